@@ -1,0 +1,134 @@
+// Package runtime is what every resgen-generated client calls on each
+// operation: a circuit breaker outside, a retry loop inside.
+//
+// The generated code builds one Engine per client, registers one Operation
+// per API operation with its resolved policy, and calls Operation.Do with a
+// fully built *http.Request. Nothing here is global: two clients never share
+// a breaker, a budget or a logger unless the caller passes the same one.
+package runtime
+
+import "time"
+
+// SupportPackageIsVersion1 is referenced by generated code so that output
+// from an incompatible resgen fails to compile instead of misbehaving.
+const SupportPackageIsVersion1 = true
+
+// WindowType says how a breaker's sliding window counts calls.
+type WindowType uint8
+
+const (
+	// CountWindow keeps the last WindowSize recorded calls.
+	CountWindow WindowType = iota
+	// TimeWindow keeps the calls of the last WindowDuration, in one-second buckets.
+	TimeWindow
+)
+
+func (w WindowType) String() string {
+	if w == TimeWindow {
+		return "time"
+	}
+	return "count"
+}
+
+// Match is a set of call outcomes: a transport failure, a timeout, or an
+// HTTP status given exactly (503) or by class (5 for 5xx).
+type Match struct {
+	Transport bool
+	Timeout   bool
+	Codes     []int
+	Classes   []int
+}
+
+// BreakerPolicy is one resolved breaker policy of x-resilience.
+// Percentages are in (0, 100]; durations are positive.
+type BreakerPolicy struct {
+	// Policy is the name of the x-resilience policy this came from (for logs).
+	Policy                string
+	WindowType            WindowType
+	WindowSize            int
+	WindowDuration        time.Duration
+	MinimumCalls          int
+	FailureRateThreshold  float64
+	SlowCallDuration      time.Duration
+	SlowCallRateThreshold float64
+	WaitInOpen            time.Duration
+	HalfOpenCalls         int
+	RecordOn              Match
+}
+
+// Backoff is the growth of the wait between attempts.
+type Backoff uint8
+
+const (
+	ExponentialBackoff Backoff = iota
+	ConstantBackoff
+)
+
+func (b Backoff) String() string {
+	if b == ConstantBackoff {
+		return "constant"
+	}
+	return "exponential"
+}
+
+// Jitter is how a wait is randomised, as AWS's "Exponential Backoff and
+// Jitter" defines the variants.
+type Jitter uint8
+
+const (
+	FullJitter Jitter = iota
+	NoJitter
+	EqualJitter
+	DecorrelatedJitter
+)
+
+func (j Jitter) String() string {
+	switch j {
+	case NoJitter:
+		return "none"
+	case EqualJitter:
+		return "equal"
+	case DecorrelatedJitter:
+		return "decorrelated"
+	}
+	return "full"
+}
+
+// Budget caps retries client-wide: retries may add at most Ratio of the
+// calls made, plus MinPerSecond retries each second.
+type Budget struct {
+	Ratio        float64
+	MinPerSecond float64
+}
+
+// RetryPolicy is one resolved retry policy of x-resilience.
+type RetryPolicy struct {
+	// Policy is the name of the x-resilience policy this came from (for logs).
+	Policy          string
+	MaxAttempts     int
+	Backoff         Backoff
+	InitialInterval time.Duration
+	Multiplier      float64
+	MaxInterval     time.Duration
+	Jitter          Jitter
+	RetryOn         Match
+	// RetryAfter honours a Retry-After header on 429 and 503.
+	RetryAfter    bool
+	MaxRetryAfter time.Duration
+	// Budget, when set, is shared by every operation of the Engine.
+	Budget *Budget
+}
+
+// OperationSpec is what the generated client registers for one API operation.
+type OperationSpec struct {
+	// Name is the operationId (or the name resgen made for it).
+	Name string
+	// Method and Path are the operation's HTTP method and path template.
+	Method, Path string
+	// Breaker is nil when the policy says breaker: none.
+	Breaker *Breaker
+	// Retry is nil when the operation is not retried.
+	Retry *RetryPolicy
+	// Timeout bounds each attempt, TotalTimeout the whole call; 0 = none.
+	Timeout, TotalTimeout time.Duration
+}
