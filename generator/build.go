@@ -1,0 +1,840 @@
+package generator
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/model"
+)
+
+// builder turns a loaded spec and its resolved policies into the model.
+// Every name is settled here, in a sorted order, so the same spec always
+// gives the same names (protoc-gen-go's rule: names in the model, never
+// while printing).
+type builder struct {
+	s     *spec
+	r     *resolver
+	file  *model.File
+	diags Diagnostics
+
+	pkg *namer // package-level identifiers
+	// named maps a component schema (by pointer, so external files work)
+	// to its Go type; byRef does the same for $ref strings.
+	named map[*openapi3.Schema]*model.GoType
+	byRef map[string]*model.GoType
+
+	unions, multiTypes int // constructs emitted as json.RawMessage
+}
+
+var (
+	rawMessage = &model.GoType{Kind: model.Qual, Pkg: "encoding/json", Name: "RawMessage"}
+	timeTime   = &model.GoType{Kind: model.Qual, Pkg: "time", Name: "Time"}
+)
+
+func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Builtin, Name: name} }
+
+// clientReserved are the package-level names the client itself declares.
+var clientReserved = []string{"Client", "Option", "NewClient", "WithHTTPClient", "WithRequestEditor", "WithLogger", "WithObserver"}
+
+func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnostics) {
+	reserved := append(append(append([]string{}, clientReserved...), predeclared...), importNames...)
+	reserved = append(reserved, pkgName)
+	b := &builder{
+		s: s, r: r,
+		file:  &model.File{Package: pkgName, Source: source},
+		pkg:   newNamer(reserved...),
+		named: map[*openapi3.Schema]*model.GoType{},
+		byRef: map[string]*model.GoType{},
+	}
+	if s.doc.Info != nil {
+		b.file.Title = s.doc.Info.Title
+	}
+	b.schemas()
+	b.operations()
+	breakValueCycles(b.file.Types)
+	if b.unions > 0 {
+		b.diags = append(b.diags, Diagnostic{Severity: Warning, File: s.file, Msg: fmt.Sprintf("unsupported: %d oneOf/anyOf schemas are generated as json.RawMessage (unions are not typed yet)", b.unions)})
+	}
+	if b.multiTypes > 0 {
+		b.diags = append(b.diags, Diagnostic{Severity: Warning, File: s.file, Msg: fmt.Sprintf("unsupported: %d schemas with several types are generated as json.RawMessage", b.multiTypes)})
+	}
+	return b.file, b.diags
+}
+
+// schemas declares every components/schemas entry. Names are reserved
+// for all of them first, so references resolve in any order.
+func (b *builder) schemas() {
+	if b.s.doc.Components == nil {
+		return
+	}
+	names := sortedKeys(b.s.doc.Components.Schemas)
+	for _, n := range names {
+		ref := b.s.doc.Components.Schemas[n]
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(n, "Schema"))}
+		if _, dup := b.named[ref.Value]; !dup && ref.Ref == "" {
+			b.named[ref.Value] = t
+		}
+		b.byRef["#/components/schemas/"+n] = t
+	}
+	for _, n := range names {
+		ref := b.s.doc.Components.Schemas[n]
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		t := b.byRef["#/components/schemas/"+n]
+		if ref.Ref != "" {
+			// An alias of another schema: type A B.
+			b.file.Types = append(b.file.Types, &model.Type{Name: t.Name, Kind: model.Defined, Underlying: b.typeOf(ref, t.Name, "", true)})
+			continue
+		}
+		b.declare(t.Name, ref.Value, "/components/schemas/"+esc(n))
+	}
+}
+
+// declare adds a named type declaration for schema s.
+func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
+	decl := &model.Type{Name: name, Doc: docLines(s.Title, s.Description), Deprecated: s.Deprecated}
+	b.file.Types = append(b.file.Types, decl)
+	if props, ok := b.objectProps(s); ok {
+		decl.Kind = model.Struct
+		decl.Fields = b.fields(name, props)
+		return
+	}
+	if vals := enumValues(s); vals != nil {
+		under := b.primitive(s)
+		if under != nil {
+			decl.Kind = model.Enum
+			decl.Underlying = under
+			seen := map[string]bool{}
+			for _, v := range vals {
+				key := fmt.Sprintf("%T:%v", v, v)
+				if seen[key] || !enumFits(under, v) {
+					continue
+				}
+				seen[key] = true
+				decl.Values = append(decl.Values, model.EnumValue{Name: b.pkg.name(name + exportedName(fmt.Sprint(v), "Empty")), Value: v})
+			}
+			return
+		}
+	}
+	decl.Kind = model.Defined
+	decl.Underlying = b.typeOf(&openapi3.SchemaRef{Value: s}, name, ptr, false)
+	if decl.Underlying.Kind == model.Named && decl.Underlying.Name == name {
+		decl.Underlying = rawMessage
+	}
+}
+
+type prop struct {
+	name     string
+	schema   *openapi3.SchemaRef
+	required bool
+}
+
+// objectProps returns the properties of an object schema, allOf parts
+// merged in (later parts win on a name clash), or false when s is not a
+// struct-like object.
+func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
+		return nil, false
+	}
+	byName := map[string]prop{}
+	var walk func(s *openapi3.Schema, depth int)
+	walk = func(s *openapi3.Schema, depth int) {
+		if s == nil || depth > 32 {
+			return
+		}
+		for _, part := range s.AllOf {
+			if part != nil {
+				walk(part.Value, depth+1)
+			}
+		}
+		for n, p := range s.Properties {
+			byName[n] = prop{name: n, schema: p, required: byName[n].required}
+		}
+		for _, n := range s.Required {
+			if p, ok := byName[n]; ok {
+				p.required = true
+				byName[n] = p
+			}
+		}
+	}
+	walk(s, 0)
+	if len(byName) == 0 {
+		return nil, false
+	}
+	out := make([]prop, 0, len(byName))
+	for _, n := range sortedKeys(byName) {
+		out = append(out, byName[n])
+	}
+	return out, true
+}
+
+func (b *builder) fields(owner string, props []prop) []*model.Field {
+	fn := newNamer()
+	var out []*model.Field
+	for _, p := range props {
+		goName := fn.name(exportedName(p.name, "Field"))
+		var desc, title string
+		nullable := false
+		if p.schema != nil && p.schema.Value != nil {
+			desc, title, nullable = p.schema.Value.Description, p.schema.Value.Title, isNullable(p.schema.Value)
+		}
+		t := b.typeOf(p.schema, owner+goName, "", true)
+		f := &model.Field{Name: goName, JSONName: p.name, Required: p.required, Doc: docLines(title, desc)}
+		switch {
+		case p.required && !nullable:
+			f.Type = t
+		case t.Nilable():
+			f.Type, f.OmitEmpty = t, !p.required
+		default:
+			f.Type, f.OmitEmpty = &model.GoType{Kind: model.Pointer, Elem: t}, !p.required
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// typeOf maps a schema to a Go type. hint names a type declared for an
+// inline object or enum; declareInline says whether such a declaration is
+// wanted (false when the caller declares it itself).
+func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInline bool) *model.GoType {
+	if ref == nil || ref.Value == nil {
+		return rawMessage
+	}
+	s := ref.Value
+	if t, ok := b.named[s]; ok && (declareInline || ref.Ref != "") {
+		return t
+	}
+	if ref.Ref != "" {
+		if t, ok := b.byRef[ref.Ref]; ok {
+			return t
+		}
+		// An external schema: declare it once under its last path token.
+		if declareInline {
+			tok := ref.Ref[strings.LastIndexAny(ref.Ref, "/#")+1:]
+			tok = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(tok, ".yaml"), ".yml"), ".json")
+			t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(tok, hint))}
+			b.byRef[ref.Ref] = t
+			b.named[s] = t
+			b.declare(t.Name, s, "")
+			return t
+		}
+	}
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
+		if v := singleVariant(s); v != nil {
+			return b.typeOf(v, hint, ptr, declareInline)
+		}
+		b.unions++
+		return rawMessage
+	}
+	if len(s.AllOf) == 1 && len(s.Properties) == 0 {
+		return b.typeOf(s.AllOf[0], hint, ptr, declareInline)
+	}
+	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.primitive(s) != nil) {
+		if !declareInline {
+			// The caller declares hint itself; describe the shape only.
+			return rawMessage
+		}
+		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(hint, "Object"))}
+		b.named[s] = t
+		b.declare(t.Name, s, ptr)
+		return t
+	}
+	types := nonNullTypes(s)
+	if len(types) > 1 {
+		b.multiTypes++
+		return rawMessage
+	}
+	if p := b.primitive(s); p != nil {
+		return p
+	}
+	switch {
+	case len(types) == 1 && types[0] == "array" || len(types) == 0 && s.Items != nil:
+		return &model.GoType{Kind: model.Slice, Elem: b.elem(s.Items, hint+"Item")}
+	case len(types) == 1 && types[0] == "object" || len(types) == 0 && (s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Has != nil):
+		if ap := s.AdditionalProperties.Schema; ap != nil {
+			return &model.GoType{Kind: model.Map, Elem: b.elem(ap, hint+"Value")}
+		}
+		return &model.GoType{Kind: model.Map, Elem: builtin("any")}
+	}
+	return rawMessage
+}
+
+// elem is typeOf for an array item or map value: never a bare nil-able
+// pointer, always a declared type for inline objects.
+func (b *builder) elem(ref *openapi3.SchemaRef, hint string) *model.GoType {
+	return b.typeOf(ref, hint, "", true)
+}
+
+// primitive returns the Go type of a string, integer, number or boolean
+// schema, or nil.
+func (b *builder) primitive(s *openapi3.Schema) *model.GoType {
+	types := nonNullTypes(s)
+	if len(types) != 1 {
+		return nil
+	}
+	switch types[0] {
+	case "string":
+		switch s.Format {
+		case "date-time":
+			return timeTime
+		case "byte":
+			return builtin("[]byte")
+		}
+		return builtin("string")
+	case "integer":
+		switch s.Format {
+		case "int32":
+			return builtin("int32")
+		case "int64":
+			return builtin("int64")
+		case "uint32":
+			return builtin("uint32")
+		case "uint64":
+			return builtin("uint64")
+		}
+		return builtin("int64")
+	case "number":
+		if s.Format == "float" {
+			return builtin("float32")
+		}
+		return builtin("float64")
+	case "boolean":
+		return builtin("bool")
+	}
+	return nil
+}
+
+func nonNullTypes(s *openapi3.Schema) []string {
+	if s.Type == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range s.Type.Slice() {
+		if t != "null" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func isNullable(s *openapi3.Schema) bool {
+	return s.Nullable || (s.Type != nil && s.Type.Includes("null"))
+}
+
+// singleVariant returns the only non-null variant of a oneOf/anyOf, which
+// is how specs often spell "nullable X", or nil.
+func singleVariant(s *openapi3.Schema) *openapi3.SchemaRef {
+	var found *openapi3.SchemaRef
+	for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+		for _, v := range list {
+			if v == nil || v.Value == nil {
+				return nil
+			}
+			if t := v.Value.Type; t != nil && t.Is("null") {
+				continue
+			}
+			if found != nil {
+				return nil
+			}
+			found = v
+		}
+	}
+	return found
+}
+
+func enumValues(s *openapi3.Schema) []any {
+	if len(s.Enum) == 0 {
+		return nil
+	}
+	return s.Enum
+}
+
+func enumFits(t *model.GoType, v any) bool {
+	if t.Kind != model.Builtin {
+		return false
+	}
+	switch t.Name {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "bool":
+		_, ok := v.(bool)
+		return ok
+	case "float32", "float64":
+		_, ok := number(v)
+		return ok
+	case "int32", "int64", "uint32", "uint64":
+		f, ok := number(v)
+		return ok && f == math.Trunc(f) && (!strings.HasPrefix(t.Name, "u") || f >= 0)
+	}
+	return false
+}
+
+// docLines turns spec prose into comment lines: no control characters, no
+// trailing blanks, at most 40 lines.
+func docLines(parts ...string) []string {
+	var out []string
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		for _, l := range strings.Split(p, "\n") {
+			out = append(out, sanitizeComment(l))
+		}
+	}
+	if len(out) > 40 {
+		out = append(out[:40], "…")
+	}
+	// gofmt reads a lone capitalised line without punctuation as a heading
+	// and rewrites it ("# Title"); a full stop keeps it prose.
+	for i, l := range out {
+		lone := (i == 0 || out[i-1] == "") && (i == len(out)-1 || out[i+1] == "")
+		if lone && l != "" && !strings.ContainsAny(l[len(l)-1:], ".:!?;,)]}\"'`") {
+			out[i] = l + "."
+		}
+	}
+	return out
+}
+
+func sanitizeComment(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' {
+			return ' '
+		}
+		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85 {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.TrimRight(s, " ")
+}
+
+var methodOrder = map[string]int{"GET": 0, "HEAD": 1, "OPTIONS": 2, "TRACE": 3, "PUT": 4, "POST": 5, "PATCH": 6, "DELETE": 7}
+
+type opRef struct {
+	path, method string
+	item         *openapi3.PathItem
+	op           *openapi3.Operation
+}
+
+func (b *builder) operations() {
+	var ops []opRef
+	for _, p := range b.s.doc.Paths.Keys() {
+		item := b.s.doc.Paths.Value(p)
+		if item == nil {
+			continue
+		}
+		for m, op := range item.Operations() {
+			if op != nil {
+				ops = append(ops, opRef{p, strings.ToUpper(m), item, op})
+			}
+		}
+	}
+	sort.Slice(ops, func(i, j int) bool {
+		if ops[i].path != ops[j].path {
+			return ops[i].path < ops[j].path
+		}
+		mi, mj := methodOrder[ops[i].method], methodOrder[ops[j].method]
+		if mi != mj {
+			return mi < mj
+		}
+		return ops[i].method < ops[j].method
+	})
+	methods := newNamer()
+	fields := newNamer("server", "hc", "editors", "logger", "observer", "engine")
+	for _, o := range ops {
+		base := o.op.OperationID
+		if base == "" {
+			base = strings.ToLower(o.method) + " " + o.path
+		}
+		name := methods.name(exportedName(base, "Call"))
+		b.file.Operations = append(b.file.Operations, b.operation(o, name, fields.name("op"+name)))
+	}
+	// Breaker instances and retry policies in a stable order.
+	locals := newNamer(append(append([]string{"c", "e", "o", "opts", "server", "err", "u"}, importNames...), predeclared...)...)
+	for _, inst := range sortedKeys(b.r.instances) {
+		bi := b.r.instances[inst]
+		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
+		b.file.Breakers = append(b.file.Breakers, bi)
+	}
+	seen := map[*model.RetryPolicy]bool{}
+	var retries []*model.RetryPolicy
+	for _, op := range b.file.Operations {
+		if rp := op.Policy.Retry; rp != nil && !seen[rp] {
+			seen[rp] = true
+			retries = append(retries, rp)
+		}
+	}
+	sort.SliceStable(retries, func(i, j int) bool { return retries[i].Name < retries[j].Name })
+	for _, rp := range retries {
+		rp.Var = locals.name(unexportedName("retry "+rp.Name, "retry"))
+	}
+	b.file.Retries = retries
+}
+
+var pathParamRE = regexp.MustCompile(`\{([^{}]+)\}`)
+
+// argReserved are the names a generated method uses for itself.
+var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s"}
+
+func (b *builder) operation(o opRef, name, field string) *model.Operation {
+	opPtr := pointerJoin("/paths", o.path, strings.ToLower(o.method))
+	op := &model.Operation{
+		Name: name, ID: o.op.OperationID, Method: o.method, Path: o.path,
+		Summary: strings.Join(docLines(strings.SplitN(o.op.Summary, "\n", 2)[0]), ""),
+		Doc:     docLines(o.op.Description), Deprecated: o.op.Deprecated, OpField: field,
+	}
+	if op.ID == "" {
+		op.ID = o.method + " " + o.path
+	}
+
+	// Parameters: the operation's override the path item's by (in, name).
+	type key struct{ in, name string }
+	var params []*openapi3.Parameter
+	idx := map[key]int{}
+	for _, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
+		for _, pr := range list {
+			if pr == nil || pr.Value == nil {
+				continue
+			}
+			k := key{pr.Value.In, pr.Value.Name}
+			if i, ok := idx[k]; ok {
+				params[i] = pr.Value
+				continue
+			}
+			idx[k] = len(params)
+			params = append(params, pr.Value)
+		}
+	}
+
+	keyHeader := b.r.keyHeader
+	if v, ok := o.op.Extensions[extName].(map[string]any); ok {
+		if s, ok := v["idempotencyKey"].(string); ok {
+			keyHeader = s
+		}
+	}
+	var keyParam *openapi3.Parameter
+	for _, p := range params {
+		if p.In == "header" && strings.EqualFold(p.Name, keyHeader) {
+			keyParam = p
+		}
+	}
+	in := opInput{name: op.ID, method: o.method, path: o.path, opPtr: opPtr, pathPtr: pointerJoin("/paths", o.path)}
+	if v, ok := o.item.Extensions[extName]; ok {
+		in.pathExt = v
+	}
+	if v, ok := o.op.Extensions[extName]; ok {
+		in.opExt = v
+	}
+	if keyParam != nil {
+		in.keyParam, in.keyParamName = true, keyParam.Name
+	}
+	op.Policy = b.r.operation(in)
+
+	args := newNamer(append(append(append([]string{}, argReserved...), importNames...), predeclared...)...)
+	pfields := newNamer()
+	declared := map[string]*openapi3.Parameter{}
+	for _, p := range params {
+		if p.In == "path" {
+			declared[p.Name] = p
+		}
+	}
+	for _, m := range pathParamRE.FindAllStringSubmatch(o.path, -1) {
+		pname := m[1]
+		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: "simple"}
+		if p := declared[pname]; p != nil {
+			mp.Type = b.paramType(p, name+exportedName(pname, "Param"))
+			mp.Doc = docLines(p.Description)
+			mp.Style, mp.Explode = p.Style, p.Explode != nil && *p.Explode
+		}
+		mp.GoName = args.name(unexportedName(pname, "param"))
+		op.PathParams = append(op.PathParams, mp)
+	}
+	for _, p := range params {
+		if p.In == "path" {
+			continue
+		}
+		in := model.ParamIn(p.In)
+		if in != model.InQuery && in != model.InHeader && in != model.InCookie {
+			continue
+		}
+		mp := &model.Param{
+			SpecName: p.Name, In: in, Required: p.Required, Doc: docLines(p.Description),
+			Style: p.Style, Explode: p.Explode == nil || *p.Explode,
+			Type: b.paramType(p, name+exportedName(p.Name, "Param")),
+		}
+		if p == keyParam {
+			mp.IdempotencyKey, mp.Required = true, false
+			mp.Doc = append(mp.Doc, "Left nil, the client makes one random key per call and sends it on every attempt.")
+		}
+		mp.GoName = pfields.name(exportedName(p.Name, "Param"))
+		op.Params = append(op.Params, mp)
+	}
+	if op.Policy.IdempotencyHeader != "" && keyParam == nil {
+		op.Params = append(op.Params, &model.Param{
+			GoName: pfields.name("IdempotencyKey"), SpecName: op.Policy.IdempotencyHeader, In: model.InHeader,
+			Type: builtin("string"), IdempotencyKey: true,
+			Doc: []string{"IdempotencyKey is sent as the " + op.Policy.IdempotencyHeader + " header. Left nil, the client makes", "one random key per call and sends it on every attempt."},
+		})
+	}
+	if len(op.Params) > 0 {
+		op.ParamsType = b.pkg.name(name + "Params")
+	}
+
+	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
+		op.Body = b.body(rb.Value, name)
+	}
+	op.ResponseType = b.pkg.name(name + "Response")
+	op.Responses = b.responses(o.op, name)
+	return op
+}
+
+func (b *builder) paramType(p *openapi3.Parameter, hint string) *model.GoType {
+	ref := p.Schema
+	if ref == nil {
+		for _, mt := range p.Content {
+			ref = mt.Schema
+			break
+		}
+	}
+	if ref == nil {
+		return builtin("string")
+	}
+	t := b.typeOf(ref, hint, "", true)
+	if !paramEncodable(b, t) {
+		// Objects and unions in parameters are sent as JSON text.
+		return rawMessage
+	}
+	return t
+}
+
+// paramEncodable reports whether resgen can write t as parameter text:
+// a primitive, a named primitive or enum, or a slice of those.
+func paramEncodable(b *builder, t *model.GoType) bool {
+	switch t.Kind {
+	case model.Builtin:
+		return t.Name != "any"
+	case model.Qual:
+		return t == timeTime || (t.Pkg == "time" && t.Name == "Time") || t == rawMessage
+	case model.Slice:
+		return t.Elem.Kind != model.Slice && paramEncodable(b, t.Elem)
+	case model.Named:
+		for _, d := range b.file.Types {
+			if d.Name == t.Name {
+				return d.Kind != model.Struct && d.Underlying != nil && d.Underlying.Kind == model.Builtin && d.Underlying.Name != "any"
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// mediaPick chooses the content type resgen encodes or decodes, preferring
+// JSON, then forms, then text, then bytes.
+func mediaPick(c openapi3.Content) (string, *openapi3.MediaType) {
+	best, bestRank := "", 100
+	for _, ct := range sortedKeys(c) {
+		r := mediaRank(ct)
+		if r < bestRank {
+			best, bestRank = ct, r
+		}
+	}
+	if best == "" {
+		return "", nil
+	}
+	return best, c[best]
+}
+
+func mediaRank(ct string) int {
+	l := strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
+	switch {
+	case l == "application/json":
+		return 0
+	case strings.HasSuffix(l, "+json") || strings.HasSuffix(l, "/json"):
+		return 1
+	case l == "application/x-www-form-urlencoded":
+		return 2
+	case l == "multipart/form-data":
+		return 3
+	case strings.HasPrefix(l, "text/"):
+		return 4
+	}
+	return 5
+}
+
+func encodingOf(ct string) string {
+	switch mediaRank(ct) {
+	case 0, 1:
+		return "json"
+	case 2:
+		return "form"
+	case 3:
+		return "multipart"
+	case 4:
+		return "text"
+	}
+	return "bytes"
+}
+
+func (b *builder) body(rb *openapi3.RequestBody, opName string) *model.Body {
+	ct, mt := mediaPick(rb.Content)
+	if mt == nil {
+		return nil
+	}
+	body := &model.Body{ContentType: ct, Encoding: encodingOf(ct), Required: rb.Required}
+	switch body.Encoding {
+	case "json":
+		body.Type = b.typeOf(mt.Schema, opName+"Body", "", true)
+	case "form":
+		body.Type = &model.GoType{Kind: model.Qual, Pkg: "net/url", Name: "Values"}
+	case "text":
+		body.Type = builtin("string")
+	default:
+		body.Type = builtin("[]byte")
+	}
+	return body
+}
+
+func (b *builder) responses(op *openapi3.Operation, opName string) []*model.Response {
+	if op.Responses == nil {
+		return nil
+	}
+	keys := op.Responses.Keys()
+	sort.Slice(keys, func(i, j int) bool { return statusRank(keys[i]) < statusRank(keys[j]) })
+	fields := newNamer("StatusCode", "Header", "Body", "Attempts")
+	var out []*model.Response
+	for _, k := range keys {
+		rr := op.Responses.Value(k)
+		if rr == nil || rr.Value == nil || !validStatusKey(k) {
+			continue
+		}
+		r := &model.Response{Status: k}
+		if rr.Value.Description != nil {
+			r.Doc = docLines(*rr.Value.Description)
+		}
+		ct, mt := mediaPick(rr.Value.Content)
+		if mt != nil && encodingOf(ct) == "json" {
+			r.ContentType = ct
+			suffix := strings.ToUpper(k) // 200, 2XX
+			if k == "default" {
+				suffix = "Default"
+			}
+			r.FieldName = fields.name("JSON" + suffix)
+			r.Type = b.typeOf(mt.Schema, opName+"Response"+suffix+"Body", "", true)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func validStatusKey(k string) bool {
+	if k == "default" {
+		return true
+	}
+	if len(k) != 3 {
+		return false
+	}
+	u := strings.ToUpper(k)
+	if u[0] >= '1' && u[0] <= '5' && u[1:] == "XX" {
+		return true
+	}
+	n, err := strconv.Atoi(k)
+	return err == nil && n >= 100 && n <= 599
+}
+
+// statusRank orders exact codes first, then ranges, then default.
+func statusRank(k string) int {
+	if n, err := strconv.Atoi(k); err == nil {
+		return n
+	}
+	if k == "default" {
+		return 10000
+	}
+	return 1000 + int(k[0]-'0')
+}
+
+// breakValueCycles turns struct fields into pointers where value fields
+// would make a type contain itself (which does not compile).
+func breakValueCycles(types []*model.Type) {
+	byName := map[string]*model.Type{}
+	for _, t := range types {
+		byName[t.Name] = t
+	}
+	// valueTarget returns the struct type a field holds by value, or nil.
+	valueTarget := func(g *model.GoType) *model.Type {
+		if g.Kind != model.Named {
+			return nil
+		}
+		t := byName[g.Name]
+		for t != nil && t.Kind == model.Defined && t.Underlying != nil && t.Underlying.Kind == model.Named {
+			t = byName[t.Underlying.Name]
+		}
+		if t == nil || (t.Kind != model.Struct) {
+			return nil
+		}
+		return t
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[*model.Type]int{}
+	var visit func(t *model.Type)
+	visit = func(t *model.Type) {
+		color[t] = grey
+		for _, f := range t.Fields {
+			u := valueTarget(f.Type)
+			if u == nil {
+				continue
+			}
+			switch color[u] {
+			case grey:
+				f.Type = &model.GoType{Kind: model.Pointer, Elem: f.Type}
+			case white:
+				visit(u)
+			}
+		}
+		color[t] = black
+	}
+	for _, t := range types {
+		if t.Kind == model.Defined {
+			// type A B where B is a struct holding an A by value.
+			continue
+		}
+		if color[t] == white {
+			visit(t)
+		}
+	}
+	// Defined types whose underlying named type leads back to themselves.
+	for _, t := range types {
+		if t.Kind == model.Defined && t.Underlying != nil && t.Underlying.Kind == model.Named {
+			seen := map[string]bool{t.Name: true}
+			cur := byName[t.Underlying.Name]
+			for cur != nil && cur.Kind == model.Defined && cur.Underlying != nil && cur.Underlying.Kind == model.Named {
+				if seen[cur.Name] {
+					t.Underlying = rawMessage
+					break
+				}
+				seen[cur.Name] = true
+				cur = byName[cur.Underlying.Name]
+			}
+			if cur != nil && seen[cur.Name] {
+				t.Underlying = rawMessage
+			}
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package emit
+
+import (
+	"github.com/dave/jennifer/jen"
+	"github.com/resgen/resgen/generator/model"
+)
+
+// emitClient prints the Client type, its options and NewClient.
+func (e *emitter) emitClient(f *jen.File) {
+	title := "the API"
+	if e.m.Title != "" {
+		title = "the " + sanitizeLine(e.m.Title) + " API"
+	}
+	comment(f, []string{
+		"Client calls " + title + ". Every method runs behind its operation's circuit",
+		"breaker, with its retries inside the breaker: the breaker sees one outcome",
+		"per call, and an open breaker fails a call before any attempt is made.",
+		"",
+		"Make one Client per downstream and share it: it is safe for concurrent use,",
+		"and its breakers and retry budget only protect calls that share them.",
+	})
+	/* type Client struct { server string; hc runtime.Doer; ...; opX *runtime.Operation } */
+	f.Type().Id("Client").StructFunc(func(g *jen.Group) {
+		g.Id("server").String()
+		g.Id("hc").Qual(runtimePkg, "Doer")
+		g.Id("editors").Index().Qual(runtimePkg, "RequestEditor")
+		g.Id("logger").Op("*").Qual("log/slog", "Logger")
+		g.Id("observer").Qual(runtimePkg, "Observer")
+		g.Id("engine").Op("*").Qual(runtimePkg, "Engine")
+		for _, op := range e.m.Operations {
+			g.Id(op.OpField).Op("*").Qual(runtimePkg, "Operation")
+		}
+	})
+
+	comment(f, []string{"Option configures a Client."})
+	f.Type().Id("Option").Func().Params(jen.Op("*").Id("Client")).Error()
+
+	option := func(name string, doc []string, param string, ptype jen.Code, body ...jen.Code) {
+		comment(f, doc)
+		f.Func().Id(name).Params(jen.Id(param).Add(ptype)).Id("Option").Block(
+			jen.Return(jen.Func().Params(jen.Id("c").Op("*").Id("Client")).Error().Block(append(body, jen.Return(jen.Nil()))...)),
+		)
+	}
+	option("WithHTTPClient", []string{"WithHTTPClient sends requests with d instead of http.DefaultClient."}, "d", jen.Qual(runtimePkg, "Doer"),
+		jen.Id("c").Dot("hc").Op("=").Id("d"))
+	option("WithRequestEditor", []string{"WithRequestEditor runs fn on every attempt's request before it is sent", "(authentication, tracing headers). Editors run in the order given."}, "fn", jen.Qual(runtimePkg, "RequestEditor"),
+		jen.Id("c").Dot("editors").Op("=").Append(jen.Id("c").Dot("editors"), jen.Id("fn")))
+	option("WithLogger", []string{"WithLogger logs breaker state changes (with their reason) and retries to l", "instead of slog.Default()."}, "l", jen.Op("*").Qual("log/slog", "Logger"),
+		jen.Id("c").Dot("logger").Op("=").Id("l"))
+	option("WithObserver", []string{"WithObserver passes every call, attempt, retry wait, rejection and breaker", "state change to o (metrics, tracing)."}, "o", jen.Qual(runtimePkg, "Observer"),
+		jen.Id("c").Dot("observer").Op("=").Id("o"))
+
+	comment(f, []string{
+		"NewClient returns a client of the server at the given base URL, e.g.",
+		"\"https://api.example.com/v1\". Each call's resilience policy is written above",
+		"its method.",
+	})
+	f.Func().Id("NewClient").Params(jen.Id("server").String(), jen.Id("opts").Op("...").Id("Option")).Params(jen.Op("*").Id("Client"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		/* u, err := url.Parse(server); scheme check */
+		g.List(jen.Id("u"), jen.Err()).Op(":=").Qual("net/url", "Parse").Call(jen.Id("server"))
+		g.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("bad server URL %q: %w"), jen.Id("server"), jen.Err())),
+		)
+		g.If(jen.Id("u").Dot("Scheme").Op("!=").Lit("http").Op("&&").Id("u").Dot("Scheme").Op("!=").Lit("https")).Block(
+			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("bad server URL %q: the scheme must be http or https"), jen.Id("server"))),
+		)
+		g.Id("c").Op(":=").Op("&").Id("Client").Values(jen.Dict{
+			jen.Id("server"): jen.Qual("strings", "TrimRight").Call(jen.Id("server"), jen.Lit("/")),
+		})
+		g.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(
+			jen.If(jen.Err().Op(":=").Id("o").Call(jen.Id("c")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		)
+		g.Id("e").Op(":=").Qual(runtimePkg, "NewEngine").Call(jen.Qual(runtimePkg, "Config").Values(jen.Dict{
+			jen.Id("HTTPClient"):     jen.Id("c").Dot("hc"),
+			jen.Id("Logger"):         jen.Id("c").Dot("logger"),
+			jen.Id("Observer"):       jen.Id("c").Dot("observer"),
+			jen.Id("RequestEditors"): jen.Id("c").Dot("editors"),
+		}))
+		g.Id("c").Dot("engine").Op("=").Id("e")
+		g.Line()
+		for _, bi := range e.m.Breakers {
+			g.Add(e.breakerDecl(bi))
+		}
+		for _, rp := range e.m.Retries {
+			g.Add(retryDecl(rp))
+		}
+		g.Line()
+		for _, op := range e.m.Operations {
+			var brk, rty jen.Code
+			if op.Policy.Breaker != nil {
+				brk = jen.Id(op.Policy.Breaker.Var)
+			}
+			if op.Policy.Retry != nil {
+				rty = jen.Id(op.Policy.Retry.Var)
+			}
+			g.Id("c").Dot(op.OpField).Op("=").Id("e").Dot("Operation").Call(literal(jen.Qual(runtimePkg, "OperationSpec"),
+				kv{"Name", jen.Lit(op.ID)},
+				kv{"Method", jen.Lit(op.Method)},
+				kv{"Path", jen.Lit(op.Path)},
+				kv{"Breaker", brk},
+				kv{"Retry", rty},
+				kv{"Timeout", durExpr(op.Policy.Timeout)},
+				kv{"TotalTimeout", durExpr(op.Policy.TotalTimeout)},
+			))
+		}
+		g.Return(jen.Id("c"), jen.Nil())
+	})
+}
+
+func windowType(s string) *jen.Statement {
+	if s == "time" {
+		return jen.Qual(runtimePkg, "TimeWindow")
+	}
+	return jen.Qual(runtimePkg, "CountWindow")
+}
+
+// breakerDecl prints: breakerNova := e.Breaker("nova", runtime.BreakerPolicy{...})
+func (e *emitter) breakerDecl(bi *model.BreakerInstance) *jen.Statement {
+	p := bi.Policy
+	var size, window jen.Code
+	if p.WindowType == "time" {
+		window = durExpr(p.WindowDuration)
+	} else {
+		size = jen.Lit(p.WindowSize)
+	}
+	return jen.Id(bi.Var).Op(":=").Id("e").Dot("Breaker").Call(jen.Lit(bi.Instance), literal(jen.Qual(runtimePkg, "BreakerPolicy"),
+		kv{"Policy", jen.Lit(p.Name)},
+		kv{"WindowType", windowType(p.WindowType)},
+		kv{"WindowSize", size},
+		kv{"WindowDuration", window},
+		kv{"MinimumCalls", jen.Lit(p.MinimumCalls)},
+		kv{"FailureRateThreshold", jen.Lit(p.FailureRateThreshold)},
+		kv{"SlowCallDuration", durExpr(p.SlowCallDuration)},
+		kv{"SlowCallRateThreshold", jen.Lit(p.SlowCallRateThreshold)},
+		kv{"WaitInOpen", durExpr(p.WaitInOpen)},
+		kv{"HalfOpenCalls", jen.Lit(p.HalfOpenCalls)},
+		kv{"RecordOn", matchExpr(p.RecordOn)},
+	))
+}
+
+var backoffs = map[string]string{"constant": "ConstantBackoff", "exponential": "ExponentialBackoff"}
+var jitters = map[string]string{"none": "NoJitter", "full": "FullJitter", "equal": "EqualJitter", "decorrelated": "DecorrelatedJitter"}
+
+// retryDecl prints: retryDefault := &runtime.RetryPolicy{...}
+func retryDecl(r *model.RetryPolicy) *jen.Statement {
+	var budget jen.Code
+	if r.Budget != nil {
+		budget = jen.Op("&").Add(literal(jen.Qual(runtimePkg, "Budget"),
+			kv{"Ratio", jen.Lit(r.Budget.Ratio)},
+			kv{"MinPerSecond", jen.Lit(r.Budget.MinPerSecond)},
+		))
+	}
+	return jen.Id(r.Var).Op(":=").Op("&").Add(literal(jen.Qual(runtimePkg, "RetryPolicy"),
+		kv{"Policy", jen.Lit(r.Name)},
+		kv{"MaxAttempts", jen.Lit(r.MaxAttempts)},
+		kv{"Backoff", jen.Qual(runtimePkg, backoffs[r.Backoff])},
+		kv{"InitialInterval", durExpr(r.InitialInterval)},
+		kv{"Multiplier", jen.Lit(r.Multiplier)},
+		kv{"MaxInterval", durExpr(r.MaxInterval)},
+		kv{"Jitter", jen.Qual(runtimePkg, jitters[r.Jitter])},
+		kv{"RetryOn", matchExpr(r.RetryOn)},
+		kv{"RetryAfter", jen.Lit(r.RetryAfter)},
+		kv{"MaxRetryAfter", durExpr(r.MaxRetryAfter)},
+		kv{"Budget", budget},
+	))
+}

@@ -1,0 +1,228 @@
+// Package emit prints a model.File as Go source with jennifer. It decides
+// nothing: every name comes from the model, and spec text only ever enters
+// the output through jen.Lit or through comment lines it sanitised.
+package emit
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/templates"
+)
+
+const runtimePkg = "github.com/resgen/resgen/runtime"
+
+// emitter prints one file.
+type emitter struct {
+	m     *model.File
+	types map[string]*model.Type
+}
+
+// Render prints f as gofmt'd Go source. An error means resgen built bad
+// code: it carries the source with line numbers.
+func Render(f *model.File) ([]byte, error) {
+	e := &emitter{m: f, types: map[string]*model.Type{}}
+	for _, t := range f.Types {
+		e.types[t.Name] = t
+	}
+	jf := jen.NewFile(f.Package)
+	var hdr strings.Builder
+	if err := templates.T.ExecuteTemplate(&hdr, "header", f.Source); err != nil {
+		return nil, err
+	}
+	jf.HeaderComment("// " + sanitizeLine(hdr.String()))
+	jf.ImportName(runtimePkg, "runtime")
+	jf.ImportName("net/url", "url")
+	jf.ImportName("log/slog", "slog")
+	jf.ImportName("encoding/json", "json")
+
+	/* const _ = runtime.SupportPackageIsVersion1 */
+	jf.Comment("// This file needs a runtime package of the same resgen version.")
+	jf.Const().Id("_").Op("=").Qual(runtimePkg, "SupportPackageIsVersion1")
+
+	for _, t := range f.Types {
+		e.emitType(jf, t)
+	}
+	e.emitClient(jf)
+	for _, op := range f.Operations {
+		e.emitParams(jf, op)
+		e.emitResponse(jf, op)
+		e.emitOperation(jf, op)
+	}
+	var buf bytes.Buffer
+	if err := jf.Render(&buf); err != nil {
+		return nil, fmt.Errorf("resgen built Go code that does not parse (a resgen bug): %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// comment adds doc lines; every line is written as a // line so no spec
+// text can open a block comment or end one.
+func comment(g interface{ Comment(string) *jen.Statement }, lines []string) {
+	for _, l := range lines {
+		l = sanitizeLine(l)
+		if l == "" {
+			g.Comment("//")
+		} else {
+			g.Comment("// " + l)
+		}
+	}
+}
+
+func sanitizeLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// typeExpr is the one place model types become Go type expressions.
+func typeExpr(t *model.GoType) *jen.Statement {
+	switch t.Kind {
+	case model.Named:
+		return jen.Id(t.Name)
+	case model.Qual:
+		return jen.Qual(t.Pkg, t.Name)
+	case model.Slice:
+		return jen.Index().Add(typeExpr(t.Elem))
+	case model.Map:
+		return jen.Map(jen.String()).Add(typeExpr(t.Elem))
+	case model.Pointer:
+		return jen.Op("*").Add(typeExpr(t.Elem))
+	}
+	switch t.Name {
+	case "[]byte":
+		return jen.Index().Byte()
+	case "any":
+		return jen.Any()
+	}
+	return jen.Id(t.Name)
+}
+
+func (e *emitter) emitType(f *jen.File, t *model.Type) {
+	doc := []string{t.Name + " is a schema of the API."}
+	if len(t.Doc) > 0 {
+		doc = append([]string{t.Name + " is described by the spec as:", ""}, t.Doc...)
+	}
+	if t.Deprecated {
+		doc = append(doc, "", "Deprecated: the spec marks this schema as deprecated.")
+	}
+	comment(f, doc)
+	switch t.Kind {
+	case model.Struct:
+		/* type T struct { Field Type `json:"name,omitempty"` } */
+		f.Type().Id(t.Name).StructFunc(func(g *jen.Group) {
+			for _, fl := range t.Fields {
+				comment(g, fl.Doc)
+				tag := fl.JSONName
+				if fl.OmitEmpty {
+					tag += ",omitempty"
+				}
+				g.Id(fl.Name).Add(typeExpr(fl.Type)).Tag(map[string]string{"json": tag})
+			}
+		})
+	case model.Defined:
+		f.Type().Id(t.Name).Add(typeExpr(t.Underlying))
+	case model.Enum:
+		f.Type().Id(t.Name).Add(typeExpr(t.Underlying))
+		if len(t.Values) == 0 {
+			return
+		}
+		comment(f, []string{"Values of " + t.Name + " the spec lists. A server may send others; they decode too."})
+		f.Const().DefsFunc(func(g *jen.Group) {
+			for _, v := range t.Values {
+				g.Id(v.Name).Id(t.Name).Op("=").Add(enumLit(t.Underlying, v.Value))
+			}
+		})
+	}
+}
+
+func enumLit(under *model.GoType, v any) *jen.Statement {
+	switch x := v.(type) {
+	case string:
+		return jen.Lit(x)
+	case bool:
+		return jen.Lit(x)
+	case float64:
+		switch under.Name {
+		case "int32", "int64":
+			return jen.Lit(int64(x))
+		case "uint32", "uint64":
+			return jen.Lit(uint64(x))
+		}
+		return jen.Lit(x)
+	}
+	return jen.Lit(fmt.Sprint(v))
+}
+
+// durExpr prints a duration as a reviewer writes it: 10 * time.Second.
+func durExpr(d time.Duration) *jen.Statement {
+	if d == 0 {
+		return jen.Lit(0)
+	}
+	units := []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "Hour"}, {time.Minute, "Minute"}, {time.Second, "Second"}, {time.Millisecond, "Millisecond"}, {time.Microsecond, "Microsecond"}}
+	for _, u := range units {
+		if d%u.d == 0 {
+			n := int64(d / u.d)
+			if n == 1 {
+				return jen.Qual("time", u.name)
+			}
+			return jen.Lit(int(n)).Op("*").Qual("time", u.name)
+		}
+	}
+	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))
+}
+
+// matchExpr prints an outcome list as a runtime.Match literal.
+func matchExpr(toks []string) *jen.Statement {
+	return jen.Qual(runtimePkg, "Match").ValuesFunc(func(g *jen.Group) {
+		var codes, classes []jen.Code
+		for _, t := range toks {
+			switch {
+			case t == "transport":
+				g.Id("Transport").Op(":").True()
+			case t == "timeout":
+				g.Id("Timeout").Op(":").True()
+			case strings.HasSuffix(t, "xx"):
+				classes = append(classes, jen.Lit(int(t[0]-'0')))
+			default:
+				var n int
+				fmt.Sscan(t, &n)
+				codes = append(codes, jen.Lit(n))
+			}
+		}
+		if len(codes) > 0 {
+			g.Id("Codes").Op(":").Index().Int().Values(codes...)
+		}
+		if len(classes) > 0 {
+			g.Id("Classes").Op(":").Index().Int().Values(classes...)
+		}
+	})
+}
+
+// kv is one field of a composite literal.
+type kv struct {
+	key string
+	val jen.Code // nil: field left out
+}
+
+// literal prints T{k: v, ...} with one field per line, in the order given
+// (jen.Dict sorts keys; reviewers read policies in the contract's order).
+func literal(t *jen.Statement, fields ...kv) *jen.Statement {
+	var items []jen.Code
+	for _, f := range fields {
+		if f.val != nil {
+			items = append(items, jen.Id(f.key).Op(":").Add(f.val))
+		}
+	}
+	return t.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
+}

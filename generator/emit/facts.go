@@ -1,0 +1,99 @@
+package emit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/templates"
+)
+
+// Facts is an operation's resolved policy in words, as reviewers read it
+// above each method and `resgen explain` prints it.
+type Facts struct {
+	Breaker           *BreakerFacts `json:"breaker,omitempty"`
+	Retry             *RetryFacts   `json:"retry,omitempty"`
+	RetryWhy          string        `json:"retryWhy"`
+	IdempotencyHeader string        `json:"idempotencyHeader,omitempty"`
+	Timeout           string        `json:"timeout"`
+	TotalTimeout      string        `json:"totalTimeout"`
+}
+
+// BreakerFacts describes one breaker in words.
+type BreakerFacts struct {
+	Instance      string `json:"instance"`
+	Policy        string `json:"policy"`
+	Scope         string `json:"scope"`
+	Window        string `json:"window"`
+	FailureRate   string `json:"failureRateThreshold"`
+	SlowRate      string `json:"slowCallRateThreshold"`
+	SlowCall      string `json:"slowCallDuration"`
+	WaitInOpen    string `json:"waitInOpen"`
+	HalfOpenCalls int    `json:"halfOpenCalls"`
+	RecordOn      string `json:"recordOn"`
+}
+
+// RetryFacts describes one retry policy in words.
+type RetryFacts struct {
+	Policy        string `json:"policy"`
+	MaxAttempts   int    `json:"maxAttempts"`
+	Waits         string `json:"waits"`
+	RetryOn       string `json:"retryOn"`
+	RetryAfter    bool   `json:"retryAfter"`
+	MaxRetryAfter string `json:"maxRetryAfter"`
+	Budget        string `json:"budget,omitempty"`
+}
+
+// PolicyFacts puts p in words.
+func PolicyFacts(p *model.OpPolicy) Facts {
+	f := Facts{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: durOff(p.Timeout), TotalTimeout: durOff(p.TotalTimeout)}
+	if bi := p.Breaker; bi != nil {
+		b := bi.Policy
+		win := fmt.Sprintf("last %d calls, decides after %d", b.WindowSize, min(b.MinimumCalls, b.WindowSize))
+		if b.WindowType == "time" {
+			win = fmt.Sprintf("calls of the last %s, decides after %d", dur(b.WindowDuration), b.MinimumCalls)
+		}
+		f.Breaker = &BreakerFacts{
+			Instance: bi.Instance, Policy: b.Name, Scope: b.Scope, Window: win,
+			FailureRate: pct(b.FailureRateThreshold), SlowRate: pct(b.SlowCallRateThreshold),
+			SlowCall: dur(b.SlowCallDuration), WaitInOpen: dur(b.WaitInOpen), HalfOpenCalls: b.HalfOpenCalls,
+			RecordOn: strings.Join(b.RecordOn, ", "),
+		}
+	}
+	if r := p.Retry; r != nil {
+		rf := &RetryFacts{Policy: r.Name, MaxAttempts: r.MaxAttempts, RetryOn: strings.Join(r.RetryOn, ", "), RetryAfter: r.RetryAfter, MaxRetryAfter: dur(r.MaxRetryAfter)}
+		if r.Backoff == "constant" {
+			rf.Waits = fmt.Sprintf("waits %s between attempts, %s jitter", dur(r.InitialInterval), r.Jitter)
+		} else {
+			rf.Waits = fmt.Sprintf("waits %s, growing ×%s up to %s, %s jitter", dur(r.InitialInterval), strconv.FormatFloat(r.Multiplier, 'g', -1, 64), dur(r.MaxInterval), r.Jitter)
+		}
+		if r.Budget != nil {
+			rf.Budget = fmt.Sprintf("%s%% of calls + %s/s, client-wide", strconv.FormatFloat(r.Budget.Ratio*100, 'g', -1, 64), strconv.FormatFloat(r.Budget.MinPerSecond, 'g', -1, 64))
+		}
+		f.Retry = rf
+	}
+	return f
+}
+
+// DocLines renders the opdoc template as comment lines.
+func DocLines(p *model.OpPolicy) []string {
+	var b strings.Builder
+	if err := templates.T.ExecuteTemplate(&b, "opdoc", PolicyFacts(p)); err != nil {
+		// The template is fixed and tested; failing here is a resgen bug.
+		panic("resgen: opdoc template: " + err.Error())
+	}
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+}
+
+func pct(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) + "%" }
+
+func dur(d time.Duration) string { return d.String() }
+
+func durOff(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
+}

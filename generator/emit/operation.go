@@ -1,0 +1,454 @@
+package emit
+
+import (
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/resgen/resgen/generator/model"
+)
+
+// emitParams prints the struct of an operation's query, header and cookie
+// parameters.
+func (e *emitter) emitParams(f *jen.File, op *model.Operation) {
+	if op.ParamsType == "" {
+		return
+	}
+	comment(f, []string{op.ParamsType + " are the query, header and cookie parameters of " + op.Name + ".", "Optional parameters are pointers (or nil slices): nil leaves them out."})
+	f.Type().Id(op.ParamsType).StructFunc(func(g *jen.Group) {
+		for _, p := range op.Params {
+			doc := append([]string{p.GoName + " is the " + string(p.In) + " parameter " + quoteLine(p.SpecName) + reqWord(p.Required) + "."}, p.Doc...)
+			comment(g, doc)
+			g.Id(p.GoName).Add(typeExpr(paramFieldType(p)))
+		}
+	})
+}
+
+func quoteLine(s string) string { return "\"" + sanitizeLine(s) + "\"" }
+
+func reqWord(req bool) string {
+	if req {
+		return " (required)"
+	}
+	return ""
+}
+
+func paramFieldType(p *model.Param) *model.GoType {
+	if p.Required || p.Type.Nilable() {
+		return p.Type
+	}
+	return &model.GoType{Kind: model.Pointer, Elem: p.Type}
+}
+
+func bodyParamType(b *model.Body) *model.GoType {
+	if b.Required || b.Type.Nilable() {
+		return b.Type
+	}
+	return &model.GoType{Kind: model.Pointer, Elem: b.Type}
+}
+
+// emitResponse prints an operation's typed response.
+func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
+	comment(f, []string{op.ResponseType + " is the answer to " + op.Name + ": the status, headers and raw body,", "and the decoded body of each declared JSON response."})
+	f.Type().Id(op.ResponseType).StructFunc(func(g *jen.Group) {
+		g.Id("StatusCode").Int()
+		g.Id("Header").Qual("net/http", "Header")
+		comment(g, []string{"Body is the raw response body."})
+		g.Id("Body").Index().Byte()
+		comment(g, []string{"Attempts is how many attempts the call took."})
+		g.Id("Attempts").Int()
+		for _, r := range op.Responses {
+			if r.FieldName == "" {
+				continue
+			}
+			doc := []string{r.FieldName + " is set when the status is " + statusWords(r.Status) + "."}
+			if len(r.Doc) > 0 {
+				doc = append(doc, r.Doc...)
+			}
+			comment(g, doc)
+			t := r.Type
+			if !t.Nilable() {
+				t = &model.GoType{Kind: model.Pointer, Elem: t}
+			}
+			g.Id(r.FieldName).Add(typeExpr(t))
+		}
+	})
+}
+
+func statusWords(s string) string {
+	if s == "default" {
+		return "any other"
+	}
+	return s
+}
+
+// emitOperation prints the method of one operation.
+func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
+	doc := []string{op.Name + " calls " + op.Method + " " + sanitizeLine(op.Path) + "."}
+	if op.Summary != "" {
+		doc = append(doc, "", op.Summary)
+	}
+	if len(op.Doc) > 0 {
+		doc = append(append(doc, ""), op.Doc...)
+	}
+	doc = append(append(doc, ""), DocLines(op.Policy)...)
+	if op.Deprecated {
+		doc = append(doc, "", "Deprecated: the spec marks this operation as deprecated.")
+	}
+	comment(f, doc)
+
+	params := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
+	for _, p := range op.PathParams {
+		params = append(params, jen.Id(p.GoName).Add(typeExpr(p.Type)))
+	}
+	if op.ParamsType != "" {
+		params = append(params, jen.Id("params").Op("*").Id(op.ParamsType))
+	}
+	if op.Body != nil {
+		params = append(params, jen.Id("body").Add(typeExpr(bodyParamType(op.Body))))
+		if op.Body.Encoding == "multipart" {
+			params = append(params, jen.Id("bodyContentType").String())
+		}
+	}
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(op.Name).Params(params...).
+		Params(jen.Op("*").Id(op.ResponseType), jen.Error()).BlockFunc(func(g *jen.Group) {
+		e.buildURL(g, op)
+		e.buildRequest(g, op)
+		/* resp, attempts, err := c.opX.Do(ctx, req) */
+		g.List(jen.Id("resp"), jen.Id("attempts"), jen.Err()).Op(":=").Id("c").Dot(op.OpField).Dot("Do").Call(jen.Id("ctx"), jen.Id("req"))
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+		e.decodeResponse(g, op)
+	})
+}
+
+// errf returns fmt.Errorf with the operation's name in front.
+func errf(op *model.Operation, format string, args ...jen.Code) *jen.Statement {
+	return jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(op.Name + ": " + format)}, args...)...)
+}
+
+// buildURL prints u := c.server + "/pets/" + url.PathEscape(...) and the query.
+func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
+	parts := []jen.Code{jen.Id("c").Dot("server")}
+	rest := op.Path
+	byName := map[string]*model.Param{}
+	for _, p := range op.PathParams {
+		byName[p.SpecName] = p
+	}
+	for rest != "" {
+		i := strings.IndexByte(rest, '{')
+		j := strings.IndexByte(rest, '}')
+		if i < 0 || j < i {
+			parts = append(parts, jen.Lit(rest))
+			break
+		}
+		if i > 0 {
+			parts = append(parts, jen.Lit(rest[:i]))
+		}
+		p := byName[rest[i+1:j]]
+		parts = append(parts, jen.Qual("net/url", "PathEscape").Call(e.pathValue(p)))
+		rest = rest[j+1:]
+	}
+	stmt := jen.Id("u").Op(":=")
+	for i, p := range parts {
+		if i > 0 {
+			stmt.Op("+")
+		}
+		stmt.Add(p)
+	}
+	g.Add(stmt)
+
+	var query []*model.Param
+	for _, p := range op.Params {
+		if p.In == model.InQuery {
+			query = append(query, p)
+		}
+	}
+	if op.ParamsType != "" {
+		var required []string
+		for _, p := range op.Params {
+			if p.Required {
+				required = append(required, p.SpecName)
+			}
+		}
+		if len(required) > 0 {
+			g.If(jen.Id("params").Op("==").Nil()).Block(
+				jen.Return(jen.Nil(), errf(op, "params is required (it holds "+strings.Join(required, ", ")+")")),
+			)
+		}
+	}
+	if len(query) == 0 {
+		return
+	}
+	g.Id("q").Op(":=").Qual("net/url", "Values").Values()
+	g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
+		for _, p := range query {
+			e.setParam(g, p, func(v jen.Code) jen.Code {
+				return jen.Id("q").Dot("Add").Call(jen.Lit(p.SpecName), v)
+			})
+		}
+	})
+	sep := "?"
+	if strings.Contains(op.Path, "?") {
+		sep = "&"
+	}
+	g.If(jen.Len(jen.Id("q")).Op(">").Lit(0)).Block(
+		jen.Id("u").Op("+=").Lit(sep).Op("+").Id("q").Dot("Encode").Call(),
+	)
+}
+
+func (e *emitter) pathValue(p *model.Param) jen.Code {
+	if p.Type.Kind == model.Slice {
+		return jen.Qual("strings", "Join").Call(e.stringSlice(p.Type, jen.Id(p.GoName)), jen.Lit(","))
+	}
+	return e.strExpr(p.Type, jen.Id(p.GoName))
+}
+
+// setParam prints the code that writes one params field with add: absent
+// optional values are skipped, lists are exploded or joined as the spec's
+// style says.
+func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) jen.Code) {
+	field := jen.Id("params").Dot(p.GoName)
+	t := p.Type
+	write := func(g *jen.Group, v *jen.Statement) {
+		if t.Kind == model.Slice {
+			if p.Explode && p.In == model.InQuery && (p.Style == "" || p.Style == "form") {
+				g.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(v)).Block(add(e.strExpr(t.Elem, jen.Id("v"))))
+				return
+			}
+			sep := ","
+			switch p.Style {
+			case "spaceDelimited":
+				sep = " "
+			case "pipeDelimited":
+				sep = "|"
+			}
+			g.Add(add(jen.Qual("strings", "Join").Call(e.stringSlice(t, v), jen.Lit(sep))))
+			return
+		}
+		g.Add(add(e.strExpr(t, v)))
+	}
+	switch {
+	case p.Required && !t.Nilable():
+		write(g, field.Clone())
+	case t.Nilable():
+		g.If(field.Clone().Op("!=").Nil()).BlockFunc(func(g *jen.Group) { write(g, field.Clone()) })
+	default:
+		g.If(field.Clone().Op("!=").Nil()).BlockFunc(func(g *jen.Group) { write(g, jen.Op("*").Add(field.Clone())) })
+	}
+}
+
+// stringSlice prints a func literal call turning a slice into []string.
+func (e *emitter) stringSlice(t *model.GoType, v jen.Code) jen.Code {
+	return jen.Func().Params().Index().String().Block(
+		jen.Id("s").Op(":=").Make(jen.Index().String(), jen.Lit(0), jen.Len(v)),
+		jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Add(v)).Block(
+			jen.Id("s").Op("=").Append(jen.Id("s"), e.strExpr(t.Elem, jen.Id("x"))),
+		),
+		jen.Return(jen.Id("s")),
+	).Call()
+}
+
+// strExpr prints the text form of v, a value of type t, as a parameter.
+func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
+	switch t.Kind {
+	case model.Named:
+		if d := e.types[t.Name]; d != nil && d.Underlying != nil && d.Kind != model.Struct {
+			return e.strExpr(d.Underlying, typeExpr(d.Underlying).Call(v))
+		}
+		return jen.Qual("fmt", "Sprint").Call(v)
+	case model.Qual:
+		if t.Pkg == "time" {
+			return jen.Add(v).Dot("Format").Call(jen.Qual("time", "RFC3339Nano"))
+		}
+		return jen.String().Call(v)
+	case model.Builtin:
+		switch t.Name {
+		case "string":
+			return v
+		case "[]byte":
+			return jen.String().Call(v)
+		case "bool":
+			return jen.Qual("strconv", "FormatBool").Call(v)
+		case "int32", "int64", "int":
+			return jen.Qual("strconv", "FormatInt").Call(jen.Int64().Call(v), jen.Lit(10))
+		case "uint32", "uint64":
+			return jen.Qual("strconv", "FormatUint").Call(jen.Uint64().Call(v), jen.Lit(10))
+		case "float32":
+			return jen.Qual("strconv", "FormatFloat").Call(jen.Float64().Call(v), jen.LitRune('g'), jen.Lit(-1), jen.Lit(32))
+		case "float64":
+			return jen.Qual("strconv", "FormatFloat").Call(v, jen.LitRune('g'), jen.Lit(-1), jen.Lit(64))
+		}
+	}
+	return jen.Qual("fmt", "Sprint").Call(v)
+}
+
+// buildRequest prints the request: body, headers, cookies, idempotency key.
+func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
+	bodyArg := jen.Nil()
+	if b := op.Body; b != nil {
+		g.Var().Id("rd").Qual("io", "Reader")
+		cond := jen.Id("body").Op("!=").Nil()
+		if b.Required && !b.Type.Nilable() {
+			cond = nil
+		}
+		var enc []jen.Code
+		switch b.Encoding {
+		case "json":
+			enc = []jen.Code{
+				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("body")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode request body: %w", jen.Err()))),
+				jen.Id("rd").Op("=").Qual("bytes", "NewReader").Call(jen.Id("raw")),
+			}
+		case "form":
+			enc = []jen.Code{jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(jen.Id("body").Dot("Encode").Call())}
+		case "text":
+			v := jen.Id("body")
+			if !b.Required {
+				v = jen.Op("*").Id("body")
+			}
+			enc = []jen.Code{jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(v)}
+		default:
+			enc = []jen.Code{jen.Id("rd").Op("=").Qual("bytes", "NewReader").Call(jen.Id("body"))}
+		}
+		if cond == nil {
+			g.Block(enc...)
+		} else {
+			g.If(cond).Block(enc...)
+		}
+		bodyArg = jen.Id("rd")
+	}
+	/* req, err := http.NewRequestWithContext(ctx, "GET", u, rd) */
+	g.List(jen.Id("req"), jen.Err()).Op(":=").Qual("net/http", "NewRequestWithContext").Call(jen.Id("ctx"), jen.Lit(op.Method), jen.Id("u"), bodyArg)
+	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "%w", jen.Err())))
+	if b := op.Body; b != nil {
+		ct := jen.Lit(b.ContentType)
+		if b.Encoding == "multipart" {
+			ct = jen.Id("bodyContentType")
+		}
+		g.If(jen.Id("rd").Op("!=").Nil()).Block(jen.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Content-Type"), ct))
+	}
+	for _, r := range op.Responses {
+		if r.FieldName != "" {
+			g.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Accept"), jen.Lit(r.ContentType))
+			break
+		}
+	}
+	var key *model.Param
+	var hdrs []*model.Param
+	for _, p := range op.Params {
+		switch {
+		case p.IdempotencyKey:
+			key = p
+		case p.In == model.InHeader || p.In == model.InCookie:
+			hdrs = append(hdrs, p)
+		}
+	}
+	if len(hdrs) > 0 {
+		g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
+			for _, p := range hdrs {
+				p := p
+				e.setParam(g, p, func(v jen.Code) jen.Code {
+					if p.In == model.InCookie {
+						return jen.Id("req").Dot("AddCookie").Call(jen.Op("&").Qual("net/http", "Cookie").Values(jen.Dict{
+							jen.Id("Name"): jen.Lit(p.SpecName), jen.Id("Value"): v,
+						}))
+					}
+					return jen.Id("req").Dot("Header").Dot("Add").Call(jen.Lit(p.SpecName), v)
+				})
+			}
+		})
+	}
+	if key != nil {
+		/* one key per logical call: every attempt sends the same header */
+		g.Comment("// One key per call: every attempt sends the same one.")
+		g.Id("key").Op(":=").Qual(runtimePkg, "NewIdempotencyKey").Call()
+		g.If(jen.Id("params").Op("!=").Nil().Op("&&").Id("params").Dot(key.GoName).Op("!=").Nil()).Block(
+			jen.Id("key").Op("=").Op("*").Id("params").Dot(key.GoName),
+		)
+		g.Id("req").Dot("Header").Dot("Set").Call(jen.Lit(key.SpecName), jen.Id("key"))
+	}
+}
+
+// decodeResponse prints the switch over declared statuses.
+func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
+	g.Defer().Id("resp").Dot("Body").Dot("Close").Call()
+	g.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("io", "ReadAll").Call(jen.Id("resp").Dot("Body"))
+	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read response: %w", jen.Err())))
+	g.Id("out").Op(":=").Op("&").Add(literal(jen.Id(op.ResponseType),
+		kv{"StatusCode", jen.Id("resp").Dot("StatusCode")},
+		kv{"Header", jen.Id("resp").Dot("Header")},
+		kv{"Body", jen.Id("raw")},
+		kv{"Attempts", jen.Id("attempts")},
+	))
+	hasDefault := false
+	g.Switch().BlockFunc(func(g *jen.Group) {
+		for _, r := range op.Responses {
+			var cond jen.Code
+			switch {
+			case r.Status == "default":
+				hasDefault = true
+				continue
+			case strings.HasSuffix(strings.ToUpper(r.Status), "XX"):
+				cond = jen.Id("resp").Dot("StatusCode").Op("/").Lit(100).Op("==").Lit(int(r.Status[0] - '0'))
+			default:
+				cond = jen.Id("resp").Dot("StatusCode").Op("==").Lit(atoi(r.Status))
+			}
+			g.Case(cond).Block(e.decodeInto(op, r)...)
+		}
+		stmts := []jen.Code{}
+		for _, r := range op.Responses {
+			if r.Status == "default" {
+				stmts = e.decodeInto(op, r)
+			}
+		}
+		if !hasDefault {
+			/* an undeclared error status is an error */
+			stmts = append(stmts, jen.If(jen.Id("resp").Dot("StatusCode").Op(">=").Lit(400)).Block(
+				jen.Return(jen.Nil(), jen.Op("&").Add(literal(jen.Qual(runtimePkg, "StatusError"),
+					kv{"Method", jen.Lit(op.Method)},
+					kv{"URL", jen.Id("req").Dot("URL").Dot("Redacted").Call()},
+					kv{"StatusCode", jen.Id("resp").Dot("StatusCode")},
+					kv{"Header", jen.Id("resp").Dot("Header")},
+					kv{"Body", jen.Id("raw")},
+					kv{"Attempts", jen.Id("attempts")},
+				))),
+			))
+		}
+		if len(stmts) > 0 {
+			g.Default().Block(stmts...)
+		}
+	})
+	g.Return(jen.Id("out"), jen.Nil())
+}
+
+func (e *emitter) decodeInto(op *model.Operation, r *model.Response) []jen.Code {
+	if r.FieldName == "" {
+		return nil
+	}
+	target := jen.Op("&").Id("out").Dot(r.FieldName)
+	if !r.Type.Nilable() {
+		return []jen.Code{
+			jen.Var().Id("v").Add(typeExpr(r.Type)),
+			jen.If(jen.Len(jen.Id("raw")).Op(">").Lit(0)).Block(
+				jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("raw"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(jen.Id("out"), errf(op, "decode "+statusWords(r.Status)+" response: %w", jen.Err())),
+				),
+				jen.Id("out").Dot(r.FieldName).Op("=").Op("&").Id("v"),
+			),
+		}
+	}
+	return []jen.Code{
+		jen.If(jen.Len(jen.Id("raw")).Op(">").Lit(0)).Block(
+			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("raw"), target), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Id("out"), errf(op, "decode "+statusWords(r.Status)+" response: %w", jen.Err())),
+			),
+		),
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

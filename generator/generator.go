@@ -1,0 +1,78 @@
+// Package generator turns an OpenAPI spec annotated with x-resilience into
+// Go client source, in memory. The stages, each in its own file:
+//
+//	load.go        read, convert Swagger 2.0, resolve $refs, validate (tolerantly)
+//	srcmap.go      JSON pointer → line:col, for every diagnostic
+//	resilience.go  x-resilience: check every key, resolve one policy per operation
+//	build.go       spec + policies → model (names settled here, in sorted order)
+//	emit/          model → Go with jennifer → gofmt
+//
+// Nothing is written to disk here: the CLI decides whether to write, diff
+// or check the result.
+package generator
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"path/filepath"
+
+	"github.com/resgen/resgen/generator/emit"
+	"github.com/resgen/resgen/generator/model"
+)
+
+// Config is one generation run.
+type Config struct {
+	// Spec is the spec's path; relative $refs resolve against its folder.
+	Spec string
+	// Package is the Go package name of the output.
+	Package string
+	// Strict turns validation warnings into errors.
+	Strict bool
+}
+
+// Result is the output of a successful run.
+type Result struct {
+	// Source is the gofmt'd Go file.
+	Source []byte
+	// Model is what Source was printed from (explain reads it).
+	Model *model.File
+	// Diags are the warnings of the run, sorted by position.
+	Diags Diagnostics
+}
+
+// Generate runs the whole pipeline. Bad input gives an *InputError listing
+// every error found (sorted); any other error is a resgen fault.
+func Generate(ctx context.Context, cfg Config) (*Result, error) {
+	if !token.IsIdentifier(cfg.Package) || token.IsKeyword(cfg.Package) || cfg.Package == "_" {
+		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: "-package", Msg: fmt.Sprintf("%q is not a Go package name", cfg.Package)}}}
+	}
+	data, err := readSpec(cfg.Spec)
+	if err != nil {
+		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: cfg.Spec, Msg: err.Error()}}}
+	}
+	return generate(ctx, cfg, data)
+}
+
+func generate(ctx context.Context, cfg Config, data []byte) (*Result, error) {
+	s, diags, err := load(ctx, cfg.Spec, data, cfg.Strict)
+	if err != nil {
+		return nil, err
+	}
+	if diags.HasErrors() || s == nil {
+		diags.Sort()
+		return nil, &InputError{Diags: diags}
+	}
+	r := newResolver(s)
+	file, bdiags := build(s, r, cfg.Package, filepath.Base(cfg.Spec))
+	diags = append(append(diags, r.diags...), bdiags...)
+	diags.Sort()
+	if diags.HasErrors() {
+		return nil, &InputError{Diags: diags}
+	}
+	src, err := emit.Render(file)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Source: src, Model: file, Diags: diags}, nil
+}

@@ -1,0 +1,169 @@
+package generator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// spec is a loaded, resolved OpenAPI 3 document with what is needed to
+// point back into the file the user wrote.
+type spec struct {
+	doc     *openapi3.T
+	file    string // path as given, for diagnostics
+	src     *srcMap
+	swagger bool // converted from Swagger 2.0: positions are approximate
+}
+
+// diag builds a diagnostic at a JSON pointer of the root file.
+func (s *spec) diag(sev Severity, ptr, msg, hint string) Diagnostic {
+	d := Diagnostic{Severity: sev, File: s.file, Pointer: "#" + ptr, Msg: msg, Hint: hint}
+	d.Line, d.Col = s.src.pos(ptr)
+	return d
+}
+
+// load reads the spec once, converts Swagger 2.0, and resolves every $ref
+// (relative ones against the spec's own folder). Validation failures are
+// warnings: many real specs have bad examples or defaults that do not change
+// what a client sends or receives.
+func load(ctx context.Context, path string, data []byte, strict bool) (*spec, Diagnostics, error) {
+	s := &spec{file: path, src: newSrcMap(data)}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	loc := &url.URL{Path: filepath.ToSlash(abs)}
+	loader := openapi3.NewLoader()
+	loader.Context = ctx
+	loader.IsExternalRefsAllowed = true
+
+	var diags Diagnostics
+	if isSwagger2(data) {
+		s.swagger = true
+		var doc2 openapi2.T
+		if err := decodeYAMLAsJSON(data, &doc2); err != nil {
+			return nil, Diagnostics{s.decodeError(err)}, nil
+		}
+		doc, err := openapi2conv.ToV3WithLoader(&doc2, loader, loc)
+		if err != nil {
+			return nil, Diagnostics{s.decodeError(err)}, nil
+		}
+		s.doc = doc
+	} else {
+		doc, err := loader.LoadFromDataWithPath(data, loc)
+		if err != nil {
+			return nil, Diagnostics{s.decodeError(err)}, nil
+		}
+		s.doc = doc
+	}
+	if s.doc.Paths == nil {
+		s.doc.Paths = openapi3.NewPaths()
+	}
+
+	opts := []openapi3.ValidationOption{
+		openapi3.DisableExamplesValidation(),
+		openapi3.DisableSchemaDefaultsValidation(),
+		openapi3.DisableSchemaPatternValidation(),
+		openapi3.AllowExtraSiblingFields("description", "summary", "example", "examples", "nullable", "deprecated", "readOnly", "writeOnly", "default", "title", "links", "name", "extraProperties", "descripion"),
+	}
+	if strict {
+		opts = nil
+	}
+	if err := s.doc.Validate(ctx, opts...); err != nil {
+		sev := Warning
+		if strict {
+			sev = Error
+		}
+		diags = append(diags, Diagnostic{Severity: sev, File: path, Msg: "spec does not validate: " + err.Error(), Hint: "a client can still be generated; -strict makes this an error"})
+	}
+	return s, diags, nil
+}
+
+var swaggerKey = regexp.MustCompile(`(?m)^\s*["']?swagger["']?\s*:\s*["']?2`)
+
+func isSwagger2(data []byte) bool {
+	head := data
+	if len(head) > 4096 {
+		head = head[:4096]
+	}
+	return swaggerKey.Match(head)
+}
+
+// decodeYAMLAsJSON decodes YAML (or JSON) into v through JSON, as kin-openapi
+// types only implement JSON decoding.
+func decodeYAMLAsJSON(data []byte, v any) error {
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		return json.Unmarshal(data, v)
+	}
+	var raw any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)(?::(\d+))?`)
+
+// decodeError turns a decode failure into a diagnostic, keeping the line
+// the YAML or JSON decoder reported when there is one.
+func (s *spec) decodeError(err error) Diagnostic {
+	d := Diagnostic{Severity: Error, File: s.file, Msg: "cannot load spec: " + err.Error()}
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		d.Line, _ = strconv.Atoi(m[1])
+		if m[2] != "" {
+			d.Col, _ = strconv.Atoi(m[2])
+		}
+	}
+	var se *json.SyntaxError
+	if asJSONSyntax(err, &se) {
+		d.Line, d.Col = offsetPos(s.src.data, int(se.Offset))
+	}
+	return d
+}
+
+func asJSONSyntax(err error, target **json.SyntaxError) bool {
+	for err != nil {
+		if se, ok := err.(*json.SyntaxError); ok {
+			*target = se
+			return true
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		err = u.Unwrap()
+	}
+	return false
+}
+
+func offsetPos(data []byte, off int) (line, col int) {
+	if off > len(data) {
+		off = len(data)
+	}
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	col = off - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}
+
+func readSpec(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read spec: %w", err)
+	}
+	return data, nil
+}

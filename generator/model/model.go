@@ -1,0 +1,223 @@
+// Package model is resgen's intermediate representation: a client as Go
+// declarations whose every name is already settled. It knows nothing of
+// kin-openapi or jennifer; the builder fills it and the emitter prints it.
+package model
+
+import "time"
+
+// File is one generated Go package's content.
+type File struct {
+	Package string
+	// Source is the spec's file name as shown in the header (never absolute).
+	Source     string
+	Title      string
+	Types      []*Type
+	Operations []*Operation
+	// Breakers are the breaker instances of a client, in emit order.
+	Breakers []*BreakerInstance
+	// Retries are the retry policies operations use, in emit order.
+	Retries []*RetryPolicy
+}
+
+// GoType is a Go type expression.
+type GoType struct {
+	Kind GoKind
+	// Name is the builtin or local type name (Builtin, Named) or the
+	// identifier inside Pkg (Qual).
+	Name string
+	Pkg  string  // import path, for Qual
+	Elem *GoType // Slice, Map (value), Pointer
+}
+
+// GoKind tells what a GoType is.
+type GoKind uint8
+
+const (
+	Builtin GoKind = iota // string, int64, bool, any, []byte
+	Named                 // a type declared in the generated package
+	Qual                  // time.Time, json.RawMessage
+	Slice
+	Map // map[string]Elem
+	Pointer
+)
+
+// Nilable reports whether the zero value of t already means "absent", so an
+// optional field of this type needs no pointer.
+func (t *GoType) Nilable() bool {
+	switch t.Kind {
+	case Slice, Map, Pointer:
+		return true
+	case Qual:
+		return t.Pkg == "encoding/json" && t.Name == "RawMessage"
+	case Builtin:
+		return t.Name == "any" || t.Name == "[]byte"
+	}
+	return false
+}
+
+// TypeKind is the shape of a declared type.
+type TypeKind uint8
+
+const (
+	Struct  TypeKind = iota
+	Defined          // type X <Underlying>
+	Enum             // type X <Underlying> plus constants
+)
+
+// Type is a named Go type declaration.
+type Type struct {
+	Name       string
+	Kind       TypeKind
+	Doc        []string
+	Fields     []*Field
+	Underlying *GoType
+	Values     []EnumValue
+	// Deprecated marks a schema with deprecated: true.
+	Deprecated bool
+}
+
+// Field is one struct field.
+type Field struct {
+	Name     string
+	JSONName string
+	Type     *GoType
+	Required bool
+	// OmitEmpty adds ,omitempty to the JSON tag.
+	OmitEmpty bool
+	Doc       []string
+}
+
+// EnumValue is one constant of an enum type.
+type EnumValue struct {
+	Name  string
+	Value any // string, int64, float64 or bool
+}
+
+// ParamIn says where a parameter goes.
+type ParamIn string
+
+const (
+	InPath   ParamIn = "path"
+	InQuery  ParamIn = "query"
+	InHeader ParamIn = "header"
+	InCookie ParamIn = "cookie"
+)
+
+// Param is one operation parameter.
+type Param struct {
+	// GoName is the argument name (path) or field name (others).
+	GoName   string
+	SpecName string
+	In       ParamIn
+	Type     *GoType
+	Required bool
+	Explode  bool
+	Style    string
+	Doc      []string
+	// IdempotencyKey marks the header that carries the idempotency key.
+	IdempotencyKey bool
+}
+
+// Body is an operation's request body.
+type Body struct {
+	ContentType string
+	// Encoding is how the body is written: json, form, text, bytes.
+	Encoding string
+	Type     *GoType
+	Required bool
+}
+
+// Response is one declared response of an operation.
+type Response struct {
+	// Status is "200", "2XX" or "default" as the spec wrote it.
+	Status string
+	// FieldName is the typed field on the response struct, "" when the
+	// response has no body resgen decodes.
+	FieldName   string
+	ContentType string
+	Type        *GoType
+	Doc         []string
+}
+
+// Operation is one API call and the method that makes it.
+type Operation struct {
+	// Name is the Go method name; ID the operationId ("" when none).
+	Name, ID     string
+	Method, Path string
+	Summary      string
+	Doc          []string
+	Deprecated   bool
+	// PathParams are in the order the path uses them.
+	PathParams []*Param
+	// Params are query, header and cookie parameters; ParamsType names
+	// their struct ("" when there are none).
+	Params     []*Param
+	ParamsType string
+	Body       *Body
+	Responses  []*Response
+	// ResponseType names the typed response struct.
+	ResponseType string
+	// OpField is the client's unexported field holding the runtime operation.
+	OpField string
+	Policy  *OpPolicy
+}
+
+// OpPolicy is the resolved x-resilience of one operation.
+type OpPolicy struct {
+	Breaker *BreakerInstance // nil: breaker none
+	Retry   *RetryPolicy     // nil: not retried
+	// RetryWhy says why retry is on or off, for reviewers: "GET",
+	// "Idempotency-Key header", "idempotent: true", "POST without key: off".
+	RetryWhy     string
+	Timeout      time.Duration
+	TotalTimeout time.Duration
+	// IdempotencyHeader is the header carrying the key, "" when not keyed.
+	IdempotencyHeader string
+}
+
+// BreakerInstance is one breaker object of a client.
+type BreakerInstance struct {
+	// Instance is the runtime name ("nova", or "nova/listServers" for an
+	// operation-scoped policy); Var the local variable in NewClient.
+	Instance string
+	Var      string
+	Policy   *BreakerPolicy
+}
+
+// BreakerPolicy is a fully resolved breaker policy.
+type BreakerPolicy struct {
+	Name                  string // policy name, or where an inline policy was written
+	Scope                 string // shared | operation
+	WindowType            string // count | time
+	WindowSize            int
+	WindowDuration        time.Duration
+	MinimumCalls          int
+	FailureRateThreshold  float64
+	SlowCallDuration      time.Duration
+	SlowCallRateThreshold float64
+	WaitInOpen            time.Duration
+	HalfOpenCalls         int
+	RecordOn              []string // transport, timeout, "503", "5xx"
+}
+
+// RetryPolicy is a fully resolved retry policy.
+type RetryPolicy struct {
+	Name            string
+	Var             string // local variable in NewClient
+	MaxAttempts     int
+	Backoff         string // constant | exponential
+	InitialInterval time.Duration
+	Multiplier      float64
+	MaxInterval     time.Duration
+	Jitter          string // none | full | equal | decorrelated
+	RetryOn         []string
+	RetryAfter      bool
+	MaxRetryAfter   time.Duration
+	Budget          *Budget
+}
+
+// Budget is a client-wide retry budget.
+type Budget struct {
+	Ratio        float64
+	MinPerSecond float64
+}

@@ -1,0 +1,171 @@
+package generator
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Every Go identifier resgen emits is made here, from spec text of any
+// shape: the result is always a valid identifier, and the same input gives
+// the same name on every run.
+
+var initialisms = map[string]string{
+	"acl": "ACL", "api": "API", "ascii": "ASCII", "cpu": "CPU", "css": "CSS", "dns": "DNS",
+	"eof": "EOF", "guid": "GUID", "html": "HTML", "http": "HTTP", "https": "HTTPS", "id": "ID",
+	"ip": "IP", "json": "JSON", "lhs": "LHS", "qps": "QPS", "ram": "RAM", "rhs": "RHS",
+	"rpc": "RPC", "sla": "SLA", "smtp": "SMTP", "sql": "SQL", "ssh": "SSH", "tcp": "TCP",
+	"tls": "TLS", "ttl": "TTL", "udp": "UDP", "ui": "UI", "uid": "UID", "uuid": "UUID",
+	"uri": "URI", "url": "URL", "utf8": "UTF8", "vm": "VM", "xml": "XML", "xmpp": "XMPP",
+	"xsrf": "XSRF", "xss": "XSS",
+}
+
+// symbolWords spells out punctuation that carries meaning in names, so
+// "StartTime<" and "StartTime>" do not both become StartTime.
+var symbolWords = map[rune]string{
+	'+': "Plus", '<': "Lt", '>': "Gt", '=': "Eq", '!': "Not", '*': "Star", '@': "At",
+	'#': "Hash", '%': "Percent", '&': "And", '|': "Or", '~': "Tilde", '^': "Caret", '$': "Dollar",
+}
+
+// words splits s into words at punctuation and at lower→upper and
+// letter↔digit... boundaries (only lower→Upper and ACRONYMWord: digits stay
+// attached so "v2" and "md5" stay whole).
+func words(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, string(cur))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if len(cur) > 0 && unicode.IsUpper(r) {
+				prev := cur[len(cur)-1]
+				nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+					flush()
+				}
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+			if w, ok := symbolWords[r]; ok && i > 0 {
+				out = append(out, w)
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// exportedName makes a PascalCase exported identifier. fallback is used
+// when s has no letters or digits at all.
+func exportedName(s, fallback string) string {
+	var b strings.Builder
+	for _, w := range words(s) {
+		lw := strings.ToLower(w)
+		if in, ok := initialisms[lw]; ok {
+			b.WriteString(in)
+			continue
+		}
+		rs := []rune(w)
+		allUpper := true
+		for _, r := range rs {
+			if unicode.IsLower(r) {
+				allUpper = false
+				break
+			}
+		}
+		if allUpper && len(rs) > 1 {
+			rs = []rune(strings.ToLower(w))
+		}
+		rs[0] = unicode.ToUpper(rs[0])
+		b.WriteString(string(rs))
+	}
+	n := b.String()
+	if n == "" {
+		return fallback
+	}
+	first := []rune(n)[0]
+	if !unicode.IsUpper(first) {
+		// A leading digit, or a letter with no case (日本): not exportable.
+		n = "X" + n
+	}
+	return n
+}
+
+// unexportedName makes a camelCase identifier for locals and fields.
+func unexportedName(s, fallback string) string {
+	n := exportedName(s, "")
+	if n == "" {
+		return fallback
+	}
+	if strings.HasPrefix(n, "X") && len(n) > 1 && !unicode.IsLetter([]rune(n[1:])[0]) {
+		n = "x" + n[1:]
+	} else {
+		// Lower the leading run of capitals: "ID" → "id", "URLPath" → "urlPath".
+		rs := []rune(n)
+		i := 0
+		for i < len(rs) && unicode.IsUpper(rs[i]) {
+			i++
+		}
+		if i > 1 && i < len(rs) {
+			i--
+		}
+		for j := 0; j < i; j++ {
+			rs[j] = unicode.ToLower(rs[j])
+		}
+		n = string(rs)
+	}
+	if token.IsKeyword(n) || !token.IsIdentifier(n) {
+		n += "_"
+	}
+	return n
+}
+
+// namer hands out unique identifiers within one scope. The first to ask for
+// a name gets it; later ones get a numeric suffix. Callers ask in a sorted
+// order, so the result is the same on every run.
+type namer struct {
+	taken map[string]bool
+}
+
+func newNamer(reserved ...string) *namer {
+	n := &namer{taken: map[string]bool{}}
+	for _, r := range reserved {
+		n.taken[r] = true
+	}
+	return n
+}
+
+func (n *namer) name(want string) string {
+	if !n.taken[want] {
+		n.taken[want] = true
+		return want
+	}
+	for i := 2; ; i++ {
+		c := want + strconv.Itoa(i)
+		if !n.taken[c] {
+			n.taken[c] = true
+			return c
+		}
+	}
+}
+
+// predeclared are names a package-level declaration must not take: Go's
+// universe scope would be shadowed and the generated code could break.
+var predeclared = []string{
+	"any", "bool", "byte", "comparable", "complex64", "complex128", "error", "float32", "float64",
+	"int", "int8", "int16", "int32", "int64", "rune", "string", "uint", "uint8", "uint16", "uint32",
+	"uint64", "uintptr", "true", "false", "iota", "nil", "append", "cap", "clear", "close", "complex",
+	"copy", "delete", "imag", "len", "make", "max", "min", "new", "panic", "print", "println", "real", "recover",
+}
+
+// importNames are the package names the generated file imports; no local or
+// package-level name may shadow them.
+var importNames = []string{"bytes", "context", "errors", "fmt", "http", "io", "json", "slog", "strconv", "strings", "time", "url", "runtime", "multipart"}
