@@ -132,3 +132,52 @@ type OperationSpec struct {
 	// Timeout bounds each attempt, TotalTimeout the whole call; 0 = none.
 	Timeout, TotalTimeout time.Duration
 }
+
+// DefaultBreakerPolicy returns the contract's built-in breaker policy
+// (Resilience4j's defaults).
+func DefaultBreakerPolicy() BreakerPolicy {
+	return BreakerPolicy{
+		Policy:                "default",
+		WindowType:            CountWindow,
+		WindowSize:            100,
+		WindowDuration:        60 * time.Second,
+		MinimumCalls:          100,
+		FailureRateThreshold:  50,
+		SlowCallDuration:      60 * time.Second,
+		SlowCallRateThreshold: 100,
+		WaitInOpen:            60 * time.Second,
+		HalfOpenCalls:         10,
+		RecordOn:              Match{Transport: true, Timeout: true, Classes: []int{5}},
+	}
+}
+
+// DefaultRetryPolicy returns the contract's built-in retry policy.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{
+		Policy:          "default",
+		MaxAttempts:     3,
+		Backoff:         ExponentialBackoff,
+		InitialInterval: 100 * time.Millisecond,
+		Multiplier:      2,
+		MaxInterval:     5 * time.Second,
+		Jitter:          FullJitter,
+		RetryOn:         Match{Transport: true, Timeout: true, Codes: []int{408, 429, 500, 502, 503, 504}},
+		RetryAfter:      true,
+		MaxRetryAfter:   30 * time.Second,
+	}
+}
+
+// status reports whether the HTTP status code is in the set.
+func (m *Match) status(code int) bool {
+	for _, c := range m.Codes {
+		if c == code {
+			return true
+		}
+	}
+	for _, c := range m.Classes {
+		if c == code/100 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,298 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sony/gobreaker/v2"
+)
+
+// State is a breaker's state.
+type State uint8
+
+const (
+	StateClosed State = iota
+	StateOpen
+	StateHalfOpen
+)
+
+func (s State) String() string {
+	switch s {
+	case StateOpen:
+		return "open"
+	case StateHalfOpen:
+		return "half-open"
+	}
+	return "closed"
+}
+
+// Breaker is one circuit breaker instance, shared by the operations that
+// name it.
+//
+// gobreaker owns the state machine, the open timer and half-open
+// admission; the Breaker owns what gobreaker lacks (sliding windows,
+// minimum calls, failure and slow-call rates, Resilience4j's half-open
+// rule) and tells gobreaker only its decisions:
+//   - closed: every outcome is reported as a success, except the one
+//     after which the window's rates cross a threshold, reported as
+//     errTrip; ReadyToTrip always agrees, so gobreaker opens exactly then,
+//     whether that call failed or was a slow success;
+//   - half-open: MaxRequests = HalfOpenCalls admits exactly that many
+//     trials; each is reported as a success except the last, which is
+//     errTrip when the trials' rates cross a threshold. After
+//     HalfOpenCalls successes gobreaker closes;
+//   - ignored outcomes (caller cancelled) are excluded, which frees their
+//     half-open slot, as Resilience4j releases the permit.
+type Breaker struct {
+	e        *Engine
+	name     string
+	p        BreakerPolicy
+	minCalls int
+	cb       *gobreaker.CircuitBreaker[struct{}]
+
+	// gs packs gen<<2 | state for lock-free reads at admission; written
+	// under mu by onStateChange.
+	gs atomic.Uint64
+	// openUntil is when the open state ends (engine clock, ns).
+	openUntil atomic.Int64
+	// hasPending says state changes wait to be logged.
+	hasPending atomic.Bool
+
+	mu      sync.Mutex
+	gen     uint64
+	state   State
+	win     window
+	trial   tally
+	reason  string // why the next state change happens, set by record
+	pending []StateChangeEvent
+}
+
+func newBreaker(e *Engine, name string, p BreakerPolicy) *Breaker {
+	p.HalfOpenCalls = max(p.HalfOpenCalls, 1)
+	b := &Breaker{e: e, name: name, p: p}
+	if p.WindowType == TimeWindow {
+		b.win = newTimeWindow(int((p.WindowDuration + time.Second - 1) / time.Second))
+		b.minCalls = max(p.MinimumCalls, 1)
+	} else {
+		b.win = newCountWindow(p.WindowSize)
+		b.minCalls = min(max(p.MinimumCalls, 1), len(b.win.ring))
+	}
+	b.cb = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
+		Name:          name,
+		MaxRequests:   uint32(p.HalfOpenCalls),
+		Timeout:       p.WaitInOpen, // <= 0 means gobreaker's 60s
+		ReadyToTrip:   func(gobreaker.Counts) bool { return true },
+		IsExcluded:    func(err error) bool { return err == errIgnored },
+		OnStateChange: b.onStateChange,
+	})
+	return b
+}
+
+// Name is the breaker instance's name.
+func (b *Breaker) Name() string { return b.name }
+
+// Policy is the policy the breaker was created with.
+func (b *Breaker) Policy() BreakerPolicy { return b.p }
+
+// State returns the breaker's state, moving it from open to half-open if
+// its wait is over (gobreaker is lazy: nothing runs in the background).
+func (b *Breaker) State() State {
+	s := b.cb.State()
+	b.flush()
+	return fromGobreaker(s)
+}
+
+// BreakerMetrics is a snapshot of a breaker: its state and the calls that
+// decide its next change (the sliding window when closed, the trial calls
+// when half-open, nothing when open).
+type BreakerMetrics struct {
+	State State
+	// Calls, Failed and Slow are counts; a call may be both failed and slow.
+	Calls, Failed, Slow int
+	// FailureRate and SlowCallRate are percentages (0 when Calls is 0).
+	FailureRate, SlowCallRate float64
+}
+
+// Metrics returns a snapshot of the breaker.
+func (b *Breaker) Metrics() BreakerMetrics {
+	st := b.State()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var t tally
+	switch b.state {
+	case StateClosed:
+		b.win.advance(b.second(b.e.now()))
+		t = b.win.total
+	case StateHalfOpen:
+		t = b.trial
+	}
+	return BreakerMetrics{State: st, Calls: t.calls, Failed: t.failed, Slow: t.slow,
+		FailureRate: rate(t.failed, t.calls), SlowCallRate: rate(t.slow, t.calls)}
+}
+
+// admitted returns the generation and state a call was admitted in.
+func (b *Breaker) admitted() (uint64, State) {
+	v := b.gs.Load()
+	return v >> 2, State(v & 3)
+}
+
+func (b *Breaker) second(t time.Duration) int64 { return int64(t / time.Second) }
+
+// record takes one logical call's outcome, admitted in generation gen, and
+// returns what to report to gobreaker. It never calls gobreaker itself.
+func (b *Breaker) record(gen uint64, o outcome, ignored bool, end time.Duration) error {
+	if ignored {
+		return errIgnored
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if gen != b.gen {
+		return nil // admitted before a state change: gobreaker drops it too
+	}
+	switch b.state {
+	case StateClosed:
+		b.win.add(o, b.second(end))
+		if t := b.win.total; t.calls >= b.minCalls && b.exceeded(t) {
+			b.reason = b.openReason("", t)
+			return errTrip
+		}
+	case StateHalfOpen:
+		b.trial.add(o, 1)
+		if b.trial.calls == b.p.HalfOpenCalls {
+			if b.exceeded(b.trial) {
+				b.reason = b.openReason("trial calls: ", b.trial)
+				return errTrip
+			}
+			b.reason = b.closeReason(b.trial)
+		}
+	}
+	return nil
+}
+
+func (b *Breaker) exceeded(t tally) bool {
+	return t.calls > 0 &&
+		(over(t.failed, t.calls, b.p.FailureRateThreshold) || over(t.slow, t.calls, b.p.SlowCallRateThreshold))
+}
+
+// over reports n/of ≥ pct%; a threshold ≤ 0 is off.
+func over(n, of int, pct float64) bool {
+	return pct > 0 && float64(n)*100 >= pct*float64(of)
+}
+
+func rate(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) * 100 / float64(of)
+}
+
+// onStateChange runs under gobreaker's lock: it touches only the Breaker's
+// own fields and queues the event; flush logs it after gobreaker returns.
+func (b *Breaker) onStateChange(_ string, from, to gobreaker.State) {
+	now := b.e.now()
+	b.mu.Lock()
+	b.gen++
+	b.state = fromGobreaker(to)
+	reason := b.reason
+	b.reason = ""
+	switch b.state {
+	case StateClosed:
+		b.win.reset()
+	case StateOpen:
+		wait := b.p.WaitInOpen
+		if wait <= 0 {
+			wait = 60 * time.Second
+		}
+		b.openUntil.Store(int64(now + wait))
+	case StateHalfOpen:
+		b.trial = tally{}
+		reason = b.p.WaitInOpen.String() + " in open elapsed; letting " + strconv.Itoa(b.p.HalfOpenCalls) + " trial calls through"
+	}
+	b.pending = append(b.pending, StateChangeEvent{Breaker: b.name, From: fromGobreaker(from), To: b.state, Reason: reason})
+	b.gs.Store(b.gen<<2 | uint64(b.state))
+	b.mu.Unlock()
+	b.hasPending.Store(true)
+}
+
+// flush logs and observes queued state changes, outside every lock.
+func (b *Breaker) flush() {
+	if !b.hasPending.Load() {
+		return
+	}
+	b.mu.Lock()
+	evs := b.pending
+	b.pending = nil
+	b.hasPending.Store(false)
+	b.mu.Unlock()
+	for _, ev := range evs {
+		level, verb := slog.LevelInfo, ev.To.String()
+		switch ev.To {
+		case StateOpen:
+			level, verb = slog.LevelWarn, "opened"
+		case StateClosed:
+			verb = "closed"
+		}
+		b.e.log.LogAttrs(context.Background(), level,
+			"breaker "+strconv.Quote(b.name)+" "+verb+": "+ev.Reason,
+			slog.String("breaker", b.name), slog.String("policy", b.p.Policy),
+			slog.String("from", ev.From.String()), slog.String("to", ev.To.String()))
+		b.e.obs.BreakerStateChange(ev)
+	}
+}
+
+// openReason says which rates crossed which thresholds, e.g.
+// `slow-call rate 60% (6 of 10 calls ≥ 200ms) ≥ 50%; failure rate 0%`.
+func (b *Breaker) openReason(prefix string, t tally) string {
+	fail := "failure rate " + pct(rate(t.failed, t.calls))
+	failLong := fail + " (" + strconv.Itoa(t.failed) + " of " + strconv.Itoa(t.calls) + " calls) ≥ " + pct(b.p.FailureRateThreshold)
+	slow := "slow-call rate " + pct(rate(t.slow, t.calls))
+	slowLong := slow + " (" + strconv.Itoa(t.slow) + " of " + strconv.Itoa(t.calls) + " calls ≥ " + b.p.SlowCallDuration.String() + ") ≥ " + pct(b.p.SlowCallRateThreshold)
+	fo, so := over(t.failed, t.calls, b.p.FailureRateThreshold), over(t.slow, t.calls, b.p.SlowCallRateThreshold)
+	switch {
+	case fo && so:
+		return prefix + failLong + "; " + slowLong
+	case so:
+		return prefix + slowLong + "; " + fail
+	}
+	return prefix + failLong + "; " + slow
+}
+
+func (b *Breaker) closeReason(t tally) string {
+	return "trial calls: failure rate " + pct(rate(t.failed, t.calls)) + " (" + strconv.Itoa(t.failed) + " of " + strconv.Itoa(t.calls) + " calls) < " + pct(b.p.FailureRateThreshold) +
+		"; slow-call rate " + pct(rate(t.slow, t.calls)) + " (" + strconv.Itoa(t.slow) + " of " + strconv.Itoa(t.calls) + " calls ≥ " + b.p.SlowCallDuration.String() + ") < " + pct(b.p.SlowCallRateThreshold)
+}
+
+// pct prints a percentage with at most one decimal: 60%, 33.3%.
+func pct(v float64) string {
+	return strconv.FormatFloat(float64(int64(v*10+0.5))/10, 'f', -1, 64) + "%"
+}
+
+// rejection builds the error for a call gobreaker refused.
+func (b *Breaker) rejection(op string, err error) error {
+	e := &CircuitOpenError{Breaker: b.name}
+	st := StateOpen
+	if err == gobreaker.ErrTooManyRequests {
+		e.HalfOpen, st = true, StateHalfOpen
+		e.RetryAt = b.e.wall(b.e.now())
+	} else {
+		e.RetryAt = b.e.wall(time.Duration(b.openUntil.Load()))
+	}
+	if b.e.observe {
+		b.e.obs.Rejected(RejectionEvent{Operation: op, Breaker: b.name, State: st, RetryAt: e.RetryAt})
+	}
+	return e
+}
+
+func fromGobreaker(s gobreaker.State) State {
+	switch s {
+	case gobreaker.StateOpen:
+		return StateOpen
+	case gobreaker.StateHalfOpen:
+		return StateHalfOpen
+	}
+	return StateClosed
+}

@@ -1,0 +1,389 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/sony/gobreaker/v2"
+)
+
+// Operation is one API operation with its resolved policy.
+type Operation struct {
+	e            *Engine
+	spec         OperationSpec
+	retry        *RetryPolicy // a normalised copy; nil = single attempt
+	maxAttempts  int
+	retryOutside bool
+}
+
+func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
+	op := &Operation{e: e, spec: spec, maxAttempts: 1, retryOutside: retryOutside}
+	if spec.Retry != nil {
+		r := *spec.Retry
+		r.MaxAttempts = max(r.MaxAttempts, 1)
+		op.retry, op.maxAttempts = &r, r.MaxAttempts
+	}
+	return op
+}
+
+// Do runs one logical call: the breaker admits it (or it fails at once
+// with a *CircuitOpenError and attempts == 0), the retry loop makes up to
+// MaxAttempts attempts, and the breaker records one outcome.
+//
+// If the last attempt produced an HTTP response, Do returns it with a nil
+// error whatever its status; its body is open and the caller must close
+// it. Otherwise Do returns a *CallError wrapping the last attempt's error.
+// attempts is the number of requests sent.
+func (op *Operation) Do(ctx context.Context, req *http.Request) (resp *http.Response, attempts int, err error) {
+	if op.retryOutside {
+		return op.doRetryOutside(ctx, req)
+	}
+	b := op.spec.Breaker
+	var c call
+	if b == nil {
+		c.start(op, ctx, req, false)
+		c.run()
+		return c.finish()
+	}
+	_, berr := b.cb.Execute(func() (struct{}, error) {
+		gen, st := b.admitted()
+		// Any state but closed here is a half-open trial (or a call
+		// admitted just before a change): a single attempt.
+		c.start(op, ctx, req, st != StateClosed)
+		c.run()
+		o, ignored := c.outcome(c.active)
+		return struct{}{}, b.record(gen, o, ignored, c.end)
+	})
+	b.flush()
+	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
+		return nil, 0, b.rejection(op.spec.Name, berr)
+	}
+	return c.finish()
+}
+
+// kind is what an attempt produced.
+type kind uint8
+
+const (
+	kResponse  kind = iota // an HTTP response, any status
+	kTransport             // no response: connection, TLS, protocol error
+	kTimeout               // no response in time
+	kCancelled             // the caller's context ended: not recorded, not retried
+	kLocal                 // the request could not be built (editor, body): not recorded
+	kRejected              // retry-outside only: the breaker refused the attempt
+)
+
+// call is the state of one logical call. It lives on the Do's stack on the
+// fast path; the retry path copies it to the heap (see retryLoop).
+type call struct {
+	op     *Operation
+	caller context.Context // as given to Do
+	ctx    context.Context // caller + TotalTimeout
+	cancel context.CancelFunc
+	req    *http.Request
+	max    int
+	trial  bool
+	guard  bool // retry-outside order: the breaker guards each attempt
+
+	attempts int
+	active   time.Duration // sum of attempt durations
+	end      time.Duration // engine clock when the last attempt ended
+
+	kind       kind
+	resp       *http.Response // last response, nil once drained
+	respCancel context.CancelFunc
+	status     int
+	header     http.Header
+	err        error // last attempt's error when there was no response
+
+	stop     string        // why no further attempt was made
+	wait     time.Duration // next wait, decided in RetryIf
+	prevWait time.Duration // previous backoff, for decorrelated jitter
+	waiting  bool          // a wait was decided and the next attempt not begun
+}
+
+func (c *call) start(op *Operation, ctx context.Context, req *http.Request, trial bool) {
+	c.op, c.caller, c.ctx, c.req, c.trial = op, ctx, ctx, req, trial
+	c.max = op.maxAttempts
+	if trial {
+		c.max = 1
+	}
+	if op.spec.TotalTimeout > 0 {
+		c.ctx, c.cancel = context.WithTimeout(ctx, op.spec.TotalTimeout)
+	}
+	e := op.e
+	if op.retry != nil && op.retry.Budget != nil {
+		e.budget.deposit(e.now())
+	}
+	if e.observe {
+		var bn string
+		if op.spec.Breaker != nil {
+			bn = op.spec.Breaker.name
+		}
+		e.obs.CallStart(CallStartEvent{Operation: op.spec.Name, Breaker: bn, HalfOpenTrial: trial})
+	}
+}
+
+// run makes the first attempt directly and enters retry-go only after a
+// failure worth retrying: retry-go allocates four objects per Do even when
+// the first attempt succeeds.
+func (c *call) run() {
+	c.attempt()
+	err := c.attemptErr()
+	switch {
+	case err == nil:
+		return
+	case c.kind == kCancelled:
+		c.stop = "cancelled"
+	case c.kind == kLocal:
+		c.stop = "request not built"
+	case !recoverable(err):
+		c.stop = "not retryable"
+	case c.trial:
+		c.stop = "half-open trial: single attempt"
+	case c.op.retry == nil:
+		c.stop = "no retry policy"
+	case c.max <= 1:
+		c.stop = "retries exhausted"
+	default:
+		c.retryLoop()
+	}
+}
+
+// attempt makes the next attempt, through the breaker in the retry-outside
+// order.
+func (c *call) attempt() {
+	if c.guard {
+		c.guardedAttempt()
+		return
+	}
+	c.plainAttempt()
+}
+
+// plainAttempt sends one request and keeps its result in c.
+func (c *call) plainAttempt() {
+	op, e := c.op, c.op.e
+	actx, acancel := c.ctx, context.CancelFunc(nil)
+	if op.spec.Timeout > 0 {
+		actx, acancel = context.WithTimeoutCause(c.ctx, op.spec.Timeout, ErrAttemptTimeout)
+	}
+	r, err := c.request(actx)
+	if err != nil {
+		if acancel != nil {
+			acancel()
+		}
+		c.kind, c.err, c.resp, c.status, c.header = kLocal, err, nil, 0, nil
+		if c.caller.Err() != nil {
+			c.kind = kCancelled
+		}
+		return
+	}
+	c.attempts++
+	start := e.now()
+	resp, err := e.client.Do(r)
+	c.end = e.now()
+	d := c.end - start
+	c.active += d
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		c.kind, c.err = c.classify(err, actx, acancel != nil)
+		c.resp, c.status, c.header = nil, 0, nil
+		if acancel != nil {
+			acancel()
+		}
+	} else {
+		c.kind, c.err = kResponse, nil
+		c.resp, c.respCancel, c.status, c.header = resp, acancel, resp.StatusCode, resp.Header
+	}
+	if e.observe {
+		e.obs.Attempt(AttemptEvent{Operation: op.spec.Name, Attempt: c.attempts, StatusCode: c.status, Err: c.err, Duration: d})
+	}
+}
+
+// request returns the request for the next attempt. The first attempt
+// sends req itself (no copy) unless request editors will run on a request
+// that may be sent again: then every attempt gets a clone, so editors
+// never see their own earlier changes. Later attempts get a fresh body
+// from GetBody.
+func (c *call) request(ctx context.Context) (*http.Request, error) {
+	editors := c.op.e.editors
+	r := c.req
+	if c.attempts == 0 && (len(editors) == 0 || c.max == 1) {
+		if ctx != r.Context() {
+			r = r.WithContext(ctx)
+		}
+	} else {
+		r = r.Clone(ctx)
+		if c.attempts > 0 && !noBody(c.req) {
+			if c.req.GetBody == nil {
+				return nil, errors.New("request body cannot be re-sent: GetBody is nil")
+			}
+			body, err := c.req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			r.Body = body
+		}
+	}
+	for _, ed := range editors {
+		if err := ed(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func noBody(r *http.Request) bool { return r.Body == nil || r.Body == http.NoBody }
+
+// classify sorts an error from the Doer.
+func (c *call) classify(err error, actx context.Context, attemptTimeout bool) (kind, error) {
+	switch {
+	case c.caller.Err() != nil:
+		return kCancelled, err
+	case attemptTimeout && context.Cause(actx) == ErrAttemptTimeout:
+		return kTimeout, &attemptTimeoutError{d: c.op.spec.Timeout, err: err}
+	case c.ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
+		return kTimeout, err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return kTimeout, err
+	}
+	return kTransport, err
+}
+
+// attemptErr is the last attempt's result as the retry loop sees it: nil
+// when there is nothing to retry (a response whose status is not in
+// RetryOn), an unrecoverable error when retrying cannot help, else an
+// error for RetryIf to weigh.
+func (c *call) attemptErr() error {
+	var m *Match
+	if c.op.retry != nil {
+		m = &c.op.retry.RetryOn
+	}
+	switch c.kind {
+	case kResponse:
+		if m != nil && m.status(c.status) {
+			return statusAttemptError{c.status}
+		}
+		return nil
+	case kTransport:
+		if m != nil && m.Transport {
+			return c.err
+		}
+	case kTimeout:
+		if m != nil && m.Timeout {
+			return c.err
+		}
+	case kRejected:
+		return c.err // Resilience4j's default retries everything
+	}
+	return unrecoverable(c.err)
+}
+
+// outcome classifies the call for its breaker; active is the time the
+// downstream took.
+func (c *call) outcome(active time.Duration) (o outcome, ignored bool) {
+	if c.caller.Err() != nil || c.kind == kLocal || c.kind == kCancelled {
+		return 0, true
+	}
+	b := c.op.spec.Breaker
+	rec := &b.p.RecordOn
+	switch c.kind {
+	case kResponse:
+		if rec.status(c.status) {
+			o |= outFailed
+		}
+	case kTransport:
+		if rec.Transport {
+			o |= outFailed
+		}
+	case kTimeout:
+		if rec.Timeout {
+			o |= outFailed
+		}
+	}
+	if d := b.p.SlowCallDuration; d > 0 && active >= d {
+		o |= outSlow
+	}
+	return o, false
+}
+
+// finish builds Do's results.
+func (c *call) finish() (*http.Response, int, error) {
+	var err error
+	if c.resp != nil {
+		if c.respCancel != nil || c.cancel != nil {
+			// The contexts must outlive the body: cancel them on Close.
+			c.resp.Body = &cancelBody{ReadCloser: c.resp.Body, a: c.respCancel, b: c.cancel}
+		}
+		if c.stop == "" {
+			c.stop = "done"
+		}
+	} else {
+		last := c.err
+		if last == nil && c.status != 0 {
+			last = &StatusError{Method: c.req.Method, URL: c.req.URL.String(), StatusCode: c.status, Header: c.header, Attempts: c.attempts}
+		}
+		ce := &CallError{Operation: c.op.spec.Name, Attempts: c.attempts, Reason: c.stop, Err: last}
+		if c.waiting {
+			ce.Cause = context.Cause(c.ctx)
+		}
+		err = ce
+		if c.cancel != nil {
+			c.cancel()
+		}
+	}
+	if e := c.op.e; e.observe {
+		e.obs.CallEnd(CallEndEvent{Operation: c.op.spec.Name, Attempts: c.attempts, StatusCode: statusOf(c.resp), Err: err, Active: c.active, Stop: c.stop})
+	}
+	return c.resp, c.attempts, err
+}
+
+func statusOf(r *http.Response) int {
+	if r == nil {
+		return 0
+	}
+	return r.StatusCode
+}
+
+// cancelBody cancels the attempt's and the call's contexts once the caller
+// has closed the body.
+type cancelBody struct {
+	io.ReadCloser
+	a, b context.CancelFunc
+}
+
+func (cb *cancelBody) Close() error {
+	err := cb.ReadCloser.Close()
+	if cb.a != nil {
+		cb.a()
+	}
+	if cb.b != nil {
+		cb.b()
+	}
+	return err
+}
+
+// drainMax bounds what is read from a failed attempt's body so the
+// connection can be reused; a longer body is closed unread.
+const drainMax = 64 << 10
+
+// discard drains and closes the last response, which will not be returned.
+func (c *call) discard() {
+	if c.resp != nil {
+		io.CopyN(io.Discard, c.resp.Body, drainMax)
+		c.resp.Body.Close()
+		c.resp = nil
+	}
+	if c.respCancel != nil {
+		c.respCancel()
+		c.respCancel = nil
+	}
+}

@@ -1,0 +1,159 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	retry "github.com/avast/retry-go/v4"
+	"github.com/sony/gobreaker/v2"
+)
+
+func unrecoverable(err error) error { return retry.Unrecoverable(err) }
+
+func recoverable(err error) bool { return retry.IsRecoverable(err) }
+
+// retrier is the heap copy of a call that retry-go's closures hold; the
+// fast path keeps call on the stack.
+type retrier struct {
+	c        call
+	replayed bool
+}
+
+// retryLoop runs the attempts after the first on retry-go. retry-go's
+// first "attempt" replays the first attempt's result, so every decision
+// and every wait goes through retry-go: RetryIf decides (and computes the
+// next wait, since it runs before DelayType), DelayType returns that wait,
+// Context ends a wait early, and LastErrorOnly keeps errors.Is from
+// matching earlier attempts. MaxDelay is not used: it caps after jitter
+// and would cut Retry-After short.
+func (c *call) retryLoop() {
+	r := &retrier{c: *c}
+	retry.Do(r.attempt, //nolint:errcheck // the outcome is in r.c
+		retry.Attempts(uint(r.c.max)),
+		retry.Context(r.c.ctx),
+		retry.RetryIf(r.retryIf),
+		retry.DelayType(r.delay),
+		retry.LastErrorOnly(true),
+	)
+	*c = r.c
+	if c.stop == "" {
+		c.stop = "context ended"
+		if c.waiting {
+			c.stop = "context ended while waiting to retry"
+		}
+	}
+}
+
+func (r *retrier) attempt() error {
+	if !r.replayed {
+		r.replayed = true
+	} else {
+		r.c.waiting = false
+		r.c.attempt()
+	}
+	return r.c.attemptErr()
+}
+
+func (r *retrier) retryIf(err error) bool {
+	if !retry.IsRecoverable(err) {
+		r.c.stop = "not retryable"
+		if r.c.kind == kCancelled {
+			r.c.stop = "cancelled"
+		}
+		return false
+	}
+	return r.c.decide()
+}
+
+func (r *retrier) delay(uint, error, *retry.Config) time.Duration { return r.c.wait }
+
+// decide is called after a failed attempt worth retrying. It returns true
+// and sets c.wait when another attempt follows; otherwise it sets c.stop
+// and the last result stands.
+func (c *call) decide() bool {
+	p, e := c.op.retry, c.op.e
+	if c.attempts >= c.max {
+		c.stop = "retries exhausted"
+		return false
+	}
+	if !noBody(c.req) && c.req.GetBody == nil {
+		c.stop = "request body cannot be re-sent"
+		return false
+	}
+	wait := backoff(p, c.attempts, c.prevWait)
+	c.prevWait = wait
+	if p.RetryAfter && c.kind == kResponse && (c.status == http.StatusTooManyRequests || c.status == http.StatusServiceUnavailable) {
+		if ra, ok := parseRetryAfter(c.header.Get("Retry-After"), time.Now()); ok {
+			if p.MaxRetryAfter > 0 && ra > p.MaxRetryAfter {
+				c.stop = "Retry-After " + ra.String() + " exceeds maxRetryAfter " + p.MaxRetryAfter.String()
+				return false
+			}
+			wait = max(wait, ra)
+		}
+	}
+	if dl, ok := c.ctx.Deadline(); ok && time.Until(dl) < wait {
+		c.stop = "a wait of " + wait.String() + " would pass the deadline"
+		return false
+	}
+	if p.Budget != nil && !e.budget.withdraw(e.now(), *p.Budget) {
+		c.stop = "retry budget spent"
+		return false
+	}
+	c.wait, c.waiting = wait, true
+	reason := c.reason()
+	c.discard()
+	if e.log.Enabled(c.ctx, slog.LevelDebug) {
+		e.log.LogAttrs(c.ctx, slog.LevelDebug, "retrying "+c.op.spec.Name,
+			slog.String("op", c.op.spec.Name), slog.Int("attempt", c.attempts),
+			slog.Duration("wait", wait), slog.String("reason", reason))
+	}
+	if e.observe {
+		e.obs.RetryWait(RetryEvent{Operation: c.op.spec.Name, Attempt: c.attempts, Wait: wait, Reason: reason})
+	}
+	return true
+}
+
+// reason names what made the last attempt fail.
+func (c *call) reason() string {
+	switch c.kind {
+	case kResponse:
+		return "status " + strconv.Itoa(c.status)
+	case kTimeout:
+		return "timeout: " + c.err.Error()
+	case kRejected:
+		return "breaker refused the attempt"
+	}
+	return "transport: " + c.err.Error()
+}
+
+// doRetryOutside is the swapped order (see Engine.OperationRetryOutside):
+// the retry loop outside, the breaker around each attempt.
+func (op *Operation) doRetryOutside(ctx context.Context, req *http.Request) (*http.Response, int, error) {
+	var c call
+	c.start(op, ctx, req, false)
+	c.guard = true
+	c.run()
+	return c.finish()
+}
+
+// guardedAttempt is one attempt admitted and recorded by the breaker on
+// its own (retry-outside order only).
+func (c *call) guardedAttempt() {
+	b := c.op.spec.Breaker
+	before := c.active
+	_, berr := b.cb.Execute(func() (struct{}, error) {
+		gen, _ := b.admitted()
+		c.plainAttempt()
+		o, ignored := c.outcome(c.active - before) // slow is judged per attempt here
+		return struct{}{}, b.record(gen, o, ignored, c.end)
+	})
+	b.flush()
+	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
+		c.kind, c.err = kRejected, b.rejection(c.op.spec.Name, berr)
+		c.discard()
+		c.status, c.header = 0, nil
+	}
+}
