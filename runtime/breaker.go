@@ -62,6 +62,8 @@ type Breaker struct {
 	// hasPending says state changes wait to be logged.
 	hasPending atomic.Bool
 
+	flushMu sync.Mutex
+
 	mu      sync.Mutex
 	gen     uint64
 	state   State
@@ -218,30 +220,45 @@ func (b *Breaker) onStateChange(_ string, from, to gobreaker.State) {
 	b.hasPending.Store(true)
 }
 
-// flush logs and observes queued state changes, outside every lock.
+// flush logs and observes queued state changes, outside gobreaker's lock
+// and b.mu. flushMu keeps them in order; TryLock lets an observer that
+// calls back into the breaker return instead of deadlocking, and whoever
+// holds flushMu re-checks after unlocking so no event is left behind.
 func (b *Breaker) flush() {
-	if !b.hasPending.Load() {
-		return
-	}
-	b.mu.Lock()
-	evs := b.pending
-	b.pending = nil
-	b.hasPending.Store(false)
-	b.mu.Unlock()
-	for _, ev := range evs {
-		level, verb := slog.LevelInfo, ev.To.String()
-		switch ev.To {
-		case StateOpen:
-			level, verb = slog.LevelWarn, "opened"
-		case StateClosed:
-			verb = "closed"
+	for b.hasPending.Load() {
+		if !b.flushMu.TryLock() {
+			return
 		}
-		b.e.log.LogAttrs(context.Background(), level,
-			"breaker "+strconv.Quote(b.name)+" "+verb+": "+ev.Reason,
-			slog.String("breaker", b.name), slog.String("policy", b.p.Policy),
-			slog.String("from", ev.From.String()), slog.String("to", ev.To.String()))
-		b.e.obs.BreakerStateChange(ev)
+		for {
+			b.mu.Lock()
+			evs := b.pending
+			b.pending = nil
+			b.hasPending.Store(false)
+			b.mu.Unlock()
+			if len(evs) == 0 {
+				break
+			}
+			for _, ev := range evs {
+				b.emit(ev)
+			}
+		}
+		b.flushMu.Unlock()
 	}
+}
+
+func (b *Breaker) emit(ev StateChangeEvent) {
+	level, verb := slog.LevelInfo, ev.To.String()
+	switch ev.To {
+	case StateOpen:
+		level, verb = slog.LevelWarn, "opened"
+	case StateClosed:
+		verb = "closed"
+	}
+	b.e.log.LogAttrs(context.Background(), level,
+		"breaker "+strconv.Quote(b.name)+" "+verb+": "+ev.Reason,
+		slog.String("breaker", b.name), slog.String("policy", b.p.Policy),
+		slog.String("from", ev.From.String()), slog.String("to", ev.To.String()))
+	b.e.obs.BreakerStateChange(ev)
 }
 
 // openReason says which rates crossed which thresholds, e.g.
@@ -262,8 +279,15 @@ func (b *Breaker) openReason(prefix string, t tally) string {
 }
 
 func (b *Breaker) closeReason(t tally) string {
-	return "trial calls: failure rate " + pct(rate(t.failed, t.calls)) + " (" + strconv.Itoa(t.failed) + " of " + strconv.Itoa(t.calls) + " calls) < " + pct(b.p.FailureRateThreshold) +
-		"; slow-call rate " + pct(rate(t.slow, t.calls)) + " (" + strconv.Itoa(t.slow) + " of " + strconv.Itoa(t.calls) + " calls ≥ " + b.p.SlowCallDuration.String() + ") < " + pct(b.p.SlowCallRateThreshold)
+	s := "trial calls: failure rate " + pct(rate(t.failed, t.calls)) + " (" + strconv.Itoa(t.failed) + " of " + strconv.Itoa(t.calls) + " calls)"
+	if b.p.FailureRateThreshold > 0 {
+		s += " < " + pct(b.p.FailureRateThreshold)
+	}
+	s += "; slow-call rate " + pct(rate(t.slow, t.calls))
+	if b.p.SlowCallRateThreshold > 0 {
+		s += " (" + strconv.Itoa(t.slow) + " of " + strconv.Itoa(t.calls) + " calls ≥ " + b.p.SlowCallDuration.String() + ") < " + pct(b.p.SlowCallRateThreshold)
+	}
+	return s
 }
 
 // pct prints a percentage with at most one decimal: 60%, 33.3%.

@@ -65,6 +65,18 @@ func (op *Operation) Do(ctx context.Context, req *http.Request) (resp *http.Resp
 	return c.finish()
 }
 
+// Breaker returns the operation's breaker, nil when it has none.
+func (op *Operation) Breaker() *Breaker { return op.spec.Breaker }
+
+// RetryOutside returns a copy of op in the swapped order, the breaker
+// inside the retry loop (see Engine.OperationRetryOutside). For tests
+// that compare the two orders only.
+func (op *Operation) RetryOutside() *Operation {
+	c := *op
+	c.retryOutside = true
+	return &c
+}
+
 // kind is what an attempt produced.
 type kind uint8
 
@@ -82,12 +94,17 @@ const (
 type call struct {
 	op     *Operation
 	caller context.Context // as given to Do
-	ctx    context.Context // caller + TotalTimeout
-	cancel context.CancelFunc
-	req    *http.Request
-	max    int
-	trial  bool
-	guard  bool // retry-outside order: the breaker guards each attempt
+	// ctx bounds the waits and parents the attempts. It is the caller's
+	// context until the retry loop starts; then, with a TotalTimeout, a
+	// child ending at deadline (made lazily so a first attempt that
+	// succeeds costs one context, not two).
+	ctx      context.Context
+	cancel   context.CancelFunc
+	deadline time.Time // start + TotalTimeout; zero when none
+	req      *http.Request
+	max      int
+	trial    bool
+	guard    bool // retry-outside order: the breaker guards each attempt
 
 	attempts int
 	active   time.Duration // sum of attempt durations
@@ -113,7 +130,7 @@ func (c *call) start(op *Operation, ctx context.Context, req *http.Request, tria
 		c.max = 1
 	}
 	if op.spec.TotalTimeout > 0 {
-		c.ctx, c.cancel = context.WithTimeout(ctx, op.spec.TotalTimeout)
+		c.deadline = time.Now().Add(op.spec.TotalTimeout)
 	}
 	e := op.e
 	if op.retry != nil && op.retry.Budget != nil {
@@ -167,10 +184,7 @@ func (c *call) attempt() {
 // plainAttempt sends one request and keeps its result in c.
 func (c *call) plainAttempt() {
 	op, e := c.op, c.op.e
-	actx, acancel := c.ctx, context.CancelFunc(nil)
-	if op.spec.Timeout > 0 {
-		actx, acancel = context.WithTimeoutCause(c.ctx, op.spec.Timeout, ErrAttemptTimeout)
-	}
+	actx, acancel := c.attemptContext()
 	r, err := c.request(actx)
 	if err != nil {
 		if acancel != nil {
@@ -192,7 +206,7 @@ func (c *call) plainAttempt() {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
-		c.kind, c.err = c.classify(err, actx, acancel != nil)
+		c.kind, c.err = c.classify(err, actx)
 		c.resp, c.status, c.header = nil, 0, nil
 		if acancel != nil {
 			acancel()
@@ -204,6 +218,26 @@ func (c *call) plainAttempt() {
 	if e.observe {
 		e.obs.Attempt(AttemptEvent{Operation: op.spec.Name, Attempt: c.attempts, StatusCode: c.status, Err: c.err, Duration: d})
 	}
+}
+
+// attemptContext returns the next attempt's context: one context whose
+// deadline is the earlier of the attempt's Timeout (cause
+// ErrAttemptTimeout) and the call's TotalTimeout, or c.ctx when neither
+// applies.
+func (c *call) attemptContext() (context.Context, context.CancelFunc) {
+	t := c.op.spec.Timeout
+	total := !c.deadline.IsZero() && c.cancel == nil // not yet in c.ctx
+	if t <= 0 {
+		if total {
+			return context.WithDeadline(c.ctx, c.deadline)
+		}
+		return c.ctx, nil
+	}
+	d := time.Now().Add(t)
+	if total && c.deadline.Before(d) {
+		return context.WithDeadline(c.ctx, c.deadline)
+	}
+	return context.WithDeadlineCause(c.ctx, d, ErrAttemptTimeout)
 }
 
 // request returns the request for the next attempt. The first attempt
@@ -242,14 +276,14 @@ func (c *call) request(ctx context.Context) (*http.Request, error) {
 func noBody(r *http.Request) bool { return r.Body == nil || r.Body == http.NoBody }
 
 // classify sorts an error from the Doer.
-func (c *call) classify(err error, actx context.Context, attemptTimeout bool) (kind, error) {
+func (c *call) classify(err error, actx context.Context) (kind, error) {
 	switch {
 	case c.caller.Err() != nil:
 		return kCancelled, err
-	case attemptTimeout && context.Cause(actx) == ErrAttemptTimeout:
+	case context.Cause(actx) == ErrAttemptTimeout:
 		return kTimeout, &attemptTimeoutError{d: c.op.spec.Timeout, err: err}
-	case c.ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
-		return kTimeout, err
+	case actx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
+		return kTimeout, err // the TotalTimeout, or a transport's own timeout
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {

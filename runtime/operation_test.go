@@ -13,7 +13,7 @@ import (
 
 func TestSuccessSingleAttempt(t *testing.T) {
 	s := newServer(t, status(200))
-	e := NewEngine(Config{})
+	e := NewEngine(Config{Logger: quiet})
 	op := e.Operation(OperationSpec{Name: "get", Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: constRetry(3, time.Millisecond)})
 	code, n, err := do(t, op, get(t, s))
 	if err != nil || code != 200 || n != 1 || s.calls.Load() != 1 {
@@ -30,7 +30,7 @@ func TestRetryThenSuccess(t *testing.T) {
 		}
 		io.WriteString(w, "ok")
 	})
-	e := NewEngine(Config{})
+	e := NewEngine(Config{Logger: quiet})
 	op := e.Operation(OperationSpec{Name: "get", Retry: constRetry(3, time.Millisecond)})
 	resp, n, err := op.Do(t.Context(), get(t, s))
 	if err != nil {
@@ -45,7 +45,7 @@ func TestRetryThenSuccess(t *testing.T) {
 
 func TestLastResponseReturnedWhenExhausted(t *testing.T) {
 	s := newServer(t, status(503))
-	e := NewEngine(Config{})
+	e := NewEngine(Config{Logger: quiet})
 	op := e.Operation(OperationSpec{Name: "get", Retry: constRetry(3, time.Millisecond)})
 	code, n, err := do(t, op, get(t, s))
 	if err != nil || code != 503 || n != 3 || s.calls.Load() != 3 {
@@ -66,7 +66,7 @@ func TestBodyResentAndSameKey(t *testing.T) {
 			w.WriteHeader(502)
 		}
 	})
-	e := NewEngine(Config{})
+	e := NewEngine(Config{Logger: quiet})
 	op := e.Operation(OperationSpec{Name: "pay", Method: "POST", Retry: constRetry(3, time.Millisecond)})
 	req := post(t, s, `{"amount":1}`)
 	key := NewIdempotencyKey()
@@ -90,7 +90,7 @@ func TestBodyResentAndSameKey(t *testing.T) {
 
 func TestOpenBreakerFailsFast(t *testing.T) {
 	s := newServer(t, status(500))
-	e := NewEngine(Config{})
+	e := NewEngine(Config{Logger: quiet})
 	b := e.Breaker("nova", countBreaker(10, 5, 50))
 	if e.Breaker("nova", DefaultBreakerPolicy()) != b {
 		t.Fatal("same name gave another breaker")
@@ -116,7 +116,7 @@ func TestTransportErrorWrapped(t *testing.T) {
 	s := newServer(t, status(200))
 	url := s.URL
 	s.Close()
-	e := NewEngine(Config{})
+	e := NewEngine(Config{Logger: quiet})
 	op := e.Operation(OperationSpec{Name: "get", Retry: constRetry(3, time.Millisecond)})
 	req, _ := http.NewRequest("GET", url, nil)
 	resp, n, err := op.Do(t.Context(), req)

@@ -31,6 +31,9 @@ type retrier struct {
 // and would cut Retry-After short.
 func (c *call) retryLoop() {
 	r := &retrier{c: *c}
+	if !r.c.deadline.IsZero() {
+		r.c.ctx, r.c.cancel = context.WithDeadline(r.c.caller, r.c.deadline)
+	}
 	retry.Do(r.attempt, //nolint:errcheck // the outcome is in r.c
 		retry.Attempts(uint(r.c.max)),
 		retry.Context(r.c.ctx),

@@ -1,0 +1,176 @@
+package runtime
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	retry "github.com/avast/retry-go/v4"
+	"github.com/sony/gobreaker/v2"
+)
+
+// cannedDoer answers every request with the same 200 response and no
+// network: it isolates the wrapper's cost. With fresh set it returns a
+// copy each time (one allocation, as any transport makes), for callers
+// that replace the body.
+type cannedDoer struct {
+	resp  *http.Response
+	fresh bool
+}
+
+func (d *cannedDoer) Do(*http.Request) (*http.Response, error) {
+	if d.fresh {
+		r := *d.resp
+		return &r, nil
+	}
+	return d.resp, nil
+}
+
+func newCanned() *cannedDoer {
+	return &cannedDoer{resp: &http.Response{StatusCode: 200, Body: http.NoBody, Header: http.Header{}}}
+}
+
+func benchReq(b *testing.B) *http.Request {
+	req, err := http.NewRequestWithContext(context.Background(), "GET", "http://example.invalid/x", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return req
+}
+
+// BenchmarkBareDoer is the floor: the canned Doer called directly.
+func BenchmarkBareDoer(b *testing.B) {
+	d, req := newCanned(), benchReq(b)
+	var doer Doer = d
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := doer.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGobreakerExecute is gobreaker alone around the canned Doer.
+func BenchmarkGobreakerExecute(b *testing.B) {
+	d, req := newCanned(), benchReq(b)
+	var doer Doer = d
+	cb := gobreaker.NewCircuitBreaker[*http.Response](gobreaker.Settings{Name: "x"})
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := cb.Execute(func() (*http.Response, error) { return doer.Do(req) })
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRetryGoDo is retry-go alone (explicit options) around the Doer.
+func BenchmarkRetryGoDo(b *testing.B) {
+	d, req := newCanned(), benchReq(b)
+	var doer Doer = d
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := retry.DoWithData(func() (*http.Response, error) { return doer.Do(req) },
+			retry.Attempts(3), retry.Context(ctx), retry.LastErrorOnly(true), retry.Delay(time.Millisecond))
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNaiveComposition is gobreaker.Execute around retry-go.
+func BenchmarkNaiveComposition(b *testing.B) {
+	d, req := newCanned(), benchReq(b)
+	var doer Doer = d
+	ctx := context.Background()
+	cb := gobreaker.NewCircuitBreaker[*http.Response](gobreaker.Settings{Name: "x"})
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := cb.Execute(func() (*http.Response, error) {
+			return retry.DoWithData(func() (*http.Response, error) { return doer.Do(req) },
+				retry.Attempts(3), retry.Context(ctx), retry.LastErrorOnly(true), retry.Delay(time.Millisecond))
+		})
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchOperation(b *testing.B, timeout, total time.Duration) {
+	d := newCanned()
+	d.fresh = timeout > 0 || total > 0 // the body gets wrapped: no sharing
+	e := NewEngine(Config{HTTPClient: d})
+	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x",
+		Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0],
+		Timeout: timeout, TotalTimeout: total})
+	req := benchReq(b)
+	ctx := req.Context()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, _, err := op.Do(ctx, req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+}
+
+// BenchmarkOperationDo is resgen's call: breaker + retry, no timeouts.
+func BenchmarkOperationDo(b *testing.B) { benchOperation(b, 0, 0) }
+
+// BenchmarkOperationDoTimeouts adds the per-attempt and total timeouts
+// (two contexts with timers, and the body wrapper that cancels them).
+func BenchmarkOperationDoTimeouts(b *testing.B) { benchOperation(b, 10*time.Second, 30*time.Second) }
+
+// BenchmarkRejection is a call refused by an open breaker.
+func BenchmarkRejection(b *testing.B) {
+	e := NewEngine(Config{HTTPClient: &cannedDoer{resp: &http.Response{StatusCode: 500, Body: http.NoBody}}})
+	p := countBreaker(1, 1, 50)
+	br := e.Breaker("b", p)
+	op := e.Operation(OperationSpec{Name: "get", Breaker: br})
+	req := benchReq(b)
+	op.Do(req.Context(), req)
+	if br.State() != StateOpen {
+		b.Fatal("not open")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := op.Do(req.Context(), req); err == nil {
+			b.Fatal("admitted")
+		}
+	}
+}
+
+// Loopback: one Operation.Do against a real local server, next to the
+// same request sent with a plain http.Client, in the same run.
+func benchLoopback(b *testing.B, viaRuntime bool) {
+	srv := newServer(b, func(_ int64, w http.ResponseWriter, _ *http.Request) { io.WriteString(w, `{"ok":true}`) })
+	client := srv.Client()
+	e := NewEngine(Config{HTTPClient: client})
+	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x",
+		Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0],
+		Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second})
+	b.ReportAllocs()
+	for b.Loop() {
+		req, _ := http.NewRequestWithContext(context.Background(), "GET", srv.URL+"/x", nil)
+		var resp *http.Response
+		var err error
+		if viaRuntime {
+			resp, _, err = op.Do(req.Context(), req)
+		} else {
+			resp, err = client.Do(req)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
+
+func BenchmarkLoopbackPlainHTTP(b *testing.B) { benchLoopback(b, false) }
+func BenchmarkLoopbackRuntime(b *testing.B)   { benchLoopback(b, true) }
