@@ -211,7 +211,7 @@ func TestSlowIsSumOfAttemptsWithoutWaits(t *testing.T) {
 	// wait is real time, which the fake clock never sees, so use a tiny one.
 	s := scripted(t, 503, 200)
 	clk := &fakeClock{}
-	e := NewEngine(Config{clock: clk.now,
+	e := NewEngine(Config{clock: clk.now, Logger: quiet,
 		HTTPClient: &clockDoer{inner: s.Client(), clk: clk, d: func(*http.Request) time.Duration { return 60 * time.Millisecond }}})
 	p := slowPolicy(100*time.Millisecond, 100)
 	p.MinimumCalls = 1
