@@ -37,7 +37,7 @@ func (s *spec) diag(sev Severity, ptr, msg, hint string) Diagnostic {
 // (relative ones against the spec's own folder). Validation failures are
 // warnings: many real specs have bad examples or defaults that do not change
 // what a client sends or receives.
-func load(ctx context.Context, path string, data []byte, strict bool) (*spec, Diagnostics, error) {
+func load(ctx context.Context, path string, data []byte, strict bool) (_ *spec, diags Diagnostics, _ error) {
 	s := &spec{file: path, src: newSrcMap(data)}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -47,23 +47,26 @@ func load(ctx context.Context, path string, data []byte, strict bool) (*spec, Di
 	loader := openapi3.NewLoader()
 	loader.Context = ctx
 	loader.IsExternalRefsAllowed = true
+	rp := &repairs{}
+	loader.ReadFromURIFunc = rp.readRepaired
+	data = rp.repairDoc(path, data)
+	defer func() { diags = append(diags, rp.diags...) }()
 
-	var diags Diagnostics
 	if isSwagger2(data) {
 		s.swagger = true
 		var doc2 openapi2.T
 		if err := decodeYAMLAsJSON(data, &doc2); err != nil {
-			return nil, Diagnostics{s.decodeError(err)}, nil
+			return nil, append(diags, s.decodeError(err)), nil
 		}
 		doc, err := openapi2conv.ToV3WithLoader(&doc2, loader, loc)
 		if err != nil {
-			return nil, Diagnostics{s.decodeError(err)}, nil
+			return nil, append(diags, s.decodeError(err)), nil
 		}
 		s.doc = doc
 	} else {
 		doc, err := loader.LoadFromDataWithPath(data, loc)
 		if err != nil {
-			return nil, Diagnostics{s.decodeError(err)}, nil
+			return nil, append(diags, s.decodeError(err)), nil
 		}
 		s.doc = doc
 	}

@@ -6,6 +6,7 @@ package emit
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -151,10 +152,9 @@ func enumLit(under *model.GoType, v any) *jen.Statement {
 		return jen.Lit(x)
 	case float64:
 		switch under.Name {
-		case "int32", "int64":
-			return jen.Lit(int64(x))
-		case "uint32", "uint64":
-			return jen.Lit(uint64(x))
+		case "int32", "int64", "uint32", "uint64":
+			// An untyped constant: int64(3) would not convert to the enum type.
+			return jen.Op(strconv.FormatFloat(x, 'f', -1, 64))
 		}
 		return jen.Lit(x)
 	}

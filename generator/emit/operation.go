@@ -257,7 +257,8 @@ func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
 		return jen.Qual("fmt", "Sprint").Call(v)
 	case model.Qual:
 		if t.Pkg == "time" {
-			return jen.Add(v).Dot("Format").Call(jen.Qual("time", "RFC3339Nano"))
+			// Parenthesised: v may be a dereference, *params.Since.
+			return jen.Parens(v).Dot("Format").Call(jen.Qual("time", "RFC3339Nano"))
 		}
 		return jen.String().Call(v)
 	case model.Builtin:

@@ -1,0 +1,150 @@
+package generator
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Real specs carry defects that do not change what a client sends or
+// receives but stop kin-openapi from decoding them at all: `examples` as a
+// map inside a 3.1 schema, a `$ref` object where a description string
+// belongs, `required: true` inside a schema, a `type` written as a map.
+// repair fixes such nodes in the raw document before kin-openapi sees it
+// and reports each fix as a warning with its position. A document with
+// nothing to repair is passed through byte for byte.
+
+// repairs collects the warnings of every file a run reads.
+type repairs struct {
+	mu    sync.Mutex
+	diags Diagnostics
+}
+
+func (rp *repairs) add(d Diagnostic) {
+	rp.mu.Lock()
+	rp.diags = append(rp.diags, d)
+	rp.mu.Unlock()
+}
+
+// repairDoc returns data with its decode defects fixed, or data itself
+// when there were none (or when it does not parse: kin reports that).
+func (rp *repairs) repairDoc(file string, data []byte) []byte {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		return data
+	}
+	n := 0
+	fix := func(node *yaml.Node, msg string) {
+		n++
+		rp.add(Diagnostic{Severity: Warning, File: file, Line: node.Line, Col: node.Column, Msg: "repaired: " + msg})
+	}
+	repairNode(doc.Content[0], fix, false)
+	if n == 0 {
+		return data
+	}
+	out, err := yaml.Marshal(doc.Content[0])
+	if err != nil {
+		return data
+	}
+	return out
+}
+
+func isSchemaLike(m *yaml.Node) bool {
+	has := func(k string) bool { return mapValue(m, k) != nil }
+	return (has("type") || has("properties") || has("items") || has("allOf") || has("oneOf") || has("anyOf") || has("additionalProperties") || has("patternProperties")) && !has("in") && !has("schema") && !has("content")
+}
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// nameMaps are the keys whose value is a map from names the author chose
+// (a property called "description", a response called "200") to objects:
+// their keys are never keywords to repair.
+var nameMaps = map[string]bool{
+	"properties": true, "patternProperties": true, "schemas": true, "responses": true, "parameters": true,
+	"examples": true, "headers": true, "links": true, "callbacks": true, "securitySchemes": true,
+	"requestBodies": true, "paths": true, "definitions": true, "content": true, "encoding": true,
+	"variables": true, "mapping": true, "webhooks": true, "pathItems": true, "$defs": true, "dependentSchemas": true,
+}
+
+func repairNode(n *yaml.Node, fix func(*yaml.Node, string), names bool) {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			repairNode(c, fix, false)
+		}
+	case yaml.MappingNode:
+		if names {
+			for i := 1; i < len(n.Content); i += 2 {
+				repairNode(n.Content[i], fix, false)
+			}
+			return
+		}
+		schema := isSchemaLike(n)
+		kept := n.Content[:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			switch {
+			case (k.Value == "description" || k.Value == "summary") && v.Kind != yaml.ScalarNode:
+				fix(k, fmt.Sprintf("%s is not a string; it is dropped", k.Value))
+				continue
+			case schema && k.Value == "examples" && v.Kind == yaml.MappingNode:
+				fix(k, "examples in a schema must be a list; the map's values are used")
+				seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
+				for j := 1; j < len(v.Content); j += 2 {
+					seq.Content = append(seq.Content, v.Content[j])
+				}
+				v = seq
+			case schema && k.Value == "required" && v.Kind == yaml.ScalarNode:
+				fix(k, "required in a schema must be a list of property names; required: "+v.Value+" is dropped")
+				continue
+			case schema && k.Value == "type" && v.Kind == yaml.MappingNode:
+				fix(k, "type must be a string or a list of strings; the map is dropped")
+				continue
+			}
+			repairNode(v, fix, nameMaps[k.Value] && !strings.HasPrefix(k.Value, "x-"))
+			kept = append(kept, k, v)
+		}
+		n.Content = kept
+	}
+}
+
+// readRepaired is the loader's ReadFromURIFunc: local files only (a spec
+// must not make resgen fetch URLs or read outside what it names), each
+// repaired like the root document.
+func (rp *repairs) readRepaired(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
+	if u.Scheme != "" && u.Scheme != "file" {
+		return nil, fmt.Errorf("%s: only local files can be referenced", u.String())
+	}
+	p := filepath.FromSlash(u.Path)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	return rp.repairDoc(displayPath(p), data), nil
+}
+
+// displayPath shows p relative to the working directory when it is below
+// it, so diagnostics name files as the user would.
+func displayPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && !filepath.IsAbs(rel) && len(rel) < len(p) {
+		return rel
+	}
+	return p
+}
