@@ -488,3 +488,30 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("%+v", m)
 	}
 }
+
+func TestPanicDoesNotOpen(t *testing.T) {
+	e := NewEngine(Config{Logger: quiet, HTTPClient: doerFunc(func(*http.Request) (*http.Response, error) { panic("boom") })})
+	b := e.Breaker("b", countBreaker(1, 1, 1))
+	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	req, _ := http.NewRequest("GET", "http://example.invalid/", nil)
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Fatalf("recovered %v", r)
+			}
+		}()
+		op.Do(t.Context(), req)
+	}()
+	if m := b.Metrics(); m.State != StateClosed || m.Calls != 0 {
+		t.Fatalf("after a panic: %+v", m)
+	}
+}
+
+func TestRetryOutsideWithoutBreaker(t *testing.T) {
+	s := scripted(t, 503, 200)
+	e := NewEngine(Config{Logger: quiet})
+	op := e.Operation(OperationSpec{Name: "op", Retry: constRetry(2, time.Millisecond)}).RetryOutside()
+	if code, n, err := do(t, op, get(t, s)); code != 200 || n != 2 || err != nil {
+		t.Fatalf("code %d attempts %d err %v", code, n, err)
+	}
+}

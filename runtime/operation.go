@@ -174,7 +174,7 @@ func (c *call) run() {
 // attempt makes the next attempt, through the breaker in the retry-outside
 // order.
 func (c *call) attempt() {
-	if c.guard {
+	if c.guard && c.op.spec.Breaker != nil {
 		c.guardedAttempt()
 		return
 	}

@@ -4,7 +4,32 @@
 // The generated code builds one Engine per client, registers one Operation
 // per API operation with its resolved policy, and calls Operation.Do with a
 // fully built *http.Request. Nothing here is global: two clients never share
-// a breaker, a budget or a logger unless the caller passes the same one.
+// a breaker, a budget or a logger unless the caller passes the same one. No
+// goroutine or timer runs in the background: breakers change state lazily,
+// on the next call (or State/Metrics).
+//
+// Semantics, where x-resilience leaves room:
+//   - A logical call is one breaker sample, recorded after all its retries
+//     with RecordOn; a call whose caller's context ended is not recorded.
+//     Its duration, for slow calls, is the sum of its attempts (from
+//     sending the request to receiving the response headers), waits
+//     excluded; slow means ≥ SlowCallDuration.
+//   - Windows and thresholds follow Resilience4j: rates are evaluated after
+//     every recorded call, success or not, once MinimumCalls calls are in
+//     the window (capped at WindowSize for count windows). A threshold ≤ 0
+//     is off.
+//   - Half-open admits exactly HalfOpenCalls trial calls, one attempt each;
+//     once all of them are recorded, their failure and slow-call rates
+//     decide: re-open if a threshold is reached, else close. (Resilience4j
+//     may decide earlier when MinimumCalls < HalfOpenCalls; resgen always
+//     waits for all the trials, as the contract says "all decide".)
+//   - Waits: backoff.go has the exact AWS formulas; the cap applies before
+//     the jitter; decorrelated jitter keeps its previous wait per call.
+//     A Retry-After (429/503) is a minimum wait and is not capped by
+//     MaxInterval; above MaxRetryAfter it ends the retries.
+//   - A wait that would pass the deadline (caller's or TotalTimeout) is not
+//     started: the call ends at once with its last result.
+//   - The retry budget is Finagle's RetryBudget over 10 s, one per Engine.
 package runtime
 
 import "time"
@@ -40,7 +65,9 @@ type Match struct {
 }
 
 // BreakerPolicy is one resolved breaker policy of x-resilience.
-// Percentages are in (0, 100]; durations are positive.
+// Percentages are in (0, 100] (≤ 0 turns that rate off); durations are
+// positive (WaitInOpen ≤ 0 means 60s); WindowSize, MinimumCalls and
+// HalfOpenCalls below 1 count as 1.
 type BreakerPolicy struct {
 	// Policy is the name of the x-resilience policy this came from (for logs).
 	Policy                string
@@ -101,7 +128,9 @@ type Budget struct {
 	MinPerSecond float64
 }
 
-// RetryPolicy is one resolved retry policy of x-resilience.
+// RetryPolicy is one resolved retry policy of x-resilience. MaxAttempts
+// below 1 counts as 1; Multiplier ≤ 0 means 2; MaxInterval 0 means no cap;
+// MaxRetryAfter 0 means no maximum.
 type RetryPolicy struct {
 	// Policy is the name of the x-resilience policy this came from (for logs).
 	Policy          string

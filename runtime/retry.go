@@ -34,7 +34,7 @@ func (c *call) retryLoop() {
 	if !r.c.deadline.IsZero() {
 		r.c.ctx, r.c.cancel = context.WithDeadline(r.c.caller, r.c.deadline)
 	}
-	retry.Do(r.attempt, //nolint:errcheck // the outcome is in r.c
+	err := retry.Do(r.attempt,
 		retry.Attempts(uint(r.c.max)),
 		retry.Context(r.c.ctx),
 		retry.RetryIf(r.retryIf),
@@ -42,10 +42,13 @@ func (c *call) retryLoop() {
 		retry.LastErrorOnly(true),
 	)
 	*c = r.c
-	if c.stop == "" {
-		c.stop = "context ended"
+	if err != nil && c.stop == "" { // retry-go saw the context end
+		c.stop = "total timeout passed"
+		if c.caller.Err() != nil {
+			c.stop = "cancelled by the caller"
+		}
 		if c.waiting {
-			c.stop = "context ended while waiting to retry"
+			c.stop += " while waiting to retry"
 		}
 	}
 }

@@ -252,6 +252,9 @@ func TestCancelDuringWait(t *testing.T) {
 	if resp != nil || n != 1 || !errors.Is(err, context.Canceled) || !errors.As(err, &se) || se.StatusCode != 503 {
 		t.Fatalf("resp %v attempts %d err %v", resp, n, err)
 	}
+	if want := "op: 1 attempt, cancelled by the caller while waiting to retry: GET " + s.URL + ": unexpected status 503 Service Unavailable (then context canceled)"; err.Error() != want {
+		t.Fatalf("message %q, want %q", err, want)
+	}
 }
 
 func TestParseRetryAfter(t *testing.T) {
@@ -425,11 +428,15 @@ func TestEditorsRunPerAttemptOnFreshCopies(t *testing.T) {
 		r.Header.Add("X-Attempt-Tag", "t")
 		return nil
 	}
-	e := NewEngine(Config{RequestEditors: []RequestEditor{ed}, Logger: quiet})
+	rec := &recorder{}
+	e := NewEngine(Config{RequestEditors: []RequestEditor{ed}, Logger: quiet, Observer: rec})
 	op := e.Operation(OperationSpec{Name: "op", Retry: constRetry(3, time.Millisecond)})
 	req := post(t, s, "body")
 	if code, n, err := do(t, op, req); code != 200 || n != 3 || err != nil {
 		t.Fatalf("code %d attempts %d err %v", code, n, err)
+	}
+	if stop := rec.lastEnd().Stop; stop != "done" {
+		t.Fatalf("stop %q after a successful retry", stop)
 	}
 	if runs.Load() != 3 {
 		t.Fatalf("editor ran %d times", runs.Load())
