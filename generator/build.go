@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/model"
@@ -177,6 +178,22 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 	return out, true
 }
 
+// jsonTagName reports whether encoding/json accepts s as a tag name.
+func jsonTagName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) {
+			continue
+		}
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
 func (b *builder) fields(owner string, props []prop) []*model.Field {
 	fn := newNamer()
 	var out []*model.Field
@@ -185,10 +202,19 @@ func (b *builder) fields(owner string, props []prop) []*model.Field {
 		var desc, title string
 		nullable := false
 		if p.schema != nil && p.schema.Value != nil {
-			desc, title, nullable = p.schema.Value.Description, p.schema.Value.Title, isNullable(p.schema.Value)
+			nullable = isNullable(p.schema.Value)
+			if p.schema.Ref == "" {
+				// A $ref's description is the referenced type's doc.
+				desc, title = p.schema.Value.Description, p.schema.Value.Title
+			}
 		}
 		t := b.typeOf(p.schema, owner+goName, "", true)
 		f := &model.Field{Name: goName, JSONName: p.name, Required: p.required, Doc: docLines(title, desc)}
+		if !jsonTagName(p.name) {
+			// encoding/json would ignore such a tag and use the Go name.
+			b.diags = append(b.diags, Diagnostic{Severity: Warning, File: b.s.file, Msg: fmt.Sprintf("unsupported: property %q of %s cannot be a JSON struct tag; the field is not encoded or decoded", p.name, owner)})
+			f.JSONName, f.Doc = "-", append(f.Doc, fmt.Sprintf("The spec names this property %q, which Go's JSON tags cannot hold: it is skipped.", p.name))
+		}
 		switch {
 		case p.required && !nullable:
 			f.Type = t
@@ -453,8 +479,8 @@ func (b *builder) operations() {
 		}
 		return ops[i].method < ops[j].method
 	})
-	methods := newNamer()
-	fields := newNamer("server", "hc", "editors", "logger", "observer", "engine")
+	methods := newNamer("Breakers")
+	fields := newNamer("server", "hc", "editors", "logger", "observer", "engine", "breakers")
 	for _, o := range ops {
 		base := o.op.OperationID
 		if base == "" {

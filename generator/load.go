@@ -113,7 +113,7 @@ func decodeYAMLAsJSON(data []byte, v any) error {
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	b, err := json.Marshal(raw)
+	b, err := json.Marshal(stringKeys(raw))
 	if err != nil {
 		return err
 	}
@@ -169,4 +169,28 @@ func readSpec(path string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read spec: %w", err)
 	}
 	return data, nil
+}
+
+// stringKeys makes every map key a string, as JSON needs: YAML decodes
+// `200:` (a response code) as an integer key.
+func stringKeys(v any) any {
+	switch x := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = stringKeys(e)
+		}
+		return m
+	case map[string]any:
+		for k, e := range x {
+			x[k] = stringKeys(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = stringKeys(e)
+		}
+		return x
+	}
+	return v
 }

@@ -168,4 +168,4 @@ var predeclared = []string{
 
 // importNames are the package names the generated file imports; no local or
 // package-level name may shadow them.
-var importNames = []string{"bytes", "context", "errors", "fmt", "http", "io", "json", "slog", "strconv", "strings", "time", "url", "runtime", "multipart"}
+var importNames = []string{"bytes", "context", "errors", "fmt", "http", "io", "json", "slog", "strconv", "strings", "time", "url", "runtime", "multipart", "maps"}

@@ -515,7 +515,11 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 	}
 	if !safe {
 		if rlayer == len(layers)-1 {
-			r.errorf(rptr, retryFixHints, "retry on %s %s, which is not retry-safe (%s)", in.method, in.path, why)
+			reason := "a " + in.method + " without an idempotency key"
+			if idem != nil && !*idem {
+				reason = "it is marked idempotent: false"
+			}
+			r.errorf(rptr, retryFixHints, "retry on %s %s, which is not retry-safe: %s", in.method, in.path, reason)
 		}
 		pol.RetryWhy = why
 		return pol

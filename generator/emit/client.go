@@ -27,6 +27,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.Id("logger").Op("*").Qual("log/slog", "Logger")
 		g.Id("observer").Qual(runtimePkg, "Observer")
 		g.Id("engine").Op("*").Qual(runtimePkg, "Engine")
+		g.Id("breakers").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker")
 		for _, op := range e.m.Operations {
 			g.Id(op.OpField).Op("*").Qual(runtimePkg, "Operation")
 		}
@@ -81,6 +82,14 @@ func (e *emitter) emitClient(f *jen.File) {
 		for _, bi := range e.m.Breakers {
 			g.Add(e.breakerDecl(bi))
 		}
+		g.Id("c").Dot("breakers").Op("=").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").ValuesFunc(func(g *jen.Group) {
+			for _, bi := range e.m.Breakers {
+				g.Line().Lit(bi.Instance).Op(":").Id(bi.Var)
+			}
+			if len(e.m.Breakers) > 0 {
+				g.Line()
+			}
+		})
 		for _, rp := range e.m.Retries {
 			g.Add(retryDecl(rp))
 		}
@@ -105,6 +114,18 @@ func (e *emitter) emitClient(f *jen.File) {
 		}
 		g.Return(jen.Id("c"), jen.Nil())
 	})
+}
+
+// emitBreakers prints Client.Breakers.
+func (e *emitter) emitBreakers(f *jen.File) {
+	comment(f, []string{
+		"Breakers returns the client's circuit breakers by instance name, for health",
+		"checks and metrics: each one's State and Metrics say whether it lets calls",
+		"through and why.",
+	})
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id("Breakers").Params().Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").Block(
+		jen.Return(jen.Qual("maps", "Clone").Call(jen.Id("c").Dot("breakers"))),
+	)
 }
 
 func windowType(s string) *jen.Statement {

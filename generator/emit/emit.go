@@ -49,6 +49,7 @@ func Render(f *model.File) ([]byte, error) {
 		e.emitType(jf, t)
 	}
 	e.emitClient(jf)
+	e.emitBreakers(jf)
 	for _, op := range f.Operations {
 		e.emitParams(jf, op)
 		e.emitResponse(jf, op)
@@ -122,7 +123,7 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 			for _, fl := range t.Fields {
 				comment(g, fl.Doc)
 				tag := fl.JSONName
-				if fl.OmitEmpty {
+				if fl.OmitEmpty && tag != "-" {
 					tag += ",omitempty"
 				}
 				g.Id(fl.Name).Add(typeExpr(fl.Type)).Tag(map[string]string{"json": tag})

@@ -1,0 +1,29 @@
+# resgen: make test (what CI runs), make golden, make demo, make corpus, make bench.
+GO ?= go
+
+.PHONY: test golden demo corpus bench vet
+
+# vet, then every test with the race detector. The real-spec corpus runs
+# its specs under 2 MB here; `make corpus` runs all of them.
+test: vet
+	$(GO) test -race ./...
+
+vet:
+	$(GO) vet ./...
+
+# Rewrite golden/ from testdata/specs (only the generator declares -update).
+golden:
+	$(GO) test ./generator -run 'TestGolden' -update
+
+# Generate a client for the Petstore into demo/ (git-ignored) and build it.
+demo:
+	$(GO) run ./cmd/resgen generate -spec testdata/specs/petstore.yaml -package petstore -o demo/petstore/client.gen.go
+	$(GO) build ./demo/...
+	@echo "demo: wrote and built demo/petstore/client.gen.go"
+
+# Every spec of ../shared/specs/real, big ones included: generate, go build, go vet.
+corpus:
+	RESGEN_CORPUS=all $(GO) test ./generator -run TestCorpus -v -timeout 60m
+
+bench:
+	$(GO) test ./runtime -run '^$$' -bench . -benchmem -count 5
