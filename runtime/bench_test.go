@@ -128,7 +128,7 @@ func BenchmarkOperationDoTimeouts(b *testing.B) { benchOperation(b, 10*time.Seco
 
 // BenchmarkRejection is a call refused by an open breaker.
 func BenchmarkRejection(b *testing.B) {
-	e := NewEngine(Config{HTTPClient: &cannedDoer{resp: &http.Response{StatusCode: 500, Body: http.NoBody}}})
+	e := NewEngine(Config{HTTPClient: &cannedDoer{resp: &http.Response{StatusCode: 500, Body: http.NoBody}}, Logger: quiet})
 	p := countBreaker(1, 1, 50)
 	br := e.Breaker("b", p)
 	op := e.Operation(OperationSpec{Name: "get", Breaker: br})
@@ -146,21 +146,30 @@ func BenchmarkRejection(b *testing.B) {
 }
 
 // Loopback: one Operation.Do against a real local server, next to the
-// same request sent with a plain http.Client, in the same run.
-func benchLoopback(b *testing.B, viaRuntime bool) {
+// same request sent with a plain http.Client, in the same run. timeout
+// gives the runtime its default Timeout/TotalTimeout (10s/30s) and the
+// plain call a context.WithTimeout of 10s, the hand-written equivalent.
+func benchLoopback(b *testing.B, viaRuntime, timeout bool) {
 	srv := newServer(b, func(_ int64, w http.ResponseWriter, _ *http.Request) { io.WriteString(w, `{"ok":true}`) })
 	client := srv.Client()
-	e := NewEngine(Config{HTTPClient: client})
-	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x",
-		Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0],
-		Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second})
+	spec := OperationSpec{Name: "get", Method: "GET", Path: "/x", Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0]}
+	if timeout {
+		spec.Timeout, spec.TotalTimeout = 10*time.Second, 30*time.Second
+	}
+	e := NewEngine(Config{HTTPClient: client, Logger: quiet})
+	spec.Breaker = e.Breaker("b", DefaultBreakerPolicy())
+	op := e.Operation(spec)
 	b.ReportAllocs()
 	for b.Loop() {
-		req, _ := http.NewRequestWithContext(context.Background(), "GET", srv.URL+"/x", nil)
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if timeout && !viaRuntime {
+			ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		}
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/x", nil)
 		var resp *http.Response
 		var err error
 		if viaRuntime {
-			resp, _, err = op.Do(req.Context(), req)
+			resp, _, err = op.Do(ctx, req)
 		} else {
 			resp, err = client.Do(req)
 		}
@@ -169,8 +178,11 @@ func benchLoopback(b *testing.B, viaRuntime bool) {
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		cancel()
 	}
 }
 
-func BenchmarkLoopbackPlainHTTP(b *testing.B) { benchLoopback(b, false) }
-func BenchmarkLoopbackRuntime(b *testing.B)   { benchLoopback(b, true) }
+func BenchmarkLoopbackPlainHTTP(b *testing.B)        { benchLoopback(b, false, false) }
+func BenchmarkLoopbackRuntime(b *testing.B)          { benchLoopback(b, true, false) }
+func BenchmarkLoopbackPlainHTTPTimeout(b *testing.B) { benchLoopback(b, false, true) }
+func BenchmarkLoopbackRuntimeTimeouts(b *testing.B)  { benchLoopback(b, true, true) }

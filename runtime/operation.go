@@ -106,7 +106,8 @@ type call struct {
 	trial    bool
 	guard    bool // retry-outside order: the breaker guards each attempt
 
-	attempts int
+	attempts int           // requests sent
+	tries    int           // attempts begun, refused ones included (retry-outside order)
 	active   time.Duration // sum of attempt durations
 	end      time.Duration // engine clock when the last attempt ended
 
@@ -174,6 +175,7 @@ func (c *call) run() {
 // attempt makes the next attempt, through the breaker in the retry-outside
 // order.
 func (c *call) attempt() {
+	c.tries++
 	if c.guard && c.op.spec.Breaker != nil {
 		c.guardedAttempt()
 		return

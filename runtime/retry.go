@@ -81,7 +81,7 @@ func (r *retrier) delay(uint, error, *retry.Config) time.Duration { return r.c.w
 // and the last result stands.
 func (c *call) decide() bool {
 	p, e := c.op.retry, c.op.e
-	if c.attempts >= c.max {
+	if c.tries >= c.max {
 		c.stop = "retries exhausted"
 		return false
 	}
