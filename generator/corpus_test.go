@@ -1,0 +1,189 @@
+package generator
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// corpusDir holds real public specs (../shared/specs/real, see its
+// SOURCES.md); the test is skipped where it is absent.
+const corpusDir = "../../shared/specs/real"
+
+// corpusSpecs lists the spec files of the corpus: every top-level YAML or
+// JSON file, and the entry file of each multi-file spec.
+func corpusSpecs(t *testing.T) []string {
+	var out []string
+	entries, err := os.ReadDir(corpusDir)
+	if err != nil {
+		t.Skipf("no corpus: %v", err)
+	}
+	for _, e := range entries {
+		p := filepath.Join(corpusDir, e.Name())
+		switch {
+		case e.IsDir():
+			if m, _ := filepath.Glob(filepath.Join(p, "*public*.yaml")); len(m) == 1 {
+				out = append(out, m[0])
+			}
+		case strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".json"):
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// corpusSize is a spec's size, its folder's for a multi-file spec.
+func corpusSize(spec string) int64 {
+	if filepath.Dir(spec) == filepath.Clean(corpusDir) {
+		fi, err := os.Stat(spec)
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	var n int64
+	filepath.Walk(filepath.Dir(spec), func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// TestCorpus generates a client for every real spec into a temporary
+// module, then runs go build and go vet on all of them. It prints a table
+// and fails when a spec listed in testdata/corpus-pass.txt no longer
+// generates, builds or vets. By default (make test) it takes the specs
+// under 2 MB; RESGEN_CORPUS=all (make corpus) takes every spec, and -short
+// skips it.
+func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	all := os.Getenv("RESGEN_CORPUS") == "all"
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass := map[string]bool{}
+	if f, err := os.Open("../testdata/corpus-pass.txt"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+				mustPass[l] = true
+			}
+		}
+		f.Close()
+	}
+
+	mod := t.TempDir()
+	gosum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod := fmt.Sprintf("module corpus.test\n\ngo 1.26\n\nrequire github.com/resgen/resgen v0.0.0\n\nreplace github.com/resgen/resgen => %s\n", root)
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "go.sum"), gosum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	type row struct {
+		name       string
+		size       int64
+		ops        int
+		gen, build bool
+		secs       float64
+		note       string
+	}
+	var rows []*row
+	byPkg := map[string]*row{}
+	for _, spec := range corpusSpecs(t) {
+		size := corpusSize(spec)
+		if !all && size >= 2<<20 {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
+		r := &row{name: name, size: size}
+		rows = append(rows, r)
+		pkg := "p" + goldenPackage(spec)
+		start := time.Now()
+		res, err := Generate(context.Background(), Config{Spec: spec, Package: pkg})
+		r.secs = time.Since(start).Seconds()
+		if err != nil {
+			r.note = firstLine(err.Error())
+			continue
+		}
+		r.gen, r.ops = true, len(res.Model.Operations)
+		dir := filepath.Join(mod, pkg)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "client.gen.go"), res.Source, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		byPkg[pkg] = r
+		r.build = true // until go build or vet says otherwise
+	}
+
+	// One go vet over all packages: it type-checks (builds) each one and
+	// runs the analyzers, and names the package of every error.
+	start := time.Now()
+	cmd := exec.Command("go", "vet", "./...")
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	vetSecs := time.Since(start).Seconds()
+	if err != nil {
+		for _, l := range strings.Split(string(out), "\n") {
+			l = strings.TrimPrefix(l, "vet: ")
+			for pkg, r := range byPkg {
+				if strings.HasPrefix(l, pkg+"/") || strings.HasPrefix(l, "./"+pkg+"/") || strings.TrimSpace(l) == "# corpus.test/"+pkg {
+					if r.build {
+						r.note = firstLine(l)
+					}
+					r.build = false
+				}
+			}
+		}
+		if !strings.Contains(string(out), "client.gen.go") {
+			t.Fatalf("go vet failed outside the generated code:\n%s", out)
+		}
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-32s %10s %6s %5s %12s %8s  %s\n", "spec", "bytes", "ops", "gen", "build+vet", "gen s", "first error")
+	gen, built := 0, 0
+	for _, r := range rows {
+		if r.gen {
+			gen++
+		}
+		if r.build {
+			built++
+		}
+		fmt.Fprintf(&b, "%-32s %10d %6d %5v %12v %8.2f  %s\n", r.name, r.size, r.ops, r.gen, r.build, r.secs, r.note)
+		if mustPass[r.name] && !r.build {
+			t.Errorf("%s regressed: it passed before (testdata/corpus-pass.txt): %s", r.name, r.note)
+		}
+	}
+	fmt.Fprintf(&b, "generated %d/%d, built and vetted %d/%d (go vet of all: %.1fs)\n", gen, len(rows), built, len(rows), vetSecs)
+	t.Log(b.String())
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
