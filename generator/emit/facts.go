@@ -64,10 +64,14 @@ func PolicyFacts(p *model.OpPolicy) Facts {
 	}
 	if r := p.Retry; r != nil {
 		rf := &RetryFacts{Policy: r.Name, MaxAttempts: r.MaxAttempts, RetryOn: strings.Join(r.RetryOn, ", "), RetryAfter: r.RetryAfter, MaxRetryAfter: dur(r.MaxRetryAfter)}
+		jitter := r.Jitter + " jitter"
+		if r.Jitter == "none" {
+			jitter = "no jitter"
+		}
 		if r.Backoff == "constant" {
-			rf.Waits = fmt.Sprintf("waits %s between attempts, %s jitter", dur(r.InitialInterval), r.Jitter)
+			rf.Waits = fmt.Sprintf("waits %s between attempts, %s", dur(r.InitialInterval), jitter)
 		} else {
-			rf.Waits = fmt.Sprintf("waits %s, growing ×%s up to %s, %s jitter", dur(r.InitialInterval), strconv.FormatFloat(r.Multiplier, 'g', -1, 64), dur(r.MaxInterval), r.Jitter)
+			rf.Waits = fmt.Sprintf("waits %s, growing ×%s up to %s, %s", dur(r.InitialInterval), strconv.FormatFloat(r.Multiplier, 'g', -1, 64), dur(r.MaxInterval), jitter)
 		}
 		if r.Budget != nil {
 			rf.Budget = fmt.Sprintf("%s%% of calls + %s/s, client-wide", strconv.FormatFloat(r.Budget.Ratio*100, 'g', -1, 64), strconv.FormatFloat(r.Budget.MinPerSecond, 'g', -1, 64))

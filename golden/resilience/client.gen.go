@@ -788,7 +788,7 @@ type InlinePoliciesResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "inlinePolicies" (shared, policy inlinePolicies): calls of the last 2m0s, decides after 30; opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m0s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "inlinePolicies" (on: GET): up to 2 attempts; waits 1s between attempts, none jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "inlinePolicies" (on: GET): up to 2 attempts; waits 1s between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 3s per attempt, none in all.
 func (c *Client) InlinePolicies(ctx context.Context) (*InlinePoliciesResponse, error) {
 	u := c.server + "/c"

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runCLI runs resgen in-process from the repository root.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestGenerateWritesAFormattedClient(t *testing.T) {
+	t.Chdir("../..")
+	out := filepath.Join(t.TempDir(), "pets", "client.gen.go")
+	code, _, stderr := runCLI(t, "generate", "-spec", "testdata/specs/petstore.yaml", "-package", "pets", "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("golden/petstore/client.gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = bytes.Replace(want, []byte("package petstore"), []byte("package pets"), 1)
+	if !bytes.Equal(got, want) {
+		t.Fatal("the CLI wrote something else than the generator's golden output")
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+		t.Fatalf("the output folder holds %d files; the temp file was left behind", len(entries))
+	}
+}
+
+func TestBadInputExits2AndKeepsTheOldOutput(t *testing.T) {
+	t.Chdir("../..")
+	out := filepath.Join(t.TempDir(), "client.gen.go")
+	old := []byte("// the previous, hand-checked output\npackage x\n")
+	if err := os.WriteFile(out, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(out, past, past); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"retry on a POST without key", []string{"-spec", "testdata/specs/invalid/retry-on-post.yaml"},
+			"testdata/specs/invalid/retry-on-post.yaml:9:9: error: retry on POST /servers, which is not retry-safe: a POST without an idempotency key\n" +
+				"\tat #/paths/~1servers/post/x-resilience/retry\n" +
+				"\tfix: make it retry-safe: declare an idempotency-key header parameter, set idempotencyKey: true, or set idempotent: true if repeating it is harmless; or remove retry\n"},
+		{"YAML syntax", []string{"-spec", "testdata/specs/invalid/not-yaml.yaml"},
+			"testdata/specs/invalid/not-yaml.yaml:6: error: cannot load spec"},
+		{"missing spec", []string{"-spec", "testdata/specs/nope.yaml"},
+			"testdata/specs/nope.yaml: error: cannot read spec"},
+		{"bad package name", []string{"-spec", "testdata/specs/petstore.yaml", "-package", "func"},
+			`-package: error: "func" is not a Go package name`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"generate", "-package", "x", "-o", out}, c.args...)
+			code, _, stderr := runCLI(t, args...)
+			if code != exitInput {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitInput, stderr)
+			}
+			if !strings.HasPrefix(stderr, c.stderr) {
+				t.Fatalf("stderr:\n%s\nwant it to start with:\n%s", stderr, c.stderr)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil || !bytes.Equal(got, old) {
+				t.Fatalf("the previous output changed: %q, %v", got, err)
+			}
+			if fi, err := os.Stat(out); err != nil || !fi.ModTime().Equal(past) {
+				t.Fatalf("the previous output was rewritten (mtime %v)", fi.ModTime())
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+				t.Fatalf("the output folder holds %d files", len(entries))
+			}
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{nil, exitInput, "", "Usage:"},
+		{[]string{"frobnicate"}, exitInput, "", `resgen: unknown command "frobnicate"`},
+		{[]string{"help"}, exitOK, "Usage:", ""},
+		{[]string{"-h"}, exitOK, "Usage:", ""},
+		{[]string{"version"}, exitOK, "resgen ", ""},
+		{[]string{"generate", "-h"}, exitOK, "", "Usage: resgen generate"},
+		{[]string{"generate"}, exitInput, "", "resgen generate: missing -spec, -package, -o"},
+		{[]string{"generate", "-nope"}, exitInput, "", "flag provided but not defined: -nope"},
+		{[]string{"generate", "-spec", "a.yaml", "-package", "a", "-o", "a.go", "extra"}, exitInput, "", `unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d", code, c.code)
+			}
+			if !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {
+				t.Fatalf("stdout %q, stderr %q; want %q and %q", stdout, stderr, c.stdout, c.stderr)
+			}
+		})
+	}
+}
+
+func TestUnwritableOutputIsAnInternalError(t *testing.T) {
+	t.Chdir("../..")
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "generate", "-spec", "testdata/specs/petstore.yaml", "-package", "p", "-o", filepath.Join(blocker, "client.gen.go"))
+	if code != exitInternal || !strings.Contains(stderr, "cannot") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
