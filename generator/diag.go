@@ -59,6 +59,20 @@ func (d Diagnostic) String() string {
 // them is an Error.
 type Diagnostics []Diagnostic
 
+// dedupe drops repeats: an inline policy under a path item is checked
+// once per operation.
+func (ds Diagnostics) dedupe() Diagnostics {
+	seen := map[Diagnostic]bool{}
+	out := ds[:0]
+	for _, d := range ds {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // HasErrors reports whether any diagnostic is an Error.
 func (ds Diagnostics) HasErrors() bool {
 	for _, d := range ds {

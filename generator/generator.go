@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"go/token"
+	"os"
 	"path/filepath"
 
 	"github.com/resgen/resgen/generator/emit"
@@ -27,7 +28,10 @@ type Config struct {
 	Spec string
 	// Package is the Go package name of the output.
 	Package string
-	// Strict turns validation warnings into errors.
+	// Overlays are OpenAPI Overlay 1.0 documents applied in order to the
+	// spec before it is loaded.
+	Overlays []string
+	// Strict turns warnings into errors.
 	Strict bool
 }
 
@@ -51,11 +55,19 @@ func Generate(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: cfg.Spec, Msg: err.Error()}}}
 	}
-	return generate(ctx, cfg, data)
+	var overlays []overlayFile
+	for _, o := range cfg.Overlays {
+		od, err := os.ReadFile(o)
+		if err != nil {
+			return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: o, Msg: "cannot read overlay: " + err.Error()}}}
+		}
+		overlays = append(overlays, overlayFile{path: o, data: od})
+	}
+	return generate(ctx, cfg, data, overlays)
 }
 
-func generate(ctx context.Context, cfg Config, data []byte) (*Result, error) {
-	s, diags, err := load(ctx, cfg.Spec, data, cfg.Strict)
+func generate(ctx context.Context, cfg Config, data []byte, overlays []overlayFile) (*Result, error) {
+	s, diags, err := load(ctx, cfg.Spec, data, overlays, cfg.Strict)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +77,14 @@ func generate(ctx context.Context, cfg Config, data []byte) (*Result, error) {
 	}
 	r := newResolver(s)
 	file, bdiags := build(s, r, cfg.Package, filepath.Base(cfg.Spec))
+	r.lintOperations(file.Operations)
 	diags = append(append(diags, r.diags...), bdiags...)
+	diags = diags.dedupe()
+	if cfg.Strict {
+		for i := range diags {
+			diags[i].Severity = Error
+		}
+	}
 	diags.Sort()
 	if diags.HasErrors() {
 		return nil, &InputError{Diags: diags}

@@ -26,19 +26,49 @@ type spec struct {
 	swagger bool // converted from Swagger 2.0: positions are approximate
 }
 
-// diag builds a diagnostic at a JSON pointer of the root file.
+// diag builds a diagnostic at a JSON pointer of the root document.
 func (s *spec) diag(sev Severity, ptr, msg, hint string) Diagnostic {
-	d := Diagnostic{Severity: sev, File: s.file, Pointer: "#" + ptr, Msg: msg, Hint: hint}
-	d.Line, d.Col = s.src.pos(ptr)
+	d := Diagnostic{Severity: sev, Pointer: "#" + ptr, Msg: msg, Hint: hint}
+	d.File, d.Line, d.Col = s.src.pos(ptr)
 	return d
 }
 
-// load reads the spec once, converts Swagger 2.0, and resolves every $ref
-// (relative ones against the spec's own folder). Validation failures are
-// warnings: many real specs have bad examples or defaults that do not change
-// what a client sends or receives.
-func load(ctx context.Context, path string, data []byte, strict bool) (_ *spec, diags Diagnostics, _ error) {
-	s := &spec{file: path, src: newSrcMap(data)}
+// load parses the spec once into a node tree, applies the overlays and
+// the decode repairs to that tree, converts Swagger 2.0, and resolves
+// every $ref (relative ones against the spec's own folder). Validation
+// failures are warnings: many real specs have bad examples or defaults
+// that do not change what a client sends or receives.
+func load(ctx context.Context, path string, data []byte, overlays []overlayFile, strict bool) (_ *spec, diags Diagnostics, _ error) {
+	s := &spec{file: path, src: &srcMap{file: path, from: map[*yaml.Node]string{}}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		if err == nil {
+			err = fmt.Errorf("the file is empty")
+		}
+		return nil, Diagnostics{s.decodeError(data, err)}, nil
+	}
+	s.src.root = doc.Content[0]
+	changed := false
+	for _, o := range overlays {
+		n, odiags := applyOverlay(s.src, o)
+		diags = append(diags, odiags...)
+		changed = changed || n > 0
+	}
+	if diags.HasErrors() {
+		return nil, diags, nil
+	}
+	rp := &repairs{}
+	if rp.repairTree(path, s.src.root) > 0 {
+		changed = true
+	}
+	if changed {
+		out, err := yaml.Marshal(s.src.root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("re-encoding the repaired spec: %w", err)
+		}
+		data = out
+	}
+
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, nil, err
@@ -47,26 +77,24 @@ func load(ctx context.Context, path string, data []byte, strict bool) (_ *spec, 
 	loader := openapi3.NewLoader()
 	loader.Context = ctx
 	loader.IsExternalRefsAllowed = true
-	rp := &repairs{}
 	loader.ReadFromURIFunc = rp.readRepaired
-	data = rp.repairDoc(path, data)
 	defer func() { diags = append(diags, rp.diags...) }()
 
 	if isSwagger2(data) {
 		s.swagger = true
 		var doc2 openapi2.T
 		if err := decodeYAMLAsJSON(data, &doc2); err != nil {
-			return nil, append(diags, s.decodeError(err)), nil
+			return nil, append(diags, s.decodeError(data, err)), nil
 		}
 		doc, err := openapi2conv.ToV3WithLoader(&doc2, loader, loc)
 		if err != nil {
-			return nil, append(diags, s.decodeError(err)), nil
+			return nil, append(diags, s.decodeError(data, err)), nil
 		}
 		s.doc = doc
 	} else {
 		doc, err := loader.LoadFromDataWithPath(data, loc)
 		if err != nil {
-			return nil, append(diags, s.decodeError(err)), nil
+			return nil, append(diags, s.decodeError(data, err)), nil
 		}
 		s.doc = doc
 	}
@@ -124,7 +152,7 @@ var yamlLine = regexp.MustCompile(`line (\d+)(?::(\d+))?`)
 
 // decodeError turns a decode failure into a diagnostic, keeping the line
 // the YAML or JSON decoder reported when there is one.
-func (s *spec) decodeError(err error) Diagnostic {
+func (s *spec) decodeError(data []byte, err error) Diagnostic {
 	d := Diagnostic{Severity: Error, File: s.file, Msg: "cannot load spec: " + err.Error()}
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		d.Line, _ = strconv.Atoi(m[1])
@@ -134,7 +162,7 @@ func (s *spec) decodeError(err error) Diagnostic {
 	}
 	var se *json.SyntaxError
 	if asJSONSyntax(err, &se) {
-		d.Line, d.Col = offsetPos(s.src.data, int(se.Offset))
+		d.Line, d.Col = offsetPos(data, int(se.Offset))
 	}
 	return d
 }

@@ -32,6 +32,17 @@ func (rp *repairs) add(d Diagnostic) {
 	rp.mu.Unlock()
 }
 
+// repairTree fixes the decode defects of a parsed document in place and
+// returns how many it fixed.
+func (rp *repairs) repairTree(file string, root *yaml.Node) int {
+	n := 0
+	repairNode(root, func(node *yaml.Node, msg string) {
+		n++
+		rp.add(Diagnostic{Severity: Warning, File: file, Line: node.Line, Col: node.Column, Msg: "repaired: " + msg})
+	}, false)
+	return n
+}
+
 // repairDoc returns data with its decode defects fixed, or data itself
 // when there were none (or when it does not parse: kin reports that).
 func (rp *repairs) repairDoc(file string, data []byte) []byte {
@@ -39,13 +50,7 @@ func (rp *repairs) repairDoc(file string, data []byte) []byte {
 	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
 		return data
 	}
-	n := 0
-	fix := func(node *yaml.Node, msg string) {
-		n++
-		rp.add(Diagnostic{Severity: Warning, File: file, Line: node.Line, Col: node.Column, Msg: "repaired: " + msg})
-	}
-	repairNode(doc.Content[0], fix, false)
-	if n == 0 {
+	if rp.repairTree(file, doc.Content[0]) == 0 {
 		return data
 	}
 	out, err := yaml.Marshal(doc.Content[0])

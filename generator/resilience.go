@@ -277,6 +277,7 @@ func (r *resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 	if p.WindowType == "count" && hasDur {
 		r.errorf(o.ptr+"/windowDuration", "use windowSize with a count window, or set windowType: time", "windowDuration is for time windows, but windowType is count")
 	}
+	r.lintBreaker(o, &p)
 	return &p
 }
 
@@ -376,6 +377,7 @@ func (r *resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
 			p.Budget = b
 		}
 	}
+	r.lintRetry(o, &p)
 	return &p
 }
 

@@ -3,39 +3,27 @@ package generator
 import (
 	"strconv"
 	"strings"
-	"sync"
 
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// srcMap finds the line and column of a JSON pointer in one file's raw
-// bytes. kin-openapi's origins stop at extension values and do not exist
-// for JSON files, so positions come from our own YAML node tree (YAML is a
-// superset of JSON). The tree is built on first use: most runs report no
-// diagnostic and never pay for it.
+// srcMap finds the file, line and column of a JSON pointer of the root
+// document. kin-openapi's origins stop at extension values and do not
+// exist for JSON files, so positions come from our own YAML node tree
+// (YAML is a superset of JSON), the same tree overlays and repairs edit:
+// a node an overlay added keeps its position in the overlay's file.
 type srcMap struct {
-	data []byte
-	once sync.Once
-	root *yaml.Node
-}
-
-func newSrcMap(data []byte) *srcMap { return &srcMap{data: data} }
-
-func (m *srcMap) tree() *yaml.Node {
-	m.once.Do(func() {
-		var doc yaml.Node
-		if err := yaml.Unmarshal(m.data, &doc); err == nil && len(doc.Content) > 0 {
-			m.root = doc.Content[0]
-		}
-	})
-	return m.root
+	file string     // the spec's path as given
+	root *yaml.Node // nil when the document did not parse
+	// from names the overlay file of nodes an overlay added.
+	from map[*yaml.Node]string
 }
 
 // lookup returns the node a pointer ("#/a/b" or "/a/b") names, or nil. For
 // a mapping entry the node is the key's, so the position points at the key
-// the author wrote; value reports whether the caller wants the value node.
+// the author wrote, unless value is set.
 func (m *srcMap) lookup(ptr string, value bool) *yaml.Node {
-	n := m.tree()
+	n := m.root
 	if n == nil {
 		return nil
 	}
@@ -43,9 +31,8 @@ func (m *srcMap) lookup(ptr string, value bool) *yaml.Node {
 	if ptr == "" {
 		return n
 	}
-	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
 	var key *yaml.Node
-	for _, t := range toks {
+	for _, t := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
 		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 		for n.Kind == yaml.AliasNode && n.Alias != nil {
 			n = n.Alias
@@ -79,17 +66,20 @@ func (m *srcMap) lookup(ptr string, value bool) *yaml.Node {
 	return n
 }
 
-// pos returns the 1-based line and column of ptr, or 0, 0 when unknown. It
-// walks up to the nearest ancestor that exists, so a pointer to a missing
-// key still lands on its parent.
-func (m *srcMap) pos(ptr string) (line, col int) {
+// pos returns the file, 1-based line and column of ptr (0, 0 when
+// unknown). It walks up to the nearest ancestor that exists, so a pointer
+// to a missing key still lands on its parent.
+func (m *srcMap) pos(ptr string) (file string, line, col int) {
 	for {
 		if n := m.lookup(ptr, false); n != nil {
-			return n.Line, n.Column
+			if f, ok := m.from[n]; ok {
+				return f, n.Line, n.Column
+			}
+			return m.file, n.Line, n.Column
 		}
 		i := strings.LastIndex(ptr, "/")
 		if i <= 0 {
-			return 0, 0
+			return m.file, 0, 0
 		}
 		ptr = ptr[:i]
 	}

@@ -324,7 +324,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		InitialInterval: 200 * time.Millisecond,
 		Multiplier:      2.0,
 		MaxInterval:     5 * time.Second,
-		Jitter:          runtime.NoJitter,
+		Jitter:          runtime.EqualJitter,
 		RetryOn:         runtime.Match{Transport: true, Timeout: true, Codes: []int{408, 429, 500, 502, 503, 504}},
 		RetryAfter:      true,
 		MaxRetryAfter:   30 * time.Second,
@@ -379,7 +379,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerNova,
 		Retry:        retryPatient,
 		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		TotalTimeout: time.Minute,
 	})
 	c.opServerAction = e.Operation(runtime.OperationSpec{
 		Name:         "serverAction",
@@ -484,7 +484,7 @@ type ListServersResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*ListServersResponse, error) {
 	u := c.server + "/compute/v2.1/servers"
@@ -650,7 +650,7 @@ type ShowServerResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + url.PathEscape(serverID)
@@ -722,7 +722,7 @@ type DeleteServerResponse struct {
 // Resilience (x-resilience):
 //   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
 //   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s, decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
-//   - timeouts: 5s per attempt, 20s in all.
+//   - timeouts: 5s per attempt, 1m0s in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + url.PathEscape(serverID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
@@ -787,7 +787,7 @@ type ServerActionResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
-//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction) (*ServerActionResponse, error) {
@@ -868,7 +868,7 @@ type IssueTokenResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 3s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
@@ -957,7 +957,7 @@ type RevokeTokenResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 3s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*RevokeTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
@@ -1030,7 +1030,7 @@ type ListImagesResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "glance/listImages" (operation, policy glance): last 100 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 3 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*ListImagesResponse, error) {
 	u := c.server + "/image/v2/images"
@@ -1107,7 +1107,7 @@ type UploadImageResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "glance/uploadImage" (operation, policy glance): last 100 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 3 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 10m0s in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (*UploadImageResponse, error) {
 	u := c.server + "/image/v2/images/" + url.PathEscape(imageID) + "/file"
@@ -1172,7 +1172,7 @@ type ListVolumesResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at 30% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolumesResponse, error) {
 	u := c.server + "/volume/v3/" + url.PathEscape(projectID) + "/volumes"

@@ -148,7 +148,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		InitialInterval: 5 * time.Millisecond,
 		Multiplier:      2.0,
 		MaxInterval:     5 * time.Second,
-		Jitter:          runtime.NoJitter,
+		Jitter:          runtime.FullJitter,
 		RetryOn:         runtime.Match{Transport: true, Timeout: true, Codes: []int{408, 429, 500, 502, 503, 504}},
 		RetryAfter:      true,
 		MaxRetryAfter:   30 * time.Second,
@@ -230,7 +230,7 @@ type ListPetsResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ListPets(ctx context.Context, params *ListPetsParams) (*ListPetsResponse, error) {
 	u := c.server + "/pets"
@@ -378,7 +378,7 @@ type ShowPetByIDResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDResponse, error) {
 	u := c.server + "/pets/" + url.PathEscape(petID)
@@ -464,7 +464,7 @@ type AdoptPetResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption) (*AdoptPetResponse, error) {

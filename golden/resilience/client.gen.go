@@ -257,7 +257,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerBase,
 		Retry:        retryStandard,
 		Timeout:      3 * time.Second,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opPutNotIdempotent = e.Operation(runtime.OperationSpec{
 		Name:         "putNotIdempotent",
@@ -265,7 +265,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Path:         "/a",
 		Breaker:      breakerBase,
 		Timeout:      3 * time.Second,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opPostNotRetried = e.Operation(runtime.OperationSpec{
 		Name:         "postNotRetried",
@@ -273,14 +273,14 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Path:         "/a",
 		Breaker:      breakerBase,
 		Timeout:      3 * time.Second,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opDeleteNoRetry = e.Operation(runtime.OperationSpec{
 		Name:         "deleteNoRetry",
 		Method:       "DELETE",
 		Path:         "/a",
 		Timeout:      3 * time.Second,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opPathLevel = e.Operation(runtime.OperationSpec{
 		Name:         "pathLevel",
@@ -289,7 +289,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerStricter,
 		Retry:        retryBudgeted,
 		Timeout:      0,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opPathRetrySkipped = e.Operation(runtime.OperationSpec{
 		Name:         "pathRetrySkipped",
@@ -297,7 +297,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Path:         "/b",
 		Breaker:      breakerStricter,
 		Timeout:      0,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opKeyedByPolicy = e.Operation(runtime.OperationSpec{
 		Name:         "keyedByPolicy",
@@ -306,7 +306,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerStricter,
 		Retry:        retryStubborn,
 		Timeout:      0,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opInlinePolicies = e.Operation(runtime.OperationSpec{
 		Name:         "inlinePolicies",
@@ -324,7 +324,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerBase,
 		Retry:        retryStandard,
 		Timeout:      3 * time.Second,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opKeyedByParameter = e.Operation(runtime.OperationSpec{
 		Name:         "keyedByParameter",
@@ -333,7 +333,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerBase,
 		Retry:        retryStandard,
 		Timeout:      3 * time.Second,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opPerOperationOne = e.Operation(runtime.OperationSpec{
 		Name:         "perOperationOne",
@@ -342,7 +342,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerPeropPerOperationOne,
 		Retry:        retryStandard,
 		Timeout:      3 * time.Second,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opPerOperationTwo = e.Operation(runtime.OperationSpec{
 		Name:         "perOperationTwo",
@@ -351,7 +351,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerPeropPerOperationTwo,
 		Retry:        retryStandard,
 		Timeout:      3 * time.Second,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	c.opSearchIdempotent = e.Operation(runtime.OperationSpec{
 		Name:         "searchIdempotent",
@@ -360,7 +360,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerTimed,
 		Retry:        retryStandard,
 		Timeout:      3 * time.Second,
-		TotalTimeout: 12 * time.Second,
+		TotalTimeout: 15 * time.Second,
 	})
 	return c, nil
 }
@@ -388,7 +388,7 @@ type DefaultsOnlyResponse struct {
 // Resilience (x-resilience):
 //   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: 3s per attempt, 12s in all.
+//   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) DefaultsOnly(ctx context.Context) (*DefaultsOnlyResponse, error) {
 	u := c.server + "/a"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -443,7 +443,7 @@ type PutNotIdempotentResponse struct {
 // Resilience (x-resilience):
 //   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (idempotent: false: off).
-//   - timeouts: 3s per attempt, 12s in all.
+//   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PutNotIdempotent(ctx context.Context) (*PutNotIdempotentResponse, error) {
 	u := c.server + "/a"
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, nil)
@@ -498,7 +498,7 @@ type PostNotRetriedResponse struct {
 // Resilience (x-resilience):
 //   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
-//   - timeouts: 3s per attempt, 12s in all.
+//   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PostNotRetried(ctx context.Context) (*PostNotRetriedResponse, error) {
 	u := c.server + "/a"
 	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
@@ -553,7 +553,7 @@ type DeleteNoRetryResponse struct {
 // Resilience (x-resilience):
 //   - no breaker (breaker: none).
 //   - no retry (retry: none).
-//   - timeouts: 3s per attempt, 12s in all.
+//   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) DeleteNoRetry(ctx context.Context) (*DeleteNoRetryResponse, error) {
 	u := c.server + "/a"
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
@@ -608,7 +608,7 @@ type PathLevelResponse struct {
 // Resilience (x-resilience):
 //   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10% failures or 100% of calls taking 1m0s or more; stays open 2m0s, then lets 10 trial calls through; failures are transport, timeout, 500, 503, 429.
 //   - retry "budgeted" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, 503; budget 20% of calls + 10/s, client-wide.
-//   - timeouts: none per attempt, 12s in all.
+//   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathLevel(ctx context.Context) (*PathLevelResponse, error) {
 	u := c.server + "/b"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -663,7 +663,7 @@ type PathRetrySkippedResponse struct {
 // Resilience (x-resilience):
 //   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10% failures or 100% of calls taking 1m0s or more; stays open 2m0s, then lets 10 trial calls through; failures are transport, timeout, 500, 503, 429.
 //   - no retry (POST without key: off).
-//   - timeouts: none per attempt, 12s in all.
+//   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathRetrySkipped(ctx context.Context) (*PathRetrySkippedResponse, error) {
 	u := c.server + "/b"
 	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
@@ -728,7 +728,7 @@ type KeyedByPolicyResponse struct {
 //   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10% failures or 100% of calls taking 1m0s or more; stays open 2m0s, then lets 10 trial calls through; failures are transport, timeout, 500, 503, 429.
 //   - retry "stubborn" (on: X-Idempotency-Key header): up to 6 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 2m0s.
 //   - idempotency key: the X-Idempotency-Key header, the same on every attempt.
-//   - timeouts: none per attempt, 12s in all.
+//   - timeouts: none per attempt, 15s in all.
 func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams) (*KeyedByPolicyResponse, error) {
 	u := c.server + "/b"
 	req, err := http.NewRequestWithContext(ctx, "PATCH", u, nil)
@@ -854,7 +854,7 @@ type CustomKeyHeaderResponse struct {
 //   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "standard" (on: PUT): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - idempotency key: the Request-Id header, the same on every attempt.
-//   - timeouts: 3s per attempt, 12s in all.
+//   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderParams) (*CustomKeyHeaderResponse, error) {
 	u := c.server + "/c"
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, nil)
@@ -924,7 +924,7 @@ type KeyedByParameterResponse struct {
 //   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "standard" (on: x-idempotency-key header): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - idempotency key: the x-idempotency-key header, the same on every attempt.
-//   - timeouts: 3s per attempt, 12s in all.
+//   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterParams) (*KeyedByParameterResponse, error) {
 	u := c.server + "/c"
 	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
@@ -985,7 +985,7 @@ type PerOperationOneResponse struct {
 // Resilience (x-resilience):
 //   - breaker "perop/perOperationOne" (operation, policy perop): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: 3s per attempt, 12s in all.
+//   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationOne(ctx context.Context, id string) (*PerOperationOneResponse, error) {
 	u := c.server + "/d/" + url.PathEscape(id)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -1040,7 +1040,7 @@ type PerOperationTwoResponse struct {
 // Resilience (x-resilience):
 //   - breaker "perop/perOperationTwo" (operation, policy perop): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "standard" (on: HEAD): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: 3s per attempt, 12s in all.
+//   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationTwo(ctx context.Context, id string) (*PerOperationTwoResponse, error) {
 	u := c.server + "/d/" + url.PathEscape(id)
 	req, err := http.NewRequestWithContext(ctx, "HEAD", u, nil)
@@ -1095,7 +1095,7 @@ type SearchIdempotentResponse struct {
 // Resilience (x-resilience):
 //   - breaker "timed" (shared, policy timed): calls of the last 2m0s, decides after 30; opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "standard" (on: idempotent: true): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: 3s per attempt, 12s in all.
+//   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody) (*SearchIdempotentResponse, error) {
 	u := c.server + "/e"
 	var rd io.Reader

@@ -1,0 +1,185 @@
+package generator
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/resgen/resgen/generator/model"
+)
+
+// Lint warnings: policies that are valid but do not do what their author
+// most likely meant. Each is a warning; -strict makes them errors.
+
+func (r *resolver) warnf(ptr, hint, format string, args ...any) {
+	r.diags = append(r.diags, r.s.diag(Warning, ptr, fmt.Sprintf(format, args...), hint))
+}
+
+// lintBreaker checks one breaker policy object where it is written.
+func (r *resolver) lintBreaker(o rawObj, p *model.BreakerPolicy) {
+	if p.WindowType == "count" && p.MinimumCalls > p.WindowSize {
+		ptr := o.ptr + "/minimumCalls"
+		if _, ok := o.m["minimumCalls"]; !ok {
+			ptr = o.ptr + "/windowSize"
+		}
+		r.warnf(ptr, fmt.Sprintf("set minimumCalls to at most %d, or make the window larger", p.WindowSize),
+			"minimumCalls %d is more than windowSize %d: the breaker decides after %d calls, as if minimumCalls were %d", p.MinimumCalls, p.WindowSize, p.WindowSize, p.WindowSize)
+	}
+}
+
+// lintRetry checks one retry policy object where it is written.
+func (r *resolver) lintRetry(o rawObj, p *model.RetryPolicy) {
+	if p.Jitter == "none" && p.MaxAttempts > 2 {
+		ptr := o.ptr + "/jitter"
+		if _, ok := o.m["jitter"]; !ok {
+			ptr = o.ptr + "/maxAttempts"
+		}
+		r.warnf(ptr, "use jitter: full (the default) or decorrelated",
+			"jitter: none with %d attempts: clients that failed together retry together, in synchronised waves", p.MaxAttempts)
+	}
+	for _, tok := range p.RetryOn {
+		if n, err := strconv.Atoi(tok); err == nil && n >= 400 && n < 500 && n != 408 && n != 429 || tok == "4xx" {
+			ptr := o.ptr + "/retryOn"
+			if list, ok := o.m["retryOn"].([]any); ok {
+				for j, e := range list {
+					if t, ok := outcomeToken(e); ok && t == tok {
+						ptr = fmt.Sprintf("%s/retryOn/%d", o.ptr, j)
+					}
+				}
+			}
+			r.warnf(ptr, "keep 408 and 429; a request that failed with "+tok+" fails the same way again",
+				"retryOn includes %s: a client error is not fixed by sending the same request again", tok)
+		}
+	}
+}
+
+// worstCase is the longest a call can take under rp and a per-attempt
+// timeout: every attempt timing out, every wait at its maximum.
+func worstCase(rp *model.RetryPolicy, timeout time.Duration) time.Duration {
+	total := time.Duration(rp.MaxAttempts) * timeout
+	w := rp.InitialInterval
+	for k := 1; k < rp.MaxAttempts; k++ {
+		wait := w
+		if rp.MaxInterval > 0 && wait > rp.MaxInterval {
+			wait = rp.MaxInterval
+		}
+		if rp.Jitter == "decorrelated" && rp.MaxInterval > 0 {
+			wait = rp.MaxInterval
+		}
+		total += wait
+		if rp.Backoff == "exponential" {
+			w = time.Duration(float64(w) * rp.Multiplier)
+		}
+	}
+	return total
+}
+
+// lintOperations runs the checks that need an operation's whole policy,
+// once per distinct combination so a big spec gets one line per mistake,
+// not one per operation.
+func (r *resolver) lintOperations(ops []*model.Operation) {
+	bdef := builtinBreaker()
+	_, retryRedefined := r.retryDefs["default"]
+	type group struct {
+		ptr  string
+		ops  []string
+		emit func(ptr string, ops []string)
+	}
+	groups := map[string]*group{}
+	var order []string
+	add := func(key, ptr, op string, emit func(string, []string)) {
+		g := groups[key]
+		if g == nil {
+			g = &group{ptr: ptr, emit: emit}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.ops = append(g.ops, op)
+	}
+	for _, op := range ops {
+		p := op.Policy
+		opPtr := pointerJoin("/paths", op.Path, strings.ToLower(op.Method))
+		if b := p.Breaker; b != nil && p.Timeout > 0 && b.Policy.SlowCallDuration >= p.Timeout &&
+			(b.Policy.SlowCallDuration != bdef.SlowCallDuration || b.Policy.SlowCallRateThreshold != bdef.SlowCallRateThreshold) {
+			bp, to := b.Policy, p.Timeout
+			add(fmt.Sprintf("slow/%s/%s", bp.Name, to), r.policyPtr("breakers", bp.Name, "slowCallDuration", opPtr), op.ID, func(ptr string, ops []string) {
+				r.warnf(ptr, fmt.Sprintf("make slowCallDuration shorter than %s, or the timeout longer", to),
+					"slowCallDuration %s of breaker %q is not shorter than the timeout %s of %s: a slow call times out first, so the slow-call rate can never count it", bp.SlowCallDuration, bp.Name, to, opList(ops))
+			})
+		}
+		if rp := p.Retry; rp != nil && p.Timeout > 0 && p.TotalTimeout > 0 {
+			worst := worstCase(rp, p.Timeout)
+			// The contract's own defaults overrun by the last wait (3 × 10s +
+			// 300ms > 30s); warning on every unannotated spec would be noise.
+			builtin := rp.Name == "default" && !retryRedefined && p.Timeout == defaultTimeout && p.TotalTimeout == defaultTotalTimeout
+			if worst > p.TotalTimeout && !builtin {
+				total := p.TotalTimeout
+				add(fmt.Sprintf("worst/%s/%s/%s", rp.Name, p.Timeout, total), r.policyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
+					r.warnf(ptr, "lower maxAttempts or the timeout, or raise totalTimeout",
+						"retry %q can take %s (%d attempts × %s timeout + waits), longer than the totalTimeout %s of %s: the last attempts never run", rp.Name, worst, rp.MaxAttempts, p.Timeout, total, opList(ops))
+				})
+			}
+		}
+	}
+	for _, k := range order {
+		g := groups[k]
+		g.emit(g.ptr, g.ops)
+	}
+	// Policies nobody uses.
+	for _, kind := range []string{"breakers", "retries"} {
+		defs := r.breakerDefs
+		if kind == "retries" {
+			defs = r.retryDefs
+		}
+		for _, name := range sortedKeys(defs) {
+			if r.Used[kind+"/"+name] == 0 && !r.extended(kind, name) {
+				word := map[string]string{"breakers": "breaker", "retries": "retry"}[kind]
+				r.warnf(defs[name].ptr, "use it with x-resilience: {"+word+": "+name+"}, or delete it",
+					"%s policy %q is defined but no operation uses it", word, name)
+			}
+		}
+	}
+}
+
+// extended reports whether another used policy extends name.
+func (r *resolver) extended(kind, name string) bool {
+	defs := r.breakerDefs
+	if kind == "retries" {
+		defs = r.retryDefs
+	}
+	for other, d := range defs {
+		if ext, _ := d.m["extends"].(string); ext == name && other != name && (r.Used[kind+"/"+other] > 0 || r.extended(kind, other)) {
+			return true
+		}
+	}
+	return false
+}
+
+// policyPtr points at key of a named policy's definition, or at the
+// operation when the policy is built in or inline.
+func (r *resolver) policyPtr(kind, name, key, opPtr string) string {
+	defs := r.breakerDefs
+	if kind == "retries" {
+		defs = r.retryDefs
+	}
+	if d, ok := defs[name]; ok {
+		if _, has := d.m[key]; has {
+			return d.ptr + "/" + key
+		}
+		return d.ptr
+	}
+	return opPtr
+}
+
+func opList(ops []string) string {
+	sort.Strings(ops)
+	if len(ops) == 1 {
+		return "operation " + ops[0]
+	}
+	if len(ops) <= 3 {
+		return "operations " + strings.Join(ops, ", ")
+	}
+	return fmt.Sprintf("%d operations (%s, …)", len(ops), strings.Join(ops[:2], ", "))
+}
