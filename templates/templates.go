@@ -1,10 +1,12 @@
 // Package templates holds the human-facing text around generated code: the
-// file banner and an operation's resilience facts. Go code itself is built
-// only with jennifer; these templates never carry Go syntax.
+// file banner, an operation's resilience facts, and the layouts of
+// `resgen explain`. Go code itself is built only with jennifer; these
+// templates never carry Go syntax.
 package templates
 
 import (
 	"embed"
+	"strings"
 	"text/template"
 )
 
@@ -13,4 +15,9 @@ var files embed.FS
 
 // T holds every template, parsed once; a syntax error fails at init (and in
 // the package's test), never in a user's run.
-var T = template.Must(template.New("").ParseFS(files, "*.tmpl"))
+var T = template.Must(template.New("").Funcs(template.FuncMap{"md": mdEscape}).ParseFS(files, "*.tmpl"))
+
+// mdEscape keeps spec text from breaking a markdown table cell.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'").Replace(s)
+}

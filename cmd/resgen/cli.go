@@ -30,8 +30,14 @@ annotated with x-resilience (breaker outside, retry inside).
 
 Usage:
   resgen generate -spec FILE -package NAME -o OUT.go   write a client
+  resgen lint -spec FILE                               check x-resilience, write nothing
+  resgen explain -spec FILE [-format table|markdown|json]
+                                                       print each operation's policy
   resgen version                                       print the version
   resgen help                                          print this help
+
+generate, lint and explain take -overlay FILE (OpenAPI Overlay 1.0, repeatable,
+applied in order) and -strict (warnings become errors).
 
 Run "resgen COMMAND -h" for a command's flags.
 
@@ -46,8 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitInput
 	}
 	switch args[0] {
-	case "generate":
-		return runGenerate(ctx, args[1:], stdout, stderr)
+	case "generate", "lint", "explain":
+		return runCommand(ctx, args[0], args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintln(stdout, "resgen "+version())
 		return exitOK
@@ -66,15 +72,40 @@ func version() string {
 	return "devel"
 }
 
-func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("resgen generate", flag.ContinueOnError)
+// commandHelp is each spec command's usage line and description.
+var commandHelp = map[string][2]string{
+	"generate": {"resgen generate -spec FILE -package NAME -o OUT.go [-overlay FILE]... [-strict]",
+		"Writes one gofmt'd Go file with a typed client for every operation of the spec.\nThe file is replaced atomically; a failed run leaves it as it was."},
+	"lint": {"resgen lint -spec FILE [-overlay FILE]... [-strict]",
+		"Checks the spec and its x-resilience: errors, then warnings about policies that\nwill not do what they seem to. Writes nothing. Exit status 2 on any error\n(and on any warning with -strict)."},
+	"explain": {"resgen explain -spec FILE [-overlay FILE]... [-format table|markdown|json]",
+		"Prints each operation's breaker, retry (on or off, and why), attempts, waits\nand timeouts: the facts written above each generated method."},
+}
+
+// runCommand runs generate, lint or explain.
+func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("resgen "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	specPath := fs.String("spec", "", "OpenAPI 3 or Swagger 2.0 spec, YAML or JSON (required)")
-	pkg := fs.String("package", "", "Go package name of the output (required)")
-	out := fs.String("o", "", "output Go file (required); written atomically")
+	var overlays []string
+	fs.Func("overlay", "OpenAPI Overlay 1.0 `FILE` applied to the spec before loading (repeatable, in order)", func(v string) error {
+		overlays = append(overlays, v)
+		return nil
+	})
 	strict := fs.Bool("strict", false, "treat warnings as errors")
+	var pkg, out, format *string
+	required := []string{"-spec"}
+	switch cmd {
+	case "generate":
+		pkg = fs.String("package", "", "Go package name of the output (required)")
+		out = fs.String("o", "", "output Go `FILE` (required); written atomically")
+		required = append(required, "-package", "-o")
+	case "explain":
+		format = fs.String("format", "table", "output format: table, markdown or json")
+	}
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: resgen generate -spec FILE -package NAME -o OUT.go [-strict]\n\nWrites one gofmt'd Go file with a typed client for every operation of the spec.\n\nFlags:\n")
+		h := commandHelp[cmd]
+		fmt.Fprintf(stderr, "Usage: %s\n\n%s\n\nFlags:\n", h[0], h[1])
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -84,21 +115,29 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitInput
 	}
 	var missing []string
-	for _, f := range []struct{ name, val string }{{"-spec", *specPath}, {"-package", *pkg}, {"-o", *out}} {
-		if f.val == "" {
-			missing = append(missing, f.name)
+	for _, name := range required {
+		if fs.Lookup(name[1:]).Value.String() == "" {
+			missing = append(missing, name)
 		}
 	}
 	if len(missing) > 0 || fs.NArg() > 0 {
 		if len(missing) > 0 {
-			fmt.Fprintf(stderr, "resgen generate: missing %s\n", strings.Join(missing, ", "))
+			fmt.Fprintf(stderr, "resgen %s: missing %s\n", cmd, strings.Join(missing, ", "))
 		} else {
-			fmt.Fprintf(stderr, "resgen generate: unexpected argument %q\n", fs.Arg(0))
+			fmt.Fprintf(stderr, "resgen %s: unexpected argument %q\n", cmd, fs.Arg(0))
 		}
 		fs.Usage()
 		return exitInput
 	}
-	res, err := generator.Generate(ctx, generator.Config{Spec: *specPath, Package: *pkg, Strict: *strict})
+	if format != nil && *format != "table" && *format != "markdown" && *format != "json" {
+		fmt.Fprintf(stderr, "resgen explain: -format must be table, markdown or json, not %q\n", *format)
+		return exitInput
+	}
+	cfg := generator.Config{Spec: *specPath, Package: "client", Overlays: overlays, Strict: *strict}
+	if pkg != nil {
+		cfg.Package = *pkg
+	}
+	res, err := generator.Generate(ctx, cfg)
 	if err != nil {
 		var ie *generator.InputError
 		if errors.As(err, &ie) {
@@ -109,9 +148,19 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitInternal
 	}
 	printDiags(stderr, res.Diags)
-	if err := writeAtomic(*out, res.Source); err != nil {
-		fmt.Fprintf(stderr, "resgen: %v\n", err)
-		return exitInternal
+	switch cmd {
+	case "generate":
+		if err := writeAtomic(*out, res.Source); err != nil {
+			fmt.Fprintf(stderr, "resgen: %v\n", err)
+			return exitInternal
+		}
+	case "explain":
+		text, err := generator.Explain(res.Model, *format)
+		if err != nil {
+			fmt.Fprintf(stderr, "resgen: internal error: %v\n", err)
+			return exitInternal
+		}
+		stdout.Write(text)
 	}
 	return exitOK
 }

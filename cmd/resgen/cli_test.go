@@ -107,6 +107,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"version"}, exitOK, "resgen ", ""},
 		{[]string{"generate", "-h"}, exitOK, "", "Usage: resgen generate"},
 		{[]string{"generate"}, exitInput, "", "resgen generate: missing -spec, -package, -o"},
+		{[]string{"lint"}, exitInput, "", "resgen lint: missing -spec"},
+		{[]string{"explain", "-h"}, exitOK, "", "Usage: resgen explain"},
+		{[]string{"explain", "-spec", "x.yaml", "-format", "xml"}, exitInput, "", "-format must be table, markdown or json"},
 		{[]string{"generate", "-nope"}, exitInput, "", "flag provided but not defined: -nope"},
 		{[]string{"generate", "-spec", "a.yaml", "-package", "a", "-o", "a.go", "extra"}, exitInput, "", `unexpected argument "extra"`},
 	}
