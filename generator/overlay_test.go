@@ -1,0 +1,152 @@
+package generator
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+const realImageSpec = "../shared/specs/real/openstack-image-v2.16.yaml"
+
+// TestOverlayOnARealSpec adds x-resilience to an unmodified third-party
+// spec with an overlay; the generated methods carry the overlay's
+// policies, and the output is golden (golden/overlay-openstack-image).
+func TestOverlayOnARealSpec(t *testing.T) {
+	t.Chdir("..")
+	if _, err := os.Stat(realImageSpec); err != nil {
+		t.Skipf("no corpus: %v", err)
+	}
+	res, err := Generate(context.Background(), Config{Spec: realImageSpec, Package: "overlayopenstackimage", Overlays: []string{"testdata/overlays/openstack-image.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, filepath.Join("golden", "overlay-openstack-image", "client.gen.go"), res.Source)
+	src := string(res.Source)
+	for _, want := range []string{
+		// POST /v2/images: keyed by the overlay, so retried with "reads".
+		"// ImagesPost calls POST /v2/images.",
+		`//   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms`,
+		// The file upload path: its own breaker, no per-attempt timeout.
+		`//   - breaker "uploads" (shared, policy uploads)`,
+		"//   - timeouts: none per attempt, 15m0s in all.",
+		// A DELETE keeps the defaults' breaker and the built-in retry.
+		`//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures`,
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("generated client lacks %q", want)
+		}
+	}
+	if got := strings.Count(src, `retry "reads" (on: GET)`); got < 20 {
+		t.Errorf("%d GET methods document the overlay's reads retry; want every GET", got)
+	}
+}
+
+// TestOverlayErrorsNameTheOverlay: a mistake an overlay brings is
+// reported at the overlay's file and line, not the spec's.
+func TestOverlayErrorsNameTheOverlay(t *testing.T) {
+	t.Chdir("..")
+	if _, err := os.Stat(realImageSpec); err != nil {
+		t.Skipf("no corpus: %v", err)
+	}
+	_, err := Generate(context.Background(), Config{Spec: realImageSpec, Package: "x", Overlays: []string{"testdata/overlays/retry-on-post.yaml"}})
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("want an input error, got %v", err)
+	}
+	var got []string
+	for _, d := range ie.Diags {
+		if strings.HasPrefix(d.File, "testdata/overlays/") {
+			got = append(got, strings.SplitN(d.String(), "\n", 2)[0])
+		}
+	}
+	want := []string{
+		"testdata/overlays/retry-on-post.yaml:7:9: error: retry on POST /v2/images, which is not retry-safe: a POST without an idempotency key",
+		"testdata/overlays/retry-on-post.yaml:8:13: warning: target $.paths['/v2/nope'].get selects nothing in the spec",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestOverlayActions(t *testing.T) {
+	spec := `
+openapi: 3.0.3
+paths:
+  /a: {get: {operationId: a, tags: [x]}, post: {operationId: b}}
+  /b: {get: {operationId: c, deprecated: true}}
+`
+	cases := []struct {
+		name, overlay, want string
+	}{
+		{"merge into every get", `
+overlay: 1.0.0
+actions:
+  - target: $.paths.*.get
+    update: {summary: read}`, "/a.get.summary=read /b.get.summary=read"},
+		{"append to a list", `
+overlay: 1.0.0
+actions:
+  - target: $.paths['/a'].get.tags
+    update: y`, "/a.get.tags=[x,y]"},
+		{"remove", `
+overlay: 1.0.0
+actions:
+  - target: $.paths["/a"].post
+    remove: true`, "/a.post=<none>"},
+		{"filter", `
+overlay: 1.0.0
+actions:
+  - target: $.paths.*[?(@.deprecated == true)]
+    update: {summary: old}`, "/b.get.summary=old /a.get.summary=<none>"},
+		{"recursive descent", `
+overlay: 1.0.0
+actions:
+  - target: $..[?@.operationId == 'b']
+    update: {summary: found}`, "/a.post.summary=found"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(spec), &doc); err != nil {
+				t.Fatal(err)
+			}
+			src := &srcMap{file: "spec.yaml", root: doc.Content[0], from: map[*yaml.Node]string{}}
+			if _, diags := applyOverlay(src, overlayFile{path: "o.yaml", data: []byte(c.overlay)}); len(diags) > 0 {
+				t.Fatal(diags)
+			}
+			for _, check := range strings.Fields(c.want) {
+				path, want, _ := strings.Cut(check, "=")
+				ptr := "/paths/" + strings.ReplaceAll(strings.TrimPrefix(path, "/"), ".", "/")
+				ptr = strings.Replace(ptr, "/paths/", "/paths/~1", 1)
+				n := src.lookup(ptr, true)
+				got := "<none>"
+				if n != nil {
+					got = n.Value
+					if n.Kind == yaml.SequenceNode {
+						var vals []string
+						for _, e := range n.Content {
+							vals = append(vals, e.Value)
+						}
+						got = "[" + strings.Join(vals, ",") + "]"
+					}
+				}
+				if got != want {
+					t.Errorf("%s = %s, want %s", path, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestJSONPathErrors(t *testing.T) {
+	for _, bad := range []string{"paths", "$.", "$[", "$['a'", "$[?(@.a == 'x']", "$..", "$[?a]"} {
+		if _, err := parseJSONPath(bad); err == nil {
+			t.Errorf("%q parsed; want an error", bad)
+		}
+	}
+}
