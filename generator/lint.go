@@ -134,7 +134,7 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 			defs = r.retryDefs
 		}
 		for _, name := range sortedKeys(defs) {
-			if r.Used[kind+"/"+name] == 0 && !r.extended(kind, name) {
+			if r.Used[kind+"/"+name] == 0 && !r.extended(kind, name, map[string]bool{}) {
 				word := map[string]string{"breakers": "breaker", "retries": "retry"}[kind]
 				r.warnf(defs[name].ptr, "use it with x-resilience: {"+word+": "+name+"}, or delete it",
 					"%s policy %q is defined but no operation uses it", word, name)
@@ -143,14 +143,19 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 	}
 }
 
-// extended reports whether another used policy extends name.
-func (r *resolver) extended(kind, name string) bool {
+// extended reports whether a used policy extends name, directly or not;
+// seen stops at extends cycles (reported as errors elsewhere).
+func (r *resolver) extended(kind, name string, seen map[string]bool) bool {
+	if seen[name] {
+		return false
+	}
+	seen[name] = true
 	defs := r.breakerDefs
 	if kind == "retries" {
 		defs = r.retryDefs
 	}
 	for other, d := range defs {
-		if ext, _ := d.m["extends"].(string); ext == name && other != name && (r.Used[kind+"/"+other] > 0 || r.extended(kind, other)) {
+		if ext, _ := d.m["extends"].(string); ext == name && (r.Used[kind+"/"+other] > 0 || r.extended(kind, other, seen)) {
 			return true
 		}
 	}

@@ -593,7 +593,7 @@ func (r *resolver) duration(ptr string, v any, dst *time.Duration) {
 		return
 	}
 	if d < 0 {
-		r.errorf(ptr, "", "%s must not be negative, got %s", lastTok(ptr), s)
+		r.errorf(ptr, `durations are positive, e.g. "5s"; 0 turns a timeout off`, "%s must not be negative, got %s", lastTok(ptr), s)
 		return
 	}
 	*dst = d
@@ -729,6 +729,14 @@ func sortedKeys[V any](m map[string]V) []string {
 // suggest returns the known word nearest to s (case-insensitive edit
 // distance at most 2, or a third of its length), or "".
 func suggest(s string, known []string) string {
+	// A shortened key ("failureRate") names the one it starts.
+	if len(s) >= 4 {
+		for _, k := range known {
+			if strings.HasPrefix(strings.ToLower(k), strings.ToLower(s)) {
+				return k
+			}
+		}
+	}
 	best, bestD := "", 1<<30
 	for _, k := range known {
 		d := editDistance(strings.ToLower(s), strings.ToLower(k))
