@@ -118,7 +118,7 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 				total := p.TotalTimeout
 				add(fmt.Sprintf("worst/%s/%s/%s", rp.Name, p.Timeout, total), r.policyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
 					r.warnf(ptr, "lower maxAttempts or the timeout, or raise totalTimeout",
-						"retry %q can take %s (%d attempts × %s timeout + waits), longer than the totalTimeout %s of %s: the last attempts never run", rp.Name, worst, rp.MaxAttempts, p.Timeout, total, opList(ops))
+						"retry %q can take %s (%d attempts × %s timeout + waits), longer than the totalTimeout %s of %s: the last attempt can be cut short, or never start", rp.Name, worst, rp.MaxAttempts, p.Timeout, total, opList(ops))
 				})
 			}
 		}

@@ -138,3 +138,34 @@ func TestUnwritableOutputIsAnInternalError(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestLintCommand(t *testing.T) {
+	t.Chdir("../..")
+	const warn = "testdata/lint/jitter-none.yaml:7:29: warning: jitter: none with 4 attempts"
+	code, stdout, stderr := runCLI(t, "lint", "-spec", "testdata/lint/jitter-none.yaml")
+	if code != exitOK || stdout != "" || !strings.HasPrefix(stderr, warn) {
+		t.Fatalf("lint: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, "lint", "-strict", "-spec", "testdata/lint/jitter-none.yaml")
+	if code != exitInput || !strings.HasPrefix(stderr, strings.Replace(warn, "warning", "error", 1)) {
+		t.Fatalf("lint -strict: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "lint", "-spec", "testdata/specs/invalid/retry-on-post.yaml")
+	if code != exitInput || !strings.Contains(stderr, "retry-on-post.yaml:9:9: error:") {
+		t.Fatalf("lint of a bad spec: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestExplainCommand(t *testing.T) {
+	t.Chdir("../..")
+	for format, ext := range map[string]string{"table": "txt", "markdown": "md", "json": "json"} {
+		code, stdout, stderr := runCLI(t, "explain", "-spec", "testdata/specs/openstack-console.yaml", "-format", format)
+		want, err := os.ReadFile("golden/explain/openstack-console." + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code != exitOK || stdout != string(want) {
+			t.Fatalf("explain -format %s: exit %d, stderr %q; stdout differs from its golden", format, code, stderr)
+		}
+	}
+}
