@@ -224,9 +224,33 @@ func TestBreakersAreTheSpecsInstances(t *testing.T) {
 	}
 }
 
+// observer keeps the breaker state changes and rejections.
+type observer struct {
+	runtime.NopObserver
+	mu       sync.Mutex
+	changes  []runtime.StateChangeEvent
+	rejected []runtime.RejectionEvent
+}
+
+func (o *observer) BreakerStateChange(e runtime.StateChangeEvent) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.changes = append(o.changes, e)
+}
+
+func (o *observer) Rejected(e runtime.RejectionEvent) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.rejected = append(o.rejected, e)
+}
+
 func TestNovaOpensAndOnlyComputeFailsFast(t *testing.T) {
 	s := newCloud(t)
-	c := newClient(t, s)
+	obs := &observer{}
+	c, err := NewClient(s.URL, WithLogger(slog.New(slog.DiscardHandler)), WithObserver(obs))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := t.Context()
 
 	// 10 successes, then failures: the 20th call (10 failed of 20, 50%)
@@ -249,10 +273,22 @@ func TestNovaOpensAndOnlyComputeFailsFast(t *testing.T) {
 		}
 	}
 	wantState(t, c, "nova", runtime.StateOpen, 0, 0)
+	obs.mu.Lock()
+	if len(obs.changes) != 1 || obs.changes[0].Breaker != "nova" || obs.changes[0].From != runtime.StateClosed || obs.changes[0].To != runtime.StateOpen ||
+		!strings.Contains(obs.changes[0].Reason, "failure rate 50% (10 of 20 calls)") {
+		t.Errorf("state changes %+v; want nova closed → open, failure rate 50%% (10 of 20 calls)", obs.changes)
+	}
+	obs.mu.Unlock()
 
 	// Every compute operation now fails fast, and nova sees none of them.
-	_, err := c.ListServers(ctx, nil)
+	_, err = c.ListServers(ctx, nil)
 	wantOpen(t, "listServers", err, "nova")
+	var open *runtime.CircuitOpenError
+	errors.As(err, &open)
+	// nova stays open 10s: it was opened a moment ago.
+	if now := time.Now(); open.RetryAt.Before(now.Add(5*time.Second)) || open.RetryAt.After(now.Add(10*time.Second)) {
+		t.Errorf("RetryAt %v; want about 10s from now (%v)", open.RetryAt, now)
+	}
 	_, err = c.ShowServer(ctx, serverID)
 	wantOpen(t, "showServer", err, "nova")
 	_, err = c.CreateServer(ctx, newServer())
@@ -264,6 +300,16 @@ func TestNovaOpensAndOnlyComputeFailsFast(t *testing.T) {
 	if n := s.hits("nova"); n != 20 {
 		t.Fatalf("nova saw %d requests while its breaker was open", n-20)
 	}
+	obs.mu.Lock()
+	if len(obs.rejected) != 5 {
+		t.Errorf("observer saw %d rejections; want 5", len(obs.rejected))
+	}
+	for _, r := range obs.rejected {
+		if r.Breaker != "nova" {
+			t.Errorf("rejection %+v", r)
+		}
+	}
+	obs.mu.Unlock()
 
 	// The other services' breakers are their own: their calls go through.
 	s.script("nova") // even a healed nova is not asked: the breaker is open

@@ -6,6 +6,7 @@ package resilience
 // which breaker refuses what).
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -517,5 +518,30 @@ func TestRetryBudgetIsSpent(t *testing.T) {
 	}
 	if s.hits() != calls+126 {
 		t.Fatalf("the server saw %d requests; want %d", s.hits(), calls+126)
+	}
+}
+
+func TestCallCancelledByTheCallerIsNotRecordedNorRetried(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	s := newServer(t, func(_ int, r *http.Request) answer {
+		arrived <- struct{}{}
+		<-r.Context().Done() // hang until the client gives up
+		return answer{status: 503}
+	})
+	c := newClient(t, s)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	resp, err := c.DefaultsOnly(ctx)
+	if err == nil || !errors.Is(err, context.Canceled) || resp != nil {
+		t.Fatalf("got %+v, %v; want an error matching context.Canceled", resp, err)
+	}
+	if s.hits() != 1 {
+		t.Errorf("the server saw %d requests; a cancelled call is not retried", s.hits())
+	}
+	if m := metrics(t, c, "base"); m.Calls != 0 {
+		t.Errorf("base recorded %d calls; a call cancelled by its caller is not recorded", m.Calls)
 	}
 }
