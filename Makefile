@@ -27,3 +27,14 @@ corpus:
 
 bench:
 	$(GO) test ./runtime -run '^$$' -bench . -benchmem -count 5
+
+# Run oapi-codegen v2.8.2, ogen v1.24.0 and resgen (HEAD) on ../shared/specs/real
+# side by side: generate ok/time, go build ok/time/peak RSS, totals (not part of
+# `make test`). SPECS=a,b (or SPECS=largest) runs only those specs, REPEAT=N runs
+# each N times (medians); results also go to bin/compare/.
+SPECS ?=
+REPEAT ?= 1
+COMPARE_FLAGS ?=
+.PHONY: compare
+compare:
+	$(GO) run ./scripts/compare -specs '$(SPECS)' -repeat $(REPEAT) $(COMPARE_FLAGS)
