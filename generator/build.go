@@ -29,7 +29,6 @@ type builder struct {
 	named map[*openapi3.Schema]*model.GoType
 	byRef map[string]*model.GoType
 
-	unions, multiTypes int // constructs emitted as json.RawMessage
 }
 
 var (
@@ -58,12 +57,6 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 	b.schemas()
 	b.operations()
 	breakValueCycles(b.file.Types)
-	if b.unions > 0 {
-		b.diags = append(b.diags, Diagnostic{Severity: Warning, File: s.file, Msg: fmt.Sprintf("unsupported: %d oneOf/anyOf schemas are generated as json.RawMessage (unions are not typed yet)", b.unions)})
-	}
-	if b.multiTypes > 0 {
-		b.diags = append(b.diags, Diagnostic{Severity: Warning, File: s.file, Msg: fmt.Sprintf("unsupported: %d schemas with several types are generated as json.RawMessage", b.multiTypes)})
-	}
 	return b.file, b.diags
 }
 
@@ -104,9 +97,19 @@ func (b *builder) schemas() {
 func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 	decl := &model.Type{Name: name, Doc: docLines(s.Title, s.Description), Deprecated: s.Deprecated}
 	b.file.Types = append(b.file.Types, decl)
+	if isUnion(s) {
+		b.declareUnion(decl, s)
+		return
+	}
 	if props, ok := b.objectProps(s); ok {
 		decl.Kind = model.Struct
-		decl.Fields = b.fields(name, props)
+		if ap := s.AdditionalProperties; ap.Schema != nil || (ap.Has != nil && *ap.Has) {
+			decl.Extra = rawMessage
+			if ap.Schema != nil {
+				decl.Extra = b.elem(ap.Schema, name+"Value")
+			}
+		}
+		decl.Fields = b.fields(name, props, decl.Extra != nil)
 		return
 	}
 	if vals := enumValues(s); vals != nil {
@@ -194,8 +197,11 @@ func jsonTagName(s string) bool {
 	return true
 }
 
-func (b *builder) fields(owner string, props []prop) []*model.Field {
+func (b *builder) fields(owner string, props []prop, extra bool) []*model.Field {
 	fn := newNamer()
+	if extra {
+		fn = newNamer("AdditionalProperties")
+	}
 	var out []*model.Field
 	for _, p := range props {
 		goName := fn.name(exportedName(p.name, "Field"))
@@ -203,6 +209,10 @@ func (b *builder) fields(owner string, props []prop) []*model.Field {
 		nullable := false
 		if p.schema != nil && p.schema.Value != nil {
 			nullable = isNullable(p.schema.Value)
+			if p.schema.Value.ReadOnly || p.schema.Value.WriteOnly {
+				// Sent in one direction only: the other side leaves it out.
+				p.required = false
+			}
 			if p.schema.Ref == "" {
 				// A $ref's description is the referenced type's doc.
 				desc, title = p.schema.Value.Description, p.schema.Value.Title
@@ -255,11 +265,18 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		}
 	}
 	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
-		if v := singleVariant(s); v != nil {
+		if v := singleVariant(s); v != nil && len(s.Properties) == 0 {
 			return b.typeOf(v, hint, ptr, declareInline)
 		}
-		b.unions++
-		return rawMessage
+	}
+	if isUnion(s) {
+		if !declareInline {
+			return rawMessage
+		}
+		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(hint, "Union"))}
+		b.named[s] = t
+		b.declare(t.Name, s, ptr)
+		return t
 	}
 	if len(s.AllOf) == 1 && len(s.Properties) == 0 {
 		return b.typeOf(s.AllOf[0], hint, ptr, declareInline)
@@ -275,10 +292,6 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		return t
 	}
 	types := nonNullTypes(s)
-	if len(types) > 1 {
-		b.multiTypes++
-		return rawMessage
-	}
 	if p := b.primitive(s); p != nil {
 		return p
 	}
@@ -863,4 +876,130 @@ func breakValueCycles(types []*model.Type) {
 			}
 		}
 	}
+}
+
+// isUnion reports whether s is declared as a union type: a oneOf or anyOf
+// of several variants, or a value of several JSON types (3.1
+// `type: [integer, string]`).
+func isUnion(s *openapi3.Schema) bool {
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
+		return singleVariant(s) == nil || len(s.Properties) > 0
+	}
+	return len(nonNullTypes(s)) > 1
+}
+
+// jsonKind is the JSON kind a schema takes, for telling union variants
+// apart; "any" when it cannot be known.
+func jsonKind(s *openapi3.Schema) string {
+	if s == nil {
+		return "any"
+	}
+	types := nonNullTypes(s)
+	if len(types) == 1 {
+		return types[0]
+	}
+	switch {
+	case len(types) > 1 || len(s.OneOf) > 0 || len(s.AnyOf) > 0:
+		return "any"
+	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Has != nil:
+		return "object"
+	case s.Items != nil:
+		return "array"
+	}
+	for _, part := range s.AllOf {
+		if part != nil && part.Value != nil {
+			if k := jsonKind(part.Value); k != "any" {
+				return k
+			}
+		}
+	}
+	return "any"
+}
+
+var kindFieldNames = map[string]string{"string": "String", "integer": "Int", "number": "Number", "boolean": "Bool", "array": "Array", "object": "Object"}
+
+// declareUnion fills decl as a union of s's variants: its oneOf or anyOf
+// entries, or its JSON types.
+func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
+	decl.Kind = model.Union
+	fields := newNamer("Unknown")
+	refs := s.OneOf
+	if len(refs) == 0 {
+		refs, decl.AnyOf = s.AnyOf, true
+	}
+	if len(refs) == 0 {
+		// type: [integer, string, ...]
+		for _, t := range nonNullTypes(s) {
+			v := *s
+			v.Type = &openapi3.Types{t}
+			v.Enum = nil
+			refs = append(refs, &openapi3.SchemaRef{Value: &v})
+		}
+	}
+	byRef := map[*openapi3.SchemaRef]*model.Variant{}
+	for i, ref := range refs {
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		vs := ref.Value
+		if t := vs.Type; t != nil && t.Is("null") {
+			continue // null is every union's zero value
+		}
+		kind := jsonKind(vs)
+		t := b.typeOf(ref, fmt.Sprintf("%sVariant%d", decl.Name, i+1), "", true)
+		fieldName := kindFieldNames[kind]
+		if t.Kind == model.Named {
+			fieldName = t.Name
+		}
+		if fieldName == "" {
+			fieldName = fmt.Sprintf("Variant%d", i+1)
+		}
+		v := &model.Variant{FieldName: fields.name(fieldName), Type: t, Kind: kind}
+		if kind == "object" {
+			if props, ok := b.objectProps(vs); ok {
+				for _, p := range props {
+					if p.required {
+						v.Required = append(v.Required, p.name)
+					}
+				}
+			}
+		}
+		decl.Variants = append(decl.Variants, v)
+		byRef[ref] = v
+	}
+	d := s.Discriminator
+	if d == nil || d.PropertyName == "" {
+		return
+	}
+	decl.Discriminator = d.PropertyName
+	mapped := map[*model.Variant]bool{}
+	for _, val := range sortedKeys(d.Mapping) {
+		mr := d.Mapping[val]
+		for ref, v := range byRef {
+			if (mr.Value != nil && mr.Value == ref.Value) || (mr.Ref != "" && mr.Ref == ref.Ref) || (mr.Ref != "" && ref.Ref == "" && strings.HasSuffix(mr.Ref, "/"+indexOf(refs, ref))) {
+				v.Values = append(v.Values, val)
+				mapped[v] = true
+			}
+		}
+	}
+	// Variants the mapping does not name are selected by their schema name.
+	for ref, v := range byRef {
+		if !mapped[v] && ref.Ref != "" {
+			v.Values = append(v.Values, ref.Ref[strings.LastIndexAny(ref.Ref, "/#")+1:])
+		}
+	}
+	for _, v := range decl.Variants {
+		sort.Strings(v.Values)
+	}
+}
+
+// indexOf returns the position of ref in refs as a string, for mappings
+// that point at an inline variant ("#/components/schemas/Pet/oneOf/1").
+func indexOf(refs openapi3.SchemaRefs, ref *openapi3.SchemaRef) string {
+	for i, r := range refs {
+		if r == ref {
+			return strconv.Itoa(i)
+		}
+	}
+	return "-"
 }

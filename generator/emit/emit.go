@@ -109,7 +109,12 @@ func typeExpr(t *model.GoType) *jen.Statement {
 
 func (e *emitter) emitType(f *jen.File, t *model.Type) {
 	doc := []string{t.Name + " is a schema of the API."}
-	if len(t.Doc) > 0 {
+	if t.Kind == model.Union {
+		doc = []string{unionDoc(t)}
+		if len(t.Doc) > 0 {
+			doc = append(append(doc, ""), t.Doc...)
+		}
+	} else if len(t.Doc) > 0 {
 		doc = append([]string{t.Name + " is described by the spec as:", ""}, t.Doc...)
 	}
 	if t.Deprecated {
@@ -117,6 +122,8 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 	}
 	comment(f, doc)
 	switch t.Kind {
+	case model.Union:
+		e.emitUnion(f, t)
 	case model.Struct:
 		/* type T struct { Field Type `json:"name,omitempty"` } */
 		f.Type().Id(t.Name).StructFunc(func(g *jen.Group) {
@@ -128,7 +135,14 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 				}
 				g.Id(fl.Name).Add(typeExpr(fl.Type)).Tag(map[string]string{"json": tag})
 			}
+			if t.Extra != nil {
+				comment(g, []string{"AdditionalProperties holds the properties the schema does not name."})
+				g.Id("AdditionalProperties").Map(jen.String()).Add(typeExpr(t.Extra)).Tag(map[string]string{"json": "-"})
+			}
 		})
+		if t.Extra != nil {
+			e.emitExtraMethods(f, t)
+		}
 	case model.Defined:
 		f.Type().Id(t.Name).Add(typeExpr(t.Underlying))
 	case model.Enum:

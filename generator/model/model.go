@@ -62,6 +62,7 @@ const (
 	Struct  TypeKind = iota
 	Defined          // type X <Underlying>
 	Enum             // type X <Underlying> plus constants
+	Union            // oneOf/anyOf: a struct with one field per variant
 )
 
 // Type is a named Go type declaration.
@@ -74,6 +75,28 @@ type Type struct {
 	Values     []EnumValue
 	// Deprecated marks a schema with deprecated: true.
 	Deprecated bool
+	// Extra is the value type of a struct's additional properties, nil
+	// when it takes none.
+	Extra *GoType
+	// Variants of a Union, in the spec's order; Discriminator is the
+	// property that selects one ("" when the JSON kind or keys do);
+	// AnyOf is true for anyOf (several may match; the first is taken).
+	Variants      []*Variant
+	Discriminator string
+	AnyOf         bool
+}
+
+// Variant is one alternative of a Union.
+type Variant struct {
+	FieldName string
+	Type      *GoType
+	// Kind is the JSON kind it takes: object, array, string, integer,
+	// number, boolean, or any (tried last).
+	Kind string
+	// Required are the keys an object must have to be this variant.
+	Required []string
+	// Values are the discriminator values that select it.
+	Values []string
 }
 
 // Field is one struct field.

@@ -88,6 +88,24 @@ type ImageDeleteRequest struct {
 	VirtualSize *int64 `json:"virtual_size,omitempty"`
 	// Scope of image accessibility.
 	Visibility *ImageDeleteRequestVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *ImageDeleteRequest) UnmarshalJSON(data []byte) error {
+	type plain ImageDeleteRequest
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v ImageDeleteRequest) MarshalJSON() ([]byte, error) {
+	type plain ImageDeleteRequest
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // ImageDeleteRequestContainerFormat is described by the spec as:
@@ -227,6 +245,24 @@ type ImageShowRequest struct {
 	VirtualSize *int64 `json:"virtual_size,omitempty"`
 	// Scope of image accessibility.
 	Visibility *ImageShowRequestVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *ImageShowRequest) UnmarshalJSON(data []byte) error {
+	type plain ImageShowRequest
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v ImageShowRequest) MarshalJSON() ([]byte, error) {
+	type plain ImageShowRequest
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // ImageShowRequestContainerFormat is described by the spec as:
@@ -469,6 +505,24 @@ type ImageShowResponse struct {
 	VirtualSize *int64 `json:"virtual_size,omitempty"`
 	// Image visibility, that is, the access permission for the image.
 	Visibility *ImageShowResponseVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *ImageShowResponse) UnmarshalJSON(data []byte) error {
+	type plain ImageShowResponse
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v ImageShowResponse) MarshalJSON() ([]byte, error) {
+	type plain ImageShowResponse
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // ImageShowResponseContainerFormat is described by the spec as:
@@ -738,6 +792,24 @@ type ImageUpdateResponse struct {
 	VirtualSize *int64 `json:"virtual_size,omitempty"`
 	// Image visibility, that is, the access permission for the image.
 	Visibility *ImageUpdateResponseVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *ImageUpdateResponse) UnmarshalJSON(data []byte) error {
+	type plain ImageUpdateResponse
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v ImageUpdateResponse) MarshalJSON() ([]byte, error) {
+	type plain ImageUpdateResponse
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // ImageUpdateResponseContainerFormat is described by the spec as:
@@ -973,6 +1045,24 @@ type ImagesCreateRequest struct {
 	// a `shared` image.
 	// *Since the Image API v2.5, the default value is “shared“.*
 	Visibility *ImagesCreateRequestVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *ImagesCreateRequest) UnmarshalJSON(data []byte) error {
+	type plain ImagesCreateRequest
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v ImagesCreateRequest) MarshalJSON() ([]byte, error) {
+	type plain ImagesCreateRequest
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // ImagesCreateRequestContainerFormat is described by the spec as:
@@ -1246,6 +1336,24 @@ type ImagesCreateResponse struct {
 	VirtualSize *int64 `json:"virtual_size,omitempty"`
 	// Image visibility, that is, the access permission for the image.
 	Visibility *ImagesCreateResponseVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *ImagesCreateResponse) UnmarshalJSON(data []byte) error {
+	type plain ImagesCreateResponse
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v ImagesCreateResponse) MarshalJSON() ([]byte, error) {
+	type plain ImagesCreateResponse
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // ImagesCreateResponseContainerFormat is described by the spec as:
@@ -1452,6 +1560,24 @@ type ImagesIndexRequest struct {
 	VirtualSize *int64 `json:"virtual_size,omitempty"`
 	// Scope of image accessibility.
 	Visibility *ImagesIndexRequestVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *ImagesIndexRequest) UnmarshalJSON(data []byte) error {
+	type plain ImagesIndexRequest
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v ImagesIndexRequest) MarshalJSON() ([]byte, error) {
+	type plain ImagesIndexRequest
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // ImagesIndexRequestContainerFormat is described by the spec as:
@@ -1600,6 +1726,24 @@ type ImagesListResponseImagesItem struct {
 	VirtualSize *int64 `json:"virtual_size,omitempty"`
 	// Scope of image accessibility.
 	Visibility *ImagesListResponseImagesItemVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *ImagesListResponseImagesItem) UnmarshalJSON(data []byte) error {
+	type plain ImagesListResponseImagesItem
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v ImagesListResponseImagesItem) MarshalJSON() ([]byte, error) {
+	type plain ImagesListResponseImagesItem
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // ImagesListResponseImagesItemContainerFormat is described by the spec as:
@@ -1980,6 +2124,24 @@ type ImagesTasksGetTaskInfoRequest struct {
 	VirtualSize *int64 `json:"virtual_size,omitempty"`
 	// Scope of image accessibility.
 	Visibility *ImagesTasksGetTaskInfoRequestVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *ImagesTasksGetTaskInfoRequest) UnmarshalJSON(data []byte) error {
+	type plain ImagesTasksGetTaskInfoRequest
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v ImagesTasksGetTaskInfoRequest) MarshalJSON() ([]byte, error) {
+	type plain ImagesTasksGetTaskInfoRequest
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // ImagesTasksGetTaskInfoRequestContainerFormat is described by the spec as:
@@ -5965,6 +6127,24 @@ type StoreDeleteFromStoreRequest struct {
 	VirtualSize *int64 `json:"virtual_size,omitempty"`
 	// Scope of image accessibility.
 	Visibility *StoreDeleteFromStoreRequestVisibility `json:"visibility,omitempty"`
+	// AdditionalProperties holds the properties the schema does not name.
+	AdditionalProperties map[string]string `json:"-"`
+}
+
+// UnmarshalJSON decodes the known properties into their fields and the others
+// into AdditionalProperties.
+func (v *StoreDeleteFromStoreRequest) UnmarshalJSON(data []byte) error {
+	type plain StoreDeleteFromStoreRequest
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+}
+
+// MarshalJSON writes the known fields, then AdditionalProperties.
+func (v StoreDeleteFromStoreRequest) MarshalJSON() ([]byte, error) {
+	type plain StoreDeleteFromStoreRequest
+	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // StoreDeleteFromStoreRequestContainerFormat is described by the spec as:

@@ -88,7 +88,7 @@ type Names struct {
 // */ this line tries to close a comment; it must stay a comment.
 type Thing struct {
 	Anything         json.RawMessage   `json:"anything,omitempty"`
-	Choice           json.RawMessage   `json:"choice,omitempty"`
+	Choice           *ThingChoice      `json:"choice,omitempty"`
 	Count32          *int32            `json:"count32,omitempty"`
 	Created          time.Time         `json:"created"`
 	Day              *string           `json:"day,omitempty"`
@@ -108,6 +108,45 @@ type Thing struct {
 	RequiredNullable *Level            `json:"requiredNullable,omitempty"`
 	Score            *float64          `json:"score,omitempty"`
 	Tags             []string          `json:"tags,omitempty"`
+}
+
+// ThingChoice is one of: String, Int. The field that is set holds the value.
+type ThingChoice struct {
+	String *string
+	Int    *int64
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u ThingChoice) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.String != nil:
+		return json.Marshal(u.String)
+	case u.Int != nil:
+		return json.Marshal(u.Int)
+	case u.Unknown != nil:
+		return u.Unknown, nil
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown.
+func (u *ThingChoice) UnmarshalJSON(data []byte) error {
+	*u = ThingChoice{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindString:
+		u.String = new(string)
+		return json.Unmarshal(data, u.String)
+	case runtime.KindInteger:
+		u.Int = new(int64)
+		return json.Unmarshal(data, u.Int)
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
 }
 
 // ThingNested is a schema of the API.

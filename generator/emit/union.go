@@ -1,0 +1,195 @@
+package emit
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/resgen/resgen/generator/model"
+)
+
+// variantField is a variant's field type: a pointer unless nil already
+// means absent.
+func variantField(v *model.Variant) *model.GoType {
+	if v.Type.Nilable() {
+		return v.Type
+	}
+	return &model.GoType{Kind: model.Pointer, Elem: v.Type}
+}
+
+// emitUnion prints a union type: one field per variant, the one that is
+// set is the value; MarshalJSON writes it, UnmarshalJSON picks it by the
+// discriminator, by the JSON kind, or by the keys an object has.
+func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
+	/* type U struct { Cat *Cat; Dog *Dog; Unknown json.RawMessage } */
+	f.Type().Id(t.Name).StructFunc(func(g *jen.Group) {
+		for _, v := range t.Variants {
+			g.Id(v.FieldName).Add(typeExpr(variantField(v)))
+		}
+		comment(g, []string{"Unknown holds a value no variant matched (a newer server's, say), as sent."})
+		g.Id("Unknown").Qual("encoding/json", "RawMessage")
+	})
+
+	comment(f, []string{"MarshalJSON writes the variant that is set (the first, if several are)."})
+	f.Func().Params(jen.Id("u").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Switch().BlockFunc(func(g *jen.Group) {
+			for _, v := range t.Variants {
+				g.Case(jen.Id("u").Dot(v.FieldName).Op("!=").Nil()).Block(
+					jen.Return(jen.Qual("encoding/json", "Marshal").Call(jen.Id("u").Dot(v.FieldName))),
+				)
+			}
+			g.Case(jen.Id("u").Dot("Unknown").Op("!=").Nil()).Block(jen.Return(jen.Id("u").Dot("Unknown"), jen.Nil()))
+		}),
+		jen.Return(jen.Index().Byte().Parens(jen.Lit("null")), jen.Nil()),
+	)
+
+	comment(f, []string{"UnmarshalJSON sets the variant the JSON value is; a value no variant", "matches is kept in Unknown."})
+	f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
+		g.Op("*").Id("u").Op("=").Id(t.Name).Values()
+		if t.Discriminator != "" {
+			e.unionByDiscriminator(g, t)
+		}
+		e.unionByKind(g, t)
+		g.Id("u").Dot("Unknown").Op("=").Append(jen.Qual("encoding/json", "RawMessage").Parens(jen.Nil()), jen.Id("data").Op("..."))
+		g.Return(jen.Nil())
+	})
+}
+
+// decodeVariant prints: u.X = new(X); return json.Unmarshal(data, u.X)
+func decodeVariant(v *model.Variant) []jen.Code {
+	if v.Type.Nilable() {
+		return []jen.Code{jen.Return(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("u").Dot(v.FieldName)))}
+	}
+	return []jen.Code{
+		jen.Id("u").Dot(v.FieldName).Op("=").New(typeExpr(v.Type)),
+		jen.Return(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Id("u").Dot(v.FieldName))),
+	}
+}
+
+func (e *emitter) unionByDiscriminator(g *jen.Group, t *model.Type) {
+	/* if d, ok := runtime.Discriminator(data, "type"); ok { switch d { case "a": ... } ; keep unknown } */
+	g.If(jen.List(jen.Id("d"), jen.Id("ok")).Op(":=").Qual(runtimePkg, "Discriminator").Call(jen.Id("data"), jen.Lit(t.Discriminator)), jen.Id("ok")).BlockFunc(func(g *jen.Group) {
+		g.Switch(jen.Id("d")).BlockFunc(func(g *jen.Group) {
+			for _, v := range t.Variants {
+				if len(v.Values) == 0 {
+					continue
+				}
+				var vals []jen.Code
+				for _, s := range v.Values {
+					vals = append(vals, jen.Lit(s))
+				}
+				g.Case(vals...).Block(decodeVariant(v)...)
+			}
+		})
+		g.Id("u").Dot("Unknown").Op("=").Append(jen.Qual("encoding/json", "RawMessage").Parens(jen.Nil()), jen.Id("data").Op("..."))
+		g.Return(jen.Nil())
+	})
+}
+
+var kindConst = map[string]string{"object": "KindObject", "array": "KindArray", "string": "KindString", "integer": "KindInteger", "number": "KindNumber", "boolean": "KindBool"}
+
+func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
+	byKind := map[string][]*model.Variant{}
+	var anyKind []*model.Variant
+	for _, v := range t.Variants {
+		if v.Kind == "any" {
+			anyKind = append(anyKind, v)
+			continue
+		}
+		byKind[v.Kind] = append(byKind[v.Kind], v)
+	}
+	g.Switch(jen.Qual(runtimePkg, "Kind").Call(jen.Id("data"))).BlockFunc(func(g *jen.Group) {
+		g.Case(jen.Qual(runtimePkg, "KindNull")).Block(jen.Return(jen.Nil()))
+		for _, kind := range []string{"object", "array", "string", "integer", "number", "boolean"} {
+			vs := byKind[kind]
+			if kind == "integer" && len(vs) == 0 {
+				// An integer is a number too.
+				vs = byKind["number"]
+			}
+			if len(vs) == 0 {
+				continue
+			}
+			g.Case(jen.Qual(runtimePkg, kindConst[kind])).BlockFunc(func(g *jen.Group) {
+				if kind != "object" || len(vs) == 1 {
+					addAll(g, decodeVariant(vs[0]))
+					return
+				}
+				// Objects: the variant whose required keys are all there,
+				// the most demanding first.
+				sorted := append([]*model.Variant(nil), vs...)
+				sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].Required) > len(sorted[j].Required) })
+				if len(sorted[0].Required) > 0 {
+					g.Id("keys").Op(":=").Qual(runtimePkg, "ObjectKeys").Call(jen.Id("data"))
+				}
+				for _, v := range sorted {
+					if len(v.Required) == 0 {
+						addAll(g, decodeVariant(v))
+						return
+					}
+					var names []jen.Code
+					for _, r := range v.Required {
+						names = append(names, jen.Lit(r))
+					}
+					g.If(jen.Id("keys").Dot("Has").Call(names...)).Block(decodeVariant(v)...)
+				}
+			})
+		}
+	})
+	for _, v := range anyKind {
+		/* a variant of unknown kind: take it if it decodes */
+		if v.Type.Nilable() {
+			g.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("u").Dot(v.FieldName)).Op("==").Nil()).Block(jen.Return(jen.Nil()))
+			continue
+		}
+		g.If(jen.Id("v").Op(":=").New(typeExpr(v.Type)), jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Id("v")).Op("==").Nil()).Block(
+			jen.Id("u").Dot(v.FieldName).Op("=").Id("v"),
+			jen.Return(jen.Nil()),
+		)
+	}
+}
+
+// emitExtraMethods prints the JSON methods of a struct that takes
+// additional properties: known fields as usual, the rest in the map.
+func (e *emitter) emitExtraMethods(f *jen.File, t *model.Type) {
+	var known []jen.Code
+	for _, fl := range t.Fields {
+		if fl.JSONName != "-" {
+			known = append(known, jen.Lit(fl.JSONName))
+		}
+	}
+	comment(f, []string{"UnmarshalJSON decodes the known properties into their fields and the others", "into AdditionalProperties."})
+	f.Func().Params(jen.Id("v").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Type().Id("plain").Id(t.Name),
+		jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Parens(jen.Op("*").Id("plain")).Parens(jen.Id("v"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Return(jen.Qual(runtimePkg, "ExtraFields").Call(append([]jen.Code{jen.Id("data"), jen.Op("&").Id("v").Dot("AdditionalProperties")}, known...)...)),
+	)
+	comment(f, []string{"MarshalJSON writes the known fields, then AdditionalProperties."})
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Type().Id("plain").Id(t.Name),
+		jen.Return(jen.Qual(runtimePkg, "MarshalWithExtra").Call(jen.Id("plain").Parens(jen.Id("v")), jen.Id("v").Dot("AdditionalProperties"))),
+	)
+}
+
+func unionDoc(t *model.Type) string {
+	var names []string
+	for _, v := range t.Variants {
+		names = append(names, v.FieldName)
+	}
+	how := "one of"
+	if t.AnyOf {
+		how = "any of"
+	}
+	s := t.Name + " is " + how + ": " + strings.Join(names, ", ")
+	if t.Discriminator != "" {
+		s += " (discriminator " + quoteLine(t.Discriminator) + ")"
+	}
+	return s + ". The field that is set holds the value."
+}
+
+// addAll adds each code as its own statement (Group.Add would join them
+// into one).
+func addAll(g *jen.Group, codes []jen.Code) {
+	for _, c := range codes {
+		g.Add(c)
+	}
+}

@@ -1,0 +1,148 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Helpers the generated union types call to tell their variants apart:
+// by a discriminator property, by the JSON kind of the value, or by the
+// keys an object has.
+
+// JSONKind is the kind of a JSON value.
+type JSONKind uint8
+
+const (
+	KindInvalid JSONKind = iota
+	KindNull
+	KindObject
+	KindArray
+	KindString
+	KindInteger // a number without fraction or exponent
+	KindNumber  // a number with a fraction or an exponent
+	KindBool
+)
+
+// Kind returns the kind of the JSON value data holds, looking only at its
+// first bytes.
+func Kind(data []byte) JSONKind {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 {
+		return KindInvalid
+	}
+	switch c := data[0]; {
+	case c == '{':
+		return KindObject
+	case c == '[':
+		return KindArray
+	case c == '"':
+		return KindString
+	case c == 't' || c == 'f':
+		return KindBool
+	case c == 'n':
+		return KindNull
+	case c == '-' || c >= '0' && c <= '9':
+		for _, d := range data {
+			if d == '.' || d == 'e' || d == 'E' {
+				return KindNumber
+			}
+		}
+		return KindInteger
+	}
+	return KindInvalid
+}
+
+// ObjectKeys returns the keys of a JSON object (nil when data is not one).
+func ObjectKeys(data []byte) Keys {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	k := make(Keys, len(m))
+	for name := range m {
+		k[name] = struct{}{}
+	}
+	return k
+}
+
+// Keys is a set of object keys.
+type Keys map[string]struct{}
+
+// Has reports whether every name is a key.
+func (k Keys) Has(names ...string) bool {
+	for _, n := range names {
+		if _, ok := k[n]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Discriminator returns the string value of property prop of the JSON
+// object data, and whether it has one.
+func Discriminator(data []byte, prop string) (string, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return "", false
+	}
+	raw, ok := m[prop]
+	if !ok {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// ExtraFields decodes the members of the JSON object data that are not
+// among known into *dst (a map[string]T), for a struct type that also
+// takes additional properties.
+func ExtraFields[T any](data []byte, dst *map[string]T, known ...string) error {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	for _, k := range known {
+		delete(all, k)
+	}
+	if len(all) == 0 {
+		*dst = nil
+		return nil
+	}
+	out := make(map[string]T, len(all))
+	for k, raw := range all {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		out[k] = v
+	}
+	*dst = out
+	return nil
+}
+
+// MarshalWithExtra encodes known (a struct value) and adds the members of
+// extra that it does not already have.
+func MarshalWithExtra[T any](known any, extra map[string]T) ([]byte, error) {
+	data, err := json.Marshal(known)
+	if err != nil || len(extra) == 0 {
+		return data, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, err
+	}
+	for k, v := range extra {
+		if _, ok := all[k]; ok {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		all[k] = raw
+	}
+	return json.Marshal(all)
+}
