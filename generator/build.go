@@ -28,7 +28,6 @@ type builder struct {
 	// to its Go type; byRef does the same for $ref strings.
 	named map[*openapi3.Schema]*model.GoType
 	byRef map[string]*model.GoType
-
 }
 
 var (
