@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -149,7 +150,7 @@ func TestFullThingRoundTrips(t *testing.T) {
 		Labels:    map[string]string{"env": "prod", "": "empty key"},
 		Extra:     map[string]any{"n": 1.5, "list": []any{"x", true, nil}, "obj": map[string]any{"k": "v"}},
 		Anything:  json.RawMessage(`{"deep":[1,{"x":null}]}`),
-		Choice:    json.RawMessage(`"a string branch"`),
+		Choice:    &ThingChoice{String: ptr("a string branch")},
 		MaybeKind: ptr(KindX2x),
 		Level:     ptr(LevelX3),
 		Merged:    &Merged{ID: "m1", Note: ptr("n"), Extra: 0},
@@ -252,8 +253,11 @@ func TestServerValuesOutsideTheSpecStillDecode(t *testing.T) {
 	if th.NullableName != nil || th.RequiredNullable != nil {
 		t.Errorf("null decoded to %v, %v; want nil", th.NullableName, th.RequiredNullable)
 	}
-	if string(th.Choice) != "42" || string(th.Anything) != `[1, "two"]` {
-		t.Errorf("oneOf / any fallback: choice %s, anything %s; want the raw JSON", th.Choice, th.Anything)
+	if th.Choice == nil || th.Choice.Int == nil || *th.Choice.Int != 42 || th.Choice.String != nil || th.Choice.Unknown != nil {
+		t.Errorf("oneOf: choice %+v; want the integer variant 42", th.Choice)
+	}
+	if string(th.Anything) != `[1, "two"]` {
+		t.Errorf("any: %s; want the raw JSON", th.Anything)
 	}
 	if want := time.Date(2020, 5, 6, 7, 8, 9, 5e8, time.FixedZone("", 5*3600+1800)); !th.Created.Equal(want) {
 		t.Errorf("created %v; want %v", th.Created, want)
@@ -372,15 +376,44 @@ func TestNamesNoStructTagCanHold(t *testing.T) {
 	}
 }
 
-func TestOneOfFallbackHoldsTheRawJSON(t *testing.T) {
-	for _, raw := range []string{`"s"`, `12`, `{"a":[1,2]}`, `null`} {
+func TestOneOfDecodesItsVariantsAndKeepsTheRest(t *testing.T) {
+	decode := func(t *testing.T, raw string) *ThingChoice {
+		t.Helper()
 		var th Thing
 		in := `{"id":1,"name":"n","kind":"small","created":"2020-01-01T00:00:00Z","choice":` + raw + `}`
 		if err := json.Unmarshal([]byte(in), &th); err != nil {
-			t.Fatal(err)
+			t.Fatalf("choice %s: %v", raw, err)
 		}
-		if string(th.Choice) != raw {
-			t.Errorf("choice %s decoded to %q; want the raw JSON", raw, th.Choice)
+		return th.Choice
+	}
+	if c := decode(t, `"s"`); c == nil || c.String == nil || *c.String != "s" || c.Int != nil || c.Unknown != nil {
+		t.Errorf(`choice "s" decoded to %+v; want the string variant`, c)
+	}
+	if c := decode(t, `-12`); c == nil || c.Int == nil || *c.Int != -12 || c.String != nil || c.Unknown != nil {
+		t.Errorf("choice -12 decoded to %+v; want the integer variant", c)
+	}
+	if c := decode(t, `null`); c != nil && (c.String != nil || c.Int != nil || c.Unknown != nil) {
+		t.Errorf("choice null decoded to %+v", c)
+	}
+	// The fallback: a value no variant matches is kept as the raw JSON,
+	// and sent back unchanged.
+	for _, raw := range []string{`{"a":[1,2]}`, `1.5`, `true`, `[1]`} {
+		c := decode(t, raw)
+		if c == nil || string(c.Unknown) != raw || c.String != nil || c.Int != nil {
+			t.Errorf("choice %s decoded to %+v; want Unknown holding the raw JSON", raw, c)
+			continue
+		}
+		out, err := json.Marshal(Thing{Choice: c})
+		if err != nil || !strings.Contains(string(out), `"choice":`+raw) {
+			t.Errorf("choice %s re-encoded as %s (%v)", raw, out, err)
+		}
+	}
+	for _, tc := range []struct {
+		in   ThingChoice
+		want string
+	}{{ThingChoice{String: ptr("x")}, `"x"`}, {ThingChoice{Int: ptr[int64](7)}, `7`}} {
+		if out, err := json.Marshal(tc.in); err != nil || string(out) != tc.want {
+			t.Errorf("%+v encoded as %s (%v); want %s", tc.in, out, err, tc.want)
 		}
 	}
 }
