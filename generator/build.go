@@ -38,7 +38,7 @@ var (
 func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Builtin, Name: name} }
 
 // clientReserved are the package-level names the client itself declares.
-var clientReserved = []string{"Client", "Option", "NewClient", "WithHTTPClient", "WithRequestEditor", "WithLogger", "WithObserver"}
+var clientReserved = []string{"Client", "Option", "NewClient", "WithHTTPClient", "WithRequestEditor", "WithLogger", "WithObserver", "DefaultServerURL"}
 
 func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnostics) {
 	reserved := append(append(append([]string{}, clientReserved...), predeclared...), importNames...)
@@ -55,6 +55,18 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 	}
 	b.schemas()
 	b.operations()
+	for _, sv := range s.doc.Servers {
+		if sv == nil || sv.URL == "" {
+			continue
+		}
+		u := sv.URL
+		for name, v := range sv.Variables {
+			if v != nil {
+				u = strings.ReplaceAll(u, "{"+name+"}", v.Default)
+			}
+		}
+		b.file.Servers = append(b.file.Servers, u)
+	}
 	breakValueCycles(b.file.Types)
 	return b.file, b.diags
 }
@@ -594,7 +606,7 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 		pname := m[1]
 		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: "simple"}
 		if p := declared[pname]; p != nil {
-			mp.Type = b.paramType(p, name+exportedName(pname, "Param"))
+			mp.Type, mp.Object = b.paramType(p, name+exportedName(pname, "Param"))
 			mp.Doc = docLines(p.Description)
 			mp.Style, mp.Explode = p.Style, p.Explode != nil && *p.Explode
 		}
@@ -612,8 +624,14 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 		mp := &model.Param{
 			SpecName: p.Name, In: in, Required: p.Required, Doc: docLines(p.Description),
 			Style: p.Style, Explode: p.Explode == nil || *p.Explode,
-			Type: b.paramType(p, name+exportedName(p.Name, "Param")),
 		}
+		if p.Explode == nil && in != model.InQuery && in != model.InCookie {
+			mp.Explode = false // simple style's default
+		}
+		if p.Explode == nil && p.Style != "" && p.Style != "form" {
+			mp.Explode = false
+		}
+		mp.Type, mp.Object = b.paramType(p, name+exportedName(p.Name, "Param"))
 		if p == keyParam {
 			mp.IdempotencyKey, mp.Required = true, false
 			mp.Doc = append(mp.Doc, "Left nil, the client makes one random key per call and sends it on every attempt.")
@@ -640,23 +658,34 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 	return op
 }
 
-func (b *builder) paramType(p *openapi3.Parameter, hint string) *model.GoType {
+// paramType is a parameter's Go type, and whether it is an object written
+// as key/value pairs. Content-typed parameters and values that are neither
+// text nor objects (unions) are sent as JSON text.
+func (b *builder) paramType(p *openapi3.Parameter, hint string) (*model.GoType, bool) {
 	ref := p.Schema
 	if ref == nil {
 		for _, mt := range p.Content {
-			ref = mt.Schema
-			break
+			if mt != nil && mt.Schema != nil {
+				return rawMessage, false
+			}
 		}
-	}
-	if ref == nil {
-		return builtin("string")
+		return builtin("string"), false
 	}
 	t := b.typeOf(ref, hint, "", true)
-	if !paramEncodable(b, t) {
-		// Objects and unions in parameters are sent as JSON text.
-		return rawMessage
+	if paramEncodable(b, t) {
+		return t, false
 	}
-	return t
+	if t.Kind == model.Map {
+		return t, true
+	}
+	if t.Kind == model.Named {
+		for _, d := range b.file.Types {
+			if d.Name == t.Name && d.Kind == model.Struct {
+				return t, true
+			}
+		}
+	}
+	return rawMessage, false
 }
 
 // paramEncodable reports whether resgen can write t as parameter text:
@@ -734,6 +763,15 @@ func (b *builder) body(rb *openapi3.RequestBody, opName string) *model.Body {
 	}
 	body := &model.Body{ContentType: ct, Encoding: encodingOf(ct), Required: rb.Required}
 	switch body.Encoding {
+	case "multipart":
+		if mt.Schema != nil && mt.Schema.Value != nil {
+			if props, ok := b.objectProps(mt.Schema.Value); ok {
+				body.Type = b.multipartType(opName+"Multipart", props)
+				body.Encoding = "multipart-fields"
+				break
+			}
+		}
+		body.Type = builtin("[]byte")
 	case "json":
 		body.Type = b.typeOf(mt.Schema, opName+"Body", "", true)
 	case "form":
@@ -746,13 +784,49 @@ func (b *builder) body(rb *openapi3.RequestBody, opName string) *model.Body {
 	return body
 }
 
+var runtimeFile = &model.GoType{Kind: model.Qual, Pkg: "github.com/resgen/resgen/runtime", Name: "File"}
+
+// isBinary reports whether a schema is file content.
+func isBinary(s *openapi3.Schema) bool {
+	return s != nil && s.Type != nil && s.Type.Is("string") && (s.Format == "binary" || s.ContentMediaType != "" || s.ContentEncoding == "binary")
+}
+
+// multipartType declares the struct of a multipart body: file parts as
+// *runtime.File, others as their types.
+func (b *builder) multipartType(name string, props []prop) *model.GoType {
+	t := &model.GoType{Kind: model.Named, Name: b.pkg.name(name)}
+	decl := &model.Type{Name: t.Name, Kind: model.Struct, Doc: []string{"The parts of a multipart/form-data body; file parts are *runtime.File."}}
+	b.file.Types = append(b.file.Types, decl)
+	fn := newNamer()
+	for _, p := range props {
+		f := &model.Field{Name: fn.name(exportedName(p.name, "Part")), JSONName: p.name, Required: p.required, OmitEmpty: true}
+		var ps *openapi3.Schema
+		if p.schema != nil {
+			ps = p.schema.Value
+		}
+		switch {
+		case isBinary(ps):
+			f.Type = &model.GoType{Kind: model.Pointer, Elem: runtimeFile}
+		case ps != nil && ps.Items != nil && isBinary(ps.Items.Value):
+			f.Type = &model.GoType{Kind: model.Slice, Elem: &model.GoType{Kind: model.Pointer, Elem: runtimeFile}}
+		default:
+			f.Type = b.typeOf(p.schema, name+f.Name, "", true)
+			if !f.Type.Nilable() {
+				f.Type = &model.GoType{Kind: model.Pointer, Elem: f.Type}
+			}
+		}
+		decl.Fields = append(decl.Fields, f)
+	}
+	return t
+}
+
 func (b *builder) responses(op *openapi3.Operation, opName string) []*model.Response {
 	if op.Responses == nil {
 		return nil
 	}
 	keys := op.Responses.Keys()
 	sort.Slice(keys, func(i, j int) bool { return statusRank(keys[i]) < statusRank(keys[j]) })
-	fields := newNamer("StatusCode", "Header", "Body", "Attempts")
+	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream")
 	var out []*model.Response
 	for _, k := range keys {
 		rr := op.Responses.Value(k)
@@ -764,14 +838,23 @@ func (b *builder) responses(op *openapi3.Operation, opName string) []*model.Resp
 			r.Doc = docLines(*rr.Value.Description)
 		}
 		ct, mt := mediaPick(rr.Value.Content)
-		if mt != nil && encodingOf(ct) == "json" {
-			r.ContentType = ct
-			suffix := strings.ToUpper(k) // 200, 2XX
-			if k == "default" {
-				suffix = "Default"
-			}
+		suffix := strings.ToUpper(k) // 200, 2XX
+		if k == "default" {
+			suffix = "Default"
+		}
+		switch enc := encodingOf(ct); {
+		case mt == nil:
+		case enc == "json":
+			r.ContentType, r.Encoding = ct, "json"
 			r.FieldName = fields.name("JSON" + suffix)
 			r.Type = b.typeOf(mt.Schema, opName+"Response"+suffix+"Body", "", true)
+		case enc == "text" && !(mt.Schema != nil && isBinary(mt.Schema.Value)):
+			r.ContentType, r.Encoding = ct, "text"
+			r.FieldName = fields.name("Text" + suffix)
+			r.Type = builtin("string")
+		case k[0] == '2' || k[0] == '1' || k[0] == '3':
+			// Files and other bytes: the caller reads the body as a stream.
+			r.ContentType, r.Encoding = ct, "stream"
 		}
 		out = append(out, r)
 	}

@@ -33,6 +33,18 @@ func (e *emitter) emitClient(f *jen.File) {
 		}
 	})
 
+	if len(e.m.Servers) > 0 {
+		doc := []string{"DefaultServerURL is the spec's first server, its variables set to their defaults."}
+		if len(e.m.Servers) > 1 {
+			doc = append(doc, "The spec lists these servers too:")
+			for _, s := range e.m.Servers[1:] {
+				doc = append(doc, "  - "+sanitizeLine(s))
+			}
+		}
+		comment(f, doc)
+		f.Const().Id("DefaultServerURL").Op("=").Lit(e.m.Servers[0])
+	}
+
 	comment(f, []string{"Option configures a Client."})
 	f.Type().Id("Option").Func().Params(jen.Op("*").Id("Client")).Error()
 

@@ -57,6 +57,13 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		comment(g, []string{"Attempts is how many attempts the call took."})
 		g.Id("Attempts").Int()
 		for _, r := range op.Responses {
+			if r.Encoding == "stream" {
+				comment(g, []string{"Stream is the unread body of a file or byte response (" + sanitizeLine(r.ContentType) + "):", "the caller reads it and must close it. Body is nil then."})
+				g.Id("Stream").Qual("io", "ReadCloser")
+				break
+			}
+		}
+		for _, r := range op.Responses {
 			if r.FieldName == "" {
 				continue
 			}
@@ -127,6 +134,15 @@ func errf(op *model.Operation, format string, args ...jen.Code) *jen.Statement {
 
 // buildURL prints u := c.server + "/pets/" + url.PathEscape(...) and the query.
 func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
+	for _, p := range op.PathParams {
+		if p.Object {
+			/* objects in a path: simple style, escaped as a whole */
+			g.List(jen.Id(p.GoName+"Text"), jen.Err()).Op(":=").Qual(runtimePkg, "ObjectText").Call(jen.Lit(p.Explode), jen.Id(p.GoName))
+			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter "+p.SpecName+": %w", jen.Err())))
+			prefix := map[string]string{"label": ".", "matrix": ";" + p.SpecName + "="}[p.Style]
+			g.Id(p.GoName+"Text").Op("=").Lit(prefix).Op("+").Qual("net/url", "PathEscape").Call(jen.Id(p.GoName + "Text"))
+		}
+	}
 	parts := []jen.Code{jen.Id("c").Dot("server")}
 	rest := op.Path
 	byName := map[string]*model.Param{}
@@ -144,7 +160,7 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 			parts = append(parts, jen.Lit(rest[:i]))
 		}
 		p := byName[rest[i+1:j]]
-		parts = append(parts, jen.Qual("net/url", "PathEscape").Call(e.pathValue(p)))
+		parts = append(parts, e.pathValue(p))
 		rest = rest[j+1:]
 	}
 	stmt := jen.Id("u").Op(":=")
@@ -181,6 +197,13 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 	g.Id("q").Op(":=").Qual("net/url", "Values").Values()
 	g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
 		for _, p := range query {
+			if p.Object {
+				e.setObject(g, op, p, func(v jen.Code) jen.Code {
+					return jen.If(jen.Err().Op(":=").Qual(runtimePkg, "AddObjectQuery").Call(jen.Id("q"), jen.Lit(p.SpecName), jen.Lit(p.Style), jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
+						jen.Return(jen.Nil(), errf(op, "query parameter "+p.SpecName+": %w", jen.Err())))
+				})
+				continue
+			}
 			e.setParam(g, p, func(v jen.Code) jen.Code {
 				return jen.Id("q").Dot("Add").Call(jen.Lit(p.SpecName), v)
 			})
@@ -195,11 +218,18 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 	)
 }
 
+// pathValue prints a path parameter's escaped text in its style.
 func (e *emitter) pathValue(p *model.Param) jen.Code {
-	if p.Type.Kind == model.Slice {
-		return jen.Qual("strings", "Join").Call(e.stringSlice(p.Type, jen.Id(p.GoName)), jen.Lit(","))
+	v := jen.Id(p.GoName)
+	switch {
+	case p.Object:
+		return jen.Id(p.GoName + "Text")
+	case p.Type.Kind == model.Slice:
+		return jen.Qual(runtimePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.stringSlice(p.Type, v).Op("..."))
+	case p.Style == "label" || p.Style == "matrix":
+		return jen.Qual(runtimePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.strExpr(p.Type, v))
 	}
-	return e.strExpr(p.Type, jen.Id(p.GoName))
+	return jen.Qual("net/url", "PathEscape").Call(e.strExpr(p.Type, v))
 }
 
 // setParam prints the code that writes one params field with add: absent
@@ -236,8 +266,19 @@ func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) je
 	}
 }
 
+// setObject prints the code that writes an object parameter with write,
+// skipping an absent optional one.
+func (e *emitter) setObject(g *jen.Group, op *model.Operation, p *model.Param, write func(v jen.Code) jen.Code) {
+	field := jen.Id("params").Dot(p.GoName)
+	if p.Required && !p.Type.Nilable() {
+		g.Add(write(field))
+		return
+	}
+	g.If(field.Clone().Op("!=").Nil()).Block(write(field.Clone()))
+}
+
 // stringSlice prints a func literal call turning a slice into []string.
-func (e *emitter) stringSlice(t *model.GoType, v jen.Code) jen.Code {
+func (e *emitter) stringSlice(t *model.GoType, v jen.Code) *jen.Statement {
 	return jen.Func().Params().Index().String().Block(
 		jen.Id("s").Op(":=").Make(jen.Index().String(), jen.Lit(0), jen.Len(v)),
 		jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Add(v)).Block(
@@ -287,6 +328,9 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 	bodyArg := jen.Nil()
 	if b := op.Body; b != nil {
 		g.Var().Id("rd").Qual("io", "Reader")
+		if b.Encoding == "multipart-fields" {
+			g.Var().Id("ct").String()
+		}
 		cond := jen.Id("body").Op("!=").Nil()
 		if b.Required && !b.Type.Nilable() {
 			cond = nil
@@ -301,6 +345,8 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 			}
 		case "form":
 			enc = []jen.Code{jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(jen.Id("body").Dot("Encode").Call())}
+		case "multipart-fields":
+			enc = e.multipartBody(op, b)
 		case "text":
 			v := jen.Id("body")
 			if !b.Required {
@@ -322,13 +368,16 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "%w", jen.Err())))
 	if b := op.Body; b != nil {
 		ct := jen.Lit(b.ContentType)
-		if b.Encoding == "multipart" {
+		switch b.Encoding {
+		case "multipart":
 			ct = jen.Id("bodyContentType")
+		case "multipart-fields":
+			ct = jen.Id("ct")
 		}
 		g.If(jen.Id("rd").Op("!=").Nil()).Block(jen.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Content-Type"), ct))
 	}
 	for _, r := range op.Responses {
-		if r.FieldName != "" {
+		if r.ContentType != "" {
 			g.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Accept"), jen.Lit(r.ContentType))
 			break
 		}
@@ -347,13 +396,16 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 		g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
 			for _, p := range hdrs {
 				p := p
+				if p.Object {
+					e.setObject(g, op, p, func(v jen.Code) jen.Code {
+						return jen.If(jen.List(jen.Id("s"), jen.Err()).Op(":=").Qual(runtimePkg, "ObjectText").Call(jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
+							jen.Return(jen.Nil(), errf(op, string(p.In)+" parameter "+p.SpecName+": %w", jen.Err())),
+						).Else().Block(e.headerOrCookie(p, jen.Id("s")))
+					})
+					continue
+				}
 				e.setParam(g, p, func(v jen.Code) jen.Code {
-					if p.In == model.InCookie {
-						return jen.Id("req").Dot("AddCookie").Call(jen.Op("&").Qual("net/http", "Cookie").Values(jen.Dict{
-							jen.Id("Name"): jen.Lit(p.SpecName), jen.Id("Value"): v,
-						}))
-					}
-					return jen.Id("req").Dot("Header").Dot("Add").Call(jen.Lit(p.SpecName), v)
+					return e.headerOrCookie(p, v)
 				})
 			}
 		})
@@ -369,8 +421,87 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 	}
 }
 
+// multipartBody prints the encoding of a multipart body struct: files as
+// file parts, text values as fields, anything else as a JSON part.
+func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
+	out := []jen.Code{jen.Id("mp").Op(":=").Qual(runtimePkg, "NewMultipart").Call()}
+	decl := e.types[b.Type.Name]
+	for _, f := range decl.Fields {
+		v := jen.Id("body").Dot(f.Name)
+		t := f.Type
+		switch {
+		case t.Kind == model.Pointer && t.Elem.Kind == model.Qual && t.Elem.Name == "File":
+			out = append(out, jen.Id("mp").Dot("File").Call(jen.Lit(f.JSONName), v))
+		case t.Kind == model.Slice && t.Elem.Kind == model.Pointer && t.Elem.Elem.Name == "File":
+			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id("f")).Op(":=").Range().Add(v)).Block(jen.Id("mp").Dot("File").Call(jen.Lit(f.JSONName), jen.Id("f"))))
+		case t.Kind == model.Pointer && e.isText(t.Elem):
+			out = append(out, jen.If(v.Clone().Op("!=").Nil()).Block(jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), e.strExpr(t.Elem, jen.Op("*").Add(v.Clone())))))
+		case t.Kind == model.Slice && e.isText(t.Elem):
+			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Add(v)).Block(jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), e.strExpr(t.Elem, jen.Id("x")))))
+		default:
+			out = append(out, jen.If(v.Clone().Op("!=").Nil()).Block(jen.Id("mp").Dot("JSON").Call(jen.Lit(f.JSONName), v.Clone())))
+		}
+	}
+	return append(out,
+		jen.List(jen.Id("raw"), jen.Id("ctype"), jen.Err()).Op(":=").Id("mp").Dot("Finish").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode multipart body: %w", jen.Err()))),
+		jen.List(jen.Id("rd"), jen.Id("ct")).Op("=").List(jen.Qual("bytes", "NewReader").Call(jen.Id("raw")), jen.Id("ctype")),
+	)
+}
+
+// isText reports whether values of t are written as parameter text.
+func (e *emitter) isText(t *model.GoType) bool {
+	switch t.Kind {
+	case model.Builtin:
+		return t.Name != "any"
+	case model.Qual:
+		return t.Pkg == "time"
+	case model.Named:
+		d := e.types[t.Name]
+		return d != nil && d.Kind != model.Struct && d.Kind != model.Union && d.Underlying != nil && e.isText(d.Underlying)
+	}
+	return false
+}
+
+// headerOrCookie prints the statement that sends text v as p.
+func (e *emitter) headerOrCookie(p *model.Param, v jen.Code) jen.Code {
+	if p.In == model.InCookie {
+		return jen.Id("req").Dot("AddCookie").Call(jen.Op("&").Qual("net/http", "Cookie").Values(jen.Dict{
+			jen.Id("Name"): jen.Lit(p.SpecName), jen.Id("Value"): v,
+		}))
+	}
+	return jen.Id("req").Dot("Header").Dot("Add").Call(jen.Lit(p.SpecName), v)
+}
+
+// statusCond prints the condition that the status is r's.
+func statusCond(r *model.Response) jen.Code {
+	if strings.HasSuffix(strings.ToUpper(r.Status), "XX") {
+		return jen.Id("resp").Dot("StatusCode").Op("/").Lit(100).Op("==").Lit(int(r.Status[0] - '0'))
+	}
+	return jen.Id("resp").Dot("StatusCode").Op("==").Lit(atoi(r.Status))
+}
+
 // decodeResponse prints the switch over declared statuses.
 func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
+	var streams []jen.Code
+	for _, r := range op.Responses {
+		if r.Encoding == "stream" {
+			streams = append(streams, statusCond(r))
+		}
+	}
+	if len(streams) > 0 {
+		/* a file or byte stream: handed to the caller unread */
+		cond := jen.Add(streams[0])
+		for _, c := range streams[1:] {
+			cond = cond.Op("||").Add(c)
+		}
+		g.If(cond).Block(jen.Return(jen.Op("&").Add(literal(jen.Id(op.ResponseType),
+			kv{"StatusCode", jen.Id("resp").Dot("StatusCode")},
+			kv{"Header", jen.Id("resp").Dot("Header")},
+			kv{"Attempts", jen.Id("attempts")},
+			kv{"Stream", jen.Id("resp").Dot("Body")},
+		)), jen.Nil()))
+	}
 	g.Defer().Id("resp").Dot("Body").Dot("Close").Call()
 	g.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("io", "ReadAll").Call(jen.Id("resp").Dot("Body"))
 	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read response: %w", jen.Err())))
@@ -383,17 +514,14 @@ func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 	hasDefault := false
 	g.Switch().BlockFunc(func(g *jen.Group) {
 		for _, r := range op.Responses {
-			var cond jen.Code
-			switch {
-			case r.Status == "default":
+			if r.Status == "default" {
 				hasDefault = true
 				continue
-			case strings.HasSuffix(strings.ToUpper(r.Status), "XX"):
-				cond = jen.Id("resp").Dot("StatusCode").Op("/").Lit(100).Op("==").Lit(int(r.Status[0] - '0'))
-			default:
-				cond = jen.Id("resp").Dot("StatusCode").Op("==").Lit(atoi(r.Status))
 			}
-			g.Case(cond).Block(e.decodeInto(op, r)...)
+			if r.Encoding == "stream" {
+				continue
+			}
+			g.Case(statusCond(r)).Block(e.decodeInto(op, r)...)
 		}
 		stmts := []jen.Code{}
 		for _, r := range op.Responses {
@@ -424,6 +552,9 @@ func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 func (e *emitter) decodeInto(op *model.Operation, r *model.Response) []jen.Code {
 	if r.FieldName == "" {
 		return nil
+	}
+	if r.Encoding == "text" {
+		return []jen.Code{jen.Id("s").Op(":=").String().Parens(jen.Id("raw")), jen.Id("out").Dot(r.FieldName).Op("=").Op("&").Id("s")}
 	}
 	target := jen.Op("&").Id("out").Dot(r.FieldName)
 	if !r.Type.Nilable() {

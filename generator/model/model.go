@@ -17,6 +17,8 @@ type File struct {
 	Breakers []*BreakerInstance
 	// Retries are the retry policies operations use, in emit order.
 	Retries []*RetryPolicy
+	// Servers are the spec's server URLs, variables set to their defaults.
+	Servers []string
 }
 
 // GoType is a Go type expression.
@@ -139,6 +141,9 @@ type Param struct {
 	Doc      []string
 	// IdempotencyKey marks the header that carries the idempotency key.
 	IdempotencyKey bool
+	// Object marks a struct or map value written as key/value pairs as
+	// its style says (form, deepObject, simple).
+	Object bool
 }
 
 // Body is an operation's request body.
@@ -156,7 +161,10 @@ type Response struct {
 	Status string
 	// FieldName is the typed field on the response struct, "" when the
 	// response has no body resgen decodes.
-	FieldName   string
+	FieldName string
+	// Encoding is json (decoded into FieldName), text (a string in
+	// FieldName), stream (the body is handed to the caller unread) or "".
+	Encoding    string
 	ContentType string
 	Type        *GoType
 	Doc         []string

@@ -45,6 +45,13 @@ const (
 	GetSearchSortDesc GetSearchSort = "desc"
 )
 
+// UploadMultipart is described by the spec as:
+//
+// The parts of a multipart/form-data body; file parts are *runtime.File.
+type UploadMultipart struct {
+	File *runtime.File `json:"file,omitempty"`
+}
+
 // Client calls the Params API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
 // per call, and an open breaker fails a call before any attempt is made.
@@ -597,6 +604,9 @@ type PutNoteResponse struct {
 	Body []byte
 	// Attempts is how many attempts the call took.
 	Attempts int
+	// Text200 is set when the status is 200.
+	// ok.
+	Text200 *string
 }
 
 // PutNote calls PUT /notes.
@@ -618,6 +628,7 @@ func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, e
 	if rd != nil {
 		req.Header.Set("Content-Type", "text/plain")
 	}
+	req.Header.Set("Accept", "text/plain")
 	resp, attempts, err := c.opPutNote.Do(ctx, req)
 	if err != nil {
 		return nil, err
@@ -635,6 +646,8 @@ func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, e
 	}
 	switch {
 	case resp.StatusCode == 200:
+		s := string(raw)
+		out.Text200 = &s
 	default:
 		if resp.StatusCode >= 400 {
 			return nil, &runtime.StatusError{
@@ -817,18 +830,25 @@ type UploadResponse struct {
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Upload(ctx context.Context, body []byte, bodyContentType string) (*UploadResponse, error) {
+func (c *Client) Upload(ctx context.Context, body UploadMultipart) (*UploadResponse, error) {
 	u := c.server + "/uploads"
 	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
+	var ct string
+	{
+		mp := runtime.NewMultipart()
+		mp.File("file", body.File)
+		raw, ctype, err := mp.Finish()
+		if err != nil {
+			return nil, fmt.Errorf("Upload: encode multipart body: %w", err)
+		}
+		rd, ct = bytes.NewReader(raw), ctype
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
 		return nil, fmt.Errorf("Upload: %w", err)
 	}
 	if rd != nil {
-		req.Header.Set("Content-Type", bodyContentType)
+		req.Header.Set("Content-Type", ct)
 	}
 	resp, attempts, err := c.opUpload.Do(ctx, req)
 	if err != nil {

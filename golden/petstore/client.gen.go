@@ -63,6 +63,9 @@ type Client struct {
 	opAdoptPet    *runtime.Operation
 }
 
+// DefaultServerURL is the spec's first server, its variables set to their defaults.
+const DefaultServerURL = "http://petstore.swagger.io/v1"
+
 // Option configures a Client.
 type Option func(*Client) error
 

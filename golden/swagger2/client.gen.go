@@ -46,6 +46,9 @@ type Client struct {
 	opCreateUser *runtime.Operation
 }
 
+// DefaultServerURL is the spec's first server, its variables set to their defaults.
+const DefaultServerURL = "https://legacy.example.com/api"
+
 // Option configures a Client.
 type Option func(*Client) error
 

@@ -1,0 +1,208 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/textproto"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Parameter and body encodings the generated code calls when a value's
+// form depends on the spec's style: OpenAPI's path styles (simple, label,
+// matrix), objects in a query (form, deepObject) or header, and multipart
+// bodies.
+
+// PathValue formats a path parameter's text values in style (simple,
+// label or matrix), escaping each value but not the delimiters.
+func PathValue(style string, explode bool, name string, values ...string) string {
+	esc := make([]string, len(values))
+	for i, v := range values {
+		esc[i] = url.PathEscape(v)
+	}
+	switch style {
+	case "label":
+		if explode {
+			return "." + strings.Join(esc, ".")
+		}
+		return "." + strings.Join(esc, ",")
+	case "matrix":
+		n := url.PathEscape(name)
+		if explode && len(esc) > 1 {
+			return ";" + n + "=" + strings.Join(esc, ";"+n+"=")
+		}
+		return ";" + n + "=" + strings.Join(esc, ",")
+	}
+	return strings.Join(esc, ",")
+}
+
+// ObjectPairs returns an object's properties as sorted key, value text
+// pairs (nested values as JSON), for object parameters.
+func ObjectPairs(v any) ([][2]string, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("an object parameter must encode as a JSON object: %w", err)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([][2]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, [2]string{k, scalarText(m[k])})
+	}
+	return out, nil
+}
+
+// scalarText is a JSON value as parameter text: strings unquoted, others
+// as written.
+func scalarText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// AddObjectQuery adds an object parameter to q: style form exploded
+// (a=1&b=2), form not exploded (name=a,1,b,2), or deepObject
+// (name[a]=1&name[b]=2).
+func AddObjectQuery(q url.Values, name, style string, explode bool, v any) error {
+	pairs, err := ObjectPairs(v)
+	if err != nil {
+		return err
+	}
+	switch {
+	case style == "deepObject":
+		for _, p := range pairs {
+			q.Add(name+"["+p[0]+"]", p[1])
+		}
+	case explode:
+		for _, p := range pairs {
+			q.Add(p[0], p[1])
+		}
+	default:
+		flat := make([]string, 0, 2*len(pairs))
+		for _, p := range pairs {
+			flat = append(flat, p[0], p[1])
+		}
+		q.Add(name, strings.Join(flat, ","))
+	}
+	return nil
+}
+
+// ObjectText formats an object parameter for a header or path, style
+// simple: a,1,b,2 or, exploded, a=1,b=2.
+func ObjectText(explode bool, v any) (string, error) {
+	pairs, err := ObjectPairs(v)
+	if err != nil {
+		return "", err
+	}
+	parts := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		if explode {
+			parts = append(parts, p[0]+"="+p[1])
+		} else {
+			parts = append(parts, p[0], p[1])
+		}
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// File is a file part of a multipart body.
+type File struct {
+	// Name is the file name sent in the part's Content-Disposition.
+	Name string
+	// ContentType defaults to application/octet-stream.
+	ContentType string
+	// Content is read once, when the request is built; the body is then
+	// re-sent whole on each attempt.
+	Content io.Reader
+}
+
+// Multipart builds a multipart/form-data body in memory, so that every
+// attempt of a call can send it again.
+type Multipart struct {
+	buf bytes.Buffer
+	w   *multipart.Writer
+	err error
+}
+
+// NewMultipart starts a multipart body.
+func NewMultipart() *Multipart {
+	m := &Multipart{}
+	m.w = multipart.NewWriter(&m.buf)
+	return m
+}
+
+// Field adds a text part.
+func (m *Multipart) Field(name, value string) {
+	if m.err == nil {
+		m.err = m.w.WriteField(name, value)
+	}
+}
+
+// JSON adds a part holding v as JSON.
+func (m *Multipart) JSON(name string, v any) {
+	if m.err != nil {
+		return
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		m.err = err
+		return
+	}
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="`+escapeQuotes(name)+`"`)
+	h.Set("Content-Type", "application/json")
+	pw, err := m.w.CreatePart(h)
+	if err == nil {
+		_, err = pw.Write(data)
+	}
+	m.err = err
+}
+
+// File adds a file part; a nil Content adds nothing.
+func (m *Multipart) File(name string, f *File) {
+	if m.err != nil || f == nil || f.Content == nil {
+		return
+	}
+	ct := f.ContentType
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="`+escapeQuotes(name)+`"; filename="`+escapeQuotes(f.Name)+`"`)
+	h.Set("Content-Type", ct)
+	pw, err := m.w.CreatePart(h)
+	if err == nil {
+		_, err = io.Copy(pw, f.Content)
+	}
+	m.err = err
+}
+
+// Finish closes the body and returns it with its Content-Type (which
+// carries the boundary).
+func (m *Multipart) Finish() ([]byte, string, error) {
+	if m.err != nil {
+		return nil, "", m.err
+	}
+	if err := m.w.Close(); err != nil {
+		return nil, "", err
+	}
+	return m.buf.Bytes(), m.w.FormDataContentType(), nil
+}
+
+func escapeQuotes(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", "").Replace(s)
+}
+
