@@ -25,8 +25,12 @@ demo:
 corpus:
 	RESGEN_CORPUS=all $(GO) test ./generator -run TestCorpus -v -timeout 60m
 
+# Runtime benchmarks (no-op transport, loopback) and the generated Petstore
+# client against hand-written net/http, BENCH_ROUNDS rounds; prints medians
+# and the ratios of issue 3's goals against baselines of the same run.
+BENCH_ROUNDS ?= 5
 bench:
-	$(GO) test ./runtime -run '^$$' -bench . -benchmem -count 5
+	$(GO) run ./scripts/bench -rounds $(BENCH_ROUNDS)
 
 # Run oapi-codegen v2.8.2, ogen v1.24.0 and resgen (HEAD) on ../shared/specs/real
 # side by side: generate ok/time, go build ok/time/peak RSS, totals (not part of

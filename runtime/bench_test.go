@@ -53,6 +53,27 @@ func BenchmarkBareDoer(b *testing.B) {
 	}
 }
 
+// BenchmarkBareDoerTimeout is the floor with a timeout: the canned Doer
+// (a fresh response each time, as in BenchmarkOperationDoTimeouts) behind
+// the context.WithTimeout that any hand-written call with a timeout
+// makes and cancels. BenchmarkOperationDoTimeouts minus this is the
+// wrapper's own cost when the operation has timeouts.
+func BenchmarkBareDoerTimeout(b *testing.B) {
+	d, req := newCanned(), benchReq(b)
+	d.fresh = true
+	var doer Doer = d
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(req.Context(), 10*time.Second)
+		resp, err := doer.Do(req)
+		if err != nil || resp.StatusCode != 200 || ctx.Err() != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+		cancel()
+	}
+}
+
 // BenchmarkGobreakerExecute is gobreaker alone around the canned Doer.
 func BenchmarkGobreakerExecute(b *testing.B) {
 	d, req := newCanned(), benchReq(b)

@@ -88,7 +88,14 @@ func (e *Engine) now() time.Duration {
 	return time.Since(e.base)
 }
 
-// wall converts a reading of e.now to wall-clock time.
+// mono is the real monotonic clock since NewEngine, even when tests set
+// clock: deadlines are built from it with wall, one clock read where
+// time.Now makes two (wall and monotonic). Such a deadline carries the
+// monotonic reading, so time.Until and the context timers measure it on
+// the monotonic clock like any time.Now()-based one.
+func (e *Engine) mono() time.Duration { return time.Since(e.base) }
+
+// wall converts a reading of e.now (or e.mono) to wall-clock time.
 func (e *Engine) wall(t time.Duration) time.Time { return e.base.Add(t) }
 
 // Breaker returns the engine's breaker instance with this name, creating it

@@ -101,10 +101,14 @@ type call struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	deadline time.Time // start + TotalTimeout; zero when none
-	req      *http.Request
-	max      int
-	trial    bool
-	guard    bool // retry-outside order: the breaker guards each attempt
+	// t0 is Engine.mono at the start of a call that has a timeout: the
+	// first attempt's deadline is t0 + Timeout, so the fast path reads
+	// the clock once for both deadlines.
+	t0    time.Duration
+	req   *http.Request
+	max   int
+	trial bool
+	guard bool // retry-outside order: the breaker guards each attempt
 
 	attempts int           // requests sent
 	tries    int           // attempts begun, refused ones included (retry-outside order)
@@ -114,6 +118,7 @@ type call struct {
 	kind       kind
 	resp       *http.Response // last response, nil once drained
 	respCancel context.CancelFunc
+	spareBody  *cancelBody // allocated with the first attempt's request, for finish
 	status     int
 	header     http.Header
 	err        error // last attempt's error when there was no response
@@ -130,10 +135,13 @@ func (c *call) start(op *Operation, ctx context.Context, req *http.Request, tria
 	if trial {
 		c.max = 1
 	}
-	if op.spec.TotalTimeout > 0 {
-		c.deadline = time.Now().Add(op.spec.TotalTimeout)
-	}
 	e := op.e
+	if op.spec.Timeout > 0 || op.spec.TotalTimeout > 0 {
+		c.t0 = e.mono()
+		if op.spec.TotalTimeout > 0 {
+			c.deadline = e.wall(c.t0 + op.spec.TotalTimeout)
+		}
+	}
 	if op.retry != nil && op.retry.Budget != nil {
 		e.budget.deposit(e.now())
 	}
@@ -225,7 +233,9 @@ func (c *call) plainAttempt() {
 // attemptContext returns the next attempt's context: one context whose
 // deadline is the earlier of the attempt's Timeout (cause
 // ErrAttemptTimeout) and the call's TotalTimeout, or c.ctx when neither
-// applies.
+// applies. The first attempt's Timeout counts from the call's start (the
+// microseconds of CallStart and the budget deposit included), later
+// attempts' from their own start.
 func (c *call) attemptContext() (context.Context, context.CancelFunc) {
 	t := c.op.spec.Timeout
 	total := !c.deadline.IsZero() && c.cancel == nil // not yet in c.ctx
@@ -235,7 +245,11 @@ func (c *call) attemptContext() (context.Context, context.CancelFunc) {
 		}
 		return c.ctx, nil
 	}
-	d := time.Now().Add(t)
+	now := c.t0
+	if c.tries > 1 {
+		now = c.op.e.mono()
+	}
+	d := c.op.e.wall(now + t)
 	if total && c.deadline.Before(d) {
 		return context.WithDeadline(c.ctx, c.deadline)
 	}
@@ -252,7 +266,9 @@ func (c *call) request(ctx context.Context) (*http.Request, error) {
 	r := c.req
 	if c.attempts == 0 && (len(editors) == 0 || c.max == 1) {
 		if ctx != r.Context() {
-			r = r.WithContext(ctx)
+			f := new(firstRequest)
+			f.req = *r.WithContext(ctx) // WithContext's copy stays on the stack
+			r, c.spareBody = &f.req, &f.body
 		}
 	} else {
 		r = r.Clone(ctx)
@@ -273,6 +289,15 @@ func (c *call) request(ctx context.Context) (*http.Request, error) {
 		}
 	}
 	return r, nil
+}
+
+// firstRequest is the first attempt's shallow copy of the caller's
+// request, carrying the attempt's context, together with the body wrapper
+// that finish needs whenever there is such a context to cancel: one
+// allocation on the fast path where WithContext and the wrapper make two.
+type firstRequest struct {
+	req  http.Request
+	body cancelBody
 }
 
 func noBody(r *http.Request) bool { return r.Body == nil || r.Body == http.NoBody }
@@ -357,7 +382,12 @@ func (c *call) finish() (*http.Response, int, error) {
 	if c.resp != nil {
 		if c.respCancel != nil || c.cancel != nil {
 			// The contexts must outlive the body: cancel them on Close.
-			c.resp.Body = &cancelBody{ReadCloser: c.resp.Body, a: c.respCancel, b: c.cancel}
+			cb := c.spareBody
+			if cb == nil {
+				cb = new(cancelBody)
+			}
+			*cb = cancelBody{ReadCloser: c.resp.Body, a: c.respCancel, b: c.cancel}
+			c.resp.Body = cb
 		}
 		if c.stop == "" {
 			c.stop = "done"
