@@ -41,6 +41,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -615,8 +616,9 @@ func genError(m measured) string {
 		if isExcerpt(l) {
 			break
 		}
-		// ogen logs with zap (time, level, message); keep the error itself.
-		if l == "" || strings.Contains(l, "\tINFO\t") || strings.Contains(l, "\tWARN\t") || strings.Contains(l, "\tDEBUG\t") {
+		// ogen logs with zap (level, logger, message) and prints the stack
+		// frames of its error (function, then file:line); keep the error.
+		if l == "" || isLogLine(l) || goFrame.MatchString(l) {
 			continue
 		}
 		keep = append(keep, l)
@@ -628,6 +630,18 @@ func genError(m measured) string {
 		return m.err.Error()
 	}
 	return clip(strings.Join(keep, " "))
+}
+
+// goFrame matches a stack-frame line: "main.run" or "/path/file.go:463".
+var goFrame = regexp.MustCompile(`^(/\S+\.go:\d+|[\w./*()-]+\.[\w*()]+)$`)
+
+func isLogLine(l string) bool {
+	for _, level := range []string{"DEBUG", "INFO", "WARN"} {
+		if strings.HasPrefix(l, level+"\t") || strings.Contains(l, "\t"+level+"\t") {
+			return true
+		}
+	}
+	return false
 }
 
 func isExcerpt(l string) bool {
@@ -988,6 +1002,7 @@ func render(meta runMeta, specs, selected []spec, tools []*tool, results []*resu
 	if byWhole.Name != bySingle.Name {
 		b.WriteString(verdict(byWhole, index, false))
 	}
+	b.WriteString(largestBuiltByOgen(selected, index))
 	return b.String()
 }
 
@@ -1118,4 +1133,39 @@ func yes(v bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// largestBuiltByOgen compares resgen with ogen on the largest spec of this
+// run where both outputs built, since ogen often builds nothing on the
+// largest specs.
+func largestBuiltByOgen(selected []spec, index map[[2]string]*result) string {
+	var best *spec
+	for i := range selected {
+		sp := &selected[i]
+		og, rg := index[[2]string{sp.Name, "ogen"}], index[[2]string{sp.Name, "resgen"}]
+		if og == nil || rg == nil || !og.buildOK() || !rg.buildOK() {
+			continue
+		}
+		if best == nil || sp.Bytes > best.Bytes {
+			best = sp
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	og, rg := index[[2]string{best.Name, "ogen"}], index[[2]string{best.Name, "resgen"}]
+	bt := func(s sample) float64 { return s.BuildSecs }
+	rs := func(s sample) float64 { return float64(s.BuildRSS) }
+	ogt, _ := og.median(genTime, all)
+	rgt, _ := rg.median(genTime, all)
+	obt, _ := og.median(bt, built)
+	rbt, _ := rg.median(bt, built)
+	ors, _ := og.median(rs, built)
+	rrs, _ := rg.median(rs, built)
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Largest spec of this run where both ogen's and resgen's output build: %s (%s B)\n\n", best.Name, thousands(int(best.Bytes)))
+	fmt.Fprintf(&b, "- generation: resgen %s, ogen %s\n", secs(rgt), secs(ogt))
+	fmt.Fprintf(&b, "- go build: resgen %s, peak RSS %s; ogen %s, peak RSS %s\n", secs(rbt), mib(int64(rrs)), secs(obt), mib(int64(ors)))
+	fmt.Fprintf(&b, "- resgen's output builds in less time and memory: **%v**\n", yes(rbt < obt && rrs < ors))
+	return b.String()
 }
