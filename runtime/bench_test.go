@@ -147,6 +147,26 @@ func BenchmarkOperationDo(b *testing.B) { benchOperation(b, 0, 0) }
 // (two contexts with timers, and the body wrapper that cancels them).
 func BenchmarkOperationDoTimeouts(b *testing.B) { benchOperation(b, 10*time.Second, 30*time.Second) }
 
+// BenchmarkOperationDoCallerDeadline has timeouts, but the caller's
+// context ends first: the attempt needs no context of its own.
+func BenchmarkOperationDoCallerDeadline(b *testing.B) {
+	e := NewEngine(Config{HTTPClient: newCanned()})
+	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x",
+		Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0],
+		Timeout: time.Hour, TotalTimeout: 2 * time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	req := benchReq(b).WithContext(ctx)
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, _, err := op.Do(ctx, req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+}
+
 // BenchmarkRejection is a call refused by an open breaker.
 func BenchmarkRejection(b *testing.B) {
 	e := NewEngine(Config{HTTPClient: &cannedDoer{resp: &http.Response{StatusCode: 500, Body: http.NoBody}}, Logger: quiet})

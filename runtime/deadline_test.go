@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"testing"
@@ -96,5 +97,58 @@ func TestFirstAttemptRequestCopy(t *testing.T) {
 	resp.Body.Close()
 	if sent.Context().Err() == nil {
 		t.Fatal("attempt context alive after Close")
+	}
+}
+
+// When the caller's deadline comes before both timeouts, the attempt is
+// sent with the caller's context and request as they are: no context, no
+// copy, no body wrapper; a call that runs past it is the caller's
+// cancellation (not recorded, not retried), as with a child context.
+func TestCallerDeadlineFirstNeedsNoAttemptContext(t *testing.T) {
+	s := newServer(t, func(n int64, w http.ResponseWriter, r *http.Request) {
+		if n == 2 {
+			<-r.Context().Done()
+		}
+	})
+	inner := s.Client()
+	var sent *http.Request
+	d := doerFunc(func(r *http.Request) (*http.Response, error) {
+		sent = r
+		return inner.Do(r)
+	})
+	e := NewEngine(Config{HTTPClient: d, Logger: quiet})
+	b := e.Breaker("b", countBreaker(10, 1, 50))
+	op := e.Operation(OperationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond), Timeout: time.Minute, TotalTimeout: time.Hour})
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL, nil)
+	resp, _, err := op.Do(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent != req || sent.Context() != ctx {
+		t.Fatal("the attempt did not send the caller's request and context")
+	}
+	if _, ok := resp.Body.(*cancelBody); ok {
+		t.Fatal("body wrapped with nothing to cancel")
+	}
+	resp.Body.Close()
+
+	// A later caller deadline: the attempt gets its own context.
+	late, cancelLate := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancelLate()
+	ctx2, cancel2 := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel2()
+	req, _ = http.NewRequestWithContext(late, "GET", s.URL, nil)
+	_, n, err := op.Do(ctx2, req)
+	if n != 1 || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrAttemptTimeout) {
+		t.Fatalf("past the caller's deadline: %d attempts, %v; want 1 attempt ended by the caller's deadline", n, err)
+	}
+	if sent.Context() != ctx2 {
+		t.Fatal("the attempt did not use the caller's context")
+	}
+	if m := b.Metrics(); m.Calls != 1 || m.Failed != 0 {
+		t.Fatalf("breaker %+v: the caller's deadline must not be recorded", m)
 	}
 }

@@ -233,27 +233,38 @@ func (c *call) plainAttempt() {
 // attemptContext returns the next attempt's context: one context whose
 // deadline is the earlier of the attempt's Timeout (cause
 // ErrAttemptTimeout) and the call's TotalTimeout, or c.ctx when neither
-// applies. The first attempt's Timeout counts from the call's start (the
+// applies or c.ctx's own deadline comes first (a child would change
+// nothing but cost a context, a timer, a request copy and a body
+// wrapper). The first attempt's Timeout counts from the call's start (the
 // microseconds of CallStart and the budget deposit included), later
 // attempts' from their own start.
 func (c *call) attemptContext() (context.Context, context.CancelFunc) {
 	t := c.op.spec.Timeout
 	total := !c.deadline.IsZero() && c.cancel == nil // not yet in c.ctx
-	if t <= 0 {
-		if total {
-			return context.WithDeadline(c.ctx, c.deadline)
+	var d time.Time
+	cause := false
+	switch {
+	case t > 0:
+		now := c.t0
+		if c.tries > 1 {
+			now = c.op.e.mono()
 		}
+		d, cause = c.op.e.wall(now+t), true
+		if total && c.deadline.Before(d) {
+			d, cause = c.deadline, false
+		}
+	case total:
+		d = c.deadline
+	default:
 		return c.ctx, nil
 	}
-	now := c.t0
-	if c.tries > 1 {
-		now = c.op.e.mono()
+	if dl, ok := c.ctx.Deadline(); ok && !dl.After(d) {
+		return c.ctx, nil
 	}
-	d := c.op.e.wall(now + t)
-	if total && c.deadline.Before(d) {
-		return context.WithDeadline(c.ctx, c.deadline)
+	if cause {
+		return context.WithDeadlineCause(c.ctx, d, ErrAttemptTimeout)
 	}
-	return context.WithDeadlineCause(c.ctx, d, ErrAttemptTimeout)
+	return context.WithDeadline(c.ctx, d)
 }
 
 // request returns the request for the next attempt. The first attempt
