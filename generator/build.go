@@ -84,8 +84,13 @@ func (b *builder) schemas() {
 			continue
 		}
 		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(n, "Schema"))}
-		if _, dup := b.named[ref.Value]; !dup && ref.Ref == "" {
+		local := strings.HasPrefix(ref.Ref, "#/")
+		if _, dup := b.named[ref.Value]; !dup && !local {
+			// Its own schema, or one from another file it names.
 			b.named[ref.Value] = t
+			if ref.Ref != "" {
+				b.byRef[ref.Ref] = t
+			}
 		}
 		b.byRef["#/components/schemas/"+n] = t
 	}
@@ -95,7 +100,7 @@ func (b *builder) schemas() {
 			continue
 		}
 		t := b.byRef["#/components/schemas/"+n]
-		if ref.Ref != "" {
+		if strings.HasPrefix(ref.Ref, "#/") {
 			// An alias of another schema: type A B.
 			b.file.Types = append(b.file.Types, &model.Type{Name: t.Name, Kind: model.Defined, Underlying: b.typeOf(ref, t.Name, "", true)})
 			continue
@@ -232,9 +237,10 @@ func (b *builder) fields(owner string, props []prop, extra bool) []*model.Field 
 		t := b.typeOf(p.schema, owner+goName, "", true)
 		f := &model.Field{Name: goName, JSONName: p.name, Required: p.required, Doc: docLines(title, desc)}
 		if !jsonTagName(p.name) {
-			// encoding/json would ignore such a tag and use the Go name.
-			b.diags = append(b.diags, Diagnostic{Severity: Warning, File: b.s.file, Msg: fmt.Sprintf("unsupported: property %q of %s cannot be a JSON struct tag; the field is not encoded or decoded", p.name, owner)})
-			f.JSONName, f.Doc = "-", append(f.Doc, fmt.Sprintf("The spec names this property %q, which Go's JSON tags cannot hold: it is skipped.", p.name))
+			// encoding/json would ignore such a tag and use the Go name:
+			// the type's own MarshalJSON/UnmarshalJSON handle the field.
+			f.JSONName, f.WireName, f.ByHand = "-", p.name, true
+			f.Doc = append(f.Doc, fmt.Sprintf("The spec names this property %q, which Go struct tags cannot hold; it is encoded by hand.", p.name))
 		}
 		switch {
 		case p.required && !nullable:

@@ -146,3 +146,48 @@ func MarshalWithExtra[T any](known any, extra map[string]T) ([]byte, error) {
 	}
 	return json.Marshal(all)
 }
+
+// Member is a property whose name no Go struct tag can hold ("", or one
+// with quotes): generated types encode and decode it by hand.
+type Member struct {
+	Name  string
+	Value any
+	// Omit leaves it out (an absent optional value).
+	Omit bool
+}
+
+// AddMembers adds members to the JSON object data.
+func AddMembers(data []byte, members ...Member) ([]byte, error) {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, err
+	}
+	for _, m := range members {
+		if m.Omit {
+			continue
+		}
+		raw, err := json.Marshal(m.Value)
+		if err != nil {
+			return nil, err
+		}
+		all[m.Name] = raw
+	}
+	return json.Marshal(all)
+}
+
+// UnmarshalMembers decodes the named members of the JSON object data into
+// the pointers of dst; absent members are left alone.
+func UnmarshalMembers(data []byte, dst map[string]any) error {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	for name, p := range dst {
+		if raw, ok := all[name]; ok {
+			if err := json.Unmarshal(raw, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

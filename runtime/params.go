@@ -17,12 +17,25 @@ import (
 // matrix), objects in a query (form, deepObject) or header, and multipart
 // bodies.
 
+// PathSegment escapes v as (part of) one path segment. Unlike
+// url.PathEscape it also escapes "." and "..", which a server or proxy
+// would otherwise resolve as the current or parent folder.
+func PathSegment(v string) string {
+	switch v {
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	return url.PathEscape(v)
+}
+
 // PathValue formats a path parameter's text values in style (simple,
 // label or matrix), escaping each value but not the delimiters.
 func PathValue(style string, explode bool, name string, values ...string) string {
 	esc := make([]string, len(values))
 	for i, v := range values {
-		esc[i] = url.PathEscape(v)
+		esc[i] = PathSegment(v)
 	}
 	switch style {
 	case "label":
@@ -73,10 +86,54 @@ func scalarText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// AddObjectQuery adds an object parameter to q: style form exploded
-// (a=1&b=2), form not exploded (name=a,1,b,2), or deepObject
-// (name[a]=1&name[b]=2).
-func AddObjectQuery(q url.Values, name, style string, explode bool, v any) error {
+// Query builds a query string in the order parameters are added. Unlike
+// url.Values it can join a list's escaped items with a delimiter left as
+// is (form style's "a,b"), so a comma inside an item stays distinct from
+// the separator.
+type Query struct {
+	b strings.Builder
+}
+
+// Add adds name=value.
+func (q *Query) Add(name, value string) {
+	q.sep()
+	q.b.WriteString(url.QueryEscape(name))
+	q.b.WriteByte('=')
+	q.b.WriteString(url.QueryEscape(value))
+}
+
+// AddList adds name=item1<delim>item2…, each item escaped, the delimiter
+// (",", " ", "|") not.
+func (q *Query) AddList(name, delim string, items ...string) {
+	q.sep()
+	q.b.WriteString(url.QueryEscape(name))
+	q.b.WriteByte('=')
+	if delim == " " {
+		delim = "%20"
+	}
+	for i, it := range items {
+		if i > 0 {
+			q.b.WriteString(delim)
+		}
+		q.b.WriteString(url.QueryEscape(it))
+	}
+}
+
+func (q *Query) sep() {
+	if q.b.Len() > 0 {
+		q.b.WriteByte('&')
+	}
+}
+
+// Encode returns the query string, without "?".
+func (q *Query) Encode() string { return q.b.String() }
+
+// Len is the length of the query string.
+func (q *Query) Len() int { return q.b.Len() }
+
+// AddObject adds an object parameter: style form exploded (a=1&b=2), form
+// not exploded (name=a,1,b,2), or deepObject (name[a]=1&name[b]=2).
+func (q *Query) AddObject(name, style string, explode bool, v any) error {
 	pairs, err := ObjectPairs(v)
 	if err != nil {
 		return err
@@ -95,10 +152,14 @@ func AddObjectQuery(q url.Values, name, style string, explode bool, v any) error
 		for _, p := range pairs {
 			flat = append(flat, p[0], p[1])
 		}
-		q.Add(name, strings.Join(flat, ","))
+		q.AddList(name, ",", flat...)
 	}
 	return nil
 }
+
+// CookieValue escapes a cookie parameter's value: http.Cookie would drop
+// the bytes a cookie cannot hold (; , " \ space, non-ASCII) instead.
+func CookieValue(v string) string { return url.QueryEscape(v) }
 
 // ObjectText formats an object parameter for a header or path, style
 // simple: a,1,b,2 or, exploded, a=1,b=2.

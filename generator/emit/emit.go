@@ -131,7 +131,9 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 				comment(g, fl.Doc)
 				tag := fl.JSONName
 				if fl.OmitEmpty && tag != "-" {
-					tag += ",omitempty"
+					// omitzero, not omitempty: nil leaves it out, an empty
+					// list or object is still sent ([] or {}).
+					tag += ",omitzero"
 				}
 				g.Id(fl.Name).Add(typeExpr(fl.Type)).Tag(map[string]string{"json": tag})
 			}
@@ -140,8 +142,8 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 				g.Id("AdditionalProperties").Map(jen.String()).Add(typeExpr(t.Extra)).Tag(map[string]string{"json": "-"})
 			}
 		})
-		if t.Extra != nil {
-			e.emitExtraMethods(f, t)
+		if t.Extra != nil || hasWireNames(t) {
+			e.emitCustomJSON(f, t)
 		}
 	case model.Defined:
 		f.Type().Id(t.Name).Add(typeExpr(t.Underlying))

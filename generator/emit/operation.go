@@ -140,7 +140,7 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 			g.List(jen.Id(p.GoName+"Text"), jen.Err()).Op(":=").Qual(runtimePkg, "ObjectText").Call(jen.Lit(p.Explode), jen.Id(p.GoName))
 			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter "+p.SpecName+": %w", jen.Err())))
 			prefix := map[string]string{"label": ".", "matrix": ";" + p.SpecName + "="}[p.Style]
-			g.Id(p.GoName+"Text").Op("=").Lit(prefix).Op("+").Qual("net/url", "PathEscape").Call(jen.Id(p.GoName + "Text"))
+			g.Id(p.GoName+"Text").Op("=").Lit(prefix).Op("+").Qual(runtimePkg, "PathSegment").Call(jen.Id(p.GoName + "Text"))
 		}
 	}
 	parts := []jen.Code{jen.Id("c").Dot("server")}
@@ -194,12 +194,12 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 	if len(query) == 0 {
 		return
 	}
-	g.Id("q").Op(":=").Qual("net/url", "Values").Values()
+	g.Var().Id("q").Qual(runtimePkg, "Query")
 	g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
 		for _, p := range query {
 			if p.Object {
 				e.setObject(g, op, p, func(v jen.Code) jen.Code {
-					return jen.If(jen.Err().Op(":=").Qual(runtimePkg, "AddObjectQuery").Call(jen.Id("q"), jen.Lit(p.SpecName), jen.Lit(p.Style), jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
+					return jen.If(jen.Err().Op(":=").Id("q").Dot("AddObject").Call(jen.Lit(p.SpecName), jen.Lit(p.Style), jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
 						jen.Return(jen.Nil(), errf(op, "query parameter "+p.SpecName+": %w", jen.Err())))
 				})
 				continue
@@ -213,7 +213,7 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 	if strings.Contains(op.Path, "?") {
 		sep = "&"
 	}
-	g.If(jen.Len(jen.Id("q")).Op(">").Lit(0)).Block(
+	g.If(jen.Id("q").Dot("Len").Call().Op(">").Lit(0)).Block(
 		jen.Id("u").Op("+=").Lit(sep).Op("+").Id("q").Dot("Encode").Call(),
 	)
 }
@@ -229,7 +229,7 @@ func (e *emitter) pathValue(p *model.Param) jen.Code {
 	case p.Style == "label" || p.Style == "matrix":
 		return jen.Qual(runtimePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.strExpr(p.Type, v))
 	}
-	return jen.Qual("net/url", "PathEscape").Call(e.strExpr(p.Type, v))
+	return jen.Qual(runtimePkg, "PathSegment").Call(e.strExpr(p.Type, v))
 }
 
 // setParam prints the code that writes one params field with add: absent
@@ -250,6 +250,10 @@ func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) je
 				sep = " "
 			case "pipeDelimited":
 				sep = "|"
+			}
+			if p.In == model.InQuery {
+				g.Id("q").Dot("AddList").Call(jen.Lit(p.SpecName), jen.Lit(sep), e.stringSlice(t, v).Op("..."))
+				return
 			}
 			g.Add(add(jen.Qual("strings", "Join").Call(e.stringSlice(t, v), jen.Lit(sep))))
 			return
@@ -279,6 +283,9 @@ func (e *emitter) setObject(g *jen.Group, op *model.Operation, p *model.Param, w
 
 // stringSlice prints a func literal call turning a slice into []string.
 func (e *emitter) stringSlice(t *model.GoType, v jen.Code) *jen.Statement {
+	if t.Elem.Kind == model.Builtin && t.Elem.Name == "string" {
+		return jen.Add(v)
+	}
 	return jen.Func().Params().Index().String().Block(
 		jen.Id("s").Op(":=").Make(jen.Index().String(), jen.Lit(0), jen.Len(v)),
 		jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Add(v)).Block(
@@ -376,11 +383,14 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 		}
 		g.If(jen.Id("rd").Op("!=").Nil()).Block(jen.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Content-Type"), ct))
 	}
+	var accept []string
 	for _, r := range op.Responses {
-		if r.ContentType != "" {
-			g.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Accept"), jen.Lit(r.ContentType))
-			break
+		if r.ContentType != "" && !contains(accept, r.ContentType) {
+			accept = append(accept, r.ContentType)
 		}
+	}
+	if len(accept) > 0 {
+		g.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Accept"), jen.Lit(strings.Join(accept, ", ")))
 	}
 	var key *model.Param
 	var hdrs []*model.Param
@@ -467,7 +477,7 @@ func (e *emitter) isText(t *model.GoType) bool {
 func (e *emitter) headerOrCookie(p *model.Param, v jen.Code) jen.Code {
 	if p.In == model.InCookie {
 		return jen.Id("req").Dot("AddCookie").Call(jen.Op("&").Qual("net/http", "Cookie").Values(jen.Dict{
-			jen.Id("Name"): jen.Lit(p.SpecName), jen.Id("Value"): v,
+			jen.Id("Name"): jen.Lit(p.SpecName), jen.Id("Value"): jen.Qual(runtimePkg, "CookieValue").Call(v),
 		}))
 	}
 	return jen.Id("req").Dot("Header").Dot("Add").Call(jen.Lit(p.SpecName), v)
@@ -583,4 +593,13 @@ func atoi(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
 }

@@ -148,26 +148,74 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 	}
 }
 
-// emitExtraMethods prints the JSON methods of a struct that takes
-// additional properties: known fields as usual, the rest in the map.
-func (e *emitter) emitExtraMethods(f *jen.File, t *model.Type) {
+func hasWireNames(t *model.Type) bool {
+	for _, f := range t.Fields {
+		if f.ByHand {
+			return true
+		}
+	}
+	return false
+}
+
+// emitCustomJSON prints the JSON methods of a struct that encoding/json
+// cannot handle from tags alone: one that takes additional properties
+// (the known ones go to their fields, the rest to the map) or one with
+// properties no struct tag can name.
+func (e *emitter) emitCustomJSON(f *jen.File, t *model.Type) {
 	var known []jen.Code
+	var byHand []*model.Field
 	for _, fl := range t.Fields {
-		if fl.JSONName != "-" {
+		switch {
+		case fl.ByHand:
+			byHand = append(byHand, fl)
+			known = append(known, jen.Lit(fl.WireName))
+		case fl.JSONName != "-":
 			known = append(known, jen.Lit(fl.JSONName))
 		}
 	}
-	comment(f, []string{"UnmarshalJSON decodes the known properties into their fields and the others", "into AdditionalProperties."})
-	f.Func().Params(jen.Id("v").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.Type().Id("plain").Id(t.Name),
-		jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Parens(jen.Op("*").Id("plain")).Parens(jen.Id("v"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Qual(runtimePkg, "ExtraFields").Call(append([]jen.Code{jen.Id("data"), jen.Op("&").Id("v").Dot("AdditionalProperties")}, known...)...)),
-	)
-	comment(f, []string{"MarshalJSON writes the known fields, then AdditionalProperties."})
-	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Type().Id("plain").Id(t.Name),
-		jen.Return(jen.Qual(runtimePkg, "MarshalWithExtra").Call(jen.Id("plain").Parens(jen.Id("v")), jen.Id("v").Dot("AdditionalProperties"))),
-	)
+	comment(f, []string{"UnmarshalJSON decodes every property into its field" + map[bool]string{true: ", and the ones the schema", false: "."}[t.Extra != nil]})
+	if t.Extra != nil {
+		comment(f, []string{"does not name into AdditionalProperties."})
+	}
+	f.Func().Params(jen.Id("v").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
+		g.Type().Id("plain").Id(t.Name)
+		g.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Parens(jen.Op("*").Id("plain")).Parens(jen.Id("v"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		if len(byHand) > 0 {
+			g.If(jen.Err().Op(":=").Qual(runtimePkg, "UnmarshalMembers").Call(jen.Id("data"), jen.Map(jen.String()).Any().ValuesFunc(func(g *jen.Group) {
+				for _, fl := range byHand {
+					g.Lit(fl.WireName).Op(":").Op("&").Id("v").Dot(fl.Name)
+				}
+			})), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		}
+		if t.Extra != nil {
+			g.Return(jen.Qual(runtimePkg, "ExtraFields").Call(append([]jen.Code{jen.Id("data"), jen.Op("&").Id("v").Dot("AdditionalProperties")}, known...)...))
+		} else {
+			g.Return(jen.Nil())
+		}
+	})
+	comment(f, []string{"MarshalJSON writes every field" + map[bool]string{true: ", then AdditionalProperties.", false: "."}[t.Extra != nil]})
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).BlockFunc(func(g *jen.Group) {
+		g.Type().Id("plain").Id(t.Name)
+		encode := jen.Qual("encoding/json", "Marshal").Call(jen.Id("plain").Parens(jen.Id("v")))
+		if t.Extra != nil {
+			encode = jen.Qual(runtimePkg, "MarshalWithExtra").Call(jen.Id("plain").Parens(jen.Id("v")), jen.Id("v").Dot("AdditionalProperties"))
+		}
+		if len(byHand) == 0 {
+			g.Return(encode)
+			return
+		}
+		g.List(jen.Id("data"), jen.Err()).Op(":=").Add(encode)
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+		var members []jen.Code
+		for _, fl := range byHand {
+			m := []jen.Code{jen.Id("Name").Op(":").Lit(fl.WireName), jen.Id("Value").Op(":").Id("v").Dot(fl.Name)}
+			if fl.Type.Nilable() {
+				m = append(m, jen.Id("Omit").Op(":").Id("v").Dot(fl.Name).Op("==").Nil())
+			}
+			members = append(members, jen.Qual(runtimePkg, "Member").Values(m...))
+		}
+		g.Return(jen.Qual(runtimePkg, "AddMembers").Call(append([]jen.Code{jen.Id("data")}, members...)...))
+	})
 }
 
 func unionDoc(t *model.Type) string {

@@ -109,7 +109,11 @@ type Field struct {
 	Required bool
 	// OmitEmpty adds ,omitempty to the JSON tag.
 	OmitEmpty bool
-	Doc       []string
+	// ByHand marks a property whose JSON name (WireName) no struct tag
+	// can hold: JSONName is "-" and the type encodes the field itself.
+	ByHand   bool
+	WireName string
+	Doc      []string
 }
 
 // EnumValue is one constant of an enum type.

@@ -22,7 +22,7 @@ const _ = runtime.SupportPackageIsVersion1
 // Result is a schema of the API.
 type Result struct {
 	Done bool    `json:"done"`
-	ID   *string `json:"id,omitempty"`
+	ID   *string `json:"id,omitzero"`
 }
 
 // Client calls the Experiments API. Every method runs behind its operation's circuit
@@ -311,7 +311,7 @@ type RecoveringResponse struct {
 //   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse, error) {
-	u := c.server + "/recovering/" + url.PathEscape(id)
+	u := c.server + "/recovering/" + runtime.PathSegment(id)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("Recovering: %w", err)

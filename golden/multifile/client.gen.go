@@ -19,24 +19,21 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Order2 is a schema of the API.
-type Order2 struct {
+// Order is a schema of the API.
+type Order struct {
 	ID    string `json:"id"`
 	Lines []Line `json:"lines"`
 }
 
 // Line is a schema of the API.
 type Line struct {
-	Qty *int32  `json:"qty,omitempty"`
-	Sku *string `json:"sku,omitempty"`
+	Qty *int32  `json:"qty,omitzero"`
+	Sku *string `json:"sku,omitzero"`
 }
-
-// Order is a schema of the API.
-type Order Order2
 
 // GetOrderResponse404Body is a schema of the API.
 type GetOrderResponse404Body struct {
-	Message *string `json:"message,omitempty"`
+	Message *string `json:"message,omitzero"`
 }
 
 // Client calls the Multi-file API. Every method runs behind its operation's circuit
@@ -177,7 +174,7 @@ type GetOrderResponse struct {
 	Attempts int
 	// JSON200 is set when the status is 200.
 	// ok.
-	JSON200 *Order2
+	JSON200 *Order
 	// JSON404 is set when the status is 404.
 	// not found.
 	JSON404 *GetOrderResponse404Body
@@ -190,7 +187,7 @@ type GetOrderResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetOrder(ctx context.Context, id string) (*GetOrderResponse, error) {
-	u := c.server + "/orders/" + url.PathEscape(id)
+	u := c.server + "/orders/" + runtime.PathSegment(id)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("GetOrder: %w", err)
@@ -213,7 +210,7 @@ func (c *Client) GetOrder(ctx context.Context, id string) (*GetOrderResponse, er
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Order2
+		var v Order
 		if len(raw) > 0 {
 			if err := json.Unmarshal(raw, &v); err != nil {
 				return out, fmt.Errorf("GetOrder: decode 200 response: %w", err)

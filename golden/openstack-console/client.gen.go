@@ -33,54 +33,54 @@ type AuthRequestAuth struct {
 
 // AuthRequestAuthIdentity is a schema of the API.
 type AuthRequestAuthIdentity struct {
-	Methods  []string                         `json:"methods,omitempty"`
-	Password *AuthRequestAuthIdentityPassword `json:"password,omitempty"`
+	Methods  []string                         `json:"methods,omitzero"`
+	Password *AuthRequestAuthIdentityPassword `json:"password,omitzero"`
 }
 
 // AuthRequestAuthIdentityPassword is a schema of the API.
 type AuthRequestAuthIdentityPassword struct {
-	User *AuthRequestAuthIdentityPasswordUser `json:"user,omitempty"`
+	User *AuthRequestAuthIdentityPasswordUser `json:"user,omitzero"`
 }
 
 // AuthRequestAuthIdentityPasswordUser is a schema of the API.
 type AuthRequestAuthIdentityPasswordUser struct {
-	Name     *string `json:"name,omitempty"`
-	Password *string `json:"password,omitempty"`
+	Name     *string `json:"name,omitzero"`
+	Password *string `json:"password,omitzero"`
 }
 
 // Fault is a schema of the API.
 type Fault struct {
-	Code    *int64  `json:"code,omitempty"`
-	Message *string `json:"message,omitempty"`
+	Code    *int64  `json:"code,omitzero"`
+	Message *string `json:"message,omitzero"`
 }
 
 // Image is a schema of the API.
 type Image struct {
-	ID   *string  `json:"id,omitempty"`
-	Name *string  `json:"name,omitempty"`
-	Size *int64   `json:"size,omitempty"`
-	Tags []string `json:"tags,omitempty"`
+	ID   *string  `json:"id,omitzero"`
+	Name *string  `json:"name,omitzero"`
+	Size *int64   `json:"size,omitzero"`
+	Tags []string `json:"tags,omitzero"`
 }
 
 // Server is a schema of the API.
 type Server struct {
-	AccessIPv4 *string           `json:"accessIPv4,omitempty"`
+	AccessIPv4 *string           `json:"accessIPv4,omitzero"`
 	ID         string            `json:"id"`
-	Metadata   map[string]string `json:"metadata,omitempty"`
+	Metadata   map[string]string `json:"metadata,omitzero"`
 	Name       string            `json:"name"`
-	Progress   *int32            `json:"progress,omitempty"`
+	Progress   *int32            `json:"progress,omitzero"`
 	Status     ServerStatus      `json:"status"`
 }
 
 // ServerAction is a schema of the API.
 type ServerAction struct {
-	OsStop map[string]any      `json:"os-stop,omitempty"`
-	Reboot *ServerActionReboot `json:"reboot,omitempty"`
+	OsStop map[string]any      `json:"os-stop,omitzero"`
+	Reboot *ServerActionReboot `json:"reboot,omitzero"`
 }
 
 // ServerActionReboot is a schema of the API.
 type ServerActionReboot struct {
-	Type *ServerActionRebootType `json:"type,omitempty"`
+	Type *ServerActionRebootType `json:"type,omitzero"`
 }
 
 // ServerActionRebootType is a schema of the API.
@@ -118,20 +118,20 @@ const (
 
 // Token is a schema of the API.
 type Token struct {
-	Token *TokenToken `json:"token,omitempty"`
+	Token *TokenToken `json:"token,omitzero"`
 }
 
 // TokenToken is a schema of the API.
 type TokenToken struct {
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
-	Methods   []string   `json:"methods,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitzero"`
+	Methods   []string   `json:"methods,omitzero"`
 }
 
 // Volume is a schema of the API.
 type Volume struct {
-	ID     *string `json:"id,omitempty"`
-	Size   *int32  `json:"size,omitempty"`
-	Status *string `json:"status,omitempty"`
+	ID     *string `json:"id,omitzero"`
+	Size   *int32  `json:"size,omitzero"`
+	Status *string `json:"status,omitzero"`
 }
 
 // ListServersResponse200Body is a schema of the API.
@@ -152,12 +152,12 @@ const (
 
 // ListImagesResponse200Body is a schema of the API.
 type ListImagesResponse200Body struct {
-	Images []Image `json:"images,omitempty"`
+	Images []Image `json:"images,omitzero"`
 }
 
 // ListVolumesResponse200Body is a schema of the API.
 type ListVolumesResponse200Body struct {
-	Volumes []Volume `json:"volumes,omitempty"`
+	Volumes []Volume `json:"volumes,omitzero"`
 }
 
 // Client calls the OpenStack console API. Every method runs behind its operation's circuit
@@ -488,7 +488,7 @@ type ListServersResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*ListServersResponse, error) {
 	u := c.server + "/compute/v2.1/servers"
-	q := url.Values{}
+	var q runtime.Query
 	if params != nil {
 		if params.Limit != nil {
 			q.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
@@ -503,7 +503,7 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 			q.Add("changes-since", (*params.ChangesSince).Format(time.RFC3339Nano))
 		}
 	}
-	if len(q) > 0 {
+	if q.Len() > 0 {
 		u += "?" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -653,7 +653,7 @@ type ShowServerResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerResponse, error) {
-	u := c.server + "/compute/v2.1/servers/" + url.PathEscape(serverID)
+	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ShowServer: %w", err)
@@ -724,7 +724,7 @@ type DeleteServerResponse struct {
 //   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s, decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
 //   - timeouts: 5s per attempt, 1m0s in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServerResponse, error) {
-	u := c.server + "/compute/v2.1/servers/" + url.PathEscape(serverID)
+	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteServer: %w", err)
@@ -791,7 +791,7 @@ type ServerActionResponse struct {
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction) (*ServerActionResponse, error) {
-	u := c.server + "/compute/v2.1/servers/" + url.PathEscape(serverID) + "/action"
+	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID) + "/action"
 	var rd io.Reader
 	{
 		raw, err := json.Marshal(body)
@@ -1034,7 +1034,7 @@ type ListImagesResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*ListImagesResponse, error) {
 	u := c.server + "/image/v2/images"
-	q := url.Values{}
+	var q runtime.Query
 	if params != nil {
 		if params.Visibility != nil {
 			q.Add("visibility", string(*params.Visibility))
@@ -1045,7 +1045,7 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 			}
 		}
 	}
-	if len(q) > 0 {
+	if q.Len() > 0 {
 		u += "?" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -1110,7 +1110,7 @@ type UploadImageResponse struct {
 //   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 10m0s in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (*UploadImageResponse, error) {
-	u := c.server + "/image/v2/images/" + url.PathEscape(imageID) + "/file"
+	u := c.server + "/image/v2/images/" + runtime.PathSegment(imageID) + "/file"
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -1175,7 +1175,7 @@ type ListVolumesResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolumesResponse, error) {
-	u := c.server + "/volume/v3/" + url.PathEscape(projectID) + "/volumes"
+	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ListVolumes: %w", err)
@@ -1241,7 +1241,7 @@ type CreateVolumeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume) (*CreateVolumeResponse, error) {
-	u := c.server + "/volume/v3/" + url.PathEscape(projectID) + "/volumes"
+	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)

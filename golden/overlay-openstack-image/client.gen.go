@@ -39,61 +39,61 @@ type CacheQueueImageFromAPIResponse map[string]any
 // ImageDeleteRequest is a schema of the API.
 type ImageDeleteRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImageDeleteRequestContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *ImageDeleteRequestContainerFormat `json:"container_format,omitzero"`
 	// Date and time of image registration.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImageDeleteRequestDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *ImageDeleteRequestDiskFormat `json:"disk_format,omitzero"`
 	// An image file url.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// An identifier for the image.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A set of URLs to access the image file kept in external store.
-	Locations []ImageDeleteRequestLocationsItem `json:"locations,omitempty"`
+	Locations []ImageDeleteRequestLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space (in GB) required to boot image.
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of ram (in MB) required to boot image.
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// If true, image will not be deletable.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// An image self url.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
-	Status *ImageDeleteRequestStatus `json:"status,omitempty"`
+	Status *ImageDeleteRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// Date and time of the last image modification.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
-	Visibility *ImageDeleteRequestVisibility `json:"visibility,omitempty"`
+	Visibility *ImageDeleteRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *ImageDeleteRequest) UnmarshalJSON(data []byte) error {
 	type plain ImageDeleteRequest
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -102,7 +102,7 @@ func (v *ImageDeleteRequest) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v ImageDeleteRequest) MarshalJSON() ([]byte, error) {
 	type plain ImageDeleteRequest
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -150,14 +150,14 @@ type ImageDeleteRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *ImageDeleteRequestLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *ImageDeleteRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // ImageDeleteRequestLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type ImageDeleteRequestLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -196,61 +196,61 @@ const (
 // ImageShowRequest is a schema of the API.
 type ImageShowRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImageShowRequestContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *ImageShowRequestContainerFormat `json:"container_format,omitzero"`
 	// Date and time of image registration.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImageShowRequestDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *ImageShowRequestDiskFormat `json:"disk_format,omitzero"`
 	// An image file url.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// An identifier for the image.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A set of URLs to access the image file kept in external store.
-	Locations []ImageShowRequestLocationsItem `json:"locations,omitempty"`
+	Locations []ImageShowRequestLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space (in GB) required to boot image.
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of ram (in MB) required to boot image.
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// If true, image will not be deletable.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// An image self url.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
-	Status *ImageShowRequestStatus `json:"status,omitempty"`
+	Status *ImageShowRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// Date and time of the last image modification.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
-	Visibility *ImageShowRequestVisibility `json:"visibility,omitempty"`
+	Visibility *ImageShowRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *ImageShowRequest) UnmarshalJSON(data []byte) error {
 	type plain ImageShowRequest
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -259,7 +259,7 @@ func (v *ImageShowRequest) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v ImageShowRequest) MarshalJSON() ([]byte, error) {
 	type plain ImageShowRequest
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -307,14 +307,14 @@ type ImageShowRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *ImageShowRequestLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *ImageShowRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // ImageShowRequestLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type ImageShowRequestLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -357,7 +357,7 @@ type ImageShowResponse struct {
 	// Victoria release. It remains present for backward compatibility with legacy
 	// images. To validate image data, instead use the secure multihash fields
 	// `os_hash_algo` and `os_hash_value`.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the image container.
 	//
 	// Values may vary based on the configuration available in a
@@ -368,7 +368,7 @@ type ImageShowResponse struct {
 	// `ovf`, `ova`, or `docker`.
 	//
 	// The value might be `null` (JSON null data type).
-	ContainerFormat *ImageShowResponseContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *ImageShowResponseContainerFormat `json:"container_format,omitzero"`
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -382,12 +382,12 @@ type ImageShowResponse struct {
 	//
 	// The `±hh:mm` value, if included, is the time zone as an offset
 	// from UTC.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// The URL to access the image file kept in external store. *It is present
 	// only if the* `show_image_direct_url` *option is* `true` *in the Image
 	// service’s configuration file.* **Because it presents a security risk, this
 	// option is disabled by default.**
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// The format of the disk.
 	//
 	// Values may vary based on the configuration available in a
@@ -405,9 +405,9 @@ type ImageShowResponse struct {
 	//
 	// **Ocata changes**: The `ploop` disk format is a supported
 	// value.
-	DiskFormat *ImageShowResponseDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *ImageShowResponseDiskFormat `json:"disk_format,omitzero"`
 	// The URL for the virtual machine image file.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// A unique, user-defined image UUID, in the format:
 	//
 	// ```
@@ -425,7 +425,7 @@ type ImageShowResponse struct {
 	// ```
 	//
 	// If you omit this value, the API generates a UUID for the image.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A list of objects, each of which describes an image location. Each object
 	// contains a `url` key, whose value is a URL specifying a location, and a
 	// `metadata` key, whose value is a dict of key:value pairs containing
@@ -434,28 +434,28 @@ type ImageShowResponse struct {
 	// *option is set to* `true` *in the Image service’s configuration file.*
 	// **Because it presents a security risk, this option is disabled by
 	// default.**
-	Locations []ImageShowResponseLocationsItem `json:"locations,omitempty"`
+	Locations []ImageShowResponseLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space in GB that is required to boot the image.
 	// The value might be `null` (JSON null data type).
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of RAM in MB that is required to boot the image.
 	// The value might be `null` (JSON null data type).
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// The name of the image. Value might be `null` (JSON null data type).
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// The algorithm used to compute a secure hash of the image data for this
 	// image. The result of the computation is displayed as the value of the
 	// `os_hash_value` property. The value might be `null` (JSON null
 	// data type). The algorithm used is chosen by the cloud operator; it
 	// may not be configured by end users. *(Since Image API v2.7)*
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// The hexdigest of the secure hash of the image data computed using the
 	// algorithm whose name is the value of the `os_hash_algo` property.
 	// The value might be `null` (JSON null data type) if data has not
 	// yet been associated with this image, or if the image was created using
 	// a version of the Image Service API prior to version 2.7.
 	// *(Since Image API v2.7)*
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// This field controls whether an image is displayed in the default
 	// image-list response. A “hidden” image is out of date somehow (for
 	// example, it may not have the latest updates applied) and hence should
@@ -463,26 +463,26 @@ type ImageShowResponse struct {
 	// needed for server rebuilds. By hiding it from the default image list,
 	// it’s easier for end users to find and use a more up-to-date version of
 	// this image. *(Since Image API v2.7)*
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// An identifier for the owner of the image, usually the project (also
 	// called the “tenant”) ID.
 	// The value might be `null` (JSON null data type).
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// A boolean value that must be `false` or the image cannot be deleted.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// The URL for the schema describing a virtual machine image.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The URL for the virtual machine image.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// The size of the image data, in bytes. The value
 	// might be `null` (JSON null data type).
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// The image status.
-	Status *ImageShowResponseStatus `json:"status,omitempty"`
+	Status *ImageShowResponseStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image, possibly an empty list.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// The date and time when the resource was updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -499,18 +499,18 @@ type ImageShowResponse struct {
 	//
 	// If the `updated_at` date and time stamp is not set, its value is
 	// `null`.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// The virtual size of the image. The value might
 	// be `null` (JSON null data type).
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Image visibility, that is, the access permission for the image.
-	Visibility *ImageShowResponseVisibility `json:"visibility,omitempty"`
+	Visibility *ImageShowResponseVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *ImageShowResponse) UnmarshalJSON(data []byte) error {
 	type plain ImageShowResponse
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -519,7 +519,7 @@ func (v *ImageShowResponse) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v ImageShowResponse) MarshalJSON() ([]byte, error) {
 	type plain ImageShowResponse
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -592,14 +592,14 @@ type ImageShowResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *ImageShowResponseLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *ImageShowResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // ImageShowResponseLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type ImageShowResponseLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -645,7 +645,7 @@ type ImageUpdateResponse struct {
 	// Victoria release. It remains present for backward compatibility with legacy
 	// images. To validate image data, instead use the secure multihash fields
 	// `os_hash_algo` and `os_hash_value`.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the image container.
 	//
 	// Values may vary based on the configuration available in a
@@ -656,7 +656,7 @@ type ImageUpdateResponse struct {
 	// `ovf`, `ova`, or `docker`.
 	//
 	// The value might be `null` (JSON null data type).
-	ContainerFormat *ImageUpdateResponseContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *ImageUpdateResponseContainerFormat `json:"container_format,omitzero"`
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -670,12 +670,12 @@ type ImageUpdateResponse struct {
 	//
 	// The `±hh:mm` value, if included, is the time zone as an offset
 	// from UTC.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// The URL to access the image file kept in external store. *It is present
 	// only if the* `show_image_direct_url` *option is* `true` *in the Image
 	// service’s configuration file.* **Because it presents a security risk, this
 	// option is disabled by default.**
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// The format of the disk.
 	//
 	// Values may vary based on the configuration available in a
@@ -693,9 +693,9 @@ type ImageUpdateResponse struct {
 	//
 	// **Ocata changes**: The `ploop` disk format is a supported
 	// value.
-	DiskFormat *ImageUpdateResponseDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *ImageUpdateResponseDiskFormat `json:"disk_format,omitzero"`
 	// The URL for the virtual machine image file.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// A unique, user-defined image UUID, in the format:
 	//
 	// ```
@@ -713,7 +713,7 @@ type ImageUpdateResponse struct {
 	// ```
 	//
 	// If you omit this value, the API generates a UUID for the image.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A list of objects, each of which describes an image location. Each object
 	// contains a `url` key, whose value is a URL specifying a location, and a
 	// `metadata` key, whose value is a dict of key:value pairs containing
@@ -722,28 +722,28 @@ type ImageUpdateResponse struct {
 	// *option is set to* `true` *in the Image service’s configuration file.*
 	// **Because it presents a security risk, this option is disabled by
 	// default.**
-	Locations []ImageUpdateResponseLocationsItem `json:"locations,omitempty"`
+	Locations []ImageUpdateResponseLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space in GB that is required to boot the image.
 	// The value might be `null` (JSON null data type).
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of RAM in MB that is required to boot the image.
 	// The value might be `null` (JSON null data type).
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// The name of the image. Value might be `null` (JSON null data type).
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// The algorithm used to compute a secure hash of the image data for this
 	// image. The result of the computation is displayed as the value of the
 	// `os_hash_value` property. The value might be `null` (JSON null
 	// data type). The algorithm used is chosen by the cloud operator; it
 	// may not be configured by end users. *(Since Image API v2.7)*
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// The hexdigest of the secure hash of the image data computed using the
 	// algorithm whose name is the value of the `os_hash_algo` property.
 	// The value might be `null` (JSON null data type) if data has not
 	// yet been associated with this image, or if the image was created using
 	// a version of the Image Service API prior to version 2.7.
 	// *(Since Image API v2.7)*
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// This field controls whether an image is displayed in the default
 	// image-list response. A “hidden” image is out of date somehow (for
 	// example, it may not have the latest updates applied) and hence should
@@ -751,26 +751,26 @@ type ImageUpdateResponse struct {
 	// needed for server rebuilds. By hiding it from the default image list,
 	// it’s easier for end users to find and use a more up-to-date version of
 	// this image. *(Since Image API v2.7)*
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// An identifier for the owner of the image, usually the project (also
 	// called the “tenant”) ID.
 	// The value might be `null` (JSON null data type).
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// A boolean value that must be `false` or the image cannot be deleted.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// The URL for the schema describing a virtual machine image.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The URL for the virtual machine image.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// The size of the image data, in bytes. The value
 	// might be `null` (JSON null data type).
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// The image status.
-	Status *ImageUpdateResponseStatus `json:"status,omitempty"`
+	Status *ImageUpdateResponseStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image, possibly an empty list.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// The date and time when the resource was updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -787,17 +787,17 @@ type ImageUpdateResponse struct {
 	//
 	// If the `updated_at` date and time stamp is not set, its value is
 	// `null`.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Image visibility, that is, the access permission for the image.
-	Visibility *ImageUpdateResponseVisibility `json:"visibility,omitempty"`
+	Visibility *ImageUpdateResponseVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *ImageUpdateResponse) UnmarshalJSON(data []byte) error {
 	type plain ImageUpdateResponse
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -806,7 +806,7 @@ func (v *ImageUpdateResponse) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v ImageUpdateResponse) MarshalJSON() ([]byte, error) {
 	type plain ImageUpdateResponse
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -879,14 +879,14 @@ type ImageUpdateResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *ImageUpdateResponseLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *ImageUpdateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // ImageUpdateResponseLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type ImageUpdateResponseLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -945,7 +945,7 @@ type ImagesActionsReactivateResponse map[string]any
 // ImagesCreateRequest is a schema of the API.
 type ImagesCreateRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the image container.
 	//
 	// Values may vary based on the configuration available in a
@@ -956,11 +956,11 @@ type ImagesCreateRequest struct {
 	// `ovf`, `ova`, or `docker`.
 	//
 	// The value might be `null` (JSON null data type).
-	ContainerFormat *ImagesCreateRequestContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *ImagesCreateRequestContainerFormat `json:"container_format,omitzero"`
 	// Date and time of image registration.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// The format of the disk.
 	//
 	// Values may vary based on the configuration available in a
@@ -978,9 +978,9 @@ type ImagesCreateRequest struct {
 	//
 	// **Ocata changes**: The `ploop` disk format is a supported
 	// value.
-	DiskFormat *ImagesCreateRequestDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *ImagesCreateRequestDiskFormat `json:"disk_format,omitzero"`
 	// An image file url.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// A unique, user-defined image UUID, in the format:
 	//
 	// ```
@@ -1000,43 +1000,43 @@ type ImagesCreateRequest struct {
 	// If you omit this value, the API generates a UUID for the image. If you
 	// specify a value that has already been assigned, the request fails with
 	// a `409` response code.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A set of URLs to access the image file kept in external store.
-	Locations []ImagesCreateRequestLocationsItem `json:"locations,omitempty"`
+	Locations []ImagesCreateRequestLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space in GB that is required to boot the image.
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of RAM in MB that is required to boot the image.
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// The name of the image.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// Image protection for deletion. Valid value is `true` or `false`.
 	// Default is `false`.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// An image self url.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
-	Status *ImagesCreateRequestStatus `json:"status,omitempty"`
+	Status *ImagesCreateRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image. Each tag is a string of at most 255 chars.
 	// The maximum number of tags allowed on an image is set by the operator.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// Date and time of the last image modification.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Visibility for this image. Valid value is one of: `public`, `private`,
 	// `shared`, or `community`.
 	// At most sites, only an administrator can make an image `public`.
@@ -1044,13 +1044,13 @@ type ImagesCreateRequest struct {
 	// Some sites may restrict what users can perform member operations on
 	// a `shared` image.
 	// *Since the Image API v2.5, the default value is “shared“.*
-	Visibility *ImagesCreateRequestVisibility `json:"visibility,omitempty"`
+	Visibility *ImagesCreateRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *ImagesCreateRequest) UnmarshalJSON(data []byte) error {
 	type plain ImagesCreateRequest
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -1059,7 +1059,7 @@ func (v *ImagesCreateRequest) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesCreateRequest) MarshalJSON() ([]byte, error) {
 	type plain ImagesCreateRequest
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -1132,14 +1132,14 @@ type ImagesCreateRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *ImagesCreateRequestLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *ImagesCreateRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // ImagesCreateRequestLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type ImagesCreateRequestLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -1188,7 +1188,7 @@ type ImagesCreateResponse struct {
 	// Victoria release. It remains present for backward compatibility with legacy
 	// images. To validate image data, instead use the secure multihash fields
 	// `os_hash_algo` and `os_hash_value`.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the image container.
 	//
 	// Values may vary based on the configuration available in a
@@ -1199,7 +1199,7 @@ type ImagesCreateResponse struct {
 	// `ovf`, `ova`, or `docker`.
 	//
 	// The value might be `null` (JSON null data type).
-	ContainerFormat *ImagesCreateResponseContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *ImagesCreateResponseContainerFormat `json:"container_format,omitzero"`
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -1213,12 +1213,12 @@ type ImagesCreateResponse struct {
 	//
 	// The `±hh:mm` value, if included, is the time zone as an offset
 	// from UTC.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// The URL to access the image file kept in external store. *It is present
 	// only if the* `show_image_direct_url` *option is* `true` *in the Image
 	// service’s configuration file.* **Because it presents a security risk, this
 	// option is disabled by default.**
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// The format of the disk.
 	//
 	// Values may vary based on the configuration available in a
@@ -1236,9 +1236,9 @@ type ImagesCreateResponse struct {
 	//
 	// **Ocata changes**: The `ploop` disk format is a supported
 	// value.
-	DiskFormat *ImagesCreateResponseDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *ImagesCreateResponseDiskFormat `json:"disk_format,omitzero"`
 	// The URL for the virtual machine image file.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// A unique, user-defined image UUID, in the format:
 	//
 	// ```
@@ -1256,7 +1256,7 @@ type ImagesCreateResponse struct {
 	// ```
 	//
 	// If you omit this value, the API generates a UUID for the image.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A list of objects, each of which describes an image location. Each object
 	// contains a `url` key, whose value is a URL specifying a location, and a
 	// `metadata` key, whose value is a dict of key:value pairs containing
@@ -1265,28 +1265,28 @@ type ImagesCreateResponse struct {
 	// *option is set to* `true` *in the Image service’s configuration file.*
 	// **Because it presents a security risk, this option is disabled by
 	// default.**
-	Locations []ImagesCreateResponseLocationsItem `json:"locations,omitempty"`
+	Locations []ImagesCreateResponseLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space in GB that is required to boot the image.
 	// The value might be `null` (JSON null data type).
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of RAM in MB that is required to boot the image.
 	// The value might be `null` (JSON null data type).
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// The name of the image. Value might be `null` (JSON null data type).
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// The algorithm used to compute a secure hash of the image data for this
 	// image. The result of the computation is displayed as the value of the
 	// `os_hash_value` property. The value might be `null` (JSON null
 	// data type). The algorithm used is chosen by the cloud operator; it
 	// may not be configured by end users. *(Since Image API v2.7)*
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// The hexdigest of the secure hash of the image data computed using the
 	// algorithm whose name is the value of the `os_hash_algo` property.
 	// The value might be `null` (JSON null data type) if data has not
 	// yet been associated with this image, or if the image was created using
 	// a version of the Image Service API prior to version 2.7.
 	// *(Since Image API v2.7)*
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// This field controls whether an image is displayed in the default
 	// image-list response. A “hidden” image is out of date somehow (for
 	// example, it may not have the latest updates applied) and hence should
@@ -1294,26 +1294,26 @@ type ImagesCreateResponse struct {
 	// needed for server rebuilds. By hiding it from the default image list,
 	// it’s easier for end users to find and use a more up-to-date version of
 	// this image. *(Since Image API v2.7)*
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// An identifier for the owner of the image, usually the project (also
 	// called the “tenant”) ID.
 	// The value might be `null` (JSON null data type).
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// A boolean value that must be `false` or the image cannot be deleted.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// The URL for the schema describing a virtual machine image.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The URL for the virtual machine image.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// The size of the image data, in bytes. The value
 	// might be `null` (JSON null data type).
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// The image status.
-	Status *ImagesCreateResponseStatus `json:"status,omitempty"`
+	Status *ImagesCreateResponseStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image, possibly an empty list.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// The date and time when the resource was updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -1330,18 +1330,18 @@ type ImagesCreateResponse struct {
 	//
 	// If the `updated_at` date and time stamp is not set, its value is
 	// `null`.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// The virtual size of the image. The value might
 	// be `null` (JSON null data type).
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Image visibility, that is, the access permission for the image.
-	Visibility *ImagesCreateResponseVisibility `json:"visibility,omitempty"`
+	Visibility *ImagesCreateResponseVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *ImagesCreateResponse) UnmarshalJSON(data []byte) error {
 	type plain ImagesCreateResponse
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -1350,7 +1350,7 @@ func (v *ImagesCreateResponse) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesCreateResponse) MarshalJSON() ([]byte, error) {
 	type plain ImagesCreateResponse
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -1423,14 +1423,14 @@ type ImagesCreateResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *ImagesCreateResponseLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *ImagesCreateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // ImagesCreateResponseLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type ImagesCreateResponseLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -1479,16 +1479,16 @@ type ImagesImportImportImageRequest struct {
 	// stores returned to a call to /v2/info/stores on the glance-api the request
 	// hits).
 	// This can’t be used simultaneously with the `stores` parameter.
-	AllStores            *bool `json:"all_stores,omitempty"`
-	AllStoresMustSuccess *bool `json:"all_stores_must_success,omitempty"`
+	AllStores            *bool `json:"all_stores,omitzero"`
+	AllStoresMustSuccess *bool `json:"all_stores_must_success,omitzero"`
 	// A JSON object indicating what import method you wish to use to import
 	// your image. The content of this JSON object is another JSON object
 	// with a `name` field whose value is the identifier for the import
 	// method.
-	Method *ImagesImportImportImageRequestMethod `json:"method,omitempty"`
+	Method *ImagesImportImportImageRequestMethod `json:"method,omitzero"`
 	// If present contains the list of store id to import the image binary data
 	// to.
-	Stores []string `json:"stores,omitempty"`
+	Stores []string `json:"stores,omitzero"`
 }
 
 // ImagesImportImportImageRequestMethod is described by the spec as:
@@ -1498,11 +1498,11 @@ type ImagesImportImportImageRequest struct {
 // with a `name` field whose value is the identifier for the import
 // method.
 type ImagesImportImportImageRequestMethod struct {
-	GlanceImageID          *string `json:"glance_image_id,omitempty"`
-	GlanceRegion           *string `json:"glance_region,omitempty"`
-	GlanceServiceInterface *string `json:"glance_service_interface,omitempty"`
-	Name                   *string `json:"name,omitempty"`
-	URI                    *string `json:"uri,omitempty"`
+	GlanceImageID          *string `json:"glance_image_id,omitzero"`
+	GlanceRegion           *string `json:"glance_region,omitzero"`
+	GlanceServiceInterface *string `json:"glance_service_interface,omitzero"`
+	Name                   *string `json:"name,omitzero"`
+	URI                    *string `json:"uri,omitzero"`
 }
 
 // ImagesImportImportImageResponse is a schema of the API.
@@ -1511,61 +1511,61 @@ type ImagesImportImportImageResponse json.RawMessage
 // ImagesIndexRequest is a schema of the API.
 type ImagesIndexRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImagesIndexRequestContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *ImagesIndexRequestContainerFormat `json:"container_format,omitzero"`
 	// Date and time of image registration.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImagesIndexRequestDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *ImagesIndexRequestDiskFormat `json:"disk_format,omitzero"`
 	// An image file url.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// An identifier for the image.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A set of URLs to access the image file kept in external store.
-	Locations []ImagesIndexRequestLocationsItem `json:"locations,omitempty"`
+	Locations []ImagesIndexRequestLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space (in GB) required to boot image.
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of ram (in MB) required to boot image.
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// If true, image will not be deletable.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// An image self url.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
-	Status *ImagesIndexRequestStatus `json:"status,omitempty"`
+	Status *ImagesIndexRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// Date and time of the last image modification.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
-	Visibility *ImagesIndexRequestVisibility `json:"visibility,omitempty"`
+	Visibility *ImagesIndexRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *ImagesIndexRequest) UnmarshalJSON(data []byte) error {
 	type plain ImagesIndexRequest
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -1574,7 +1574,7 @@ func (v *ImagesIndexRequest) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesIndexRequest) MarshalJSON() ([]byte, error) {
 	type plain ImagesIndexRequest
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -1622,14 +1622,14 @@ type ImagesIndexRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *ImagesIndexRequestLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *ImagesIndexRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // ImagesIndexRequestLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type ImagesIndexRequestLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -1667,71 +1667,71 @@ const (
 
 // ImagesListResponse is a schema of the API.
 type ImagesListResponse struct {
-	First *string `json:"first,omitempty"`
+	First *string `json:"first,omitzero"`
 	// A list of *image* objects, as described by the [Images Schema](#images-schema).
-	Images []ImagesListResponseImagesItem `json:"images,omitempty"`
-	Next   *string                        `json:"next,omitempty"`
-	Schema *string                        `json:"schema,omitempty"`
+	Images []ImagesListResponseImagesItem `json:"images,omitzero"`
+	Next   *string                        `json:"next,omitzero"`
+	Schema *string                        `json:"schema,omitzero"`
 }
 
 // ImagesListResponseImagesItem is a schema of the API.
 type ImagesListResponseImagesItem struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImagesListResponseImagesItemContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *ImagesListResponseImagesItemContainerFormat `json:"container_format,omitzero"`
 	// Date and time of image registration.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImagesListResponseImagesItemDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *ImagesListResponseImagesItemDiskFormat `json:"disk_format,omitzero"`
 	// An image file url.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// An identifier for the image.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A set of URLs to access the image file kept in external store.
-	Locations []ImagesListResponseImagesItemLocationsItem `json:"locations,omitempty"`
+	Locations []ImagesListResponseImagesItemLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space (in GB) required to boot image.
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of ram (in MB) required to boot image.
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// If true, image will not be deletable.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// An image self url.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
-	Status *ImagesListResponseImagesItemStatus `json:"status,omitempty"`
+	Status *ImagesListResponseImagesItemStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// Date and time of the last image modification.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
-	Visibility *ImagesListResponseImagesItemVisibility `json:"visibility,omitempty"`
+	Visibility *ImagesListResponseImagesItemVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *ImagesListResponseImagesItem) UnmarshalJSON(data []byte) error {
 	type plain ImagesListResponseImagesItem
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -1740,7 +1740,7 @@ func (v *ImagesListResponseImagesItem) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesListResponseImagesItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesListResponseImagesItem
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -1788,14 +1788,14 @@ type ImagesListResponseImagesItemLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *ImagesListResponseImagesItemLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *ImagesListResponseImagesItemLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // ImagesListResponseImagesItemLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type ImagesListResponseImagesItemLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -1846,17 +1846,17 @@ type ImagesMemberShowResponse struct {
 	//
 	// The `±hh:mm` value, if included, is the time zone as an offset
 	// from UTC.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// The UUID of the image.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// The ID of the image member. An image member is usually a project (also
 	// called the “tenant”) with whom the image is shared.
-	MemberID *string `json:"member_id,omitempty"`
+	MemberID *string `json:"member_id,omitzero"`
 	// The URL for the schema describing an image member.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The status of this image member. Value is one of `pending`,
 	// `accepted`, `rejected`.
-	Status *ImagesMemberShowResponseStatus `json:"status,omitempty"`
+	Status *ImagesMemberShowResponseStatus `json:"status,omitzero"`
 	// The date and time when the resource was updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -1873,7 +1873,7 @@ type ImagesMemberShowResponse struct {
 	//
 	// If the `updated_at` date and time stamp is not set, its value is
 	// `null`.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
 // ImagesMemberShowResponseStatus is described by the spec as:
@@ -1909,17 +1909,17 @@ type ImagesMemberUpdateResponse struct {
 	//
 	// The `±hh:mm` value, if included, is the time zone as an offset
 	// from UTC.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// The UUID of the image.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// The ID of the image member. An image member is usually a project (also
 	// called the “tenant”) with whom the image is shared.
-	MemberID *string `json:"member_id,omitempty"`
+	MemberID *string `json:"member_id,omitzero"`
 	// The URL for the schema describing an image member.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The status of this image member. Value is one of `pending`,
 	// `accepted`, `rejected`.
-	Status *ImagesMemberUpdateResponseStatus `json:"status,omitempty"`
+	Status *ImagesMemberUpdateResponseStatus `json:"status,omitzero"`
 	// The date and time when the resource was updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -1936,7 +1936,7 @@ type ImagesMemberUpdateResponse struct {
 	//
 	// If the `updated_at` date and time stamp is not set, its value is
 	// `null`.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
 // ImagesMemberUpdateResponseStatus is described by the spec as:
@@ -1972,17 +1972,17 @@ type ImagesMembersCreateResponse struct {
 	//
 	// The `±hh:mm` value, if included, is the time zone as an offset
 	// from UTC.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// The UUID of the image.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// The ID of the image member. An image member is usually a project (also
 	// called the “tenant”) with whom the image is shared.
-	MemberID *string `json:"member_id,omitempty"`
+	MemberID *string `json:"member_id,omitzero"`
 	// The URL for the schema describing an image member.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The status of this image member. Value is one of `pending`,
 	// `accepted`, `rejected`.
-	Status *ImagesMembersCreateResponseStatus `json:"status,omitempty"`
+	Status *ImagesMembersCreateResponseStatus `json:"status,omitzero"`
 	// The date and time when the resource was updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -1999,7 +1999,7 @@ type ImagesMembersCreateResponse struct {
 	//
 	// If the `updated_at` date and time stamp is not set, its value is
 	// `null`.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
 // ImagesMembersCreateResponseStatus is described by the spec as:
@@ -2017,27 +2017,27 @@ const (
 
 // ImagesMembersListResponse is a schema of the API.
 type ImagesMembersListResponse struct {
-	First *string `json:"first,omitempty"`
+	First *string `json:"first,omitzero"`
 	// A list of *member* objects, as described by the [Image Members Schema](#image-members-schema). Each *member* object describes a member with whom
 	// this image is being shared.
-	Members []ImagesMembersListResponseMembersItem `json:"members,omitempty"`
-	Next    *string                                `json:"next,omitempty"`
-	Schema  *string                                `json:"schema,omitempty"`
+	Members []ImagesMembersListResponseMembersItem `json:"members,omitzero"`
+	Next    *string                                `json:"next,omitzero"`
+	Schema  *string                                `json:"schema,omitzero"`
 }
 
 // ImagesMembersListResponseMembersItem is a schema of the API.
 type ImagesMembersListResponseMembersItem struct {
 	// Date and time of image member creation.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// An identifier for the image.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// An identifier for the image member (tenantId)
-	MemberID *string `json:"member_id,omitempty"`
-	Schema   *string `json:"schema,omitempty"`
+	MemberID *string `json:"member_id,omitzero"`
+	Schema   *string `json:"schema,omitzero"`
 	// The status of this image member.
-	Status *ImagesMembersListResponseMembersItemStatus `json:"status,omitempty"`
+	Status *ImagesMembersListResponseMembersItemStatus `json:"status,omitzero"`
 	// Date and time of last modification of image member.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
 // ImagesMembersListResponseMembersItemStatus is described by the spec as:
@@ -2075,61 +2075,61 @@ type ImagesTagUpdateResponse map[string]any
 // ImagesTasksGetTaskInfoRequest is a schema of the API.
 type ImagesTasksGetTaskInfoRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImagesTasksGetTaskInfoRequestContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *ImagesTasksGetTaskInfoRequestContainerFormat `json:"container_format,omitzero"`
 	// Date and time of image registration.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImagesTasksGetTaskInfoRequestDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *ImagesTasksGetTaskInfoRequestDiskFormat `json:"disk_format,omitzero"`
 	// An image file url.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// An identifier for the image.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A set of URLs to access the image file kept in external store.
-	Locations []ImagesTasksGetTaskInfoRequestLocationsItem `json:"locations,omitempty"`
+	Locations []ImagesTasksGetTaskInfoRequestLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space (in GB) required to boot image.
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of ram (in MB) required to boot image.
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// If true, image will not be deletable.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// An image self url.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
-	Status *ImagesTasksGetTaskInfoRequestStatus `json:"status,omitempty"`
+	Status *ImagesTasksGetTaskInfoRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// Date and time of the last image modification.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
-	Visibility *ImagesTasksGetTaskInfoRequestVisibility `json:"visibility,omitempty"`
+	Visibility *ImagesTasksGetTaskInfoRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *ImagesTasksGetTaskInfoRequest) UnmarshalJSON(data []byte) error {
 	type plain ImagesTasksGetTaskInfoRequest
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -2138,7 +2138,7 @@ func (v *ImagesTasksGetTaskInfoRequest) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesTasksGetTaskInfoRequest) MarshalJSON() ([]byte, error) {
 	type plain ImagesTasksGetTaskInfoRequest
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -2186,14 +2186,14 @@ type ImagesTasksGetTaskInfoRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *ImagesTasksGetTaskInfoRequestLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *ImagesTasksGetTaskInfoRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // ImagesTasksGetTaskInfoRequestLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type ImagesTasksGetTaskInfoRequestLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -2231,43 +2231,43 @@ const (
 
 // ImagesTasksGetTaskInfoResponse is a schema of the API.
 type ImagesTasksGetTaskInfoResponse struct {
-	First  *string `json:"first,omitempty"`
-	Next   *string `json:"next,omitempty"`
-	Schema *string `json:"schema,omitempty"`
+	First  *string `json:"first,omitzero"`
+	Next   *string `json:"next,omitzero"`
+	Schema *string `json:"schema,omitzero"`
 	// A list of *task* objects, associated with the given image.
-	Tasks []ImagesTasksGetTaskInfoResponseTasksItem `json:"tasks,omitempty"`
+	Tasks []ImagesTasksGetTaskInfoResponseTasksItem `json:"tasks,omitzero"`
 }
 
 // ImagesTasksGetTaskInfoResponseTasksItem is a schema of the API.
 type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	// Datetime when this resource was created.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitempty"`
+	ExpiresAt *string `json:"expires_at,omitzero"`
 	// An identifier for the task.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitempty"`
+	Input map[string]any `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
-	Message *string `json:"message,omitempty"`
+	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// Human-readable informative request-id.
-	RequestID *string `json:"request_id,omitempty"`
+	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitempty"`
-	Schema *string        `json:"schema,omitempty"`
-	Self   *string        `json:"self,omitempty"`
+	Result map[string]any `json:"result,omitzero"`
+	Schema *string        `json:"schema,omitzero"`
+	Self   *string        `json:"self,omitzero"`
 	// The current status of this task.
-	Status *ImagesTasksGetTaskInfoResponseTasksItemStatus `json:"status,omitempty"`
+	Status *ImagesTasksGetTaskInfoResponseTasksItemStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
-	Type *ImagesTasksGetTaskInfoResponseTasksItemType `json:"type,omitempty"`
+	Type *ImagesTasksGetTaskInfoResponseTasksItemType `json:"type,omitzero"`
 	// Datetime when this resource was updated.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// User associated with the task.
-	UserID *string `json:"user_id,omitempty"`
+	UserID *string `json:"user_id,omitzero"`
 }
 
 // ImagesTasksGetTaskInfoResponseTasksItemStatus is described by the spec as:
@@ -2299,7 +2299,7 @@ type InfoImportGetImageImportResponse struct {
 	// A JSON object containing a `value` element, which is an array of
 	// string identifiers indicating what import methods are available in
 	// the cloud in which the call is made. This list may be empty.
-	ImportMethods *InfoImportGetImageImportResponseImportMethods `json:"import-methods,omitempty"`
+	ImportMethods *InfoImportGetImageImportResponseImportMethods `json:"import-methods,omitzero"`
 }
 
 // InfoImportGetImageImportResponseImportMethods is described by the spec as:
@@ -2308,9 +2308,9 @@ type InfoImportGetImageImportResponse struct {
 // string identifiers indicating what import methods are available in
 // the cloud in which the call is made. This list may be empty.
 type InfoImportGetImageImportResponseImportMethods struct {
-	Description *string  `json:"description,omitempty"`
-	Type        *string  `json:"type,omitempty"`
-	Value       []string `json:"value,omitempty"`
+	Description *string  `json:"description,omitzero"`
+	Type        *string  `json:"type,omitzero"`
+	Value       []string `json:"value,omitzero"`
 }
 
 // InfoStoresDetailGetStoresDetailResponse is a schema of the API.
@@ -2336,17 +2336,17 @@ type InfoStoresDetailGetStoresDetailResponse struct {
 	// preference.
 	//
 	// `properties`Contains store specific properties.
-	Stores []InfoStoresDetailGetStoresDetailResponseStoresItem `json:"stores,omitempty"`
+	Stores []InfoStoresDetailGetStoresDetailResponseStoresItem `json:"stores,omitzero"`
 }
 
 // InfoStoresDetailGetStoresDetailResponseStoresItem is a schema of the API.
 type InfoStoresDetailGetStoresDetailResponseStoresItem struct {
-	Default     *bool          `json:"default,omitempty"`
-	Description *string        `json:"description,omitempty"`
-	ID          *string        `json:"id,omitempty"`
-	Properties  map[string]any `json:"properties,omitempty"`
-	Type        *string        `json:"type,omitempty"`
-	Weight      *float64       `json:"weight,omitempty"`
+	Default     *bool          `json:"default,omitzero"`
+	Description *string        `json:"description,omitzero"`
+	ID          *string        `json:"id,omitzero"`
+	Properties  map[string]any `json:"properties,omitzero"`
+	Type        *string        `json:"type,omitzero"`
+	Weight      *float64       `json:"weight,omitzero"`
 }
 
 // InfoStoresGetStoresResponse is a schema of the API.
@@ -2365,82 +2365,82 @@ type InfoStoresGetStoresResponse struct {
 	// for more information.)
 	//
 	// `read-only` (optional)Included only when the store is read only.
-	Stores []InfoStoresGetStoresResponseStoresItem `json:"stores,omitempty"`
+	Stores []InfoStoresGetStoresResponseStoresItem `json:"stores,omitzero"`
 }
 
 // InfoStoresGetStoresResponseStoresItem is a schema of the API.
 type InfoStoresGetStoresResponseStoresItem struct {
-	Default     *bool   `json:"default,omitempty"`
-	Description *string `json:"description,omitempty"`
-	ID          *string `json:"id,omitempty"`
+	Default     *bool   `json:"default,omitzero"`
+	Description *string `json:"description,omitzero"`
+	ID          *string `json:"id,omitzero"`
 }
 
 // InfoUsageGetUsageResponse is a schema of the API.
 type InfoUsageGetUsageResponse struct {
-	Usage []map[string]any `json:"usage,omitempty"`
+	Usage []map[string]any `json:"usage,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequest is a schema of the API.
 type MetadefsNamespaceDeleteRequest struct {
 	// Date and time of namespace creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Provides a user friendly description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The user friendly name for the namespace. Used by UI if available.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// The unique namespace text.
 	Namespace string                                      `json:"namespace"`
-	Objects   []MetadefsNamespaceDeleteRequestObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespaceDeleteRequestObjectsItem `json:"objects,omitzero"`
 	// Owner of the namespace.
-	Owner      *string                                                  `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespaceDeleteRequestPropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                  `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespaceDeleteRequestPropertiesValue `json:"properties,omitzero"`
 	// If true, namespace will not be deletable.
-	Protected                *bool                                                        `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespaceDeleteRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                      `json:"schema,omitempty"`
-	Self                     *string                                                      `json:"self,omitempty"`
-	Tags                     []MetadefsNamespaceDeleteRequestTagsItem                     `json:"tags,omitempty"`
+	Protected                *bool                                                        `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespaceDeleteRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                      `json:"schema,omitzero"`
+	Self                     *string                                                      `json:"self,omitzero"`
+	Tags                     []MetadefsNamespaceDeleteRequestTagsItem                     `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// Scope of namespace accessibility.
-	Visibility *MetadefsNamespaceDeleteRequestVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespaceDeleteRequestVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestObjectsItem is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItem struct {
-	Description *string                                                             `json:"description,omitempty"`
-	Name        *string                                                             `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                            `json:"required,omitempty"`
+	Description *string                                                             `json:"description,omitzero"`
+	Name        *string                                                             `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                            `json:"required,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                          `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                `json:"default,omitempty"`
-	Description     *string                                                        `json:"description,omitempty"`
-	Enum            []json.RawMessage                                              `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                         `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                         `json:"maxLength,omitempty"`
-	Maximum         *float64                                                       `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                `json:"minLength,omitempty"`
-	Minimum         *float64                                                       `json:"minimum,omitempty"`
-	Name            *string                                                        `json:"name,omitempty"`
-	Operators       []string                                                       `json:"operators,omitempty"`
-	Pattern         *string                                                        `json:"pattern,omitempty"`
-	Readonly        *bool                                                          `json:"readonly,omitempty"`
-	Required        []string                                                       `json:"required,omitempty"`
+	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                `json:"default,omitzero"`
+	Description     *string                                                        `json:"description,omitzero"`
+	Enum            []json.RawMessage                                              `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                         `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                         `json:"maxLength,omitzero"`
+	Maximum         *float64                                                       `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                `json:"minLength,omitzero"`
+	Minimum         *float64                                                       `json:"minimum,omitzero"`
+	Name            *string                                                        `json:"name,omitzero"`
+	Operators       []string                                                       `json:"operators,omitzero"`
+	Pattern         *string                                                        `json:"pattern,omitzero"`
+	Readonly        *bool                                                          `json:"readonly,omitzero"`
+	Required        []string                                                       `json:"required,omitzero"`
 	Title           string                                                         `json:"title"`
 	Type            MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                          `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                          `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                  `json:"enum,omitempty"`
-	Type *MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
+	Type *MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -2471,31 +2471,31 @@ const (
 
 // MetadefsNamespaceDeleteRequestPropertiesValue is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValue struct {
-	AdditionalItems *bool                                               `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                     `json:"default,omitempty"`
-	Description     *string                                             `json:"description,omitempty"`
-	Enum            []json.RawMessage                                   `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceDeleteRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                              `json:"maxItems,omitempty"`
-	MaxLength       *int64                                              `json:"maxLength,omitempty"`
-	Maximum         *float64                                            `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                     `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                     `json:"minLength,omitempty"`
-	Minimum         *float64                                            `json:"minimum,omitempty"`
-	Name            *string                                             `json:"name,omitempty"`
-	Operators       []string                                            `json:"operators,omitempty"`
-	Pattern         *string                                             `json:"pattern,omitempty"`
-	Readonly        *bool                                               `json:"readonly,omitempty"`
-	Required        []string                                            `json:"required,omitempty"`
+	AdditionalItems *bool                                               `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                     `json:"default,omitzero"`
+	Description     *string                                             `json:"description,omitzero"`
+	Enum            []json.RawMessage                                   `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceDeleteRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                              `json:"maxItems,omitzero"`
+	MaxLength       *int64                                              `json:"maxLength,omitzero"`
+	Maximum         *float64                                            `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                     `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                     `json:"minLength,omitzero"`
+	Minimum         *float64                                            `json:"minimum,omitzero"`
+	Name            *string                                             `json:"name,omitzero"`
+	Operators       []string                                            `json:"operators,omitzero"`
+	Pattern         *string                                             `json:"pattern,omitzero"`
+	Readonly        *bool                                               `json:"readonly,omitzero"`
+	Required        []string                                            `json:"required,omitzero"`
 	Title           string                                              `json:"title"`
 	Type            MetadefsNamespaceDeleteRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                               `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                               `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                       `json:"enum,omitempty"`
-	Type *MetadefsNamespaceDeleteRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                       `json:"enum,omitzero"`
+	Type *MetadefsNamespaceDeleteRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestPropertiesValueItemsType is a schema of the API.
@@ -2526,14 +2526,14 @@ const (
 
 // MetadefsNamespaceDeleteRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceDeleteRequestResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestTagsItem is a schema of the API.
 type MetadefsNamespaceDeleteRequestTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestVisibility is described by the spec as:
@@ -2550,64 +2550,64 @@ const (
 // MetadefsNamespaceShowRequest is a schema of the API.
 type MetadefsNamespaceShowRequest struct {
 	// Date and time of namespace creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Provides a user friendly description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The user friendly name for the namespace. Used by UI if available.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// The unique namespace text.
 	Namespace string                                    `json:"namespace"`
-	Objects   []MetadefsNamespaceShowRequestObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespaceShowRequestObjectsItem `json:"objects,omitzero"`
 	// Owner of the namespace.
-	Owner      *string                                                `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespaceShowRequestPropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespaceShowRequestPropertiesValue `json:"properties,omitzero"`
 	// If true, namespace will not be deletable.
-	Protected                *bool                                                      `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespaceShowRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                    `json:"schema,omitempty"`
-	Self                     *string                                                    `json:"self,omitempty"`
-	Tags                     []MetadefsNamespaceShowRequestTagsItem                     `json:"tags,omitempty"`
+	Protected                *bool                                                      `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespaceShowRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                    `json:"schema,omitzero"`
+	Self                     *string                                                    `json:"self,omitzero"`
+	Tags                     []MetadefsNamespaceShowRequestTagsItem                     `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// Scope of namespace accessibility.
-	Visibility *MetadefsNamespaceShowRequestVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespaceShowRequestVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestObjectsItem is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItem struct {
-	Description *string                                                           `json:"description,omitempty"`
-	Name        *string                                                           `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespaceShowRequestObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                          `json:"required,omitempty"`
+	Description *string                                                           `json:"description,omitzero"`
+	Name        *string                                                           `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespaceShowRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                          `json:"required,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                        `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                              `json:"default,omitempty"`
-	Description     *string                                                      `json:"description,omitempty"`
-	Enum            []json.RawMessage                                            `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                       `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                       `json:"maxLength,omitempty"`
-	Maximum         *float64                                                     `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                              `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                              `json:"minLength,omitempty"`
-	Minimum         *float64                                                     `json:"minimum,omitempty"`
-	Name            *string                                                      `json:"name,omitempty"`
-	Operators       []string                                                     `json:"operators,omitempty"`
-	Pattern         *string                                                      `json:"pattern,omitempty"`
-	Readonly        *bool                                                        `json:"readonly,omitempty"`
-	Required        []string                                                     `json:"required,omitempty"`
+	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                              `json:"default,omitzero"`
+	Description     *string                                                      `json:"description,omitzero"`
+	Enum            []json.RawMessage                                            `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                       `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                       `json:"maxLength,omitzero"`
+	Maximum         *float64                                                     `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                              `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                              `json:"minLength,omitzero"`
+	Minimum         *float64                                                     `json:"minimum,omitzero"`
+	Name            *string                                                      `json:"name,omitzero"`
+	Operators       []string                                                     `json:"operators,omitzero"`
+	Pattern         *string                                                      `json:"pattern,omitzero"`
+	Readonly        *bool                                                        `json:"readonly,omitzero"`
+	Required        []string                                                     `json:"required,omitzero"`
 	Title           string                                                       `json:"title"`
 	Type            MetadefsNamespaceShowRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                        `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                        `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                `json:"enum,omitempty"`
-	Type *MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                `json:"enum,omitzero"`
+	Type *MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -2638,31 +2638,31 @@ const (
 
 // MetadefsNamespaceShowRequestPropertiesValue is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValue struct {
-	AdditionalItems *bool                                             `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                   `json:"default,omitempty"`
-	Description     *string                                           `json:"description,omitempty"`
-	Enum            []json.RawMessage                                 `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceShowRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                            `json:"maxItems,omitempty"`
-	MaxLength       *int64                                            `json:"maxLength,omitempty"`
-	Maximum         *float64                                          `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                   `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                   `json:"minLength,omitempty"`
-	Minimum         *float64                                          `json:"minimum,omitempty"`
-	Name            *string                                           `json:"name,omitempty"`
-	Operators       []string                                          `json:"operators,omitempty"`
-	Pattern         *string                                           `json:"pattern,omitempty"`
-	Readonly        *bool                                             `json:"readonly,omitempty"`
-	Required        []string                                          `json:"required,omitempty"`
+	AdditionalItems *bool                                             `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                   `json:"default,omitzero"`
+	Description     *string                                           `json:"description,omitzero"`
+	Enum            []json.RawMessage                                 `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceShowRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                            `json:"maxItems,omitzero"`
+	MaxLength       *int64                                            `json:"maxLength,omitzero"`
+	Maximum         *float64                                          `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                   `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                   `json:"minLength,omitzero"`
+	Minimum         *float64                                          `json:"minimum,omitzero"`
+	Name            *string                                           `json:"name,omitzero"`
+	Operators       []string                                          `json:"operators,omitzero"`
+	Pattern         *string                                           `json:"pattern,omitzero"`
+	Readonly        *bool                                             `json:"readonly,omitzero"`
+	Required        []string                                          `json:"required,omitzero"`
 	Title           string                                            `json:"title"`
 	Type            MetadefsNamespaceShowRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                             `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                             `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                     `json:"enum,omitempty"`
-	Type *MetadefsNamespaceShowRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                     `json:"enum,omitzero"`
+	Type *MetadefsNamespaceShowRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestPropertiesValueItemsType is a schema of the API.
@@ -2693,14 +2693,14 @@ const (
 
 // MetadefsNamespaceShowRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceShowRequestResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestTagsItem is a schema of the API.
 type MetadefsNamespaceShowRequestTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestVisibility is described by the spec as:
@@ -2719,74 +2719,74 @@ type MetadefsNamespaceShowResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// The description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// User-friendly name to use in a UI to display the namespace name.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// An identifier (a name) for the namespace. The value must be unique across
 	// all users.
 	Namespace string `json:"namespace"`
 	// One or more object definitions of the namespace.
-	Objects []MetadefsNamespaceShowResponseObjectsItem `json:"objects,omitempty"`
+	Objects []MetadefsNamespaceShowResponseObjectsItem `json:"objects,omitzero"`
 	// An identifier for the owner of this resource, usually the tenant ID.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// A dictionary of key:value pairs, where each value is a *property* object as
 	// defined by the [Metadefs Property Schema](#md-schema-property).
-	Properties map[string]MetadefsNamespaceShowResponsePropertiesValue `json:"properties,omitempty"`
+	Properties map[string]MetadefsNamespaceShowResponsePropertiesValue `json:"properties,omitzero"`
 	// Namespace protection for deletion, either `true` or `false`.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// A list, each element of which is described by the [Metadefs Resource
 	// Type Association Schema](#md-schema-rt-assoc).
-	ResourceTypeAssociations []MetadefsNamespaceShowResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
+	ResourceTypeAssociations []MetadefsNamespaceShowResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
 	// The URI of the JSON schema describing a *namespace*.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The URI for this resource.
-	Self *string                                 `json:"self,omitempty"`
-	Tags []MetadefsNamespaceShowResponseTagsItem `json:"tags,omitempty"`
+	Self *string                                 `json:"self,omitzero"`
+	Tags []MetadefsNamespaceShowResponseTagsItem `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// The namespace visibility, either `public` or `private`.
-	Visibility *MetadefsNamespaceShowResponseVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespaceShowResponseVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespaceShowResponseObjectsItem is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItem struct {
-	Description *string `json:"description,omitempty"`
-	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitzero"`
+	Name        *string `json:"name,omitzero"`
 	// A dictionary of key:value pairs, where each value is a *property* object as
 	// defined by the [Metadefs Property Schema](#md-schema-property).
-	Properties map[string]MetadefsNamespaceShowResponseObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required   []string                                                           `json:"required,omitempty"`
+	Properties map[string]MetadefsNamespaceShowResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required   []string                                                           `json:"required,omitzero"`
 }
 
 // MetadefsNamespaceShowResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                         `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                               `json:"default,omitempty"`
-	Description     *string                                                       `json:"description,omitempty"`
-	Enum            []json.RawMessage                                             `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                        `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                        `json:"maxLength,omitempty"`
-	Maximum         *float64                                                      `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                               `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                               `json:"minLength,omitempty"`
-	Minimum         *float64                                                      `json:"minimum,omitempty"`
-	Name            *string                                                       `json:"name,omitempty"`
-	Operators       []string                                                      `json:"operators,omitempty"`
-	Pattern         *string                                                       `json:"pattern,omitempty"`
-	Readonly        *bool                                                         `json:"readonly,omitempty"`
-	Required        []string                                                      `json:"required,omitempty"`
+	AdditionalItems *bool                                                         `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                               `json:"default,omitzero"`
+	Description     *string                                                       `json:"description,omitzero"`
+	Enum            []json.RawMessage                                             `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                        `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                        `json:"maxLength,omitzero"`
+	Maximum         *float64                                                      `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                               `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                               `json:"minLength,omitzero"`
+	Minimum         *float64                                                      `json:"minimum,omitzero"`
+	Name            *string                                                       `json:"name,omitzero"`
+	Operators       []string                                                      `json:"operators,omitzero"`
+	Pattern         *string                                                       `json:"pattern,omitzero"`
+	Readonly        *bool                                                         `json:"readonly,omitzero"`
+	Required        []string                                                      `json:"required,omitzero"`
 	Title           string                                                        `json:"title"`
 	Type            MetadefsNamespaceShowResponseObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                         `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                         `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                 `json:"enum,omitempty"`
-	Type *MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                 `json:"enum,omitzero"`
+	Type *MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -2817,31 +2817,31 @@ const (
 
 // MetadefsNamespaceShowResponsePropertiesValue is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValue struct {
-	AdditionalItems *bool                                              `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                    `json:"default,omitempty"`
-	Description     *string                                            `json:"description,omitempty"`
-	Enum            []json.RawMessage                                  `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceShowResponsePropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                             `json:"maxItems,omitempty"`
-	MaxLength       *int64                                             `json:"maxLength,omitempty"`
-	Maximum         *float64                                           `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                    `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                    `json:"minLength,omitempty"`
-	Minimum         *float64                                           `json:"minimum,omitempty"`
-	Name            *string                                            `json:"name,omitempty"`
-	Operators       []string                                           `json:"operators,omitempty"`
-	Pattern         *string                                            `json:"pattern,omitempty"`
-	Readonly        *bool                                              `json:"readonly,omitempty"`
-	Required        []string                                           `json:"required,omitempty"`
+	AdditionalItems *bool                                              `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                    `json:"default,omitzero"`
+	Description     *string                                            `json:"description,omitzero"`
+	Enum            []json.RawMessage                                  `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceShowResponsePropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                             `json:"maxItems,omitzero"`
+	MaxLength       *int64                                             `json:"maxLength,omitzero"`
+	Maximum         *float64                                           `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                    `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                    `json:"minLength,omitzero"`
+	Minimum         *float64                                           `json:"minimum,omitzero"`
+	Name            *string                                            `json:"name,omitzero"`
+	Operators       []string                                           `json:"operators,omitzero"`
+	Pattern         *string                                            `json:"pattern,omitzero"`
+	Readonly        *bool                                              `json:"readonly,omitzero"`
+	Required        []string                                           `json:"required,omitzero"`
 	Title           string                                             `json:"title"`
 	Type            MetadefsNamespaceShowResponsePropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                              `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                              `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceShowResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValueItems struct {
-	Enum []json.RawMessage                                      `json:"enum,omitempty"`
-	Type *MetadefsNamespaceShowResponsePropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                      `json:"enum,omitzero"`
+	Type *MetadefsNamespaceShowResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceShowResponsePropertiesValueItemsType is a schema of the API.
@@ -2872,14 +2872,14 @@ const (
 
 // MetadefsNamespaceShowResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceShowResponseResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespaceShowResponseTagsItem is a schema of the API.
 type MetadefsNamespaceShowResponseTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespaceShowResponseVisibility is described by the spec as:
@@ -2896,67 +2896,67 @@ const (
 // MetadefsNamespaceUpdateRequest is a schema of the API.
 type MetadefsNamespaceUpdateRequest struct {
 	// Date and time of namespace creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// The description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// User-friendly name to use in a UI to display the namespace name.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// An identifier (a name) for the namespace. The value must be unique across
 	// all users.
 	Namespace string                                      `json:"namespace"`
-	Objects   []MetadefsNamespaceUpdateRequestObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespaceUpdateRequestObjectsItem `json:"objects,omitzero"`
 	// Owner of the namespace.
-	Owner      *string                                                  `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespaceUpdateRequestPropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                  `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespaceUpdateRequestPropertiesValue `json:"properties,omitzero"`
 	// Namespace protection for deletion. A valid value is `true` or
 	// `false`. Default is `false`.
-	Protected                *bool                                                        `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespaceUpdateRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                      `json:"schema,omitempty"`
-	Self                     *string                                                      `json:"self,omitempty"`
-	Tags                     []MetadefsNamespaceUpdateRequestTagsItem                     `json:"tags,omitempty"`
+	Protected                *bool                                                        `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespaceUpdateRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                      `json:"schema,omitzero"`
+	Self                     *string                                                      `json:"self,omitzero"`
+	Tags                     []MetadefsNamespaceUpdateRequestTagsItem                     `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// The namespace visibility. A valid value is `public` or `private`.
 	// Default is `private`.
-	Visibility *MetadefsNamespaceUpdateRequestVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespaceUpdateRequestVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestObjectsItem is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItem struct {
-	Description *string                                                             `json:"description,omitempty"`
-	Name        *string                                                             `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                            `json:"required,omitempty"`
+	Description *string                                                             `json:"description,omitzero"`
+	Name        *string                                                             `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                            `json:"required,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                          `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                `json:"default,omitempty"`
-	Description     *string                                                        `json:"description,omitempty"`
-	Enum            []json.RawMessage                                              `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                         `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                         `json:"maxLength,omitempty"`
-	Maximum         *float64                                                       `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                `json:"minLength,omitempty"`
-	Minimum         *float64                                                       `json:"minimum,omitempty"`
-	Name            *string                                                        `json:"name,omitempty"`
-	Operators       []string                                                       `json:"operators,omitempty"`
-	Pattern         *string                                                        `json:"pattern,omitempty"`
-	Readonly        *bool                                                          `json:"readonly,omitempty"`
-	Required        []string                                                       `json:"required,omitempty"`
+	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                `json:"default,omitzero"`
+	Description     *string                                                        `json:"description,omitzero"`
+	Enum            []json.RawMessage                                              `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                         `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                         `json:"maxLength,omitzero"`
+	Maximum         *float64                                                       `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                `json:"minLength,omitzero"`
+	Minimum         *float64                                                       `json:"minimum,omitzero"`
+	Name            *string                                                        `json:"name,omitzero"`
+	Operators       []string                                                       `json:"operators,omitzero"`
+	Pattern         *string                                                        `json:"pattern,omitzero"`
+	Readonly        *bool                                                          `json:"readonly,omitzero"`
+	Required        []string                                                       `json:"required,omitzero"`
 	Title           string                                                         `json:"title"`
 	Type            MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                          `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                          `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                  `json:"enum,omitempty"`
-	Type *MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
+	Type *MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -2987,31 +2987,31 @@ const (
 
 // MetadefsNamespaceUpdateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValue struct {
-	AdditionalItems *bool                                               `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                     `json:"default,omitempty"`
-	Description     *string                                             `json:"description,omitempty"`
-	Enum            []json.RawMessage                                   `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceUpdateRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                              `json:"maxItems,omitempty"`
-	MaxLength       *int64                                              `json:"maxLength,omitempty"`
-	Maximum         *float64                                            `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                     `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                     `json:"minLength,omitempty"`
-	Minimum         *float64                                            `json:"minimum,omitempty"`
-	Name            *string                                             `json:"name,omitempty"`
-	Operators       []string                                            `json:"operators,omitempty"`
-	Pattern         *string                                             `json:"pattern,omitempty"`
-	Readonly        *bool                                               `json:"readonly,omitempty"`
-	Required        []string                                            `json:"required,omitempty"`
+	AdditionalItems *bool                                               `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                     `json:"default,omitzero"`
+	Description     *string                                             `json:"description,omitzero"`
+	Enum            []json.RawMessage                                   `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceUpdateRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                              `json:"maxItems,omitzero"`
+	MaxLength       *int64                                              `json:"maxLength,omitzero"`
+	Maximum         *float64                                            `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                     `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                     `json:"minLength,omitzero"`
+	Minimum         *float64                                            `json:"minimum,omitzero"`
+	Name            *string                                             `json:"name,omitzero"`
+	Operators       []string                                            `json:"operators,omitzero"`
+	Pattern         *string                                             `json:"pattern,omitzero"`
+	Readonly        *bool                                               `json:"readonly,omitzero"`
+	Required        []string                                            `json:"required,omitzero"`
 	Title           string                                              `json:"title"`
 	Type            MetadefsNamespaceUpdateRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                               `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                               `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                       `json:"enum,omitempty"`
-	Type *MetadefsNamespaceUpdateRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                       `json:"enum,omitzero"`
+	Type *MetadefsNamespaceUpdateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestPropertiesValueItemsType is a schema of the API.
@@ -3042,14 +3042,14 @@ const (
 
 // MetadefsNamespaceUpdateRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceUpdateRequestResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestTagsItem is a schema of the API.
 type MetadefsNamespaceUpdateRequestTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestVisibility is described by the spec as:
@@ -3069,69 +3069,69 @@ type MetadefsNamespaceUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// The description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// User-friendly name to use in a UI to display the namespace name.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// An identifier (a name) for the namespace. The value must be unique across
 	// all users.
 	Namespace string                                       `json:"namespace"`
-	Objects   []MetadefsNamespaceUpdateResponseObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespaceUpdateResponseObjectsItem `json:"objects,omitzero"`
 	// An identifier for the owner of this resource, usually the tenant ID.
-	Owner      *string                                                   `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespaceUpdateResponsePropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                   `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespaceUpdateResponsePropertiesValue `json:"properties,omitzero"`
 	// Namespace protection for deletion, either `true` or `false`.
-	Protected                *bool                                                         `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespaceUpdateResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
+	Protected                *bool                                                         `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespaceUpdateResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
 	// The URI of the JSON schema describing a *namespace*.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The URI for this resource.
-	Self *string                                   `json:"self,omitempty"`
-	Tags []MetadefsNamespaceUpdateResponseTagsItem `json:"tags,omitempty"`
+	Self *string                                   `json:"self,omitzero"`
+	Tags []MetadefsNamespaceUpdateResponseTagsItem `json:"tags,omitzero"`
 	// The date and time when the resource was last updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// The namespace visibility, either `public` or `private`.
-	Visibility *MetadefsNamespaceUpdateResponseVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespaceUpdateResponseVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponseObjectsItem is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItem struct {
-	Description *string                                                              `json:"description,omitempty"`
-	Name        *string                                                              `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                             `json:"required,omitempty"`
+	Description *string                                                              `json:"description,omitzero"`
+	Name        *string                                                              `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                             `json:"required,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                           `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                 `json:"default,omitempty"`
-	Description     *string                                                         `json:"description,omitempty"`
-	Enum            []json.RawMessage                                               `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                          `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                          `json:"maxLength,omitempty"`
-	Maximum         *float64                                                        `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                 `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                 `json:"minLength,omitempty"`
-	Minimum         *float64                                                        `json:"minimum,omitempty"`
-	Name            *string                                                         `json:"name,omitempty"`
-	Operators       []string                                                        `json:"operators,omitempty"`
-	Pattern         *string                                                         `json:"pattern,omitempty"`
-	Readonly        *bool                                                           `json:"readonly,omitempty"`
-	Required        []string                                                        `json:"required,omitempty"`
+	AdditionalItems *bool                                                           `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                 `json:"default,omitzero"`
+	Description     *string                                                         `json:"description,omitzero"`
+	Enum            []json.RawMessage                                               `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                          `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                          `json:"maxLength,omitzero"`
+	Maximum         *float64                                                        `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                 `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                 `json:"minLength,omitzero"`
+	Minimum         *float64                                                        `json:"minimum,omitzero"`
+	Name            *string                                                         `json:"name,omitzero"`
+	Operators       []string                                                        `json:"operators,omitzero"`
+	Pattern         *string                                                         `json:"pattern,omitzero"`
+	Readonly        *bool                                                           `json:"readonly,omitzero"`
+	Required        []string                                                        `json:"required,omitzero"`
 	Title           string                                                          `json:"title"`
 	Type            MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                           `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                           `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                   `json:"enum,omitempty"`
-	Type *MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                   `json:"enum,omitzero"`
+	Type *MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -3162,31 +3162,31 @@ const (
 
 // MetadefsNamespaceUpdateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValue struct {
-	AdditionalItems *bool                                                `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                      `json:"default,omitempty"`
-	Description     *string                                              `json:"description,omitempty"`
-	Enum            []json.RawMessage                                    `json:"enum,omitempty"`
-	Items           *MetadefsNamespaceUpdateResponsePropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                               `json:"maxItems,omitempty"`
-	MaxLength       *int64                                               `json:"maxLength,omitempty"`
-	Maximum         *float64                                             `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                      `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                      `json:"minLength,omitempty"`
-	Minimum         *float64                                             `json:"minimum,omitempty"`
-	Name            *string                                              `json:"name,omitempty"`
-	Operators       []string                                             `json:"operators,omitempty"`
-	Pattern         *string                                              `json:"pattern,omitempty"`
-	Readonly        *bool                                                `json:"readonly,omitempty"`
-	Required        []string                                             `json:"required,omitempty"`
+	AdditionalItems *bool                                                `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                      `json:"default,omitzero"`
+	Description     *string                                              `json:"description,omitzero"`
+	Enum            []json.RawMessage                                    `json:"enum,omitzero"`
+	Items           *MetadefsNamespaceUpdateResponsePropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                               `json:"maxItems,omitzero"`
+	MaxLength       *int64                                               `json:"maxLength,omitzero"`
+	Maximum         *float64                                             `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                      `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                      `json:"minLength,omitzero"`
+	Minimum         *float64                                             `json:"minimum,omitzero"`
+	Name            *string                                              `json:"name,omitzero"`
+	Operators       []string                                             `json:"operators,omitzero"`
+	Pattern         *string                                              `json:"pattern,omitzero"`
+	Readonly        *bool                                                `json:"readonly,omitzero"`
+	Required        []string                                             `json:"required,omitzero"`
 	Title           string                                               `json:"title"`
 	Type            MetadefsNamespaceUpdateResponsePropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValueItems struct {
-	Enum []json.RawMessage                                        `json:"enum,omitempty"`
-	Type *MetadefsNamespaceUpdateResponsePropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                        `json:"enum,omitzero"`
+	Type *MetadefsNamespaceUpdateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponsePropertiesValueItemsType is a schema of the API.
@@ -3217,14 +3217,14 @@ const (
 
 // MetadefsNamespaceUpdateResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceUpdateResponseResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponseTagsItem is a schema of the API.
 type MetadefsNamespaceUpdateResponseTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponseVisibility is described by the spec as:
@@ -3241,67 +3241,67 @@ const (
 // MetadefsNamespacesCreateRequest is a schema of the API.
 type MetadefsNamespacesCreateRequest struct {
 	// Date and time of namespace creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// The description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// User-friendly name to use in a UI to display the namespace name.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// An identifier (a name) for the namespace. The value must be unique across
 	// all users.
 	Namespace string                                       `json:"namespace"`
-	Objects   []MetadefsNamespacesCreateRequestObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespacesCreateRequestObjectsItem `json:"objects,omitzero"`
 	// Owner of the namespace.
-	Owner      *string                                                   `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespacesCreateRequestPropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                   `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespacesCreateRequestPropertiesValue `json:"properties,omitzero"`
 	// Namespace protection for deletion. A valid value is `true` or
 	// `false`. Default is `false`.
-	Protected                *bool                                                         `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespacesCreateRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                       `json:"schema,omitempty"`
-	Self                     *string                                                       `json:"self,omitempty"`
-	Tags                     []MetadefsNamespacesCreateRequestTagsItem                     `json:"tags,omitempty"`
+	Protected                *bool                                                         `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespacesCreateRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                       `json:"schema,omitzero"`
+	Self                     *string                                                       `json:"self,omitzero"`
+	Tags                     []MetadefsNamespacesCreateRequestTagsItem                     `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// The namespace visibility. A valid value is `public` or `private`.
 	// Default is `private`.
-	Visibility *MetadefsNamespacesCreateRequestVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespacesCreateRequestVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItem struct {
-	Description *string                                                              `json:"description,omitempty"`
-	Name        *string                                                              `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespacesCreateRequestObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                             `json:"required,omitempty"`
+	Description *string                                                              `json:"description,omitzero"`
+	Name        *string                                                              `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespacesCreateRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                             `json:"required,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                           `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                 `json:"default,omitempty"`
-	Description     *string                                                         `json:"description,omitempty"`
-	Enum            []json.RawMessage                                               `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                          `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                          `json:"maxLength,omitempty"`
-	Maximum         *float64                                                        `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                 `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                 `json:"minLength,omitempty"`
-	Minimum         *float64                                                        `json:"minimum,omitempty"`
-	Name            *string                                                         `json:"name,omitempty"`
-	Operators       []string                                                        `json:"operators,omitempty"`
-	Pattern         *string                                                         `json:"pattern,omitempty"`
-	Readonly        *bool                                                           `json:"readonly,omitempty"`
-	Required        []string                                                        `json:"required,omitempty"`
+	AdditionalItems *bool                                                           `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                 `json:"default,omitzero"`
+	Description     *string                                                         `json:"description,omitzero"`
+	Enum            []json.RawMessage                                               `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                          `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                          `json:"maxLength,omitzero"`
+	Maximum         *float64                                                        `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                 `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                 `json:"minLength,omitzero"`
+	Minimum         *float64                                                        `json:"minimum,omitzero"`
+	Name            *string                                                         `json:"name,omitzero"`
+	Operators       []string                                                        `json:"operators,omitzero"`
+	Pattern         *string                                                         `json:"pattern,omitzero"`
+	Readonly        *bool                                                           `json:"readonly,omitzero"`
+	Required        []string                                                        `json:"required,omitzero"`
 	Title           string                                                          `json:"title"`
 	Type            MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                           `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                           `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                   `json:"enum,omitempty"`
-	Type *MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                   `json:"enum,omitzero"`
+	Type *MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -3332,31 +3332,31 @@ const (
 
 // MetadefsNamespacesCreateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValue struct {
-	AdditionalItems *bool                                                `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                      `json:"default,omitempty"`
-	Description     *string                                              `json:"description,omitempty"`
-	Enum            []json.RawMessage                                    `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesCreateRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                               `json:"maxItems,omitempty"`
-	MaxLength       *int64                                               `json:"maxLength,omitempty"`
-	Maximum         *float64                                             `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                      `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                      `json:"minLength,omitempty"`
-	Minimum         *float64                                             `json:"minimum,omitempty"`
-	Name            *string                                              `json:"name,omitempty"`
-	Operators       []string                                             `json:"operators,omitempty"`
-	Pattern         *string                                              `json:"pattern,omitempty"`
-	Readonly        *bool                                                `json:"readonly,omitempty"`
-	Required        []string                                             `json:"required,omitempty"`
+	AdditionalItems *bool                                                `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                      `json:"default,omitzero"`
+	Description     *string                                              `json:"description,omitzero"`
+	Enum            []json.RawMessage                                    `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesCreateRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                               `json:"maxItems,omitzero"`
+	MaxLength       *int64                                               `json:"maxLength,omitzero"`
+	Maximum         *float64                                             `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                      `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                      `json:"minLength,omitzero"`
+	Minimum         *float64                                             `json:"minimum,omitzero"`
+	Name            *string                                              `json:"name,omitzero"`
+	Operators       []string                                             `json:"operators,omitzero"`
+	Pattern         *string                                              `json:"pattern,omitzero"`
+	Readonly        *bool                                                `json:"readonly,omitzero"`
+	Required        []string                                             `json:"required,omitzero"`
 	Title           string                                               `json:"title"`
 	Type            MetadefsNamespacesCreateRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                        `json:"enum,omitempty"`
-	Type *MetadefsNamespacesCreateRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                        `json:"enum,omitzero"`
+	Type *MetadefsNamespacesCreateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestPropertiesValueItemsType is a schema of the API.
@@ -3387,14 +3387,14 @@ const (
 
 // MetadefsNamespacesCreateRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesCreateRequestResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestTagsItem is a schema of the API.
 type MetadefsNamespacesCreateRequestTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestVisibility is described by the spec as:
@@ -3414,69 +3414,69 @@ type MetadefsNamespacesCreateResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// The description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// User-friendly name to use in a UI to display the namespace name.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// An identifier (a name) for the namespace. The value must be unique across
 	// all users.
 	Namespace string                                        `json:"namespace"`
-	Objects   []MetadefsNamespacesCreateResponseObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespacesCreateResponseObjectsItem `json:"objects,omitzero"`
 	// An identifier for the owner of this resource, usually the tenant ID.
-	Owner      *string                                                    `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespacesCreateResponsePropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                    `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespacesCreateResponsePropertiesValue `json:"properties,omitzero"`
 	// Namespace protection for deletion, either `true` or `false`.
-	Protected                *bool                                                          `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespacesCreateResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
+	Protected                *bool                                                          `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespacesCreateResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
 	// The URI of the JSON schema describing a *namespace*.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The URI for this resource.
-	Self *string                                    `json:"self,omitempty"`
-	Tags []MetadefsNamespacesCreateResponseTagsItem `json:"tags,omitempty"`
+	Self *string                                    `json:"self,omitzero"`
+	Tags []MetadefsNamespacesCreateResponseTagsItem `json:"tags,omitzero"`
 	// The date and time when the resource was last updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// The namespace visibility, either `public` or `private`.
-	Visibility *MetadefsNamespacesCreateResponseVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespacesCreateResponseVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponseObjectsItem is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItem struct {
-	Description *string                                                               `json:"description,omitempty"`
-	Name        *string                                                               `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespacesCreateResponseObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                              `json:"required,omitempty"`
+	Description *string                                                               `json:"description,omitzero"`
+	Name        *string                                                               `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespacesCreateResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                              `json:"required,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                            `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                  `json:"default,omitempty"`
-	Description     *string                                                          `json:"description,omitempty"`
-	Enum            []json.RawMessage                                                `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                           `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                           `json:"maxLength,omitempty"`
-	Maximum         *float64                                                         `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                  `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                  `json:"minLength,omitempty"`
-	Minimum         *float64                                                         `json:"minimum,omitempty"`
-	Name            *string                                                          `json:"name,omitempty"`
-	Operators       []string                                                         `json:"operators,omitempty"`
-	Pattern         *string                                                          `json:"pattern,omitempty"`
-	Readonly        *bool                                                            `json:"readonly,omitempty"`
-	Required        []string                                                         `json:"required,omitempty"`
+	AdditionalItems *bool                                                            `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                  `json:"default,omitzero"`
+	Description     *string                                                          `json:"description,omitzero"`
+	Enum            []json.RawMessage                                                `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                           `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                           `json:"maxLength,omitzero"`
+	Maximum         *float64                                                         `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                  `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                  `json:"minLength,omitzero"`
+	Minimum         *float64                                                         `json:"minimum,omitzero"`
+	Name            *string                                                          `json:"name,omitzero"`
+	Operators       []string                                                         `json:"operators,omitzero"`
+	Pattern         *string                                                          `json:"pattern,omitzero"`
+	Readonly        *bool                                                            `json:"readonly,omitzero"`
+	Required        []string                                                         `json:"required,omitzero"`
 	Title           string                                                           `json:"title"`
 	Type            MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                            `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                            `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                    `json:"enum,omitempty"`
-	Type *MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                    `json:"enum,omitzero"`
+	Type *MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -3507,31 +3507,31 @@ const (
 
 // MetadefsNamespacesCreateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValue struct {
-	AdditionalItems *bool                                                 `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                       `json:"default,omitempty"`
-	Description     *string                                               `json:"description,omitempty"`
-	Enum            []json.RawMessage                                     `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesCreateResponsePropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                `json:"maxLength,omitempty"`
-	Maximum         *float64                                              `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                       `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                       `json:"minLength,omitempty"`
-	Minimum         *float64                                              `json:"minimum,omitempty"`
-	Name            *string                                               `json:"name,omitempty"`
-	Operators       []string                                              `json:"operators,omitempty"`
-	Pattern         *string                                               `json:"pattern,omitempty"`
-	Readonly        *bool                                                 `json:"readonly,omitempty"`
-	Required        []string                                              `json:"required,omitempty"`
+	AdditionalItems *bool                                                 `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                       `json:"default,omitzero"`
+	Description     *string                                               `json:"description,omitzero"`
+	Enum            []json.RawMessage                                     `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesCreateResponsePropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                `json:"maxLength,omitzero"`
+	Maximum         *float64                                              `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                       `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                       `json:"minLength,omitzero"`
+	Minimum         *float64                                              `json:"minimum,omitzero"`
+	Name            *string                                               `json:"name,omitzero"`
+	Operators       []string                                              `json:"operators,omitzero"`
+	Pattern         *string                                               `json:"pattern,omitzero"`
+	Readonly        *bool                                                 `json:"readonly,omitzero"`
+	Required        []string                                              `json:"required,omitzero"`
 	Title           string                                                `json:"title"`
 	Type            MetadefsNamespacesCreateResponsePropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                 `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                 `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValueItems struct {
-	Enum []json.RawMessage                                         `json:"enum,omitempty"`
-	Type *MetadefsNamespacesCreateResponsePropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                         `json:"enum,omitzero"`
+	Type *MetadefsNamespacesCreateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponsePropertiesValueItemsType is a schema of the API.
@@ -3562,14 +3562,14 @@ const (
 
 // MetadefsNamespacesCreateResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesCreateResponseResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponseTagsItem is a schema of the API.
 type MetadefsNamespacesCreateResponseTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponseVisibility is described by the spec as:
@@ -3586,64 +3586,64 @@ const (
 // MetadefsNamespacesIndexRequest is a schema of the API.
 type MetadefsNamespacesIndexRequest struct {
 	// Date and time of namespace creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Provides a user friendly description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The user friendly name for the namespace. Used by UI if available.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// The unique namespace text.
 	Namespace string                                      `json:"namespace"`
-	Objects   []MetadefsNamespacesIndexRequestObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespacesIndexRequestObjectsItem `json:"objects,omitzero"`
 	// Owner of the namespace.
-	Owner      *string                                                  `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespacesIndexRequestPropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                  `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespacesIndexRequestPropertiesValue `json:"properties,omitzero"`
 	// If true, namespace will not be deletable.
-	Protected                *bool                                                        `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespacesIndexRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                      `json:"schema,omitempty"`
-	Self                     *string                                                      `json:"self,omitempty"`
-	Tags                     []MetadefsNamespacesIndexRequestTagsItem                     `json:"tags,omitempty"`
+	Protected                *bool                                                        `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespacesIndexRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                      `json:"schema,omitzero"`
+	Self                     *string                                                      `json:"self,omitzero"`
+	Tags                     []MetadefsNamespacesIndexRequestTagsItem                     `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// Scope of namespace accessibility.
-	Visibility *MetadefsNamespacesIndexRequestVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespacesIndexRequestVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItem struct {
-	Description *string                                                             `json:"description,omitempty"`
-	Name        *string                                                             `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespacesIndexRequestObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                            `json:"required,omitempty"`
+	Description *string                                                             `json:"description,omitzero"`
+	Name        *string                                                             `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespacesIndexRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                            `json:"required,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                          `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                `json:"default,omitempty"`
-	Description     *string                                                        `json:"description,omitempty"`
-	Enum            []json.RawMessage                                              `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                         `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                         `json:"maxLength,omitempty"`
-	Maximum         *float64                                                       `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                `json:"minLength,omitempty"`
-	Minimum         *float64                                                       `json:"minimum,omitempty"`
-	Name            *string                                                        `json:"name,omitempty"`
-	Operators       []string                                                       `json:"operators,omitempty"`
-	Pattern         *string                                                        `json:"pattern,omitempty"`
-	Readonly        *bool                                                          `json:"readonly,omitempty"`
-	Required        []string                                                       `json:"required,omitempty"`
+	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                `json:"default,omitzero"`
+	Description     *string                                                        `json:"description,omitzero"`
+	Enum            []json.RawMessage                                              `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                         `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                         `json:"maxLength,omitzero"`
+	Maximum         *float64                                                       `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                `json:"minLength,omitzero"`
+	Minimum         *float64                                                       `json:"minimum,omitzero"`
+	Name            *string                                                        `json:"name,omitzero"`
+	Operators       []string                                                       `json:"operators,omitzero"`
+	Pattern         *string                                                        `json:"pattern,omitzero"`
+	Readonly        *bool                                                          `json:"readonly,omitzero"`
+	Required        []string                                                       `json:"required,omitzero"`
 	Title           string                                                         `json:"title"`
 	Type            MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                          `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                          `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                  `json:"enum,omitempty"`
-	Type *MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
+	Type *MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -3674,31 +3674,31 @@ const (
 
 // MetadefsNamespacesIndexRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValue struct {
-	AdditionalItems *bool                                               `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                     `json:"default,omitempty"`
-	Description     *string                                             `json:"description,omitempty"`
-	Enum            []json.RawMessage                                   `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesIndexRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                              `json:"maxItems,omitempty"`
-	MaxLength       *int64                                              `json:"maxLength,omitempty"`
-	Maximum         *float64                                            `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                     `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                     `json:"minLength,omitempty"`
-	Minimum         *float64                                            `json:"minimum,omitempty"`
-	Name            *string                                             `json:"name,omitempty"`
-	Operators       []string                                            `json:"operators,omitempty"`
-	Pattern         *string                                             `json:"pattern,omitempty"`
-	Readonly        *bool                                               `json:"readonly,omitempty"`
-	Required        []string                                            `json:"required,omitempty"`
+	AdditionalItems *bool                                               `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                     `json:"default,omitzero"`
+	Description     *string                                             `json:"description,omitzero"`
+	Enum            []json.RawMessage                                   `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesIndexRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                              `json:"maxItems,omitzero"`
+	MaxLength       *int64                                              `json:"maxLength,omitzero"`
+	Maximum         *float64                                            `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                     `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                     `json:"minLength,omitzero"`
+	Minimum         *float64                                            `json:"minimum,omitzero"`
+	Name            *string                                             `json:"name,omitzero"`
+	Operators       []string                                            `json:"operators,omitzero"`
+	Pattern         *string                                             `json:"pattern,omitzero"`
+	Readonly        *bool                                               `json:"readonly,omitzero"`
+	Required        []string                                            `json:"required,omitzero"`
 	Title           string                                              `json:"title"`
 	Type            MetadefsNamespacesIndexRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                               `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                               `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                       `json:"enum,omitempty"`
-	Type *MetadefsNamespacesIndexRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                       `json:"enum,omitzero"`
+	Type *MetadefsNamespacesIndexRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestPropertiesValueItemsType is a schema of the API.
@@ -3729,14 +3729,14 @@ const (
 
 // MetadefsNamespacesIndexRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesIndexRequestResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestTagsItem is a schema of the API.
 type MetadefsNamespacesIndexRequestTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestVisibility is described by the spec as:
@@ -3752,73 +3752,73 @@ const (
 
 // MetadefsNamespacesListResponse is a schema of the API.
 type MetadefsNamespacesListResponse struct {
-	First      *string                                        `json:"first,omitempty"`
-	Namespaces []MetadefsNamespacesListResponseNamespacesItem `json:"namespaces,omitempty"`
-	Next       *string                                        `json:"next,omitempty"`
-	Schema     *string                                        `json:"schema,omitempty"`
+	First      *string                                        `json:"first,omitzero"`
+	Namespaces []MetadefsNamespacesListResponseNamespacesItem `json:"namespaces,omitzero"`
+	Next       *string                                        `json:"next,omitzero"`
+	Schema     *string                                        `json:"schema,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItem struct {
 	// Date and time of namespace creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Provides a user friendly description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The user friendly name for the namespace. Used by UI if available.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// The unique namespace text.
 	Namespace string                                                    `json:"namespace"`
-	Objects   []MetadefsNamespacesListResponseNamespacesItemObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespacesListResponseNamespacesItemObjectsItem `json:"objects,omitzero"`
 	// Owner of the namespace.
-	Owner      *string                                                                `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespacesListResponseNamespacesItemPropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                                `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespacesListResponseNamespacesItemPropertiesValue `json:"properties,omitzero"`
 	// If true, namespace will not be deletable.
-	Protected                *bool                                                                      `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespacesListResponseNamespacesItemResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                                    `json:"schema,omitempty"`
-	Self                     *string                                                                    `json:"self,omitempty"`
-	Tags                     []MetadefsNamespacesListResponseNamespacesItemTagsItem                     `json:"tags,omitempty"`
+	Protected                *bool                                                                      `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespacesListResponseNamespacesItemResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                                    `json:"schema,omitzero"`
+	Self                     *string                                                                    `json:"self,omitzero"`
+	Tags                     []MetadefsNamespacesListResponseNamespacesItemTagsItem                     `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// Scope of namespace accessibility.
-	Visibility *MetadefsNamespacesListResponseNamespacesItemVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespacesListResponseNamespacesItemVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemObjectsItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItem struct {
-	Description *string                                                                           `json:"description,omitempty"`
-	Name        *string                                                                           `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                                          `json:"required,omitempty"`
+	Description *string                                                                           `json:"description,omitzero"`
+	Name        *string                                                                           `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                                          `json:"required,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                                        `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                              `json:"default,omitempty"`
-	Description     *string                                                                      `json:"description,omitempty"`
-	Enum            []json.RawMessage                                                            `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                                       `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                                       `json:"maxLength,omitempty"`
-	Maximum         *float64                                                                     `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                              `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                              `json:"minLength,omitempty"`
-	Minimum         *float64                                                                     `json:"minimum,omitempty"`
-	Name            *string                                                                      `json:"name,omitempty"`
-	Operators       []string                                                                     `json:"operators,omitempty"`
-	Pattern         *string                                                                      `json:"pattern,omitempty"`
-	Readonly        *bool                                                                        `json:"readonly,omitempty"`
-	Required        []string                                                                     `json:"required,omitempty"`
+	AdditionalItems *bool                                                                        `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                              `json:"default,omitzero"`
+	Description     *string                                                                      `json:"description,omitzero"`
+	Enum            []json.RawMessage                                                            `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                                       `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                                       `json:"maxLength,omitzero"`
+	Maximum         *float64                                                                     `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                              `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                              `json:"minLength,omitzero"`
+	Minimum         *float64                                                                     `json:"minimum,omitzero"`
+	Name            *string                                                                      `json:"name,omitzero"`
+	Operators       []string                                                                     `json:"operators,omitzero"`
+	Pattern         *string                                                                      `json:"pattern,omitzero"`
+	Readonly        *bool                                                                        `json:"readonly,omitzero"`
+	Required        []string                                                                     `json:"required,omitzero"`
 	Title           string                                                                       `json:"title"`
 	Type            MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                        `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                                        `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                                `json:"enum,omitempty"`
-	Type *MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                                `json:"enum,omitzero"`
+	Type *MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -3849,31 +3849,31 @@ const (
 
 // MetadefsNamespacesListResponseNamespacesItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValue struct {
-	AdditionalItems *bool                                                             `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                   `json:"default,omitempty"`
-	Description     *string                                                           `json:"description,omitempty"`
-	Enum            []json.RawMessage                                                 `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                            `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                            `json:"maxLength,omitempty"`
-	Maximum         *float64                                                          `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                   `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                   `json:"minLength,omitempty"`
-	Minimum         *float64                                                          `json:"minimum,omitempty"`
-	Name            *string                                                           `json:"name,omitempty"`
-	Operators       []string                                                          `json:"operators,omitempty"`
-	Pattern         *string                                                           `json:"pattern,omitempty"`
-	Readonly        *bool                                                             `json:"readonly,omitempty"`
-	Required        []string                                                          `json:"required,omitempty"`
+	AdditionalItems *bool                                                             `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                   `json:"default,omitzero"`
+	Description     *string                                                           `json:"description,omitzero"`
+	Enum            []json.RawMessage                                                 `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                            `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                            `json:"maxLength,omitzero"`
+	Maximum         *float64                                                          `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                   `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                   `json:"minLength,omitzero"`
+	Minimum         *float64                                                          `json:"minimum,omitzero"`
+	Name            *string                                                           `json:"name,omitzero"`
+	Operators       []string                                                          `json:"operators,omitzero"`
+	Pattern         *string                                                           `json:"pattern,omitzero"`
+	Readonly        *bool                                                             `json:"readonly,omitzero"`
+	Required        []string                                                          `json:"required,omitzero"`
 	Title           string                                                            `json:"title"`
 	Type            MetadefsNamespacesListResponseNamespacesItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                             `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                             `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                     `json:"enum,omitempty"`
-	Type *MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                     `json:"enum,omitzero"`
+	Type *MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType is a schema of the API.
@@ -3904,14 +3904,14 @@ const (
 
 // MetadefsNamespacesListResponseNamespacesItemResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemTagsItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemVisibility is described by the spec as:
@@ -3928,44 +3928,44 @@ const (
 // MetadefsNamespacesObjectDeleteRequest is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequest struct {
 	// Date and time of object creation.
-	CreatedAt   *time.Time                                                      `json:"created_at,omitempty"`
-	Description *string                                                         `json:"description,omitempty"`
+	CreatedAt   *time.Time                                                      `json:"created_at,omitzero"`
+	Description *string                                                         `json:"description,omitzero"`
 	Name        string                                                          `json:"name"`
-	Properties  map[string]MetadefsNamespacesObjectDeleteRequestPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                        `json:"required,omitempty"`
-	Schema      *string                                                         `json:"schema,omitempty"`
-	Self        *string                                                         `json:"self,omitempty"`
+	Properties  map[string]MetadefsNamespacesObjectDeleteRequestPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                        `json:"required,omitzero"`
+	Schema      *string                                                         `json:"schema,omitzero"`
+	Self        *string                                                         `json:"self,omitzero"`
 	// Date and time of the last object modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesObjectDeleteRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValue struct {
-	AdditionalItems *bool                                                      `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                            `json:"default,omitempty"`
-	Description     *string                                                    `json:"description,omitempty"`
-	Enum            []json.RawMessage                                          `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectDeleteRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                     `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                     `json:"maxLength,omitempty"`
-	Maximum         *float64                                                   `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                            `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                            `json:"minLength,omitempty"`
-	Minimum         *float64                                                   `json:"minimum,omitempty"`
-	Name            *string                                                    `json:"name,omitempty"`
-	Operators       []string                                                   `json:"operators,omitempty"`
-	Pattern         *string                                                    `json:"pattern,omitempty"`
-	Readonly        *bool                                                      `json:"readonly,omitempty"`
-	Required        []string                                                   `json:"required,omitempty"`
+	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                            `json:"default,omitzero"`
+	Description     *string                                                    `json:"description,omitzero"`
+	Enum            []json.RawMessage                                          `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectDeleteRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                     `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                     `json:"maxLength,omitzero"`
+	Maximum         *float64                                                   `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                            `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                            `json:"minLength,omitzero"`
+	Minimum         *float64                                                   `json:"minimum,omitzero"`
+	Name            *string                                                    `json:"name,omitzero"`
+	Operators       []string                                                   `json:"operators,omitzero"`
+	Pattern         *string                                                    `json:"pattern,omitzero"`
+	Readonly        *bool                                                      `json:"readonly,omitzero"`
+	Required        []string                                                   `json:"required,omitzero"`
 	Title           string                                                     `json:"title"`
 	Type            MetadefsNamespacesObjectDeleteRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                      `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                      `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectDeleteRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                              `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                              `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType is a schema of the API.
@@ -3997,44 +3997,44 @@ const (
 // MetadefsNamespacesObjectShowRequest is a schema of the API.
 type MetadefsNamespacesObjectShowRequest struct {
 	// Date and time of object creation.
-	CreatedAt   *time.Time                                                    `json:"created_at,omitempty"`
-	Description *string                                                       `json:"description,omitempty"`
+	CreatedAt   *time.Time                                                    `json:"created_at,omitzero"`
+	Description *string                                                       `json:"description,omitzero"`
 	Name        string                                                        `json:"name"`
-	Properties  map[string]MetadefsNamespacesObjectShowRequestPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                      `json:"required,omitempty"`
-	Schema      *string                                                       `json:"schema,omitempty"`
-	Self        *string                                                       `json:"self,omitempty"`
+	Properties  map[string]MetadefsNamespacesObjectShowRequestPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                      `json:"required,omitzero"`
+	Schema      *string                                                       `json:"schema,omitzero"`
+	Self        *string                                                       `json:"self,omitzero"`
 	// Date and time of the last object modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesObjectShowRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValue struct {
-	AdditionalItems *bool                                                    `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                          `json:"default,omitempty"`
-	Description     *string                                                  `json:"description,omitempty"`
-	Enum            []json.RawMessage                                        `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectShowRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                   `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                   `json:"maxLength,omitempty"`
-	Maximum         *float64                                                 `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                          `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                          `json:"minLength,omitempty"`
-	Minimum         *float64                                                 `json:"minimum,omitempty"`
-	Name            *string                                                  `json:"name,omitempty"`
-	Operators       []string                                                 `json:"operators,omitempty"`
-	Pattern         *string                                                  `json:"pattern,omitempty"`
-	Readonly        *bool                                                    `json:"readonly,omitempty"`
-	Required        []string                                                 `json:"required,omitempty"`
+	AdditionalItems *bool                                                    `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                          `json:"default,omitzero"`
+	Description     *string                                                  `json:"description,omitzero"`
+	Enum            []json.RawMessage                                        `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectShowRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                   `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                   `json:"maxLength,omitzero"`
+	Maximum         *float64                                                 `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                          `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                          `json:"minLength,omitzero"`
+	Minimum         *float64                                                 `json:"minimum,omitzero"`
+	Name            *string                                                  `json:"name,omitzero"`
+	Operators       []string                                                 `json:"operators,omitzero"`
+	Pattern         *string                                                  `json:"pattern,omitzero"`
+	Readonly        *bool                                                    `json:"readonly,omitzero"`
+	Required        []string                                                 `json:"required,omitzero"`
 	Title           string                                                   `json:"title"`
 	Type            MetadefsNamespacesObjectShowRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                    `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                    `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectShowRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                            `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectShowRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                            `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectShowRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectShowRequestPropertiesValueItemsType is a schema of the API.
@@ -4068,54 +4068,54 @@ type MetadefsNamespacesObjectShowResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Detailed description of the object.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The name of the object, suitable for use as an identifier. A Name is
 	// limited to 80 chars in length.
 	Name string `json:"name"`
 	// A set of key:value pairs, where each value is a *property* entity.
-	Properties map[string]MetadefsNamespacesObjectShowResponsePropertiesValue `json:"properties,omitempty"`
+	Properties map[string]MetadefsNamespacesObjectShowResponsePropertiesValue `json:"properties,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required []string `json:"required,omitempty"`
+	Required []string `json:"required,omitzero"`
 	// The URI of the JSON schema describing an *object*.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The URI for this resource.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// The date and time when the resource was last updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesObjectShowResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValue struct {
-	AdditionalItems *bool                                                     `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                           `json:"default,omitempty"`
-	Description     *string                                                   `json:"description,omitempty"`
-	Enum            []json.RawMessage                                         `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectShowResponsePropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                    `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                    `json:"maxLength,omitempty"`
-	Maximum         *float64                                                  `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                           `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                           `json:"minLength,omitempty"`
-	Minimum         *float64                                                  `json:"minimum,omitempty"`
-	Name            *string                                                   `json:"name,omitempty"`
-	Operators       []string                                                  `json:"operators,omitempty"`
-	Pattern         *string                                                   `json:"pattern,omitempty"`
-	Readonly        *bool                                                     `json:"readonly,omitempty"`
+	AdditionalItems *bool                                                     `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                           `json:"default,omitzero"`
+	Description     *string                                                   `json:"description,omitzero"`
+	Enum            []json.RawMessage                                         `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectShowResponsePropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                    `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                    `json:"maxLength,omitzero"`
+	Maximum         *float64                                                  `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                           `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                           `json:"minLength,omitzero"`
+	Minimum         *float64                                                  `json:"minimum,omitzero"`
+	Name            *string                                                   `json:"name,omitzero"`
+	Operators       []string                                                  `json:"operators,omitzero"`
+	Pattern         *string                                                   `json:"pattern,omitzero"`
+	Readonly        *bool                                                     `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                `json:"required,omitempty"`
+	Required    []string                                                `json:"required,omitzero"`
 	Title       string                                                  `json:"title"`
 	Type        MetadefsNamespacesObjectShowResponsePropertiesValueType `json:"type"`
-	UniqueItems *bool                                                   `json:"uniqueItems,omitempty"`
+	UniqueItems *bool                                                   `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectShowResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValueItems struct {
-	Enum []json.RawMessage                                             `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectShowResponsePropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                             `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectShowResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectShowResponsePropertiesValueItemsType is a schema of the API.
@@ -4147,50 +4147,50 @@ const (
 // MetadefsNamespacesObjectUpdateRequest is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequest struct {
 	// Date and time of object creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Detailed description of the object.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The name of the object, suitable for use as an identifier. A Name is
 	// limited to 80 chars in length.
 	Name string `json:"name"`
 	// A set of key:value pairs, where each value is a *property* entity.
-	Properties map[string]MetadefsNamespacesObjectUpdateRequestPropertiesValue `json:"properties,omitempty"`
+	Properties map[string]MetadefsNamespacesObjectUpdateRequestPropertiesValue `json:"properties,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required []string `json:"required,omitempty"`
-	Schema   *string  `json:"schema,omitempty"`
-	Self     *string  `json:"self,omitempty"`
+	Required []string `json:"required,omitzero"`
+	Schema   *string  `json:"schema,omitzero"`
+	Self     *string  `json:"self,omitzero"`
 	// Date and time of the last object modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesObjectUpdateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValue struct {
-	AdditionalItems *bool                                                      `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                            `json:"default,omitempty"`
-	Description     *string                                                    `json:"description,omitempty"`
-	Enum            []json.RawMessage                                          `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectUpdateRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                     `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                     `json:"maxLength,omitempty"`
-	Maximum         *float64                                                   `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                            `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                            `json:"minLength,omitempty"`
-	Minimum         *float64                                                   `json:"minimum,omitempty"`
-	Name            *string                                                    `json:"name,omitempty"`
-	Operators       []string                                                   `json:"operators,omitempty"`
-	Pattern         *string                                                    `json:"pattern,omitempty"`
-	Readonly        *bool                                                      `json:"readonly,omitempty"`
+	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                            `json:"default,omitzero"`
+	Description     *string                                                    `json:"description,omitzero"`
+	Enum            []json.RawMessage                                          `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectUpdateRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                     `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                     `json:"maxLength,omitzero"`
+	Maximum         *float64                                                   `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                            `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                            `json:"minLength,omitzero"`
+	Minimum         *float64                                                   `json:"minimum,omitzero"`
+	Name            *string                                                    `json:"name,omitzero"`
+	Operators       []string                                                   `json:"operators,omitzero"`
+	Pattern         *string                                                    `json:"pattern,omitzero"`
+	Readonly        *bool                                                      `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                 `json:"required,omitempty"`
+	Required    []string                                                 `json:"required,omitzero"`
 	Title       string                                                   `json:"title"`
 	Type        MetadefsNamespacesObjectUpdateRequestPropertiesValueType `json:"type"`
-	UniqueItems *bool                                                    `json:"uniqueItems,omitempty"`
+	UniqueItems *bool                                                    `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectUpdateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                              `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                              `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType is a schema of the API.
@@ -4224,54 +4224,54 @@ type MetadefsNamespacesObjectUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Detailed description of the object.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The name of the object, suitable for use as an identifier. A Name is
 	// limited to 80 chars in length.
 	Name string `json:"name"`
 	// A set of key:value pairs, where each value is a *property* entity.
-	Properties map[string]MetadefsNamespacesObjectUpdateResponsePropertiesValue `json:"properties,omitempty"`
+	Properties map[string]MetadefsNamespacesObjectUpdateResponsePropertiesValue `json:"properties,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required []string `json:"required,omitempty"`
+	Required []string `json:"required,omitzero"`
 	// The URI of the JSON schema describing an *object*.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The URI for this resource.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// The date and time when the resource was last updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesObjectUpdateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValue struct {
-	AdditionalItems *bool                                                       `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                             `json:"default,omitempty"`
-	Description     *string                                                     `json:"description,omitempty"`
-	Enum            []json.RawMessage                                           `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectUpdateResponsePropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                      `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                      `json:"maxLength,omitempty"`
-	Maximum         *float64                                                    `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                             `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                             `json:"minLength,omitempty"`
-	Minimum         *float64                                                    `json:"minimum,omitempty"`
-	Name            *string                                                     `json:"name,omitempty"`
-	Operators       []string                                                    `json:"operators,omitempty"`
-	Pattern         *string                                                     `json:"pattern,omitempty"`
-	Readonly        *bool                                                       `json:"readonly,omitempty"`
+	AdditionalItems *bool                                                       `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                             `json:"default,omitzero"`
+	Description     *string                                                     `json:"description,omitzero"`
+	Enum            []json.RawMessage                                           `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectUpdateResponsePropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                      `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                      `json:"maxLength,omitzero"`
+	Maximum         *float64                                                    `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                             `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                             `json:"minLength,omitzero"`
+	Minimum         *float64                                                    `json:"minimum,omitzero"`
+	Name            *string                                                     `json:"name,omitzero"`
+	Operators       []string                                                    `json:"operators,omitzero"`
+	Pattern         *string                                                     `json:"pattern,omitzero"`
+	Readonly        *bool                                                       `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                  `json:"required,omitempty"`
+	Required    []string                                                  `json:"required,omitzero"`
 	Title       string                                                    `json:"title"`
 	Type        MetadefsNamespacesObjectUpdateResponsePropertiesValueType `json:"type"`
-	UniqueItems *bool                                                     `json:"uniqueItems,omitempty"`
+	UniqueItems *bool                                                     `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectUpdateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueItems struct {
-	Enum []json.RawMessage                                               `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                               `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType is a schema of the API.
@@ -4303,50 +4303,50 @@ const (
 // MetadefsNamespacesObjectsCreateRequest is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequest struct {
 	// Date and time of object creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Detailed description of the object.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The name of the object, suitable for use as an identifier. A Name is
 	// limited to 80 chars in length.
 	Name string `json:"name"`
 	// A set of key:value pairs, where each value is a *property* entity.
-	Properties map[string]MetadefsNamespacesObjectsCreateRequestPropertiesValue `json:"properties,omitempty"`
+	Properties map[string]MetadefsNamespacesObjectsCreateRequestPropertiesValue `json:"properties,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required []string `json:"required,omitempty"`
-	Schema   *string  `json:"schema,omitempty"`
-	Self     *string  `json:"self,omitempty"`
+	Required []string `json:"required,omitzero"`
+	Schema   *string  `json:"schema,omitzero"`
+	Self     *string  `json:"self,omitzero"`
 	// Date and time of the last object modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesObjectsCreateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValue struct {
-	AdditionalItems *bool                                                       `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                             `json:"default,omitempty"`
-	Description     *string                                                     `json:"description,omitempty"`
-	Enum            []json.RawMessage                                           `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectsCreateRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                      `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                      `json:"maxLength,omitempty"`
-	Maximum         *float64                                                    `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                             `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                             `json:"minLength,omitempty"`
-	Minimum         *float64                                                    `json:"minimum,omitempty"`
-	Name            *string                                                     `json:"name,omitempty"`
-	Operators       []string                                                    `json:"operators,omitempty"`
-	Pattern         *string                                                     `json:"pattern,omitempty"`
-	Readonly        *bool                                                       `json:"readonly,omitempty"`
+	AdditionalItems *bool                                                       `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                             `json:"default,omitzero"`
+	Description     *string                                                     `json:"description,omitzero"`
+	Enum            []json.RawMessage                                           `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectsCreateRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                      `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                      `json:"maxLength,omitzero"`
+	Maximum         *float64                                                    `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                             `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                             `json:"minLength,omitzero"`
+	Minimum         *float64                                                    `json:"minimum,omitzero"`
+	Name            *string                                                     `json:"name,omitzero"`
+	Operators       []string                                                    `json:"operators,omitzero"`
+	Pattern         *string                                                     `json:"pattern,omitzero"`
+	Readonly        *bool                                                       `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                  `json:"required,omitempty"`
+	Required    []string                                                  `json:"required,omitzero"`
 	Title       string                                                    `json:"title"`
 	Type        MetadefsNamespacesObjectsCreateRequestPropertiesValueType `json:"type"`
-	UniqueItems *bool                                                     `json:"uniqueItems,omitempty"`
+	UniqueItems *bool                                                     `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsCreateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                               `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                               `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType is a schema of the API.
@@ -4380,54 +4380,54 @@ type MetadefsNamespacesObjectsCreateResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Detailed description of the object.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The name of the object, suitable for use as an identifier. A Name is
 	// limited to 80 chars in length.
 	Name string `json:"name"`
 	// A set of key:value pairs, where each value is a *property* entity.
-	Properties map[string]MetadefsNamespacesObjectsCreateResponsePropertiesValue `json:"properties,omitempty"`
+	Properties map[string]MetadefsNamespacesObjectsCreateResponsePropertiesValue `json:"properties,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required []string `json:"required,omitempty"`
+	Required []string `json:"required,omitzero"`
 	// The URI of the JSON schema describing an *object*.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// The URI for this resource.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// The date and time when the resource was last updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesObjectsCreateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValue struct {
-	AdditionalItems *bool                                                        `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                              `json:"default,omitempty"`
-	Description     *string                                                      `json:"description,omitempty"`
-	Enum            []json.RawMessage                                            `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectsCreateResponsePropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                       `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                       `json:"maxLength,omitempty"`
-	Maximum         *float64                                                     `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                              `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                              `json:"minLength,omitempty"`
-	Minimum         *float64                                                     `json:"minimum,omitempty"`
-	Name            *string                                                      `json:"name,omitempty"`
-	Operators       []string                                                     `json:"operators,omitempty"`
-	Pattern         *string                                                      `json:"pattern,omitempty"`
-	Readonly        *bool                                                        `json:"readonly,omitempty"`
+	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                              `json:"default,omitzero"`
+	Description     *string                                                      `json:"description,omitzero"`
+	Enum            []json.RawMessage                                            `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectsCreateResponsePropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                       `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                       `json:"maxLength,omitzero"`
+	Maximum         *float64                                                     `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                              `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                              `json:"minLength,omitzero"`
+	Minimum         *float64                                                     `json:"minimum,omitzero"`
+	Name            *string                                                      `json:"name,omitzero"`
+	Operators       []string                                                     `json:"operators,omitzero"`
+	Pattern         *string                                                      `json:"pattern,omitzero"`
+	Readonly        *bool                                                        `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                   `json:"required,omitempty"`
+	Required    []string                                                   `json:"required,omitzero"`
 	Title       string                                                     `json:"title"`
 	Type        MetadefsNamespacesObjectsCreateResponsePropertiesValueType `json:"type"`
-	UniqueItems *bool                                                      `json:"uniqueItems,omitempty"`
+	UniqueItems *bool                                                      `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsCreateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueItems struct {
-	Enum []json.RawMessage                                                `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType is a schema of the API.
@@ -4459,64 +4459,64 @@ const (
 // MetadefsNamespacesObjectsDeleteObjectsRequest is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequest struct {
 	// Date and time of namespace creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Provides a user friendly description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The user friendly name for the namespace. Used by UI if available.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// The unique namespace text.
 	Namespace string                                                     `json:"namespace"`
-	Objects   []MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItem `json:"objects,omitzero"`
 	// Owner of the namespace.
-	Owner      *string                                                                 `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                                 `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue `json:"properties,omitzero"`
 	// If true, namespace will not be deletable.
-	Protected                *bool                                                                       `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                                     `json:"schema,omitempty"`
-	Self                     *string                                                                     `json:"self,omitempty"`
-	Tags                     []MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem                     `json:"tags,omitempty"`
+	Protected                *bool                                                                       `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                                     `json:"schema,omitzero"`
+	Self                     *string                                                                     `json:"self,omitzero"`
+	Tags                     []MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem                     `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// Scope of namespace accessibility.
-	Visibility *MetadefsNamespacesObjectsDeleteObjectsRequestVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespacesObjectsDeleteObjectsRequestVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItem struct {
-	Description *string                                                                            `json:"description,omitempty"`
-	Name        *string                                                                            `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                                           `json:"required,omitempty"`
+	Description *string                                                                            `json:"description,omitzero"`
+	Name        *string                                                                            `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                                           `json:"required,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                                         `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                               `json:"default,omitempty"`
-	Description     *string                                                                       `json:"description,omitempty"`
-	Enum            []json.RawMessage                                                             `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                                        `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                                        `json:"maxLength,omitempty"`
-	Maximum         *float64                                                                      `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                               `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                               `json:"minLength,omitempty"`
-	Minimum         *float64                                                                      `json:"minimum,omitempty"`
-	Name            *string                                                                       `json:"name,omitempty"`
-	Operators       []string                                                                      `json:"operators,omitempty"`
-	Pattern         *string                                                                       `json:"pattern,omitempty"`
-	Readonly        *bool                                                                         `json:"readonly,omitempty"`
-	Required        []string                                                                      `json:"required,omitempty"`
+	AdditionalItems *bool                                                                         `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                               `json:"default,omitzero"`
+	Description     *string                                                                       `json:"description,omitzero"`
+	Enum            []json.RawMessage                                                             `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                                        `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                                        `json:"maxLength,omitzero"`
+	Maximum         *float64                                                                      `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                               `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                               `json:"minLength,omitzero"`
+	Minimum         *float64                                                                      `json:"minimum,omitzero"`
+	Name            *string                                                                       `json:"name,omitzero"`
+	Operators       []string                                                                      `json:"operators,omitzero"`
+	Pattern         *string                                                                       `json:"pattern,omitzero"`
+	Readonly        *bool                                                                         `json:"readonly,omitzero"`
+	Required        []string                                                                      `json:"required,omitzero"`
 	Title           string                                                                        `json:"title"`
 	Type            MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                         `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                                         `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                                 `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                                 `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -4547,31 +4547,31 @@ const (
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue struct {
-	AdditionalItems *bool                                                              `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                    `json:"default,omitempty"`
-	Description     *string                                                            `json:"description,omitempty"`
-	Enum            []json.RawMessage                                                  `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                             `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                             `json:"maxLength,omitempty"`
-	Maximum         *float64                                                           `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                    `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                    `json:"minLength,omitempty"`
-	Minimum         *float64                                                           `json:"minimum,omitempty"`
-	Name            *string                                                            `json:"name,omitempty"`
-	Operators       []string                                                           `json:"operators,omitempty"`
-	Pattern         *string                                                            `json:"pattern,omitempty"`
-	Readonly        *bool                                                              `json:"readonly,omitempty"`
-	Required        []string                                                           `json:"required,omitempty"`
+	AdditionalItems *bool                                                              `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                    `json:"default,omitzero"`
+	Description     *string                                                            `json:"description,omitzero"`
+	Enum            []json.RawMessage                                                  `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                             `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                             `json:"maxLength,omitzero"`
+	Maximum         *float64                                                           `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                    `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                    `json:"minLength,omitzero"`
+	Minimum         *float64                                                           `json:"minimum,omitzero"`
+	Name            *string                                                            `json:"name,omitzero"`
+	Operators       []string                                                           `json:"operators,omitzero"`
+	Pattern         *string                                                            `json:"pattern,omitzero"`
+	Readonly        *bool                                                              `json:"readonly,omitzero"`
+	Required        []string                                                           `json:"required,omitzero"`
 	Title           string                                                             `json:"title"`
 	Type            MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                              `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                              `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                                      `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                      `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType is a schema of the API.
@@ -4602,14 +4602,14 @@ const (
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestVisibility is described by the spec as:
@@ -4626,44 +4626,44 @@ const (
 // MetadefsNamespacesObjectsIndexRequest is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequest struct {
 	// Date and time of object creation.
-	CreatedAt   *time.Time                                                      `json:"created_at,omitempty"`
-	Description *string                                                         `json:"description,omitempty"`
+	CreatedAt   *time.Time                                                      `json:"created_at,omitzero"`
+	Description *string                                                         `json:"description,omitzero"`
 	Name        string                                                          `json:"name"`
-	Properties  map[string]MetadefsNamespacesObjectsIndexRequestPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                        `json:"required,omitempty"`
-	Schema      *string                                                         `json:"schema,omitempty"`
-	Self        *string                                                         `json:"self,omitempty"`
+	Properties  map[string]MetadefsNamespacesObjectsIndexRequestPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                        `json:"required,omitzero"`
+	Schema      *string                                                         `json:"schema,omitzero"`
+	Self        *string                                                         `json:"self,omitzero"`
 	// Date and time of the last object modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesObjectsIndexRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValue struct {
-	AdditionalItems *bool                                                      `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                            `json:"default,omitempty"`
-	Description     *string                                                    `json:"description,omitempty"`
-	Enum            []json.RawMessage                                          `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectsIndexRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                     `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                     `json:"maxLength,omitempty"`
-	Maximum         *float64                                                   `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                            `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                            `json:"minLength,omitempty"`
-	Minimum         *float64                                                   `json:"minimum,omitempty"`
-	Name            *string                                                    `json:"name,omitempty"`
-	Operators       []string                                                   `json:"operators,omitempty"`
-	Pattern         *string                                                    `json:"pattern,omitempty"`
-	Readonly        *bool                                                      `json:"readonly,omitempty"`
-	Required        []string                                                   `json:"required,omitempty"`
+	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                            `json:"default,omitzero"`
+	Description     *string                                                    `json:"description,omitzero"`
+	Enum            []json.RawMessage                                          `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectsIndexRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                     `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                     `json:"maxLength,omitzero"`
+	Maximum         *float64                                                   `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                            `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                            `json:"minLength,omitzero"`
+	Minimum         *float64                                                   `json:"minimum,omitzero"`
+	Name            *string                                                    `json:"name,omitzero"`
+	Operators       []string                                                   `json:"operators,omitzero"`
+	Pattern         *string                                                    `json:"pattern,omitzero"`
+	Readonly        *bool                                                      `json:"readonly,omitzero"`
+	Required        []string                                                   `json:"required,omitzero"`
 	Title           string                                                     `json:"title"`
 	Type            MetadefsNamespacesObjectsIndexRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                      `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                      `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsIndexRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                              `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                              `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType is a schema of the API.
@@ -4694,53 +4694,53 @@ const (
 
 // MetadefsNamespacesObjectsListResponse is a schema of the API.
 type MetadefsNamespacesObjectsListResponse struct {
-	First   *string                                            `json:"first,omitempty"`
-	Next    *string                                            `json:"next,omitempty"`
-	Objects []MetadefsNamespacesObjectsListResponseObjectsItem `json:"objects,omitempty"`
-	Schema  *string                                            `json:"schema,omitempty"`
+	First   *string                                            `json:"first,omitzero"`
+	Next    *string                                            `json:"next,omitzero"`
+	Objects []MetadefsNamespacesObjectsListResponseObjectsItem `json:"objects,omitzero"`
+	Schema  *string                                            `json:"schema,omitzero"`
 }
 
 // MetadefsNamespacesObjectsListResponseObjectsItem is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItem struct {
 	// Date and time of object creation.
-	CreatedAt   *time.Time                                                                 `json:"created_at,omitempty"`
-	Description *string                                                                    `json:"description,omitempty"`
+	CreatedAt   *time.Time                                                                 `json:"created_at,omitzero"`
+	Description *string                                                                    `json:"description,omitzero"`
 	Name        string                                                                     `json:"name"`
-	Properties  map[string]MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                                   `json:"required,omitempty"`
-	Schema      *string                                                                    `json:"schema,omitempty"`
-	Self        *string                                                                    `json:"self,omitempty"`
+	Properties  map[string]MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                                   `json:"required,omitzero"`
+	Schema      *string                                                                    `json:"schema,omitzero"`
+	Self        *string                                                                    `json:"self,omitzero"`
 	// Date and time of the last object modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                                 `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                       `json:"default,omitempty"`
-	Description     *string                                                               `json:"description,omitempty"`
-	Enum            []json.RawMessage                                                     `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                                `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                                `json:"maxLength,omitempty"`
-	Maximum         *float64                                                              `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                       `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                       `json:"minLength,omitempty"`
-	Minimum         *float64                                                              `json:"minimum,omitempty"`
-	Name            *string                                                               `json:"name,omitempty"`
-	Operators       []string                                                              `json:"operators,omitempty"`
-	Pattern         *string                                                               `json:"pattern,omitempty"`
-	Readonly        *bool                                                                 `json:"readonly,omitempty"`
-	Required        []string                                                              `json:"required,omitempty"`
+	AdditionalItems *bool                                                                 `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                       `json:"default,omitzero"`
+	Description     *string                                                               `json:"description,omitzero"`
+	Enum            []json.RawMessage                                                     `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                                `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                                `json:"maxLength,omitzero"`
+	Maximum         *float64                                                              `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                       `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                       `json:"minLength,omitzero"`
+	Minimum         *float64                                                              `json:"minimum,omitzero"`
+	Name            *string                                                               `json:"name,omitzero"`
+	Operators       []string                                                              `json:"operators,omitzero"`
+	Pattern         *string                                                               `json:"pattern,omitzero"`
+	Readonly        *bool                                                                 `json:"readonly,omitzero"`
+	Required        []string                                                              `json:"required,omitzero"`
 	Title           string                                                                `json:"title"`
 	Type            MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                 `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                                 `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                         `json:"enum,omitempty"`
-	Type *MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                         `json:"enum,omitzero"`
+	Type *MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -4777,49 +4777,49 @@ type MetadefsNamespacesPropertiesCreateRequest struct {
 	// this property. If this value is `false`, the instance cannot be longer
 	// than the list of schemas in `items`. If this value is `true`, that is
 	// equivalent to the empty schema (anything goes).
-	AdditionalItems *bool           `json:"additionalItems,omitempty"`
-	Default         json.RawMessage `json:"default,omitempty"`
+	AdditionalItems *bool           `json:"additionalItems,omitzero"`
+	Default         json.RawMessage `json:"default,omitzero"`
 	// Detailed description of the property.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// Enumerated list of property values.
-	Enum []json.RawMessage `json:"enum,omitempty"`
+	Enum []json.RawMessage `json:"enum,omitzero"`
 	// Schema for the items in an array.
-	Items *MetadefsNamespacesPropertiesCreateRequestItems `json:"items,omitempty"`
+	Items *MetadefsNamespacesPropertiesCreateRequestItems `json:"items,omitzero"`
 	// Maximum allowed string length.
-	MaxItems *int64 `json:"maxItems,omitempty"`
+	MaxItems *int64 `json:"maxItems,omitzero"`
 	// Maximum allowed string length.
-	MaxLength *int64 `json:"maxLength,omitempty"`
+	MaxLength *int64 `json:"maxLength,omitzero"`
 	// Maximum allowed numerical value.
-	Maximum *float64 `json:"maximum,omitempty"`
+	Maximum *float64 `json:"maximum,omitzero"`
 	// Minimum allowed string length.
-	MinItems json.RawMessage `json:"minItems,omitempty"`
+	MinItems json.RawMessage `json:"minItems,omitzero"`
 	// Minimum allowed string length.
-	MinLength json.RawMessage `json:"minLength,omitempty"`
+	MinLength json.RawMessage `json:"minLength,omitzero"`
 	// Minimum allowed numerical value.
-	Minimum *float64 `json:"minimum,omitempty"`
+	Minimum *float64 `json:"minimum,omitzero"`
 	Name    string   `json:"name"`
 	// Operators property description.
-	Operators []string `json:"operators,omitempty"`
+	Operators []string `json:"operators,omitzero"`
 	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
-	Pattern *string `json:"pattern,omitempty"`
+	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
-	Readonly *bool    `json:"readonly,omitempty"`
-	Required []string `json:"required,omitempty"`
+	Readonly *bool    `json:"readonly,omitzero"`
+	Required []string `json:"required,omitzero"`
 	// The title of the property.
 	Title string `json:"title"`
 	// The property type.
 	Type MetadefsNamespacesPropertiesCreateRequestType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
-	UniqueItems *bool `json:"uniqueItems,omitempty"`
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesCreateRequestItems is described by the spec as:
 //
 // Schema for the items in an array.
 type MetadefsNamespacesPropertiesCreateRequestItems struct {
-	Enum []json.RawMessage                                   `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertiesCreateRequestItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                   `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertiesCreateRequestItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesCreateRequestItemsType is a schema of the API.
@@ -4858,49 +4858,49 @@ type MetadefsNamespacesPropertiesCreateResponse struct {
 	// this property. If this value is `false`, the instance cannot be longer
 	// than the list of schemas in `items`. If this value is `true`, that is
 	// equivalent to the empty schema (anything goes).
-	AdditionalItems *bool           `json:"additionalItems,omitempty"`
-	Default         json.RawMessage `json:"default,omitempty"`
+	AdditionalItems *bool           `json:"additionalItems,omitzero"`
+	Default         json.RawMessage `json:"default,omitzero"`
 	// Detailed description of the property.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// Enumerated list of property values.
-	Enum []json.RawMessage `json:"enum,omitempty"`
+	Enum []json.RawMessage `json:"enum,omitzero"`
 	// Schema for the items in an array.
-	Items *MetadefsNamespacesPropertiesCreateResponseItems `json:"items,omitempty"`
+	Items *MetadefsNamespacesPropertiesCreateResponseItems `json:"items,omitzero"`
 	// Maximum allowed string length.
-	MaxItems *int64 `json:"maxItems,omitempty"`
+	MaxItems *int64 `json:"maxItems,omitzero"`
 	// Maximum allowed string length.
-	MaxLength *int64 `json:"maxLength,omitempty"`
+	MaxLength *int64 `json:"maxLength,omitzero"`
 	// Maximum allowed numerical value.
-	Maximum *float64 `json:"maximum,omitempty"`
+	Maximum *float64 `json:"maximum,omitzero"`
 	// Minimum allowed string length.
-	MinItems json.RawMessage `json:"minItems,omitempty"`
+	MinItems json.RawMessage `json:"minItems,omitzero"`
 	// Minimum allowed string length.
-	MinLength json.RawMessage `json:"minLength,omitempty"`
+	MinLength json.RawMessage `json:"minLength,omitzero"`
 	// Minimum allowed numerical value.
-	Minimum *float64 `json:"minimum,omitempty"`
+	Minimum *float64 `json:"minimum,omitzero"`
 	Name    string   `json:"name"`
 	// Operators property description.
-	Operators []string `json:"operators,omitempty"`
+	Operators []string `json:"operators,omitzero"`
 	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
-	Pattern *string `json:"pattern,omitempty"`
+	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
-	Readonly *bool    `json:"readonly,omitempty"`
-	Required []string `json:"required,omitempty"`
+	Readonly *bool    `json:"readonly,omitzero"`
+	Required []string `json:"required,omitzero"`
 	// The title of the property.
 	Title string `json:"title"`
 	// The property type.
 	Type MetadefsNamespacesPropertiesCreateResponseType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
-	UniqueItems *bool `json:"uniqueItems,omitempty"`
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesCreateResponseItems is described by the spec as:
 //
 // Schema for the items in an array.
 type MetadefsNamespacesPropertiesCreateResponseItems struct {
-	Enum []json.RawMessage                                    `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertiesCreateResponseItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                    `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertiesCreateResponseItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesCreateResponseItemsType is a schema of the API.
@@ -4934,64 +4934,64 @@ const (
 // MetadefsNamespacesPropertiesDeletePropertiesRequest is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequest struct {
 	// Date and time of namespace creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Provides a user friendly description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The user friendly name for the namespace. Used by UI if available.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// The unique namespace text.
 	Namespace string                                                           `json:"namespace"`
-	Objects   []MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem `json:"objects,omitzero"`
 	// Owner of the namespace.
-	Owner      *string                                                                       `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                                       `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue `json:"properties,omitzero"`
 	// If true, namespace will not be deletable.
-	Protected                *bool                                                                             `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                                           `json:"schema,omitempty"`
-	Self                     *string                                                                           `json:"self,omitempty"`
-	Tags                     []MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem                     `json:"tags,omitempty"`
+	Protected                *bool                                                                             `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                                           `json:"schema,omitzero"`
+	Self                     *string                                                                           `json:"self,omitzero"`
+	Tags                     []MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem                     `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// Scope of namespace accessibility.
-	Visibility *MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem struct {
-	Description *string                                                                                  `json:"description,omitempty"`
-	Name        *string                                                                                  `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                                                 `json:"required,omitempty"`
+	Description *string                                                                                  `json:"description,omitzero"`
+	Name        *string                                                                                  `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                                                 `json:"required,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                                               `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                                     `json:"default,omitempty"`
-	Description     *string                                                                             `json:"description,omitempty"`
-	Enum            []json.RawMessage                                                                   `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                                              `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                                              `json:"maxLength,omitempty"`
-	Maximum         *float64                                                                            `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                                     `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                                     `json:"minLength,omitempty"`
-	Minimum         *float64                                                                            `json:"minimum,omitempty"`
-	Name            *string                                                                             `json:"name,omitempty"`
-	Operators       []string                                                                            `json:"operators,omitempty"`
-	Pattern         *string                                                                             `json:"pattern,omitempty"`
-	Readonly        *bool                                                                               `json:"readonly,omitempty"`
-	Required        []string                                                                            `json:"required,omitempty"`
+	AdditionalItems *bool                                                                               `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                                     `json:"default,omitzero"`
+	Description     *string                                                                             `json:"description,omitzero"`
+	Enum            []json.RawMessage                                                                   `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                                              `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                                              `json:"maxLength,omitzero"`
+	Maximum         *float64                                                                            `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                                     `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                                     `json:"minLength,omitzero"`
+	Minimum         *float64                                                                            `json:"minimum,omitzero"`
+	Name            *string                                                                             `json:"name,omitzero"`
+	Operators       []string                                                                            `json:"operators,omitzero"`
+	Pattern         *string                                                                             `json:"pattern,omitzero"`
+	Readonly        *bool                                                                               `json:"readonly,omitzero"`
+	Required        []string                                                                            `json:"required,omitzero"`
 	Title           string                                                                              `json:"title"`
 	Type            MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                               `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                                               `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                                       `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                                       `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -5022,31 +5022,31 @@ const (
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue struct {
-	AdditionalItems *bool                                                                    `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                          `json:"default,omitempty"`
-	Description     *string                                                                  `json:"description,omitempty"`
-	Enum            []json.RawMessage                                                        `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                                   `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                                   `json:"maxLength,omitempty"`
-	Maximum         *float64                                                                 `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                          `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                          `json:"minLength,omitempty"`
-	Minimum         *float64                                                                 `json:"minimum,omitempty"`
-	Name            *string                                                                  `json:"name,omitempty"`
-	Operators       []string                                                                 `json:"operators,omitempty"`
-	Pattern         *string                                                                  `json:"pattern,omitempty"`
-	Readonly        *bool                                                                    `json:"readonly,omitempty"`
-	Required        []string                                                                 `json:"required,omitempty"`
+	AdditionalItems *bool                                                                    `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                          `json:"default,omitzero"`
+	Description     *string                                                                  `json:"description,omitzero"`
+	Enum            []json.RawMessage                                                        `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                                   `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                                   `json:"maxLength,omitzero"`
+	Maximum         *float64                                                                 `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                          `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                          `json:"minLength,omitzero"`
+	Minimum         *float64                                                                 `json:"minimum,omitzero"`
+	Name            *string                                                                  `json:"name,omitzero"`
+	Operators       []string                                                                 `json:"operators,omitzero"`
+	Pattern         *string                                                                  `json:"pattern,omitzero"`
+	Readonly        *bool                                                                    `json:"readonly,omitzero"`
+	Required        []string                                                                 `json:"required,omitzero"`
 	Title           string                                                                   `json:"title"`
 	Type            MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                    `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                                    `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                                            `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                            `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType is a schema of the API.
@@ -5077,14 +5077,14 @@ const (
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility is described by the spec as:
@@ -5100,31 +5100,31 @@ const (
 
 // MetadefsNamespacesPropertiesIndexRequest is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequest struct {
-	AdditionalItems *bool                                          `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                `json:"default,omitempty"`
-	Description     *string                                        `json:"description,omitempty"`
-	Enum            []json.RawMessage                              `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesPropertiesIndexRequestItems `json:"items,omitempty"`
-	MaxItems        *int64                                         `json:"maxItems,omitempty"`
-	MaxLength       *int64                                         `json:"maxLength,omitempty"`
-	Maximum         *float64                                       `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                `json:"minLength,omitempty"`
-	Minimum         *float64                                       `json:"minimum,omitempty"`
+	AdditionalItems *bool                                          `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                `json:"default,omitzero"`
+	Description     *string                                        `json:"description,omitzero"`
+	Enum            []json.RawMessage                              `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesPropertiesIndexRequestItems `json:"items,omitzero"`
+	MaxItems        *int64                                         `json:"maxItems,omitzero"`
+	MaxLength       *int64                                         `json:"maxLength,omitzero"`
+	Maximum         *float64                                       `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                `json:"minLength,omitzero"`
+	Minimum         *float64                                       `json:"minimum,omitzero"`
 	Name            string                                         `json:"name"`
-	Operators       []string                                       `json:"operators,omitempty"`
-	Pattern         *string                                        `json:"pattern,omitempty"`
-	Readonly        *bool                                          `json:"readonly,omitempty"`
-	Required        []string                                       `json:"required,omitempty"`
+	Operators       []string                                       `json:"operators,omitzero"`
+	Pattern         *string                                        `json:"pattern,omitzero"`
+	Readonly        *bool                                          `json:"readonly,omitzero"`
+	Required        []string                                       `json:"required,omitzero"`
 	Title           string                                         `json:"title"`
 	Type            MetadefsNamespacesPropertiesIndexRequestType   `json:"type"`
-	UniqueItems     *bool                                          `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                          `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesIndexRequestItems is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequestItems struct {
-	Enum []json.RawMessage                                  `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertiesIndexRequestItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                  `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertiesIndexRequestItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesIndexRequestItemsType is a schema of the API.
@@ -5155,41 +5155,41 @@ const (
 
 // MetadefsNamespacesPropertiesListResponse is a schema of the API.
 type MetadefsNamespacesPropertiesListResponse struct {
-	First *string `json:"first,omitempty"`
-	Next  *string `json:"next,omitempty"`
+	First *string `json:"first,omitzero"`
+	Next  *string `json:"next,omitzero"`
 	// A dictionary of key:value pairs, where each value is a *property* object as
 	// defined by the [Metadefs Property Schema](#md-schema-property).
-	Properties map[string]MetadefsNamespacesPropertiesListResponsePropertiesValue `json:"properties,omitempty"`
-	Schema     *string                                                            `json:"schema,omitempty"`
+	Properties map[string]MetadefsNamespacesPropertiesListResponsePropertiesValue `json:"properties,omitzero"`
+	Schema     *string                                                            `json:"schema,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesListResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValue struct {
-	AdditionalItems *bool                                                         `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                               `json:"default,omitempty"`
-	Description     *string                                                       `json:"description,omitempty"`
-	Enum            []json.RawMessage                                             `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesPropertiesListResponsePropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                        `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                        `json:"maxLength,omitempty"`
-	Maximum         *float64                                                      `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                               `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                               `json:"minLength,omitempty"`
-	Minimum         *float64                                                      `json:"minimum,omitempty"`
-	Name            *string                                                       `json:"name,omitempty"`
-	Operators       []string                                                      `json:"operators,omitempty"`
-	Pattern         *string                                                       `json:"pattern,omitempty"`
-	Readonly        *bool                                                         `json:"readonly,omitempty"`
-	Required        []string                                                      `json:"required,omitempty"`
+	AdditionalItems *bool                                                         `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                               `json:"default,omitzero"`
+	Description     *string                                                       `json:"description,omitzero"`
+	Enum            []json.RawMessage                                             `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesPropertiesListResponsePropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                        `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                        `json:"maxLength,omitzero"`
+	Maximum         *float64                                                      `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                               `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                               `json:"minLength,omitzero"`
+	Minimum         *float64                                                      `json:"minimum,omitzero"`
+	Name            *string                                                       `json:"name,omitzero"`
+	Operators       []string                                                      `json:"operators,omitzero"`
+	Pattern         *string                                                       `json:"pattern,omitzero"`
+	Readonly        *bool                                                         `json:"readonly,omitzero"`
+	Required        []string                                                      `json:"required,omitzero"`
 	Title           string                                                        `json:"title"`
 	Type            MetadefsNamespacesPropertiesListResponsePropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                         `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                         `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesListResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValueItems struct {
-	Enum []json.RawMessage                                                 `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                 `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType is a schema of the API.
@@ -5220,31 +5220,31 @@ const (
 
 // MetadefsNamespacesPropertyDeleteRequest is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequest struct {
-	AdditionalItems *bool                                         `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                               `json:"default,omitempty"`
-	Description     *string                                       `json:"description,omitempty"`
-	Enum            []json.RawMessage                             `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesPropertyDeleteRequestItems `json:"items,omitempty"`
-	MaxItems        *int64                                        `json:"maxItems,omitempty"`
-	MaxLength       *int64                                        `json:"maxLength,omitempty"`
-	Maximum         *float64                                      `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                               `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                               `json:"minLength,omitempty"`
-	Minimum         *float64                                      `json:"minimum,omitempty"`
+	AdditionalItems *bool                                         `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                               `json:"default,omitzero"`
+	Description     *string                                       `json:"description,omitzero"`
+	Enum            []json.RawMessage                             `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesPropertyDeleteRequestItems `json:"items,omitzero"`
+	MaxItems        *int64                                        `json:"maxItems,omitzero"`
+	MaxLength       *int64                                        `json:"maxLength,omitzero"`
+	Maximum         *float64                                      `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                               `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                               `json:"minLength,omitzero"`
+	Minimum         *float64                                      `json:"minimum,omitzero"`
 	Name            string                                        `json:"name"`
-	Operators       []string                                      `json:"operators,omitempty"`
-	Pattern         *string                                       `json:"pattern,omitempty"`
-	Readonly        *bool                                         `json:"readonly,omitempty"`
-	Required        []string                                      `json:"required,omitempty"`
+	Operators       []string                                      `json:"operators,omitzero"`
+	Pattern         *string                                       `json:"pattern,omitzero"`
+	Readonly        *bool                                         `json:"readonly,omitzero"`
+	Required        []string                                      `json:"required,omitzero"`
 	Title           string                                        `json:"title"`
 	Type            MetadefsNamespacesPropertyDeleteRequestType   `json:"type"`
-	UniqueItems     *bool                                         `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                         `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertyDeleteRequestItems is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequestItems struct {
-	Enum []json.RawMessage                                 `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertyDeleteRequestItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                 `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertyDeleteRequestItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertyDeleteRequestItemsType is a schema of the API.
@@ -5275,31 +5275,31 @@ const (
 
 // MetadefsNamespacesPropertyShowRequest is a schema of the API.
 type MetadefsNamespacesPropertyShowRequest struct {
-	AdditionalItems *bool                                       `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                             `json:"default,omitempty"`
-	Description     *string                                     `json:"description,omitempty"`
-	Enum            []json.RawMessage                           `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesPropertyShowRequestItems `json:"items,omitempty"`
-	MaxItems        *int64                                      `json:"maxItems,omitempty"`
-	MaxLength       *int64                                      `json:"maxLength,omitempty"`
-	Maximum         *float64                                    `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                             `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                             `json:"minLength,omitempty"`
-	Minimum         *float64                                    `json:"minimum,omitempty"`
+	AdditionalItems *bool                                       `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                             `json:"default,omitzero"`
+	Description     *string                                     `json:"description,omitzero"`
+	Enum            []json.RawMessage                           `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesPropertyShowRequestItems `json:"items,omitzero"`
+	MaxItems        *int64                                      `json:"maxItems,omitzero"`
+	MaxLength       *int64                                      `json:"maxLength,omitzero"`
+	Maximum         *float64                                    `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                             `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                             `json:"minLength,omitzero"`
+	Minimum         *float64                                    `json:"minimum,omitzero"`
 	Name            string                                      `json:"name"`
-	Operators       []string                                    `json:"operators,omitempty"`
-	Pattern         *string                                     `json:"pattern,omitempty"`
-	Readonly        *bool                                       `json:"readonly,omitempty"`
-	Required        []string                                    `json:"required,omitempty"`
+	Operators       []string                                    `json:"operators,omitzero"`
+	Pattern         *string                                     `json:"pattern,omitzero"`
+	Readonly        *bool                                       `json:"readonly,omitzero"`
+	Required        []string                                    `json:"required,omitzero"`
 	Title           string                                      `json:"title"`
 	Type            MetadefsNamespacesPropertyShowRequestType   `json:"type"`
-	UniqueItems     *bool                                       `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                       `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertyShowRequestItems is a schema of the API.
 type MetadefsNamespacesPropertyShowRequestItems struct {
-	Enum []json.RawMessage                               `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertyShowRequestItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                               `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertyShowRequestItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertyShowRequestItemsType is a schema of the API.
@@ -5336,49 +5336,49 @@ type MetadefsNamespacesPropertyShowResponse struct {
 	// this property. If this value is `false`, the instance cannot be longer
 	// than the list of schemas in `items`. If this value is `true`, that is
 	// equivalent to the empty schema (anything goes).
-	AdditionalItems *bool           `json:"additionalItems,omitempty"`
-	Default         json.RawMessage `json:"default,omitempty"`
+	AdditionalItems *bool           `json:"additionalItems,omitzero"`
+	Default         json.RawMessage `json:"default,omitzero"`
 	// Detailed description of the property.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// Enumerated list of property values.
-	Enum []json.RawMessage `json:"enum,omitempty"`
+	Enum []json.RawMessage `json:"enum,omitzero"`
 	// Schema for the items in an array.
-	Items *MetadefsNamespacesPropertyShowResponseItems `json:"items,omitempty"`
+	Items *MetadefsNamespacesPropertyShowResponseItems `json:"items,omitzero"`
 	// Maximum allowed string length.
-	MaxItems *int64 `json:"maxItems,omitempty"`
+	MaxItems *int64 `json:"maxItems,omitzero"`
 	// Maximum allowed string length.
-	MaxLength *int64 `json:"maxLength,omitempty"`
+	MaxLength *int64 `json:"maxLength,omitzero"`
 	// Maximum allowed numerical value.
-	Maximum *float64 `json:"maximum,omitempty"`
+	Maximum *float64 `json:"maximum,omitzero"`
 	// Minimum allowed string length.
-	MinItems json.RawMessage `json:"minItems,omitempty"`
+	MinItems json.RawMessage `json:"minItems,omitzero"`
 	// Minimum allowed string length.
-	MinLength json.RawMessage `json:"minLength,omitempty"`
+	MinLength json.RawMessage `json:"minLength,omitzero"`
 	// Minimum allowed numerical value.
-	Minimum *float64 `json:"minimum,omitempty"`
+	Minimum *float64 `json:"minimum,omitzero"`
 	Name    string   `json:"name"`
 	// Operators property description.
-	Operators []string `json:"operators,omitempty"`
+	Operators []string `json:"operators,omitzero"`
 	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
-	Pattern *string `json:"pattern,omitempty"`
+	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
-	Readonly *bool    `json:"readonly,omitempty"`
-	Required []string `json:"required,omitempty"`
+	Readonly *bool    `json:"readonly,omitzero"`
+	Required []string `json:"required,omitzero"`
 	// The title of the property.
 	Title string `json:"title"`
 	// The property type.
 	Type MetadefsNamespacesPropertyShowResponseType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
-	UniqueItems *bool `json:"uniqueItems,omitempty"`
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertyShowResponseItems is described by the spec as:
 //
 // Schema for the items in an array.
 type MetadefsNamespacesPropertyShowResponseItems struct {
-	Enum []json.RawMessage                                `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertyShowResponseItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertyShowResponseItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertyShowResponseItemsType is a schema of the API.
@@ -5417,50 +5417,50 @@ type MetadefsNamespacesPropertyUpdateRequest struct {
 	// this property. If this value is `false`, the instance cannot be longer
 	// than the list of schemas in `items`. If this value is `true`, that is
 	// equivalent to the empty schema (anything goes).
-	AdditionalItems *bool           `json:"additionalItems,omitempty"`
-	Default         json.RawMessage `json:"default,omitempty"`
+	AdditionalItems *bool           `json:"additionalItems,omitzero"`
+	Default         json.RawMessage `json:"default,omitzero"`
 	// The description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// Enumerated list of property values.
-	Enum []json.RawMessage `json:"enum,omitempty"`
+	Enum []json.RawMessage `json:"enum,omitzero"`
 	// Schema for the items in an array.
-	Items *MetadefsNamespacesPropertyUpdateRequestItems `json:"items,omitempty"`
+	Items *MetadefsNamespacesPropertyUpdateRequestItems `json:"items,omitzero"`
 	// Maximum allowed string length.
-	MaxItems *int64 `json:"maxItems,omitempty"`
+	MaxItems *int64 `json:"maxItems,omitzero"`
 	// Maximum allowed string length.
-	MaxLength *int64 `json:"maxLength,omitempty"`
+	MaxLength *int64 `json:"maxLength,omitzero"`
 	// Maximum allowed numerical value.
-	Maximum *float64 `json:"maximum,omitempty"`
+	Maximum *float64 `json:"maximum,omitzero"`
 	// Minimum allowed string length.
-	MinItems json.RawMessage `json:"minItems,omitempty"`
+	MinItems json.RawMessage `json:"minItems,omitzero"`
 	// Minimum allowed string length.
-	MinLength json.RawMessage `json:"minLength,omitempty"`
+	MinLength json.RawMessage `json:"minLength,omitzero"`
 	// Minimum allowed numerical value.
-	Minimum *float64 `json:"minimum,omitempty"`
+	Minimum *float64 `json:"minimum,omitzero"`
 	// The name of the property. A Name is limited to 80 chars in length.
 	Name string `json:"name"`
 	// Operators property description.
-	Operators []string `json:"operators,omitempty"`
+	Operators []string `json:"operators,omitzero"`
 	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
-	Pattern *string `json:"pattern,omitempty"`
+	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
-	Readonly *bool    `json:"readonly,omitempty"`
-	Required []string `json:"required,omitempty"`
+	Readonly *bool    `json:"readonly,omitzero"`
+	Required []string `json:"required,omitzero"`
 	// The title of the property.
 	Title string `json:"title"`
 	// The property type.
 	Type MetadefsNamespacesPropertyUpdateRequestType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
-	UniqueItems *bool `json:"uniqueItems,omitempty"`
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertyUpdateRequestItems is described by the spec as:
 //
 // Schema for the items in an array.
 type MetadefsNamespacesPropertyUpdateRequestItems struct {
-	Enum []json.RawMessage                                 `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertyUpdateRequestItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                 `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertyUpdateRequestItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertyUpdateRequestItemsType is a schema of the API.
@@ -5499,50 +5499,50 @@ type MetadefsNamespacesPropertyUpdateResponse struct {
 	// this property. If this value is `false`, the instance cannot be longer
 	// than the list of schemas in `items`. If this value is `true`, that is
 	// equivalent to the empty schema (anything goes).
-	AdditionalItems *bool           `json:"additionalItems,omitempty"`
-	Default         json.RawMessage `json:"default,omitempty"`
+	AdditionalItems *bool           `json:"additionalItems,omitzero"`
+	Default         json.RawMessage `json:"default,omitzero"`
 	// The description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// Enumerated list of property values.
-	Enum []json.RawMessage `json:"enum,omitempty"`
+	Enum []json.RawMessage `json:"enum,omitzero"`
 	// Schema for the items in an array.
-	Items *MetadefsNamespacesPropertyUpdateResponseItems `json:"items,omitempty"`
+	Items *MetadefsNamespacesPropertyUpdateResponseItems `json:"items,omitzero"`
 	// Maximum allowed string length.
-	MaxItems *int64 `json:"maxItems,omitempty"`
+	MaxItems *int64 `json:"maxItems,omitzero"`
 	// Maximum allowed string length.
-	MaxLength *int64 `json:"maxLength,omitempty"`
+	MaxLength *int64 `json:"maxLength,omitzero"`
 	// Maximum allowed numerical value.
-	Maximum *float64 `json:"maximum,omitempty"`
+	Maximum *float64 `json:"maximum,omitzero"`
 	// Minimum allowed string length.
-	MinItems json.RawMessage `json:"minItems,omitempty"`
+	MinItems json.RawMessage `json:"minItems,omitzero"`
 	// Minimum allowed string length.
-	MinLength json.RawMessage `json:"minLength,omitempty"`
+	MinLength json.RawMessage `json:"minLength,omitzero"`
 	// Minimum allowed numerical value.
-	Minimum *float64 `json:"minimum,omitempty"`
+	Minimum *float64 `json:"minimum,omitzero"`
 	// The name of the property. A Name is limited to 80 chars in length.
 	Name string `json:"name"`
 	// Operators property description.
-	Operators []string `json:"operators,omitempty"`
+	Operators []string `json:"operators,omitzero"`
 	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
-	Pattern *string `json:"pattern,omitempty"`
+	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
-	Readonly *bool    `json:"readonly,omitempty"`
-	Required []string `json:"required,omitempty"`
+	Readonly *bool    `json:"readonly,omitzero"`
+	Required []string `json:"required,omitzero"`
 	// The title of the property.
 	Title string `json:"title"`
 	// The property type.
 	Type MetadefsNamespacesPropertyUpdateResponseType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
-	UniqueItems *bool `json:"uniqueItems,omitempty"`
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertyUpdateResponseItems is described by the spec as:
 //
 // Schema for the items in an array.
 type MetadefsNamespacesPropertyUpdateResponseItems struct {
-	Enum []json.RawMessage                                  `json:"enum,omitempty"`
-	Type *MetadefsNamespacesPropertyUpdateResponseItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                  `json:"enum,omitzero"`
+	Type *MetadefsNamespacesPropertyUpdateResponseItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesPropertyUpdateResponseItemsType is a schema of the API.
@@ -5576,34 +5576,34 @@ const (
 // MetadefsNamespacesResourceTypeDeleteRequest is a schema of the API.
 type MetadefsNamespacesResourceTypeDeleteRequest struct {
 	// Date and time of resource type association.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
-	Prefix *string `json:"prefix,omitempty"`
+	Prefix *string `json:"prefix,omitzero"`
 	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesResourceTypesCreateRequest is a schema of the API.
 type MetadefsNamespacesResourceTypesCreateRequest struct {
 	// Date and time of resource type association.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Prefix for any properties in the namespace that you want to apply to the
 	// resource type. If you specify a prefix, you must append a prefix separator,
 	// such as the colon (`:`) character.
-	Prefix *string `json:"prefix,omitempty"`
+	Prefix *string `json:"prefix,omitzero"`
 	// Some resource types allow more than one key and value pair for each
 	// instance. For example, the Image service allows both user and image
 	// metadata on volumes. The `properties_target` parameter enables a
 	// namespace target to remove the ambiguity.
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesResourceTypesCreateResponse is a schema of the API.
@@ -5611,69 +5611,69 @@ type MetadefsNamespacesResourceTypesCreateResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Prefix for any properties in the namespace that you want to apply to the
 	// resource type. If you specify a prefix, you must append a prefix separator,
 	// such as the colon (`:`) character.
-	Prefix *string `json:"prefix,omitempty"`
+	Prefix *string `json:"prefix,omitzero"`
 	// Some resource types allow more than one key and value pair for each
 	// instance. For example, the Image service allows both user and image
 	// metadata on volumes. The `properties_target` parameter enables a
 	// namespace target to remove the ambiguity.
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// The date and time when the resource was last updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesResourceTypesShowRequest is a schema of the API.
 type MetadefsNamespacesResourceTypesShowRequest struct {
 	// Date and time of resource type association.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
-	Prefix *string `json:"prefix,omitempty"`
+	Prefix *string `json:"prefix,omitzero"`
 	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesResourceTypesShowResponse is a schema of the API.
 type MetadefsNamespacesResourceTypesShowResponse struct {
-	First *string `json:"first,omitempty"`
-	Next  *string `json:"next,omitempty"`
+	First *string `json:"first,omitzero"`
+	Next  *string `json:"next,omitzero"`
 	// A list, each element of which is described by the [Metadefs Resource
 	// Type Association Schema](#md-schema-rt-assoc).
-	ResourceTypeAssociations []MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                                   `json:"schema,omitempty"`
+	ResourceTypeAssociations []MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                                   `json:"schema,omitzero"`
 }
 
 // MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem struct {
 	// Date and time of resource type association.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
-	Prefix *string `json:"prefix,omitempty"`
+	Prefix *string `json:"prefix,omitzero"`
 	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagCreateRequest is a schema of the API.
 type MetadefsNamespacesTagCreateRequest struct {
 	// Date and time of tag creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	Name      string     `json:"name"`
 	// Date and time of the last tag modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagCreateResponse is a schema of the API.
@@ -5681,31 +5681,31 @@ type MetadefsNamespacesTagCreateResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// The name of the tag. A Name is limited to 80 chars in length.
 	Name string `json:"name"`
 	// The date and time when the resource was last updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagDeleteRequest is a schema of the API.
 type MetadefsNamespacesTagDeleteRequest struct {
 	// Date and time of tag creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	Name      string     `json:"name"`
 	// Date and time of the last tag modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagShowRequest is a schema of the API.
 type MetadefsNamespacesTagShowRequest struct {
 	// Date and time of tag creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	Name      string     `json:"name"`
 	// Date and time of the last tag modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagShowResponse is a schema of the API.
@@ -5713,23 +5713,23 @@ type MetadefsNamespacesTagShowResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// The name of the tag. A Name is limited to 80 chars in length.
 	Name string `json:"name"`
 	// The date and time when the resource was last updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagUpdateRequest is a schema of the API.
 type MetadefsNamespacesTagUpdateRequest struct {
 	// Date and time of tag creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// The name of the tag. A Name is limited to 80 chars in length.
 	Name string `json:"name"`
 	// Date and time of the last tag modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagUpdateResponse is a schema of the API.
@@ -5737,94 +5737,94 @@ type MetadefsNamespacesTagUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// The name of the tag. A Name is limited to 80 chars in length.
 	Name string `json:"name"`
 	// The date and time when the resource was last updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagsCreateTagsRequest is a schema of the API.
 type MetadefsNamespacesTagsCreateTagsRequest struct {
 	// Date and time of tag creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	Name      string     `json:"name"`
 	// Date and time of the last tag modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagsCreateTagsResponse is a schema of the API.
 type MetadefsNamespacesTagsCreateTagsResponse struct {
 	// Date and time of tag creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	Name      string     `json:"name"`
 	// Date and time of the last tag modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequest is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequest struct {
 	// Date and time of namespace creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Provides a user friendly description of the namespace.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description,omitzero"`
 	// The user friendly name for the namespace. Used by UI if available.
-	DisplayName *string `json:"display_name,omitempty"`
+	DisplayName *string `json:"display_name,omitzero"`
 	// The unique namespace text.
 	Namespace string                                               `json:"namespace"`
-	Objects   []MetadefsNamespacesTagsDeleteTagsRequestObjectsItem `json:"objects,omitempty"`
+	Objects   []MetadefsNamespacesTagsDeleteTagsRequestObjectsItem `json:"objects,omitzero"`
 	// Owner of the namespace.
-	Owner      *string                                                           `json:"owner,omitempty"`
-	Properties map[string]MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue `json:"properties,omitempty"`
+	Owner      *string                                                           `json:"owner,omitzero"`
+	Properties map[string]MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue `json:"properties,omitzero"`
 	// If true, namespace will not be deletable.
-	Protected                *bool                                                                 `json:"protected,omitempty"`
-	ResourceTypeAssociations []MetadefsNamespacesTagsDeleteTagsRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitempty"`
-	Schema                   *string                                                               `json:"schema,omitempty"`
-	Self                     *string                                                               `json:"self,omitempty"`
-	Tags                     []MetadefsNamespacesTagsDeleteTagsRequestTagsItem                     `json:"tags,omitempty"`
+	Protected                *bool                                                                 `json:"protected,omitzero"`
+	ResourceTypeAssociations []MetadefsNamespacesTagsDeleteTagsRequestResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
+	Schema                   *string                                                               `json:"schema,omitzero"`
+	Self                     *string                                                               `json:"self,omitzero"`
+	Tags                     []MetadefsNamespacesTagsDeleteTagsRequestTagsItem                     `json:"tags,omitzero"`
 	// Date and time of the last namespace modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 	// Scope of namespace accessibility.
-	Visibility *MetadefsNamespacesTagsDeleteTagsRequestVisibility `json:"visibility,omitempty"`
+	Visibility *MetadefsNamespacesTagsDeleteTagsRequestVisibility `json:"visibility,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItem struct {
-	Description *string                                                                      `json:"description,omitempty"`
-	Name        *string                                                                      `json:"name,omitempty"`
-	Properties  map[string]MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue `json:"properties,omitempty"`
-	Required    []string                                                                     `json:"required,omitempty"`
+	Description *string                                                                      `json:"description,omitzero"`
+	Name        *string                                                                      `json:"name,omitzero"`
+	Properties  map[string]MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
+	Required    []string                                                                     `json:"required,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue struct {
-	AdditionalItems *bool                                                                   `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                                         `json:"default,omitempty"`
-	Description     *string                                                                 `json:"description,omitempty"`
-	Enum            []json.RawMessage                                                       `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                                  `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                                  `json:"maxLength,omitempty"`
-	Maximum         *float64                                                                `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                                         `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                                         `json:"minLength,omitempty"`
-	Minimum         *float64                                                                `json:"minimum,omitempty"`
-	Name            *string                                                                 `json:"name,omitempty"`
-	Operators       []string                                                                `json:"operators,omitempty"`
-	Pattern         *string                                                                 `json:"pattern,omitempty"`
-	Readonly        *bool                                                                   `json:"readonly,omitempty"`
-	Required        []string                                                                `json:"required,omitempty"`
+	AdditionalItems *bool                                                                   `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                                         `json:"default,omitzero"`
+	Description     *string                                                                 `json:"description,omitzero"`
+	Enum            []json.RawMessage                                                       `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                                  `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                                  `json:"maxLength,omitzero"`
+	Maximum         *float64                                                                `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                                         `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                                         `json:"minLength,omitzero"`
+	Minimum         *float64                                                                `json:"minimum,omitzero"`
+	Name            *string                                                                 `json:"name,omitzero"`
+	Operators       []string                                                                `json:"operators,omitzero"`
+	Pattern         *string                                                                 `json:"pattern,omitzero"`
+	Readonly        *bool                                                                   `json:"readonly,omitzero"`
+	Required        []string                                                                `json:"required,omitzero"`
 	Title           string                                                                  `json:"title"`
 	Type            MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                   `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                                   `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems struct {
-	Enum []json.RawMessage                                                           `json:"enum,omitempty"`
-	Type *MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                           `json:"enum,omitzero"`
+	Type *MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType is a schema of the API.
@@ -5855,31 +5855,31 @@ const (
 
 // MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue struct {
-	AdditionalItems *bool                                                        `json:"additionalItems,omitempty"`
-	Default         json.RawMessage                                              `json:"default,omitempty"`
-	Description     *string                                                      `json:"description,omitempty"`
-	Enum            []json.RawMessage                                            `json:"enum,omitempty"`
-	Items           *MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems `json:"items,omitempty"`
-	MaxItems        *int64                                                       `json:"maxItems,omitempty"`
-	MaxLength       *int64                                                       `json:"maxLength,omitempty"`
-	Maximum         *float64                                                     `json:"maximum,omitempty"`
-	MinItems        json.RawMessage                                              `json:"minItems,omitempty"`
-	MinLength       json.RawMessage                                              `json:"minLength,omitempty"`
-	Minimum         *float64                                                     `json:"minimum,omitempty"`
-	Name            *string                                                      `json:"name,omitempty"`
-	Operators       []string                                                     `json:"operators,omitempty"`
-	Pattern         *string                                                      `json:"pattern,omitempty"`
-	Readonly        *bool                                                        `json:"readonly,omitempty"`
-	Required        []string                                                     `json:"required,omitempty"`
+	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
+	Default         json.RawMessage                                              `json:"default,omitzero"`
+	Description     *string                                                      `json:"description,omitzero"`
+	Enum            []json.RawMessage                                            `json:"enum,omitzero"`
+	Items           *MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems `json:"items,omitzero"`
+	MaxItems        *int64                                                       `json:"maxItems,omitzero"`
+	MaxLength       *int64                                                       `json:"maxLength,omitzero"`
+	Maximum         *float64                                                     `json:"maximum,omitzero"`
+	MinItems        json.RawMessage                                              `json:"minItems,omitzero"`
+	MinLength       json.RawMessage                                              `json:"minLength,omitzero"`
+	Minimum         *float64                                                     `json:"minimum,omitzero"`
+	Name            *string                                                      `json:"name,omitzero"`
+	Operators       []string                                                     `json:"operators,omitzero"`
+	Pattern         *string                                                      `json:"pattern,omitzero"`
+	Readonly        *bool                                                        `json:"readonly,omitzero"`
+	Required        []string                                                     `json:"required,omitzero"`
 	Title           string                                                       `json:"title"`
 	Type            MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                        `json:"uniqueItems,omitempty"`
+	UniqueItems     *bool                                                        `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems struct {
-	Enum []json.RawMessage                                                `json:"enum,omitempty"`
-	Type *MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType `json:"type,omitempty"`
+	Enum []json.RawMessage                                                `json:"enum,omitzero"`
+	Type *MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType is a schema of the API.
@@ -5910,14 +5910,14 @@ const (
 
 // MetadefsNamespacesTagsDeleteTagsRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestResourceTypeAssociationsItem struct {
-	Name             *string `json:"name,omitempty"`
-	Prefix           *string `json:"prefix,omitempty"`
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	Name             *string `json:"name,omitzero"`
+	Prefix           *string `json:"prefix,omitzero"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestTagsItem is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestTagsItem struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestVisibility is described by the spec as:
@@ -5934,43 +5934,43 @@ const (
 // MetadefsNamespacesTagsIndexRequest is a schema of the API.
 type MetadefsNamespacesTagsIndexRequest struct {
 	// Date and time of tag creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	Name      string     `json:"name"`
 	// Date and time of the last tag modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsNamespacesTagsListResponse is a schema of the API.
 type MetadefsNamespacesTagsListResponse struct {
-	First  *string `json:"first,omitempty"`
-	Next   *string `json:"next,omitempty"`
-	Schema *string `json:"schema,omitempty"`
+	First  *string `json:"first,omitzero"`
+	Next   *string `json:"next,omitzero"`
+	Schema *string `json:"schema,omitzero"`
 	// A list of *tag* objects, where each object is defined by the
 	// [Metadefs Tag Schema](#md-schema-tag).
-	Tags []MetadefsNamespacesTagsListResponseTagsItem `json:"tags,omitempty"`
+	Tags []MetadefsNamespacesTagsListResponseTagsItem `json:"tags,omitzero"`
 }
 
 // MetadefsNamespacesTagsListResponseTagsItem is a schema of the API.
 type MetadefsNamespacesTagsListResponseTagsItem struct {
 	// Date and time of tag creation.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	Name      string     `json:"name"`
 	// Date and time of the last tag modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsResourceTypesIndexRequest is a schema of the API.
 type MetadefsResourceTypesIndexRequest struct {
 	// Date and time of resource type association.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
-	Prefix *string `json:"prefix,omitempty"`
+	Prefix *string `json:"prefix,omitzero"`
 	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
-	PropertiesTarget *string `json:"properties_target,omitempty"`
+	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // MetadefsResourceTypesListResponse is described by the spec as:
@@ -5980,7 +5980,7 @@ type MetadefsResourceTypesListResponse struct {
 	// A list of abbreviated *resource type* JSON objects, where each object
 	// contains the `name` of the resource type and its `created_at`
 	// and `updated_at` timestamps in [ISO 8601 Format](https://en.wikipedia.org/wiki/ISO_8601).
-	ResourceTypes []MetadefsResourceTypesListResponseResourceTypesItem `json:"resource_types,omitempty"`
+	ResourceTypes []MetadefsResourceTypesListResponseResourceTypesItem `json:"resource_types,omitzero"`
 }
 
 // MetadefsResourceTypesListResponseResourceTypesItem is described by the spec as:
@@ -5988,11 +5988,11 @@ type MetadefsResourceTypesListResponse struct {
 // Resource type.
 type MetadefsResourceTypesListResponseResourceTypesItem struct {
 	// Resource type creation date.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
 	// Resource type name.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// Resource type update date.
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
 // SchemasImageResponse is described by the spec as:
@@ -6078,61 +6078,61 @@ type SchemasTasksResponse string
 // StoreDeleteFromStoreRequest is a schema of the API.
 type StoreDeleteFromStoreRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *StoreDeleteFromStoreRequestContainerFormat `json:"container_format,omitempty"`
+	ContainerFormat *StoreDeleteFromStoreRequestContainerFormat `json:"container_format,omitzero"`
 	// Date and time of image registration.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
-	DirectURL *string `json:"direct_url,omitempty"`
+	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *StoreDeleteFromStoreRequestDiskFormat `json:"disk_format,omitempty"`
+	DiskFormat *StoreDeleteFromStoreRequestDiskFormat `json:"disk_format,omitzero"`
 	// An image file url.
-	File *string `json:"file,omitempty"`
+	File *string `json:"file,omitzero"`
 	// An identifier for the image.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// A set of URLs to access the image file kept in external store.
-	Locations []StoreDeleteFromStoreRequestLocationsItem `json:"locations,omitempty"`
+	Locations []StoreDeleteFromStoreRequestLocationsItem `json:"locations,omitzero"`
 	// Amount of disk space (in GB) required to boot image.
-	MinDisk *int64 `json:"min_disk,omitempty"`
+	MinDisk *int64 `json:"min_disk,omitzero"`
 	// Amount of ram (in MB) required to boot image.
-	MinRAM *int64 `json:"min_ram,omitempty"`
+	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitempty"`
+	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitempty"`
+	OsHashValue *string `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
-	OsHidden *bool `json:"os_hidden,omitempty"`
+	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// If true, image will not be deletable.
-	Protected *bool `json:"protected,omitempty"`
+	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// An image self url.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
-	Status *StoreDeleteFromStoreRequestStatus `json:"status,omitempty"`
+	Status *StoreDeleteFromStoreRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
-	Stores *string `json:"stores,omitempty"`
+	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitzero"`
 	// Date and time of the last image modification.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitempty"`
+	VirtualSize *int64 `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
-	Visibility *StoreDeleteFromStoreRequestVisibility `json:"visibility,omitempty"`
+	Visibility *StoreDeleteFromStoreRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
 	AdditionalProperties map[string]string `json:"-"`
 }
 
-// UnmarshalJSON decodes the known properties into their fields and the others
-// into AdditionalProperties.
+// UnmarshalJSON decodes every property into its field, and the ones the schema
+// does not name into AdditionalProperties.
 func (v *StoreDeleteFromStoreRequest) UnmarshalJSON(data []byte) error {
 	type plain StoreDeleteFromStoreRequest
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
@@ -6141,7 +6141,7 @@ func (v *StoreDeleteFromStoreRequest) UnmarshalJSON(data []byte) error {
 	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
-// MarshalJSON writes the known fields, then AdditionalProperties.
+// MarshalJSON writes every field, then AdditionalProperties.
 func (v StoreDeleteFromStoreRequest) MarshalJSON() ([]byte, error) {
 	type plain StoreDeleteFromStoreRequest
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
@@ -6189,14 +6189,14 @@ type StoreDeleteFromStoreRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
-	ValidationData *StoreDeleteFromStoreRequestLocationsItemValidationData `json:"validation_data,omitempty"`
+	ValidationData *StoreDeleteFromStoreRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
 // StoreDeleteFromStoreRequestLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 type StoreDeleteFromStoreRequestLocationsItemValidationData struct {
-	Checksum    *string `json:"checksum,omitempty"`
+	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
@@ -6235,33 +6235,33 @@ const (
 // TaskDeleteRequest is a schema of the API.
 type TaskDeleteRequest struct {
 	// Datetime when this resource was created.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitempty"`
+	ExpiresAt *string `json:"expires_at,omitzero"`
 	// An identifier for the task.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitempty"`
+	Input map[string]any `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
-	Message *string `json:"message,omitempty"`
+	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// Human-readable informative request-id.
-	RequestID *string `json:"request_id,omitempty"`
+	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitempty"`
-	Schema *string        `json:"schema,omitempty"`
-	Self   *string        `json:"self,omitempty"`
+	Result map[string]any `json:"result,omitzero"`
+	Schema *string        `json:"schema,omitzero"`
+	Self   *string        `json:"self,omitzero"`
 	// The current status of this task.
-	Status *TaskDeleteRequestStatus `json:"status,omitempty"`
+	Status *TaskDeleteRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
-	Type *TaskDeleteRequestType `json:"type,omitempty"`
+	Type *TaskDeleteRequestType `json:"type,omitzero"`
 	// Datetime when this resource was updated.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// User associated with the task.
-	UserID *string `json:"user_id,omitempty"`
+	UserID *string `json:"user_id,omitzero"`
 }
 
 // TaskDeleteRequestStatus is described by the spec as:
@@ -6291,33 +6291,33 @@ const (
 // TaskGetRequest is a schema of the API.
 type TaskGetRequest struct {
 	// Datetime when this resource was created.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitempty"`
+	ExpiresAt *string `json:"expires_at,omitzero"`
 	// An identifier for the task.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitempty"`
+	Input map[string]any `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
-	Message *string `json:"message,omitempty"`
+	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// Human-readable informative request-id.
-	RequestID *string `json:"request_id,omitempty"`
+	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitempty"`
-	Schema *string        `json:"schema,omitempty"`
-	Self   *string        `json:"self,omitempty"`
+	Result map[string]any `json:"result,omitzero"`
+	Schema *string        `json:"schema,omitzero"`
+	Self   *string        `json:"self,omitzero"`
 	// The current status of this task.
-	Status *TaskGetRequestStatus `json:"status,omitempty"`
+	Status *TaskGetRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
-	Type *TaskGetRequestType `json:"type,omitempty"`
+	Type *TaskGetRequestType `json:"type,omitzero"`
 	// Datetime when this resource was updated.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// User associated with the task.
-	UserID *string `json:"user_id,omitempty"`
+	UserID *string `json:"user_id,omitzero"`
 }
 
 // TaskGetRequestStatus is described by the spec as:
@@ -6349,7 +6349,7 @@ type TaskGetResponse struct {
 	// The date and time when the task was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// The date and time when the task is subject to removal. While the *task
 	// object*, that is, the record describing the task is subject to deletion,
 	// the result of the task (for example, an imported image) still exists.
@@ -6359,42 +6359,42 @@ type TaskGetResponse struct {
 	// This value is only set when the task reaches status `success` or
 	// `failure`. Otherwise its value is `null`. It may not appear in
 	// the response when its value is `null`.
-	ExpiresAt *string `json:"expires_at,omitempty"`
+	ExpiresAt *string `json:"expires_at,omitzero"`
 	// The UUID of the task.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// A JSON object specifying the input parameters to the task. Consult your
 	// cloud provider’s documentation for details.
-	Input map[string]any `json:"input,omitempty"`
+	Input map[string]any `json:"input,omitzero"`
 	// Human-readable text, possibly an empty string, usually displayed in an
 	// error situation to provide more information about what has occurred.
-	Message *string `json:"message,omitempty"`
+	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of the task, usually the tenant ID.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// Human-readable informative request-id.
-	RequestID *string `json:"request_id,omitempty"`
+	RequestID *string `json:"request_id,omitzero"`
 	// A JSON object specifying information about the ultimate outcome of the
 	// task. Consult your cloud provider’s documentation for details.
-	Result map[string]any `json:"result,omitempty"`
+	Result map[string]any `json:"result,omitzero"`
 	// The URI for the schema describing an image task.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// A URI for this task.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// The current status of this task. The value can be `pending`,
 	// `processing`, `success` or `failure`.
-	Status *TaskGetResponseStatus `json:"status,omitempty"`
+	Status *TaskGetResponseStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
-	Type *TaskGetResponseType `json:"type,omitempty"`
+	Type *TaskGetResponseType `json:"type,omitzero"`
 	// The date and time when the task was updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	//
 	// If the `updated_at` date and time stamp is not set, its value is
 	// `null`.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// User associated with the task.
-	UserID *string `json:"user_id,omitempty"`
+	UserID *string `json:"user_id,omitzero"`
 }
 
 // TaskGetResponseStatus is described by the spec as:
@@ -6425,34 +6425,34 @@ const (
 // TasksCreateRequest is a schema of the API.
 type TasksCreateRequest struct {
 	// Datetime when this resource was created.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitempty"`
+	ExpiresAt *string `json:"expires_at,omitzero"`
 	// An identifier for the task.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// A JSON object specifying the input parameters to the task. Consult your
 	// cloud provider’s documentation for details.
-	Input map[string]any `json:"input,omitempty"`
+	Input map[string]any `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
-	Message *string `json:"message,omitempty"`
+	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// Human-readable informative request-id.
-	RequestID *string `json:"request_id,omitempty"`
+	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitempty"`
-	Schema *string        `json:"schema,omitempty"`
-	Self   *string        `json:"self,omitempty"`
+	Result map[string]any `json:"result,omitzero"`
+	Schema *string        `json:"schema,omitzero"`
+	Self   *string        `json:"self,omitzero"`
 	// The current status of this task.
-	Status *TasksCreateRequestStatus `json:"status,omitempty"`
+	Status *TasksCreateRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
-	Type *TasksCreateRequestType `json:"type,omitempty"`
+	Type *TasksCreateRequestType `json:"type,omitzero"`
 	// Datetime when this resource was updated.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// User associated with the task.
-	UserID *string `json:"user_id,omitempty"`
+	UserID *string `json:"user_id,omitzero"`
 }
 
 // TasksCreateRequestStatus is described by the spec as:
@@ -6484,44 +6484,44 @@ type TasksCreateResponse struct {
 	// The date and time when the task was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitempty"`
+	ExpiresAt *string `json:"expires_at,omitzero"`
 	// The UUID of the task.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// A JSON object specifying the input parameters to the task. Consult your
 	// cloud provider’s documentation for details.
-	Input map[string]any `json:"input,omitempty"`
+	Input map[string]any `json:"input,omitzero"`
 	// Human-readable text, possibly an empty string, usually displayed in an
 	// error situation to provide more information about what has occurred.
-	Message *string `json:"message,omitempty"`
+	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of the task, usually the tenant ID.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// Human-readable informative request-id.
-	RequestID *string `json:"request_id,omitempty"`
+	RequestID *string `json:"request_id,omitzero"`
 	// A JSON object specifying information about the ultimate outcome of the
 	// task. Consult your cloud provider’s documentation for details.
-	Result map[string]any `json:"result,omitempty"`
+	Result map[string]any `json:"result,omitzero"`
 	// The URI for the schema describing an image task.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// A URI for this task.
-	Self *string `json:"self,omitempty"`
+	Self *string `json:"self,omitzero"`
 	// The current status of this task. The value can be `pending`,
 	// `processing`, `success` or `failure`.
-	Status *TasksCreateResponseStatus `json:"status,omitempty"`
+	Status *TasksCreateResponseStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
-	Type *TasksCreateResponseType `json:"type,omitempty"`
+	Type *TasksCreateResponseType `json:"type,omitzero"`
 	// The date and time when the task was updated.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	//
 	// If the `updated_at` date and time stamp is not set, its value is
 	// `null`.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// User associated with the task.
-	UserID *string `json:"user_id,omitempty"`
+	UserID *string `json:"user_id,omitzero"`
 }
 
 // TasksCreateResponseStatus is described by the spec as:
@@ -6552,33 +6552,33 @@ const (
 // TasksIndexRequest is a schema of the API.
 type TasksIndexRequest struct {
 	// Datetime when this resource was created.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitempty"`
+	ExpiresAt *string `json:"expires_at,omitzero"`
 	// An identifier for the task.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitempty"`
+	Input map[string]any `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
-	Message *string `json:"message,omitempty"`
+	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// Human-readable informative request-id.
-	RequestID *string `json:"request_id,omitempty"`
+	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitempty"`
-	Schema *string        `json:"schema,omitempty"`
-	Self   *string        `json:"self,omitempty"`
+	Result map[string]any `json:"result,omitzero"`
+	Schema *string        `json:"schema,omitzero"`
+	Self   *string        `json:"self,omitzero"`
 	// The current status of this task.
-	Status *TasksIndexRequestStatus `json:"status,omitempty"`
+	Status *TasksIndexRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
-	Type *TasksIndexRequestType `json:"type,omitempty"`
+	Type *TasksIndexRequestType `json:"type,omitzero"`
 	// Datetime when this resource was updated.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// User associated with the task.
-	UserID *string `json:"user_id,omitempty"`
+	UserID *string `json:"user_id,omitzero"`
 }
 
 // TasksIndexRequestStatus is described by the spec as:
@@ -6608,7 +6608,7 @@ const (
 // TasksListResponse is a schema of the API.
 type TasksListResponse struct {
 	// The URI for the schema describing an image task list.
-	Schema *string `json:"schema,omitempty"`
+	Schema *string `json:"schema,omitzero"`
 	// A list of sparse *task* objects. Each object contains the following
 	// fields:
 	//
@@ -6620,39 +6620,39 @@ type TasksListResponse struct {
 	// * `status`
 	// * `type`
 	// * `updated_at`
-	Tasks []TasksListResponseTasksItem `json:"tasks,omitempty"`
+	Tasks []TasksListResponseTasksItem `json:"tasks,omitzero"`
 }
 
 // TasksListResponseTasksItem is a schema of the API.
 type TasksListResponseTasksItem struct {
 	// Datetime when this resource was created.
-	CreatedAt *string `json:"created_at,omitempty"`
+	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitempty"`
+	ExpiresAt *string `json:"expires_at,omitzero"`
 	// An identifier for the task.
-	ID *string `json:"id,omitempty"`
+	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
-	ImageID *string `json:"image_id,omitempty"`
+	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitempty"`
+	Input map[string]any `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
-	Message *string `json:"message,omitempty"`
+	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner,omitzero"`
 	// Human-readable informative request-id.
-	RequestID *string `json:"request_id,omitempty"`
+	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitempty"`
-	Schema *string        `json:"schema,omitempty"`
-	Self   *string        `json:"self,omitempty"`
+	Result map[string]any `json:"result,omitzero"`
+	Schema *string        `json:"schema,omitzero"`
+	Self   *string        `json:"self,omitzero"`
 	// The current status of this task.
-	Status *TasksListResponseTasksItemStatus `json:"status,omitempty"`
+	Status *TasksListResponseTasksItemStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
-	Type *TasksListResponseTasksItemType `json:"type,omitempty"`
+	Type *TasksListResponseTasksItemType `json:"type,omitzero"`
 	// Datetime when this resource was updated.
-	UpdatedAt *string `json:"updated_at,omitempty"`
+	UpdatedAt *string `json:"updated_at,omitzero"`
 	// User associated with the task.
-	UserID *string `json:"user_id,omitempty"`
+	UserID *string `json:"user_id,omitzero"`
 }
 
 // TasksListResponseTasksItemStatus is described by the spec as:
@@ -7772,7 +7772,7 @@ type CacheImageIDPutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest) (*CacheImageIDPutResponse, error) {
-	u := c.server + "/v2/cache/" + url.PathEscape(imageID)
+	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -7856,7 +7856,7 @@ type CacheImageIDDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*CacheImageIDDeleteResponse, error) {
-	u := c.server + "/v2/cache/" + url.PathEscape(imageID)
+	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("CacheImageIDDelete: %w", err)
@@ -8019,7 +8019,7 @@ type ImagesGetResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*ImagesGetResponse, error) {
 	u := c.server + "/v2/images"
-	q := url.Values{}
+	var q runtime.Query
 	if params != nil {
 		if params.Limit != nil {
 			q.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
@@ -8078,7 +8078,7 @@ func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*Image
 			q.Add("sort", *params.Sort)
 		}
 	}
-	if len(q) > 0 {
+	if q.Len() > 0 {
 		u += "?" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -8275,7 +8275,7 @@ type ImagesImageIDGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesImageIDGetResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID)
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDGet: %w", err)
@@ -8373,7 +8373,7 @@ type ImagesImageIDPatchResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte) (*ImagesImageIDPatchResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID)
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -8459,7 +8459,7 @@ type ImagesImageIDDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*ImagesImageIDDeleteResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID)
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDDelete: %w", err)
@@ -8538,7 +8538,7 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest) (*ImagesImageIDActionsDeactivatePostResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/actions/deactivate"
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/actions/deactivate"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -8632,7 +8632,7 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest) (*ImagesImageIDActionsReactivatePostResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/actions/reactivate"
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/actions/reactivate"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -8743,7 +8743,7 @@ type ImagesImageIDFileGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m0s in all.
 func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams) (*ImagesImageIDFileGetResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/file"
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDFileGet: %w", err)
@@ -8864,7 +8864,7 @@ type ImagesImageIDFilePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m0s in all.
 func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte) (*ImagesImageIDFilePutResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/file"
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -8982,7 +8982,7 @@ type ImagesImageIDImportPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest) (*ImagesImageIDImportPostResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/import"
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/import"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -9080,7 +9080,7 @@ type ImagesImageIDMembersGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*ImagesImageIDMembersGetResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/members"
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersGet: %w", err)
@@ -9162,7 +9162,7 @@ type ImagesImageIDMembersPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest) (*ImagesImageIDMembersPostResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/members"
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -9253,7 +9253,7 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDGetResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/members/" + url.PathEscape(memberID)
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDGet: %w", err)
@@ -9342,7 +9342,7 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest) (*ImagesImageIDMembersMemberIDPutResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/members/" + url.PathEscape(memberID)
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -9432,7 +9432,7 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/members/" + url.PathEscape(memberID)
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDDelete: %w", err)
@@ -9518,7 +9518,7 @@ type ImagesImageIDStagePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest) (*ImagesImageIDStagePutResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/stage"
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/stage"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -9596,7 +9596,7 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest) (*ImagesImageIDTagsTagValuePutResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/tags/" + url.PathEscape(tagValue)
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -9671,7 +9671,7 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/tags/" + url.PathEscape(tagValue)
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDTagsTagValueDelete: %w", err)
@@ -9744,7 +9744,7 @@ type ImagesImageIDTasksGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*ImagesImageIDTasksGetResponse, error) {
-	u := c.server + "/v2/images/" + url.PathEscape(imageID) + "/tasks"
+	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tasks"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDTasksGet: %w", err)
@@ -10325,7 +10325,7 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: %w", err)
@@ -10400,7 +10400,7 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -10486,7 +10486,7 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameDelete: %w", err)
@@ -10576,7 +10576,7 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/objects"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: %w", err)
@@ -10651,7 +10651,7 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/objects"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -10726,7 +10726,7 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/objects"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsDelete: %w", err)
@@ -10795,7 +10795,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/objects/" + url.PathEscape(objectName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: %w", err)
@@ -10877,7 +10877,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/objects/" + url.PathEscape(objectName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -10963,7 +10963,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/objects/" + url.PathEscape(objectName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: %w", err)
@@ -11030,7 +11030,7 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/properties"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: %w", err)
@@ -11107,7 +11107,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/properties"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -11182,7 +11182,7 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/properties"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesDelete: %w", err)
@@ -11256,7 +11256,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/properties/" + url.PathEscape(propertyName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: %w", err)
@@ -11331,7 +11331,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/properties/" + url.PathEscape(propertyName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -11417,7 +11417,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/properties/" + url.PathEscape(propertyName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: %w", err)
@@ -11484,7 +11484,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/resource_types"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: %w", err)
@@ -11560,7 +11560,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/resource_types"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -11635,7 +11635,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/resource_types/" + url.PathEscape(resourceType)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types/" + runtime.PathSegment(resourceType)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: %w", err)
@@ -11709,7 +11709,7 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/tags"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: %w", err)
@@ -11784,7 +11784,7 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/tags"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -11870,7 +11870,7 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/tags"
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsDelete: %w", err)
@@ -11939,7 +11939,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/tags/" + url.PathEscape(tagName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: %w", err)
@@ -12014,7 +12014,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/tags/" + url.PathEscape(tagName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -12100,7 +12100,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/tags/" + url.PathEscape(tagName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -12186,7 +12186,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + url.PathEscape(namespaceName) + "/tags/" + url.PathEscape(tagName)
+	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameDelete: %w", err)
@@ -13614,7 +13614,7 @@ type StoresStoreIDImageIDDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string) (*StoresStoreIDImageIDDeleteResponse, error) {
-	u := c.server + "/v2/stores/" + url.PathEscape(storeID) + "/" + url.PathEscape(imageID)
+	u := c.server + "/v2/stores/" + runtime.PathSegment(storeID) + "/" + runtime.PathSegment(imageID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("StoresStoreIDImageIDDelete: %w", err)
@@ -13842,7 +13842,7 @@ type TasksTaskIDGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskIDGetResponse, error) {
-	u := c.server + "/v2/tasks/" + url.PathEscape(taskID)
+	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("TasksTaskIDGet: %w", err)
@@ -13906,7 +13906,7 @@ type TasksTaskIDDeleteResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTaskIDDeleteResponse, error) {
-	u := c.server + "/v2/tasks/" + url.PathEscape(taskID)
+	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("TasksTaskIDDelete: %w", err)

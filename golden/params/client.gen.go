@@ -21,19 +21,48 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
+// Filter is a schema of the API.
+type Filter struct {
+	MinSize *int64  `json:"minSize,omitzero"`
+	Status  *string `json:"status,omitzero"`
+}
+
 // PatchBothBody is a schema of the API.
 type PatchBothBody struct {
-	A *string `json:"a,omitempty"`
+	A *string `json:"a,omitzero"`
+}
+
+// DownloadResponse404Body is a schema of the API.
+type DownloadResponse404Body struct {
+	Error *string `json:"error,omitzero"`
 }
 
 // GetItemsItemIDPartsPartResponse200Body is a schema of the API.
 type GetItemsItemIDPartsPartResponse200Body struct {
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 }
 
 // GetItemsItemIDPartsPartResponse4XxBody is a schema of the API.
 type GetItemsItemIDPartsPartResponse4XxBody struct {
-	Error *string `json:"error,omitempty"`
+	Error *string `json:"error,omitzero"`
+}
+
+// ObjectParamsPage is a schema of the API.
+type ObjectParamsPage struct {
+	After *string `json:"after,omitzero"`
+	Size  *int64  `json:"size,omitzero"`
+}
+
+// ObjectParamsPoint is a schema of the API.
+type ObjectParamsPoint struct {
+	X *int64 `json:"x,omitzero"`
+	Y *int64 `json:"y,omitzero"`
+}
+
+// ObjectParamsXShape is a schema of the API.
+type ObjectParamsXShape struct {
+	H *int64 `json:"h,omitzero"`
+	W *int64 `json:"w,omitzero"`
 }
 
 // GetSearchSort is a schema of the API.
@@ -49,7 +78,17 @@ const (
 //
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type UploadMultipart struct {
-	File *runtime.File `json:"file,omitempty"`
+	Attachments []*runtime.File      `json:"attachments,omitzero"`
+	File        *runtime.File        `json:"file,omitzero"`
+	Meta        *UploadMultipartMeta `json:"meta,omitzero"`
+	Pages       *int64               `json:"pages,omitzero"`
+	Tags        []string             `json:"tags,omitzero"`
+	Title       *string              `json:"title,omitzero"`
+}
+
+// UploadMultipartMeta is a schema of the API.
+type UploadMultipartMeta struct {
+	Owner *string `json:"owner,omitzero"`
 }
 
 // Client calls the Params API. Every method runs behind its operation's circuit
@@ -68,11 +107,14 @@ type Client struct {
 	breakers                     map[string]*runtime.Breaker
 	opPutBlob                    *runtime.Operation
 	opPatchBoth                  *runtime.Operation
+	opDownload                   *runtime.Operation
 	opPostForm                   *runtime.Operation
 	opGetItemsItemIDPartsPart    *runtime.Operation
 	opDeleteItemsItemIDPartsPart *runtime.Operation
 	opPutNote                    *runtime.Operation
+	opObjectParams               *runtime.Operation
 	opGetSearch                  *runtime.Operation
+	opPathStyles                 *runtime.Operation
 	opUpload                     *runtime.Operation
 	opLegacyReport               *runtime.Operation
 }
@@ -185,6 +227,15 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
 	})
+	c.opDownload = e.Operation(runtime.OperationSpec{
+		Name:         "download",
+		Method:       "GET",
+		Path:         "/files/{name}",
+		Breaker:      breakerDefault,
+		Retry:        retryDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
 	c.opPostForm = e.Operation(runtime.OperationSpec{
 		Name:         "postForm",
 		Method:       "POST",
@@ -221,10 +272,28 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
 	})
+	c.opObjectParams = e.Operation(runtime.OperationSpec{
+		Name:         "objectParams",
+		Method:       "GET",
+		Path:         "/objects",
+		Breaker:      breakerDefault,
+		Retry:        retryDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
 	c.opGetSearch = e.Operation(runtime.OperationSpec{
 		Name:         "GET /search",
 		Method:       "GET",
 		Path:         "/search",
+		Breaker:      breakerDefault,
+		Retry:        retryDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
+	c.opPathStyles = e.Operation(runtime.OperationSpec{
+		Name:         "pathStyles",
+		Method:       "GET",
+		Path:         "/styles{label}{matrix}/{simple}",
 		Breaker:      breakerDefault,
 		Retry:        retryDefault,
 		Timeout:      10 * time.Second,
@@ -235,6 +304,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Method:       "POST",
 		Path:         "/uploads",
 		Breaker:      breakerDefault,
+		Retry:        retryDefault,
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
 	})
@@ -275,7 +345,7 @@ type PutBlobResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBlob(ctx context.Context, name string, body []byte) (*PutBlobResponse, error) {
-	u := c.server + "/blobs/" + url.PathEscape(name)
+	u := c.server + "/blobs/" + runtime.PathSegment(name)
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -385,6 +455,83 @@ func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBoth
 	return out, nil
 }
 
+// DownloadResponse is the answer to Download: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type DownloadResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+	// Stream is the unread body of a file or byte response (application/octet-stream):
+	// the caller reads it and must close it. Body is nil then.
+	Stream io.ReadCloser
+	// JSON404 is set when the status is 404.
+	// none.
+	JSON404 *DownloadResponse404Body
+}
+
+// Download calls GET /files/{name}.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) Download(ctx context.Context, name string) (*DownloadResponse, error) {
+	u := c.server + "/files/" + runtime.PathSegment(name)
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("Download: %w", err)
+	}
+	req.Header.Set("Accept", "application/octet-stream, application/json")
+	resp, attempts, err := c.opDownload.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == 200 {
+		return &DownloadResponse{
+			StatusCode: resp.StatusCode,
+			Header:     resp.Header,
+			Attempts:   attempts,
+			Stream:     resp.Body,
+		}, nil
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("Download: read response: %w", err)
+	}
+	out := &DownloadResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	switch {
+	case resp.StatusCode == 404:
+		var v DownloadResponse404Body
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return out, fmt.Errorf("Download: decode 404 response: %w", err)
+			}
+			out.JSON404 = &v
+		}
+	default:
+		if resp.StatusCode >= 400 {
+			return nil, &runtime.StatusError{
+				Method:     "GET",
+				URL:        req.URL.Redacted(),
+				StatusCode: resp.StatusCode,
+				Header:     resp.Header,
+				Body:       raw,
+				Attempts:   attempts,
+			}
+		}
+	}
+	return out, nil
+}
+
 // PostFormResponse is the answer to PostForm: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type PostFormResponse struct {
@@ -471,12 +618,12 @@ type GetItemsItemIDPartsPartResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part string) (*GetItemsItemIDPartsPartResponse, error) {
-	u := c.server + "/items/" + url.PathEscape(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + url.PathEscape(part)
+	u := c.server + "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("GetItemsItemIDPartsPart: %w", err)
 	}
-	req.Header.Set("Accept", "application/vnd.api+json")
+	req.Header.Set("Accept", "application/vnd.api+json, application/json")
 	resp, attempts, err := c.opGetItemsItemIDPartsPart.Do(ctx, req)
 	if err != nil {
 		return nil, err
@@ -549,14 +696,14 @@ type DeleteItemsItemIDPartsPartResponse struct {
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, params *DeleteItemsItemIDPartsPartParams) (*DeleteItemsItemIDPartsPartResponse, error) {
-	u := c.server + "/items/" + url.PathEscape(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + url.PathEscape(part)
-	q := url.Values{}
+	u := c.server + "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)
+	var q runtime.Query
 	if params != nil {
 		if params.Force != nil {
 			q.Add("force", strconv.FormatBool(*params.Force))
 		}
 	}
-	if len(q) > 0 {
+	if q.Len() > 0 {
 		u += "?" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
@@ -663,6 +810,120 @@ func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, e
 	return out, nil
 }
 
+// ObjectParamsParams are the query, header and cookie parameters of ObjectParams.
+// Optional parameters are pointers (or nil slices): nil leaves them out.
+type ObjectParamsParams struct {
+	// Filter is the query parameter "filter".
+	Filter *Filter
+	// Page is the query parameter "page".
+	Page *ObjectParamsPage
+	// Point is the query parameter "point".
+	Point *ObjectParamsPoint
+	// XShape is the header parameter "X-Shape".
+	XShape *ObjectParamsXShape
+	// Spaced is the query parameter "spaced".
+	Spaced []string
+	// Piped is the query parameter "piped".
+	Piped []string
+}
+
+// ObjectParamsResponse is the answer to ObjectParams: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type ObjectParamsResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+	// Text200 is set when the status is 200.
+	// ok.
+	Text200 *string
+}
+
+// ObjectParams calls GET /objects.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (*ObjectParamsResponse, error) {
+	u := c.server + "/objects"
+	var q runtime.Query
+	if params != nil {
+		if params.Filter != nil {
+			if err := q.AddObject("filter", "deepObject", true, params.Filter); err != nil {
+				return nil, fmt.Errorf("ObjectParams: query parameter filter: %w", err)
+			}
+		}
+		if params.Page != nil {
+			if err := q.AddObject("page", "", true, params.Page); err != nil {
+				return nil, fmt.Errorf("ObjectParams: query parameter page: %w", err)
+			}
+		}
+		if params.Point != nil {
+			if err := q.AddObject("point", "", false, params.Point); err != nil {
+				return nil, fmt.Errorf("ObjectParams: query parameter point: %w", err)
+			}
+		}
+		if params.Spaced != nil {
+			q.AddList("spaced", " ", params.Spaced...)
+		}
+		if params.Piped != nil {
+			q.AddList("piped", "|", params.Piped...)
+		}
+	}
+	if q.Len() > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ObjectParams: %w", err)
+	}
+	req.Header.Set("Accept", "text/plain")
+	if params != nil {
+		if params.XShape != nil {
+			if s, err := runtime.ObjectText(true, params.XShape); err != nil {
+				return nil, fmt.Errorf("ObjectParams: header parameter X-Shape: %w", err)
+			} else {
+				req.Header.Add("X-Shape", s)
+			}
+		}
+	}
+	resp, attempts, err := c.opObjectParams.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("ObjectParams: read response: %w", err)
+	}
+	out := &ObjectParamsResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	switch {
+	case resp.StatusCode == 200:
+		s := string(raw)
+		out.Text200 = &s
+	default:
+		if resp.StatusCode >= 400 {
+			return nil, &runtime.StatusError{
+				Method:     "GET",
+				URL:        req.URL.Redacted(),
+				StatusCode: resp.StatusCode,
+				Header:     resp.Header,
+				Body:       raw,
+				Attempts:   attempts,
+			}
+		}
+	}
+	return out, nil
+}
+
 // GetSearchParams are the query, header and cookie parameters of GetSearch.
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type GetSearchParams struct {
@@ -715,7 +976,7 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSe
 	if params == nil {
 		return nil, fmt.Errorf("GetSearch: params is required (it holds q)")
 	}
-	q := url.Values{}
+	var q runtime.Query
 	if params != nil {
 		q.Add("q", params.Q)
 		if params.Page != nil {
@@ -730,13 +991,7 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSe
 			}
 		}
 		if params.Fields != nil {
-			q.Add("fields", strings.Join(func() []string {
-				s := make([]string, 0, len(params.Fields))
-				for _, x := range params.Fields {
-					s = append(s, x)
-				}
-				return s
-			}(), ","))
+			q.AddList("fields", ",", params.Fields...)
 		}
 		if params.Sort != nil {
 			q.Add("sort", string(*params.Sort))
@@ -748,7 +1003,7 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSe
 			q.Add("ratio", strconv.FormatFloat(*params.Ratio, 'g', -1, 64))
 		}
 	}
-	if len(q) > 0 {
+	if q.Len() > 0 {
 		u += "?" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -761,18 +1016,12 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSe
 			req.Header.Add("X-Trace-Id", *params.XTraceID)
 		}
 		if params.XFlags != nil {
-			req.Header.Add("X-Flags", strings.Join(func() []string {
-				s := make([]string, 0, len(params.XFlags))
-				for _, x := range params.XFlags {
-					s = append(s, x)
-				}
-				return s
-			}(), ","))
+			req.Header.Add("X-Flags", strings.Join(params.XFlags, ","))
 		}
 		if params.Session != nil {
 			req.AddCookie(&http.Cookie{
 				Name:  "session",
-				Value: *params.Session,
+				Value: runtime.CookieValue(*params.Session),
 			})
 		}
 	}
@@ -813,6 +1062,75 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSe
 	return out, nil
 }
 
+// PathStylesResponse is the answer to PathStyles: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type PathStylesResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+}
+
+// PathStyles calls GET /styles{label}{matrix}/{simple}.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64, simple []string) (*PathStylesResponse, error) {
+	u := c.server + "/styles" + runtime.PathValue("label", false, "label", label...) + runtime.PathValue("matrix", true, "matrix", func() []string {
+		s := make([]string, 0, len(matrix))
+		for _, x := range matrix {
+			s = append(s, strconv.FormatInt(int64(x), 10))
+		}
+		return s
+	}()...) + "/" + runtime.PathValue("", false, "simple", simple...)
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("PathStyles: %w", err)
+	}
+	resp, attempts, err := c.opPathStyles.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("PathStyles: read response: %w", err)
+	}
+	out := &PathStylesResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	switch {
+	case resp.StatusCode == 200:
+	default:
+		if resp.StatusCode >= 400 {
+			return nil, &runtime.StatusError{
+				Method:     "GET",
+				URL:        req.URL.Redacted(),
+				StatusCode: resp.StatusCode,
+				Header:     resp.Header,
+				Body:       raw,
+				Attempts:   attempts,
+			}
+		}
+	}
+	return out, nil
+}
+
+// UploadParams are the query, header and cookie parameters of Upload.
+// Optional parameters are pointers (or nil slices): nil leaves them out.
+type UploadParams struct {
+	// IdempotencyKey is the header parameter "Idempotency-Key".
+	// Left nil, the client makes one random key per call and sends it on every attempt.
+	IdempotencyKey *string
+}
+
 // UploadResponse is the answer to Upload: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type UploadResponse struct {
@@ -828,15 +1146,31 @@ type UploadResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - no retry (POST without key: off).
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Upload(ctx context.Context, body UploadMultipart) (*UploadResponse, error) {
+func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMultipart) (*UploadResponse, error) {
 	u := c.server + "/uploads"
 	var rd io.Reader
 	var ct string
 	{
 		mp := runtime.NewMultipart()
+		for _, f := range body.Attachments {
+			mp.File("attachments", f)
+		}
 		mp.File("file", body.File)
+		if body.Meta != nil {
+			mp.JSON("meta", body.Meta)
+		}
+		if body.Pages != nil {
+			mp.Field("pages", strconv.FormatInt(int64(*body.Pages), 10))
+		}
+		for _, x := range body.Tags {
+			mp.Field("tags", x)
+		}
+		if body.Title != nil {
+			mp.Field("title", *body.Title)
+		}
 		raw, ctype, err := mp.Finish()
 		if err != nil {
 			return nil, fmt.Errorf("Upload: encode multipart body: %w", err)
@@ -850,6 +1184,12 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart) (*UploadRespo
 	if rd != nil {
 		req.Header.Set("Content-Type", ct)
 	}
+	// One key per call: every attempt sends the same one.
+	key := runtime.NewIdempotencyKey()
+	if params != nil && params.IdempotencyKey != nil {
+		key = *params.IdempotencyKey
+	}
+	req.Header.Set("Idempotency-Key", key)
 	resp, attempts, err := c.opUpload.Do(ctx, req)
 	if err != nil {
 		return nil, err
@@ -908,13 +1248,13 @@ type LegacyReportResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams) (*LegacyReportResponse, error) {
 	u := c.server + "/v1/legacy.json?format=full"
-	q := url.Values{}
+	var q runtime.Query
 	if params != nil {
 		if params.Day != nil {
 			q.Add("day", *params.Day)
 		}
 	}
-	if len(q) > 0 {
+	if q.Len() > 0 {
 		u += "&" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)

@@ -23,7 +23,7 @@ const _ = runtime.SupportPackageIsVersion1
 
 // Adoption is a schema of the API.
 type Adoption struct {
-	AdoptedAt *time.Time `json:"adoptedAt,omitempty"`
+	AdoptedAt *time.Time `json:"adoptedAt,omitzero"`
 	Owner     string     `json:"owner"`
 }
 
@@ -37,7 +37,7 @@ type Error struct {
 type Pet struct {
 	ID   int64   `json:"id"`
 	Name string  `json:"name"`
-	Tag  *string `json:"tag,omitempty"`
+	Tag  *string `json:"tag,omitzero"`
 }
 
 // Pets is a schema of the API.
@@ -237,13 +237,13 @@ type ListPetsResponse struct {
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ListPets(ctx context.Context, params *ListPetsParams) (*ListPetsResponse, error) {
 	u := c.server + "/pets"
-	q := url.Values{}
+	var q runtime.Query
 	if params != nil {
 		if params.Limit != nil {
 			q.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
 		}
 	}
-	if len(q) > 0 {
+	if q.Len() > 0 {
 		u += "?" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -384,7 +384,7 @@ type ShowPetByIDResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDResponse, error) {
-	u := c.server + "/pets/" + url.PathEscape(petID)
+	u := c.server + "/pets/" + runtime.PathSegment(petID)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ShowPetByID: %w", err)
@@ -471,7 +471,7 @@ type AdoptPetResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption) (*AdoptPetResponse, error) {
-	u := c.server + "/pets/" + url.PathEscape(petID) + "/adoptions"
+	u := c.server + "/pets/" + runtime.PathSegment(petID) + "/adoptions"
 	var rd io.Reader
 	{
 		raw, err := json.Marshal(body)

@@ -22,7 +22,7 @@ const _ = runtime.SupportPackageIsVersion1
 
 // SearchIdempotentBody is a schema of the API.
 type SearchIdempotentBody struct {
-	Query *string `json:"query,omitempty"`
+	Query *string `json:"query,omitzero"`
 }
 
 // Client calls the Resilience API. Every method runs behind its operation's circuit
@@ -987,7 +987,7 @@ type PerOperationOneResponse struct {
 //   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationOne(ctx context.Context, id string) (*PerOperationOneResponse, error) {
-	u := c.server + "/d/" + url.PathEscape(id)
+	u := c.server + "/d/" + runtime.PathSegment(id)
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("PerOperationOne: %w", err)
@@ -1042,7 +1042,7 @@ type PerOperationTwoResponse struct {
 //   - retry "standard" (on: HEAD): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationTwo(ctx context.Context, id string) (*PerOperationTwoResponse, error) {
-	u := c.server + "/d/" + url.PathEscape(id)
+	u := c.server + "/d/" + runtime.PathSegment(id)
 	req, err := http.NewRequestWithContext(ctx, "HEAD", u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("PerOperationTwo: %w", err)

@@ -23,8 +23,8 @@ const _ = runtime.SupportPackageIsVersion1
 
 // User is a schema of the API.
 type User struct {
-	Email *string `json:"email,omitempty"`
-	ID    *int64  `json:"id,omitempty"`
+	Email *string `json:"email,omitzero"`
+	ID    *int64  `json:"id,omitzero"`
 	Name  string  `json:"name"`
 }
 
@@ -197,13 +197,13 @@ type ListUsersResponse struct {
 //   - timeouts: 4s per attempt, 30s in all.
 func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams) (*ListUsersResponse, error) {
 	u := c.server + "/users"
-	q := url.Values{}
+	var q runtime.Query
 	if params != nil {
 		if params.Active != nil {
 			q.Add("active", strconv.FormatBool(*params.Active))
 		}
 	}
-	if len(q) > 0 {
+	if q.Len() > 0 {
 		u += "?" + q.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)

@@ -27,12 +27,12 @@ type Alias Base
 // Base is a schema of the API.
 type Base struct {
 	ID   string  `json:"id"`
-	Note *string `json:"note,omitempty"`
+	Note *string `json:"note,omitzero"`
 }
 
 // Client2 is a schema of the API.
 type Client2 struct {
-	X *string `json:"x,omitempty"`
+	X *string `json:"x,omitzero"`
 }
 
 // Kind is a schema of the API.
@@ -61,25 +61,47 @@ const (
 type Merged struct {
 	Extra int64   `json:"extra"`
 	ID    string  `json:"id"`
-	Note  *string `json:"note,omitempty"`
+	Note  *string `json:"note,omitzero"`
 }
 
 // Names is a schema of the API.
 type Names struct {
-	// The spec names this property "", which Go's JSON tags cannot hold: it is skipped.
+	// The spec names this property "", which Go struct tags cannot hold; it is encoded by hand.
 	Field       *string `json:"-"`
-	X2fa        *bool   `json:"2fa,omitempty"`
-	OdataType   *string `json:"@odata.type,omitempty"`
-	StartTime   *string `json:"StartTime,omitempty"`
-	StartTimeLt *string `json:"StartTime<,omitempty"`
-	StartTimeGt *string `json:"StartTime>,omitempty"`
-	Func        *string `json:"func,omitempty"`
-	Größe       *int64  `json:"größe,omitempty"`
-	// The spec names this property "quote\"and`tick", which Go's JSON tags cannot hold: it is skipped.
+	X2fa        *bool   `json:"2fa,omitzero"`
+	OdataType   *string `json:"@odata.type,omitzero"`
+	StartTime   *string `json:"StartTime,omitzero"`
+	StartTimeLt *string `json:"StartTime<,omitzero"`
+	StartTimeGt *string `json:"StartTime>,omitzero"`
+	Func        *string `json:"func,omitzero"`
+	Größe       *int64  `json:"größe,omitzero"`
+	// The spec names this property "quote\"and`tick", which Go struct tags cannot hold; it is encoded by hand.
 	QuoteAndTick *string `json:"-"`
-	StartTime2   *string `json:"start_time,omitempty"`
-	Type         *string `json:"type,omitempty"`
-	X日本          *string `json:"日本,omitempty"`
+	StartTime2   *string `json:"start_time,omitzero"`
+	Type         *string `json:"type,omitzero"`
+	X日本          *string `json:"日本,omitzero"`
+}
+
+// UnmarshalJSON decodes every property into its field.
+func (v *Names) UnmarshalJSON(data []byte) error {
+	type plain Names
+	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+		return err
+	}
+	if err := runtime.UnmarshalMembers(data, map[string]any{"": &v.Field, "quote\"and`tick": &v.QuoteAndTick}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON writes every field.
+func (v Names) MarshalJSON() ([]byte, error) {
+	type plain Names
+	data, err := json.Marshal(plain(v))
+	if err != nil {
+		return nil, err
+	}
+	return runtime.AddMembers(data, runtime.Member{Name: "", Value: v.Field, Omit: v.Field == nil}, runtime.Member{Name: "quote\"and`tick", Value: v.QuoteAndTick, Omit: v.QuoteAndTick == nil})
 }
 
 // Thing is described by the spec as:
@@ -87,27 +109,27 @@ type Names struct {
 // A thing with one field of each kind.
 // */ this line tries to close a comment; it must stay a comment.
 type Thing struct {
-	Anything         json.RawMessage   `json:"anything,omitempty"`
-	Choice           *ThingChoice      `json:"choice,omitempty"`
-	Count32          *int32            `json:"count32,omitempty"`
+	Anything         json.RawMessage   `json:"anything,omitzero"`
+	Choice           *ThingChoice      `json:"choice,omitzero"`
+	Count32          *int32            `json:"count32,omitzero"`
 	Created          time.Time         `json:"created"`
-	Day              *string           `json:"day,omitempty"`
-	Enabled          *bool             `json:"enabled,omitempty"`
-	Extra            map[string]any    `json:"extra,omitempty"`
+	Day              *string           `json:"day,omitzero"`
+	Enabled          *bool             `json:"enabled,omitzero"`
+	Extra            map[string]any    `json:"extra,omitzero"`
 	ID               int64             `json:"id"`
 	Kind             Kind              `json:"kind"`
-	Labels           map[string]string `json:"labels,omitempty"`
-	Level            *Level            `json:"level,omitempty"`
-	MaybeKind        *Kind             `json:"maybeKind,omitempty"`
-	Merged           *Merged           `json:"merged,omitempty"`
+	Labels           map[string]string `json:"labels,omitzero"`
+	Level            *Level            `json:"level,omitzero"`
+	MaybeKind        *Kind             `json:"maybeKind,omitzero"`
+	Merged           *Merged           `json:"merged,omitzero"`
 	Name             string            `json:"name"`
-	Nested           *ThingNested      `json:"nested,omitempty"`
-	NullableName     *string           `json:"nullableName,omitempty"`
-	Ratio            *float32          `json:"ratio,omitempty"`
-	Raw              []byte            `json:"raw,omitempty"`
-	RequiredNullable *Level            `json:"requiredNullable,omitempty"`
-	Score            *float64          `json:"score,omitempty"`
-	Tags             []string          `json:"tags,omitempty"`
+	Nested           *ThingNested      `json:"nested,omitzero"`
+	NullableName     *string           `json:"nullableName,omitzero"`
+	Ratio            *float32          `json:"ratio,omitzero"`
+	Raw              []byte            `json:"raw,omitzero"`
+	RequiredNullable *Level            `json:"requiredNullable,omitzero"`
+	Score            *float64          `json:"score,omitzero"`
+	Tags             []string          `json:"tags,omitzero"`
 }
 
 // ThingChoice is one of: String, Int. The field that is set holds the value.
@@ -151,13 +173,13 @@ func (u *ThingChoice) UnmarshalJSON(data []byte) error {
 
 // ThingNested is a schema of the API.
 type ThingNested struct {
-	Child *Thing `json:"child,omitempty"`
-	Depth *int64 `json:"depth,omitempty"`
+	Child *Thing `json:"child,omitzero"`
+	Depth *int64 `json:"depth,omitzero"`
 }
 
 // Tree is a schema of the API.
 type Tree struct {
-	Children []Tree `json:"children,omitempty"`
+	Children []Tree `json:"children,omitzero"`
 	Left     *Tree  `json:"left"`
 	Value    string `json:"value"`
 }
@@ -173,7 +195,7 @@ type String string
 
 // TypeResponse200Body is a schema of the API.
 type TypeResponse200Body struct {
-	Updated *bool `json:"updated,omitempty"`
+	Updated *bool `json:"updated,omitzero"`
 }
 
 // Client calls the Types API. Every method runs behind its operation's circuit
@@ -400,7 +422,7 @@ type TypeResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse, error) {
-	u := c.server + "/things/" + url.PathEscape(strconv.FormatInt(int64(id), 10))
+	u := c.server + "/things/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10))
 	var rd io.Reader
 	{
 		raw, err := json.Marshal(body)
