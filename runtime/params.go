@@ -266,4 +266,3 @@ func (m *Multipart) Finish() ([]byte, string, error) {
 func escapeQuotes(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", "").Replace(s)
 }
-
