@@ -556,6 +556,9 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 	if op.ID == "" {
 		op.ID = o.method + " " + o.path
 	}
+	if len(o.op.Tags) > 0 {
+		op.Tag = o.op.Tags[0]
+	}
 
 	// Parameters: the operation's override the path item's by (in, name).
 	type key struct{ in, name string }

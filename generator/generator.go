@@ -22,6 +22,9 @@ import (
 	"github.com/resgen/resgen/generator/model"
 )
 
+// Output is one generated file.
+type Output = emit.Output
+
 // Config is one generation run.
 type Config struct {
 	// Spec is the spec's path; relative $refs resolve against its folder.
@@ -33,12 +36,18 @@ type Config struct {
 	Overlays []string
 	// Strict turns warnings into errors.
 	Strict bool
+	// Split lays the output out in several files: "" (one file), "kind"
+	// or "tag" (see emit.SplitKind, emit.SplitTag).
+	Split string
 }
 
 // Result is the output of a successful run.
 type Result struct {
-	// Source is the gofmt'd Go file.
+	// Source is the gofmt'd Go file (the first file when split).
 	Source []byte
+	// Files are the output files: one with an empty name, or the files of
+	// a split layout, sorted by name.
+	Files []Output
 	// Model is what Source was printed from (explain reads it).
 	Model *model.File
 	// Diags are the warnings of the run, sorted by position.
@@ -50,6 +59,9 @@ type Result struct {
 func Generate(ctx context.Context, cfg Config) (*Result, error) {
 	if !token.IsIdentifier(cfg.Package) || token.IsKeyword(cfg.Package) || cfg.Package == "_" {
 		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: "-package", Msg: fmt.Sprintf("%q is not a Go package name", cfg.Package)}}}
+	}
+	if cfg.Split != emit.SplitNone && cfg.Split != emit.SplitKind && cfg.Split != emit.SplitTag {
+		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: "-split", Msg: fmt.Sprintf("%q is not a layout: use kind or tag", cfg.Split)}}}
 	}
 	data, err := readSpec(cfg.Spec)
 	if err != nil {
@@ -89,9 +101,9 @@ func generate(ctx context.Context, cfg Config, data []byte, overlays []overlayFi
 	if diags.HasErrors() {
 		return nil, &InputError{Diags: diags}
 	}
-	src, err := emit.Render(file)
+	files, err := emit.Render(file, cfg.Split)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Source: src, Model: file, Diags: diags}, nil
+	return &Result{Source: files[0].Source, Files: files, Model: file, Diags: diags}, nil
 }

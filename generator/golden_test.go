@@ -151,3 +151,22 @@ func TestGoldenErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenSplit: the same client laid out as several files by tag is
+// golden too (golden/openstack-console-split), and built with the module.
+func TestGoldenSplit(t *testing.T) {
+	t.Chdir("..")
+	res, err := Generate(context.Background(), Config{Spec: "testdata/specs/openstack-console.yaml", Package: "openstackconsolesplit", Split: "tag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range res.Files {
+		names = append(names, f.Name)
+		checkGolden(t, filepath.Join("golden", "openstack-console-split", f.Name), f.Source)
+	}
+	want := "client.gen.go ops_compute.gen.go ops_identity.gen.go ops_image.gen.go ops_volume.gen.go types.gen.go"
+	if strings.Join(names, " ") != want {
+		t.Fatalf("files %v, want %s", names, want)
+	}
+}

@@ -6,6 +6,7 @@ package emit
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -23,43 +24,125 @@ type emitter struct {
 	types map[string]*model.Type
 }
 
-// Render prints f as gofmt'd Go source. An error means resgen built bad
-// code: it carries the source with line numbers.
-func Render(f *model.File) ([]byte, error) {
+// Output is one generated Go file: Name is "" for the single-file layout
+// (the CLI's -o), or a file name in the output folder when split.
+type Output struct {
+	Name   string
+	Source []byte
+}
+
+// Split layouts: one file, or several by kind or by tag.
+const (
+	SplitNone = ""
+	SplitKind = "kind" // types.gen.go, client.gen.go, operations.gen.go
+	SplitTag  = "tag"  // types.gen.go, client.gen.go, <tag>.gen.go per tag
+)
+
+// Render prints f as gofmt'd Go source in the given layout. An error means
+// resgen built bad code: it carries the source.
+func Render(f *model.File, split string) ([]Output, error) {
 	e := &emitter{m: f, types: map[string]*model.Type{}}
 	for _, t := range f.Types {
 		e.types[t.Name] = t
 	}
-	jf := jen.NewFile(f.Package)
 	var hdr strings.Builder
 	if err := templates.T.ExecuteTemplate(&hdr, "header", f.Source); err != nil {
 		return nil, err
 	}
-	jf.HeaderComment("// " + sanitizeLine(hdr.String()))
-	jf.ImportName(runtimePkg, "runtime")
-	jf.ImportName("net/url", "url")
-	jf.ImportName("log/slog", "slog")
-	jf.ImportName("encoding/json", "json")
-
+	files := map[string]*jen.File{}
+	var order []string
+	file := func(name string) *jen.File {
+		if jf, ok := files[name]; ok {
+			return jf
+		}
+		jf := jen.NewFile(f.Package)
+		jf.HeaderComment("// " + sanitizeLine(hdr.String()))
+		jf.ImportName(runtimePkg, "runtime")
+		jf.ImportName("net/url", "url")
+		jf.ImportName("log/slog", "slog")
+		jf.ImportName("encoding/json", "json")
+		files[name] = jf
+		order = append(order, name)
+		return jf
+	}
+	typesFile, clientFile, opsFile := "", "", ""
+	if split != SplitNone {
+		typesFile, clientFile, opsFile = "types.gen.go", "client.gen.go", "operations.gen.go"
+	}
+	cf := file(clientFile)
 	/* const _ = runtime.SupportPackageIsVersion1 */
-	jf.Comment("// This file needs a runtime package of the same resgen version.")
-	jf.Const().Id("_").Op("=").Qual(runtimePkg, "SupportPackageIsVersion1")
+	cf.Comment("// This file needs a runtime package of the same resgen version.")
+	cf.Const().Id("_").Op("=").Qual(runtimePkg, "SupportPackageIsVersion1")
 
 	for _, t := range f.Types {
-		e.emitType(jf, t)
+		e.emitType(file(typesFile), t)
 	}
-	e.emitClient(jf)
-	e.emitBreakers(jf)
+	e.emitClient(cf)
+	e.emitBreakers(cf)
+	tagFiles := newFileNames("types.gen.go", "client.gen.go")
 	for _, op := range f.Operations {
-		e.emitParams(jf, op)
-		e.emitResponse(jf, op)
-		e.emitOperation(jf, op)
+		name := opsFile
+		if split == SplitTag {
+			name = tagFiles.name(op.Tag)
+		}
+		of := file(name)
+		e.emitParams(of, op)
+		e.emitResponse(of, op)
+		e.emitOperation(of, op)
 	}
-	var buf bytes.Buffer
-	if err := jf.Render(&buf); err != nil {
-		return nil, fmt.Errorf("resgen built Go code that does not parse (a resgen bug): %w", err)
+	out := make([]Output, 0, len(order))
+	sort.Strings(order)
+	for _, name := range order {
+		var buf bytes.Buffer
+		if err := files[name].Render(&buf); err != nil {
+			return nil, fmt.Errorf("resgen built Go code that does not parse (a resgen bug): %w", err)
+		}
+		out = append(out, Output{Name: name, Source: buf.Bytes()})
 	}
-	return buf.Bytes(), nil
+	return out, nil
+}
+
+// fileNames maps tags to distinct file names: lower case letters, digits
+// and underscores, then .gen.go; the same tag always gets the same name.
+type fileNames struct {
+	byTag map[string]string
+	taken map[string]bool
+}
+
+func newFileNames(reserved ...string) *fileNames {
+	n := &fileNames{byTag: map[string]string{}, taken: map[string]bool{}}
+	for _, r := range reserved {
+		n.taken[r] = true
+	}
+	return n
+}
+
+func (n *fileNames) name(tag string) string {
+	if f, ok := n.byTag[tag]; ok {
+		return f
+	}
+	var b strings.Builder
+	for _, c := range strings.ToLower(tag) {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			b.WriteRune(c)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
+			b.WriteByte('_')
+		}
+	}
+	base := strings.Trim(b.String(), "_")
+	if base == "" {
+		base = "untagged"
+	}
+	// The prefix keeps tag files apart from types.gen.go and client.gen.go.
+	base = "ops_" + base
+	f := base + ".gen.go"
+	for i := 2; n.taken[f]; i++ {
+		f = fmt.Sprintf("%s_%d.gen.go", base, i)
+	}
+	n.taken[f] = true
+	n.byTag[tag] = f
+	return f
 }
 
 // comment adds doc lines; every line is written as a // line so no spec

@@ -180,8 +180,11 @@ type Operation struct {
 	Name, ID     string
 	Method, Path string
 	Summary      string
-	Doc          []string
-	Deprecated   bool
+	// Tag is the operation's first tag ("" when none): the file it goes
+	// to when the output is split by tag.
+	Tag        string
+	Doc        []string
+	Deprecated bool
 	// PathParams are in the order the path uses them.
 	PathParams []*Param
 	// Params are query, header and cookie parameters; ParamsType names
