@@ -510,9 +510,18 @@ func (b *builder) operations() {
 		return ops[i].method < ops[j].method
 	})
 	methods := newNamer("Breakers")
+	ids := map[string]string{}
 	fields := newNamer("server", "hc", "editors", "logger", "observer", "engine", "breakers")
 	for _, o := range ops {
 		base := o.op.OperationID
+		if first, dup := ids[base]; dup && base != "" {
+			// OpenAPI requires unique operationIds; which one gets the
+			// plain name depends on path order, so say so.
+			b.diags = append(b.diags, b.s.diag(Warning, pointerJoin("/paths", o.path, strings.ToLower(o.method), "operationId"),
+				fmt.Sprintf("operationId %q is used again (first by %s); this one gets a numbered method name", base, first), "give every operation its own operationId"))
+		} else {
+			ids[base] = o.method + " " + o.path
+		}
 		if base == "" {
 			base = strings.ToLower(o.method) + " " + o.path
 		}

@@ -30,10 +30,16 @@ type Base struct {
 	Note *string `json:"note,omitzero"`
 }
 
+// Breakers is a schema of the API.
+type Breakers string
+
 // Client2 is a schema of the API.
 type Client2 struct {
 	X *string `json:"x,omitzero"`
 }
+
+// DefaultServerURL2 is a schema of the API.
+type DefaultServerURL2 string
 
 // Kind is a schema of the API.
 type Kind string
@@ -56,6 +62,11 @@ const (
 	LevelX2 Level = 2
 	LevelX3 Level = 3
 )
+
+// ListThingsResponse is a schema of the API.
+type ListThingsResponse struct {
+	Clash *string `json:"clash,omitzero"`
+}
 
 // Merged is a schema of the API.
 type Merged struct {
@@ -103,6 +114,9 @@ func (v Names) MarshalJSON() ([]byte, error) {
 	}
 	return runtime.AddMembers(data, runtime.Member{Name: "", Value: v.Field, Omit: v.Field == nil}, runtime.Member{Name: "quote\"and`tick", Value: v.QuoteAndTick, Omit: v.QuoteAndTick == nil})
 }
+
+// Option2 is a schema of the API.
+type Option2 string
 
 // Thing is described by the spec as:
 //
@@ -184,8 +198,23 @@ type Tree struct {
 	Value    string `json:"value"`
 }
 
+// TypeResponse200Body is a schema of the API.
+type TypeResponse200Body string
+
+// WithLogger2 is a schema of the API.
+type WithLogger2 int64
+
+// Context is a schema of the API.
+type Context string
+
+// Error is a schema of the API.
+type Error string
+
 // HTTP is a schema of the API.
 type HTTP string
+
+// JSON is a schema of the API.
+type JSON string
 
 // Names2 is a schema of the API.
 type Names2 string
@@ -193,8 +222,8 @@ type Names2 string
 // String is a schema of the API.
 type String string
 
-// TypeResponse200Body is a schema of the API.
-type TypeResponse200Body struct {
+// TypeResponse200Body2 is a schema of the API.
+type TypeResponse200Body2 struct {
 	Updated *bool `json:"updated,omitzero"`
 }
 
@@ -335,9 +364,9 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListThingsResponse is the answer to ListThings: the status, headers and raw body,
+// ListThingsResponse2 is the answer to ListThings: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
-type ListThingsResponse struct {
+type ListThingsResponse2 struct {
 	StatusCode int
 	Header     http.Header
 	// Body is the raw response body.
@@ -355,7 +384,7 @@ type ListThingsResponse struct {
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse, error) {
+func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse2, error) {
 	u := c.server + "/things"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
@@ -371,7 +400,7 @@ func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ListThings: read response: %w", err)
 	}
-	out := &ListThingsResponse{
+	out := &ListThingsResponse2{
 		StatusCode: resp.StatusCode,
 		Header:     resp.Header,
 		Body:       raw,
@@ -412,7 +441,7 @@ type TypeResponse struct {
 	Attempts int
 	// JSON200 is set when the status is 200.
 	// ok.
-	JSON200 *TypeResponse200Body
+	JSON200 *TypeResponse200Body2
 }
 
 // Type calls PUT /things/{id}.
@@ -456,7 +485,7 @@ func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse,
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v TypeResponse200Body
+		var v TypeResponse200Body2
 		if len(raw) > 0 {
 			if err := json.Unmarshal(raw, &v); err != nil {
 				return out, fmt.Errorf("Type: decode 200 response: %w", err)
