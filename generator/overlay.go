@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,7 +61,7 @@ func applyOverlay(src *srcMap, o overlayFile) (changed int, diags Diagnostics) {
 		}
 		for i := 0; i+1 < len(a.Content); i += 2 {
 			k := a.Content[i].Value
-			if !contains(overlayActionKeys, k) && !strings.HasPrefix(k, "x-") {
+			if !slices.Contains(overlayActionKeys, k) && !strings.HasPrefix(k, "x-") {
 				msg := fmt.Sprintf("unknown key %q in overlay action", k)
 				if s := suggest(k, overlayActionKeys); s != "" {
 					msg += fmt.Sprintf("; did you mean %q?", s)

@@ -3,6 +3,7 @@ package generator
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -157,7 +158,7 @@ func (r *resolver) object(ptr string, v any, what string) (rawObj, bool) {
 // checkKeys reports unknown keys, with the nearest known key as suggestion.
 func (r *resolver) checkKeys(o rawObj, known []string, what string) {
 	for _, k := range sortedKeys(o.m) {
-		if contains(known, k) || strings.HasPrefix(k, "x-") {
+		if slices.Contains(known, k) || strings.HasPrefix(k, "x-") {
 			continue
 		}
 		hint := "known keys: " + strings.Join(known, ", ")
@@ -222,7 +223,7 @@ func (r *resolver) cycle(kind, name string) string {
 
 func (r *resolver) names(defs map[string]rawObj) []string {
 	n := sortedKeys(defs)
-	if !contains(n, "default") {
+	if !slices.Contains(n, "default") {
 		n = append([]string{"default"}, n...)
 	}
 	return n
@@ -544,7 +545,7 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 
 func (r *resolver) enum(ptr string, v any, dst *string, allowed ...string) {
 	s, ok := v.(string)
-	if ok && contains(allowed, s) {
+	if ok && slices.Contains(allowed, s) {
 		*dst = s
 		return
 	}
@@ -628,7 +629,7 @@ func (r *resolver) outcomes(ptr string, v any, dst *[]string) {
 			good = false
 			continue
 		}
-		if !contains(out, tok) {
+		if !slices.Contains(out, tok) {
 			out = append(out, tok)
 		}
 	}
@@ -706,15 +707,6 @@ func validHeaderName(s string) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {

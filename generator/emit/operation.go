@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -385,7 +386,7 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 	}
 	var accept []string
 	for _, r := range op.Responses {
-		if r.ContentType != "" && !contains(accept, r.ContentType) {
+		if r.ContentType != "" && !slices.Contains(accept, r.ContentType) {
 			accept = append(accept, r.ContentType)
 		}
 	}
@@ -593,13 +594,4 @@ func atoi(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
