@@ -503,6 +503,13 @@ type EmailContact struct {
 	Name  *string `json:"name,omitzero"`
 }
 
+// EmailNotification is a schema of the API.
+type EmailNotification struct {
+	Channel string `json:"channel"`
+	Subject string `json:"subject"`
+	To      string `json:"to"`
+}
+
 // Event is one of: OrderPlaced, OrderShipped, OrderCancelled (discriminator "type"). The field that is set holds the value.
 type Event struct {
 	OrderPlaced    *OrderPlaced
@@ -725,6 +732,61 @@ type Lizard struct {
 	LovesRocks *bool  `json:"lovesRocks,omitzero"`
 	Name       string `json:"name"`
 	PetType    string `json:"petType"`
+}
+
+// Notification is one of: EmailNotification, SmsNotification (discriminator "channel"). The field that is set holds the value.
+type Notification struct {
+	EmailNotification *EmailNotification
+	SmsNotification   *SmsNotification
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u Notification) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.EmailNotification != nil:
+		return json.Marshal(u.EmailNotification)
+	case u.SmsNotification != nil:
+		return json.Marshal(u.SmsNotification)
+	case u.Unknown != nil:
+		return u.Unknown, nil
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown.
+func (u *Notification) UnmarshalJSON(data []byte) error {
+	*u = Notification{}
+	if d, ok := runtime.Discriminator(data, "channel"); ok {
+		switch d {
+		case "email":
+			u.EmailNotification = new(EmailNotification)
+			return json.Unmarshal(data, u.EmailNotification)
+		case "sms":
+			u.SmsNotification = new(SmsNotification)
+			return json.Unmarshal(data, u.SmsNotification)
+		}
+		u.Unknown = append(json.RawMessage(nil), data...)
+		return nil
+	}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindObject:
+		keys := runtime.ObjectKeys(data)
+		if keys.Has("channel", "subject", "to") {
+			u.EmailNotification = new(EmailNotification)
+			return json.Unmarshal(data, u.EmailNotification)
+		}
+		if keys.Has("channel", "phone", "text") {
+			u.SmsNotification = new(SmsNotification)
+			return json.Unmarshal(data, u.SmsNotification)
+		}
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
 }
 
 // NumberLit is a schema of the API.
@@ -1207,6 +1269,13 @@ type ShapeVariant3 struct {
 	Kind string  `json:"kind"`
 }
 
+// SmsNotification is a schema of the API.
+type SmsNotification struct {
+	Channel string `json:"channel"`
+	Phone   string `json:"phone"`
+	Text    string `json:"text"`
+}
+
 // TextFilter is a schema of the API.
 type TextFilter struct {
 	Fuzzy *bool  `json:"fuzzy,omitzero"`
@@ -1286,6 +1355,7 @@ type Client struct {
 	opEvaluate         *runtime.Operation
 	opListEvents       *runtime.Operation
 	opPublishEvent     *runtime.Operation
+	opSendNotification *runtime.Operation
 	opAddPaymentMethod *runtime.Operation
 	opListPets         *runtime.Operation
 	opAdoptPet         *runtime.Operation
@@ -1439,6 +1509,14 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Name:         "publishEvent",
 		Method:       "POST",
 		Path:         "/events",
+		Breaker:      breakerDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
+	c.opSendNotification = e.Operation(runtime.OperationSpec{
+		Name:         "sendNotification",
+		Method:       "POST",
+		Path:         "/notifications",
 		Breaker:      breakerDefault,
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
@@ -2024,6 +2102,83 @@ func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventRes
 				return out, fmt.Errorf("PublishEvent: decode 202 response: %w", err)
 			}
 			out.JSON202 = &v
+		}
+	default:
+		if resp.StatusCode >= 400 {
+			return nil, &runtime.StatusError{
+				Method:     "POST",
+				URL:        req.URL.Redacted(),
+				StatusCode: resp.StatusCode,
+				Header:     resp.Header,
+				Body:       raw,
+				Attempts:   attempts,
+			}
+		}
+	}
+	return out, nil
+}
+
+// SendNotificationResponse is the answer to SendNotification: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type SendNotificationResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+	// JSON200 is set when the status is 200.
+	// the notification as sent.
+	JSON200 *Notification
+}
+
+// SendNotification calls POST /notifications.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - no retry (POST without key: off).
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) SendNotification(ctx context.Context, body Notification) (*SendNotificationResponse, error) {
+	u := c.server + "/notifications"
+	var rd io.Reader
+	{
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("SendNotification: encode request body: %w", err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("SendNotification: %w", err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, attempts, err := c.opSendNotification.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("SendNotification: read response: %w", err)
+	}
+	out := &SendNotificationResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	switch {
+	case resp.StatusCode == 200:
+		var v Notification
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return out, fmt.Errorf("SendNotification: decode 200 response: %w", err)
+			}
+			out.JSON200 = &v
 		}
 	default:
 		if resp.StatusCode >= 400 {
