@@ -15,10 +15,76 @@ import (
 // prints it. Facts are the same the doc comment above the generated
 // method is made of, so the two never disagree.
 type ExplainOp struct {
-	ID     string     `json:"operationId"`
-	Method string     `json:"method"`
-	Path   string     `json:"path"`
-	Facts  emit.Facts `json:"policy"`
+	ID     string `json:"operationId"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Policy holds the values (numbers, Go durations, lists) for tools;
+	// Facts the same in words, as the doc comment says them.
+	Policy explainPolicy `json:"policy"`
+	Facts  emit.Facts    `json:"text"`
+}
+
+// explainPolicy is an operation's resolved policy in machine form.
+type explainPolicy struct {
+	Breaker *explainBreaker `json:"breaker"`
+	Retry   *explainRetry   `json:"retry"`
+	// RetryWhy says why retry is on or off.
+	RetryWhy          string `json:"retryWhy"`
+	IdempotencyHeader string `json:"idempotencyKeyHeader,omitempty"`
+	Timeout           string `json:"timeout"`
+	TotalTimeout      string `json:"totalTimeout"`
+}
+
+type explainBreaker struct {
+	Instance              string   `json:"instance"`
+	Policy                string   `json:"policy"`
+	Scope                 string   `json:"scope"`
+	WindowType            string   `json:"windowType"`
+	WindowSize            int      `json:"windowSize,omitempty"`
+	WindowDuration        string   `json:"windowDuration,omitempty"`
+	MinimumCalls          int      `json:"minimumCalls"`
+	FailureRateThreshold  float64  `json:"failureRateThreshold"`
+	SlowCallDuration      string   `json:"slowCallDuration"`
+	SlowCallRateThreshold float64  `json:"slowCallRateThreshold"`
+	WaitInOpen            string   `json:"waitInOpen"`
+	HalfOpenCalls         int      `json:"halfOpenCalls"`
+	RecordOn              []string `json:"recordOn"`
+}
+
+type explainRetry struct {
+	Policy          string        `json:"policy"`
+	MaxAttempts     int           `json:"maxAttempts"`
+	Backoff         string        `json:"backoff"`
+	InitialInterval string        `json:"initialInterval"`
+	Multiplier      float64       `json:"multiplier"`
+	MaxInterval     string        `json:"maxInterval"`
+	Jitter          string        `json:"jitter"`
+	RetryOn         []string      `json:"retryOn"`
+	RetryAfter      bool          `json:"retryAfter"`
+	MaxRetryAfter   string        `json:"maxRetryAfter"`
+	Budget          *model.Budget `json:"budget,omitempty"`
+}
+
+func machinePolicy(p *model.OpPolicy) explainPolicy {
+	out := explainPolicy{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: p.Timeout.String(), TotalTimeout: p.TotalTimeout.String()}
+	if bi := p.Breaker; bi != nil {
+		b := bi.Policy
+		eb := &explainBreaker{Instance: bi.Instance, Policy: b.Name, Scope: b.Scope, WindowType: b.WindowType,
+			MinimumCalls: b.MinimumCalls, FailureRateThreshold: b.FailureRateThreshold, SlowCallDuration: b.SlowCallDuration.String(),
+			SlowCallRateThreshold: b.SlowCallRateThreshold, WaitInOpen: b.WaitInOpen.String(), HalfOpenCalls: b.HalfOpenCalls, RecordOn: b.RecordOn}
+		if b.WindowType == "time" {
+			eb.WindowDuration = b.WindowDuration.String()
+		} else {
+			eb.WindowSize = b.WindowSize
+		}
+		out.Breaker = eb
+	}
+	if r := p.Retry; r != nil {
+		out.Retry = &explainRetry{Policy: r.Name, MaxAttempts: r.MaxAttempts, Backoff: r.Backoff, InitialInterval: r.InitialInterval.String(),
+			Multiplier: r.Multiplier, MaxInterval: r.MaxInterval.String(), Jitter: r.Jitter, RetryOn: r.RetryOn, RetryAfter: r.RetryAfter,
+			MaxRetryAfter: r.MaxRetryAfter.String(), Budget: r.Budget}
+	}
+	return out
 }
 
 // Explain renders the policies of a generated model in format table,
@@ -26,7 +92,7 @@ type ExplainOp struct {
 func Explain(m *model.File, format string) ([]byte, error) {
 	ops := make([]ExplainOp, 0, len(m.Operations))
 	for _, op := range m.Operations {
-		ops = append(ops, ExplainOp{ID: op.ID, Method: op.Method, Path: op.Path, Facts: emit.PolicyFacts(op.Policy)})
+		ops = append(ops, ExplainOp{ID: op.ID, Method: op.Method, Path: op.Path, Policy: machinePolicy(op.Policy), Facts: emit.PolicyFacts(op.Policy)})
 	}
 	var buf bytes.Buffer
 	switch format {

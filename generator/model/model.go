@@ -256,6 +256,6 @@ type RetryPolicy struct {
 
 // Budget is a client-wide retry budget.
 type Budget struct {
-	Ratio        float64
-	MinPerSecond float64
+	Ratio        float64 `json:"ratio"`
+	MinPerSecond float64 `json:"minPerSecond"`
 }
