@@ -553,7 +553,7 @@ func (b *builder) operations() {
 var pathParamRE = regexp.MustCompile(`\{([^{}]+)\}`)
 
 // argReserved are the names a generated method uses for itself.
-var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s"}
+var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f"}
 
 func (b *builder) operation(o opRef, name, field string) *model.Operation {
 	opPtr := pointerJoin("/paths", o.path, strings.ToLower(o.method))
@@ -794,6 +794,14 @@ func (b *builder) body(rb *openapi3.RequestBody, opName string) *model.Body {
 		body.Type = b.typeOf(mt.Schema, opName+"Body", "", true)
 	case "form":
 		body.Type = &model.GoType{Kind: model.Qual, Pkg: "net/url", Name: "Values"}
+		if mt.Schema != nil && mt.Schema.Value != nil {
+			if _, ok := b.objectProps(mt.Schema.Value); ok {
+				// A typed form: encoded through its JSON form (deepObject
+				// brackets for nested values).
+				body.Type = b.typeOf(mt.Schema, opName+"Form", "", true)
+				body.Encoding = "form-typed"
+			}
+		}
 	case "text":
 		body.Type = builtin("string")
 	default:

@@ -9,6 +9,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -265,4 +266,64 @@ func (m *Multipart) Finish() ([]byte, string, error) {
 
 func escapeQuotes(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", "").Replace(s)
+}
+
+// FormBody encodes v (a struct or map) as an application/x-www-form-urlencoded
+// body, through its JSON form: top-level values as name=value, lists
+// repeated (name=a&name=b), objects as deepObject brackets
+// (meta[key]=value), lists of objects indexed (items[0][price]=p).
+func FormBody(v any) (string, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return "", fmt.Errorf("a form body must encode as a JSON object: %w", err)
+	}
+	var q Query
+	for _, k := range sortedKeys(m) {
+		formValue(&q, k, m[k], true)
+	}
+	return q.Encode(), nil
+}
+
+func formValue(q *Query, name string, v any, top bool) {
+	switch x := v.(type) {
+	case nil:
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			formValue(q, name+"["+k+"]", x[k], false)
+		}
+	case []any:
+		for i, e := range x {
+			switch e.(type) {
+			case map[string]any, []any:
+				formValue(q, name+"["+strconv.Itoa(i)+"]", e, false)
+			default:
+				if top {
+					formValue(q, name, e, false)
+				} else {
+					formValue(q, name+"["+strconv.Itoa(i)+"]", e, false)
+				}
+			}
+		}
+	case string:
+		q.Add(name, x)
+	case json.Number:
+		q.Add(name, x.String())
+	case bool:
+		q.Add(name, strconv.FormatBool(x))
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

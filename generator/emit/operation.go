@@ -355,6 +355,12 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 			enc = []jen.Code{jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(jen.Id("body").Dot("Encode").Call())}
 		case "multipart-fields":
 			enc = e.multipartBody(op, b)
+		case "form-typed":
+			enc = []jen.Code{
+				jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(runtimePkg, "FormBody").Call(jen.Id("body")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
+				jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(jen.Id("form")),
+			}
 		case "text":
 			v := jen.Id("body")
 			if !b.Required {

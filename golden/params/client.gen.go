@@ -37,6 +37,20 @@ type DownloadResponse404Body struct {
 	Error *string `json:"error,omitzero"`
 }
 
+// PostFormForm is a schema of the API.
+type PostFormForm struct {
+	Items    []PostFormFormItemsItem `json:"items,omitzero"`
+	Metadata map[string]string       `json:"metadata,omitzero"`
+	Name     *string                 `json:"name,omitzero"`
+	Tag      []string                `json:"tag,omitzero"`
+}
+
+// PostFormFormItemsItem is a schema of the API.
+type PostFormFormItemsItem struct {
+	Price    *string `json:"price,omitzero"`
+	Quantity *int64  `json:"quantity,omitzero"`
+}
+
 // GetItemsItemIDPartsPartResponse200Body is a schema of the API.
 type GetItemsItemIDPartsPartResponse200Body struct {
 	Name *string `json:"name,omitzero"`
@@ -549,11 +563,15 @@ type PostFormResponse struct {
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: idempotent: true): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PostForm(ctx context.Context, body url.Values) (*PostFormResponse, error) {
+func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResponse, error) {
 	u := c.server + "/forms"
 	var rd io.Reader
 	{
-		rd = strings.NewReader(body.Encode())
+		form, err := runtime.FormBody(body)
+		if err != nil {
+			return nil, fmt.Errorf("PostForm: encode form body: %w", err)
+		}
+		rd = strings.NewReader(form)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {

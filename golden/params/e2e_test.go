@@ -384,7 +384,12 @@ func TestFormBodyIsEncodedAndResentOnRetry(t *testing.T) {
 	// postForm is a POST marked idempotent: true, so it is retried.
 	s := newServer(t, script(503, 200))
 	c := newClient(t, s)
-	resp, err := c.PostForm(t.Context(), url.Values{"name": {"a b&c=ü"}, "tag": {"x", "y"}})
+	resp, err := c.PostForm(t.Context(), PostFormForm{
+		Name:     ptr("a b&c=ü"),
+		Tag:      []string{"x", "y"},
+		Metadata: map[string]string{"order": "42"},
+		Items:    []PostFormFormItemsItem{{Price: ptr("p_1"), Quantity: ptr[int64](2)}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +408,8 @@ func TestFormBodyIsEncodedAndResentOnRetry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := (url.Values{"name": {"a b&c=ü"}, "tag": {"x", "y"}}); !reflect.DeepEqual(form, want) {
+		want := url.Values{"name": {"a b&c=ü"}, "tag": {"x", "y"}, "metadata[order]": {"42"}, "items[0][price]": {"p_1"}, "items[0][quantity]": {"2"}}
+		if !reflect.DeepEqual(form, want) {
 			t.Errorf("attempt %d: body %q decodes to %v; want %v", i+1, r.Body, form, want)
 		}
 	}
