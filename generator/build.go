@@ -383,7 +383,18 @@ func nonNullTypes(s *openapi3.Schema) []string {
 }
 
 func isNullable(s *openapi3.Schema) bool {
-	return s.Nullable || (s.Type != nil && s.Type.Includes("null"))
+	if s.Nullable || (s.Type != nil && s.Type.Includes("null")) {
+		return true
+	}
+	// oneOf: [X, {type: "null"}] is how 3.1 specs write a nullable X.
+	for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+		for _, v := range list {
+			if v != nil && v.Value != nil && v.Value.Type != nil && v.Value.Type.Is("null") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // singleVariant returns the only non-null variant of a oneOf/anyOf, which
@@ -1031,6 +1042,16 @@ var kindFieldNames = map[string]string{"string": "String", "integer": "Int", "nu
 func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	decl.Kind = model.Union
 	fields := newNamer("Unknown")
+	// Properties written next to the oneOf belong to every variant: they
+	// are fields of the union itself.
+	base := *s
+	base.OneOf, base.AnyOf, base.Discriminator = nil, nil, nil
+	if props, ok := b.objectProps(&base); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
+		decl.Fields = b.fields(decl.Name, props, false)
+		for _, f := range decl.Fields {
+			fields.taken[f.Name] = true
+		}
+	}
 	refs := s.OneOf
 	if len(refs) == 0 {
 		refs, decl.AnyOf = s.AnyOf, true
@@ -1077,6 +1098,10 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	}
 	d := s.Discriminator
 	if d == nil || d.PropertyName == "" {
+		// Cat and Dog may each inherit one from a common base (allOf).
+		d = inheritedDiscriminator(refs)
+	}
+	if d == nil || d.PropertyName == "" {
 		return
 	}
 	decl.Discriminator = d.PropertyName
@@ -1084,7 +1109,7 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	for _, val := range sortedKeys(d.Mapping) {
 		mr := d.Mapping[val]
 		for ref, v := range byRef {
-			if (mr.Value != nil && mr.Value == ref.Value) || (mr.Ref != "" && mr.Ref == ref.Ref) || (mr.Ref != "" && ref.Ref == "" && strings.HasSuffix(mr.Ref, "/"+indexOf(refs, ref))) {
+			if mappingMatches(mr, ref, refs) {
 				v.Values = append(v.Values, val)
 				mapped[v] = true
 			}
@@ -1101,13 +1126,63 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	}
 }
 
-// indexOf returns the position of ref in refs as a string, for mappings
-// that point at an inline variant ("#/components/schemas/Pet/oneOf/1").
-func indexOf(refs openapi3.SchemaRefs, ref *openapi3.SchemaRef) string {
-	for i, r := range refs {
-		if r == ref {
-			return strconv.Itoa(i)
+// mappingMatches reports whether a discriminator mapping value names the
+// variant ref: the same schema, the same $ref, a bare schema name
+// ("Dog"), or a pointer at an inline variant (".../oneOf/1").
+func mappingMatches(mr openapi3.MappingRef, ref *openapi3.SchemaRef, refs openapi3.SchemaRefs) bool {
+	switch {
+	case mr.Value != nil && mr.Value == ref.Value:
+		return true
+	case mr.Ref == "":
+		return false
+	case mr.Ref == ref.Ref:
+		return true
+	case !strings.ContainsAny(mr.Ref, "/#") && ref.Ref != "":
+		return ref.Ref[strings.LastIndexAny(ref.Ref, "/#")+1:] == mr.Ref
+	case ref.Ref == "":
+		for i, r := range refs {
+			if r == ref {
+				n := strconv.Itoa(i)
+				return strings.HasSuffix(mr.Ref, "/oneOf/"+n) || strings.HasSuffix(mr.Ref, "/anyOf/"+n)
+			}
 		}
 	}
-	return "-"
+	return false
+}
+
+// inheritedDiscriminator returns the discriminator every variant inherits
+// through allOf from a base schema, or nil when they do not share one.
+func inheritedDiscriminator(refs openapi3.SchemaRefs) *openapi3.Discriminator {
+	var found *openapi3.Discriminator
+	for _, r := range refs {
+		if r == nil || r.Value == nil {
+			continue
+		}
+		if t := r.Value.Type; t != nil && t.Is("null") {
+			continue
+		}
+		d := ownDiscriminator(r.Value, 0)
+		if d == nil || (found != nil && found.PropertyName != d.PropertyName) {
+			return nil
+		}
+		found = d
+	}
+	return found
+}
+
+func ownDiscriminator(s *openapi3.Schema, depth int) *openapi3.Discriminator {
+	if s == nil || depth > 8 {
+		return nil
+	}
+	if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
+		return s.Discriminator
+	}
+	for _, p := range s.AllOf {
+		if p != nil {
+			if d := ownDiscriminator(p.Value, depth+1); d != nil {
+				return d
+			}
+		}
+	}
+	return nil
 }

@@ -191,3 +191,68 @@ func UnmarshalMembers(data []byte, dst map[string]any) error {
 	}
 	return nil
 }
+
+// MarshalUnion encodes a union's set variant v (nil: null). For an object
+// it fills in the discriminator property prop with value when the variant
+// leaves it empty, and adds the union's own properties (base, a struct
+// value or nil) that the variant does not have.
+func MarshalUnion(v any, prop, value string, base any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if (prop == "" || value == "") && base == nil {
+		return data, nil
+	}
+	if Kind(data) != KindObject {
+		if Kind(data) == KindNull && base != nil {
+			return json.Marshal(base)
+		}
+		return data, nil
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, err
+	}
+	if prop != "" && value != "" {
+		if cur, ok := all[prop]; !ok || string(cur) == `""` || string(cur) == "null" {
+			all[prop], _ = json.Marshal(value)
+		}
+	}
+	if base != nil {
+		b, err := json.Marshal(base)
+		if err != nil {
+			return nil, err
+		}
+		var extra map[string]json.RawMessage
+		if err := json.Unmarshal(b, &extra); err != nil {
+			return nil, err
+		}
+		for k, raw := range extra {
+			if _, ok := all[k]; !ok {
+				all[k] = raw
+			}
+		}
+	}
+	return json.Marshal(all)
+}
+
+// IsOneOf reports whether the JSON value data is a string or number equal
+// to one of values (as written in the spec), for unions whose variants
+// differ only by an enum.
+func IsOneOf(data []byte, values ...string) bool {
+	v := string(bytes.TrimSpace(data))
+	if Kind(data) == KindString {
+		var s string
+		if json.Unmarshal(data, &s) != nil {
+			return false
+		}
+		v = s
+	}
+	for _, w := range values {
+		if v == w {
+			return true
+		}
+	}
+	return false
+}

@@ -212,13 +212,7 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 		f.Type().Id(t.Name).StructFunc(func(g *jen.Group) {
 			for _, fl := range t.Fields {
 				comment(g, fl.Doc)
-				tag := fl.JSONName
-				if fl.OmitEmpty && tag != "-" {
-					// omitzero, not omitempty: nil leaves it out, an empty
-					// list or object is still sent ([] or {}).
-					tag += ",omitzero"
-				}
-				g.Id(fl.Name).Add(typeExpr(fl.Type)).Tag(map[string]string{"json": tag})
+				g.Id(fl.Name).Add(typeExpr(fl.Type)).Tag(map[string]string{"json": fieldTag(fl)})
 			}
 			if t.Extra != nil {
 				comment(g, []string{"AdditionalProperties holds the properties the schema does not name."})

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -21,31 +22,70 @@ func variantField(v *model.Variant) *model.GoType {
 // set is the value; MarshalJSON writes it, UnmarshalJSON picks it by the
 // discriminator, by the JSON kind, or by the keys an object has.
 func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
-	/* type U struct { Cat *Cat; Dog *Dog; Unknown json.RawMessage } */
+	/* type U struct { <base fields>; Cat *Cat `json:"-"`; Dog *Dog `json:"-"`; Unknown json.RawMessage `json:"-"` } */
+	hasBase := len(t.Fields) > 0
 	f.Type().Id(t.Name).StructFunc(func(g *jen.Group) {
+		for _, fl := range t.Fields {
+			comment(g, fl.Doc)
+			g.Id(fl.Name).Add(typeExpr(fl.Type)).Tag(map[string]string{"json": fieldTag(fl)})
+		}
+		skip := map[string]string{"json": "-"}
 		for _, v := range t.Variants {
-			g.Id(v.FieldName).Add(typeExpr(variantField(v)))
+			g.Id(v.FieldName).Add(typeExpr(variantField(v))).Tag(skip)
 		}
 		comment(g, []string{"Unknown holds a value no variant matched (a newer server's, say), as sent."})
-		g.Id("Unknown").Qual("encoding/json", "RawMessage")
+		g.Id("Unknown").Qual("encoding/json", "RawMessage").Tag(skip)
 	})
 
-	comment(f, []string{"MarshalJSON writes the variant that is set (the first, if several are)."})
-	f.Func().Params(jen.Id("u").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Switch().BlockFunc(func(g *jen.Group) {
+	doc := []string{"MarshalJSON writes the variant that is set (the first, if several are)"}
+	if t.Discriminator != "" {
+		doc = append(doc, "with its "+quoteLine(t.Discriminator)+" filled in when left empty")
+	}
+	if hasBase {
+		doc = append(doc, "and the properties every variant shares")
+	}
+	comment(f, []string{strings.Join(doc, ", ") + "."})
+	f.Func().Params(jen.Id("u").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).BlockFunc(func(g *jen.Group) {
+		g.Var().Id("v").Any()
+		disc := t.Discriminator != ""
+		if disc {
+			g.Var().Id("d").String()
+		}
+		g.Switch().BlockFunc(func(g *jen.Group) {
 			for _, v := range t.Variants {
-				g.Case(jen.Id("u").Dot(v.FieldName).Op("!=").Nil()).Block(
-					jen.Return(jen.Qual("encoding/json", "Marshal").Call(jen.Id("u").Dot(v.FieldName))),
-				)
+				if disc && len(v.Values) > 0 && v.Kind == "object" {
+					g.Case(jen.Id("u").Dot(v.FieldName).Op("!=").Nil()).Block(jen.List(jen.Id("v"), jen.Id("d")).Op("=").List(jen.Id("u").Dot(v.FieldName), jen.Lit(v.Values[0])))
+				} else {
+					g.Case(jen.Id("u").Dot(v.FieldName).Op("!=").Nil()).Block(jen.Id("v").Op("=").Id("u").Dot(v.FieldName))
+				}
 			}
-			g.Case(jen.Id("u").Dot("Unknown").Op("!=").Nil()).Block(jen.Return(jen.Id("u").Dot("Unknown"), jen.Nil()))
-		}),
-		jen.Return(jen.Index().Byte().Parens(jen.Lit("null")), jen.Nil()),
-	)
+			g.Case(jen.Id("u").Dot("Unknown").Op("!=").Nil()).Block(jen.Id("v").Op("=").Id("u").Dot("Unknown"))
+		})
+		if !disc && !hasBase {
+			g.Return(jen.Qual("encoding/json", "Marshal").Call(jen.Id("v")))
+			return
+		}
+		prop, val, base := jen.Lit(""), jen.Lit(""), jen.Nil()
+		if disc {
+			prop, val = jen.Lit(t.Discriminator), jen.Id("d")
+		}
+		if hasBase {
+			g.Type().Id("plain").Id(t.Name)
+			base = jen.Id("plain").Parens(jen.Id("u"))
+		}
+		g.Return(jen.Qual(runtimePkg, "MarshalUnion").Call(jen.Id("v"), prop, val, base))
+	})
 
 	comment(f, []string{"UnmarshalJSON sets the variant the JSON value is; a value no variant", "matches is kept in Unknown."})
 	f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
 		g.Op("*").Id("u").Op("=").Id(t.Name).Values()
+		if hasBase {
+			/* the shared properties first */
+			g.Type().Id("plain").Id(t.Name)
+			g.If(jen.Qual(runtimePkg, "Kind").Call(jen.Id("data")).Op("==").Qual(runtimePkg, "KindObject")).Block(
+				jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Parens(jen.Op("*").Id("plain")).Parens(jen.Id("u"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			)
+		}
 		if t.Discriminator != "" {
 			e.unionByDiscriminator(g, t)
 		}
@@ -53,6 +93,28 @@ func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
 		g.Id("u").Dot("Unknown").Op("=").Append(jen.Qual("encoding/json", "RawMessage").Parens(jen.Nil()), jen.Id("data").Op("..."))
 		g.Return(jen.Nil())
 	})
+}
+
+// fieldTag is a struct field's json tag.
+func fieldTag(fl *model.Field) string {
+	if fl.OmitEmpty && fl.JSONName != "-" {
+		// omitzero, not omitempty: nil leaves it out, an empty list or
+		// object is still sent ([] or {}).
+		return fl.JSONName + ",omitzero"
+	}
+	return fl.JSONName
+}
+
+// tryVariant prints: if v := new(X); json.Unmarshal(data, v) == nil { u.X = v; return nil }
+// so that a candidate that does not decode leaves the next one a chance.
+func tryVariant(v *model.Variant) jen.Code {
+	if v.Type.Nilable() {
+		return jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("u").Dot(v.FieldName)).Op("==").Nil()).Block(jen.Return(jen.Nil()))
+	}
+	return jen.If(jen.Id("v").Op(":=").New(typeExpr(v.Type)), jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Id("v")).Op("==").Nil()).Block(
+		jen.Id("u").Dot(v.FieldName).Op("=").Id("v"),
+		jen.Return(jen.Nil()),
+	)
 }
 
 // decodeVariant prints: u.X = new(X); return json.Unmarshal(data, u.X)
@@ -110,8 +172,23 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 				continue
 			}
 			g.Case(jen.Qual(runtimePkg, kindConst[kind])).BlockFunc(func(g *jen.Group) {
-				if kind != "object" || len(vs) == 1 {
+				if len(vs) == 1 {
 					addAll(g, decodeVariant(vs[0]))
+					return
+				}
+				if kind != "object" {
+					// Same kind: an enum variant takes its own values, the
+					// others are tried in order.
+					for _, v := range vs {
+						if vals := e.enumValues(v.Type); vals != nil {
+							g.If(jen.Qual(runtimePkg, "IsOneOf").Call(append([]jen.Code{jen.Id("data")}, vals...)...)).Block(decodeVariant(v)...)
+						}
+					}
+					for _, v := range vs {
+						if e.enumValues(v.Type) == nil {
+							g.Add(tryVariant(v))
+						}
+					}
 					return
 				}
 				// Objects: the variant whose required keys are all there,
@@ -123,28 +200,21 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 				}
 				for _, v := range sorted {
 					if len(v.Required) == 0 {
-						addAll(g, decodeVariant(v))
-						return
+						g.Add(tryVariant(v))
+						continue
 					}
 					var names []jen.Code
 					for _, r := range v.Required {
 						names = append(names, jen.Lit(r))
 					}
-					g.If(jen.Id("keys").Dot("Has").Call(names...)).Block(decodeVariant(v)...)
+					g.If(jen.Id("keys").Dot("Has").Call(names...)).Block(tryVariant(v))
 				}
 			})
 		}
 	})
 	for _, v := range anyKind {
 		/* a variant of unknown kind: take it if it decodes */
-		if v.Type.Nilable() {
-			g.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("u").Dot(v.FieldName)).Op("==").Nil()).Block(jen.Return(jen.Nil()))
-			continue
-		}
-		g.If(jen.Id("v").Op(":=").New(typeExpr(v.Type)), jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Id("v")).Op("==").Nil()).Block(
-			jen.Id("u").Dot(v.FieldName).Op("=").Id("v"),
-			jen.Return(jen.Nil()),
-		)
+		g.Add(tryVariant(v))
 	}
 }
 
@@ -240,4 +310,21 @@ func addAll(g *jen.Group, codes []jen.Code) {
 	for _, c := range codes {
 		g.Add(c)
 	}
+}
+
+// enumValues returns the spec's values of an enum type as string literals,
+// or nil when t is not an enum.
+func (e *emitter) enumValues(t *model.GoType) []jen.Code {
+	if t.Kind != model.Named {
+		return nil
+	}
+	d := e.types[t.Name]
+	if d == nil || d.Kind != model.Enum || len(d.Values) == 0 {
+		return nil
+	}
+	var out []jen.Code
+	for _, v := range d.Values {
+		out = append(out, jen.Lit(fmt.Sprint(v.Value)))
+	}
+	return out
 }

@@ -148,23 +148,24 @@ type Thing struct {
 
 // ThingChoice is one of: String, Int. The field that is set holds the value.
 type ThingChoice struct {
-	String *string
-	Int    *int64
+	String *string `json:"-"`
+	Int    *int64  `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u ThingChoice) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Int != nil:
-		return json.Marshal(u.Int)
+		v = u.Int
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant

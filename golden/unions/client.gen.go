@@ -32,52 +32,75 @@ type AnonymousContact struct {
 	Note *string `json:"note,omitzero"`
 }
 
-// AnyPet is one of: Cat, Dog, Lizard. The field that is set holds the value.
+// AnyPet is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the value.
 //
 // the discriminator is the one Pet declares.
 type AnyPet struct {
-	Cat    *Cat
-	Dog    *Dog
-	Lizard *Lizard
+	Cat    *Cat    `json:"-"`
+	Dog    *Dog    `json:"-"`
+	Lizard *Lizard `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "petType" filled in when left empty.
 func (u AnyPet) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.Cat != nil:
-		return json.Marshal(u.Cat)
+		v, d = u.Cat, "Cat"
 	case u.Dog != nil:
-		return json.Marshal(u.Dog)
+		v, d = u.Dog, "Dog"
 	case u.Lizard != nil:
-		return json.Marshal(u.Lizard)
+		v, d = u.Lizard, "Lizard"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return runtime.MarshalUnion(v, "petType", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
 // matches is kept in Unknown.
 func (u *AnyPet) UnmarshalJSON(data []byte) error {
 	*u = AnyPet{}
+	if d, ok := runtime.Discriminator(data, "petType"); ok {
+		switch d {
+		case "Cat":
+			u.Cat = new(Cat)
+			return json.Unmarshal(data, u.Cat)
+		case "Dog":
+			u.Dog = new(Dog)
+			return json.Unmarshal(data, u.Dog)
+		case "Lizard":
+			u.Lizard = new(Lizard)
+			return json.Unmarshal(data, u.Lizard)
+		}
+		u.Unknown = append(json.RawMessage(nil), data...)
+		return nil
+	}
 	switch runtime.Kind(data) {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("huntingSkill", "name", "petType") {
-			u.Cat = new(Cat)
-			return json.Unmarshal(data, u.Cat)
+			if v := new(Cat); json.Unmarshal(data, v) == nil {
+				u.Cat = v
+				return nil
+			}
 		}
 		if keys.Has("name", "petType") {
-			u.Dog = new(Dog)
-			return json.Unmarshal(data, u.Dog)
+			if v := new(Dog); json.Unmarshal(data, v) == nil {
+				u.Dog = v
+				return nil
+			}
 		}
 		if keys.Has("name", "petType") {
-			u.Lizard = new(Lizard)
-			return json.Unmarshal(data, u.Lizard)
+			if v := new(Lizard); json.Unmarshal(data, v) == nil {
+				u.Lizard = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -159,29 +182,30 @@ const (
 
 // Contact is one of: EmailContact, PhoneContact, PostalContact, AnonymousContact. The field that is set holds the value.
 type Contact struct {
-	EmailContact     *EmailContact
-	PhoneContact     *PhoneContact
-	PostalContact    *PostalContact
-	AnonymousContact *AnonymousContact
+	EmailContact     *EmailContact     `json:"-"`
+	PhoneContact     *PhoneContact     `json:"-"`
+	PostalContact    *PostalContact    `json:"-"`
+	AnonymousContact *AnonymousContact `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u Contact) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.EmailContact != nil:
-		return json.Marshal(u.EmailContact)
+		v = u.EmailContact
 	case u.PhoneContact != nil:
-		return json.Marshal(u.PhoneContact)
+		v = u.PhoneContact
 	case u.PostalContact != nil:
-		return json.Marshal(u.PostalContact)
+		v = u.PostalContact
 	case u.AnonymousContact != nil:
-		return json.Marshal(u.AnonymousContact)
+		v = u.AnonymousContact
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -194,19 +218,27 @@ func (u *Contact) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("city", "postcode", "street") {
-			u.PostalContact = new(PostalContact)
-			return json.Unmarshal(data, u.PostalContact)
+			if v := new(PostalContact); json.Unmarshal(data, v) == nil {
+				u.PostalContact = v
+				return nil
+			}
 		}
 		if keys.Has("countryCode", "phone") {
-			u.PhoneContact = new(PhoneContact)
-			return json.Unmarshal(data, u.PhoneContact)
+			if v := new(PhoneContact); json.Unmarshal(data, v) == nil {
+				u.PhoneContact = v
+				return nil
+			}
 		}
 		if keys.Has("email") {
-			u.EmailContact = new(EmailContact)
-			return json.Unmarshal(data, u.EmailContact)
+			if v := new(EmailContact); json.Unmarshal(data, v) == nil {
+				u.EmailContact = v
+				return nil
+			}
 		}
-		u.AnonymousContact = new(AnonymousContact)
-		return json.Unmarshal(data, u.AnonymousContact)
+		if v := new(AnonymousContact); json.Unmarshal(data, v) == nil {
+			u.AnonymousContact = v
+			return nil
+		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -220,9 +252,9 @@ type ContactName struct {
 // Customer is a schema of the API.
 type Customer struct {
 	BackupPayment  *PaymentMethod `json:"backupPayment,omitzero"`
-	BillingAddress Address        `json:"billingAddress"`
+	BillingAddress *Address       `json:"billingAddress"`
 	// null until the customer adds one.
-	DefaultPayment CustomerDefaultPayment `json:"defaultPayment"`
+	DefaultPayment *CustomerDefaultPayment `json:"defaultPayment"`
 	// the id in the CRM, a number or a string, or null.
 	ExternalID *CustomerExternalID `json:"externalId"`
 	// a known colour, or any other name.
@@ -237,23 +269,24 @@ type Customer struct {
 //
 // null until the customer adds one.
 type CustomerDefaultPayment struct {
-	Card         *Card
-	BankTransfer *BankTransfer
+	Card         *Card         `json:"-"`
+	BankTransfer *BankTransfer `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u CustomerDefaultPayment) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.Card != nil:
-		return json.Marshal(u.Card)
+		v = u.Card
 	case u.BankTransfer != nil:
-		return json.Marshal(u.BankTransfer)
+		v = u.BankTransfer
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -266,12 +299,16 @@ func (u *CustomerDefaultPayment) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("brand", "expMonth", "expYear", "last4", "method") {
-			u.Card = new(Card)
-			return json.Unmarshal(data, u.Card)
+			if v := new(Card); json.Unmarshal(data, v) == nil {
+				u.Card = v
+				return nil
+			}
 		}
 		if keys.Has("iban", "method") {
-			u.BankTransfer = new(BankTransfer)
-			return json.Unmarshal(data, u.BankTransfer)
+			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
+				u.BankTransfer = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -282,23 +319,24 @@ func (u *CustomerDefaultPayment) UnmarshalJSON(data []byte) error {
 //
 // the id in the CRM, a number or a string, or null.
 type CustomerExternalID struct {
-	Int    *int64
-	String *string
+	Int    *int64  `json:"-"`
+	String *string `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u CustomerExternalID) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.Int != nil:
-		return json.Marshal(u.Int)
+		v = u.Int
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -323,23 +361,24 @@ func (u *CustomerExternalID) UnmarshalJSON(data []byte) error {
 //
 // a known colour, or any other name.
 type CustomerFavouriteColor struct {
-	KnownColor *KnownColor
-	String     *string
+	KnownColor *KnownColor `json:"-"`
+	String     *string     `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u CustomerFavouriteColor) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.KnownColor != nil:
-		return json.Marshal(u.KnownColor)
+		v = u.KnownColor
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -350,8 +389,14 @@ func (u *CustomerFavouriteColor) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindString:
-		u.KnownColor = new(KnownColor)
-		return json.Unmarshal(data, u.KnownColor)
+		if runtime.IsOneOf(data, "red", "green", "blue") {
+			u.KnownColor = new(KnownColor)
+			return json.Unmarshal(data, u.KnownColor)
+		}
+		if v := new(string); json.Unmarshal(data, v) == nil {
+			u.String = v
+			return nil
+		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -361,23 +406,24 @@ func (u *CustomerFavouriteColor) UnmarshalJSON(data []byte) error {
 //
 // one address or a list of them.
 type CustomerRecipients struct {
-	String *string
-	Array  []string
+	String *string  `json:"-"`
+	Array  []string `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u CustomerRecipients) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Array != nil:
-		return json.Marshal(u.Array)
+		v = u.Array
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -421,23 +467,24 @@ type Drawing struct {
 
 // DrawingAnnotationsItem is one of: String, Point. The field that is set holds the value.
 type DrawingAnnotationsItem struct {
-	String *string
-	Point  *Point
+	String *string `json:"-"`
+	Point  *Point  `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u DrawingAnnotationsItem) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Point != nil:
-		return json.Marshal(u.Point)
+		v = u.Point
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -460,23 +507,24 @@ func (u *DrawingAnnotationsItem) UnmarshalJSON(data []byte) error {
 
 // DrawingLabelsValue is one of: String, Int. The field that is set holds the value.
 type DrawingLabelsValue struct {
-	String *string
-	Int    *int64
+	String *string `json:"-"`
+	Int    *int64  `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u DrawingLabelsValue) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Int != nil:
-		return json.Marshal(u.Int)
+		v = u.Int
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -512,26 +560,28 @@ type EmailNotification struct {
 
 // Event is one of: OrderPlaced, OrderShipped, OrderCancelled (discriminator "type"). The field that is set holds the value.
 type Event struct {
-	OrderPlaced    *OrderPlaced
-	OrderShipped   *OrderShipped
-	OrderCancelled *OrderCancelled
+	OrderPlaced    *OrderPlaced    `json:"-"`
+	OrderShipped   *OrderShipped   `json:"-"`
+	OrderCancelled *OrderCancelled `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled in when left empty.
 func (u Event) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.OrderPlaced != nil:
-		return json.Marshal(u.OrderPlaced)
+		v, d = u.OrderPlaced, "order.placed"
 	case u.OrderShipped != nil:
-		return json.Marshal(u.OrderShipped)
+		v, d = u.OrderShipped, "order.shipped"
 	case u.OrderCancelled != nil:
-		return json.Marshal(u.OrderCancelled)
+		v, d = u.OrderCancelled, "order.cancelled"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return runtime.MarshalUnion(v, "type", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -540,13 +590,13 @@ func (u *Event) UnmarshalJSON(data []byte) error {
 	*u = Event{}
 	if d, ok := runtime.Discriminator(data, "type"); ok {
 		switch d {
-		case "OrderPlaced":
+		case "order.placed":
 			u.OrderPlaced = new(OrderPlaced)
 			return json.Unmarshal(data, u.OrderPlaced)
 		case "order.shipped":
 			u.OrderShipped = new(OrderShipped)
 			return json.Unmarshal(data, u.OrderShipped)
-		case "OrderCancelled":
+		case "order.cancelled":
 			u.OrderCancelled = new(OrderCancelled)
 			return json.Unmarshal(data, u.OrderCancelled)
 		}
@@ -559,16 +609,22 @@ func (u *Event) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("id", "orderId", "total", "type") {
-			u.OrderPlaced = new(OrderPlaced)
-			return json.Unmarshal(data, u.OrderPlaced)
+			if v := new(OrderPlaced); json.Unmarshal(data, v) == nil {
+				u.OrderPlaced = v
+				return nil
+			}
 		}
 		if keys.Has("carrier", "id", "orderId", "type") {
-			u.OrderShipped = new(OrderShipped)
-			return json.Unmarshal(data, u.OrderShipped)
+			if v := new(OrderShipped); json.Unmarshal(data, v) == nil {
+				u.OrderShipped = v
+				return nil
+			}
 		}
 		if keys.Has("id", "orderId", "type") {
-			u.OrderCancelled = new(OrderCancelled)
-			return json.Unmarshal(data, u.OrderCancelled)
+			if v := new(OrderCancelled); json.Unmarshal(data, v) == nil {
+				u.OrderCancelled = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -584,29 +640,31 @@ type EventPage struct {
 
 // Expr is one of: NumberLit, VarRef, BinaryOp, Call (discriminator "op"). The field that is set holds the value.
 type Expr struct {
-	NumberLit *NumberLit
-	VarRef    *VarRef
-	BinaryOp  *BinaryOp
-	Call      *Call
+	NumberLit *NumberLit `json:"-"`
+	VarRef    *VarRef    `json:"-"`
+	BinaryOp  *BinaryOp  `json:"-"`
+	Call      *Call      `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "op" filled in when left empty.
 func (u Expr) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.NumberLit != nil:
-		return json.Marshal(u.NumberLit)
+		v, d = u.NumberLit, "num"
 	case u.VarRef != nil:
-		return json.Marshal(u.VarRef)
+		v, d = u.VarRef, "var"
 	case u.BinaryOp != nil:
-		return json.Marshal(u.BinaryOp)
+		v, d = u.BinaryOp, "add"
 	case u.Call != nil:
-		return json.Marshal(u.Call)
+		v, d = u.Call, "call"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return runtime.MarshalUnion(v, "op", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -637,20 +695,28 @@ func (u *Expr) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("left", "op", "right") {
-			u.BinaryOp = new(BinaryOp)
-			return json.Unmarshal(data, u.BinaryOp)
+			if v := new(BinaryOp); json.Unmarshal(data, v) == nil {
+				u.BinaryOp = v
+				return nil
+			}
 		}
 		if keys.Has("args", "fn", "op") {
-			u.Call = new(Call)
-			return json.Unmarshal(data, u.Call)
+			if v := new(Call); json.Unmarshal(data, v) == nil {
+				u.Call = v
+				return nil
+			}
 		}
 		if keys.Has("op", "value") {
-			u.NumberLit = new(NumberLit)
-			return json.Unmarshal(data, u.NumberLit)
+			if v := new(NumberLit); json.Unmarshal(data, v) == nil {
+				u.NumberLit = v
+				return nil
+			}
 		}
 		if keys.Has("name", "op") {
-			u.VarRef = new(VarRef)
-			return json.Unmarshal(data, u.VarRef)
+			if v := new(VarRef); json.Unmarshal(data, v) == nil {
+				u.VarRef = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -661,32 +727,33 @@ func (u *Expr) UnmarshalJSON(data []byte) error {
 //
 // any JSON document, typed all the way down.
 type JSONValue struct {
-	Bool   *bool
-	Number *float64
-	String *string
-	Array  []JSONValue
-	Object map[string]JSONValue
+	Bool   *bool                `json:"-"`
+	Number *float64             `json:"-"`
+	String *string              `json:"-"`
+	Array  []JSONValue          `json:"-"`
+	Object map[string]JSONValue `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u JSONValue) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.Bool != nil:
-		return json.Marshal(u.Bool)
+		v = u.Bool
 	case u.Number != nil:
-		return json.Marshal(u.Number)
+		v = u.Number
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Array != nil:
-		return json.Marshal(u.Array)
+		v = u.Array
 	case u.Object != nil:
-		return json.Marshal(u.Object)
+		v = u.Object
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -736,29 +803,40 @@ type Lizard struct {
 
 // Notification is one of: EmailNotification, SmsNotification (discriminator "channel"). The field that is set holds the value.
 type Notification struct {
-	EmailNotification *EmailNotification
-	SmsNotification   *SmsNotification
+	CreatedAt         *time.Time         `json:"createdAt,omitzero"`
+	ID                string             `json:"id"`
+	EmailNotification *EmailNotification `json:"-"`
+	SmsNotification   *SmsNotification   `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "channel" filled in when left empty, and the properties every variant shares.
 func (u Notification) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.EmailNotification != nil:
-		return json.Marshal(u.EmailNotification)
+		v, d = u.EmailNotification, "email"
 	case u.SmsNotification != nil:
-		return json.Marshal(u.SmsNotification)
+		v, d = u.SmsNotification, "sms"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	type plain Notification
+	return runtime.MarshalUnion(v, "channel", d, plain(u))
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
 // matches is kept in Unknown.
 func (u *Notification) UnmarshalJSON(data []byte) error {
 	*u = Notification{}
+	type plain Notification
+	if runtime.Kind(data) == runtime.KindObject {
+		if err := json.Unmarshal(data, (*plain)(u)); err != nil {
+			return err
+		}
+	}
 	if d, ok := runtime.Discriminator(data, "channel"); ok {
 		switch d {
 		case "email":
@@ -777,12 +855,16 @@ func (u *Notification) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("channel", "subject", "to") {
-			u.EmailNotification = new(EmailNotification)
-			return json.Unmarshal(data, u.EmailNotification)
+			if v := new(EmailNotification); json.Unmarshal(data, v) == nil {
+				u.EmailNotification = v
+				return nil
+			}
 		}
 		if keys.Has("channel", "phone", "text") {
-			u.SmsNotification = new(SmsNotification)
-			return json.Unmarshal(data, u.SmsNotification)
+			if v := new(SmsNotification); json.Unmarshal(data, v) == nil {
+				u.SmsNotification = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -823,26 +905,28 @@ type OrderShipped struct {
 
 // PaymentMethod is one of: Card, BankTransfer, Wallet (discriminator "method"). The field that is set holds the value.
 type PaymentMethod struct {
-	Card         *Card
-	BankTransfer *BankTransfer
-	Wallet       *Wallet
+	Card         *Card         `json:"-"`
+	BankTransfer *BankTransfer `json:"-"`
+	Wallet       *Wallet       `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "method" filled in when left empty.
 func (u PaymentMethod) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.Card != nil:
-		return json.Marshal(u.Card)
+		v, d = u.Card, "Card"
 	case u.BankTransfer != nil:
-		return json.Marshal(u.BankTransfer)
+		v, d = u.BankTransfer, "BankTransfer"
 	case u.Wallet != nil:
-		return json.Marshal(u.Wallet)
+		v, d = u.Wallet, "Wallet"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return runtime.MarshalUnion(v, "method", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -870,16 +954,22 @@ func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("brand", "expMonth", "expYear", "last4", "method") {
-			u.Card = new(Card)
-			return json.Unmarshal(data, u.Card)
+			if v := new(Card); json.Unmarshal(data, v) == nil {
+				u.Card = v
+				return nil
+			}
 		}
 		if keys.Has("iban", "method") {
-			u.BankTransfer = new(BankTransfer)
-			return json.Unmarshal(data, u.BankTransfer)
+			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
+				u.BankTransfer = v
+				return nil
+			}
 		}
 		if keys.Has("method", "provider") {
-			u.Wallet = new(Wallet)
-			return json.Unmarshal(data, u.Wallet)
+			if v := new(Wallet); json.Unmarshal(data, v) == nil {
+				u.Wallet = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -894,26 +984,28 @@ type Pet struct {
 
 // PetChoice is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the value.
 type PetChoice struct {
-	Cat    *Cat
-	Dog    *Dog
-	Lizard *Lizard
+	Cat    *Cat    `json:"-"`
+	Dog    *Dog    `json:"-"`
+	Lizard *Lizard `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "petType" filled in when left empty.
 func (u PetChoice) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.Cat != nil:
-		return json.Marshal(u.Cat)
+		v, d = u.Cat, "Cat"
 	case u.Dog != nil:
-		return json.Marshal(u.Dog)
+		v, d = u.Dog, "Dog"
 	case u.Lizard != nil:
-		return json.Marshal(u.Lizard)
+		v, d = u.Lizard, "Lizard"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return runtime.MarshalUnion(v, "petType", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -941,16 +1033,22 @@ func (u *PetChoice) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("huntingSkill", "name", "petType") {
-			u.Cat = new(Cat)
-			return json.Unmarshal(data, u.Cat)
+			if v := new(Cat); json.Unmarshal(data, v) == nil {
+				u.Cat = v
+				return nil
+			}
 		}
 		if keys.Has("name", "petType") {
-			u.Dog = new(Dog)
-			return json.Unmarshal(data, u.Dog)
+			if v := new(Dog); json.Unmarshal(data, v) == nil {
+				u.Dog = v
+				return nil
+			}
 		}
 		if keys.Has("name", "petType") {
-			u.Lizard = new(Lizard)
-			return json.Unmarshal(data, u.Lizard)
+			if v := new(Lizard); json.Unmarshal(data, v) == nil {
+				u.Lizard = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -1004,23 +1102,24 @@ const (
 
 // SearchFilter is any of: TextFilter, RangeFilter. The field that is set holds the value.
 type SearchFilter struct {
-	TextFilter  *TextFilter
-	RangeFilter *RangeFilter
+	TextFilter  *TextFilter  `json:"-"`
+	RangeFilter *RangeFilter `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u SearchFilter) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.TextFilter != nil:
-		return json.Marshal(u.TextFilter)
+		v = u.TextFilter
 	case u.RangeFilter != nil:
-		return json.Marshal(u.RangeFilter)
+		v = u.RangeFilter
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -1033,12 +1132,16 @@ func (u *SearchFilter) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("query") {
-			u.TextFilter = new(TextFilter)
-			return json.Unmarshal(data, u.TextFilter)
+			if v := new(TextFilter); json.Unmarshal(data, v) == nil {
+				u.TextFilter = v
+				return nil
+			}
 		}
 		if keys.Has("field") {
-			u.RangeFilter = new(RangeFilter)
-			return json.Unmarshal(data, u.RangeFilter)
+			if v := new(RangeFilter); json.Unmarshal(data, v) == nil {
+				u.RangeFilter = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -1057,23 +1160,24 @@ type SearchRequest struct {
 //
 // a UUID or a legacy numeric id.
 type SearchRequestID struct {
-	String *string
-	Int    *int64
+	String *string `json:"-"`
+	Int    *int64  `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u SearchRequestID) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Int != nil:
-		return json.Marshal(u.Int)
+		v = u.Int
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -1096,23 +1200,24 @@ func (u *SearchRequestID) UnmarshalJSON(data []byte) error {
 
 // SearchRequestLimit is any of: Int, String. The field that is set holds the value.
 type SearchRequestLimit struct {
-	Int    *int64
-	String *string
+	Int    *int64  `json:"-"`
+	String *string `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u SearchRequestLimit) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.Int != nil:
-		return json.Marshal(u.Int)
+		v = u.Int
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -1135,35 +1240,36 @@ func (u *SearchRequestLimit) UnmarshalJSON(data []byte) error {
 
 // SettingValue is one of: String, Int, Number, Bool, Array, Object. The field that is set holds the value.
 type SettingValue struct {
-	String *string
-	Int    *int64
-	Number *float64
-	Bool   *bool
-	Array  []string
-	Object map[string]string
+	String *string           `json:"-"`
+	Int    *int64            `json:"-"`
+	Number *float64          `json:"-"`
+	Bool   *bool             `json:"-"`
+	Array  []string          `json:"-"`
+	Object map[string]string `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u SettingValue) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Int != nil:
-		return json.Marshal(u.Int)
+		v = u.Int
 	case u.Number != nil:
-		return json.Marshal(u.Number)
+		v = u.Number
 	case u.Bool != nil:
-		return json.Marshal(u.Bool)
+		v = u.Bool
 	case u.Array != nil:
-		return json.Marshal(u.Array)
+		v = u.Array
 	case u.Object != nil:
-		return json.Marshal(u.Object)
+		v = u.Object
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -1196,26 +1302,28 @@ func (u *SettingValue) UnmarshalJSON(data []byte) error {
 
 // Shape is one of: Circle, Rectangle, ShapeVariant3 (discriminator "kind"). The field that is set holds the value.
 type Shape struct {
-	Circle        *Circle
-	Rectangle     *Rectangle
-	ShapeVariant3 *ShapeVariant3
+	Circle        *Circle        `json:"-"`
+	Rectangle     *Rectangle     `json:"-"`
+	ShapeVariant3 *ShapeVariant3 `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled in when left empty.
 func (u Shape) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.Circle != nil:
-		return json.Marshal(u.Circle)
+		v, d = u.Circle, "circle"
 	case u.Rectangle != nil:
-		return json.Marshal(u.Rectangle)
+		v, d = u.Rectangle, "rect"
 	case u.ShapeVariant3 != nil:
-		return json.Marshal(u.ShapeVariant3)
+		v, d = u.ShapeVariant3, "triangle"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return runtime.MarshalUnion(v, "kind", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -1243,16 +1351,22 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("a", "b", "c", "kind") {
-			u.ShapeVariant3 = new(ShapeVariant3)
-			return json.Unmarshal(data, u.ShapeVariant3)
+			if v := new(ShapeVariant3); json.Unmarshal(data, v) == nil {
+				u.ShapeVariant3 = v
+				return nil
+			}
 		}
 		if keys.Has("height", "kind", "width") {
-			u.Rectangle = new(Rectangle)
-			return json.Unmarshal(data, u.Rectangle)
+			if v := new(Rectangle); json.Unmarshal(data, v) == nil {
+				u.Rectangle = v
+				return nil
+			}
 		}
 		if keys.Has("kind", "radius") {
-			u.Circle = new(Circle)
-			return json.Unmarshal(data, u.Circle)
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -1284,23 +1398,24 @@ type TextFilter struct {
 
 // Tier is any of: Int, String. The field that is set holds the value.
 type Tier struct {
-	Int    *int64
-	String *string
+	Int    *int64  `json:"-"`
+	String *string `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u Tier) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.Int != nil:
-		return json.Marshal(u.Int)
+		v = u.Int
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant

@@ -285,7 +285,6 @@ func TestNullResponseIsTheEmptyUnion(t *testing.T) {
 // value: a Circle sent without its kind would reach the server as
 // {"kind":""} and come back as Unknown.
 func TestDiscriminatorIsWrittenForTheVariantSet(t *testing.T) {
-	t.Skip(`BUG: MarshalJSON writes the variant as is: Shape{Circle: &Circle{Radius: 2}} is sent as {"kind":"","radius":2}, not {"kind":"circle",...}; PaymentMethod{Card: &Card{...}} as {"method":""}`)
 	for _, tc := range []struct {
 		name string
 		send func(c *Client) error
@@ -523,7 +522,6 @@ func TestEventsMappedByRef(t *testing.T) {
 }
 
 func TestEventsMappedBySchemaName(t *testing.T) {
-	t.Skip(`BUG: a mapping value that is a bare schema name (order.placed: OrderPlaced) is not matched: the variant is selected by "OrderPlaced" and {"type":"order.placed",...} ends in Unknown`)
 	page := listEvents(t)
 	placed := Event{OrderPlaced: &OrderPlaced{Type: "order.placed", ID: "evt_1", OrderID: "o-1", Total: 59.9, Currency: ptr("EUR")}}
 	cancelled := Event{OrderCancelled: &OrderCancelled{Type: "order.cancelled", ID: "evt_3", OrderID: "o-2", Reason: ptr("customer request")}}
@@ -761,7 +759,6 @@ func TestSearchUnmatchedValues(t *testing.T) {
 // anyOf means any variant the value is valid against: an object that has
 // TextFilter's required key, but of the wrong type, is a RangeFilter.
 func TestAnyOfTriesTheNextVariantWhenOneDoesNotFit(t *testing.T) {
-	t.Skip(`BUG: the first variant whose required keys are present is decoded and its error fails the whole response: {"query": 5, "field": "price"} in an anyOf [TextFilter, RangeFilter] gives "cannot unmarshal number into ... TextFilter.query", not the RangeFilter`)
 	s := newServer(t, 200, `{"id": 1, "filters": [{"query": 5, "field": "price", "gte": 1}]}`)
 	resp, err := newClient(t, s).Search(t.Context(), SearchRequest{})
 	if err != nil {
@@ -799,7 +796,9 @@ func TestCustomerNullableUnions(t *testing.T) {
 	if got.ExternalID != nil {
 		t.Errorf("externalId %s; want nil for null", dump(*got.ExternalID))
 	}
-	sameUnion(t, "defaultPayment", got.DefaultPayment, CustomerDefaultPayment{})
+	if got.DefaultPayment != nil {
+		t.Errorf("defaultPayment %+v; want nil for null (a nullable union is a pointer)", got.DefaultPayment)
+	}
 	sameUnion(t, "recipients", got.Recipients, CustomerRecipients{String: ptr("billing@example.com")})
 	if got.Tier == nil {
 		t.Fatal("tier nil")
@@ -820,7 +819,6 @@ func TestCustomerNullableUnions(t *testing.T) {
 }
 
 func TestCustomerNullableRefIsNull(t *testing.T) {
-	t.Skip(`BUG: billingAddress (oneOf: [$ref Address, type: "null"], required) is typed Address, not *Address: null decodes to Address{} and is re-sent as {"country":"","line1":""}`)
 	got, _ := saveCustomer(t, customerJSON, Customer{})
 	_, sent := saveCustomer(t, "", *got)
 	sameJSON(t, "re-sent", sent, customerJSON)
@@ -842,8 +840,8 @@ func TestCustomerUnionVariants(t *testing.T) {
 		ID:             "cus_2",
 		ExternalID:     &CustomerExternalID{Int: ptr[int64](48151623)},
 		Recipients:     CustomerRecipients{Array: []string{"ap@example.com", "cfo@example.com"}},
-		DefaultPayment: CustomerDefaultPayment{Card: &Card{Method: "Card", Brand: CardBrandVisa, Last4: "4242", ExpMonth: 12, ExpYear: 2030}},
-		BillingAddress: Address{Line1: "10 Downing St", City: ptr("London"), Country: "GB"},
+		DefaultPayment: &CustomerDefaultPayment{Card: &Card{Method: "Card", Brand: CardBrandVisa, Last4: "4242", ExpMonth: 12, ExpYear: 2030}},
+		BillingAddress: &Address{Line1: "10 Downing St", City: ptr("London"), Country: "GB"},
 		BackupPayment:  &PaymentMethod{Wallet: &Wallet{Method: "Wallet", Provider: "applepay"}},
 		FavouriteColor: &CustomerFavouriteColor{KnownColor: ptr(KnownColorGreen)},
 		Tier:           &Tier{Int: ptr[int64](3)},
@@ -853,7 +851,7 @@ func TestCustomerUnionVariants(t *testing.T) {
 		t.Errorf("decoded %s", g)
 		sameUnion(t, "externalId", *got.ExternalID, *want.ExternalID)
 		sameUnion(t, "recipients", got.Recipients, want.Recipients)
-		sameUnion(t, "defaultPayment", got.DefaultPayment, want.DefaultPayment)
+		sameUnion(t, "defaultPayment", *got.DefaultPayment, *want.DefaultPayment)
 		sameUnion(t, "favouriteColor", *got.FavouriteColor, *want.FavouriteColor)
 		sameUnion(t, "tier", *got.Tier, *want.Tier)
 	}
@@ -862,7 +860,7 @@ func TestCustomerUnionVariants(t *testing.T) {
 	c := want
 	c.ExternalID = &CustomerExternalID{String: ptr("crm-0042")}
 	c.Recipients = CustomerRecipients{String: ptr("one@example.com")}
-	c.DefaultPayment = CustomerDefaultPayment{BankTransfer: &BankTransfer{Method: "BankTransfer", Iban: "GB82WEST12345698765432"}}
+	c.DefaultPayment = &CustomerDefaultPayment{BankTransfer: &BankTransfer{Method: "BankTransfer", Iban: "GB82WEST12345698765432"}}
 	c.BackupPayment = nil
 	c.FavouriteColor = nil
 	c.Tier = &Tier{String: ptr("enterprise")}
@@ -879,7 +877,6 @@ func TestCustomerUnionVariants(t *testing.T) {
 // anyOf [KnownColor, string] is an open enum: a colour the enum does not
 // list is only valid against the string variant.
 func TestOpenEnumTakesTheStringVariantForOtherValues(t *testing.T) {
-	t.Skip(`BUG: variants of the same JSON kind are not told apart by their enum: "teal" in anyOf [KnownColor (enum red, green, blue), string] is decoded as KnownColor("teal"); the string variant can never be chosen`)
 	got, _ := saveCustomer(t, `{"id": "c", "externalId": null, "recipients": [], "defaultPayment": null, "billingAddress": null, "favouriteColor": "teal"}`, Customer{})
 	sameUnion(t, "favouriteColor", *got.FavouriteColor, CustomerFavouriteColor{String: ptr("teal")})
 }
@@ -943,7 +940,6 @@ func TestAnyPetByRequiredKeys(t *testing.T) {
 // each variant inherits Pet's (petType, the schema names). Dog and Lizard
 // have the same required keys, so only petType tells them apart.
 func TestAnyPetByTheDiscriminatorItsVariantsInherit(t *testing.T) {
-	t.Skip(`BUG: the discriminator of the allOf base (Pet.petType) is ignored in a oneOf [Cat, Dog, Lizard] without its own: {"petType":"Lizard",...} decodes as Dog (the first variant with the same required keys; the Lizard check is dead code)`)
 	s := newServer(t, 200, petsJSON)
 	resp, err := newClient(t, s).ListPets(t.Context())
 	if err != nil {
@@ -1068,18 +1064,17 @@ func TestNotificationKeepsTheSharedProperties(t *testing.T) {
 	if *resp.JSON200.EmailNotification != want {
 		t.Errorf("email %+v; want %+v", *resp.JSON200.EmailNotification, want)
 	}
-	sms := Notification{SmsNotification: &SmsNotification{Channel: "sms", Phone: "+15550100", Text: "Code 123456"}}
+	sms := Notification{ID: "ntf_2", SmsNotification: &SmsNotification{Channel: "sms", Phone: "+15550100", Text: "Code 123456"}}
 	echo := newServer(t, 200, "")
 	back, err := newClient(t, echo).SendNotification(t.Context(), sms)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameJSON(t, "sent", echo.received(t), `{"channel":"sms","phone":"+15550100","text":"Code 123456"}`)
+	sameJSON(t, "sent", echo.received(t), `{"id":"ntf_2","channel":"sms","phone":"+15550100","text":"Code 123456"}`)
 	sameUnion(t, "echoed back", *back.JSON200, sms)
 }
 
 func TestNotificationSharedPropertiesRoundTrip(t *testing.T) {
-	t.Skip(`BUG: the properties declared next to a oneOf (Notification.id, createdAt, required) are dropped without a warning: no field holds them, so {"id":"ntf_1",...} is re-sent without id and createdAt`)
 	const body = `{"id": "ntf_1", "createdAt": "2025-03-01T09:30:00Z", "channel": "email", "to": "ann@example.com", "subject": "Your receipt"}`
 	s := newServer(t, 200, body)
 	resp, err := newClient(t, s).SendNotification(t.Context(), Notification{})

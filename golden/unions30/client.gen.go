@@ -37,23 +37,24 @@ type Board struct {
 //
 // a text (or null) or a number.
 type BoardNote struct {
-	String *string
-	Int    *int64
+	String *string `json:"-"`
+	Int    *int64  `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
 // MarshalJSON writes the variant that is set (the first, if several are).
 func (u BoardNote) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case u.String != nil:
-		return json.Marshal(u.String)
+		v = u.String
 	case u.Int != nil:
-		return json.Marshal(u.Int)
+		v = u.Int
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -82,23 +83,25 @@ type Circle struct {
 
 // NullableShape is one of: Circle, Square (discriminator "kind"). The field that is set holds the value.
 type NullableShape struct {
-	Circle *Circle
-	Square *Square
+	Circle *Circle `json:"-"`
+	Square *Square `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled in when left empty.
 func (u NullableShape) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.Circle != nil:
-		return json.Marshal(u.Circle)
+		v, d = u.Circle, "circle"
 	case u.Square != nil:
-		return json.Marshal(u.Square)
+		v, d = u.Square, "square"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return runtime.MarshalUnion(v, "kind", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -123,12 +126,16 @@ func (u *NullableShape) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("kind", "radius") {
-			u.Circle = new(Circle)
-			return json.Unmarshal(data, u.Circle)
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
+				return nil
+			}
 		}
 		if keys.Has("kind", "side") {
-			u.Square = new(Square)
-			return json.Unmarshal(data, u.Square)
+			if v := new(Square); json.Unmarshal(data, v) == nil {
+				u.Square = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -143,23 +150,25 @@ type Owner struct {
 
 // Problem is one of: ValidationProblem, RateLimitProblem (discriminator "type"). The field that is set holds the value.
 type Problem struct {
-	ValidationProblem *ValidationProblem
-	RateLimitProblem  *RateLimitProblem
+	ValidationProblem *ValidationProblem `json:"-"`
+	RateLimitProblem  *RateLimitProblem  `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled in when left empty.
 func (u Problem) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.ValidationProblem != nil:
-		return json.Marshal(u.ValidationProblem)
+		v, d = u.ValidationProblem, "https://example.com/probs/validation"
 	case u.RateLimitProblem != nil:
-		return json.Marshal(u.RateLimitProblem)
+		v, d = u.RateLimitProblem, "https://example.com/probs/rate-limit"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return runtime.MarshalUnion(v, "type", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -184,12 +193,16 @@ func (u *Problem) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("invalidParams", "title", "type") {
-			u.ValidationProblem = new(ValidationProblem)
-			return json.Unmarshal(data, u.ValidationProblem)
+			if v := new(ValidationProblem); json.Unmarshal(data, v) == nil {
+				u.ValidationProblem = v
+				return nil
+			}
 		}
 		if keys.Has("retryAfter", "title", "type") {
-			u.RateLimitProblem = new(RateLimitProblem)
-			return json.Unmarshal(data, u.RateLimitProblem)
+			if v := new(RateLimitProblem); json.Unmarshal(data, v) == nil {
+				u.RateLimitProblem = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -206,23 +219,25 @@ type RateLimitProblem struct {
 
 // Shape is one of: Circle, Square (discriminator "kind"). The field that is set holds the value.
 type Shape struct {
-	Circle *Circle
-	Square *Square
+	Circle *Circle `json:"-"`
+	Square *Square `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
-	Unknown json.RawMessage
+	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are).
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled in when left empty.
 func (u Shape) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
 	switch {
 	case u.Circle != nil:
-		return json.Marshal(u.Circle)
+		v, d = u.Circle, "circle"
 	case u.Square != nil:
-		return json.Marshal(u.Square)
+		v, d = u.Square, "square"
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		v = u.Unknown
 	}
-	return []byte("null"), nil
+	return runtime.MarshalUnion(v, "kind", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -247,12 +262,16 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("kind", "radius") {
-			u.Circle = new(Circle)
-			return json.Unmarshal(data, u.Circle)
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
+				return nil
+			}
 		}
 		if keys.Has("kind", "side") {
-			u.Square = new(Square)
-			return json.Unmarshal(data, u.Square)
+			if v := new(Square); json.Unmarshal(data, v) == nil {
+				u.Square = v
+				return nil
+			}
 		}
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
