@@ -39,34 +39,33 @@ func (s *spec) diag(sev Severity, ptr, msg, hint string) Diagnostic {
 // failures are warnings: many real specs have bad examples or defaults
 // that do not change what a client sends or receives.
 func load(ctx context.Context, path string, data []byte, overlays []overlayFile, strict bool) (_ *spec, diags Diagnostics, _ error) {
-	s := &spec{file: path, src: &srcMap{file: path, from: map[*yaml.Node]string{}}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
-		if err == nil {
-			err = fmt.Errorf("the file is empty")
-		}
-		return nil, Diagnostics{s.decodeError(data, err)}, nil
-	}
-	s.src.root = doc.Content[0]
-	changed := false
-	for _, o := range overlays {
-		n, odiags := applyOverlay(s.src, o)
-		diags = append(diags, odiags...)
-		changed = changed || n > 0
-	}
-	if diags.HasErrors() {
-		return nil, diags, nil
-	}
+	s := &spec{file: path, src: &srcMap{file: path, data: data, from: map[*yaml.Node]string{}}}
 	rp := &repairs{}
-	if rp.repairTree(path, s.src.root) > 0 {
-		changed = true
-	}
-	if changed {
+	defer func() { diags = append(diags, rp.diags...) }()
+	// reencode replaces data with the (edited) node tree.
+	reencode := func() error {
 		out, err := yaml.Marshal(s.src.root)
 		if err != nil {
-			return nil, nil, fmt.Errorf("re-encoding the repaired spec: %w", err)
+			return fmt.Errorf("re-encoding the spec: %w", err)
 		}
 		data = out
+		return nil
+	}
+	if len(overlays) > 0 {
+		if s.src.tree() == nil {
+			return nil, Diagnostics{s.decodeError(data, s.src.err)}, nil
+		}
+		for _, o := range overlays {
+			_, odiags := applyOverlay(s.src, o)
+			diags = append(diags, odiags...)
+		}
+		if diags.HasErrors() {
+			return nil, diags, nil
+		}
+		rp.repairTree(path, s.src.root)
+		if err := reencode(); err != nil {
+			return nil, nil, err
+		}
 	}
 
 	abs, err := filepath.Abs(path)
@@ -74,29 +73,41 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		return nil, nil, err
 	}
 	loc := &url.URL{Path: filepath.ToSlash(abs)}
-	loader := openapi3.NewLoader()
-	loader.Context = ctx
-	loader.IsExternalRefsAllowed = true
-	loader.ReadFromURIFunc = rp.readRepaired
-	defer func() { diags = append(diags, rp.diags...) }()
-
-	if isSwagger2(data) {
-		s.swagger = true
-		var doc2 openapi2.T
-		if err := decodeYAMLAsJSON(data, &doc2); err != nil {
-			return nil, append(diags, s.decodeError(data, err)), nil
+	decode := func() error {
+		loader := openapi3.NewLoader()
+		loader.Context = ctx
+		loader.IsExternalRefsAllowed = true
+		loader.ReadFromURIFunc = rp.readRepaired
+		s.swagger = isSwagger2(data)
+		if s.swagger {
+			var doc2 openapi2.T
+			if err := decodeYAMLAsJSON(data, &doc2); err != nil {
+				return err
+			}
+			doc, err := openapi2conv.ToV3WithLoader(&doc2, loader, loc)
+			s.doc = doc
+			return err
 		}
-		doc, err := openapi2conv.ToV3WithLoader(&doc2, loader, loc)
-		if err != nil {
-			return nil, append(diags, s.decodeError(data, err)), nil
-		}
-		s.doc = doc
-	} else {
 		doc, err := loader.LoadFromDataWithPath(data, loc)
-		if err != nil {
+		s.doc = doc
+		return err
+	}
+	if err := decode(); err != nil {
+		// Repair the decode defects real specs have, then try again. The
+		// tree is parsed only now: a spec that decodes never pays for it.
+		if len(overlays) == 0 && s.src.tree() == nil {
+			// Not even YAML: the parser's message is the clearest.
+			return nil, append(diags, s.decodeError(data, s.src.err)), nil
+		}
+		if len(overlays) > 0 || rp.repairTree(path, s.src.root) == 0 {
 			return nil, append(diags, s.decodeError(data, err)), nil
 		}
-		s.doc = doc
+		if rerr := reencode(); rerr != nil {
+			return nil, nil, rerr
+		}
+		if err := decode(); err != nil {
+			return nil, append(diags, s.decodeError(data, err)), nil
+		}
 	}
 	if s.doc.Paths == nil {
 		s.doc.Paths = openapi3.NewPaths()

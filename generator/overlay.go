@@ -79,7 +79,7 @@ func applyOverlay(src *srcMap, o overlayFile) (changed int, diags Diagnostics) {
 			errAt(target, Error, "bad JSONPath %q: %v", target.Value, err)
 			continue
 		}
-		matches := path.eval(src.root)
+		matches := path.eval(src.tree())
 		if len(matches) == 0 {
 			errAt(target, Warning, "target %s selects nothing in the spec", target.Value)
 			continue

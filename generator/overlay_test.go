@@ -115,7 +115,7 @@ actions:
 			if err := yaml.Unmarshal([]byte(spec), &doc); err != nil {
 				t.Fatal(err)
 			}
-			src := &srcMap{file: "spec.yaml", root: doc.Content[0], from: map[*yaml.Node]string{}}
+			src := &srcMap{file: "spec.yaml", root: doc.Content[0], parsed: true, from: map[*yaml.Node]string{}}
 			if _, diags := applyOverlay(src, overlayFile{path: "o.yaml", data: []byte(c.overlay)}); len(diags) > 0 {
 				t.Fatal(diags)
 			}

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -13,17 +14,39 @@ import (
 // (YAML is a superset of JSON), the same tree overlays and repairs edit:
 // a node an overlay added keeps its position in the overlay's file.
 type srcMap struct {
-	file string     // the spec's path as given
-	root *yaml.Node // nil when the document did not parse
+	file string // the spec's path as given
+	data []byte // the spec as read
+	// root is the parsed document, built on first use: a big JSON spec
+	// that needs no overlay, no repair and no position never pays for it.
+	root   *yaml.Node
+	parsed bool
+	err    error // why data did not parse
 	// from names the overlay file of nodes an overlay added.
 	from map[*yaml.Node]string
+}
+
+// tree returns the document's node tree, parsing it on first use; nil when
+// it does not parse (err says why).
+func (m *srcMap) tree() *yaml.Node {
+	if !m.parsed {
+		m.parsed = true
+		var doc yaml.Node
+		m.err = yaml.Unmarshal(m.data, &doc)
+		if m.err == nil && len(doc.Content) == 0 {
+			m.err = fmt.Errorf("the file is empty")
+		}
+		if m.err == nil {
+			m.root = doc.Content[0]
+		}
+	}
+	return m.root
 }
 
 // lookup returns the node a pointer ("#/a/b" or "/a/b") names, or nil. For
 // a mapping entry the node is the key's, so the position points at the key
 // the author wrote, unless value is set.
 func (m *srcMap) lookup(ptr string, value bool) *yaml.Node {
-	n := m.root
+	n := m.tree()
 	if n == nil {
 		return nil
 	}

@@ -335,7 +335,9 @@ func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
 func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 	bodyArg := jen.Nil()
 	if b := op.Body; b != nil {
-		g.Var().Id("rd").Qual("io", "Reader")
+		if b.Encoding != "json" || b.Type.Nilable() {
+			g.Var().Id("rd").Qual("io", "Reader")
+		}
 		if b.Encoding == "multipart-fields" {
 			g.Var().Id("ct").String()
 		}
@@ -346,6 +348,17 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 		var enc []jen.Code
 		switch b.Encoding {
 		case "json":
+			if !b.Type.Nilable() {
+				/* rd, err := runtime.JSONBody(&body) (a nil pointer: no body) */
+				arg := jen.Op("&").Id("body")
+				if !b.Required {
+					arg = jen.Id("body")
+				}
+				g.List(jen.Id("rd"), jen.Err()).Op(":=").Qual(runtimePkg, "JSONBody").Call(arg)
+				g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode request body: %w", jen.Err())))
+				cond, enc = nil, nil
+				break
+			}
 			enc = []jen.Code{
 				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("body")),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode request body: %w", jen.Err()))),
@@ -370,9 +383,11 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 		default:
 			enc = []jen.Code{jen.Id("rd").Op("=").Qual("bytes", "NewReader").Call(jen.Id("body"))}
 		}
-		if cond == nil {
+		switch {
+		case enc == nil:
+		case cond == nil:
 			g.Block(enc...)
-		} else {
+		default:
 			g.If(cond).Block(enc...)
 		}
 		bodyArg = jen.Id("rd")
@@ -519,8 +534,7 @@ func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 			kv{"Stream", jen.Id("resp").Dot("Body")},
 		)), jen.Nil()))
 	}
-	g.Defer().Id("resp").Dot("Body").Dot("Close").Call()
-	g.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("io", "ReadAll").Call(jen.Id("resp").Dot("Body"))
+	g.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(runtimePkg, "ReadBody").Call(jen.Id("resp"))
 	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read response: %w", jen.Err())))
 	g.Id("out").Op(":=").Op("&").Add(literal(jen.Id(op.ResponseType),
 		kv{"StatusCode", jen.Id("resp").Dot("StatusCode")},
@@ -528,70 +542,52 @@ func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 		kv{"Body", jen.Id("raw")},
 		kv{"Attempts", jen.Id("attempts")},
 	))
-	hasDefault := false
+	decodes := false
+	var dflt *model.Response
 	g.Switch().BlockFunc(func(g *jen.Group) {
 		for _, r := range op.Responses {
-			if r.Status == "default" {
-				hasDefault = true
-				continue
-			}
-			if r.Encoding == "stream" {
-				continue
-			}
-			g.Case(statusCond(r)).Block(e.decodeInto(op, r)...)
-		}
-		stmts := []jen.Code{}
-		for _, r := range op.Responses {
-			if r.Status == "default" {
-				stmts = e.decodeInto(op, r)
+			switch {
+			case r.Status == "default":
+				dflt = r
+			case r.Encoding != "stream":
+				c, dec := decodeInto(r)
+				decodes = decodes || dec
+				g.Case(statusCond(r)).Block(c...)
 			}
 		}
-		if !hasDefault {
-			/* an undeclared error status is an error */
-			stmts = append(stmts, jen.If(jen.Id("resp").Dot("StatusCode").Op(">=").Lit(400)).Block(
-				jen.Return(jen.Nil(), jen.Op("&").Add(literal(jen.Qual(runtimePkg, "StatusError"),
-					kv{"Method", jen.Lit(op.Method)},
-					kv{"URL", jen.Id("req").Dot("URL").Dot("Redacted").Call()},
-					kv{"StatusCode", jen.Id("resp").Dot("StatusCode")},
-					kv{"Header", jen.Id("resp").Dot("Header")},
-					kv{"Body", jen.Id("raw")},
-					kv{"Attempts", jen.Id("attempts")},
-				))),
-			))
+		if dflt != nil {
+			c, dec := decodeInto(dflt)
+			decodes = decodes || dec
+			if len(c) > 0 {
+				g.Default().Block(c...)
+			}
+			return
 		}
-		if len(stmts) > 0 {
-			g.Default().Block(stmts...)
-		}
+		/* an undeclared error status is an error */
+		g.Case(jen.Id("resp").Dot("StatusCode").Op(">=").Lit(400)).Block(
+			jen.Return(jen.Nil(), jen.Qual(runtimePkg, "NewStatusError").Call(jen.Id("req"), jen.Id("resp"), jen.Id("raw"), jen.Id("attempts"))),
+		)
 	})
+	if decodes {
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("out"), errf(op, "decode %d response: %w", jen.Id("resp").Dot("StatusCode"), jen.Err())))
+	}
 	g.Return(jen.Id("out"), jen.Nil())
 }
 
-func (e *emitter) decodeInto(op *model.Operation, r *model.Response) []jen.Code {
-	if r.FieldName == "" {
-		return nil
+// decodeInto prints the decoding of r's body into its typed field, and
+// whether it sets err.
+func decodeInto(r *model.Response) ([]jen.Code, bool) {
+	switch {
+	case r.FieldName == "":
+		return nil, false
+	case r.Encoding == "text":
+		return []jen.Code{jen.Id("out").Dot(r.FieldName).Op("=").Qual(runtimePkg, "Text").Call(jen.Id("raw"))}, false
 	}
-	if r.Encoding == "text" {
-		return []jen.Code{jen.Id("s").Op(":=").String().Parens(jen.Id("raw")), jen.Id("out").Dot(r.FieldName).Op("=").Op("&").Id("s")}
+	fn := "DecodeJSON"
+	if r.Type.Nilable() {
+		fn = "DecodeValue"
 	}
-	target := jen.Op("&").Id("out").Dot(r.FieldName)
-	if !r.Type.Nilable() {
-		return []jen.Code{
-			jen.Var().Id("v").Add(typeExpr(r.Type)),
-			jen.If(jen.Len(jen.Id("raw")).Op(">").Lit(0)).Block(
-				jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("raw"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
-					jen.Return(jen.Id("out"), errf(op, "decode "+statusWords(r.Status)+" response: %w", jen.Err())),
-				),
-				jen.Id("out").Dot(r.FieldName).Op("=").Op("&").Id("v"),
-			),
-		}
-	}
-	return []jen.Code{
-		jen.If(jen.Len(jen.Id("raw")).Op(">").Lit(0)).Block(
-			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("raw"), target), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Id("out"), errf(op, "decode "+statusWords(r.Status)+" response: %w", jen.Err())),
-			),
-		),
-	}
+	return []jen.Code{jen.Err().Op("=").Qual(runtimePkg, fn).Call(jen.Id("raw"), jen.Op("&").Id("out").Dot(r.FieldName))}, true
 }
 
 func atoi(s string) int {

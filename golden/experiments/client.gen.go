@@ -4,10 +4,8 @@ package experiments
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -253,8 +251,7 @@ func (c *Client) CappedWindow(ctx context.Context) (*CappedWindowResponse, error
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CappedWindow: read response: %w", err)
 	}
@@ -266,24 +263,12 @@ func (c *Client) CappedWindow(ctx context.Context) (*CappedWindowResponse, error
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Result
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CappedWindow: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CappedWindow: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -321,8 +306,7 @@ func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Recovering: read response: %w", err)
 	}
@@ -334,24 +318,12 @@ func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Result
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("Recovering: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("Recovering: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -389,8 +361,7 @@ func (c *Client) SlowSuccess(ctx context.Context) (*SlowSuccessResponse, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SlowSuccess: read response: %w", err)
 	}
@@ -402,24 +373,12 @@ func (c *Client) SlowSuccess(ctx context.Context) (*SlowSuccessResponse, error) 
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Result
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SlowSuccess: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SlowSuccess: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -457,8 +416,7 @@ func (c *Client) SustainedFailure(ctx context.Context) (*SustainedFailureRespons
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SustainedFailure: read response: %w", err)
 	}
@@ -470,24 +428,12 @@ func (c *Client) SustainedFailure(ctx context.Context) (*SustainedFailureRespons
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Result
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SustainedFailure: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SustainedFailure: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

@@ -4,10 +4,8 @@ package multifile
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -197,8 +195,7 @@ func (c *Client) GetOrder(ctx context.Context, id string) (*GetOrderResponse, er
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("GetOrder: read response: %w", err)
 	}
@@ -210,32 +207,14 @@ func (c *Client) GetOrder(ctx context.Context, id string) (*GetOrderResponse, er
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Order
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("GetOrder: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-		var v GetOrderResponse404Body
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("GetOrder: decode 404 response: %w", err)
-			}
-			out.JSON404 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON404)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("GetOrder: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

@@ -3,12 +3,9 @@
 package openstackconsolesplit
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -76,8 +73,7 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListServers: read response: %w", err)
 	}
@@ -89,24 +85,12 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ListServersResponse200Body
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListServers: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListServers: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -135,13 +119,9 @@ type CreateServerResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("CreateServer: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("CreateServer: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -155,8 +135,7 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateServer: read response: %w", err)
 	}
@@ -168,24 +147,12 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	}
 	switch {
 	case resp.StatusCode == 202:
-		var v Server
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CreateServer: decode 202 response: %w", err)
-			}
-			out.JSON202 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON202)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CreateServer: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -224,8 +191,7 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ShowServer: read response: %w", err)
 	}
@@ -237,32 +203,14 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Server
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ShowServer: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-		var v Fault
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ShowServer: decode 404 response: %w", err)
-			}
-			out.JSON404 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON404)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ShowServer: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -294,8 +242,7 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteServer: read response: %w", err)
 	}
@@ -307,17 +254,8 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 	}
 	switch {
 	case resp.StatusCode == 204:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -353,13 +291,9 @@ type ServerActionResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction) (*ServerActionResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID) + "/action"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ServerAction: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("ServerAction: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -378,8 +312,7 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ServerAction: read response: %w", err)
 	}
@@ -391,17 +324,8 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	}
 	switch {
 	case resp.StatusCode == 202:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

@@ -3,12 +3,9 @@
 package openstackconsolesplit
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"net/http"
 )
 
@@ -39,13 +36,9 @@ type IssueTokenResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("IssueToken: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("IssueToken: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -59,8 +52,7 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("IssueToken: read response: %w", err)
 	}
@@ -72,32 +64,14 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v Token
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("IssueToken: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 401:
-		var v Fault
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("IssueToken: decode 401 response: %w", err)
-			}
-			out.JSON401 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON401)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("IssueToken: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -142,8 +116,7 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("RevokeToken: read response: %w", err)
 	}
@@ -155,17 +128,8 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 	}
 	switch {
 	case resp.StatusCode == 204:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ package openstackconsolesplit
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
 	"io"
@@ -66,8 +65,7 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListImages: read response: %w", err)
 	}
@@ -79,24 +77,12 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ListImagesResponse200Body
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListImages: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListImages: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -135,8 +121,7 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("UploadImage: read response: %w", err)
 	}
@@ -148,17 +133,8 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 	}
 	switch {
 	case resp.StatusCode == 204:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

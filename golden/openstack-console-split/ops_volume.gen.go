@@ -3,12 +3,9 @@
 package openstackconsolesplit
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"net/http"
 )
 
@@ -43,8 +40,7 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListVolumes: read response: %w", err)
 	}
@@ -56,24 +52,12 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ListVolumesResponse200Body
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListVolumes: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListVolumes: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -100,13 +84,9 @@ type CreateVolumeResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume) (*CreateVolumeResponse, error) {
 	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("CreateVolume: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("CreateVolume: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -120,8 +100,7 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateVolume: read response: %w", err)
 	}
@@ -133,24 +112,12 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	}
 	switch {
 	case resp.StatusCode == 202:
-		var v Volume
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CreateVolume: decode 202 response: %w", err)
-			}
-			out.JSON202 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON202)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CreateVolume: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

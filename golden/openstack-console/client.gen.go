@@ -5,7 +5,6 @@ package openstackconsole
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
 	"io"
@@ -515,8 +514,7 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListServers: read response: %w", err)
 	}
@@ -528,24 +526,12 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ListServersResponse200Body
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListServers: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListServers: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -574,13 +560,9 @@ type CreateServerResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("CreateServer: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("CreateServer: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -594,8 +576,7 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateServer: read response: %w", err)
 	}
@@ -607,24 +588,12 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	}
 	switch {
 	case resp.StatusCode == 202:
-		var v Server
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CreateServer: decode 202 response: %w", err)
-			}
-			out.JSON202 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON202)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CreateServer: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -663,8 +632,7 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ShowServer: read response: %w", err)
 	}
@@ -676,32 +644,14 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Server
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ShowServer: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-		var v Fault
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ShowServer: decode 404 response: %w", err)
-			}
-			out.JSON404 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON404)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ShowServer: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -733,8 +683,7 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteServer: read response: %w", err)
 	}
@@ -746,17 +695,8 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 	}
 	switch {
 	case resp.StatusCode == 204:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -792,13 +732,9 @@ type ServerActionResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction) (*ServerActionResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID) + "/action"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ServerAction: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("ServerAction: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -817,8 +753,7 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ServerAction: read response: %w", err)
 	}
@@ -830,17 +765,8 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	}
 	switch {
 	case resp.StatusCode == 202:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -872,13 +798,9 @@ type IssueTokenResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("IssueToken: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("IssueToken: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -892,8 +814,7 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("IssueToken: read response: %w", err)
 	}
@@ -905,32 +826,14 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v Token
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("IssueToken: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 401:
-		var v Fault
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("IssueToken: decode 401 response: %w", err)
-			}
-			out.JSON401 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON401)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("IssueToken: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -975,8 +878,7 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("RevokeToken: read response: %w", err)
 	}
@@ -988,17 +890,8 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 	}
 	switch {
 	case resp.StatusCode == 204:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1057,8 +950,7 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListImages: read response: %w", err)
 	}
@@ -1070,24 +962,12 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ListImagesResponse200Body
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListImages: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListImages: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -1126,8 +1006,7 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("UploadImage: read response: %w", err)
 	}
@@ -1139,17 +1018,8 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 	}
 	switch {
 	case resp.StatusCode == 204:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1185,8 +1055,7 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListVolumes: read response: %w", err)
 	}
@@ -1198,24 +1067,12 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ListVolumesResponse200Body
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListVolumes: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListVolumes: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -1242,13 +1099,9 @@ type CreateVolumeResponse struct {
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume) (*CreateVolumeResponse, error) {
 	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("CreateVolume: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("CreateVolume: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -1262,8 +1115,7 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateVolume: read response: %w", err)
 	}
@@ -1275,24 +1127,12 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	}
 	switch {
 	case resp.StatusCode == 202:
-		var v Volume
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CreateVolume: decode 202 response: %w", err)
-			}
-			out.JSON202 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON202)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CreateVolume: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

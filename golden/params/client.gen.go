@@ -5,7 +5,6 @@ package params
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
 	"io"
@@ -375,8 +374,7 @@ func (c *Client) PutBlob(ctx context.Context, name string, body []byte) (*PutBlo
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PutBlob: read response: %w", err)
 	}
@@ -388,17 +386,8 @@ func (c *Client) PutBlob(ctx context.Context, name string, body []byte) (*PutBlo
 	}
 	switch {
 	case resp.StatusCode == 201:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -422,13 +411,9 @@ type PatchBothResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBothResponse, error) {
 	u := c.server + "/both"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("PatchBoth: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("PatchBoth: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PATCH", u, rd)
 	if err != nil {
@@ -441,8 +426,7 @@ func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBoth
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PatchBoth: read response: %w", err)
 	}
@@ -454,17 +438,8 @@ func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBoth
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PATCH",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -511,8 +486,7 @@ func (c *Client) Download(ctx context.Context, name string) (*DownloadResponse, 
 			Stream:     resp.Body,
 		}, nil
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Download: read response: %w", err)
 	}
@@ -524,24 +498,12 @@ func (c *Client) Download(ctx context.Context, name string) (*DownloadResponse, 
 	}
 	switch {
 	case resp.StatusCode == 404:
-		var v DownloadResponse404Body
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("Download: decode 404 response: %w", err)
-			}
-			out.JSON404 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON404)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("Download: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -584,8 +546,7 @@ func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResp
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PostForm: read response: %w", err)
 	}
@@ -597,17 +558,8 @@ func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResp
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -646,8 +598,7 @@ func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("GetItemsItemIDPartsPart: read response: %w", err)
 	}
@@ -659,32 +610,14 @@ func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v GetItemsItemIDPartsPartResponse200Body
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("GetItemsItemIDPartsPart: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode/100 == 4:
-		var v GetItemsItemIDPartsPartResponse4XxBody
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("GetItemsItemIDPartsPart: decode 4XX response: %w", err)
-			}
-			out.JSON4XX = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON4XX)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("GetItemsItemIDPartsPart: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -732,8 +665,7 @@ func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, p
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteItemsItemIDPartsPart: read response: %w", err)
 	}
@@ -745,17 +677,8 @@ func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, p
 	}
 	switch {
 	case resp.StatusCode == 204:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -798,8 +721,7 @@ func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, e
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PutNote: read response: %w", err)
 	}
@@ -811,19 +733,9 @@ func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, e
 	}
 	switch {
 	case resp.StatusCode == 200:
-		s := string(raw)
-		out.Text200 = &s
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		out.Text200 = runtime.Text(raw)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -912,8 +824,7 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ObjectParams: read response: %w", err)
 	}
@@ -925,19 +836,9 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (
 	}
 	switch {
 	case resp.StatusCode == 200:
-		s := string(raw)
-		out.Text200 = &s
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		out.Text200 = runtime.Text(raw)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1047,8 +948,7 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSe
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("GetSearch: read response: %w", err)
 	}
@@ -1060,22 +960,12 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSe
 	}
 	switch {
 	case resp.StatusCode == 200:
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &out.JSON200); err != nil {
-				return out, fmt.Errorf("GetSearch: decode 200 response: %w", err)
-			}
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeValue(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("GetSearch: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -1113,8 +1003,7 @@ func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64,
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PathStyles: read response: %w", err)
 	}
@@ -1126,17 +1015,8 @@ func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64,
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1212,8 +1092,7 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Upload: read response: %w", err)
 	}
@@ -1225,17 +1104,8 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 	}
 	switch {
 	case resp.StatusCode == 201:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1283,8 +1153,7 @@ func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams) (
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("LegacyReport: read response: %w", err)
 	}
@@ -1296,17 +1165,8 @@ func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams) (
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

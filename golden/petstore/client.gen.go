@@ -3,12 +3,9 @@
 package petstore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -255,8 +252,7 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams) (*ListPet
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListPets: read response: %w", err)
 	}
@@ -268,21 +264,12 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams) (*ListPet
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Pets
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListPets: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	default:
-		var v Error
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListPets: decode any other response: %w", err)
-			}
-			out.JSONDefault = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSONDefault)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListPets: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -313,13 +300,9 @@ type CreatePetsResponse struct {
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CreatePets(ctx context.Context, body Pet) (*CreatePetsResponse, error) {
 	u := c.server + "/pets"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("CreatePets: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("CreatePets: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -333,8 +316,7 @@ func (c *Client) CreatePets(ctx context.Context, body Pet) (*CreatePetsResponse,
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreatePets: read response: %w", err)
 	}
@@ -347,13 +329,10 @@ func (c *Client) CreatePets(ctx context.Context, body Pet) (*CreatePetsResponse,
 	switch {
 	case resp.StatusCode == 201:
 	default:
-		var v Error
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CreatePets: decode any other response: %w", err)
-			}
-			out.JSONDefault = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSONDefault)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CreatePets: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -394,8 +373,7 @@ func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDRes
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ShowPetByID: read response: %w", err)
 	}
@@ -407,32 +385,14 @@ func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDRes
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Pet
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ShowPetByID: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-		var v Error
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ShowPetByID: decode 404 response: %w", err)
-			}
-			out.JSON404 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON404)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ShowPetByID: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -472,13 +432,9 @@ type AdoptPetResponse struct {
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption) (*AdoptPetResponse, error) {
 	u := c.server + "/pets/" + runtime.PathSegment(petID) + "/adoptions"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("AdoptPet: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("AdoptPet: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -498,8 +454,7 @@ func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetPar
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("AdoptPet: read response: %w", err)
 	}
@@ -511,24 +466,12 @@ func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetPar
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v Adoption
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("AdoptPet: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("AdoptPet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

@@ -3,12 +3,9 @@
 package resilience
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -399,8 +396,7 @@ func (c *Client) DefaultsOnly(ctx context.Context) (*DefaultsOnlyResponse, error
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DefaultsOnly: read response: %w", err)
 	}
@@ -412,17 +408,8 @@ func (c *Client) DefaultsOnly(ctx context.Context) (*DefaultsOnlyResponse, error
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -454,8 +441,7 @@ func (c *Client) PutNotIdempotent(ctx context.Context) (*PutNotIdempotentRespons
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PutNotIdempotent: read response: %w", err)
 	}
@@ -467,17 +453,8 @@ func (c *Client) PutNotIdempotent(ctx context.Context) (*PutNotIdempotentRespons
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -509,8 +486,7 @@ func (c *Client) PostNotRetried(ctx context.Context) (*PostNotRetriedResponse, e
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PostNotRetried: read response: %w", err)
 	}
@@ -522,17 +498,8 @@ func (c *Client) PostNotRetried(ctx context.Context) (*PostNotRetriedResponse, e
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -564,8 +531,7 @@ func (c *Client) DeleteNoRetry(ctx context.Context) (*DeleteNoRetryResponse, err
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteNoRetry: read response: %w", err)
 	}
@@ -577,17 +543,8 @@ func (c *Client) DeleteNoRetry(ctx context.Context) (*DeleteNoRetryResponse, err
 	}
 	switch {
 	case resp.StatusCode == 204:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -619,8 +576,7 @@ func (c *Client) PathLevel(ctx context.Context) (*PathLevelResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PathLevel: read response: %w", err)
 	}
@@ -632,17 +588,8 @@ func (c *Client) PathLevel(ctx context.Context) (*PathLevelResponse, error) {
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -674,8 +621,7 @@ func (c *Client) PathRetrySkipped(ctx context.Context) (*PathRetrySkippedRespons
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PathRetrySkipped: read response: %w", err)
 	}
@@ -687,17 +633,8 @@ func (c *Client) PathRetrySkipped(ctx context.Context) (*PathRetrySkippedRespons
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -745,8 +682,7 @@ func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("KeyedByPolicy: read response: %w", err)
 	}
@@ -758,17 +694,8 @@ func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams)
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PATCH",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -800,8 +727,7 @@ func (c *Client) InlinePolicies(ctx context.Context) (*InlinePoliciesResponse, e
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InlinePolicies: read response: %w", err)
 	}
@@ -813,17 +739,8 @@ func (c *Client) InlinePolicies(ctx context.Context) (*InlinePoliciesResponse, e
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -871,8 +788,7 @@ func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderPar
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CustomKeyHeader: read response: %w", err)
 	}
@@ -884,17 +800,8 @@ func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderPar
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -941,8 +848,7 @@ func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterP
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("KeyedByParameter: read response: %w", err)
 	}
@@ -954,17 +860,8 @@ func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterP
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -996,8 +893,7 @@ func (c *Client) PerOperationOne(ctx context.Context, id string) (*PerOperationO
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PerOperationOne: read response: %w", err)
 	}
@@ -1009,17 +905,8 @@ func (c *Client) PerOperationOne(ctx context.Context, id string) (*PerOperationO
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1051,8 +938,7 @@ func (c *Client) PerOperationTwo(ctx context.Context, id string) (*PerOperationT
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PerOperationTwo: read response: %w", err)
 	}
@@ -1064,17 +950,8 @@ func (c *Client) PerOperationTwo(ctx context.Context, id string) (*PerOperationT
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "HEAD",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1098,13 +975,9 @@ type SearchIdempotentResponse struct {
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody) (*SearchIdempotentResponse, error) {
 	u := c.server + "/e"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("SearchIdempotent: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("SearchIdempotent: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -1117,8 +990,7 @@ func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBod
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SearchIdempotent: read response: %w", err)
 	}
@@ -1130,17 +1002,8 @@ func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBod
 	}
 	switch {
 	case resp.StatusCode == 200:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

@@ -3,12 +3,9 @@
 package swagger2
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -215,8 +212,7 @@ func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams) (*ListU
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListUsers: read response: %w", err)
 	}
@@ -228,22 +224,12 @@ func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams) (*ListU
 	}
 	switch {
 	case resp.StatusCode == 200:
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &out.JSON200); err != nil {
-				return out, fmt.Errorf("ListUsers: decode 200 response: %w", err)
-			}
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeValue(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListUsers: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -279,13 +265,9 @@ type CreateUserResponse struct {
 //   - timeouts: 4s per attempt, 30s in all.
 func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body User) (*CreateUserResponse, error) {
 	u := c.server + "/users"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("CreateUser: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("CreateUser: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -305,8 +287,7 @@ func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateUser: read response: %w", err)
 	}
@@ -318,24 +299,12 @@ func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body 
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v User
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CreateUser: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CreateUser: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

@@ -3,12 +3,10 @@
 package types
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -396,8 +394,7 @@ func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse2, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListThings: read response: %w", err)
 	}
@@ -409,24 +406,12 @@ func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse2, error) {
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Thing
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListThings: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListThings: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -453,13 +438,9 @@ type TypeResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse, error) {
 	u := c.server + "/things/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10))
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("Type: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("Type: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -473,8 +454,7 @@ func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse,
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Type: read response: %w", err)
 	}
@@ -486,24 +466,12 @@ func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse,
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v TypeResponse200Body2
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("Type: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("Type: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

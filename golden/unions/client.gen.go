@@ -1727,13 +1727,9 @@ type AddContactResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddContact(ctx context.Context, body Contact) (*AddContactResponse, error) {
 	u := c.server + "/contacts"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("AddContact: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("AddContact: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -1747,8 +1743,7 @@ func (c *Client) AddContact(ctx context.Context, body Contact) (*AddContactRespo
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("AddContact: read response: %w", err)
 	}
@@ -1760,24 +1755,12 @@ func (c *Client) AddContact(ctx context.Context, body Contact) (*AddContactRespo
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Contact
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("AddContact: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("AddContact: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -1804,13 +1787,9 @@ type SaveCustomerResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveCustomer(ctx context.Context, body Customer) (*SaveCustomerResponse, error) {
 	u := c.server + "/customers"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("SaveCustomer: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("SaveCustomer: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -1824,8 +1803,7 @@ func (c *Client) SaveCustomer(ctx context.Context, body Customer) (*SaveCustomer
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SaveCustomer: read response: %w", err)
 	}
@@ -1837,24 +1815,12 @@ func (c *Client) SaveCustomer(ctx context.Context, body Customer) (*SaveCustomer
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Customer
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SaveCustomer: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SaveCustomer: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -1881,13 +1847,9 @@ type StoreDocumentResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) StoreDocument(ctx context.Context, body JSONValue) (*StoreDocumentResponse, error) {
 	u := c.server + "/documents"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("StoreDocument: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("StoreDocument: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -1901,8 +1863,7 @@ func (c *Client) StoreDocument(ctx context.Context, body JSONValue) (*StoreDocum
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("StoreDocument: read response: %w", err)
 	}
@@ -1914,24 +1875,12 @@ func (c *Client) StoreDocument(ctx context.Context, body JSONValue) (*StoreDocum
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v JSONValue
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("StoreDocument: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("StoreDocument: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -1958,13 +1907,9 @@ type SaveDrawingResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveDrawing(ctx context.Context, body Drawing) (*SaveDrawingResponse, error) {
 	u := c.server + "/drawings"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("SaveDrawing: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("SaveDrawing: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -1978,8 +1923,7 @@ func (c *Client) SaveDrawing(ctx context.Context, body Drawing) (*SaveDrawingRes
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SaveDrawing: read response: %w", err)
 	}
@@ -1991,24 +1935,12 @@ func (c *Client) SaveDrawing(ctx context.Context, body Drawing) (*SaveDrawingRes
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Drawing
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SaveDrawing: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SaveDrawing: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2035,13 +1967,9 @@ type EvaluateResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Evaluate(ctx context.Context, body Expr) (*EvaluateResponse, error) {
 	u := c.server + "/evaluate"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("Evaluate: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("Evaluate: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -2055,8 +1983,7 @@ func (c *Client) Evaluate(ctx context.Context, body Expr) (*EvaluateResponse, er
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Evaluate: read response: %w", err)
 	}
@@ -2068,24 +1995,12 @@ func (c *Client) Evaluate(ctx context.Context, body Expr) (*EvaluateResponse, er
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Expr
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("Evaluate: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("Evaluate: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2121,8 +2036,7 @@ func (c *Client) ListEvents(ctx context.Context) (*ListEventsResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListEvents: read response: %w", err)
 	}
@@ -2134,24 +2048,12 @@ func (c *Client) ListEvents(ctx context.Context) (*ListEventsResponse, error) {
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v EventPage
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ListEvents: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListEvents: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2178,13 +2080,9 @@ type PublishEventResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventResponse, error) {
 	u := c.server + "/events"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("PublishEvent: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("PublishEvent: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -2198,8 +2096,7 @@ func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventRes
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PublishEvent: read response: %w", err)
 	}
@@ -2211,24 +2108,12 @@ func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventRes
 	}
 	switch {
 	case resp.StatusCode == 202:
-		var v Event
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("PublishEvent: decode 202 response: %w", err)
-			}
-			out.JSON202 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON202)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("PublishEvent: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2255,13 +2140,9 @@ type SendNotificationResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SendNotification(ctx context.Context, body Notification) (*SendNotificationResponse, error) {
 	u := c.server + "/notifications"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("SendNotification: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("SendNotification: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -2275,8 +2156,7 @@ func (c *Client) SendNotification(ctx context.Context, body Notification) (*Send
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SendNotification: read response: %w", err)
 	}
@@ -2288,24 +2168,12 @@ func (c *Client) SendNotification(ctx context.Context, body Notification) (*Send
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Notification
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SendNotification: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SendNotification: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2332,13 +2200,9 @@ type AddPaymentMethodResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod) (*AddPaymentMethodResponse, error) {
 	u := c.server + "/payment-methods"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("AddPaymentMethod: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("AddPaymentMethod: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -2352,8 +2216,7 @@ func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod) (*Add
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("AddPaymentMethod: read response: %w", err)
 	}
@@ -2365,24 +2228,12 @@ func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod) (*Add
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v PaymentMethod
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("AddPaymentMethod: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("AddPaymentMethod: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2418,8 +2269,7 @@ func (c *Client) ListPets(ctx context.Context) (*ListPetsResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListPets: read response: %w", err)
 	}
@@ -2431,22 +2281,12 @@ func (c *Client) ListPets(ctx context.Context) (*ListPetsResponse, error) {
 	}
 	switch {
 	case resp.StatusCode == 200:
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &out.JSON200); err != nil {
-				return out, fmt.Errorf("ListPets: decode 200 response: %w", err)
-			}
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeValue(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListPets: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2473,13 +2313,9 @@ type AdoptPetResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AdoptPet(ctx context.Context, body PetChoice) (*AdoptPetResponse, error) {
 	u := c.server + "/pets"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("AdoptPet: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("AdoptPet: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -2493,8 +2329,7 @@ func (c *Client) AdoptPet(ctx context.Context, body PetChoice) (*AdoptPetRespons
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("AdoptPet: read response: %w", err)
 	}
@@ -2506,24 +2341,12 @@ func (c *Client) AdoptPet(ctx context.Context, body PetChoice) (*AdoptPetRespons
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v PetChoice
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("AdoptPet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("AdoptPet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2550,13 +2373,9 @@ type SearchResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Search(ctx context.Context, body SearchRequest) (*SearchResponse, error) {
 	u := c.server + "/search"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("Search: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("Search: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -2570,8 +2389,7 @@ func (c *Client) Search(ctx context.Context, body SearchRequest) (*SearchRespons
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Search: read response: %w", err)
 	}
@@ -2583,24 +2401,12 @@ func (c *Client) Search(ctx context.Context, body SearchRequest) (*SearchRespons
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SearchRequest
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("Search: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("Search: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2647,8 +2453,7 @@ func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue) 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PutSettings: read response: %w", err)
 	}
@@ -2660,22 +2465,12 @@ func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue) 
 	}
 	switch {
 	case resp.StatusCode == 200:
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &out.JSON200); err != nil {
-				return out, fmt.Errorf("PutSettings: decode 200 response: %w", err)
-			}
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeValue(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("PutSettings: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2711,8 +2506,7 @@ func (c *Client) ListShapes(ctx context.Context) (*ListShapesResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListShapes: read response: %w", err)
 	}
@@ -2724,22 +2518,12 @@ func (c *Client) ListShapes(ctx context.Context) (*ListShapesResponse, error) {
 	}
 	switch {
 	case resp.StatusCode == 200:
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &out.JSON200); err != nil {
-				return out, fmt.Errorf("ListShapes: decode 200 response: %w", err)
-			}
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeValue(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ListShapes: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -2766,13 +2550,9 @@ type CreateShapeResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateShape(ctx context.Context, body Shape) (*CreateShapeResponse, error) {
 	u := c.server + "/shapes"
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("CreateShape: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("CreateShape: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -2786,8 +2566,7 @@ func (c *Client) CreateShape(ctx context.Context, body Shape) (*CreateShapeRespo
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateShape: read response: %w", err)
 	}
@@ -2799,24 +2578,12 @@ func (c *Client) CreateShape(ctx context.Context, body Shape) (*CreateShapeRespo
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Shape
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CreateShape: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CreateShape: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

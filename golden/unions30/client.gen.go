@@ -3,12 +3,10 @@
 package unions30
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/resgen/resgen/runtime"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -437,13 +435,9 @@ type PutBoardResponse struct {
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBoard(ctx context.Context, boardID string, body Board) (*PutBoardResponse, error) {
 	u := c.server + "/boards/" + runtime.PathSegment(boardID)
-	var rd io.Reader
-	{
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("PutBoard: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("PutBoard: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -457,8 +451,7 @@ func (c *Client) PutBoard(ctx context.Context, boardID string, body Board) (*Put
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PutBoard: read response: %w", err)
 	}
@@ -470,21 +463,12 @@ func (c *Client) PutBoard(ctx context.Context, boardID string, body Board) (*Put
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v Board
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("PutBoard: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	default:
-		var v Problem
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("PutBoard: decode any other response: %w", err)
-			}
-			out.JSONDefault = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSONDefault)
+	}
+	if err != nil {
+		return out, fmt.Errorf("PutBoard: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

@@ -1,0 +1,66 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+)
+
+// Small helpers that keep each generated method short: reading the answer,
+// decoding a declared body, and the error for an undeclared status.
+
+// ReadBody reads the whole response body and closes it.
+func ReadBody(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+// DecodeJSON decodes raw into a new T and points *dst at it once it has
+// decoded (a JSON null gives the zero T, so a union decodes as empty); an
+// empty body leaves *dst nil.
+func DecodeJSON[T any](raw []byte, dst **T) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	v := new(T)
+	if err := json.Unmarshal(raw, v); err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
+
+// DecodeValue decodes raw into *dst, a slice, map or raw JSON field; an
+// empty body leaves it nil.
+func DecodeValue[T any](raw []byte, dst *T) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, dst)
+}
+
+// Text returns raw as a string pointer, for text/plain bodies.
+func Text(raw []byte) *string {
+	s := string(raw)
+	return &s
+}
+
+// JSONBody encodes *v as a request body; a nil v is no body. The reader is
+// a *bytes.Reader, so the request can be re-sent whole on each attempt.
+func JSONBody[T any](v *T) (io.Reader, error) {
+	if v == nil {
+		return nil, nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.NewReader(data), nil
+}
+
+// NewStatusError is the error for an answer whose status the spec does not
+// declare.
+func NewStatusError(req *http.Request, resp *http.Response, raw []byte, attempts int) *StatusError {
+	return &StatusError{Method: req.Method, URL: req.URL.Redacted(), StatusCode: resp.StatusCode, Header: resp.Header, Body: raw, Attempts: attempts}
+}
