@@ -7641,8 +7641,7 @@ func (c *Client) CacheGet(ctx context.Context) (*CacheGetResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CacheGet: read response: %w", err)
 	}
@@ -7654,25 +7653,13 @@ func (c *Client) CacheGet(ctx context.Context) (*CacheGetResponse, error) {
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v CacheGetCacheStateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CacheGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CacheGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -7713,8 +7700,7 @@ func (c *Client) CacheDelete(ctx context.Context) (*CacheDeleteResponse, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CacheDelete: read response: %w", err)
 	}
@@ -7727,17 +7713,8 @@ func (c *Client) CacheDelete(ctx context.Context) (*CacheDeleteResponse, error) 
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -7773,13 +7750,9 @@ type CacheImageIDPutResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest) (*CacheImageIDPutResponse, error) {
 	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("CacheImageIDPut: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("CacheImageIDPut: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -7793,8 +7766,7 @@ func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *Cach
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CacheImageIDPut: read response: %w", err)
 	}
@@ -7806,25 +7778,13 @@ func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *Cach
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v CacheQueueImageFromAPIResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("CacheImageIDPut: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CacheImageIDPut: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -7865,8 +7825,7 @@ func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*Cache
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CacheImageIDDelete: read response: %w", err)
 	}
@@ -7879,17 +7838,8 @@ func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*Cache
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -8090,8 +8040,7 @@ func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*Image
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesGet: read response: %w", err)
 	}
@@ -8103,25 +8052,13 @@ func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*Image
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImagesListResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -8179,13 +8116,9 @@ type ImagesPostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest) (*ImagesPostResponse, error) {
 	u := c.server + "/v2/images"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ImagesPost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("ImagesPost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -8205,8 +8138,7 @@ func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesPost: read response: %w", err)
 	}
@@ -8218,25 +8150,13 @@ func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body 
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v ImagesCreateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesPost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesPost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -8285,8 +8205,7 @@ func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesI
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDGet: read response: %w", err)
 	}
@@ -8298,25 +8217,13 @@ func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesI
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImageShowResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -8390,8 +8297,7 @@ func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDPatch: read response: %w", err)
 	}
@@ -8403,25 +8309,13 @@ func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImageUpdateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDPatch: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PATCH",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDPatch: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -8468,8 +8362,7 @@ func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*Imag
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDDelete: read response: %w", err)
 	}
@@ -8482,17 +8375,8 @@ func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*Imag
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -8539,13 +8423,9 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest) (*ImagesImageIDActionsDeactivatePostResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/actions/deactivate"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -8559,8 +8439,7 @@ func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: read response: %w", err)
 	}
@@ -8572,25 +8451,13 @@ func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v ImagesActionsDeactivateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDActionsDeactivatePost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDActionsDeactivatePost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -8633,13 +8500,9 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest) (*ImagesImageIDActionsReactivatePostResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/actions/reactivate"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -8653,8 +8516,7 @@ func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: read response: %w", err)
 	}
@@ -8666,25 +8528,13 @@ func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v ImagesActionsReactivateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDActionsReactivatePost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDActionsReactivatePost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -8758,8 +8608,7 @@ func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, param
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDFileGet: read response: %w", err)
 	}
@@ -8771,34 +8620,16 @@ func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, param
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImagesFileDownloadResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDFileGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 206:
-		var v ImagesFileDownloadResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDFileGet: decode 206 response: %w", err)
-			}
-			out.JSON206 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON206)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDFileGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -8888,8 +8719,7 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDFilePut: read response: %w", err)
 	}
@@ -8902,17 +8732,8 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -8983,13 +8804,9 @@ type ImagesImageIDImportPostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest) (*ImagesImageIDImportPostResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/import"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ImagesImageIDImportPost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("ImagesImageIDImportPost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -9003,8 +8820,7 @@ func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, bo
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDImportPost: read response: %w", err)
 	}
@@ -9016,25 +8832,13 @@ func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, bo
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v ImagesImportImportImageResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDImportPost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDImportPost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9090,8 +8894,7 @@ func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersGet: read response: %w", err)
 	}
@@ -9103,25 +8906,13 @@ func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImagesMembersListResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDMembersGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDMembersGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9163,13 +8954,9 @@ type ImagesImageIDMembersPostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest) (*ImagesImageIDMembersPostResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ImagesImageIDMembersPost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("ImagesImageIDMembersPost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -9183,8 +8970,7 @@ func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, b
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersPost: read response: %w", err)
 	}
@@ -9196,25 +8982,13 @@ func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, b
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v ImagesMembersCreateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDMembersPost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDMembersPost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9263,8 +9037,7 @@ func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID st
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDGet: read response: %w", err)
 	}
@@ -9276,25 +9049,13 @@ func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID st
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImagesMemberShowResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDMembersMemberIDGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDMembersMemberIDGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9343,13 +9104,9 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest) (*ImagesImageIDMembersMemberIDPutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -9363,8 +9120,7 @@ func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID st
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: read response: %w", err)
 	}
@@ -9376,25 +9132,13 @@ func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID st
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImagesMemberUpdateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDMembersMemberIDPut: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDMembersMemberIDPut: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9441,8 +9185,7 @@ func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDDelete: read response: %w", err)
 	}
@@ -9455,17 +9198,8 @@ func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -9519,13 +9253,9 @@ type ImagesImageIDStagePutResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest) (*ImagesImageIDStagePutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/stage"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ImagesImageIDStagePut: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("ImagesImageIDStagePut: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -9539,8 +9269,7 @@ func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDStagePut: read response: %w", err)
 	}
@@ -9552,25 +9281,13 @@ func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImagesStageResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDStagePut: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDStagePut: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9597,13 +9314,9 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest) (*ImagesImageIDTagsTagValuePutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -9617,8 +9330,7 @@ func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID strin
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: read response: %w", err)
 	}
@@ -9630,25 +9342,13 @@ func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID strin
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImagesTagUpdateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDTagsTagValuePut: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDTagsTagValuePut: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9680,8 +9380,7 @@ func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID st
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDTagsTagValueDelete: read response: %w", err)
 	}
@@ -9694,17 +9393,8 @@ func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID st
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -9754,8 +9444,7 @@ func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*Im
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDTasksGet: read response: %w", err)
 	}
@@ -9767,25 +9456,13 @@ func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*Im
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v ImagesTasksGetTaskInfoResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("ImagesImageIDTasksGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("ImagesImageIDTasksGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9835,8 +9512,7 @@ func (c *Client) InfoImportGet(ctx context.Context) (*InfoImportGetResponse, err
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InfoImportGet: read response: %w", err)
 	}
@@ -9848,25 +9524,13 @@ func (c *Client) InfoImportGet(ctx context.Context) (*InfoImportGetResponse, err
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v InfoImportGetImageImportResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("InfoImportGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("InfoImportGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9915,8 +9579,7 @@ func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, err
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InfoStoresGet: read response: %w", err)
 	}
@@ -9928,25 +9591,13 @@ func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, err
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v InfoStoresGetStoresResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("InfoStoresGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("InfoStoresGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -9991,8 +9642,7 @@ func (c *Client) InfoStoresDetailGet(ctx context.Context) (*InfoStoresDetailGetR
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InfoStoresDetailGet: read response: %w", err)
 	}
@@ -10004,25 +9654,13 @@ func (c *Client) InfoStoresDetailGet(ctx context.Context) (*InfoStoresDetailGetR
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v InfoStoresDetailGetStoresDetailResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("InfoStoresDetailGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("InfoStoresDetailGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10065,8 +9703,7 @@ func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InfoUsageGet: read response: %w", err)
 	}
@@ -10078,25 +9715,13 @@ func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v InfoUsageGetUsageResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("InfoUsageGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("InfoUsageGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10160,8 +9785,7 @@ func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespaces
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesGet: read response: %w", err)
 	}
@@ -10173,25 +9797,13 @@ func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespaces
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesListResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10232,13 +9844,9 @@ type MetadefsNamespacesPostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest) (*MetadefsNamespacesPostResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesPost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesPost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -10252,8 +9860,7 @@ func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNames
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesPost: read response: %w", err)
 	}
@@ -10265,25 +9872,13 @@ func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNames
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v MetadefsNamespacesCreateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesPost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesPost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10335,8 +9930,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespa
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: read response: %w", err)
 	}
@@ -10348,25 +9942,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespa
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespaceShowResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10401,13 +9983,9 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -10421,8 +9999,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespa
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: read response: %w", err)
 	}
@@ -10434,25 +10011,13 @@ func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespa
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespaceUpdateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10495,8 +10060,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, name
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameDelete: read response: %w", err)
 	}
@@ -10509,17 +10073,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, name
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -10586,8 +10141,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: read response: %w", err)
 	}
@@ -10599,25 +10153,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, 
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesObjectsListResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10652,13 +10194,9 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -10672,8 +10210,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context,
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: read response: %w", err)
 	}
@@ -10685,25 +10222,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context,
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v MetadefsNamespacesObjectsCreateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10735,8 +10260,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Contex
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsDelete: read response: %w", err)
 	}
@@ -10749,17 +10273,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Contex
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -10805,8 +10320,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: read response: %w", err)
 	}
@@ -10818,25 +10332,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesObjectShowResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10878,13 +10380,9 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -10898,8 +10396,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: read response: %w", err)
 	}
@@ -10911,25 +10408,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesObjectUpdateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -10972,8 +10457,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx cont
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: read response: %w", err)
 	}
@@ -10986,17 +10470,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx cont
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -11040,8 +10515,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Contex
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: read response: %w", err)
 	}
@@ -11053,25 +10527,13 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Contex
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesPropertiesListResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -11108,13 +10570,9 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -11128,8 +10586,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Conte
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: read response: %w", err)
 	}
@@ -11141,25 +10598,13 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Conte
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v MetadefsNamespacesPropertiesCreateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -11191,8 +10636,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Con
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesDelete: read response: %w", err)
 	}
@@ -11205,17 +10649,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Con
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -11266,8 +10701,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx co
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: read response: %w", err)
 	}
@@ -11279,25 +10713,13 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx co
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesPropertyShowResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -11332,13 +10754,9 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -11352,8 +10770,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx co
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: read response: %w", err)
 	}
@@ -11365,25 +10782,13 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx co
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesPropertyUpdateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -11426,8 +10831,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: read response: %w", err)
 	}
@@ -11440,17 +10844,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -11494,8 +10889,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Con
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: read response: %w", err)
 	}
@@ -11507,25 +10901,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Con
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesResourceTypesShowResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -11561,13 +10943,9 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -11581,8 +10959,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Co
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: read response: %w", err)
 	}
@@ -11594,25 +10971,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Co
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v MetadefsNamespacesResourceTypesCreateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -11644,8 +11009,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: read response: %w", err)
 	}
@@ -11658,17 +11022,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -11719,8 +11074,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, nam
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: read response: %w", err)
 	}
@@ -11732,25 +11086,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, nam
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesTagsListResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -11785,13 +11127,9 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -11805,8 +11143,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, na
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: read response: %w", err)
 	}
@@ -11818,25 +11155,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, na
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v MetadefsNamespacesTagsCreateTagsResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -11879,8 +11204,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsDelete: read response: %w", err)
 	}
@@ -11893,17 +11217,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, 
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -11949,8 +11264,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Conte
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: read response: %w", err)
 	}
@@ -11962,25 +11276,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Conte
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesTagShowResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12015,13 +11317,9 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
 	if err != nil {
@@ -12035,8 +11333,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Conte
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: read response: %w", err)
 	}
@@ -12048,25 +11345,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Conte
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsNamespacesTagUpdateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "PUT",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12101,13 +11386,9 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -12121,8 +11402,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Cont
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: read response: %w", err)
 	}
@@ -12134,25 +11414,13 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Cont
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v MetadefsNamespacesTagCreateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12195,8 +11463,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Co
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameDelete: read response: %w", err)
 	}
@@ -12209,17 +11476,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Co
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -12267,8 +11525,7 @@ func (c *Client) MetadefsResourceTypesGet(ctx context.Context) (*MetadefsResourc
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsResourceTypesGet: read response: %w", err)
 	}
@@ -12280,25 +11537,13 @@ func (c *Client) MetadefsResourceTypesGet(ctx context.Context) (*MetadefsResourc
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v MetadefsResourceTypesListResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("MetadefsResourceTypesGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("MetadefsResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12347,8 +11592,7 @@ func (c *Client) SchemasImageGet(ctx context.Context) (*SchemasImageGetResponse,
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasImageGet: read response: %w", err)
 	}
@@ -12360,25 +11604,13 @@ func (c *Client) SchemasImageGet(ctx context.Context) (*SchemasImageGetResponse,
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasImageResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasImageGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasImageGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12429,8 +11661,7 @@ func (c *Client) SchemasImagesGet(ctx context.Context) (*SchemasImagesGetRespons
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasImagesGet: read response: %w", err)
 	}
@@ -12442,25 +11673,13 @@ func (c *Client) SchemasImagesGet(ctx context.Context) (*SchemasImagesGetRespons
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasImagesResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasImagesGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasImagesGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12509,8 +11728,7 @@ func (c *Client) SchemasMemberGet(ctx context.Context) (*SchemasMemberGetRespons
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMemberGet: read response: %w", err)
 	}
@@ -12522,25 +11740,13 @@ func (c *Client) SchemasMemberGet(ctx context.Context) (*SchemasMemberGetRespons
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMemberResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMemberGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMemberGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12591,8 +11797,7 @@ func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetRespo
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMembersGet: read response: %w", err)
 	}
@@ -12604,25 +11809,13 @@ func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetRespo
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMembersResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMembersGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMembersGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12669,8 +11862,7 @@ func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetad
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsNamespaceGet: read response: %w", err)
 	}
@@ -12682,25 +11874,13 @@ func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetad
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsNamespaceMetadefNamespaceResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsNamespaceGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsNamespaceGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12750,8 +11930,7 @@ func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMeta
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsNamespacesGet: read response: %w", err)
 	}
@@ -12763,25 +11942,13 @@ func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMeta
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsNamespacesMetadefNamespacesResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsNamespacesGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsNamespacesGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12829,8 +11996,7 @@ func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefs
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsObjectGet: read response: %w", err)
 	}
@@ -12842,25 +12008,13 @@ func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefs
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsObjectMetadefObjectResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsObjectGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsObjectGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12910,8 +12064,7 @@ func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadef
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsObjectsGet: read response: %w", err)
 	}
@@ -12923,25 +12076,13 @@ func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadef
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsObjectsMetadefObjectsResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsObjectsGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsObjectsGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -12989,8 +12130,7 @@ func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMeta
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsPropertiesGet: read response: %w", err)
 	}
@@ -13002,25 +12142,13 @@ func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMeta
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsPropertiesMetadefPropertiesResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsPropertiesGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsPropertiesGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13068,8 +12196,7 @@ func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetade
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsPropertyGet: read response: %w", err)
 	}
@@ -13081,25 +12208,13 @@ func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetade
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsPropertyMetadefPropertyResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsPropertyGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsPropertyGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13147,8 +12262,7 @@ func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMe
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsResourceTypeGet: read response: %w", err)
 	}
@@ -13160,25 +12274,13 @@ func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMe
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsResourceTypeMetadefResourceTypeResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsResourceTypeGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsResourceTypeGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13229,8 +12331,7 @@ func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasM
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsResourceTypesGet: read response: %w", err)
 	}
@@ -13242,25 +12343,13 @@ func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasM
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsResourceTypesMetadefResourceTypesResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsResourceTypesGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13307,8 +12396,7 @@ func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTag
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsTagGet: read response: %w", err)
 	}
@@ -13320,25 +12408,13 @@ func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTag
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsTagMetadefTagResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsTagGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsTagGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13388,8 +12464,7 @@ func (c *Client) SchemasMetadefsTagsGet(ctx context.Context) (*SchemasMetadefsTa
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsTagsGet: read response: %w", err)
 	}
@@ -13401,25 +12476,13 @@ func (c *Client) SchemasMetadefsTagsGet(ctx context.Context) (*SchemasMetadefsTa
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasMetadefsTagsMetadefTagsResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasMetadefsTagsGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasMetadefsTagsGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13468,8 +12531,7 @@ func (c *Client) SchemasTaskGet(ctx context.Context) (*SchemasTaskGetResponse, e
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasTaskGet: read response: %w", err)
 	}
@@ -13481,25 +12543,13 @@ func (c *Client) SchemasTaskGet(ctx context.Context) (*SchemasTaskGetResponse, e
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasTaskResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasTaskGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasTaskGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13551,8 +12601,7 @@ func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse,
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasTasksGet: read response: %w", err)
 	}
@@ -13564,25 +12613,13 @@ func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse,
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v SchemasTasksResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("SchemasTasksGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("SchemasTasksGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13623,8 +12660,7 @@ func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string,
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("StoresStoreIDImageIDDelete: read response: %w", err)
 	}
@@ -13637,17 +12673,8 @@ func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string,
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -13691,8 +12718,7 @@ func (c *Client) TasksGet(ctx context.Context) (*TasksGetResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("TasksGet: read response: %w", err)
 	}
@@ -13704,25 +12730,13 @@ func (c *Client) TasksGet(ctx context.Context) (*TasksGetResponse, error) {
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v TasksListResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("TasksGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("TasksGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13757,13 +12771,9 @@ type TasksPostResponse struct {
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*TasksPostResponse, error) {
 	u := c.server + "/v2/tasks"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("TasksPost: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
+	rd, err := runtime.JSONBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("TasksPost: encode request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
@@ -13777,8 +12787,7 @@ func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*Task
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("TasksPost: read response: %w", err)
 	}
@@ -13790,25 +12799,13 @@ func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*Task
 	}
 	switch {
 	case resp.StatusCode == 201:
-		var v TasksCreateResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("TasksPost: decode 201 response: %w", err)
-			}
-			out.JSON201 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "POST",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("TasksPost: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13852,8 +12849,7 @@ func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskI
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("TasksTaskIDGet: read response: %w", err)
 	}
@@ -13865,25 +12861,13 @@ func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskI
 	}
 	switch {
 	case resp.StatusCode == 200:
-		var v TaskGetResponse
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return out, fmt.Errorf("TasksTaskIDGet: decode 200 response: %w", err)
-			}
-			out.JSON200 = &v
-		}
+		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "GET",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	if err != nil {
+		return out, fmt.Errorf("TasksTaskIDGet: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }
@@ -13915,8 +12899,7 @@ func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTa
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("TasksTaskIDDelete: read response: %w", err)
 	}
@@ -13929,17 +12912,8 @@ func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTa
 	switch {
 	case resp.StatusCode == 204:
 	case resp.StatusCode == 404:
-	default:
-		if resp.StatusCode >= 400 {
-			return nil, &runtime.StatusError{
-				Method:     "DELETE",
-				URL:        req.URL.Redacted(),
-				StatusCode: resp.StatusCode,
-				Header:     resp.Header,
-				Body:       raw,
-				Attempts:   attempts,
-			}
-		}
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
