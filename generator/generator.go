@@ -4,7 +4,8 @@
 //	load.go        read, convert Swagger 2.0, resolve $refs, validate (tolerantly)
 //	srcmap.go      JSON pointer → line:col, for every diagnostic
 //	resilience.go  x-resilience: check every key, resolve one policy per operation
-//	build.go       spec + policies → model (names settled here, in sorted order)
+//	build.go       spec + policies → model (names settled here, in sorted order):
+//	               types.go for schemas, operations.go for operations
 //	emit/          model → Go with jennifer → gofmt
 //
 // Nothing is written to disk here: the CLI decides whether to write, diff

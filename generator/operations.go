@@ -1,0 +1,449 @@
+package generator
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/model"
+)
+
+// Operations become methods here: their parameters, request body and
+// typed responses.
+var methodOrder = map[string]int{"GET": 0, "HEAD": 1, "OPTIONS": 2, "TRACE": 3, "PUT": 4, "POST": 5, "PATCH": 6, "DELETE": 7}
+
+type opRef struct {
+	path, method string
+	item         *openapi3.PathItem
+	op           *openapi3.Operation
+}
+
+func (b *builder) operations() {
+	var ops []opRef
+	for _, p := range b.s.doc.Paths.Keys() {
+		item := b.s.doc.Paths.Value(p)
+		if item == nil {
+			continue
+		}
+		for m, op := range item.Operations() {
+			if op != nil {
+				ops = append(ops, opRef{p, strings.ToUpper(m), item, op})
+			}
+		}
+	}
+	sort.Slice(ops, func(i, j int) bool {
+		if ops[i].path != ops[j].path {
+			return ops[i].path < ops[j].path
+		}
+		mi, mj := methodOrder[ops[i].method], methodOrder[ops[j].method]
+		if mi != mj {
+			return mi < mj
+		}
+		return ops[i].method < ops[j].method
+	})
+	methods := newNamer("Breakers")
+	ids := map[string]string{}
+	fields := newNamer("server", "hc", "editors", "logger", "observer", "engine", "breakers")
+	for _, o := range ops {
+		base := o.op.OperationID
+		if first, dup := ids[base]; dup && base != "" {
+			// OpenAPI requires unique operationIds; which one gets the
+			// plain name depends on path order, so say so.
+			b.diags = append(b.diags, b.s.diag(Warning, pointerJoin("/paths", o.path, strings.ToLower(o.method), "operationId"),
+				fmt.Sprintf("operationId %q is used again (first by %s); this one gets a numbered method name", base, first), "give every operation its own operationId"))
+		} else {
+			ids[base] = o.method + " " + o.path
+		}
+		if base == "" {
+			base = strings.ToLower(o.method) + " " + o.path
+		}
+		name := methods.name(exportedName(base, "Call"))
+		b.file.Operations = append(b.file.Operations, b.operation(o, name, fields.name("op"+name)))
+	}
+	// Breaker instances and retry policies in a stable order.
+	locals := newNamer(append(append([]string{"c", "e", "o", "opts", "server", "err", "u"}, importNames...), predeclared...)...)
+	for _, inst := range sortedKeys(b.r.instances) {
+		bi := b.r.instances[inst]
+		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
+		b.file.Breakers = append(b.file.Breakers, bi)
+	}
+	seen := map[*model.RetryPolicy]bool{}
+	var retries []*model.RetryPolicy
+	for _, op := range b.file.Operations {
+		if rp := op.Policy.Retry; rp != nil && !seen[rp] {
+			seen[rp] = true
+			retries = append(retries, rp)
+		}
+	}
+	sort.SliceStable(retries, func(i, j int) bool { return retries[i].Name < retries[j].Name })
+	for _, rp := range retries {
+		rp.Var = locals.name(unexportedName("retry "+rp.Name, "retry"))
+	}
+	b.file.Retries = retries
+}
+
+var pathParamRE = regexp.MustCompile(`\{([^{}]+)\}`)
+
+// argReserved are the names a generated method uses for itself.
+var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f"}
+
+func (b *builder) operation(o opRef, name, field string) *model.Operation {
+	opPtr := pointerJoin("/paths", o.path, strings.ToLower(o.method))
+	op := &model.Operation{
+		Name: name, ID: o.op.OperationID, Method: o.method, Path: o.path,
+		Summary: strings.Join(docLines(strings.SplitN(o.op.Summary, "\n", 2)[0]), ""),
+		Doc:     docLines(o.op.Description), Deprecated: o.op.Deprecated, OpField: field,
+	}
+	if op.ID == "" {
+		op.ID = o.method + " " + o.path
+	}
+	if len(o.op.Tags) > 0 {
+		op.Tag = o.op.Tags[0]
+	}
+
+	// Parameters: the operation's override the path item's by (in, name).
+	type key struct{ in, name string }
+	var params []*openapi3.Parameter
+	idx := map[key]int{}
+	for _, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
+		for _, pr := range list {
+			if pr == nil || pr.Value == nil {
+				continue
+			}
+			k := key{pr.Value.In, pr.Value.Name}
+			if i, ok := idx[k]; ok {
+				params[i] = pr.Value
+				continue
+			}
+			idx[k] = len(params)
+			params = append(params, pr.Value)
+		}
+	}
+
+	keyHeader := b.r.keyHeader
+	if v, ok := o.op.Extensions[extName].(map[string]any); ok {
+		if s, ok := v["idempotencyKey"].(string); ok {
+			keyHeader = s
+		}
+	}
+	var keyParam *openapi3.Parameter
+	for _, p := range params {
+		if p.In == "header" && strings.EqualFold(p.Name, keyHeader) {
+			keyParam = p
+		}
+	}
+	in := opInput{name: op.ID, method: o.method, path: o.path, opPtr: opPtr, pathPtr: pointerJoin("/paths", o.path)}
+	if v, ok := o.item.Extensions[extName]; ok {
+		in.pathExt = v
+	}
+	if v, ok := o.op.Extensions[extName]; ok {
+		in.opExt = v
+	}
+	if keyParam != nil {
+		in.keyParam, in.keyParamName = true, keyParam.Name
+	}
+	op.Policy = b.r.operation(in)
+
+	args := newNamer(append(append(append([]string{}, argReserved...), importNames...), predeclared...)...)
+	pfields := newNamer()
+	declared := map[string]*openapi3.Parameter{}
+	for _, p := range params {
+		if p.In == "path" {
+			declared[p.Name] = p
+		}
+	}
+	for _, m := range pathParamRE.FindAllStringSubmatch(o.path, -1) {
+		pname := m[1]
+		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: "simple"}
+		if p := declared[pname]; p != nil {
+			mp.Type, mp.Object = b.paramType(p, name+exportedName(pname, "Param"))
+			mp.Doc = docLines(p.Description)
+			mp.Style, mp.Explode = p.Style, p.Explode != nil && *p.Explode
+		}
+		mp.GoName = args.name(unexportedName(pname, "param"))
+		op.PathParams = append(op.PathParams, mp)
+	}
+	for _, p := range params {
+		if p.In == "path" {
+			continue
+		}
+		in := model.ParamIn(p.In)
+		if in != model.InQuery && in != model.InHeader && in != model.InCookie {
+			continue
+		}
+		mp := &model.Param{
+			SpecName: p.Name, In: in, Required: p.Required, Doc: docLines(p.Description),
+			Style: p.Style, Explode: p.Explode == nil || *p.Explode,
+		}
+		if p.Explode == nil && in != model.InQuery && in != model.InCookie {
+			mp.Explode = false // simple style's default
+		}
+		if p.Explode == nil && p.Style != "" && p.Style != "form" {
+			mp.Explode = false
+		}
+		mp.Type, mp.Object = b.paramType(p, name+exportedName(p.Name, "Param"))
+		if p == keyParam {
+			mp.IdempotencyKey, mp.Required = true, false
+			mp.Doc = append(mp.Doc, "Left nil, the client makes one random key per call and sends it on every attempt.")
+		}
+		mp.GoName = pfields.name(exportedName(p.Name, "Param"))
+		op.Params = append(op.Params, mp)
+	}
+	if op.Policy.IdempotencyHeader != "" && keyParam == nil {
+		op.Params = append(op.Params, &model.Param{
+			GoName: pfields.name("IdempotencyKey"), SpecName: op.Policy.IdempotencyHeader, In: model.InHeader,
+			Type: builtin("string"), IdempotencyKey: true,
+			Doc: []string{"IdempotencyKey is sent as the " + op.Policy.IdempotencyHeader + " header. Left nil, the client makes", "one random key per call and sends it on every attempt."},
+		})
+	}
+	if len(op.Params) > 0 {
+		op.ParamsType = b.pkg.name(name + "Params")
+	}
+
+	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
+		op.Body = b.body(rb.Value, name)
+	}
+	op.ResponseType = b.pkg.name(name + "Response")
+	op.Responses = b.responses(o.op, name)
+	return op
+}
+
+// paramType is a parameter's Go type, and whether it is an object written
+// as key/value pairs. Content-typed parameters and values that are neither
+// text nor objects (unions) are sent as JSON text.
+func (b *builder) paramType(p *openapi3.Parameter, hint string) (*model.GoType, bool) {
+	ref := p.Schema
+	if ref == nil {
+		for _, mt := range p.Content {
+			if mt != nil && mt.Schema != nil {
+				return rawMessage, false
+			}
+		}
+		return builtin("string"), false
+	}
+	t := b.typeOf(ref, hint, "", true)
+	if paramEncodable(b, t) {
+		return t, false
+	}
+	if t.Kind == model.Map {
+		return t, true
+	}
+	if t.Kind == model.Named {
+		for _, d := range b.file.Types {
+			if d.Name == t.Name && d.Kind == model.Struct {
+				return t, true
+			}
+		}
+	}
+	return rawMessage, false
+}
+
+// paramEncodable reports whether resgen can write t as parameter text:
+// a primitive, a named primitive or enum, or a slice of those.
+func paramEncodable(b *builder, t *model.GoType) bool {
+	switch t.Kind {
+	case model.Builtin:
+		return t.Name != "any"
+	case model.Qual:
+		return t == timeTime || (t.Pkg == "time" && t.Name == "Time") || t == rawMessage
+	case model.Slice:
+		return t.Elem.Kind != model.Slice && paramEncodable(b, t.Elem)
+	case model.Named:
+		for _, d := range b.file.Types {
+			if d.Name == t.Name {
+				return d.Kind != model.Struct && d.Underlying != nil && d.Underlying.Kind == model.Builtin && d.Underlying.Name != "any"
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// mediaPick chooses the content type resgen encodes or decodes, preferring
+// JSON, then forms, then text, then bytes.
+func mediaPick(c openapi3.Content) (string, *openapi3.MediaType) {
+	best, bestRank := "", 100
+	for _, ct := range sortedKeys(c) {
+		r := mediaRank(ct)
+		if r < bestRank {
+			best, bestRank = ct, r
+		}
+	}
+	if best == "" {
+		return "", nil
+	}
+	return best, c[best]
+}
+
+func mediaRank(ct string) int {
+	l := strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
+	switch {
+	case l == "application/json":
+		return 0
+	case strings.HasSuffix(l, "+json") || strings.HasSuffix(l, "/json"):
+		return 1
+	case l == "application/x-www-form-urlencoded":
+		return 2
+	case l == "multipart/form-data":
+		return 3
+	case strings.HasPrefix(l, "text/"):
+		return 4
+	}
+	return 5
+}
+
+func encodingOf(ct string) string {
+	switch mediaRank(ct) {
+	case 0, 1:
+		return "json"
+	case 2:
+		return "form"
+	case 3:
+		return "multipart"
+	case 4:
+		return "text"
+	}
+	return "bytes"
+}
+
+func (b *builder) body(rb *openapi3.RequestBody, opName string) *model.Body {
+	ct, mt := mediaPick(rb.Content)
+	if mt == nil {
+		return nil
+	}
+	body := &model.Body{ContentType: ct, Encoding: encodingOf(ct), Required: rb.Required}
+	switch body.Encoding {
+	case "multipart":
+		if mt.Schema != nil && mt.Schema.Value != nil {
+			if props, ok := b.objectProps(mt.Schema.Value); ok {
+				body.Type = b.multipartType(opName+"Multipart", props)
+				body.Encoding = "multipart-fields"
+				break
+			}
+		}
+		body.Type = builtin("[]byte")
+	case "json":
+		body.Type = b.typeOf(mt.Schema, opName+"Body", "", true)
+	case "form":
+		body.Type = &model.GoType{Kind: model.Qual, Pkg: "net/url", Name: "Values"}
+		if mt.Schema != nil && mt.Schema.Value != nil {
+			if _, ok := b.objectProps(mt.Schema.Value); ok {
+				// A typed form: encoded through its JSON form (deepObject
+				// brackets for nested values).
+				body.Type = b.typeOf(mt.Schema, opName+"Form", "", true)
+				body.Encoding = "form-typed"
+			}
+		}
+	case "text":
+		body.Type = builtin("string")
+	default:
+		body.Type = builtin("[]byte")
+	}
+	return body
+}
+
+var runtimeFile = &model.GoType{Kind: model.Qual, Pkg: "github.com/resgen/resgen/runtime", Name: "File"}
+
+// isBinary reports whether a schema is file content.
+func isBinary(s *openapi3.Schema) bool {
+	return s != nil && s.Type != nil && s.Type.Is("string") && (s.Format == "binary" || s.ContentMediaType != "" || s.ContentEncoding == "binary")
+}
+
+// multipartType declares the struct of a multipart body: file parts as
+// *runtime.File, others as their types.
+func (b *builder) multipartType(name string, props []prop) *model.GoType {
+	t := &model.GoType{Kind: model.Named, Name: b.pkg.name(name)}
+	decl := &model.Type{Name: t.Name, Kind: model.Struct, Doc: []string{"The parts of a multipart/form-data body; file parts are *runtime.File."}}
+	b.file.Types = append(b.file.Types, decl)
+	fn := newNamer()
+	for _, p := range props {
+		f := &model.Field{Name: fn.name(exportedName(p.name, "Part")), JSONName: p.name, Required: p.required, OmitEmpty: true}
+		var ps *openapi3.Schema
+		if p.schema != nil {
+			ps = p.schema.Value
+		}
+		switch {
+		case isBinary(ps):
+			f.Type = &model.GoType{Kind: model.Pointer, Elem: runtimeFile}
+		case ps != nil && ps.Items != nil && isBinary(ps.Items.Value):
+			f.Type = &model.GoType{Kind: model.Slice, Elem: &model.GoType{Kind: model.Pointer, Elem: runtimeFile}}
+		default:
+			f.Type = b.typeOf(p.schema, name+f.Name, "", true)
+			if !f.Type.Nilable() {
+				f.Type = &model.GoType{Kind: model.Pointer, Elem: f.Type}
+			}
+		}
+		decl.Fields = append(decl.Fields, f)
+	}
+	return t
+}
+
+func (b *builder) responses(op *openapi3.Operation, opName string) []*model.Response {
+	if op.Responses == nil {
+		return nil
+	}
+	keys := op.Responses.Keys()
+	sort.Slice(keys, func(i, j int) bool { return statusRank(keys[i]) < statusRank(keys[j]) })
+	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream")
+	var out []*model.Response
+	for _, k := range keys {
+		rr := op.Responses.Value(k)
+		if rr == nil || rr.Value == nil || !validStatusKey(k) {
+			continue
+		}
+		r := &model.Response{Status: k}
+		if rr.Value.Description != nil {
+			r.Doc = docLines(*rr.Value.Description)
+		}
+		ct, mt := mediaPick(rr.Value.Content)
+		suffix := strings.ToUpper(k) // 200, 2XX
+		if k == "default" {
+			suffix = "Default"
+		}
+		switch enc := encodingOf(ct); {
+		case mt == nil:
+		case enc == "json":
+			r.ContentType, r.Encoding = ct, "json"
+			r.FieldName = fields.name("JSON" + suffix)
+			r.Type = b.typeOf(mt.Schema, opName+"Response"+suffix+"Body", "", true)
+		case enc == "text" && !(mt.Schema != nil && isBinary(mt.Schema.Value)):
+			r.ContentType, r.Encoding = ct, "text"
+			r.FieldName = fields.name("Text" + suffix)
+			r.Type = builtin("string")
+		case k[0] == '2' || k[0] == '1' || k[0] == '3':
+			// Files and other bytes: the caller reads the body as a stream.
+			r.ContentType, r.Encoding = ct, "stream"
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func validStatusKey(k string) bool {
+	if k == "default" {
+		return true
+	}
+	if len(k) != 3 {
+		return false
+	}
+	u := strings.ToUpper(k)
+	if u[0] >= '1' && u[0] <= '5' && u[1:] == "XX" {
+		return true
+	}
+	n, err := strconv.Atoi(k)
+	return err == nil && n >= 100 && n <= 599
+}
+
+// statusRank orders exact codes first, then ranges, then default.
+func statusRank(k string) int {
+	if n, err := strconv.Atoi(k); err == nil {
+		return n
+	}
+	if k == "default" {
+		return 10000
+	}
+	return 1000 + int(k[0]-'0')
+}

@@ -1,0 +1,653 @@
+package generator
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/model"
+)
+
+// Schemas become Go types here: structs, defined types, enums and unions,
+// with every name settled in the builder's namer.
+// schemas declares every components/schemas entry. Names are reserved
+// for all of them first, so references resolve in any order.
+func (b *builder) schemas() {
+	if b.s.doc.Components == nil {
+		return
+	}
+	names := sortedKeys(b.s.doc.Components.Schemas)
+	for _, n := range names {
+		ref := b.s.doc.Components.Schemas[n]
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(n, "Schema"))}
+		local := strings.HasPrefix(ref.Ref, "#/")
+		if _, dup := b.named[ref.Value]; !dup && !local {
+			// Its own schema, or one from another file it names.
+			b.named[ref.Value] = t
+			if ref.Ref != "" {
+				b.byRef[ref.Ref] = t
+			}
+		}
+		b.byRef["#/components/schemas/"+n] = t
+	}
+	for _, n := range names {
+		ref := b.s.doc.Components.Schemas[n]
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		t := b.byRef["#/components/schemas/"+n]
+		if strings.HasPrefix(ref.Ref, "#/") {
+			// An alias of another schema: type A B.
+			b.file.Types = append(b.file.Types, &model.Type{Name: t.Name, Kind: model.Defined, Underlying: b.typeOf(ref, t.Name, "", true)})
+			continue
+		}
+		b.declare(t.Name, ref.Value, "/components/schemas/"+esc(n))
+	}
+}
+
+// declare adds a named type declaration for schema s.
+func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
+	decl := &model.Type{Name: name, Doc: docLines(s.Title, s.Description), Deprecated: s.Deprecated}
+	b.file.Types = append(b.file.Types, decl)
+	if isUnion(s) {
+		b.declareUnion(decl, s)
+		return
+	}
+	if props, ok := b.objectProps(s); ok {
+		decl.Kind = model.Struct
+		if ap := s.AdditionalProperties; ap.Schema != nil || (ap.Has != nil && *ap.Has) {
+			decl.Extra = rawMessage
+			if ap.Schema != nil {
+				decl.Extra = b.elem(ap.Schema, name+"Value")
+			}
+		}
+		decl.Fields = b.fields(name, props, decl.Extra != nil)
+		return
+	}
+	if vals := enumValues(s); vals != nil {
+		under := b.primitive(s)
+		if under != nil {
+			decl.Kind = model.Enum
+			decl.Underlying = under
+			seen := map[string]bool{}
+			for _, v := range vals {
+				key := fmt.Sprintf("%T:%v", v, v)
+				if seen[key] || !enumFits(under, v) {
+					continue
+				}
+				seen[key] = true
+				decl.Values = append(decl.Values, model.EnumValue{Name: b.pkg.name(name + exportedName(fmt.Sprint(v), "Empty")), Value: v})
+			}
+			return
+		}
+	}
+	decl.Kind = model.Defined
+	decl.Underlying = b.typeOf(&openapi3.SchemaRef{Value: s}, name, ptr, false)
+	if decl.Underlying.Kind == model.Named && decl.Underlying.Name == name {
+		decl.Underlying = rawMessage
+	}
+}
+
+type prop struct {
+	name     string
+	schema   *openapi3.SchemaRef
+	required bool
+}
+
+// objectProps returns the properties of an object schema, allOf parts
+// merged in (later parts win on a name clash), or false when s is not a
+// struct-like object.
+func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
+		return nil, false
+	}
+	byName := map[string]prop{}
+	var walk func(s *openapi3.Schema, depth int)
+	walk = func(s *openapi3.Schema, depth int) {
+		if s == nil || depth > 32 {
+			return
+		}
+		for _, part := range s.AllOf {
+			if part != nil {
+				walk(part.Value, depth+1)
+			}
+		}
+		for n, p := range s.Properties {
+			byName[n] = prop{name: n, schema: p, required: byName[n].required}
+		}
+		for _, n := range s.Required {
+			if p, ok := byName[n]; ok {
+				p.required = true
+				byName[n] = p
+			}
+		}
+	}
+	walk(s, 0)
+	if len(byName) == 0 {
+		return nil, false
+	}
+	out := make([]prop, 0, len(byName))
+	for _, n := range sortedKeys(byName) {
+		out = append(out, byName[n])
+	}
+	return out, true
+}
+
+// jsonTagName reports whether encoding/json accepts s as a tag name.
+func jsonTagName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) {
+			continue
+		}
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *builder) fields(owner string, props []prop, extra bool) []*model.Field {
+	fn := newNamer()
+	if extra {
+		fn = newNamer("AdditionalProperties")
+	}
+	var out []*model.Field
+	for _, p := range props {
+		goName := fn.name(exportedName(p.name, "Field"))
+		var desc, title string
+		nullable := false
+		if p.schema != nil && p.schema.Value != nil {
+			nullable = isNullable(p.schema.Value)
+			if p.schema.Value.ReadOnly || p.schema.Value.WriteOnly {
+				// Sent in one direction only: the other side leaves it out.
+				p.required = false
+			}
+			if p.schema.Ref == "" {
+				// A $ref's description is the referenced type's doc.
+				desc, title = p.schema.Value.Description, p.schema.Value.Title
+			}
+		}
+		t := b.typeOf(p.schema, owner+goName, "", true)
+		f := &model.Field{Name: goName, JSONName: p.name, Required: p.required, Doc: docLines(title, desc)}
+		if !jsonTagName(p.name) {
+			// encoding/json would ignore such a tag and use the Go name:
+			// the type's own MarshalJSON/UnmarshalJSON handle the field.
+			f.JSONName, f.WireName, f.ByHand = "-", p.name, true
+			f.Doc = append(f.Doc, fmt.Sprintf("The spec names this property %q, which Go struct tags cannot hold; it is encoded by hand.", p.name))
+		}
+		switch {
+		case p.required && !nullable:
+			f.Type = t
+		case t.Nilable():
+			f.Type, f.OmitEmpty = t, !p.required
+		default:
+			f.Type, f.OmitEmpty = &model.GoType{Kind: model.Pointer, Elem: t}, !p.required
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// typeOf maps a schema to a Go type. hint names a type declared for an
+// inline object or enum; declareInline says whether such a declaration is
+// wanted (false when the caller declares it itself).
+func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInline bool) *model.GoType {
+	if ref == nil || ref.Value == nil {
+		return rawMessage
+	}
+	s := ref.Value
+	if t, ok := b.named[s]; ok && (declareInline || ref.Ref != "") {
+		return t
+	}
+	if ref.Ref != "" {
+		if t, ok := b.byRef[ref.Ref]; ok {
+			return t
+		}
+		// An external schema: declare it once under its last path token.
+		if declareInline {
+			tok := ref.Ref[strings.LastIndexAny(ref.Ref, "/#")+1:]
+			tok = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(tok, ".yaml"), ".yml"), ".json")
+			t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(tok, hint))}
+			b.byRef[ref.Ref] = t
+			b.named[s] = t
+			b.declare(t.Name, s, "")
+			return t
+		}
+	}
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
+		if v := singleVariant(s); v != nil && len(s.Properties) == 0 {
+			return b.typeOf(v, hint, ptr, declareInline)
+		}
+	}
+	if isUnion(s) {
+		if !declareInline {
+			return rawMessage
+		}
+		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(hint, "Union"))}
+		b.named[s] = t
+		b.declare(t.Name, s, ptr)
+		return t
+	}
+	if len(s.AllOf) == 1 && len(s.Properties) == 0 {
+		return b.typeOf(s.AllOf[0], hint, ptr, declareInline)
+	}
+	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.primitive(s) != nil) {
+		if !declareInline {
+			// The caller declares hint itself; describe the shape only.
+			return rawMessage
+		}
+		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(hint, "Object"))}
+		b.named[s] = t
+		b.declare(t.Name, s, ptr)
+		return t
+	}
+	types := nonNullTypes(s)
+	if p := b.primitive(s); p != nil {
+		return p
+	}
+	switch {
+	case len(types) == 1 && types[0] == "array" || len(types) == 0 && s.Items != nil:
+		return &model.GoType{Kind: model.Slice, Elem: b.elem(s.Items, hint+"Item")}
+	case len(types) == 1 && types[0] == "object" || len(types) == 0 && (s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Has != nil):
+		if ap := s.AdditionalProperties.Schema; ap != nil {
+			return &model.GoType{Kind: model.Map, Elem: b.elem(ap, hint+"Value")}
+		}
+		return &model.GoType{Kind: model.Map, Elem: builtin("any")}
+	}
+	return rawMessage
+}
+
+// elem is typeOf for an array item or map value: never a bare nil-able
+// pointer, always a declared type for inline objects.
+func (b *builder) elem(ref *openapi3.SchemaRef, hint string) *model.GoType {
+	return b.typeOf(ref, hint, "", true)
+}
+
+// primitive returns the Go type of a string, integer, number or boolean
+// schema, or nil.
+func (b *builder) primitive(s *openapi3.Schema) *model.GoType {
+	types := nonNullTypes(s)
+	if len(types) != 1 {
+		return nil
+	}
+	switch types[0] {
+	case "string":
+		switch s.Format {
+		case "date-time":
+			return timeTime
+		case "byte":
+			return builtin("[]byte")
+		}
+		return builtin("string")
+	case "integer":
+		switch s.Format {
+		case "int32":
+			return builtin("int32")
+		case "int64":
+			return builtin("int64")
+		case "uint32":
+			return builtin("uint32")
+		case "uint64":
+			return builtin("uint64")
+		}
+		return builtin("int64")
+	case "number":
+		if s.Format == "float" {
+			return builtin("float32")
+		}
+		return builtin("float64")
+	case "boolean":
+		return builtin("bool")
+	}
+	return nil
+}
+
+func nonNullTypes(s *openapi3.Schema) []string {
+	if s.Type == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range s.Type.Slice() {
+		if t != "null" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func isNullable(s *openapi3.Schema) bool {
+	if s.Nullable || (s.Type != nil && s.Type.Includes("null")) {
+		return true
+	}
+	// oneOf: [X, {type: "null"}] is how 3.1 specs write a nullable X.
+	for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+		for _, v := range list {
+			if v != nil && v.Value != nil && v.Value.Type != nil && v.Value.Type.Is("null") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// singleVariant returns the only non-null variant of a oneOf/anyOf, which
+// is how specs often spell "nullable X", or nil.
+func singleVariant(s *openapi3.Schema) *openapi3.SchemaRef {
+	var found *openapi3.SchemaRef
+	for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+		for _, v := range list {
+			if v == nil || v.Value == nil {
+				return nil
+			}
+			if t := v.Value.Type; t != nil && t.Is("null") {
+				continue
+			}
+			if found != nil {
+				return nil
+			}
+			found = v
+		}
+	}
+	return found
+}
+
+func enumValues(s *openapi3.Schema) []any {
+	if len(s.Enum) == 0 {
+		return nil
+	}
+	return s.Enum
+}
+
+func enumFits(t *model.GoType, v any) bool {
+	if t.Kind != model.Builtin {
+		return false
+	}
+	switch t.Name {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "bool":
+		_, ok := v.(bool)
+		return ok
+	case "float32", "float64":
+		_, ok := number(v)
+		return ok
+	case "int32", "int64", "uint32", "uint64":
+		f, ok := number(v)
+		return ok && f == math.Trunc(f) && (!strings.HasPrefix(t.Name, "u") || f >= 0)
+	}
+	return false
+}
+
+// breakValueCycles turns struct fields into pointers where value fields
+// would make a type contain itself (which does not compile).
+func breakValueCycles(types []*model.Type) {
+	byName := map[string]*model.Type{}
+	for _, t := range types {
+		byName[t.Name] = t
+	}
+	// valueTarget returns the struct type a field holds by value, or nil.
+	valueTarget := func(g *model.GoType) *model.Type {
+		if g.Kind != model.Named {
+			return nil
+		}
+		t := byName[g.Name]
+		for t != nil && t.Kind == model.Defined && t.Underlying != nil && t.Underlying.Kind == model.Named {
+			t = byName[t.Underlying.Name]
+		}
+		if t == nil || (t.Kind != model.Struct) {
+			return nil
+		}
+		return t
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[*model.Type]int{}
+	var visit func(t *model.Type)
+	visit = func(t *model.Type) {
+		color[t] = grey
+		for _, f := range t.Fields {
+			u := valueTarget(f.Type)
+			if u == nil {
+				continue
+			}
+			switch color[u] {
+			case grey:
+				f.Type = &model.GoType{Kind: model.Pointer, Elem: f.Type}
+			case white:
+				visit(u)
+			}
+		}
+		color[t] = black
+	}
+	for _, t := range types {
+		if t.Kind == model.Defined {
+			// type A B where B is a struct holding an A by value.
+			continue
+		}
+		if color[t] == white {
+			visit(t)
+		}
+	}
+	// Defined types whose underlying named type leads back to themselves.
+	for _, t := range types {
+		if t.Kind == model.Defined && t.Underlying != nil && t.Underlying.Kind == model.Named {
+			seen := map[string]bool{t.Name: true}
+			cur := byName[t.Underlying.Name]
+			for cur != nil && cur.Kind == model.Defined && cur.Underlying != nil && cur.Underlying.Kind == model.Named {
+				if seen[cur.Name] {
+					t.Underlying = rawMessage
+					break
+				}
+				seen[cur.Name] = true
+				cur = byName[cur.Underlying.Name]
+			}
+			if cur != nil && seen[cur.Name] {
+				t.Underlying = rawMessage
+			}
+		}
+	}
+}
+
+// isUnion reports whether s is declared as a union type: a oneOf or anyOf
+// of several variants, or a value of several JSON types (3.1
+// `type: [integer, string]`).
+func isUnion(s *openapi3.Schema) bool {
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
+		return singleVariant(s) == nil || len(s.Properties) > 0
+	}
+	return len(nonNullTypes(s)) > 1
+}
+
+// jsonKind is the JSON kind a schema takes, for telling union variants
+// apart; "any" when it cannot be known.
+func jsonKind(s *openapi3.Schema) string {
+	if s == nil {
+		return "any"
+	}
+	types := nonNullTypes(s)
+	if len(types) == 1 {
+		return types[0]
+	}
+	switch {
+	case len(types) > 1 || len(s.OneOf) > 0 || len(s.AnyOf) > 0:
+		return "any"
+	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Has != nil:
+		return "object"
+	case s.Items != nil:
+		return "array"
+	}
+	for _, part := range s.AllOf {
+		if part != nil && part.Value != nil {
+			if k := jsonKind(part.Value); k != "any" {
+				return k
+			}
+		}
+	}
+	return "any"
+}
+
+var kindFieldNames = map[string]string{"string": "String", "integer": "Int", "number": "Number", "boolean": "Bool", "array": "Array", "object": "Object"}
+
+// declareUnion fills decl as a union of s's variants: its oneOf or anyOf
+// entries, or its JSON types.
+func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
+	decl.Kind = model.Union
+	fields := newNamer("Unknown")
+	// Properties written next to the oneOf belong to every variant: they
+	// are fields of the union itself.
+	base := *s
+	base.OneOf, base.AnyOf, base.Discriminator = nil, nil, nil
+	if props, ok := b.objectProps(&base); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
+		decl.Fields = b.fields(decl.Name, props, false)
+		for _, f := range decl.Fields {
+			fields.taken[f.Name] = true
+		}
+	}
+	refs := s.OneOf
+	if len(refs) == 0 {
+		refs, decl.AnyOf = s.AnyOf, true
+	}
+	if len(refs) == 0 {
+		// type: [integer, string, ...]
+		for _, t := range nonNullTypes(s) {
+			v := *s
+			v.Type = &openapi3.Types{t}
+			v.Enum = nil
+			refs = append(refs, &openapi3.SchemaRef{Value: &v})
+		}
+	}
+	byRef := map[*openapi3.SchemaRef]*model.Variant{}
+	for i, ref := range refs {
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		vs := ref.Value
+		if t := vs.Type; t != nil && t.Is("null") {
+			continue // null is every union's zero value
+		}
+		kind := jsonKind(vs)
+		t := b.typeOf(ref, fmt.Sprintf("%sVariant%d", decl.Name, i+1), "", true)
+		fieldName := kindFieldNames[kind]
+		if t.Kind == model.Named {
+			fieldName = t.Name
+		}
+		if fieldName == "" {
+			fieldName = fmt.Sprintf("Variant%d", i+1)
+		}
+		v := &model.Variant{FieldName: fields.name(fieldName), Type: t, Kind: kind}
+		if kind == "object" {
+			if props, ok := b.objectProps(vs); ok {
+				for _, p := range props {
+					if p.required {
+						v.Required = append(v.Required, p.name)
+					}
+				}
+			}
+		}
+		decl.Variants = append(decl.Variants, v)
+		byRef[ref] = v
+	}
+	d := s.Discriminator
+	if d == nil || d.PropertyName == "" {
+		// Cat and Dog may each inherit one from a common base (allOf).
+		d = inheritedDiscriminator(refs)
+	}
+	if d == nil || d.PropertyName == "" {
+		return
+	}
+	decl.Discriminator = d.PropertyName
+	mapped := map[*model.Variant]bool{}
+	for _, val := range sortedKeys(d.Mapping) {
+		mr := d.Mapping[val]
+		for ref, v := range byRef {
+			if mappingMatches(mr, ref, refs) {
+				v.Values = append(v.Values, val)
+				mapped[v] = true
+			}
+		}
+	}
+	// Variants the mapping does not name are selected by their schema name.
+	for ref, v := range byRef {
+		if !mapped[v] && ref.Ref != "" {
+			v.Values = append(v.Values, ref.Ref[strings.LastIndexAny(ref.Ref, "/#")+1:])
+		}
+	}
+	for _, v := range decl.Variants {
+		sort.Strings(v.Values)
+	}
+}
+
+// mappingMatches reports whether a discriminator mapping value names the
+// variant ref: the same schema, the same $ref, a bare schema name
+// ("Dog"), or a pointer at an inline variant (".../oneOf/1").
+func mappingMatches(mr openapi3.MappingRef, ref *openapi3.SchemaRef, refs openapi3.SchemaRefs) bool {
+	switch {
+	case mr.Value != nil && mr.Value == ref.Value:
+		return true
+	case mr.Ref == "":
+		return false
+	case mr.Ref == ref.Ref:
+		return true
+	case !strings.ContainsAny(mr.Ref, "/#") && ref.Ref != "":
+		return ref.Ref[strings.LastIndexAny(ref.Ref, "/#")+1:] == mr.Ref
+	case ref.Ref == "":
+		for i, r := range refs {
+			if r == ref {
+				n := strconv.Itoa(i)
+				return strings.HasSuffix(mr.Ref, "/oneOf/"+n) || strings.HasSuffix(mr.Ref, "/anyOf/"+n)
+			}
+		}
+	}
+	return false
+}
+
+// inheritedDiscriminator returns the discriminator every variant inherits
+// through allOf from a base schema, or nil when they do not share one.
+func inheritedDiscriminator(refs openapi3.SchemaRefs) *openapi3.Discriminator {
+	var found *openapi3.Discriminator
+	for _, r := range refs {
+		if r == nil || r.Value == nil {
+			continue
+		}
+		if t := r.Value.Type; t != nil && t.Is("null") {
+			continue
+		}
+		d := ownDiscriminator(r.Value, 0)
+		if d == nil || (found != nil && found.PropertyName != d.PropertyName) {
+			return nil
+		}
+		found = d
+	}
+	return found
+}
+
+func ownDiscriminator(s *openapi3.Schema, depth int) *openapi3.Discriminator {
+	if s == nil || depth > 8 {
+		return nil
+	}
+	if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
+		return s.Discriminator
+	}
+	for _, p := range s.AllOf {
+		if p != nil {
+			if d := ownDiscriminator(p.Value, depth+1); d != nil {
+				return d
+			}
+		}
+	}
+	return nil
+}
