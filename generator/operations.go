@@ -13,6 +13,7 @@ import (
 
 // Operations become methods here: their parameters, request body and
 // typed responses.
+
 var methodOrder = map[string]int{"GET": 0, "HEAD": 1, "OPTIONS": 2, "TRACE": 3, "PUT": 4, "POST": 5, "PATCH": 6, "DELETE": 7}
 
 type opRef struct {

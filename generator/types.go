@@ -14,6 +14,7 @@ import (
 
 // Schemas become Go types here: structs, defined types, enums and unions,
 // with every name settled in the builder's namer.
+
 // schemas declares every components/schemas entry. Names are reserved
 // for all of them first, so references resolve in any order.
 func (b *builder) schemas() {
