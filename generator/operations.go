@@ -206,6 +206,20 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 
 	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
 		op.Body = b.body(rb.Value, name)
+		if op.Body != nil && len(rb.Value.Content) > 1 {
+			var others []string
+			for _, ct := range sortedKeys(rb.Value.Content) {
+				if ct != op.Body.ContentType {
+					others = append(others, ct)
+				}
+			}
+			ptr := pointerJoin(opPtr, "requestBody", "content")
+			if rb.Ref != "" {
+				ptr = pointerJoin(opPtr, "requestBody")
+			}
+			b.diags = append(b.diags, b.s.diag(Warning, ptr,
+				fmt.Sprintf("unsupported: %s accepts several request bodies; the client sends %s, not %s", op.ID, op.Body.ContentType, strings.Join(others, ", ")), ""))
+		}
 	}
 	op.ResponseType = b.pkg.name(name + "Response")
 	op.Responses = b.responses(o.op, name)
