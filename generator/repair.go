@@ -118,6 +118,10 @@ func repairNode(n *yaml.Node, fix func(*yaml.Node, string), names bool) {
 			case schema && k.Value == "type" && v.Kind == yaml.MappingNode:
 				fix(k, "type must be a string or a list of strings; the map is dropped")
 				continue
+			case schema && k.Value == "items" && v.Kind == yaml.SequenceNode:
+				// JSON Schema draft 4's tuple form.
+				fix(k, "items must be one schema; the list is read as prefixItems")
+				k = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "prefixItems", Line: k.Line, Column: k.Column}
 			}
 			repairNode(v, fix, nameMaps[k.Value] && !strings.HasPrefix(k.Value, "x-"))
 			kept = append(kept, k, v)

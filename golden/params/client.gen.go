@@ -126,6 +126,7 @@ type Client struct {
 	opDeleteItemsItemIDPartsPart *runtime.Operation
 	opPutNote                    *runtime.Operation
 	opObjectParams               *runtime.Operation
+	opPercentNames               *runtime.Operation
 	opGetSearch                  *runtime.Operation
 	opPathStyles                 *runtime.Operation
 	opUpload                     *runtime.Operation
@@ -289,6 +290,15 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Name:         "objectParams",
 		Method:       "GET",
 		Path:         "/objects",
+		Breaker:      breakerDefault,
+		Retry:        retryDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
+	c.opPercentNames = e.Operation(runtime.OperationSpec{
+		Name:         "percentNames",
+		Method:       "GET",
+		Path:         "/percent",
 		Breaker:      breakerDefault,
 		Retry:        retryDefault,
 		Timeout:      10 * time.Second,
@@ -837,6 +847,70 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (
 	switch {
 	case resp.StatusCode == 200:
 		out.Text200 = runtime.Text(raw)
+	case resp.StatusCode >= 400:
+		return nil, runtime.NewStatusError(req, resp, raw, attempts)
+	}
+	return out, nil
+}
+
+// PercentNamesParams are the query, header and cookie parameters of PercentNames.
+// Optional parameters are pointers (or nil slices): nil leaves them out.
+type PercentNamesParams struct {
+	// RatePercentD is the query parameter "rate%d" (required).
+	RatePercentD string
+}
+
+// PercentNamesResponse is the answer to PercentNames: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type PercentNamesResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+}
+
+// PercentNames calls GET /percent.
+//
+// A parameter name with a % must not become a format verb in the generated code.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams) (*PercentNamesResponse, error) {
+	u := c.server + "/percent"
+	if params == nil {
+		return nil, fmt.Errorf("PercentNames: params is required (it holds rate%%d)")
+	}
+	var q runtime.Query
+	if params != nil {
+		q.Add("rate%d", params.RatePercentD)
+	}
+	if q.Len() > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("PercentNames: %w", err)
+	}
+	resp, attempts, err := c.opPercentNames.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := runtime.ReadBody(resp)
+	if err != nil {
+		return nil, fmt.Errorf("PercentNames: read response: %w", err)
+	}
+	out := &PercentNamesResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	switch {
+	case resp.StatusCode == 200:
 	case resp.StatusCode >= 400:
 		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}

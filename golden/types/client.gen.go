@@ -116,6 +116,11 @@ func (v Names) MarshalJSON() ([]byte, error) {
 // Option2 is a schema of the API.
 type Option2 string
 
+// Pair is described by the spec as:
+//
+// JSON Schema draft 4's tuple form; resgen reads it as prefixItems.
+type Pair []json.RawMessage
+
 // Thing is described by the spec as:
 //
 // A thing with one field of each kind.
