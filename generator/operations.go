@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"sort"
 	"strconv"
@@ -222,7 +223,7 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 		}
 	}
 	op.ResponseType = b.pkg.name(name + "Response")
-	op.Responses = b.responses(o.op, name)
+	op.Responses, op.Headers = b.responses(o.op, name)
 	return op
 }
 
@@ -396,14 +397,16 @@ func (b *builder) multipartType(name string, props []prop) *model.GoType {
 	return t
 }
 
-func (b *builder) responses(op *openapi3.Operation, opName string) []*model.Response {
+func (b *builder) responses(op *openapi3.Operation, opName string) ([]*model.Response, []*model.ResponseHeader) {
 	if op.Responses == nil {
-		return nil
+		return nil, nil
 	}
 	keys := op.Responses.Keys()
 	sort.Slice(keys, func(i, j int) bool { return statusRank(keys[i]) < statusRank(keys[j]) })
 	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream")
 	var out []*model.Response
+	var headers []*model.ResponseHeader
+	seen := map[string]bool{}
 	for _, k := range keys {
 		rr := op.Responses.Value(k)
 		if rr == nil || rr.Value == nil || !validStatusKey(k) {
@@ -412,6 +415,18 @@ func (b *builder) responses(op *openapi3.Operation, opName string) []*model.Resp
 		r := &model.Response{Status: k}
 		if rr.Value.Description != nil {
 			r.Doc = docLines(*rr.Value.Description)
+		}
+		for _, hn := range sortedKeys(rr.Value.Headers) {
+			canon := http.CanonicalHeaderKey(hn)
+			if seen[canon] || canon == "Content-Type" {
+				continue
+			}
+			seen[canon] = true
+			h := &model.ResponseHeader{FieldName: fields.name(exportedName(hn, "Header")), Name: hn}
+			if hr := rr.Value.Headers[hn]; hr != nil && hr.Value != nil {
+				h.Doc = docLines(hr.Value.Description)
+			}
+			headers = append(headers, h)
 		}
 		ct, mt := mediaPick(rr.Value.Content)
 		suffix := strings.ToUpper(k) // 200, 2XX
@@ -434,7 +449,7 @@ func (b *builder) responses(op *openapi3.Operation, opName string) []*model.Resp
 		}
 		out = append(out, r)
 	}
-	return out
+	return out, headers
 }
 
 func validStatusKey(k string) bool {

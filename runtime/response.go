@@ -64,3 +64,12 @@ func JSONBody[T any](v *T) (io.Reader, error) {
 func NewStatusError(req *http.Request, resp *http.Response, raw []byte, attempts int) *StatusError {
 	return &StatusError{Method: req.Method, URL: req.URL.Redacted(), StatusCode: resp.StatusCode, Header: resp.Header, Body: raw, Attempts: attempts}
 }
+
+// HeaderValue returns the first value of a response header, nil when the
+// answer lacks it.
+func HeaderValue(h http.Header, name string) *string {
+	if v := h.Values(name); len(v) > 0 {
+		return &v[0]
+	}
+	return nil
+}

@@ -57,6 +57,10 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		g.Id("Body").Index().Byte()
 		comment(g, []string{"Attempts is how many attempts the call took."})
 		g.Id("Attempts").Int()
+		for _, h := range op.Headers {
+			comment(g, append([]string{h.FieldName + " is the " + quoteLine(h.Name) + " response header, nil when absent."}, h.Doc...))
+			g.Id(h.FieldName).Op("*").String()
+		}
 		for _, r := range op.Responses {
 			if r.Encoding == "stream" {
 				comment(g, []string{"Stream is the unread body of a file or byte response (" + sanitizeLine(r.ContentType) + "):", "the caller reads it and must close it. Body is nil then."})
@@ -532,21 +536,22 @@ func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 		for _, c := range streams[1:] {
 			cond = cond.Op("||").Add(c)
 		}
-		g.If(cond).Block(jen.Return(jen.Op("&").Add(literal(jen.Id(op.ResponseType),
-			kv{"StatusCode", jen.Id("resp").Dot("StatusCode")},
-			kv{"Header", jen.Id("resp").Dot("Header")},
-			kv{"Attempts", jen.Id("attempts")},
-			kv{"Stream", jen.Id("resp").Dot("Body")},
-		)), jen.Nil()))
+		fields := []kv{
+			{"StatusCode", jen.Id("resp").Dot("StatusCode")},
+			{"Header", jen.Id("resp").Dot("Header")},
+			{"Attempts", jen.Id("attempts")},
+			{"Stream", jen.Id("resp").Dot("Body")},
+		}
+		g.If(cond).Block(jen.Return(jen.Op("&").Add(literal(jen.Id(op.ResponseType), append(fields, headerFields(op)...)...)), jen.Nil()))
 	}
 	g.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(runtimePkg, "ReadBody").Call(jen.Id("resp"))
 	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read response: %w", jen.Err())))
-	g.Id("out").Op(":=").Op("&").Add(literal(jen.Id(op.ResponseType),
-		kv{"StatusCode", jen.Id("resp").Dot("StatusCode")},
-		kv{"Header", jen.Id("resp").Dot("Header")},
-		kv{"Body", jen.Id("raw")},
-		kv{"Attempts", jen.Id("attempts")},
-	))
+	g.Id("out").Op(":=").Op("&").Add(literal(jen.Id(op.ResponseType), append([]kv{
+		{"StatusCode", jen.Id("resp").Dot("StatusCode")},
+		{"Header", jen.Id("resp").Dot("Header")},
+		{"Body", jen.Id("raw")},
+		{"Attempts", jen.Id("attempts")},
+	}, headerFields(op)...)...))
 	decodes := false
 	var dflt *model.Response
 	g.Switch().BlockFunc(func(g *jen.Group) {
@@ -577,6 +582,15 @@ func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("out"), errf(op, "decode %d response: %w", jen.Id("resp").Dot("StatusCode"), jen.Err())))
 	}
 	g.Return(jen.Id("out"), jen.Nil())
+}
+
+// headerFields fills the typed response headers.
+func headerFields(op *model.Operation) []kv {
+	var out []kv
+	for _, h := range op.Headers {
+		out = append(out, kv{h.FieldName, jen.Qual(runtimePkg, "HeaderValue").Call(jen.Id("resp").Dot("Header"), jen.Lit(h.Name))})
+	}
+	return out
 }
 
 // decodeInto prints the decoding of r's body into its typed field, and

@@ -174,6 +174,13 @@ type Response struct {
 	Doc         []string
 }
 
+// ResponseHeader is a declared response header, a *string field of the
+// response struct (nil when the answer lacks it).
+type ResponseHeader struct {
+	FieldName, Name string
+	Doc             []string
+}
+
 // Operation is one API call and the method that makes it.
 type Operation struct {
 	// Name is the Go method name; ID the operationId ("" when none).
@@ -195,6 +202,8 @@ type Operation struct {
 	Responses  []*Response
 	// ResponseType names the typed response struct.
 	ResponseType string
+	// Headers are the response headers the spec declares (any status).
+	Headers []*ResponseHeader
 	// OpField is the client's unexported field holding the runtime operation.
 	OpField string
 	Policy  *OpPolicy

@@ -18,6 +18,8 @@ type IssueTokenResponse struct {
 	Body []byte
 	// Attempts is how many attempts the call took.
 	Attempts int
+	// XSubjectToken is the "X-Subject-Token" response header, nil when absent.
+	XSubjectToken *string
 	// JSON201 is set when the status is 201.
 	// Token issued.
 	JSON201 *Token
@@ -57,10 +59,11 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 		return nil, fmt.Errorf("IssueToken: read response: %w", err)
 	}
 	out := &IssueTokenResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
+		StatusCode:    resp.StatusCode,
+		Header:        resp.Header,
+		Body:          raw,
+		Attempts:      attempts,
+		XSubjectToken: runtime.HeaderValue(resp.Header, "X-Subject-Token"),
 	}
 	switch {
 	case resp.StatusCode == 201:

@@ -8081,6 +8081,9 @@ type ImagesPostResponse struct {
 	Body []byte
 	// Attempts is how many attempts the call took.
 	Attempts int
+	// OpenStackImageStoreIds is the "OpenStack-image-store-ids" response header, nil when absent.
+	// list of available stores.
+	OpenStackImageStoreIds *string
 	// JSON201 is set when the status is 201.
 	// Ok.
 	JSON201 *ImagesCreateResponse
@@ -8143,10 +8146,11 @@ func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body 
 		return nil, fmt.Errorf("ImagesPost: read response: %w", err)
 	}
 	out := &ImagesPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
+		StatusCode:             resp.StatusCode,
+		Header:                 resp.Header,
+		Body:                   raw,
+		Attempts:               attempts,
+		OpenStackImageStoreIds: runtime.HeaderValue(resp.Header, "OpenStack-image-store-ids"),
 	}
 	switch {
 	case resp.StatusCode == 201:
@@ -8556,6 +8560,15 @@ type ImagesImageIDFileGetResponse struct {
 	Body []byte
 	// Attempts is how many attempts the call took.
 	Attempts int
+	// ContentLength is the "Content-Length" response header, nil when absent.
+	// The length of the body in octets (8-bit bytes)
+	ContentLength *string
+	// ContentMd5 is the "Content-Md5" response header, nil when absent.
+	// The MD5 checksum of the body.
+	ContentMd5 *string
+	// ContentRange is the "Content-Range" response header, nil when absent.
+	// The content range of image data.
+	ContentRange *string
 	// JSON200 is set when the status is 200.
 	// Ok.
 	JSON200 *ImagesFileDownloadResponse
@@ -8613,10 +8626,13 @@ func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, param
 		return nil, fmt.Errorf("ImagesImageIDFileGet: read response: %w", err)
 	}
 	out := &ImagesImageIDFileGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
+		StatusCode:    resp.StatusCode,
+		Header:        resp.Header,
+		Body:          raw,
+		Attempts:      attempts,
+		ContentLength: runtime.HeaderValue(resp.Header, "Content-Length"),
+		ContentMd5:    runtime.HeaderValue(resp.Header, "Content-Md5"),
+		ContentRange:  runtime.HeaderValue(resp.Header, "Content-Range"),
 	}
 	switch {
 	case resp.StatusCode == 200:

@@ -216,6 +216,9 @@ type ListPetsResponse struct {
 	Body []byte
 	// Attempts is how many attempts the call took.
 	Attempts int
+	// XNext is the "x-next" response header, nil when absent.
+	// A link to the next page of responses.
+	XNext *string
 	// JSON200 is set when the status is 200.
 	// A paged array of pets.
 	JSON200 *Pets
@@ -261,6 +264,7 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams) (*ListPet
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
+		XNext:      runtime.HeaderValue(resp.Header, "x-next"),
 	}
 	switch {
 	case resp.StatusCode == 200:

@@ -269,3 +269,30 @@ func TestOpenBreakerFailsFastWithoutReachingTheServer(t *testing.T) {
 		}
 	})
 }
+
+func TestDeclaredResponseHeaderIsTyped(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("limit") == "2" {
+			w.Header().Set("X-Next", "/pets?page=2")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `[{"id": 1, "name": "rex"}, {"id": 2, "name": "tom"}]`)
+	}))
+	defer srv.Close()
+	c, err := NewClient(srv.URL, WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := int32(2)
+	resp, err := c.ListPets(context.Background(), &ListPetsParams{Limit: &limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.XNext == nil || *resp.XNext != "/pets?page=2" || resp.JSON200 == nil || len(*resp.JSON200) != 2 {
+		t.Fatalf("x-next %v, pets %v", resp.XNext, resp.JSON200)
+	}
+	resp, err = c.ListPets(context.Background(), nil)
+	if err != nil || resp.XNext != nil {
+		t.Fatalf("without the header: %v, %v", resp.XNext, err)
+	}
+}
