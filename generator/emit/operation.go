@@ -132,12 +132,9 @@ func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 	})
 }
 
-// verbatim escapes spec text for a format string: a "%" in a parameter
-// name must not read as a verb.
-func verbatim(s string) string { return strings.ReplaceAll(s, "%", "%%") }
-
 // errf returns fmt.Errorf with the operation's name in front. Spec text in
-// format must go through verbatim.
+// format is resgen's own text; spec text (a parameter named "rate%d")
+// goes in args, as a literal, never into the format.
 func errf(op *model.Operation, format string, args ...jen.Code) *jen.Statement {
 	return jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(op.Name + ": " + format)}, args...)...)
 }
@@ -148,7 +145,7 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 		if p.Object {
 			/* objects in a path: simple style, escaped as a whole */
 			g.List(jen.Id(p.GoName+"Text"), jen.Err()).Op(":=").Qual(runtimePkg, "ObjectText").Call(jen.Lit(p.Explode), jen.Id(p.GoName))
-			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter "+verbatim(p.SpecName)+": %w", jen.Err())))
+			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
 			prefix := map[string]string{"label": ".", "matrix": ";" + p.SpecName + "="}[p.Style]
 			g.Id(p.GoName+"Text").Op("=").Lit(prefix).Op("+").Qual(runtimePkg, "PathSegment").Call(jen.Id(p.GoName + "Text"))
 		}
@@ -197,7 +194,7 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 		}
 		if len(required) > 0 {
 			g.If(jen.Id("params").Op("==").Nil()).Block(
-				jen.Return(jen.Nil(), errf(op, "params is required (it holds "+verbatim(strings.Join(required, ", "))+")")),
+				jen.Return(jen.Nil(), errf(op, "params is required (it holds %s)", jen.Lit(strings.Join(required, ", ")))),
 			)
 		}
 	}
@@ -210,7 +207,7 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 			if p.Object {
 				e.setObject(g, op, p, func(v jen.Code) jen.Code {
 					return jen.If(jen.Err().Op(":=").Id("q").Dot("AddObject").Call(jen.Lit(p.SpecName), jen.Lit(p.Style), jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
-						jen.Return(jen.Nil(), errf(op, "query parameter "+verbatim(p.SpecName)+": %w", jen.Err())))
+						jen.Return(jen.Nil(), errf(op, "query parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
 				})
 				continue
 			}
@@ -440,7 +437,7 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 				if p.Object {
 					e.setObject(g, op, p, func(v jen.Code) jen.Code {
 						return jen.If(jen.List(jen.Id("s"), jen.Err()).Op(":=").Qual(runtimePkg, "ObjectText").Call(jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
-							jen.Return(jen.Nil(), errf(op, string(p.In)+" parameter "+verbatim(p.SpecName)+": %w", jen.Err())),
+							jen.Return(jen.Nil(), errf(op, string(p.In)+" parameter %q: %w", jen.Lit(p.SpecName), jen.Err())),
 						).Else().Block(e.headerOrCookie(p, jen.Id("s")))
 					})
 					continue

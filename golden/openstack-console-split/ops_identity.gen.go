@@ -106,7 +106,7 @@ type RevokeTokenResponse struct {
 func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*RevokeTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
 	if params == nil {
-		return nil, fmt.Errorf("RevokeToken: params is required (it holds X-Subject-Token)")
+		return nil, fmt.Errorf("RevokeToken: params is required (it holds %s)", "X-Subject-Token")
 	}
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
 	if err != nil {

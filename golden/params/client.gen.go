@@ -793,17 +793,17 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (
 	if params != nil {
 		if params.Filter != nil {
 			if err := q.AddObject("filter", "deepObject", true, params.Filter); err != nil {
-				return nil, fmt.Errorf("ObjectParams: query parameter filter: %w", err)
+				return nil, fmt.Errorf("ObjectParams: query parameter %q: %w", "filter", err)
 			}
 		}
 		if params.Page != nil {
 			if err := q.AddObject("page", "", true, params.Page); err != nil {
-				return nil, fmt.Errorf("ObjectParams: query parameter page: %w", err)
+				return nil, fmt.Errorf("ObjectParams: query parameter %q: %w", "page", err)
 			}
 		}
 		if params.Point != nil {
 			if err := q.AddObject("point", "", false, params.Point); err != nil {
-				return nil, fmt.Errorf("ObjectParams: query parameter point: %w", err)
+				return nil, fmt.Errorf("ObjectParams: query parameter %q: %w", "point", err)
 			}
 		}
 		if params.Spaced != nil {
@@ -824,7 +824,7 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (
 	if params != nil {
 		if params.XShape != nil {
 			if s, err := runtime.ObjectText(true, params.XShape); err != nil {
-				return nil, fmt.Errorf("ObjectParams: header parameter X-Shape: %w", err)
+				return nil, fmt.Errorf("ObjectParams: header parameter %q: %w", "X-Shape", err)
 			} else {
 				req.Header.Add("X-Shape", s)
 			}
@@ -882,7 +882,7 @@ type PercentNamesResponse struct {
 func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams) (*PercentNamesResponse, error) {
 	u := c.server + "/percent"
 	if params == nil {
-		return nil, fmt.Errorf("PercentNames: params is required (it holds rate%%d)")
+		return nil, fmt.Errorf("PercentNames: params is required (it holds %s)", "rate%d")
 	}
 	var q runtime.Query
 	if params != nil {
@@ -967,7 +967,7 @@ type GetSearchResponse struct {
 func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSearchResponse, error) {
 	u := c.server + "/search"
 	if params == nil {
-		return nil, fmt.Errorf("GetSearch: params is required (it holds q)")
+		return nil, fmt.Errorf("GetSearch: params is required (it holds %s)", "q")
 	}
 	var q runtime.Query
 	if params != nil {
