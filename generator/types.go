@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -180,6 +181,12 @@ func (b *builder) fields(owner string, props []prop, extra bool) []*model.Field 
 		}
 		t := b.typeOf(p.schema, owner+goName, "", true)
 		f := &model.Field{Name: goName, JSONName: p.name, Required: p.required, Doc: docLines(title, desc)}
+		if p.schema != nil && p.schema.Value != nil && p.schema.Value.Default != nil {
+			// The server applies defaults; the doc says which.
+			if d, err := json.Marshal(p.schema.Value.Default); err == nil && len(d) <= 200 {
+				f.Doc = append(f.Doc, "Default: "+string(d)+".")
+			}
+		}
 		if !jsonTagName(p.name) {
 			// encoding/json would ignore such a tag and use the Go name:
 			// the type's own MarshalJSON/UnmarshalJSON handle the field.
@@ -541,7 +548,11 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 			continue // null is every union's zero value
 		}
 		kind := jsonKind(vs)
-		t := b.typeOf(ref, fmt.Sprintf("%sVariant%d", decl.Name, i+1), "", true)
+		hint := fmt.Sprintf("%sVariant%d", decl.Name, i+1)
+		if vs.Title != "" && ref.Ref == "" {
+			hint = vs.Title // an inline variant's own name
+		}
+		t := b.typeOf(ref, hint, "", true)
 		fieldName := kindFieldNames[kind]
 		if t.Kind == model.Named {
 			fieldName = t.Name

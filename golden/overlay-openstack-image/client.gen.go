@@ -2434,7 +2434,8 @@ type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue struct {
 	Required        []string                                                       `json:"required,omitzero"`
 	Title           string                                                         `json:"title"`
 	Type            MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                          `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems is a schema of the API.
@@ -2489,7 +2490,8 @@ type MetadefsNamespaceDeleteRequestPropertiesValue struct {
 	Required        []string                                            `json:"required,omitzero"`
 	Title           string                                              `json:"title"`
 	Type            MetadefsNamespaceDeleteRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                               `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceDeleteRequestPropertiesValueItems is a schema of the API.
@@ -2601,7 +2603,8 @@ type MetadefsNamespaceShowRequestObjectsItemPropertiesValue struct {
 	Required        []string                                                     `json:"required,omitzero"`
 	Title           string                                                       `json:"title"`
 	Type            MetadefsNamespaceShowRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                        `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems is a schema of the API.
@@ -2656,7 +2659,8 @@ type MetadefsNamespaceShowRequestPropertiesValue struct {
 	Required        []string                                          `json:"required,omitzero"`
 	Title           string                                            `json:"title"`
 	Type            MetadefsNamespaceShowRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                             `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceShowRequestPropertiesValueItems is a schema of the API.
@@ -2780,7 +2784,8 @@ type MetadefsNamespaceShowResponseObjectsItemPropertiesValue struct {
 	Required        []string                                                      `json:"required,omitzero"`
 	Title           string                                                        `json:"title"`
 	Type            MetadefsNamespaceShowResponseObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                         `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems is a schema of the API.
@@ -2835,7 +2840,8 @@ type MetadefsNamespaceShowResponsePropertiesValue struct {
 	Required        []string                                           `json:"required,omitzero"`
 	Title           string                                             `json:"title"`
 	Type            MetadefsNamespaceShowResponsePropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                              `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceShowResponsePropertiesValueItems is a schema of the API.
@@ -2950,7 +2956,8 @@ type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue struct {
 	Required        []string                                                       `json:"required,omitzero"`
 	Title           string                                                         `json:"title"`
 	Type            MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                          `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems is a schema of the API.
@@ -3005,7 +3012,8 @@ type MetadefsNamespaceUpdateRequestPropertiesValue struct {
 	Required        []string                                            `json:"required,omitzero"`
 	Title           string                                              `json:"title"`
 	Type            MetadefsNamespaceUpdateRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                               `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceUpdateRequestPropertiesValueItems is a schema of the API.
@@ -3125,7 +3133,8 @@ type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue struct {
 	Required        []string                                                        `json:"required,omitzero"`
 	Title           string                                                          `json:"title"`
 	Type            MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                           `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems is a schema of the API.
@@ -3180,7 +3189,8 @@ type MetadefsNamespaceUpdateResponsePropertiesValue struct {
 	Required        []string                                             `json:"required,omitzero"`
 	Title           string                                               `json:"title"`
 	Type            MetadefsNamespaceUpdateResponsePropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespaceUpdateResponsePropertiesValueItems is a schema of the API.
@@ -3295,7 +3305,8 @@ type MetadefsNamespacesCreateRequestObjectsItemPropertiesValue struct {
 	Required        []string                                                        `json:"required,omitzero"`
 	Title           string                                                          `json:"title"`
 	Type            MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                           `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems is a schema of the API.
@@ -3350,7 +3361,8 @@ type MetadefsNamespacesCreateRequestPropertiesValue struct {
 	Required        []string                                             `json:"required,omitzero"`
 	Title           string                                               `json:"title"`
 	Type            MetadefsNamespacesCreateRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesCreateRequestPropertiesValueItems is a schema of the API.
@@ -3470,7 +3482,8 @@ type MetadefsNamespacesCreateResponseObjectsItemPropertiesValue struct {
 	Required        []string                                                         `json:"required,omitzero"`
 	Title           string                                                           `json:"title"`
 	Type            MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                            `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems is a schema of the API.
@@ -3525,7 +3538,8 @@ type MetadefsNamespacesCreateResponsePropertiesValue struct {
 	Required        []string                                              `json:"required,omitzero"`
 	Title           string                                                `json:"title"`
 	Type            MetadefsNamespacesCreateResponsePropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                 `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesCreateResponsePropertiesValueItems is a schema of the API.
@@ -3637,7 +3651,8 @@ type MetadefsNamespacesIndexRequestObjectsItemPropertiesValue struct {
 	Required        []string                                                       `json:"required,omitzero"`
 	Title           string                                                         `json:"title"`
 	Type            MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                          `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems is a schema of the API.
@@ -3692,7 +3707,8 @@ type MetadefsNamespacesIndexRequestPropertiesValue struct {
 	Required        []string                                            `json:"required,omitzero"`
 	Title           string                                              `json:"title"`
 	Type            MetadefsNamespacesIndexRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                               `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesIndexRequestPropertiesValueItems is a schema of the API.
@@ -3812,7 +3828,8 @@ type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue stru
 	Required        []string                                                                     `json:"required,omitzero"`
 	Title           string                                                                       `json:"title"`
 	Type            MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                        `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems is a schema of the API.
@@ -3867,7 +3884,8 @@ type MetadefsNamespacesListResponseNamespacesItemPropertiesValue struct {
 	Required        []string                                                          `json:"required,omitzero"`
 	Title           string                                                            `json:"title"`
 	Type            MetadefsNamespacesListResponseNamespacesItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                             `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems is a schema of the API.
@@ -3959,7 +3977,8 @@ type MetadefsNamespacesObjectDeleteRequestPropertiesValue struct {
 	Required        []string                                                   `json:"required,omitzero"`
 	Title           string                                                     `json:"title"`
 	Type            MetadefsNamespacesObjectDeleteRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                      `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectDeleteRequestPropertiesValueItems is a schema of the API.
@@ -4028,7 +4047,8 @@ type MetadefsNamespacesObjectShowRequestPropertiesValue struct {
 	Required        []string                                                 `json:"required,omitzero"`
 	Title           string                                                   `json:"title"`
 	Type            MetadefsNamespacesObjectShowRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                    `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectShowRequestPropertiesValueItems is a schema of the API.
@@ -4106,10 +4126,11 @@ type MetadefsNamespacesObjectShowResponsePropertiesValue struct {
 	Pattern         *string                                                   `json:"pattern,omitzero"`
 	Readonly        *bool                                                     `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                `json:"required,omitzero"`
-	Title       string                                                  `json:"title"`
-	Type        MetadefsNamespacesObjectShowResponsePropertiesValueType `json:"type"`
-	UniqueItems *bool                                                   `json:"uniqueItems,omitzero"`
+	Required []string                                                `json:"required,omitzero"`
+	Title    string                                                  `json:"title"`
+	Type     MetadefsNamespacesObjectShowResponsePropertiesValueType `json:"type"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectShowResponsePropertiesValueItems is a schema of the API.
@@ -4181,10 +4202,11 @@ type MetadefsNamespacesObjectUpdateRequestPropertiesValue struct {
 	Pattern         *string                                                    `json:"pattern,omitzero"`
 	Readonly        *bool                                                      `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                 `json:"required,omitzero"`
-	Title       string                                                   `json:"title"`
-	Type        MetadefsNamespacesObjectUpdateRequestPropertiesValueType `json:"type"`
-	UniqueItems *bool                                                    `json:"uniqueItems,omitzero"`
+	Required []string                                                 `json:"required,omitzero"`
+	Title    string                                                   `json:"title"`
+	Type     MetadefsNamespacesObjectUpdateRequestPropertiesValueType `json:"type"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectUpdateRequestPropertiesValueItems is a schema of the API.
@@ -4262,10 +4284,11 @@ type MetadefsNamespacesObjectUpdateResponsePropertiesValue struct {
 	Pattern         *string                                                     `json:"pattern,omitzero"`
 	Readonly        *bool                                                       `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                  `json:"required,omitzero"`
-	Title       string                                                    `json:"title"`
-	Type        MetadefsNamespacesObjectUpdateResponsePropertiesValueType `json:"type"`
-	UniqueItems *bool                                                     `json:"uniqueItems,omitzero"`
+	Required []string                                                  `json:"required,omitzero"`
+	Title    string                                                    `json:"title"`
+	Type     MetadefsNamespacesObjectUpdateResponsePropertiesValueType `json:"type"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectUpdateResponsePropertiesValueItems is a schema of the API.
@@ -4337,10 +4360,11 @@ type MetadefsNamespacesObjectsCreateRequestPropertiesValue struct {
 	Pattern         *string                                                     `json:"pattern,omitzero"`
 	Readonly        *bool                                                       `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                  `json:"required,omitzero"`
-	Title       string                                                    `json:"title"`
-	Type        MetadefsNamespacesObjectsCreateRequestPropertiesValueType `json:"type"`
-	UniqueItems *bool                                                     `json:"uniqueItems,omitzero"`
+	Required []string                                                  `json:"required,omitzero"`
+	Title    string                                                    `json:"title"`
+	Type     MetadefsNamespacesObjectsCreateRequestPropertiesValueType `json:"type"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsCreateRequestPropertiesValueItems is a schema of the API.
@@ -4418,10 +4442,11 @@ type MetadefsNamespacesObjectsCreateResponsePropertiesValue struct {
 	Pattern         *string                                                      `json:"pattern,omitzero"`
 	Readonly        *bool                                                        `json:"readonly,omitzero"`
 	// A list of the names of properties that are required on this object.
-	Required    []string                                                   `json:"required,omitzero"`
-	Title       string                                                     `json:"title"`
-	Type        MetadefsNamespacesObjectsCreateResponsePropertiesValueType `json:"type"`
-	UniqueItems *bool                                                      `json:"uniqueItems,omitzero"`
+	Required []string                                                   `json:"required,omitzero"`
+	Title    string                                                     `json:"title"`
+	Type     MetadefsNamespacesObjectsCreateResponsePropertiesValueType `json:"type"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsCreateResponsePropertiesValueItems is a schema of the API.
@@ -4510,7 +4535,8 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue str
 	Required        []string                                                                      `json:"required,omitzero"`
 	Title           string                                                                        `json:"title"`
 	Type            MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                         `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems is a schema of the API.
@@ -4565,7 +4591,8 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue struct {
 	Required        []string                                                           `json:"required,omitzero"`
 	Title           string                                                             `json:"title"`
 	Type            MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                              `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems is a schema of the API.
@@ -4657,7 +4684,8 @@ type MetadefsNamespacesObjectsIndexRequestPropertiesValue struct {
 	Required        []string                                                   `json:"required,omitzero"`
 	Title           string                                                     `json:"title"`
 	Type            MetadefsNamespacesObjectsIndexRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                      `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsIndexRequestPropertiesValueItems is a schema of the API.
@@ -4734,7 +4762,8 @@ type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue struct {
 	Required        []string                                                              `json:"required,omitzero"`
 	Title           string                                                                `json:"title"`
 	Type            MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                 `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems is a schema of the API.
@@ -4811,6 +4840,7 @@ type MetadefsNamespacesPropertiesCreateRequest struct {
 	// The property type.
 	Type MetadefsNamespacesPropertiesCreateRequestType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
+	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
@@ -4892,6 +4922,7 @@ type MetadefsNamespacesPropertiesCreateResponse struct {
 	// The property type.
 	Type MetadefsNamespacesPropertiesCreateResponseType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
+	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
@@ -4985,7 +5016,8 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesVal
 	Required        []string                                                                            `json:"required,omitzero"`
 	Title           string                                                                              `json:"title"`
 	Type            MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                               `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems is a schema of the API.
@@ -5040,7 +5072,8 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue struct {
 	Required        []string                                                                 `json:"required,omitzero"`
 	Title           string                                                                   `json:"title"`
 	Type            MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                    `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems is a schema of the API.
@@ -5118,7 +5151,8 @@ type MetadefsNamespacesPropertiesIndexRequest struct {
 	Required        []string                                       `json:"required,omitzero"`
 	Title           string                                         `json:"title"`
 	Type            MetadefsNamespacesPropertiesIndexRequestType   `json:"type"`
-	UniqueItems     *bool                                          `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesIndexRequestItems is a schema of the API.
@@ -5183,7 +5217,8 @@ type MetadefsNamespacesPropertiesListResponsePropertiesValue struct {
 	Required        []string                                                      `json:"required,omitzero"`
 	Title           string                                                        `json:"title"`
 	Type            MetadefsNamespacesPropertiesListResponsePropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                         `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertiesListResponsePropertiesValueItems is a schema of the API.
@@ -5238,7 +5273,8 @@ type MetadefsNamespacesPropertyDeleteRequest struct {
 	Required        []string                                      `json:"required,omitzero"`
 	Title           string                                        `json:"title"`
 	Type            MetadefsNamespacesPropertyDeleteRequestType   `json:"type"`
-	UniqueItems     *bool                                         `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertyDeleteRequestItems is a schema of the API.
@@ -5293,7 +5329,8 @@ type MetadefsNamespacesPropertyShowRequest struct {
 	Required        []string                                    `json:"required,omitzero"`
 	Title           string                                      `json:"title"`
 	Type            MetadefsNamespacesPropertyShowRequestType   `json:"type"`
-	UniqueItems     *bool                                       `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesPropertyShowRequestItems is a schema of the API.
@@ -5370,6 +5407,7 @@ type MetadefsNamespacesPropertyShowResponse struct {
 	// The property type.
 	Type MetadefsNamespacesPropertyShowResponseType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
+	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
@@ -5452,6 +5490,7 @@ type MetadefsNamespacesPropertyUpdateRequest struct {
 	// The property type.
 	Type MetadefsNamespacesPropertyUpdateRequestType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
+	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
@@ -5534,6 +5573,7 @@ type MetadefsNamespacesPropertyUpdateResponse struct {
 	// The property type.
 	Type MetadefsNamespacesPropertyUpdateResponseType `json:"type"`
 	// Indicates whether all values in the array must be distinct.
+	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
@@ -5818,7 +5858,8 @@ type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue struct {
 	Required        []string                                                                `json:"required,omitzero"`
 	Title           string                                                                  `json:"title"`
 	Type            MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                                   `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems is a schema of the API.
@@ -5873,7 +5914,8 @@ type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue struct {
 	Required        []string                                                     `json:"required,omitzero"`
 	Title           string                                                       `json:"title"`
 	Type            MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType   `json:"type"`
-	UniqueItems     *bool                                                        `json:"uniqueItems,omitzero"`
+	// Default: false.
+	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
 // MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems is a schema of the API.

@@ -1300,11 +1300,11 @@ func (u *SettingValue) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Shape is one of: Circle, Rectangle, ShapeVariant3 (discriminator "kind"). The field that is set holds the value.
+// Shape is one of: Circle, Rectangle, Triangle (discriminator "kind"). The field that is set holds the value.
 type Shape struct {
-	Circle        *Circle        `json:"-"`
-	Rectangle     *Rectangle     `json:"-"`
-	ShapeVariant3 *ShapeVariant3 `json:"-"`
+	Circle    *Circle    `json:"-"`
+	Rectangle *Rectangle `json:"-"`
+	Triangle  *Triangle  `json:"-"`
 	// Unknown holds a value no variant matched (a newer server's, say), as sent.
 	Unknown json.RawMessage `json:"-"`
 }
@@ -1318,8 +1318,8 @@ func (u Shape) MarshalJSON() ([]byte, error) {
 		v, d = u.Circle, "circle"
 	case u.Rectangle != nil:
 		v, d = u.Rectangle, "rect"
-	case u.ShapeVariant3 != nil:
-		v, d = u.ShapeVariant3, "triangle"
+	case u.Triangle != nil:
+		v, d = u.Triangle, "triangle"
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
@@ -1339,8 +1339,8 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 			u.Rectangle = new(Rectangle)
 			return json.Unmarshal(data, u.Rectangle)
 		case "triangle":
-			u.ShapeVariant3 = new(ShapeVariant3)
-			return json.Unmarshal(data, u.ShapeVariant3)
+			u.Triangle = new(Triangle)
+			return json.Unmarshal(data, u.Triangle)
 		}
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
@@ -1351,8 +1351,8 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	case runtime.KindObject:
 		keys := runtime.ObjectKeys(data)
 		if keys.Has("a", "b", "c", "kind") {
-			if v := new(ShapeVariant3); json.Unmarshal(data, v) == nil {
-				u.ShapeVariant3 = v
+			if v := new(Triangle); json.Unmarshal(data, v) == nil {
+				u.Triangle = v
 				return nil
 			}
 		}
@@ -1373,10 +1373,10 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ShapeVariant3 is described by the spec as:
+// Triangle is described by the spec as:
 //
 // Triangle.
-type ShapeVariant3 struct {
+type Triangle struct {
 	A    float64 `json:"a"`
 	B    float64 `json:"b"`
 	C    float64 `json:"c"`

@@ -190,7 +190,7 @@ func TestShapesDecodeByMappedDiscriminator(t *testing.T) {
 		{Rectangle: &Rectangle{Kind: RectangleKindRect, Width: 4, Height: 3}},
 		{Rectangle: &Rectangle{Kind: RectangleKindRectangle, Width: 2, Height: 2, Origin: &Point{X: 1, Y: -1}}},
 		// The mapping points into Shape's own oneOf: #/components/schemas/Shape/oneOf/2.
-		{ShapeVariant3: &ShapeVariant3{Kind: "triangle", A: 3, B: 4, C: 5}},
+		{Triangle: &Triangle{Kind: "triangle", A: 3, B: 4, C: 5}},
 		// The discriminator decides, even when another variant's keys are there.
 		{Circle: &Circle{Kind: CircleKindCircle, Radius: 0.5}},
 		// A kind this client does not know: kept as sent.
@@ -221,7 +221,7 @@ func TestShapeRequestBodiesAndRoundTrips(t *testing.T) {
 			`{"kind":"rect","width":0,"height":7}`},
 		{"rectangle", Shape{Rectangle: &Rectangle{Kind: RectangleKindRectangle, Width: 1, Height: 2}},
 			`{"kind":"rectangle","width":1,"height":2}`},
-		{"inline triangle", Shape{ShapeVariant3: &ShapeVariant3{Kind: "triangle", A: 5, B: 12, C: 13}},
+		{"inline triangle", Shape{Triangle: &Triangle{Kind: "triangle", A: 5, B: 12, C: 13}},
 			`{"kind":"triangle","a":5,"b":12,"c":13}`},
 		{"unknown kind", Shape{Unknown: json.RawMessage(`{"kind":"spline","points":[[0,0],[1,1.5]],"closed":false}`)},
 			`{"kind":"spline","points":[[0,0],[1,1.5]],"closed":false}`},
@@ -299,7 +299,7 @@ func TestDiscriminatorIsWrittenForTheVariantSet(t *testing.T) {
 			return err
 		}, `{"method":"Card","brand":"visa","last4":"4242","expMonth":12,"expYear":2030}`},
 		{"inline variant", func(c *Client) error {
-			_, err := c.CreateShape(t.Context(), Shape{ShapeVariant3: &ShapeVariant3{A: 3, B: 4, C: 5}})
+			_, err := c.CreateShape(t.Context(), Shape{Triangle: &Triangle{A: 3, B: 4, C: 5}})
 			return err
 		}, `{"kind":"triangle","a":3,"b":4,"c":5}`},
 	} {
@@ -322,7 +322,7 @@ func TestDrawingWithUnionsEverywhereRoundTrips(t *testing.T) {
 		Background: &Shape{Circle: &Circle{Kind: CircleKindCircle, Radius: 100}},
 		Shapes: []Shape{
 			{Circle: &Circle{Kind: CircleKindCircle, Radius: 1}},
-			{ShapeVariant3: &ShapeVariant3{Kind: "triangle", A: 3, B: 4, C: 5}},
+			{Triangle: &Triangle{Kind: "triangle", A: 3, B: 4, C: 5}},
 			{},
 		},
 		Layers: map[string]Shape{
