@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -22,6 +23,11 @@ type builder struct {
 	// to its Go type; byRef does the same for $ref strings.
 	named map[*openapi3.Schema]*model.GoType
 	byRef map[string]*model.GoType
+
+	// ignored counts the schemas whose keywords resgen does not type yet
+	// (not, if/then/else, patternProperties, prefixItems), by keyword.
+	ignored map[string]int
+	seen    map[*openapi3.Schema]bool
 }
 
 var (
@@ -39,10 +45,12 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 	reserved = append(reserved, pkgName)
 	b := &builder{
 		s: s, r: r,
-		file:  &model.File{Package: pkgName, Source: source},
-		pkg:   newNamer(reserved...),
-		named: map[*openapi3.Schema]*model.GoType{},
-		byRef: map[string]*model.GoType{},
+		file:    &model.File{Package: pkgName, Source: source},
+		pkg:     newNamer(reserved...),
+		named:   map[*openapi3.Schema]*model.GoType{},
+		byRef:   map[string]*model.GoType{},
+		ignored: map[string]int{},
+		seen:    map[*openapi3.Schema]bool{},
 	}
 	if s.doc.Info != nil {
 		b.file.Title = s.doc.Info.Title
@@ -62,6 +70,14 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 		b.file.Servers = append(b.file.Servers, u)
 	}
 	breakValueCycles(b.file.Types)
+	for _, kw := range sortedKeys(b.ignored) {
+		n, what := b.ignored[kw], "schemas use"
+		if n == 1 {
+			what = "schema uses"
+		}
+		b.diags = append(b.diags, Diagnostic{Severity: Warning, File: s.file,
+			Msg: fmt.Sprintf("unsupported: %d %s %s; the generated types ignore it (the value still decodes, unchecked)", n, what, kw)})
+	}
 	return b.file, b.diags
 }
 

@@ -54,8 +54,27 @@ func (b *builder) schemas() {
 	}
 }
 
+// noteIgnored counts the keywords of s that no generated type expresses.
+func (b *builder) noteIgnored(s *openapi3.Schema) {
+	if b.seen[s] {
+		return
+	}
+	b.seen[s] = true
+	for kw, used := range map[string]bool{
+		"not":               s.Not != nil,
+		"if/then/else":      s.If != nil,
+		"patternProperties": len(s.PatternProperties) > 0,
+		"prefixItems":       len(s.PrefixItems) > 0,
+	} {
+		if used {
+			b.ignored[kw]++
+		}
+	}
+}
+
 // declare adds a named type declaration for schema s.
 func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
+	b.noteIgnored(s)
 	decl := &model.Type{Name: name, Doc: docLines(s.Title, s.Description), Deprecated: s.Deprecated}
 	b.file.Types = append(b.file.Types, decl)
 	if isUnion(s) {
@@ -214,6 +233,7 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		return rawMessage
 	}
 	s := ref.Value
+	b.noteIgnored(s)
 	if t, ok := b.named[s]; ok && (declareInline || ref.Ref != "") {
 		return t
 	}
