@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
@@ -106,6 +107,9 @@ func TestGolden(t *testing.T) {
 			}
 			if !bytes.Equal(res.Source, again.Source) {
 				t.Fatal("two runs on the same spec gave different bytes")
+			}
+			if formatted, err := format.Source(res.Source); err != nil || !bytes.Equal(formatted, res.Source) {
+				t.Errorf("output is not gofmt'd (%v)", err)
 			}
 			f, err := parser.ParseFile(token.NewFileSet(), "client.gen.go", res.Source, parser.ParseComments)
 			if err != nil {

@@ -97,9 +97,48 @@ func Render(f *model.File, split string) ([]Output, error) {
 		if err := files[name].Render(&buf); err != nil {
 			return nil, fmt.Errorf("resgen built Go code that does not parse (a resgen bug): %w", err)
 		}
-		out = append(out, Output{Name: name, Source: buf.Bytes()})
+		out = append(out, Output{Name: name, Source: groupImports(buf.Bytes())})
 	}
 	return out, nil
+}
+
+// groupImports puts the standard library's imports first and the others
+// (the runtime) in a group of their own, as goimports does; jennifer writes
+// one block. The result is still gofmt'd: gofmt sorts within groups.
+func groupImports(src []byte) []byte {
+	start := bytes.Index(src, []byte("\nimport (\n"))
+	if start < 0 {
+		return src
+	}
+	start += len("\nimport (\n")
+	end := bytes.Index(src[start:], []byte("\n)\n"))
+	if end < 0 {
+		return src
+	}
+	end += start + 1
+	var std, other [][]byte
+	for _, line := range bytes.Split(bytes.TrimRight(src[start:end], "\n"), []byte("\n")) {
+		// `"path"` or `alias "path"`: the path is between the quotes.
+		path := line[bytes.IndexByte(line, '"')+1:]
+		path = path[:max(bytes.IndexByte(path, '"'), 0)]
+		first, _, _ := bytes.Cut(path, []byte("/"))
+		if bytes.ContainsRune(first, '.') {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	if len(std) == 0 || len(other) == 0 {
+		return src
+	}
+	var b bytes.Buffer
+	b.Write(src[:start])
+	b.Write(bytes.Join(std, []byte("\n")))
+	b.WriteString("\n\n")
+	b.Write(bytes.Join(other, []byte("\n")))
+	b.WriteString("\n")
+	b.Write(src[end:])
+	return b.Bytes()
 }
 
 // fileNames maps tags to distinct file names: lower case letters, digits

@@ -4,12 +4,13 @@ package openstackconsolesplit
 
 import (
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"log/slog"
 	"maps"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // This file needs a runtime package of the same resgen version.

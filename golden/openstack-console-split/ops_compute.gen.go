@@ -5,10 +5,11 @@ package openstackconsolesplit
 import (
 	"context"
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // ListServersParams are the query, header and cookie parameters of ListServers.

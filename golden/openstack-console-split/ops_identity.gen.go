@@ -5,8 +5,9 @@ package openstackconsolesplit
 import (
 	"context"
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"net/http"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // IssueTokenResponse is the answer to IssueToken: the status, headers and raw body,

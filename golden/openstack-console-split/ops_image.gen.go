@@ -6,9 +6,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"io"
 	"net/http"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // ListImagesParams are the query, header and cookie parameters of ListImages.

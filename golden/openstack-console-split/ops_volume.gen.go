@@ -5,8 +5,9 @@ package openstackconsolesplit
 import (
 	"context"
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"net/http"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // ListVolumesResponse is the answer to ListVolumes: the status, headers and raw body,

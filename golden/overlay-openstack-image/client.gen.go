@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"io"
 	"log/slog"
 	"maps"
@@ -16,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // This file needs a runtime package of the same resgen version.

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"io"
 	"log/slog"
 	"maps"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // This file needs a runtime package of the same resgen version.

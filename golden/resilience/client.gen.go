@@ -5,13 +5,14 @@ package resilience
 import (
 	"context"
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // This file needs a runtime package of the same resgen version.

@@ -5,7 +5,6 @@ package swagger2
 import (
 	"context"
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // This file needs a runtime package of the same resgen version.

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/resgen/resgen/runtime"
 	"io"
 	"log/slog"
 	"maps"
@@ -15,6 +14,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 // This file needs a runtime package of the same resgen version.
