@@ -15,11 +15,14 @@ import (
 )
 
 // Exit statuses: 0 success, 1 a resgen fault, 2 bad input (spec, flags,
-// extension).
+// extension), 3 stale output under generate -check.
 const (
 	exitOK       = 0
 	exitInternal = 1
 	exitInput    = 2
+	// exitStale is generate -check's answer when the output on disk is
+	// not what the spec generates: CI can tell it from bad input.
+	exitStale = 3
 )
 
 // maxDiags caps how many diagnostics one run prints.
@@ -42,7 +45,8 @@ applied in order) and -strict (warnings become errors).
 Run "resgen COMMAND -h" for a command's flags.
 
 Exit status: 0 success, 2 bad input (spec, flags, x-resilience), 1 internal
-error. A failed run never changes an existing output file.
+error, 3 stale output (generate -check). A failed run never changes an
+existing output file.
 `
 
 // run is the whole CLI, callable from tests in-process.
@@ -74,8 +78,8 @@ func version() string {
 
 // commandHelp is each spec command's usage line and description.
 var commandHelp = map[string][2]string{
-	"generate": {"resgen generate -spec FILE -package NAME -o OUT.go [-split kind|tag] [-overlay FILE]... [-strict]",
-		"Writes one gofmt'd Go file with a typed client for every operation of the spec.\nThe file is replaced atomically; a failed run leaves it as it was.\n\nWith -split, -o is a folder and the client is written as several files:\nkind: types.gen.go, client.gen.go, operations.gen.go; tag: types.gen.go,\nclient.gen.go and ops_<tag>.gen.go per tag. Files resgen wrote there before\nand no longer writes are removed."},
+	"generate": {"resgen generate -spec FILE -package NAME -o OUT.go [-split kind|tag] [-check] [-overlay FILE]... [-strict]",
+		"Writes one gofmt'd Go file with a typed client for every operation of the spec.\nThe file is replaced atomically; a failed run leaves it as it was.\n\nWith -split, -o is a folder and the client is written as several files:\nkind: types.gen.go, client.gen.go, operations.gen.go; tag: types.gen.go,\nclient.gen.go and ops_<tag>.gen.go per tag. Files resgen wrote there before\nand no longer writes are removed.\n\nWith -check nothing is written: exit status 3 says the output on disk is stale\n(for CI), 0 that it is current."},
 	"lint": {"resgen lint -spec FILE [-overlay FILE]... [-strict]",
 		"Checks the spec and its x-resilience: errors, then warnings about policies that\nwill not do what they seem to. Writes nothing. Exit status 2 on any error\n(and on any warning with -strict)."},
 	"explain": {"resgen explain -spec FILE [-overlay FILE]... [-format table|markdown|json]",
@@ -94,12 +98,14 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 	})
 	strict := fs.Bool("strict", false, "treat warnings as errors")
 	var pkg, out, format, split *string
+	var check *bool
 	required := []string{"-spec"}
 	switch cmd {
 	case "generate":
 		pkg = fs.String("package", "", "Go package name of the output (required)")
 		out = fs.String("o", "", "output Go `FILE` (required), or folder with -split; written atomically")
 		split = fs.String("split", "", "write several files into the -o folder, by kind or by tag")
+		check = fs.Bool("check", false, "write nothing; exit 3 if the output on disk differs from what the spec generates")
 		required = append(required, "-package", "-o")
 	case "explain":
 		format = fs.String("format", "table", "output format: table, markdown or json")
@@ -154,6 +160,16 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 	printDiags(stderr, res.Diags)
 	switch cmd {
 	case "generate":
+		if *check {
+			stale := staleFiles(*out, cfg.Split != "", res.Files)
+			for _, f := range stale {
+				fmt.Fprintf(stderr, "%s: stale: regenerate with resgen generate\n", f)
+			}
+			if len(stale) > 0 {
+				return exitStale
+			}
+			return exitOK
+		}
 		var err error
 		if cfg.Split == "" {
 			err = writeAtomic(*out, res.Source)
@@ -216,6 +232,37 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("cannot write output: %w", err)
 	}
 	return nil
+}
+
+// staleFiles lists the output files whose bytes on disk differ from files
+// (missing ones included), and in a split folder the generated files that
+// would be removed.
+func staleFiles(out string, split bool, files []generator.Output) []string {
+	var stale []string
+	if !split {
+		if old, err := os.ReadFile(out); err != nil || string(old) != string(files[0].Source) {
+			stale = append(stale, out)
+		}
+		return stale
+	}
+	keep := map[string]bool{}
+	for _, f := range files {
+		p := filepath.Join(out, f.Name)
+		keep[f.Name] = true
+		if old, err := os.ReadFile(p); err != nil || string(old) != string(f.Source) {
+			stale = append(stale, p)
+		}
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		p := filepath.Join(out, e.Name())
+		if !keep[e.Name()] && strings.HasSuffix(e.Name(), ".gen.go") {
+			if data, err := os.ReadFile(p); err == nil && strings.HasPrefix(string(data), generatedBanner) {
+				stale = append(stale, p)
+			}
+		}
+	}
+	return stale
 }
 
 // generatedBanner starts every file resgen writes; only such files are
