@@ -42,3 +42,11 @@ COMPARE_FLAGS ?=
 .PHONY: compare
 compare:
 	$(GO) run ./scripts/compare -specs '$(SPECS)' -repeat $(REPEAT) $(COMPARE_FLAGS)
+
+# The corpus plus every spec in ogen's and kin-openapi's test data (fetched
+# from the Go module proxy): 300 more real-world and edge-case documents.
+OGEN_DIR = $(shell $(GO) mod download -json github.com/ogen-go/ogen@v1.24.0 | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
+KIN_DIR = $(shell $(GO) list -m -f '{{.Dir}}' github.com/getkin/kin-openapi)
+.PHONY: corpus-extra
+corpus-extra:
+	RESGEN_CORPUS=all RESGEN_CORPUS_EXTRA="$(OGEN_DIR)/_testdata:$(KIN_DIR)/openapi3/testdata:$(KIN_DIR)/openapi2/testdata" $(GO) test ./generator -run TestCorpus -v -timeout 60m
