@@ -258,26 +258,13 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		}
 	}
 	if isUnion(s) {
-		if !declareInline {
-			return rawMessage
-		}
-		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(hint, "Union"))}
-		b.named[s] = t
-		b.declare(t.Name, s, ptr)
-		return t
+		return b.inlineType(s, hint, "Union", ptr, declareInline)
 	}
 	if len(s.AllOf) == 1 && len(s.Properties) == 0 {
 		return b.typeOf(s.AllOf[0], hint, ptr, declareInline)
 	}
 	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.primitive(s) != nil) {
-		if !declareInline {
-			// The caller declares hint itself; describe the shape only.
-			return rawMessage
-		}
-		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(hint, "Object"))}
-		b.named[s] = t
-		b.declare(t.Name, s, ptr)
-		return t
+		return b.inlineType(s, hint, "Object", ptr, declareInline)
 	}
 	types := nonNullTypes(s)
 	if p := b.primitive(s); p != nil {
@@ -293,6 +280,19 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		return &model.GoType{Kind: model.Map, Elem: builtin("any")}
 	}
 	return rawMessage
+}
+
+// inlineType declares an inline schema that needs a type of its own (an
+// object, enum or union) under the name hint, or returns json.RawMessage
+// when the caller declares it itself (declare=false).
+func (b *builder) inlineType(s *openapi3.Schema, hint, fallback, ptr string, declare bool) *model.GoType {
+	if !declare {
+		return rawMessage
+	}
+	t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(hint, fallback))}
+	b.named[s] = t
+	b.declare(t.Name, s, ptr)
+	return t
 }
 
 // elem is typeOf for an array item or map value: never a bare nil-able
