@@ -6,6 +6,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/sanitize"
 )
 
 // builder turns a loaded spec and its resolved policies into the model.
@@ -81,8 +82,8 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 	return b.file, b.diags
 }
 
-// docLines turns spec prose into comment lines: no control characters, no
-// trailing blanks, at most 40 lines.
+// docLines turns spec prose into comment lines: sanitised, no trailing
+// blanks, at most 40 lines.
 func docLines(parts ...string) []string {
 	var out []string
 	for _, p := range parts {
@@ -94,7 +95,9 @@ func docLines(parts ...string) []string {
 			out = append(out, "")
 		}
 		for _, l := range strings.Split(p, "\n") {
-			out = append(out, sanitizeComment(l))
+			// Sanitised here too (emit does it for every line) so that
+			// the checks below see the line as it will be written.
+			out = append(out, sanitize.Comment(l))
 		}
 	}
 	if len(out) > 40 {
@@ -109,17 +112,4 @@ func docLines(parts ...string) []string {
 		}
 	}
 	return out
-}
-
-func sanitizeComment(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r == '\t' {
-			return ' '
-		}
-		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85 {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.TrimRight(s, " ")
 }

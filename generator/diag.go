@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/resgen/resgen/internal/sanitize"
 )
 
 // Severity says whether a diagnostic stops generation.
@@ -35,22 +37,25 @@ type Diagnostic struct {
 
 // String renders the first line as editors and CI parsers expect it
 // (file:line:col: severity: message) and the pointer and fix on indented
-// continuation lines.
+// continuation lines. It is what reaches a terminal: spec text in it
+// (names, file names, quoted values) has its control and bidirectional
+// characters escaped, so a spec cannot write escape sequences to the
+// terminal or forge a line of output.
 func (d Diagnostic) String() string {
 	var b strings.Builder
-	b.WriteString(d.File)
+	b.WriteString(sanitize.Terminal(d.File))
 	if d.Line > 0 {
 		fmt.Fprintf(&b, ":%d", d.Line)
 		if d.Col > 0 {
 			fmt.Fprintf(&b, ":%d", d.Col)
 		}
 	}
-	fmt.Fprintf(&b, ": %s: %s", d.Severity, d.Msg)
+	fmt.Fprintf(&b, ": %s: %s", d.Severity, sanitize.Terminal(d.Msg))
 	if d.Pointer != "" {
-		b.WriteString("\n\tat " + d.Pointer)
+		b.WriteString("\n\tat " + sanitize.Terminal(d.Pointer))
 	}
 	if d.Hint != "" {
-		b.WriteString("\n\tfix: " + d.Hint)
+		b.WriteString("\n\tfix: " + sanitize.Terminal(d.Hint))
 	}
 	return b.String()
 }

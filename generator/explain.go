@@ -8,6 +8,7 @@ import (
 
 	"github.com/resgen/resgen/generator/emit"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/sanitize"
 	"github.com/resgen/resgen/templates"
 )
 
@@ -106,21 +107,23 @@ func Explain(m *model.File, format string) ([]byte, error) {
 		}{m.Title, ops}); err != nil {
 			return nil, err
 		}
+		// encoding/json leaves bidirectional controls and C1 controls raw.
+		return sanitize.JSON(buf.Bytes()), nil
 	case "markdown":
 		var breakers []*emit.BreakerFacts
 		for _, bi := range m.Breakers {
-			breakers = append(breakers, emit.PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker)
+			breakers = append(breakers, terminalBreaker(emit.PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker))
 		}
 		title := m.Title
 		if title == "" {
 			title = m.Source
 		}
-		if err := templates.T.ExecuteTemplate(&buf, "explain.markdown", map[string]any{"Title": title, "Ops": ops, "Breakers": breakers}); err != nil {
+		if err := templates.T.ExecuteTemplate(&buf, "explain.markdown", map[string]any{"Title": sanitize.Terminal(title), "Ops": terminalOps(ops), "Breakers": breakers}); err != nil {
 			return nil, err
 		}
 	case "table", "":
 		tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
-		if err := templates.T.ExecuteTemplate(tw, "explain.table", ops); err != nil {
+		if err := templates.T.ExecuteTemplate(tw, "explain.table", terminalOps(ops)); err != nil {
 			return nil, err
 		}
 		if err := tw.Flush(); err != nil {
@@ -130,4 +133,36 @@ func Explain(m *model.File, format string) ([]byte, error) {
 		return nil, fmt.Errorf("unknown format %q: use table, markdown or json", format)
 	}
 	return buf.Bytes(), nil
+}
+
+// terminalOps returns the text of ops for the table and markdown layouts,
+// which a terminal shows: every string escaped by sanitize.Terminal (no raw
+// control or bidirectional character, tab or newline). Only the text
+// layouts print Facts and the names; Policy is left out.
+func terminalOps(ops []ExplainOp) []ExplainOp {
+	out := make([]ExplainOp, len(ops))
+	t := sanitize.Terminal
+	for i, o := range ops {
+		f := o.Facts
+		f.RetryWhy, f.IdempotencyHeader, f.Timeout, f.TotalTimeout = t(f.RetryWhy), t(f.IdempotencyHeader), t(f.Timeout), t(f.TotalTimeout)
+		f.Breaker = terminalBreaker(f.Breaker)
+		if r := f.Retry; r != nil {
+			c := *r
+			c.Policy, c.Waits, c.RetryOn, c.MaxRetryAfter, c.Budget = t(c.Policy), t(c.Waits), t(c.RetryOn), t(c.MaxRetryAfter), t(c.Budget)
+			f.Retry = &c
+		}
+		out[i] = ExplainOp{ID: t(o.ID), Method: t(o.Method), Path: t(o.Path), Facts: f}
+	}
+	return out
+}
+
+func terminalBreaker(b *emit.BreakerFacts) *emit.BreakerFacts {
+	if b == nil {
+		return nil
+	}
+	t := sanitize.Terminal
+	c := *b
+	c.Instance, c.Policy, c.Scope, c.Window, c.FailureRate = t(c.Instance), t(c.Policy), t(c.Scope), t(c.Window), t(c.FailureRate)
+	c.SlowRate, c.SlowCall, c.WaitInOpen, c.RecordOn = t(c.SlowRate), t(c.SlowCall), t(c.WaitInOpen), t(c.RecordOn)
+	return &c
 }

@@ -122,11 +122,13 @@ func TestGolden(t *testing.T) {
 				t.Errorf("output does not start with the resgen banner: %q", strings.SplitN(string(res.Source), "\n", 2)[0])
 			}
 			checkGolden(t, filepath.Join("golden", name, "client.gen.go"), res.Source)
+			checkNoUnsafeText(t, "the output", res.Source)
 			for format, ext := range map[string]string{"table": "txt", "markdown": "md", "json": "json"} {
 				text, err := Explain(res.Model, format)
 				if err != nil {
 					t.Fatal(err)
 				}
+				checkNoUnsafeText(t, "explain -format "+format, text)
 				checkGolden(t, filepath.Join("golden", "explain", name+"."+ext), text)
 			}
 		})

@@ -9,7 +9,7 @@ import (
 func (e *emitter) emitClient(f *jen.File) {
 	title := "the API"
 	if e.m.Title != "" {
-		title = "the " + sanitizeLine(e.m.Title) + " API"
+		title = "the " + e.m.Title + " API"
 	}
 	comment(f, []string{
 		"Client calls " + title + ". Every method runs behind its operation's circuit",
@@ -38,7 +38,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		if len(e.m.Servers) > 1 {
 			doc = append(doc, "The spec lists these servers too:")
 			for _, s := range e.m.Servers[1:] {
-				doc = append(doc, "  - "+sanitizeLine(s))
+				doc = append(doc, "  - "+s)
 			}
 		}
 		comment(f, doc)

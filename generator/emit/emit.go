@@ -6,6 +6,7 @@ package emit
 import (
 	"bytes"
 	"fmt"
+	"go/format"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/sanitize"
 	"github.com/resgen/resgen/templates"
 )
 
@@ -38,8 +40,28 @@ const (
 	SplitTag  = "tag"  // types.gen.go, client.gen.go, <tag>.gen.go per tag
 )
 
+// FormatError says resgen built Go code that gofmt cannot parse: a resgen
+// bug. Source is kept apart from the message, so the message stays short
+// and the caller decides where the source goes.
+type FormatError struct {
+	File   string // the output file's name ("" in the one-file layout)
+	Err    error  // gofmt's error
+	Source []byte // the unformatted source
+}
+
+func (e *FormatError) Error() string {
+	return "resgen built Go code that does not parse (a resgen bug): " + sanitize.Terminal(firstLine(e.Err.Error()))
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
 // Render prints f as gofmt'd Go source in the given layout. An error means
-// resgen built bad code: it carries the source.
+// resgen built bad code: a *FormatError.
 func Render(f *model.File, split string) ([]Output, error) {
 	e := &emitter{m: f, types: map[string]*model.Type{}}
 	for _, t := range f.Types {
@@ -56,7 +78,10 @@ func Render(f *model.File, split string) ([]Output, error) {
 			return jf
 		}
 		jf := jen.NewFile(f.Package)
-		jf.HeaderComment("// " + sanitizeLine(hdr.String()))
+		// gofmt runs below, so a failure keeps the source apart from the
+		// message (jennifer's own error quotes all of it).
+		jf.NoFormat = true
+		jf.HeaderComment("// " + sanitize.Comment(hdr.String()))
 		jf.ImportName(runtimePkg, "runtime")
 		jf.ImportName("net/url", "url")
 		jf.ImportName("log/slog", "slog")
@@ -95,9 +120,13 @@ func Render(f *model.File, split string) ([]Output, error) {
 	for _, name := range order {
 		var buf bytes.Buffer
 		if err := files[name].Render(&buf); err != nil {
-			return nil, fmt.Errorf("resgen built Go code that does not parse (a resgen bug): %w", err)
+			return nil, err
 		}
-		out = append(out, Output{Name: name, Source: groupImports(buf.Bytes())})
+		src, err := format.Source(buf.Bytes())
+		if err != nil {
+			return nil, &FormatError{File: name, Err: err, Source: buf.Bytes()}
+		}
+		out = append(out, Output{Name: name, Source: groupImports(src)})
 	}
 	return out, nil
 }
@@ -184,26 +213,20 @@ func (n *fileNames) name(tag string) string {
 	return f
 }
 
-// comment adds doc lines; every line is written as a // line so no spec
-// text can open a block comment or end one.
+// comment adds doc lines. It is where all text reaches a generated
+// comment: every line is sanitised (no control character, line separator,
+// bidirectional control or byte order mark) and written as a // line, so
+// no spec text can open or end a block comment, or show a reviewer
+// something other than what is there.
 func comment(g interface{ Comment(string) *jen.Statement }, lines []string) {
 	for _, l := range lines {
-		l = sanitizeLine(l)
+		l = sanitize.Comment(l)
 		if l == "" {
 			g.Comment("//")
 		} else {
 			g.Comment("// " + l)
 		}
 	}
-}
-
-func sanitizeLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // typeExpr is the one place model types become Go type expressions.

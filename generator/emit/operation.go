@@ -24,7 +24,7 @@ func (e *emitter) emitParams(f *jen.File, op *model.Operation) {
 	})
 }
 
-func quoteLine(s string) string { return "\"" + sanitizeLine(s) + "\"" }
+func quoteLine(s string) string { return "\"" + s + "\"" }
 
 func reqWord(req bool) string {
 	if req {
@@ -63,7 +63,7 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		}
 		for _, r := range op.Responses {
 			if r.Encoding == "stream" {
-				comment(g, []string{"Stream is the unread body of a file or byte response (" + sanitizeLine(r.ContentType) + "):", "the caller reads it and must close it. Body is nil then."})
+				comment(g, []string{"Stream is the unread body of a file or byte response (" + r.ContentType + "):", "the caller reads it and must close it. Body is nil then."})
 				g.Id("Stream").Qual("io", "ReadCloser")
 				break
 			}
@@ -95,7 +95,7 @@ func statusWords(s string) string {
 
 // emitOperation prints the method of one operation.
 func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
-	doc := []string{op.Name + " calls " + op.Method + " " + sanitizeLine(op.Path) + "."}
+	doc := []string{op.Name + " calls " + op.Method + " " + op.Path + "."}
 	if op.Summary != "" {
 		doc = append(doc, "", op.Summary)
 	}
