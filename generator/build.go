@@ -7,6 +7,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/sanitize"
+	yaml "go.yaml.in/yaml/v4"
 )
 
 // builder turns a loaded spec and its resolved policies into the model.
@@ -29,6 +30,10 @@ type builder struct {
 	// (not, if/then/else, patternProperties, prefixItems), by keyword.
 	ignored map[string]int
 	seen    map[*openapi3.Schema]bool
+
+	// bigEnums maps schemas to their enum's literals in the root document,
+	// for integers a float64 cannot hold; built on first use (enums.go).
+	bigEnums map[*openapi3.Schema][]*yaml.Node
 }
 
 var (

@@ -223,7 +223,7 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 		}
 	}
 	op.ResponseType = b.pkg.name(name + "Response")
-	op.Responses, op.Headers = b.responses(o.op, name)
+	op.Responses, op.Headers = b.responses(o.op, name, opPtr)
 	return op
 }
 
@@ -397,11 +397,21 @@ func (b *builder) multipartType(name string, props []prop) *model.GoType {
 	return t
 }
 
-func (b *builder) responses(op *openapi3.Operation, opName string) ([]*model.Response, []*model.ResponseHeader) {
+func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*model.Response, []*model.ResponseHeader) {
 	if op.Responses == nil {
 		return nil, nil
 	}
-	keys := op.Responses.Keys()
+	var keys []string
+	for _, k := range op.Responses.Keys() {
+		if !validStatusKey(k) {
+			// A response the client would silently drop: the author meant
+			// some status, and a wrong client is worse than none.
+			b.diags = append(b.diags, b.s.diag(Error, pointerJoin(opPtr, "responses", k),
+				fmt.Sprintf("response code %q is not an HTTP status", k), "write a status code from 100 to 599, a range from 1XX to 5XX, or default"))
+			continue
+		}
+		keys = append(keys, k)
+	}
 	sort.Slice(keys, func(i, j int) bool { return statusRank(keys[i]) < statusRank(keys[j]) })
 	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream")
 	var out []*model.Response
@@ -409,7 +419,7 @@ func (b *builder) responses(op *openapi3.Operation, opName string) ([]*model.Res
 	seen := map[string]bool{}
 	for _, k := range keys {
 		rr := op.Responses.Value(k)
-		if rr == nil || rr.Value == nil || !validStatusKey(k) {
+		if rr == nil || rr.Value == nil {
 			continue
 		}
 		r := &model.Response{Status: k}
@@ -452,6 +462,8 @@ func (b *builder) responses(op *openapi3.Operation, opName string) ([]*model.Res
 	return out, headers
 }
 
+// validStatusKey reports whether k is a response key OpenAPI allows: a
+// status code from 100 to 599, a range 1XX to 5XX (any case), or default.
 func validStatusKey(k string) bool {
 	if k == "default" {
 		return true
@@ -463,11 +475,17 @@ func validStatusKey(k string) bool {
 	if u[0] >= '1' && u[0] <= '5' && u[1:] == "XX" {
 		return true
 	}
-	n, err := strconv.Atoi(k)
-	return err == nil && n >= 100 && n <= 599
+	for _, c := range k {
+		if c < '0' || c > '9' {
+			return false // Atoi takes "+20" and "-20"
+		}
+	}
+	n, _ := strconv.Atoi(k)
+	return n >= 100 && n <= 599
 }
 
-// statusRank orders exact codes first, then ranges, then default.
+// statusRank orders exact codes first, then ranges, then default; k is a
+// valid status key.
 func statusRank(k string) int {
 	if n, err := strconv.Atoi(k); err == nil {
 		return n

@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/model"
+	yaml "go.yaml.in/yaml/v4"
 )
 
 // Schemas become Go types here: structs, defined types, enums and unions,
@@ -97,15 +98,7 @@ func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 		if under != nil {
 			decl.Kind = model.Enum
 			decl.Underlying = under
-			seen := map[string]bool{}
-			for _, v := range vals {
-				key := fmt.Sprintf("%T:%v", v, v)
-				if seen[key] || !enumFits(under, v) {
-					continue
-				}
-				seen[key] = true
-				decl.Values = append(decl.Values, model.EnumValue{Name: b.pkg.name(name + exportedName(fmt.Sprint(v), "Empty")), Value: v})
-			}
+			b.enumConstants(decl, s, vals, ptr)
 			return
 		}
 	}
@@ -396,25 +389,49 @@ func enumValues(s *openapi3.Schema) []any {
 	return s.Enum
 }
 
-func enumFits(t *model.GoType, v any) bool {
-	if t.Kind != model.Builtin {
-		return false
+// enumConstants fills decl's constants from vals, the enum of s (at ptr in
+// the root document, "" when unknown), and warns about each number that
+// gets no constant because it would be wrong.
+func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any, ptr string) {
+	var lits []*yaml.Node
+	for _, v := range vals {
+		if f, ok := v.(float64); ok && math.Abs(f) >= floatExact {
+			lits = b.enumLiterals(s)
+			break
+		}
 	}
-	switch t.Name {
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "bool":
-		_, ok := v.(bool)
-		return ok
-	case "float32", "float64":
-		_, ok := number(v)
-		return ok
-	case "int32", "int64", "uint32", "uint64":
-		f, ok := number(v)
-		return ok && f == math.Trunc(f) && (!strings.HasPrefix(t.Name, "u") || f >= 0)
+	seen := map[string]bool{}
+	for i, v := range vals {
+		var lit *yaml.Node
+		if i < len(lits) {
+			lit = lits[i]
+		}
+		val, text, why, ok := enumConstant(decl.Underlying, v, lit)
+		if !ok {
+			if why != "" {
+				msg := fmt.Sprintf("unsupported: %s's enum value %s; no constant is generated for it (the type still takes the value)", decl.Name, why)
+				d := Diagnostic{Severity: Warning, File: b.s.file, Msg: msg}
+				switch {
+				case lit != nil:
+					d = b.s.nodeDiag(Warning, lit, msg, "")
+				case ptr != "":
+					d = b.s.diag(Warning, pointerJoin(ptr, "enum", strconv.Itoa(i)), msg, "")
+				}
+				b.diags = append(b.diags, d)
+			}
+			continue
+		}
+		key := fmt.Sprintf("%T:%s", val, text)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if _, isStr := val.(string); !isStr && strings.HasPrefix(text, "-") {
+			// -5 is Minus5: "X5" and a numbered "X52" would read as other values.
+			text = "minus " + text[1:]
+		}
+		decl.Values = append(decl.Values, model.EnumValue{Name: b.pkg.name(decl.Name + exportedName(text, "Empty")), Value: val})
 	}
-	return false
 }
 
 // breakValueCycles turns struct fields into pointers where value fields

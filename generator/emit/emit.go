@@ -294,24 +294,24 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 		comment(f, []string{"Values of " + t.Name + " the spec lists. A server may send others; they decode too."})
 		f.Const().DefsFunc(func(g *jen.Group) {
 			for _, v := range t.Values {
-				g.Id(v.Name).Id(t.Name).Op("=").Add(enumLit(t.Underlying, v.Value))
+				g.Id(v.Name).Id(t.Name).Op("=").Add(enumLit(v.Value))
 			}
 		})
 	}
 }
 
-func enumLit(under *model.GoType, v any) *jen.Statement {
+func enumLit(v any) *jen.Statement {
 	switch x := v.(type) {
 	case string:
 		return jen.Lit(x)
 	case bool:
 		return jen.Lit(x)
+	case int64:
+		// An untyped constant: int64(3) would not convert to the enum type.
+		return jen.Op(strconv.FormatInt(x, 10))
+	case uint64:
+		return jen.Op(strconv.FormatUint(x, 10))
 	case float64:
-		switch under.Name {
-		case "int32", "int64", "uint32", "uint64":
-			// An untyped constant: int64(3) would not convert to the enum type.
-			return jen.Op(strconv.FormatFloat(x, 'f', -1, 64))
-		}
 		return jen.Lit(x)
 	}
 	return jen.Lit(fmt.Sprint(v))

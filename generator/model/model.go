@@ -118,8 +118,10 @@ type Field struct {
 
 // EnumValue is one constant of an enum type.
 type EnumValue struct {
-	Name  string
-	Value any // string, int64, float64 or bool
+	Name string
+	// Value is a string, a bool, a float64 (number enums), or the exact
+	// int64 or uint64 (integer enums) the spec writes.
+	Value any
 }
 
 // ParamIn says where a parameter goes.

@@ -29,6 +29,28 @@ type Base struct {
 	Note *string `json:"note,omitzero"`
 }
 
+// BigID is described by the spec as:
+//
+// Integers a float64 cannot hold (beyond 2^53); the constants are exact.
+type BigID int64
+
+// Values of BigID the spec lists. A server may send others; they decode too.
+const (
+	BigIDX9007199254740993        BigID = 9007199254740993
+	BigIDX9223372036854775807     BigID = 9223372036854775807
+	BigIDMinus9223372036854775808 BigID = -9223372036854775808
+	BigIDX1                       BigID = 1
+)
+
+// BigUnsigned is a schema of the API.
+type BigUnsigned uint64
+
+// Values of BigUnsigned the spec lists. A server may send others; they decode too.
+const (
+	BigUnsignedX18446744073709551615 BigUnsigned = 18446744073709551615
+	BigUnsignedX9007199254740993     BigUnsigned = 9007199254740993
+)
+
 // Breakers is a schema of the API.
 type Breakers string
 
@@ -60,6 +82,20 @@ const (
 	LevelX1 Level = 1
 	LevelX2 Level = 2
 	LevelX3 Level = 3
+)
+
+// Limits is a schema of the API.
+type Limits struct {
+	Max *LimitsMax `json:"max,omitzero"`
+}
+
+// LimitsMax is a schema of the API.
+type LimitsMax int64
+
+// Values of LimitsMax the spec lists. A server may send others; they decode too.
+const (
+	LimitsMaxX9007199254740995     LimitsMax = 9007199254740995
+	LimitsMaxMinus9007199254740995 LimitsMax = -9007199254740995
 )
 
 // ListThingsResponse is a schema of the API.

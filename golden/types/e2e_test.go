@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -415,5 +416,28 @@ func TestOneOfDecodesItsVariantsAndKeepsTheRest(t *testing.T) {
 		if out, err := json.Marshal(tc.in); err != nil || string(out) != tc.want {
 			t.Errorf("%+v encoded as %s (%v); want %s", tc.in, out, err, tc.want)
 		}
+	}
+}
+
+// TestEnumConstantsAreExact: integers a float64 cannot hold (beyond 2^53)
+// are the spec's exact literals, and the extremes of int64 and uint64
+// compile (BigID, BigUnsigned and the inline Limits.max enum of types.yaml).
+func TestEnumConstantsAreExact(t *testing.T) {
+	for got, want := range map[string]string{
+		strconv.FormatInt(int64(BigIDX9007199254740993), 10):             "9007199254740993",
+		strconv.FormatInt(int64(BigIDX9223372036854775807), 10):          "9223372036854775807",
+		strconv.FormatInt(int64(BigIDMinus9223372036854775808), 10):      "-9223372036854775808",
+		strconv.FormatUint(uint64(BigUnsignedX18446744073709551615), 10): "18446744073709551615",
+		strconv.FormatUint(uint64(BigUnsignedX9007199254740993), 10):     "9007199254740993",
+		strconv.FormatInt(int64(LimitsMaxX9007199254740995), 10):         "9007199254740995",
+		strconv.FormatInt(int64(LimitsMaxMinus9007199254740995), 10):     "-9007199254740995",
+	} {
+		if got != want {
+			t.Errorf("constant is %s, the spec says %s", got, want)
+		}
+	}
+	var v struct{ Max *LimitsMax }
+	if err := json.Unmarshal([]byte(`{"max": 9007199254740995}`), &v); err != nil || v.Max == nil || *v.Max != LimitsMaxX9007199254740995 {
+		t.Errorf("decoding the wire value: %v, %v", v.Max, err)
 	}
 }
