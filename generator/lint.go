@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,24 +57,60 @@ func (r *resolver) lintRetry(o rawObj, p *model.RetryPolicy) {
 }
 
 // worstCase is the longest a call can take under rp and a per-attempt
-// timeout: every attempt timing out, every wait at its maximum.
+// timeout: every attempt timing out, every wait at its maximum. Sums
+// saturate at the largest Duration, and once the waits stop changing (the
+// cap reached, constant backoff) the rest is one multiplication, so a
+// policy of 2^31 attempts costs no more than one of 3.
 func worstCase(rp *model.RetryPolicy, timeout time.Duration) time.Duration {
-	total := time.Duration(rp.MaxAttempts) * timeout
-	w := rp.InitialInterval
-	for k := 1; k < rp.MaxAttempts; k++ {
+	n := int64(rp.MaxAttempts)
+	total := mulDur(timeout, float64(n))
+	w, limit := rp.InitialInterval, rp.MaxInterval
+	for k := int64(1); k < n; k++ {
 		wait := w
-		if rp.MaxInterval > 0 && wait > rp.MaxInterval {
-			wait = rp.MaxInterval
+		if limit > 0 && wait > limit {
+			wait = limit
 		}
-		if rp.Jitter == "decorrelated" && rp.MaxInterval > 0 {
-			wait = rp.MaxInterval
+		if rp.Jitter == "decorrelated" && limit > 0 {
+			wait = limit
 		}
-		total += wait
+		next := w
 		if rp.Backoff == "exponential" {
-			w = time.Duration(float64(w) * rp.Multiplier)
+			next = mulDur(w, rp.Multiplier)
 		}
+		left := n - k // waits still to add, this one included
+		switch {
+		case next == w || wait == limit || rp.Jitter == "decorrelated" && limit > 0:
+			return addDur(total, mulDur(wait, float64(left)))
+		case k > 1000:
+			// Still growing (a multiplier just above 1): the rest of the
+			// geometric series, capped.
+			steps := float64(left)
+			if limit > 0 {
+				steps = min(steps, math.Ceil(math.Log(float64(limit)/float64(w))/math.Log(rp.Multiplier)))
+			}
+			grown := mulDur(w, (math.Pow(rp.Multiplier, steps)-1)/(rp.Multiplier-1))
+			return addDur(addDur(total, grown), mulDur(limit, float64(left)-steps))
+		}
+		total = addDur(total, wait)
+		w = next
 	}
 	return total
+}
+
+// mulDur is d × f, saturating at the largest Duration.
+func mulDur(d time.Duration, f float64) time.Duration {
+	if p := float64(d) * f; p < math.MaxInt64 {
+		return time.Duration(p)
+	}
+	return math.MaxInt64
+}
+
+// addDur is a + b for non-negative durations, saturating.
+func addDur(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // lintOperations runs the checks that need an operation's whole policy,

@@ -38,6 +38,21 @@ func builtinRetry() model.RetryPolicy {
 	}
 }
 
+// Bounds on the values a policy gives the runtime. The runtime allocates a
+// breaker's window from windowSize (one entry per call) or windowDuration
+// (one bucket per second), so a spec must not size them beyond what a
+// client can hold; maxWindowSize and maxWindowDuration must equal
+// runtime.MaxWindowSize and runtime.MaxWindowDuration. Every other duration
+// is at most maxDuration, which keeps the runtime's clock arithmetic far
+// from overflowing and catches a wrong unit (2000000h).
+const (
+	maxWindowSize     = 10000
+	maxWindowDuration = time.Hour
+	maxDuration       = 24 * time.Hour
+)
+
+var durationHint = "durations are at most " + dur(maxDuration) + "; is the unit right?"
+
 const (
 	defaultTimeout      = 10 * time.Second
 	defaultTotalTimeout = 30 * time.Second
@@ -253,19 +268,19 @@ func (r *resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 		case "windowType":
 			r.enum(ptr, v, &p.WindowType, "count", "time")
 		case "windowSize":
-			r.count(ptr, v, &p.WindowSize, 1)
+			r.countUpTo(ptr, v, &p.WindowSize, maxWindowSize, "a count window holds one entry per call; for a busy client use windowType: time")
 		case "windowDuration":
-			r.positiveDuration(ptr, v, &p.WindowDuration)
+			r.positiveDuration(ptr, v, &p.WindowDuration, maxWindowDuration, "a time window holds one bucket per second: use at most "+dur(maxWindowDuration))
 		case "minimumCalls":
 			r.count(ptr, v, &p.MinimumCalls, 1)
 		case "failureRateThreshold":
 			r.percent(ptr, v, &p.FailureRateThreshold)
 		case "slowCallDuration":
-			r.positiveDuration(ptr, v, &p.SlowCallDuration)
+			r.positiveDuration(ptr, v, &p.SlowCallDuration, maxDuration, durationHint)
 		case "slowCallRateThreshold":
 			r.percent(ptr, v, &p.SlowCallRateThreshold)
 		case "waitInOpen":
-			r.positiveDuration(ptr, v, &p.WaitInOpen)
+			r.positiveDuration(ptr, v, &p.WaitInOpen, maxDuration, durationHint)
 		case "halfOpenCalls":
 			r.count(ptr, v, &p.HalfOpenCalls, 1)
 		case "recordOn":
@@ -567,6 +582,21 @@ func (r *resolver) count(ptr string, v any, dst *int, min int) {
 	r.errorf(ptr, "", "%s must be a whole number ≥ %d, got %s", lastTok(ptr), min, show(v))
 }
 
+// countUpTo reads a whole number from 1 to max.
+func (r *resolver) countUpTo(ptr string, v any, dst *int, max int, hint string) {
+	f, ok := number(v)
+	if ok && f == math.Trunc(f) && f >= 1 && f <= float64(max) {
+		*dst = int(f)
+		return
+	}
+	r.errorf(ptr, hint, "%s must be a whole number from 1 to %d, got %s", lastTok(ptr), max, show(v))
+}
+
+// dur prints a bound as the contract writes it: 1h, 24h.
+func dur(d time.Duration) string {
+	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+}
+
 func (r *resolver) percent(ptr string, v any, dst *float64) {
 	f, ok := number(v)
 	if ok && f > 0 && f <= 100 {
@@ -576,9 +606,15 @@ func (r *resolver) percent(ptr string, v any, dst *float64) {
 	r.errorf(ptr, "percentages are numbers in (0, 100], e.g. 50", "%s must be a percentage in (0, 100], got %s", lastTok(ptr), show(v))
 }
 
-// duration reads a Go duration string; 0 (number or string) turns the
-// thing off.
+// duration reads a Go duration string of at most maxDuration; 0 (number
+// or string) turns the thing off.
 func (r *resolver) duration(ptr string, v any, dst *time.Duration) {
+	r.durationUpTo(ptr, v, dst, maxDuration, durationHint)
+}
+
+// durationUpTo is duration with its own bound, and the hint for a value
+// beyond it.
+func (r *resolver) durationUpTo(ptr string, v any, dst *time.Duration, max time.Duration, hint string) {
 	if f, ok := number(v); ok && f == 0 {
 		*dst = 0
 		return
@@ -597,12 +633,17 @@ func (r *resolver) duration(ptr string, v any, dst *time.Duration) {
 		r.errorf(ptr, `durations are positive, e.g. "5s"; 0 turns a timeout off`, "%s must not be negative, got %s", lastTok(ptr), s)
 		return
 	}
+	if d > max {
+		r.errorf(ptr, hint, "%s must be at most %s, got %s", lastTok(ptr), dur(max), s)
+		return
+	}
 	*dst = d
 }
 
-func (r *resolver) positiveDuration(ptr string, v any, dst *time.Duration) {
+// positiveDuration reads a duration longer than 0 and at most max.
+func (r *resolver) positiveDuration(ptr string, v any, dst *time.Duration, max time.Duration, hint string) {
 	var d time.Duration = -1
-	r.duration(ptr, v, &d)
+	r.durationUpTo(ptr, v, &d, max, hint)
 	if d == 0 {
 		r.errorf(ptr, "", "%s must be longer than 0", lastTok(ptr))
 		return

@@ -3,9 +3,13 @@ package generator
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	yaml "go.yaml.in/yaml/v4"
@@ -98,6 +102,18 @@ func TestSchemaAgreesWithValidation(t *testing.T) {
 		{"bad key header", "  idempotencyKeyHeader: \"a b\"", "", false},
 		{"bad timeout", "", "        timeout: 5 seconds", false},
 		{"policy not an object", "  breakers:\n    b: 5", "", false},
+		{"windowSize at its bound", "  defaults: {breaker: b}\n  breakers:\n    b: {windowSize: 10000}", "", true},
+		{"windowSize over its bound", "  breakers:\n    b: {windowSize: 10001}", "", false},
+		{"windowDuration at its bound", "  defaults: {breaker: b}\n  breakers:\n    b: {windowType: time, windowDuration: 60m}", "", true},
+		{"windowDuration of years", "  breakers:\n    b: {windowType: time, windowDuration: 2000000h}", "", false},
+		{"windowDuration 61m", "  breakers:\n    b: {windowType: time, windowDuration: 61m}", "", false},
+		{"windowDuration 3601s", "  breakers:\n    b: {windowType: time, windowDuration: 3601s}", "", false},
+		{"windowDuration 1.5h", "  breakers:\n    b: {windowType: time, windowDuration: 1.5h}", "", false},
+		{"durations at a day", "  defaults: {breaker: b, retry: r}\n  breakers:\n    b: {waitInOpen: 24h, slowCallDuration: 1440m}\n  retries:\n    r: {maxInterval: 86400s, maxRetryAfter: 86400000ms}", "        timeout: 24h\n        totalTimeout: 24h", true},
+		{"waitInOpen over a day", "  breakers:\n    b: {waitInOpen: 25h}", "", false},
+		{"maxRetryAfter over a day", "  retries:\n    r: {maxRetryAfter: 86401s}", "", false},
+		{"timeout over a day", "", "        timeout: 2000000h", false},
+		{"totalTimeout over a day in ms", "", "        totalTimeout: 86400001ms", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,4 +143,80 @@ func TestSchemaAcceptsTestdata(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
+}
+
+// TestSchemaBoundsAreResgens: the bounds the schema writes are the
+// generator's constants (which equal the runtime's).
+func TestSchemaBoundsAreResgens(t *testing.T) {
+	data, err := os.ReadFile("../schema/x-resilience.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs struct {
+			OverADay      struct{ Pattern string } `json:"overADay"`
+			OverAnHour    struct{ Pattern string } `json:"overAnHour"`
+			BreakerPolicy struct {
+				Properties struct {
+					WindowSize struct{ Maximum int } `json:"windowSize"`
+				} `json:"properties"`
+			} `json:"breakerPolicy"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if want := overPattern(maxDuration); doc.Defs.OverADay.Pattern != want {
+		t.Errorf("overADay pattern is not that of %v; want\n%s", maxDuration, want)
+	}
+	if want := overPattern(maxWindowDuration); doc.Defs.OverAnHour.Pattern != want {
+		t.Errorf("overAnHour pattern is not that of %v; want\n%s", maxWindowDuration, want)
+	}
+	if got := doc.Defs.BreakerPolicy.Properties.WindowSize.Maximum; got != maxWindowSize {
+		t.Errorf("windowSize maximum is %d, want %d", got, maxWindowSize)
+	}
+}
+
+// overPattern is the regular expression of a Go duration string with one
+// part (a number and its unit) longer than limit: what JSON Schema can say
+// of a bound on durations.
+func overPattern(limit time.Duration) string {
+	units := []struct {
+		re string
+		d  time.Duration
+	}{{"h", time.Hour}, {"m([0-9]|$)", time.Minute}, {"s", time.Second},
+		{"ms", time.Millisecond}, {"[uµ]s", time.Microsecond}, {"ns", time.Nanosecond}}
+	var parts []string
+	for _, u := range units {
+		n := strconv.FormatInt(int64(limit/u.d), 10)
+		// A whole number above n, or n with a fraction that is not zero.
+		parts = append(parts, `0*(`+greaterThan(n)+`(\.[0-9]+)?|`+n+`\.[0-9]*[1-9][0-9]*)`+u.re)
+	}
+	return "(^|[hmsµ])(" + strings.Join(parts, "|") + ")"
+}
+
+// greaterThan is the regular expression of the decimal numbers (without
+// leading zeros) greater than n.
+func greaterThan(n string) string {
+	var alts []string
+	for i := range n {
+		d := n[i] - '0'
+		if d == 9 {
+			continue
+		}
+		digit := fmt.Sprintf("[%d-9]", d+1)
+		if d+1 == 9 {
+			digit = "9"
+		}
+		switch rest := len(n) - i - 1; rest {
+		case 0:
+			alts = append(alts, n[:i]+digit)
+		case 1:
+			alts = append(alts, n[:i]+digit+"[0-9]")
+		default:
+			alts = append(alts, fmt.Sprintf("%s%s[0-9]{%d}", n[:i], digit, rest))
+		}
+	}
+	alts = append(alts, fmt.Sprintf("[1-9][0-9]{%d,}", len(n)))
+	return "(" + strings.Join(alts, "|") + ")"
 }
