@@ -26,6 +26,10 @@ import (
 // Output is one generated file.
 type Output = emit.Output
 
+// FormatError is the error of a run whose generated code gofmt could not
+// parse (a resgen bug); it carries the code apart from its message.
+type FormatError = emit.FormatError
+
 // Config is one generation run.
 type Config struct {
 	// Spec is the spec's path; relative $refs resolve against its folder.

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	goruntime "runtime"
 	"runtime/debug"
 	"strings"
 
 	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/internal/sanitize"
 )
 
 // Exit statuses: 0 success, 1 a resgen fault, 2 bad input (spec, flags,
@@ -44,13 +47,29 @@ applied in order) and -strict (warnings become errors).
 
 Run "resgen COMMAND -h" for a command's flags.
 
-Exit status: 0 success, 2 bad input (spec, flags, x-resilience), 1 internal
-error, 3 stale output (generate -check). A failed run never changes an
-existing output file.
+Exit status: 0 success; 2 bad input (spec, flags, x-resilience) or an -o that
+cannot be written; 1 a bug in resgen (one line, please report it); 3 stale
+output (generate -check). A failed run never changes an existing output file.
 `
 
-// run is the whole CLI, callable from tests in-process.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// issues is where a resgen bug is reported.
+const issues = "https://github.com/resgen/resgen/issues"
+
+// generate is the generator. Tests replace it to make resgen fail in the
+// ways no input should (a panic, code gofmt cannot parse).
+var generate = generator.Generate
+
+// run is the whole CLI, callable from tests in-process. A panic anywhere
+// is a resgen bug: it becomes one line on stderr and exit status 1, not a
+// goroutine dump.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "resgen: internal error: panic: %s%s (a bug in resgen: please report it, with the spec if you can, at %s)\n",
+				oneLine(fmt.Sprint(p)), panicSite(), issues)
+			code = exitInternal
+		}
+	}()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitInput
@@ -79,7 +98,7 @@ func version() string {
 // commandHelp is each spec command's usage line and description.
 var commandHelp = map[string][2]string{
 	"generate": {"resgen generate -spec FILE -package NAME -o OUT.go [-split kind|tag] [-check] [-overlay FILE]... [-strict]",
-		"Writes one gofmt'd Go file with a typed client for every operation of the spec.\nThe file is replaced atomically; a failed run leaves it as it was.\n\nWith -split, -o is a folder and the client is written as several files:\nkind: types.gen.go, client.gen.go, operations.gen.go; tag: types.gen.go,\nclient.gen.go and ops_<tag>.gen.go per tag. Files resgen wrote there before\nand no longer writes are removed.\n\nWith -check nothing is written: exit status 3 says the output on disk is stale\n(for CI), 0 that it is current."},
+		"Writes one gofmt'd Go file with a typed client for every operation of the spec.\nThe file is replaced atomically (a temp file in its folder, synced, renamed over\nit); a failed run leaves it as it was. It keeps its permission bits. If -o is a\nsymbolic link, the file it points to is replaced and the link kept. A folder, a\ndevice or a pipe is refused.\n\nWith -split, -o is a folder and the client is written as several files:\nkind: types.gen.go, client.gen.go, operations.gen.go; tag: types.gen.go,\nclient.gen.go and ops_<tag>.gen.go per tag. Files resgen wrote there before\nand no longer writes are removed.\n\nWith -check nothing is written: exit status 3 says the output on disk is stale\n(for CI), 0 that it is current."},
 	"lint": {"resgen lint -spec FILE [-overlay FILE]... [-strict]",
 		"Checks the spec and its x-resilience: errors, then warnings about policies that\nwill not do what they seem to. Writes nothing. Exit status 2 on any error\n(and on any warning with -strict)."},
 	"explain": {"resgen explain -spec FILE [-overlay FILE]... [-format table|markdown|json]",
@@ -147,15 +166,21 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 	if split != nil {
 		cfg.Split = *split
 	}
-	res, err := generator.Generate(ctx, cfg)
+	if out != nil {
+		// Before any work: -o /dev/null, a folder or a pipe is refused
+		// whatever the spec says.
+		if err := checkOutput(*out, cfg.Split != ""); err != nil {
+			return outputError(stderr, *out, err)
+		}
+	}
+	res, err := generate(ctx, cfg)
 	if err != nil {
 		var ie *generator.InputError
 		if errors.As(err, &ie) {
 			printDiags(stderr, ie.Diags)
 			return exitInput
 		}
-		fmt.Fprintf(stderr, "resgen: internal error: %v\n", err)
-		return exitInternal
+		return internalError(stderr, err)
 	}
 	printDiags(stderr, res.Diags)
 	switch cmd {
@@ -163,7 +188,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 		if *check {
 			stale := staleFiles(*out, cfg.Split != "", res.Files)
 			for _, f := range stale {
-				fmt.Fprintf(stderr, "%s: stale: regenerate with resgen generate\n", f)
+				fmt.Fprintf(stderr, "%s: stale: regenerate with resgen generate\n", sanitize.Terminal(f))
 			}
 			if len(stale) > 0 {
 				return exitStale
@@ -177,18 +202,67 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 			err = writeFolder(*out, res.Files)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "resgen: %v\n", err)
-			return exitInternal
+			return outputError(stderr, *out, err)
 		}
 	case "explain":
 		text, err := generator.Explain(res.Model, *format)
 		if err != nil {
-			fmt.Fprintf(stderr, "resgen: internal error: %v\n", err)
-			return exitInternal
+			return internalError(stderr, err)
 		}
 		stdout.Write(text)
 	}
 	return exitOK
+}
+
+// outputError reports that the output cannot be written where -o says, as
+// a diagnostic of the -o path: exit status 2, the user's to fix.
+func outputError(stderr io.Writer, out string, err error) int {
+	fmt.Fprintf(stderr, "%s: error: cannot write the output: %s\n", sanitize.Terminal(out), oneLine(err.Error()))
+	return exitInput
+}
+
+// internalError reports a resgen fault in one line: no generated source on
+// the terminal. Code gofmt could not parse is kept in a temp file for the
+// bug report.
+func internalError(stderr io.Writer, err error) int {
+	msg := oneLine(err.Error())
+	var fe *generator.FormatError
+	if errors.As(err, &fe) {
+		if f, ferr := os.CreateTemp("", "resgen-unformatted-*.go"); ferr == nil {
+			_, werr := f.Write(fe.Source)
+			if cerr := f.Close(); werr == nil && cerr == nil {
+				msg += "; the code is in " + sanitize.Terminal(f.Name())
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "resgen: internal error: %s (a bug in resgen: please report it at %s)\n", msg, issues)
+	return exitInternal
+}
+
+// oneLine is the first line of s, escaped for a terminal and cut to a
+// length a terminal line holds.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return sanitize.Terminal(s)
+}
+
+// panicSite names the function and line that panicked, from the deferred
+// recover: " at generator.statusRank (operations.go:478)", or "".
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := goruntime.CallersFrames(pcs[:goruntime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") && f.Function != "" {
+			return fmt.Sprintf(" at %s (%s:%d)", path.Base(f.Function), filepath.Base(f.File), f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
 }
 
 func printDiags(w io.Writer, ds generator.Diagnostics) {
@@ -199,134 +273,4 @@ func printDiags(w io.Writer, ds generator.Diagnostics) {
 		}
 		fmt.Fprintln(w, d.String())
 	}
-}
-
-// writeAtomic replaces path with data through a temp file in the same
-// folder and a rename, so a reader (or a failed run) never sees half a
-// file. An unchanged file is left alone, keeping its modification time.
-func writeAtomic(path string, data []byte) error {
-	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create output folder: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".resgen-*")
-	if err != nil {
-		return fmt.Errorf("cannot write output: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot write output: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot write output: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write output: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot write output: %w", err)
-	}
-	return nil
-}
-
-// staleFiles lists the output files whose bytes on disk differ from files
-// (missing ones included), and in a split folder the generated files that
-// would be removed.
-func staleFiles(out string, split bool, files []generator.Output) []string {
-	var stale []string
-	if !split {
-		if old, err := os.ReadFile(out); err != nil || string(old) != string(files[0].Source) {
-			stale = append(stale, out)
-		}
-		return stale
-	}
-	keep := map[string]bool{}
-	for _, f := range files {
-		p := filepath.Join(out, f.Name)
-		keep[f.Name] = true
-		if old, err := os.ReadFile(p); err != nil || string(old) != string(f.Source) {
-			stale = append(stale, p)
-		}
-	}
-	entries, _ := os.ReadDir(out)
-	for _, e := range entries {
-		p := filepath.Join(out, e.Name())
-		if !keep[e.Name()] && strings.HasSuffix(e.Name(), ".gen.go") {
-			if data, err := os.ReadFile(p); err == nil && strings.HasPrefix(string(data), generatedBanner) {
-				stale = append(stale, p)
-			}
-		}
-	}
-	return stale
-}
-
-// generatedBanner starts every file resgen writes; only such files are
-// removed from a split output folder.
-const generatedBanner = "// Code generated by resgen"
-
-// writeFolder writes a split output: every file goes to a temp file first,
-// and only when all are written are they renamed into place, so a failed
-// run changes nothing. Files resgen wrote before that are no longer part of
-// the output are removed.
-func writeFolder(dir string, files []generator.Output) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create output folder: %w", err)
-	}
-	type pending struct{ tmp, final string }
-	var done []pending
-	cleanup := func() {
-		for _, p := range done {
-			os.Remove(p.tmp)
-		}
-	}
-	keep := map[string]bool{}
-	for _, f := range files {
-		final := filepath.Join(dir, f.Name)
-		keep[f.Name] = true
-		if old, err := os.ReadFile(final); err == nil && string(old) == string(f.Source) {
-			continue
-		}
-		tmp, err := os.CreateTemp(dir, "."+f.Name+".resgen-*")
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("cannot write output: %w", err)
-		}
-		done = append(done, pending{tmp.Name(), final})
-		_, werr := tmp.Write(f.Source)
-		if cerr := tmp.Chmod(0o644); werr == nil {
-			werr = cerr
-		}
-		if cerr := tmp.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			cleanup()
-			return fmt.Errorf("cannot write output: %w", werr)
-		}
-	}
-	for _, p := range done {
-		if err := os.Rename(p.tmp, p.final); err != nil {
-			cleanup() // removes the temp files not yet renamed
-			return fmt.Errorf("cannot write output: %w", err)
-		}
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	for _, e := range entries {
-		if e.IsDir() || keep[e.Name()] || !strings.HasSuffix(e.Name(), ".gen.go") {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		if data, err := os.ReadFile(p); err == nil && strings.HasPrefix(string(data), generatedBanner) {
-			os.Remove(p)
-		}
-	}
-	return nil
 }

@@ -50,7 +50,7 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
-	return "resgen built Go code that does not parse (a resgen bug): " + sanitize.Terminal(firstLine(e.Err.Error()))
+	return "the generated code does not parse: " + sanitize.Terminal(firstLine(e.Err.Error()))
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
