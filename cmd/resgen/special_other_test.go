@@ -1,0 +1,9 @@
+//go:build !unix
+
+package main
+
+import "errors"
+
+func mkfifo(string) error { return errors.New("no named pipes") }
+
+func charDeviceAt(string) string { return "" }
