@@ -85,7 +85,9 @@ func enumConstant(under *model.GoType, v any, lit *yaml.Node) (val any, text, wh
 }
 
 func isDecimalInt(s string) bool {
-	s = strings.TrimLeft(s, "+-")
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
 	if s == "" {
 		return false
 	}

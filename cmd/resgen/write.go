@@ -99,21 +99,17 @@ func checkOutput(out string, split bool) error {
 // readRegular reads path if it is a regular file, and reports whether it
 // was. Opening does not block (a named pipe put there after checkOutput
 // would otherwise wait for a writer forever).
-func readRegular(path string) ([]byte, fs.FileMode, bool) {
+func readRegular(path string) ([]byte, bool) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, 0, false
+		return nil, false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, 0, false
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
 	}
 	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, 0, false
-	}
-	return data, fi.Mode().Perm(), true
+	return data, err == nil
 }
 
 // pending is a temp file written and synced, waiting to be renamed over
@@ -124,12 +120,12 @@ type pending struct{ tmp, target string }
 // bits of the file it replaces (0644 for a new one), and syncs it. It
 // returns ok false when target already holds data: nothing to do.
 func stage(target string, data []byte) (p pending, ok bool, err error) {
+	if old, isFile := readRegular(target); isFile && bytes.Equal(old, data) {
+		return pending{}, false, nil
+	}
 	mode := fs.FileMode(0o644)
-	if old, perm, isFile := readRegular(target); isFile {
-		if bytes.Equal(old, data) {
-			return pending{}, false, nil
-		}
-		mode = perm
+	if fi, err := os.Stat(target); err == nil {
+		mode = fi.Mode().Perm() // even when it could not be read
 	}
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -245,7 +241,7 @@ func staleFiles(out string, split bool, files []generator.Output) []string {
 	var stale []string
 	if !split {
 		target, err := outputTarget(out)
-		if old, _, ok := readRegular(target); err != nil || !ok || !bytes.Equal(old, files[0].Source) {
+		if old, ok := readRegular(target); err != nil || !ok || !bytes.Equal(old, files[0].Source) {
 			stale = append(stale, out)
 		}
 		return stale
@@ -255,7 +251,7 @@ func staleFiles(out string, split bool, files []generator.Output) []string {
 		p := filepath.Join(out, f.Name)
 		keep[f.Name] = true
 		target, err := outputTarget(p)
-		if old, _, ok := readRegular(target); err != nil || !ok || !bytes.Equal(old, f.Source) {
+		if old, ok := readRegular(target); err != nil || !ok || !bytes.Equal(old, f.Source) {
 			stale = append(stale, p)
 		}
 	}
@@ -276,7 +272,7 @@ func leftovers(dir string, keep map[string]bool) []string {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if data, _, ok := readRegular(p); ok && bytes.HasPrefix(data, []byte(generatedBanner)) {
+		if data, ok := readRegular(p); ok && bytes.HasPrefix(data, []byte(generatedBanner)) {
 			out = append(out, p)
 		}
 	}
