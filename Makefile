@@ -57,8 +57,8 @@ corpus-extra:
 # with the seeds; FUZZFLAGS=-parallel=1 shares the machine.
 FUZZTIME ?= 30s
 FUZZFLAGS ?=
-FUZZ_TARGETS = generator:FuzzGenerate generator:FuzzResilience generator:FuzzGoName \
-	generator:FuzzOverlayPath runtime:FuzzParseRetryAfter
+FUZZ_TARGETS = generator:FuzzGenerate generator:FuzzGenerateSchema generator:FuzzResilience \
+	generator:FuzzGoName generator:FuzzOverlayPath runtime:FuzzParseRetryAfter
 .PHONY: fuzz
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -76,35 +76,105 @@ func FuzzGenerate(f *testing.F) {
 			t.Skip()
 		}
 		split := [...]string{emit.SplitNone, emit.SplitKind, emit.SplitTag}[layout%3]
-		cfg := Config{Spec: filepath.Join(dir, "spec.yaml"), Package: "fuzzclient", Split: split}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		start := time.Now()
-		res, err := generate(ctx, cfg, data, nil)
-		if took := time.Since(start); took > 10*time.Second {
-			t.Fatalf("generation took %v", took)
+		checkGenerate(t, filepath.Join(dir, "spec.yaml"), data, split)
+	})
+}
+
+// checkGenerate generates a client from data, read as the spec at path:
+// bad input must be an *InputError with an error diagnostic, and a client
+// gofmt'd Go that type-checks.
+func checkGenerate(t *testing.T, path string, data []byte, split string) {
+	t.Helper()
+	cfg := Config{Spec: path, Package: "fuzzclient", Split: split}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := generate(ctx, cfg, data, nil)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("generation took %v", took)
+	}
+	if err != nil {
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			t.Fatalf("not an input error (a resgen fault): %.600s", err)
 		}
+		if len(ie.Diags) == 0 || !ie.Diags.HasErrors() {
+			t.Fatalf("an input error without an error diagnostic: %q", err)
+		}
+		return
+	}
+	if len(res.Files) == 0 || !bytes.Equal(res.Source, res.Files[0].Source) {
+		t.Fatalf("%d files; Source is not the first file's", len(res.Files))
+	}
+	for _, o := range res.Files {
+		if fmtd, err := format.Source(o.Source); err != nil || !bytes.Equal(fmtd, o.Source) {
+			t.Fatalf("file %q is not gofmt'd (%v):\n%s", o.Name, err, o.Source)
+		}
+	}
+	if err := typeCheck(cfg.Package, res.Files); err != nil {
+		t.Fatalf("generated code does not type-check: %v", err)
+	}
+}
+
+// FuzzGenerateSchema aims the mutations past YAML's syntax: a schema (JSON
+// or YAML), a response code and a parameter name of any text go into a
+// fixed spec where the schema is a query parameter, the request body and
+// the response of one operation; the checks are FuzzGenerate's.
+func FuzzGenerateSchema(f *testing.F) {
+	for _, s := range []struct{ schema, code, param string }{
+		{`{type: object, properties: {id: {type: integer, format: int64}, name: {type: string}}, required: [id]}`, "200", "filter"},
+		{`{type: string, enum: [a, b, "", A, "a-b", "1"]}`, "201", "kind"},
+		{`{type: integer, enum: [1, -2, 2147483648]}`, "2XX", "n"},
+		{`{type: number, enum: [1.5, 0, -0.25]}`, "default", "x"},
+		{`{type: array, items: {type: string, format: date-time}, maxItems: 3}`, "200", "tags"},
+		{`{oneOf: [{type: string}, {type: integer}, {$ref: '#/components/schemas/Other'}]}`, "200", "v"},
+		{`{allOf: [{$ref: '#/components/schemas/Other'}, {type: object, properties: {b: {type: boolean}}}]}`, "204", "all"},
+		{`{type: object, additionalProperties: {type: array, items: {type: object, additionalProperties: true}}}`, "404", "map"},
+		{`{anyOf: [{type: object, properties: {a: {type: string}}}, {type: "null"}], nullable: true}`, "200", "q"},
+		{`{type: object, discriminator: {propertyName: kind}, oneOf: [{$ref: '#/components/schemas/Other'}], properties: {kind: {type: string}}}`, "200", "d"},
+		{`{type: string, format: binary}`, "200", "file"},
+		{`{$ref: '#/components/schemas/S'}`, "200", "self"},
+		{`{type: object, properties: {"": {type: string}, "a b": {type: string}, "A_B": {type: string}, "type": {type: integer}}}`, "200", "type"},
+		{`true`, "599", "été"},
+		{`{}`, "100", "_"},
+	} {
+		f.Add([]byte(s.schema), s.code, s.param)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, schema []byte, code, param string) {
+		if len(schema) > maxFuzzSpec || touchesDevices(schema) {
+			t.Skip()
+		}
+		s, err := decodeValue(schema, true)
 		if err != nil {
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("not an input error (a resgen fault): %.600s", err)
-			}
-			if len(ie.Diags) == 0 || !ie.Diags.HasErrors() {
-				t.Fatalf("an input error without an error diagnostic: %q", err)
-			}
-			return
+			t.Skip()
 		}
-		if len(res.Files) == 0 || !bytes.Equal(res.Source, res.Files[0].Source) {
-			t.Fatalf("%d files; Source is not the first file's", len(res.Files))
+		ref := map[string]any{"$ref": "#/components/schemas/S"}
+		doc := map[string]any{
+			"openapi": "3.0.3",
+			"info":    map[string]any{"title": "fuzz", "version": "1"},
+			"paths": map[string]any{"/things/{id}": map[string]any{"post": map[string]any{
+				"operationId": "createThing",
+				"parameters": []any{
+					map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]any{"type": "string"}},
+					map[string]any{"name": param, "in": "query", "schema": ref},
+				},
+				"requestBody": map[string]any{"content": map[string]any{"application/json": map[string]any{"schema": ref}}},
+				"responses": map[string]any{
+					code:      map[string]any{"description": "fuzzed", "content": map[string]any{"application/json": map[string]any{"schema": ref}}},
+					"default": map[string]any{"description": "error"},
+				},
+			}}},
+			"components": map[string]any{"schemas": map[string]any{
+				"S":     s,
+				"Other": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}}},
+			}},
 		}
-		for _, o := range res.Files {
-			if fmtd, err := format.Source(o.Source); err != nil || !bytes.Equal(fmtd, o.Source) {
-				t.Fatalf("file %q is not gofmt'd (%v):\n%s", o.Name, err, o.Source)
-			}
+		data, err := json.Marshal(doc)
+		if err != nil {
+			t.Skip()
 		}
-		if err := typeCheck(cfg.Package, res.Files); err != nil {
-			t.Fatalf("generated code does not type-check: %v", err)
-		}
+		checkGenerate(t, filepath.Join(dir, "spec.json"), data, emit.SplitNone)
 	})
 }
 
@@ -223,7 +293,7 @@ func FuzzResilience(f *testing.F) {
 	f.Fuzz(func(t *testing.T, root, op []byte) {
 		var doc openapi3.T
 		if len(bytes.TrimSpace(root)) > 0 {
-			v, err := decodeValue(root)
+			v, err := decodeValue(root, false)
 			if err != nil {
 				t.Skip()
 			}
@@ -232,7 +302,7 @@ func FuzzResilience(f *testing.F) {
 		var opExt any
 		if len(bytes.TrimSpace(op)) > 0 {
 			var err error
-			if opExt, err = decodeValue(op); err != nil {
+			if opExt, err = decodeValue(op, false); err != nil {
 				t.Skip()
 			}
 		}
@@ -278,11 +348,12 @@ func FuzzResilience(f *testing.F) {
 	})
 }
 
-// decodeValue decodes JSON or YAML into what kin-openapi gives for an
-// extension: the types of encoding/json.
-func decodeValue(data []byte) (any, error) {
-	var v any
-	if json.Unmarshal(data, &v) == nil {
+// decodeValue decodes JSON or YAML into the types of encoding/json, as
+// kin-openapi decodes an extension; exact keeps numbers as json.Number,
+// for a value that is encoded again.
+func decodeValue(data []byte, exact bool) (any, error) {
+	v, err := decodeJSON(data, exact)
+	if err == nil {
 		return v, nil
 	}
 	var y any
@@ -293,7 +364,22 @@ func decodeValue(data []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v, json.Unmarshal(b, &v)
+	return decodeJSON(b, exact)
+}
+
+func decodeJSON(data []byte, exact bool) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	if exact {
+		d.UseNumber()
+	}
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errors.New("more than one value")
+	}
+	return v, nil
 }
 
 func checkBreaker(t *testing.T, where string, p *model.BreakerPolicy) {
