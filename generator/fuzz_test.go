@@ -86,12 +86,15 @@ func FuzzGenerate(f *testing.F) {
 func checkGenerate(t *testing.T, path string, data []byte, split string) {
 	t.Helper()
 	cfg := Config{Spec: path, Package: "fuzzclient", Split: split}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// A small spec that takes seconds is a finding (no limit on work), not
+	// an input error that happens to wrap the context's.
+	const limit = 5 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	start := time.Now()
 	res, err := generate(ctx, cfg, data, nil)
-	if took := time.Since(start); took > 10*time.Second {
-		t.Fatalf("generation took %v", took)
+	if took := time.Since(start); took > limit || ctx.Err() != nil {
+		t.Fatalf("generation took %v, more than %v", took, limit)
 	}
 	if err != nil {
 		var ie *InputError
@@ -182,7 +185,7 @@ func FuzzGenerateSchema(f *testing.F) {
 // $ref could read without end (/dev/zero) or block on. Refusing them is
 // the loader's job and has its own tests; the fuzzer must not hang first.
 func touchesDevices(data []byte) bool {
-	for _, s := range []string{"/dev/", "/proc/", "/sys/", `\dev\`, "/dev\\", "\\dev/"} {
+	for _, s := range []string{"/dev/", "/proc/", "/sys/"} {
 		if bytes.Contains(data, []byte(s)) {
 			return true
 		}
