@@ -205,8 +205,12 @@ var runtimeTypes struct {
 	err     error
 }
 
+// goListFlags are the build flags of this test binary that change export
+// data (fuzz_race_test.go).
+var goListFlags []string
+
 func goListExports(paths ...string) (map[string]string, error) {
-	args := append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}"}, paths...)
+	args := append(append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}"}, goListFlags...), paths...)
 	cmd := exec.Command("go", args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
