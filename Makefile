@@ -1,4 +1,4 @@
-# resgen: make test (what CI runs), make golden, make demo, make corpus, make bench.
+# resgen: make test (what CI runs), make golden, make demo, make corpus, make bench, make fuzz.
 GO ?= go
 
 .PHONY: test golden demo corpus bench vet
@@ -50,3 +50,18 @@ KIN_DIR = $(shell $(GO) list -m -f '{{.Dir}}' github.com/getkin/kin-openapi)
 .PHONY: corpus-extra
 corpus-extra:
 	RESGEN_CORPUS=all RESGEN_CORPUS_EXTRA="$(OGEN_DIR)/_testdata:$(KIN_DIR)/openapi3/testdata:$(KIN_DIR)/openapi2/testdata" $(GO) test ./generator -run TestCorpus -v -timeout 60m
+
+# Each fuzz target (package:Target) for FUZZTIME, one after the other: go
+# test -fuzz takes one target a run. A failing input is written to the
+# package's testdata/fuzz/<Target>/, which plain go test (make test) replays
+# with the seeds; FUZZFLAGS=-parallel=1 shares the machine.
+FUZZTIME ?= 30s
+FUZZFLAGS ?=
+FUZZ_TARGETS = generator:FuzzGenerate generator:FuzzGenerateSchema generator:FuzzResilience \
+	generator:FuzzGoName generator:FuzzOverlayPath runtime:FuzzParseRetryAfter
+.PHONY: fuzz
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== $$t"; \
+		$(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS); \
+	done

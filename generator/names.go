@@ -122,6 +122,11 @@ func unexportedName(s, fallback string) string {
 		}
 		n = string(rs)
 	}
+	if token.IsExported(n) {
+		// A capital with no lower case (ϒ): still exported, and a local
+		// named like a type would shadow it.
+		n = "x" + n
+	}
 	if token.IsKeyword(n) || !token.IsIdentifier(n) {
 		n += "_"
 	}

@@ -87,16 +87,15 @@ func parseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 		return 0, false
 	}
 	if v[0] >= '0' && v[0] <= '9' {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
-				return math.MaxInt64, true // absurdly long: ends the retries
-			}
-			// not all digits: maybe a date starting with a digit? HTTP
-			// dates start with a day name, so no.
+		// All digits, or not a Retry-After: HTTP dates start with a day
+		// name. Checked first, as ParseUint reports a range error for
+		// "99999999999999999999x" before it sees the x.
+		if strings.Trim(v, "0123456789") != "" {
 			return 0, false
 		}
-		if n > uint64(math.MaxInt64/time.Second) {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n > uint64(math.MaxInt64/time.Second) {
+			// Only a range error is possible: absurdly long, ends the retries.
 			return math.MaxInt64, true
 		}
 		return time.Duration(n) * time.Second, true

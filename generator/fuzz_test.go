@@ -1,0 +1,556 @@
+package generator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/emit"
+	"github.com/resgen/resgen/generator/model"
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Fuzz targets. `make fuzz FUZZTIME=…` runs each with go test -fuzz; plain
+// go test runs their seeds: the f.Add calls and testdata/fuzz/<Target>/,
+// where inputs the fuzzer found interesting are kept.
+
+// maxFuzzSpec bounds the specs FuzzGenerate tries, so one input cannot
+// stall the fuzzer: the hostile sizes have tests of their own.
+const maxFuzzSpec = 64 << 10
+
+// FuzzGenerate runs the whole pipeline on a spec of any bytes: it must not
+// panic, must refuse bad input with an *InputError and nothing else, and
+// whatever it generates must be gofmt'd Go that type-checks against the
+// runtime. layout picks the file layout (one file, by kind, by tag).
+func FuzzGenerate(f *testing.F) {
+	specs, _ := filepath.Glob("../testdata/specs/*.yaml")
+	for _, p := range specs {
+		if data, err := os.ReadFile(p); err == nil && len(data) <= maxFuzzSpec {
+			f.Add(data, uint8(0))
+		}
+	}
+	for _, s := range []string{
+		"openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n",
+		`{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {}}`,
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	// The spec's folder holds a copy of testdata/specs/refs, so the seeds
+	// with relative $refs resolve them, and mutations of those can too.
+	dir := f.TempDir()
+	refs, _ := filepath.Glob("../testdata/specs/refs/*.yaml")
+	if err := os.Mkdir(filepath.Join(dir, "refs"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	for _, p := range refs {
+		data, err := os.ReadFile(p)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "refs", filepath.Base(p)), data, 0o644)
+		}
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, layout uint8) {
+		if len(data) > maxFuzzSpec || touchesDevices(data) {
+			t.Skip()
+		}
+		split := [...]string{emit.SplitNone, emit.SplitKind, emit.SplitTag}[layout%3]
+		checkGenerate(t, filepath.Join(dir, "spec.yaml"), data, split)
+	})
+}
+
+// checkGenerate generates a client from data, read as the spec at path:
+// bad input must be an *InputError with an error diagnostic, and a client
+// gofmt'd Go that type-checks.
+func checkGenerate(t *testing.T, path string, data []byte, split string) {
+	t.Helper()
+	cfg := Config{Spec: path, Package: "fuzzclient", Split: split}
+	// A small spec that takes seconds is a finding (no limit on work), not
+	// an input error that happens to wrap the context's.
+	const limit = 5 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	start := time.Now()
+	res, err := generate(ctx, cfg, data, nil)
+	if took := time.Since(start); took > limit || ctx.Err() != nil {
+		t.Fatalf("generation took %v, more than %v", took, limit)
+	}
+	if err != nil {
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			t.Fatalf("not an input error (a resgen fault): %.600s", err)
+		}
+		if len(ie.Diags) == 0 || !ie.Diags.HasErrors() {
+			t.Fatalf("an input error without an error diagnostic: %q", err)
+		}
+		return
+	}
+	if len(res.Files) == 0 || !bytes.Equal(res.Source, res.Files[0].Source) {
+		t.Fatalf("%d files; Source is not the first file's", len(res.Files))
+	}
+	for _, o := range res.Files {
+		if fmtd, err := format.Source(o.Source); err != nil || !bytes.Equal(fmtd, o.Source) {
+			t.Fatalf("file %q is not gofmt'd (%v):\n%s", o.Name, err, o.Source)
+		}
+	}
+	if err := typeCheck(cfg.Package, res.Files); err != nil {
+		t.Fatalf("generated code does not type-check: %v", err)
+	}
+}
+
+// FuzzGenerateSchema aims the mutations past YAML's syntax: a schema (JSON
+// or YAML), a response code and a parameter name of any text go into a
+// fixed spec where the schema is a query parameter, the request body and
+// the response of one operation; the checks are FuzzGenerate's.
+func FuzzGenerateSchema(f *testing.F) {
+	for _, s := range []struct{ schema, code, param string }{
+		{`{type: object, properties: {id: {type: integer, format: int64}, name: {type: string}}, required: [id]}`, "200", "filter"},
+		{`{type: string, enum: [a, b, "", A, "a-b", "1"]}`, "201", "kind"},
+		{`{type: integer, enum: [1, -2, 2147483648]}`, "2XX", "n"},
+		{`{type: number, enum: [1.5, 0, -0.25]}`, "default", "x"},
+		{`{type: array, items: {type: string, format: date-time}, maxItems: 3}`, "200", "tags"},
+		{`{oneOf: [{type: string}, {type: integer}, {$ref: '#/components/schemas/Other'}]}`, "200", "v"},
+		{`{allOf: [{$ref: '#/components/schemas/Other'}, {type: object, properties: {b: {type: boolean}}}]}`, "204", "all"},
+		{`{type: object, additionalProperties: {type: array, items: {type: object, additionalProperties: true}}}`, "404", "map"},
+		{`{anyOf: [{type: object, properties: {a: {type: string}}}, {type: "null"}], nullable: true}`, "200", "q"},
+		{`{type: object, discriminator: {propertyName: kind}, oneOf: [{$ref: '#/components/schemas/Other'}], properties: {kind: {type: string}}}`, "200", "d"},
+		{`{type: string, format: binary}`, "200", "file"},
+		{`{$ref: '#/components/schemas/S'}`, "200", "self"},
+		{`{type: object, properties: {"": {type: string}, "a b": {type: string}, "A_B": {type: string}, "type": {type: integer}}}`, "200", "type"},
+		{`true`, "599", "été"},
+		{`{}`, "100", "_"},
+	} {
+		f.Add([]byte(s.schema), s.code, s.param)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, schema []byte, code, param string) {
+		if len(schema) > maxFuzzSpec || touchesDevices(schema) {
+			t.Skip()
+		}
+		s, err := decodeValue(schema, true)
+		if err != nil {
+			t.Skip()
+		}
+		ref := map[string]any{"$ref": "#/components/schemas/S"}
+		doc := map[string]any{
+			"openapi": "3.0.3",
+			"info":    map[string]any{"title": "fuzz", "version": "1"},
+			"paths": map[string]any{"/things/{id}": map[string]any{"post": map[string]any{
+				"operationId": "createThing",
+				"parameters": []any{
+					map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]any{"type": "string"}},
+					map[string]any{"name": param, "in": "query", "schema": ref},
+				},
+				"requestBody": map[string]any{"content": map[string]any{"application/json": map[string]any{"schema": ref}}},
+				"responses": map[string]any{
+					code:      map[string]any{"description": "fuzzed", "content": map[string]any{"application/json": map[string]any{"schema": ref}}},
+					"default": map[string]any{"description": "error"},
+				},
+			}}},
+			"components": map[string]any{"schemas": map[string]any{
+				"S":     s,
+				"Other": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}}},
+			}},
+		}
+		data, err := json.Marshal(doc)
+		if err != nil {
+			t.Skip()
+		}
+		checkGenerate(t, filepath.Join(dir, "spec.json"), data, emit.SplitNone)
+	})
+}
+
+// touchesDevices reports inputs naming a device or kernel file, which a
+// $ref could read without end (/dev/zero) or block on. Refusing them is
+// the loader's job and has its own tests; the fuzzer must not hang first.
+func touchesDevices(data []byte) bool {
+	for _, s := range []string{"/dev/", "/proc/", "/sys/"} {
+		if bytes.Contains(data, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// runtimeTypes is a go/types importer of the runtime and the standard
+// library from the compiler's export data (go list -export): type-checking
+// the runtime from source costs seconds, this costs milliseconds.
+var runtimeTypes struct {
+	once    sync.Once
+	mu      sync.Mutex // the importer is not safe for concurrent use
+	fset    *token.FileSet
+	imp     types.Importer
+	exports map[string]string // import path → export data file
+	err     error
+}
+
+// goListFlags are the build flags of this test binary that change export
+// data (fuzz_race_test.go).
+var goListFlags []string
+
+func goListExports(paths ...string) (map[string]string, error) {
+	args := append(append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}"}, goListFlags...), paths...)
+	cmd := exec.Command("go", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -export: %v: %s", err, stderr.Bytes())
+	}
+	m := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if p, file, ok := strings.Cut(sc.Text(), " "); ok && file != "" {
+			m[p] = file
+		}
+	}
+	return m, nil
+}
+
+// typeCheck parses and type-checks the generated files as one package.
+func typeCheck(pkg string, files []Output) error {
+	rt := &runtimeTypes
+	rt.once.Do(func() {
+		// The runtime's dependencies and every package generated code
+		// imports; any other is looked up on first use.
+		rt.exports, rt.err = goListExports("github.com/resgen/resgen/runtime",
+			"bytes", "context", "encoding/json", "errors", "fmt", "io", "log/slog", "maps",
+			"mime/multipart", "net/http", "net/url", "strconv", "strings", "time")
+		rt.fset = token.NewFileSet()
+		rt.imp = importer.ForCompiler(rt.fset, "gc", func(path string) (io.ReadCloser, error) {
+			file, ok := rt.exports[path]
+			if !ok {
+				more, err := goListExports(path)
+				if err != nil {
+					return nil, err
+				}
+				if file = more[path]; file == "" {
+					return nil, fmt.Errorf("no export data for %q", path)
+				}
+				rt.exports[path] = file
+			}
+			return os.Open(file)
+		})
+	})
+	if rt.err != nil {
+		return rt.err
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	var parsed []*ast.File
+	for _, o := range files {
+		name := o.Name
+		if name == "" {
+			name = "client.gen.go"
+		}
+		f, err := parser.ParseFile(rt.fset, name, o.Source, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name != pkg {
+			return fmt.Errorf("%s: package %s, want %s", name, f.Name.Name, pkg)
+		}
+		parsed = append(parsed, f)
+	}
+	_, err := (&types.Config{Importer: rt.imp}).Check(pkg, rt.fset, parsed, nil)
+	return err
+}
+
+// FuzzResilience feeds any root x-resilience value and any operation
+// x-resilience value (JSON or YAML) to the resolver, for a GET and a POST
+// without key. It must not panic; when it reports no error, every policy
+// it resolved must be one the runtime can run.
+func FuzzResilience(f *testing.F) {
+	for _, s := range [][2]string{
+		{"", ""},
+		{"{}", "{}"},
+		{"null", "null"},
+		{"[]", "retry"},
+		{`{defaults: {retry: fast, breaker: b, timeout: 2s, totalTimeout: 0}, retries: {fast: {maxAttempts: 5, backoff: constant, jitter: none, initialInterval: 10ms}}, breakers: {b: {windowType: time, windowDuration: 30s, scope: operation}}}`, `{idempotencyKey: true}`},
+		{`{idempotencyKeyHeader: X-Key, retries: {a: {extends: b}, b: {extends: a}}}`, `{retry: a}`},
+		{`{breakers: {x: {extends: default, recordOn: [transport, 5xx, 429, "503"], failureRateThreshold: 100, slowCallRateThreshold: 0.5}}}`, `{breaker: {extends: x, windowSize: 1, minimumCalls: 1, halfOpenCalls: 1}}`},
+		{`{retries: {r: {multiplier: 1e308, maxInterval: 2540400h10m10.000000000s, budget: {ratio: 1, minPerSecond: 0}, retryAfter: false, maxRetryAfter: 0}}}`, `{retry: r, idempotent: true, timeout: 0s}`},
+		{`{"retries": {"r": {"maxAttempts": 2147483647, "initialInterval": "-0s", "jitter": "decorrelated"}}}`, `{"retry": {"extends": "r", "maxAttempts": 1.0}, "idempotencyKey": "Idem-Key"}`},
+		{`{defaults: {retry: none, breaker: none}}`, `{x-note: 1, retry: default, idempotent: false}`},
+		{`{breakers: {"a/b~c": {windowSize: 2147483648, waitInOpen: 1ns, slowCallDuration: 9223372036854775807ns}}}`, `{breaker: "a/b~c"}`},
+	} {
+		f.Add([]byte(s[0]), []byte(s[1]))
+	}
+	f.Fuzz(func(t *testing.T, root, op []byte) {
+		var doc openapi3.T
+		if len(bytes.TrimSpace(root)) > 0 {
+			v, err := decodeValue(root, false)
+			if err != nil {
+				t.Skip()
+			}
+			doc.Extensions = map[string]any{extName: v}
+		}
+		var opExt any
+		if len(bytes.TrimSpace(op)) > 0 {
+			var err error
+			if opExt, err = decodeValue(op, false); err != nil {
+				t.Skip()
+			}
+		}
+		s := &spec{doc: &doc, file: "fuzz.yaml", src: &srcMap{file: "fuzz.yaml", data: root, from: map[*yaml.Node]string{}}}
+		r := newResolver(s)
+		var pols []*model.OpPolicy
+		for _, method := range []string{"GET", "POST"} {
+			ptr := "/paths/~1things/" + strings.ToLower(method)
+			pols = append(pols, r.operation(opInput{name: "op" + method, method: method, path: "/things",
+				opPtr: ptr, pathPtr: "/paths/~1things", opExt: opExt}))
+		}
+		for _, d := range r.diags {
+			if d.Msg == "" || d.String() == "" {
+				t.Fatalf("a diagnostic without a message: %#v", d)
+			}
+		}
+		if r.diags.HasErrors() {
+			return
+		}
+		for name, p := range r.breakers {
+			checkBreaker(t, "breakers/"+name, p)
+		}
+		for name, p := range r.retries {
+			checkRetry(t, "retries/"+name, p)
+		}
+		for i, pol := range pols {
+			where := []string{"GET", "POST"}[i]
+			if pol.Timeout < 0 || pol.TotalTimeout < 0 {
+				t.Fatalf("%s: timeouts %v, %v", where, pol.Timeout, pol.TotalTimeout)
+			}
+			if pol.Breaker != nil {
+				checkBreaker(t, where, pol.Breaker.Policy)
+			}
+			if pol.Retry != nil {
+				checkRetry(t, where, pol.Retry)
+				// The POST has no key parameter: only a key or an explicit
+				// idempotent: true makes retrying it safe.
+				if where == "POST" && pol.IdempotencyHeader == "" && pol.RetryWhy != "idempotent: true" {
+					t.Fatalf("POST without key retried (%s)", pol.RetryWhy)
+				}
+			}
+		}
+	})
+}
+
+// decodeValue decodes JSON or YAML into the types of encoding/json, as
+// kin-openapi decodes an extension; exact keeps numbers as json.Number,
+// for a value that is encoded again.
+func decodeValue(data []byte, exact bool) (any, error) {
+	v, err := decodeJSON(data, exact)
+	if err == nil {
+		return v, nil
+	}
+	var y any
+	if err := yaml.Unmarshal(data, &y); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(stringKeys(y))
+	if err != nil {
+		return nil, err
+	}
+	return decodeJSON(b, exact)
+}
+
+func decodeJSON(data []byte, exact bool) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	if exact {
+		d.UseNumber()
+	}
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errors.New("more than one value")
+	}
+	return v, nil
+}
+
+func checkBreaker(t *testing.T, where string, p *model.BreakerPolicy) {
+	t.Helper()
+	ok := p != nil && slices.Contains([]string{"shared", "operation"}, p.Scope) &&
+		(p.WindowType == "count" && p.WindowSize >= 1 || p.WindowType == "time" && p.WindowDuration > 0) &&
+		p.MinimumCalls >= 1 && p.HalfOpenCalls >= 1 &&
+		p.FailureRateThreshold > 0 && p.FailureRateThreshold <= 100 &&
+		p.SlowCallRateThreshold > 0 && p.SlowCallRateThreshold <= 100 &&
+		p.SlowCallDuration > 0 && p.WaitInOpen > 0 && validOutcomes(p.RecordOn)
+	if !ok {
+		t.Fatalf("%s: accepted breaker policy the runtime cannot run: %+v", where, p)
+	}
+}
+
+func checkRetry(t *testing.T, where string, p *model.RetryPolicy) {
+	t.Helper()
+	ok := p != nil && p.MaxAttempts >= 1 &&
+		slices.Contains([]string{"constant", "exponential"}, p.Backoff) &&
+		slices.Contains([]string{"none", "full", "equal", "decorrelated"}, p.Jitter) &&
+		p.InitialInterval >= 0 && p.MaxInterval >= 0 && p.MaxRetryAfter >= 0 &&
+		p.Multiplier >= 1 && !math.IsInf(p.Multiplier, 0) && validOutcomes(p.RetryOn) &&
+		(p.Budget == nil || p.Budget.Ratio > 0 && p.Budget.Ratio <= 1 && p.Budget.MinPerSecond >= 0 && !math.IsInf(p.Budget.MinPerSecond, 0))
+	if !ok {
+		t.Fatalf("%s: accepted retry policy the runtime cannot run: %+v (budget %+v)", where, p, p.Budget)
+	}
+}
+
+// validOutcomes: transport, timeout, a status code or a class, once each.
+func validOutcomes(list []string) bool {
+	for i, o := range list {
+		if slices.Contains(list[:i], o) {
+			return false
+		}
+		if tok, ok := outcomeToken(o); !ok || tok != o {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzGoName: every identifier resgen emits comes from exportedName or
+// unexportedName and a namer. For names of any text (one a line) the
+// results must be valid identifiers (exported where asked), the same on
+// every call, and distinct within one namer, never a reserved name.
+func FuzzGoName(f *testing.F) {
+	for _, s := range []string{
+		"", "_", "123", "id", "ID", "userID", "URLPath", "x-rate-limit", "StartTime<\nStartTime>\nStartTime",
+		"a\na\nA2\na\nA22", "type\nfunc\nFunc\n_func\nrange", "json\nhttp\nlen\nnil\niota\nstring", "\ufeffname\u202e",
+		"İİ\nİD", "ǅungla", "日本\n日本語", "ϒ", "ß\nﬁle", "a\u0301b", "Ⅻ\n٣", "\xff\xfe", "$ref\n@type\n#/x",
+		"v2\nV2\nmd5Sum", "A\nX\nX1\n1",
+	} {
+		f.Add(s)
+	}
+	reserved := append(append([]string{"Client"}, importNames...), predeclared...)
+	f.Fuzz(func(t *testing.T, input string) {
+		exported, unexported := newNamer(reserved...), newNamer(reserved...)
+		// From each namer: the names it gave, and for what.
+		seenExported, seenUnexported := map[string]string{}, map[string]string{}
+		for _, s := range strings.Split(input, "\n") {
+			e, u := exportedName(s, "Value"), unexportedName(s, "value")
+			if !token.IsIdentifier(e) || !token.IsExported(e) {
+				t.Fatalf("exportedName(%q) = %q: not an exported identifier", s, e)
+			}
+			// Never exported: a local must not shadow a type's name.
+			if !token.IsIdentifier(u) || token.IsKeyword(u) || token.IsExported(u) {
+				t.Fatalf("unexportedName(%q) = %q: not an unexported identifier", s, u)
+			}
+			if e2, u2 := exportedName(s, "Value"), unexportedName(s, "value"); e2 != e || u2 != u {
+				t.Fatalf("%q: %q/%q, then %q/%q", s, e, u, e2, u2)
+			}
+			for _, g := range []struct {
+				name string
+				seen map[string]string
+			}{{exported.name(e), seenExported}, {unexported.name(u), seenUnexported}} {
+				if !token.IsIdentifier(g.name) || token.IsKeyword(g.name) || slices.Contains(reserved, g.name) {
+					t.Fatalf("%q: namer gave %q", s, g.name)
+				}
+				if prev, dup := g.seen[g.name]; dup {
+					t.Fatalf("%q and %q both named %q", prev, s, g.name)
+				}
+				g.seen[g.name] = s
+			}
+		}
+	})
+}
+
+// overlayFuzzDoc is the fixed document FuzzOverlayPath selects from: maps,
+// lists, nesting, odd keys and an alias.
+const overlayFuzzDoc = `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      tags: [pets, "a b"]
+      parameters:
+        - {name: limit, in: query, schema: {type: integer}}
+        - {name: "it's", in: header}
+      responses:
+        "200": {description: ok}
+    post:
+      operationId: createPet
+      x-resilience: {retry: none}
+      responses: {"201": {description: created}}
+  /pets/{id}:
+    get:
+      operationId: 'say "hi"'
+      responses: {default: {description: error}}
+components:
+  schemas:
+    Pet: &pet {type: object, properties: {id: {type: integer}, "": {type: string}}}
+    Alias: *pet
+list: [a, 1, [c, d], {e: f}, ~, true]
+`
+
+// FuzzOverlayPath parses any overlay target and evaluates it on a fixed
+// document: no panic, and every result is a distinct node of the document
+// whose parent is the node holding it; evaluating twice gives the same.
+func FuzzOverlayPath(f *testing.F) {
+	for _, s := range []string{
+		"", "$", "$.", "$..", "$[", "$[]", "$['", `$["paths"]`, "$.paths['/pets'].get", "$.paths.*.*",
+		"$..operationId", "$..*", "$..[*]", "$..[0,1,-1]", "$.list[-7]", "$.list[99999999999999999999]", "$.list[-]",
+		"$.paths[*][?(@.operationId == 'listPets')]", `$..[?@.name != "limit"]`, "$..[?(@.responses)]",
+		"$..parameters[?(@['in'] == header)]", "$..[?(@.x-resilience.retry == none)]", `$..['it\'s']`,
+		"$[?(", "$[?@", "$[?(@.a ==", "$[?(@['a", "$[?(@.)]", "$.a b", " $ .paths", "$..*..*..*..*",
+		"$.components.schemas.Alias.type", "$['', 'info'][*]", "$[?(@ == 'x')]", "$.list[2][1]",
+	} {
+		f.Add(s)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(overlayFuzzDoc), &doc); err != nil {
+		f.Fatal(err)
+	}
+	root := doc.Content[0]
+	// parentOf maps every node to the node holding it (values and list
+	// items; a mapping's keys are never selected).
+	parentOf := map[*yaml.Node]*yaml.Node{root: nil}
+	walkMatches(match{node: root}, func(m match) { parentOf[m.node] = m.parent })
+	f.Fuzz(func(t *testing.T, target string) {
+		jp, err := parseJSONPath(target)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatalf("%q: an empty error", target)
+			}
+			return
+		}
+		got := jp.eval(root)
+		if again := jp.eval(root); !slices.Equal(got, again) {
+			t.Fatalf("%q: two evaluations differ", target)
+		}
+		seen := map[*yaml.Node]bool{}
+		for _, m := range got {
+			parent, ok := parentOf[m.node]
+			if !ok {
+				t.Fatalf("%q selected a node not in the document: %+v", target, m.node)
+			}
+			if m.parent != parent {
+				t.Fatalf("%q selected %q with the wrong parent", target, m.node.Value)
+			}
+			if seen[m.node] {
+				t.Fatalf("%q selected %q twice", target, m.node.Value)
+			}
+			seen[m.node] = true
+		}
+	})
+}
