@@ -140,6 +140,13 @@ func FuzzGenerateSchema(f *testing.F) {
 		{`{type: object, properties: {"": {type: string}, "a b": {type: string}, "A_B": {type: string}, "type": {type: integer}}}`, "200", "type"},
 		{`true`, "599", "été"},
 		{`{}`, "100", "_"},
+		// Findings of issue 8, fixed: an empty response code beside a real
+		// one (statusRank panicked), an int64 enum at its maximum (the
+		// constant overflowed), a byte order mark in a description (gofmt
+		// refused the output).
+		{`{type: string}`, "", "p"},
+		{`{type: integer, format: int64, enum: [1, 9223372036854775807]}`, "200", "p"},
+		{"{type: string, description: \"a\ufeffb\"}", "200", "p"},
 	} {
 		f.Add([]byte(s.schema), s.code, s.param)
 	}
