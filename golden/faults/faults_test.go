@@ -56,8 +56,8 @@ const (
 	heapBound   = 256 << 20 // peak HeapInuse allowed during the run
 	statusBound = 64 << 10  // StatusError.Body, as its doc says
 
-	watchdog = 100 * time.Second // every call must have returned by then
-	seed     = 8                 // the fault plan is the same on every run
+	stuckAfter = 30 * time.Second // 5 × totalTimeout: a call running longer is stuck
+	seed       = 8                // the fault plan is the same on every run
 )
 
 // The credentials every request carries; none may appear in an error
@@ -606,7 +606,10 @@ func TestFaults(t *testing.T) {
 	}()
 
 	results := make([]result, calls)
-	var inflight [goroutines]atomic.Int64 // call ID + 1 of each goroutine's current call
+	var (
+		inflight [goroutines]atomic.Int64 // call ID + 1 of each goroutine's current call
+		since    [goroutines]atomic.Int64 // when it began, in Unix nanoseconds
+	)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	began := time.Now()
@@ -619,8 +622,9 @@ func TestFaults(t *testing.T) {
 			time.Sleep(time.Duration(g) * 2 * time.Millisecond)
 			for i := range callsEach {
 				id := g*callsEach + i
-				inflight[g].Store(int64(id + 1))
 				t0 := time.Now()
+				since[g].Store(t0.UnixNano())
+				inflight[g].Store(int64(id + 1))
 				results[id] = doCall(c, id, callPlan(id), scan)
 				results[id].took = time.Since(t0)
 			}
@@ -630,17 +634,23 @@ func TestFaults(t *testing.T) {
 	close(start)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(watchdog):
-		var stuck []string
-		for g := range inflight {
-			if id := inflight[g].Load() - 1; id >= 0 {
-				stuck = append(stuck, fmt.Sprintf("call %d (%v)", id, callPlan(int(id))))
+	for watch := time.Tick(time.Second); ; {
+		select {
+		case <-done:
+		case <-watch:
+			var stuck []string
+			for g := range inflight {
+				if id := inflight[g].Load() - 1; id >= 0 && time.Since(time.Unix(0, since[g].Load())) > stuckAfter {
+					stuck = append(stuck, fmt.Sprintf("call %d %+v", id, callPlan(int(id))))
+				}
 			}
+			if len(stuck) > 0 {
+				t.Fatalf("every call returns: %d calls running for more than %v, e.g. %s\ngoroutines by stack:\n%s",
+					len(stuck), stuckAfter, strings.Join(stuck[:min(5, len(stuck))], ", "), goroutineSummary())
+			}
+			continue
 		}
-		t.Fatalf("every call returns: %d calls still running after %v, e.g. %s\ngoroutines by stack:\n%s",
-			len(stuck), watchdog, strings.Join(stuck[:min(5, len(stuck))], ", "), goroutineSummary())
+		break
 	}
 	elapsed := time.Since(began)
 	close(stopSampler)
@@ -865,15 +875,16 @@ func summarise(t *testing.T, s *faultServer, results []result, scan *scanner, ob
 		fmt.Fprintf(&b, " %s %d,", faultNames[k], s.faults[k].Load())
 	}
 	var sends, reported, unknown int
-	var slowest time.Duration
+	var slowest, longest time.Duration
 	for g := range goroutines {
 		var sum time.Duration
 		for _, res := range results[g*callsEach : (g+1)*callsEach] {
 			sum += res.took
+			longest = max(longest, res.took)
 		}
 		slowest = max(slowest, sum)
 	}
-	fmt.Fprintf(&b, "\nslowest goroutine's calls took %v in all; huge calls:", slowest.Round(time.Millisecond))
+	fmt.Fprintf(&b, "\nlongest call %v; slowest goroutine's calls took %v in all; huge calls:", longest.Round(time.Millisecond), slowest.Round(time.Millisecond))
 	for g := range hugeCalls {
 		res := results[g*callsEach]
 		fmt.Fprintf(&b, " %v %s in %v;", hugeOps[g], res.outcome, res.took.Round(time.Millisecond))
