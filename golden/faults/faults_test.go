@@ -140,6 +140,20 @@ func callPlan(id int) plan {
 	return p
 }
 
+// describe names a call in a failure: "call 17 (createOrder, cancelled
+// after 20ms)".
+func describe(id int) string {
+	p := callPlan(id)
+	s := fmt.Sprintf("call %d (%v", id, p.op)
+	if p.cancelAfter > 0 {
+		s += fmt.Sprintf(", cancelled after %v", p.cancelAfter)
+	}
+	if p.huge {
+		s += ", huge 500s"
+	}
+	return s + ")"
+}
+
 func callBody(id int) Item {
 	note := "note of call " + strconv.Itoa(id)
 	return Item{ID: strconv.Itoa(id), Name: "call-" + strconv.Itoa(id), Note: &note}
@@ -641,7 +655,7 @@ func TestFaults(t *testing.T) {
 			var stuck []string
 			for g := range inflight {
 				if id := inflight[g].Load() - 1; id >= 0 && time.Since(time.Unix(0, since[g].Load())) > stuckAfter {
-					stuck = append(stuck, fmt.Sprintf("call %d %+v", id, callPlan(int(id))))
+					stuck = append(stuck, describe(int(id)))
 				}
 			}
 			if len(stuck) > 0 {
@@ -796,11 +810,7 @@ func check(f *findings, s *faultServer, results []result) {
 	for id, res := range results {
 		p, l := callPlan(id), &s.calls[id]
 		o := ops[p.op]
-		what := fmt.Sprintf("call %d (%v", id, p.op)
-		if p.cancelAfter > 0 {
-			what += fmt.Sprintf(", cancelled after %v", p.cancelAfter)
-		}
-		what += ")"
+		what := describe(id)
 		if res.wrongAnswer != "" {
 			f.add("each answer belongs to its call", "%s got the answer of call %s", what, res.wrongAnswer)
 		}
@@ -929,16 +939,26 @@ func waitZero(n *atomic.Int64, d time.Duration) int64 {
 
 var durations = regexp.MustCompile(`[0-9.]+(ns|µs|ms|s|m|h)\b`)
 
-var stackArgs = regexp.MustCompile(`\(0x[^)]*\)|\+0x[0-9a-f]+|goroutine \d+ \[[^\]]*\]`)
-
 // goroutineSummary groups all goroutines by stack, biggest groups first,
-// so a hang shows where 500 goroutines wait in a few lines.
+// so a hang shows where 500 goroutines wait in a few lines. (Plain string
+// cutting: a regexp over the dump takes most of a minute under -race.)
 func goroutineSummary() string {
 	buf := make([]byte, 32<<20)
 	buf = buf[:goruntime.Stack(buf, true)]
 	groups := map[string]int{}
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		groups[stackArgs.ReplaceAllString(g, "")]++
+		_, g, _ = strings.Cut(g, "\n") // "goroutine N [state, minutes]:"
+		var key strings.Builder
+		for _, line := range strings.Split(g, "\n") {
+			if i := strings.LastIndex(line, " +0x"); i >= 0 {
+				line = line[:i]
+			}
+			if i := strings.Index(line, "(0x"); i >= 0 {
+				line = line[:i] + "(...)"
+			}
+			key.WriteString(line + "\n")
+		}
+		groups[key.String()]++
 	}
 	stacks := make([]string, 0, len(groups))
 	for st := range groups {
