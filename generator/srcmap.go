@@ -46,7 +46,11 @@ func (m *srcMap) tree() *yaml.Node {
 // a mapping entry the node is the key's, so the position points at the key
 // the author wrote, unless value is set.
 func (m *srcMap) lookup(ptr string, value bool) *yaml.Node {
-	n := m.tree()
+	return lookupNode(m.tree(), ptr, value)
+}
+
+// lookupNode is lookup in the tree below n.
+func lookupNode(n *yaml.Node, ptr string, value bool) *yaml.Node {
 	if n == nil {
 		return nil
 	}
