@@ -54,14 +54,6 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		return nil
 	}
 	root := s.src.tree()
-	if root == nil && isJSONObject(data) {
-		// YAML refuses some JSON that kin-openapi reads as JSON.
-		t, err := jsonTree(data)
-		if err != nil {
-			return nil, Diagnostics{s.decodeError(data, err)}, nil
-		}
-		root, s.src.root, s.src.err = t, t, nil
-	}
 	if root == nil {
 		return nil, Diagnostics{s.decodeError(data, s.src.err)}, nil
 	}
@@ -223,11 +215,6 @@ func offsetPos(data []byte, off int) (line, col int) {
 	line = 1 + bytes.Count(data[:off], []byte("\n"))
 	col = off - bytes.LastIndexByte(data[:off], '\n')
 	return line, col
-}
-
-// isJSONObject reports whether data starts as a JSON object does.
-func isJSONObject(data []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
 }
 
 // readNamed reads a file the user named (the spec, an overlay): anything

@@ -39,6 +39,7 @@ const (
 
 // readGuard is what one run may read, and what it has read.
 type readGuard struct {
+	spec  string   // the spec's path, as given
 	roots []string // absolute, symlinks resolved
 	rp    *repairs // the repairs of the run, applied to each file
 
@@ -68,7 +69,7 @@ type refSite struct {
 // newReadGuard returns the guard of a run on spec: its default root plus
 // the folders of allow, which must exist.
 func newReadGuard(spec string, allow []string) (*readGuard, Diagnostics) {
-	g := &readGuard{files: map[string][]byte{}, failed: map[string]bool{}, sites: map[string]refSite{}, into: map[string]map[string]int{}}
+	g := &readGuard{spec: spec, files: map[string][]byte{}, failed: map[string]bool{}, sites: map[string]refSite{}, into: map[string]map[string]int{}}
 	root, err := defaultReadRoot(spec)
 	if err != nil {
 		return nil, Diagnostics{{Severity: Error, File: spec, Msg: "cannot read spec: " + err.Error()}}
@@ -179,15 +180,22 @@ var errRefused = errors.New("refused")
 // refuse records why the file u names was not read, at the $ref that
 // asked for it, and returns the error that stops the loader.
 func (g *readGuard) refuse(u *url.URL, msg, hint string) error {
+	d := g.atRef(u, msg, hint)
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	d := Diagnostic{Severity: Error, File: displayPath(filepath.FromSlash(u.Path)), Msg: msg, Hint: hint}
-	if s, ok := g.sites[siteKey(u)]; ok {
-		d.File, d.Line, d.Col = s.file, s.line, s.col
-		d.Msg = fmt.Sprintf("$ref %q: %s", s.ref, msg)
-	}
 	g.refused = append(g.refused, d)
+	g.mu.Unlock()
 	return fmt.Errorf("%s: %w", msg, errRefused)
+}
+
+// atRef is an error about the file u names, at the first $ref to it.
+func (g *readGuard) atRef(u *url.URL, msg, hint string) Diagnostic {
+	g.mu.Lock()
+	s, ok := g.sites[siteKey(u)]
+	g.mu.Unlock()
+	if !ok {
+		return Diagnostic{Severity: Error, File: g.spec, Msg: "a $ref: " + msg, Hint: hint}
+	}
+	return Diagnostic{Severity: Error, File: s.file, Line: s.line, Col: s.col, Msg: fmt.Sprintf("$ref %q: %s", s.ref, msg), Hint: hint}
 }
 
 // refusedAt records a diagnostic about a file that was read (a limit
@@ -327,19 +335,15 @@ func pathErrText(err error) string {
 // checkFile checks a referenced file (a mapping, within the limits of
 // checkTree and checkRefs) and returns it repaired, or the errors.
 func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, Diagnostics) {
-	var doc yaml.Node
-	err := yaml.Unmarshal(data, &doc)
-	if err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	root, err := parseTree(data)
+	if err != nil || root.Kind != yaml.MappingNode {
 		// The parser's message may quote the file: give its line only.
-		d := Diagnostic{Severity: Error, File: file, Msg: "not a YAML or JSON mapping, so not part of a spec"}
-		if err != nil {
-			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-				d.Msg = "not a YAML or JSON mapping (it does not parse at line " + m[1] + "), so not part of a spec"
-			}
+		msg := file + ": not a YAML or JSON mapping, so not part of a spec"
+		if m := yamlLine.FindStringSubmatch(fmt.Sprint(err)); m != nil {
+			msg = file + ": not a YAML or JSON mapping (it does not parse at line " + m[1] + "), so not part of a spec"
 		}
-		return nil, g.refusedWithSite(u, d)
+		return nil, Diagnostics{g.atRef(u, msg, "")}
 	}
-	root := doc.Content[0]
 	if diags := checkTree(file, root); diags != nil {
 		return nil, diags
 	}
@@ -354,17 +358,4 @@ func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, Dia
 		return data, nil
 	}
 	return out, nil
-}
-
-// refusedWithSite puts d at the $ref that asked for u's file, naming the
-// file, when that $ref is known.
-func (g *readGuard) refusedWithSite(u *url.URL, d Diagnostic) Diagnostics {
-	g.mu.Lock()
-	s, ok := g.sites[siteKey(u)]
-	g.mu.Unlock()
-	if ok {
-		d.Msg = fmt.Sprintf("$ref %q: %s: %s", s.ref, d.File, d.Msg)
-		d.File, d.Line, d.Col = s.file, s.line, s.col
-	}
-	return Diagnostics{d}
 }

@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -30,14 +29,7 @@ type srcMap struct {
 func (m *srcMap) tree() *yaml.Node {
 	if !m.parsed {
 		m.parsed = true
-		var doc yaml.Node
-		m.err = yaml.Unmarshal(m.data, &doc)
-		if m.err == nil && len(doc.Content) == 0 {
-			m.err = fmt.Errorf("the file is empty")
-		}
-		if m.err == nil {
-			m.root = doc.Content[0]
-		}
+		m.root, m.err = parseTree(m.data)
 	}
 	return m.root
 }

@@ -83,7 +83,11 @@ func (c *treeCheck) walk(n *yaml.Node) int {
 	if n.Kind == yaml.AliasNode {
 		s, ok := c.sizes[n.Alias]
 		if !ok {
-			s = 1 // an alias inside its own anchor: go-yaml refuses to decode it
+			// Anchors come first, so this alias is inside its own anchor:
+			// the tree is a cycle, which nothing may walk.
+			c.diags = append(c.diags, Diagnostic{Severity: Error, File: c.file, Line: n.Line, Col: n.Column,
+				Msg: fmt.Sprintf("the YAML alias *%s is inside its own anchor", n.Value)})
+			return 1
 		}
 		c.added = min(c.added+s, sizeCap)
 		if s > c.worstSize {
@@ -173,7 +177,8 @@ func (g *readGuard) checkRefs(file string, base *url.URL, root *yaml.Node) Diagn
 	for fragment := range into {
 		c.target("#" + fragment) // a vertex, before link weighs them
 	}
-	visits, ok := c.link(maxRefVisits)
+	_, ok := c.link(maxRefVisits)
+	visits := 0
 	if ok {
 		if deep := c.chains(); deep >= 0 {
 			v := &c.v[deep]
@@ -181,12 +186,13 @@ func (g *readGuard) checkRefs(file string, base *url.URL, root *yaml.Node) Diagn
 				"$ref %q starts a chain of more than %d nested $refs", v.firstRefTo, maxRefDepth)
 		}
 	}
-	steps, worst := external, -1
+	// worst is the $ref key of the vertex that costs most steps.
+	steps, worstSteps := external, 0
+	var worst *yaml.Node
 	for i := range c.v {
-		n := c.v[i].sites * (1 + c.v[i].depth)
-		steps += n
-		if worst < 0 || n > c.v[worst].sites*(1+c.v[worst].depth) {
-			worst = i
+		n := min(c.v[i].sites*(1+c.v[i].depth), sizeCap)
+		if steps = min(steps+n, sizeCap); n > worstSteps {
+			worst, worstSteps = c.v[i].site, n
 		}
 	}
 	if ok {
@@ -206,7 +212,7 @@ func (g *readGuard) checkRefs(file string, base *url.URL, root *yaml.Node) Diagn
 	steps, visits = g.refSteps, g.refVisits
 	g.mu.Unlock()
 	if steps > maxRefSteps {
-		return errAt(c.v[worst].site, "$ref the shared schemas directly instead of through chains of other $refs",
+		return errAt(worst, "$ref the shared schemas directly instead of through chains of other $refs",
 			"resolving the $refs of this spec takes more than %d steps (each $ref counts 1 plus the longest chain of $refs below what it names)", maxRefSteps)
 	}
 	if !ok || visits > maxRefVisits {
@@ -285,7 +291,8 @@ func (c *refGraph) collect(n *yaml.Node, depth int, inComponents bool, external 
 }
 
 // link finds each vertex's weight and edges. It walks the subtree of every
-// vertex, and stops when that is more than budget nodes.
+// vertex (nested vertices again), and stops when that is more than budget
+// nodes.
 func (c *refGraph) link(budget int) (walked int, ok bool) {
 	linked := make([]int32, len(c.v)) // the vertex (+1) that last linked to each
 	for i := range c.v {
@@ -471,6 +478,29 @@ func (c *refGraph) lookup(fragment string) *yaml.Node {
 		n = n.Alias
 	}
 	return n
+}
+
+// parseTree parses a YAML or JSON document into its node tree.
+func parseTree(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		if isJSONObject(data) {
+			// YAML refuses some JSON that JSON decoders read.
+			if root, jerr := jsonTree(data); jerr == nil {
+				return root, nil
+			}
+		}
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return nil, errors.New("the file is empty")
+	}
+	return doc.Content[0], nil
+}
+
+// isJSONObject reports whether data starts as a JSON object does.
+func isJSONObject(data []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
 }
 
 // jsonTree builds the node tree of a JSON document that YAML does not

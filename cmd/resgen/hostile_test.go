@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -187,6 +189,9 @@ func TestHostileSpecs(t *testing.T) {
 			stderr: "aliases", pos: "spec.yaml:"},
 		{name: "alias bomb in a referenced file", spec: refSpec("bomb.yaml#/L18"),
 			stderr: "aliases", pos: "bomb.yaml:"},
+		{name: "alias inside its own anchor",
+			spec:   "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths: {}\ncomponents:\n  schemas:\n    A: &a {type: object, properties: {b: *a}}\n",
+			stderr: "inside its own anchor", pos: "spec.yaml:6:42: error: "},
 		{name: "empty file", spec: "", stderr: "empty", pos: "spec.yaml: error: "},
 		{name: "empty mapping", spec: "{}\n", stderr: "not an OpenAPI document", pos: "spec.yaml: error: "},
 		{name: "null", spec: "null\n", stderr: "not an OpenAPI document", pos: "spec.yaml: error: "},
@@ -204,6 +209,9 @@ func TestHostileSpecs(t *testing.T) {
 		{name: "duplicate key in JSON",
 			spec:   "{\n  \"openapi\": \"3.0.3\",\n  \"info\": {\"title\": \"t\", \"version\": \"1\"},\n  \"paths\": {},\n  \"info\": {\"title\": \"u\", \"version\": \"2\"}\n}\n",
 			stderr: `duplicate key "info"`, pos: "spec.yaml:5:3: error: "},
+		{name: "duplicate key in JSON that YAML does not parse",
+			spec:   "{\"openapi\": \"3.0.3\", \"info\": {\"title\": \"\\ud83d\\ude00\", \"version\": \"1\"},\n \"paths\": {},\n \"paths\": {}}\n",
+			stderr: `duplicate key "paths"`, pos: "spec.yaml:3:2: error: "},
 		{name: "-allow-read of a missing folder", spec: refSpec(secretSchema), flags: []string{"-allow-read", filepath.Join(outside, "nope")},
 			stderr: "-allow-read", pos: "-allow-read: error: "},
 	}
@@ -220,7 +228,7 @@ func TestHostileSpecs(t *testing.T) {
 			write(root, "spec.yaml", c.spec)
 			args := append([]string{"generate", "-spec", "spec.yaml", "-package", "x", "-o", out}, c.flags...)
 			start := time.Now()
-			code, stdout, stderr := runCLIWithin(t, 20*time.Second, args...)
+			code, stdout, stderr := runCLIBounded(t, 20*time.Second, args...)
 			elapsed := time.Since(start)
 			if code != exitInput {
 				t.Fatalf("exit %d, want %d; stderr:\n%.2000s", code, exitInput, stderr)
@@ -277,8 +285,8 @@ func TestAllowRead(t *testing.T) {
 	}
 }
 
-// runCLIWithin is runCLI that fails the test instead of hanging.
-func runCLIWithin(t *testing.T, limit time.Duration, args ...string) (code int, stdout, stderr string) {
+// runCLIBounded is runCLI that fails the test instead of hanging.
+func runCLIBounded(t *testing.T, limit time.Duration, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	type result struct {
 		code           int
