@@ -72,40 +72,40 @@ paths:
               schema: {$ref: "../common/pet.yaml#/Pet"}
 `
 
-// TestRefsBelowTheModuleLoad: a multi-file spec keeps working when its
-// $refs go up (../common) but stay in the module, and stops at the module.
-func TestRefsBelowTheModuleLoad(t *testing.T) {
-	tmp := t.TempDir()
-	writeFiles(t, tmp, map[string]string{
-		"go.mod":            "module m\n",
-		"api/spec.yaml":     refToCommon,
-		"common/pet.yaml":   "Pet: {type: object, properties: {name: {type: string}}}\n",
-		"outside/spec.yaml": refToCommon,
-		"common/README":     "",
-	})
-	if _, err := Generate(context.Background(), Config{Spec: filepath.Join(tmp, "api", "spec.yaml"), Package: "p"}); err != nil {
-		t.Fatalf("a $ref inside the module: %v", err)
-	}
-	// The same spec in a module of its own reaches out of it.
-	writeFiles(t, tmp, map[string]string{"outside/go.mod": "module o\n"})
-	_, err := Generate(context.Background(), Config{Spec: filepath.Join(tmp, "outside", "spec.yaml"), Package: "p"})
-	if !IsInputError(err) || !strings.Contains(err.Error(), "outside the folders this spec may read") {
-		t.Fatalf("a $ref out of the module: %v", err)
-	}
-	if _, err := Generate(context.Background(), Config{Spec: filepath.Join(tmp, "outside", "spec.yaml"), Package: "p", ReadRoots: []string{filepath.Join(tmp, "common")}}); err != nil {
-		t.Fatalf("with its folder allowed: %v", err)
-	}
-}
-
-// TestReadBudget: the files of a run share one budget of bytes.
-func TestReadBudget(t *testing.T) {
+// moduleWithCommon is a module holding api/spec.yaml, which refers to
+// ../common/pet.yaml.
+func moduleWithCommon(t *testing.T) string {
 	tmp := t.TempDir()
 	writeFiles(t, tmp, map[string]string{
 		"go.mod":          "module m\n",
 		"api/spec.yaml":   refToCommon,
 		"common/pet.yaml": "Pet: {type: object, properties: {name: {type: string}}}\n",
 	})
-	spec := filepath.Join(tmp, "api", "spec.yaml")
+	return tmp
+}
+
+// TestRefsBelowTheModuleLoad: a multi-file spec keeps working when its
+// $refs go up (../common) but stay in the module, and stops at the module.
+func TestRefsBelowTheModuleLoad(t *testing.T) {
+	tmp := moduleWithCommon(t)
+	if _, err := Generate(context.Background(), Config{Spec: filepath.Join(tmp, "api", "spec.yaml"), Package: "p"}); err != nil {
+		t.Fatalf("a $ref inside the module: %v", err)
+	}
+	// The same spec in a module of its own reaches out of it.
+	writeFiles(t, tmp, map[string]string{"outside/go.mod": "module o\n", "outside/spec.yaml": refToCommon})
+	outside := filepath.Join(tmp, "outside", "spec.yaml")
+	_, err := Generate(context.Background(), Config{Spec: outside, Package: "p"})
+	if !IsInputError(err) || !strings.Contains(err.Error(), "outside the folders this spec may read") {
+		t.Fatalf("a $ref out of the module: %v", err)
+	}
+	if _, err := Generate(context.Background(), Config{Spec: outside, Package: "p", ReadRoots: []string{filepath.Join(tmp, "common")}}); err != nil {
+		t.Fatalf("with its folder allowed: %v", err)
+	}
+}
+
+// TestReadBudget: the files of a run share one budget of bytes.
+func TestReadBudget(t *testing.T) {
+	spec := filepath.Join(moduleWithCommon(t), "api", "spec.yaml")
 	g, diags := newReadGuard(spec, nil)
 	if diags != nil {
 		t.Fatal(diags)

@@ -39,7 +39,7 @@ const (
 	// maxRefVisits bounds the nodes the validator visits: it walks each
 	// component and each path item with everything it refers to,
 	// directly or not, anew, about 0.13 µs a node. Stripe's spec needs
-	// 16.4 million (2.2 s); the limit is about 7 s.
+	// 16.3 million (2.2 s); the limit is about 7 s.
 	maxRefVisits = 50_000_000
 )
 

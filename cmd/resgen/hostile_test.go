@@ -19,7 +19,7 @@ import (
 // file that is not a spec, and without touching the existing output.
 
 // refSpec is a spec whose one response schema is {$ref: target}; the $ref
-// is at line 12, column 17.
+// is at atRef.
 func refSpec(target string) string {
 	return `openapi: 3.0.3
 info: {title: t, version: "1"}
@@ -36,6 +36,9 @@ paths:
 `
 }
 
+// atRef starts a diagnostic at the $ref of refSpec.
+const atRef = "spec.yaml:12:17: error: "
+
 // aliasBomb nests YAML aliases levels deep: 1.4 KB for 18 levels, which
 // expand to 2^18 copies of the innermost schema.
 func aliasBomb(levels int) string {
@@ -47,24 +50,13 @@ func aliasBomb(levels int) string {
 	return b.String()
 }
 
-// refChain is n component schemas, each only a $ref to the next.
-func refChain(n int) string {
+// chain is n component schemas, each linking to the next with link, a
+// schema in which %s stands for the next one's $ref.
+func chain(n int, link string) string {
 	var b strings.Builder
 	b.WriteString("openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths: {}\ncomponents:\n  schemas:\n")
 	for i := 0; i < n-1; i++ {
-		fmt.Fprintf(&b, "    S%d: {$ref: '#/components/schemas/S%d'}\n", i, i+1)
-	}
-	fmt.Fprintf(&b, "    S%d: {type: string}\n", n-1)
-	return b.String()
-}
-
-// propertyChain is n component schemas, each with a property that is a
-// $ref to the next.
-func propertyChain(n int) string {
-	var b strings.Builder
-	b.WriteString("openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths: {}\ncomponents:\n  schemas:\n")
-	for i := 0; i < n-1; i++ {
-		fmt.Fprintf(&b, "    S%d: {type: object, properties: {next: {$ref: '#/components/schemas/S%d'}}}\n", i, i+1)
+		fmt.Fprintf(&b, "    S%d: "+link+"\n", i, fmt.Sprintf("{$ref: '#/components/schemas/S%d'}", i+1))
 	}
 	fmt.Fprintf(&b, "    S%d: {type: string}\n", n-1)
 	return b.String()
@@ -161,29 +153,29 @@ func TestHostileSpecs(t *testing.T) {
 		pos    string // the start of stderr, "" when not checked
 	}{
 		{name: "absolute path outside the module", spec: refSpec("/etc/passwd"),
-			stderr: "outside the folders this spec may read", pos: "spec.yaml:12:17: error: "},
+			stderr: "outside the folders this spec may read", pos: atRef},
 		{name: "relative path out of the module", spec: refSpec(dots + "etc/passwd"),
-			stderr: "outside the folders this spec may read", pos: "spec.yaml:12:17: error: "},
+			stderr: "outside the folders this spec may read", pos: atRef},
 		{name: "mapping file in another folder", spec: refSpec(secretMap),
-			stderr: "-allow-read", pos: "spec.yaml:12:17: error: "},
+			stderr: "-allow-read", pos: atRef},
 		{name: "schema file in another folder", spec: refSpec(secretSchema),
-			stderr: "outside the folders this spec may read", pos: "spec.yaml:12:17: error: "},
+			stderr: "outside the folders this spec may read", pos: atRef},
 		{name: "symlink out of the module", spec: refSpec("link.yaml"),
-			stderr: "outside the folders this spec may read", pos: "spec.yaml:12:17: error: "},
+			stderr: "outside the folders this spec may read", pos: atRef},
 		{name: "file URL with a host", spec: refSpec("file://host/etc/passwd"),
-			stderr: "host", pos: "spec.yaml:12:17: error: "},
+			stderr: "host", pos: atRef},
 		{name: "remote URL", spec: refSpec("https://example.com/x.yaml"),
-			stderr: "only local files", pos: "spec.yaml:12:17: error: "},
+			stderr: "only local files", pos: atRef},
 		{name: "device, even when allowed", spec: refSpec("/dev/zero"), flags: []string{"-allow-read", "/dev"},
-			stderr: "not a regular file", pos: "spec.yaml:12:17: error: "},
+			stderr: "not a regular file", pos: atRef},
 		{name: "FIFO", spec: refSpec("fifo.yaml"),
-			stderr: "not a regular file", pos: "spec.yaml:12:17: error: "},
+			stderr: "not a regular file", pos: atRef},
 		{name: "file over the size limit", spec: refSpec("big.yaml"),
-			stderr: "MiB", pos: "spec.yaml:12:17: error: "},
+			stderr: "MiB", pos: atRef},
 		{name: "text file in the module", spec: refSpec("notes.txt"),
-			stderr: "not a YAML or JSON mapping", pos: "spec.yaml:12:17: error: "},
+			stderr: "not a YAML or JSON mapping", pos: atRef},
 		{name: "list file in the module", spec: refSpec("list.yaml"),
-			stderr: "not a YAML or JSON mapping", pos: "spec.yaml:12:17: error: "},
+			stderr: "not a YAML or JSON mapping", pos: atRef},
 		{name: "alias bomb in the spec",
 			spec:   "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths: {}\ncomponents:\n  schemas:\n" + indent(aliasBomb(18), "    "),
 			stderr: "aliases", pos: "spec.yaml:"},
@@ -198,8 +190,8 @@ func TestHostileSpecs(t *testing.T) {
 		{name: "a list", spec: "- a\n- b\n", stderr: "not an OpenAPI document", pos: "spec.yaml: error: "},
 		{name: "Kubernetes manifest", spec: "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: []}\n",
 			stderr: "not an OpenAPI document", pos: "spec.yaml: error: "},
-		{name: "10,000 chained $refs", spec: refChain(10000), stderr: "nested $refs", pos: "spec.yaml:"},
-		{name: "10,000 $refs through properties", spec: propertyChain(10000), stderr: "nested $refs", pos: "spec.yaml:"},
+		{name: "10,000 chained $refs", spec: chain(10000, "%s"), stderr: "nested $refs", pos: "spec.yaml:"},
+		{name: "10,000 $refs through properties", spec: chain(10000, "{type: object, properties: {next: %s}}"), stderr: "nested $refs", pos: "spec.yaml:"},
 		{name: "a hub schema that 5,000 schemas refer to", spec: hubSpec,
 			stderr: "validating this spec visits more than", pos: "spec.yaml: error: "},
 		{name: "a hub schema in another file", spec: hubFileSpec,
