@@ -16,7 +16,6 @@ import (
 	"context"
 	"fmt"
 	"go/token"
-	"os"
 	"path/filepath"
 
 	"github.com/resgen/resgen/generator/emit"
@@ -44,6 +43,10 @@ type Config struct {
 	// Split lays the output out in several files: "" (one file), "kind"
 	// or "tag" (see emit.SplitKind, emit.SplitTag).
 	Split string
+	// ReadRoots are folders that $refs may read below, besides the spec's
+	// Go module (else its repository, else its folder). Nothing else is
+	// read.
+	ReadRoots []string
 }
 
 // Result is the output of a successful run.
@@ -68,13 +71,13 @@ func Generate(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Split != emit.SplitNone && cfg.Split != emit.SplitKind && cfg.Split != emit.SplitTag {
 		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: "-split", Msg: fmt.Sprintf("%q is not a layout: use kind or tag", cfg.Split)}}}
 	}
-	data, err := readSpec(cfg.Spec)
+	data, err := readNamed(cfg.Spec)
 	if err != nil {
-		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: cfg.Spec, Msg: err.Error()}}}
+		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: cfg.Spec, Msg: "cannot read spec: " + pathErrText(err)}}}
 	}
 	var overlays []overlayFile
 	for _, o := range cfg.Overlays {
-		od, err := os.ReadFile(o)
+		od, err := readNamed(o)
 		if err != nil {
 			return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: o, Msg: "cannot read overlay: " + err.Error()}}}
 		}
@@ -84,7 +87,15 @@ func Generate(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 func generate(ctx context.Context, cfg Config, data []byte, overlays []overlayFile) (*Result, error) {
-	s, diags, err := load(ctx, cfg.Spec, data, overlays, cfg.Strict)
+	g, gdiags := newReadGuard(cfg.Spec, cfg.ReadRoots)
+	if gdiags != nil {
+		return nil, &InputError{Diags: gdiags}
+	}
+	g.read = int64(len(data))
+	for _, o := range overlays {
+		g.read += int64(len(o.data))
+	}
+	s, diags, err := load(ctx, cfg.Spec, data, overlays, cfg.Strict, g)
 	if err != nil {
 		return nil, err
 	}

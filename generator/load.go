@@ -33,14 +33,16 @@ func (s *spec) diag(sev Severity, ptr, msg, hint string) Diagnostic {
 	return d
 }
 
-// load parses the spec once into a node tree, applies the overlays and
-// the decode repairs to that tree, converts Swagger 2.0, and resolves
-// every $ref (relative ones against the spec's own folder). Validation
-// failures are warnings: many real specs have bad examples or defaults
-// that do not change what a client sends or receives.
-func load(ctx context.Context, path string, data []byte, overlays []overlayFile, strict bool) (_ *spec, diags Diagnostics, _ error) {
+// load parses the spec once into a node tree, checks it (checkTree,
+// checkRefs), applies the overlays and the decode repairs to that tree,
+// converts Swagger 2.0, and resolves every $ref (relative ones against the
+// spec's own folder) through g, which confines and bounds what they read.
+// Validation failures are warnings: many real specs have bad examples or
+// defaults that do not change what a client sends or receives.
+func load(ctx context.Context, path string, data []byte, overlays []overlayFile, strict bool, g *readGuard) (_ *spec, diags Diagnostics, _ error) {
 	s := &spec{file: path, src: &srcMap{file: path, data: data, from: map[*yaml.Node]string{}}}
 	rp := &repairs{}
+	g.rp = rp
 	defer func() { diags = append(diags, rp.diags...) }()
 	// reencode replaces data with the (edited) node tree.
 	reencode := func() error {
@@ -51,10 +53,14 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		data = out
 		return nil
 	}
+	root := s.src.tree()
+	if root == nil {
+		return nil, Diagnostics{s.decodeError(data, s.src.err)}, nil
+	}
+	if diags := checkTree(path, root); diags != nil {
+		return nil, diags, nil
+	}
 	if len(overlays) > 0 {
-		if s.src.tree() == nil {
-			return nil, Diagnostics{s.decodeError(data, s.src.err)}, nil
-		}
 		for _, o := range overlays {
 			_, odiags := applyOverlay(s.src, o)
 			diags = append(diags, odiags...)
@@ -67,17 +73,23 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 			return nil, nil, err
 		}
 	}
+	if root.Kind != yaml.MappingNode || mapValue(root, "openapi") == nil && mapValue(root, "swagger") == nil {
+		return nil, append(diags, Diagnostic{Severity: Error, File: path, Msg: "not an OpenAPI document: no openapi or swagger key at the top level"}), nil
+	}
 
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	loc := &url.URL{Path: filepath.ToSlash(abs)}
+	if rdiags := g.checkRefs(path, loc, root); rdiags != nil {
+		return nil, append(diags, rdiags...), nil
+	}
 	decode := func() error {
 		loader := openapi3.NewLoader()
 		loader.Context = ctx
 		loader.IsExternalRefsAllowed = true
-		loader.ReadFromURIFunc = rp.readRepaired
+		loader.ReadFromURIFunc = g.readRef
 		s.swagger = isSwagger2(data)
 		if s.swagger {
 			var doc2 openapi2.T
@@ -92,22 +104,25 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		s.doc = doc
 		return err
 	}
-	if err := decode(); err != nil {
-		// Repair the decode defects real specs have, then try again. The
-		// tree is parsed only now: a spec that decodes never pays for it.
-		if len(overlays) == 0 && s.src.tree() == nil {
-			// Not even YAML: the parser's message is the clearest.
-			return nil, append(diags, s.decodeError(data, s.src.err)), nil
-		}
+	err = decode()
+	if err != nil && len(g.refused) == 0 {
+		// Repair the decode defects real specs have, then try again. A
+		// spec that decodes is passed to kin-openapi byte for byte.
 		if len(overlays) > 0 || rp.repairTree(path, s.src.root) == 0 {
 			return nil, append(diags, s.decodeError(data, err)), nil
 		}
 		if rerr := reencode(); rerr != nil {
 			return nil, nil, rerr
 		}
-		if err := decode(); err != nil {
-			return nil, append(diags, s.decodeError(data, err)), nil
-		}
+		err = decode()
+	}
+	// A refused file stops the loader, but kin-openapi does not pass every
+	// read error on: the refusals are the errors, whatever it returned.
+	if len(g.refused) > 0 {
+		return nil, append(diags, g.refused...), nil
+	}
+	if err != nil {
+		return nil, append(diags, s.decodeError(data, err)), nil
 	}
 	if s.doc.Paths == nil {
 		s.doc.Paths = openapi3.NewPaths()
@@ -202,12 +217,15 @@ func offsetPos(data []byte, off int) (line, col int) {
 	return line, col
 }
 
-func readSpec(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+// readNamed reads a file the user named (the spec, an overlay): anything
+// that can be read, a pipe too, of at most maxFileBytes.
+func readNamed(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read spec: %w", err)
+		return nil, err
 	}
-	return data, nil
+	defer f.Close()
+	return readAtMost(f, maxFileBytes)
 }
 
 // stringKeys makes every map key a string, as JSON needs: YAML decodes

@@ -45,6 +45,9 @@ func applyOverlay(src *srcMap, o overlayFile) (changed int, diags Diagnostics) {
 		return 0, Diagnostics{d}
 	}
 	root := doc.Content[0]
+	if ds := checkTree(o.path, root); ds != nil {
+		return 0, ds
+	}
 	if v := mapValue(root, "overlay"); v == nil || !strings.HasPrefix(v.Value, "1.") {
 		errAt(root, Error, "not an OpenAPI Overlay 1.x document: it needs `overlay: 1.0.0`")
 		return 0, diags

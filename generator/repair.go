@@ -2,13 +2,11 @@ package generator
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -41,23 +39,6 @@ func (rp *repairs) repairTree(file string, root *yaml.Node) int {
 		rp.add(Diagnostic{Severity: Warning, File: file, Line: node.Line, Col: node.Column, Msg: "repaired: " + msg})
 	}, false)
 	return n
-}
-
-// repairDoc returns data with its decode defects fixed, or data itself
-// when there were none (or when it does not parse: kin reports that).
-func (rp *repairs) repairDoc(file string, data []byte) []byte {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
-		return data
-	}
-	if rp.repairTree(file, doc.Content[0]) == 0 {
-		return data
-	}
-	out, err := yaml.Marshal(doc.Content[0])
-	if err != nil {
-		return data
-	}
-	return out
 }
 
 func isSchemaLike(m *yaml.Node) bool {
@@ -128,21 +109,6 @@ func repairNode(n *yaml.Node, fix func(*yaml.Node, string), names bool) {
 		}
 		n.Content = kept
 	}
-}
-
-// readRepaired is the loader's ReadFromURIFunc: local files only (a spec
-// must not make resgen fetch URLs or read outside what it names), each
-// repaired like the root document.
-func (rp *repairs) readRepaired(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
-	if u.Scheme != "" && u.Scheme != "file" {
-		return nil, fmt.Errorf("%s: only local files can be referenced", u.String())
-	}
-	p := filepath.FromSlash(u.Path)
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, err
-	}
-	return rp.repairDoc(displayPath(p), data), nil
 }
 
 // displayPath shows p relative to the working directory when it is below

@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -30,14 +29,7 @@ type srcMap struct {
 func (m *srcMap) tree() *yaml.Node {
 	if !m.parsed {
 		m.parsed = true
-		var doc yaml.Node
-		m.err = yaml.Unmarshal(m.data, &doc)
-		if m.err == nil && len(doc.Content) == 0 {
-			m.err = fmt.Errorf("the file is empty")
-		}
-		if m.err == nil {
-			m.root = doc.Content[0]
-		}
+		m.root, m.err = parseTree(m.data)
 	}
 	return m.root
 }
@@ -46,7 +38,11 @@ func (m *srcMap) tree() *yaml.Node {
 // a mapping entry the node is the key's, so the position points at the key
 // the author wrote, unless value is set.
 func (m *srcMap) lookup(ptr string, value bool) *yaml.Node {
-	n := m.tree()
+	return lookupNode(m.tree(), ptr, value)
+}
+
+// lookupNode is lookup in the tree below n.
+func lookupNode(n *yaml.Node, ptr string, value bool) *yaml.Node {
 	if n == nil {
 		return nil
 	}

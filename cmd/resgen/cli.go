@@ -43,7 +43,9 @@ Usage:
   resgen help                                          print this help
 
 generate, lint and explain take -overlay FILE (OpenAPI Overlay 1.0, repeatable,
-applied in order) and -strict (warnings become errors).
+applied in order), -strict (warnings become errors) and -allow-read DIR
+(repeatable): a $ref reads only files below the spec's Go module, else its
+repository, else its folder, and below each -allow-read folder.
 
 Run "resgen COMMAND -h" for a command's flags.
 
@@ -116,6 +118,11 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 		return nil
 	})
 	strict := fs.Bool("strict", false, "treat warnings as errors")
+	var allowRead []string
+	fs.Func("allow-read", "let $refs read files below `DIR` too (repeatable); by default only below the spec's Go module, else its repository, else its folder", func(v string) error {
+		allowRead = append(allowRead, v)
+		return nil
+	})
 	var pkg, out, format, split *string
 	var check *bool
 	required := []string{"-spec"}
@@ -159,7 +166,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 		fmt.Fprintf(stderr, "resgen explain: -format must be table, markdown or json, not %q\n", *format)
 		return exitInput
 	}
-	cfg := generator.Config{Spec: *specPath, Package: "client", Overlays: overlays, Strict: *strict}
+	cfg := generator.Config{Spec: *specPath, Package: "client", Overlays: overlays, Strict: *strict, ReadRoots: allowRead}
 	if pkg != nil {
 		cfg.Package = *pkg
 	}
