@@ -28,6 +28,11 @@ type Config struct {
 	Observer Observer
 	// RequestEditors run in order on each attempt.
 	RequestEditors []RequestEditor
+	// SecretQueryParams names the query parameters that carry credentials
+	// beyond the built-in name rule (see redact.go): the generated client
+	// lists the spec's apiKey security schemes "in: query". Their values
+	// never appear in an error, a log line or an event.
+	SecretQueryParams []string
 
 	// clock replaces the monotonic clock in tests of time windows and
 	// budgets; nil means the real one.
@@ -43,6 +48,7 @@ type Engine struct {
 	obs     Observer
 	observe bool // false when obs is the no-op: skip building events
 	editors []RequestEditor
+	redact  redactor
 
 	// base anchors the monotonic clock: time.Since(base) is about half the
 	// cost of time.Now(), and the hot path reads the clock twice.
@@ -62,6 +68,7 @@ func NewEngine(cfg Config) *Engine {
 		log:      cfg.Logger,
 		obs:      cfg.Observer,
 		editors:  cfg.RequestEditors,
+		redact:   newRedactor(cfg.SecretQueryParams),
 		base:     time.Now(),
 		clock:    cfg.clock,
 		breakers: make(map[string]*Breaker),

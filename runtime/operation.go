@@ -216,6 +216,7 @@ func (c *call) plainAttempt() {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
+		e.redact.redactError(err)
 		c.kind, c.err = c.classify(err, actx)
 		c.resp, c.status, c.header = nil, 0, nil
 		if acancel != nil {
@@ -406,7 +407,7 @@ func (c *call) finish() (*http.Response, int, error) {
 	} else {
 		last := c.err
 		if last == nil && c.status != 0 {
-			last = &StatusError{Method: c.req.Method, URL: c.req.URL.String(), StatusCode: c.status, Header: c.header, Attempts: c.attempts}
+			last = &StatusError{Method: c.req.Method, URL: c.op.e.redact.url(c.req.URL), StatusCode: c.status, Header: c.header, Attempts: c.attempts}
 		}
 		ce := &CallError{Operation: c.op.spec.Name, Attempts: c.attempts, Reason: c.stop, Err: last}
 		if c.waiting {

@@ -38,6 +38,22 @@ import "time"
 // from an incompatible resgen fails to compile instead of misbehaving.
 const SupportPackageIsVersion1 = true
 
+// The largest sizes a breaker allocates from its policy. resgen's spec
+// validation refuses larger values; a BreakerPolicy built by hand with a
+// larger one is clamped to these, with one warning in the Engine's log
+// when the breaker is created, so a policy value can never make NewClient
+// allocate without bound.
+const (
+	// MaxWindowSize is the most calls a count window keeps.
+	MaxWindowSize = 10000
+	// MaxWindowDuration is the longest time window: one bucket per
+	// second, 3600 buckets.
+	MaxWindowDuration = time.Hour
+	// MaxHalfOpenCalls is the most trial calls half-open admits (they
+	// are counted in gobreaker's uint32).
+	MaxHalfOpenCalls = 10000
+)
+
 // WindowType says how a breaker's sliding window counts calls.
 type WindowType uint8
 
@@ -67,7 +83,9 @@ type Match struct {
 // BreakerPolicy is one resolved breaker policy of x-resilience.
 // Percentages are in (0, 100] (≤ 0 turns that rate off); durations are
 // positive (WaitInOpen ≤ 0 means 60s); WindowSize, MinimumCalls and
-// HalfOpenCalls below 1 count as 1.
+// HalfOpenCalls below 1 count as 1; WindowSize, WindowDuration and
+// HalfOpenCalls above MaxWindowSize, MaxWindowDuration and
+// MaxHalfOpenCalls count as those.
 type BreakerPolicy struct {
 	// Policy is the name of the x-resilience policy this came from (for logs).
 	Policy                string
