@@ -195,7 +195,7 @@ func (c *call) attempt() {
 func (c *call) plainAttempt() {
 	op, e := c.op, c.op.e
 	actx, acancel := c.attemptContext()
-	r, err := c.request(actx)
+	r, gate, err := c.request(actx)
 	if err != nil {
 		if acancel != nil {
 			acancel()
@@ -212,6 +212,11 @@ func (c *call) plainAttempt() {
 	c.end = e.now()
 	d := c.end - start
 	c.active += d
+	if gate != nil {
+		if n := gate.sent(resp); n > 0 {
+			c.resent(n)
+		}
+	}
 	if err != nil {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
@@ -272,35 +277,53 @@ func (c *call) attemptContext() (context.Context, context.CancelFunc) {
 // sends req itself (no copy) unless request editors will run on a request
 // that may be sent again: then every attempt gets a clone, so editors
 // never see their own earlier changes. Later attempts get a fresh body
-// from GetBody.
-func (c *call) request(ctx context.Context) (*http.Request, error) {
+// from GetBody. A request net/http could send again by itself is
+// prepared by wire, on resgen's own copy (see resend.go).
+func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) {
 	editors := c.op.e.editors
 	r := c.req
+	var g *resendGate
+	own := false
+	// The gate is made before the copy, which then carries its trace.
+	how := resendOf(r)
+	gated := how == resendBody || how == resendEmpty
 	if c.attempts == 0 && (len(editors) == 0 || c.max == 1) {
-		if ctx != r.Context() {
-			f := new(firstRequest)
+		var f *firstRequest
+		if gated {
+			gf := new(gatedRequest) // one allocation for the copy and the gate
+			g, f = &gf.gate, &gf.firstRequest
+			ctx = g.start(c, ctx)
+		} else if ctx != r.Context() {
+			f = new(firstRequest)
+		}
+		if f != nil {
 			f.req = *r.WithContext(ctx) // WithContext's copy stays on the stack
 			r, c.spareBody = &f.req, &f.body
 		}
 	} else {
-		r = r.Clone(ctx)
+		if gated {
+			g = new(resendGate)
+			ctx = g.start(c, ctx)
+		}
+		r, own = r.Clone(ctx), true
 		if c.attempts > 0 && !noBody(c.req) {
 			if c.req.GetBody == nil {
-				return nil, errors.New("request body cannot be re-sent: GetBody is nil")
+				return nil, nil, errors.New("request body cannot be re-sent: GetBody is nil")
 			}
 			body, err := c.req.GetBody()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			r.Body = body
 		}
 	}
 	for _, ed := range editors {
 		if err := ed(ctx, r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return r, nil
+	r, g = c.wire(r, g, own)
+	return r, g, nil
 }
 
 // firstRequest is the first attempt's shallow copy of the caller's
@@ -310,6 +333,13 @@ func (c *call) request(ctx context.Context) (*http.Request, error) {
 type firstRequest struct {
 	req  http.Request
 	body cancelBody
+}
+
+// gatedRequest is a firstRequest with the gate of a request net/http could
+// send again by itself.
+type gatedRequest struct {
+	firstRequest
+	gate resendGate
 }
 
 func noBody(r *http.Request) bool { return r.Body == nil || r.Body == http.NoBody }

@@ -1,0 +1,345 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// killer is a loopback server that answers the first request of every
+// connection and, once armed, reads every later request of a connection
+// (the one net/http reuses from its idle pool) to the end and closes the
+// connection without answering: the case where net/http's Transport
+// resends a request by itself. sends counts the requests it read.
+type killer struct {
+	*httptest.Server
+	armed atomic.Bool
+	sends atomic.Int64
+	// prime, while > 0, holds each first request until that many are in
+	// flight, so the client opens that many connections.
+	prime atomic.Int64
+	mu    sync.Mutex
+	seen  []*http.Request
+}
+
+type connSeq struct{}
+
+func newKiller(t *testing.T) *killer {
+	k := &killer{}
+	k.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		n := r.Context().Value(connSeq{}).(*atomic.Int64).Add(1)
+		if k.armed.Load() {
+			k.sends.Add(1)
+			k.mu.Lock()
+			k.seen = append(k.seen, r)
+			k.mu.Unlock()
+			if n > 1 {
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+				return
+			}
+		} else if k.prime.Load() > 0 {
+			k.prime.Add(-1)
+			for k.prime.Load() > 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		w.WriteHeader(200)
+	}))
+	k.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connSeq{}, new(atomic.Int64))
+	}
+	k.Start()
+	t.Cleanup(k.Close)
+	return k
+}
+
+// client returns an http.Client holding idle open connections to k
+// (each has served one request), then arms k: the next request on each
+// of them is read and the connection closed.
+func (k *killer) client(t *testing.T, idle int) *http.Client {
+	t.Helper()
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+	k.prime.Store(int64(idle))
+	var wg sync.WaitGroup
+	for range idle {
+		wg.Go(func() {
+			resp, err := hc.Get(k.URL + "/prime")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
+	}
+	wg.Wait()
+	k.armed.Store(true)
+	return hc
+}
+
+// TestTransportResendsAreCountedAndBounded: a GET with up to 3 attempts
+// whose reused connections all fail after the server read the request.
+// net/http resends a GET by itself; every request the server read must
+// be an attempt resgen reports, never more than MaxAttempts.
+func TestTransportResendsAreCountedAndBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		idle      int
+		sends     int
+		succeeded bool
+	}{
+		{"more dead connections than attempts", 5, 3, false},
+		{"one dead connection, then a fresh one", 1, 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKiller(t)
+			rec := &recorder{}
+			e := NewEngine(Config{HTTPClient: k.client(t, tc.idle), Logger: quiet, Observer: rec})
+			op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
+			req, _ := http.NewRequest("GET", k.URL+"/x", nil)
+			code, attempts, err := do(t, op, req)
+			sends := int(k.sends.Load())
+			if sends != attempts || attempts > 3 || sends != tc.sends {
+				t.Fatalf("server read %d requests, resgen reports %d attempts (max 3); want %d (code %d, err %v)", sends, attempts, tc.sends, code, err)
+			}
+			if (err == nil) != tc.succeeded || (tc.succeeded && code != 200) {
+				t.Fatalf("code %d err %v; want success %v", code, err, tc.succeeded)
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if len(rec.tries) != attempts || rec.ends[0].Attempts != attempts {
+				t.Fatalf("observer saw %d attempts, CallEnd says %d; want %d", len(rec.tries), rec.ends[0].Attempts, attempts)
+			}
+			for i, a := range rec.tries {
+				if a.Attempt != i+1 {
+					t.Fatalf("attempt events %+v are not numbered 1..n", rec.tries)
+				}
+			}
+		})
+	}
+}
+
+// TestSingleSendIsSentOnce: when resgen allows one send (no retry, a
+// policy that does not retry transport failures, a keyed POST with
+// retries off, a half-open trial), net/http must not send it again.
+func TestSingleSendIsSentOnce(t *testing.T) {
+	noTransport := constRetry(3, time.Millisecond)
+	noTransport.RetryOn.Transport = false
+	noBudget := constRetry(3, time.Millisecond)
+	noBudget.Budget = &Budget{Ratio: 0, MinPerSecond: 0}
+	for _, tc := range []struct {
+		name   string
+		method string
+		body   string
+		key    bool
+		retry  *RetryPolicy
+	}{
+		{"GET without retry", "GET", "", false, nil},
+		{"HEAD without retry", "HEAD", "", false, nil},
+		{"GET whose policy does not retry transport failures", "GET", "", false, noTransport},
+		{"GET whose retry budget is spent", "GET", "", false, noBudget},
+		{"keyed POST without body, retries off", "POST", "", true, nil},
+		{"keyed POST with body, retries off", "POST", `{"a":1}`, true, nil},
+		{"keyed PUT with X-Idempotency-Key, retries off", "PUT", "", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKiller(t)
+			e := NewEngine(Config{HTTPClient: k.client(t, 3), Logger: quiet})
+			op := e.Operation(OperationSpec{Name: "op", Method: tc.method, Retry: tc.retry})
+			var body io.Reader
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+			}
+			req, _ := http.NewRequest(tc.method, k.URL+"/x", body)
+			if tc.key {
+				name := "Idempotency-Key"
+				if tc.method == "PUT" {
+					name = "X-Idempotency-Key"
+				}
+				req.Header.Set(name, "k-1")
+			}
+			_, attempts, err := do(t, op, req)
+			if sends := k.sends.Load(); sends != 1 || attempts != 1 || err == nil {
+				t.Fatalf("server read %d requests, resgen reports %d attempts, err %v; want 1, 1 and an error", sends, attempts, err)
+			}
+		})
+	}
+	t.Run("half-open trial", func(t *testing.T) {
+		k := newKiller(t)
+		e := NewEngine(Config{HTTPClient: k.client(t, 3), Logger: quiet})
+		p := countBreaker(1, 1, 50)
+		p.WaitInOpen = 20 * time.Millisecond
+		b := e.Breaker("b", p)
+		op := e.Operation(OperationSpec{Name: "get", Method: "GET", Breaker: b, Retry: constRetry(3, time.Millisecond)})
+		dead := e.Operation(OperationSpec{Name: "dead", Method: "GET", Breaker: b})
+		closed := httptest.NewServer(http.NotFoundHandler())
+		closed.Close()
+		req, _ := http.NewRequest("GET", closed.URL, nil)
+		do(t, dead, req)
+		if b.State() != StateOpen {
+			t.Fatalf("breaker %v, want open", b.State())
+		}
+		time.Sleep(30 * time.Millisecond)
+		req, _ = http.NewRequest("GET", k.URL+"/x", nil)
+		_, attempts, err := do(t, op, req)
+		if sends := k.sends.Load(); sends != 1 || attempts != 1 || err == nil {
+			t.Fatalf("trial: server read %d requests, resgen reports %d attempts, err %v; want 1, 1 and an error", sends, attempts, err)
+		}
+	})
+}
+
+// TestRedirectsStillFollowed: the requests resgen keeps net/http from
+// resending still follow 307 and 308 redirects (which re-send the body),
+// on the only send and when retries are on.
+func TestRedirectsStillFollowed(t *testing.T) {
+	var bodies []string
+	var mu sync.Mutex
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/a":
+			http.Redirect(w, r, "/b", http.StatusTemporaryRedirect)
+		case "/b":
+			http.Redirect(w, r, "/c", http.StatusPermanentRedirect)
+		default:
+			io.WriteString(w, "ok")
+		}
+	}))
+	defer s.Close()
+	for _, tc := range []struct {
+		method, body string
+		key          bool
+		retry        *RetryPolicy
+	}{
+		{"GET", "", false, nil},
+		{"GET", "", false, constRetry(3, time.Millisecond)},
+		{"POST", `{"a":1}`, true, nil},
+		{"POST", `{"a":1}`, true, constRetry(3, time.Millisecond)},
+		{"POST", "", true, nil},
+	} {
+		bodies = nil
+		e := NewEngine(Config{HTTPClient: s.Client(), Logger: quiet})
+		op := e.Operation(OperationSpec{Name: "op", Method: tc.method, Retry: tc.retry})
+		var body io.Reader
+		if tc.body != "" {
+			body = strings.NewReader(tc.body)
+		}
+		req, _ := http.NewRequest(tc.method, s.URL+"/a", body)
+		if tc.key {
+			req.Header.Set("Idempotency-Key", "k")
+		}
+		code, attempts, err := do(t, op, req)
+		if err != nil || code != 200 || attempts != 1 {
+			t.Fatalf("%s %q retry %v: code %d attempts %d err %v", tc.method, tc.body, tc.retry != nil, code, attempts, err)
+		}
+		if len(bodies) != 3 || bodies[2] != tc.body {
+			t.Fatalf("%s: server saw bodies %q, want the body on each of 3 hops", tc.method, bodies)
+		}
+	}
+}
+
+// rawRequest returns the bytes of the request net/http writes for do,
+// read from a loopback listener that answers 204.
+func rawRequest(t *testing.T, send func(url string, hc *http.Client)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan string, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		var buf bytes.Buffer
+		for {
+			line, err := br.ReadString('\n')
+			buf.WriteString(line)
+			if err != nil || line == "\r\n" {
+				break
+			}
+		}
+		// Whatever follows the head (a body, a chunk) arrives within the
+		// same write; give it a moment.
+		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		rest, _ := io.ReadAll(br)
+		buf.Write(rest)
+		got <- strings.ReplaceAll(buf.String(), ln.Addr().String(), "HOST")
+		io.WriteString(c, "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+	}()
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	send("http://"+ln.Addr().String()+"/x", hc)
+	return <-got
+}
+
+// TestSingleSendWireUnchanged: a GET, HEAD or keyed POST that resgen
+// keeps from being resent writes the same request as plain net/http (a
+// keyed POST without a body spells the key's name in lower case, which
+// HTTP defines as the same field).
+func TestSingleSendWireUnchanged(t *testing.T) {
+	for _, tc := range []struct{ method, body string }{{"GET", ""}, {"HEAD", ""}, {"OPTIONS", ""}, {"POST", ""}, {"POST", "{}"}} {
+		build := func(url string) *http.Request {
+			var body io.Reader
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+			}
+			req, _ := http.NewRequest(tc.method, url, body)
+			req.Header.Set("Idempotency-Key", "k-1")
+			return req
+		}
+		plain := rawRequest(t, func(url string, hc *http.Client) {
+			if resp, err := hc.Do(build(url)); err == nil {
+				resp.Body.Close()
+			}
+		})
+		for _, retry := range []*RetryPolicy{nil, constRetry(2, time.Millisecond)} {
+			viaResgen := rawRequest(t, func(url string, hc *http.Client) {
+				e := NewEngine(Config{HTTPClient: hc, Logger: quiet})
+				op := e.Operation(OperationSpec{Name: "op", Method: tc.method, Retry: retry})
+				do(t, op, build(url))
+			})
+			if strings.ToLower(viaResgen) != strings.ToLower(plain) {
+				t.Errorf("%s %q (retry %v): resgen wrote\n%q\nplain net/http wrote\n%q", tc.method, tc.body, retry != nil, viaResgen, plain)
+			}
+		}
+	}
+}
+
+// TestReplayLeavesCallerRequestAlone: the wire request is resgen's own
+// copy; the caller's request keeps its body, header names and GetBody.
+func TestReplayLeavesCallerRequestAlone(t *testing.T) {
+	s := newServer(t, status(200))
+	e := NewEngine(Config{Logger: quiet})
+	for _, m := range []string{"GET", "POST"} {
+		op := e.Operation(OperationSpec{Name: "op", Method: m})
+		req, _ := http.NewRequest(m, s.URL, nil)
+		req.Header.Set("Idempotency-Key", "k")
+		do(t, op, req)
+		if req.Body != nil || req.GetBody != nil || req.TransferEncoding != nil || req.Header.Get("Idempotency-Key") != "k" {
+			t.Fatalf("%s: caller's request changed: body %v GetBody %v TE %v header %v", m, req.Body, req.GetBody != nil, req.TransferEncoding, req.Header)
+		}
+	}
+}
