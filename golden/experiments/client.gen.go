@@ -252,6 +252,9 @@ func (c *Client) CappedWindow(ctx context.Context) (*CappedWindowResponse, error
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCappedWindow.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CappedWindow: read response: %w", err)
@@ -265,8 +268,6 @@ func (c *Client) CappedWindow(ctx context.Context) (*CappedWindowResponse, error
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CappedWindow: decode %d response: %w", resp.StatusCode, err)
@@ -307,6 +308,9 @@ func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opRecovering.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Recovering: read response: %w", err)
@@ -320,8 +324,6 @@ func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("Recovering: decode %d response: %w", resp.StatusCode, err)
@@ -362,6 +364,9 @@ func (c *Client) SlowSuccess(ctx context.Context) (*SlowSuccessResponse, error) 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opSlowSuccess.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SlowSuccess: read response: %w", err)
@@ -375,8 +380,6 @@ func (c *Client) SlowSuccess(ctx context.Context) (*SlowSuccessResponse, error) 
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SlowSuccess: decode %d response: %w", resp.StatusCode, err)
@@ -417,6 +420,9 @@ func (c *Client) SustainedFailure(ctx context.Context) (*SustainedFailureRespons
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opSustainedFailure.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SustainedFailure: read response: %w", err)
@@ -430,8 +436,6 @@ func (c *Client) SustainedFailure(ctx context.Context) (*SustainedFailureRespons
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SustainedFailure: decode %d response: %w", resp.StatusCode, err)

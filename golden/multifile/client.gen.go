@@ -196,6 +196,9 @@ func (c *Client) GetOrder(ctx context.Context, id string) (*GetOrderResponse, er
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opGetOrder.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("GetOrder: read response: %w", err)
@@ -211,8 +214,6 @@ func (c *Client) GetOrder(ctx context.Context, id string) (*GetOrderResponse, er
 		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
 		err = runtime.DecodeJSON(raw, &out.JSON404)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("GetOrder: decode %d response: %w", resp.StatusCode, err)

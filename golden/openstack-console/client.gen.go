@@ -515,6 +515,9 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListServers.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListServers: read response: %w", err)
@@ -528,8 +531,6 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListServers: decode %d response: %w", resp.StatusCode, err)
@@ -577,6 +578,9 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateServer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateServer: read response: %w", err)
@@ -590,8 +594,6 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	switch {
 	case resp.StatusCode == 202:
 		err = runtime.DecodeJSON(raw, &out.JSON202)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateServer: decode %d response: %w", resp.StatusCode, err)
@@ -633,6 +635,9 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opShowServer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ShowServer: read response: %w", err)
@@ -648,8 +653,6 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
 		err = runtime.DecodeJSON(raw, &out.JSON404)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ShowServer: decode %d response: %w", resp.StatusCode, err)
@@ -684,6 +687,9 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opDeleteServer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteServer: read response: %w", err)
@@ -693,11 +699,6 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -754,6 +755,9 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opServerAction.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ServerAction: read response: %w", err)
@@ -763,11 +767,6 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 202:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -817,6 +816,9 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 401 {
+		return nil, c.opIssueToken.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("IssueToken: read response: %w", err)
@@ -833,8 +835,6 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 401:
 		err = runtime.DecodeJSON(raw, &out.JSON401)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("IssueToken: decode %d response: %w", resp.StatusCode, err)
@@ -882,6 +882,9 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opRevokeToken.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("RevokeToken: read response: %w", err)
@@ -891,11 +894,6 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -954,6 +952,9 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListImages.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListImages: read response: %w", err)
@@ -967,8 +968,6 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListImages: decode %d response: %w", resp.StatusCode, err)
@@ -1010,6 +1009,9 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opUploadImage.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("UploadImage: read response: %w", err)
@@ -1019,11 +1021,6 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1059,6 +1056,9 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListVolumes.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListVolumes: read response: %w", err)
@@ -1072,8 +1072,6 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListVolumes: decode %d response: %w", resp.StatusCode, err)
@@ -1119,6 +1117,9 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateVolume.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateVolume: read response: %w", err)
@@ -1132,8 +1133,6 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	switch {
 	case resp.StatusCode == 202:
 		err = runtime.DecodeJSON(raw, &out.JSON202)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateVolume: decode %d response: %w", resp.StatusCode, err)

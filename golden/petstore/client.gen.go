@@ -378,6 +378,9 @@ func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDRes
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opShowPetByID.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ShowPetByID: read response: %w", err)
@@ -393,8 +396,6 @@ func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDRes
 		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
 		err = runtime.DecodeJSON(raw, &out.JSON404)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ShowPetByID: decode %d response: %w", resp.StatusCode, err)
@@ -459,6 +460,9 @@ func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetPar
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opAdoptPet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("AdoptPet: read response: %w", err)
@@ -472,8 +476,6 @@ func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetPar
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("AdoptPet: decode %d response: %w", resp.StatusCode, err)

@@ -213,6 +213,9 @@ func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams) (*ListU
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListUsers.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListUsers: read response: %w", err)
@@ -226,8 +229,6 @@ func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams) (*ListU
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeValue(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListUsers: decode %d response: %w", resp.StatusCode, err)
@@ -288,6 +289,9 @@ func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateUser.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateUser: read response: %w", err)
@@ -301,8 +305,6 @@ func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body 
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateUser: decode %d response: %w", resp.StatusCode, err)

@@ -400,6 +400,9 @@ func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse2, error) {
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListThings.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListThings: read response: %w", err)
@@ -413,8 +416,6 @@ func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse2, error) {
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListThings: decode %d response: %w", resp.StatusCode, err)
@@ -460,6 +461,9 @@ func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse,
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opType.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Type: read response: %w", err)
@@ -473,8 +477,6 @@ func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse,
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("Type: decode %d response: %w", resp.StatusCode, err)
