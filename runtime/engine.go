@@ -2,8 +2,12 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -132,4 +136,23 @@ func (e *Engine) Operation(spec OperationSpec) *Operation {
 // never call it.
 func (e *Engine) OperationRetryOutside(spec OperationSpec) *Operation {
 	return newOperation(e, spec, true)
+}
+
+// ServerURL checks a client's base URL (an absolute http or https URL)
+// and returns it without trailing slashes. Its error quotes the URL
+// without the password and without the query, which may hold keys.
+func ServerURL(server string) (string, error) {
+	u, err := url.Parse(server)
+	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
+		err = errors.New("the scheme must be http or https")
+	}
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		shown, _, _ := strings.Cut(server, "?")
+		return "", fmt.Errorf("bad server URL %q: %w", redactUserinfo(shown), err)
+	}
+	return strings.TrimRight(server, "/"), nil
 }
