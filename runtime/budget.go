@@ -65,14 +65,3 @@ func (b *budget) withdraw(now time.Duration, p Budget) bool {
 	b.retries++
 	return true
 }
-
-// charge counts one retry made at engine time now that the budget was not
-// asked for (net/http sent a request again by itself), even when spent.
-func (b *budget) charge(now time.Duration) {
-	sec := int64(now / time.Second)
-	b.mu.Lock()
-	b.advance(sec)
-	b.buckets[b.last%budgetSeconds].retries++
-	b.retries++
-	b.mu.Unlock()
-}

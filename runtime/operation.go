@@ -213,7 +213,7 @@ func (c *call) plainAttempt() {
 	d := c.end - start
 	c.active += d
 	if gate != nil {
-		if n := gate.sent(resp); n > 0 {
+		if n := gate.sent(); n > 0 {
 			c.resent(n)
 		}
 	}
@@ -284,13 +284,12 @@ func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) 
 	r := c.req
 	var g *resendGate
 	own := false
-	// The gate is made before the copy, which then carries its trace.
-	how := resendOf(r)
-	gated := how == resendBody || how == resendEmpty
+	// A gate is started before the copy, which then carries its trace.
+	gated := resendOf(r) == resendGated
 	if c.attempts == 0 && (len(editors) == 0 || c.max == 1) {
 		var f *firstRequest
 		if gated {
-			gf := new(gatedRequest) // one allocation for the copy and the gate
+			gf := new(gatedRequest) // one allocation for the copy and its gate
 			g, f = &gf.gate, &gf.firstRequest
 			ctx = g.start(c, ctx)
 		} else if ctx != r.Context() {

@@ -19,29 +19,37 @@ import (
 // the runtime prepares the request it sends (its own copy, never the
 // caller's) by what net/http could do with it:
 //
-//   - A GET, HEAD, OPTIONS or TRACE, or a keyed request with a body, gets
-//     a GetBody of resgen's own (a bodiless GET gets an empty body, sent
-//     as no body at all, so that net/http asks for it). net/http calls
-//     GetBody before every send again, so each one is resgen's decision:
-//     allowed only while the policy would retry a transport failure now
-//     (an attempt left, RetryOn has transport, a budget token), and then
-//     counted as an attempt (Attempts, maxAttempts, the budget, the
-//     observer's events). Refused, the attempt fails with ErrNotResent
-//     and resgen's retry loop decides as for any transport failure. A
-//     send must be alone (retries off, a half-open trial, the last
-//     attempt) is thus never repeated. An httptrace hook tells a send
-//     again from a 307/308 redirect, which also asks GetBody and is
-//     followed as before.
-//   - A bodiless keyed request of another method (POST, PUT, PATCH,
-//     DELETE) carries its key under the lower-case field name
-//     ("idempotency-key"): the same field to HTTP (names are
-//     case-insensitive; HTTP/2 lower-cases every name), which net/http
-//     does not take as a key, so it never sends the request again.
+//   - A GET, HEAD, OPTIONS or TRACE goes out with a body and a GetBody of
+//     resgen's own: a bodiless one with an empty body marked with the
+//     "identity" transfer encoding, which net/http writes exactly as no
+//     body (no Content-Length, no Transfer-Encoding, no probe). net/http
+//     must call GetBody before it sends the request again, so each such
+//     send is resgen's decision: allowed only while the policy would retry
+//     a transport failure at once (an attempt left, RetryOn has transport,
+//     a budget token), and then counted as an attempt (Attempts,
+//     maxAttempts, the budget, the observer's events). Refused, the
+//     attempt fails with ErrNotResent and the retry loop decides as for
+//     any transport failure; so a send that must be alone (retries off, a
+//     half-open trial, the last attempt) is never repeated. A 307 or 308
+//     redirect also asks GetBody, and is followed as before: an httptrace
+//     hook counts the headers written and the first bytes of answers, so
+//     GetBody after a send without answer is a send again, after an
+//     answer a redirect. Cost: the copy of the request with the gate, the
+//     GetBody and hook closures and the trace's context (4 allocations),
+//     and net/http's own wrapper of a request body (2 more); the
+//     request's timeout covers the sends again, which are made at once.
+//   - A keyed request of another method (POST, PUT, PATCH, DELETE) carries
+//     its key under the lower-case field name ("idempotency-key"): the
+//     same field to HTTP (names are case-insensitive; HTTP/2 lower-cases
+//     every name), which net/http does not take as a key, so it never
+//     sends the request again; resgen's retries resend it, same key.
 //   - Anything else net/http never sends again once a byte of it is
 //     written.
 //
-// net/http may still repeat a send of which no byte reached the
-// connection; that is not on the wire and is not counted.
+// net/http may still repeat a send of which no byte was written, which is
+// not on the wire and not counted. After a 301, 302 or 303 redirect
+// net/http sends a bodiless request of its own, which it may send again
+// unseen; over HTTP/2 an empty body is sent as an empty DATA frame.
 
 // ErrResent is the Err of the AttemptEvent of a send that net/http made
 // again by itself, as resgen allowed, after the reused connection failed
@@ -59,33 +67,26 @@ type resend uint8
 
 const (
 	resendNever resend = iota // net/http never sends it again once written
-	resendBody                // it sends it again through its GetBody: gate GetBody
-	resendEmpty               // a bodiless GET-like request: give it an empty body and gate that
-	resendKey                 // a bodiless keyed request of another method: spell the key in lower case
+	resendGated               // a GET-like request: give it the gate as body and GetBody
+	resendKey                 // a keyed request of another method: spell the key in lower case
 )
 
 // resendOf classifies r as net/http's isReplayable does.
 func resendOf(r *http.Request) resend {
-	empty := noBody(r)
-	if !empty && r.GetBody == nil {
+	if !noBody(r) && r.GetBody == nil {
 		return resendNever
 	}
 	switch r.Method {
 	case "", "GET", "HEAD", "OPTIONS", "TRACE":
-		if empty {
-			return resendEmpty
-		}
-		return resendBody
+		return resendGated
 	}
-	if _, ok := r.Header["Idempotency-Key"]; !ok {
-		if _, ok := r.Header["X-Idempotency-Key"]; !ok {
-			return resendNever
-		}
-	}
-	if empty {
+	if _, ok := r.Header["Idempotency-Key"]; ok {
 		return resendKey
 	}
-	return resendBody
+	if _, ok := r.Header["X-Idempotency-Key"]; ok {
+		return resendKey
+	}
+	return resendNever
 }
 
 // identity is the transfer encoding of the empty body: with it net/http
@@ -93,23 +94,21 @@ func resendOf(r *http.Request) resend {
 // so the request goes out exactly as one without a body. Never modified.
 var identity = []string{"identity"}
 
-// emptyBody is the body of a bodiless GET-like request on the wire.
-type emptyBody struct{}
-
-func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
-func (emptyBody) Close() error             { return nil }
-
-// resendGate decides and counts net/http's sends again of one attempt.
-// It holds the attempt's ClientTrace: one hook counts headers written and
+// resendGate decides and counts net/http's sends again of one attempt. It
+// is also the body on the wire (the request's own inside, or empty), and
+// holds the attempt's ClientTrace: one hook counts headers written and
 // first answer bytes read, so that GetBody can tell a send again (one
 // event since the last GetBody: written, no answer) from a redirect
 // (written and answered) or a send of which nothing was written (none).
+// The hooks run before net/http flushes the headers and before it hands
+// an answer on, so the count is never late.
 type resendGate struct {
 	trace  httptrace.ClientTrace
 	events atomic.Int32
+	inner  io.ReadCloser                 // the body of the send in flight; nil: empty
+	orig   func() (io.ReadCloser, error) // the request's own GetBody; nil: empty
 	e      *Engine
-	budget *Budget                       // the retry policy's, nil when none
-	orig   func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
+	budget *Budget // the retry policy's, nil when none
 
 	mu     sync.Mutex // GetBody may be called from a transport's goroutine
 	mark   int32      // events at the last GetBody
@@ -129,6 +128,32 @@ func (g *resendGate) start(c *call, ctx context.Context) context.Context {
 	return httptrace.WithClientTrace(ctx, &g.trace)
 }
 
+func (g *resendGate) Read(p []byte) (int, error) {
+	if g.inner == nil {
+		return 0, io.EOF
+	}
+	return g.inner.Read(p)
+}
+
+// WriteTo lets net/http copy the body without a buffer of its own (a
+// plain Reader would make the connection's ReadFrom allocate 32 KiB).
+func (g *resendGate) WriteTo(w io.Writer) (int64, error) {
+	switch in := g.inner.(type) {
+	case nil:
+		return 0, nil
+	case io.WriterTo:
+		return in.WriteTo(w)
+	}
+	return io.Copy(w, struct{ io.Reader }{g.inner})
+}
+
+func (g *resendGate) Close() error {
+	if g.inner != nil {
+		return g.inner.Close()
+	}
+	return nil
+}
+
 // getBody is the wire request's GetBody.
 func (g *resendGate) getBody() (io.ReadCloser, error) {
 	g.mu.Lock()
@@ -145,47 +170,31 @@ func (g *resendGate) getBody() (io.ReadCloser, error) {
 	}
 	g.mu.Unlock()
 	if g.orig != nil {
-		return g.orig()
+		body, err := g.orig()
+		if err != nil {
+			return nil, err
+		}
+		g.inner = body
 	}
-	return emptyBody{}, nil
+	return g, nil
 }
 
 // sent returns how many times net/http sent the attempt's request again.
-// After a 301, 302 or 303 net/http builds a bodiless request of its own,
-// which it may send again without asking GetBody: when the attempt got an
-// answer, the trace's count shows those too (two events per answered
-// request, one per send again), and they are charged to the budget.
-func (g *resendGate) sent(resp *http.Response) int {
+func (g *resendGate) sent() int {
 	g.mu.Lock()
-	n := g.resent
-	g.mu.Unlock()
-	if resp == nil {
-		return n
-	}
-	hops := 1
-	for r := resp.Request; r != nil && r.Response != nil && hops < 100; r = r.Response.Request {
-		hops++
-	}
-	if all := int(g.events.Load()) - 2*hops; all > n {
-		if g.budget != nil {
-			for range all - n {
-				g.e.budget.charge(g.e.now())
-			}
-		}
-		n = all
-	}
-	return n
+	defer g.mu.Unlock()
+	return g.resent
 }
 
 // wire prepares r, the request of the next attempt, for the wire (see
-// above). g is the gate made for it before the editors ran, or nil;
-// ownHeader says r's Header is not the caller's. It returns the request to
-// send and its gate, nil when net/http cannot send it again.
+// above); ownHeader says r's Header is not the caller's. It returns the
+// request to send and its gate, nil when net/http cannot send it again.
+// g, when not nil, is the gate started for r before the editors ran (r
+// carries its trace).
 func (c *call) wire(r *http.Request, g *resendGate, ownHeader bool) (*http.Request, *resendGate) {
-	how := resendOf(r)
-	switch how {
+	switch resendOf(r) {
 	case resendNever:
-		return r, g
+		return r, nil
 	case resendKey:
 		if !ownHeader {
 			if r == c.req {
@@ -199,7 +208,7 @@ func (c *call) wire(r *http.Request, g *resendGate, ownHeader bool) (*http.Reque
 				r.Header[k[1]] = append(r.Header[k[1]], v...)
 			}
 		}
-		return r, g
+		return r, nil
 	}
 	if g == nil { // an editor made r one that net/http could send again
 		g = new(resendGate)
@@ -210,10 +219,10 @@ func (c *call) wire(r *http.Request, g *resendGate, ownHeader bool) (*http.Reque
 			*r = *r.WithContext(ctx)
 		}
 	}
-	if how == resendEmpty {
-		r.Body, r.TransferEncoding, g.orig = emptyBody{}, identity, nil
+	if noBody(r) {
+		r.Body, r.TransferEncoding = g, identity
 	} else {
-		g.orig = r.GetBody
+		g.inner, g.orig, r.Body = r.Body, r.GetBody, g
 	}
 	r.GetBody = g.getBody
 	return r, g

@@ -576,8 +576,8 @@ func TestNopObserverAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocations per successful call", a)
 	}
 	// A GET, which net/http could send again by itself, carries a resend
-	// gate (resend.go): the copy of the request with the gate, its two
-	// hooks and the context of its trace.
+	// gate (resend.go): the copy of the request with the gate, its GetBody
+	// and hook, and the context of its trace.
 	get, _ := http.NewRequest("GET", "http://example.invalid/", nil)
 	if a := testing.AllocsPerRun(1000, func() { op.Do(ctx, get) }); a > 4 {
 		t.Fatalf("%v allocations per successful GET, want at most 4", a)
