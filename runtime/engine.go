@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -60,6 +61,12 @@ type Engine struct {
 	clock func() time.Duration
 
 	budget budget
+
+	// h2 says the last answer came over HTTP/2, where net/http sends a
+	// request again only when the server provably did not process it
+	// (REFUSED_STREAM, GOAWAY): GETs then go out without a resend gate,
+	// whose empty body HTTP/2 would send as a DATA frame (resend.go).
+	h2 atomic.Bool
 
 	mu       sync.Mutex
 	breakers map[string]*Breaker

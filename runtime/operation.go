@@ -230,6 +230,9 @@ func (c *call) plainAttempt() {
 	} else {
 		c.kind, c.err = kResponse, nil
 		c.resp, c.respCancel, c.status, c.header = resp, acancel, resp.StatusCode, resp.Header
+		if h2 := resp.ProtoMajor == 2; h2 != e.h2.Load() {
+			e.h2.Store(h2)
+		}
 	}
 	if e.observe {
 		e.obs.Attempt(AttemptEvent{Operation: op.spec.Name, Attempt: c.attempts, StatusCode: c.status, Err: c.err, Duration: d})
@@ -285,7 +288,7 @@ func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) 
 	var g *resendGate
 	own := false
 	// A gate is started before the copy, which then carries its trace.
-	gated := resendOf(r) == resendGated
+	gated := resendOf(r) == resendGated && !c.op.e.h2.Load()
 	if c.attempts == 0 && (len(editors) == 0 || c.max == 1) {
 		var f *firstRequest
 		if gated {

@@ -295,10 +295,10 @@ func rawRequest(t *testing.T, send func(url string, hc *http.Client)) string {
 	return <-got
 }
 
-// TestSingleSendWireUnchanged: a GET, HEAD or keyed POST that resgen
-// keeps from being resent writes the same request as plain net/http (a
-// keyed POST without a body spells the key's name in lower case, which
-// HTTP defines as the same field).
+// TestSingleSendWireUnchanged: a GET, HEAD, OPTIONS or keyed POST that
+// resgen keeps from being resent writes the same request as plain
+// net/http, byte for byte but for the letter case of the key's field name
+// on a keyed POST (the same field to HTTP).
 func TestSingleSendWireUnchanged(t *testing.T) {
 	for _, tc := range []struct{ method, body string }{{"GET", ""}, {"HEAD", ""}, {"OPTIONS", ""}, {"POST", ""}, {"POST", "{}"}} {
 		build := func(url string) *http.Request {
@@ -341,5 +341,38 @@ func TestReplayLeavesCallerRequestAlone(t *testing.T) {
 		if req.Body != nil || req.GetBody != nil || req.TransferEncoding != nil || req.Header.Get("Idempotency-Key") != "k" {
 			t.Fatalf("%s: caller's request changed: body %v GetBody %v TE %v header %v", m, req.Body, req.GetBody != nil, req.TransferEncoding, req.Header)
 		}
+	}
+}
+
+// TestHTTP2GETsCarryNoBody: over HTTP/2, where net/http only resends what
+// the server did not process, GETs go out without the gate's empty body
+// once the client has seen an HTTP/2 answer: the server sees a GET of
+// length 0, not one of unknown length.
+func TestHTTP2GETsCarryNoBody(t *testing.T) {
+	var mu sync.Mutex
+	var lengths []int64
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		lengths = append(lengths, r.ContentLength)
+		mu.Unlock()
+		if r.ProtoMajor != 2 {
+			w.WriteHeader(500)
+		}
+	}))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	defer s.Close()
+	e := NewEngine(Config{HTTPClient: s.Client(), Logger: quiet})
+	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(2, time.Millisecond)})
+	for range 3 {
+		req, _ := http.NewRequest("GET", s.URL, nil)
+		if code, _, err := do(t, op, req); code != 200 || err != nil {
+			t.Fatalf("code %d err %v", code, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lengths) != 3 || lengths[1] != 0 || lengths[2] != 0 {
+		t.Fatalf("content lengths seen %v; want 0 after the first HTTP/2 answer", lengths)
 	}
 }

@@ -46,10 +46,16 @@ import (
 //   - Anything else net/http never sends again once a byte of it is
 //     written.
 //
-// net/http may still repeat a send of which no byte was written, which is
-// not on the wire and not counted. After a 301, 302 or 303 redirect
-// net/http sends a bodiless request of its own, which it may send again
-// unseen; over HTTP/2 an empty body is sent as an empty DATA frame.
+// Over HTTP/2 net/http sends a request again only when the server
+// provably did not process it (REFUSED_STREAM, or a stream above a
+// GOAWAY's last one), and HTTP/2 would send the empty body as an empty
+// DATA frame (the server would see a GET of unknown length): once an
+// answer came over HTTP/2 (Engine.h2), GETs go out as they are, without a
+// gate; the first request of a client, before anything is known, has
+// one. net/http may still repeat a send of which no byte was written,
+// which is not on the wire and not counted. After a 301, 302 or 303
+// redirect net/http sends a bodiless request of its own, which it may
+// send again unseen.
 
 // ErrResent is the Err of the AttemptEvent of a send that net/http made
 // again by itself, as resgen allowed, after the reused connection failed
@@ -195,6 +201,10 @@ func (c *call) wire(r *http.Request, g *resendGate, ownHeader bool) (*http.Reque
 	switch resendOf(r) {
 	case resendNever:
 		return r, nil
+	case resendGated:
+		if g == nil && c.op.e.h2.Load() {
+			return r, nil
+		}
 	case resendKey:
 		if !ownHeader {
 			if r == c.req {
