@@ -92,6 +92,20 @@ func (k *killer) client(t *testing.T, idle int) *http.Client {
 	return hc
 }
 
+// keyedRequest returns a request with body (none when empty) and, when key
+// is set, that header set to "k".
+func keyedRequest(method, url, body, key string) *http.Request {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	if key != "" {
+		req.Header.Set(key, "k")
+	}
+	return req
+}
+
 // TestTransportResendsAreCountedAndBounded: a GET with up to 3 attempts
 // whose reused connections all fail after the server read the request.
 // net/http resends a GET by itself; every request the server read must
@@ -146,34 +160,22 @@ func TestSingleSendIsSentOnce(t *testing.T) {
 		name   string
 		method string
 		body   string
-		key    bool
+		key    string
 		retry  *RetryPolicy
 	}{
-		{"GET without retry", "GET", "", false, nil},
-		{"HEAD without retry", "HEAD", "", false, nil},
-		{"GET whose policy does not retry transport failures", "GET", "", false, noTransport},
-		{"GET whose retry budget is spent", "GET", "", false, noBudget},
-		{"keyed POST without body, retries off", "POST", "", true, nil},
-		{"keyed POST with body, retries off", "POST", `{"a":1}`, true, nil},
-		{"keyed PUT with X-Idempotency-Key, retries off", "PUT", "", true, nil},
+		{"GET without retry", "GET", "", "", nil},
+		{"HEAD without retry", "HEAD", "", "", nil},
+		{"GET whose policy does not retry transport failures", "GET", "", "", noTransport},
+		{"GET whose retry budget is spent", "GET", "", "", noBudget},
+		{"keyed POST without body, retries off", "POST", "", "Idempotency-Key", nil},
+		{"keyed POST with body, retries off", "POST", `{"a":1}`, "Idempotency-Key", nil},
+		{"keyed PUT with X-Idempotency-Key, retries off", "PUT", "", "X-Idempotency-Key", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newKiller(t)
 			e := NewEngine(Config{HTTPClient: k.client(t, 3), Logger: quiet})
 			op := e.Operation(OperationSpec{Name: "op", Method: tc.method, Retry: tc.retry})
-			var body io.Reader
-			if tc.body != "" {
-				body = strings.NewReader(tc.body)
-			}
-			req, _ := http.NewRequest(tc.method, k.URL+"/x", body)
-			if tc.key {
-				name := "Idempotency-Key"
-				if tc.method == "PUT" {
-					name = "X-Idempotency-Key"
-				}
-				req.Header.Set(name, "k-1")
-			}
-			_, attempts, err := do(t, op, req)
+			_, attempts, err := do(t, op, keyedRequest(tc.method, k.URL+"/x", tc.body, tc.key))
 			if sends := k.sends.Load(); sends != 1 || attempts != 1 || err == nil {
 				t.Fatalf("server read %d requests, resgen reports %d attempts, err %v; want 1, 1 and an error", sends, attempts, err)
 			}
@@ -226,27 +228,19 @@ func TestRedirectsStillFollowed(t *testing.T) {
 	defer s.Close()
 	for _, tc := range []struct {
 		method, body string
-		key          bool
+		key          string
 		retry        *RetryPolicy
 	}{
-		{"GET", "", false, nil},
-		{"GET", "", false, constRetry(3, time.Millisecond)},
-		{"POST", `{"a":1}`, true, nil},
-		{"POST", `{"a":1}`, true, constRetry(3, time.Millisecond)},
-		{"POST", "", true, nil},
+		{"GET", "", "", nil},
+		{"GET", "", "", constRetry(3, time.Millisecond)},
+		{"POST", `{"a":1}`, "Idempotency-Key", nil},
+		{"POST", `{"a":1}`, "Idempotency-Key", constRetry(3, time.Millisecond)},
+		{"POST", "", "Idempotency-Key", nil},
 	} {
 		bodies = nil
 		e := NewEngine(Config{HTTPClient: s.Client(), Logger: quiet})
 		op := e.Operation(OperationSpec{Name: "op", Method: tc.method, Retry: tc.retry})
-		var body io.Reader
-		if tc.body != "" {
-			body = strings.NewReader(tc.body)
-		}
-		req, _ := http.NewRequest(tc.method, s.URL+"/a", body)
-		if tc.key {
-			req.Header.Set("Idempotency-Key", "k")
-		}
-		code, attempts, err := do(t, op, req)
+		code, attempts, err := do(t, op, keyedRequest(tc.method, s.URL+"/a", tc.body, tc.key))
 		if err != nil || code != 200 || attempts != 1 {
 			t.Fatalf("%s %q retry %v: code %d attempts %d err %v", tc.method, tc.body, tc.retry != nil, code, attempts, err)
 		}
@@ -301,15 +295,7 @@ func rawRequest(t *testing.T, send func(url string, hc *http.Client)) string {
 // on a keyed POST (the same field to HTTP).
 func TestSingleSendWireUnchanged(t *testing.T) {
 	for _, tc := range []struct{ method, body string }{{"GET", ""}, {"HEAD", ""}, {"OPTIONS", ""}, {"POST", ""}, {"POST", "{}"}} {
-		build := func(url string) *http.Request {
-			var body io.Reader
-			if tc.body != "" {
-				body = strings.NewReader(tc.body)
-			}
-			req, _ := http.NewRequest(tc.method, url, body)
-			req.Header.Set("Idempotency-Key", "k-1")
-			return req
-		}
+		build := func(url string) *http.Request { return keyedRequest(tc.method, url, tc.body, "Idempotency-Key") }
 		plain := rawRequest(t, func(url string, hc *http.Client) {
 			if resp, err := hc.Do(build(url)); err == nil {
 				resp.Body.Close()
