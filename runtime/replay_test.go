@@ -362,3 +362,35 @@ func TestHTTP2GETsCarryNoBody(t *testing.T) {
 		t.Fatalf("content lengths seen %v; want 0 after the first HTTP/2 answer", lengths)
 	}
 }
+
+// TestConcurrentSendsEqualAttempts: many calls at once, GETs and keyed
+// POSTs, over a pool of connections that all die once reused: the
+// requests the server read are exactly the attempts resgen reported, none
+// of a call above MaxAttempts.
+func TestConcurrentSendsEqualAttempts(t *testing.T) {
+	k := newKiller(t)
+	e := NewEngine(Config{HTTPClient: k.client(t, 8), Logger: quiet})
+	get := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
+	post := e.Operation(OperationSpec{Name: "post", Method: "POST", Retry: constRetry(3, time.Millisecond)})
+	var attempts atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 12 {
+		wg.Go(func() {
+			for i := range 10 {
+				op, req := get, keyedRequest("GET", k.URL+"/x", "", "")
+				if (g+i)%3 == 0 {
+					op, req = post, keyedRequest("POST", k.URL+"/x", `{"a":1}`, "Idempotency-Key")
+				}
+				_, n, _ := do(t, op, req)
+				if n > 3 {
+					t.Errorf("a call made %d attempts, max 3", n)
+				}
+				attempts.Add(int64(n))
+			}
+		})
+	}
+	wg.Wait()
+	if sends := k.sends.Load(); sends != attempts.Load() {
+		t.Fatalf("the server read %d requests; the calls reported %d attempts", sends, attempts.Load())
+	}
+}
