@@ -165,6 +165,7 @@ func TestSingleSendIsSentOnce(t *testing.T) {
 	}{
 		{"GET without retry", "GET", "", "", nil},
 		{"HEAD without retry", "HEAD", "", "", nil},
+		{"GET with a body, without retry", "GET", "q=1", "", nil},
 		{"GET whose policy does not retry transport failures", "GET", "", "", noTransport},
 		{"GET whose retry budget is spent", "GET", "", "", noBudget},
 		{"keyed POST without body, retries off", "POST", "", "Idempotency-Key", nil},
@@ -233,6 +234,7 @@ func TestRedirectsStillFollowed(t *testing.T) {
 	}{
 		{"GET", "", "", nil},
 		{"GET", "", "", constRetry(3, time.Millisecond)},
+		{"GET", "q=1", "", nil},
 		{"POST", `{"a":1}`, "Idempotency-Key", nil},
 		{"POST", `{"a":1}`, "Idempotency-Key", constRetry(3, time.Millisecond)},
 		{"POST", "", "Idempotency-Key", nil},

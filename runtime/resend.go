@@ -19,10 +19,10 @@ import (
 // the runtime prepares the request it sends (its own copy, never the
 // caller's) by what net/http could do with it:
 //
-//   - A GET, HEAD, OPTIONS or TRACE goes out with a body and a GetBody of
-//     resgen's own: a bodiless one with an empty body marked with the
-//     "identity" transfer encoding, which net/http writes exactly as no
-//     body (no Content-Length, no Transfer-Encoding, no probe). net/http
+//   - A GET, HEAD, OPTIONS or TRACE goes out with a GetBody of resgen's
+//     own around its own (a bodiless one with an empty body marked with
+//     the "identity" transfer encoding, which net/http writes exactly as
+//     no body: no Content-Length, no Transfer-Encoding, no probe). net/http
 //     must call GetBody before it sends the request again, so each such
 //     send is resgen's decision: allowed only while the policy would retry
 //     a transport failure at once (an attempt left, RetryOn has transport,
@@ -100,8 +100,16 @@ func resendOf(r *http.Request) resend {
 // so the request goes out exactly as one without a body. Never modified.
 var identity = []string{"identity"}
 
+// emptyBody is the body of a bodiless GET-like request on the wire. As an
+// io.WriterTo it is "copied" without net/http reaching for a buffer (a
+// plain Reader would make the connection's ReadFrom allocate 32 KiB).
+type emptyBody struct{}
+
+func (emptyBody) Read([]byte) (int, error)         { return 0, io.EOF }
+func (emptyBody) WriteTo(io.Writer) (int64, error) { return 0, nil }
+func (emptyBody) Close() error                     { return nil }
+
 // resendGate decides and counts net/http's sends again of one attempt. It
-// is also the body on the wire (the request's own inside, or empty), and
 // holds the attempt's ClientTrace: one hook counts headers written and
 // first answer bytes read, so that GetBody can tell a send again (one
 // event since the last GetBody: written, no answer) from a redirect
@@ -111,8 +119,7 @@ var identity = []string{"identity"}
 type resendGate struct {
 	trace  httptrace.ClientTrace
 	events atomic.Int32
-	inner  io.ReadCloser                 // the body of the send in flight; nil: empty
-	orig   func() (io.ReadCloser, error) // the request's own GetBody; nil: empty
+	orig   func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
 	e      *Engine
 	budget *Budget // the retry policy's, nil when none
 
@@ -134,32 +141,6 @@ func (g *resendGate) start(c *call, ctx context.Context) context.Context {
 	return httptrace.WithClientTrace(ctx, &g.trace)
 }
 
-func (g *resendGate) Read(p []byte) (int, error) {
-	if g.inner == nil {
-		return 0, io.EOF
-	}
-	return g.inner.Read(p)
-}
-
-// WriteTo lets net/http copy the body without a buffer of its own (a
-// plain Reader would make the connection's ReadFrom allocate 32 KiB).
-func (g *resendGate) WriteTo(w io.Writer) (int64, error) {
-	switch in := g.inner.(type) {
-	case nil:
-		return 0, nil
-	case io.WriterTo:
-		return in.WriteTo(w)
-	}
-	return io.Copy(w, struct{ io.Reader }{g.inner})
-}
-
-func (g *resendGate) Close() error {
-	if g.inner != nil {
-		return g.inner.Close()
-	}
-	return nil
-}
-
 // getBody is the wire request's GetBody.
 func (g *resendGate) getBody() (io.ReadCloser, error) {
 	g.mu.Lock()
@@ -176,13 +157,9 @@ func (g *resendGate) getBody() (io.ReadCloser, error) {
 	}
 	g.mu.Unlock()
 	if g.orig != nil {
-		body, err := g.orig()
-		if err != nil {
-			return nil, err
-		}
-		g.inner = body
+		return g.orig()
 	}
-	return g, nil
+	return emptyBody{}, nil
 }
 
 // sent returns how many times net/http sent the attempt's request again.
@@ -230,9 +207,9 @@ func (c *call) wire(r *http.Request, g *resendGate, ownHeader bool) (*http.Reque
 		}
 	}
 	if noBody(r) {
-		r.Body, r.TransferEncoding = g, identity
+		r.Body, r.TransferEncoding = emptyBody{}, identity
 	} else {
-		g.inner, g.orig, r.Body = r.Body, r.GetBody, g
+		g.orig = r.GetBody
 	}
 	r.GetBody = g.getBody
 	return r, g
