@@ -213,7 +213,7 @@ func (c *call) plainAttempt() {
 	d := c.end - start
 	c.active += d
 	if gate != nil {
-		if n := gate.sent(); n > 0 {
+		if n := gate.sent(resp); n > 0 {
 			c.resent(n)
 		}
 	}

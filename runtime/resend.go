@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"sync"
 	"sync/atomic"
 )
 
@@ -15,29 +14,32 @@ import (
 // if the request is "replayable": no body (or a GetBody) and a GET, HEAD,
 // OPTIONS or TRACE, or an Idempotency-Key or X-Idempotency-Key header
 // (transport.go, shouldRetryRequest; request.go, isReplayable). Left
-// alone, one attempt of resgen could reach the server several times. So
-// the runtime prepares the request it sends (its own copy, never the
-// caller's) by what net/http could do with it:
+// alone, one attempt of resgen could reach the server several times
+// unseen. So the runtime prepares the request it sends (its own copy,
+// never the caller's) by what net/http could do with it:
 //
-//   - A GET, HEAD, OPTIONS or TRACE goes out with a GetBody of resgen's
-//     own around its own (a bodiless one with an empty body marked with
-//     the "identity" transfer encoding, which net/http writes exactly as
-//     no body: no Content-Length, no Transfer-Encoding, no probe). net/http
-//     must call GetBody before it sends the request again, so each such
-//     send is resgen's decision: allowed only while the policy would retry
-//     a transport failure at once (an attempt left, RetryOn has transport,
-//     a budget token), and then counted as an attempt (Attempts,
-//     maxAttempts, the budget, the observer's events). Refused, the
-//     attempt fails with ErrNotResent and the retry loop decides as for
-//     any transport failure; so a send that must be alone (retries off, a
-//     half-open trial, the last attempt) is never repeated. A 307 or 308
-//     redirect also asks GetBody, and is followed as before: an httptrace
-//     hook counts the headers written and the first bytes of answers, so
-//     GetBody after a send without answer is a send again, after an
-//     answer a redirect. Cost: the copy of the request with the gate, the
-//     GetBody and hook closures and the trace's context (4 allocations),
-//     and net/http's own wrapper of a request body (2 more); the
-//     request's timeout covers the sends again, which are made at once.
+//   - A GET, HEAD, OPTIONS or TRACE that may be followed by another
+//     attempt (one is left, RetryOn has transport, the budget has room)
+//     carries an httptrace hook that counts the headers written (less
+//     one per request of a redirect chain). Each send net/http makes again is an
+//     attempt that failed in transport, followed at once by the next: it
+//     counts in Attempts and maxAttempts, is charged to the budget, and
+//     has its AttemptEvent (Err ErrResent) and RetryWait (0). They are
+//     counted, not refused: a send that net/http repeats after several
+//     reused connections die in turn (at most as many as its idle pool
+//     holds for the host, 2 by default) can take a call past
+//     maxAttempts, never unseen.
+//   - One whose send must be alone (no retry, a policy that does not
+//     retry transport failures, a spent budget, a half-open trial, the
+//     last attempt) goes out with an empty body marked with the
+//     "identity" transfer encoding, which net/http writes exactly as no
+//     body (no Content-Length, no Transfer-Encoding, no probe), and a
+//     GetBody of resgen's own (around its own, for a GET with a body).
+//     net/http must call GetBody before it sends the request again, and
+//     resgen refuses: the attempt fails with ErrNotResent. A 307 or 308
+//     redirect also asks GetBody, and is followed as before: the hook,
+//     which also counts the first bytes of answers here, tells a send
+//     without answer (refused) from an answered one (a redirect).
 //   - A keyed request of another method (POST, PUT, PATCH, DELETE) carries
 //     its key under the lower-case field name ("idempotency-key"): the
 //     same field to HTTP (names are case-insensitive; HTTP/2 lower-cases
@@ -46,20 +48,20 @@ import (
 //   - Anything else net/http never sends again once a byte of it is
 //     written.
 //
-// Over HTTP/2 net/http sends a request again only when the server
-// provably did not process it (REFUSED_STREAM, or a stream above a
+// Cost, for a GET: the copy of the request with the gate, the hook's
+// closure and the trace's context (3 allocations); a send that must be
+// alone adds the GetBody closure and net/http's wrapper of a request body
+// (3 more). Over HTTP/2 net/http sends a request again only when the
+// server provably did not process it (REFUSED_STREAM, or a stream above a
 // GOAWAY's last one), and HTTP/2 would send the empty body as an empty
 // DATA frame (the server would see a GET of unknown length): once an
-// answer came over HTTP/2 (Engine.h2), GETs go out as they are, without a
-// gate; the first request of a client, before anything is known, has
-// one. net/http may still repeat a send of which no byte was written,
-// which is not on the wire and not counted. After a 301, 302 or 303
-// redirect net/http sends a bodiless request of its own, which it may
-// send again unseen.
+// answer came over HTTP/2 (Engine.h2), GETs go out as they are, with
+// neither hook nor gate. net/http may still repeat a send of which no byte
+// was written, which is not on the wire and not counted.
 
 // ErrResent is the Err of the AttemptEvent of a send that net/http made
-// again by itself, as resgen allowed, after the reused connection failed
-// before any answer. The send is counted as an attempt.
+// again by itself after the reused connection failed before any answer.
+// The send is counted as an attempt.
 var ErrResent = errors.New("the connection failed after the request was sent, before any answer; net/http sent the request again")
 
 // ErrNotResent is matched (errors.Is) by the error of an attempt whose
@@ -73,7 +75,7 @@ type resend uint8
 
 const (
 	resendNever resend = iota // net/http never sends it again once written
-	resendGated               // a GET-like request: give it the gate as body and GetBody
+	resendGated               // a GET-like request: count net/http's sends again, or refuse them
 	resendKey                 // a keyed request of another method: spell the key in lower case
 )
 
@@ -109,64 +111,65 @@ func (emptyBody) Read([]byte) (int, error)         { return 0, io.EOF }
 func (emptyBody) WriteTo(io.Writer) (int64, error) { return 0, nil }
 func (emptyBody) Close() error                     { return nil }
 
-// resendGate decides and counts net/http's sends again of one attempt. It
-// holds the attempt's ClientTrace: one hook counts headers written and
-// first answer bytes read, so that GetBody can tell a send again (one
-// event since the last GetBody: written, no answer) from a redirect
-// (written and answered) or a send of which nothing was written (none).
-// The hooks run before net/http flushes the headers and before it hands
-// an answer on, so the count is never late.
+// resendGate counts, or refuses, net/http's sends again of one attempt.
+// It holds the attempt's ClientTrace, whose hook counts the headers
+// written (and, for a send that must be alone, the first bytes of
+// answers, to tell a redirect). The hooks run before net/http flushes
+// the headers and before it hands an answer on, so the count is never
+// late.
 type resendGate struct {
 	trace  httptrace.ClientTrace
 	events atomic.Int32
-	orig   func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
-	e      *Engine
-	budget *Budget // the retry policy's, nil when none
-
-	mu     sync.Mutex // GetBody may be called from a transport's goroutine
-	mark   int32      // events at the last GetBody
-	left   int        // sends again still allowed
-	resent int        // sends again allowed so far
+	// alone: the send must be the only one; net/http's sends again are
+	// refused, else counted.
+	alone bool
+	orig  func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
+	mark  atomic.Int32                  // events at the last GetBody
 }
 
 // start fills the gate for the next attempt of c and returns ctx with its
 // trace.
 func (g *resendGate) start(c *call, ctx context.Context) context.Context {
-	g.e = c.op.e
-	if p := c.op.retry; p != nil && p.RetryOn.Transport && !c.trial {
-		g.left, g.budget = c.max-c.tries, p.Budget
-	}
+	e, p := c.op.e, c.op.retry
+	g.alone = p == nil || !p.RetryOn.Transport || c.trial || c.tries >= c.max ||
+		p.Budget != nil && !e.budget.room(e.now(), *p.Budget)
 	tick := func() { g.events.Add(1) }
-	g.trace.WroteHeaders, g.trace.GotFirstResponseByte = tick, tick
+	g.trace.WroteHeaders = tick
+	if g.alone {
+		g.trace.GotFirstResponseByte = tick
+	}
 	return httptrace.WithClientTrace(ctx, &g.trace)
 }
 
-// getBody is the wire request's GetBody.
+// getBody is the GetBody of a send that must be alone: it refuses to let
+// net/http send it again (one event since the last call: written, no
+// answer), and gives the body again for a redirect (written and answered)
+// or after a send of which nothing was written (no event).
 func (g *resendGate) getBody() (io.ReadCloser, error) {
-	g.mu.Lock()
 	n := g.events.Load()
-	since := n - g.mark
-	g.mark = n
-	if since == 1 { // sent, no answer: net/http would send it again
-		if g.left <= 0 || g.budget != nil && !g.e.budget.withdraw(g.e.now(), *g.budget) {
-			g.mu.Unlock()
-			return nil, ErrNotResent
-		}
-		g.left--
-		g.resent++
+	if n-g.mark.Swap(n) == 1 {
+		return nil, ErrNotResent
 	}
-	g.mu.Unlock()
 	if g.orig != nil {
 		return g.orig()
 	}
 	return emptyBody{}, nil
 }
 
-// sent returns how many times net/http sent the attempt's request again.
-func (g *resendGate) sent() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.resent
+// sent returns how many times net/http sent the attempt's request again:
+// the headers written, less one per request of the redirect chain. A call
+// that failed is taken to have had no redirect before the failure.
+func (g *resendGate) sent(resp *http.Response) int {
+	if g.alone {
+		return 0 // refused
+	}
+	hops := 1
+	if resp != nil {
+		for r := resp.Request; r != nil && r.Response != nil && hops < 100; r = r.Response.Request {
+			hops++
+		}
+	}
+	return max(int(g.events.Load())-hops, 0)
 }
 
 // wire prepares r, the request of the next attempt, for the wire (see
@@ -206,6 +209,9 @@ func (c *call) wire(r *http.Request, g *resendGate, ownHeader bool) (*http.Reque
 			*r = *r.WithContext(ctx)
 		}
 	}
+	if !g.alone {
+		return r, g
+	}
 	if noBody(r) {
 		r.Body, r.TransferEncoding = emptyBody{}, identity
 	} else {
@@ -216,10 +222,13 @@ func (c *call) wire(r *http.Request, g *resendGate, ownHeader bool) (*http.Reque
 }
 
 // resent records n sends again of the attempt in flight, made by net/http
-// as the gate allowed: each is an attempt that failed in transport,
-// followed at once by the next.
+// by itself: each is an attempt that failed in transport, followed at once
+// by the next, and a retry of the budget.
 func (c *call) resent(n int) {
 	e := c.op.e
+	if p := c.op.retry; p != nil && p.Budget != nil {
+		e.budget.charge(e.now(), n)
+	}
 	for range n {
 		if e.observe {
 			e.obs.Attempt(AttemptEvent{Operation: c.op.spec.Name, Attempt: c.attempts, Err: ErrResent})
