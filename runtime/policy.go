@@ -32,15 +32,15 @@
 //   - The retry budget is Finagle's RetryBudget over 10 s, one per Engine.
 //   - Every send that reaches the wire is an attempt: Attempts,
 //     MaxAttempts, the budget and the observer count what the server
-//     received. net/http's Transport would send a GET-like or keyed
-//     request again by itself when a reused connection fails before any
-//     answer; the runtime lets it only while the policy would retry a
-//     transport failure at once (an attempt left, RetryOn transport, a
-//     budget token), counts each such send as an attempt (its
-//     AttemptEvent's Err is ErrResent, followed by a RetryWait of 0), and
-//     otherwise fails the attempt with ErrNotResent, so a send that must be
-//     alone (no retry, a half-open trial, the last attempt) is sent once.
-//     How, and what it costs, is in resend.go.
+//     received. net/http's Transport sends a GET-like request again by
+//     itself when a reused connection fails before any answer. When the
+//     attempt may be followed by another (one left, RetryOn transport,
+//     budget room), each such send is counted as an attempt (its
+//     AttemptEvent's Err is ErrResent, followed by a RetryWait of 0); when
+//     the send must be alone (no retry, a half-open trial, the last
+//     attempt), it is refused and the attempt fails with ErrNotResent. A
+//     keyed request of another method is never resent by net/http. How,
+//     and what it costs, is in resend.go.
 //   - Errors, log lines and events never show a password of the URL or a
 //     credential query parameter (redact.go). A StatusError holds at most
 //     the first 64 KiB of a body the spec does not declare.
