@@ -277,11 +277,12 @@ func (c *call) attemptContext() (context.Context, context.CancelFunc) {
 }
 
 // request returns the request for the next attempt. The first attempt
-// sends req itself (no copy) unless request editors will run on a request
-// that may be sent again: then every attempt gets a clone, so editors
-// never see their own earlier changes. Later attempts get a fresh body
-// from GetBody. A request net/http could send again by itself is
-// prepared by wire, on resgen's own copy (see resend.go).
+// sends req itself (no copy) unless it needs a context of its own (a
+// timeout, or the trace of a GET, see resend.go), or request editors will
+// run on a request that may be sent again: then every attempt gets a
+// clone, so editors never see their own earlier changes. Later attempts
+// get a fresh body from GetBody. A request net/http could send again by
+// itself is then prepared by wire, on resgen's own copy.
 func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) {
 	editors := c.op.e.editors
 	r := c.req
