@@ -75,6 +75,7 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 		}
 		b.file.Servers = append(b.file.Servers, u)
 	}
+	b.file.SecretQueryParams = secretQueryParams(s.doc)
 	breakValueCycles(b.file.Types)
 	for _, kw := range sortedKeys(b.ignored) {
 		n, what := b.ignored[kw], "schemas use"
@@ -85,6 +86,24 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 			Msg: fmt.Sprintf("unsupported: %d %s %s; the generated types ignore it (the value still decodes, unchecked)", n, what, kw)})
 	}
 	return b.file, b.diags
+}
+
+// secretQueryParams returns the names of the query parameters that carry
+// an apiKey security scheme, sorted and without repeats.
+func secretQueryParams(doc *openapi3.T) []string {
+	if doc.Components == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, ref := range doc.Components.SecuritySchemes {
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		if v := ref.Value; strings.EqualFold(v.Type, "apiKey") && strings.EqualFold(v.In, "query") && v.Name != "" {
+			seen[v.Name] = true
+		}
+	}
+	return sortedKeys(seen)
 }
 
 // docLines turns spec prose into comment lines: sanitised, no trailing

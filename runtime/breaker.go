@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,7 +82,7 @@ type Breaker struct {
 }
 
 func newBreaker(e *Engine, name string, p BreakerPolicy) *Breaker {
-	p.HalfOpenCalls = max(p.HalfOpenCalls, 1)
+	p = clampPolicy(e, name, p)
 	b := &Breaker{e: e, name: name, p: p}
 	if p.WindowType == TimeWindow {
 		b.win = newTimeWindow(int((p.WindowDuration + time.Second - 1) / time.Second))
@@ -102,6 +103,31 @@ func newBreaker(e *Engine, name string, p BreakerPolicy) *Breaker {
 		OnStateChange: b.onStateChange,
 	})
 	return b
+}
+
+// clampPolicy bounds the sizes a breaker allocates or counts from its
+// policy (see MaxWindowSize), and warns once when it had to.
+func clampPolicy(e *Engine, name string, p BreakerPolicy) BreakerPolicy {
+	p.HalfOpenCalls = max(p.HalfOpenCalls, 1)
+	var clamped []string
+	if p.WindowType == TimeWindow && p.WindowDuration > MaxWindowDuration {
+		clamped = append(clamped, "windowDuration "+p.WindowDuration.String()+" to "+MaxWindowDuration.String())
+		p.WindowDuration = MaxWindowDuration
+	}
+	if p.WindowType != TimeWindow && p.WindowSize > MaxWindowSize {
+		clamped = append(clamped, "windowSize "+strconv.Itoa(p.WindowSize)+" to "+strconv.Itoa(MaxWindowSize))
+		p.WindowSize = MaxWindowSize
+	}
+	if p.HalfOpenCalls > MaxHalfOpenCalls {
+		clamped = append(clamped, "halfOpenCalls "+strconv.Itoa(p.HalfOpenCalls)+" to "+strconv.Itoa(MaxHalfOpenCalls))
+		p.HalfOpenCalls = MaxHalfOpenCalls
+	}
+	if len(clamped) > 0 {
+		e.log.LogAttrs(context.Background(), slog.LevelWarn,
+			"breaker "+strconv.Quote(name)+": policy "+strconv.Quote(p.Policy)+" exceeds the runtime's limits; clamped "+strings.Join(clamped, ", "),
+			slog.String("breaker", name), slog.String("policy", p.Policy))
+	}
+	return p
 }
 
 // Name is the breaker instance's name.

@@ -54,14 +54,29 @@ func (b *budget) deposit(now time.Duration) {
 
 // withdraw takes one retry from the budget, or reports that it is spent.
 func (b *budget) withdraw(now time.Duration, p Budget) bool {
+	return b.take(now, p, 1, false)
+}
+
+// room reports whether the budget has a retry left, taking none.
+func (b *budget) room(now time.Duration, p Budget) bool {
+	return b.take(now, p, 0, false)
+}
+
+// charge counts n retries made without asking (net/http sent a request
+// again by itself), even past the budget.
+func (b *budget) charge(now time.Duration, n int) {
+	b.take(now, Budget{}, n, true)
+}
+
+func (b *budget) take(now time.Duration, p Budget, n int, force bool) bool {
 	sec := int64(now / time.Second)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.advance(sec)
-	if float64(b.retries+1) > p.Ratio*float64(b.calls)+p.MinPerSecond*budgetSeconds {
+	if !force && float64(b.retries+1) > p.Ratio*float64(b.calls)+p.MinPerSecond*budgetSeconds {
 		return false
 	}
-	b.buckets[b.last%budgetSeconds].retries++
-	b.retries++
+	b.buckets[b.last%budgetSeconds].retries += int64(n)
+	b.retries += int64(n)
 	return true
 }

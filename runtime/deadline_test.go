@@ -103,7 +103,8 @@ func TestFirstAttemptRequestCopy(t *testing.T) {
 // When the caller's deadline comes before both timeouts, the attempt is
 // sent with the caller's context and request as they are: no context, no
 // copy, no body wrapper; a call that runs past it is the caller's
-// cancellation (not recorded, not retried), as with a child context.
+// cancellation (not recorded, not retried), as with a child context. (A
+// POST: a GET is sent as a copy that carries its resend gate, resend.go.)
 func TestCallerDeadlineFirstNeedsNoAttemptContext(t *testing.T) {
 	s := newServer(t, func(n int64, w http.ResponseWriter, r *http.Request) {
 		if n == 2 {
@@ -122,7 +123,7 @@ func TestCallerDeadlineFirstNeedsNoAttemptContext(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL, nil)
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, nil)
 	resp, _, err := op.Do(ctx, req)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +141,7 @@ func TestCallerDeadlineFirstNeedsNoAttemptContext(t *testing.T) {
 	defer cancelLate()
 	ctx2, cancel2 := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel2()
-	req, _ = http.NewRequestWithContext(late, "GET", s.URL, nil)
+	req, _ = http.NewRequestWithContext(late, "POST", s.URL, nil)
 	_, n, err := op.Do(ctx2, req)
 	if n != 1 || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrAttemptTimeout) {
 		t.Fatalf("past the caller's deadline: %d attempts, %v; want 1 attempt ended by the caller's deadline", n, err)

@@ -2,9 +2,14 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +33,11 @@ type Config struct {
 	Observer Observer
 	// RequestEditors run in order on each attempt.
 	RequestEditors []RequestEditor
+	// SecretQueryParams names the query parameters that carry credentials
+	// beyond the built-in name rule (see redact.go): the generated client
+	// lists the spec's apiKey security schemes "in: query". Their values
+	// never appear in an error, a log line or an event.
+	SecretQueryParams []string
 
 	// clock replaces the monotonic clock in tests of time windows and
 	// budgets; nil means the real one.
@@ -43,6 +53,7 @@ type Engine struct {
 	obs     Observer
 	observe bool // false when obs is the no-op: skip building events
 	editors []RequestEditor
+	redact  redactor
 
 	// base anchors the monotonic clock: time.Since(base) is about half the
 	// cost of time.Now(), and the hot path reads the clock twice.
@@ -50,6 +61,12 @@ type Engine struct {
 	clock func() time.Duration
 
 	budget budget
+
+	// h2 says the last answer came over HTTP/2, where net/http sends a
+	// request again only when the server provably did not process it
+	// (REFUSED_STREAM, GOAWAY): GETs then go out without a resend gate,
+	// whose empty body HTTP/2 would send as a DATA frame (resend.go).
+	h2 atomic.Bool
 
 	mu       sync.Mutex
 	breakers map[string]*Breaker
@@ -62,6 +79,7 @@ func NewEngine(cfg Config) *Engine {
 		log:      cfg.Logger,
 		obs:      cfg.Observer,
 		editors:  cfg.RequestEditors,
+		redact:   newRedactor(cfg.SecretQueryParams),
 		base:     time.Now(),
 		clock:    cfg.clock,
 		breakers: make(map[string]*Breaker),
@@ -125,4 +143,23 @@ func (e *Engine) Operation(spec OperationSpec) *Operation {
 // never call it.
 func (e *Engine) OperationRetryOutside(spec OperationSpec) *Operation {
 	return newOperation(e, spec, true)
+}
+
+// ServerURL checks a client's base URL (an absolute http or https URL)
+// and returns it without trailing slashes. Its error quotes the URL
+// without the password and without the query, which may hold keys.
+func ServerURL(server string) (string, error) {
+	u, err := url.Parse(server)
+	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
+		err = errors.New("the scheme must be http or https")
+	}
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		shown, _, _ := strings.Cut(server, "?")
+		return "", fmt.Errorf("bad server URL %q: %w", redactUserinfo(shown), err)
+	}
+	return strings.TrimRight(server, "/"), nil
 }

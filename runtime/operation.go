@@ -195,7 +195,7 @@ func (c *call) attempt() {
 func (c *call) plainAttempt() {
 	op, e := c.op, c.op.e
 	actx, acancel := c.attemptContext()
-	r, err := c.request(actx)
+	r, gate, err := c.request(actx)
 	if err != nil {
 		if acancel != nil {
 			acancel()
@@ -212,10 +212,16 @@ func (c *call) plainAttempt() {
 	c.end = e.now()
 	d := c.end - start
 	c.active += d
+	if gate != nil {
+		if n := gate.sent(resp); n > 0 {
+			c.resent(n)
+		}
+	}
 	if err != nil {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
+		e.redact.redactError(err)
 		c.kind, c.err = c.classify(err, actx)
 		c.resp, c.status, c.header = nil, 0, nil
 		if acancel != nil {
@@ -224,6 +230,9 @@ func (c *call) plainAttempt() {
 	} else {
 		c.kind, c.err = kResponse, nil
 		c.resp, c.respCancel, c.status, c.header = resp, acancel, resp.StatusCode, resp.Header
+		if h2 := resp.ProtoMajor == 2; h2 != e.h2.Load() {
+			e.h2.Store(h2)
+		}
 	}
 	if e.observe {
 		e.obs.Attempt(AttemptEvent{Operation: op.spec.Name, Attempt: c.attempts, StatusCode: c.status, Err: c.err, Duration: d})
@@ -268,38 +277,56 @@ func (c *call) attemptContext() (context.Context, context.CancelFunc) {
 }
 
 // request returns the request for the next attempt. The first attempt
-// sends req itself (no copy) unless request editors will run on a request
-// that may be sent again: then every attempt gets a clone, so editors
-// never see their own earlier changes. Later attempts get a fresh body
-// from GetBody.
-func (c *call) request(ctx context.Context) (*http.Request, error) {
+// sends req itself (no copy) unless it needs a context of its own (a
+// timeout, or the trace of a GET, see resend.go), or request editors will
+// run on a request that may be sent again: then every attempt gets a
+// clone, so editors never see their own earlier changes. Later attempts
+// get a fresh body from GetBody. A request net/http could send again by
+// itself is then prepared by wire, on resgen's own copy.
+func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) {
 	editors := c.op.e.editors
 	r := c.req
+	var g *resendGate
+	own := false
+	// A gate is started before the copy, which then carries its trace.
+	gated := resendOf(r) == resendGated && !c.op.e.h2.Load()
 	if c.attempts == 0 && (len(editors) == 0 || c.max == 1) {
-		if ctx != r.Context() {
-			f := new(firstRequest)
+		var f *firstRequest
+		if gated {
+			gf := new(gatedRequest) // one allocation for the copy and its gate
+			g, f = &gf.gate, &gf.firstRequest
+			ctx = g.start(c, ctx)
+		} else if ctx != r.Context() {
+			f = new(firstRequest)
+		}
+		if f != nil {
 			f.req = *r.WithContext(ctx) // WithContext's copy stays on the stack
 			r, c.spareBody = &f.req, &f.body
 		}
 	} else {
-		r = r.Clone(ctx)
+		if gated {
+			g = new(resendGate)
+			ctx = g.start(c, ctx)
+		}
+		r, own = r.Clone(ctx), true
 		if c.attempts > 0 && !noBody(c.req) {
 			if c.req.GetBody == nil {
-				return nil, errors.New("request body cannot be re-sent: GetBody is nil")
+				return nil, nil, errors.New("request body cannot be re-sent: GetBody is nil")
 			}
 			body, err := c.req.GetBody()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			r.Body = body
 		}
 	}
 	for _, ed := range editors {
 		if err := ed(ctx, r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return r, nil
+	r, g = c.wire(r, g, own)
+	return r, g, nil
 }
 
 // firstRequest is the first attempt's shallow copy of the caller's
@@ -309,6 +336,13 @@ func (c *call) request(ctx context.Context) (*http.Request, error) {
 type firstRequest struct {
 	req  http.Request
 	body cancelBody
+}
+
+// gatedRequest is a firstRequest with the gate of a request net/http could
+// send again by itself.
+type gatedRequest struct {
+	firstRequest
+	gate resendGate
 }
 
 func noBody(r *http.Request) bool { return r.Body == nil || r.Body == http.NoBody }
@@ -406,7 +440,7 @@ func (c *call) finish() (*http.Response, int, error) {
 	} else {
 		last := c.err
 		if last == nil && c.status != 0 {
-			last = &StatusError{Method: c.req.Method, URL: c.req.URL.String(), StatusCode: c.status, Header: c.header, Attempts: c.attempts}
+			last = &StatusError{Method: c.req.Method, URL: c.op.e.redact.url(c.req.URL), StatusCode: c.status, Header: c.header, Attempts: c.attempts}
 		}
 		ce := &CallError{Operation: c.op.spec.Name, Attempts: c.attempts, Reason: c.stop, Err: last}
 		if c.waiting {

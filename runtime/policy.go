@@ -30,6 +30,20 @@
 //   - A wait that would pass the deadline (caller's or TotalTimeout) is not
 //     started: the call ends at once with its last result.
 //   - The retry budget is Finagle's RetryBudget over 10 s, one per Engine.
+//   - Every send that reaches the wire is an attempt: Attempts,
+//     MaxAttempts, the budget and the observer count what the server
+//     received. net/http's Transport sends a GET-like request again by
+//     itself when a reused connection fails before any answer. When the
+//     attempt may be followed by another (one left, RetryOn transport,
+//     budget room), each such send is counted as an attempt (its
+//     AttemptEvent's Err is ErrResent, followed by a RetryWait of 0); when
+//     the send must be alone (no retry, a half-open trial, the last
+//     attempt), it is refused and the attempt fails with ErrNotResent. A
+//     keyed request of another method is never resent by net/http. How,
+//     and what it costs, is in resend.go.
+//   - Errors, log lines and events never show a password of the URL or a
+//     credential query parameter (redact.go). A StatusError holds at most
+//     the first 64 KiB of a body the spec does not declare.
 package runtime
 
 import "time"
@@ -37,6 +51,22 @@ import "time"
 // SupportPackageIsVersion1 is referenced by generated code so that output
 // from an incompatible resgen fails to compile instead of misbehaving.
 const SupportPackageIsVersion1 = true
+
+// The largest sizes a breaker allocates from its policy. resgen's spec
+// validation refuses larger values; a BreakerPolicy built by hand with a
+// larger one is clamped to these, with one warning in the Engine's log
+// when the breaker is created, so a policy value can never make NewClient
+// allocate without bound.
+const (
+	// MaxWindowSize is the most calls a count window keeps.
+	MaxWindowSize = 10000
+	// MaxWindowDuration is the longest time window: one bucket per
+	// second, 3600 buckets.
+	MaxWindowDuration = time.Hour
+	// MaxHalfOpenCalls is the most trial calls half-open admits (they
+	// are counted in gobreaker's uint32).
+	MaxHalfOpenCalls = 10000
+)
 
 // WindowType says how a breaker's sliding window counts calls.
 type WindowType uint8
@@ -67,7 +97,9 @@ type Match struct {
 // BreakerPolicy is one resolved breaker policy of x-resilience.
 // Percentages are in (0, 100] (≤ 0 turns that rate off); durations are
 // positive (WaitInOpen ≤ 0 means 60s); WindowSize, MinimumCalls and
-// HalfOpenCalls below 1 count as 1.
+// HalfOpenCalls below 1 count as 1; WindowSize, WindowDuration and
+// HalfOpenCalls above MaxWindowSize, MaxWindowDuration and
+// MaxHalfOpenCalls count as those.
 type BreakerPolicy struct {
 	// Policy is the name of the x-resilience policy this came from (for logs).
 	Policy                string

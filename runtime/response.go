@@ -10,7 +10,10 @@ import (
 // Small helpers that keep each generated method short: reading the answer,
 // decoding a declared body, and the error for an undeclared status.
 
-// ReadBody reads the whole response body and closes it.
+// ReadBody reads the whole response body and closes it. Generated methods
+// call it for declared statuses only, whose bodies may be large by right
+// (a list, a document); an undeclared status goes to Operation.StatusError,
+// which reads a bounded part.
 func ReadBody(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	return io.ReadAll(resp.Body)
@@ -59,10 +62,20 @@ func JSONBody[T any](v *T) (io.Reader, error) {
 	return bytes.NewReader(data), nil
 }
 
-// NewStatusError is the error for an answer whose status the spec does not
-// declare.
-func NewStatusError(req *http.Request, resp *http.Response, raw []byte, attempts int) *StatusError {
-	return &StatusError{Method: req.Method, URL: req.URL.Redacted(), StatusCode: resp.StatusCode, Header: resp.Header, Body: raw, Attempts: attempts}
+// maxErrorBody bounds the part of an undeclared answer's body kept in its
+// StatusError.
+const maxErrorBody = 64 << 10
+
+// StatusError is the error for an answer whose status the spec does not
+// declare. It reads at most the first 64 KiB of the body into the error,
+// drains at most 64 KiB more so that a short body leaves the connection
+// reusable (a longer one is closed unread), and closes the body: a huge
+// error body never reaches memory. The URL is redacted (see redact.go).
+func (op *Operation) StatusError(req *http.Request, resp *http.Response, attempts int) *StatusError {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	io.CopyN(io.Discard, resp.Body, drainMax)
+	resp.Body.Close()
+	return &StatusError{Method: req.Method, URL: op.e.redact.url(req.URL), StatusCode: resp.StatusCode, Header: resp.Header, Body: raw, Attempts: attempts}
 }
 
 // HeaderValue returns the first value of a response header, nil when the

@@ -111,6 +111,14 @@ func (c *call) decide() bool {
 	c.wait, c.waiting = wait, true
 	reason := c.reason()
 	c.discard()
+	c.retrying(wait, reason)
+	return true
+}
+
+// retrying logs and observes that attempt c.attempts failed and the next
+// follows after wait.
+func (c *call) retrying(wait time.Duration, reason string) {
+	e := c.op.e
 	if e.log.Enabled(c.ctx, slog.LevelDebug) {
 		e.log.LogAttrs(c.ctx, slog.LevelDebug, "retrying "+c.op.spec.Name,
 			slog.String("op", c.op.spec.Name), slog.Int("attempt", c.attempts),
@@ -119,7 +127,6 @@ func (c *call) decide() bool {
 	if e.observe {
 		e.obs.RetryWait(RetryEvent{Operation: c.op.spec.Name, Attempt: c.attempts, Wait: wait, Reason: reason})
 	}
-	return true
 }
 
 // reason names what made the last attempt fail.

@@ -69,26 +69,28 @@ func (e *emitter) emitClient(f *jen.File) {
 		"its method.",
 	})
 	f.Func().Id("NewClient").Params(jen.Id("server").String(), jen.Id("opts").Op("...").Id("Option")).Params(jen.Op("*").Id("Client"), jen.Error()).BlockFunc(func(g *jen.Group) {
-		/* u, err := url.Parse(server); scheme check */
-		g.List(jen.Id("u"), jen.Err()).Op(":=").Qual("net/url", "Parse").Call(jen.Id("server"))
-		g.If(jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("bad server URL %q: %w"), jen.Id("server"), jen.Err())),
-		)
-		g.If(jen.Id("u").Dot("Scheme").Op("!=").Lit("http").Op("&&").Id("u").Dot("Scheme").Op("!=").Lit("https")).Block(
-			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("bad server URL %q: the scheme must be http or https"), jen.Id("server"))),
-		)
-		g.Id("c").Op(":=").Op("&").Id("Client").Values(jen.Dict{
-			jen.Id("server"): jen.Qual("strings", "TrimRight").Call(jen.Id("server"), jen.Lit("/")),
-		})
+		/* base, err := runtime.ServerURL(server): checked, its error without the password */
+		g.List(jen.Id("base"), jen.Err()).Op(":=").Qual(runtimePkg, "ServerURL").Call(jen.Id("server"))
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+		g.Id("c").Op(":=").Op("&").Id("Client").Values(jen.Dict{jen.Id("server"): jen.Id("base")})
 		g.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(
 			jen.If(jen.Err().Op(":=").Id("o").Call(jen.Id("c")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		)
-		g.Id("e").Op(":=").Qual(runtimePkg, "NewEngine").Call(jen.Qual(runtimePkg, "Config").Values(jen.Dict{
+		cfg := jen.Dict{
 			jen.Id("HTTPClient"):     jen.Id("c").Dot("hc"),
 			jen.Id("Logger"):         jen.Id("c").Dot("logger"),
 			jen.Id("Observer"):       jen.Id("c").Dot("observer"),
 			jen.Id("RequestEditors"): jen.Id("c").Dot("editors"),
-		}))
+		}
+		if names := e.m.SecretQueryParams; len(names) > 0 {
+			/* the spec's apiKey schemes in the query: never printed */
+			lits := make([]jen.Code, len(names))
+			for i, n := range names {
+				lits[i] = jen.Lit(n)
+			}
+			cfg[jen.Id("SecretQueryParams")] = jen.Index().String().Values(lits...)
+		}
+		g.Id("e").Op(":=").Qual(runtimePkg, "NewEngine").Call(jen.Qual(runtimePkg, "Config").Values(cfg))
 		g.Id("c").Dot("engine").Op("=").Id("e")
 		g.Line()
 		for _, bi := range e.m.Breakers {

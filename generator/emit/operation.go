@@ -519,6 +519,14 @@ func statusCond(r *model.Response) jen.Code {
 	return jen.Id("resp").Dot("StatusCode").Op("==").Lit(atoi(r.Status))
 }
 
+// statusCondNot prints the condition that the status is not r's.
+func statusCondNot(r *model.Response) jen.Code {
+	if strings.HasSuffix(strings.ToUpper(r.Status), "XX") {
+		return jen.Id("resp").Dot("StatusCode").Op("/").Lit(100).Op("!=").Lit(int(r.Status[0] - '0'))
+	}
+	return jen.Id("resp").Dot("StatusCode").Op("!=").Lit(atoi(r.Status))
+}
+
 // decodeResponse prints the switch over declared statuses.
 func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 	var streams []jen.Code
@@ -541,6 +549,22 @@ func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 		}
 		g.If(cond).Block(jen.Return(jen.Op("&").Add(literal(jen.Id(op.ResponseType), append(fields, headerFields(op)...)...)), jen.Nil()))
 	}
+	var dflt *model.Response
+	for _, r := range op.Responses {
+		if r.Status == "default" {
+			dflt = r
+		}
+	}
+	if dflt == nil {
+		/* an undeclared error status is an error, its body read bounded */
+		cond := jen.Id("resp").Dot("StatusCode").Op(">=").Lit(400)
+		for _, r := range op.Responses {
+			if r.Encoding != "stream" && r.Status != "" && (r.Status[0] == '4' || r.Status[0] == '5') {
+				cond = cond.Op("&&").Add(statusCondNot(r))
+			}
+		}
+		g.If(cond).Block(jen.Return(jen.Nil(), jen.Id("c").Dot(op.OpField).Dot("StatusError").Call(jen.Id("req"), jen.Id("resp"), jen.Id("attempts"))))
+	}
 	g.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(runtimePkg, "ReadBody").Call(jen.Id("resp"))
 	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read response: %w", jen.Err())))
 	g.Id("out").Op(":=").Op("&").Add(literal(jen.Id(op.ResponseType), append([]kv{
@@ -550,31 +574,30 @@ func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 		{"Attempts", jen.Id("attempts")},
 	}, headerFields(op)...)...))
 	decodes := false
-	var dflt *model.Response
-	g.Switch().BlockFunc(func(g *jen.Group) {
-		for _, r := range op.Responses {
-			switch {
-			case r.Status == "default":
-				dflt = r
-			case r.Encoding != "stream":
-				c, dec := decodeInto(r)
-				decodes = decodes || dec
-				g.Case(statusCond(r)).Block(c...)
-			}
-		}
-		if dflt != nil {
-			c, dec := decodeInto(dflt)
+	var dfltCode []jen.Code
+	if dflt != nil {
+		var dec bool
+		dfltCode, dec = decodeInto(dflt)
+		decodes = decodes || dec
+	}
+	var cases []jen.Code
+	for _, r := range op.Responses {
+		if r.Status != "default" && r.Encoding != "stream" {
+			c, dec := decodeInto(r)
 			decodes = decodes || dec
-			if len(c) > 0 {
-				g.Default().Block(c...)
+			// A case with nothing to decode matters only to keep its
+			// status from the default's decoding.
+			if len(c) > 0 || len(dfltCode) > 0 {
+				cases = append(cases, jen.Case(statusCond(r)).Block(c...))
 			}
-			return
 		}
-		/* an undeclared error status is an error */
-		g.Case(jen.Id("resp").Dot("StatusCode").Op(">=").Lit(400)).Block(
-			jen.Return(jen.Nil(), jen.Qual(runtimePkg, "NewStatusError").Call(jen.Id("req"), jen.Id("resp"), jen.Id("raw"), jen.Id("attempts"))),
-		)
-	})
+	}
+	if len(dfltCode) > 0 {
+		cases = append(cases, jen.Default().Block(dfltCode...))
+	}
+	if len(cases) > 0 {
+		g.Switch().Block(cases...)
+	}
 	if decodes {
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("out"), errf(op, "decode %d response: %w", jen.Id("resp").Dot("StatusCode"), jen.Err())))
 	}

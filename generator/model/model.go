@@ -19,6 +19,10 @@ type File struct {
 	Retries []*RetryPolicy
 	// Servers are the spec's server URLs, variables set to their defaults.
 	Servers []string
+	// SecretQueryParams are the query parameter names of the spec's apiKey
+	// security schemes "in: query", sorted: the runtime never prints
+	// their values.
+	SecretQueryParams []string
 }
 
 // GoType is a Go type expression.

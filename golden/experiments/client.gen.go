@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -86,14 +84,11 @@ func WithObserver(o runtime.Observer) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(server)
+	base, err := runtime.ServerURL(server)
 	if err != nil {
-		return nil, fmt.Errorf("bad server URL %q: %w", server, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad server URL %q: the scheme must be http or https", server)
-	}
-	c := &Client{server: strings.TrimRight(server, "/")}
+	c := &Client{server: base}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -252,6 +247,9 @@ func (c *Client) CappedWindow(ctx context.Context) (*CappedWindowResponse, error
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCappedWindow.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CappedWindow: read response: %w", err)
@@ -265,8 +263,6 @@ func (c *Client) CappedWindow(ctx context.Context) (*CappedWindowResponse, error
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CappedWindow: decode %d response: %w", resp.StatusCode, err)
@@ -307,6 +303,9 @@ func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opRecovering.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Recovering: read response: %w", err)
@@ -320,8 +319,6 @@ func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("Recovering: decode %d response: %w", resp.StatusCode, err)
@@ -362,6 +359,9 @@ func (c *Client) SlowSuccess(ctx context.Context) (*SlowSuccessResponse, error) 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opSlowSuccess.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SlowSuccess: read response: %w", err)
@@ -375,8 +375,6 @@ func (c *Client) SlowSuccess(ctx context.Context) (*SlowSuccessResponse, error) 
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SlowSuccess: decode %d response: %w", resp.StatusCode, err)
@@ -417,6 +415,9 @@ func (c *Client) SustainedFailure(ctx context.Context) (*SustainedFailureRespons
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opSustainedFailure.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SustainedFailure: read response: %w", err)
@@ -430,8 +431,6 @@ func (c *Client) SustainedFailure(ctx context.Context) (*SustainedFailureRespons
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SustainedFailure: decode %d response: %w", resp.StatusCode, err)

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -91,24 +89,22 @@ func WithObserver(o runtime.Observer) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(server)
+	base, err := runtime.ServerURL(server)
 	if err != nil {
-		return nil, fmt.Errorf("bad server URL %q: %w", server, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad server URL %q: the scheme must be http or https", server)
-	}
-	c := &Client{server: strings.TrimRight(server, "/")}
+	c := &Client{server: base}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
-		HTTPClient:     c.hc,
-		Logger:         c.logger,
-		Observer:       c.observer,
-		RequestEditors: c.editors,
+		HTTPClient:        c.hc,
+		Logger:            c.logger,
+		Observer:          c.observer,
+		RequestEditors:    c.editors,
+		SecretQueryParams: []string{"api_key"},
 	})
 	c.engine = e
 
@@ -232,6 +228,9 @@ func (c *Client) PostEvent(ctx context.Context, body Item) (*PostEventResponse, 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPostEvent.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PostEvent: read response: %w", err)
@@ -245,8 +244,6 @@ func (c *Client) PostEvent(ctx context.Context, body Item) (*PostEventResponse, 
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("PostEvent: decode %d response: %w", resp.StatusCode, err)
@@ -287,6 +284,9 @@ func (c *Client) GetItem(ctx context.Context, id string) (*GetItemResponse, erro
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opGetItem.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("GetItem: read response: %w", err)
@@ -300,8 +300,6 @@ func (c *Client) GetItem(ctx context.Context, id string) (*GetItemResponse, erro
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("GetItem: decode %d response: %w", resp.StatusCode, err)
@@ -342,6 +340,9 @@ func (c *Client) TouchItem(ctx context.Context, id string) (*TouchItemResponse, 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opTouchItem.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("TouchItem: read response: %w", err)
@@ -355,8 +356,6 @@ func (c *Client) TouchItem(ctx context.Context, id string) (*TouchItemResponse, 
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("TouchItem: decode %d response: %w", resp.StatusCode, err)
@@ -419,6 +418,9 @@ func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, bod
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateOrder.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateOrder: read response: %w", err)
@@ -432,8 +434,6 @@ func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, bod
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateOrder: decode %d response: %w", resp.StatusCode, err)
@@ -496,6 +496,9 @@ func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams,
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreatePayment.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreatePayment: read response: %w", err)
@@ -509,8 +512,6 @@ func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams,
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreatePayment: decode %d response: %w", resp.StatusCode, err)

@@ -74,6 +74,9 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListServers.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListServers: read response: %w", err)
@@ -87,8 +90,6 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListServers: decode %d response: %w", resp.StatusCode, err)
@@ -136,6 +137,9 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateServer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateServer: read response: %w", err)
@@ -149,8 +153,6 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	switch {
 	case resp.StatusCode == 202:
 		err = runtime.DecodeJSON(raw, &out.JSON202)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateServer: decode %d response: %w", resp.StatusCode, err)
@@ -192,6 +194,9 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opShowServer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ShowServer: read response: %w", err)
@@ -207,8 +212,6 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
 		err = runtime.DecodeJSON(raw, &out.JSON404)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ShowServer: decode %d response: %w", resp.StatusCode, err)
@@ -243,6 +246,9 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opDeleteServer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteServer: read response: %w", err)
@@ -252,11 +258,6 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -313,6 +314,9 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opServerAction.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ServerAction: read response: %w", err)
@@ -322,11 +326,6 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 202:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

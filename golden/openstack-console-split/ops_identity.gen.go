@@ -55,6 +55,9 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 401 {
+		return nil, c.opIssueToken.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("IssueToken: read response: %w", err)
@@ -71,8 +74,6 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 401:
 		err = runtime.DecodeJSON(raw, &out.JSON401)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("IssueToken: decode %d response: %w", resp.StatusCode, err)
@@ -120,6 +121,9 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opRevokeToken.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("RevokeToken: read response: %w", err)
@@ -129,11 +133,6 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

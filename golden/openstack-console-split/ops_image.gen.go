@@ -66,6 +66,9 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListImages.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListImages: read response: %w", err)
@@ -79,8 +82,6 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListImages: decode %d response: %w", resp.StatusCode, err)
@@ -122,6 +123,9 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opUploadImage.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("UploadImage: read response: %w", err)
@@ -131,11 +135,6 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

@@ -41,6 +41,9 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListVolumes.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListVolumes: read response: %w", err)
@@ -54,8 +57,6 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListVolumes: decode %d response: %w", resp.StatusCode, err)
@@ -101,6 +102,9 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateVolume.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateVolume: read response: %w", err)
@@ -114,8 +118,6 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	switch {
 	case resp.StatusCode == 202:
 		err = runtime.DecodeJSON(raw, &out.JSON202)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateVolume: decode %d response: %w", resp.StatusCode, err)

@@ -10,9 +10,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -229,14 +227,11 @@ func WithObserver(o runtime.Observer) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(server)
+	base, err := runtime.ServerURL(server)
 	if err != nil {
-		return nil, fmt.Errorf("bad server URL %q: %w", server, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad server URL %q: the scheme must be http or https", server)
-	}
-	c := &Client{server: strings.TrimRight(server, "/")}
+	c := &Client{server: base}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -515,6 +510,9 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListServers.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListServers: read response: %w", err)
@@ -528,8 +526,6 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*L
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListServers: decode %d response: %w", resp.StatusCode, err)
@@ -577,6 +573,9 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateServer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateServer: read response: %w", err)
@@ -590,8 +589,6 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateSe
 	switch {
 	case resp.StatusCode == 202:
 		err = runtime.DecodeJSON(raw, &out.JSON202)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateServer: decode %d response: %w", resp.StatusCode, err)
@@ -633,6 +630,9 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opShowServer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ShowServer: read response: %w", err)
@@ -648,8 +648,6 @@ func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerRe
 		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
 		err = runtime.DecodeJSON(raw, &out.JSON404)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ShowServer: decode %d response: %w", resp.StatusCode, err)
@@ -684,6 +682,9 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opDeleteServer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteServer: read response: %w", err)
@@ -693,11 +694,6 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServ
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -754,6 +750,9 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opServerAction.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ServerAction: read response: %w", err)
@@ -763,11 +762,6 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 202:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -817,6 +811,9 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 401 {
+		return nil, c.opIssueToken.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("IssueToken: read response: %w", err)
@@ -833,8 +830,6 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenR
 		err = runtime.DecodeJSON(raw, &out.JSON201)
 	case resp.StatusCode == 401:
 		err = runtime.DecodeJSON(raw, &out.JSON401)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("IssueToken: decode %d response: %w", resp.StatusCode, err)
@@ -882,6 +877,9 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opRevokeToken.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("RevokeToken: read response: %w", err)
@@ -891,11 +889,6 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*R
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -954,6 +947,9 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListImages.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListImages: read response: %w", err)
@@ -967,8 +963,6 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*Lis
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListImages: decode %d response: %w", resp.StatusCode, err)
@@ -1010,6 +1004,9 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opUploadImage.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("UploadImage: read response: %w", err)
@@ -1019,11 +1016,6 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1059,6 +1051,9 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListVolumes.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListVolumes: read response: %w", err)
@@ -1072,8 +1067,6 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolume
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListVolumes: decode %d response: %w", resp.StatusCode, err)
@@ -1119,6 +1112,9 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateVolume.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateVolume: read response: %w", err)
@@ -1132,8 +1128,6 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	switch {
 	case resp.StatusCode == 202:
 		err = runtime.DecodeJSON(raw, &out.JSON202)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateVolume: decode %d response: %w", resp.StatusCode, err)

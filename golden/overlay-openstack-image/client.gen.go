@@ -11,9 +11,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -6888,14 +6886,11 @@ func WithObserver(o runtime.Observer) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(server)
+	base, err := runtime.ServerURL(server)
 	if err != nil {
-		return nil, fmt.Errorf("bad server URL %q: %w", server, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad server URL %q: the scheme must be http or https", server)
-	}
-	c := &Client{server: strings.TrimRight(server, "/")}
+	c := &Client{server: base}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -7684,6 +7679,9 @@ func (c *Client) CacheGet(ctx context.Context) (*CacheGetResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opCacheGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CacheGet: read response: %w", err)
@@ -7697,9 +7695,6 @@ func (c *Client) CacheGet(ctx context.Context) (*CacheGetResponse, error) {
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CacheGet: decode %d response: %w", resp.StatusCode, err)
@@ -7743,6 +7738,9 @@ func (c *Client) CacheDelete(ctx context.Context) (*CacheDeleteResponse, error) 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opCacheDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CacheDelete: read response: %w", err)
@@ -7752,12 +7750,6 @@ func (c *Client) CacheDelete(ctx context.Context) (*CacheDeleteResponse, error) 
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -7809,6 +7801,9 @@ func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *Cach
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opCacheImageIDPut.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CacheImageIDPut: read response: %w", err)
@@ -7822,9 +7817,6 @@ func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *Cach
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CacheImageIDPut: decode %d response: %w", resp.StatusCode, err)
@@ -7868,6 +7860,9 @@ func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*Cache
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opCacheImageIDDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CacheImageIDDelete: read response: %w", err)
@@ -7877,12 +7872,6 @@ func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*Cache
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -8083,6 +8072,9 @@ func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*Image
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesGet: read response: %w", err)
@@ -8096,9 +8088,6 @@ func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*Image
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesGet: decode %d response: %w", resp.StatusCode, err)
@@ -8184,6 +8173,9 @@ func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesPost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesPost: read response: %w", err)
@@ -8198,9 +8190,6 @@ func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body 
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesPost: decode %d response: %w", resp.StatusCode, err)
@@ -8252,6 +8241,9 @@ func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesI
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDGet: read response: %w", err)
@@ -8265,9 +8257,6 @@ func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesI
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDGet: decode %d response: %w", resp.StatusCode, err)
@@ -8344,6 +8333,9 @@ func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDPatch.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDPatch: read response: %w", err)
@@ -8357,9 +8349,6 @@ func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDPatch: decode %d response: %w", resp.StatusCode, err)
@@ -8409,6 +8398,9 @@ func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*Imag
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDDelete: read response: %w", err)
@@ -8418,12 +8410,6 @@ func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*Imag
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -8486,6 +8472,9 @@ func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDActionsDeactivatePost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: read response: %w", err)
@@ -8499,9 +8488,6 @@ func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDActionsDeactivatePost: decode %d response: %w", resp.StatusCode, err)
@@ -8563,6 +8549,9 @@ func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDActionsReactivatePost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: read response: %w", err)
@@ -8576,9 +8565,6 @@ func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDActionsReactivatePost: decode %d response: %w", resp.StatusCode, err)
@@ -8664,6 +8650,9 @@ func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, param
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDFileGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDFileGet: read response: %w", err)
@@ -8680,12 +8669,8 @@ func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, param
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 204:
 	case resp.StatusCode == 206:
 		err = runtime.DecodeJSON(raw, &out.JSON206)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDFileGet: decode %d response: %w", resp.StatusCode, err)
@@ -8778,6 +8763,9 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDFilePut.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDFilePut: read response: %w", err)
@@ -8787,12 +8775,6 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -8879,6 +8861,9 @@ func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, bo
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDImportPost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDImportPost: read response: %w", err)
@@ -8892,9 +8877,6 @@ func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, bo
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDImportPost: decode %d response: %w", resp.StatusCode, err)
@@ -8953,6 +8935,9 @@ func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDMembersGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersGet: read response: %w", err)
@@ -8966,9 +8951,6 @@ func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDMembersGet: decode %d response: %w", resp.StatusCode, err)
@@ -9029,6 +9011,9 @@ func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, b
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDMembersPost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersPost: read response: %w", err)
@@ -9042,9 +9027,6 @@ func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, b
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDMembersPost: decode %d response: %w", resp.StatusCode, err)
@@ -9096,6 +9078,9 @@ func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID st
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDMembersMemberIDGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDGet: read response: %w", err)
@@ -9109,9 +9094,6 @@ func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID st
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDMembersMemberIDGet: decode %d response: %w", resp.StatusCode, err)
@@ -9179,6 +9161,9 @@ func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID st
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDMembersMemberIDPut.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: read response: %w", err)
@@ -9192,9 +9177,6 @@ func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID st
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDMembersMemberIDPut: decode %d response: %w", resp.StatusCode, err)
@@ -9244,6 +9226,9 @@ func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDMembersMemberIDDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDDelete: read response: %w", err)
@@ -9253,12 +9238,6 @@ func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -9328,6 +9307,9 @@ func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDStagePut.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDStagePut: read response: %w", err)
@@ -9341,9 +9323,6 @@ func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDStagePut: decode %d response: %w", resp.StatusCode, err)
@@ -9389,6 +9368,9 @@ func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID strin
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDTagsTagValuePut.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: read response: %w", err)
@@ -9402,9 +9384,6 @@ func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID strin
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDTagsTagValuePut: decode %d response: %w", resp.StatusCode, err)
@@ -9439,6 +9418,9 @@ func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID st
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDTagsTagValueDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDTagsTagValueDelete: read response: %w", err)
@@ -9448,12 +9430,6 @@ func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID st
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -9503,6 +9479,9 @@ func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*Im
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opImagesImageIDTasksGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ImagesImageIDTasksGet: read response: %w", err)
@@ -9516,9 +9495,6 @@ func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*Im
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ImagesImageIDTasksGet: decode %d response: %w", resp.StatusCode, err)
@@ -9571,6 +9547,9 @@ func (c *Client) InfoImportGet(ctx context.Context) (*InfoImportGetResponse, err
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opInfoImportGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InfoImportGet: read response: %w", err)
@@ -9584,9 +9563,6 @@ func (c *Client) InfoImportGet(ctx context.Context) (*InfoImportGetResponse, err
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("InfoImportGet: decode %d response: %w", resp.StatusCode, err)
@@ -9638,6 +9614,9 @@ func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, err
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opInfoStoresGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InfoStoresGet: read response: %w", err)
@@ -9651,9 +9630,6 @@ func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, err
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("InfoStoresGet: decode %d response: %w", resp.StatusCode, err)
@@ -9701,6 +9677,9 @@ func (c *Client) InfoStoresDetailGet(ctx context.Context) (*InfoStoresDetailGetR
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opInfoStoresDetailGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InfoStoresDetailGet: read response: %w", err)
@@ -9714,9 +9693,6 @@ func (c *Client) InfoStoresDetailGet(ctx context.Context) (*InfoStoresDetailGetR
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("InfoStoresDetailGet: decode %d response: %w", resp.StatusCode, err)
@@ -9762,6 +9738,9 @@ func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opInfoUsageGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InfoUsageGet: read response: %w", err)
@@ -9775,9 +9754,6 @@ func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("InfoUsageGet: decode %d response: %w", resp.StatusCode, err)
@@ -9844,6 +9820,9 @@ func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespaces
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesGet: read response: %w", err)
@@ -9857,9 +9836,6 @@ func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespaces
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesGet: decode %d response: %w", resp.StatusCode, err)
@@ -9919,6 +9895,9 @@ func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNames
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesPost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesPost: read response: %w", err)
@@ -9932,9 +9911,6 @@ func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNames
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesPost: decode %d response: %w", resp.StatusCode, err)
@@ -9989,6 +9965,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespa
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: read response: %w", err)
@@ -10002,9 +9981,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespa
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: decode %d response: %w", resp.StatusCode, err)
@@ -10058,6 +10034,9 @@ func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespa
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNamePut.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: read response: %w", err)
@@ -10071,9 +10050,6 @@ func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespa
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: decode %d response: %w", resp.StatusCode, err)
@@ -10119,6 +10095,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, name
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameDelete: read response: %w", err)
@@ -10128,12 +10107,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, name
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -10200,6 +10173,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameObjectsGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: read response: %w", err)
@@ -10213,9 +10189,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, 
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: decode %d response: %w", resp.StatusCode, err)
@@ -10269,6 +10242,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context,
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameObjectsPost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: read response: %w", err)
@@ -10282,9 +10258,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context,
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: decode %d response: %w", resp.StatusCode, err)
@@ -10319,6 +10292,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Contex
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameObjectsDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsDelete: read response: %w", err)
@@ -10328,12 +10304,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Contex
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -10379,6 +10349,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: read response: %w", err)
@@ -10392,9 +10365,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: decode %d response: %w", resp.StatusCode, err)
@@ -10455,6 +10425,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: read response: %w", err)
@@ -10468,9 +10441,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: decode %d response: %w", resp.StatusCode, err)
@@ -10516,6 +10486,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx cont
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: read response: %w", err)
@@ -10525,12 +10498,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx cont
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -10574,6 +10541,9 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Contex
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: read response: %w", err)
@@ -10587,9 +10557,6 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Contex
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: decode %d response: %w", resp.StatusCode, err)
@@ -10645,6 +10612,9 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Conte
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: read response: %w", err)
@@ -10658,9 +10628,6 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Conte
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: decode %d response: %w", resp.StatusCode, err)
@@ -10695,6 +10662,9 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Con
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesDelete: read response: %w", err)
@@ -10704,12 +10674,6 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Con
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -10760,6 +10724,9 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx co
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: read response: %w", err)
@@ -10773,9 +10740,6 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx co
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: decode %d response: %w", resp.StatusCode, err)
@@ -10829,6 +10793,9 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx co
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: read response: %w", err)
@@ -10842,9 +10809,6 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx co
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: decode %d response: %w", resp.StatusCode, err)
@@ -10890,6 +10854,9 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: read response: %w", err)
@@ -10899,12 +10866,6 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -10948,6 +10909,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Con
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameResourceTypesGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: read response: %w", err)
@@ -10961,9 +10925,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Con
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
@@ -11018,6 +10979,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Co
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameResourceTypesPost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: read response: %w", err)
@@ -11031,9 +10995,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Co
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: decode %d response: %w", resp.StatusCode, err)
@@ -11068,6 +11029,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: read response: %w", err)
@@ -11077,12 +11041,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -11133,6 +11091,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, nam
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameTagsGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: read response: %w", err)
@@ -11146,9 +11107,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, nam
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: decode %d response: %w", resp.StatusCode, err)
@@ -11202,6 +11160,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, na
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameTagsPost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: read response: %w", err)
@@ -11215,9 +11176,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, na
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: decode %d response: %w", resp.StatusCode, err)
@@ -11263,6 +11221,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameTagsDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsDelete: read response: %w", err)
@@ -11272,12 +11233,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, 
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -11323,6 +11278,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Conte
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNameGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: read response: %w", err)
@@ -11336,9 +11294,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Conte
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: decode %d response: %w", resp.StatusCode, err)
@@ -11392,6 +11347,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Conte
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: read response: %w", err)
@@ -11405,9 +11363,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Conte
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: decode %d response: %w", resp.StatusCode, err)
@@ -11461,6 +11416,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Cont
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: read response: %w", err)
@@ -11474,9 +11432,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Cont
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: decode %d response: %w", resp.StatusCode, err)
@@ -11522,6 +11477,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Co
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameDelete: read response: %w", err)
@@ -11531,12 +11489,6 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Co
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -11584,6 +11536,9 @@ func (c *Client) MetadefsResourceTypesGet(ctx context.Context) (*MetadefsResourc
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opMetadefsResourceTypesGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("MetadefsResourceTypesGet: read response: %w", err)
@@ -11597,9 +11552,6 @@ func (c *Client) MetadefsResourceTypesGet(ctx context.Context) (*MetadefsResourc
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("MetadefsResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
@@ -11651,6 +11603,9 @@ func (c *Client) SchemasImageGet(ctx context.Context) (*SchemasImageGetResponse,
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasImageGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasImageGet: read response: %w", err)
@@ -11664,9 +11619,6 @@ func (c *Client) SchemasImageGet(ctx context.Context) (*SchemasImageGetResponse,
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasImageGet: decode %d response: %w", resp.StatusCode, err)
@@ -11720,6 +11672,9 @@ func (c *Client) SchemasImagesGet(ctx context.Context) (*SchemasImagesGetRespons
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasImagesGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasImagesGet: read response: %w", err)
@@ -11733,9 +11688,6 @@ func (c *Client) SchemasImagesGet(ctx context.Context) (*SchemasImagesGetRespons
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasImagesGet: decode %d response: %w", resp.StatusCode, err)
@@ -11787,6 +11739,9 @@ func (c *Client) SchemasMemberGet(ctx context.Context) (*SchemasMemberGetRespons
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMemberGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMemberGet: read response: %w", err)
@@ -11800,9 +11755,6 @@ func (c *Client) SchemasMemberGet(ctx context.Context) (*SchemasMemberGetRespons
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMemberGet: decode %d response: %w", resp.StatusCode, err)
@@ -11856,6 +11808,9 @@ func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetRespo
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMembersGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMembersGet: read response: %w", err)
@@ -11869,9 +11824,6 @@ func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetRespo
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMembersGet: decode %d response: %w", resp.StatusCode, err)
@@ -11921,6 +11873,9 @@ func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetad
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsNamespaceGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsNamespaceGet: read response: %w", err)
@@ -11934,9 +11889,6 @@ func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetad
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsNamespaceGet: decode %d response: %w", resp.StatusCode, err)
@@ -11989,6 +11941,9 @@ func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMeta
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsNamespacesGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsNamespacesGet: read response: %w", err)
@@ -12002,9 +11957,6 @@ func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMeta
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsNamespacesGet: decode %d response: %w", resp.StatusCode, err)
@@ -12055,6 +12007,9 @@ func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefs
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsObjectGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsObjectGet: read response: %w", err)
@@ -12068,9 +12023,6 @@ func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefs
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsObjectGet: decode %d response: %w", resp.StatusCode, err)
@@ -12123,6 +12075,9 @@ func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadef
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsObjectsGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsObjectsGet: read response: %w", err)
@@ -12136,9 +12091,6 @@ func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadef
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsObjectsGet: decode %d response: %w", resp.StatusCode, err)
@@ -12189,6 +12141,9 @@ func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMeta
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsPropertiesGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsPropertiesGet: read response: %w", err)
@@ -12202,9 +12157,6 @@ func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMeta
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsPropertiesGet: decode %d response: %w", resp.StatusCode, err)
@@ -12255,6 +12207,9 @@ func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetade
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsPropertyGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsPropertyGet: read response: %w", err)
@@ -12268,9 +12223,6 @@ func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetade
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsPropertyGet: decode %d response: %w", resp.StatusCode, err)
@@ -12321,6 +12273,9 @@ func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMe
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsResourceTypeGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsResourceTypeGet: read response: %w", err)
@@ -12334,9 +12289,6 @@ func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMe
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsResourceTypeGet: decode %d response: %w", resp.StatusCode, err)
@@ -12390,6 +12342,9 @@ func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasM
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsResourceTypesGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsResourceTypesGet: read response: %w", err)
@@ -12403,9 +12358,6 @@ func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasM
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
@@ -12455,6 +12407,9 @@ func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTag
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsTagGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsTagGet: read response: %w", err)
@@ -12468,9 +12423,6 @@ func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTag
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsTagGet: decode %d response: %w", resp.StatusCode, err)
@@ -12523,6 +12475,9 @@ func (c *Client) SchemasMetadefsTagsGet(ctx context.Context) (*SchemasMetadefsTa
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasMetadefsTagsGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasMetadefsTagsGet: read response: %w", err)
@@ -12536,9 +12491,6 @@ func (c *Client) SchemasMetadefsTagsGet(ctx context.Context) (*SchemasMetadefsTa
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasMetadefsTagsGet: decode %d response: %w", resp.StatusCode, err)
@@ -12590,6 +12542,9 @@ func (c *Client) SchemasTaskGet(ctx context.Context) (*SchemasTaskGetResponse, e
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasTaskGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasTaskGet: read response: %w", err)
@@ -12603,9 +12558,6 @@ func (c *Client) SchemasTaskGet(ctx context.Context) (*SchemasTaskGetResponse, e
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasTaskGet: decode %d response: %w", resp.StatusCode, err)
@@ -12660,6 +12612,9 @@ func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse,
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opSchemasTasksGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SchemasTasksGet: read response: %w", err)
@@ -12673,9 +12628,6 @@ func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse,
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SchemasTasksGet: decode %d response: %w", resp.StatusCode, err)
@@ -12719,6 +12671,9 @@ func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string,
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opStoresStoreIDImageIDDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("StoresStoreIDImageIDDelete: read response: %w", err)
@@ -12728,12 +12683,6 @@ func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string,
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -12777,6 +12726,9 @@ func (c *Client) TasksGet(ctx context.Context) (*TasksGetResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opTasksGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("TasksGet: read response: %w", err)
@@ -12790,9 +12742,6 @@ func (c *Client) TasksGet(ctx context.Context) (*TasksGetResponse, error) {
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("TasksGet: decode %d response: %w", resp.StatusCode, err)
@@ -12846,6 +12795,9 @@ func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*Task
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opTasksPost.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("TasksPost: read response: %w", err)
@@ -12859,9 +12811,6 @@ func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*Task
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("TasksPost: decode %d response: %w", resp.StatusCode, err)
@@ -12908,6 +12857,9 @@ func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskI
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opTasksTaskIDGet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("TasksTaskIDGet: read response: %w", err)
@@ -12921,9 +12873,6 @@ func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskI
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("TasksTaskIDGet: decode %d response: %w", resp.StatusCode, err)
@@ -12958,6 +12907,9 @@ func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTa
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opTasksTaskIDDelete.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("TasksTaskIDDelete: read response: %w", err)
@@ -12967,12 +12919,6 @@ func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTa
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode == 404:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

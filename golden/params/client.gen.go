@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -176,14 +175,11 @@ func WithObserver(o runtime.Observer) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(server)
+	base, err := runtime.ServerURL(server)
 	if err != nil {
-		return nil, fmt.Errorf("bad server URL %q: %w", server, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad server URL %q: the scheme must be http or https", server)
-	}
-	c := &Client{server: strings.TrimRight(server, "/")}
+	c := &Client{server: base}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -385,6 +381,9 @@ func (c *Client) PutBlob(ctx context.Context, name string, body []byte) (*PutBlo
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPutBlob.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PutBlob: read response: %w", err)
@@ -394,11 +393,6 @@ func (c *Client) PutBlob(ctx context.Context, name string, body []byte) (*PutBlo
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -437,6 +431,9 @@ func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBoth
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPatchBoth.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PatchBoth: read response: %w", err)
@@ -446,11 +443,6 @@ func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBoth
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -497,6 +489,9 @@ func (c *Client) Download(ctx context.Context, name string) (*DownloadResponse, 
 			Stream:     resp.Body,
 		}, nil
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opDownload.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Download: read response: %w", err)
@@ -510,8 +505,6 @@ func (c *Client) Download(ctx context.Context, name string) (*DownloadResponse, 
 	switch {
 	case resp.StatusCode == 404:
 		err = runtime.DecodeJSON(raw, &out.JSON404)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("Download: decode %d response: %w", resp.StatusCode, err)
@@ -557,6 +550,9 @@ func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResp
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPostForm.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PostForm: read response: %w", err)
@@ -566,11 +562,6 @@ func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResp
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -609,6 +600,9 @@ func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode/100 != 4 {
+		return nil, c.opGetItemsItemIDPartsPart.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("GetItemsItemIDPartsPart: read response: %w", err)
@@ -624,8 +618,6 @@ func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part
 		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode/100 == 4:
 		err = runtime.DecodeJSON(raw, &out.JSON4XX)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("GetItemsItemIDPartsPart: decode %d response: %w", resp.StatusCode, err)
@@ -676,6 +668,9 @@ func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, p
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opDeleteItemsItemIDPartsPart.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteItemsItemIDPartsPart: read response: %w", err)
@@ -685,11 +680,6 @@ func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, p
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -732,6 +722,9 @@ func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, e
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPutNote.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PutNote: read response: %w", err)
@@ -745,8 +738,6 @@ func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, e
 	switch {
 	case resp.StatusCode == 200:
 		out.Text200 = runtime.Text(raw)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -835,6 +826,9 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opObjectParams.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ObjectParams: read response: %w", err)
@@ -848,8 +842,6 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (
 	switch {
 	case resp.StatusCode == 200:
 		out.Text200 = runtime.Text(raw)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -900,6 +892,9 @@ func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams) (
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPercentNames.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PercentNames: read response: %w", err)
@@ -909,11 +904,6 @@ func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams) (
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1023,6 +1013,9 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSe
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opGetSearch.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("GetSearch: read response: %w", err)
@@ -1036,8 +1029,6 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSe
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeValue(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("GetSearch: decode %d response: %w", resp.StatusCode, err)
@@ -1078,6 +1069,9 @@ func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64,
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPathStyles.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PathStyles: read response: %w", err)
@@ -1087,11 +1081,6 @@ func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64,
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1167,6 +1156,9 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opUpload.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Upload: read response: %w", err)
@@ -1176,11 +1168,6 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -1228,6 +1215,9 @@ func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams) (
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opLegacyReport.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("LegacyReport: read response: %w", err)
@@ -1237,11 +1227,6 @@ func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams) (
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

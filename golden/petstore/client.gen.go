@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -106,24 +104,22 @@ func WithObserver(o runtime.Observer) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(server)
+	base, err := runtime.ServerURL(server)
 	if err != nil {
-		return nil, fmt.Errorf("bad server URL %q: %w", server, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad server URL %q: the scheme must be http or https", server)
-	}
-	c := &Client{server: strings.TrimRight(server, "/")}
+	c := &Client{server: base}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
-		HTTPClient:     c.hc,
-		Logger:         c.logger,
-		Observer:       c.observer,
-		RequestEditors: c.editors,
+		HTTPClient:        c.hc,
+		Logger:            c.logger,
+		Observer:          c.observer,
+		RequestEditors:    c.editors,
+		SecretQueryParams: []string{"appid"},
 	})
 	c.engine = e
 
@@ -378,6 +374,9 @@ func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDRes
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
+		return nil, c.opShowPetByID.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ShowPetByID: read response: %w", err)
@@ -393,8 +392,6 @@ func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDRes
 		err = runtime.DecodeJSON(raw, &out.JSON200)
 	case resp.StatusCode == 404:
 		err = runtime.DecodeJSON(raw, &out.JSON404)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ShowPetByID: decode %d response: %w", resp.StatusCode, err)
@@ -459,6 +456,9 @@ func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetPar
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opAdoptPet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("AdoptPet: read response: %w", err)
@@ -472,8 +472,6 @@ func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetPar
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("AdoptPet: decode %d response: %w", resp.StatusCode, err)

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -94,14 +92,11 @@ func WithObserver(o runtime.Observer) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(server)
+	base, err := runtime.ServerURL(server)
 	if err != nil {
-		return nil, fmt.Errorf("bad server URL %q: %w", server, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad server URL %q: the scheme must be http or https", server)
-	}
-	c := &Client{server: strings.TrimRight(server, "/")}
+	c := &Client{server: base}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -397,6 +392,9 @@ func (c *Client) DefaultsOnly(ctx context.Context) (*DefaultsOnlyResponse, error
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opDefaultsOnly.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DefaultsOnly: read response: %w", err)
@@ -406,11 +404,6 @@ func (c *Client) DefaultsOnly(ctx context.Context) (*DefaultsOnlyResponse, error
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -442,6 +435,9 @@ func (c *Client) PutNotIdempotent(ctx context.Context) (*PutNotIdempotentRespons
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPutNotIdempotent.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PutNotIdempotent: read response: %w", err)
@@ -451,11 +447,6 @@ func (c *Client) PutNotIdempotent(ctx context.Context) (*PutNotIdempotentRespons
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -487,6 +478,9 @@ func (c *Client) PostNotRetried(ctx context.Context) (*PostNotRetriedResponse, e
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPostNotRetried.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PostNotRetried: read response: %w", err)
@@ -496,11 +490,6 @@ func (c *Client) PostNotRetried(ctx context.Context) (*PostNotRetriedResponse, e
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -532,6 +521,9 @@ func (c *Client) DeleteNoRetry(ctx context.Context) (*DeleteNoRetryResponse, err
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opDeleteNoRetry.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("DeleteNoRetry: read response: %w", err)
@@ -541,11 +533,6 @@ func (c *Client) DeleteNoRetry(ctx context.Context) (*DeleteNoRetryResponse, err
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 204:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -577,6 +564,9 @@ func (c *Client) PathLevel(ctx context.Context) (*PathLevelResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPathLevel.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PathLevel: read response: %w", err)
@@ -586,11 +576,6 @@ func (c *Client) PathLevel(ctx context.Context) (*PathLevelResponse, error) {
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -622,6 +607,9 @@ func (c *Client) PathRetrySkipped(ctx context.Context) (*PathRetrySkippedRespons
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPathRetrySkipped.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PathRetrySkipped: read response: %w", err)
@@ -631,11 +619,6 @@ func (c *Client) PathRetrySkipped(ctx context.Context) (*PathRetrySkippedRespons
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -683,6 +666,9 @@ func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams)
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opKeyedByPolicy.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("KeyedByPolicy: read response: %w", err)
@@ -692,11 +678,6 @@ func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams)
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -728,6 +709,9 @@ func (c *Client) InlinePolicies(ctx context.Context) (*InlinePoliciesResponse, e
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opInlinePolicies.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("InlinePolicies: read response: %w", err)
@@ -737,11 +721,6 @@ func (c *Client) InlinePolicies(ctx context.Context) (*InlinePoliciesResponse, e
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -789,6 +768,9 @@ func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderPar
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCustomKeyHeader.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CustomKeyHeader: read response: %w", err)
@@ -798,11 +780,6 @@ func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderPar
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -849,6 +826,9 @@ func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterP
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opKeyedByParameter.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("KeyedByParameter: read response: %w", err)
@@ -858,11 +838,6 @@ func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterP
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -894,6 +869,9 @@ func (c *Client) PerOperationOne(ctx context.Context, id string) (*PerOperationO
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPerOperationOne.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PerOperationOne: read response: %w", err)
@@ -903,11 +881,6 @@ func (c *Client) PerOperationOne(ctx context.Context, id string) (*PerOperationO
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -939,6 +912,9 @@ func (c *Client) PerOperationTwo(ctx context.Context, id string) (*PerOperationT
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPerOperationTwo.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PerOperationTwo: read response: %w", err)
@@ -948,11 +924,6 @@ func (c *Client) PerOperationTwo(ctx context.Context, id string) (*PerOperationT
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }
@@ -991,6 +962,9 @@ func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBod
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opSearchIdempotent.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SearchIdempotent: read response: %w", err)
@@ -1000,11 +974,6 @@ func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBod
 		Header:     resp.Header,
 		Body:       raw,
 		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	return out, nil
 }

@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -89,14 +87,11 @@ func WithObserver(o runtime.Observer) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(server)
+	base, err := runtime.ServerURL(server)
 	if err != nil {
-		return nil, fmt.Errorf("bad server URL %q: %w", server, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad server URL %q: the scheme must be http or https", server)
-	}
-	c := &Client{server: strings.TrimRight(server, "/")}
+	c := &Client{server: base}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -213,6 +208,9 @@ func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams) (*ListU
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListUsers.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListUsers: read response: %w", err)
@@ -226,8 +224,6 @@ func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams) (*ListU
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeValue(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListUsers: decode %d response: %w", resp.StatusCode, err)
@@ -288,6 +284,9 @@ func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateUser.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateUser: read response: %w", err)
@@ -301,8 +300,6 @@ func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body 
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateUser: decode %d response: %w", resp.StatusCode, err)

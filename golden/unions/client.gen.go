@@ -11,8 +11,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -1523,14 +1521,11 @@ func WithObserver(o runtime.Observer) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(server)
+	base, err := runtime.ServerURL(server)
 	if err != nil {
-		return nil, fmt.Errorf("bad server URL %q: %w", server, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad server URL %q: the scheme must be http or https", server)
-	}
-	c := &Client{server: strings.TrimRight(server, "/")}
+	c := &Client{server: base}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -1744,6 +1739,9 @@ func (c *Client) AddContact(ctx context.Context, body Contact) (*AddContactRespo
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opAddContact.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("AddContact: read response: %w", err)
@@ -1757,8 +1755,6 @@ func (c *Client) AddContact(ctx context.Context, body Contact) (*AddContactRespo
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("AddContact: decode %d response: %w", resp.StatusCode, err)
@@ -1804,6 +1800,9 @@ func (c *Client) SaveCustomer(ctx context.Context, body Customer) (*SaveCustomer
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opSaveCustomer.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SaveCustomer: read response: %w", err)
@@ -1817,8 +1816,6 @@ func (c *Client) SaveCustomer(ctx context.Context, body Customer) (*SaveCustomer
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SaveCustomer: decode %d response: %w", resp.StatusCode, err)
@@ -1864,6 +1861,9 @@ func (c *Client) StoreDocument(ctx context.Context, body JSONValue) (*StoreDocum
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opStoreDocument.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("StoreDocument: read response: %w", err)
@@ -1877,8 +1877,6 @@ func (c *Client) StoreDocument(ctx context.Context, body JSONValue) (*StoreDocum
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("StoreDocument: decode %d response: %w", resp.StatusCode, err)
@@ -1924,6 +1922,9 @@ func (c *Client) SaveDrawing(ctx context.Context, body Drawing) (*SaveDrawingRes
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opSaveDrawing.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SaveDrawing: read response: %w", err)
@@ -1937,8 +1938,6 @@ func (c *Client) SaveDrawing(ctx context.Context, body Drawing) (*SaveDrawingRes
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SaveDrawing: decode %d response: %w", resp.StatusCode, err)
@@ -1984,6 +1983,9 @@ func (c *Client) Evaluate(ctx context.Context, body Expr) (*EvaluateResponse, er
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opEvaluate.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Evaluate: read response: %w", err)
@@ -1997,8 +1999,6 @@ func (c *Client) Evaluate(ctx context.Context, body Expr) (*EvaluateResponse, er
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("Evaluate: decode %d response: %w", resp.StatusCode, err)
@@ -2037,6 +2037,9 @@ func (c *Client) ListEvents(ctx context.Context) (*ListEventsResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListEvents.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListEvents: read response: %w", err)
@@ -2050,8 +2053,6 @@ func (c *Client) ListEvents(ctx context.Context) (*ListEventsResponse, error) {
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListEvents: decode %d response: %w", resp.StatusCode, err)
@@ -2097,6 +2098,9 @@ func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventRes
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPublishEvent.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PublishEvent: read response: %w", err)
@@ -2110,8 +2114,6 @@ func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventRes
 	switch {
 	case resp.StatusCode == 202:
 		err = runtime.DecodeJSON(raw, &out.JSON202)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("PublishEvent: decode %d response: %w", resp.StatusCode, err)
@@ -2157,6 +2159,9 @@ func (c *Client) SendNotification(ctx context.Context, body Notification) (*Send
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opSendNotification.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("SendNotification: read response: %w", err)
@@ -2170,8 +2175,6 @@ func (c *Client) SendNotification(ctx context.Context, body Notification) (*Send
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("SendNotification: decode %d response: %w", resp.StatusCode, err)
@@ -2217,6 +2220,9 @@ func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod) (*Add
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opAddPaymentMethod.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("AddPaymentMethod: read response: %w", err)
@@ -2230,8 +2236,6 @@ func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod) (*Add
 	switch {
 	case resp.StatusCode == 201:
 		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("AddPaymentMethod: decode %d response: %w", resp.StatusCode, err)
@@ -2270,6 +2274,9 @@ func (c *Client) ListPets(ctx context.Context) (*ListPetsResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListPets.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListPets: read response: %w", err)
@@ -2283,8 +2290,6 @@ func (c *Client) ListPets(ctx context.Context) (*ListPetsResponse, error) {
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeValue(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListPets: decode %d response: %w", resp.StatusCode, err)
@@ -2330,6 +2335,9 @@ func (c *Client) AdoptPet(ctx context.Context, body PetChoice) (*AdoptPetRespons
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opAdoptPet.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("AdoptPet: read response: %w", err)
@@ -2343,8 +2351,6 @@ func (c *Client) AdoptPet(ctx context.Context, body PetChoice) (*AdoptPetRespons
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("AdoptPet: decode %d response: %w", resp.StatusCode, err)
@@ -2390,6 +2396,9 @@ func (c *Client) Search(ctx context.Context, body SearchRequest) (*SearchRespons
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opSearch.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("Search: read response: %w", err)
@@ -2403,8 +2412,6 @@ func (c *Client) Search(ctx context.Context, body SearchRequest) (*SearchRespons
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("Search: decode %d response: %w", resp.StatusCode, err)
@@ -2454,6 +2461,9 @@ func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue) 
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPutSettings.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("PutSettings: read response: %w", err)
@@ -2467,8 +2477,6 @@ func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue) 
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeValue(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("PutSettings: decode %d response: %w", resp.StatusCode, err)
@@ -2507,6 +2515,9 @@ func (c *Client) ListShapes(ctx context.Context) (*ListShapesResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opListShapes.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("ListShapes: read response: %w", err)
@@ -2520,8 +2531,6 @@ func (c *Client) ListShapes(ctx context.Context) (*ListShapesResponse, error) {
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeValue(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("ListShapes: decode %d response: %w", resp.StatusCode, err)
@@ -2567,6 +2576,9 @@ func (c *Client) CreateShape(ctx context.Context, body Shape) (*CreateShapeRespo
 	if err != nil {
 		return nil, err
 	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateShape.StatusError(req, resp, attempts)
+	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("CreateShape: read response: %w", err)
@@ -2580,8 +2592,6 @@ func (c *Client) CreateShape(ctx context.Context, body Shape) (*CreateShapeRespo
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode >= 400:
-		return nil, runtime.NewStatusError(req, resp, raw, attempts)
 	}
 	if err != nil {
 		return out, fmt.Errorf("CreateShape: decode %d response: %w", resp.StatusCode, err)

@@ -1,0 +1,240 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+)
+
+// net/http's Transport sends a request again by itself when a reused
+// connection fails after the request was written and before any answer,
+// if the request is "replayable": no body (or a GetBody) and a GET, HEAD,
+// OPTIONS or TRACE, or an Idempotency-Key or X-Idempotency-Key header
+// (transport.go, shouldRetryRequest; request.go, isReplayable). Left
+// alone, one attempt of resgen could reach the server several times
+// unseen. So the runtime prepares the request it sends (its own copy,
+// never the caller's) by what net/http could do with it:
+//
+//   - A GET, HEAD, OPTIONS or TRACE that may be followed by another
+//     attempt (one is left, RetryOn has transport, the budget has room)
+//     carries an httptrace hook that counts the headers written (less
+//     one per request of a redirect chain). Each send net/http makes again is an
+//     attempt that failed in transport, followed at once by the next: it
+//     counts in Attempts and maxAttempts, is charged to the budget, and
+//     has its AttemptEvent (Err ErrResent) and RetryWait (0). They are
+//     counted, not refused: a send that net/http repeats after several
+//     reused connections die in turn (at most as many as its idle pool
+//     holds for the host, 2 by default) can take a call past
+//     maxAttempts, never unseen.
+//   - One whose send must be alone (no retry, a policy that does not
+//     retry transport failures, a spent budget, a half-open trial, the
+//     last attempt) goes out with an empty body marked with the
+//     "identity" transfer encoding, which net/http writes exactly as no
+//     body (no Content-Length, no Transfer-Encoding, no probe), and a
+//     GetBody of resgen's own (around its own, for a GET with a body).
+//     net/http must call GetBody before it sends the request again, and
+//     resgen refuses: the attempt fails with ErrNotResent. A 307 or 308
+//     redirect also asks GetBody, and is followed as before: the hook,
+//     which also counts the first bytes of answers here, tells a send
+//     without answer (refused) from an answered one (a redirect).
+//   - A keyed request of another method (POST, PUT, PATCH, DELETE) carries
+//     its key under the lower-case field name ("idempotency-key"): the
+//     same field to HTTP (names are case-insensitive; HTTP/2 lower-cases
+//     every name), which net/http does not take as a key, so it never
+//     sends the request again; resgen's retries resend it, same key.
+//   - Anything else net/http never sends again once a byte of it is
+//     written.
+//
+// Cost, for a GET: the copy of the request with the gate, the hook's
+// closure and the trace's context (3 allocations); a send that must be
+// alone adds the GetBody closure and net/http's wrapper of a request body
+// (3 more). Over HTTP/2 net/http sends a request again only when the
+// server provably did not process it (REFUSED_STREAM, or a stream above a
+// GOAWAY's last one), and HTTP/2 would send the empty body as an empty
+// DATA frame (the server would see a GET of unknown length): once an
+// answer came over HTTP/2 (Engine.h2), GETs go out as they are, with
+// neither hook nor gate. net/http may still repeat a send of which no byte
+// was written, which is not on the wire and not counted.
+
+// ErrResent is the Err of the AttemptEvent of a send that net/http made
+// again by itself after the reused connection failed before any answer.
+// The send is counted as an attempt.
+var ErrResent = errors.New("the connection failed after the request was sent, before any answer; net/http sent the request again")
+
+// ErrNotResent is matched (errors.Is) by the error of an attempt whose
+// reused connection failed after the request was sent and before any
+// answer, and which resgen kept net/http from sending again by itself:
+// every further attempt is resgen's, by its policy.
+var ErrNotResent = errors.New("the connection failed after the request was sent, before any answer; resgen makes any further attempt itself")
+
+// resend says what net/http could send again by itself.
+type resend uint8
+
+const (
+	resendNever resend = iota // net/http never sends it again once written
+	resendGated               // a GET-like request: count net/http's sends again, or refuse them
+	resendKey                 // a keyed request of another method: spell the key in lower case
+)
+
+// resendOf classifies r as net/http's isReplayable does.
+func resendOf(r *http.Request) resend {
+	if !noBody(r) && r.GetBody == nil {
+		return resendNever
+	}
+	switch r.Method {
+	case "", "GET", "HEAD", "OPTIONS", "TRACE":
+		return resendGated
+	}
+	if _, ok := r.Header["Idempotency-Key"]; ok {
+		return resendKey
+	}
+	if _, ok := r.Header["X-Idempotency-Key"]; ok {
+		return resendKey
+	}
+	return resendNever
+}
+
+// identity is the transfer encoding of the empty body: with it net/http
+// neither probes the body nor sends Content-Length or Transfer-Encoding,
+// so the request goes out exactly as one without a body. Never modified.
+var identity = []string{"identity"}
+
+// emptyBody is the body of a bodiless GET-like request on the wire. As an
+// io.WriterTo it is "copied" without net/http reaching for a buffer (a
+// plain Reader would make the connection's ReadFrom allocate 32 KiB).
+type emptyBody struct{}
+
+func (emptyBody) Read([]byte) (int, error)         { return 0, io.EOF }
+func (emptyBody) WriteTo(io.Writer) (int64, error) { return 0, nil }
+func (emptyBody) Close() error                     { return nil }
+
+// resendGate counts, or refuses, net/http's sends again of one attempt.
+// It holds the attempt's ClientTrace, whose hook counts the headers
+// written (and, for a send that must be alone, the first bytes of
+// answers, to tell a redirect). The hooks run before net/http flushes
+// the headers and before it hands an answer on, so the count is never
+// late.
+type resendGate struct {
+	trace  httptrace.ClientTrace
+	events atomic.Int32
+	// alone: the send must be the only one; net/http's sends again are
+	// refused, else counted.
+	alone bool
+	orig  func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
+	mark  atomic.Int32                  // events at the last GetBody
+}
+
+// start fills the gate for the next attempt of c and returns ctx with its
+// trace.
+func (g *resendGate) start(c *call, ctx context.Context) context.Context {
+	e, p := c.op.e, c.op.retry
+	g.alone = p == nil || !p.RetryOn.Transport || c.trial || c.tries >= c.max ||
+		p.Budget != nil && !e.budget.room(e.now(), *p.Budget)
+	tick := func() { g.events.Add(1) }
+	g.trace.WroteHeaders = tick
+	if g.alone {
+		g.trace.GotFirstResponseByte = tick
+	}
+	return httptrace.WithClientTrace(ctx, &g.trace)
+}
+
+// getBody is the GetBody of a send that must be alone: it refuses to let
+// net/http send it again (one event since the last call: written, no
+// answer), and gives the body again for a redirect (written and answered)
+// or after a send of which nothing was written (no event).
+func (g *resendGate) getBody() (io.ReadCloser, error) {
+	n := g.events.Load()
+	if n-g.mark.Swap(n) == 1 {
+		return nil, ErrNotResent
+	}
+	if g.orig != nil {
+		return g.orig()
+	}
+	return emptyBody{}, nil
+}
+
+// sent returns how many times net/http sent the attempt's request again:
+// the headers written, less one per request of the redirect chain. A call
+// that failed is taken to have had no redirect before the failure.
+func (g *resendGate) sent(resp *http.Response) int {
+	if g.alone {
+		return 0 // refused
+	}
+	hops := 1
+	if resp != nil {
+		for r := resp.Request; r != nil && r.Response != nil && hops < 100; r = r.Response.Request {
+			hops++
+		}
+	}
+	return max(int(g.events.Load())-hops, 0)
+}
+
+// wire prepares r, the request of the next attempt, for the wire (see
+// above); ownHeader says r's Header is not the caller's. It returns the
+// request to send and its gate, nil when net/http cannot send it again.
+// g, when not nil, is the gate started for r before the editors ran (r
+// carries its trace).
+func (c *call) wire(r *http.Request, g *resendGate, ownHeader bool) (*http.Request, *resendGate) {
+	switch resendOf(r) {
+	case resendNever:
+		return r, nil
+	case resendGated:
+		if g == nil && c.op.e.h2.Load() {
+			return r, nil
+		}
+	case resendKey:
+		if !ownHeader {
+			if r == c.req {
+				r = r.WithContext(r.Context())
+			}
+			r.Header = r.Header.Clone()
+		}
+		for _, k := range [...][2]string{{"Idempotency-Key", "idempotency-key"}, {"X-Idempotency-Key", "x-idempotency-key"}} {
+			if v, ok := r.Header[k[0]]; ok {
+				delete(r.Header, k[0])
+				r.Header[k[1]] = append(r.Header[k[1]], v...)
+			}
+		}
+		return r, nil
+	}
+	if g == nil { // an editor made r one that net/http could send again
+		g = new(resendGate)
+		ctx := g.start(c, r.Context())
+		if r == c.req {
+			r = r.WithContext(ctx)
+		} else {
+			*r = *r.WithContext(ctx)
+		}
+	}
+	if !g.alone {
+		return r, g
+	}
+	if noBody(r) {
+		r.Body, r.TransferEncoding = emptyBody{}, identity
+	} else {
+		g.orig = r.GetBody
+	}
+	r.GetBody = g.getBody
+	return r, g
+}
+
+// resent records n sends again of the attempt in flight, made by net/http
+// by itself: each is an attempt that failed in transport, followed at once
+// by the next, and a retry of the budget.
+func (c *call) resent(n int) {
+	e := c.op.e
+	if p := c.op.retry; p != nil && p.Budget != nil {
+		e.budget.charge(e.now(), n)
+	}
+	for range n {
+		if e.observe {
+			e.obs.Attempt(AttemptEvent{Operation: c.op.spec.Name, Attempt: c.attempts, Err: ErrResent})
+		}
+		c.retrying(0, "transport: "+ErrResent.Error())
+		c.attempts++
+		c.tries++
+	}
+}
