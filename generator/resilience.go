@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/runtime"
 )
 
 // The x-resilience extension, as ../shared/x-resilience.md defines it: this
@@ -40,14 +41,16 @@ func builtinRetry() model.RetryPolicy {
 
 // Bounds on the values a policy gives the runtime. The runtime allocates a
 // breaker's window from windowSize (one entry per call) or windowDuration
-// (one bucket per second), so a spec must not size them beyond what a
-// client can hold; maxWindowSize and maxWindowDuration must equal
-// runtime.MaxWindowSize and runtime.MaxWindowDuration. Every other duration
-// is at most maxDuration, which keeps the runtime's clock arithmetic far
-// from overflowing and catches a wrong unit (2000000h).
+// (one bucket per second) and admits halfOpenCalls trials (a uint32 in
+// gobreaker), so a spec must not size them beyond what a client can hold:
+// these are the runtime's own limits, which it also applies to policies
+// built by hand. Every other duration is at most maxDuration, which keeps
+// the runtime's clock arithmetic far from overflowing and catches a wrong
+// unit (2000000h).
 const (
-	maxWindowSize     = 10000
-	maxWindowDuration = time.Hour
+	maxWindowSize     = runtime.MaxWindowSize
+	maxWindowDuration = runtime.MaxWindowDuration
+	maxHalfOpenCalls  = runtime.MaxHalfOpenCalls
 	maxDuration       = 24 * time.Hour
 )
 
@@ -282,7 +285,7 @@ func (r *resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 		case "waitInOpen":
 			r.positiveDuration(ptr, v, &p.WaitInOpen, maxDuration, durationHint)
 		case "halfOpenCalls":
-			r.count(ptr, v, &p.HalfOpenCalls, 1)
+			r.countUpTo(ptr, v, &p.HalfOpenCalls, maxHalfOpenCalls, "each trial call is a request to a server that may still be failing; a few are enough")
 		case "recordOn":
 			r.outcomes(ptr, v, &p.RecordOn)
 		}
@@ -728,6 +731,9 @@ func show(v any) string {
 	case []any:
 		return "a list"
 	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatFloat(x, 'f', -1, 64) // 4294967297, not 4.294967297e+09
+		}
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return fmt.Sprint(v)

@@ -104,6 +104,7 @@ func TestSchemaAgreesWithValidation(t *testing.T) {
 		{"policy not an object", "  breakers:\n    b: 5", "", false},
 		{"windowSize at its bound", "  defaults: {breaker: b}\n  breakers:\n    b: {windowSize: 10000}", "", true},
 		{"windowSize over its bound", "  breakers:\n    b: {windowSize: 10001}", "", false},
+		{"halfOpenCalls over its bound", "  breakers:\n    b: {halfOpenCalls: 10001}", "", false},
 		{"windowDuration at its bound", "  defaults: {breaker: b}\n  breakers:\n    b: {windowType: time, windowDuration: 60m}", "", true},
 		{"windowDuration of years", "  breakers:\n    b: {windowType: time, windowDuration: 2000000h}", "", false},
 		{"windowDuration 61m", "  breakers:\n    b: {windowType: time, windowDuration: 61m}", "", false},
@@ -158,7 +159,8 @@ func TestSchemaBoundsAreResgens(t *testing.T) {
 			OverAnHour    struct{ Pattern string } `json:"overAnHour"`
 			BreakerPolicy struct {
 				Properties struct {
-					WindowSize struct{ Maximum int } `json:"windowSize"`
+					WindowSize    struct{ Maximum int } `json:"windowSize"`
+					HalfOpenCalls struct{ Maximum int } `json:"halfOpenCalls"`
 				} `json:"properties"`
 			} `json:"breakerPolicy"`
 		} `json:"$defs"`
@@ -174,6 +176,9 @@ func TestSchemaBoundsAreResgens(t *testing.T) {
 	}
 	if got := doc.Defs.BreakerPolicy.Properties.WindowSize.Maximum; got != maxWindowSize {
 		t.Errorf("windowSize maximum is %d, want %d", got, maxWindowSize)
+	}
+	if got := doc.Defs.BreakerPolicy.Properties.HalfOpenCalls.Maximum; got != maxHalfOpenCalls {
+		t.Errorf("halfOpenCalls maximum is %d, want %d", got, maxHalfOpenCalls)
 	}
 }
 
