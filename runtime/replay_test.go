@@ -126,9 +126,10 @@ func TestTransportResendsAreCounted(t *testing.T) {
 	}{
 		{"one dead connection, then a fresh one", 1, 2, true},
 		{"two dead connections (net/http's default pool), then a fresh one", 2, 3, true},
-		// More dead idle connections than attempts left: net/http goes
-		// through all of them within the first attempt; each is counted.
-		{"five dead connections", 5, 6, true},
+		// More dead idle connections than attempts left: net/http would
+		// go through all of them within the first attempt; it is let
+		// send only as many times as attempts are left.
+		{"five dead connections: as many sends as maxAttempts", 5, 3, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newKiller(t)
@@ -169,6 +170,42 @@ func TestTransportResendsAreCounted(t *testing.T) {
 			t.Fatalf("server read %d, attempts %d, err %v; want 2, 2 and ErrNotResent", sends, attempts, err)
 		}
 	})
+}
+
+// TestTransportResendsAreCapped: net/http's own sends again of one
+// attempt are capped by what the call has left, not only counted: a GET
+// with maxAttempts 3 whose client holds 8 idle connections, all of which
+// the server closes once reused after reading the request, reaches the
+// server at most 3 times; with a retry budget that has room for one
+// retry, at most twice. Every send is a reported attempt.
+func TestTransportResendsAreCapped(t *testing.T) {
+	oneRetry := constRetry(3, time.Millisecond)
+	oneRetry.Budget = &Budget{Ratio: 0, MinPerSecond: 0.1} // 1 retry in 10 s
+	for _, tc := range []struct {
+		name  string
+		retry *RetryPolicy
+		sends int
+	}{
+		{"maxAttempts 3", constRetry(3, time.Millisecond), 3},
+		{"maxAttempts 3, budget room for one retry", oneRetry, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKiller(t)
+			rec := &recorder{}
+			e := NewEngine(Config{HTTPClient: k.client(t, 8), Logger: quiet, Observer: rec})
+			op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: tc.retry})
+			req, _ := http.NewRequest("GET", k.URL+"/x", nil)
+			_, attempts, err := do(t, op, req)
+			if sends := int(k.sends.Load()); sends != tc.sends || attempts != sends || !errors.Is(err, ErrNotResent) {
+				t.Fatalf("server read %d requests, resgen reports %d attempts, err %v; want %d, %d and ErrNotResent", sends, attempts, err, tc.sends, tc.sends)
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if len(rec.tries) != attempts || rec.ends[0].Attempts != attempts {
+				t.Fatalf("observer saw %d attempts, CallEnd says %d; want %d", len(rec.tries), rec.ends[0].Attempts, attempts)
+			}
+		})
+	}
 }
 
 // TestSingleSendIsSentOnce: when resgen allows one send (no retry, a
