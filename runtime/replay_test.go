@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -282,6 +284,11 @@ func TestRedirectsStillFollowed(t *testing.T) {
 			http.Redirect(w, r, "/b", http.StatusTemporaryRedirect)
 		case "/b":
 			http.Redirect(w, r, "/c", http.StatusPermanentRedirect)
+		case "/301", "/302", "/303", "/307", "/308":
+			next := map[string]string{"/301": "/302", "/302": "/303", "/303": "/307", "/307": "/308", "/308": "/c"}[r.URL.Path]
+			var code int
+			fmt.Sscan(r.URL.Path[1:], &code)
+			http.Redirect(w, r, next, code)
 		default:
 			io.WriteString(w, "ok")
 		}
@@ -308,6 +315,17 @@ func TestRedirectsStillFollowed(t *testing.T) {
 		}
 		if len(bodies) != 3 || bodies[2] != tc.body {
 			t.Fatalf("%s: server saw bodies %q, want the body on each of 3 hops", tc.method, bodies)
+		}
+	}
+	// A GET through every redirect status, on its only send and when
+	// retries are on.
+	for _, retry := range []*RetryPolicy{nil, constRetry(3, time.Millisecond)} {
+		bodies = nil
+		e := NewEngine(Config{HTTPClient: s.Client(), Logger: quiet})
+		op := e.Operation(OperationSpec{Name: "op", Method: "GET", Retry: retry})
+		req, _ := http.NewRequest("GET", s.URL+"/301", nil)
+		if code, attempts, err := do(t, op, req); err != nil || code != 200 || attempts != 1 || len(bodies) != 6 {
+			t.Fatalf("GET via 301, 302, 303, 307, 308 (retry %v): code %d attempts %d err %v, %d requests; want 200, 1, nil, 6", retry != nil, code, attempts, err, len(bodies))
 		}
 	}
 }
@@ -450,5 +468,21 @@ func TestConcurrentSendsEqualAttempts(t *testing.T) {
 	wg.Wait()
 	if sends := k.sends.Load(); sends != attempts.Load() {
 		t.Fatalf("the server read %d requests; the calls reported %d attempts", sends, attempts.Load())
+	}
+}
+
+// TestCallerTraceStillCalled: the gate carries its trace in the attempt's
+// context; a ClientTrace the caller put in the request's context is still
+// called, and the gate still caps over it.
+func TestCallerTraceStillCalled(t *testing.T) {
+	k := newKiller(t)
+	e := NewEngine(Config{HTTPClient: k.client(t, 8), Logger: quiet})
+	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
+	var wrote atomic.Int64
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{WroteHeaders: func() { wrote.Add(1) }})
+	req, _ := http.NewRequestWithContext(ctx, "GET", k.URL+"/x", nil)
+	_, attempts, err := do(t, op, req)
+	if sends := k.sends.Load(); sends != 3 || attempts != 3 || wrote.Load() != 3 || !errors.Is(err, ErrNotResent) {
+		t.Fatalf("server read %d, attempts %d, caller's hook saw %d, err %v; want 3, 3, 3 and ErrNotResent", sends, attempts, wrote.Load(), err)
 	}
 }
