@@ -214,7 +214,7 @@ func (c *call) plainAttempt() {
 	c.active += d
 	if gate != nil {
 		if n := gate.sent(resp); n > 0 {
-			c.resent(n)
+			c.resent(n, int(gate.withdrawn.Load()))
 		}
 	}
 	if err != nil {

@@ -32,13 +32,14 @@
 //   - The retry budget is Finagle's RetryBudget over 10 s, one per Engine.
 //   - Every send that reaches the wire is an attempt: Attempts,
 //     MaxAttempts, the budget and the observer count what the server
-//     received. net/http's Transport sends a GET-like request again by
-//     itself when a reused connection fails before any answer. When the
-//     attempt may be followed by another (one left, RetryOn transport,
-//     budget room), each such send is counted as an attempt (its
-//     AttemptEvent's Err is ErrResent, followed by a RetryWait of 0); when
-//     the send must be alone (no retry, a half-open trial, the last
-//     attempt), it is refused and the attempt fails with ErrNotResent. A
+//     received, and a call never makes more than MaxAttempts sends.
+//     net/http's Transport sends a GET-like request again by itself when a
+//     reused connection fails before any answer. Each such send is an
+//     attempt (its AttemptEvent's Err is ErrResent, followed by a RetryWait
+//     of 0), let through only while the policy would retry a transport
+//     failure (an attempt left, RetryOn transport, budget room); the first
+//     one it would not is refused and the attempt fails with ErrNotResent.
+//     So no retry, a half-open trial and the last attempt are sent once. A
 //     keyed request of another method is never resent by net/http. How,
 //     and what it costs, is in resend.go.
 //   - Errors, log lines and events never show a password of the URL or a

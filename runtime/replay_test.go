@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -126,9 +128,10 @@ func TestTransportResendsAreCounted(t *testing.T) {
 	}{
 		{"one dead connection, then a fresh one", 1, 2, true},
 		{"two dead connections (net/http's default pool), then a fresh one", 2, 3, true},
-		// More dead idle connections than attempts left: net/http goes
-		// through all of them within the first attempt; each is counted.
-		{"five dead connections", 5, 6, true},
+		// More dead idle connections than attempts left: net/http would
+		// go through all of them within the first attempt; it is let
+		// send only as many times as attempts are left.
+		{"five dead connections: as many sends as maxAttempts", 5, 3, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newKiller(t)
@@ -169,6 +172,42 @@ func TestTransportResendsAreCounted(t *testing.T) {
 			t.Fatalf("server read %d, attempts %d, err %v; want 2, 2 and ErrNotResent", sends, attempts, err)
 		}
 	})
+}
+
+// TestTransportResendsAreCapped: net/http's own sends again of one
+// attempt are capped by what the call has left, not only counted: a GET
+// with maxAttempts 3 whose client holds 8 idle connections, all of which
+// the server closes once reused after reading the request, reaches the
+// server at most 3 times; with a retry budget that has room for one
+// retry, at most twice. Every send is a reported attempt.
+func TestTransportResendsAreCapped(t *testing.T) {
+	oneRetry := constRetry(3, time.Millisecond)
+	oneRetry.Budget = &Budget{Ratio: 0, MinPerSecond: 0.1} // 1 retry in 10 s
+	for _, tc := range []struct {
+		name  string
+		retry *RetryPolicy
+		sends int
+	}{
+		{"maxAttempts 3", constRetry(3, time.Millisecond), 3},
+		{"maxAttempts 3, budget room for one retry", oneRetry, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKiller(t)
+			rec := &recorder{}
+			e := NewEngine(Config{HTTPClient: k.client(t, 8), Logger: quiet, Observer: rec})
+			op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: tc.retry})
+			req, _ := http.NewRequest("GET", k.URL+"/x", nil)
+			_, attempts, err := do(t, op, req)
+			if sends := int(k.sends.Load()); sends != tc.sends || attempts != sends || !errors.Is(err, ErrNotResent) {
+				t.Fatalf("server read %d requests, resgen reports %d attempts, err %v; want %d, %d and ErrNotResent", sends, attempts, err, tc.sends, tc.sends)
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if len(rec.tries) != attempts || rec.ends[0].Attempts != attempts {
+				t.Fatalf("observer saw %d attempts, CallEnd says %d; want %d", len(rec.tries), rec.ends[0].Attempts, attempts)
+			}
+		})
+	}
 }
 
 // TestSingleSendIsSentOnce: when resgen allows one send (no retry, a
@@ -245,6 +284,11 @@ func TestRedirectsStillFollowed(t *testing.T) {
 			http.Redirect(w, r, "/b", http.StatusTemporaryRedirect)
 		case "/b":
 			http.Redirect(w, r, "/c", http.StatusPermanentRedirect)
+		case "/301", "/302", "/303", "/307", "/308":
+			next := map[string]string{"/301": "/302", "/302": "/303", "/303": "/307", "/307": "/308", "/308": "/c"}[r.URL.Path]
+			var code int
+			fmt.Sscan(r.URL.Path[1:], &code)
+			http.Redirect(w, r, next, code)
 		default:
 			io.WriteString(w, "ok")
 		}
@@ -271,6 +315,17 @@ func TestRedirectsStillFollowed(t *testing.T) {
 		}
 		if len(bodies) != 3 || bodies[2] != tc.body {
 			t.Fatalf("%s: server saw bodies %q, want the body on each of 3 hops", tc.method, bodies)
+		}
+	}
+	// A GET through every redirect status, on its only send and when
+	// retries are on.
+	for _, retry := range []*RetryPolicy{nil, constRetry(3, time.Millisecond)} {
+		bodies = nil
+		e := NewEngine(Config{HTTPClient: s.Client(), Logger: quiet})
+		op := e.Operation(OperationSpec{Name: "op", Method: "GET", Retry: retry})
+		req, _ := http.NewRequest("GET", s.URL+"/301", nil)
+		if code, attempts, err := do(t, op, req); err != nil || code != 200 || attempts != 1 || len(bodies) != 6 {
+			t.Fatalf("GET via 301, 302, 303, 307, 308 (retry %v): code %d attempts %d err %v, %d requests; want 200, 1, nil, 6", retry != nil, code, attempts, err, len(bodies))
 		}
 	}
 }
@@ -413,5 +468,21 @@ func TestConcurrentSendsEqualAttempts(t *testing.T) {
 	wg.Wait()
 	if sends := k.sends.Load(); sends != attempts.Load() {
 		t.Fatalf("the server read %d requests; the calls reported %d attempts", sends, attempts.Load())
+	}
+}
+
+// TestCallerTraceStillCalled: the gate carries its trace in the attempt's
+// context; a ClientTrace the caller put in the request's context is still
+// called, and the gate still caps over it.
+func TestCallerTraceStillCalled(t *testing.T) {
+	k := newKiller(t)
+	e := NewEngine(Config{HTTPClient: k.client(t, 8), Logger: quiet})
+	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
+	var wrote atomic.Int64
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{WroteHeaders: func() { wrote.Add(1) }})
+	req, _ := http.NewRequestWithContext(ctx, "GET", k.URL+"/x", nil)
+	_, attempts, err := do(t, op, req)
+	if sends := k.sends.Load(); sends != 3 || attempts != 3 || wrote.Load() != 3 || !errors.Is(err, ErrNotResent) {
+		t.Fatalf("server read %d, attempts %d, caller's hook saw %d, err %v; want 3, 3, 3 and ErrNotResent", sends, attempts, wrote.Load(), err)
 	}
 }
