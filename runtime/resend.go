@@ -49,8 +49,9 @@ import (
 //     written.
 //
 // Cost, for a GET: the copy of the request with the gate, the hook's
-// closure and the GetBody closure (3 allocations; the gate is the
-// attempt's context, so the trace needs none of its own), and net/http's
+// closure, the GetBody closure and httptrace's context (4 allocations;
+// learning httptrace's private context key would spare the last one, at
+// the price of depending on its internals), and net/http's
 // copy of a request that has a body, with its wrapper of the body (2
 // more). On loopback, any body at all, however empty, costs net/http
 // about 1.4 µs (2.6%) a GET over a bodiless one; a body that net/http
@@ -124,20 +125,18 @@ func (emptyBody) Close() error                     { return nil }
 // none a send of which nothing was written. The hook runs before net/http
 // flushes the headers and before it hands an answer on, and net/http waits
 // for its writer before it reports a failed send, so the count is never
-// late. The gate is also the attempt's context, which carries the trace
-// (see Value): one allocation less than httptrace.WithClientTrace.
+// late.
 type resendGate struct {
-	context.Context // the attempt's
-	trace           httptrace.ClientTrace
-	events          atomic.Int32
-	mark            atomic.Int32 // events at the last GetBody
-	resent          atomic.Int32 // sends again that GetBody let through
-	withdrawn       atomic.Int32 // of those, taken from the budget
-	left            int32        // sends again allowed: attempts left; 0 when the send must be alone
-	e               *Engine
-	budget          *Budget                       // the policy's; nil: none
-	orig            func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
-	getBody         func() (io.ReadCloser, error) // g.get, bound once
+	trace     httptrace.ClientTrace
+	events    atomic.Int32
+	mark      atomic.Int32 // events at the last GetBody
+	resent    atomic.Int32 // sends again that GetBody let through
+	withdrawn atomic.Int32 // of those, taken from the budget
+	left      int32        // sends again allowed: attempts left; 0 when the send must be alone
+	e         *Engine
+	budget    *Budget                       // the policy's; nil: none
+	orig      func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
+	getBody   func() (io.ReadCloser, error) // g.get, bound once
 }
 
 // start fills the gate for the next attempt of c and returns the context
@@ -150,47 +149,8 @@ func (g *resendGate) start(c *call, ctx context.Context) context.Context {
 	tick := func() { g.events.Add(1) }
 	g.trace.WroteHeaders, g.trace.GotFirstResponseByte = tick, tick
 	g.getBody = g.get
-	if traceKey == nil || httptrace.ContextClientTrace(ctx) != nil {
-		// The caller traces too: WithClientTrace calls both hooks.
-		return httptrace.WithClientTrace(ctx, &g.trace)
-	}
-	g.Context = ctx
-	return g
-}
-
-// Value gives the gate's trace to net/http, everything else from the
-// attempt's context.
-func (g *resendGate) Value(key any) any {
-	if key == traceKey {
-		return &g.trace
-	}
-	return g.Context.Value(key)
-}
-
-// traceKey is httptrace's context key of a ClientTrace, learned from
-// httptrace itself; nil if that ever fails (then the gate's trace goes
-// through httptrace.WithClientTrace).
-var traceKey = func() any {
-	var p keyProbe
-	httptrace.ContextClientTrace(&p)
-	t := new(httptrace.ClientTrace)
-	if p.key == nil || httptrace.WithClientTrace(context.Background(), t).Value(p.key) != t {
-		return nil
-	}
-	return p.key
-}()
-
-// keyProbe records the key of the first Value asked of it.
-type keyProbe struct {
-	context.Context
-	key any
-}
-
-func (p *keyProbe) Value(key any) any {
-	if p.key == nil {
-		p.key = key
-	}
-	return nil
+	// A caller's own ClientTrace keeps its hooks: WithClientTrace calls both.
+	return httptrace.WithClientTrace(ctx, &g.trace)
 }
 
 // get is the GetBody of the attempt's request. net/http calls it before
