@@ -57,11 +57,6 @@ func (b *budget) withdraw(now time.Duration, p Budget) bool {
 	return b.take(now, p, 1, false)
 }
 
-// room reports whether the budget has a retry left, taking none.
-func (b *budget) room(now time.Duration, p Budget) bool {
-	return b.take(now, p, 0, false)
-}
-
 // charge counts n retries made without asking (net/http sent a request
 // again by itself), even past the budget.
 func (b *budget) charge(now time.Duration, n int) {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -66,15 +67,11 @@ func secretParamName(n string) bool {
 // redactor hides the credentials of URLs; the zero value applies the
 // name rule only. It is read-only once built.
 type redactor struct {
-	declared []string // lower-case names the spec declares as credentials
+	declared []string // names the spec declares as credentials
 }
 
 func newRedactor(declared []string) redactor {
-	var r redactor
-	for _, n := range declared {
-		r.declared = append(r.declared, strings.ToLower(n))
-	}
-	return r
+	return redactor{declared: slices.Clone(declared)}
 }
 
 func (r redactor) secret(name string) bool {

@@ -136,7 +136,6 @@ type resendGate struct {
 	e         *Engine
 	budget    *Budget                       // the policy's; nil: none
 	orig      func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
-	getBody   func() (io.ReadCloser, error) // g.get, bound once
 }
 
 // start fills the gate for the next attempt of c and returns the context
@@ -148,7 +147,6 @@ func (g *resendGate) start(c *call, ctx context.Context) context.Context {
 	}
 	tick := func() { g.events.Add(1) }
 	g.trace.WroteHeaders, g.trace.GotFirstResponseByte = tick, tick
-	g.getBody = g.get
 	// A caller's own ClientTrace keeps its hooks: WithClientTrace calls both.
 	return httptrace.WithClientTrace(ctx, &g.trace)
 }
@@ -237,7 +235,7 @@ func (c *call) wire(r *http.Request, g *resendGate, ownHeader bool) (*http.Reque
 	} else {
 		g.orig = r.GetBody
 	}
-	r.GetBody = g.getBody
+	r.GetBody = g.get
 	return r, g
 }
 
