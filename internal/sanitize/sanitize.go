@@ -39,11 +39,9 @@ func Unsafe(r rune) bool { return control(r) || invisible(r) }
 // Comment returns s as one line of a generated Go comment: control
 // characters and separators become spaces, bidirectional controls and byte
 // order marks are dropped, invalid UTF-8 becomes U+FFFD, and trailing
-// spaces are trimmed.
+// spaces are trimmed. strings.Map returns clean text as it is, without a
+// copy.
 func Comment(s string) string {
-	if isClean(s) {
-		return strings.TrimRight(s, " ")
-	}
 	s = strings.Map(func(r rune) rune {
 		switch {
 		case control(r):
