@@ -224,7 +224,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 // outputError reports that the output cannot be written where -o says, as
 // a diagnostic of the -o path: exit status 2, the user's to fix.
 func outputError(stderr io.Writer, out string, err error) int {
-	fmt.Fprintf(stderr, "%s: error: cannot write the output: %s\n", sanitize.Terminal(out), oneLine(err.Error()))
+	fmt.Fprintln(stderr, generator.Diagnostic{Severity: generator.Error, File: out, Msg: "cannot write the output: " + oneLine(err.Error())})
 	return exitInput
 }
 

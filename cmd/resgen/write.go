@@ -112,6 +112,19 @@ func readRegular(path string) ([]byte, bool) {
 	return data, err == nil
 }
 
+// holds reports whether target is a regular file whose bytes are data.
+func holds(target string, data []byte) bool {
+	old, ok := readRegular(target)
+	return ok && bytes.Equal(old, data)
+}
+
+// current reports whether the output at path (or the file a link at path
+// points to) already holds data.
+func current(path string, data []byte) bool {
+	target, err := outputTarget(path)
+	return err == nil && holds(target, data)
+}
+
 // pending is a temp file written and synced, waiting to be renamed over
 // its target.
 type pending struct{ tmp, target string }
@@ -120,7 +133,7 @@ type pending struct{ tmp, target string }
 // bits of the file it replaces (0644 for a new one), and syncs it. It
 // returns ok false when target already holds data: nothing to do.
 func stage(target string, data []byte) (p pending, ok bool, err error) {
-	if old, isFile := readRegular(target); isFile && bytes.Equal(old, data) {
+	if holds(target, data) {
 		return pending{}, false, nil
 	}
 	mode := fs.FileMode(0o644)
@@ -159,9 +172,7 @@ func stage(target string, data []byte) (p pending, ok bool, err error) {
 func commit(ps []pending) error {
 	for i, p := range ps {
 		if err := os.Rename(p.tmp, p.target); err != nil {
-			for _, q := range ps[i:] {
-				os.Remove(q.tmp)
-			}
+			discard(ps[i:])
 			return err
 		}
 	}
@@ -173,6 +184,14 @@ func commit(ps []pending) error {
 		}
 	}
 	return nil
+}
+
+// discard removes the temp files of staged writes that will not be
+// committed.
+func discard(ps []pending) {
+	for _, p := range ps {
+		os.Remove(p.tmp)
+	}
 }
 
 // syncDir makes the renames into dir durable. Some systems cannot sync a
@@ -218,6 +237,16 @@ func tempOf(file string) (string, bool) {
 	return file[1:i], true
 }
 
+// stagePath stages data for the output at path (or the file a link at
+// path points to).
+func stagePath(path string, data []byte) (pending, bool, error) {
+	target, err := outputTarget(path)
+	if err != nil {
+		return pending{}, false, err
+	}
+	return stage(target, data)
+}
+
 // writeAtomic replaces the file at path (or the file a link at path points
 // to) with data. An unchanged file is left alone, keeping its modification
 // time.
@@ -240,8 +269,7 @@ func writeAtomic(path string, data []byte) error {
 func staleFiles(out string, split bool, files []generator.Output) []string {
 	var stale []string
 	if !split {
-		target, err := outputTarget(out)
-		if old, ok := readRegular(target); err != nil || !ok || !bytes.Equal(old, files[0].Source) {
+		if !current(out, files[0].Source) {
 			stale = append(stale, out)
 		}
 		return stale
@@ -250,8 +278,7 @@ func staleFiles(out string, split bool, files []generator.Output) []string {
 	for _, f := range files {
 		p := filepath.Join(out, f.Name)
 		keep[f.Name] = true
-		target, err := outputTarget(p)
-		if old, ok := readRegular(target); err != nil || !ok || !bytes.Equal(old, f.Source) {
+		if !current(p, f.Source) {
 			stale = append(stale, p)
 		}
 	}
@@ -295,19 +322,13 @@ func writeFolder(dir string, files []generator.Output) error {
 	keep := map[string]bool{}
 	for _, f := range files {
 		keep[f.Name] = true
-		target, err := outputTarget(filepath.Join(dir, f.Name))
-		if err == nil {
-			var p pending
-			var changed bool
-			if p, changed, err = stage(target, f.Source); changed {
-				ps = append(ps, p)
-			}
-		}
+		p, changed, err := stagePath(filepath.Join(dir, f.Name), f.Source)
 		if err != nil {
-			for _, p := range ps {
-				os.Remove(p.tmp)
-			}
+			discard(ps)
 			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+		if changed {
+			ps = append(ps, p)
 		}
 	}
 	if err := commit(ps); err != nil {

@@ -7,6 +7,8 @@
 package sanitize
 
 import (
+	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,11 +41,9 @@ func Unsafe(r rune) bool { return control(r) || invisible(r) }
 // Comment returns s as one line of a generated Go comment: control
 // characters and separators become spaces, bidirectional controls and byte
 // order marks are dropped, invalid UTF-8 becomes U+FFFD, and trailing
-// spaces are trimmed.
+// spaces are trimmed. strings.Map returns clean text as it is, without a
+// copy.
 func Comment(s string) string {
-	if isClean(s) {
-		return strings.TrimRight(s, " ")
-	}
 	s = strings.Map(func(r rune) rune {
 		switch {
 		case control(r):
@@ -96,19 +96,18 @@ func JSON(data []byte) []byte {
 	// encoding/json escapes the C0 controls and U+2028/9 itself; the
 	// newlines left are its indentation.
 	raw := func(r rune) bool { return r >= 0x7f && Unsafe(r) }
-	if !strings.ContainsFunc(string(data), raw) {
+	if !bytes.ContainsFunc(data, raw) {
 		return data
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	for _, r := range string(data) {
 		if raw(r) {
-			h := strconv.FormatInt(int64(r), 16)
-			b.WriteString(`\u` + strings.Repeat("0", 4-len(h)) + h)
+			fmt.Fprintf(&b, `\u%04x`, r)
 			continue
 		}
 		b.WriteRune(r)
 	}
-	return []byte(b.String())
+	return b.Bytes()
 }
 
 // isClean reports whether s is valid UTF-8 without an unsafe rune; printable
