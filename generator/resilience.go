@@ -595,9 +595,17 @@ func (r *resolver) countUpTo(ptr string, v any, dst *int, max int, hint string) 
 	r.errorf(ptr, hint, "%s must be a whole number from 1 to %d, got %s", lastTok(ptr), max, show(v))
 }
 
-// dur prints a bound as the contract writes it: 1h, 24h.
+// dur prints a bound as the contract writes it: 1h, 24h, 10m, 1h30m.
 func dur(d time.Duration) string {
-	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+	s := d.String()
+	// Only whole zero units go: "10m0s" keeps its "10m".
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (r *resolver) percent(ptr string, v any, dst *float64) {
