@@ -67,10 +67,8 @@ func worstCase(rp *model.RetryPolicy, timeout time.Duration) time.Duration {
 	w, limit := rp.InitialInterval, rp.MaxInterval
 	for k := int64(1); k < n; k++ {
 		wait := w
-		if limit > 0 && wait > limit {
-			wait = limit
-		}
-		if rp.Jitter == "decorrelated" && limit > 0 {
+		if limit > 0 && (wait > limit || rp.Jitter == "decorrelated") {
+			// Decorrelated jitter may wait up to the cap from the first retry.
 			wait = limit
 		}
 		next := w
@@ -79,7 +77,7 @@ func worstCase(rp *model.RetryPolicy, timeout time.Duration) time.Duration {
 		}
 		left := n - k // waits still to add, this one included
 		switch {
-		case next == w || wait == limit || rp.Jitter == "decorrelated" && limit > 0:
+		case next == w || wait == limit:
 			return addDur(total, mulDur(wait, float64(left)))
 		case k > 1000:
 			// Still growing (a multiplier just above 1): the rest of the

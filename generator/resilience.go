@@ -577,9 +577,8 @@ func (r *resolver) enum(ptr string, v any, dst *string, allowed ...string) {
 }
 
 func (r *resolver) count(ptr string, v any, dst *int, min int) {
-	f, ok := number(v)
-	if ok && f == math.Trunc(f) && f >= float64(min) && f <= 1<<31-1 {
-		*dst = int(f)
+	if n, ok := wholeIn(v, min, 1<<31-1); ok {
+		*dst = n
 		return
 	}
 	r.errorf(ptr, "", "%s must be a whole number ≥ %d, got %s", lastTok(ptr), min, show(v))
@@ -587,17 +586,33 @@ func (r *resolver) count(ptr string, v any, dst *int, min int) {
 
 // countUpTo reads a whole number from 1 to max.
 func (r *resolver) countUpTo(ptr string, v any, dst *int, max int, hint string) {
-	f, ok := number(v)
-	if ok && f == math.Trunc(f) && f >= 1 && f <= float64(max) {
-		*dst = int(f)
+	if n, ok := wholeIn(v, 1, max); ok {
+		*dst = n
 		return
 	}
 	r.errorf(ptr, hint, "%s must be a whole number from 1 to %d, got %s", lastTok(ptr), max, show(v))
 }
 
-// dur prints a bound as the contract writes it: 1h, 24h.
+// wholeIn returns v as an int when it is a whole number from min to max.
+func wholeIn(v any, min, max int) (int, bool) {
+	f, ok := number(v)
+	if ok && f == math.Trunc(f) && f >= float64(min) && f <= float64(max) {
+		return int(f), true
+	}
+	return 0, false
+}
+
+// dur prints a bound as the contract writes it: 1h, 24h, 10m, 1h30m.
 func dur(d time.Duration) string {
-	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+	s := d.String()
+	// Only whole zero units go: "10m0s" keeps its "10m".
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (r *resolver) percent(ptr string, v any, dst *float64) {

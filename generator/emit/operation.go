@@ -512,19 +512,17 @@ func (e *emitter) headerOrCookie(p *model.Param, v jen.Code) jen.Code {
 }
 
 // statusCond prints the condition that the status is r's.
-func statusCond(r *model.Response) jen.Code {
-	if strings.HasSuffix(strings.ToUpper(r.Status), "XX") {
-		return jen.Id("resp").Dot("StatusCode").Op("/").Lit(100).Op("==").Lit(int(r.Status[0] - '0'))
-	}
-	return jen.Id("resp").Dot("StatusCode").Op("==").Lit(atoi(r.Status))
-}
+func statusCond(r *model.Response) jen.Code { return statusTest(r, "==") }
 
 // statusCondNot prints the condition that the status is not r's.
-func statusCondNot(r *model.Response) jen.Code {
+func statusCondNot(r *model.Response) jen.Code { return statusTest(r, "!=") }
+
+// statusTest compares the status with r's by op, == or !=.
+func statusTest(r *model.Response, op string) jen.Code {
 	if strings.HasSuffix(strings.ToUpper(r.Status), "XX") {
-		return jen.Id("resp").Dot("StatusCode").Op("/").Lit(100).Op("!=").Lit(int(r.Status[0] - '0'))
+		return jen.Id("resp").Dot("StatusCode").Op("/").Lit(100).Op(op).Lit(int(r.Status[0] - '0'))
 	}
-	return jen.Id("resp").Dot("StatusCode").Op("!=").Lit(atoi(r.Status))
+	return jen.Id("resp").Dot("StatusCode").Op(op).Lit(atoi(r.Status))
 }
 
 // decodeResponse prints the switch over declared statuses.
@@ -573,12 +571,10 @@ func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
 		{"Body", jen.Id("raw")},
 		{"Attempts", jen.Id("attempts")},
 	}, headerFields(op)...)...))
-	decodes := false
 	var dfltCode []jen.Code
+	decodes := false
 	if dflt != nil {
-		var dec bool
-		dfltCode, dec = decodeInto(dflt)
-		decodes = decodes || dec
+		dfltCode, decodes = decodeInto(dflt)
 	}
 	var cases []jen.Code
 	for _, r := range op.Responses {
