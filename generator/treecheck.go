@@ -435,8 +435,8 @@ func (c *refGraph) target(ref string) int32 {
 	return t
 }
 
-// lookup is lookupNode with an index of the keys of big mappings, such as
-// components/schemas, which thousands of $refs look into.
+// lookup is lookupNode, with an index of the keys of big mappings, such
+// as components/schemas, which thousands of $refs look into.
 func (c *refGraph) lookup(fragment string) *yaml.Node {
 	if p, err := url.PathUnescape(fragment); err == nil {
 		fragment = p
@@ -450,27 +450,24 @@ func (c *refGraph) lookup(fragment string) *yaml.Node {
 		for n.Kind == yaml.AliasNode && n.Alias != nil {
 			n = n.Alias
 		}
-		switch {
-		case n.Kind == yaml.MappingNode && len(n.Content) > 32:
-			keys, ok := c.index[n]
-			if !ok {
-				keys = make(map[string]*yaml.Node, len(n.Content)/2)
-				for i := len(n.Content) - 2; i >= 0; i -= 2 {
-					keys[n.Content[i].Value] = n.Content[i+1]
-				}
-				if c.index == nil {
-					c.index = map[*yaml.Node]map[string]*yaml.Node{}
-				}
-				c.index[n] = keys
-			}
-			if n = keys[tok]; n == nil {
+		if n.Kind != yaml.MappingNode || len(n.Content) <= 32 {
+			if _, n = childNode(n, tok); n == nil {
 				return nil
 			}
-		case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
-			if n = lookupNode(n, pointerJoin("", tok), true); n == nil {
-				return nil
+			continue
+		}
+		keys, ok := c.index[n]
+		if !ok {
+			keys = make(map[string]*yaml.Node, len(n.Content)/2)
+			for i := len(n.Content) - 2; i >= 0; i -= 2 {
+				keys[n.Content[i].Value] = n.Content[i+1]
 			}
-		default:
+			if c.index == nil {
+				c.index = map[*yaml.Node]map[string]*yaml.Node{}
+			}
+			c.index[n] = keys
+		}
+		if n = keys[tok]; n == nil {
 			return nil
 		}
 	}
