@@ -177,8 +177,7 @@ func (g *readGuard) checkRefs(file string, base *url.URL, root *yaml.Node) Diagn
 	for fragment := range into {
 		c.target("#" + fragment) // a vertex, before link weighs them
 	}
-	_, ok := c.link(maxRefVisits)
-	visits := 0
+	ok := c.link(maxRefVisits)
 	if ok {
 		if deep := c.chains(); deep >= 0 {
 			v := &c.v[deep]
@@ -195,8 +194,9 @@ func (g *readGuard) checkRefs(file string, base *url.URL, root *yaml.Node) Diagn
 			worst, worstSteps = c.v[i].site, n
 		}
 	}
+	visits := 0
 	if ok {
-		visits += c.visits(maxRefVisits - visits)
+		visits = c.visits(maxRefVisits)
 		// $refs from the files read before into this one cost what they
 		// reach here, each time.
 		w := c.walker()
@@ -291,9 +291,10 @@ func (c *refGraph) collect(n *yaml.Node, depth int, inComponents bool, external 
 }
 
 // link finds each vertex's weight and edges. It walks the subtree of every
-// vertex (nested vertices again), and stops when that is more than budget
-// nodes.
-func (c *refGraph) link(budget int) (walked int, ok bool) {
+// vertex (nested vertices again), and stops, false, when that is more than
+// budget nodes.
+func (c *refGraph) link(budget int) bool {
+	walked := 0
 	linked := make([]int32, len(c.v)) // the vertex (+1) that last linked to each
 	for i := range c.v {
 		v := &c.v[i]
@@ -328,10 +329,10 @@ func (c *refGraph) link(budget int) (walked int, ok bool) {
 		}
 		walk(v.node)
 		if walked += v.weight; walked > budget {
-			return walked, false
+			return false
 		}
 	}
-	return walked, true
+	return true
 }
 
 // chains finds the depth of every vertex, and returns the first vertex
