@@ -160,7 +160,7 @@ func isSwagger2(data []byte) bool {
 // decodeYAMLAsJSON decodes YAML (or JSON) into v through JSON, as kin-openapi
 // types only implement JSON decoding.
 func decodeYAMLAsJSON(data []byte, v any) error {
-	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+	if isJSONObject(data) {
 		return json.Unmarshal(data, v)
 	}
 	var raw any

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"unicode"
 
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -498,7 +499,7 @@ func parseTree(data []byte) (*yaml.Node, error) {
 
 // isJSONObject reports whether data starts as a JSON object does.
 func isJSONObject(data []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
+	return bytes.HasPrefix(bytes.TrimLeftFunc(data, unicode.IsSpace), []byte("{"))
 }
 
 // jsonTree builds the node tree of a JSON document that YAML does not
