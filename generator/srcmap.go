@@ -15,8 +15,8 @@ import (
 type srcMap struct {
 	file string // the spec's path as given
 	data []byte // the spec as read
-	// root is the parsed document, built on first use: a big JSON spec
-	// that needs no overlay, no repair and no position never pays for it.
+	// root is the parsed document, built on first use (load uses it first
+	// thing, to check the document).
 	root   *yaml.Node
 	parsed bool
 	err    error // why data did not parse
