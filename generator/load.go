@@ -44,18 +44,18 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	rp := &repairs{}
 	g.rp = rp
 	defer func() { diags = append(diags, rp.diags...) }()
+	root := s.src.tree()
+	if root == nil {
+		return nil, Diagnostics{s.decodeError(data, s.src.err)}, nil
+	}
 	// reencode replaces data with the (edited) node tree.
 	reencode := func() error {
-		out, err := yaml.Marshal(s.src.root)
+		out, err := yaml.Marshal(root)
 		if err != nil {
 			return fmt.Errorf("re-encoding the spec: %w", err)
 		}
 		data = out
 		return nil
-	}
-	root := s.src.tree()
-	if root == nil {
-		return nil, Diagnostics{s.decodeError(data, s.src.err)}, nil
 	}
 	if diags := checkTree(path, root); diags != nil {
 		return nil, diags, nil
@@ -68,7 +68,7 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		if diags.HasErrors() {
 			return nil, diags, nil
 		}
-		rp.repairTree(path, s.src.root)
+		rp.repairTree(path, root)
 		if err := reencode(); err != nil {
 			return nil, nil, err
 		}
@@ -108,7 +108,7 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	if err != nil && len(g.refused) == 0 {
 		// Repair the decode defects real specs have, then try again. A
 		// spec that decodes is passed to kin-openapi byte for byte.
-		if len(overlays) > 0 || rp.repairTree(path, s.src.root) == 0 {
+		if len(overlays) > 0 || rp.repairTree(path, root) == 0 {
 			return nil, append(diags, s.decodeError(data, err)), nil
 		}
 		if rerr := reencode(); rerr != nil {
@@ -160,7 +160,7 @@ func isSwagger2(data []byte) bool {
 // decodeYAMLAsJSON decodes YAML (or JSON) into v through JSON, as kin-openapi
 // types only implement JSON decoding.
 func decodeYAMLAsJSON(data []byte, v any) error {
-	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+	if isJSONObject(data) {
 		return json.Unmarshal(data, v)
 	}
 	var raw any

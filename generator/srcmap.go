@@ -15,8 +15,8 @@ import (
 type srcMap struct {
 	file string // the spec's path as given
 	data []byte // the spec as read
-	// root is the parsed document, built on first use: a big JSON spec
-	// that needs no overlay, no repair and no position never pays for it.
+	// root is the parsed document, built on first use (load uses it first
+	// thing, to check the document).
 	root   *yaml.Node
 	parsed bool
 	err    error // why data did not parse
@@ -53,29 +53,7 @@ func lookupNode(n *yaml.Node, ptr string, value bool) *yaml.Node {
 	var key *yaml.Node
 	for _, t := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
 		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-		for n.Kind == yaml.AliasNode && n.Alias != nil {
-			n = n.Alias
-		}
-		switch n.Kind {
-		case yaml.MappingNode:
-			found := false
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == t {
-					key, n = n.Content[i], n.Content[i+1]
-					found = true
-					break
-				}
-			}
-			if !found {
-				return nil
-			}
-		case yaml.SequenceNode:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(n.Content) {
-				return nil
-			}
-			key, n = nil, n.Content[i]
-		default:
+		if key, n = childNode(n, t); n == nil {
 			return nil
 		}
 	}
@@ -83,6 +61,28 @@ func lookupNode(n *yaml.Node, ptr string, value bool) *yaml.Node {
 		return key
 	}
 	return n
+}
+
+// childNode is one step of a pointer: the value n (aliases followed) holds
+// under the unescaped token t, with its key when n is a mapping; nil when
+// there is none.
+func childNode(n *yaml.Node, t string) (key, val *yaml.Node) {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == t {
+				return n.Content[i], n.Content[i+1]
+			}
+		}
+	case yaml.SequenceNode:
+		if i, err := strconv.Atoi(t); err == nil && i >= 0 && i < len(n.Content) {
+			return nil, n.Content[i]
+		}
+	}
+	return nil, nil
 }
 
 // pos returns the file, 1-based line and column of ptr (0, 0 when

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"unicode"
 
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -177,8 +178,7 @@ func (g *readGuard) checkRefs(file string, base *url.URL, root *yaml.Node) Diagn
 	for fragment := range into {
 		c.target("#" + fragment) // a vertex, before link weighs them
 	}
-	_, ok := c.link(maxRefVisits)
-	visits := 0
+	ok := c.link(maxRefVisits)
 	if ok {
 		if deep := c.chains(); deep >= 0 {
 			v := &c.v[deep]
@@ -195,8 +195,9 @@ func (g *readGuard) checkRefs(file string, base *url.URL, root *yaml.Node) Diagn
 			worst, worstSteps = c.v[i].site, n
 		}
 	}
+	visits := 0
 	if ok {
-		visits += c.visits(maxRefVisits - visits)
+		visits = c.visits(maxRefVisits)
 		// $refs from the files read before into this one cost what they
 		// reach here, each time.
 		w := c.walker()
@@ -291,9 +292,10 @@ func (c *refGraph) collect(n *yaml.Node, depth int, inComponents bool, external 
 }
 
 // link finds each vertex's weight and edges. It walks the subtree of every
-// vertex (nested vertices again), and stops when that is more than budget
-// nodes.
-func (c *refGraph) link(budget int) (walked int, ok bool) {
+// vertex (nested vertices again), and stops, false, when that is more than
+// budget nodes.
+func (c *refGraph) link(budget int) bool {
+	walked := 0
 	linked := make([]int32, len(c.v)) // the vertex (+1) that last linked to each
 	for i := range c.v {
 		v := &c.v[i]
@@ -328,10 +330,10 @@ func (c *refGraph) link(budget int) (walked int, ok bool) {
 		}
 		walk(v.node)
 		if walked += v.weight; walked > budget {
-			return walked, false
+			return false
 		}
 	}
-	return walked, true
+	return true
 }
 
 // chains finds the depth of every vertex, and returns the first vertex
@@ -435,8 +437,8 @@ func (c *refGraph) target(ref string) int32 {
 	return t
 }
 
-// lookup is lookupNode with an index of the keys of big mappings, such as
-// components/schemas, which thousands of $refs look into.
+// lookup is lookupNode, with an index of the keys of big mappings, such
+// as components/schemas, which thousands of $refs look into.
 func (c *refGraph) lookup(fragment string) *yaml.Node {
 	if p, err := url.PathUnescape(fragment); err == nil {
 		fragment = p
@@ -450,27 +452,24 @@ func (c *refGraph) lookup(fragment string) *yaml.Node {
 		for n.Kind == yaml.AliasNode && n.Alias != nil {
 			n = n.Alias
 		}
-		switch {
-		case n.Kind == yaml.MappingNode && len(n.Content) > 32:
-			keys, ok := c.index[n]
-			if !ok {
-				keys = make(map[string]*yaml.Node, len(n.Content)/2)
-				for i := len(n.Content) - 2; i >= 0; i -= 2 {
-					keys[n.Content[i].Value] = n.Content[i+1]
-				}
-				if c.index == nil {
-					c.index = map[*yaml.Node]map[string]*yaml.Node{}
-				}
-				c.index[n] = keys
-			}
-			if n = keys[tok]; n == nil {
+		if n.Kind != yaml.MappingNode || len(n.Content) <= 32 {
+			if _, n = childNode(n, tok); n == nil {
 				return nil
 			}
-		case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
-			if n = lookupNode(n, pointerJoin("", tok), true); n == nil {
-				return nil
+			continue
+		}
+		keys, ok := c.index[n]
+		if !ok {
+			keys = make(map[string]*yaml.Node, len(n.Content)/2)
+			for i := len(n.Content) - 2; i >= 0; i -= 2 {
+				keys[n.Content[i].Value] = n.Content[i+1]
 			}
-		default:
+			if c.index == nil {
+				c.index = map[*yaml.Node]map[string]*yaml.Node{}
+			}
+			c.index[n] = keys
+		}
+		if n = keys[tok]; n == nil {
 			return nil
 		}
 	}
@@ -500,7 +499,7 @@ func parseTree(data []byte) (*yaml.Node, error) {
 
 // isJSONObject reports whether data starts as a JSON object does.
 func isJSONObject(data []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
+	return bytes.HasPrefix(bytes.TrimLeftFunc(data, unicode.IsSpace), []byte("{"))
 }
 
 // jsonTree builds the node tree of a JSON document that YAML does not
