@@ -73,7 +73,7 @@ func enumConstant(under *model.GoType, v any, lit *yaml.Node) (val any, text, wh
 	if strings.HasPrefix(under.Name, "u") {
 		n, err := strconv.ParseUint(text, 10, bits)
 		if err != nil {
-			return nil, "", fmt.Sprintf("%s does not fit a%s %s", text, map[bool]string{true: "n"}[under.Name == "uint64"], under.Name), false
+			return nil, "", fmt.Sprintf("%s does not fit a %s", text, under.Name), false
 		}
 		return n, text, "", true
 	}
