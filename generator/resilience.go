@@ -400,6 +400,14 @@ func (r *resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
 	return &p
 }
 
+// useExtended counts the policy an inline policy object extends as used:
+// an operation that writes {extends: nova} uses nova.
+func (r *resolver) useExtended(kind string, inline map[string]any) {
+	if name, ok := inline["extends"].(string); ok {
+		r.Used[kind+"/"+name]++
+	}
+}
+
 // opInput is what the resolver needs to know of one operation.
 type opInput struct {
 	name, method, path string
@@ -509,6 +517,7 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 	case map[string]any:
 		owner := [...]string{"defaults", in.path, in.name}[blayer]
 		bp = r.breakerObj(rawObj{ptr: bptr, m: b}, owner)
+		r.useExtended("breakers", b)
 	default:
 		r.errorf(bptr, "", "breaker must be a policy name, none, or a policy object, got %s", show(bv))
 	}
@@ -553,6 +562,7 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 	case map[string]any:
 		owner := [...]string{"defaults", in.path, in.name}[rlayer]
 		pol.Retry = r.retryObj(rawObj{ptr: rptr, m: rr}, owner)
+		r.useExtended("retries", rr)
 	default:
 		r.errorf(rptr, "", "retry must be a policy name, none, or a policy object, got %s", show(rv))
 	}
