@@ -100,6 +100,7 @@ func generate(ctx context.Context, cfg Config, data []byte, overlays []overlayFi
 		return nil, err
 	}
 	if diags.HasErrors() || s == nil {
+		diags = diags.dedupe()
 		diags.Sort()
 		return nil, &InputError{Diags: diags}
 	}

@@ -86,6 +86,11 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		return nil, append(diags, rdiags...), nil
 	}
 	decode := func() error {
+		// A $ref back to the spec from another file reads what is decoded
+		// here, repaired once, not the file again.
+		g.mu.Lock()
+		g.files[siteKey(loc)] = data
+		g.mu.Unlock()
 		loader := openapi3.NewLoader()
 		loader.Context = ctx
 		loader.IsExternalRefsAllowed = true

@@ -37,7 +37,7 @@ func (rp *repairs) repairTree(file string, root *yaml.Node) int {
 	repairNode(root, func(node *yaml.Node, msg string) {
 		n++
 		rp.add(Diagnostic{Severity: Warning, File: file, Line: node.Line, Col: node.Column, Msg: "repaired: " + msg})
-	}, false)
+	}, "")
 	return n
 }
 
@@ -65,16 +65,33 @@ var nameMaps = map[string]bool{
 	"variables": true, "mapping": true, "webhooks": true, "pathItems": true, "$defs": true, "dependentSchemas": true,
 }
 
-func repairNode(n *yaml.Node, fix func(*yaml.Node, string), names bool) {
+// dataKeys hold values, not spec objects: an example, a default, an enum
+// or const value, an Example Object's value. What looks like a keyword in
+// them (an items list) is the author's data and is never repaired.
+var dataKeys = map[string]bool{"example": true, "default": true, "enum": true, "const": true, "value": true}
+
+// schemaNames are the name maps whose values are schemas: a name there is
+// the author's, even one that starts with x-.
+var schemaNames = map[string]bool{"properties": true, "patternProperties": true, "schemas": true, "definitions": true, "$defs": true, "dependentSchemas": true}
+
+// repairNode repairs n and what it holds; in is the key n is the value of
+// ("" for the root and list elements).
+func repairNode(n *yaml.Node, fix func(*yaml.Node, string), in string) {
 	switch n.Kind {
 	case yaml.SequenceNode:
 		for _, c := range n.Content {
-			repairNode(c, fix, false)
+			repairNode(c, fix, "")
 		}
 	case yaml.MappingNode:
-		if names {
-			for i := 1; i < len(n.Content); i += 2 {
-				repairNode(n.Content[i], fix, false)
+		if nameMaps[in] {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				name := n.Content[i].Value
+				// An extension of the Paths or Responses object, or a
+				// Swagger 2.0 example by media type: data.
+				if strings.HasPrefix(name, "x-") && !schemaNames[in] || in == "examples" && strings.Contains(name, "/") {
+					continue
+				}
+				repairNode(n.Content[i+1], fix, "")
 			}
 			return
 		}
@@ -104,7 +121,11 @@ func repairNode(n *yaml.Node, fix func(*yaml.Node, string), names bool) {
 				fix(k, "items must be one schema; the list is read as prefixItems")
 				k = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "prefixItems", Line: k.Line, Column: k.Column}
 			}
-			repairNode(v, fix, nameMaps[k.Value] && !strings.HasPrefix(k.Value, "x-"))
+			// A schema's examples are a list of values, extension values
+			// are the extension's own: neither holds spec objects.
+			if !dataKeys[k.Value] && !strings.HasPrefix(k.Value, "x-") && !(schema && k.Value == "examples") {
+				repairNode(v, fix, k.Value)
+			}
 			kept = append(kept, k, v)
 		}
 		n.Content = kept
