@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
+	yaml "go.yaml.in/yaml/v4"
 )
 
 // Lint warnings: policies that are valid but do not do what their author
@@ -222,4 +223,56 @@ func opList(ops []string) string {
 		return "operations " + strings.Join(ops, ", ")
 	}
 	return fmt.Sprintf("%d operations (%s, …)", len(ops), strings.Join(ops[:2], ", "))
+}
+
+// operationKeys are the keys of a path item that hold operations.
+var operationKeys = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true, "query": true}
+
+// lintExtensionNames warns about a near miss of x-resilience (x-resiliance,
+// X-Resilience, x_resilience) where resgen reads it: the root, each path
+// item and each operation. resgen ignores such a key, so the policy its
+// author meant would silently not apply.
+func (r *resolver) lintExtensionNames() {
+	root := r.s.src.tree()
+	if root == nil {
+		return
+	}
+	r.nearMisses(root, "")
+	paths := mapValue(root, "paths")
+	if paths == nil || paths.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(paths.Content); i += 2 {
+		item, itemPtr := paths.Content[i+1], pointerJoin("/paths", paths.Content[i].Value)
+		r.nearMisses(item, itemPtr)
+		for j := 0; item.Kind == yaml.MappingNode && j+1 < len(item.Content); j += 2 {
+			if m := item.Content[j].Value; operationKeys[m] {
+				r.nearMisses(item.Content[j+1], pointerJoin(itemPtr, m))
+			}
+		}
+	}
+}
+
+// nearMisses warns about each key of the mapping n (at ptr) that is a near
+// miss of x-resilience.
+func (r *resolver) nearMisses(n *yaml.Node, ptr string) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; isNearMiss(k, extName) {
+			r.warnf(pointerJoin(ptr, k), "rename it to "+extName+"; resgen reads no other spelling",
+				"unknown extension %q: did you mean %s?", k, extName)
+		}
+	}
+}
+
+// isNearMiss reports whether key is not name but differs from it only in
+// case, in _ for -, or by at most two edits.
+func isNearMiss(key, name string) bool {
+	if key == name {
+		return false
+	}
+	k := strings.ReplaceAll(strings.ToLower(key), "_", "-")
+	return k == name || editDistance(k, name) <= 2
 }

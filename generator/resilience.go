@@ -108,6 +108,7 @@ func newResolver(s *spec) *resolver {
 		breakers: map[string]*model.BreakerPolicy{}, retries: map[string]*model.RetryPolicy{},
 		resolving: map[string]bool{}, instances: map[string]*model.BreakerInstance{}, Used: map[string]int{},
 	}
+	r.lintExtensionNames()
 	v, ok := s.doc.Extensions[extName]
 	if !ok {
 		return r
