@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -49,12 +50,13 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		return nil, Diagnostics{s.decodeError(data, s.src.err)}, nil
 	}
 	// reencode replaces data with the (edited) node tree.
+	reencoded := false
 	reencode := func() error {
 		out, err := yaml.Marshal(root)
 		if err != nil {
 			return fmt.Errorf("re-encoding the spec: %w", err)
 		}
-		data = out
+		data, reencoded = out, true
 		return nil
 	}
 	if diags := checkTree(path, root); diags != nil {
@@ -95,11 +97,18 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		loader.Context = ctx
 		loader.IsExternalRefsAllowed = true
 		loader.ReadFromURIFunc = g.readRef
-		s.swagger = isSwagger2(data)
+		// From the tree: a re-encoded JSON spec is YAML in flow style.
+		s.swagger = isSwagger2(root)
 		if s.swagger {
 			var doc2 openapi2.T
-			if err := decodeYAMLAsJSON(data, &doc2); err != nil {
-				return err
+			decodeErr := error(nil)
+			if reencoded {
+				decodeErr = decodeTreeAsJSON(root, &doc2)
+			} else {
+				decodeErr = decodeYAMLAsJSON(data, &doc2)
+			}
+			if decodeErr != nil {
+				return &swaggerDecodeError{decodeErr}
 			}
 			doc, err := openapi2conv.ToV3WithLoader(&doc2, loader, loc)
 			s.doc = doc
@@ -110,12 +119,27 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		return err
 	}
 	err = decode()
-	if err != nil && len(g.refused) == 0 {
-		// Repair the decode defects real specs have, then try again. A
-		// spec that decodes is passed to kin-openapi byte for byte.
-		if len(overlays) > 0 || rp.repairTree(path, root) == 0 {
-			return nil, append(diags, s.decodeError(data, err)), nil
+	repaired := len(overlays) > 0 // the overlays' tree is repaired already
+	for err != nil && len(g.refused) == 0 {
+		if !repaired {
+			// Repair the decode defects real specs have, then try again. A
+			// spec that decodes is passed to kin-openapi byte for byte.
+			repaired = true
+			if rp.repairTree(path, root) > 0 {
+				if rerr := reencode(); rerr != nil {
+					return nil, nil, rerr
+				}
+				err = decode()
+				continue
+			}
 		}
+		errs := s.loadErrors(root, data, err)
+		// A broken entry no $ref uses is skipped, and the rest tried again.
+		skipped := s.skipUnused(root, errs)
+		if skipped == nil {
+			return nil, append(diags, errs...), nil
+		}
+		diags = append(diags, skipped...)
 		if rerr := reencode(); rerr != nil {
 			return nil, nil, rerr
 		}
@@ -125,9 +149,6 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	// read error on: the refusals are the errors, whatever it returned.
 	if len(g.refused) > 0 {
 		return nil, append(diags, g.refused...), nil
-	}
-	if err != nil {
-		return nil, append(diags, s.decodeError(data, err)), nil
 	}
 	if s.doc.Paths == nil {
 		s.doc.Paths = openapi3.NewPaths()
@@ -147,19 +168,28 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		if strict {
 			sev = Error
 		}
-		diags = append(diags, Diagnostic{Severity: sev, File: path, Msg: "spec does not validate: " + err.Error(), Hint: "a client can still be generated; -strict makes this an error"})
+		diags = append(diags, s.diag(sev, s.validationPointer(err), "spec does not validate: "+err.Error(), "a client can still be generated; -strict makes this an error"))
 	}
 	return s, diags, nil
 }
 
-var swaggerKey = regexp.MustCompile(`(?m)^\s*["']?swagger["']?\s*:\s*["']?2`)
+// isSwagger2 reports whether the document root is Swagger 2.0.
+func isSwagger2(root *yaml.Node) bool {
+	v := mapValue(root, "swagger")
+	return v != nil && v.Kind == yaml.ScalarNode && strings.HasPrefix(v.Value, "2")
+}
 
-func isSwagger2(data []byte) bool {
-	head := data
-	if len(head) > 4096 {
-		head = head[:4096]
+// decodeTreeAsJSON decodes a node tree into v through JSON.
+func decodeTreeAsJSON(n *yaml.Node, v any) error {
+	var raw any
+	if err := n.Decode(&raw); err != nil {
+		return err
 	}
-	return swaggerKey.Match(head)
+	b, err := json.Marshal(stringKeys(raw))
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
 }
 
 // decodeYAMLAsJSON decodes YAML (or JSON) into v through JSON, as kin-openapi

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Load problems and spec-author mistakes through the CLI: each diagnostic
+// names file:line:col and its JSON pointer, each is printed once, and a
+// failed run leaves the old output as it was.
+func TestLoadDiagnosticsThroughTheCLI(t *testing.T) {
+	t.Chdir("../..")
+	const load, lint = "testdata/specs/load/", "testdata/lint/"
+	cases := []struct {
+		name   string
+		args   []string // after generate; -package and -o are added
+		code   int
+		want   []string // each occurs exactly once in stderr
+		absent []string // none occurs in stderr
+	}{
+		{"unused broken Swagger parameters entry is skipped", []string{"-spec", load + "swagger-unused-broken-parameter.yaml"}, exitOK,
+			[]string{load + "swagger-unused-broken-parameter.yaml:14:5: warning: parameters entry \"Thing\" is skipped: no $ref uses it, and it cannot be read: json: cannot unmarshal array into field Parameter.required of type bool\n\tat #/parameters/Thing/required\n"},
+			[]string{"error"}},
+		{"used broken Swagger parameters entry", []string{"-spec", load + "swagger-used-broken-parameter.yaml"}, exitInput,
+			[]string{load + "swagger-used-broken-parameter.yaml:15:5: error: cannot load spec: json: cannot unmarshal array into field Parameter.required of type bool\n\tat #/parameters/Thing/required\n"},
+			nil},
+		{"broken Swagger operation parameter", []string{"-spec", load + "swagger-broken-operation-parameter.yaml"}, exitInput,
+			[]string{load + "swagger-broken-operation-parameter.yaml:12:11: error: cannot load spec: json: cannot unmarshal array into field Parameter.required of type bool\n\tat #/paths/~1x/get/parameters/0/required\n"},
+			nil},
+		{"Swagger conversion error", []string{"-spec", load + "swagger-two-bodies.yaml"}, exitInput,
+			[]string{load + "swagger-two-bodies.yaml:10:11: error: cannot load spec: multiple body parameters cannot exist for the same operation\n\tat #/paths/~1x/post/parameters/1\n"},
+			nil},
+		{"items lists in values are not repaired", []string{"-spec", load + "items-in-values.yaml"}, exitOK,
+			[]string{load + "items-in-values.yaml:18:17: warning: repaired: items must be one schema"},
+			[]string{"items-in-values.yaml:6:", "items-in-values.yaml:20:", "items-in-values.yaml:24:", "items-in-values.yaml:3", "description is not a string"}},
+		{"kin-openapi decode error", []string{"-spec", load + "unmarshal-error.yaml"}, exitInput,
+			[]string{load + "unmarshal-error.yaml:15:17: error: cannot load spec: cannot construct !!str `maybe` into bool\n\tat #/paths/~1x/get/responses/200/content/application~1json/schema/nullable\n"},
+			nil},
+		{"repaired, then failing", []string{"-spec", load + "repair-then-fail.json"}, exitInput,
+			[]string{
+				load + "repair-then-fail.json:17:46: error: cannot load spec: cannot construct !!str `maybe` into bool\n\tat #/paths/~1x/get/responses/200/content/application~1json/schema/nullable\n",
+				load + "repair-then-fail.json:10:40: warning: repaired: items must be one schema",
+			},
+			[]string{"invalid character", ":1: error"}},
+		{"repaired Swagger JSON is still Swagger", []string{"-spec", load + "swagger-repaired.json"}, exitOK,
+			[]string{load + "swagger-repaired.json:9:67: warning: repaired: items must be one schema"},
+			[]string{"value of openapi must be"}},
+		{"repaired file read again, failing", []string{"-strict", "-spec", load + "repair-twice/root.yaml"}, exitInput,
+			[]string{
+				load + "repair-twice/root.yaml:16:22: warning: repaired: items must be one schema",
+				load + "repair-twice/root.yaml:17:56: warning: repaired: required in a schema",
+			},
+			nil},
+		{"validation warning", []string{"-spec", load + "invalid-schema.yaml"}, exitOK,
+			[]string{load + "invalid-schema.yaml:16:5: warning: spec does not validate: invalid components: schema \"Bad\": unsupported 'type' value \"strin\"\n\tat #/components/schemas/Bad\n"},
+			nil},
+		{"validation error under -strict", []string{"-strict", "-spec", load + "invalid-schema.yaml"}, exitInput,
+			[]string{load + "invalid-schema.yaml:16:5: error: spec does not validate: invalid components: schema \"Bad\": unsupported 'type' value \"strin\"\n\tat #/components/schemas/Bad\n"},
+			nil},
+		{"validation warning at an operation", []string{"-spec", load + "invalid-path-params.yaml"}, exitOK,
+			[]string{load + "invalid-path-params.yaml:7:5: warning: spec does not validate: invalid paths: operation GET /x/{id} must define exactly all path parameters (missing: [id])\n\tat #/paths/~1x~1{id}/get\n"},
+			nil},
+		{"$ref to something of another kind", []string{"-spec", load + "ref-wrong-kind.yaml"}, exitInput,
+			[]string{load + "ref-wrong-kind.yaml:13:24: error: cannot load spec: bad data in \"#/info/title\" (expecting ref to schema object)\n\tat #/paths/~1x/get/responses/200/content/application~1json/schema/$ref\n"},
+			nil},
+		{"near misses of x-resilience", []string{"-spec", lint + "near-miss-extension.yaml"}, exitOK,
+			[]string{
+				lint + "near-miss-extension.yaml:5:1: warning: unknown extension \"x_resilience\": did you mean x-resilience?\n\tat #/x_resilience\n",
+				lint + "near-miss-extension.yaml:9:5: warning: unknown extension \"X-Resilience\": did you mean x-resilience?\n\tat #/paths/~1x/X-Resilience\n",
+				lint + "near-miss-extension.yaml:11:7: warning: unknown extension \"x-resiliance\": did you mean x-resilience?\n\tat #/paths/~1x/get/x-resiliance\n",
+				lint + "near-miss-extension.yaml:14:7: warning: unknown extension \"x-resillience\": did you mean x-resilience?\n\tat #/paths/~1x/post/x-resillience\n",
+			},
+			nil},
+		{"near miss of x-resilience under -strict", []string{"-strict", "-spec", lint + "near-miss-root.yaml"}, exitInput,
+			[]string{lint + "near-miss-root.yaml:5:1: error: unknown extension \"x-resiliance\": did you mean x-resilience?\n\tat #/x-resiliance\n"},
+			nil},
+		{"policy used through an inline extends", []string{"-spec", lint + "inline-extends.yaml"}, exitOK,
+			nil,
+			[]string{"no operation uses it"}},
+	}
+	old := []byte("// the previous, hand-checked output\npackage x\n")
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "client.gen.go")
+			if err := os.WriteFile(out, old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(out, past, past)
+			code, _, stderr := runCLI(t, append([]string{"generate", "-package", "x", "-o", out}, c.args...)...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
+			}
+			for _, w := range c.want {
+				if n := strings.Count(stderr, w); n != 1 {
+					t.Errorf("stderr holds %d times (want once):\n%s\nstderr:\n%s", n, w, stderr)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(stderr, a) {
+					t.Errorf("stderr holds %q:\n%s", a, stderr)
+				}
+			}
+			got, err := os.ReadFile(out)
+			if code != exitOK && (err != nil || !bytes.Equal(got, old)) {
+				t.Errorf("a failed run changed the output: %v", err)
+			}
+			if fi, err := os.Stat(out); code != exitOK && (err != nil || !fi.ModTime().Equal(past)) {
+				t.Errorf("a failed run touched the output: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,404 @@
+package generator
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi3"
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Load errors carry file:line:col and a JSON pointer, like every other
+// diagnostic. kin-openapi reports positions of the bytes it decoded, which
+// after a repair are a re-encoding of the file, not the file; encoding/json
+// (Swagger 2.0) reports none; conversion, $ref and validation errors name
+// what failed in words or in typed wrappers. Each is turned into a pointer
+// of the document, and the pointer into a position through the node tree,
+// which keeps the positions of the file the user wrote.
+
+// swaggerDecodeError is a failure to decode a Swagger 2.0 document (before
+// its conversion).
+type swaggerDecodeError struct{ err error }
+
+func (e *swaggerDecodeError) Error() string { return e.err.Error() }
+func (e *swaggerDecodeError) Unwrap() error { return e.err }
+
+// loadErrors turns a failure to decode, convert or resolve the document
+// into diagnostics. root is the (repaired) node tree, data what was decoded.
+func (s *spec) loadErrors(root *yaml.Node, data []byte, err error) Diagnostics {
+	const prefix = "cannot load spec: "
+	var lerrs *yaml.LoadErrors
+	if errors.As(err, &lerrs) && len(lerrs.Errors) > 0 {
+		// The marks are positions in data: find their node there, and the
+		// node's position in the file through its pointer.
+		decoded, _ := parseTree(data)
+		var ds Diagnostics
+		for _, e := range lerrs.Errors {
+			ptr, ok := pointerAt(decoded, e.Mark.Line, e.Mark.Column)
+			msg := e.Message
+			if i := strings.LastIndex(msg, " in /"); i >= 0 {
+				msg = msg[:i] // kin-openapi's pointer, which the diagnostic has
+			}
+			if !ok {
+				d := s.decodeError(data, err)
+				d.Msg = prefix + msg
+				ds = append(ds, d)
+				continue
+			}
+			ds = append(ds, s.diag(Error, ptr, prefix+msg, ""))
+		}
+		return ds
+	}
+	var sde *swaggerDecodeError
+	if errors.As(err, &sde) {
+		if ptr, ok := narrowSwagger(root, err.Error()); ok {
+			return Diagnostics{s.diag(Error, ptr, prefix+err.Error(), "")}
+		}
+	}
+	if s.swagger {
+		if ptr, ok := conversionPointer(root, err.Error()); ok {
+			return Diagnostics{s.diag(Error, ptr, prefix+err.Error(), "")}
+		}
+	}
+	if ptr, ok := refPointer(root, err.Error()); ok {
+		return Diagnostics{s.diag(Error, ptr, prefix+err.Error(), "")}
+	}
+	return Diagnostics{s.decodeError(data, err)}
+}
+
+// pointerAt is the pointer of the shallowest node of n that starts at line
+// and col, the key's for a mapping entry.
+func pointerAt(n *yaml.Node, line, col int) (string, bool) {
+	if n == nil || line == 0 {
+		return "", false
+	}
+	if n.Line == line && n.Column == col {
+		return "", true
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Line == line && k.Column == col {
+				return pointerJoin("", k.Value), true
+			}
+			if p, ok := pointerAt(v, line, col); ok {
+				return pointerJoin("", k.Value) + p, true
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if p, ok := pointerAt(c, line, col); ok {
+				return "/" + strconv.Itoa(i) + p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// narrowSwagger finds what a Swagger 2.0 decode failure (msg) is about:
+// the deepest node that, kept alone with its ancestors, still fails to
+// decode with msg. encoding/json names neither map keys nor list indices.
+// Each step decodes only one child and the path to it, so this costs about
+// one decode of the document per level.
+func narrowSwagger(root *yaml.Node, msg string) (string, bool) {
+	type step struct {
+		node *yaml.Node
+		key  *yaml.Node // nil in a list
+	}
+	var path []step
+	ptr := ""
+	// alone is the document holding only child (with key) below path.
+	alone := func(key, child *yaml.Node) *yaml.Node {
+		n := child
+		for i := len(path); i >= 0; i-- {
+			parent := root
+			if i > 0 {
+				parent = path[i-1].node
+			}
+			c := *parent
+			if key != nil {
+				c.Content = []*yaml.Node{key, n}
+			} else {
+				c.Content = []*yaml.Node{n}
+			}
+			n = &c
+			if i > 0 {
+				key = path[i-1].key
+			}
+		}
+		return n
+	}
+	fails := func(doc *yaml.Node) bool {
+		var doc2 openapi2.T
+		err := decodeTreeAsJSON(doc, &doc2)
+		return err != nil && err.Error() == msg
+	}
+	cur := root
+	for {
+		// A node that fails with nothing in it is what is wrong (a list
+		// where a bool belongs), not one of its children.
+		if len(path) > 0 {
+			empty := *cur
+			empty.Content = nil
+			last := path[len(path)-1]
+			path = path[:len(path)-1]
+			whole := fails(alone(last.key, &empty))
+			path = append(path, last)
+			if whole {
+				return ptr, true
+			}
+		}
+		found := false
+		switch cur.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(cur.Content) && !found; i += 2 {
+				k, v := cur.Content[i], cur.Content[i+1]
+				if fails(alone(k, v)) {
+					path = append(path, step{v, k})
+					ptr = pointerJoin(ptr, k.Value)
+					cur, found = v, true
+				}
+			}
+		case yaml.SequenceNode:
+			for i, c := range cur.Content {
+				if fails(alone(nil, c)) {
+					path = append(path, step{c, nil})
+					ptr += "/" + strconv.Itoa(i)
+					cur, found = c, true
+					break
+				}
+			}
+		}
+		if !found {
+			return ptr, ptr != ""
+		}
+	}
+}
+
+// conversionPointer finds what a Swagger 2.0 conversion error is about;
+// the converter's messages name no place.
+func conversionPointer(root *yaml.Node, msg string) (string, bool) {
+	switch {
+	case strings.HasPrefix(msg, "invalid host "):
+		return "/host", true
+	case strings.HasPrefix(msg, "unsupported flow "):
+		flow, _ := strconv.Unquote(strings.TrimPrefix(msg, "unsupported flow "))
+		defs := mapValue(root, "securityDefinitions")
+		for i := 0; defs != nil && defs.Kind == yaml.MappingNode && i+1 < len(defs.Content); i += 2 {
+			if f := mapValue(defs.Content[i+1], "flow"); f != nil && f.Value == flow {
+				return pointerJoin("/securityDefinitions", defs.Content[i].Value, "flow"), true
+			}
+		}
+	case msg == "multiple body parameters cannot exist for the same operation":
+		// The second body parameter of the first operation with two.
+		return findParameter(root, func(ins []string, i int) bool {
+			n := 0
+			for _, in := range ins[:i+1] {
+				if in == "body" {
+					n++
+				}
+			}
+			return ins[i] == "body" && n == 2
+		})
+	case msg == "body and form parameters cannot exist together for the same operation":
+		// The first form parameter of the first operation with a body.
+		return findParameter(root, func(ins []string, i int) bool {
+			return ins[i] == "formData" && strings.Contains(strings.Join(ins, " ")+" ", "body ")
+		})
+	}
+	return "", false
+}
+
+// findParameter is the pointer of the first operation parameter, in
+// document order, for which match (given the in of each of the operation's
+// parameters) holds.
+func findParameter(root *yaml.Node, match func(ins []string, i int) bool) (string, bool) {
+	paths := mapValue(root, "paths")
+	for i := 0; paths != nil && paths.Kind == yaml.MappingNode && i+1 < len(paths.Content); i += 2 {
+		item := paths.Content[i+1]
+		for j := 0; item.Kind == yaml.MappingNode && j+1 < len(item.Content); j += 2 {
+			if !operationKeys[item.Content[j].Value] {
+				continue
+			}
+			params := mapValue(item.Content[j+1], "parameters")
+			if params == nil || params.Kind != yaml.SequenceNode {
+				continue
+			}
+			ins := make([]string, len(params.Content))
+			for k, p := range params.Content {
+				if in := mapValue(p, "in"); in != nil {
+					ins[k] = in.Value
+				}
+			}
+			for k := range ins {
+				if match(ins, k) {
+					return pointerJoin("/paths", paths.Content[i].Value, item.Content[j].Value, "parameters", strconv.Itoa(k)), true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+var quoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+
+// refPointer finds the $ref a loader error quotes: the first written as
+// quoted, else the first that ends with it (the loader quotes a fragment
+// of another file without the file).
+func refPointer(root *yaml.Node, msg string) (string, bool) {
+	for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
+		q, err := strconv.Unquote(`"` + m[1] + `"`)
+		if err != nil || q == "" {
+			continue
+		}
+		if p, ok := findRef(root, "", func(ref string) bool { return ref == q }); ok {
+			return p, true
+		}
+		if strings.Contains(q, "#") || strings.Contains(q, "/") {
+			if p, ok := findRef(root, "", func(ref string) bool { return strings.HasSuffix(ref, q) }); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// findRef is the pointer of the first $ref below n (at ptr), in document
+// order, whose value matches.
+func findRef(n *yaml.Node, ptr string, match func(string) bool) (string, bool) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && match(v.Value) {
+				return pointerJoin(ptr, "$ref"), true
+			}
+			if p, ok := findRef(v, pointerJoin(ptr, k.Value), match); ok {
+				return p, true
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if p, ok := findRef(c, ptr+"/"+strconv.Itoa(i), match); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// componentKeys are the component sections, by the singular kin-openapi's
+// validation errors name them with.
+var componentKeys = map[string]string{
+	"schema": "schemas", "parameter": "parameters", "header": "headers", "request body": "requestBodies",
+	"response": "responses", "security scheme": "securitySchemes", "example": "examples", "link": "links",
+	"callback": "callbacks", "path item": "pathItems",
+}
+
+// validationPointer is the pointer of what a validation error is about, as
+// far as its typed context wrappers tell, in the document as written (for
+// Swagger 2.0, the section the converted one came from).
+func (s *spec) validationPointer(err error) string {
+	ptr := ""
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch w := e.(type) {
+		case *openapi3.SectionValidationError:
+			ptr = pointerJoin("", w.Section)
+		case *openapi3.PathValidationError:
+			ptr = pointerJoin("/paths", w.Path)
+		case *openapi3.PathParametersError:
+			ptr = pointerJoin("/paths", w.Path)
+			if w.Method != "" {
+				ptr = pointerJoin(ptr, strings.ToLower(w.Method))
+			}
+		case *openapi3.ConflictingPathsError:
+			ptr = pointerJoin("/paths", w.Path2) // the later of the two
+		case *openapi3.OperationValidationError:
+			ptr = pointerJoin(ptr, strings.ToLower(w.Method))
+		case *openapi3.WebhookValidationError:
+			ptr = pointerJoin("/webhooks", w.Name)
+		case *openapi3.ComponentValidationError:
+			if key, ok := componentKeys[w.Section]; ok {
+				ptr = pointerJoin("/components", key, w.Name)
+			}
+		case *openapi3.ParameterFieldValidationError:
+			if params := s.src.lookup(ptr+"/parameters", true); params != nil && params.Kind == yaml.SequenceNode {
+				for i, p := range params.Content {
+					if n := mapValue(p, "name"); n != nil && n.Value == w.ParameterName {
+						ptr = pointerJoin(ptr, "parameters", strconv.Itoa(i), w.Field)
+						break
+					}
+				}
+			}
+		}
+	}
+	if s.swagger {
+		for v3, v2 := range map[string]string{"/components/schemas/": "/definitions/", "/components/parameters/": "/parameters/",
+			"/components/requestBodies/": "/parameters/", "/components/responses/": "/responses/", "/components/securitySchemes/": "/securityDefinitions/"} {
+			if strings.HasPrefix(ptr, v3) {
+				ptr = v2 + ptr[len(v3):]
+			}
+		}
+	}
+	return ptr
+}
+
+// reusableSections are where a document keeps entries used only through
+// a $ref: an entry no $ref names is not part of any operation.
+var reusableSections = []string{"/parameters/", "/responses/", "/definitions/",
+	"/components/schemas/", "/components/parameters/", "/components/responses/", "/components/requestBodies/",
+	"/components/headers/", "/components/examples/", "/components/links/", "/components/callbacks/", "/components/pathItems/"}
+
+// skipUnused removes from root the reusable entries that the errors ds are
+// about and that no $ref of the spec uses, and returns a warning for each;
+// nil when there is none. What a broken entry that is used breaks stays an
+// error.
+func (s *spec) skipUnused(root *yaml.Node, ds Diagnostics) Diagnostics {
+	var warnings Diagnostics
+	for _, d := range ds {
+		ptr := strings.TrimPrefix(d.Pointer, "#")
+		for _, sec := range reusableSections {
+			if strings.HasPrefix(sec, "/components/") == s.swagger || !strings.HasPrefix(ptr, sec) {
+				continue
+			}
+			name, _, _ := strings.Cut(ptr[len(sec):], "/")
+			entry := sec + name
+			if _, used := findRef(root, "", func(ref string) bool {
+				_, frag, _ := strings.Cut(ref, "#")
+				return frag == entry || strings.HasPrefix(frag, entry+"/")
+			}); used {
+				continue
+			}
+			parent := lookupNode(root, sec[:len(sec)-1], true)
+			if !removeKey(parent, unescape(name)) {
+				continue
+			}
+			w := d
+			w.Severity = Warning
+			w.Msg = strings.TrimPrefix(d.Msg, "cannot load spec: ")
+			w.Msg = strings.Trim(sec, "/") + " entry " + strconv.Quote(unescape(name)) + " is skipped: no $ref uses it, and it cannot be read: " + w.Msg
+			w.Hint = "fix the entry, or delete it"
+			warnings = append(warnings, w)
+		}
+	}
+	return warnings
+}
+
+func unescape(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
+
+// removeKey removes key from the mapping m, reporting whether it was there.
+func removeKey(m *yaml.Node, key string) bool {
+	for i := 0; m != nil && m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = append(m.Content[:i:i], m.Content[i+2:]...)
+			return true
+		}
+	}
+	return false
+}
