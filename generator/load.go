@@ -133,7 +133,7 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 				continue
 			}
 		}
-		errs := s.loadErrors(root, data, err)
+		errs := s.loadErrors(root, data, err, g)
 		// A broken entry no $ref uses is skipped, and the rest tried again.
 		skipped := s.skipUnused(root, errs)
 		if skipped == nil {

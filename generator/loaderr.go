@@ -2,6 +2,9 @@ package generator
 
 import (
 	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,7 +31,7 @@ func (e *swaggerDecodeError) Unwrap() error { return e.err }
 
 // loadErrors turns a failure to decode, convert or resolve the document
 // into diagnostics. root is the (repaired) node tree, data what was decoded.
-func (s *spec) loadErrors(root *yaml.Node, data []byte, err error) Diagnostics {
+func (s *spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard) Diagnostics {
 	const prefix = "cannot load spec: "
 	var lerrs *yaml.LoadErrors
 	if errors.As(err, &lerrs) && len(lerrs.Errors) > 0 {
@@ -64,7 +67,11 @@ func (s *spec) loadErrors(root *yaml.Node, data []byte, err error) Diagnostics {
 		}
 	}
 	if ptr, ok := refPointer(root, err.Error()); ok {
-		return Diagnostics{s.diag(Error, ptr, prefix+err.Error(), "")}
+		d := s.diag(Error, ptr, prefix+err.Error(), "")
+		if cause, ok := s.externalCause(root, ptr, d, err.Error(), g); ok {
+			return Diagnostics{cause}
+		}
+		return Diagnostics{d}
 	}
 	return Diagnostics{s.decodeError(data, err)}
 }
@@ -289,6 +296,56 @@ func findRef(n *yaml.Node, ptr string, match func(string) bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+var badData = regexp.MustCompile(`bad data in "(?:[^"\\]|\\.)*" \(expecting ([a-zA-Z ]+)\)`)
+
+// refTargets are the types the loader decodes a $ref's target into, by
+// the name its "bad data" error gives them.
+var refTargets = map[string]func() any{
+	"ref to schema object": func() any { return new(openapi3.SchemaRef) }, "ref to parameter object": func() any { return new(openapi3.ParameterRef) },
+	"ref to response object": func() any { return new(openapi3.ResponseRef) }, "ref to requestBody object": func() any { return new(openapi3.RequestBodyRef) },
+	"ref to header object": func() any { return new(openapi3.HeaderRef) }, "ref to example object": func() any { return new(openapi3.ExampleRef) },
+	"ref to link object": func() any { return new(openapi3.LinkRef) }, "ref to securityScheme object": func() any { return new(openapi3.SecuritySchemeRef) },
+	"ref to callback object": func() any { return new(openapi3.CallbackRef) }, "callback object": func() any { return new(openapi3.Callback) },
+	"pathItem object": func() any { return new(openapi3.PathItem) },
+}
+
+// externalCause finds why the target of the $ref at refPtr (a fragment of
+// another file) does not decode, which the loader's "bad data in" error
+// does not say: the target is decoded again from that file's node tree, so
+// the error has the file's own line. at is the error at the $ref.
+func (s *spec) externalCause(root *yaml.Node, refPtr string, at Diagnostic, msg string, g *readGuard) (Diagnostic, bool) {
+	m := badData.FindStringSubmatch(msg)
+	ref := lookupNode(root, refPtr, true)
+	if m == nil || refTargets[m[1]] == nil || ref == nil {
+		return Diagnostic{}, false
+	}
+	file, frag, _ := strings.Cut(ref.Value, "#")
+	if file == "" || strings.Contains(file, "://") {
+		return Diagnostic{}, false
+	}
+	abs, err := filepath.Abs(filepath.Join(filepath.Dir(s.file), filepath.FromSlash(file)))
+	if err != nil {
+		return Diagnostic{}, false
+	}
+	target := lookupNode(g.tree(siteKey(&url.URL{Path: filepath.ToSlash(abs)})), frag, true)
+	if target == nil {
+		return Diagnostic{}, false
+	}
+	var lerrs *yaml.LoadErrors
+	if err := target.Decode(refTargets[m[1]]()); !errors.As(err, &lerrs) || len(lerrs.Errors) == 0 {
+		return Diagnostic{}, false
+	}
+	e := lerrs.Errors[0]
+	line, col := e.Mark.Line, e.Mark.Column
+	sub, _ := pointerAt(target, line, col)
+	if n := lookupNode(target, sub, false); n != nil {
+		line, col = n.Line, n.Column // the key, as elsewhere
+	}
+	return Diagnostic{Severity: Error, File: displayPath(abs), Line: line, Col: col, Pointer: "#" + frag + sub,
+		Msg:  "cannot load spec: " + e.Message,
+		Hint: fmt.Sprintf("read through the $ref at %s:%d:%d", at.File, at.Line, at.Col)}, true
 }
 
 // componentKeys are the component sections, by the singular kin-openapi's

@@ -48,6 +48,10 @@ type readGuard struct {
 	read      int64             // bytes read so far
 	reads     int               // reads of referenced files so far
 	files     map[string][]byte // referenced files by siteKey, as repaired
+	// repaired are the node trees of the referenced files that needed a
+	// repair, by siteKey: their positions are the file's, unlike those of
+	// the re-encoded bytes in files.
+	repaired map[string]*yaml.Node
 	failed    map[string]bool   // refused files by siteKey
 	refSteps  int               // $ref resolution steps of every file (see checkRefs)
 	refVisits int               // nodes the validator visits, of every file
@@ -70,7 +74,7 @@ type refSite struct {
 // newReadGuard returns the guard of a run on spec: its default root plus
 // the folders of allow, which must exist.
 func newReadGuard(spec string, allow []string) (*readGuard, Diagnostics) {
-	g := &readGuard{spec: spec, files: map[string][]byte{}, failed: map[string]bool{}, sites: map[string]refSite{}, into: map[string]map[string]int{}}
+	g := &readGuard{spec: spec, files: map[string][]byte{}, repaired: map[string]*yaml.Node{}, failed: map[string]bool{}, sites: map[string]refSite{}, into: map[string]map[string]int{}}
 	root, err := defaultReadRoot(spec)
 	if err != nil {
 		return nil, Diagnostics{{Severity: Error, File: spec, Msg: "cannot read spec: " + err.Error()}}
@@ -358,5 +362,20 @@ func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, Dia
 	if err != nil {
 		return data, nil
 	}
+	g.mu.Lock()
+	g.repaired[siteKey(u)] = root
+	g.mu.Unlock()
 	return out, nil
+}
+
+// tree is the node tree of a referenced file that was read, with the
+// file's positions; nil if it was not read.
+func (g *readGuard) tree(key string) *yaml.Node {
+	g.mu.Lock()
+	root, data := g.repaired[key], g.files[key]
+	g.mu.Unlock()
+	if root == nil && data != nil {
+		root, _ = parseTree(data)
+	}
+	return root
 }
