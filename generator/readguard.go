@@ -44,17 +44,17 @@ type readGuard struct {
 	roots []string // absolute, symlinks resolved
 	rp    *repairs // the repairs of the run, applied to each file
 
-	mu        sync.Mutex
-	read      int64             // bytes read so far
-	reads     int               // reads of referenced files so far
-	files     map[string][]byte // referenced files by siteKey, as repaired
+	mu    sync.Mutex
+	read  int64             // bytes read so far
+	reads int               // reads of referenced files so far
+	files map[string][]byte // referenced files by siteKey, as repaired
 	// repaired are the node trees of the referenced files that needed a
 	// repair, by siteKey: their positions are the file's, unlike those of
 	// the re-encoded bytes in files.
-	repaired map[string]*yaml.Node
-	failed    map[string]bool   // refused files by siteKey
-	refSteps  int               // $ref resolution steps of every file (see checkRefs)
-	refVisits int               // nodes the validator visits, of every file
+	repaired  map[string]*yaml.Node
+	failed    map[string]bool // refused files by siteKey
+	refSteps  int             // $ref resolution steps of every file (see checkRefs)
+	refVisits int             // nodes the validator visits, of every file
 	// sites are the $refs to other files, by what they resolve to, so a
 	// refusal points at the $ref that asked for the file.
 	sites map[string]refSite
