@@ -92,6 +92,7 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		// here, repaired once, not the file again.
 		g.mu.Lock()
 		g.files[siteKey(loc)] = data
+		g.last = ""
 		g.mu.Unlock()
 		loader := openapi3.NewLoader()
 		loader.Context = ctx

@@ -35,16 +35,16 @@ func (s *spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard)
 	const prefix = "cannot load spec: "
 	var lerrs *yaml.LoadErrors
 	if errors.As(err, &lerrs) && len(lerrs.Errors) > 0 {
+		if ds := s.referencedFileErrors(lerrs, g); ds != nil {
+			return ds
+		}
 		// The marks are positions in data: find their node there, and the
 		// node's position in the file through its pointer.
 		decoded, _ := parseTree(data)
 		var ds Diagnostics
 		for _, e := range lerrs.Errors {
 			ptr, ok := pointerAt(decoded, e.Mark.Line, e.Mark.Column)
-			msg := e.Message
-			if i := strings.LastIndex(msg, " in /"); i >= 0 {
-				msg = msg[:i] // kin-openapi's pointer, which the diagnostic has
-			}
+			msg := trimPointer(e.Message)
 			if !ok {
 				d := s.decodeError(data, err)
 				d.Msg = prefix + msg
@@ -74,6 +74,44 @@ func (s *spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard)
 		return Diagnostics{d}
 	}
 	return Diagnostics{s.decodeError(data, err)}
+}
+
+// referencedFileErrors places the decode errors of a referenced file (one
+// a $ref names whole, decoded apart from the spec) in that file; nil when
+// the errors are the spec's own.
+func (s *spec) referencedFileErrors(lerrs *yaml.LoadErrors, g *readGuard) Diagnostics {
+	g.mu.Lock()
+	last := g.last
+	data := g.files[siteKey(&url.URL{Path: last})]
+	g.mu.Unlock()
+	abs, err := filepath.Abs(s.file)
+	if last == "" || err != nil || last == filepath.ToSlash(abs) {
+		return nil
+	}
+	file := displayPath(filepath.FromSlash(last))
+	decoded, _ := parseTree(data)                 // what the loader decoded
+	tree := g.tree(siteKey(&url.URL{Path: last})) // with the file's positions
+	var ds Diagnostics
+	for _, e := range lerrs.Errors {
+		d := Diagnostic{Severity: Error, File: file, Msg: "cannot load spec: " + trimPointer(e.Message)}
+		if ptr, ok := pointerAt(decoded, e.Mark.Line, e.Mark.Column); ok {
+			d.Pointer = "#" + ptr
+			if n := lookupNode(tree, ptr, false); n != nil {
+				d.Line, d.Col = n.Line, n.Column
+			}
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// trimPointer drops the " in /pointer" kin-openapi appends to a decode
+// error: the diagnostic has the pointer.
+func trimPointer(msg string) string {
+	if i := strings.LastIndex(msg, " in /"); i >= 0 {
+		return msg[:i]
+	}
+	return msg
 }
 
 // pointerAt is the pointer of the shallowest node of n that starts at line
@@ -344,7 +382,7 @@ func (s *spec) externalCause(root *yaml.Node, refPtr string, at Diagnostic, msg 
 		line, col = n.Line, n.Column // the key, as elsewhere
 	}
 	return Diagnostic{Severity: Error, File: displayPath(abs), Line: line, Col: col, Pointer: "#" + frag + sub,
-		Msg:  "cannot load spec: " + e.Message,
+		Msg:  "cannot load spec: " + trimPointer(e.Message),
 		Hint: fmt.Sprintf("read through the $ref at %s:%d:%d", at.File, at.Line, at.Col)}, true
 }
 

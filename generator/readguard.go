@@ -48,6 +48,10 @@ type readGuard struct {
 	read  int64             // bytes read so far
 	reads int               // reads of referenced files so far
 	files map[string][]byte // referenced files by siteKey, as repaired
+	// last is the path of the file the loader asked for last: the root
+	// document decodes first, so a decode error after a read is that
+	// file's.
+	last string
 	// repaired are the node trees of the referenced files that needed a
 	// repair, by siteKey: their positions are the file's, unlike those of
 	// the re-encoded bytes in files.
@@ -255,6 +259,7 @@ func (g *readGuard) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 	key := siteKey(u)
 	g.mu.Lock()
 	g.reads++
+	g.last = u.Path
 	reads, failed := g.reads, g.failed[key]
 	data, ok := g.files[key]
 	g.mu.Unlock()
