@@ -1,11 +1,13 @@
 package generator
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,7 +48,7 @@ func (s *spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard)
 			ptr, ok := pointerAt(decoded, e.Mark.Line, e.Mark.Column)
 			msg := trimPointer(e.Message)
 			if !ok {
-				d := s.decodeError(data, err)
+				d := s.unplaced(data, err)
 				d.Msg = prefix + msg
 				ds = append(ds, d)
 				continue
@@ -73,7 +75,17 @@ func (s *spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard)
 		}
 		return Diagnostics{d}
 	}
-	return Diagnostics{s.decodeError(data, err)}
+	return Diagnostics{s.unplaced(data, err)}
+}
+
+// unplaced is an error no node was found for: at the line the decoder
+// names if it decoded the file as written; a line of the re-encoding would
+// point at text that is not in the file.
+func (s *spec) unplaced(data []byte, err error) Diagnostic {
+	if bytes.Equal(data, s.src.data) {
+		return s.decodeError(data, err)
+	}
+	return Diagnostic{Severity: Error, File: s.file, Msg: "cannot load spec: " + err.Error()}
 }
 
 // referencedFileErrors places the decode errors of a referenced file (one
@@ -252,7 +264,7 @@ func conversionPointer(root *yaml.Node, msg string) (string, bool) {
 	case msg == "body and form parameters cannot exist together for the same operation":
 		// The first form parameter of the first operation with a body.
 		return findParameter(root, func(ins []string, i int) bool {
-			return ins[i] == "formData" && strings.Contains(strings.Join(ins, " ")+" ", "body ")
+			return ins[i] == "formData" && slices.Contains(ins, "body")
 		})
 	}
 	return "", false
@@ -455,6 +467,9 @@ var reusableSections = []string{"/parameters/", "/responses/", "/definitions/",
 func (s *spec) skipUnused(root *yaml.Node, ds Diagnostics) Diagnostics {
 	var warnings Diagnostics
 	for _, d := range ds {
+		if d.File != s.file {
+			continue // a pointer into another file
+		}
 		ptr := strings.TrimPrefix(d.Pointer, "#")
 		for _, sec := range reusableSections {
 			if strings.HasPrefix(sec, "/components/") == s.swagger || !strings.HasPrefix(ptr, sec) {
