@@ -107,3 +107,16 @@ func TestWorstCaseSaturatesAndStaysCheap(t *testing.T) {
 		t.Errorf("worstCase = %v, adding every wait gives %v", got, want)
 	}
 }
+
+// TestNearMissOfTheExtensionName: misspellings are near misses; the name
+// itself and other extensions are not.
+func TestNearMissOfTheExtensionName(t *testing.T) {
+	for key, want := range map[string]bool{
+		"x-resilience": false, "x-resiliance": true, "x-resillience": true, "X-Resilience": true, "x_resilience": true,
+		"x-resilence": true, "X_RESILIENCE": true, "x-ratelimit": false, "x-codegen": false, "x-go-name": false, "resilience": true,
+	} {
+		if got := isNearMiss(key, extName); got != want {
+			t.Errorf("isNearMiss(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
