@@ -169,7 +169,11 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		if strict {
 			sev = Error
 		}
-		diags = append(diags, s.diag(sev, s.validationPointer(err), "spec does not validate: "+err.Error(), "a client can still be generated; -strict makes this an error"))
+		d := Diagnostic{Severity: sev, File: path, Msg: "spec does not validate: " + err.Error(), Hint: "a client can still be generated; -strict makes this an error"}
+		if ptr := s.validationPointer(err); ptr != "" {
+			d = s.diag(sev, ptr, d.Msg, d.Hint)
+		}
+		diags = append(diags, d)
 	}
 	return s, diags, nil
 }

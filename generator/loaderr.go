@@ -417,6 +417,11 @@ func (s *spec) validationPointer(err error) string {
 			ptr = pointerJoin("", w.Section)
 		case *openapi3.PathValidationError:
 			ptr = pointerJoin("/paths", w.Path)
+		case *openapi3.RequiredFieldError:
+			// Field is dotted, relative to the document for these only.
+			if w.Field == "openapi" || strings.HasPrefix(w.Field, "info.") {
+				ptr = "/" + strings.ReplaceAll(w.Field, ".", "/")
+			}
 		case *openapi3.PathParametersError:
 			ptr = pointerJoin("/paths", w.Path)
 			if w.Method != "" {
