@@ -325,7 +325,8 @@ func refPointer(root *yaml.Node, msg string) (string, bool) {
 }
 
 // findRef is the pointer of the first $ref below n (at ptr), in document
-// order, whose value matches.
+// order, whose value matches; a discriminator's mapping values are $refs
+// too.
 func findRef(n *yaml.Node, ptr string, match func(string) bool) (string, bool) {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -333,6 +334,13 @@ func findRef(n *yaml.Node, ptr string, match func(string) bool) (string, bool) {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && match(v.Value) {
 				return pointerJoin(ptr, "$ref"), true
+			}
+			if k.Value == "mapping" && v.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					if v.Content[j+1].Kind == yaml.ScalarNode && match(v.Content[j+1].Value) {
+						return pointerJoin(ptr, "mapping", v.Content[j].Value), true
+					}
+				}
 			}
 			if p, ok := findRef(v, pointerJoin(ptr, k.Value), match); ok {
 				return p, true
