@@ -102,7 +102,7 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		s.swagger = isSwagger2(root)
 		if s.swagger {
 			var doc2 openapi2.T
-			decodeErr := error(nil)
+			var decodeErr error
 			if reencoded {
 				decodeErr = decodeTreeAsJSON(root, &doc2)
 			} else {

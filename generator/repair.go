@@ -79,6 +79,9 @@ var schemaNames = map[string]bool{"properties": true, "patternProperties": true,
 func repairNode(n *yaml.Node, fix func(*yaml.Node, string), in string) {
 	switch n.Kind {
 	case yaml.SequenceNode:
+		if in == "examples" {
+			return // a schema's examples, also in one without a type
+		}
 		for _, c := range n.Content {
 			repairNode(c, fix, "")
 		}

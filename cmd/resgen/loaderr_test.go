@@ -50,7 +50,7 @@ func TestLoadDiagnosticsThroughTheCLI(t *testing.T) {
 				load + "items-in-values.yaml:33:31: warning: repaired: items must be one schema",
 			},
 			[]string{"items-in-values.yaml:7:", "items-in-values.yaml:21:", "items-in-values.yaml:25:", "items-in-values.yaml:34:",
-				"items-in-values.yaml:35:", "items-in-values.yaml:36:", "items-in-values.yaml:37:", "description is not a string"}},
+				"items-in-values.yaml:35:", "items-in-values.yaml:36:", "items-in-values.yaml:37:", "items-in-values.yaml:39:", "description is not a string"}},
 		{"kin-openapi decode error", []string{"-spec", load + "unmarshal-error.yaml"}, exitInput,
 			[]string{load + "unmarshal-error.yaml:15:17: error: cannot load spec: cannot construct !!str `maybe` into bool\n\tat #/paths/~1x/get/responses/200/content/application~1json/schema/nullable\n"},
 			nil},
