@@ -304,8 +304,8 @@ func findParameter(root *yaml.Node, match func(ins []string, i int) bool) (strin
 var quoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 
 // refPointer finds the $ref a loader error quotes: the first written as
-// quoted, else the first that ends with it (the loader quotes a fragment
-// of another file without the file).
+// quoted, else the first that ends with the quoted fragment (the loader
+// quotes a fragment of another file without the file).
 func refPointer(root *yaml.Node, msg string) (string, bool) {
 	for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
 		q, err := strconv.Unquote(`"` + m[1] + `"`)
@@ -315,7 +315,7 @@ func refPointer(root *yaml.Node, msg string) (string, bool) {
 		if p, ok := findRef(root, "", func(ref string) bool { return ref == q }); ok {
 			return p, true
 		}
-		if strings.Contains(q, "#") || strings.Contains(q, "/") {
+		if strings.HasPrefix(q, "#/") {
 			if p, ok := findRef(root, "", func(ref string) bool { return strings.HasSuffix(ref, q) }); ok {
 				return p, true
 			}
