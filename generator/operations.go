@@ -446,8 +446,9 @@ func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName 
 // formEncoding checks a typed form's properties against the encoding the
 // spec gives each (style form, explode true by default). runtime.FormBody
 // writes scalars as name=value, lists repeated (name=a&name=b) or, where
-// the spec says explode false, joined (name=a,b), and objects as deepObject
-// brackets (name[key]=value) or, explode false, name=key,value.
+// the spec says explode false, joined (name=a,b), or, deepObject, indexed
+// (name[0]=a, name[0][key]=value), and objects as deepObject brackets
+// (name[key]=value) or, explode false, name=key,value.
 func (b *builder) formEncoding(body *model.Body, props []prop, encs map[string]*openapi3.Encoding, ptrOf func(...string) string, issues *[]bodyIssue) {
 	for _, p := range props {
 		if p.schema == nil || p.schema.Value == nil {
@@ -462,12 +463,13 @@ func (b *builder) formEncoding(body *model.Body, props []prop, encs map[string]*
 		object := ps.Type.Is("object") || len(ps.Properties) > 0 || ps.AdditionalProperties.Schema != nil
 		list := ps.Type.Is("array")
 		switch {
-		case sm.Style == openapi3.SerializationForm && !sm.Explode && (object || list):
-			body.FormJoined = append(body.FormJoined, p.name)
+		case sm.Style == openapi3.SerializationForm && !sm.Explode && (object || list),
+			sm.Style == openapi3.SerializationDeepObject && list:
+			body.FormStyles = append(body.FormStyles, model.FormStyle{Name: p.name, Style: sm.Style, Explode: sm.Explode})
 		case object && sm.Style != openapi3.SerializationDeepObject:
 			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is an object of style %s, explode true, which would spread its properties over the form; resgen sends %s[key]=value (deepObject)", p.name, sm.Style, p.name)})
 		case list && ps.Items != nil && ps.Items.Value != nil && (ps.Items.Value.Type.Is("object") || ps.Items.Value.Type.Is("array")):
-			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is a list of objects or lists, which no form style can write; resgen sends %s[0][key]=value", p.name, p.name)})
+			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is a list of objects or lists of style %s, which cannot write them; resgen sends %s[0][key]=value (what deepObject means on a list)", p.name, sm.Style, p.name)})
 		case list && sm.Style != openapi3.SerializationForm:
 			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q has style %s; resgen sends the list as %s=a&%s=b", p.name, sm.Style, p.name, p.name)})
 		}

@@ -274,14 +274,24 @@ func escapeQuotes(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", "").Replace(s)
 }
 
+// FormEncoding is the spec's encoding of one top-level property of a form
+// body, where it changes what FormBody writes: style form, explode false
+// (a list as name=a,b, an object as name=key,value), or deepObject on a
+// list (name[0]=a, name[0][key]=value: OpenAPI defines deepObject for
+// objects only, and indexed brackets are what the servers that use it on
+// lists, Stripe's among them, read).
+type FormEncoding struct {
+	Name    string
+	Style   string
+	Explode bool
+}
+
 // FormBody encodes v (a struct or map) as an application/x-www-form-urlencoded
 // body, through its JSON form: top-level values as name=value, lists
 // repeated (name=a&name=b), objects as deepObject brackets
-// (meta[key]=value), lists of objects indexed (items[0][price]=p). The
-// top-level properties named in joined have style form, explode false: a
-// list as name=a,b and an object as name=key,value,key,value (their
-// items scalars).
-func FormBody(v any, joined ...string) (string, error) {
+// (meta[key]=value), lists of objects indexed (items[0][price]=p), and
+// the properties in encodings as those say.
+func FormBody(v any, encodings ...FormEncoding) (string, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return "", err
@@ -294,13 +304,17 @@ func FormBody(v any, joined ...string) (string, error) {
 	}
 	var q Query
 	for _, k := range sortedKeys(m) {
-		if slices.Contains(joined, k) {
+		i := slices.IndexFunc(encodings, func(e FormEncoding) bool { return e.Name == k })
+		switch {
+		case i < 0:
+			formValue(&q, k, m[k], true)
+		case encodings[i].Style == "form" && !encodings[i].Explode:
 			if err := formJoined(&q, k, m[k]); err != nil {
 				return "", err
 			}
-			continue
+		default:
+			formValue(&q, k, m[k], false)
 		}
-		formValue(&q, k, m[k], true)
 	}
 	return q.Encode(), nil
 }

@@ -459,7 +459,7 @@ func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) j
 			enc = e.multipartBody(op, b)
 		case "form-typed":
 			enc = []jen.Code{
-				jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(runtimePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, lits(b.FormJoined)...)...),
+				jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(runtimePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
 				jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(jen.Id("form")),
 			}
@@ -624,11 +624,13 @@ func isFile(t *model.GoType) bool {
 	return t.Kind == model.Qual && t.Pkg == runtimePkg && t.Name == "File"
 }
 
-// lits prints each of ss as a string literal.
-func lits(ss []string) []jen.Code {
+// formStyles prints each of ss as a runtime.FormEncoding literal.
+func formStyles(ss []model.FormStyle) []jen.Code {
 	out := make([]jen.Code, len(ss))
 	for i, s := range ss {
-		out[i] = jen.Lit(s)
+		/* one line a property: runtime.FormEncoding{Name: "tags", Style: "form", Explode: false} */
+		out[i] = jen.Qual(runtimePkg, "FormEncoding").Values(
+			jen.Id("Name").Op(":").Lit(s.Name), jen.Id("Style").Op(":").Lit(s.Style), jen.Id("Explode").Op(":").Lit(s.Explode))
 	}
 	return out
 }

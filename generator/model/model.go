@@ -165,12 +165,19 @@ type Body struct {
 	Encoding string
 	Type     *GoType
 	Required bool
-	// FormJoined are the top-level properties of a typed form that the
-	// spec encodes with style form, explode false (a=x,y).
-	FormJoined []string
+	// FormStyles are the encodings of a typed form's top-level properties
+	// that change what runtime.FormBody writes: style form with explode
+	// false, deepObject on a list.
+	FormStyles []FormStyle
 	// PartTypes are the Content-Types a multipart body's file parts
 	// default to, by part name, where the spec's encoding names one.
 	PartTypes map[string]string
+}
+
+// FormStyle is one form property's encoding.
+type FormStyle struct {
+	Name, Style string
+	Explode     bool
 }
 
 // BodyVariant is one more method of an operation: the same call with

@@ -27,6 +27,19 @@ type NewPet struct {
 	Tag  *string `json:"tag,omitzero"`
 }
 
+// PostChargeForm is a schema of the API.
+type PostChargeForm struct {
+	Amount *int64                    `json:"amount,omitzero"`
+	Expand []string                  `json:"expand,omitzero"`
+	Lines  []PostChargeFormLinesItem `json:"lines,omitzero"`
+}
+
+// PostChargeFormLinesItem is a schema of the API.
+type PostChargeFormLinesItem struct {
+	Price    *string `json:"price,omitzero"`
+	Quantity *int64  `json:"quantity,omitzero"`
+}
+
 // PostLooseForm is a schema of the API.
 type PostLooseForm struct {
 	Loose *PostLooseFormLoose     `json:"loose,omitzero"`
@@ -127,6 +140,7 @@ type Client struct {
 	observer            runtime.Observer
 	engine              *runtime.Engine
 	breakers            map[string]*runtime.Breaker
+	opPostCharge        *runtime.Operation
 	opPostLoose         *runtime.Operation
 	opPostOrder         *runtime.Operation
 	opCreatePet         *runtime.Operation
@@ -224,6 +238,14 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
+	c.opPostCharge = e.Operation(runtime.OperationSpec{
+		Name:         "postCharge",
+		Method:       "POST",
+		Path:         "/charges",
+		Breaker:      breakerDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
 	c.opPostLoose = e.Operation(runtime.OperationSpec{
 		Name:         "postLoose",
 		Method:       "POST",
@@ -289,6 +311,60 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
+}
+
+// PostChargeResponse is the answer to PostCharge: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type PostChargeResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+}
+
+// PostCharge calls POST /charges.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - no retry (POST without key: off).
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) PostCharge(ctx context.Context, body PostChargeForm) (*PostChargeResponse, error) {
+	u := c.server + "/charges"
+	var rd io.Reader
+	{
+		form, err := runtime.FormBody(body, runtime.FormEncoding{Name: "expand", Style: "deepObject", Explode: true}, runtime.FormEncoding{Name: "lines", Style: "deepObject", Explode: true})
+		if err != nil {
+			return nil, fmt.Errorf("PostCharge: encode form body: %w", err)
+		}
+		rd = strings.NewReader(form)
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("PostCharge: %w", err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, attempts, err := c.opPostCharge.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPostCharge.StatusError(req, resp, attempts)
+	}
+	raw, err := runtime.ReadBody(resp)
+	if err != nil {
+		return nil, fmt.Errorf("PostCharge: read response: %w", err)
+	}
+	out := &PostChargeResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	return out, nil
 }
 
 // PostLooseResponse is the answer to PostLoose: the status, headers and raw body,
@@ -387,7 +463,7 @@ func (c *Client) PostOrder(ctx context.Context, body PostOrderForm) (*PostOrderR
 	u := c.server + "/orders"
 	var rd io.Reader
 	{
-		form, err := runtime.FormBody(body, "csv")
+		form, err := runtime.FormBody(body, runtime.FormEncoding{Name: "csv", Style: "form", Explode: false})
 		if err != nil {
 			return nil, fmt.Errorf("PostOrder: encode form body: %w", err)
 		}

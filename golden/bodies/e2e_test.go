@@ -93,13 +93,21 @@ func newServer(t *testing.T) *server {
 			status, s.status = s.status[0], s.status[1:]
 		}
 		s.mu.Unlock()
-		if err := validate(router, r, b); err != nil {
+		if _, excepted := oracleExceptions[r.URL.Path]; excepted {
+			// checked by hand in its test
+		} else if err := validate(router, r, b); err != nil {
 			t.Errorf("%s %s (%s): openapi3filter: %v\n%s", r.Method, r.URL.Path, r.Header.Get("Content-Type"), err, b)
 		}
 		w.WriteHeader(status)
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// oracleExceptions are the paths whose requests openapi3filter cannot
+// judge, with the reason.
+var oracleExceptions = map[string]string{
+	"/charges": "openapi3filter refuses deepObject on a list (OpenAPI defines it for objects only); resgen sends indexed brackets, as Stripe's spec means",
 }
 
 func validate(router routers.Router, r *http.Request, body []byte) error {
@@ -388,5 +396,24 @@ func TestFormEncoding(t *testing.T) {
 	want := url.Values{"name": {"o1"}, "tags": {"a", "b"}, "csv": {"x,z"}, "meta[k]": {"v"}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("form %q = %v, want %v", r.Body, got, want)
+	}
+}
+
+// deepObject on lists, as Stripe uses it: indexed brackets, not repeated
+// names (which such a server reads as one value).
+func TestFormDeepObjectLists(t *testing.T) {
+	s := newServer(t)
+	c, _ := newClient(t, s)
+	_, err := c.PostCharge(context.Background(), PostChargeForm{
+		Amount: new(int64(5)), Expand: []string{"customer", "invoice"},
+		Lines: []PostChargeFormLinesItem{{Price: new("p1"), Quantity: new(int64(2))}, {Price: new("p2")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.requests()[0]
+	want := "amount=5&expand%5B0%5D=customer&expand%5B1%5D=invoice&lines%5B0%5D%5Bprice%5D=p1&lines%5B0%5D%5Bquantity%5D=2&lines%5B1%5D%5Bprice%5D=p2"
+	if string(r.Body) != want {
+		t.Errorf("form\n%s\nwant\n%s", r.Body, want)
 	}
 }
