@@ -373,8 +373,11 @@ func (b *builder) bodies(op *model.Operation, rb *openapi3.RequestBodyRef, opPtr
 	if len(content) == 1 && len(issues) == 0 {
 		return
 	}
-	rawName := methods.name(op.Name + "WithBody")
-	op.Variants = append(op.Variants, &model.BodyVariant{Name: rawName, Body: &model.Body{Encoding: "raw", Type: ioReader}})
+	rawName := op.Name // a wildcard: the method is raw already
+	if op.Body.Encoding != "raw" {
+		rawName = methods.name(op.Name + "WithBody")
+		op.Variants = append(op.Variants, &model.BodyVariant{Name: rawName, Body: &model.Body{Encoding: "raw", Type: ioReader}})
+	}
 	if len(raw) > 0 {
 		b.diags = append(b.diags, b.s.diag(Warning, ptrOf(raw[0]),
 			fmt.Sprintf("unsupported: %s accepts %s request bodies, which resgen does not encode; send them with %s(..., contentType, body)", op.ID, strings.Join(raw, ", "), rawName), ""))
@@ -412,6 +415,11 @@ func variantSuffix(ct string) (string, bool) {
 // the spec's encoding says goes to issues.
 func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName string, ptrOf func(...string) string, issues *[]bodyIssue) *model.Body {
 	body := &model.Body{ContentType: ct, Encoding: encodingOf(ct), Required: required}
+	if strings.Contains(ct, "*") {
+		// image/*, */*: no Content-Type to send; the caller names one.
+		body.Encoding, body.Type, body.Required = "raw", ioReader, false
+		return body
+	}
 	switch body.Encoding {
 	case "multipart":
 		if mt.Schema != nil && mt.Schema.Value != nil {

@@ -103,6 +103,9 @@ func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 	if len(op.Doc) > 0 {
 		doc = append(append(doc, ""), op.Doc...)
 	}
+	if op.Body != nil && op.Body.Encoding == "raw" {
+		doc = append(doc, "", "The spec takes any "+op.Body.ContentType+" body: contentType names the one sent, and body is", "read whole (every attempt sends it again).")
+	}
 	if len(op.Variants) > 0 {
 		var names []string
 		for _, v := range op.Variants {

@@ -140,6 +140,7 @@ type Client struct {
 	observer            runtime.Observer
 	engine              *runtime.Engine
 	breakers            map[string]*runtime.Breaker
+	opPutAvatar         *runtime.Operation
 	opPostCharge        *runtime.Operation
 	opPostLoose         *runtime.Operation
 	opPostOrder         *runtime.Operation
@@ -238,6 +239,15 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
+	c.opPutAvatar = e.Operation(runtime.OperationSpec{
+		Name:         "putAvatar",
+		Method:       "PUT",
+		Path:         "/avatars",
+		Breaker:      breakerDefault,
+		Retry:        retryDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
 	c.opPostCharge = e.Operation(runtime.OperationSpec{
 		Name:         "postCharge",
 		Method:       "POST",
@@ -311,6 +321,63 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
+}
+
+// PutAvatarResponse is the answer to PutAvatar: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type PutAvatarResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+}
+
+// PutAvatar calls PUT /avatars.
+//
+// The spec takes any image/* body: contentType names the one sent, and body is
+// read whole (every attempt sends it again).
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Reader) (*PutAvatarResponse, error) {
+	u := c.server + "/avatars"
+	var rd io.Reader
+	if body != nil {
+		raw, err := io.ReadAll(body)
+		if err != nil {
+			return nil, fmt.Errorf("PutAvatar: read request body: %w", err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("PutAvatar: %w", err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, attempts, err := c.opPutAvatar.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opPutAvatar.StatusError(req, resp, attempts)
+	}
+	raw, err := runtime.ReadBody(resp)
+	if err != nil {
+		return nil, fmt.Errorf("PutAvatar: read response: %w", err)
+	}
+	out := &PutAvatarResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	return out, nil
 }
 
 // PostChargeResponse is the answer to PostCharge: the status, headers and raw body,

@@ -50,6 +50,7 @@ func TestMain(m *testing.M) {
 		}
 		return out, nil
 	})
+	openapi3filter.RegisterBodyDecoder("image/png", openapi3filter.FileBodyDecoder)
 	goleak.VerifyTestMain(m)
 }
 
@@ -415,5 +416,18 @@ func TestFormDeepObjectLists(t *testing.T) {
 	want := "amount=5&expand%5B0%5D=customer&expand%5B1%5D=invoice&lines%5B0%5D%5Bprice%5D=p1&lines%5B0%5D%5Bquantity%5D=2&lines%5B1%5D%5Bprice%5D=p2"
 	if string(r.Body) != want {
 		t.Errorf("form\n%s\nwant\n%s", r.Body, want)
+	}
+}
+
+// A wildcard request content type (image/*) is no Content-Type to send:
+// the method takes the caller's, where main sent "image/*" itself.
+func TestWildcardContentType(t *testing.T) {
+	s := newServer(t)
+	c, _ := newClient(t, s)
+	if _, err := c.PutAvatar(context.Background(), "image/png", strings.NewReader("PNG")); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.requests()[0]; r.ContentType != "image/png" || string(r.Body) != "PNG" {
+		t.Fatalf("sent %q as %q", r.Body, r.ContentType)
 	}
 }
