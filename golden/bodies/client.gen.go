@@ -563,6 +563,16 @@ func (c *Client) PostOrder(ctx context.Context, body PostOrderForm) (*PostOrderR
 	return out, nil
 }
 
+// CreatePetParams are the query, header and cookie parameters of CreatePet.
+// Optional parameters are pointers (or nil slices): nil leaves them out.
+type CreatePetParams struct {
+	// DryRun is the query parameter "dryRun".
+	DryRun *bool
+	// IdempotencyKey is the header parameter "Idempotency-Key".
+	// Left nil, the client makes one random key per call and sends it on every attempt.
+	IdempotencyKey *string
+}
+
 // CreatePetResponse is the answer to CreatePet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type CreatePetResponse struct {
@@ -580,29 +590,30 @@ type CreatePetResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: idempotent: true): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) CreatePet(ctx context.Context, body NewPet) (*CreatePetResponse, error) {
+func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body NewPet) (*CreatePetResponse, error) {
 	rd, err := runtime.JSONBody(&body)
 	if err != nil {
 		return nil, fmt.Errorf("CreatePet: encode request body: %w", err)
 	}
-	return c.sendCreatePet(ctx, "application/json", rd)
+	return c.sendCreatePet(ctx, params, "application/json", rd)
 }
 
 // CreatePetWithBytes is CreatePet (POST /pets) with a application/octet-stream body:
 // the same breaker, retries and timeouts.
-func (c *Client) CreatePetWithBytes(ctx context.Context, body []byte) (*CreatePetResponse, error) {
+func (c *Client) CreatePetWithBytes(ctx context.Context, params *CreatePetParams, body []byte) (*CreatePetResponse, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	return c.sendCreatePet(ctx, "application/octet-stream", rd)
+	return c.sendCreatePet(ctx, params, "application/octet-stream", rd)
 }
 
 // CreatePetWithForm2 is CreatePet (POST /pets) with a application/x-www-form-urlencoded body:
 // the same breaker, retries and timeouts.
-func (c *Client) CreatePetWithForm2(ctx context.Context, body NewPet) (*CreatePetResponse, error) {
+func (c *Client) CreatePetWithForm2(ctx context.Context, params *CreatePetParams, body NewPet) (*CreatePetResponse, error) {
 	var rd io.Reader
 	{
 		form, err := runtime.FormBody(body)
@@ -611,12 +622,12 @@ func (c *Client) CreatePetWithForm2(ctx context.Context, body NewPet) (*CreatePe
 		}
 		rd = strings.NewReader(form)
 	}
-	return c.sendCreatePet(ctx, "application/x-www-form-urlencoded", rd)
+	return c.sendCreatePet(ctx, params, "application/x-www-form-urlencoded", rd)
 }
 
 // CreatePetWithMultipart is CreatePet (POST /pets) with a multipart/form-data body:
 // the same breaker, retries and timeouts.
-func (c *Client) CreatePetWithMultipart(ctx context.Context, body CreatePetMultipart) (*CreatePetResponse, error) {
+func (c *Client) CreatePetWithMultipart(ctx context.Context, params *CreatePetParams, body CreatePetMultipart) (*CreatePetResponse, error) {
 	var rd io.Reader
 	var ct string
 	{
@@ -631,22 +642,22 @@ func (c *Client) CreatePetWithMultipart(ctx context.Context, body CreatePetMulti
 		}
 		rd, ct = bytes.NewReader(raw), ctype
 	}
-	return c.sendCreatePet(ctx, ct, rd)
+	return c.sendCreatePet(ctx, params, ct, rd)
 }
 
 // CreatePetWithText is CreatePet (POST /pets) with a text/plain body:
 // the same breaker, retries and timeouts.
-func (c *Client) CreatePetWithText(ctx context.Context, body string) (*CreatePetResponse, error) {
+func (c *Client) CreatePetWithText(ctx context.Context, params *CreatePetParams, body string) (*CreatePetResponse, error) {
 	var rd io.Reader
 	{
 		rd = strings.NewReader(body)
 	}
-	return c.sendCreatePet(ctx, "text/plain", rd)
+	return c.sendCreatePet(ctx, params, "text/plain", rd)
 }
 
 // CreatePetWithBody is CreatePet (POST /pets) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
-func (c *Client) CreatePetWithBody(ctx context.Context, contentType string, body io.Reader) (*CreatePetResponse, error) {
+func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader) (*CreatePetResponse, error) {
 	var rd io.Reader
 	if body != nil {
 		raw, err := io.ReadAll(body)
@@ -655,12 +666,21 @@ func (c *Client) CreatePetWithBody(ctx context.Context, contentType string, body
 		}
 		rd = bytes.NewReader(raw)
 	}
-	return c.sendCreatePet(ctx, contentType, rd)
+	return c.sendCreatePet(ctx, params, contentType, rd)
 }
 
 // sendCreatePet sends CreatePet and its variants with body rd (nil: none) as contentType.
-func (c *Client) sendCreatePet(ctx context.Context, contentType string, rd io.Reader) (*CreatePetResponse, error) {
+func (c *Client) sendCreatePet(ctx context.Context, params *CreatePetParams, contentType string, rd io.Reader) (*CreatePetResponse, error) {
 	u := c.server + "/pets"
+	var q runtime.Query
+	if params != nil {
+		if params.DryRun != nil {
+			q.Add("dryRun", strconv.FormatBool(*params.DryRun))
+		}
+	}
+	if q.Len() > 0 {
+		u += "?" + q.Encode()
+	}
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
 		return nil, fmt.Errorf("CreatePet: %w", err)
@@ -668,6 +688,12 @@ func (c *Client) sendCreatePet(ctx context.Context, contentType string, rd io.Re
 	if rd != nil {
 		req.Header.Set("Content-Type", contentType)
 	}
+	// One key per call: every attempt sends the same one.
+	key := runtime.NewIdempotencyKey()
+	if params != nil && params.IdempotencyKey != nil {
+		key = *params.IdempotencyKey
+	}
+	req.Header.Set("Idempotency-Key", key)
 	resp, attempts, err := c.opCreatePet.Do(ctx, req)
 	if err != nil {
 		return nil, err

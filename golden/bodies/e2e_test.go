@@ -56,9 +56,9 @@ func TestMain(m *testing.M) {
 
 // received is one request as the server got it.
 type received struct {
-	Path        string
-	ContentType string
-	Body        []byte
+	Path, Query, Key string
+	ContentType      string
+	Body             []byte
 }
 
 type server struct {
@@ -88,7 +88,7 @@ func newServer(t *testing.T) *server {
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
-		s.reqs = append(s.reqs, received{Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"), Body: b})
+		s.reqs = append(s.reqs, received{Path: r.URL.Path, Query: r.URL.RawQuery, Key: r.Header.Get("Idempotency-Key"), ContentType: r.Header.Get("Content-Type"), Body: b})
 		status := http.StatusCreated
 		if len(s.status) > 0 {
 			status, s.status = s.status[0], s.status[1:]
@@ -210,38 +210,38 @@ func TestEveryContentType(t *testing.T) {
 		check func(t *testing.T, r received)
 	}
 	for _, tc := range []call{
-		{"CreatePet", func() (*CreatePetResponse, error) { return c.CreatePet(ctx, pet) }, "application/json", func(t *testing.T, r received) {
+		{"CreatePet", func() (*CreatePetResponse, error) { return c.CreatePet(ctx, nil, pet) }, "application/json", func(t *testing.T, r received) {
 			var got NewPet
 			if err := json.Unmarshal(r.Body, &got); err != nil || !reflect.DeepEqual(got, pet) {
 				t.Errorf("JSON body %s (%v), want Rex/dog", r.Body, err)
 			}
 		}},
-		{"CreatePetWithForm2", func() (*CreatePetResponse, error) { return c.CreatePetWithForm2(ctx, pet) }, "application/x-www-form-urlencoded", func(t *testing.T, r received) {
+		{"CreatePetWithForm2", func() (*CreatePetResponse, error) { return c.CreatePetWithForm2(ctx, nil, pet) }, "application/x-www-form-urlencoded", func(t *testing.T, r received) {
 			got, err := url.ParseQuery(string(r.Body))
 			if want := (url.Values{"name": {"Rex"}, "tag": {"dog"}}); err != nil || !reflect.DeepEqual(got, want) {
 				t.Errorf("form body %q, want %v", r.Body, want)
 			}
 		}},
 		{"CreatePetWithMultipart", func() (*CreatePetResponse, error) {
-			return c.CreatePetWithMultipart(ctx, CreatePetMultipart{Name: "Rex", Tag: &tag})
+			return c.CreatePetWithMultipart(ctx, nil, CreatePetMultipart{Name: "Rex", Tag: &tag})
 		}, "multipart/form-data", func(t *testing.T, r received) {
 			want := []part{{Name: "name", Value: "Rex"}, {Name: "tag", Value: "dog"}}
 			if got := parts(t, r); !reflect.DeepEqual(got, want) {
 				t.Errorf("parts %+v, want %+v", got, want)
 			}
 		}},
-		{"CreatePetWithText", func() (*CreatePetResponse, error) { return c.CreatePetWithText(ctx, "Rex the dog") }, "text/plain", func(t *testing.T, r received) {
+		{"CreatePetWithText", func() (*CreatePetResponse, error) { return c.CreatePetWithText(ctx, nil, "Rex the dog") }, "text/plain", func(t *testing.T, r received) {
 			if string(r.Body) != "Rex the dog" {
 				t.Errorf("text body %q", r.Body)
 			}
 		}},
-		{"CreatePetWithBytes", func() (*CreatePetResponse, error) { return c.CreatePetWithBytes(ctx, []byte{0, 1, 2, 0xff}) }, "application/octet-stream", func(t *testing.T, r received) {
+		{"CreatePetWithBytes", func() (*CreatePetResponse, error) { return c.CreatePetWithBytes(ctx, nil, []byte{0, 1, 2, 0xff}) }, "application/octet-stream", func(t *testing.T, r received) {
 			if !bytes.Equal(r.Body, []byte{0, 1, 2, 0xff}) {
 				t.Errorf("bytes body %x", r.Body)
 			}
 		}},
 		{"CreatePetWithBody", func() (*CreatePetResponse, error) {
-			return c.CreatePetWithBody(ctx, "application/xml", strings.NewReader("<NewPet><name>Rex</name></NewPet>"))
+			return c.CreatePetWithBody(ctx, nil, "application/xml", strings.NewReader("<NewPet><name>Rex</name></NewPet>"))
 		}, "application/xml", func(t *testing.T, r received) {
 			if string(r.Body) != "<NewPet><name>Rex</name></NewPet>" {
 				t.Errorf("XML body %q", r.Body)
@@ -281,11 +281,15 @@ func TestWithBodyResentOnRetry(t *testing.T) {
 	s.status = []int{http.StatusServiceUnavailable}
 	c, _ := newClient(t, s)
 	xml := "<NewPet><name>Rex</name></NewPet>"
-	resp, err := c.CreatePetWithBody(context.Background(), "application/xml", io.NopCloser(strings.NewReader(xml)))
+	resp, err := c.CreatePetWithBody(context.Background(), nil, "application/xml", io.NopCloser(strings.NewReader(xml)))
 	if err != nil || resp.Attempts != 2 {
 		t.Fatalf("%+v %v, want a success on attempt 2", resp, err)
 	}
-	for i, r := range s.requests() {
+	reqs := s.requests()
+	if len(reqs) != 2 || reqs[0].Key == "" || reqs[0].Key != reqs[1].Key {
+		t.Fatalf("attempts %+v, want 2 with one idempotency key", reqs)
+	}
+	for i, r := range reqs {
 		if string(r.Body) != xml || r.ContentType != "application/xml" {
 			t.Errorf("attempt %d sent %q as %q", i+1, r.Body, r.ContentType)
 		}
@@ -429,5 +433,26 @@ func TestWildcardContentType(t *testing.T) {
 	}
 	if r := s.requests()[0]; r.ContentType != "image/png" || string(r.Body) != "PNG" {
 		t.Fatalf("sent %q as %q", r.Body, r.ContentType)
+	}
+}
+
+// A variant sends the operation's parameters and idempotency key as the
+// plain method does: they are built by the method they share.
+func TestVariantParams(t *testing.T) {
+	s := newServer(t)
+	c, _ := newClient(t, s)
+	dry, key := true, "k-1"
+	if _, err := c.CreatePetWithForm2(context.Background(), &CreatePetParams{DryRun: &dry, IdempotencyKey: &key}, NewPet{Name: "Rex"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreatePetWithText(context.Background(), nil, "Rex"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := s.requests()
+	if reqs[0].Query != "dryRun=true" || reqs[0].Key != "k-1" {
+		t.Errorf("form variant sent query %q key %q", reqs[0].Query, reqs[0].Key)
+	}
+	if reqs[1].Query != "" || reqs[1].Key == "" || reqs[1].Key == "k-1" {
+		t.Errorf("text variant sent query %q key %q, want none and a fresh key", reqs[1].Query, reqs[1].Key)
 	}
 }
