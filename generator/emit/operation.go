@@ -461,11 +461,15 @@ func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) j
 		case "multipart-fields":
 			enc = e.multipartBody(op, b)
 		case "form-typed":
-			enc = []jen.Code{
+			var decl *model.Type
+			if b.Type.Kind == model.Named {
+				decl = e.types[b.Type.Name]
+			}
+			enc = append(requiredChecks(op, decl, "form property"),
 				jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(runtimePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
 				jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(jen.Id("form")),
-			}
+			)
 		case "raw":
 			enc = []jen.Code{
 				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("io", "ReadAll").Call(jen.Id("body")),
@@ -564,23 +568,7 @@ func (e *emitter) sendRequest(g *jen.Group, op *model.Operation, bodyArg, ct jen
 // not count the caller's mistake.
 func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
 	decl := e.types[b.Type.Name]
-	var out []jen.Code
-	for _, f := range decl.Fields {
-		v := jen.Id("body").Dot(f.Name)
-		var missing *jen.Statement
-		switch t := f.Type; {
-		case !f.Required:
-		case t.Kind == model.Pointer && isFile(t.Elem):
-			missing = v.Clone().Op("==").Nil().Op("||").Add(v.Clone()).Dot("Content").Op("==").Nil()
-		case t.Kind == model.Slice || t.Kind == model.Map:
-			missing = jen.Len(v.Clone()).Op("==").Lit(0)
-		case t.Nilable():
-			missing = v.Clone().Op("==").Nil()
-		}
-		if missing != nil {
-			out = append(out, jen.If(missing).Block(jen.Return(jen.Nil(), errf(op, "multipart part %q is required", jen.Lit(f.JSONName)))))
-		}
-	}
+	out := requiredChecks(op, decl, "multipart part")
 	out = append(out, jen.Id("mp").Op(":=").Qual(runtimePkg, "NewMultipart").Call())
 	for _, f := range decl.Fields {
 		v := jen.Id("body").Dot(f.Name)
@@ -620,6 +608,34 @@ func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode multipart body: %w", jen.Err()))),
 		jen.List(jen.Id("rd"), jen.Id("ct")).Op("=").List(jen.Qual("bytes", "NewReader").Call(jen.Id("raw")), jen.Id("ctype")),
 	)
+}
+
+// requiredChecks prints, for each required field of decl that can be nil
+// or empty, the error a call returns before any request when it is: a
+// multipart or form body has no way to send an empty list or a nil value,
+// so it would silently lack the part or property.
+func requiredChecks(op *model.Operation, decl *model.Type, what string) []jen.Code {
+	if decl == nil {
+		return nil
+	}
+	var out []jen.Code
+	for _, f := range decl.Fields {
+		v := jen.Id("body").Dot(f.Name)
+		var missing *jen.Statement
+		switch t := f.Type; {
+		case !f.Required || f.ByHand:
+		case t.Kind == model.Pointer && isFile(t.Elem):
+			missing = v.Clone().Op("==").Nil().Op("||").Add(v.Clone()).Dot("Content").Op("==").Nil()
+		case t.Kind == model.Slice || t.Kind == model.Map:
+			missing = jen.Len(v.Clone()).Op("==").Lit(0)
+		case t.Nilable():
+			missing = v.Clone().Op("==").Nil()
+		}
+		if missing != nil {
+			out = append(out, jen.If(missing).Block(jen.Return(jen.Nil(), errf(op, what+" %q is required", jen.Lit(f.JSONName)))))
+		}
+	}
+	return out
 }
 
 // isFile reports whether t is runtime.File.

@@ -62,7 +62,7 @@ type PostOrderForm struct {
 	Csv  []string           `json:"csv,omitzero"`
 	Meta *PostOrderFormMeta `json:"meta,omitzero"`
 	Name string             `json:"name"`
-	Tags []string           `json:"tags,omitzero"`
+	Tags []string           `json:"tags"`
 }
 
 // PostOrderFormMeta is a schema of the API.
@@ -530,6 +530,9 @@ func (c *Client) PostOrder(ctx context.Context, body PostOrderForm) (*PostOrderR
 	u := c.server + "/orders"
 	var rd io.Reader
 	{
+		if len(body.Tags) == 0 {
+			return nil, fmt.Errorf("PostOrder: form property %q is required", "tags")
+		}
 		form, err := runtime.FormBody(body, runtime.FormEncoding{Name: "csv", Style: "form", Explode: false})
 		if err != nil {
 			return nil, fmt.Errorf("PostOrder: encode form body: %w", err)

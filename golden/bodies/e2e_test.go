@@ -456,3 +456,17 @@ func TestVariantParams(t *testing.T) {
 		t.Errorf("text variant sent query %q key %q, want none and a fresh key", reqs[1].Query, reqs[1].Key)
 	}
 }
+
+// A required list of a form with no items would be no pair at all: an
+// error before any request, as for a multipart part.
+func TestFormRequiredList(t *testing.T) {
+	s := newServer(t)
+	c, obs := newClient(t, s)
+	_, err := c.PostOrder(context.Background(), PostOrderForm{Name: "o1"})
+	if err == nil || !strings.Contains(err.Error(), `form property "tags" is required`) {
+		t.Fatalf("err %v, want a required-property error", err)
+	}
+	if len(s.requests()) != 0 || len(obs.events()) != 0 {
+		t.Fatal("a form missing a required list was sent")
+	}
+}
