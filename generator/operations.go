@@ -49,7 +49,10 @@ func (b *builder) operations() {
 	methods := newNamer("Breakers")
 	ids := map[string]string{}
 	fields := newNamer("server", "hc", "editors", "logger", "observer", "engine", "breakers")
-	for _, o := range ops {
+	// Every operation's own name first: a variant method (CreatePetWithForm)
+	// never takes the name of an operation the spec declares.
+	names := make([]string, len(ops))
+	for i, o := range ops {
 		base := o.op.OperationID
 		if first, dup := ids[base]; dup && base != "" {
 			// OpenAPI requires unique operationIds; which one gets the
@@ -62,8 +65,15 @@ func (b *builder) operations() {
 		if base == "" {
 			base = strings.ToLower(o.method) + " " + o.path
 		}
-		name := methods.name(exportedName(base, "Call"))
-		b.file.Operations = append(b.file.Operations, b.operation(o, name, fields.name("op"+name)))
+		names[i] = methods.name(exportedName(base, "Call"))
+	}
+	for i, o := range ops {
+		name := names[i]
+		op := b.operation(o, name, fields.name("op"+name), methods)
+		if len(op.Variants) > 0 {
+			op.SendMethod = fields.name("send" + name)
+		}
+		b.file.Operations = append(b.file.Operations, op)
 	}
 	// Breaker instances and retry policies in a stable order.
 	locals := newNamer(append(append([]string{"c", "e", "o", "opts", "server", "err", "u"}, importNames...), predeclared...)...)
@@ -90,9 +100,9 @@ func (b *builder) operations() {
 var pathParamRE = regexp.MustCompile(`\{([^{}]+)\}`)
 
 // argReserved are the names a generated method uses for itself.
-var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f"}
+var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f", "contentType"}
 
-func (b *builder) operation(o opRef, name, field string) *model.Operation {
+func (b *builder) operation(o opRef, name, field string, methods *namer) *model.Operation {
 	opPtr := pointerJoin("/paths", o.path, strings.ToLower(o.method))
 	op := &model.Operation{
 		Name: name, ID: o.op.OperationID, Method: o.method, Path: o.path,
@@ -206,21 +216,7 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 	}
 
 	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
-		op.Body = b.body(rb.Value, name)
-		if op.Body != nil && len(rb.Value.Content) > 1 {
-			var others []string
-			for _, ct := range sortedKeys(rb.Value.Content) {
-				if ct != op.Body.ContentType {
-					others = append(others, ct)
-				}
-			}
-			ptr := pointerJoin(opPtr, "requestBody", "content")
-			if rb.Ref != "" {
-				ptr = pointerJoin(opPtr, "requestBody")
-			}
-			b.diags = append(b.diags, b.s.diag(Warning, ptr,
-				fmt.Sprintf("unsupported: %s accepts several request bodies; the client sends %s, not %s", op.ID, op.Body.ContentType, strings.Join(others, ", ")), ""))
-		}
+		b.bodies(op, rb, opPtr, methods)
 	}
 	op.ResponseType = b.pkg.name(name + "Response")
 	op.Responses, op.Headers = b.responses(o.op, name, opPtr)
@@ -325,17 +321,110 @@ func encodingOf(ct string) string {
 	return "bytes"
 }
 
-func (b *builder) body(rb *openapi3.RequestBody, opName string) *model.Body {
-	ct, mt := mediaPick(rb.Content)
+// bodyIssue is a part of a request body that resgen cannot write as the
+// spec says: reported as unsupported, the raw WithBody method its escape.
+type bodyIssue struct{ ptr, msg string }
+
+// bodies sets an operation's request body and its variants. The content
+// type resgen prefers (JSON, then forms, text, bytes) takes the plain
+// method; each other one it encodes gets a method of its own (CreatePet +
+// WithForm, WithMultipart, WithText, WithBytes, With<subtype>), and an
+// operation with several content types, or with a body resgen cannot write
+// as the spec says, also gets CreatePetWithBody(..., contentType, body):
+// the typed escape hatch for XML and anything else. Methods rather than a
+// body union: a call stays plain Go, a spec that adds a content type adds
+// a method to the diff, and an operation with one content type costs
+// nothing more.
+func (b *builder) bodies(op *model.Operation, rb *openapi3.RequestBodyRef, opPtr string, methods *namer) {
+	content := rb.Value.Content
+	ct, mt := mediaPick(content)
 	if mt == nil {
-		return nil
+		return
 	}
-	body := &model.Body{ContentType: ct, Encoding: encodingOf(ct), Required: rb.Required}
+	base, local := pointerJoin(opPtr, "requestBody", "content"), true
+	switch {
+	case strings.HasPrefix(rb.Ref, "#/"):
+		base = rb.Ref[1:] + "/content"
+	case rb.Ref != "":
+		base, local = pointerJoin(opPtr, "requestBody"), false
+	}
+	ptrOf := func(tokens ...string) string {
+		if !local {
+			return base
+		}
+		return pointerJoin(base, tokens...)
+	}
+	var issues []bodyIssue
+	op.Body = b.body(ct, mt, rb.Value.Required, op.Name, ptrOf, &issues)
+	var raw []string
+	suffixes := newNamer()
+	for _, other := range sortedKeys(content) {
+		if other == ct || content[other] == nil {
+			continue
+		}
+		suffix, ok := variantSuffix(other)
+		if !ok {
+			raw = append(raw, other)
+			continue
+		}
+		vb := b.body(other, content[other], rb.Value.Required, op.Name, ptrOf, &issues)
+		op.Variants = append(op.Variants, &model.BodyVariant{Name: methods.name(op.Name + "With" + suffixes.name(suffix)), Body: vb})
+	}
+	if len(content) == 1 && len(issues) == 0 {
+		return
+	}
+	rawName := op.Name // a wildcard: the method is raw already
+	if op.Body.Encoding != "raw" {
+		rawName = methods.name(op.Name + "WithBody")
+		op.Variants = append(op.Variants, &model.BodyVariant{Name: rawName, Body: &model.Body{Encoding: "raw", Type: ioReader}})
+	}
+	if len(raw) > 0 {
+		b.diags = append(b.diags, b.s.diag(Warning, ptrOf(raw[0]),
+			fmt.Sprintf("unsupported: %s accepts %s request bodies, which resgen does not encode; send them with %s(..., contentType, body)", op.ID, strings.Join(raw, ", "), rawName), ""))
+	}
+	for _, is := range issues {
+		b.diags = append(b.diags, b.s.diag(Warning, is.ptr, "unsupported: "+is.msg+"; send the body as the spec says with "+rawName+"(..., contentType, body)", ""))
+	}
+}
+
+// variantSuffix names the method of a request content type, or false when
+// resgen does not encode it: XML, wildcards (no Content-Type to send) and
+// multipart types other than form-data (no parts to write).
+func variantSuffix(ct string) (string, bool) {
+	l := strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
+	typ, sub, _ := strings.Cut(l, "/")
+	switch {
+	case strings.Contains(l, "*") || sub == "" || sub == "xml" || strings.HasSuffix(sub, "+xml"):
+		return "", false
+	case typ == "multipart" && sub != "form-data":
+		return "", false
+	case sub == "x-www-form-urlencoded":
+		return "Form", true
+	case sub == "form-data":
+		return "Multipart", true
+	case l == "text/plain":
+		return "Text", true
+	case l == "application/octet-stream":
+		return "Bytes", true
+	}
+	// application/merge-patch+json: MergePatchJSON, not MergePatchPlusJSON.
+	return exportedName(strings.ReplaceAll(sub, "+", " "), "Body"), true
+}
+
+// body is the request body of content type ct. What it cannot write as
+// the spec's encoding says goes to issues.
+func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName string, ptrOf func(...string) string, issues *[]bodyIssue) *model.Body {
+	body := &model.Body{ContentType: ct, Encoding: encodingOf(ct), Required: required}
+	if strings.Contains(ct, "*") {
+		// image/*, */*: no Content-Type to send; the caller names one.
+		body.Encoding, body.Type, body.Required = "raw", ioReader, false
+		return body
+	}
 	switch body.Encoding {
 	case "multipart":
 		if mt.Schema != nil && mt.Schema.Value != nil {
 			if props, ok := b.objectProps(mt.Schema.Value); ok {
-				body.Type = b.multipartType(opName+"Multipart", props)
+				body.Type = b.multipartType(opName+"Multipart", props, mt.Encoding, body, func(part string) string { return ptrOf(ct, "encoding", part) }, issues)
 				body.Encoding = "multipart-fields"
 				break
 			}
@@ -346,11 +435,12 @@ func (b *builder) body(rb *openapi3.RequestBody, opName string) *model.Body {
 	case "form":
 		body.Type = &model.GoType{Kind: model.Qual, Pkg: "net/url", Name: "Values"}
 		if mt.Schema != nil && mt.Schema.Value != nil {
-			if _, ok := b.objectProps(mt.Schema.Value); ok {
+			if props, ok := b.objectProps(mt.Schema.Value); ok {
 				// A typed form: encoded through its JSON form (deepObject
 				// brackets for nested values).
 				body.Type = b.typeOf(mt.Schema, opName+"Form", "", true)
 				body.Encoding = "form-typed"
+				b.formEncoding(body, props, mt.Encoding, func(tokens ...string) string { return ptrOf(append([]string{ct}, tokens...)...) }, issues)
 			}
 		}
 	case "text":
@@ -361,6 +451,41 @@ func (b *builder) body(rb *openapi3.RequestBody, opName string) *model.Body {
 	return body
 }
 
+// formEncoding checks a typed form's properties against the encoding the
+// spec gives each (style form, explode true by default). runtime.FormBody
+// writes scalars as name=value, lists repeated (name=a&name=b) or, where
+// the spec says explode false, joined (name=a,b), or, deepObject, indexed
+// (name[0]=a, name[0][key]=value), and objects as deepObject brackets
+// (name[key]=value) or, explode false, name=key,value.
+func (b *builder) formEncoding(body *model.Body, props []prop, encs map[string]*openapi3.Encoding, ptrOf func(...string) string, issues *[]bodyIssue) {
+	for _, p := range props {
+		if p.schema == nil || p.schema.Value == nil {
+			continue
+		}
+		ps := p.schema.Value
+		sm := encs[p.name].SerializationMethod() // nil-safe: form, explode
+		ptr := ptrOf("schema", "properties", p.name)
+		if encs[p.name] != nil {
+			ptr = ptrOf("encoding", p.name)
+		}
+		object := ps.Type.Is("object") || len(ps.Properties) > 0 || ps.AdditionalProperties.Schema != nil
+		list := ps.Type.Is("array")
+		switch {
+		case sm.Style == openapi3.SerializationForm && !sm.Explode && (object || list),
+			sm.Style == openapi3.SerializationDeepObject && list:
+			body.FormStyles = append(body.FormStyles, model.FormStyle{Name: p.name, Style: sm.Style, Explode: sm.Explode})
+		case object && sm.Style != openapi3.SerializationDeepObject:
+			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is an object of style %s, explode true, which would spread its properties over the form; resgen sends %s[key]=value (deepObject)", p.name, sm.Style, p.name)})
+		case list && ps.Items != nil && ps.Items.Value != nil && (ps.Items.Value.Type.Is("object") || ps.Items.Value.Type.Is("array")):
+			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is a list of objects or lists of style %s, which cannot write them; resgen sends %s[0][key]=value (what deepObject means on a list)", p.name, sm.Style, p.name)})
+		case list && sm.Style != openapi3.SerializationForm:
+			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q has style %s; resgen sends the list as %s=a&%s=b", p.name, sm.Style, p.name, p.name)})
+		}
+	}
+}
+
+var ioReader = &model.GoType{Kind: model.Qual, Pkg: "io", Name: "Reader"}
+
 var runtimeFile = &model.GoType{Kind: model.Qual, Pkg: "github.com/resgen/resgen/runtime", Name: "File"}
 
 // isBinary reports whether a schema is file content.
@@ -369,8 +494,10 @@ func isBinary(s *openapi3.Schema) bool {
 }
 
 // multipartType declares the struct of a multipart body: file parts as
-// *runtime.File, others as their types.
-func (b *builder) multipartType(name string, props []prop) *model.GoType {
+// *runtime.File, others as their types. A required part of a type that has
+// a zero value is a value, always sent; a required file, list or object
+// part can still be nil, and the method refuses it before any request.
+func (b *builder) multipartType(name string, props []prop, encs map[string]*openapi3.Encoding, body *model.Body, ptrOf func(string) string, issues *[]bodyIssue) *model.GoType {
 	t := &model.GoType{Kind: model.Named, Name: b.pkg.name(name)}
 	decl := &model.Type{Name: t.Name, Kind: model.Struct, Doc: []string{"The parts of a multipart/form-data body; file parts are *runtime.File."}}
 	b.file.Types = append(b.file.Types, decl)
@@ -381,20 +508,67 @@ func (b *builder) multipartType(name string, props []prop) *model.GoType {
 		if p.schema != nil {
 			ps = p.schema.Value
 		}
+		file := false
 		switch {
 		case isBinary(ps):
-			f.Type = &model.GoType{Kind: model.Pointer, Elem: runtimeFile}
+			f.Type, file = &model.GoType{Kind: model.Pointer, Elem: runtimeFile}, true
 		case ps != nil && ps.Items != nil && isBinary(ps.Items.Value):
-			f.Type = &model.GoType{Kind: model.Slice, Elem: &model.GoType{Kind: model.Pointer, Elem: runtimeFile}}
+			f.Type, file = &model.GoType{Kind: model.Slice, Elem: &model.GoType{Kind: model.Pointer, Elem: runtimeFile}}, true
 		default:
 			f.Type = b.typeOf(p.schema, name+f.Name, "", true)
-			if !f.Type.Nilable() {
+			if !f.Type.Nilable() && !p.required {
 				f.Type = &model.GoType{Kind: model.Pointer, Elem: f.Type}
 			}
 		}
+		if p.required {
+			f.Doc = []string{f.Name + " is required."}
+		}
 		decl.Fields = append(decl.Fields, f)
+		enc := encs[p.name]
+		if enc == nil {
+			continue
+		}
+		if len(enc.Headers) > 0 {
+			*issues = append(*issues, bodyIssue{ptrOf(p.name), fmt.Sprintf("multipart part %q declares headers (%s), which resgen does not send", p.name, strings.Join(sortedKeys(enc.Headers), ", "))})
+		}
+		ct := strings.TrimSpace(enc.ContentType)
+		if ct == "" {
+			continue
+		}
+		if file {
+			// One concrete type is the part's default; a list or a
+			// wildcard leaves it to File.ContentType.
+			if !strings.ContainsAny(ct, ",*") {
+				if body.PartTypes == nil {
+					body.PartTypes = map[string]string{}
+				}
+				body.PartTypes[p.name] = ct
+			}
+			continue
+		}
+		sent := "text/plain"
+		if ps == nil || !(ps.Type.Is("string") || ps.Type.Is("integer") || ps.Type.Is("number") || ps.Type.Is("boolean")) &&
+			!(ps.Type.Is("array") && ps.Items != nil && ps.Items.Value != nil && !ps.Items.Value.Type.Is("object") && !ps.Items.Value.Type.Is("array")) {
+			sent = "application/json"
+		}
+		if !mediaIn(sent, ct) {
+			*issues = append(*issues, bodyIssue{ptrOf(p.name), fmt.Sprintf("multipart part %q is declared as %s; resgen sends it as %s", p.name, ct, sent)})
+		}
 	}
 	return t
+}
+
+// mediaIn reports whether media type mt is one of list, a comma-separated
+// encoding contentType that may hold wildcards (image/*, */*).
+func mediaIn(mt, list string) bool {
+	typ, _, _ := strings.Cut(mt, "/")
+	for _, c := range strings.Split(list, ",") {
+		c = strings.ToLower(strings.TrimSpace(strings.SplitN(c, ";", 2)[0]))
+		if c == mt || c == "*/*" || c == typ+"/*" {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*model.Response, []*model.ResponseHeader) {

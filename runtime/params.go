@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -234,13 +235,18 @@ func (m *Multipart) JSON(name string, v any) {
 }
 
 // File adds a file part; a nil Content adds nothing.
-func (m *Multipart) File(name string, f *File) {
+func (m *Multipart) File(name string, f *File) { m.TypedFile(name, "application/octet-stream", f) }
+
+// TypedFile adds a file part whose Content-Type is contentType (what the
+// spec's encoding declares) unless f.ContentType says otherwise; a nil
+// Content adds nothing.
+func (m *Multipart) TypedFile(name, contentType string, f *File) {
 	if m.err != nil || f == nil || f.Content == nil {
 		return
 	}
 	ct := f.ContentType
 	if ct == "" {
-		ct = "application/octet-stream"
+		ct = contentType
 	}
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="`+escapeQuotes(name)+`"; filename="`+escapeQuotes(f.Name)+`"`)
@@ -268,11 +274,24 @@ func escapeQuotes(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", "").Replace(s)
 }
 
+// FormEncoding is the spec's encoding of one top-level property of a form
+// body, where it changes what FormBody writes: style form, explode false
+// (a list as name=a,b, an object as name=key,value), or deepObject on a
+// list (name[0]=a, name[0][key]=value: OpenAPI defines deepObject for
+// objects only, and indexed brackets are what the servers that use it on
+// lists, Stripe's among them, read).
+type FormEncoding struct {
+	Name    string
+	Style   string
+	Explode bool
+}
+
 // FormBody encodes v (a struct or map) as an application/x-www-form-urlencoded
 // body, through its JSON form: top-level values as name=value, lists
 // repeated (name=a&name=b), objects as deepObject brackets
-// (meta[key]=value), lists of objects indexed (items[0][price]=p).
-func FormBody(v any) (string, error) {
+// (meta[key]=value), lists of objects indexed (items[0][price]=p), and
+// the properties in encodings as those say.
+func FormBody(v any, encodings ...FormEncoding) (string, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return "", err
@@ -285,9 +304,63 @@ func FormBody(v any) (string, error) {
 	}
 	var q Query
 	for _, k := range sortedKeys(m) {
-		formValue(&q, k, m[k], true)
+		i := slices.IndexFunc(encodings, func(e FormEncoding) bool { return e.Name == k })
+		switch {
+		case i < 0:
+			formValue(&q, k, m[k], true)
+		case encodings[i].Style == "form" && !encodings[i].Explode:
+			if err := formJoined(&q, k, m[k]); err != nil {
+				return "", err
+			}
+		default:
+			formValue(&q, k, m[k], false)
+		}
 	}
 	return q.Encode(), nil
+}
+
+// formJoined adds a form-style, not exploded property: a list as a,b and
+// an object as k1,v1,k2,v2, each item escaped, the commas not.
+func formJoined(q *Query, name string, v any) error {
+	var items []string
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		for _, e := range x {
+			s, ok := formScalar(e)
+			if !ok {
+				return fmt.Errorf("form property %q: a list of style form, explode false holds scalars only", name)
+			}
+			items = append(items, s)
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			s, ok := formScalar(x[k])
+			if !ok {
+				return fmt.Errorf("form property %q: an object of style form, explode false holds scalars only", name)
+			}
+			items = append(items, k, s)
+		}
+	default:
+		s, _ := formScalar(x)
+		items = append(items, s)
+	}
+	q.AddList(name, ",", items...)
+	return nil
+}
+
+// formScalar is a decoded JSON scalar as form text.
+func formScalar(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		return x.String(), true
+	case bool:
+		return strconv.FormatBool(x), true
+	}
+	return "", false
 }
 
 func formValue(q *Query, name string, v any, top bool) {
@@ -310,12 +383,10 @@ func formValue(q *Query, name string, v any, top bool) {
 				}
 			}
 		}
-	case string:
-		q.Add(name, x)
-	case json.Number:
-		q.Add(name, x.String())
-	case bool:
-		q.Add(name, strconv.FormatBool(x))
+	default:
+		if s, ok := formScalar(x); ok {
+			q.Add(name, s)
+		}
 	}
 }
 

@@ -93,7 +93,8 @@ func statusWords(s string) string {
 	return s
 }
 
-// emitOperation prints the method of one operation.
+// emitOperation prints the method of one operation, and one more for each
+// other request content type (op.Variants).
 func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 	doc := []string{op.Name + " calls " + op.Method + " " + op.Path + "."}
 	if op.Summary != "" {
@@ -102,12 +103,45 @@ func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 	if len(op.Doc) > 0 {
 		doc = append(append(doc, ""), op.Doc...)
 	}
+	if op.Body != nil && op.Body.Encoding == "raw" {
+		doc = append(doc, "", "The spec takes any "+op.Body.ContentType+" body: contentType names the one sent, and body is", "read whole (every attempt sends it again).")
+	}
+	if len(op.Variants) > 0 {
+		var names []string
+		for _, v := range op.Variants {
+			names = append(names, v.Name)
+		}
+		verb := " send the other request bodies."
+		if len(names) == 1 {
+			verb = " sends any other request body."
+		}
+		doc = append(doc, "", "It sends "+op.Body.ContentType+"; "+strings.Join(names, ", ")+verb)
+	}
 	doc = append(append(doc, ""), DocLines(op.Policy)...)
 	if op.Deprecated {
 		doc = append(doc, "", "Deprecated: the spec marks this operation as deprecated.")
 	}
 	comment(f, doc)
+	e.emitMethod(f, op, op.Name, op.Body)
+	for _, v := range op.Variants {
+		what := "a " + v.Body.ContentType + " body"
+		if v.Body.Encoding == "raw" {
+			what = "the body the caller encodes, read whole (every attempt sends it again), as contentType"
+		}
+		doc := []string{v.Name + " is " + op.Name + " (" + op.Method + " " + op.Path + ") with " + what + ":", "the same breaker, retries and timeouts."}
+		if op.Deprecated {
+			doc = append(doc, "", "Deprecated: the spec marks this operation as deprecated.")
+		}
+		comment(f, doc)
+		e.emitMethod(f, op, v.Name, v.Body)
+	}
+	if op.SendMethod != "" {
+		e.emitSend(f, op)
+	}
+}
 
+// emitMethod prints one method of op that sends body.
+func (e *emitter) emitMethod(f *jen.File, op *model.Operation, name string, body *model.Body) {
 	params := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
 	for _, p := range op.PathParams {
 		params = append(params, jen.Id(p.GoName).Add(typeExpr(p.Type)))
@@ -115,21 +149,64 @@ func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 	if op.ParamsType != "" {
 		params = append(params, jen.Id("params").Op("*").Id(op.ParamsType))
 	}
-	if op.Body != nil {
-		params = append(params, jen.Id("body").Add(typeExpr(bodyParamType(op.Body))))
-		if op.Body.Encoding == "multipart" {
+	switch {
+	case body == nil:
+	case body.Encoding == "raw":
+		params = append(params, jen.Id("contentType").String(), jen.Id("body").Qual("io", "Reader"))
+	default:
+		params = append(params, jen.Id("body").Add(typeExpr(bodyParamType(body))))
+		if body.Encoding == "multipart" {
 			params = append(params, jen.Id("bodyContentType").String())
 		}
 	}
-	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(op.Name).Params(params...).
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(name).Params(params...).
+		Params(jen.Op("*").Id(op.ResponseType), jen.Error()).BlockFunc(func(g *jen.Group) {
+		if op.SendMethod != "" {
+			/* return c.sendX(ctx, path..., params, ct, rd) */
+			args := []jen.Code{jen.Id("ctx")}
+			for _, p := range op.PathParams {
+				args = append(args, jen.Id(p.GoName))
+			}
+			if op.ParamsType != "" {
+				args = append(args, jen.Id("params"))
+			}
+			ct := e.encodeBody(g, op, body)
+			g.Return(jen.Id("c").Dot(op.SendMethod).Call(append(args, ct, jen.Id("rd"))...))
+			return
+		}
+		e.buildURL(g, op)
+		e.buildRequest(g, op, body)
+		e.doAndDecode(g, op)
+	})
+}
+
+// emitSend prints the method that an operation's body variants share: the
+// URL, the request with the encoded body, the call and its decoding.
+func (e *emitter) emitSend(f *jen.File, op *model.Operation) {
+	params := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
+	for _, p := range op.PathParams {
+		params = append(params, jen.Id(p.GoName).Add(typeExpr(p.Type)))
+	}
+	if op.ParamsType != "" {
+		params = append(params, jen.Id("params").Op("*").Id(op.ParamsType))
+	}
+	params = append(params, jen.Id("contentType").String(), jen.Id("rd").Qual("io", "Reader"))
+	comment(f, []string{op.SendMethod + " sends " + op.Name + " and its variants with body rd (nil: none) as contentType."})
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(op.SendMethod).Params(params...).
 		Params(jen.Op("*").Id(op.ResponseType), jen.Error()).BlockFunc(func(g *jen.Group) {
 		e.buildURL(g, op)
-		e.buildRequest(g, op)
-		/* resp, attempts, err := c.opX.Do(ctx, req) */
-		g.List(jen.Id("resp"), jen.Id("attempts"), jen.Err()).Op(":=").Id("c").Dot(op.OpField).Dot("Do").Call(jen.Id("ctx"), jen.Id("req"))
-		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
-		e.decodeResponse(g, op)
+		e.sendRequest(g, op, jen.Id("rd"), jen.Id("contentType"))
+		e.doAndDecode(g, op)
 	})
+}
+
+// doAndDecode prints the call through the operation's runtime (breaker,
+// retries, timeouts) and the decoding of its answer.
+func (e *emitter) doAndDecode(g *jen.Group, op *model.Operation) {
+	/* resp, attempts, err := c.opX.Do(ctx, req) */
+	g.List(jen.Id("resp"), jen.Id("attempts"), jen.Err()).Op(":=").Id("c").Dot(op.OpField).Dot("Do").Call(jen.Id("ctx"), jen.Id("req"))
+	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+	e.decodeResponse(g, op)
 }
 
 // errf returns fmt.Errorf with the operation's name in front. Spec text in
@@ -338,9 +415,18 @@ func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
 }
 
 // buildRequest prints the request: body, headers, cookies, idempotency key.
-func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
-	bodyArg := jen.Nil()
-	if b := op.Body; b != nil {
+func (e *emitter) buildRequest(g *jen.Group, op *model.Operation, body *model.Body) {
+	bodyArg, ct := jen.Nil(), jen.Code(nil)
+	if body != nil {
+		ct, bodyArg = e.encodeBody(g, op, body), jen.Id("rd")
+	}
+	e.sendRequest(g, op, bodyArg, ct)
+}
+
+// encodeBody prints the encoding of body into rd, and returns the
+// expression of its Content-Type.
+func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) jen.Code {
+	{
 		if b.Encoding != "json" || b.Type.Nilable() {
 			g.Var().Id("rd").Qual("io", "Reader")
 		}
@@ -375,10 +461,20 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 		case "multipart-fields":
 			enc = e.multipartBody(op, b)
 		case "form-typed":
-			enc = []jen.Code{
-				jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(runtimePkg, "FormBody").Call(jen.Id("body")),
+			var decl *model.Type
+			if b.Type.Kind == model.Named {
+				decl = e.types[b.Type.Name]
+			}
+			enc = append(requiredChecks(op, decl, "form property"),
+				jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(runtimePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
 				jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(jen.Id("form")),
+			)
+		case "raw":
+			enc = []jen.Code{
+				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("io", "ReadAll").Call(jen.Id("body")),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read request body: %w", jen.Err()))),
+				jen.Id("rd").Op("=").Qual("bytes", "NewReader").Call(jen.Id("raw")),
 			}
 		case "text":
 			v := jen.Id("body")
@@ -396,19 +492,25 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 		default:
 			g.If(cond).Block(enc...)
 		}
-		bodyArg = jen.Id("rd")
 	}
+	switch b.Encoding {
+	case "raw":
+		return jen.Id("contentType")
+	case "multipart":
+		return jen.Id("bodyContentType")
+	case "multipart-fields":
+		return jen.Id("ct")
+	}
+	return jen.Lit(b.ContentType)
+}
+
+// sendRequest prints the request with bodyArg (nil, or rd sent as content
+// type ct), its headers, cookies and idempotency key.
+func (e *emitter) sendRequest(g *jen.Group, op *model.Operation, bodyArg, ct jen.Code) {
 	/* req, err := http.NewRequestWithContext(ctx, "GET", u, rd) */
 	g.List(jen.Id("req"), jen.Err()).Op(":=").Qual("net/http", "NewRequestWithContext").Call(jen.Id("ctx"), jen.Lit(op.Method), jen.Id("u"), bodyArg)
 	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "%w", jen.Err())))
-	if b := op.Body; b != nil {
-		ct := jen.Lit(b.ContentType)
-		switch b.Encoding {
-		case "multipart":
-			ct = jen.Id("bodyContentType")
-		case "multipart-fields":
-			ct = jen.Id("ct")
-		}
+	if ct != nil {
 		g.If(jen.Id("rd").Op("!=").Nil()).Block(jen.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Content-Type"), ct))
 	}
 	var accept []string
@@ -460,22 +562,43 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 }
 
 // multipartBody prints the encoding of a multipart body struct: files as
-// file parts, text values as fields, anything else as a JSON part.
+// file parts, text values as fields, anything else as a JSON part, a list
+// as one part per item. A required part that is nil (or empty) is an error
+// before any request: a server would refuse the body, and a breaker should
+// not count the caller's mistake.
 func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
-	out := []jen.Code{jen.Id("mp").Op(":=").Qual(runtimePkg, "NewMultipart").Call()}
 	decl := e.types[b.Type.Name]
+	out := requiredChecks(op, decl, "multipart part")
+	out = append(out, jen.Id("mp").Op(":=").Qual(runtimePkg, "NewMultipart").Call())
 	for _, f := range decl.Fields {
 		v := jen.Id("body").Dot(f.Name)
 		t := f.Type
+		file := func(x jen.Code) jen.Code {
+			if ct, ok := b.PartTypes[f.JSONName]; ok {
+				return jen.Id("mp").Dot("TypedFile").Call(jen.Lit(f.JSONName), jen.Lit(ct), x)
+			}
+			return jen.Id("mp").Dot("File").Call(jen.Lit(f.JSONName), x)
+		}
+		each := func(call jen.Code) jen.Code {
+			return jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Add(v)).Block(call)
+		}
 		switch {
-		case t.Kind == model.Pointer && t.Elem.Kind == model.Qual && t.Elem.Name == "File":
-			out = append(out, jen.Id("mp").Dot("File").Call(jen.Lit(f.JSONName), v))
-		case t.Kind == model.Slice && t.Elem.Kind == model.Pointer && t.Elem.Elem.Name == "File":
-			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id("f")).Op(":=").Range().Add(v)).Block(jen.Id("mp").Dot("File").Call(jen.Lit(f.JSONName), jen.Id("f"))))
+		case t.Kind == model.Pointer && isFile(t.Elem):
+			out = append(out, file(v))
+		case t.Kind == model.Slice && t.Elem.Kind == model.Pointer && isFile(t.Elem.Elem):
+			out = append(out, each(file(jen.Id("x"))))
+		case f.Required && e.isText(t):
+			out = append(out, jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), e.strExpr(t, v)))
 		case t.Kind == model.Pointer && e.isText(t.Elem):
 			out = append(out, jen.If(v.Clone().Op("!=").Nil()).Block(jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), e.strExpr(t.Elem, jen.Op("*").Add(v.Clone())))))
 		case t.Kind == model.Slice && e.isText(t.Elem):
-			out = append(out, jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Add(v)).Block(jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), e.strExpr(t.Elem, jen.Id("x")))))
+			out = append(out, each(jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), e.strExpr(t.Elem, jen.Id("x")))))
+		case t.Kind == model.Slice && !(t.Elem.Kind == model.Builtin && t.Elem.Name == "byte"):
+			// A list of objects: one JSON part per item, as a list of
+			// text values is one field per item.
+			out = append(out, each(jen.Id("mp").Dot("JSON").Call(jen.Lit(f.JSONName), jen.Id("x"))))
+		case f.Required && !t.Nilable():
+			out = append(out, jen.Id("mp").Dot("JSON").Call(jen.Lit(f.JSONName), v))
 		default:
 			out = append(out, jen.If(v.Clone().Op("!=").Nil()).Block(jen.Id("mp").Dot("JSON").Call(jen.Lit(f.JSONName), v.Clone())))
 		}
@@ -485,6 +608,50 @@ func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode multipart body: %w", jen.Err()))),
 		jen.List(jen.Id("rd"), jen.Id("ct")).Op("=").List(jen.Qual("bytes", "NewReader").Call(jen.Id("raw")), jen.Id("ctype")),
 	)
+}
+
+// requiredChecks prints, for each required field of decl that can be nil
+// or empty, the error a call returns before any request when it is: a
+// multipart or form body has no way to send an empty list or a nil value,
+// so it would silently lack the part or property.
+func requiredChecks(op *model.Operation, decl *model.Type, what string) []jen.Code {
+	if decl == nil {
+		return nil
+	}
+	var out []jen.Code
+	for _, f := range decl.Fields {
+		v := jen.Id("body").Dot(f.Name)
+		var missing *jen.Statement
+		switch t := f.Type; {
+		case !f.Required || f.ByHand:
+		case t.Kind == model.Pointer && isFile(t.Elem):
+			missing = v.Clone().Op("==").Nil().Op("||").Add(v.Clone()).Dot("Content").Op("==").Nil()
+		case t.Kind == model.Slice || t.Kind == model.Map:
+			missing = jen.Len(v.Clone()).Op("==").Lit(0)
+		case t.Nilable():
+			missing = v.Clone().Op("==").Nil()
+		}
+		if missing != nil {
+			out = append(out, jen.If(missing).Block(jen.Return(jen.Nil(), errf(op, what+" %q is required", jen.Lit(f.JSONName)))))
+		}
+	}
+	return out
+}
+
+// isFile reports whether t is runtime.File.
+func isFile(t *model.GoType) bool {
+	return t.Kind == model.Qual && t.Pkg == runtimePkg && t.Name == "File"
+}
+
+// formStyles prints each of ss as a runtime.FormEncoding literal.
+func formStyles(ss []model.FormStyle) []jen.Code {
+	out := make([]jen.Code, len(ss))
+	for i, s := range ss {
+		/* one line a property: runtime.FormEncoding{Name: "tags", Style: "form", Explode: false} */
+		out[i] = jen.Qual(runtimePkg, "FormEncoding").Values(
+			jen.Id("Name").Op(":").Lit(s.Name), jen.Id("Style").Op(":").Lit(s.Style), jen.Id("Explode").Op(":").Lit(s.Explode))
+	}
+	return out
 }
 
 // isText reports whether values of t are written as parameter text.

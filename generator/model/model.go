@@ -159,10 +159,33 @@ type Param struct {
 // Body is an operation's request body.
 type Body struct {
 	ContentType string
-	// Encoding is how the body is written: json, form, text, bytes.
+	// Encoding is how the body is written: json, form, form-typed,
+	// multipart, multipart-fields, text, bytes, or raw (the caller's
+	// io.Reader with the caller's content type).
 	Encoding string
 	Type     *GoType
 	Required bool
+	// FormStyles are the encodings of a typed form's top-level properties
+	// that change what runtime.FormBody writes: style form with explode
+	// false, deepObject on a list.
+	FormStyles []FormStyle
+	// PartTypes are the Content-Types a multipart body's file parts
+	// default to, by part name, where the spec's encoding names one.
+	PartTypes map[string]string
+}
+
+// FormStyle is one form property's encoding.
+type FormStyle struct {
+	Name, Style string
+	Explode     bool
+}
+
+// BodyVariant is one more method of an operation: the same call with
+// another request body (content type).
+type BodyVariant struct {
+	// Name is the Go method name (CreatePetWithForm).
+	Name string
+	Body *Body
 }
 
 // Response is one declared response of an operation.
@@ -205,6 +228,12 @@ type Operation struct {
 	Params     []*Param
 	ParamsType string
 	Body       *Body
+	// Variants are the methods for the other request content types, the
+	// raw WithBody method last; each runs the same runtime operation.
+	Variants []*BodyVariant
+	// SendMethod is the unexported method the variants share (URL,
+	// request, call, decoding), "" when there are none.
+	SendMethod string
 	Responses  []*Response
 	// ResponseType names the typed response struct.
 	ResponseType string

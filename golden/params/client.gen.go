@@ -91,12 +91,13 @@ const (
 //
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type UploadMultipart struct {
-	Attachments []*runtime.File      `json:"attachments,omitzero"`
-	File        *runtime.File        `json:"file,omitzero"`
-	Meta        *UploadMultipartMeta `json:"meta,omitzero"`
-	Pages       *int64               `json:"pages,omitzero"`
-	Tags        []string             `json:"tags,omitzero"`
-	Title       *string              `json:"title,omitzero"`
+	Attachments []*runtime.File `json:"attachments,omitzero"`
+	// File is required.
+	File  *runtime.File        `json:"file,omitzero"`
+	Meta  *UploadMultipartMeta `json:"meta,omitzero"`
+	Pages *int64               `json:"pages,omitzero"`
+	Tags  []string             `json:"tags,omitzero"`
+	Title *string              `json:"title,omitzero"`
 }
 
 // UploadMultipartMeta is a schema of the API.
@@ -410,22 +411,43 @@ type PatchBothResponse struct {
 
 // PatchBoth calls PATCH /both.
 //
+// It sends application/merge-patch+json; PatchBothWithBody sends any other request body.
+//
 // Resilience (x-resilience):
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBothResponse, error) {
-	u := c.server + "/both"
 	rd, err := runtime.JSONBody(body)
 	if err != nil {
 		return nil, fmt.Errorf("PatchBoth: encode request body: %w", err)
 	}
+	return c.sendPatchBoth(ctx, "application/merge-patch+json", rd)
+}
+
+// PatchBothWithBody is PatchBoth (PATCH /both) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// the same breaker, retries and timeouts.
+func (c *Client) PatchBothWithBody(ctx context.Context, contentType string, body io.Reader) (*PatchBothResponse, error) {
+	var rd io.Reader
+	if body != nil {
+		raw, err := io.ReadAll(body)
+		if err != nil {
+			return nil, fmt.Errorf("PatchBoth: read request body: %w", err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	return c.sendPatchBoth(ctx, contentType, rd)
+}
+
+// sendPatchBoth sends PatchBoth and its variants with body rd (nil: none) as contentType.
+func (c *Client) sendPatchBoth(ctx context.Context, contentType string, rd io.Reader) (*PatchBothResponse, error) {
+	u := c.server + "/both"
 	req, err := http.NewRequestWithContext(ctx, "PATCH", u, rd)
 	if err != nil {
 		return nil, fmt.Errorf("PatchBoth: %w", err)
 	}
 	if rd != nil {
-		req.Header.Set("Content-Type", "application/merge-patch+json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, attempts, err := c.opPatchBoth.Do(ctx, req)
 	if err != nil {
@@ -525,12 +547,13 @@ type PostFormResponse struct {
 
 // PostForm calls POST /forms.
 //
+// It sends application/x-www-form-urlencoded; PostFormWithBody sends any other request body.
+//
 // Resilience (x-resilience):
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: idempotent: true): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResponse, error) {
-	u := c.server + "/forms"
 	var rd io.Reader
 	{
 		form, err := runtime.FormBody(body)
@@ -539,12 +562,32 @@ func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResp
 		}
 		rd = strings.NewReader(form)
 	}
+	return c.sendPostForm(ctx, "application/x-www-form-urlencoded", rd)
+}
+
+// PostFormWithBody is PostForm (POST /forms) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// the same breaker, retries and timeouts.
+func (c *Client) PostFormWithBody(ctx context.Context, contentType string, body io.Reader) (*PostFormResponse, error) {
+	var rd io.Reader
+	if body != nil {
+		raw, err := io.ReadAll(body)
+		if err != nil {
+			return nil, fmt.Errorf("PostForm: read request body: %w", err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	return c.sendPostForm(ctx, contentType, rd)
+}
+
+// sendPostForm sends PostForm and its variants with body rd (nil: none) as contentType.
+func (c *Client) sendPostForm(ctx context.Context, contentType string, rd io.Reader) (*PostFormResponse, error) {
+	u := c.server + "/forms"
 	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
 	if err != nil {
 		return nil, fmt.Errorf("PostForm: %w", err)
 	}
 	if rd != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, attempts, err := c.opPostForm.Do(ctx, req)
 	if err != nil {
@@ -1116,9 +1159,12 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 	var rd io.Reader
 	var ct string
 	{
+		if body.File == nil || body.File.Content == nil {
+			return nil, fmt.Errorf("Upload: multipart part %q is required", "file")
+		}
 		mp := runtime.NewMultipart()
-		for _, f := range body.Attachments {
-			mp.File("attachments", f)
+		for _, x := range body.Attachments {
+			mp.File("attachments", x)
 		}
 		mp.File("file", body.File)
 		if body.Meta != nil {
