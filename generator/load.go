@@ -85,6 +85,15 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	if rdiags := g.checkRefs(path, loc, root); rdiags != nil {
 		return nil, append(diags, rdiags...), nil
 	}
+	inlined, idiags := g.inlineMaps(path, loc, root, s.src.from)
+	if len(g.refused) > 0 || idiags != nil {
+		return nil, append(append(diags, g.refused...), idiags...), nil
+	}
+	if inlined > 0 {
+		if err := reencode(); err != nil {
+			return nil, nil, err
+		}
+	}
 	decode := func() error {
 		loader := openapi3.NewLoader()
 		loader.Context = ctx
@@ -108,7 +117,11 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	if err != nil && len(g.refused) == 0 {
 		// Repair the decode defects real specs have, then try again. A
 		// spec that decodes is passed to kin-openapi byte for byte.
-		if len(overlays) > 0 || rp.repairTree(path, root) == 0 {
+		if len(overlays) > 0 || rp.repairTree(path, root) == 0 || rp.hasErrors() {
+			if rp.hasErrors() {
+				// What cannot be repaired, at its position, is why.
+				return nil, diags, nil
+			}
 			return nil, append(diags, s.decodeError(data, err)), nil
 		}
 		if rerr := reencode(); rerr != nil {
@@ -120,6 +133,9 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	// read error on: the refusals are the errors, whatever it returned.
 	if len(g.refused) > 0 {
 		return nil, append(diags, g.refused...), nil
+	}
+	if rp.hasErrors() {
+		return nil, diags, nil
 	}
 	if err != nil {
 		return nil, append(diags, s.decodeError(data, err)), nil
