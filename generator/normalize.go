@@ -153,7 +153,9 @@ func (rp *repairs) normalize(file string, root *yaml.Node) int {
 			}
 			if holder, fromID := enclosingDefs(root, e.path, v.Value[1:]); holder != "" {
 				to := "#" + holder + v.Value[1:]
-				if !fromID {
+				if fromID {
+					n++ // what JSON Schema says, but not kin-openapi
+				} else {
 					warn(k, e.pointer(), fmt.Sprintf("$ref %q is read in the $defs of the schema that holds it, #%s; by JSON Schema's rules it names the document's root, which has no $defs (no enclosing schema has an $id)", v.Value, holder),
 						"give the schema that holds $defs an $id, or move its $defs to components/schemas")
 				}
@@ -205,19 +207,46 @@ var danglingKinds = map[string]string{
 	"responses": "response",
 }
 
+// schemaPlaces are the keys whose value is a schema, and schemaMaps
+// those whose value maps names to schemas.
+var (
+	schemaPlaces = map[string]bool{
+		"schema": true, "items": true, "additionalProperties": true, "not": true, "contains": true,
+		"if": true, "then": true, "else": true, "propertyNames": true, "unevaluatedProperties": true,
+		"unevaluatedItems": true, "additionalItems": true, "contentSchema": true,
+	}
+	schemaMaps = map[string]bool{
+		"schemas": true, "definitions": true, "properties": true, "patternProperties": true,
+		"$defs": true, "dependentSchemas": true,
+	}
+)
+
+// refKind is the kind of component (schemas, responses, ...) at the
+// pointer tokens: a $ref's target, or where a $ref is written, which
+// tells when the target does not (a file of schemas names them #/X).
+func refKind(tokens []string) string {
+	n := len(tokens)
+	switch {
+	case n == 3 && tokens[0] == "components":
+		return tokens[1]
+	case n == 2 && (tokens[0] == "definitions" || tokens[0] == "responses"):
+		return tokens[0] // Swagger 2.0
+	case n >= 1 && schemaPlaces[tokens[n-1]]:
+		return "schemas"
+	case n >= 2 && (schemaMaps[tokens[n-2]] || schemaLists[tokens[n-2]]):
+		return "schemas"
+	case n >= 2 && tokens[n-2] == "responses":
+		return "responses"
+	}
+	return ""
+}
+
 // dangling handles the $ref of e, which names nothing in its document.
 func dangling(e specEntry, warn func(at *yaml.Node, ptr, msg, hint string), rp *repairs, file string) {
 	k, v := e.key(), e.val()
-	tokens := strings.Split(strings.TrimPrefix(v.Value[1:], "/"), "/")
-	kind := ""
-	switch {
-	case len(tokens) == 3 && tokens[0] == "components":
-		kind = tokens[1]
-	case len(tokens) == 2:
-		kind = tokens[0] // Swagger 2.0: #/definitions/X, #/responses/X
-	}
-	if strings.Contains(v.Value, "/$defs/") {
-		kind = "schemas"
+	kind := refKind(strings.Split(strings.TrimPrefix(v.Value[1:], "/"), "/"))
+	if kind == "" {
+		kind = refKind(e.path)
 	}
 	hint := "define what it names, or correct the $ref"
 	switch danglingKinds[kind] {
