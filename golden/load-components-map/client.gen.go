@@ -38,6 +38,11 @@ const (
 	PetKindDog PetKind = "dog"
 )
 
+// GetOwnerResponse404Body is a schema of the API.
+type GetOwnerResponse404Body struct {
+	Message string `json:"message"`
+}
+
 // Client calls the components map API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
 // per call, and an open breaker fails a call before any attempt is made.
@@ -174,6 +179,9 @@ type GetOwnerResponse struct {
 	// JSON200 is set when the status is 200.
 	// the owner.
 	JSON200 *Owner
+	// JSON404 is set when the status is 404.
+	// no such owner.
+	JSON404 *GetOwnerResponse404Body
 }
 
 // GetOwner calls GET /owners/{id}.
@@ -193,7 +201,7 @@ func (c *Client) GetOwner(ctx context.Context, id string) (*GetOwnerResponse, er
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode >= 400 {
+	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
 		return nil, c.opGetOwner.StatusError(req, resp, attempts)
 	}
 	raw, err := runtime.ReadBody(resp)
@@ -209,6 +217,8 @@ func (c *Client) GetOwner(ctx context.Context, id string) (*GetOwnerResponse, er
 	switch {
 	case resp.StatusCode == 200:
 		err = runtime.DecodeJSON(raw, &out.JSON200)
+	case resp.StatusCode == 404:
+		err = runtime.DecodeJSON(raw, &out.JSON404)
 	}
 	if err != nil {
 		return out, fmt.Errorf("GetOwner: decode %d response: %w", resp.StatusCode, err)
