@@ -93,6 +93,10 @@ func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr
 				rel = u.String()
 			}
 		}
+		if rel == "" && (u.Fragment == "" || u.Fragment == ptr || strings.HasPrefix(ptr, u.Fragment+"/")) {
+			// Copying a map into itself would grow it each round.
+			return n, errAt("it names the map that holds it")
+		}
 		src := lookupNode(target, u.Fragment, true)
 		if src == nil || src.Kind != yaml.MappingNode {
 			return n, errAt("it names no map")

@@ -122,6 +122,9 @@ x-shared:
 				t.Error("no type X")
 			}
 		}},
+		{"a map $ref to the map that holds it", []string{"s.yaml", "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}" + opGetX + `components:
+  schemas: {X: {type: string}, $ref: "#/components"}
+`}, `s.yaml:14:32: error: $ref "#/components" stands for the map at /components/schemas: it names the map that holds it`, true, nil},
 		{"a dangling $ref in a referenced file", []string{"s.yaml", "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}" + opGetX + `components:
   schemas:
     X: {$ref: "./x.yaml"}
