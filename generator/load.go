@@ -148,7 +148,7 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		openapi3.DisableExamplesValidation(),
 		openapi3.DisableSchemaDefaultsValidation(),
 		openapi3.DisableSchemaPatternValidation(),
-		openapi3.AllowExtraSiblingFields("description", "summary", "example", "examples", "nullable", "deprecated", "readOnly", "writeOnly", "default", "title", "links", "name", "extraProperties", "descripion"),
+		openapi3.AllowExtraSiblingFields("description", "summary", "example", "examples", "nullable", "deprecated", "readOnly", "writeOnly", "default", "title", "links", "name", "extraProperties", "descripion", "definitions"),
 	}
 	if strict {
 		opts = nil

@@ -14,9 +14,9 @@ import (
 //   - an empty object written as [] (PHP's json_encode writes an empty
 //     array and an empty map alike): "properties": [], a response
 //     "204": [], [] inside allOf;
-//   - a 3.1 schema with its own $defs and $ref: '#/$defs/X' (Pydantic):
-//     the $ref is read against the nearest enclosing schema whose $defs
-//     hold X, which is what the author means but not what JSON Schema
+//   - a 3.1 schema with its own $defs and $ref: '#/$defs/X' (Pydantic;
+//     definitions and '#/definitions/X' in draft 7's words): the $ref is
+//     read against the nearest enclosing schema whose $defs hold X, which is what the author means but not what JSON Schema
 //     says for a document without $id;
 //   - a local $ref that names nothing: a schema (or an example or a
 //     link) is left untyped, {} with the $ref's siblings, so the client
@@ -156,8 +156,9 @@ func (rp *repairs) normalize(file string, root *yaml.Node) int {
 				if fromID {
 					n++ // what JSON Schema says, but not kin-openapi
 				} else {
-					warn(k, e.pointer(), fmt.Sprintf("$ref %q is read in the $defs of the schema that holds it, #%s; by JSON Schema's rules it names the document's root, which has no $defs (no enclosing schema has an $id)", v.Value, holder),
-						"give the schema that holds $defs an $id, or move its $defs to components/schemas")
+					kw := strings.SplitN(v.Value[2:], "/", 2)[0]
+					warn(k, e.pointer(), fmt.Sprintf("$ref %q is read in the %s of the schema that holds it, #%s; by JSON Schema's rules it names the document's root, which has no %s (no enclosing schema has an $id)", v.Value, kw, holder, kw),
+						"give the schema that holds "+kw+" an $id, or move its "+kw+" to components/schemas")
 				}
 				v.Value = to
 				return
@@ -169,12 +170,12 @@ func (rp *repairs) normalize(file string, root *yaml.Node) int {
 }
 
 // enclosingDefs finds, for a local $ref fragment that names nothing from
-// the document's root (#/$defs/X...), the nearest schema enclosing the
+// the document's root (#/$defs/X..., #/definitions/X...), the nearest schema enclosing the
 // $ref (whose mapping is at path) that it names something in, and returns
 // that schema's pointer. fromID is set when that schema has an $id, which
 // makes it the base JSON Schema resolves the $ref against.
 func enclosingDefs(root *yaml.Node, path []string, fragment string) (holder string, fromID bool) {
-	if !strings.HasPrefix(fragment, "/$defs/") {
+	if !strings.HasPrefix(fragment, "/$defs/") && !strings.HasPrefix(fragment, "/definitions/") {
 		return "", false
 	}
 	for depth := len(path); depth > 0; depth-- {

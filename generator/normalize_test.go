@@ -82,6 +82,17 @@ components:
       $defs: {Y: {type: string}}
       properties: {z: {$ref: "#/$defs/Z"}}
 `}, `s.yaml:18:24: warning: $ref "#/$defs/Z" names nothing in this document; the value is left untyped (json.RawMessage), so the other operations can still be called`, false, nil},
+		{"draft 7's definitions, as Pydantic 1 wrote them", []string{"s.yaml", "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}" + opGetX + `components:
+  schemas:
+    X:
+      type: object
+      definitions: {Y: {type: object, properties: {n: {type: integer}}}}
+      properties: {y: {$ref: "#/definitions/Y"}}
+`}, `s.yaml:18:24: warning: $ref "#/definitions/Y" is read in the definitions of the schema that holds it, #/components/schemas/X; by JSON Schema's rules it names the document's root, which has no definitions (no enclosing schema has an $id)`, false, func(t *testing.T, src string) {
+			if !strings.Contains(src, "Y *Y") {
+				t.Error("y is not typed as Y")
+			}
+		}},
 		{"a property called $ref is a name", []string{"s.yaml", "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}" + opGetX + `        "204": []
 components:
   schemas:
