@@ -164,6 +164,20 @@ func TestInlinedMapKeepsItsPositions(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s\nwant it to hold %q", code, stderr, want)
 	}
 
+	// An error about an operation of paths.yaml is at its line there.
+	paths, err := os.ReadFile("paths.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, "/servers:\n  post:\n    operationId: createServer\n    x-resilience: {retry: default}\n    responses: {\"202\": {description: accepted}}\n"...)
+	if err := os.WriteFile("paths.yaml", paths, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr, _ = generateInto(t, "openapi.yaml")
+	if want := "paths.yaml:17:20: error: retry on POST /servers, which is not retry-safe"; code != exitInput || !strings.HasPrefix(stderr, want) {
+		t.Fatalf("exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
+	}
+
 	spec, err := os.ReadFile("openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
