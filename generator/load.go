@@ -117,11 +117,15 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	if err != nil && len(g.refused) == 0 {
 		// Repair the decode defects real specs have, then try again. A
 		// spec that decodes is passed to kin-openapi byte for byte.
-		if len(overlays) > 0 || rp.repairTree(path, root) == 0 || rp.hasErrors() {
-			if rp.hasErrors() {
-				// What cannot be repaired, at its position, is why.
-				return nil, diags, nil
-			}
+		repaired := 0
+		if len(overlays) == 0 {
+			repaired = rp.repairTree(path, root)
+		}
+		if rp.hasErrors() {
+			// What cannot be repaired, at its position, is why.
+			return nil, diags, nil
+		}
+		if repaired == 0 {
 			return nil, append(diags, s.decodeError(data, err)), nil
 		}
 		if rerr := reencode(); rerr != nil {
