@@ -110,9 +110,13 @@ func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr
 		}
 		// The $ref's siblings stay, and go first.
 		kept := append(m.Content[:i:i], m.Content[i+2:]...)
+		keys := make(map[string]*yaml.Node, len(kept)/2)
+		for j := 0; j+1 < len(kept); j += 2 {
+			keys[kept[j].Value] = kept[j]
+		}
 		for j := 0; j+1 < len(entries); j += 2 {
-			if dup := mapValue(&yaml.Node{Content: kept}, entries[j].Value); dup != nil {
-				return n, errAt(fmt.Sprintf("%q is also written here, at line %d", entries[j].Value, keyOf(kept, dup).Line))
+			if dup := keys[entries[j].Value]; dup != nil {
+				return n, errAt(fmt.Sprintf("%q is also written here, at line %d", entries[j].Value, dup.Line))
 			}
 		}
 		m.Content = append(kept, entries...)
@@ -127,15 +131,6 @@ func refIndex(m *yaml.Node) int {
 		}
 	}
 	return -1
-}
-
-func keyOf(content []*yaml.Node, val *yaml.Node) *yaml.Node {
-	for i := 1; i < len(content); i += 2 {
-		if content[i] == val {
-			return content[i-1]
-		}
-	}
-	return val
 }
 
 // copyTree copies n deeply (aliases expanded), so that editing the copy
