@@ -87,16 +87,39 @@ func specFiles(t *testing.T, pattern string) []string {
 	return files
 }
 
+type goldenSpec struct{ spec, name string }
+
+// goldenSpecs are the specs of TestGolden and the names of their golden
+// folders: each testdata/specs/*.yaml, and each spec of the loading cases
+// in testdata/specs/load (*.yaml, *.json, and */openapi.yaml for one of
+// several files) as load-<its name>.
+func goldenSpecs(t *testing.T) []goldenSpec {
+	var out []goldenSpec
+	for _, spec := range specFiles(t, "testdata/specs/*.yaml") {
+		out = append(out, goldenSpec{spec, strings.TrimSuffix(filepath.Base(spec), ".yaml")})
+	}
+	for _, pattern := range []string{"testdata/specs/load/*.yaml", "testdata/specs/load/*.json", "testdata/specs/load/*/openapi.yaml"} {
+		for _, spec := range specFiles(t, pattern) {
+			name := strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
+			if name == "openapi" {
+				name = filepath.Base(filepath.Dir(spec))
+			}
+			out = append(out, goldenSpec{spec, "load-" + name})
+		}
+	}
+	return out
+}
+
 // TestGolden generates every testdata spec and compares the output with
 // golden/<name>/client.gen.go, a package of the module (go build and go
 // vet compile it). It also checks the output is deterministic, gofmt'd
 // and marked generated.
 func TestGolden(t *testing.T) {
 	t.Chdir("..")
-	for _, spec := range specFiles(t, "testdata/specs/*.yaml") {
-		name := strings.TrimSuffix(filepath.Base(spec), ".yaml")
+	for _, g := range goldenSpecs(t) {
+		spec, name := g.spec, g.name
 		t.Run(name, func(t *testing.T) {
-			cfg := Config{Spec: spec, Package: goldenPackage(spec)}
+			cfg := Config{Spec: spec, Package: goldenPackage(name)}
 			res, err := Generate(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)

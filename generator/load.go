@@ -87,6 +87,15 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	if rdiags := g.checkRefs(path, loc, root); rdiags != nil {
 		return nil, append(diags, rdiags...), nil
 	}
+	inlined, idiags := g.inlineMaps(path, loc, root, s.src.from)
+	if len(g.refused) > 0 || idiags != nil {
+		return nil, append(append(diags, g.refused...), idiags...), nil
+	}
+	if inlined > 0 {
+		if err := reencode(); err != nil {
+			return nil, nil, err
+		}
+	}
 	decode := func() error {
 		// A $ref back to the spec from another file reads what is decoded
 		// here, repaired once, not the file again.
@@ -126,7 +135,12 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 			// Repair the decode defects real specs have, then try again. A
 			// spec that decodes is passed to kin-openapi byte for byte.
 			repaired = true
-			if rp.repairTree(path, root) > 0 {
+			n := rp.repairTree(path, root)
+			if rp.hasErrors() {
+				// What cannot be repaired, at its position, is why.
+				return nil, diags, nil
+			}
+			if n > 0 {
 				if rerr := reencode(); rerr != nil {
 					return nil, nil, rerr
 				}
@@ -151,6 +165,9 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	if len(g.refused) > 0 {
 		return nil, append(diags, g.refused...), nil
 	}
+	if rp.hasErrors() {
+		return nil, diags, nil
+	}
 	if s.doc.Paths == nil {
 		s.doc.Paths = openapi3.NewPaths()
 	}
@@ -159,7 +176,7 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		openapi3.DisableExamplesValidation(),
 		openapi3.DisableSchemaDefaultsValidation(),
 		openapi3.DisableSchemaPatternValidation(),
-		openapi3.AllowExtraSiblingFields("description", "summary", "example", "examples", "nullable", "deprecated", "readOnly", "writeOnly", "default", "title", "links", "name", "extraProperties", "descripion"),
+		openapi3.AllowExtraSiblingFields("description", "summary", "example", "examples", "nullable", "deprecated", "readOnly", "writeOnly", "default", "title", "links", "name", "extraProperties", "descripion", "definitions"),
 	}
 	if strict {
 		opts = nil

@@ -256,6 +256,24 @@ func (g *readGuard) refsInto(u *url.URL) map[string]int {
 // the root document. Each file is read once; one refused is refused again
 // without another diagnostic.
 func (g *readGuard) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
+	data, _, err := g.readRefTree(u)
+	return data, err
+}
+
+// readTree is readRef for resgen itself: the file's node tree, as checked
+// and repaired, with the positions of the file as written when this is its
+// first read.
+func (g *readGuard) readTree(u *url.URL) (*yaml.Node, error) {
+	data, root, err := g.readRefTree(u)
+	if err != nil || root != nil {
+		return root, err
+	}
+	return parseTree(data)
+}
+
+// readRefTree is readRef with the file's tree on its first read (nil when
+// it was read before).
+func (g *readGuard) readRefTree(u *url.URL) ([]byte, *yaml.Node, error) {
 	key := siteKey(u)
 	g.mu.Lock()
 	g.reads++
@@ -265,15 +283,15 @@ func (g *readGuard) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 	g.mu.Unlock()
 	switch {
 	case failed:
-		return nil, errRefused
+		return nil, nil, errRefused
 	case reads > maxFileReads:
 		// The loader asks again for every $ref to a whole file and
 		// decodes it again.
-		return nil, g.refuse(u, fmt.Sprintf("the spec asks for files more than %d times", maxFileReads), "")
+		return nil, nil, g.refuse(u, fmt.Sprintf("the spec asks for files more than %d times", maxFileReads), "")
 	case ok:
-		return data, nil
+		return data, nil, nil
 	}
-	data, err := g.readNew(u)
+	data, root, err := g.readNew(u)
 	g.mu.Lock()
 	if err != nil {
 		g.failed[key] = true
@@ -281,34 +299,34 @@ func (g *readGuard) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		g.files[key] = data
 	}
 	g.mu.Unlock()
-	return data, err
+	return data, root, err
 }
 
-func (g *readGuard) readNew(u *url.URL) ([]byte, error) {
+func (g *readGuard) readNew(u *url.URL) ([]byte, *yaml.Node, error) {
 	if u.Scheme != "" && u.Scheme != "file" {
-		return nil, g.refuse(u, "only local files can be referenced", "")
+		return nil, nil, g.refuse(u, "only local files can be referenced", "")
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return nil, g.refuse(u, fmt.Sprintf("a file URL with a host (%s) is not a local file", u.Host), "write a path, relative to the spec's folder")
+		return nil, nil, g.refuse(u, fmt.Sprintf("a file URL with a host (%s) is not a local file", u.Host), "write a path, relative to the spec's folder")
 	}
 	p := filepath.FromSlash(u.Path)
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return nil, g.refuse(u, "cannot read "+displayPath(p)+": "+pathErrText(err), "")
+		return nil, nil, g.refuse(u, "cannot read "+displayPath(p)+": "+pathErrText(err), "")
 	}
 	if !g.within(real) {
-		return nil, g.refuse(u, fmt.Sprintf("%s is outside the folders this spec may read (%s)", displayPath(p), strings.Join(g.roots, ", ")),
+		return nil, nil, g.refuse(u, fmt.Sprintf("%s is outside the folders this spec may read (%s)", displayPath(p), strings.Join(g.roots, ", ")),
 			"move the file below that folder, or allow its folder with -allow-read DIR")
 	}
 	data, err := g.readRegular(real)
 	if err != nil {
-		return nil, g.refuse(u, displayPath(p)+": "+err.Error(), "")
+		return nil, nil, g.refuse(u, displayPath(p)+": "+err.Error(), "")
 	}
-	data, diags := g.checkFile(displayPath(p), u, data)
+	data, root, diags := g.checkFile(displayPath(p), u, data)
 	if diags != nil {
-		return nil, g.refusedAt(diags)
+		return nil, nil, g.refusedAt(diags)
 	}
-	return data, nil
+	return data, root, nil
 }
 
 // readRegular reads a regular file. It looks before it opens, so that
@@ -343,8 +361,9 @@ func pathErrText(err error) string {
 }
 
 // checkFile checks a referenced file (a mapping, within the limits of
-// checkTree and checkRefs) and returns it repaired, or the errors.
-func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, Diagnostics) {
+// checkTree and checkRefs) and returns it repaired with its tree, or the
+// errors.
+func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, *yaml.Node, Diagnostics) {
 	root, err := parseTree(data)
 	if err != nil || root.Kind != yaml.MappingNode {
 		// The parser's message may quote the file: give its line only.
@@ -352,25 +371,25 @@ func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, Dia
 		if m := yamlLine.FindStringSubmatch(fmt.Sprint(err)); m != nil {
 			msg = file + ": not a YAML or JSON mapping (it does not parse at line " + m[1] + "), so not part of a spec"
 		}
-		return nil, Diagnostics{g.atRef(u, msg, "")}
+		return nil, nil, Diagnostics{g.atRef(u, msg, "")}
 	}
 	if diags := checkTree(file, root); diags != nil {
-		return nil, diags
+		return nil, nil, diags
 	}
 	if diags := g.checkRefs(file, u, root); diags != nil {
-		return nil, diags
+		return nil, nil, diags
 	}
 	if g.rp.repairTree(file, root) == 0 {
-		return data, nil
+		return data, root, nil
 	}
 	out, err := yaml.Marshal(root)
 	if err != nil {
-		return data, nil
+		return data, root, nil
 	}
 	g.mu.Lock()
 	g.repaired[siteKey(u)] = root
 	g.mu.Unlock()
-	return out, nil
+	return out, root, nil
 }
 
 // tree is the node tree of a referenced file that was read, with the

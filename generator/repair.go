@@ -22,11 +22,20 @@ import (
 type repairs struct {
 	mu    sync.Mutex
 	diags Diagnostics
+	// seen are the diagnostics of diags: the loader may read a file twice
+	// (the spec itself again, for a $ref it cannot resolve).
+	seen map[Diagnostic]bool
 }
 
 func (rp *repairs) add(d Diagnostic) {
 	rp.mu.Lock()
-	rp.diags = append(rp.diags, d)
+	if !rp.seen[d] {
+		if rp.seen == nil {
+			rp.seen = map[Diagnostic]bool{}
+		}
+		rp.seen[d] = true
+		rp.diags = append(rp.diags, d)
+	}
 	rp.mu.Unlock()
 }
 
@@ -38,7 +47,14 @@ func (rp *repairs) repairTree(file string, root *yaml.Node) int {
 		n++
 		rp.add(Diagnostic{Severity: Warning, File: file, Line: node.Line, Col: node.Column, Msg: "repaired: " + msg})
 	}, "")
-	return n
+	return n + rp.normalize(file, root)
+}
+
+// hasErrors reports whether a repair found what it cannot repair.
+func (rp *repairs) hasErrors() bool {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	return rp.diags.HasErrors()
 }
 
 func isSchemaLike(m *yaml.Node) bool {

@@ -14,7 +14,7 @@ import (
 // failed run leaves the old output as it was.
 func TestLoadDiagnosticsThroughTheCLI(t *testing.T) {
 	t.Chdir("../..")
-	const load, lint = "testdata/specs/load/", "testdata/lint/"
+	const load, lint = "testdata/specs/loaderr/", "testdata/lint/"
 	cases := []struct {
 		name   string
 		args   []string // after generate; -package and -o are added

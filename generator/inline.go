@@ -1,0 +1,179 @@
+package generator
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Multi-file specs are often laid out for a bundler: components.schemas is
+// {$ref: ./schemas/_index.yaml}, a file that holds the whole map, and the
+// same for paths or any other map of components. OpenAPI has no $ref in
+// that place (a schema called "$ref" is what it says), but what the author
+// means is plain, and bundlers read it so: inlineMaps puts the entries of
+// the file in place of the $ref before kin-openapi decodes the document.
+// The file is read through the read guard, within its roots and limits,
+// its nodes keep their positions in it, and its relative $refs are made
+// relative to the spec's folder.
+
+// mapHolders are the keys of a document's root whose value is a map of
+// names to objects: OpenAPI 3's and Swagger 2.0's.
+var mapHolders = map[string]bool{
+	"paths": true, "webhooks": true, "components": true,
+	"definitions": true, "parameters": true, "responses": true, "securityDefinitions": true,
+}
+
+// maxMapRefs bounds how often a map is a $ref to another map.
+const maxMapRefs = 8
+
+// inlineMaps replaces each $ref standing for a whole map of the root
+// document with that map, and returns how many it replaced. Nodes read
+// from another file are recorded in from, with the file's name.
+func (g *readGuard) inlineMaps(file string, loc *url.URL, root *yaml.Node, from map[*yaml.Node]string) (int, Diagnostics) {
+	n := 0
+	var diags Diagnostics
+	inline := func(m *yaml.Node, ptr string) {
+		k, d := g.inlineMap(file, loc, root, m, ptr, from)
+		n += k
+		diags = append(diags, d...)
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if !mapHolders[k.Value] || v.Kind != yaml.MappingNode {
+			continue
+		}
+		inline(v, pointerJoin("", k.Value))
+		if k.Value != "components" {
+			continue
+		}
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			if c := v.Content[j+1]; c.Kind == yaml.MappingNode && !strings.HasPrefix(v.Content[j].Value, "x-") {
+				inline(c, pointerJoin("", k.Value, v.Content[j].Value))
+			}
+		}
+	}
+	return n, diags
+}
+
+// inlineMap replaces the $ref of the map m, at ptr in the root document,
+// with the entries of the map it names, until m has no $ref.
+func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr string, from map[*yaml.Node]string) (int, Diagnostics) {
+	for n := 0; ; n++ {
+		i := refIndex(m)
+		if i < 0 {
+			return n, nil
+		}
+		k, ref := m.Content[i], m.Content[i+1].Value
+		errAt := func(msg string) Diagnostics {
+			return Diagnostics{{Severity: Error, File: file, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
+				Msg: fmt.Sprintf("$ref %q stands for the map at %s: %s", ref, ptr, msg)}}
+		}
+		if n == maxMapRefs {
+			return n, errAt(fmt.Sprintf("it leads to %d more such $refs", maxMapRefs))
+		}
+		u, err := url.Parse(ref)
+		if err != nil {
+			return n, errAt("not a URL")
+		}
+		target, tfile, rel := root, file, ""
+		if u.Scheme != "" || u.Path != "" {
+			if u.Scheme == "" && !filepath.IsAbs(filepath.FromSlash(u.Path)) {
+				u.Path = filepath.ToSlash(filepath.Join(filepath.Dir(filepath.FromSlash(loc.Path)), filepath.FromSlash(u.Path)))
+			}
+			if target, err = g.readTree(u); err != nil {
+				return n, nil // refused: the diagnostic is in g.refused
+			}
+			tfile = displayPath(filepath.FromSlash(u.Path))
+			if r, err := filepath.Rel(filepath.Dir(filepath.FromSlash(loc.Path)), filepath.FromSlash(u.Path)); err == nil {
+				rel = filepath.ToSlash(r)
+			} else {
+				rel = u.String()
+			}
+		}
+		if rel == "" && (u.Fragment == "" || u.Fragment == ptr || strings.HasPrefix(ptr, u.Fragment+"/")) {
+			// Copying a map into itself would grow it each round.
+			return n, errAt("it names the map that holds it")
+		}
+		src := lookupNode(target, u.Fragment, true)
+		if src == nil || src.Kind != yaml.MappingNode {
+			return n, errAt("it names no map")
+		}
+		entries := copyTree(src).Content
+		if rel != "" {
+			rebaseRefs(entries, rel, filepath.Base(filepath.FromSlash(loc.Path)), u.Fragment, ptr)
+			for _, e := range entries {
+				markFrom(from, e, tfile)
+			}
+		}
+		// The $ref's siblings stay, and go first.
+		kept := append(m.Content[:i:i], m.Content[i+2:]...)
+		keys := make(map[string]*yaml.Node, len(kept)/2)
+		for j := 0; j+1 < len(kept); j += 2 {
+			keys[kept[j].Value] = kept[j]
+		}
+		for j := 0; j+1 < len(entries); j += 2 {
+			if dup := keys[entries[j].Value]; dup != nil {
+				return n, errAt(fmt.Sprintf("%q is also written here, at line %d", entries[j].Value, dup.Line))
+			}
+		}
+		m.Content = append(kept, entries...)
+	}
+}
+
+// refIndex is the index of the key $ref of the mapping m, or -1.
+func refIndex(m *yaml.Node) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == "$ref" && m.Content[i+1].Kind == yaml.ScalarNode {
+			return i
+		}
+	}
+	return -1
+}
+
+// copyTree copies n deeply (aliases expanded), so that editing the copy
+// leaves the tree it came from as it was.
+func copyTree(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	c := *n
+	c.Anchor = ""
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, child := range n.Content {
+		c.Content[i] = copyTree(child)
+	}
+	return &c
+}
+
+// rebaseRefs makes the $refs of entries, read from the file rel (relative
+// to the spec's folder) at fragment, mean in the root document (rootName,
+// in that folder), at ptr, what they meant there.
+func rebaseRefs(entries []*yaml.Node, rel, rootName, fragment, ptr string) {
+	holder := &yaml.Node{Kind: yaml.MappingNode, Content: entries}
+	walkSpec(holder, func(e specEntry) {
+		k, v := e.key(), e.val()
+		if k.Value != "$ref" || e.names || v.Kind != yaml.ScalarNode {
+			return
+		}
+		u, err := url.Parse(v.Value)
+		switch {
+		case err != nil || u.Scheme != "" || strings.HasPrefix(u.Path, "/") || filepath.IsAbs(filepath.FromSlash(u.Path)):
+		case u.Path == "" && (u.Fragment == fragment || strings.HasPrefix(u.Fragment, fragment+"/")):
+			// Into the map itself: now at ptr.
+			v.Value = "#" + ptr + u.Fragment[len(fragment):]
+		case u.Path == "":
+			v.Value = rel + v.Value
+		default:
+			u.Path = filepath.ToSlash(filepath.Join(filepath.Dir(filepath.FromSlash(rel)), filepath.FromSlash(u.Path)))
+			if u.Path == rootName {
+				// Back into the spec, which kin-openapi must not read
+				// again as it was written.
+				u.Path = ""
+			}
+			v.Value = u.String()
+		}
+	})
+}
