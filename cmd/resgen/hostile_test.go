@@ -219,8 +219,8 @@ func TestHostileSpecs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			write(root, "spec.yaml", c.spec)
 			args := append([]string{"generate", "-spec", "spec.yaml", "-package", "x", "-o", out}, c.flags...)
-			// The work limits are what bound a hostile spec, and the
-			// messages above show they fired; wall time on a shared
+			// The work limits are what bound a hostile spec, and the stderr
+			// checks below show they fired; wall time on a shared
 			// 2-core machine under -race says little, so only a hang fails.
 			code, stdout, stderr := runCLIBounded(t, 2*time.Minute, args...)
 			if code != exitInput {
