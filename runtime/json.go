@@ -3,11 +3,13 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 )
 
 // Helpers the generated union types call to tell their variants apart:
 // by a discriminator property, by the JSON kind of the value, or by the
-// keys an object has.
+// keys an object has and the values of its members.
 
 // JSONKind is the kind of a JSON value.
 type JSONKind uint8
@@ -52,30 +54,85 @@ func Kind(data []byte) JSONKind {
 	return KindInvalid
 }
 
-// ObjectKeys returns the keys of a JSON object (nil when data is not one).
-func ObjectKeys(data []byte) Keys {
-	var m map[string]json.RawMessage
+// Object is a JSON object's members, parsed once so a union can test
+// each variant's required keys and member values against it.
+type Object map[string]json.RawMessage
+
+// ParseObject returns the members of the JSON object data (nil when data
+// is not one).
+func ParseObject(data []byte) Object {
+	var m Object
 	if json.Unmarshal(data, &m) != nil {
 		return nil
 	}
-	k := make(Keys, len(m))
-	for name := range m {
-		k[name] = struct{}{}
-	}
-	return k
+	return m
 }
 
-// Keys is a set of object keys.
-type Keys map[string]struct{}
-
-// Has reports whether every name is a key.
-func (k Keys) Has(names ...string) bool {
+// Has reports whether every name is a member.
+func (o Object) Has(names ...string) bool {
 	for _, n := range names {
-		if _, ok := k[n]; !ok {
+		if _, ok := o[n]; !ok {
 			return false
 		}
 	}
 	return true
+}
+
+// Allows reports whether member name is absent or equal to one of values,
+// JSON texts as the spec's const or enum writes them ("\"redirect\"", 2,
+// true, null). Absent is allowed: Has checks the required members.
+func (o Object) Allows(name string, values ...string) bool {
+	raw, ok := o[name]
+	if !ok {
+		return true
+	}
+	for _, v := range values {
+		if jsonEqual(raw, []byte(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsKind reports whether member name is absent or of one of kinds.
+func (o Object) AllowsKind(name string, kinds ...JSONKind) bool {
+	raw, ok := o[name]
+	if !ok {
+		return true
+	}
+	k := Kind(raw)
+	for _, want := range kinds {
+		if k == want {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonEqual reports whether two JSON scalars are the same value: the same
+// text, or the same string or number written differently ("\u0061", 1.0).
+func jsonEqual(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	ka, kb := Kind(a), Kind(b)
+	switch {
+	case ka == KindString && kb == KindString:
+		var sa, sb string
+		return json.Unmarshal(a, &sa) == nil && json.Unmarshal(b, &sb) == nil && sa == sb
+	case (ka == KindInteger || ka == KindNumber) && (kb == KindInteger || kb == KindNumber):
+		fa, errA := strconv.ParseFloat(string(a), 64)
+		fb, errB := strconv.ParseFloat(string(b), 64)
+		return errA == nil && errB == nil && fa == fb
+	}
+	return false
+}
+
+// OnlyValueError is what encoding a value other than the one the spec
+// allows (a const, or an enum of one value) returns: the request would be
+// one the spec forbids, so it is not sent.
+func OnlyValueError(typeName, want string, got any) error {
+	return fmt.Errorf("%s must be %s, the only value the spec allows; not %#v", typeName, want, got)
 }
 
 // Discriminator returns the string value of property prop of the JSON

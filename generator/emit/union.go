@@ -148,7 +148,7 @@ func (e *emitter) unionByDiscriminator(g *jen.Group, t *model.Type) {
 	})
 }
 
-var kindConst = map[string]string{"object": "KindObject", "array": "KindArray", "string": "KindString", "integer": "KindInteger", "number": "KindNumber", "boolean": "KindBool"}
+var kindConst = map[string]string{"object": "KindObject", "array": "KindArray", "string": "KindString", "integer": "KindInteger", "number": "KindNumber", "boolean": "KindBool", "null": "KindNull"}
 
 func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 	byKind := map[string][]*model.Variant{}
@@ -191,24 +191,7 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 					}
 					return
 				}
-				// Objects: the variant whose required keys are all there,
-				// the most demanding first.
-				sorted := append([]*model.Variant(nil), vs...)
-				sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].Required) > len(sorted[j].Required) })
-				if len(sorted[0].Required) > 0 {
-					g.Id("keys").Op(":=").Qual(runtimePkg, "ObjectKeys").Call(jen.Id("data"))
-				}
-				for _, v := range sorted {
-					if len(v.Required) == 0 {
-						g.Add(tryVariant(v))
-						continue
-					}
-					var names []jen.Code
-					for _, r := range v.Required {
-						names = append(names, jen.Lit(r))
-					}
-					g.If(jen.Id("keys").Dot("Has").Call(names...)).Block(tryVariant(v))
-				}
+				e.objectVariants(g, vs)
 			})
 		}
 	})
@@ -216,6 +199,83 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 		/* a variant of unknown kind: take it if it decodes */
 		g.Add(tryVariant(v))
 	}
+}
+
+// objectVariants prints the choice among object variants with no
+// discriminator. A variant is taken when the object has every key it
+// requires, each member it checks holds a value (or JSON kind) the variant
+// allows, and the object decodes into it. The variants are tried most
+// specific first: more one-value checks (tags), then more required keys,
+// then the spec's order; so values tell apart variants with the same keys,
+// and when several still match (a oneOf that is ambiguous for these
+// checks) the choice is the same on every run.
+func (e *emitter) objectVariants(g *jen.Group, vs []*model.Variant) {
+	tags := func(v *model.Variant) int {
+		n := 0
+		for _, c := range v.Checks {
+			if len(c.Values) == 1 {
+				n++
+			}
+		}
+		return n
+	}
+	sorted := append([]*model.Variant(nil), vs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if ti, tj := tags(sorted[i]), tags(sorted[j]); ti != tj {
+			return ti > tj
+		}
+		return len(sorted[i].Required) > len(sorted[j].Required)
+	})
+	parsed := false
+	for _, v := range sorted {
+		if len(v.Required) == 0 && len(v.Checks) == 0 {
+			g.Add(tryVariant(v))
+			continue
+		}
+		if !parsed {
+			g.Id("obj").Op(":=").Qual(runtimePkg, "ParseObject").Call(jen.Id("data"))
+			parsed = true
+		}
+		var conds []jen.Code
+		if len(v.Required) > 0 {
+			var names []jen.Code
+			for _, r := range v.Required {
+				names = append(names, jen.Lit(r))
+			}
+			conds = append(conds, jen.Id("obj").Dot("Has").Call(names...))
+		}
+		for _, c := range v.Checks {
+			args := []jen.Code{jen.Lit(c.Name)}
+			method := "Allows"
+			if c.Values != nil {
+				for _, text := range c.Values {
+					args = append(args, jsonText(text))
+				}
+			} else {
+				method = "AllowsKind"
+				for _, k := range c.Kinds {
+					args = append(args, jen.Qual(runtimePkg, kindConst[k]))
+				}
+			}
+			conds = append(conds, jen.Id("obj").Dot(method).Call(args...))
+		}
+		cond := jen.Add(conds[0])
+		for _, c := range conds[1:] {
+			cond = cond.Op("&&").Add(c)
+		}
+		g.If(cond).Block(tryVariant(v))
+	}
+}
+
+// jsonText prints a JSON text as a Go string literal, raw when it is
+// plain ASCII (`"redirect"` reads better than "\"redirect\"").
+func jsonText(text string) jen.Code {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < ' ' || c > '~' || c == '`' {
+			return jen.Lit(text)
+		}
+	}
+	return jen.Op("`" + text + "`")
 }
 
 func hasWireNames(t *model.Type) bool {

@@ -82,20 +82,20 @@ func (u *AnyPet) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("huntingSkill", "name", "petType") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("huntingSkill", "name", "petType") {
 			if v := new(Cat); json.Unmarshal(data, v) == nil {
 				u.Cat = v
 				return nil
 			}
 		}
-		if keys.Has("name", "petType") {
+		if obj.Has("name", "petType") {
 			if v := new(Dog); json.Unmarshal(data, v) == nil {
 				u.Dog = v
 				return nil
 			}
 		}
-		if keys.Has("name", "petType") {
+		if obj.Has("name", "petType") {
 			if v := new(Lizard); json.Unmarshal(data, v) == nil {
 				u.Lizard = v
 				return nil
@@ -179,6 +179,16 @@ const (
 	CircleKindCircle CircleKind = "circle"
 )
 
+// MarshalJSON writes "circle", the one value the spec allows, also for the zero
+// value (a tag left unset); any other value is an error, not a request the
+// spec forbids.
+func (v CircleKind) MarshalJSON() ([]byte, error) {
+	if v != CircleKindCircle && v != "" {
+		return nil, runtime.OnlyValueError("CircleKind", `"circle"`, v)
+	}
+	return []byte(`"circle"`), nil
+}
+
 // Contact is one of: EmailContact, PhoneContact, PostalContact, AnonymousContact. The field that is set holds the value.
 type Contact struct {
 	EmailContact     *EmailContact     `json:"-"`
@@ -215,20 +225,20 @@ func (u *Contact) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("city", "postcode", "street") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("city", "postcode", "street") {
 			if v := new(PostalContact); json.Unmarshal(data, v) == nil {
 				u.PostalContact = v
 				return nil
 			}
 		}
-		if keys.Has("countryCode", "phone") {
+		if obj.Has("countryCode", "phone") {
 			if v := new(PhoneContact); json.Unmarshal(data, v) == nil {
 				u.PhoneContact = v
 				return nil
 			}
 		}
-		if keys.Has("email") {
+		if obj.Has("email") {
 			if v := new(EmailContact); json.Unmarshal(data, v) == nil {
 				u.EmailContact = v
 				return nil
@@ -296,14 +306,14 @@ func (u *CustomerDefaultPayment) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("brand", "expMonth", "expYear", "last4", "method") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("brand", "expMonth", "expYear", "last4", "method") {
 			if v := new(Card); json.Unmarshal(data, v) == nil {
 				u.Card = v
 				return nil
 			}
 		}
-		if keys.Has("iban", "method") {
+		if obj.Has("iban", "method") {
 			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
 				u.BankTransfer = v
 				return nil
@@ -606,20 +616,20 @@ func (u *Event) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("id", "orderId", "total", "type") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("id", "orderId", "total", "type") {
 			if v := new(OrderPlaced); json.Unmarshal(data, v) == nil {
 				u.OrderPlaced = v
 				return nil
 			}
 		}
-		if keys.Has("carrier", "id", "orderId", "type") {
+		if obj.Has("carrier", "id", "orderId", "type") {
 			if v := new(OrderShipped); json.Unmarshal(data, v) == nil {
 				u.OrderShipped = v
 				return nil
 			}
 		}
-		if keys.Has("id", "orderId", "type") {
+		if obj.Has("id", "orderId", "type") {
 			if v := new(OrderCancelled); json.Unmarshal(data, v) == nil {
 				u.OrderCancelled = v
 				return nil
@@ -692,26 +702,26 @@ func (u *Expr) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("left", "op", "right") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("left", "op", "right") {
 			if v := new(BinaryOp); json.Unmarshal(data, v) == nil {
 				u.BinaryOp = v
 				return nil
 			}
 		}
-		if keys.Has("args", "fn", "op") {
+		if obj.Has("args", "fn", "op") {
 			if v := new(Call); json.Unmarshal(data, v) == nil {
 				u.Call = v
 				return nil
 			}
 		}
-		if keys.Has("op", "value") {
+		if obj.Has("op", "value") {
 			if v := new(NumberLit); json.Unmarshal(data, v) == nil {
 				u.NumberLit = v
 				return nil
 			}
 		}
-		if keys.Has("name", "op") {
+		if obj.Has("name", "op") {
 			if v := new(VarRef); json.Unmarshal(data, v) == nil {
 				u.VarRef = v
 				return nil
@@ -852,14 +862,14 @@ func (u *Notification) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("channel", "subject", "to") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("channel", "subject", "to") {
 			if v := new(EmailNotification); json.Unmarshal(data, v) == nil {
 				u.EmailNotification = v
 				return nil
 			}
 		}
-		if keys.Has("channel", "phone", "text") {
+		if obj.Has("channel", "phone", "text") {
 			if v := new(SmsNotification); json.Unmarshal(data, v) == nil {
 				u.SmsNotification = v
 				return nil
@@ -951,20 +961,20 @@ func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("brand", "expMonth", "expYear", "last4", "method") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("brand", "expMonth", "expYear", "last4", "method") {
 			if v := new(Card); json.Unmarshal(data, v) == nil {
 				u.Card = v
 				return nil
 			}
 		}
-		if keys.Has("iban", "method") {
+		if obj.Has("iban", "method") {
 			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
 				u.BankTransfer = v
 				return nil
 			}
 		}
-		if keys.Has("method", "provider") {
+		if obj.Has("method", "provider") {
 			if v := new(Wallet); json.Unmarshal(data, v) == nil {
 				u.Wallet = v
 				return nil
@@ -1030,20 +1040,20 @@ func (u *PetChoice) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("huntingSkill", "name", "petType") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("huntingSkill", "name", "petType") {
 			if v := new(Cat); json.Unmarshal(data, v) == nil {
 				u.Cat = v
 				return nil
 			}
 		}
-		if keys.Has("name", "petType") {
+		if obj.Has("name", "petType") {
 			if v := new(Dog); json.Unmarshal(data, v) == nil {
 				u.Dog = v
 				return nil
 			}
 		}
-		if keys.Has("name", "petType") {
+		if obj.Has("name", "petType") {
 			if v := new(Lizard); json.Unmarshal(data, v) == nil {
 				u.Lizard = v
 				return nil
@@ -1129,14 +1139,14 @@ func (u *SearchFilter) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("query") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("query") {
 			if v := new(TextFilter); json.Unmarshal(data, v) == nil {
 				u.TextFilter = v
 				return nil
 			}
 		}
-		if keys.Has("field") {
+		if obj.Has("field") {
 			if v := new(RangeFilter); json.Unmarshal(data, v) == nil {
 				u.RangeFilter = v
 				return nil
@@ -1348,22 +1358,22 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("a", "b", "c", "kind") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("a", "b", "c", "kind") && obj.Allows("kind", `"triangle"`) {
 			if v := new(Triangle); json.Unmarshal(data, v) == nil {
 				u.Triangle = v
 				return nil
 			}
 		}
-		if keys.Has("height", "kind", "width") {
-			if v := new(Rectangle); json.Unmarshal(data, v) == nil {
-				u.Rectangle = v
+		if obj.Has("kind", "radius") && obj.Allows("kind", `"circle"`) {
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
 				return nil
 			}
 		}
-		if keys.Has("kind", "radius") {
-			if v := new(Circle); json.Unmarshal(data, v) == nil {
-				u.Circle = v
+		if obj.Has("height", "kind", "width") && obj.Allows("kind", `"rect"`, `"rectangle"`) {
+			if v := new(Rectangle); json.Unmarshal(data, v) == nil {
+				u.Rectangle = v
 				return nil
 			}
 		}
@@ -1376,10 +1386,28 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 //
 // Triangle.
 type Triangle struct {
-	A    float64 `json:"a"`
-	B    float64 `json:"b"`
-	C    float64 `json:"c"`
-	Kind string  `json:"kind"`
+	A    float64      `json:"a"`
+	B    float64      `json:"b"`
+	C    float64      `json:"c"`
+	Kind TriangleKind `json:"kind"`
+}
+
+// TriangleKind is a schema of the API.
+type TriangleKind string
+
+// Values of TriangleKind the spec lists. A server may send others; they decode too.
+const (
+	TriangleKindTriangle TriangleKind = "triangle"
+)
+
+// MarshalJSON writes "triangle", the one value the spec allows, also for the zero
+// value (a tag left unset); any other value is an error, not a request the
+// spec forbids.
+func (v TriangleKind) MarshalJSON() ([]byte, error) {
+	if v != TriangleKindTriangle && v != "" {
+		return nil, runtime.OnlyValueError("TriangleKind", `"triangle"`, v)
+	}
+	return []byte(`"triangle"`), nil
 }
 
 // SmsNotification is a schema of the API.

@@ -121,14 +121,14 @@ func (u *NullableShape) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("kind", "radius") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("kind", "radius") {
 			if v := new(Circle); json.Unmarshal(data, v) == nil {
 				u.Circle = v
 				return nil
 			}
 		}
-		if keys.Has("kind", "side") {
+		if obj.Has("kind", "side") {
 			if v := new(Square); json.Unmarshal(data, v) == nil {
 				u.Square = v
 				return nil
@@ -188,14 +188,14 @@ func (u *Problem) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("invalidParams", "title", "type") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("invalidParams", "title", "type") {
 			if v := new(ValidationProblem); json.Unmarshal(data, v) == nil {
 				u.ValidationProblem = v
 				return nil
 			}
 		}
-		if keys.Has("retryAfter", "title", "type") {
+		if obj.Has("retryAfter", "title", "type") {
 			if v := new(RateLimitProblem); json.Unmarshal(data, v) == nil {
 				u.RateLimitProblem = v
 				return nil
@@ -257,14 +257,14 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("kind", "radius") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("kind", "radius") {
 			if v := new(Circle); json.Unmarshal(data, v) == nil {
 				u.Circle = v
 				return nil
 			}
 		}
-		if keys.Has("kind", "side") {
+		if obj.Has("kind", "side") {
 			if v := new(Square); json.Unmarshal(data, v) == nil {
 				u.Square = v
 				return nil

@@ -1,0 +1,41 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+)
+
+// Allows compares values, not texts: a server may escape a string or
+// write a number another way, and the variant is still the one its value
+// says.
+func TestObjectAllowsComparesValues(t *testing.T) {
+	obj := ParseObject([]byte(`{"type": "re\u0064irect", "n": 2.0, "on": true, "none": null, "s": "2"}`))
+	for _, tc := range []struct {
+		name   string
+		values []string
+		want   bool
+	}{
+		{"type", []string{`"redirect"`}, true},
+		{"type", []string{`"await"`, `"redirect"`}, true},
+		{"type", []string{`"await"`}, false},
+		{"n", []string{`2`}, true},
+		{"n", []string{`"2"`}, false},
+		{"s", []string{`2`}, false},
+		{"on", []string{`true`}, true},
+		{"on", []string{`false`}, false},
+		{"none", []string{`null`}, true},
+		{"none", []string{`"null"`}, false},
+		// Absent: Has checks what is required.
+		{"missing", []string{`"x"`}, true},
+	} {
+		if got := obj.Allows(tc.name, tc.values...); got != tc.want {
+			t.Errorf("Allows(%q, %s) = %v, want %v", tc.name, strings.Join(tc.values, " "), got, tc.want)
+		}
+	}
+	if !obj.AllowsKind("n", KindInteger, KindNumber) || obj.AllowsKind("n", KindInteger) || obj.AllowsKind("s", KindInteger) || !obj.AllowsKind("missing", KindBool) {
+		t.Error("AllowsKind does not go by the member's JSON kind")
+	}
+	if ParseObject([]byte(`[1]`)).Has() != true || ParseObject([]byte(`[1]`)).Has("a") {
+		t.Error("a non-object has no members")
+	}
+}
