@@ -95,8 +95,7 @@ func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 		return
 	}
 	if vals := enumValues(s); vals != nil {
-		under := b.primitive(s)
-		if under != nil {
+		if under := b.enumUnder(s); under != nil {
 			decl.Kind = model.Enum
 			decl.Underlying = under
 			b.enumConstants(decl, s, vals, ptr)
@@ -258,7 +257,7 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 	if len(s.AllOf) == 1 && len(s.Properties) == 0 {
 		return b.typeOf(s.AllOf[0], hint, ptr, declareInline)
 	}
-	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.primitive(s) != nil) {
+	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.enumUnder(s) != nil) {
 		return b.inlineType(s, hint, "Object", ptr, declareInline)
 	}
 	types := nonNullTypes(s)
@@ -334,6 +333,15 @@ func (b *builder) primitive(s *openapi3.Schema) *model.GoType {
 		return builtin("float64")
 	case "boolean":
 		return builtin("bool")
+	}
+	return nil
+}
+
+// enumUnder is the underlying type of an enum type for s: a builtin, as
+// type X time.Time would lose time.Time's JSON methods.
+func (b *builder) enumUnder(s *openapi3.Schema) *model.GoType {
+	if p := b.primitive(s); p != nil && p.Kind == model.Builtin {
+		return p
 	}
 	return nil
 }

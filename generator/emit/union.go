@@ -76,7 +76,12 @@ func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
 		g.Return(jen.Qual(runtimePkg, "MarshalUnion").Call(jen.Id("v"), prop, val, base))
 	})
 
-	comment(f, []string{"UnmarshalJSON sets the variant the JSON value is; a value no variant", "matches is kept in Unknown."})
+	doc = []string{"UnmarshalJSON sets the variant the JSON value is; a value no variant", "matches is kept in Unknown."}
+	if objectVariantCount(t) > 1 {
+		doc[1] += " An object" + map[bool]string{true: " without the discriminator", false: ""}[t.Discriminator != ""]
+		doc = append(doc, "goes to the first variant whose required keys it has and whose checked", "members hold values it allows, variants with more tags (fixed values),", "then more required keys, tried first.")
+	}
+	comment(f, doc)
 	f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
 		g.Op("*").Id("u").Op("=").Id(t.Name).Values()
 		if hasBase {
@@ -199,6 +204,16 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 		/* a variant of unknown kind: take it if it decodes */
 		g.Add(tryVariant(v))
 	}
+}
+
+func objectVariantCount(t *model.Type) int {
+	n := 0
+	for _, v := range t.Variants {
+		if v.Kind == "object" {
+			n++
+		}
+	}
+	return n
 }
 
 // objectVariants prints the choice among object variants with no

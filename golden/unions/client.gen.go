@@ -60,7 +60,10 @@ func (u AnyPet) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *AnyPet) UnmarshalJSON(data []byte) error {
 	*u = AnyPet{}
 	if d, ok := runtime.Discriminator(data, "petType"); ok {
@@ -218,7 +221,10 @@ func (u Contact) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Contact) UnmarshalJSON(data []byte) error {
 	*u = Contact{}
 	switch runtime.Kind(data) {
@@ -299,7 +305,10 @@ func (u CustomerDefaultPayment) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *CustomerDefaultPayment) UnmarshalJSON(data []byte) error {
 	*u = CustomerDefaultPayment{}
 	switch runtime.Kind(data) {
@@ -594,7 +603,10 @@ func (u Event) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Event) UnmarshalJSON(data []byte) error {
 	*u = Event{}
 	if d, ok := runtime.Discriminator(data, "type"); ok {
@@ -677,7 +689,10 @@ func (u Expr) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Expr) UnmarshalJSON(data []byte) error {
 	*u = Expr{}
 	if d, ok := runtime.Discriminator(data, "op"); ok {
@@ -837,7 +852,10 @@ func (u Notification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Notification) UnmarshalJSON(data []byte) error {
 	*u = Notification{}
 	type plain Notification
@@ -939,7 +957,10 @@ func (u PaymentMethod) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 	*u = PaymentMethod{}
 	if d, ok := runtime.Discriminator(data, "method"); ok {
@@ -1018,7 +1039,10 @@ func (u PetChoice) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *PetChoice) UnmarshalJSON(data []byte) error {
 	*u = PetChoice{}
 	if d, ok := runtime.Discriminator(data, "petType"); ok {
@@ -1132,7 +1156,10 @@ func (u SearchFilter) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *SearchFilter) UnmarshalJSON(data []byte) error {
 	*u = SearchFilter{}
 	switch runtime.Kind(data) {
@@ -1336,7 +1363,10 @@ func (u Shape) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Shape) UnmarshalJSON(data []byte) error {
 	*u = Shape{}
 	if d, ok := runtime.Discriminator(data, "kind"); ok {

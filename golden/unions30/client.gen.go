@@ -102,7 +102,10 @@ func (u NullableShape) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *NullableShape) UnmarshalJSON(data []byte) error {
 	*u = NullableShape{}
 	if d, ok := runtime.Discriminator(data, "kind"); ok {
@@ -169,7 +172,10 @@ func (u Problem) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Problem) UnmarshalJSON(data []byte) error {
 	*u = Problem{}
 	if d, ok := runtime.Discriminator(data, "type"); ok {
@@ -238,7 +244,10 @@ func (u Shape) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Shape) UnmarshalJSON(data []byte) error {
 	*u = Shape{}
 	if d, ok := runtime.Discriminator(data, "kind"); ok {

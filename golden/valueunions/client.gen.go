@@ -43,7 +43,10 @@ func (u Account) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Account) UnmarshalJSON(data []byte) error {
 	*u = Account{}
 	switch runtime.Kind(data) {
@@ -202,7 +205,10 @@ func (u NextAction) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *NextAction) UnmarshalJSON(data []byte) error {
 	*u = NextAction{}
 	switch runtime.Kind(data) {
@@ -271,7 +277,10 @@ func (u PaymentRequestMethod) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *PaymentRequestMethod) UnmarshalJSON(data []byte) error {
 	*u = PaymentRequestMethod{}
 	switch runtime.Kind(data) {

@@ -65,7 +65,10 @@ func (u NextAction) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *NextAction) UnmarshalJSON(data []byte) error {
 	*u = NextAction{}
 	switch runtime.Kind(data) {
@@ -152,7 +155,10 @@ func (u AuthenticateBodyCredentials) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *AuthenticateBodyCredentials) UnmarshalJSON(data []byte) error {
 	*u = AuthenticateBodyCredentials{}
 	switch runtime.Kind(data) {
