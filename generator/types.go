@@ -673,6 +673,9 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 		if kind == "object" {
 			v.Required = required[i]
 			v.Checks = telling(i, members)
+			if ap := vs.AdditionalProperties; len(members[i]) > 0 && ap.Schema == nil && (ap.Has == nil || !*ap.Has) {
+				v.Declared = sortedKeys(members[i])
+			}
 		}
 		decl.Variants = append(decl.Variants, v)
 		byRef[ref] = v

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -72,6 +73,20 @@ func ParseObject(data []byte) Object {
 func (o Object) Has(names ...string) bool {
 	for _, n := range names {
 		if _, ok := o[n]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Within reports whether every member is one of names: the object is
+// all a variant that declares names knows, so decoding it loses nothing.
+func (o Object) Within(names ...string) bool {
+	if o == nil {
+		return false
+	}
+	for m := range o {
+		if !slices.Contains(names, m) {
 			return false
 		}
 	}

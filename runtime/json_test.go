@@ -35,6 +35,12 @@ func TestObjectAllowsComparesValues(t *testing.T) {
 	if !obj.AllowsKind("n", KindInteger, KindNumber) || obj.AllowsKind("n", KindInteger) || obj.AllowsKind("s", KindInteger) || !obj.AllowsKind("missing", KindBool) {
 		t.Error("AllowsKind does not go by the member's JSON kind")
 	}
+	if !obj.Within("type", "n", "on", "none", "s", "more") || obj.Within("type", "n") {
+		t.Error("Within does not tell whether every member is named")
+	}
+	if ParseObject([]byte(`[1]`)).Within("a") {
+		t.Error("a non-object is within nothing")
+	}
 	if ParseObject([]byte(`[1]`)).Has() != true || ParseObject([]byte(`[1]`)).Has("a") {
 		t.Error("a non-object has no members")
 	}

@@ -328,7 +328,7 @@ func emitOnlyValue(f *jen.File, t *model.Type) {
 	if !isZero(t.Values[0].Value) {
 		cond = cond.Op("&&").Id("v").Op("!=").Add(zero)
 	}
-	comment(f, []string{"MarshalJSON writes " + string(text) + ", the one value the spec allows, also for the zero", "value (a tag left unset); any other value is an error, not a request the", "spec forbids."})
+	comment(f, []string{"MarshalJSON writes " + string(text) + " (the zero value too); the spec allows no other."})
 	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.If(cond).Block(jen.Return(jen.Nil(), jen.Qual(runtimePkg, "OnlyValueError").Call(jen.Lit(t.Name), jsonText(string(text)), jen.Id("v")))),
 		jen.Return(jen.Index().Byte().Parens(jsonText(string(text))), jen.Nil()),

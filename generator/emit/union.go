@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -223,7 +224,11 @@ func objectVariantCount(t *model.Type) int {
 // specific first: more one-value checks (tags), then more required keys,
 // then the spec's order; so values tell apart variants with the same keys,
 // and when several still match (a oneOf that is ambiguous for these
-// checks) the choice is the same on every run.
+// checks) the choice is the same on every run. When a variant could take
+// an object whose members a later one declares, a first pass, in the same
+// order, takes a variant only when it declares every member the object
+// has: {"href","rel"} is the variant that knows rel, not the first one
+// that requires href.
 func (e *emitter) objectVariants(g *jen.Group, vs []*model.Variant) {
 	tags := func(v *model.Variant) int {
 		n := 0
@@ -242,44 +247,90 @@ func (e *emitter) objectVariants(g *jen.Group, vs []*model.Variant) {
 		return len(sorted[i].Required) > len(sorted[j].Required)
 	})
 	parsed := false
-	for _, v := range sorted {
-		if len(v.Required) == 0 && len(v.Checks) == 0 {
-			g.Add(tryVariant(v))
-			continue
-		}
+	parse := func() {
 		if !parsed {
 			g.Id("obj").Op(":=").Qual(runtimePkg, "ParseObject").Call(jen.Id("data"))
 			parsed = true
 		}
-		var conds []jen.Code
-		if len(v.Required) > 0 {
-			var names []jen.Code
-			for _, r := range v.Required {
-				names = append(names, jen.Lit(r))
-			}
-			conds = append(conds, jen.Id("obj").Dot("Has").Call(names...))
-		}
-		for _, c := range v.Checks {
-			args := []jen.Code{jen.Lit(c.Name)}
-			method := "Allows"
-			if c.Values != nil {
-				for _, text := range c.Values {
-					args = append(args, jsonText(text))
-				}
-			} else {
-				method = "AllowsKind"
-				for _, k := range c.Kinds {
-					args = append(args, jen.Qual(runtimePkg, kindConst[k]))
-				}
-			}
-			conds = append(conds, jen.Id("obj").Dot(method).Call(args...))
-		}
-		cond := jen.Add(conds[0])
-		for _, c := range conds[1:] {
-			cond = cond.Op("&&").Add(c)
-		}
-		g.If(cond).Block(tryVariant(v))
 	}
+	exact := false
+	for i, v := range sorted {
+		exact = exact || losesToLater(v, sorted[i+1:])
+	}
+	for _, v := range sorted {
+		if !exact || v.Declared == nil {
+			continue
+		}
+		parse()
+		var names []jen.Code
+		for _, d := range v.Declared {
+			names = append(names, jen.Lit(d))
+		}
+		g.If(andAll(append(variantConds(v), jen.Id("obj").Dot("Within").Call(names...)))).Block(tryVariant(v))
+	}
+	for _, v := range sorted {
+		conds := variantConds(v)
+		if len(conds) == 0 {
+			g.Add(tryVariant(v))
+			continue
+		}
+		parse()
+		g.If(andAll(conds)).Block(tryVariant(v))
+	}
+}
+
+// losesToLater reports whether a variant tried after v declares a
+// property v does not: an object with it would lose it to v.
+func losesToLater(v *model.Variant, later []*model.Variant) bool {
+	if v.Declared == nil {
+		return false
+	}
+	for _, w := range later {
+		for _, d := range w.Declared {
+			if !slices.Contains(v.Declared, d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// variantConds are the tests an object must pass to be variant v: its
+// required keys, then its checked members.
+func variantConds(v *model.Variant) []jen.Code {
+	var conds []jen.Code
+	if len(v.Required) > 0 {
+		var names []jen.Code
+		for _, r := range v.Required {
+			names = append(names, jen.Lit(r))
+		}
+		conds = append(conds, jen.Id("obj").Dot("Has").Call(names...))
+	}
+	for _, c := range v.Checks {
+		args := []jen.Code{jen.Lit(c.Name)}
+		method := "Allows"
+		if c.Values != nil {
+			for _, text := range c.Values {
+				args = append(args, jsonText(text))
+			}
+		} else {
+			method = "AllowsKind"
+			for _, k := range c.Kinds {
+				args = append(args, jen.Qual(runtimePkg, kindConst[k]))
+			}
+		}
+		conds = append(conds, jen.Id("obj").Dot(method).Call(args...))
+	}
+	return conds
+}
+
+// andAll joins conditions with &&.
+func andAll(conds []jen.Code) *jen.Statement {
+	cond := jen.Add(conds[0])
+	for _, c := range conds[1:] {
+		cond = cond.Op("&&").Add(c)
+	}
+	return cond
 }
 
 // jsonText prints a JSON text as a Go string literal, raw when it is

@@ -110,6 +110,9 @@ type Variant struct {
 	// Checks are what the members of an object must hold to be this
 	// variant, where that tells it from another variant of the union.
 	Checks []MemberCheck
+	// Declared are the properties an object variant names, sorted; nil
+	// when it also takes others (additionalProperties).
+	Declared []string
 }
 
 // MemberCheck is a constraint on one member of an object, when present:

@@ -117,9 +117,7 @@ const (
 	TaggedAB0mKindAB0m TaggedAB0mKind = "a`b\u202e\x1b[0m"
 )
 
-// MarshalJSON writes "a`b\u001b[0m", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "a`b\u001b[0m" (the zero value too); the spec allows no other.
 func (v TaggedAB0mKind) MarshalJSON() ([]byte, error) {
 	if v != TaggedAB0mKindAB0m && v != "" {
 		return nil, runtime.OnlyValueError("TaggedAB0mKind", "\"a`b\u202e\\u001b[0m\"", v)
@@ -140,9 +138,7 @@ const (
 	TaggedCdKindCD TaggedCdKind = "\"c\\d\u2028"
 )
 
-// MarshalJSON writes "\"c\\d\u2028", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "\"c\\d\u2028" (the zero value too); the spec allows no other.
 func (v TaggedCdKind) MarshalJSON() ([]byte, error) {
 	if v != TaggedCdKindCD && v != "" {
 		return nil, runtime.OnlyValueError("TaggedCdKind", `"\"c\\d\u2028"`, v)

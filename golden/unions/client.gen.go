@@ -86,6 +86,24 @@ func (u *AnyPet) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("huntingSkill", "name", "petType") && obj.Within("huntingSkill", "name", "petType") {
+			if v := new(Cat); json.Unmarshal(data, v) == nil {
+				u.Cat = v
+				return nil
+			}
+		}
+		if obj.Has("name", "petType") && obj.Within("name", "packSize", "petType") {
+			if v := new(Dog); json.Unmarshal(data, v) == nil {
+				u.Dog = v
+				return nil
+			}
+		}
+		if obj.Has("name", "petType") && obj.Within("lovesRocks", "name", "petType") {
+			if v := new(Lizard); json.Unmarshal(data, v) == nil {
+				u.Lizard = v
+				return nil
+			}
+		}
 		if obj.Has("huntingSkill", "name", "petType") {
 			if v := new(Cat); json.Unmarshal(data, v) == nil {
 				u.Cat = v
@@ -182,9 +200,7 @@ const (
 	CircleKindCircle CircleKind = "circle"
 )
 
-// MarshalJSON writes "circle", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "circle" (the zero value too); the spec allows no other.
 func (v CircleKind) MarshalJSON() ([]byte, error) {
 	if v != CircleKindCircle && v != "" {
 		return nil, runtime.OnlyValueError("CircleKind", `"circle"`, v)
@@ -232,6 +248,30 @@ func (u *Contact) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("city", "postcode", "street") && obj.Within("city", "name", "postcode", "street") {
+			if v := new(PostalContact); json.Unmarshal(data, v) == nil {
+				u.PostalContact = v
+				return nil
+			}
+		}
+		if obj.Has("countryCode", "phone") && obj.Within("countryCode", "name", "phone") {
+			if v := new(PhoneContact); json.Unmarshal(data, v) == nil {
+				u.PhoneContact = v
+				return nil
+			}
+		}
+		if obj.Has("email") && obj.Within("email", "name") {
+			if v := new(EmailContact); json.Unmarshal(data, v) == nil {
+				u.EmailContact = v
+				return nil
+			}
+		}
+		if obj.Within("note") {
+			if v := new(AnonymousContact); json.Unmarshal(data, v) == nil {
+				u.AnonymousContact = v
+				return nil
+			}
+		}
 		if obj.Has("city", "postcode", "street") {
 			if v := new(PostalContact); json.Unmarshal(data, v) == nil {
 				u.PostalContact = v
@@ -316,6 +356,18 @@ func (u *CustomerDefaultPayment) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("brand", "expMonth", "expYear", "last4", "method") && obj.Within("brand", "expMonth", "expYear", "last4", "method") {
+			if v := new(Card); json.Unmarshal(data, v) == nil {
+				u.Card = v
+				return nil
+			}
+		}
+		if obj.Has("iban", "method") && obj.Within("bic", "iban", "method") {
+			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
+				u.BankTransfer = v
+				return nil
+			}
+		}
 		if obj.Has("brand", "expMonth", "expYear", "last4", "method") {
 			if v := new(Card); json.Unmarshal(data, v) == nil {
 				u.Card = v
@@ -629,6 +681,24 @@ func (u *Event) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("id", "orderId", "total", "type") && obj.Within("currency", "id", "orderId", "total", "type") {
+			if v := new(OrderPlaced); json.Unmarshal(data, v) == nil {
+				u.OrderPlaced = v
+				return nil
+			}
+		}
+		if obj.Has("carrier", "id", "orderId", "type") && obj.Within("carrier", "id", "orderId", "trackingNumber", "type") {
+			if v := new(OrderShipped); json.Unmarshal(data, v) == nil {
+				u.OrderShipped = v
+				return nil
+			}
+		}
+		if obj.Has("id", "orderId", "type") && obj.Within("id", "orderId", "reason", "type") {
+			if v := new(OrderCancelled); json.Unmarshal(data, v) == nil {
+				u.OrderCancelled = v
+				return nil
+			}
+		}
 		if obj.Has("id", "orderId", "total", "type") {
 			if v := new(OrderPlaced); json.Unmarshal(data, v) == nil {
 				u.OrderPlaced = v
@@ -718,6 +788,30 @@ func (u *Expr) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("left", "op", "right") && obj.Within("left", "op", "right") {
+			if v := new(BinaryOp); json.Unmarshal(data, v) == nil {
+				u.BinaryOp = v
+				return nil
+			}
+		}
+		if obj.Has("args", "fn", "op") && obj.Within("args", "fn", "op") {
+			if v := new(Call); json.Unmarshal(data, v) == nil {
+				u.Call = v
+				return nil
+			}
+		}
+		if obj.Has("op", "value") && obj.Within("op", "value") {
+			if v := new(NumberLit); json.Unmarshal(data, v) == nil {
+				u.NumberLit = v
+				return nil
+			}
+		}
+		if obj.Has("name", "op") && obj.Within("name", "op") {
+			if v := new(VarRef); json.Unmarshal(data, v) == nil {
+				u.VarRef = v
+				return nil
+			}
+		}
 		if obj.Has("left", "op", "right") {
 			if v := new(BinaryOp); json.Unmarshal(data, v) == nil {
 				u.BinaryOp = v
@@ -881,6 +975,18 @@ func (u *Notification) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("channel", "subject", "to") && obj.Within("channel", "subject", "to") {
+			if v := new(EmailNotification); json.Unmarshal(data, v) == nil {
+				u.EmailNotification = v
+				return nil
+			}
+		}
+		if obj.Has("channel", "phone", "text") && obj.Within("channel", "phone", "text") {
+			if v := new(SmsNotification); json.Unmarshal(data, v) == nil {
+				u.SmsNotification = v
+				return nil
+			}
+		}
 		if obj.Has("channel", "subject", "to") {
 			if v := new(EmailNotification); json.Unmarshal(data, v) == nil {
 				u.EmailNotification = v
@@ -983,6 +1089,24 @@ func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("brand", "expMonth", "expYear", "last4", "method") && obj.Within("brand", "expMonth", "expYear", "last4", "method") {
+			if v := new(Card); json.Unmarshal(data, v) == nil {
+				u.Card = v
+				return nil
+			}
+		}
+		if obj.Has("iban", "method") && obj.Within("bic", "iban", "method") {
+			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
+				u.BankTransfer = v
+				return nil
+			}
+		}
+		if obj.Has("method", "provider") && obj.Within("email", "method", "provider") {
+			if v := new(Wallet); json.Unmarshal(data, v) == nil {
+				u.Wallet = v
+				return nil
+			}
+		}
 		if obj.Has("brand", "expMonth", "expYear", "last4", "method") {
 			if v := new(Card); json.Unmarshal(data, v) == nil {
 				u.Card = v
@@ -1065,6 +1189,24 @@ func (u *PetChoice) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("huntingSkill", "name", "petType") && obj.Within("huntingSkill", "name", "petType") {
+			if v := new(Cat); json.Unmarshal(data, v) == nil {
+				u.Cat = v
+				return nil
+			}
+		}
+		if obj.Has("name", "petType") && obj.Within("name", "packSize", "petType") {
+			if v := new(Dog); json.Unmarshal(data, v) == nil {
+				u.Dog = v
+				return nil
+			}
+		}
+		if obj.Has("name", "petType") && obj.Within("lovesRocks", "name", "petType") {
+			if v := new(Lizard); json.Unmarshal(data, v) == nil {
+				u.Lizard = v
+				return nil
+			}
+		}
 		if obj.Has("huntingSkill", "name", "petType") {
 			if v := new(Cat); json.Unmarshal(data, v) == nil {
 				u.Cat = v
@@ -1167,6 +1309,18 @@ func (u *SearchFilter) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("query") && obj.Within("fuzzy", "query") {
+			if v := new(TextFilter); json.Unmarshal(data, v) == nil {
+				u.TextFilter = v
+				return nil
+			}
+		}
+		if obj.Has("field") && obj.Within("field", "gte", "lte") {
+			if v := new(RangeFilter); json.Unmarshal(data, v) == nil {
+				u.RangeFilter = v
+				return nil
+			}
+		}
 		if obj.Has("query") {
 			if v := new(TextFilter); json.Unmarshal(data, v) == nil {
 				u.TextFilter = v
@@ -1389,6 +1543,24 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("a", "b", "c", "kind") && obj.Allows("kind", `"triangle"`) && obj.Within("a", "b", "c", "kind") {
+			if v := new(Triangle); json.Unmarshal(data, v) == nil {
+				u.Triangle = v
+				return nil
+			}
+		}
+		if obj.Has("kind", "radius") && obj.Allows("kind", `"circle"`) && obj.Within("center", "kind", "radius") {
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
+				return nil
+			}
+		}
+		if obj.Has("height", "kind", "width") && obj.Allows("kind", `"rect"`, `"rectangle"`) && obj.Within("height", "kind", "origin", "width") {
+			if v := new(Rectangle); json.Unmarshal(data, v) == nil {
+				u.Rectangle = v
+				return nil
+			}
+		}
 		if obj.Has("a", "b", "c", "kind") && obj.Allows("kind", `"triangle"`) {
 			if v := new(Triangle); json.Unmarshal(data, v) == nil {
 				u.Triangle = v
@@ -1430,9 +1602,7 @@ const (
 	TriangleKindTriangle TriangleKind = "triangle"
 )
 
-// MarshalJSON writes "triangle", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "triangle" (the zero value too); the spec allows no other.
 func (v TriangleKind) MarshalJSON() ([]byte, error) {
 	if v != TriangleKindTriangle && v != "" {
 		return nil, runtime.OnlyValueError("TriangleKind", `"triangle"`, v)

@@ -125,6 +125,18 @@ func (u *NullableShape) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("kind", "radius") && obj.Within("kind", "radius") {
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
+				return nil
+			}
+		}
+		if obj.Has("kind", "side") && obj.Within("kind", "side") {
+			if v := new(Square); json.Unmarshal(data, v) == nil {
+				u.Square = v
+				return nil
+			}
+		}
 		if obj.Has("kind", "radius") {
 			if v := new(Circle); json.Unmarshal(data, v) == nil {
 				u.Circle = v
@@ -195,6 +207,18 @@ func (u *Problem) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("invalidParams", "title", "type") && obj.Within("invalidParams", "status", "title", "type") {
+			if v := new(ValidationProblem); json.Unmarshal(data, v) == nil {
+				u.ValidationProblem = v
+				return nil
+			}
+		}
+		if obj.Has("retryAfter", "title", "type") && obj.Within("retryAfter", "status", "title", "type") {
+			if v := new(RateLimitProblem); json.Unmarshal(data, v) == nil {
+				u.RateLimitProblem = v
+				return nil
+			}
+		}
 		if obj.Has("invalidParams", "title", "type") {
 			if v := new(ValidationProblem); json.Unmarshal(data, v) == nil {
 				u.ValidationProblem = v
@@ -267,6 +291,18 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("kind", "radius") && obj.Within("kind", "radius") {
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
+				return nil
+			}
+		}
+		if obj.Has("kind", "side") && obj.Within("kind", "side") {
+			if v := new(Square); json.Unmarshal(data, v) == nil {
+				u.Square = v
+				return nil
+			}
+		}
 		if obj.Has("kind", "radius") {
 			if v := new(Circle); json.Unmarshal(data, v) == nil {
 				u.Circle = v

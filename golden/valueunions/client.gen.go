@@ -54,6 +54,24 @@ func (u *Account) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindString) && obj.Allows("scheme", `"mastercard"`, `"visa"`) && obj.Within("expires", "id", "scheme") {
+			if v := new(CardAccount); json.Unmarshal(data, v) == nil {
+				u.CardAccount = v
+				return nil
+			}
+		}
+		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindString) && obj.Allows("scheme", `"ach"`, `"sepa"`) && obj.Within("iban", "id", "scheme") {
+			if v := new(BankAccount); json.Unmarshal(data, v) == nil {
+				u.BankAccount = v
+				return nil
+			}
+		}
+		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindInteger) && obj.AllowsKind("scheme", runtime.KindString) && obj.Within("branch", "id", "scheme") {
+			if v := new(LegacyAccount); json.Unmarshal(data, v) == nil {
+				u.LegacyAccount = v
+				return nil
+			}
+		}
 		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindString) && obj.Allows("scheme", `"mastercard"`, `"visa"`) {
 			if v := new(CardAccount); json.Unmarshal(data, v) == nil {
 				u.CardAccount = v
@@ -98,9 +116,7 @@ const (
 	AwaitActionTypeAwait AwaitActionType = "await"
 )
 
-// MarshalJSON writes "await", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "await" (the zero value too); the spec allows no other.
 func (v AwaitActionType) MarshalJSON() ([]byte, error) {
 	if v != AwaitActionTypeAwait && v != "" {
 		return nil, runtime.OnlyValueError("AwaitActionType", `"await"`, v)
@@ -157,9 +173,7 @@ const (
 	DisplayTagDisplay DisplayTag = "display"
 )
 
-// MarshalJSON writes "display", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "display" (the zero value too); the spec allows no other.
 func (v DisplayTag) MarshalJSON() ([]byte, error) {
 	if v != DisplayTagDisplay && v != "" {
 		return nil, runtime.OnlyValueError("DisplayTag", `"display"`, v)
@@ -174,6 +188,69 @@ type LegacyAccount struct {
 	Branch *string `json:"branch,omitzero"`
 	ID     int64   `json:"id"`
 	Scheme string  `json:"scheme"`
+}
+
+// Link is any of: PlainLink, TypedLink. The field that is set holds the value.
+type Link struct {
+	PlainLink *PlainLink `json:"-"`
+	TypedLink *TypedLink `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u Link) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.PlainLink != nil:
+		v = u.PlainLink
+	case u.TypedLink != nil:
+		v = u.TypedLink
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
+func (u *Link) UnmarshalJSON(data []byte) error {
+	*u = Link{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindObject:
+		obj := runtime.ParseObject(data)
+		if obj.Has("href") && obj.Within("href") {
+			if v := new(PlainLink); json.Unmarshal(data, v) == nil {
+				u.PlainLink = v
+				return nil
+			}
+		}
+		if obj.Has("href") && obj.Within("href", "mediaType", "rel") {
+			if v := new(TypedLink); json.Unmarshal(data, v) == nil {
+				u.TypedLink = v
+				return nil
+			}
+		}
+		if obj.Has("href") {
+			if v := new(PlainLink); json.Unmarshal(data, v) == nil {
+				u.PlainLink = v
+				return nil
+			}
+		}
+		if obj.Has("href") {
+			if v := new(TypedLink); json.Unmarshal(data, v) == nil {
+				u.TypedLink = v
+				return nil
+			}
+		}
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
 }
 
 // NextAction is one of: AwaitAction, RedirectAction, DisplayAction, PollAction. The field that is set holds the value.
@@ -216,6 +293,30 @@ func (u *NextAction) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("type", "url") && obj.Allows("type", `"await"`) && obj.Within("timeoutSeconds", "type", "url") {
+			if v := new(AwaitAction); json.Unmarshal(data, v) == nil {
+				u.AwaitAction = v
+				return nil
+			}
+		}
+		if obj.Has("type", "url") && obj.Allows("type", `"redirect"`) && obj.Within("method", "type", "url") {
+			if v := new(RedirectAction); json.Unmarshal(data, v) == nil {
+				u.RedirectAction = v
+				return nil
+			}
+		}
+		if obj.Has("type", "url") && obj.Allows("type", `"display"`) && obj.Within("text", "type", "url") {
+			if v := new(DisplayAction); json.Unmarshal(data, v) == nil {
+				u.DisplayAction = v
+				return nil
+			}
+		}
+		if obj.Has("type", "url") && obj.Allows("type", `"poll"`) && obj.Within("intervalSeconds", "type", "url") {
+			if v := new(PollAction); json.Unmarshal(data, v) == nil {
+				u.PollAction = v
+				return nil
+			}
+		}
 		if obj.Has("type", "url") && obj.Allows("type", `"await"`) {
 			if v := new(AwaitAction); json.Unmarshal(data, v) == nil {
 				u.AwaitAction = v
@@ -288,6 +389,24 @@ func (u *PaymentRequestMethod) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("issuer", "type") && obj.Allows("type", `"ideal"`) && obj.Within("issuer", "type") {
+			if v := new(PaymentRequestMethodIdeal); json.Unmarshal(data, v) == nil {
+				u.PaymentRequestMethodIdeal = v
+				return nil
+			}
+		}
+		if obj.Has("issuer", "type") && obj.Allows("type", `"eps"`) && obj.Within("bic", "issuer", "type") {
+			if v := new(PaymentRequestMethodEps); json.Unmarshal(data, v) == nil {
+				u.PaymentRequestMethodEps = v
+				return nil
+			}
+		}
+		if obj.Has("number", "type") && obj.Allows("type", `"card"`) && obj.Within("number", "type") {
+			if v := new(PaymentRequestMethodCard); json.Unmarshal(data, v) == nil {
+				u.PaymentRequestMethodCard = v
+				return nil
+			}
+		}
 		if obj.Has("issuer", "type") && obj.Allows("type", `"ideal"`) {
 			if v := new(PaymentRequestMethodIdeal); json.Unmarshal(data, v) == nil {
 				u.PaymentRequestMethodIdeal = v
@@ -325,9 +444,7 @@ const (
 	PaymentRequestMethodIdealTypeIdeal PaymentRequestMethodIdealType = "ideal"
 )
 
-// MarshalJSON writes "ideal", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "ideal" (the zero value too); the spec allows no other.
 func (v PaymentRequestMethodIdealType) MarshalJSON() ([]byte, error) {
 	if v != PaymentRequestMethodIdealTypeIdeal && v != "" {
 		return nil, runtime.OnlyValueError("PaymentRequestMethodIdealType", `"ideal"`, v)
@@ -350,9 +467,7 @@ const (
 	PaymentRequestMethodEpsTypeEps PaymentRequestMethodEpsType = "eps"
 )
 
-// MarshalJSON writes "eps", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "eps" (the zero value too); the spec allows no other.
 func (v PaymentRequestMethodEpsType) MarshalJSON() ([]byte, error) {
 	if v != PaymentRequestMethodEpsTypeEps && v != "" {
 		return nil, runtime.OnlyValueError("PaymentRequestMethodEpsType", `"eps"`, v)
@@ -374,9 +489,7 @@ const (
 	PaymentRequestMethodCardTypeCard PaymentRequestMethodCardType = "card"
 )
 
-// MarshalJSON writes "card", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "card" (the zero value too); the spec allows no other.
 func (v PaymentRequestMethodCardType) MarshalJSON() ([]byte, error) {
 	if v != PaymentRequestMethodCardTypeCard && v != "" {
 		return nil, runtime.OnlyValueError("PaymentRequestMethodCardType", `"card"`, v)
@@ -399,9 +512,7 @@ const (
 	PingKindPing PingKind = "ping"
 )
 
-// MarshalJSON writes "ping", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "ping" (the zero value too); the spec allows no other.
 func (v PingKind) MarshalJSON() ([]byte, error) {
 	if v != PingKindPing && v != "" {
 		return nil, runtime.OnlyValueError("PingKind", `"ping"`, v)
@@ -417,14 +528,17 @@ const (
 	PingVersionX2 PingVersion = 2
 )
 
-// MarshalJSON writes 2, the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes 2 (the zero value too); the spec allows no other.
 func (v PingVersion) MarshalJSON() ([]byte, error) {
 	if v != PingVersionX2 && v != 0 {
 		return nil, runtime.OnlyValueError("PingVersion", `2`, v)
 	}
 	return []byte(`2`), nil
+}
+
+// PlainLink is a schema of the API.
+type PlainLink struct {
+	Href string `json:"href"`
 }
 
 // PollAction is described by the spec as:
@@ -444,9 +558,7 @@ const (
 	PollActionTypePoll PollActionType = "poll"
 )
 
-// MarshalJSON writes "poll", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "poll" (the zero value too); the spec allows no other.
 func (v PollActionType) MarshalJSON() ([]byte, error) {
 	if v != PollActionTypePoll && v != "" {
 		return nil, runtime.OnlyValueError("PollActionType", `"poll"`, v)
@@ -478,14 +590,19 @@ const (
 	RedirectActionTypeRedirect RedirectActionType = "redirect"
 )
 
-// MarshalJSON writes "redirect", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "redirect" (the zero value too); the spec allows no other.
 func (v RedirectActionType) MarshalJSON() ([]byte, error) {
 	if v != RedirectActionTypeRedirect && v != "" {
 		return nil, runtime.OnlyValueError("RedirectActionType", `"redirect"`, v)
 	}
 	return []byte(`"redirect"`), nil
+}
+
+// TypedLink is a schema of the API.
+type TypedLink struct {
+	Href      string  `json:"href"`
+	MediaType *string `json:"mediaType,omitzero"`
+	Rel       *string `json:"rel,omitzero"`
 }
 
 // Client calls the Value unions API. Every method runs behind its operation's circuit
@@ -504,6 +621,7 @@ type Client struct {
 	breakers        map[string]*runtime.Breaker
 	opAddAccount    *runtime.Operation
 	opRunAction     *runtime.Operation
+	opAddLink       *runtime.Operation
 	opCreatePayment *runtime.Operation
 	opPing          *runtime.Operation
 }
@@ -596,6 +714,14 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Name:         "runAction",
 		Method:       "POST",
 		Path:         "/actions",
+		Breaker:      breakerDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
+	c.opAddLink = e.Operation(runtime.OperationSpec{
+		Name:         "addLink",
+		Method:       "POST",
+		Path:         "/links",
 		Breaker:      breakerDefault,
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
@@ -744,6 +870,67 @@ func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResp
 	}
 	if err != nil {
 		return out, fmt.Errorf("RunAction: decode %d response: %w", resp.StatusCode, err)
+	}
+	return out, nil
+}
+
+// AddLinkResponse is the answer to AddLink: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type AddLinkResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+	// JSON200 is set when the status is 200.
+	// the link as stored.
+	JSON200 *Link
+}
+
+// AddLink calls POST /links.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - no retry (POST without key: off).
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) AddLink(ctx context.Context, body Link) (*AddLinkResponse, error) {
+	u := c.server + "/links"
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("AddLink: encode request body: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("AddLink: %w", err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, attempts, err := c.opAddLink.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opAddLink.StatusError(req, resp, attempts)
+	}
+	raw, err := runtime.ReadBody(resp)
+	if err != nil {
+		return nil, fmt.Errorf("AddLink: read response: %w", err)
+	}
+	out := &AddLinkResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	switch {
+	case resp.StatusCode == 200:
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	}
+	if err != nil {
+		return out, fmt.Errorf("AddLink: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

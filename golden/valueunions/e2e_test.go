@@ -112,6 +112,24 @@ func TestAccountDecodesByEnumAndKind(t *testing.T) {
 	}
 }
 
+// --- the same keys required, no values to go by: the variant that knows every member ---
+
+func TestLinkDecodesIntoTheVariantThatKnowsEveryMember(t *testing.T) {
+	for _, tc := range []struct{ sent, variant string }{
+		{`{"href":"/a"}`, "PlainLink"},
+		{`{"href":"/a","rel":"next"}`, "TypedLink"},
+		{`{"href":"/a","mediaType":"text/html","rel":"next"}`, "TypedLink"},
+	} {
+		s := newServer(t, tc.sent)
+		resp, err := newClient(t, s).AddLink(t.Context(), Link{PlainLink: &PlainLink{Href: "/x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Received(t)
+		wiretest.DecodesAs(t, tc.sent, *resp.JSON200, tc.variant)
+	}
+}
+
 // --- a plain struct with a required tag ---
 
 func TestPingSentWithKindFilledIn(t *testing.T) {

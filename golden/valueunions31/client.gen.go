@@ -32,9 +32,7 @@ const (
 	AwaitActionTypeAwait AwaitActionType = "await"
 )
 
-// MarshalJSON writes "await", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "await" (the zero value too); the spec allows no other.
 func (v AwaitActionType) MarshalJSON() ([]byte, error) {
 	if v != AwaitActionTypeAwait && v != "" {
 		return nil, runtime.OnlyValueError("AwaitActionType", `"await"`, v)
@@ -76,6 +74,18 @@ func (u *NextAction) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("type", "url") && obj.Allows("type", `"await"`) && obj.Within("timeoutSeconds", "type", "url") {
+			if v := new(AwaitAction); json.Unmarshal(data, v) == nil {
+				u.AwaitAction = v
+				return nil
+			}
+		}
+		if obj.Has("type", "url") && obj.Allows("type", `"redirect"`) && obj.Within("method", "type", "url") {
+			if v := new(RedirectAction); json.Unmarshal(data, v) == nil {
+				u.RedirectAction = v
+				return nil
+			}
+		}
 		if obj.Has("type", "url") && obj.Allows("type", `"await"`) {
 			if v := new(AwaitAction); json.Unmarshal(data, v) == nil {
 				u.AwaitAction = v
@@ -117,9 +127,7 @@ const (
 	RedirectActionTypeRedirect RedirectActionType = "redirect"
 )
 
-// MarshalJSON writes "redirect", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "redirect" (the zero value too); the spec allows no other.
 func (v RedirectActionType) MarshalJSON() ([]byte, error) {
 	if v != RedirectActionTypeRedirect && v != "" {
 		return nil, runtime.OnlyValueError("RedirectActionType", `"redirect"`, v)
@@ -166,6 +174,18 @@ func (u *AuthenticateBodyCredentials) UnmarshalJSON(data []byte) error {
 		return nil
 	case runtime.KindObject:
 		obj := runtime.ParseObject(data)
+		if obj.Has("kind", "password") && obj.Allows("kind", `"password"`) && obj.Within("kind", "password", "user") {
+			if v := new(AuthenticateBodyCredentialsPassword); json.Unmarshal(data, v) == nil {
+				u.AuthenticateBodyCredentialsPassword = v
+				return nil
+			}
+		}
+		if obj.Has("kind", "password") && obj.Allows("kind", `"otp"`) && obj.Within("digits", "kind", "password", "user") {
+			if v := new(AuthenticateBodyCredentialsOtp); json.Unmarshal(data, v) == nil {
+				u.AuthenticateBodyCredentialsOtp = v
+				return nil
+			}
+		}
 		if obj.Has("kind", "password") && obj.Allows("kind", `"password"`) {
 			if v := new(AuthenticateBodyCredentialsPassword); json.Unmarshal(data, v) == nil {
 				u.AuthenticateBodyCredentialsPassword = v
@@ -198,9 +218,7 @@ const (
 	AuthenticateBodyCredentialsPasswordKindPassword AuthenticateBodyCredentialsPasswordKind = "password"
 )
 
-// MarshalJSON writes "password", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "password" (the zero value too); the spec allows no other.
 func (v AuthenticateBodyCredentialsPasswordKind) MarshalJSON() ([]byte, error) {
 	if v != AuthenticateBodyCredentialsPasswordKindPassword && v != "" {
 		return nil, runtime.OnlyValueError("AuthenticateBodyCredentialsPasswordKind", `"password"`, v)
@@ -224,9 +242,7 @@ const (
 	AuthenticateBodyCredentialsOtpKindOtp AuthenticateBodyCredentialsOtpKind = "otp"
 )
 
-// MarshalJSON writes "otp", the one value the spec allows, also for the zero
-// value (a tag left unset); any other value is an error, not a request the
-// spec forbids.
+// MarshalJSON writes "otp" (the zero value too); the spec allows no other.
 func (v AuthenticateBodyCredentialsOtpKind) MarshalJSON() ([]byte, error) {
 	if v != AuthenticateBodyCredentialsOtpKindOtp && v != "" {
 		return nil, runtime.OnlyValueError("AuthenticateBodyCredentialsOtpKind", `"otp"`, v)
