@@ -39,7 +39,7 @@ func ptr[T any](v T) *T { return &v }
 // --- variants with the same keys, told apart by the value of "type" ---
 
 func TestNextActionDecodesByTagValue(t *testing.T) {
-	for _, tc := range []struct{ sent, variant string }{
+	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
 		{`{"type":"await","url":"https://a.example","timeoutSeconds":30}`, "AwaitAction"},
 		{`{"type":"redirect","url":"https://r.example","method":"POST"}`, "RedirectAction"},
 		// The enum is a $ref'd schema behind allOf.
@@ -48,14 +48,13 @@ func TestNextActionDecodesByTagValue(t *testing.T) {
 		{`{"type":"poll","url":"https://p.example","intervalSeconds":5}`, "PollAction"},
 		// A tag no variant allows: kept as sent, not taken for the first variant.
 		{`{"type":"teleport","url":"https://t.example"}`, "Unknown"},
-	} {
-		s := newServer(t, tc.sent)
+	}, func(s *wiretest.Server) (any, error) {
 		resp, err := newClient(t, s).RunAction(t.Context(), NextAction{AwaitAction: &AwaitAction{Type: "await", URL: "https://x.example"}})
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		wiretest.DecodesAs(t, tc.sent, *resp.JSON200, tc.variant)
-	}
+		return *resp.JSON200, nil
+	})
 }
 
 func TestNextActionSentWithTagFilledIn(t *testing.T) {
@@ -93,7 +92,7 @@ func TestTagOtherThanTheSpecsIsAnEncodeError(t *testing.T) {
 // --- multi-value enums, and a member's JSON kind ---
 
 func TestAccountDecodesByEnumAndKind(t *testing.T) {
-	for _, tc := range []struct{ sent, variant string }{
+	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
 		{`{"scheme":"visa","id":"4111","expires":"12/30"}`, "CardAccount"},
 		{`{"scheme":"mastercard","id":"5500"}`, "CardAccount"},
 		{`{"scheme":"sepa","id":"NL91","iban":"NL91ABNA0417164300"}`, "BankAccount"},
@@ -101,33 +100,29 @@ func TestAccountDecodesByEnumAndKind(t *testing.T) {
 		{`{"scheme":"giro","id":42,"branch":"Main St"}`, "LegacyAccount"},
 		// An integer id is LegacyAccount's, whatever the scheme says.
 		{`{"scheme":"visa","id":7}`, "LegacyAccount"},
-	} {
-		s := newServer(t, tc.sent)
+	}, func(s *wiretest.Server) (any, error) {
 		resp, err := newClient(t, s).AddAccount(t.Context(), Account{LegacyAccount: &LegacyAccount{Scheme: "giro", ID: 1}})
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		s.Received(t)
-		wiretest.DecodesAs(t, tc.sent, *resp.JSON200, tc.variant)
-	}
+		return *resp.JSON200, nil
+	})
 }
 
 // --- the same keys required, no values to go by: the variant that knows every member ---
 
 func TestLinkDecodesIntoTheVariantThatKnowsEveryMember(t *testing.T) {
-	for _, tc := range []struct{ sent, variant string }{
+	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
 		{`{"href":"/a"}`, "PlainLink"},
 		{`{"href":"/a","rel":"next"}`, "TypedLink"},
 		{`{"href":"/a","mediaType":"text/html","rel":"next"}`, "TypedLink"},
-	} {
-		s := newServer(t, tc.sent)
+	}, func(s *wiretest.Server) (any, error) {
 		resp, err := newClient(t, s).AddLink(t.Context(), Link{PlainLink: &PlainLink{Href: "/x"}})
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		s.Received(t)
-		wiretest.DecodesAs(t, tc.sent, *resp.JSON200, tc.variant)
-	}
+		return *resp.JSON200, nil
+	})
 }
 
 // --- a plain struct with a required tag ---

@@ -129,3 +129,23 @@ func DecodesAs(t *testing.T, sent string, got any, want string) {
 	}
 	SameJSON(t, sent+" decoded and encoded again", again, sent)
 }
+
+// Cases are bodies a server answers with, each with the union variant
+// (field name) it must decode into.
+type Cases []struct{ Sent, Variant string }
+
+// RepliesDecode makes call against a Server answering each case's body,
+// checks the request with openapi3filter, and the union value call
+// returns with DecodesAs.
+func RepliesDecode(t *testing.T, specFile string, cases Cases, call func(*Server) (any, error)) {
+	t.Helper()
+	for _, c := range cases {
+		s := NewServer(t, specFile, c.Sent)
+		got, err := call(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Received(t)
+		DecodesAs(t, c.Sent, got, c.Variant)
+	}
+}
