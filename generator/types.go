@@ -298,10 +298,7 @@ func (b *builder) elem(ref *openapi3.SchemaRef, hint string) *model.GoType {
 // primitive returns the Go type of a string, integer, number or boolean
 // schema, or nil.
 func (b *builder) primitive(s *openapi3.Schema) *model.GoType {
-	types := nonNullTypes(s)
-	if t := valueType(s); len(types) == 0 && t != "" {
-		types = []string{t}
-	}
+	types := valueTypes(s)
 	if len(types) != 1 {
 		return nil
 	}
@@ -342,6 +339,18 @@ func (b *builder) primitive(s *openapi3.Schema) *model.GoType {
 func (b *builder) enumUnder(s *openapi3.Schema) *model.GoType {
 	if p := b.primitive(s); p != nil && p.Kind == model.Builtin {
 		return p
+	}
+	return nil
+}
+
+// valueTypes is nonNullTypes, or for a schema with no type the one its
+// enum or const values have.
+func valueTypes(s *openapi3.Schema) []string {
+	if types := nonNullTypes(s); len(types) > 0 {
+		return types
+	}
+	if t := valueType(s); t != "" {
+		return []string{t}
 	}
 	return nil
 }
@@ -578,10 +587,7 @@ func jsonKind(s *openapi3.Schema) string {
 	if s == nil {
 		return "any"
 	}
-	types := nonNullTypes(s)
-	if t := valueType(s); len(types) == 0 && t != "" {
-		types = []string{t}
-	}
+	types := valueTypes(s)
 	if len(types) == 1 {
 		return types[0]
 	}
