@@ -45,3 +45,18 @@ func TestObjectAllowsComparesValues(t *testing.T) {
 		t.Error("a non-object has no members")
 	}
 }
+
+// Telling variants apart by a tag costs one parse of the object: Allows
+// and Within allocate nothing when the server writes the value as the
+// spec does.
+func TestObjectChecksDoNotAllocate(t *testing.T) {
+	obj := ParseObject([]byte(`{"type":"redirect","url":"https://r.example","id":7}`))
+	allocs := testing.AllocsPerRun(100, func() {
+		if !obj.Allows("type", `"await"`, `"redirect"`) || !obj.AllowsKind("id", KindInteger) || !obj.Within("id", "type", "url") {
+			t.Fatal("checks failed")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per check", allocs)
+	}
+}
