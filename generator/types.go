@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,11 +95,11 @@ func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 		return
 	}
 	if vals := enumValues(s); vals != nil {
-		under := b.primitive(s)
-		if under != nil {
+		if under := b.enumUnder(s); under != nil {
 			decl.Kind = model.Enum
 			decl.Underlying = under
 			b.enumConstants(decl, s, vals, ptr)
+			decl.Only = len(vals) == 1 && len(decl.Values) == 1
 			return
 		}
 	}
@@ -256,7 +257,7 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 	if len(s.AllOf) == 1 && len(s.Properties) == 0 {
 		return b.typeOf(s.AllOf[0], hint, ptr, declareInline)
 	}
-	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.primitive(s) != nil) {
+	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.enumUnder(s) != nil) {
 		return b.inlineType(s, hint, "Object", ptr, declareInline)
 	}
 	types := nonNullTypes(s)
@@ -297,7 +298,7 @@ func (b *builder) elem(ref *openapi3.SchemaRef, hint string) *model.GoType {
 // primitive returns the Go type of a string, integer, number or boolean
 // schema, or nil.
 func (b *builder) primitive(s *openapi3.Schema) *model.GoType {
-	types := nonNullTypes(s)
+	types := valueTypes(s)
 	if len(types) != 1 {
 		return nil
 	}
@@ -329,6 +330,27 @@ func (b *builder) primitive(s *openapi3.Schema) *model.GoType {
 		return builtin("float64")
 	case "boolean":
 		return builtin("bool")
+	}
+	return nil
+}
+
+// enumUnder is the underlying type of an enum type for s: a builtin, as
+// type X time.Time would lose time.Time's JSON methods.
+func (b *builder) enumUnder(s *openapi3.Schema) *model.GoType {
+	if p := b.primitive(s); p != nil && p.Kind == model.Builtin {
+		return p
+	}
+	return nil
+}
+
+// valueTypes is nonNullTypes, or for a schema with no type the one its
+// enum or const values have.
+func valueTypes(s *openapi3.Schema) []string {
+	if types := nonNullTypes(s); len(types) > 0 {
+		return types
+	}
+	if t := valueType(s); t != "" {
+		return []string{t}
 	}
 	return nil
 }
@@ -382,11 +404,53 @@ func singleVariant(s *openapi3.Schema) *openapi3.SchemaRef {
 	return found
 }
 
+// enumValues returns the values s allows: its enum, or its const as an
+// enum of one (3.1); nil when it lists none.
 func enumValues(s *openapi3.Schema) []any {
+	if s.Const != nil {
+		switch s.Const.(type) {
+		case map[string]any, []any:
+			return nil // an object or array const: no Go constant holds it
+		}
+		return []any{s.Const}
+	}
 	if len(s.Enum) == 0 {
 		return nil
 	}
 	return s.Enum
+}
+
+// valueType is the JSON type of the values an untyped enum or const lists
+// (`const: redirect` is a string), or "" when they are of several types.
+func valueType(s *openapi3.Schema) string {
+	kind := ""
+	for _, v := range enumValues(s) {
+		k := ""
+		switch v := v.(type) {
+		case nil:
+			continue
+		case string:
+			k = "string"
+		case bool:
+			k = "boolean"
+		case float64:
+			k = "number"
+			if v == math.Trunc(v) && math.Abs(v) < floatExact {
+				k = "integer"
+			}
+		default:
+			return ""
+		}
+		switch {
+		case kind == "" || kind == k:
+			kind = k
+		case kind == "integer" && k == "number" || kind == "number" && k == "integer":
+			kind = "number"
+		default:
+			return ""
+		}
+	}
+	return kind
 }
 
 // enumConstants fills decl's constants from vals, the enum of s (at ptr in
@@ -523,7 +587,7 @@ func jsonKind(s *openapi3.Schema) string {
 	if s == nil {
 		return "any"
 	}
-	types := nonNullTypes(s)
+	types := valueTypes(s)
 	if len(types) == 1 {
 		return types[0]
 	}
@@ -571,10 +635,28 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 		for _, t := range nonNullTypes(s) {
 			v := *s
 			v.Type = &openapi3.Types{t}
-			v.Enum = nil
+			v.Enum, v.Const = nil, nil
 			refs = append(refs, &openapi3.SchemaRef{Value: &v})
 		}
 	}
+	// The members of each object variant, and what each allows, first:
+	// an inline variant is named by its tag, and a check is kept only
+	// where it tells a variant from another.
+	members := make([]map[string]*model.MemberCheck, len(refs))
+	required := make([][]string, len(refs))
+	for i, ref := range refs {
+		if ref != nil && ref.Value != nil && jsonKind(ref.Value) == "object" {
+			if props, ok := b.objectProps(ref.Value); ok {
+				members[i] = memberChecks(props)
+				for _, p := range props {
+					if p.required {
+						required[i] = append(required[i], p.name)
+					}
+				}
+			}
+		}
+	}
+	hints := variantHints(decl.Name, refs, members, required)
 	byRef := map[*openapi3.SchemaRef]*model.Variant{}
 	for i, ref := range refs {
 		if ref == nil || ref.Value == nil {
@@ -585,11 +667,7 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 			continue // null is every union's zero value
 		}
 		kind := jsonKind(vs)
-		hint := fmt.Sprintf("%sVariant%d", decl.Name, i+1)
-		if vs.Title != "" && ref.Ref == "" {
-			hint = vs.Title // an inline variant's own name
-		}
-		t := b.typeOf(ref, hint, "", true)
+		t := b.typeOf(ref, hints[i], "", true)
 		fieldName := kindFieldNames[kind]
 		if t.Kind == model.Named {
 			fieldName = t.Name
@@ -599,12 +677,10 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 		}
 		v := &model.Variant{FieldName: fields.name(fieldName), Type: t, Kind: kind}
 		if kind == "object" {
-			if props, ok := b.objectProps(vs); ok {
-				for _, p := range props {
-					if p.required {
-						v.Required = append(v.Required, p.name)
-					}
-				}
+			v.Required = required[i]
+			v.Checks = telling(i, members)
+			if ap := vs.AdditionalProperties; len(members[i]) > 0 && ap.Schema == nil && (ap.Has == nil || !*ap.Has) {
+				v.Declared = sortedKeys(members[i])
 			}
 		}
 		decl.Variants = append(decl.Variants, v)
@@ -699,4 +775,226 @@ func ownDiscriminator(s *openapi3.Schema, depth int) *openapi3.Discriminator {
 		}
 	}
 	return nil
+}
+
+// memberChecks returns what each property of an object allows: the values
+// of a const or enum (narrowed by allOf, through $refs), or else the JSON
+// kind of its type. A property that allows anything has an empty check.
+func memberChecks(props []prop) map[string]*model.MemberCheck {
+	out := make(map[string]*model.MemberCheck, len(props))
+	for _, p := range props {
+		c := &model.MemberCheck{Name: p.name}
+		out[p.name] = c
+		if p.schema == nil || p.schema.Value == nil {
+			continue
+		}
+		ps := p.schema.Value
+		null := isNullable(ps)
+		if c.Values = allowedValues(ps, 0); c.Values != nil {
+			if null && !slices.Contains(c.Values, "null") {
+				c.Values = append(c.Values, "null")
+			}
+			continue
+		}
+		switch k := jsonKind(ps); k {
+		case "any":
+		case "number":
+			c.Kinds = []string{"integer", "number"} // 1 is a number too
+		default:
+			c.Kinds = []string{k}
+		}
+		if c.Kinds != nil && null {
+			c.Kinds = append(c.Kinds, "null")
+		}
+	}
+	return out
+}
+
+// allowedValues returns the JSON texts of the values s allows: its const
+// or enum, narrowed by its allOf parts, or those of every alternative of
+// its oneOf/anyOf; nil when it does not list them.
+func allowedValues(s *openapi3.Schema, depth int) []string {
+	if s == nil || depth > 8 {
+		return nil
+	}
+	var out []string
+	if vals := enumValues(s); vals != nil {
+		for _, v := range vals {
+			text, err := json.Marshal(v)
+			if err != nil {
+				return nil
+			}
+			out = append(out, string(text))
+		}
+	}
+	for _, part := range s.AllOf {
+		if part == nil {
+			continue
+		}
+		pv := allowedValues(part.Value, depth+1)
+		switch {
+		case pv == nil:
+		case out == nil:
+			out = pv
+		default:
+			out = slices.DeleteFunc(out, func(v string) bool { return !slices.Contains(pv, v) })
+		}
+	}
+	if out == nil {
+		for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+			for _, alt := range list {
+				if alt == nil || alt.Value == nil {
+					return nil
+				}
+				if t := alt.Value.Type; t != nil && t.Is("null") {
+					out = append(out, "null")
+					continue
+				}
+				av := allowedValues(alt.Value, depth+1)
+				if av == nil {
+					return nil
+				}
+				out = append(out, av...)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil // none listed, or allOf parts that contradict: no check
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// telling returns the checks of variant i that tell it from another
+// object variant: those on a property another variant also declares but
+// constrains otherwise (or not at all), in property order.
+func telling(i int, members []map[string]*model.MemberCheck) []model.MemberCheck {
+	var out []model.MemberCheck
+	for _, name := range sortedKeys(members[i]) {
+		c := members[i][name]
+		if c.Values == nil && c.Kinds == nil {
+			continue
+		}
+		for j, other := range members {
+			oc, ok := other[name]
+			if ok && j != i && (!slices.Equal(oc.Values, c.Values) || !slices.Equal(oc.Kinds, c.Kinds)) {
+				out = append(out, *c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// maxVariantName bounds the name of an inline variant's type; the
+// variant's own part keeps at most maxVariantSuffix of it.
+const (
+	maxVariantName   = 64
+	maxVariantSuffix = 20
+)
+
+// variantHints names the inline variants of union (refs[i] gets hints[i]):
+// by its title alone when it has one, else the union's name followed by
+// the first of: the value of its tag (a required property with one
+// allowed value no other variant shares), the one value of a scalar enum,
+// a required key no other variant has, or its position (Variant2). When
+// the longest of these would pass maxVariantName, the union's name keeps
+// its first word and as many of its last as fit, the same for every
+// variant; the namer numbers a name taken twice, so names stay unique and
+// are the same on every run.
+func variantHints(union string, refs openapi3.SchemaRefs, members []map[string]*model.MemberCheck, required [][]string) []string {
+	suffixes := make([]string, len(refs))
+	longest := 0
+	for i, ref := range refs {
+		if ref == nil || ref.Value == nil || ref.Value.Title != "" {
+			continue
+		}
+		suffix := fmt.Sprintf("Variant%d", i+1)
+		switch {
+		case members[i] != nil:
+			if tag := variantTag(i, members, required[i]); tag != "" {
+				suffix = tag
+			} else if key := ownKey(i, members, required[i]); key != "" {
+				suffix = key
+			}
+		default:
+			if vals := enumValues(ref.Value); len(vals) == 1 {
+				suffix = exportedName(fmt.Sprint(vals[0]), "Empty")
+			}
+		}
+		suffixes[i] = shortenName(suffix, maxVariantSuffix)
+		longest = max(longest, len(suffixes[i]))
+	}
+	prefix := union
+	if len(union)+longest > maxVariantName {
+		prefix = shortenName(union, maxVariantName-longest)
+	}
+	hints := make([]string, len(refs))
+	for i, ref := range refs {
+		if ref != nil && ref.Value != nil && ref.Value.Title != "" {
+			hints[i] = ref.Value.Title
+		} else {
+			hints[i] = prefix + suffixes[i]
+		}
+	}
+	return hints
+}
+
+// variantTag is the exported value of the first required property of
+// variant i whose one allowed value no other variant shares, or "".
+func variantTag(i int, members []map[string]*model.MemberCheck, required []string) string {
+	for _, name := range required {
+		c := members[i][name]
+		if len(c.Values) != 1 {
+			continue
+		}
+		shared := false
+		for j, other := range members {
+			if oc, ok := other[name]; ok && j != i && slices.Contains(oc.Values, c.Values[0]) {
+				shared = true
+			}
+		}
+		var v any
+		if !shared && json.Unmarshal([]byte(c.Values[0]), &v) == nil {
+			return exportedName(fmt.Sprint(v), "Empty")
+		}
+	}
+	return ""
+}
+
+// ownKey is the exported name of the first required key of variant i that
+// no other variant declares, or "".
+func ownKey(i int, members []map[string]*model.MemberCheck, required []string) string {
+	for _, name := range required {
+		mine := true
+		for j, other := range members {
+			if _, ok := other[name]; ok && j != i {
+				mine = false
+			}
+		}
+		if mine {
+			return exportedName(name, "")
+		}
+	}
+	return ""
+}
+
+// shortenName keeps name's first word and as many of its last words as
+// fit in max bytes (all of name when it fits).
+func shortenName(name string, limit int) string {
+	if len(name) <= limit {
+		return name
+	}
+	ws := words(name)
+	if len(ws) < 2 || len(ws[0]) >= limit {
+		return name[:max(limit, 1)]
+	}
+	tail := ""
+	for k := len(ws) - 1; k > 0; k-- {
+		if len(ws[0])+len(ws[k])+len(tail) > limit {
+			break
+		}
+		tail = ws[k] + tail
+	}
+	return ws[0] + tail
 }

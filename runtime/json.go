@@ -3,11 +3,15 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Helpers the generated union types call to tell their variants apart:
 // by a discriminator property, by the JSON kind of the value, or by the
-// keys an object has.
+// keys an object has and the values of its members.
 
 // JSONKind is the kind of a JSON value.
 type JSONKind uint8
@@ -52,30 +56,112 @@ func Kind(data []byte) JSONKind {
 	return KindInvalid
 }
 
-// ObjectKeys returns the keys of a JSON object (nil when data is not one).
-func ObjectKeys(data []byte) Keys {
-	var m map[string]json.RawMessage
+// Object is a JSON object's members, parsed once so a union can test
+// each variant's required keys and member values against it.
+type Object map[string]json.RawMessage
+
+// ParseObject returns the members of the JSON object data (nil when data
+// is not one).
+func ParseObject(data []byte) Object {
+	var m Object
 	if json.Unmarshal(data, &m) != nil {
 		return nil
 	}
-	k := make(Keys, len(m))
-	for name := range m {
-		k[name] = struct{}{}
-	}
-	return k
+	return m
 }
 
-// Keys is a set of object keys.
-type Keys map[string]struct{}
-
-// Has reports whether every name is a key.
-func (k Keys) Has(names ...string) bool {
+// Has reports whether every name is a member.
+func (o Object) Has(names ...string) bool {
 	for _, n := range names {
-		if _, ok := k[n]; !ok {
+		if _, ok := o[n]; !ok {
 			return false
 		}
 	}
 	return true
+}
+
+// Within reports whether every member is one of names: the object is
+// all a variant that declares names knows, so decoding it loses nothing.
+func (o Object) Within(names ...string) bool {
+	if o == nil {
+		return false
+	}
+	for m := range o {
+		if !slices.Contains(names, m) {
+			return false
+		}
+	}
+	return true
+}
+
+// Allows reports whether member name is absent or equal to one of values,
+// JSON texts as the spec's const or enum writes them ("\"redirect\"", 2,
+// true, null). Absent is allowed: Has checks the required members.
+func (o Object) Allows(name string, values ...string) bool {
+	raw, ok := o[name]
+	if !ok {
+		return true
+	}
+	for _, v := range values {
+		if jsonEqual(raw, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsKind reports whether member name is absent or of one of kinds.
+func (o Object) AllowsKind(name string, kinds ...JSONKind) bool {
+	raw, ok := o[name]
+	if !ok {
+		return true
+	}
+	k := Kind(raw)
+	for _, want := range kinds {
+		if k == want {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonEqual reports whether the JSON scalar raw is the value JSON text
+// want: the same text, or the same string or number written differently
+// ("\u0061", 1.0). Texts that differ are decoded only when an escape or
+// a fraction or exponent could make them the same value, so a check
+// allocates nothing in the usual case.
+func jsonEqual(raw []byte, want string) bool {
+	if string(raw) == want {
+		return true
+	}
+	if len(raw) == 0 || len(want) == 0 {
+		return false
+	}
+	switch r, w := raw[0], want[0]; {
+	case r == '"' && w == '"':
+		if bytes.IndexByte(raw, '\\') < 0 && strings.IndexByte(want, '\\') < 0 {
+			return false
+		}
+		var sr, sw string
+		return json.Unmarshal(raw, &sr) == nil && json.Unmarshal([]byte(want), &sw) == nil && sr == sw
+	case isNumberStart(r) && isNumberStart(w):
+		if bytes.IndexAny(raw, ".eE") < 0 && strings.IndexAny(want, ".eE") < 0 {
+			return false
+		}
+		fr, errR := strconv.ParseFloat(string(raw), 64)
+		fw, errW := strconv.ParseFloat(want, 64)
+		return errR == nil && errW == nil && fr == fw
+	}
+	return false
+}
+
+func isNumberStart(c byte) bool { return c == '-' || c >= '0' && c <= '9' }
+
+// OnlyValueError is what encoding a value other than the one the spec
+// allows (a const, or an enum of one value) returns: the request would be
+// one the spec forbids, so it is not sent.
+func OnlyValueError(typeName, want string, got any) error {
+	return fmt.Errorf("%s must be %s, the only value the spec allows; not %#v", typeName, want, got)
 }
 
 // Discriminator returns the string value of property prop of the JSON

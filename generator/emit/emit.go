@@ -5,6 +5,7 @@ package emit
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/format"
 	"sort"
@@ -297,7 +298,57 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 				g.Id(v.Name).Id(t.Name).Op("=").Add(enumLit(v.Value))
 			}
 		})
+		if t.Only {
+			emitOnlyValue(f, t)
+		}
 	}
+}
+
+// emitOnlyValue prints the MarshalJSON of an enum whose one value is all
+// the spec allows: the zero value (a tag the caller left empty) is
+// written as that value, and any other value is an error rather than a
+// request the spec forbids. Decoding is encoding/json's, so what a server
+// sends decodes as it is.
+func emitOnlyValue(f *jen.File, t *model.Type) {
+	if t.Underlying.Kind != model.Builtin || t.Underlying.Name == "any" || t.Underlying.Name == "[]byte" {
+		return
+	}
+	text, err := json.Marshal(t.Values[0].Value)
+	if err != nil {
+		return
+	}
+	zero := jen.Lit(0)
+	switch t.Underlying.Name {
+	case "string":
+		zero = jen.Lit("")
+	case "bool":
+		zero = jen.False()
+	}
+	cond := jen.Id("v").Op("!=").Id(t.Values[0].Name)
+	if !isZero(t.Values[0].Value) {
+		cond = cond.Op("&&").Id("v").Op("!=").Add(zero)
+	}
+	comment(f, []string{"MarshalJSON writes " + string(text) + " (the zero value too); the spec allows no other."})
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.If(cond).Block(jen.Return(jen.Nil(), jen.Qual(runtimePkg, "OnlyValueError").Call(jen.Lit(t.Name), jsonText(string(text)), jen.Id("v")))),
+		jen.Return(jen.Index().Byte().Parens(jsonText(string(text))), jen.Nil()),
+	)
+}
+
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case int64:
+		return x == 0
+	case uint64:
+		return x == 0
+	case float64:
+		return x == 0
+	}
+	return false
 }
 
 func enumLit(v any) *jen.Statement {

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -76,7 +77,12 @@ func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
 		g.Return(jen.Qual(runtimePkg, "MarshalUnion").Call(jen.Id("v"), prop, val, base))
 	})
 
-	comment(f, []string{"UnmarshalJSON sets the variant the JSON value is; a value no variant", "matches is kept in Unknown."})
+	doc = []string{"UnmarshalJSON sets the variant the JSON value is; a value no variant", "matches is kept in Unknown."}
+	if objectVariantCount(t) > 1 {
+		doc[1] += " An object" + map[bool]string{true: " without the discriminator", false: ""}[t.Discriminator != ""]
+		doc = append(doc, "goes to the first variant whose required keys it has and whose checked", "members hold values it allows, variants with more tags (fixed values),", "then more required keys, tried first.")
+	}
+	comment(f, doc)
 	f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
 		g.Op("*").Id("u").Op("=").Id(t.Name).Values()
 		if hasBase {
@@ -148,7 +154,7 @@ func (e *emitter) unionByDiscriminator(g *jen.Group, t *model.Type) {
 	})
 }
 
-var kindConst = map[string]string{"object": "KindObject", "array": "KindArray", "string": "KindString", "integer": "KindInteger", "number": "KindNumber", "boolean": "KindBool"}
+var kindConst = map[string]string{"object": "KindObject", "array": "KindArray", "string": "KindString", "integer": "KindInteger", "number": "KindNumber", "boolean": "KindBool", "null": "KindNull"}
 
 func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 	byKind := map[string][]*model.Variant{}
@@ -191,24 +197,7 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 					}
 					return
 				}
-				// Objects: the variant whose required keys are all there,
-				// the most demanding first.
-				sorted := append([]*model.Variant(nil), vs...)
-				sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].Required) > len(sorted[j].Required) })
-				if len(sorted[0].Required) > 0 {
-					g.Id("keys").Op(":=").Qual(runtimePkg, "ObjectKeys").Call(jen.Id("data"))
-				}
-				for _, v := range sorted {
-					if len(v.Required) == 0 {
-						g.Add(tryVariant(v))
-						continue
-					}
-					var names []jen.Code
-					for _, r := range v.Required {
-						names = append(names, jen.Lit(r))
-					}
-					g.If(jen.Id("keys").Dot("Has").Call(names...)).Block(tryVariant(v))
-				}
+				e.objectVariants(g, vs)
 			})
 		}
 	})
@@ -216,6 +205,143 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 		/* a variant of unknown kind: take it if it decodes */
 		g.Add(tryVariant(v))
 	}
+}
+
+func objectVariantCount(t *model.Type) int {
+	n := 0
+	for _, v := range t.Variants {
+		if v.Kind == "object" {
+			n++
+		}
+	}
+	return n
+}
+
+// objectVariants prints the choice among object variants with no
+// discriminator. A variant is taken when the object has every key it
+// requires, each member it checks holds a value (or JSON kind) the variant
+// allows, and the object decodes into it. The variants are tried most
+// specific first: more one-value checks (tags), then more required keys,
+// then the spec's order; so values tell apart variants with the same keys,
+// and when several still match (a oneOf that is ambiguous for these
+// checks) the choice is the same on every run. When a variant could take
+// an object whose members a later one declares, a first pass, in the same
+// order, takes a variant only when it declares every member the object
+// has: {"href","rel"} is the variant that knows rel, not the first one
+// that requires href.
+func (e *emitter) objectVariants(g *jen.Group, vs []*model.Variant) {
+	tags := func(v *model.Variant) int {
+		n := 0
+		for _, c := range v.Checks {
+			if len(c.Values) == 1 {
+				n++
+			}
+		}
+		return n
+	}
+	sorted := append([]*model.Variant(nil), vs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if ti, tj := tags(sorted[i]), tags(sorted[j]); ti != tj {
+			return ti > tj
+		}
+		return len(sorted[i].Required) > len(sorted[j].Required)
+	})
+	parsed := false
+	parse := func() {
+		if !parsed {
+			g.Id("obj").Op(":=").Qual(runtimePkg, "ParseObject").Call(jen.Id("data"))
+			parsed = true
+		}
+	}
+	exact := false
+	for i, v := range sorted {
+		exact = exact || losesToLater(v, sorted[i+1:])
+	}
+	for _, v := range sorted {
+		if !exact || v.Declared == nil {
+			continue
+		}
+		parse()
+		var names []jen.Code
+		for _, d := range v.Declared {
+			names = append(names, jen.Lit(d))
+		}
+		g.If(andAll(append(variantConds(v), jen.Id("obj").Dot("Within").Call(names...)))).Block(tryVariant(v))
+	}
+	for _, v := range sorted {
+		conds := variantConds(v)
+		if len(conds) == 0 {
+			g.Add(tryVariant(v))
+			continue
+		}
+		parse()
+		g.If(andAll(conds)).Block(tryVariant(v))
+	}
+}
+
+// losesToLater reports whether a variant tried after v declares a
+// property v does not: an object with it would lose it to v.
+func losesToLater(v *model.Variant, later []*model.Variant) bool {
+	if v.Declared == nil {
+		return false
+	}
+	for _, w := range later {
+		for _, d := range w.Declared {
+			if !slices.Contains(v.Declared, d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// variantConds are the tests an object must pass to be variant v: its
+// required keys, then its checked members.
+func variantConds(v *model.Variant) []jen.Code {
+	var conds []jen.Code
+	if len(v.Required) > 0 {
+		var names []jen.Code
+		for _, r := range v.Required {
+			names = append(names, jen.Lit(r))
+		}
+		conds = append(conds, jen.Id("obj").Dot("Has").Call(names...))
+	}
+	for _, c := range v.Checks {
+		args := []jen.Code{jen.Lit(c.Name)}
+		method := "Allows"
+		if c.Values != nil {
+			for _, text := range c.Values {
+				args = append(args, jsonText(text))
+			}
+		} else {
+			method = "AllowsKind"
+			for _, k := range c.Kinds {
+				args = append(args, jen.Qual(runtimePkg, kindConst[k]))
+			}
+		}
+		conds = append(conds, jen.Id("obj").Dot(method).Call(args...))
+	}
+	return conds
+}
+
+// andAll joins conditions with &&.
+func andAll(conds []jen.Code) *jen.Statement {
+	cond := jen.Add(conds[0])
+	for _, c := range conds[1:] {
+		cond = cond.Op("&&").Add(c)
+	}
+	return cond
+}
+
+// jsonText prints a JSON text as a Go string literal, raw when it is
+// plain ASCII (`"redirect"` reads better than "\"redirect\"").
+func jsonText(text string) jen.Code {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < ' ' || c > '~' || c == '`' {
+			return jen.Lit(text)
+		}
+	}
+	return jen.Op("`" + text + "`")
 }
 
 func hasWireNames(t *model.Type) bool {

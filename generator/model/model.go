@@ -90,6 +90,10 @@ type Type struct {
 	Variants      []*Variant
 	Discriminator string
 	AnyOf         bool
+	// Only marks an Enum whose one value is all the spec allows (a const
+	// or a one-value enum, often the tag of a union variant): it is
+	// written for the zero value, and any other value is an encode error.
+	Only bool
 }
 
 // Variant is one alternative of a Union.
@@ -103,6 +107,21 @@ type Variant struct {
 	Required []string
 	// Values are the discriminator values that select it.
 	Values []string
+	// Checks are what the members of an object must hold to be this
+	// variant, where that tells it from another variant of the union.
+	Checks []MemberCheck
+	// Declared are the properties an object variant names, sorted; nil
+	// when it also takes others (additionalProperties).
+	Declared []string
+}
+
+// MemberCheck is a constraint on one member of an object, when present:
+// its value is one of Values (JSON texts, from a const or an enum), or
+// else its JSON kind one of Kinds (object, string, integer, null, ...).
+type MemberCheck struct {
+	Name   string
+	Values []string
+	Kinds  []string
 }
 
 // Field is one struct field.

@@ -51,6 +51,101 @@ func (v Pet7m) MarshalJSON() ([]byte, error) {
 	return runtime.AddMembers(data, runtime.Member{Name: "name\u202e", Value: v.Name, Omit: v.Name == nil})
 }
 
+// Tagged is one of: TaggedAB0m, TaggedCd. The field that is set holds the value.
+//
+// variants told apart by tags that hold backquotes, escapes and overrides.
+type Tagged struct {
+	TaggedAB0m *TaggedAB0m `json:"-"`
+	TaggedCd   *TaggedCd   `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u Tagged) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.TaggedAB0m != nil:
+		v = u.TaggedAB0m
+	case u.TaggedCd != nil:
+		v = u.TaggedCd
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
+func (u *Tagged) UnmarshalJSON(data []byte) error {
+	*u = Tagged{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindObject:
+		obj := runtime.ParseObject(data)
+		if obj.Has("kind") && obj.Allows("kind", "\"a`b\u202e\\u001b[0m\"") {
+			if v := new(TaggedAB0m); json.Unmarshal(data, v) == nil {
+				u.TaggedAB0m = v
+				return nil
+			}
+		}
+		if obj.Has("kind") && obj.Allows("kind", `"\"c\\d\u2028"`) {
+			if v := new(TaggedCd); json.Unmarshal(data, v) == nil {
+				u.TaggedCd = v
+				return nil
+			}
+		}
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// TaggedAB0m is a schema of the API.
+type TaggedAB0m struct {
+	Kind TaggedAB0mKind `json:"kind"`
+}
+
+// TaggedAB0mKind is a schema of the API.
+type TaggedAB0mKind string
+
+// Values of TaggedAB0mKind the spec lists. A server may send others; they decode too.
+const (
+	TaggedAB0mKindAB0m TaggedAB0mKind = "a`b\u202e\x1b[0m"
+)
+
+// MarshalJSON writes "a`b\u001b[0m" (the zero value too); the spec allows no other.
+func (v TaggedAB0mKind) MarshalJSON() ([]byte, error) {
+	if v != TaggedAB0mKindAB0m && v != "" {
+		return nil, runtime.OnlyValueError("TaggedAB0mKind", "\"a`b\u202e\\u001b[0m\"", v)
+	}
+	return []byte("\"a`b\u202e\\u001b[0m\""), nil
+}
+
+// TaggedCd is a schema of the API.
+type TaggedCd struct {
+	Kind TaggedCdKind `json:"kind"`
+}
+
+// TaggedCdKind is a schema of the API.
+type TaggedCdKind string
+
+// Values of TaggedCdKind the spec lists. A server may send others; they decode too.
+const (
+	TaggedCdKindCD TaggedCdKind = "\"c\\d\u2028"
+)
+
+// MarshalJSON writes "\"c\\d\u2028" (the zero value too); the spec allows no other.
+func (v TaggedCdKind) MarshalJSON() ([]byte, error) {
+	if v != TaggedCdKindCD && v != "" {
+		return nil, runtime.OnlyValueError("TaggedCdKind", `"\"c\\d\u2028"`, v)
+	}
+	return []byte(`"\"c\\d\u2028"`), nil
+}
+
 // Get2JPetQ8HTTPEvil is a schema of the API.
 type Get2JPetQ8HTTPEvil string
 

@@ -60,7 +60,10 @@ func (u AnyPet) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *AnyPet) UnmarshalJSON(data []byte) error {
 	*u = AnyPet{}
 	if d, ok := runtime.Discriminator(data, "petType"); ok {
@@ -82,20 +85,38 @@ func (u *AnyPet) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("huntingSkill", "name", "petType") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("huntingSkill", "name", "petType") && obj.Within("huntingSkill", "name", "petType") {
 			if v := new(Cat); json.Unmarshal(data, v) == nil {
 				u.Cat = v
 				return nil
 			}
 		}
-		if keys.Has("name", "petType") {
+		if obj.Has("name", "petType") && obj.Within("name", "packSize", "petType") {
 			if v := new(Dog); json.Unmarshal(data, v) == nil {
 				u.Dog = v
 				return nil
 			}
 		}
-		if keys.Has("name", "petType") {
+		if obj.Has("name", "petType") && obj.Within("lovesRocks", "name", "petType") {
+			if v := new(Lizard); json.Unmarshal(data, v) == nil {
+				u.Lizard = v
+				return nil
+			}
+		}
+		if obj.Has("huntingSkill", "name", "petType") {
+			if v := new(Cat); json.Unmarshal(data, v) == nil {
+				u.Cat = v
+				return nil
+			}
+		}
+		if obj.Has("name", "petType") {
+			if v := new(Dog); json.Unmarshal(data, v) == nil {
+				u.Dog = v
+				return nil
+			}
+		}
+		if obj.Has("name", "petType") {
 			if v := new(Lizard); json.Unmarshal(data, v) == nil {
 				u.Lizard = v
 				return nil
@@ -179,6 +200,14 @@ const (
 	CircleKindCircle CircleKind = "circle"
 )
 
+// MarshalJSON writes "circle" (the zero value too); the spec allows no other.
+func (v CircleKind) MarshalJSON() ([]byte, error) {
+	if v != CircleKindCircle && v != "" {
+		return nil, runtime.OnlyValueError("CircleKind", `"circle"`, v)
+	}
+	return []byte(`"circle"`), nil
+}
+
 // Contact is one of: EmailContact, PhoneContact, PostalContact, AnonymousContact. The field that is set holds the value.
 type Contact struct {
 	EmailContact     *EmailContact     `json:"-"`
@@ -208,27 +237,54 @@ func (u Contact) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Contact) UnmarshalJSON(data []byte) error {
 	*u = Contact{}
 	switch runtime.Kind(data) {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("city", "postcode", "street") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("city", "postcode", "street") && obj.Within("city", "name", "postcode", "street") {
 			if v := new(PostalContact); json.Unmarshal(data, v) == nil {
 				u.PostalContact = v
 				return nil
 			}
 		}
-		if keys.Has("countryCode", "phone") {
+		if obj.Has("countryCode", "phone") && obj.Within("countryCode", "name", "phone") {
 			if v := new(PhoneContact); json.Unmarshal(data, v) == nil {
 				u.PhoneContact = v
 				return nil
 			}
 		}
-		if keys.Has("email") {
+		if obj.Has("email") && obj.Within("email", "name") {
+			if v := new(EmailContact); json.Unmarshal(data, v) == nil {
+				u.EmailContact = v
+				return nil
+			}
+		}
+		if obj.Within("note") {
+			if v := new(AnonymousContact); json.Unmarshal(data, v) == nil {
+				u.AnonymousContact = v
+				return nil
+			}
+		}
+		if obj.Has("city", "postcode", "street") {
+			if v := new(PostalContact); json.Unmarshal(data, v) == nil {
+				u.PostalContact = v
+				return nil
+			}
+		}
+		if obj.Has("countryCode", "phone") {
+			if v := new(PhoneContact); json.Unmarshal(data, v) == nil {
+				u.PhoneContact = v
+				return nil
+			}
+		}
+		if obj.Has("email") {
 			if v := new(EmailContact); json.Unmarshal(data, v) == nil {
 				u.EmailContact = v
 				return nil
@@ -289,21 +345,36 @@ func (u CustomerDefaultPayment) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *CustomerDefaultPayment) UnmarshalJSON(data []byte) error {
 	*u = CustomerDefaultPayment{}
 	switch runtime.Kind(data) {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("brand", "expMonth", "expYear", "last4", "method") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("brand", "expMonth", "expYear", "last4", "method") && obj.Within("brand", "expMonth", "expYear", "last4", "method") {
 			if v := new(Card); json.Unmarshal(data, v) == nil {
 				u.Card = v
 				return nil
 			}
 		}
-		if keys.Has("iban", "method") {
+		if obj.Has("iban", "method") && obj.Within("bic", "iban", "method") {
+			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
+				u.BankTransfer = v
+				return nil
+			}
+		}
+		if obj.Has("brand", "expMonth", "expYear", "last4", "method") {
+			if v := new(Card); json.Unmarshal(data, v) == nil {
+				u.Card = v
+				return nil
+			}
+		}
+		if obj.Has("iban", "method") {
 			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
 				u.BankTransfer = v
 				return nil
@@ -584,7 +655,10 @@ func (u Event) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Event) UnmarshalJSON(data []byte) error {
 	*u = Event{}
 	if d, ok := runtime.Discriminator(data, "type"); ok {
@@ -606,20 +680,38 @@ func (u *Event) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("id", "orderId", "total", "type") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("id", "orderId", "total", "type") && obj.Within("currency", "id", "orderId", "total", "type") {
 			if v := new(OrderPlaced); json.Unmarshal(data, v) == nil {
 				u.OrderPlaced = v
 				return nil
 			}
 		}
-		if keys.Has("carrier", "id", "orderId", "type") {
+		if obj.Has("carrier", "id", "orderId", "type") && obj.Within("carrier", "id", "orderId", "trackingNumber", "type") {
 			if v := new(OrderShipped); json.Unmarshal(data, v) == nil {
 				u.OrderShipped = v
 				return nil
 			}
 		}
-		if keys.Has("id", "orderId", "type") {
+		if obj.Has("id", "orderId", "type") && obj.Within("id", "orderId", "reason", "type") {
+			if v := new(OrderCancelled); json.Unmarshal(data, v) == nil {
+				u.OrderCancelled = v
+				return nil
+			}
+		}
+		if obj.Has("id", "orderId", "total", "type") {
+			if v := new(OrderPlaced); json.Unmarshal(data, v) == nil {
+				u.OrderPlaced = v
+				return nil
+			}
+		}
+		if obj.Has("carrier", "id", "orderId", "type") {
+			if v := new(OrderShipped); json.Unmarshal(data, v) == nil {
+				u.OrderShipped = v
+				return nil
+			}
+		}
+		if obj.Has("id", "orderId", "type") {
 			if v := new(OrderCancelled); json.Unmarshal(data, v) == nil {
 				u.OrderCancelled = v
 				return nil
@@ -667,7 +759,10 @@ func (u Expr) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Expr) UnmarshalJSON(data []byte) error {
 	*u = Expr{}
 	if d, ok := runtime.Discriminator(data, "op"); ok {
@@ -692,26 +787,50 @@ func (u *Expr) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("left", "op", "right") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("left", "op", "right") && obj.Within("left", "op", "right") {
 			if v := new(BinaryOp); json.Unmarshal(data, v) == nil {
 				u.BinaryOp = v
 				return nil
 			}
 		}
-		if keys.Has("args", "fn", "op") {
+		if obj.Has("args", "fn", "op") && obj.Within("args", "fn", "op") {
 			if v := new(Call); json.Unmarshal(data, v) == nil {
 				u.Call = v
 				return nil
 			}
 		}
-		if keys.Has("op", "value") {
+		if obj.Has("op", "value") && obj.Within("op", "value") {
 			if v := new(NumberLit); json.Unmarshal(data, v) == nil {
 				u.NumberLit = v
 				return nil
 			}
 		}
-		if keys.Has("name", "op") {
+		if obj.Has("name", "op") && obj.Within("name", "op") {
+			if v := new(VarRef); json.Unmarshal(data, v) == nil {
+				u.VarRef = v
+				return nil
+			}
+		}
+		if obj.Has("left", "op", "right") {
+			if v := new(BinaryOp); json.Unmarshal(data, v) == nil {
+				u.BinaryOp = v
+				return nil
+			}
+		}
+		if obj.Has("args", "fn", "op") {
+			if v := new(Call); json.Unmarshal(data, v) == nil {
+				u.Call = v
+				return nil
+			}
+		}
+		if obj.Has("op", "value") {
+			if v := new(NumberLit); json.Unmarshal(data, v) == nil {
+				u.NumberLit = v
+				return nil
+			}
+		}
+		if obj.Has("name", "op") {
 			if v := new(VarRef); json.Unmarshal(data, v) == nil {
 				u.VarRef = v
 				return nil
@@ -827,7 +946,10 @@ func (u Notification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Notification) UnmarshalJSON(data []byte) error {
 	*u = Notification{}
 	type plain Notification
@@ -852,14 +974,26 @@ func (u *Notification) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("channel", "subject", "to") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("channel", "subject", "to") && obj.Within("channel", "subject", "to") {
 			if v := new(EmailNotification); json.Unmarshal(data, v) == nil {
 				u.EmailNotification = v
 				return nil
 			}
 		}
-		if keys.Has("channel", "phone", "text") {
+		if obj.Has("channel", "phone", "text") && obj.Within("channel", "phone", "text") {
+			if v := new(SmsNotification); json.Unmarshal(data, v) == nil {
+				u.SmsNotification = v
+				return nil
+			}
+		}
+		if obj.Has("channel", "subject", "to") {
+			if v := new(EmailNotification); json.Unmarshal(data, v) == nil {
+				u.EmailNotification = v
+				return nil
+			}
+		}
+		if obj.Has("channel", "phone", "text") {
 			if v := new(SmsNotification); json.Unmarshal(data, v) == nil {
 				u.SmsNotification = v
 				return nil
@@ -929,7 +1063,10 @@ func (u PaymentMethod) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 	*u = PaymentMethod{}
 	if d, ok := runtime.Discriminator(data, "method"); ok {
@@ -951,20 +1088,38 @@ func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("brand", "expMonth", "expYear", "last4", "method") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("brand", "expMonth", "expYear", "last4", "method") && obj.Within("brand", "expMonth", "expYear", "last4", "method") {
 			if v := new(Card); json.Unmarshal(data, v) == nil {
 				u.Card = v
 				return nil
 			}
 		}
-		if keys.Has("iban", "method") {
+		if obj.Has("iban", "method") && obj.Within("bic", "iban", "method") {
 			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
 				u.BankTransfer = v
 				return nil
 			}
 		}
-		if keys.Has("method", "provider") {
+		if obj.Has("method", "provider") && obj.Within("email", "method", "provider") {
+			if v := new(Wallet); json.Unmarshal(data, v) == nil {
+				u.Wallet = v
+				return nil
+			}
+		}
+		if obj.Has("brand", "expMonth", "expYear", "last4", "method") {
+			if v := new(Card); json.Unmarshal(data, v) == nil {
+				u.Card = v
+				return nil
+			}
+		}
+		if obj.Has("iban", "method") {
+			if v := new(BankTransfer); json.Unmarshal(data, v) == nil {
+				u.BankTransfer = v
+				return nil
+			}
+		}
+		if obj.Has("method", "provider") {
 			if v := new(Wallet); json.Unmarshal(data, v) == nil {
 				u.Wallet = v
 				return nil
@@ -1008,7 +1163,10 @@ func (u PetChoice) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *PetChoice) UnmarshalJSON(data []byte) error {
 	*u = PetChoice{}
 	if d, ok := runtime.Discriminator(data, "petType"); ok {
@@ -1030,20 +1188,38 @@ func (u *PetChoice) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("huntingSkill", "name", "petType") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("huntingSkill", "name", "petType") && obj.Within("huntingSkill", "name", "petType") {
 			if v := new(Cat); json.Unmarshal(data, v) == nil {
 				u.Cat = v
 				return nil
 			}
 		}
-		if keys.Has("name", "petType") {
+		if obj.Has("name", "petType") && obj.Within("name", "packSize", "petType") {
 			if v := new(Dog); json.Unmarshal(data, v) == nil {
 				u.Dog = v
 				return nil
 			}
 		}
-		if keys.Has("name", "petType") {
+		if obj.Has("name", "petType") && obj.Within("lovesRocks", "name", "petType") {
+			if v := new(Lizard); json.Unmarshal(data, v) == nil {
+				u.Lizard = v
+				return nil
+			}
+		}
+		if obj.Has("huntingSkill", "name", "petType") {
+			if v := new(Cat); json.Unmarshal(data, v) == nil {
+				u.Cat = v
+				return nil
+			}
+		}
+		if obj.Has("name", "petType") {
+			if v := new(Dog); json.Unmarshal(data, v) == nil {
+				u.Dog = v
+				return nil
+			}
+		}
+		if obj.Has("name", "petType") {
 			if v := new(Lizard); json.Unmarshal(data, v) == nil {
 				u.Lizard = v
 				return nil
@@ -1122,21 +1298,36 @@ func (u SearchFilter) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *SearchFilter) UnmarshalJSON(data []byte) error {
 	*u = SearchFilter{}
 	switch runtime.Kind(data) {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("query") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("query") && obj.Within("fuzzy", "query") {
 			if v := new(TextFilter); json.Unmarshal(data, v) == nil {
 				u.TextFilter = v
 				return nil
 			}
 		}
-		if keys.Has("field") {
+		if obj.Has("field") && obj.Within("field", "gte", "lte") {
+			if v := new(RangeFilter); json.Unmarshal(data, v) == nil {
+				u.RangeFilter = v
+				return nil
+			}
+		}
+		if obj.Has("query") {
+			if v := new(TextFilter); json.Unmarshal(data, v) == nil {
+				u.TextFilter = v
+				return nil
+			}
+		}
+		if obj.Has("field") {
 			if v := new(RangeFilter); json.Unmarshal(data, v) == nil {
 				u.RangeFilter = v
 				return nil
@@ -1326,7 +1517,10 @@ func (u Shape) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Shape) UnmarshalJSON(data []byte) error {
 	*u = Shape{}
 	if d, ok := runtime.Discriminator(data, "kind"); ok {
@@ -1348,22 +1542,40 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("a", "b", "c", "kind") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("a", "b", "c", "kind") && obj.Allows("kind", `"triangle"`) && obj.Within("a", "b", "c", "kind") {
 			if v := new(Triangle); json.Unmarshal(data, v) == nil {
 				u.Triangle = v
 				return nil
 			}
 		}
-		if keys.Has("height", "kind", "width") {
+		if obj.Has("kind", "radius") && obj.Allows("kind", `"circle"`) && obj.Within("center", "kind", "radius") {
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
+				return nil
+			}
+		}
+		if obj.Has("height", "kind", "width") && obj.Allows("kind", `"rect"`, `"rectangle"`) && obj.Within("height", "kind", "origin", "width") {
 			if v := new(Rectangle); json.Unmarshal(data, v) == nil {
 				u.Rectangle = v
 				return nil
 			}
 		}
-		if keys.Has("kind", "radius") {
+		if obj.Has("a", "b", "c", "kind") && obj.Allows("kind", `"triangle"`) {
+			if v := new(Triangle); json.Unmarshal(data, v) == nil {
+				u.Triangle = v
+				return nil
+			}
+		}
+		if obj.Has("kind", "radius") && obj.Allows("kind", `"circle"`) {
 			if v := new(Circle); json.Unmarshal(data, v) == nil {
 				u.Circle = v
+				return nil
+			}
+		}
+		if obj.Has("height", "kind", "width") && obj.Allows("kind", `"rect"`, `"rectangle"`) {
+			if v := new(Rectangle); json.Unmarshal(data, v) == nil {
+				u.Rectangle = v
 				return nil
 			}
 		}
@@ -1376,10 +1588,26 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 //
 // Triangle.
 type Triangle struct {
-	A    float64 `json:"a"`
-	B    float64 `json:"b"`
-	C    float64 `json:"c"`
-	Kind string  `json:"kind"`
+	A    float64      `json:"a"`
+	B    float64      `json:"b"`
+	C    float64      `json:"c"`
+	Kind TriangleKind `json:"kind"`
+}
+
+// TriangleKind is a schema of the API.
+type TriangleKind string
+
+// Values of TriangleKind the spec lists. A server may send others; they decode too.
+const (
+	TriangleKindTriangle TriangleKind = "triangle"
+)
+
+// MarshalJSON writes "triangle" (the zero value too); the spec allows no other.
+func (v TriangleKind) MarshalJSON() ([]byte, error) {
+	if v != TriangleKindTriangle && v != "" {
+		return nil, runtime.OnlyValueError("TriangleKind", `"triangle"`, v)
+	}
+	return []byte(`"triangle"`), nil
 }
 
 // SmsNotification is a schema of the API.

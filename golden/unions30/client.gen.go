@@ -102,7 +102,10 @@ func (u NullableShape) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *NullableShape) UnmarshalJSON(data []byte) error {
 	*u = NullableShape{}
 	if d, ok := runtime.Discriminator(data, "kind"); ok {
@@ -121,14 +124,26 @@ func (u *NullableShape) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("kind", "radius") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("kind", "radius") && obj.Within("kind", "radius") {
 			if v := new(Circle); json.Unmarshal(data, v) == nil {
 				u.Circle = v
 				return nil
 			}
 		}
-		if keys.Has("kind", "side") {
+		if obj.Has("kind", "side") && obj.Within("kind", "side") {
+			if v := new(Square); json.Unmarshal(data, v) == nil {
+				u.Square = v
+				return nil
+			}
+		}
+		if obj.Has("kind", "radius") {
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
+				return nil
+			}
+		}
+		if obj.Has("kind", "side") {
 			if v := new(Square); json.Unmarshal(data, v) == nil {
 				u.Square = v
 				return nil
@@ -169,7 +184,10 @@ func (u Problem) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Problem) UnmarshalJSON(data []byte) error {
 	*u = Problem{}
 	if d, ok := runtime.Discriminator(data, "type"); ok {
@@ -188,14 +206,26 @@ func (u *Problem) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("invalidParams", "title", "type") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("invalidParams", "title", "type") && obj.Within("invalidParams", "status", "title", "type") {
 			if v := new(ValidationProblem); json.Unmarshal(data, v) == nil {
 				u.ValidationProblem = v
 				return nil
 			}
 		}
-		if keys.Has("retryAfter", "title", "type") {
+		if obj.Has("retryAfter", "title", "type") && obj.Within("retryAfter", "status", "title", "type") {
+			if v := new(RateLimitProblem); json.Unmarshal(data, v) == nil {
+				u.RateLimitProblem = v
+				return nil
+			}
+		}
+		if obj.Has("invalidParams", "title", "type") {
+			if v := new(ValidationProblem); json.Unmarshal(data, v) == nil {
+				u.ValidationProblem = v
+				return nil
+			}
+		}
+		if obj.Has("retryAfter", "title", "type") {
 			if v := new(RateLimitProblem); json.Unmarshal(data, v) == nil {
 				u.RateLimitProblem = v
 				return nil
@@ -238,7 +268,10 @@ func (u Shape) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
-// matches is kept in Unknown.
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
 func (u *Shape) UnmarshalJSON(data []byte) error {
 	*u = Shape{}
 	if d, ok := runtime.Discriminator(data, "kind"); ok {
@@ -257,14 +290,26 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	case runtime.KindNull:
 		return nil
 	case runtime.KindObject:
-		keys := runtime.ObjectKeys(data)
-		if keys.Has("kind", "radius") {
+		obj := runtime.ParseObject(data)
+		if obj.Has("kind", "radius") && obj.Within("kind", "radius") {
 			if v := new(Circle); json.Unmarshal(data, v) == nil {
 				u.Circle = v
 				return nil
 			}
 		}
-		if keys.Has("kind", "side") {
+		if obj.Has("kind", "side") && obj.Within("kind", "side") {
+			if v := new(Square); json.Unmarshal(data, v) == nil {
+				u.Square = v
+				return nil
+			}
+		}
+		if obj.Has("kind", "radius") {
+			if v := new(Circle); json.Unmarshal(data, v) == nil {
+				u.Circle = v
+				return nil
+			}
+		}
+		if obj.Has("kind", "side") {
 			if v := new(Square); json.Unmarshal(data, v) == nil {
 				u.Square = v
 				return nil
