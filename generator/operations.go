@@ -109,12 +109,19 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 	// Parameters: the operation's override the path item's by (in, name).
 	type key struct{ in, name string }
 	var params []*openapi3.Parameter
+	// paramPtr is where each parameter is written (its $ref, when it is one).
+	paramPtr := map[*openapi3.Parameter]string{}
 	idx := map[key]int{}
-	for _, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
-		for _, pr := range list {
+	for li, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
+		listPtr := pointerJoin("/paths", o.path, "parameters")
+		if li == 1 {
+			listPtr = pointerJoin(opPtr, "parameters")
+		}
+		for i, pr := range list {
 			if pr == nil || pr.Value == nil {
 				continue
 			}
+			paramPtr[pr.Value] = pointerJoin(listPtr, strconv.Itoa(i))
 			k := key{pr.Value.In, pr.Value.Name}
 			if i, ok := idx[k]; ok {
 				params[i] = pr.Value
@@ -136,6 +143,9 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 		if p.In == "header" && strings.EqualFold(p.Name, keyHeader) {
 			keyParam = p
 		}
+	}
+	if keyParam == nil {
+		b.keyNearMiss(params, paramPtr, keyHeader)
 	}
 	in := opInput{name: op.ID, method: o.method, path: o.path, opPtr: opPtr, pathPtr: pointerJoin("/paths", o.path)}
 	if v, ok := o.item.Extensions[extName]; ok {
@@ -161,9 +171,9 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 		pname := m[1]
 		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: "simple"}
 		if p := declared[pname]; p != nil {
-			mp.Type, mp.Object = b.paramType(p, name+exportedName(pname, "Param"))
 			mp.Doc = docLines(p.Description)
 			mp.Style, mp.Explode = p.Style, p.Explode != nil && *p.Explode
+			b.setParamType(mp, p, name+exportedName(pname, "Param"), paramPtr[p])
 		}
 		mp.GoName = args.name(unexportedName(pname, "param"))
 		op.PathParams = append(op.PathParams, mp)
@@ -186,10 +196,10 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 		if p.Explode == nil && p.Style != "" && p.Style != "form" {
 			mp.Explode = false
 		}
-		mp.Type, mp.Object = b.paramType(p, name+exportedName(p.Name, "Param"))
+		b.setParamType(mp, p, name+exportedName(p.Name, "Param"), paramPtr[p])
 		if p == keyParam {
 			mp.IdempotencyKey, mp.Required = true, false
-			mp.Doc = append(mp.Doc, "Left nil, the client makes one random key per call and sends it on every attempt.")
+			b.keyParam(mp, p, paramPtr[p])
 		}
 		mp.GoName = pfields.name(exportedName(p.Name, "Param"))
 		op.Params = append(op.Params, mp)
@@ -227,34 +237,122 @@ func (b *builder) operation(o opRef, name, field string) *model.Operation {
 	return op
 }
 
-// paramType is a parameter's Go type, and whether it is an object written
-// as key/value pairs. Content-typed parameters and values that are neither
-// text nor objects (unions) are sent as JSON text.
-func (b *builder) paramType(p *openapi3.Parameter, hint string) (*model.GoType, bool) {
+// setParamType sets mp's Go type from p's schema: text values, unions of
+// scalars (written as the set variant's text) and lists of those as
+// themselves, objects as key/value pairs. What no style can write (an
+// object variant, a list of objects or lists) is a raw text field, with
+// an unsupported: warning at ptr, never JSON text.
+func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr string) {
+	mp.Type = builtin("string")
 	ref := p.Schema
 	if ref == nil {
-		for _, mt := range p.Content {
-			if mt != nil && mt.Schema != nil {
-				return rawMessage, false
+		for _, ct := range sortedKeys(p.Content) {
+			if mt := p.Content[ct]; mt != nil && encodingOf(ct) == "json" {
+				// content: application/json means the value's JSON text.
+				mp.Type = rawMessage
+				mp.Doc = append(mp.Doc, "It is the JSON text of the value (the parameter's content is "+ct+").")
 			}
+			break
 		}
-		return builtin("string"), false
+		return
 	}
 	t := b.typeOf(ref, hint, "", true)
-	if paramEncodable(b, t) {
-		return t, false
+	switch {
+	case paramEncodable(b, t):
+		mp.Type = t
+	case b.scalarUnion(t):
+		mp.Type = t
+	case t.Kind == model.Slice && b.scalarUnion(t.Elem):
+		mp.Type = t
+	case t.Kind == model.Map || t.Kind == model.Named && b.decl(t.Name) != nil && b.decl(t.Name).Kind == model.Struct:
+		mp.Type, mp.Object = t, true
+	default:
+		b.diags = append(b.diags, b.s.diag(Warning, ptr,
+			fmt.Sprintf("unsupported: %s parameter %q: %s, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)", p.In, p.Name, b.unwritable(t)),
+			"write the value's text yourself, or change the schema to scalars or a list of scalars"))
+		mp.Doc = append(mp.Doc, "resgen cannot write this parameter's schema by its style: set the text", "to send (the client escapes it); see the unsupported: warning.")
 	}
-	if t.Kind == model.Map {
-		return t, true
+	b.checkStyle(mp, p, ptr)
+}
+
+// unwritable says what in t no parameter style can write.
+func (b *builder) unwritable(t *model.GoType) string {
+	if t.Kind == model.Slice {
+		switch e := t.Elem; {
+		case e.Kind == model.Slice:
+			return "its items are lists"
+		case e.Kind == model.Map || e.Kind == model.Named && b.decl(e.Name) != nil && b.decl(e.Name).Kind == model.Struct:
+			return "its items are objects"
+		}
+		return "its items are " + strings.TrimPrefix(b.unwritable(t.Elem), "it is ")
 	}
 	if t.Kind == model.Named {
-		for _, d := range b.file.Types {
-			if d.Name == t.Name && d.Kind == model.Struct {
-				return t, true
+		if d := b.decl(t.Name); d != nil && d.Kind == model.Union {
+			for _, v := range d.Variants {
+				if !isScalarKind(v.Kind) {
+					return "it is a union with a variant of kind " + v.Kind
+				}
 			}
+			return "it is a union with shared properties or a discriminator"
 		}
 	}
-	return rawMessage, false
+	return "it is a value of no fixed type"
+}
+
+func isScalarKind(kind string) bool {
+	return kind == "string" || kind == "integer" || kind == "number" || kind == "boolean"
+}
+
+// scalarUnion reports whether t is a union every variant of which is
+// written as text, with no shared properties or discriminator, and marks
+// it for a ParamText method.
+func (b *builder) scalarUnion(t *model.GoType) bool {
+	if t.Kind != model.Named {
+		return false
+	}
+	d := b.decl(t.Name)
+	if d == nil || d.Kind != model.Union || len(d.Fields) > 0 || d.Discriminator != "" || len(d.Variants) == 0 {
+		return false
+	}
+	for _, v := range d.Variants {
+		if !isScalarKind(v.Kind) || !paramEncodable(b, v.Type) || v.Type.Kind == model.Slice || v.Type == rawMessage {
+			return false
+		}
+	}
+	d.ParamText = true
+	return true
+}
+
+// decl is the declared type named name, or nil.
+func (b *builder) decl(name string) *model.Type {
+	for _, d := range b.file.Types {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// checkStyle reports the style and explode combinations OpenAPI does not
+// define for mp's kind of value, and says what the client sends instead.
+func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string) {
+	list := mp.Type.Kind == model.Slice
+	var why string
+	switch {
+	case mp.In == model.InQuery && p.Style == "deepObject" && !mp.Object:
+		why = "style deepObject is defined only for objects; the client writes it as form"
+	case mp.In == model.InQuery && (p.Style == "spaceDelimited" || p.Style == "pipeDelimited") && mp.Explode && mp.Object:
+		why = "style " + p.Style + " is defined for objects only with explode: false; the client writes it so"
+	case mp.In == model.InCookie && (list || mp.Object) && mp.Explode:
+		why = "a cookie's form style with explode: true is not defined for lists and objects; the client writes it as explode: false (name=a,b)"
+	}
+	if why == "" {
+		return
+	}
+	if mp.In == model.InCookie || mp.Object && (p.Style == "spaceDelimited" || p.Style == "pipeDelimited") {
+		mp.Explode = false
+	}
+	b.diags = append(b.diags, b.s.diag(Warning, ptr, fmt.Sprintf("unsupported: %s parameter %q: %s", p.In, p.Name, why), ""))
 }
 
 // paramEncodable reports whether resgen can write t as parameter text:

@@ -149,35 +149,100 @@ func (q *Query) AddObject(name, style string, explode bool, v any) error {
 			q.Add(p[0], p[1])
 		}
 	default:
+		// form, spaceDelimited, pipeDelimited (explode: false): keys and
+		// values alike joined by the style's delimiter.
 		flat := make([]string, 0, 2*len(pairs))
 		for _, p := range pairs {
 			flat = append(flat, p[0], p[1])
 		}
-		q.AddList(name, ",", flat...)
+		q.AddList(name, styleDelimiter(style), flat...)
 	}
 	return nil
+}
+
+// styleDelimiter is the delimiter of a query style's unexploded lists.
+func styleDelimiter(style string) string {
+	switch style {
+	case "spaceDelimited":
+		return " "
+	case "pipeDelimited":
+		return "|"
+	}
+	return ","
 }
 
 // CookieValue escapes a cookie parameter's value: http.Cookie would drop
 // the bytes a cookie cannot hold (; , " \ space, non-ASCII) instead.
 func CookieValue(v string) string { return url.QueryEscape(v) }
 
-// ObjectText formats an object parameter for a header or path, style
-// simple: a,1,b,2 or, exploded, a=1,b=2.
-func ObjectText(explode bool, v any) (string, error) {
+// CookieList formats a list cookie (style form, explode false): each item
+// escaped, joined by commas left as they are.
+func CookieList(items ...string) string {
+	esc := make([]string, len(items))
+	for i, it := range items {
+		esc[i] = url.QueryEscape(it)
+	}
+	return strings.Join(esc, ",")
+}
+
+// CookieObject formats an object cookie (style form, explode false):
+// a,1,b,2, each key and value escaped.
+func CookieObject(v any) (string, error) {
+	return joinPairs(v, ",", ",", url.QueryEscape)
+}
+
+// PathObject formats an object path parameter in style (simple, label or
+// matrix), each key and value escaped, the delimiters not: simple a,1,b,2
+// (exploded a=1,b=2), label .a,1,b,2 (.a=1.b=2), matrix ;name=a,1,b,2
+// (;a=1;b=2).
+func PathObject(style string, explode bool, name string, v any) (string, error) {
+	prefix, pairSep, kvSep := "", ",", ","
+	if explode {
+		kvSep = "="
+	}
+	switch style {
+	case "label":
+		prefix = "."
+		if explode {
+			pairSep = "."
+		}
+	case "matrix":
+		prefix = ";" + url.PathEscape(name) + "="
+		if explode {
+			prefix, pairSep = ";", ";"
+		}
+	}
+	s, err := joinPairs(v, pairSep, kvSep, PathSegment)
+	return prefix + s, err
+}
+
+// joinPairs writes an object's sorted properties as key<kvSep>value pairs
+// joined by pairSep, each key and value through esc.
+func joinPairs(v any, pairSep, kvSep string, esc func(string) string) (string, error) {
 	pairs, err := ObjectPairs(v)
 	if err != nil {
 		return "", err
 	}
-	parts := make([]string, 0, 2*len(pairs))
-	for _, p := range pairs {
-		if explode {
-			parts = append(parts, p[0]+"="+p[1])
-		} else {
-			parts = append(parts, p[0], p[1])
+	var b strings.Builder
+	for i, p := range pairs {
+		if i > 0 {
+			b.WriteString(pairSep)
 		}
+		b.WriteString(esc(p[0]))
+		b.WriteString(kvSep)
+		b.WriteString(esc(p[1]))
 	}
-	return strings.Join(parts, ","), nil
+	return b.String(), nil
+}
+
+// ObjectText formats an object parameter for a header, style simple:
+// a,1,b,2 or, exploded, a=1,b=2.
+func ObjectText(explode bool, v any) (string, error) {
+	kvSep := ","
+	if explode {
+		kvSep = "="
+	}
+	return joinPairs(v, ",", kvSep, func(s string) string { return s })
 }
 
 // File is a file part of a multipart body.
@@ -327,3 +392,7 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// RawText is a raw JSON value as parameter text: a string unquoted, any
+// other value as written.
+func RawText(raw []byte) string { return scalarText(raw) }
