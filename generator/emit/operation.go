@@ -3,6 +3,7 @@ package emit
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -465,7 +466,7 @@ func (e *emitter) buildRequest(g *jen.Group, op *model.Operation) {
 		g.Comment("// One key per call: every attempt sends the same one.")
 		made := jen.Qual(runtimePkg, "NewIdempotencyKey").Call()
 		if r := key.KeyInts; r != nil {
-			made = jen.Qual(runtimePkg, "NewIdempotencyKeyInt").Call(jen.Lit(r[0]), jen.Lit(r[1]))
+			made = jen.Qual(runtimePkg, "NewIdempotencyKeyInt").Call(jen.Id(strconv.FormatInt(r[0], 10)), jen.Id(strconv.FormatInt(r[1], 10)))
 		}
 		g.Id("key").Op(":=").Add(made)
 		field := jen.Id("params").Dot(key.GoName)

@@ -33,8 +33,9 @@ type Request struct {
 	Invalid error
 }
 
-// Server is a loopback server that answers every request with 200 and an
-// empty JSON object, after checking it.
+// Server is a loopback server that checks every request and answers it
+// with no body and the next of its statuses (the last one repeated; 200
+// when none are given).
 type Server struct {
 	*httptest.Server
 	mu   sync.Mutex
@@ -42,7 +43,7 @@ type Server struct {
 }
 
 // New starts a server for the spec at path; it closes with the test.
-func New(t *testing.T, path string) *Server {
+func New(t *testing.T, path string, statuses ...int) *Server {
 	t.Helper()
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
@@ -64,9 +65,14 @@ func New(t *testing.T, path string) *Server {
 			Invalid: validate(router, r, body),
 		}
 		s.mu.Lock()
+		n := len(s.reqs)
 		s.reqs = append(s.reqs, got)
 		s.mu.Unlock()
-		w.WriteHeader(http.StatusOK)
+		status := http.StatusOK
+		if len(statuses) > 0 {
+			status = statuses[min(n, len(statuses)-1)]
+		}
+		w.WriteHeader(status)
 	}))
 	t.Cleanup(s.Close)
 	return s
