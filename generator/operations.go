@@ -266,6 +266,13 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		mp.Type = t
 	case t.Kind == model.Map || t.Kind == model.Named && b.decl(t.Name) != nil && b.decl(t.Name).Kind == model.Struct:
 		mp.Type, mp.Object = t, true
+		// deepObject nests brackets (a[b][c]=1); other styles define no
+		// nesting at all.
+		if nested := b.nestedProps(t); len(nested) > 0 && p.Style != "deepObject" {
+			b.diags = append(b.diags, b.s.diag(Warning, ptr,
+				fmt.Sprintf("unsupported: %s parameter %q: %s, which no style but deepObject defines; the client writes such values as JSON text", p.In, p.Name, notScalars(nested)),
+				"make them scalars, or use style: deepObject in a query; a RequestEditor can rewrite the request"))
+		}
 	default:
 		b.diags = append(b.diags, b.s.diag(Warning, ptr,
 			fmt.Sprintf("unsupported: %s parameter %q: %s, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)", p.In, p.Name, b.unwritable(t)),
@@ -297,6 +304,41 @@ func (b *builder) unwritable(t *model.GoType) string {
 		}
 	}
 	return "it is a value of no fixed type"
+}
+
+// nestedProps are the properties of object type t (quoted) whose values
+// are not scalars; a map of any value has none that the schema says.
+func (b *builder) nestedProps(t *model.GoType) []string {
+	scalar := func(ft *model.GoType) bool {
+		if ft.Kind == model.Pointer {
+			ft = ft.Elem
+		}
+		return ft.Kind != model.Slice && (paramEncodable(b, ft) || b.scalarUnion(ft))
+	}
+	if t.Kind == model.Map {
+		if e := t.Elem; !(e.Kind == model.Builtin && e.Name == "any") && !scalar(e) {
+			return []string{"(every value)"}
+		}
+		return nil
+	}
+	var out []string
+	d := b.decl(t.Name)
+	for _, f := range d.Fields {
+		if !scalar(f.Type) {
+			out = append(out, strconv.Quote(f.JSONName))
+		}
+	}
+	if d.Extra != nil && !(d.Extra.Kind == model.Builtin && d.Extra.Name == "any") && !scalar(d.Extra) {
+		out = append(out, "(additional properties)")
+	}
+	return out
+}
+
+func notScalars(props []string) string {
+	if len(props) == 1 {
+		return "its property " + props[0] + " is not a scalar"
+	}
+	return "its properties " + strings.Join(props, ", ") + " are not scalars"
 }
 
 func isScalarKind(kind string) bool {

@@ -133,17 +133,23 @@ func (q *Query) Encode() string { return q.b.String() }
 func (q *Query) Len() int { return q.b.Len() }
 
 // AddObject adds an object parameter: style form exploded (a=1&b=2), form
-// not exploded (name=a,1,b,2), or deepObject (name[a]=1&name[b]=2).
+// not exploded (name=a,1,b,2), space- or pipe-delimited (name=a|1|b|2), or
+// deepObject (name[a]=1&name[b]=2, nested objects and lists in further
+// brackets: name[a][b]=1, name[c][0]=x).
 func (q *Query) AddObject(name, style string, explode bool, v any) error {
+	if style == "deepObject" {
+		m, err := jsonObject(v)
+		if err != nil {
+			return fmt.Errorf("an object parameter must encode as a JSON object: %w", err)
+		}
+		formValue(q, name, m, false)
+		return nil
+	}
 	pairs, err := ObjectPairs(v)
 	if err != nil {
 		return err
 	}
 	switch {
-	case style == "deepObject":
-		for _, p := range pairs {
-			q.Add(name+"["+p[0]+"]", p[1])
-		}
 	case explode:
 		for _, p := range pairs {
 			q.Add(p[0], p[1])
@@ -338,14 +344,8 @@ func escapeQuotes(s string) string {
 // repeated (name=a&name=b), objects as deepObject brackets
 // (meta[key]=value), lists of objects indexed (items[0][price]=p).
 func FormBody(v any) (string, error) {
-	data, err := json.Marshal(v)
+	m, err := jsonObject(v)
 	if err != nil {
-		return "", err
-	}
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
 		return "", fmt.Errorf("a form body must encode as a JSON object: %w", err)
 	}
 	var q Query
@@ -353,6 +353,21 @@ func FormBody(v any) (string, error) {
 		formValue(&q, k, m[k], true)
 	}
 	return q.Encode(), nil
+}
+
+// jsonObject is v's JSON form as a map, numbers kept as written.
+func jsonObject(v any) (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 func formValue(q *Query, name string, v any, top bool) {

@@ -23,6 +23,24 @@ type Color struct {
 	Tag *string `json:"tag,omitzero"`
 }
 
+// QueryStylesFilter is a schema of the API.
+type QueryStylesFilter struct {
+	Size   *QueryStylesFilterSize `json:"size,omitzero"`
+	Status *string                `json:"status,omitzero"`
+	Tags   []string               `json:"tags,omitzero"`
+}
+
+// QueryStylesFilterSize is a schema of the API.
+type QueryStylesFilterSize struct {
+	Min *int64 `json:"min,omitzero"`
+}
+
+// QueryStylesPage is a schema of the API.
+type QueryStylesPage struct {
+	Size *int64   `json:"size,omitzero"`
+	Sort []string `json:"sort,omitzero"`
+}
+
 // Client calls the Param styles API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
 // per call, and an open breaker fails a call before any attempt is made.
@@ -377,6 +395,10 @@ type QueryStylesParams struct {
 	Spaced *Color
 	// Each is the query parameter "each".
 	Each []string
+	// Filter is the query parameter "filter".
+	Filter *QueryStylesFilter
+	// Page is the query parameter "page".
+	Page *QueryStylesPage
 }
 
 // QueryStylesResponse is the answer to QueryStyles: the status, headers and raw body,
@@ -413,6 +435,16 @@ func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams) (*Q
 		if params.Each != nil {
 			for _, v := range params.Each {
 				q.Add("each", v)
+			}
+		}
+		if params.Filter != nil {
+			if err := q.AddObject("filter", "deepObject", true, params.Filter); err != nil {
+				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "filter", err)
+			}
+		}
+		if params.Page != nil {
+			if err := q.AddObject("page", "", true, params.Page); err != nil {
+				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "page", err)
 			}
 		}
 	}

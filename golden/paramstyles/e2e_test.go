@@ -51,7 +51,8 @@ func TestDelimitedQueryObjectsAndExplodedLists(t *testing.T) {
 	s := wirecheck.New(t, spec)
 	c := newClient(t, s)
 	color := Color{R: ptr(int64(1)), G: ptr(int64(2))}
-	if _, err := c.QueryStyles(t.Context(), &QueryStylesParams{Piped: &color, Spaced: &color, Each: []string{"x", "y"}}); err != nil {
+	filter := QueryStylesFilter{Status: ptr("open"), Size: &QueryStylesFilterSize{Min: ptr(int64(3))}, Tags: []string{"a", "b"}}
+	if _, err := c.QueryStyles(t.Context(), &QueryStylesParams{Piped: &color, Spaced: &color, Each: []string{"x", "y"}, Filter: &filter}); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Last(t)
@@ -59,6 +60,11 @@ func TestDelimitedQueryObjectsAndExplodedLists(t *testing.T) {
 		"piped":  {"G|2|R|1"},
 		"spaced": {"G 2 R 1"},
 		"each":   {"x", "y"}, // exploded: one pair per item, whatever the style
+		// deepObject: nested objects and lists in further brackets
+		"filter[status]":    {"open"},
+		"filter[size][min]": {"3"},
+		"filter[tags][0]":   {"a"},
+		"filter[tags][1]":   {"b"},
 	} {
 		if got := r.Query[name]; !reflect.DeepEqual(got, want) {
 			t.Errorf("query %s = %q, want %q", name, got, want)
