@@ -330,7 +330,8 @@ func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
 		case "string":
 			return v
 		case "[]byte":
-			return jen.String().Call(v)
+			// format: byte is base64 text, as JSON writes it too.
+			return jen.Qual("encoding/base64", "StdEncoding").Dot("EncodeToString").Call(v)
 		case "bool":
 			return jen.Qual("strconv", "FormatBool").Call(v)
 		case "int32", "int64", "int":

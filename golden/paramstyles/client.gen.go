@@ -4,6 +4,7 @@ package paramstyles
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -395,6 +396,8 @@ type QueryStylesParams struct {
 	Spaced *Color
 	// Each is the query parameter "each".
 	Each []string
+	// Token is the query parameter "token".
+	Token []byte
 	// Filter is the query parameter "filter".
 	Filter *QueryStylesFilter
 	// Page is the query parameter "page".
@@ -436,6 +439,9 @@ func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams) (*Q
 			for _, v := range params.Each {
 				q.Add("each", v)
 			}
+		}
+		if params.Token != nil {
+			q.Add("token", base64.StdEncoding.EncodeToString(params.Token))
 		}
 		if params.Filter != nil {
 			if err := q.AddObject("filter", "deepObject", true, params.Filter); err != nil {

@@ -52,7 +52,7 @@ func TestDelimitedQueryObjectsAndExplodedLists(t *testing.T) {
 	c := newClient(t, s)
 	color := Color{R: ptr(int64(1)), G: ptr(int64(2))}
 	filter := QueryStylesFilter{Status: ptr("open"), Size: &QueryStylesFilterSize{Min: ptr(int64(3))}, Tags: []string{"a", "b"}}
-	if _, err := c.QueryStyles(t.Context(), &QueryStylesParams{Piped: &color, Spaced: &color, Each: []string{"x", "y"}, Filter: &filter}); err != nil {
+	if _, err := c.QueryStyles(t.Context(), &QueryStylesParams{Piped: &color, Spaced: &color, Each: []string{"x", "y"}, Filter: &filter, Token: []byte("hi\xff")}); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Last(t)
@@ -60,6 +60,7 @@ func TestDelimitedQueryObjectsAndExplodedLists(t *testing.T) {
 		"piped":  {"G|2|R|1"},
 		"spaced": {"G 2 R 1"},
 		"each":   {"x", "y"}, // exploded: one pair per item, whatever the style
+		"token":  {"aGn/"},   // format: byte is base64
 		// deepObject: nested objects and lists in further brackets
 		"filter[status]":    {"open"},
 		"filter[size][min]": {"3"},
