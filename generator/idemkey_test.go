@@ -66,9 +66,9 @@ func TestKeyHeaderNearMissesWarnAtTheParameter(t *testing.T) {
 func TestUnionParamsAreWrittenByStyleOrReported(t *testing.T) {
 	got := warnings(t, "testdata/specs/unionparams.yaml", "unsupported:")
 	want := []string{
-		`testdata/specs/unionparams.yaml:85:11: warning: unsupported: query parameter "target": it is a union with a variant of kind object, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
-		`testdata/specs/unionparams.yaml:91:11: warning: unsupported: query parameter "rows": its items are objects, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
-		`testdata/specs/unionparams.yaml:96:11: warning: unsupported: query parameter "grid": its items are lists, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
+		`testdata/specs/unionparams.yaml:118:11: warning: unsupported: query parameter "target": it is a union with an object variant whose properties are not all scalars, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
+		`testdata/specs/unionparams.yaml:124:11: warning: unsupported: query parameter "rows": its items are objects, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
+		`testdata/specs/unionparams.yaml:129:11: warning: unsupported: query parameter "grid": its items are lists, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -256,14 +256,31 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		}
 		return
 	}
+	if s := ref.Value; s != nil && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) && len(s.Properties) == 0 {
+		// type: integer, oneOf: [{const: 0}, {const: 1}]: the value is an
+		// integer whatever the variants say.
+		if prim := b.primitive(s); prim != nil {
+			mp.Type = prim
+			b.checkStyle(mp, p, ptr)
+			return
+		}
+	}
 	t := b.typeOf(ref, hint, "", true)
 	switch {
+	case b.untyped(t):
+		mp.Doc = append(mp.Doc, "Its schema does not say its type: the text is sent as it is (escaped).")
 	case paramEncodable(b, t):
 		mp.Type = t
 	case b.scalarUnion(t):
 		mp.Type = t
 	case t.Kind == model.Slice && b.scalarUnion(t.Elem):
 		mp.Type = t
+	case b.styledUnion(t):
+		// Written through its JSON form: the set variant decides whether
+		// it goes as a scalar, a list or an object.
+		mp.Type, mp.Object = t, true
+	case b.untyped(t):
+		mp.Doc = append(mp.Doc, "Its schema does not say its type: the text is sent as it is (escaped).")
 	case t.Kind == model.Map || t.Kind == model.Named && b.decl(t.Name) != nil && b.decl(t.Name).Kind == model.Struct:
 		mp.Type, mp.Object = t, true
 		// deepObject nests brackets (a[b][c]=1); other styles define no
@@ -296,11 +313,20 @@ func (b *builder) unwritable(t *model.GoType) string {
 	if t.Kind == model.Named {
 		if d := b.decl(t.Name); d != nil && d.Kind == model.Union {
 			for _, v := range d.Variants {
-				if !isScalarKind(v.Kind) {
+				switch {
+				case v.Kind == "object":
+					if len(b.nestedProps(v.Type)) > 0 {
+						return "it is a union with an object variant whose properties are not all scalars"
+					}
+				case v.Kind == "array":
+					if !paramEncodable(b, v.Type) {
+						return "it is a union with a list variant whose items are not scalars"
+					}
+				case !isScalarKind(v.Kind):
 					return "it is a union with a variant of kind " + v.Kind
 				}
 			}
-			return "it is a union with shared properties or a discriminator"
+			return "it is a union with shared properties"
 		}
 	}
 	return "it is a value of no fixed type"
@@ -365,6 +391,44 @@ func (b *builder) scalarUnion(t *model.GoType) bool {
 	return true
 }
 
+// styledUnion reports whether t is a union whose every variant a style
+// writes (a scalar, a list of scalars, an object of scalars) and at least
+// one is not a scalar.
+func (b *builder) styledUnion(t *model.GoType) bool {
+	if t.Kind != model.Named {
+		return false
+	}
+	d := b.decl(t.Name)
+	if d == nil || d.Kind != model.Union || len(d.Fields) > 0 || len(d.Variants) == 0 {
+		return false
+	}
+	for _, v := range d.Variants {
+		vt := v.Type
+		switch {
+		case isScalarKind(v.Kind) && paramEncodable(b, vt) && vt.Kind != model.Slice:
+		case v.Kind == "array" && vt.Kind == model.Slice && paramEncodable(b, vt):
+		case v.Kind == "object" && (vt.Kind == model.Map || vt.Kind == model.Named && b.decl(vt.Name) != nil && b.decl(vt.Name).Kind == model.Struct) && len(b.nestedProps(vt)) == 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// untyped reports whether t says nothing of the value's type (a schema
+// with no type: json.RawMessage or a type defined as one).
+func (b *builder) untyped(t *model.GoType) bool {
+	if t == rawMessage || t.Kind == model.Builtin && t.Name == "any" {
+		return true
+	}
+	if t.Kind == model.Named {
+		if d := b.decl(t.Name); d != nil && d.Kind == model.Defined && d.Underlying != nil {
+			return b.untyped(d.Underlying)
+		}
+	}
+	return false
+}
+
 // decl is the declared type named name, or nil.
 func (b *builder) decl(name string) *model.Type {
 	for _, d := range b.file.Types {
@@ -381,8 +445,10 @@ func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string)
 	list := mp.Type.Kind == model.Slice
 	var why string
 	switch {
-	case mp.In == model.InQuery && p.Style == "deepObject" && !mp.Object:
-		why = "style deepObject is defined only for objects; the client writes it as form"
+	case mp.In == model.InQuery && p.Style == "deepObject" && list:
+		// A scalar has one reading (name=value); a list has several
+		// (name[]=a, name[0]=a, name=a&name=b).
+		why = "style deepObject is defined only for objects; the client writes the list as form (name=a&name=b)"
 	case mp.In == model.InQuery && (p.Style == "spaceDelimited" || p.Style == "pipeDelimited") && mp.Explode && mp.Object:
 		why = "style " + p.Style + " is defined for objects only with explode: false; the client writes it so"
 	case mp.In == model.InCookie && (list || mp.Object) && mp.Explode:

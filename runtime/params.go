@@ -61,6 +61,11 @@ func ObjectPairs(v any) ([][2]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pairsOf(data)
+}
+
+// pairsOf is ObjectPairs of a JSON text.
+func pairsOf(data []byte) ([][2]string, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("an object parameter must encode as a JSON object: %w", err)
@@ -135,30 +140,38 @@ func (q *Query) Len() int { return q.b.Len() }
 // AddObject adds an object parameter: style form exploded (a=1&b=2), form
 // not exploded (name=a,1,b,2), space- or pipe-delimited (name=a|1|b|2), or
 // deepObject (name[a]=1&name[b]=2, nested objects and lists in further
-// brackets: name[a][b]=1, name[c][0]=x).
+// brackets: name[a][b]=1, name[c][0]=x). v may also be a union whose set
+// variant is a list (written as the style writes lists) or a scalar
+// (name=text); null adds nothing.
 func (q *Query) AddObject(name, style string, explode bool, v any) error {
 	if style == "deepObject" {
-		m, err := jsonObject(v)
-		if err != nil {
-			return fmt.Errorf("an object parameter must encode as a JSON object: %w", err)
+		if m, err := jsonObject(v); err == nil {
+			formValue(q, name, m, false)
+			return nil
 		}
-		formValue(q, name, m, false)
-		return nil
 	}
-	pairs, err := ObjectPairs(v)
+	pv, err := valueOf(v)
 	if err != nil {
 		return err
 	}
 	switch {
-	case explode:
-		for _, p := range pairs {
+	case pv.kind == 's':
+		q.Add(name, pv.text)
+	case pv.kind == 'a' && explode:
+		for _, it := range pv.items {
+			q.Add(name, it)
+		}
+	case pv.kind == 'a':
+		q.AddList(name, styleDelimiter(style), pv.items...)
+	case pv.kind == 'o' && explode:
+		for _, p := range pv.pairs {
 			q.Add(p[0], p[1])
 		}
-	default:
+	case pv.kind == 'o':
 		// form, spaceDelimited, pipeDelimited (explode: false): keys and
 		// values alike joined by the style's delimiter.
-		flat := make([]string, 0, 2*len(pairs))
-		for _, p := range pairs {
+		flat := make([]string, 0, 2*len(pv.pairs))
+		for _, p := range pv.pairs {
 			flat = append(flat, p[0], p[1])
 		}
 		q.AddList(name, styleDelimiter(style), flat...)
@@ -192,16 +205,34 @@ func CookieList(items ...string) string {
 }
 
 // CookieObject formats an object cookie (style form, explode false):
-// a,1,b,2, each key and value escaped.
+// a,1,b,2, each key and value escaped; a list or scalar (a union's
+// variant) as CookieList and CookieValue do.
 func CookieObject(v any) (string, error) {
-	return joinPairs(v, ",", ",", url.QueryEscape)
+	pv, err := valueOf(v)
+	switch pv.kind {
+	case 'a':
+		return CookieList(pv.items...), err
+	case 's':
+		return CookieValue(pv.text), err
+	}
+	return pv.join(",", ",", url.QueryEscape), err
 }
 
 // PathObject formats an object path parameter in style (simple, label or
 // matrix), each key and value escaped, the delimiters not: simple a,1,b,2
 // (exploded a=1,b=2), label .a,1,b,2 (.a=1.b=2), matrix ;name=a,1,b,2
-// (;a=1;b=2).
+// (;a=1;b=2); a list or scalar (a union's variant) as PathValue does.
 func PathObject(style string, explode bool, name string, v any) (string, error) {
+	pv, err := valueOf(v)
+	if err != nil {
+		return "", err
+	}
+	switch pv.kind {
+	case 'a':
+		return PathValue(style, explode, name, pv.items...), nil
+	case 's':
+		return PathValue(style, explode, name, pv.text), nil
+	}
 	prefix, pairSep, kvSep := "", ",", ","
 	if explode {
 		kvSep = "="
@@ -218,19 +249,66 @@ func PathObject(style string, explode bool, name string, v any) (string, error) 
 			prefix, pairSep = ";", ";"
 		}
 	}
-	s, err := joinPairs(v, pairSep, kvSep, PathSegment)
-	return prefix + s, err
+	return prefix + pv.join(pairSep, kvSep, PathSegment), nil
 }
 
-// joinPairs writes an object's sorted properties as key<kvSep>value pairs
-// joined by pairSep, each key and value through esc.
-func joinPairs(v any, pairSep, kvSep string, esc func(string) string) (string, error) {
-	pairs, err := ObjectPairs(v)
-	if err != nil {
-		return "", err
+// ObjectText formats an object parameter for a header, style simple:
+// a,1,b,2 or, exploded, a=1,b=2; a list (a union's variant) as a,b, a
+// scalar as its text.
+func ObjectText(explode bool, v any) (string, error) {
+	pv, err := valueOf(v)
+	switch pv.kind {
+	case 'a':
+		return strings.Join(pv.items, ","), err
+	case 's':
+		return pv.text, err
 	}
+	kvSep := ","
+	if explode {
+		kvSep = "="
+	}
+	return pv.join(",", kvSep, func(s string) string { return s }), err
+}
+
+// paramValue is a parameter value's JSON form in the pieces styles write:
+// an object's sorted key/value pairs, a list's items or a scalar's text
+// (nested values as JSON text; resgen warns where a spec allows them).
+type paramValue struct {
+	kind  byte // 'o' object, 'a' list, 's' scalar, 0 null
+	pairs [][2]string
+	items []string
+	text  string
+}
+
+func valueOf(v any) (paramValue, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return paramValue{}, err
+	}
+	var pv paramValue
+	switch Kind(data) {
+	case KindNull:
+	case KindObject:
+		pv.kind = 'o'
+		pv.pairs, err = pairsOf(data)
+	case KindArray:
+		var raw []json.RawMessage
+		err = json.Unmarshal(data, &raw)
+		pv.kind, pv.items = 'a', make([]string, len(raw))
+		for i, r := range raw {
+			pv.items[i] = scalarText(r)
+		}
+	default:
+		pv.kind, pv.text = 's', scalarText(data)
+	}
+	return pv, err
+}
+
+// join writes an object's pairs as key<kvSep>value joined by pairSep, each
+// key and value through esc.
+func (pv paramValue) join(pairSep, kvSep string, esc func(string) string) string {
 	var b strings.Builder
-	for i, p := range pairs {
+	for i, p := range pv.pairs {
 		if i > 0 {
 			b.WriteString(pairSep)
 		}
@@ -238,17 +316,7 @@ func joinPairs(v any, pairSep, kvSep string, esc func(string) string) (string, e
 		b.WriteString(kvSep)
 		b.WriteString(esc(p[1]))
 	}
-	return b.String(), nil
-}
-
-// ObjectText formats an object parameter for a header, style simple:
-// a,1,b,2 or, exploded, a=1,b=2.
-func ObjectText(explode bool, v any) (string, error) {
-	kvSep := ","
-	if explode {
-		kvSep = "="
-	}
-	return joinPairs(v, ",", kvSep, func(s string) string { return s })
+	return b.String()
 }
 
 // File is a file part of a multipart body.

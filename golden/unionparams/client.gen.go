@@ -19,6 +19,62 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
+// Anything is described by the spec as:
+//
+// a schema that says nothing of the type.
+type Anything json.RawMessage
+
+// IDOrRange is any of: Int, Array, IDOrRangeVariant3. The field that is set holds the value.
+type IDOrRange struct {
+	Int               *int64             `json:"-"`
+	Array             []int64            `json:"-"`
+	IDOrRangeVariant3 *IDOrRangeVariant3 `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u IDOrRange) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.Int != nil:
+		v = u.Int
+	case u.Array != nil:
+		v = u.Array
+	case u.IDOrRangeVariant3 != nil:
+		v = u.IDOrRangeVariant3
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown.
+func (u *IDOrRange) UnmarshalJSON(data []byte) error {
+	*u = IDOrRange{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindObject:
+		u.IDOrRangeVariant3 = new(IDOrRangeVariant3)
+		return json.Unmarshal(data, u.IDOrRangeVariant3)
+	case runtime.KindArray:
+		return json.Unmarshal(data, &u.Array)
+	case runtime.KindInteger:
+		u.Int = new(int64)
+		return json.Unmarshal(data, u.Int)
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// IDOrRangeVariant3 is a schema of the API.
+type IDOrRangeVariant3 struct {
+	From int64  `json:"from"`
+	To   *int64 `json:"to,omitzero"`
+}
+
 // IntOrString is any of: Int, String. The field that is set holds the value.
 type IntOrString struct {
 	Int    *int64  `json:"-"`
@@ -259,6 +315,52 @@ func (u ListIssuesRegion) ParamText() string {
 	return ""
 }
 
+// MixedUnionsCreated is any of: Int, MixedUnionsCreatedVariant2. The field that is set holds the value.
+type MixedUnionsCreated struct {
+	Int                        *int64                      `json:"-"`
+	MixedUnionsCreatedVariant2 *MixedUnionsCreatedVariant2 `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u MixedUnionsCreated) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.Int != nil:
+		v = u.Int
+	case u.MixedUnionsCreatedVariant2 != nil:
+		v = u.MixedUnionsCreatedVariant2
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown.
+func (u *MixedUnionsCreated) UnmarshalJSON(data []byte) error {
+	*u = MixedUnionsCreated{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindObject:
+		u.MixedUnionsCreatedVariant2 = new(MixedUnionsCreatedVariant2)
+		return json.Unmarshal(data, u.MixedUnionsCreatedVariant2)
+	case runtime.KindInteger:
+		u.Int = new(int64)
+		return json.Unmarshal(data, u.Int)
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// MixedUnionsCreatedVariant2 is a schema of the API.
+type MixedUnionsCreatedVariant2 struct {
+	Gt *int64 `json:"gt,omitzero"`
+	Lt *int64 `json:"lt,omitzero"`
+}
+
 // UnsupportedParamsTarget is one of: String, UnsupportedParamsTargetVariant2. The field that is set holds the value.
 type UnsupportedParamsTarget struct {
 	String                          *string                          `json:"-"`
@@ -301,6 +403,11 @@ func (u *UnsupportedParamsTarget) UnmarshalJSON(data []byte) error {
 
 // UnsupportedParamsTargetVariant2 is a schema of the API.
 type UnsupportedParamsTargetVariant2 struct {
+	Owner *UnsupportedParamsTargetVariant2Owner `json:"owner,omitzero"`
+}
+
+// UnsupportedParamsTargetVariant2Owner is a schema of the API.
+type UnsupportedParamsTargetVariant2Owner struct {
 	ID *int64 `json:"id,omitzero"`
 }
 
@@ -324,6 +431,7 @@ type Client struct {
 	engine              *runtime.Engine
 	breakers            map[string]*runtime.Breaker
 	opListIssues        *runtime.Operation
+	opMixedUnions       *runtime.Operation
 	opPathStyles        *runtime.Operation
 	opUnsupportedParams *runtime.Operation
 }
@@ -420,6 +528,15 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Name:         "listIssues",
 		Method:       "GET",
 		Path:         "/issues/{ref}",
+		Breaker:      breakerDefault,
+		Retry:        retryDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
+	c.opMixedUnions = e.Operation(runtime.OperationSpec{
+		Name:         "mixedUnions",
+		Method:       "GET",
+		Path:         "/mixed/{at}",
 		Breaker:      breakerDefault,
 		Retry:        retryDefault,
 		Timeout:      10 * time.Second,
@@ -578,6 +695,94 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 	return out, nil
 }
 
+// MixedUnionsParams are the query, header and cookie parameters of MixedUnions.
+// Optional parameters are pointers (or nil slices): nil leaves them out.
+type MixedUnionsParams struct {
+	// Created is the query parameter "created".
+	Created *MixedUnionsCreated
+	// Window is the query parameter "window".
+	Window *IDOrRange
+	// XWindow is the header parameter "X-Window".
+	XWindow *IDOrRange
+	// Kind is the query parameter "kind".
+	Kind *int64
+}
+
+// MixedUnionsResponse is the answer to MixedUnions: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type MixedUnionsResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+}
+
+// MixedUnions calls GET /mixed/{at}.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams) (*MixedUnionsResponse, error) {
+	atText, err := runtime.PathObject("matrix", false, "at", at)
+	if err != nil {
+		return nil, fmt.Errorf("MixedUnions: path parameter %q: %w", "at", err)
+	}
+	u := c.server + "/mixed/" + atText
+	var q runtime.Query
+	if params != nil {
+		if params.Created != nil {
+			if err := q.AddObject("created", "deepObject", true, params.Created); err != nil {
+				return nil, fmt.Errorf("MixedUnions: query parameter %q: %w", "created", err)
+			}
+		}
+		if params.Window != nil {
+			if err := q.AddObject("window", "", false, params.Window); err != nil {
+				return nil, fmt.Errorf("MixedUnions: query parameter %q: %w", "window", err)
+			}
+		}
+		if params.Kind != nil {
+			q.Add("kind", strconv.FormatInt(int64(*params.Kind), 10))
+		}
+	}
+	if q.Len() > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("MixedUnions: %w", err)
+	}
+	if params != nil {
+		if params.XWindow != nil {
+			if s, err := runtime.ObjectText(false, params.XWindow); err != nil {
+				return nil, fmt.Errorf("MixedUnions: header parameter %q: %w", "X-Window", err)
+			} else {
+				req.Header.Add("X-Window", s)
+			}
+		}
+	}
+	resp, attempts, err := c.opMixedUnions.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opMixedUnions.StatusError(req, resp, attempts)
+	}
+	raw, err := runtime.ReadBody(resp)
+	if err != nil {
+		return nil, fmt.Errorf("MixedUnions: read response: %w", err)
+	}
+	out := &MixedUnionsResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	return out, nil
+}
+
 // PathStylesResponse is the answer to PathStyles: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type PathStylesResponse struct {
@@ -654,6 +859,9 @@ type UnsupportedParamsParams struct {
 	// resgen cannot write this parameter's schema by its style: set the text
 	// to send (the client escapes it); see the unsupported: warning.
 	Grid *string
+	// Anything is the query parameter "anything".
+	// Its schema does not say its type: the text is sent as it is (escaped).
+	Anything *string
 }
 
 // UnsupportedParamsResponse is the answer to UnsupportedParams: the status, headers and raw body,
@@ -685,6 +893,9 @@ func (c *Client) UnsupportedParams(ctx context.Context, params *UnsupportedParam
 		}
 		if params.Grid != nil {
 			q.Add("grid", *params.Grid)
+		}
+		if params.Anything != nil {
+			q.Add("anything", *params.Anything)
 		}
 	}
 	if q.Len() > 0 {

@@ -129,16 +129,63 @@ func TestParamTextOfEveryVariant(t *testing.T) {
 	}
 }
 
+// A union with list and object variants is written as its set variant:
+// a scalar, a list or an object, each as the parameter's style writes it.
+func TestMixedUnionsAreWrittenByTheirSetVariant(t *testing.T) {
+	s := wirecheck.New(t, spec)
+	c := newClient(t, s)
+	rng := IDOrRange{IDOrRangeVariant3: &IDOrRangeVariant3{From: 1, To: ptr(int64(2))}}
+	for _, tc := range []struct {
+		at      IDOrRange
+		params  *MixedUnionsParams
+		path    string
+		query   map[string][]string
+		xWindow string
+	}{
+		{IDOrRange{Int: ptr(int64(5))}, &MixedUnionsParams{
+			Created: &MixedUnionsCreated{Int: ptr(int64(7))},
+			Window:  &IDOrRange{Array: []int64{1, 2}},
+			XWindow: &IDOrRange{Int: ptr(int64(3))},
+			Kind:    ptr(int64(1)),
+		}, "/mixed/;at=5", map[string][]string{"created": {"7"}, "window": {"1,2"}, "kind": {"1"}}, "3"},
+		{IDOrRange{Array: []int64{1, 2}}, &MixedUnionsParams{
+			Created: &MixedUnionsCreated{MixedUnionsCreatedVariant2: &MixedUnionsCreatedVariant2{Gt: ptr(int64(10))}},
+			Window:  &rng,
+			XWindow: &rng,
+		}, "/mixed/;at=1,2", map[string][]string{"created[gt]": {"10"}, "window": {"from,1,to,2"}}, "from,1,to,2"},
+		{rng, nil, "/mixed/;at=from,1,to,2", map[string][]string{}, ""},
+	} {
+		if _, err := c.MixedUnions(t.Context(), tc.at, tc.params); err != nil {
+			t.Fatal(err)
+		}
+		r := s.Last(t)
+		if r.RawPath != tc.path {
+			t.Errorf("path %q, want %q", r.RawPath, tc.path)
+		}
+		if !reflect.DeepEqual(map[string][]string(r.Query), tc.query) {
+			t.Errorf("query %v, want %v", r.Query, tc.query)
+		}
+		if got := r.Header.Get("X-Window"); got != tc.xWindow {
+			t.Errorf("X-Window %q, want %q", got, tc.xWindow)
+		}
+	}
+}
+
 // The escape hatch of a parameter no style can write: the caller's text,
-// escaped once, under the parameter's name.
+// escaped once, under the parameter's name; a schema with no type takes
+// any text. (openapi3filter cannot check these: it decodes no value of a
+// schema without a type.)
 func TestUnsupportedParamsSendTheCallersText(t *testing.T) {
 	s := wirecheck.New(t, spec)
 	c := newClient(t, s)
-	if _, err := c.UnsupportedParams(t.Context(), &UnsupportedParamsParams{Target: ptr("id,7")}); err != nil {
+	if _, err := c.UnsupportedParams(t.Context(), &UnsupportedParamsParams{Target: ptr("owner,7"), Anything: ptr("x y")}); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Requests()[0]
-	if got := r.Query["target"]; !reflect.DeepEqual(got, []string{"id,7"}) {
-		t.Errorf("target = %q, want [id,7]", got)
+	if got := r.Query["target"]; !reflect.DeepEqual(got, []string{"owner,7"}) {
+		t.Errorf("target = %q, want [owner,7]", got)
+	}
+	if got := r.Query["anything"]; !reflect.DeepEqual(got, []string{"x y"}) {
+		t.Errorf("anything = %q, want [x y]", got)
 	}
 }
