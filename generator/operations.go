@@ -256,11 +256,14 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		}
 		return
 	}
-	if s := ref.Value; s != nil && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) && len(s.Properties) == 0 {
-		// type: integer, oneOf: [{const: 0}, {const: 1}]: the value is an
-		// integer whatever the variants say.
-		if prim := b.primitive(s); prim != nil {
-			mp.Type = prim
+	if prim := b.scalarTyped(ref.Value); prim != nil {
+		mp.Type = prim
+		b.checkStyle(mp, p, ptr)
+		return
+	}
+	if s := ref.Value; s != nil && s.Items != nil {
+		if prim := b.scalarTyped(s.Items.Value); prim != nil && len(nonNullTypes(s)) <= 1 {
+			mp.Type = &model.GoType{Kind: model.Slice, Elem: prim}
 			b.checkStyle(mp, p, ptr)
 			return
 		}
@@ -281,7 +284,7 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		mp.Type, mp.Object = t, true
 	case b.untyped(t):
 		mp.Doc = append(mp.Doc, "Its schema does not say its type: the text is sent as it is (escaped).")
-	case t.Kind == model.Map || t.Kind == model.Named && b.decl(t.Name) != nil && b.decl(t.Name).Kind == model.Struct:
+	case isObject(b, t):
 		mp.Type, mp.Object = t, true
 		// deepObject nests brackets (a[b][c]=1); other styles define no
 		// nesting at all.
@@ -347,8 +350,11 @@ func (b *builder) nestedProps(t *model.GoType) []string {
 		}
 		return nil
 	}
-	var out []string
 	d := b.decl(t.Name)
+	if d.Kind == model.Defined {
+		return b.nestedProps(d.Underlying)
+	}
+	var out []string
 	for _, f := range d.Fields {
 		if !scalar(f.Type) {
 			out = append(out, strconv.Quote(f.JSONName))
@@ -407,12 +413,35 @@ func (b *builder) styledUnion(t *model.GoType) bool {
 		switch {
 		case isScalarKind(v.Kind) && paramEncodable(b, vt) && vt.Kind != model.Slice:
 		case v.Kind == "array" && vt.Kind == model.Slice && paramEncodable(b, vt):
-		case v.Kind == "object" && (vt.Kind == model.Map || vt.Kind == model.Named && b.decl(vt.Name) != nil && b.decl(vt.Name).Kind == model.Struct) && len(b.nestedProps(vt)) == 0:
+		case v.Kind == "object" && isObject(b, vt) && len(b.nestedProps(vt)) == 0:
 		default:
 			return false
 		}
 	}
 	return true
+}
+
+// scalarTyped is the Go type of a scalar-typed oneOf or anyOf (type:
+// string, oneOf: [{const: a}, {const: b}]), whose value is that scalar
+// whatever the variants say; nil for any other schema.
+func (b *builder) scalarTyped(s *openapi3.Schema) *model.GoType {
+	if s == nil || len(s.OneOf) == 0 && len(s.AnyOf) == 0 || len(s.Properties) > 0 {
+		return nil
+	}
+	return b.primitive(s)
+}
+
+// isObject reports whether t is written as key/value pairs: a struct or
+// a map, or a type defined as one.
+func isObject(b *builder, t *model.GoType) bool {
+	switch t.Kind {
+	case model.Map:
+		return true
+	case model.Named:
+		d := b.decl(t.Name)
+		return d != nil && (d.Kind == model.Struct || d.Kind == model.Defined && d.Underlying != nil && isObject(b, d.Underlying))
+	}
+	return false
 }
 
 // untyped reports whether t says nothing of the value's type (a schema
@@ -474,12 +503,10 @@ func paramEncodable(b *builder, t *model.GoType) bool {
 	case model.Slice:
 		return t.Elem.Kind != model.Slice && paramEncodable(b, t.Elem)
 	case model.Named:
-		for _, d := range b.file.Types {
-			if d.Name == t.Name {
-				return d.Kind != model.Struct && d.Underlying != nil && d.Underlying.Kind == model.Builtin && d.Underlying.Name != "any"
-			}
-		}
-		return false
+		// type ID UUID; type UUID string: text all the way down.
+		d := b.decl(t.Name)
+		return d != nil && d.Kind != model.Struct && d.Kind != model.Union && d.Underlying != nil &&
+			(d.Underlying.Kind == model.Builtin || d.Underlying.Kind == model.Named) && paramEncodable(b, d.Underlying)
 	}
 	return false
 }

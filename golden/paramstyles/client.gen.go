@@ -5,6 +5,7 @@ package paramstyles
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -17,12 +18,63 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
+// AuthorType is any of: Variant1, Variant2. The field that is set holds the value.
+type AuthorType struct {
+	Variant1 json.RawMessage `json:"-"`
+	Variant2 json.RawMessage `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u AuthorType) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.Variant1 != nil:
+		v = u.Variant1
+	case u.Variant2 != nil:
+		v = u.Variant2
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown.
+func (u *AuthorType) UnmarshalJSON(data []byte) error {
+	*u = AuthorType{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	}
+	if json.Unmarshal(data, &u.Variant1) == nil {
+		return nil
+	}
+	if json.Unmarshal(data, &u.Variant2) == nil {
+		return nil
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
+}
+
 // Color is a schema of the API.
 type Color struct {
 	G   *int64  `json:"G,omitzero"`
 	R   *int64  `json:"R,omitzero"`
 	Tag *string `json:"tag,omitzero"`
 }
+
+// Meta is a schema of the API.
+type Meta map[string]string
+
+// OwnerID is described by the spec as:
+//
+// a type defined as another.
+type OwnerID UUID
+
+// UUID is a schema of the API.
+type UUID string
 
 // QueryStylesFilter is a schema of the API.
 type QueryStylesFilter struct {
@@ -398,6 +450,12 @@ type QueryStylesParams struct {
 	Each []string
 	// Token is the query parameter "token".
 	Token []byte
+	// Owner is the query parameter "owner".
+	Owner *OwnerID
+	// Meta is the query parameter "meta".
+	Meta *Meta
+	// Authors is the query parameter "authors".
+	Authors []string
 	// Filter is the query parameter "filter".
 	Filter *QueryStylesFilter
 	// Page is the query parameter "page".
@@ -442,6 +500,19 @@ func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams) (*Q
 		}
 		if params.Token != nil {
 			q.Add("token", base64.StdEncoding.EncodeToString(params.Token))
+		}
+		if params.Owner != nil {
+			q.Add("owner", string(UUID(*params.Owner)))
+		}
+		if params.Meta != nil {
+			if err := q.AddObject("meta", "", true, params.Meta); err != nil {
+				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "meta", err)
+			}
+		}
+		if params.Authors != nil {
+			for _, v := range params.Authors {
+				q.Add("authors", v)
+			}
 		}
 		if params.Filter != nil {
 			if err := q.AddObject("filter", "deepObject", true, params.Filter); err != nil {

@@ -52,15 +52,19 @@ func TestDelimitedQueryObjectsAndExplodedLists(t *testing.T) {
 	c := newClient(t, s)
 	color := Color{R: ptr(int64(1)), G: ptr(int64(2))}
 	filter := QueryStylesFilter{Status: ptr("open"), Size: &QueryStylesFilterSize{Min: ptr(int64(3))}, Tags: []string{"a", "b"}}
-	if _, err := c.QueryStyles(t.Context(), &QueryStylesParams{Piped: &color, Spaced: &color, Each: []string{"x", "y"}, Filter: &filter, Token: []byte("hi\xff")}); err != nil {
+	if _, err := c.QueryStyles(t.Context(), &QueryStylesParams{Piped: &color, Spaced: &color, Each: []string{"x", "y"}, Filter: &filter, Token: []byte("hi\xff"),
+		Owner: ptr(OwnerID("f2108713-1206-4e84-8b80-0e71a6a1c67b")), Meta: &Meta{"k": "v"}, Authors: []string{"user", "bot"}}); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Last(t)
 	for name, want := range map[string][]string{
-		"piped":  {"G|2|R|1"},
-		"spaced": {"G 2 R 1"},
-		"each":   {"x", "y"}, // exploded: one pair per item, whatever the style
-		"token":  {"aGn/"},   // format: byte is base64
+		"piped":   {"G|2|R|1"},
+		"spaced":  {"G 2 R 1"},
+		"each":    {"x", "y"}, // exploded: one pair per item, whatever the style
+		"token":   {"aGn/"},   // format: byte is base64
+		"owner":   {"f2108713-1206-4e84-8b80-0e71a6a1c67b"},
+		"k":       {"v"}, // a map, form exploded
+		"authors": {"user", "bot"},
 		// deepObject: nested objects and lists in further brackets
 		"filter[status]":    {"open"},
 		"filter[size][min]": {"3"},
