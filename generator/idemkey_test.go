@@ -77,8 +77,8 @@ func TestUnionParamsAreWrittenByStyleOrReported(t *testing.T) {
 
 func TestUndefinedStylesAreReported(t *testing.T) {
 	got := warnings(t, "testdata/specs/paramstyles.yaml", "unsupported:")
-	want := `testdata/specs/paramstyles.yaml:50:11: warning: unsupported: query parameter "page": its property "sort" is not a scalar, which no style but deepObject defines; the client writes such values as JSON text
-testdata/specs/paramstyles.yaml:71:11: warning: unsupported: cookie parameter "exploded": a cookie's form style with explode: true is not defined for lists and objects; the client writes it as explode: false (name=a,b)`
+	want := `testdata/specs/paramstyles.yaml:52:11: warning: unsupported: query parameter "page": its property "sort" is not a scalar, which no style but deepObject defines; the client writes such values as JSON text
+testdata/specs/paramstyles.yaml:73:11: warning: unsupported: cookie parameter "exploded": a cookie's form style with explode: true is not defined for lists and objects; the client writes it as explode: false (name=a,b)`
 	if strings.Join(got, "\n") != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}

@@ -503,10 +503,10 @@ func paramEncodable(b *builder, t *model.GoType) bool {
 	case model.Slice:
 		return t.Elem.Kind != model.Slice && paramEncodable(b, t.Elem)
 	case model.Named:
-		// type ID UUID; type UUID string: text all the way down.
+		// type ID UUID; type UUID string (or time.Time): text all the way down.
 		d := b.decl(t.Name)
 		return d != nil && d.Kind != model.Struct && d.Kind != model.Union && d.Underlying != nil &&
-			(d.Underlying.Kind == model.Builtin || d.Underlying.Kind == model.Named) && paramEncodable(b, d.Underlying)
+			(d.Underlying.Kind == model.Builtin || d.Underlying.Kind == model.Named || d.Underlying.Pkg == "time") && paramEncodable(b, d.Underlying)
 	}
 	return false
 }

@@ -58,6 +58,11 @@ func (u *AuthorType) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// Before is described by the spec as:
+//
+// a named date-time.
+type Before time.Time
+
 // Color is a schema of the API.
 type Color struct {
 	G   *int64  `json:"G,omitzero"`
@@ -452,6 +457,8 @@ type QueryStylesParams struct {
 	Token []byte
 	// Owner is the query parameter "owner".
 	Owner *OwnerID
+	// Before is the query parameter "before".
+	Before *Before
 	// Meta is the query parameter "meta".
 	Meta *Meta
 	// Authors is the query parameter "authors".
@@ -503,6 +510,9 @@ func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams) (*Q
 		}
 		if params.Owner != nil {
 			q.Add("owner", string(UUID(*params.Owner)))
+		}
+		if params.Before != nil {
+			q.Add("before", (time.Time(*params.Before)).Format(time.RFC3339Nano))
 		}
 		if params.Meta != nil {
 			if err := q.AddObject("meta", "", true, params.Meta); err != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/resgen/resgen/internal/wirecheck"
 	"go.uber.org/goleak"
@@ -53,7 +54,7 @@ func TestDelimitedQueryObjectsAndExplodedLists(t *testing.T) {
 	color := Color{R: ptr(int64(1)), G: ptr(int64(2))}
 	filter := QueryStylesFilter{Status: ptr("open"), Size: &QueryStylesFilterSize{Min: ptr(int64(3))}, Tags: []string{"a", "b"}}
 	if _, err := c.QueryStyles(t.Context(), &QueryStylesParams{Piped: &color, Spaced: &color, Each: []string{"x", "y"}, Filter: &filter, Token: []byte("hi\xff"),
-		Owner: ptr(OwnerID("f2108713-1206-4e84-8b80-0e71a6a1c67b")), Meta: &Meta{"k": "v"}, Authors: []string{"user", "bot"}}); err != nil {
+		Owner: ptr(OwnerID("f2108713-1206-4e84-8b80-0e71a6a1c67b")), Before: ptr(Before(time.Date(2022, 5, 20, 20, 29, 58, 0, time.UTC))), Meta: &Meta{"k": "v"}, Authors: []string{"user", "bot"}}); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Last(t)
@@ -63,6 +64,7 @@ func TestDelimitedQueryObjectsAndExplodedLists(t *testing.T) {
 		"each":    {"x", "y"}, // exploded: one pair per item, whatever the style
 		"token":   {"aGn/"},   // format: byte is base64
 		"owner":   {"f2108713-1206-4e84-8b80-0e71a6a1c67b"},
+		"before":  {"2022-05-20T20:29:58Z"},
 		"k":       {"v"}, // a map, form exploded
 		"authors": {"user", "bot"},
 		// deepObject: nested objects and lists in further brackets
