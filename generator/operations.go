@@ -119,12 +119,19 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	// Parameters: the operation's override the path item's by (in, name).
 	type key struct{ in, name string }
 	var params []*openapi3.Parameter
+	// paramPtr is where each parameter is written (its $ref, when it is one).
+	paramPtr := map[*openapi3.Parameter]string{}
 	idx := map[key]int{}
-	for _, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
-		for _, pr := range list {
+	for li, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
+		listPtr := pointerJoin("/paths", o.path, "parameters")
+		if li == 1 {
+			listPtr = pointerJoin(opPtr, "parameters")
+		}
+		for i, pr := range list {
 			if pr == nil || pr.Value == nil {
 				continue
 			}
+			paramPtr[pr.Value] = pointerJoin(listPtr, strconv.Itoa(i))
 			k := key{pr.Value.In, pr.Value.Name}
 			if i, ok := idx[k]; ok {
 				params[i] = pr.Value
@@ -146,6 +153,9 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		if p.In == "header" && strings.EqualFold(p.Name, keyHeader) {
 			keyParam = p
 		}
+	}
+	if keyParam == nil {
+		b.keyNearMiss(params, paramPtr, keyHeader)
 	}
 	in := opInput{name: op.ID, method: o.method, path: o.path, opPtr: opPtr, pathPtr: pointerJoin("/paths", o.path)}
 	if v, ok := o.item.Extensions[extName]; ok {
@@ -171,9 +181,9 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		pname := m[1]
 		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: "simple"}
 		if p := declared[pname]; p != nil {
-			mp.Type, mp.Object = b.paramType(p, name+exportedName(pname, "Param"))
 			mp.Doc = docLines(p.Description)
 			mp.Style, mp.Explode = p.Style, p.Explode != nil && *p.Explode
+			b.setParamType(mp, p, name+exportedName(pname, "Param"), paramPtr[p])
 		}
 		mp.GoName = args.name(unexportedName(pname, "param"))
 		op.PathParams = append(op.PathParams, mp)
@@ -196,10 +206,10 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		if p.Explode == nil && p.Style != "" && p.Style != "form" {
 			mp.Explode = false
 		}
-		mp.Type, mp.Object = b.paramType(p, name+exportedName(p.Name, "Param"))
+		b.setParamType(mp, p, name+exportedName(p.Name, "Param"), paramPtr[p])
 		if p == keyParam {
 			mp.IdempotencyKey, mp.Required = true, false
-			mp.Doc = append(mp.Doc, "Left nil, the client makes one random key per call and sends it on every attempt.")
+			b.keyParam(mp, p, paramPtr[p])
 		}
 		mp.GoName = pfields.name(exportedName(p.Name, "Param"))
 		op.Params = append(op.Params, mp)
@@ -223,34 +233,259 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	return op
 }
 
-// paramType is a parameter's Go type, and whether it is an object written
-// as key/value pairs. Content-typed parameters and values that are neither
-// text nor objects (unions) are sent as JSON text.
-func (b *builder) paramType(p *openapi3.Parameter, hint string) (*model.GoType, bool) {
+// setParamType sets mp's Go type from p's schema: text values, unions of
+// scalars (written as the set variant's text) and lists of those as
+// themselves, objects as key/value pairs. What no style can write (an
+// object variant, a list of objects or lists) is a raw text field, with
+// an unsupported: warning at ptr, never JSON text.
+func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr string) {
+	mp.Type = builtin("string")
 	ref := p.Schema
 	if ref == nil {
-		for _, mt := range p.Content {
-			if mt != nil && mt.Schema != nil {
-				return rawMessage, false
+		for _, ct := range sortedKeys(p.Content) {
+			if mt := p.Content[ct]; mt != nil && encodingOf(ct) == "json" {
+				// content: application/json means the value's JSON text.
+				mp.Type = rawMessage
+				mp.Doc = append(mp.Doc, "It is the JSON text of the value (the parameter's content is "+ct+").")
 			}
+			break
 		}
-		return builtin("string"), false
+		return
+	}
+	if prim := b.scalarTyped(ref.Value); prim != nil {
+		mp.Type = prim
+		b.checkStyle(mp, p, ptr)
+		return
+	}
+	if s := ref.Value; s != nil && s.Items != nil {
+		if prim := b.scalarTyped(s.Items.Value); prim != nil && len(nonNullTypes(s)) <= 1 {
+			mp.Type = &model.GoType{Kind: model.Slice, Elem: prim}
+			b.checkStyle(mp, p, ptr)
+			return
+		}
 	}
 	t := b.typeOf(ref, hint, "", true)
-	if paramEncodable(b, t) {
-		return t, false
+	switch {
+	case b.untyped(t):
+		mp.Doc = append(mp.Doc, "Its schema does not say its type: the text is sent as it is (escaped).")
+	case paramEncodable(b, t):
+		mp.Type = t
+	case b.scalarUnion(t):
+		mp.Type = t
+	case t.Kind == model.Slice && b.scalarUnion(t.Elem):
+		mp.Type = t
+	case b.styledUnion(t):
+		// Written through its JSON form: the set variant decides whether
+		// it goes as a scalar, a list or an object.
+		mp.Type, mp.Object = t, true
+	case b.untyped(t):
+		mp.Doc = append(mp.Doc, "Its schema does not say its type: the text is sent as it is (escaped).")
+	case isObject(b, t):
+		mp.Type, mp.Object = t, true
+		// deepObject nests brackets (a[b][c]=1); other styles define no
+		// nesting at all.
+		if nested := b.nestedProps(t); len(nested) > 0 && p.Style != "deepObject" {
+			b.diags = append(b.diags, b.s.diag(Warning, ptr,
+				fmt.Sprintf("unsupported: %s parameter %q: %s, which no style but deepObject defines; the client writes such values as JSON text", p.In, p.Name, notScalars(nested)),
+				"make them scalars, or use style: deepObject in a query; a RequestEditor can rewrite the request"))
+		}
+	default:
+		b.diags = append(b.diags, b.s.diag(Warning, ptr,
+			fmt.Sprintf("unsupported: %s parameter %q: %s, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)", p.In, p.Name, b.unwritable(t)),
+			"write the value's text yourself, or change the schema to scalars or a list of scalars"))
+		mp.Doc = append(mp.Doc, "resgen cannot write this parameter's schema by its style: set the text", "to send (the client escapes it); see the unsupported: warning.")
 	}
-	if t.Kind == model.Map {
-		return t, true
+	b.checkStyle(mp, p, ptr)
+}
+
+// unwritable says what in t no parameter style can write.
+func (b *builder) unwritable(t *model.GoType) string {
+	if t.Kind == model.Slice {
+		switch e := t.Elem; {
+		case e.Kind == model.Slice:
+			return "its items are lists"
+		case e.Kind == model.Map || e.Kind == model.Named && b.decl(e.Name) != nil && b.decl(e.Name).Kind == model.Struct:
+			return "its items are objects"
+		}
+		return "its items are " + strings.TrimPrefix(b.unwritable(t.Elem), "it is ")
 	}
 	if t.Kind == model.Named {
-		for _, d := range b.file.Types {
-			if d.Name == t.Name && d.Kind == model.Struct {
-				return t, true
+		if d := b.decl(t.Name); d != nil && d.Kind == model.Union {
+			for _, v := range d.Variants {
+				switch {
+				case v.Kind == "object":
+					if len(b.nestedProps(v.Type)) > 0 {
+						return "it is a union with an object variant whose properties are not all scalars"
+					}
+				case v.Kind == "array":
+					if !paramEncodable(b, v.Type) {
+						return "it is a union with a list variant whose items are not scalars"
+					}
+				case !isScalarKind(v.Kind):
+					return "it is a union with a variant of kind " + v.Kind
+				}
 			}
+			return "it is a union with shared properties"
 		}
 	}
-	return rawMessage, false
+	return "it is a value of no fixed type"
+}
+
+// nestedProps are the properties of object type t (quoted) whose values
+// are not scalars; a map of any value has none that the schema says.
+func (b *builder) nestedProps(t *model.GoType) []string {
+	scalar := func(ft *model.GoType) bool {
+		if ft.Kind == model.Pointer {
+			ft = ft.Elem
+		}
+		return ft.Kind != model.Slice && (paramEncodable(b, ft) || b.scalarUnion(ft))
+	}
+	if t.Kind == model.Map {
+		if e := t.Elem; !(e.Kind == model.Builtin && e.Name == "any") && !scalar(e) {
+			return []string{"(every value)"}
+		}
+		return nil
+	}
+	d := b.decl(t.Name)
+	if d.Kind == model.Defined {
+		return b.nestedProps(d.Underlying)
+	}
+	var out []string
+	for _, f := range d.Fields {
+		if !scalar(f.Type) {
+			out = append(out, strconv.Quote(f.JSONName))
+		}
+	}
+	if d.Extra != nil && !(d.Extra.Kind == model.Builtin && d.Extra.Name == "any") && !scalar(d.Extra) {
+		out = append(out, "(additional properties)")
+	}
+	return out
+}
+
+func notScalars(props []string) string {
+	if len(props) == 1 {
+		return "its property " + props[0] + " is not a scalar"
+	}
+	return "its properties " + strings.Join(props, ", ") + " are not scalars"
+}
+
+func isScalarKind(kind string) bool {
+	return kind == "string" || kind == "integer" || kind == "number" || kind == "boolean"
+}
+
+// scalarUnion reports whether t is a union every variant of which is
+// written as text, with no shared properties or discriminator, and marks
+// it for a ParamText method.
+func (b *builder) scalarUnion(t *model.GoType) bool {
+	if t.Kind != model.Named {
+		return false
+	}
+	d := b.decl(t.Name)
+	if d == nil || d.Kind != model.Union || len(d.Fields) > 0 || d.Discriminator != "" || len(d.Variants) == 0 {
+		return false
+	}
+	for _, v := range d.Variants {
+		if !isScalarKind(v.Kind) || !paramEncodable(b, v.Type) || v.Type.Kind == model.Slice || v.Type == rawMessage {
+			return false
+		}
+	}
+	d.ParamText = true
+	return true
+}
+
+// styledUnion reports whether t is a union whose every variant a style
+// writes (a scalar, a list of scalars, an object of scalars) and at least
+// one is not a scalar.
+func (b *builder) styledUnion(t *model.GoType) bool {
+	if t.Kind != model.Named {
+		return false
+	}
+	d := b.decl(t.Name)
+	if d == nil || d.Kind != model.Union || len(d.Fields) > 0 || len(d.Variants) == 0 {
+		return false
+	}
+	for _, v := range d.Variants {
+		vt := v.Type
+		switch {
+		case isScalarKind(v.Kind) && paramEncodable(b, vt) && vt.Kind != model.Slice:
+		case v.Kind == "array" && vt.Kind == model.Slice && paramEncodable(b, vt):
+		case v.Kind == "object" && isObject(b, vt) && len(b.nestedProps(vt)) == 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// scalarTyped is the Go type of a scalar-typed oneOf or anyOf (type:
+// string, oneOf: [{const: a}, {const: b}]), whose value is that scalar
+// whatever the variants say; nil for any other schema.
+func (b *builder) scalarTyped(s *openapi3.Schema) *model.GoType {
+	if s == nil || len(s.OneOf) == 0 && len(s.AnyOf) == 0 || len(s.Properties) > 0 {
+		return nil
+	}
+	return b.primitive(s)
+}
+
+// isObject reports whether t is written as key/value pairs: a struct or
+// a map, or a type defined as one.
+func isObject(b *builder, t *model.GoType) bool {
+	switch t.Kind {
+	case model.Map:
+		return true
+	case model.Named:
+		d := b.decl(t.Name)
+		return d != nil && (d.Kind == model.Struct || d.Kind == model.Defined && d.Underlying != nil && isObject(b, d.Underlying))
+	}
+	return false
+}
+
+// untyped reports whether t says nothing of the value's type (a schema
+// with no type: json.RawMessage or a type defined as one).
+func (b *builder) untyped(t *model.GoType) bool {
+	if t == rawMessage || t.Kind == model.Builtin && t.Name == "any" {
+		return true
+	}
+	if t.Kind == model.Named {
+		if d := b.decl(t.Name); d != nil && d.Kind == model.Defined && d.Underlying != nil {
+			return b.untyped(d.Underlying)
+		}
+	}
+	return false
+}
+
+// decl is the declared type named name, or nil.
+func (b *builder) decl(name string) *model.Type {
+	for _, d := range b.file.Types {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// checkStyle reports the style and explode combinations OpenAPI does not
+// define for mp's kind of value, and says what the client sends instead.
+func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string) {
+	list := mp.Type.Kind == model.Slice
+	var why string
+	switch {
+	case mp.In == model.InQuery && p.Style == "deepObject" && list:
+		// A scalar has one reading (name=value); a list has several
+		// (name[]=a, name[0]=a, name=a&name=b).
+		why = "style deepObject is defined only for objects; the client writes the list as form (name=a&name=b)"
+	case mp.In == model.InQuery && (p.Style == "spaceDelimited" || p.Style == "pipeDelimited") && mp.Explode && mp.Object:
+		why = "style " + p.Style + " is defined for objects only with explode: false; the client writes it so"
+	case mp.In == model.InCookie && (list || mp.Object) && mp.Explode:
+		why = "a cookie's form style with explode: true is not defined for lists and objects; the client writes it as explode: false (name=a,b)"
+	}
+	if why == "" {
+		return
+	}
+	if mp.In == model.InCookie || mp.Object && (p.Style == "spaceDelimited" || p.Style == "pipeDelimited") {
+		mp.Explode = false
+	}
+	b.diags = append(b.diags, b.s.diag(Warning, ptr, fmt.Sprintf("unsupported: %s parameter %q: %s", p.In, p.Name, why), ""))
 }
 
 // paramEncodable reports whether resgen can write t as parameter text:
@@ -264,12 +499,10 @@ func paramEncodable(b *builder, t *model.GoType) bool {
 	case model.Slice:
 		return t.Elem.Kind != model.Slice && paramEncodable(b, t.Elem)
 	case model.Named:
-		for _, d := range b.file.Types {
-			if d.Name == t.Name {
-				return d.Kind != model.Struct && d.Underlying != nil && d.Underlying.Kind == model.Builtin && d.Underlying.Name != "any"
-			}
-		}
-		return false
+		// type ID UUID; type UUID string (or time.Time): text all the way down.
+		d := b.decl(t.Name)
+		return d != nil && d.Kind != model.Struct && d.Kind != model.Union && d.Underlying != nil &&
+			(d.Underlying.Kind == model.Builtin || d.Underlying.Kind == model.Named || d.Underlying.Pkg == "time") && paramEncodable(b, d.Underlying)
 	}
 	return false
 }

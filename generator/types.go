@@ -615,7 +615,7 @@ var kindFieldNames = map[string]string{"string": "String", "integer": "Int", "nu
 // entries, or its JSON types.
 func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	decl.Kind = model.Union
-	fields := newNamer("Unknown")
+	fields := newNamer("Unknown", "ParamText")
 	// Properties written next to the oneOf belong to every variant: they
 	// are fields of the union itself.
 	base := *s

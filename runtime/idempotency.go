@@ -2,7 +2,10 @@ package runtime
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
+	"math"
+	"strconv"
 )
 
 // NewIdempotencyKey returns a random UUID (version 4) from crypto/rand.
@@ -24,4 +27,18 @@ func NewIdempotencyKey() string {
 	s[23] = '-'
 	hex.Encode(s[24:], u[10:])
 	return string(s[:])
+}
+
+// NewIdempotencyKeyInt returns a random integer from lo to hi (lo <= hi),
+// as decimal text, for an idempotency key header whose schema is an
+// integer.
+func NewIdempotencyKeyInt(lo, hi int64) string {
+	var b [8]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+	n := binary.LittleEndian.Uint64(b[:])
+	if span := uint64(hi - lo); span < math.MaxUint64 {
+		// The modulo bias is at most span/2^64: no key is noticeably likelier.
+		n %= span + 1
+	}
+	return strconv.FormatInt(lo+int64(n), 10)
 }

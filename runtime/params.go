@@ -62,6 +62,11 @@ func ObjectPairs(v any) ([][2]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pairsOf(data)
+}
+
+// pairsOf is ObjectPairs of a JSON text.
+func pairsOf(data []byte) ([][2]string, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("an object parameter must encode as a JSON object: %w", err)
@@ -134,51 +139,185 @@ func (q *Query) Encode() string { return q.b.String() }
 func (q *Query) Len() int { return q.b.Len() }
 
 // AddObject adds an object parameter: style form exploded (a=1&b=2), form
-// not exploded (name=a,1,b,2), or deepObject (name[a]=1&name[b]=2).
+// not exploded (name=a,1,b,2), space- or pipe-delimited (name=a|1|b|2), or
+// deepObject (name[a]=1&name[b]=2, nested objects and lists in further
+// brackets: name[a][b]=1, name[c][0]=x). v may also be a union whose set
+// variant is a list (written as the style writes lists) or a scalar
+// (name=text); null adds nothing.
 func (q *Query) AddObject(name, style string, explode bool, v any) error {
-	pairs, err := ObjectPairs(v)
+	if style == "deepObject" {
+		if m, err := jsonObject(v); err == nil {
+			formValue(q, name, m, false)
+			return nil
+		}
+	}
+	pv, err := valueOf(v)
 	if err != nil {
 		return err
 	}
 	switch {
-	case style == "deepObject":
-		for _, p := range pairs {
-			q.Add(name+"["+p[0]+"]", p[1])
+	case pv.kind == 's':
+		q.Add(name, pv.text)
+	case pv.kind == 'a' && explode:
+		for _, it := range pv.items {
+			q.Add(name, it)
 		}
-	case explode:
-		for _, p := range pairs {
+	case pv.kind == 'a':
+		q.AddList(name, styleDelimiter(style), pv.items...)
+	case pv.kind == 'o' && explode:
+		for _, p := range pv.pairs {
 			q.Add(p[0], p[1])
 		}
-	default:
-		flat := make([]string, 0, 2*len(pairs))
-		for _, p := range pairs {
+	case pv.kind == 'o':
+		// form, spaceDelimited, pipeDelimited (explode: false): keys and
+		// values alike joined by the style's delimiter.
+		flat := make([]string, 0, 2*len(pv.pairs))
+		for _, p := range pv.pairs {
 			flat = append(flat, p[0], p[1])
 		}
-		q.AddList(name, ",", flat...)
+		q.AddList(name, styleDelimiter(style), flat...)
 	}
 	return nil
+}
+
+// styleDelimiter is the delimiter of a query style's unexploded lists.
+func styleDelimiter(style string) string {
+	switch style {
+	case "spaceDelimited":
+		return " "
+	case "pipeDelimited":
+		return "|"
+	}
+	return ","
 }
 
 // CookieValue escapes a cookie parameter's value: http.Cookie would drop
 // the bytes a cookie cannot hold (; , " \ space, non-ASCII) instead.
 func CookieValue(v string) string { return url.QueryEscape(v) }
 
-// ObjectText formats an object parameter for a header or path, style
-// simple: a,1,b,2 or, exploded, a=1,b=2.
-func ObjectText(explode bool, v any) (string, error) {
-	pairs, err := ObjectPairs(v)
+// CookieList formats a list cookie (style form, explode false): each item
+// escaped, joined by commas left as they are.
+func CookieList(items ...string) string {
+	esc := make([]string, len(items))
+	for i, it := range items {
+		esc[i] = url.QueryEscape(it)
+	}
+	return strings.Join(esc, ",")
+}
+
+// CookieObject formats an object cookie (style form, explode false):
+// a,1,b,2, each key and value escaped; a list or scalar (a union's
+// variant) as CookieList and CookieValue do.
+func CookieObject(v any) (string, error) {
+	pv, err := valueOf(v)
+	switch pv.kind {
+	case 'a':
+		return CookieList(pv.items...), err
+	case 's':
+		return CookieValue(pv.text), err
+	}
+	return pv.join(",", ",", url.QueryEscape), err
+}
+
+// PathObject formats an object path parameter in style (simple, label or
+// matrix), each key and value escaped, the delimiters not: simple a,1,b,2
+// (exploded a=1,b=2), label .a,1,b,2 (.a=1.b=2), matrix ;name=a,1,b,2
+// (;a=1;b=2); a list or scalar (a union's variant) as PathValue does.
+func PathObject(style string, explode bool, name string, v any) (string, error) {
+	pv, err := valueOf(v)
 	if err != nil {
 		return "", err
 	}
-	parts := make([]string, 0, 2*len(pairs))
-	for _, p := range pairs {
+	switch pv.kind {
+	case 'a':
+		return PathValue(style, explode, name, pv.items...), nil
+	case 's':
+		return PathValue(style, explode, name, pv.text), nil
+	}
+	prefix, pairSep, kvSep := "", ",", ","
+	if explode {
+		kvSep = "="
+	}
+	switch style {
+	case "label":
+		prefix = "."
 		if explode {
-			parts = append(parts, p[0]+"="+p[1])
-		} else {
-			parts = append(parts, p[0], p[1])
+			pairSep = "."
+		}
+	case "matrix":
+		prefix = ";" + url.PathEscape(name) + "="
+		if explode {
+			prefix, pairSep = ";", ";"
 		}
 	}
-	return strings.Join(parts, ","), nil
+	return prefix + pv.join(pairSep, kvSep, PathSegment), nil
+}
+
+// ObjectText formats an object parameter for a header, style simple:
+// a,1,b,2 or, exploded, a=1,b=2; a list (a union's variant) as a,b, a
+// scalar as its text.
+func ObjectText(explode bool, v any) (string, error) {
+	pv, err := valueOf(v)
+	switch pv.kind {
+	case 'a':
+		return strings.Join(pv.items, ","), err
+	case 's':
+		return pv.text, err
+	}
+	kvSep := ","
+	if explode {
+		kvSep = "="
+	}
+	return pv.join(",", kvSep, func(s string) string { return s }), err
+}
+
+// paramValue is a parameter value's JSON form in the pieces styles write:
+// an object's sorted key/value pairs, a list's items or a scalar's text
+// (nested values as JSON text; resgen warns where a spec allows them).
+type paramValue struct {
+	kind  byte // 'o' object, 'a' list, 's' scalar, 0 null
+	pairs [][2]string
+	items []string
+	text  string
+}
+
+func valueOf(v any) (paramValue, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return paramValue{}, err
+	}
+	var pv paramValue
+	switch Kind(data) {
+	case KindNull:
+	case KindObject:
+		pv.kind = 'o'
+		pv.pairs, err = pairsOf(data)
+	case KindArray:
+		var raw []json.RawMessage
+		err = json.Unmarshal(data, &raw)
+		pv.kind, pv.items = 'a', make([]string, len(raw))
+		for i, r := range raw {
+			pv.items[i] = scalarText(r)
+		}
+	default:
+		pv.kind, pv.text = 's', scalarText(data)
+	}
+	return pv, err
+}
+
+// join writes an object's pairs as key<kvSep>value joined by pairSep, each
+// key and value through esc.
+func (pv paramValue) join(pairSep, kvSep string, esc func(string) string) string {
+	var b strings.Builder
+	for i, p := range pv.pairs {
+		if i > 0 {
+			b.WriteString(pairSep)
+		}
+		b.WriteString(esc(p[0]))
+		b.WriteString(kvSep)
+		b.WriteString(esc(p[1]))
+	}
+	return b.String()
 }
 
 // File is a file part of a multipart body.
@@ -292,14 +431,8 @@ type FormEncoding struct {
 // (meta[key]=value), lists of objects indexed (items[0][price]=p), and
 // the properties in encodings as those say.
 func FormBody(v any, encodings ...FormEncoding) (string, error) {
-	data, err := json.Marshal(v)
+	m, err := jsonObject(v)
 	if err != nil {
-		return "", err
-	}
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
 		return "", fmt.Errorf("a form body must encode as a JSON object: %w", err)
 	}
 	var q Query
@@ -363,6 +496,21 @@ func formScalar(v any) (string, bool) {
 	return "", false
 }
 
+// jsonObject is v's JSON form as a map, numbers kept as written.
+func jsonObject(v any) (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 func formValue(q *Query, name string, v any, top bool) {
 	switch x := v.(type) {
 	case nil:
@@ -398,3 +546,7 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// RawText is a raw JSON value as parameter text: a string unquoted, any
+// other value as written.
+func RawText(raw []byte) string { return scalarText(raw) }

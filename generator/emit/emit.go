@@ -270,6 +270,9 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 	switch t.Kind {
 	case model.Union:
 		e.emitUnion(f, t)
+		if t.ParamText {
+			e.emitParamText(f, t)
+		}
 	case model.Struct:
 		/* type T struct { Field Type `json:"name,omitempty"` } */
 		f.Type().Id(t.Name).StructFunc(func(g *jen.Group) {

@@ -1,7 +1,9 @@
 package emit
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -220,11 +222,9 @@ func errf(op *model.Operation, format string, args ...jen.Code) *jen.Statement {
 func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 	for _, p := range op.PathParams {
 		if p.Object {
-			/* objects in a path: simple style, escaped as a whole */
-			g.List(jen.Id(p.GoName+"Text"), jen.Err()).Op(":=").Qual(runtimePkg, "ObjectText").Call(jen.Lit(p.Explode), jen.Id(p.GoName))
+			/* objects in a path: by style, each key and value escaped */
+			g.List(jen.Id(p.GoName+"Text"), jen.Err()).Op(":=").Qual(runtimePkg, "PathObject").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), jen.Id(p.GoName))
 			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
-			prefix := map[string]string{"label": ".", "matrix": ";" + p.SpecName + "="}[p.Style]
-			g.Id(p.GoName+"Text").Op("=").Lit(prefix).Op("+").Qual(runtimePkg, "PathSegment").Call(jen.Id(p.GoName + "Text"))
 		}
 	}
 	parts := []jen.Code{jen.Id("c").Dot("server")}
@@ -324,22 +324,25 @@ func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) je
 	t := p.Type
 	write := func(g *jen.Group, v *jen.Statement) {
 		if t.Kind == model.Slice {
-			if p.Explode && p.In == model.InQuery && (p.Style == "" || p.Style == "form") {
+			switch {
+			case p.Explode && p.In == model.InQuery:
+				// Exploded, any query style: one name=value pair per item.
 				g.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(v)).Block(add(e.strExpr(t.Elem, jen.Id("v"))))
-				return
-			}
-			sep := ","
-			switch p.Style {
-			case "spaceDelimited":
-				sep = " "
-			case "pipeDelimited":
-				sep = "|"
-			}
-			if p.In == model.InQuery {
+			case p.In == model.InQuery:
+				sep := ","
+				switch p.Style {
+				case "spaceDelimited":
+					sep = " "
+				case "pipeDelimited":
+					sep = "|"
+				}
 				g.Id("q").Dot("AddList").Call(jen.Lit(p.SpecName), jen.Lit(sep), e.stringSlice(t, v).Op("..."))
-				return
+			case p.In == model.InCookie:
+				// Each item escaped, the commas between them not.
+				g.Add(cookie(p, jen.Qual(runtimePkg, "CookieList").Call(e.stringSlice(t, v).Op("..."))))
+			default:
+				g.Add(add(jen.Qual("strings", "Join").Call(e.stringSlice(t, v), jen.Lit(","))))
 			}
-			g.Add(add(jen.Qual("strings", "Join").Call(e.stringSlice(t, v), jen.Lit(sep))))
 			return
 		}
 		g.Add(add(e.strExpr(t, v)))
@@ -386,6 +389,12 @@ func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
 		if d := e.types[t.Name]; d != nil && d.Underlying != nil && d.Kind != model.Struct {
 			return e.strExpr(d.Underlying, typeExpr(d.Underlying).Call(v))
 		}
+		if d := e.types[t.Name]; d != nil && d.ParamText {
+			if st, ok := v.(*jen.Statement); ok && strings.HasPrefix(fmt.Sprintf("%#v", st), "*") {
+				v = jen.Parens(v) // a dereference: *params.Ref
+			}
+			return jen.Add(v).Dot("ParamText").Call()
+		}
 		return jen.Qual("fmt", "Sprint").Call(v)
 	case model.Qual:
 		if t.Pkg == "time" {
@@ -398,7 +407,8 @@ func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
 		case "string":
 			return v
 		case "[]byte":
-			return jen.String().Call(v)
+			// format: byte is base64 text, as JSON writes it too.
+			return jen.Qual("encoding/base64", "StdEncoding").Dot("EncodeToString").Call(v)
 		case "bool":
 			return jen.Qual("strconv", "FormatBool").Call(v)
 		case "int32", "int64", "int":
@@ -538,9 +548,13 @@ func (e *emitter) sendRequest(g *jen.Group, op *model.Operation, bodyArg, ct jen
 				p := p
 				if p.Object {
 					e.setObject(g, op, p, func(v jen.Code) jen.Code {
-						return jen.If(jen.List(jen.Id("s"), jen.Err()).Op(":=").Qual(runtimePkg, "ObjectText").Call(jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
+						text, send := jen.Qual(runtimePkg, "ObjectText").Call(jen.Lit(p.Explode), v), e.headerOrCookie(p, jen.Id("s"))
+						if p.In == model.InCookie {
+							text, send = jen.Qual(runtimePkg, "CookieObject").Call(v), cookie(p, jen.Id("s"))
+						}
+						return jen.If(jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(text), jen.Err().Op("!=").Nil()).Block(
 							jen.Return(jen.Nil(), errf(op, string(p.In)+" parameter %q: %w", jen.Lit(p.SpecName), jen.Err())),
-						).Else().Block(e.headerOrCookie(p, jen.Id("s")))
+						).Else().Block(send)
 					})
 					continue
 				}
@@ -553,9 +567,24 @@ func (e *emitter) sendRequest(g *jen.Group, op *model.Operation, bodyArg, ct jen
 	if key != nil {
 		/* one key per logical call: every attempt sends the same header */
 		g.Comment("// One key per call: every attempt sends the same one.")
-		g.Id("key").Op(":=").Qual(runtimePkg, "NewIdempotencyKey").Call()
-		g.If(jen.Id("params").Op("!=").Nil().Op("&&").Id("params").Dot(key.GoName).Op("!=").Nil()).Block(
-			jen.Id("key").Op("=").Op("*").Id("params").Dot(key.GoName),
+		made := jen.Qual(runtimePkg, "NewIdempotencyKey").Call()
+		if r := key.KeyInts; r != nil {
+			made = jen.Qual(runtimePkg, "NewIdempotencyKeyInt").Call(jen.Id(strconv.FormatInt(r[0], 10)), jen.Id(strconv.FormatInt(r[1], 10)))
+		}
+		g.Id("key").Op(":=").Add(made)
+		field := jen.Id("params").Dot(key.GoName)
+		var text jen.Code
+		switch t := key.Type; {
+		case t.Kind == model.Slice:
+			// Style simple: the items joined by commas.
+			text = jen.Qual("strings", "Join").Call(e.stringSlice(t, field.Clone()), jen.Lit(","))
+		case t.Nilable():
+			text = e.strExpr(t, field.Clone())
+		default:
+			text = e.strExpr(t, jen.Op("*").Add(field.Clone()))
+		}
+		g.If(jen.Id("params").Op("!=").Nil().Op("&&").Add(field.Clone()).Op("!=").Nil()).Block(
+			jen.Id("key").Op("=").Add(text),
 		)
 		g.Id("req").Dot("Header").Dot("Set").Call(jen.Lit(key.SpecName), jen.Id("key"))
 	}
@@ -671,11 +700,16 @@ func (e *emitter) isText(t *model.GoType) bool {
 // headerOrCookie prints the statement that sends text v as p.
 func (e *emitter) headerOrCookie(p *model.Param, v jen.Code) jen.Code {
 	if p.In == model.InCookie {
-		return jen.Id("req").Dot("AddCookie").Call(jen.Op("&").Qual("net/http", "Cookie").Values(jen.Dict{
-			jen.Id("Name"): jen.Lit(p.SpecName), jen.Id("Value"): jen.Qual(runtimePkg, "CookieValue").Call(v),
-		}))
+		return cookie(p, jen.Qual(runtimePkg, "CookieValue").Call(v))
 	}
 	return jen.Id("req").Dot("Header").Dot("Add").Call(jen.Lit(p.SpecName), v)
+}
+
+// cookie prints the statement that sends the escaped text v as cookie p.
+func cookie(p *model.Param, v jen.Code) jen.Code {
+	return jen.Id("req").Dot("AddCookie").Call(jen.Op("&").Qual("net/http", "Cookie").Values(jen.Dict{
+		jen.Id("Name"): jen.Lit(p.SpecName), jen.Id("Value"): v,
+	}))
 }
 
 // statusCond prints the condition that the status is r's.

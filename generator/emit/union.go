@@ -101,6 +101,26 @@ func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
 	})
 }
 
+// emitParamText prints the ParamText method of a union of scalars used as
+// a parameter: the set variant's text, as every parameter style writes a
+// scalar.
+func (e *emitter) emitParamText(f *jen.File, t *model.Type) {
+	comment(f, []string{"ParamText is the variant that is set (the first, if several are) as parameter", "text: strings as they are, numbers and booleans as JSON writes them. With", "no variant set it is \"\"; Unknown is written as its JSON text, strings unquoted."})
+	f.Func().Params(jen.Id("u").Id(t.Name)).Id("ParamText").Params().String().BlockFunc(func(g *jen.Group) {
+		g.Switch().BlockFunc(func(g *jen.Group) {
+			for _, v := range t.Variants {
+				val := jen.Id("u").Dot(v.FieldName)
+				if !v.Type.Nilable() {
+					val = jen.Op("*").Add(val)
+				}
+				g.Case(jen.Id("u").Dot(v.FieldName).Op("!=").Nil()).Block(jen.Return(e.strExpr(v.Type, val)))
+			}
+			g.Case(jen.Id("u").Dot("Unknown").Op("!=").Nil()).Block(jen.Return(jen.Qual(runtimePkg, "RawText").Call(jen.Id("u").Dot("Unknown"))))
+		})
+		g.Return(jen.Lit(""))
+	})
+}
+
 // fieldTag is a struct field's json tag.
 func fieldTag(fl *model.Field) string {
 	if fl.OmitEmpty && fl.JSONName != "-" {

@@ -94,6 +94,9 @@ type Type struct {
 	// or a one-value enum, often the tag of a union variant): it is
 	// written for the zero value, and any other value is an encode error.
 	Only bool
+	// ParamText asks for a ParamText method: the union of scalars is a
+	// parameter, written as the set variant's text.
+	ParamText bool
 }
 
 // Variant is one alternative of a Union.
@@ -170,6 +173,10 @@ type Param struct {
 	Doc      []string
 	// IdempotencyKey marks the header that carries the idempotency key.
 	IdempotencyKey bool
+	// KeyInts is set when a key the client makes must be an integer (the
+	// header's schema is one): a random one from KeyInts[0] to KeyInts[1];
+	// nil means a random UUID.
+	KeyInts *[2]int64
 	// Object marks a struct or map value written as key/value pairs as
 	// its style says (form, deepObject, simple).
 	Object bool

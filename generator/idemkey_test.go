@@ -1,0 +1,85 @@
+package generator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestNearMissHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+		want      bool
+	}{
+		{"Idempotency-Keys", "Idempotency-Key", true},
+		{"Idempotancy-Key", "Idempotency-Key", true},
+		{"X-Idempotency-Key", "Idempotency-Key", true},
+		{"Idempotency_Key", "Idempotency-Key", true},
+		{"idempotencykey", "Idempotency-Key", true},
+		{"Idempotency-Key", "X-Idempotency-Key", true},
+		{"X-Request-Ids", "X-Request-Id", true},
+		// The key itself, in any case, is the key, not a near miss.
+		{"IDEMPOTENCY-KEY", "Idempotency-Key", false},
+		{"X-Trace", "Idempotency-Key", false},
+		{"Idempotency-Key-Id", "Idempotency-Key", false},
+		{"X-Request", "X-Request-Id", false},
+		{"X-Req-Ix", "X-Req-Id", true},
+		{"X-Rsq-Ix", "X-Req-Id", false}, // two edits in 8 characters
+	} {
+		if got := nearMissHeader(tc.name, tc.key); got != tc.want {
+			t.Errorf("nearMissHeader(%q, %q) = %v, want %v", tc.name, tc.key, got, tc.want)
+		}
+	}
+}
+
+// warnings generates spec and returns its warnings' first lines that
+// contain substr.
+func warnings(t *testing.T, spec, substr string) []string {
+	t.Helper()
+	t.Chdir("..")
+	res, err := Generate(context.Background(), Config{Spec: spec, Package: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range res.Diags {
+		if strings.Contains(d.Msg, substr) {
+			out = append(out, fmt.Sprintf("%s:%d:%d: %s: %s", d.File, d.Line, d.Col, d.Severity, d.Msg))
+		}
+	}
+	return out
+}
+
+func TestKeyHeaderNearMissesWarnAtTheParameter(t *testing.T) {
+	got := warnings(t, "testdata/specs/idemkeys.yaml", "idempotency key header")
+	want := []string{
+		`testdata/specs/idemkeys.yaml:61:11: warning: header "Idempotency-Keys" is not the idempotency key header; did you mean "Idempotency-Key"?`,
+		`testdata/specs/idemkeys.yaml:69:11: warning: header "Idempotancy-Key" is not the idempotency key header; did you mean "Idempotency-Key"?`,
+		`testdata/specs/idemkeys.yaml:76:11: warning: header "X-Idempotency-Key" is not the idempotency key header; did you mean "Idempotency-Key"?`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestUnionParamsAreWrittenByStyleOrReported(t *testing.T) {
+	got := warnings(t, "testdata/specs/unionparams.yaml", "unsupported:")
+	want := []string{
+		`testdata/specs/unionparams.yaml:118:11: warning: unsupported: query parameter "target": it is a union with an object variant whose properties are not all scalars, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
+		`testdata/specs/unionparams.yaml:124:11: warning: unsupported: query parameter "rows": its items are objects, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
+		`testdata/specs/unionparams.yaml:129:11: warning: unsupported: query parameter "grid": its items are lists, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestUndefinedStylesAreReported(t *testing.T) {
+	got := warnings(t, "testdata/specs/paramstyles.yaml", "unsupported:")
+	want := `testdata/specs/paramstyles.yaml:52:11: warning: unsupported: query parameter "page": its property "sort" is not a scalar, which no style but deepObject defines; the client writes such values as JSON text
+testdata/specs/paramstyles.yaml:73:11: warning: unsupported: cookie parameter "exploded": a cookie's form style with explode: true is not defined for lists and objects; the client writes it as explode: false (name=a,b)`
+	if strings.Join(got, "\n") != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
