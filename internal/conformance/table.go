@@ -1,0 +1,54 @@
+package conformance
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+)
+
+// PrintTable writes one row per spec; verbose adds each failure and skip.
+func PrintTable(w io.Writer, reports []*Report, verbose bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "spec\toperations\tcalls\trequests valid\tresponses decoded\tround-tripped\texceptions\tskipped\tfailures\ttime\t")
+	var total time.Duration
+	for _, r := range reports {
+		failed := 0
+		for _, f := range r.Failures {
+			if f.Excepted == "" {
+				failed++
+			}
+		}
+		total += r.Duration
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%.1fs\t\n", filepath.Base(r.Spec), r.Operations, r.Calls,
+			r.Valid, r.Calls, r.Decoded, r.Calls, r.RoundTripped, r.Checked, r.Exceptions, len(r.Skipped), failed, r.Duration.Seconds())
+	}
+	tw.Flush()
+	for _, r := range reports {
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "%s: note: %s\n", filepath.Base(r.Spec), n)
+		}
+		if !verbose {
+			continue
+		}
+		for _, f := range r.Failures {
+			tag := "FAIL"
+			if f.Excepted != "" {
+				tag = "excepted (" + f.Excepted + ")"
+			}
+			op := f.Operation
+			if f.OpID != "" && f.OpID != op {
+				op += " (" + f.OpID + ")"
+			}
+			if f.Call != "" {
+				op += " [" + f.Call + "]"
+			}
+			fmt.Fprintf(w, "%s: %s %s: %s: %s\n", filepath.Base(r.Spec), tag, op, f.Kind, f.Detail)
+		}
+		for _, s := range r.Skipped {
+			fmt.Fprintf(w, "%s: skipped %s\n", filepath.Base(r.Spec), s)
+		}
+	}
+	_ = total
+}
