@@ -19,6 +19,8 @@ type call struct {
 	id     string
 	op     *model.Operation
 	kinOp  *openapi3.Operation
+	item   *openapi3.PathItem
+	tmpl   *template
 	what   string // "all parameters", "required only", "body variant 2", "status 404"
 	plan   planCall
 	params []intendedParam
@@ -83,8 +85,9 @@ func (p *planner) validOpts() []openapi3.SchemaValidationOption {
 // trying a few seeds.
 func (p *planner) instance(ref *openapi3.SchemaRef, seed, variant int, writing bool) (any, error) {
 	var lastErr error
-	for try := 0; try < 4; try++ {
+	for try := 0; try < 6; try++ {
 		g := newSynth(seed+try*7, variant, writing)
+		g.minimal = try >= 3
 		v, err := g.value(ref, 0, 0)
 		if err != nil {
 			lastErr = err
@@ -135,6 +138,10 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 		byKey[paramKey(kp.In, kp.Name)] = kp
 	}
 	var skips []skipped
+	tmpl, err := compileTemplate(op.Path, kinParams)
+	if err != nil {
+		return nil, []skipped{{op.Name, "path template: " + err.Error()}}
+	}
 
 	// Variants of the body: one call per top-level union variant.
 	bodyVariants := 1
@@ -168,7 +175,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 
 	var calls []*call
 	for _, sh := range shapes {
-		c := &call{op: op, kinOp: kinOp, what: sh.what}
+		c := &call{op: op, kinOp: kinOp, item: item, tmpl: tmpl, what: sh.what}
 		c.plan.Method = op.Name
 		fail := ""
 		// Path parameters, in order.
@@ -195,6 +202,9 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 			fields := map[string]rawJSON{}
 			for _, mp := range op.Params {
 				kp := byKey[paramKey(string(mp.In), mp.SpecName)]
+				if kp == nil && mp.IdempotencyKey {
+					continue // a key header resgen adds from x-resilience: the client fills it
+				}
 				if kp == nil {
 					fail = string(mp.In) + " parameter " + mp.SpecName + " is not in the oracle's operation"
 					break
@@ -409,14 +419,34 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 	mainIs2xx := len(typed) > 0 && rank(typed[0].Status) < 300
 	if !mainIs2xx {
 		// No typed 2xx: answer with the lowest declared 2xx (or 200) empty.
-		code := 200
+		code, status := 200, "200"
 		for _, r := range plain {
 			if rank(r.Status) < 300 {
-				code = statusCode(r.Status, nil)
+				code, status = statusCode(r.Status, nil), r.Status
 				break
 			}
 		}
-		out = append(out, answer{what: "empty " + strconv.Itoa(code), status: strconv.Itoa(code), code: code})
+		a := answer{what: "untyped " + strconv.Itoa(code), status: status, code: code}
+		// A declared body the client does not decode still has to be a
+		// valid one.
+		if kr := kinResponse(kinOp, status); kr != nil && len(kr.Content) > 0 {
+			cts := make([]string, 0, len(kr.Content))
+			for ct := range kr.Content {
+				cts = append(cts, ct)
+			}
+			sort.Strings(cts)
+			ct := cts[0]
+			a.ct = ct
+			val, err := p.instance(kr.Content[ct].Schema, 0, 0, false)
+			a.err = err
+			if str, ok := val.(string); ok && !strings.Contains(ct, "json") {
+				a.body = []byte(str)
+			} else {
+				a.body, _ = json.Marshal(val)
+			}
+			a.headers = p.responseHeaders(kr)
+		}
+		out = append(out, a)
 	}
 	for i, r := range typed {
 		code := statusCode(r.Status, op.Responses)

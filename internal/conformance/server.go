@@ -28,8 +28,7 @@ type problem struct {
 
 // server validates each request against the oracle and answers it.
 type server struct {
-	doc    *openapi3.T
-	router routers.Router
+	doc   *openapi3.T
 	calls  map[string]*call
 
 	mu       sync.Mutex
@@ -92,15 +91,9 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 	ctx := context.Background()
 	var probs []problem
 	reset(r, body)
-	// A server-side request has no scheme or host; the router matches the
-	// server URL, so fill them in.
-	r.URL.Scheme, r.URL.Host = "http", r.Host
-	route, pathParams, err := s.router.FindRoute(r)
+	route, pathParams, err := routeFor(s.doc, c, r)
 	if err != nil {
-		return []problem{{"route", fmt.Sprintf("%s %s matches no operation of the spec: %v", r.Method, r.URL.EscapedPath(), err)}}
-	}
-	if route.Operation != c.kinOp {
-		return []problem{{"route", fmt.Sprintf("%s %s is routed to %s %s, not %s %s", r.Method, r.URL.EscapedPath(), route.Method, route.Path, c.op.Method, c.op.Path)}}
+		return []problem{{"route", err.Error()}}
 	}
 	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: pathParams, Route: route, Options: options()}
 	if err := openapi3filter.ValidateRequest(ctx, in); err != nil {

@@ -39,6 +39,9 @@ type synth struct {
 	// writing drops readOnly properties (a request), reading drops
 	// writeOnly ones (a response).
 	writing bool
+	// minimal leaves out optional properties (so that a oneOf variant
+	// matches only itself).
+	minimal bool
 }
 
 func newSynth(seed, variant int, writing bool) *synth {
@@ -124,12 +127,21 @@ func (g *synth) value(ref *openapi3.SchemaRef, depth int, salt int) (any, error)
 	return g.str(s, salt)
 }
 
-// unionOf is a schema's oneOf or anyOf alternatives.
+// unionOf is a schema's oneOf or anyOf alternatives, without the ones
+// that admit only null (a Go client sends an absent value, never null).
 func unionOf(s *openapi3.Schema) openapi3.SchemaRefs {
-	if len(s.OneOf) > 0 {
-		return s.OneOf
+	alts := s.OneOf
+	if len(alts) == 0 {
+		alts = s.AnyOf
 	}
-	return s.AnyOf
+	var out openapi3.SchemaRefs
+	for _, a := range alts {
+		if a != nil && a.Value != nil && a.Value.Type != nil && a.Value.Type.Is("null") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
@@ -177,7 +189,7 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	shallow := depth < 5 && g.stack[s] <= 1
+	shallow := depth < 5 && g.stack[s] <= 1 && !g.minimal
 	for i, n := range names {
 		p := s.Properties[n]
 		if p == nil || p.Value == nil {
