@@ -212,6 +212,9 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 				if !mp.Required && !kp.Required && !sh.optional {
 					continue
 				}
+				if mp.In == model.InHeader && transportHeaders[http.CanonicalHeaderKey(mp.SpecName)] {
+					continue // OpenAPI ignores these; net/http owns them
+				}
 				v, err := p.paramValue(kp, sh.seed)
 				if err != nil {
 					if !kp.Required && !mp.Required {
@@ -260,6 +263,11 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 	}
 	return calls, skips
 }
+
+// transportHeaders are header parameters OpenAPI says to ignore (Accept,
+// Content-Type, Authorization) and ones net/http writes itself.
+var transportHeaders = map[string]bool{"Accept": true, "Content-Type": true, "Authorization": true,
+	"Content-Length": true, "Transfer-Encoding": true, "Host": true, "Connection": true}
 
 func hasOptional(op *model.Operation) bool {
 	for _, p := range op.Params {

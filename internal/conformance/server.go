@@ -29,7 +29,7 @@ type problem struct {
 // server validates each request against the oracle and answers it.
 type server struct {
 	doc   *openapi3.T
-	calls  map[string]*call
+	calls map[string]*call
 
 	mu       sync.Mutex
 	verdicts map[string]*verdict
