@@ -215,6 +215,9 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 				if mp.In == model.InHeader && transportHeaders[http.CanonicalHeaderKey(mp.SpecName)] {
 					continue // OpenAPI ignores these; net/http owns them
 				}
+				if onlyNull(kp) {
+					continue // a flag of type null: nothing a value could say
+				}
 				v, err := p.paramValue(kp, sh.seed)
 				if err != nil {
 					if !kp.Required && !mp.Required {
@@ -268,6 +271,10 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 // Content-Type, Authorization) and ones net/http writes itself.
 var transportHeaders = map[string]bool{"Accept": true, "Content-Type": true, "Authorization": true,
 	"Content-Length": true, "Transfer-Encoding": true, "Host": true, "Connection": true}
+
+func onlyNull(kp *openapi3.Parameter) bool {
+	return kp.Schema != nil && kp.Schema.Value != nil && kp.Schema.Value.Type != nil && kp.Schema.Value.Type.Is("null")
+}
 
 func hasOptional(op *model.Operation) bool {
 	for _, p := range op.Params {
@@ -460,6 +467,11 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		code := statusCode(r.Status, op.Responses)
 		if code >= 500 || code == 408 || code == 429 || (code >= 300 && code < 400) {
 			continue // retried or redirected: not a plain answer
+		}
+		if code == 204 || code == 304 {
+			// HTTP gives these no body, whatever the spec declares.
+			out = append(out, answer{what: "status " + r.Status, status: r.Status, code: code})
+			continue
 		}
 		kr := kinResponse(kinOp, r.Status)
 		var mt *openapi3.MediaType
