@@ -43,6 +43,7 @@ func sameJSON(a, b any) bool {
 }
 
 func equalExact(a, b any) bool {
+	a = withoutUndeclared(a, b)
 	switch x := a.(type) {
 	case json.Number:
 		y, ok := b.(json.Number)
@@ -92,6 +93,7 @@ func jsonDiff(want, got any) string {
 }
 
 func firstDiff(at string, a, b any) string {
+	a = withoutUndeclared(a, b)
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -152,4 +154,32 @@ func short(v any) string {
 		s = s[:120] + "…"
 	}
 	return s
+}
+
+// withoutUndeclared drops from want the keys holding the undeclared marker
+// that got lacks.
+func withoutUndeclared(want, got any) any {
+	w, ok := want.(map[string]any)
+	if !ok {
+		return want
+	}
+	g, _ := got.(map[string]any)
+	var out map[string]any
+	for k, v := range w {
+		if v == undeclared {
+			if _, kept := g[k]; !kept {
+				if out == nil {
+					out = make(map[string]any, len(w))
+					for k2, v2 := range w {
+						out[k2] = v2
+					}
+				}
+				delete(out, k)
+			}
+		}
+	}
+	if out == nil {
+		return want
+	}
+	return out
 }

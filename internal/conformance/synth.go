@@ -23,6 +23,10 @@ const (
 	maxRepeats   = 2   // times one schema may nest inside itself
 )
 
+// undeclared is the value of a required key that no property declares: a
+// typed client has no field for it, so comparisons leave it out.
+const undeclared = "undeclared-required-key"
+
 // errUnsynthesizable is the reason a value could not be made.
 var errUnsynthesizable = errors.New("cannot synthesize")
 
@@ -144,37 +148,74 @@ func unionOf(s *openapi3.Schema) openapi3.SchemaRefs {
 	return out
 }
 
+// allOf merges its parts: the properties and required keys of every
+// object part are filled as one object (so that a part's required key is
+// the value another part describes), union parts are synthesized apart and
+// merged in.
 func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
-	var merged map[string]any
-	var scalar any
-	for _, part := range s.AllOf {
-		v, err := g.value(part, depth+1, salt)
+	merged := &openapi3.Schema{Properties: openapi3.Schemas{}, AdditionalProperties: s.AdditionalProperties}
+	var unions []*openapi3.SchemaRef
+	var scalar *openapi3.SchemaRef
+	objectLike := typeOf(s) == "object" && (s.Type != nil || len(s.Properties) > 0)
+	var collect func(x *openapi3.Schema, n int)
+	collect = func(x *openapi3.Schema, n int) {
+		if n > maxDepth {
+			return
+		}
+		for k, v := range x.Properties {
+			if _, seen := merged.Properties[k]; !seen {
+				merged.Properties[k] = v
+			}
+		}
+		merged.Required = append(merged.Required, x.Required...)
+		if x.AdditionalProperties.Has != nil && !*x.AdditionalProperties.Has {
+			merged.AdditionalProperties = x.AdditionalProperties
+		}
+		if len(x.Properties) > 0 || len(x.Required) > 0 || (x.Type != nil && x.Type.Is("object")) {
+			objectLike = true
+		}
+		for _, part := range x.AllOf {
+			if part == nil || part.Value == nil {
+				continue
+			}
+			switch pv := part.Value; {
+			case len(unionOf(pv)) > 0:
+				unions = append(unions, part)
+				collect(&openapi3.Schema{Properties: pv.Properties, Required: pv.Required}, n+1)
+			case len(pv.Enum) > 0 || pv.Const != nil || (!objectLike && typeOf(pv) != "object"):
+				if scalar == nil && len(pv.Properties) == 0 && len(pv.AllOf) == 0 {
+					scalar = part
+				} else {
+					collect(pv, n+1)
+				}
+			default:
+				collect(pv, n+1)
+			}
+		}
+	}
+	collect(s, 0)
+	if !objectLike && len(unions) == 0 {
+		if scalar != nil {
+			return g.value(scalar, depth+1, salt)
+		}
+		return g.str(s, salt)
+	}
+	m := map[string]any{}
+	for _, u := range unions {
+		v, err := g.value(u, depth+1, salt)
 		if err != nil {
 			return nil, err
 		}
-		if m, ok := v.(map[string]any); ok {
-			if merged == nil {
-				merged = map[string]any{}
+		if vm, ok := v.(map[string]any); ok {
+			for k, x := range vm {
+				m[k] = x
 			}
-			for k, x := range m {
-				if _, seen := merged[k]; !seen {
-					merged[k] = x
-				}
-			}
-		} else if scalar == nil {
-			scalar = v
 		}
 	}
-	if merged == nil && (len(s.Properties) > 0 || typeOf(s) == "object") {
-		merged = map[string]any{}
+	if err := g.fillObject(merged, m, depth, salt); err != nil {
+		return nil, err
 	}
-	if merged != nil {
-		if err := g.fillObject(s, merged, depth, salt); err != nil {
-			return nil, err
-		}
-		return merged, nil
-	}
-	return scalar, nil
+	return m, nil
 }
 
 // fillObject adds s's properties to m: all of them near the top, only the
@@ -217,8 +258,9 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 	}
 	for _, r := range s.Required {
 		if _, set := m[r]; !set {
-			// A required key no property describes: any value will do.
-			m[r] = "value"
+			// A required key no property describes: any value will do,
+			// and no client can be asked to keep it (see undeclared).
+			m[r] = undeclared
 		}
 	}
 	if ap := s.AdditionalProperties.Schema; ap != nil && len(s.Properties) == 0 && shallow {
