@@ -299,6 +299,15 @@ func (p *planner) paramValue(kp *openapi3.Parameter, seed int) (any, error) {
 	if ref == nil {
 		return "alpha", nil
 	}
+	// The spec's own example of a scalar, when valid, for the first call.
+	if seed == 0 && ref.Value != nil {
+		switch ex := normalize(kp.Example).(type) {
+		case string, float64, bool:
+			if ref.Value.VisitJSON(ex, p.validOpts()...) == nil {
+				return ex, nil
+			}
+		}
+	}
 	return p.instance(ref, seed, -1, true)
 }
 

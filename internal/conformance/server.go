@@ -177,7 +177,7 @@ func (s *server) checkBody(r *http.Request, body []byte, c *call) []problem {
 		return []problem{{"body", "kin-openapi cannot decode the body: " + oneLine(err.Error())}}
 	}
 	if !sameJSON(c.body, v) {
-		return []problem{{"body", "decoded body differs from the intended one at " + jsonDiff(c.body, v)}}
+		return []problem{{"body", fmt.Sprintf("decoded body differs from the intended one at %s (sent %s)", jsonDiff(c.body, v), truncate(string(body), 160))}}
 	}
 	return nil
 }

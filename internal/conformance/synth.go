@@ -27,6 +27,9 @@ const (
 // typed client has no field for it, so comparisons leave it out.
 const undeclared = "undeclared-required-key"
 
+// The one entry of a free-form object.
+const fillerKey, fillerValue = "key", "value"
+
 // errUnsynthesizable is the reason a value could not be made.
 var errUnsynthesizable = errors.New("cannot synthesize")
 
@@ -163,7 +166,10 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 			return
 		}
 		for k, v := range x.Properties {
-			if _, seen := merged.Properties[k]; !seen {
+			if prev, seen := merged.Properties[k]; seen && prev != v {
+				// Both parts describe it: the value must meet both.
+				merged.Properties[k] = &openapi3.SchemaRef{Value: &openapi3.Schema{AllOf: openapi3.SchemaRefs{prev, v}}}
+			} else {
 				merged.Properties[k] = v
 			}
 		}
@@ -211,6 +217,11 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 				m[k] = x
 			}
 		}
+	}
+	if len(merged.Properties) > 0 && merged.Properties[fillerKey] == nil && m[fillerKey] == fillerValue {
+		// A free-form part beside declared properties: the filler would be
+		// a key no typed field holds.
+		delete(m, fillerKey)
 	}
 	if err := g.fillObject(merged, m, depth, salt); err != nil {
 		return nil, err
@@ -273,7 +284,7 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 		}
 	}
 	if len(m) == 0 && len(s.Properties) == 0 && (s.AdditionalProperties.Has == nil || *s.AdditionalProperties.Has) && s.AdditionalProperties.Schema == nil {
-		m["key"] = "value"
+		m[fillerKey] = fillerValue
 	}
 	return nil
 }
