@@ -24,6 +24,12 @@ func loadOracle(path string) (*openapi3.T, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadOracleData(path, data)
+}
+
+// loadOracleData loads data as the spec at path (external $refs resolve
+// against path's folder).
+func loadOracleData(path string, data []byte) (*openapi3.T, error) {
 	var head struct {
 		Swagger string `yaml:"swagger"`
 	}
@@ -62,7 +68,7 @@ func loadOracle(path string) (*openapi3.T, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loader.LoadFromFile(abs)
+	return loader.LoadFromDataWithPath(data, &url.URL{Path: filepath.ToSlash(abs)})
 }
 
 // yamlToJSON re-encodes a YAML (or JSON) document as JSON.

@@ -74,7 +74,7 @@ type planner struct {
 }
 
 func (p *planner) validOpts() []openapi3.SchemaValidationOption {
-	opts := []openapi3.SchemaValidationOption{openapi3.MultiErrors()}
+	opts := []openapi3.SchemaValidationOption{openapi3.MultiErrors(), openapi3.EnableFormatValidation()}
 	if p.is31 {
 		opts = append(opts, openapi3.EnableJSONSchema2020())
 	}

@@ -21,7 +21,11 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 			}
 		}
 		total += r.Duration
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%.1fs\t\n", filepath.Base(r.Spec), r.Operations, r.Calls,
+		name := filepath.Base(r.Spec)
+		if r.Repaired {
+			name += " (repaired)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%.1fs\t\n", name, r.Operations, r.Calls,
 			r.Valid, r.Calls, r.Decoded, r.Calls, r.RoundTripped, r.Checked, r.Exceptions, len(r.Skipped), failed, r.Duration.Seconds())
 	}
 	tw.Flush()
