@@ -73,7 +73,7 @@ func loadOracleData(path string, data []byte) (*openapi3.T, error) {
 
 // yamlToJSON re-encodes a YAML (or JSON) document as JSON.
 func yamlToJSON(data []byte) ([]byte, error) {
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && json.Valid(t) {
 		return data, nil
 	}
 	var v any

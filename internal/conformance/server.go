@@ -84,6 +84,9 @@ func options() *openapi3filter.Options {
 	return &openapi3filter.Options{
 		MultiError:         true,
 		AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+		// A default is the server's business: kin-openapi would insert
+		// it into the request and then judge that.
+		SkipSettingDefaults: true,
 	}
 }
 
