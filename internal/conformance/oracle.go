@@ -62,13 +62,34 @@ func loadOracleData(path string, data []byte) (*openapi3.T, error) {
 		if rel, err := filepath.Rel(dir, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return nil, fmt.Errorf("%s: outside the spec's folder", u.Path)
 		}
-		return os.ReadFile(p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		return inlineFileMapRefs(p, b), nil
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	return loader.LoadFromDataWithPath(data, &url.URL{Path: filepath.ToSlash(abs)})
+	data, inlined := inlineOperationRefs(path, data)
+	doc, err := loader.LoadFromDataWithPath(data, &url.URL{Path: filepath.ToSlash(abs)})
+	if err == nil && inlined > 0 {
+		if doc.Extensions == nil {
+			doc.Extensions = map[string]any{}
+		}
+		doc.Extensions[inlinedKey] = inlined
+	}
+	return doc, err
+}
+
+// inlinedKey records in the oracle's document how many operation $refs it
+// inlined.
+const inlinedKey = "x-conformance-inlined-operations"
+
+func inlinedOps(doc *openapi3.T) int {
+	n, _ := doc.Extensions[inlinedKey].(int)
+	return n
 }
 
 // yamlToJSON re-encodes a YAML (or JSON) document as JSON.

@@ -444,10 +444,20 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 	if !mainIs2xx {
 		// No typed 2xx: answer with the lowest declared 2xx (or 200) empty.
 		code, status := 200, "200"
+		found := false
 		for _, r := range plain {
 			if rank(r.Status) < 300 {
-				code, status = statusCode(r.Status, nil), r.Status
+				code, status, found = statusCode(r.Status, nil), r.Status, true
 				break
+			}
+		}
+		if !found && kinOp.Responses != nil {
+			// The client declares no 2xx: answer with the spec's lowest.
+			best := 1000
+			for st := range kinOp.Responses.Map() {
+				if r := rank(st); r < 300 && r < best {
+					best, code, status = r, statusCode(st, nil), st
+				}
 			}
 		}
 		a := answer{what: "untyped " + strconv.Itoa(code), status: status, code: code}
