@@ -39,6 +39,9 @@ type driverResult struct {
 	Field  rawJSON `json:"field,omitempty"`
 	// FieldNil is true when the typed field stayed nil.
 	FieldNil bool `json:"fieldNil,omitempty"`
+	// Coerced lists arguments whose Go type could not hold the schema's
+	// value; the driver passed the value's text instead.
+	Coerced []string `json:"coerced,omitempty"`
 }
 
 // callHeader carries the call id from the driver to the server.
@@ -83,6 +86,30 @@ type result struct {
 	Status   int             ` + "`json:\"status\"`" + `
 	Field    json.RawMessage ` + "`json:\"field,omitempty\"`" + `
 	FieldNil bool            ` + "`json:\"fieldNil,omitempty\"`" + `
+	Coerced  []string        ` + "`json:\"coerced,omitempty\"`" + `
+}
+
+// coerce puts a JSON scalar into a string-kinded argument whose Go type
+// disagrees with the schema (the wire can still be judged); ok is false
+// when that does not apply.
+func coerce(v reflect.Value, raw json.RawMessage) bool {
+	t := v.Type()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.String || len(raw) == 0 || raw[0] == '"' || raw[0] == '{' || raw[0] == '[' {
+		return false
+	}
+	s := reflect.New(t).Elem()
+	s.SetString(string(raw))
+	if v.Kind() == reflect.Pointer {
+		p := reflect.New(t)
+		p.Elem().Set(s)
+		v.Set(p)
+	} else {
+		v.Set(s)
+	}
+	return true
 }
 
 var fileType = reflect.TypeOf(runtime.File{})
@@ -211,16 +238,22 @@ func call(server string, pc planCall) (res result) {
 					return
 				}
 				if err := fill(f, raw); err != nil {
-					res.Err = fmt.Sprintf("harness: params field %s: %v", name, err)
-					return
+					if !coerce(f, raw) {
+						res.Err = fmt.Sprintf("harness: params field %s: %v", name, err)
+						return
+					}
+					res.Coerced = append(res.Coerced, fmt.Sprintf("params field %s is %s; the schema's value is %s", name, f.Type(), raw))
 				}
 			}
 			v = p
 		default:
 			if len(a.Value) > 0 {
 				if err := fill(v, a.Value); err != nil {
-					res.Err = fmt.Sprintf("harness: argument %d (%s, %s): %v", i+1, a.Kind, t, err)
-					return
+					if !coerce(v, a.Value) {
+						res.Err = fmt.Sprintf("harness: argument %d (%s, %s): %v", i+1, a.Kind, t, err)
+						return
+					}
+					res.Coerced = append(res.Coerced, fmt.Sprintf("argument %d (%s) is %s; the schema's value is %s", i+1, a.Kind, t, a.Value))
 				}
 			}
 		}

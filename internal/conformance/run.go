@@ -50,7 +50,7 @@ type Failure struct {
 	Operation string // the Go method
 	OpID      string // operationId
 	Call      string // what the call exercised
-	Kind      string // load, generate, build, route, request, value, body, client, status, decode, roundtrip, response
+	Kind      string // load, generate, build, driver, route, request, value, body, client, type, status, decode, roundtrip, exception
 	Detail    string
 	// Excepted is the reason of the exception that covers it ("" when none).
 	Excepted string
@@ -206,6 +206,9 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	add := func(kind, detail string) {
 		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Kind: kind, Detail: detail})
+	}
+	for _, co := range dr.Coerced {
+		add("type", co)
 	}
 	if !v.seen {
 		if dr.ID == "" {
