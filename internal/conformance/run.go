@@ -74,6 +74,8 @@ type Report struct {
 	Skipped    []string
 	Failures   []Failure
 	Notes      []string
+	// Phases are the durations of generate, oracle, plan, build and calls.
+	Phases []Phase
 	// Repaired is true when the oracle loaded resgen's repaired bytes.
 	Repaired bool
 	Duration time.Duration
@@ -87,6 +89,12 @@ func (r *Report) Failed() bool {
 		}
 	}
 	return false
+}
+
+// Phase is the duration of one step of a run.
+type Phase struct {
+	Name string
+	Took time.Duration
 }
 
 // Run checks one spec.
@@ -103,7 +111,14 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		return rep
 	}
 
+	last := start
+	phase := func(name string) {
+		now := time.Now()
+		rep.Phases = append(rep.Phases, Phase{name, now.Sub(last)})
+		last = now
+	}
 	res, err := generator.Generate(ctx, generator.Config{Spec: spec, Package: "client"})
+	phase("generate")
 	if err != nil {
 		return fail("generate", truncate(err.Error(), 2000))
 	}
@@ -126,6 +141,7 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d operations are $refs to files (not OpenAPI; kin-openapi ignores them): the oracle inlined them", n))
 	}
 	rep.Operations = len(res.Model.Operations)
+	phase("oracle")
 
 	p := &planner{doc: doc, is31: doc.IsOpenAPI31OrLater()}
 	var calls []*call
@@ -155,6 +171,7 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		planned = append(planned, c)
 	}
 
+	phase("plan")
 	dir, err := os.MkdirTemp("", "conformance-*")
 	if err != nil {
 		return fail("build", err.Error())
@@ -168,6 +185,7 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 	if err != nil {
 		return fail("build", err.Error())
 	}
+	phase("build")
 	plan := make([]planCall, len(planned))
 	for i, c := range planned {
 		plan[i] = c.plan
@@ -193,6 +211,7 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 			results[dr.ID] = dr
 		}
 	}
+	phase("calls")
 	rep.Calls = len(planned)
 	for _, c := range planned {
 		judge(rep, c, srv.verdict(c.id), results[c.id])

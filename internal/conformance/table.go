@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -35,6 +36,13 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 		}
 		if !verbose {
 			continue
+		}
+		if len(r.Phases) > 0 {
+			var b strings.Builder
+			for _, ph := range r.Phases {
+				fmt.Fprintf(&b, " %s %.1fs", ph.Name, ph.Took.Seconds())
+			}
+			fmt.Fprintf(w, "%s: time:%s\n", filepath.Base(r.Spec), b.String())
 		}
 		for _, f := range r.Failures {
 			tag := "FAIL"
