@@ -1,7 +1,7 @@
 # resgen: make test (what CI runs), make golden, make demo, make corpus, make bench, make fuzz.
 GO ?= go
 
-.PHONY: test golden demo corpus bench vet
+.PHONY: test golden demo corpus bench vet conformance
 
 # vet, then every test with the race detector. The real-spec corpus runs
 # its specs under 2 MB here; `make corpus` runs all of them.
@@ -24,6 +24,13 @@ demo:
 # Every spec of ../shared/specs/real, big ones included: generate, go build, go vet.
 corpus:
 	RESGEN_CORPUS=all $(GO) test ./generator -run TestCorpus -v -timeout 60m
+
+# Wire conformance (internal/conformance) of every spec of ../shared/specs/real
+# and testdata/specs (top level; testdata/specs/invalid is not a spec): one
+# row per spec; -v lists each failing call. `make test` runs the specs under 2 MB.
+CONFORMANCE_SPECS = $(wildcard ../shared/specs/real/*.yaml ../shared/specs/real/*.json testdata/specs/*.yaml testdata/specs/*.json)
+conformance:
+	$(GO) run ./scripts/conformance -v $(CONFORMANCE_SPECS)
 
 # Runtime benchmarks (no-op transport, loopback) and the generated Petstore
 # client against hand-written net/http, BENCH_ROUNDS rounds; prints medians

@@ -1,0 +1,155 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func testOptions(t *testing.T) Options {
+	t.Helper()
+	root, err := RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exc, err := DefaultExceptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{RepoRoot: root, Exceptions: exc}
+}
+
+// mutation plants a regression in the generated source; it fails the test
+// when the text it edits is gone (the generator changed: update it).
+func mutation(t *testing.T, pairs ...string) func([]byte) []byte {
+	return func(src []byte) []byte {
+		for i := 0; i < len(pairs); i += 2 {
+			if !bytes.Contains(src, []byte(pairs[i])) {
+				t.Errorf("the generated client no longer contains %q: update the mutation", pairs[i])
+			}
+		}
+		return []byte(strings.NewReplacer(pairs...).Replace(string(src)))
+	}
+}
+
+func failuresOf(r *Report, kind string) []Failure {
+	var out []Failure
+	for _, f := range r.Failures {
+		if f.Kind == kind && f.Excepted == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+const regressSpec = "testdata/regress.yaml"
+
+func TestHarnessPassesACorrectClient(t *testing.T) {
+	r := Run(t.Context(), regressSpec, testOptions(t))
+	if r.Failed() || r.Calls == 0 || r.RoundTripped == 0 {
+		t.Fatalf("calls %d, round-tripped %d, failures %+v", r.Calls, r.RoundTripped, r.Failures)
+	}
+}
+
+func TestHarnessCatchesAParameterInTheWrongStyle(t *testing.T) {
+	opts := testOptions(t)
+	// explode: false joins items with commas; a pipe is still a valid string.
+	opts.Mutate = mutation(t, `q.AddList("tags", ",", `, `q.AddList("tags", "|", `)
+	r := Run(t.Context(), regressSpec, opts)
+	got := failuresOf(r, "value")
+	if len(got) == 0 || !strings.Contains(got[0].Detail, `"tags"`) {
+		t.Fatalf("want a value failure for tags; got %+v", r.Failures)
+	}
+	t.Logf("caught: %s", got[0].Detail)
+}
+
+func TestHarnessCatchesAUnionDecodedIntoTheWrongVariant(t *testing.T) {
+	opts := testOptions(t)
+	// Each key set now selects the other variant.
+	opts.Mutate = mutation(t, `keys.Has("email")`, `keys.Has("phone")`, `keys.Has("phone")`, `keys.Has("email")`)
+	r := Run(t.Context(), regressSpec, opts)
+	got := failuresOf(r, "roundtrip")
+	if len(got) == 0 {
+		t.Fatalf("want a roundtrip failure; got %+v", r.Failures)
+	}
+	t.Logf("caught: %s", got[0].Detail)
+}
+
+func TestHarnessReportsUnusedExceptions(t *testing.T) {
+	opts := testOptions(t)
+	opts.Exceptions = []Exception{{Spec: "regress.yaml", Operation: "*", Kind: "value", Reason: "a claim that covers nothing"}}
+	r := Run(t.Context(), regressSpec, opts)
+	if len(failuresOf(r, "exception")) != 1 {
+		t.Fatalf("want one unused-exception failure; got %+v", r.Failures)
+	}
+}
+
+// corpusLimit keeps the CI run to the specs under 2 MB.
+const corpusLimit = 2 << 20
+
+// TestConformanceCorpus runs the harness on every testdata spec and every
+// real spec under 2 MB (two at a time), as make conformance does for all.
+func TestConformanceCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	opts := testOptions(t)
+	real := filepath.Join(opts.RepoRoot, "..", "shared", "specs", "real")
+	if _, err := os.Stat(real); err != nil {
+		t.Fatalf("the real-spec corpus is missing (%v): CI provides ../shared", err)
+	}
+	var specs []string
+	for _, dir := range []string{filepath.Join(opts.RepoRoot, "testdata", "specs"), real} {
+		for _, pat := range []string{"*.yaml", "*.json"} {
+			m, _ := filepath.Glob(filepath.Join(dir, pat))
+			for _, s := range m {
+				if fi, err := os.Stat(s); err == nil && fi.Size() < corpusLimit {
+					specs = append(specs, s)
+				}
+			}
+		}
+	}
+	start := time.Now()
+	reports := make([]*Report, len(specs))
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			reports[i] = Run(context.Background(), s, opts)
+		}()
+	}
+	wg.Wait()
+	var table bytes.Buffer
+	PrintTable(&table, reports, false)
+	t.Logf("%d specs in %s\n%s", len(specs), time.Since(start).Round(time.Second), table.String())
+	for _, r := range reports {
+		if !r.Failed() {
+			continue
+		}
+		n := 0
+		for _, f := range r.Failures {
+			if f.Excepted != "" {
+				continue
+			}
+			if n++; n <= 5 {
+				t.Errorf("%s: %s [%s]: %s: %s", filepath.Base(r.Spec), f.Operation, f.Call, f.Kind, f.Detail)
+			}
+		}
+		if n > 5 {
+			t.Errorf("%s: and %d more failures (go run ./scripts/conformance -v %s)", filepath.Base(r.Spec), n-5, r.Spec)
+		}
+	}
+}

@@ -1,0 +1,371 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/resgen/resgen/generator"
+)
+
+// planCall is one call as the driver sees it: the method and each
+// argument's JSON (decoded into the argument's own Go type by reflection).
+type planCall struct {
+	ID     string    `json:"id"`
+	Method string    `json:"method"`
+	Args   []planArg `json:"args"`
+	// Field is the response struct's typed field to print ("" for none).
+	Field string `json:"field,omitempty"`
+}
+
+type planArg struct {
+	// Kind is path, params or body.
+	Kind string `json:"kind"`
+	// Value is the argument's JSON (path, body).
+	Value rawJSON `json:"value,omitempty"`
+	// Fields are the Params struct's fields by Go name.
+	Fields map[string]rawJSON `json:"fields,omitempty"`
+}
+
+// driverResult is one line the driver prints.
+type driverResult struct {
+	ID     string  `json:"id"`
+	Err    string  `json:"err,omitempty"`
+	Status int     `json:"status"`
+	Field  rawJSON `json:"field,omitempty"`
+	// FieldNil is true when the typed field stayed nil.
+	FieldNil bool `json:"fieldNil,omitempty"`
+	// Coerced lists arguments whose Go type could not hold the schema's
+	// value; the driver passed the value's text instead.
+	Coerced []string `json:"coerced,omitempty"`
+}
+
+// callHeader carries the call id from the driver to the server.
+const callHeader = "X-Conformance-Call"
+
+// driverSource is the generic driver: it knows no operation; the plan says
+// which method to call with what.
+const driverSource = `package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	client "conftest/client"
+	"github.com/resgen/resgen/runtime"
+)
+
+type planArg struct {
+	Kind   string                     ` + "`json:\"kind\"`" + `
+	Value  json.RawMessage            ` + "`json:\"value\"`" + `
+	Fields map[string]json.RawMessage ` + "`json:\"fields\"`" + `
+}
+
+type planCall struct {
+	ID     string    ` + "`json:\"id\"`" + `
+	Method string    ` + "`json:\"method\"`" + `
+	Args   []planArg ` + "`json:\"args\"`" + `
+	Field  string    ` + "`json:\"field\"`" + `
+}
+
+type result struct {
+	ID       string          ` + "`json:\"id\"`" + `
+	Err      string          ` + "`json:\"err,omitempty\"`" + `
+	Status   int             ` + "`json:\"status\"`" + `
+	Field    json.RawMessage ` + "`json:\"field,omitempty\"`" + `
+	FieldNil bool            ` + "`json:\"fieldNil,omitempty\"`" + `
+	Coerced  []string        ` + "`json:\"coerced,omitempty\"`" + `
+}
+
+// coerce puts a JSON scalar into a string-kinded argument whose Go type
+// disagrees with the schema (the wire can still be judged); ok is false
+// when that does not apply.
+func coerce(v reflect.Value, raw json.RawMessage) bool {
+	t := v.Type()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.String || len(raw) == 0 || raw[0] == '"' || raw[0] == '{' || raw[0] == '[' {
+		return false
+	}
+	s := reflect.New(t).Elem()
+	s.SetString(string(raw))
+	if v.Kind() == reflect.Pointer {
+		p := reflect.New(t)
+		p.Elem().Set(s)
+		v.Set(p)
+	} else {
+		v.Set(s)
+	}
+	return true
+}
+
+var fileType = reflect.TypeOf(runtime.File{})
+
+// hasFile reports whether t holds a runtime.File (multipart bodies).
+func hasFile(t reflect.Type, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice:
+		return hasFile(t.Elem(), depth+1)
+	case reflect.Struct:
+		if t == fileType {
+			return true
+		}
+		for i := 0; i < t.NumField(); i++ {
+			if hasFile(t.Field(i).Type, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fill decodes raw into v; a runtime.File is made from a JSON string (its content).
+func fill(v reflect.Value, raw json.RawMessage) error {
+	if !hasFile(v.Type(), 0) {
+		return json.Unmarshal(raw, v.Addr().Interface())
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if string(raw) == "null" {
+			return nil
+		}
+		p := reflect.New(v.Type().Elem())
+		if err := fill(p.Elem(), raw); err != nil {
+			return err
+		}
+		v.Set(p)
+		return nil
+	case reflect.Slice:
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return err
+		}
+		s := reflect.MakeSlice(v.Type(), len(items), len(items))
+		for i, it := range items {
+			if err := fill(s.Index(i), it); err != nil {
+				return err
+			}
+		}
+		v.Set(s)
+		return nil
+	}
+	if v.Type() == fileType {
+		var content string
+		if err := json.Unmarshal(raw, &content); err != nil {
+			return err
+		}
+		v.Set(reflect.ValueOf(runtime.File{Name: "upload.bin", Content: strings.NewReader(content)}))
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return err
+	}
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name := strings.Split(f.Tag.Get("json"), ",")[0]
+		if name == "" {
+			name = f.Name
+		}
+		if fr, ok := fields[name]; ok {
+			if err := fill(v.Field(i), fr); err != nil {
+				return fmt.Errorf("%s: %w", f.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func call(server string, pc planCall) (res result) {
+	res.ID = pc.ID
+	defer func() {
+		if r := recover(); r != nil {
+			res.Err = fmt.Sprintf("panic: %v", r)
+		}
+	}()
+	id := pc.ID
+	c, err := client.NewClient(server,
+		client.WithLogger(slog.New(slog.DiscardHandler)),
+		client.WithHTTPClient(&http.Client{Timeout: 20 * time.Second}),
+		client.WithRequestEditor(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("` + callHeader + `", id)
+			return nil
+		}))
+	if err != nil {
+		res.Err = "NewClient: " + err.Error()
+		return
+	}
+	m := reflect.ValueOf(c).MethodByName(pc.Method)
+	if !m.IsValid() {
+		res.Err = "harness: no method " + pc.Method
+		return
+	}
+	mt := m.Type()
+	if mt.NumIn() != len(pc.Args)+1 {
+		res.Err = fmt.Sprintf("harness: %s takes %d arguments; the plan has %d", pc.Method, mt.NumIn()-1, len(pc.Args))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	in := []reflect.Value{reflect.ValueOf(ctx)}
+	for i, a := range pc.Args {
+		t := mt.In(i + 1)
+		v := reflect.New(t).Elem()
+		switch a.Kind {
+		case "params":
+			p := reflect.New(t.Elem())
+			for name, raw := range a.Fields {
+				f := p.Elem().FieldByName(name)
+				if !f.IsValid() {
+					res.Err = "harness: no params field " + name
+					return
+				}
+				if err := fill(f, raw); err != nil {
+					if !coerce(f, raw) {
+						res.Err = fmt.Sprintf("harness: params field %s: %v", name, err)
+						return
+					}
+					res.Coerced = append(res.Coerced, fmt.Sprintf("params field %s is %s; the schema's value is %s", name, f.Type(), raw))
+				}
+			}
+			v = p
+		default:
+			if len(a.Value) > 0 {
+				if err := fill(v, a.Value); err != nil {
+					if !coerce(v, a.Value) {
+						res.Err = fmt.Sprintf("harness: argument %d (%s, %s): %v", i+1, a.Kind, t, err)
+						return
+					}
+					res.Coerced = append(res.Coerced, fmt.Sprintf("argument %d (%s) is %s; the schema's value is %s", i+1, a.Kind, t, a.Value))
+				}
+			}
+		}
+		in = append(in, v)
+	}
+	out := m.Call(in)
+	if e, _ := out[1].Interface().(error); e != nil {
+		res.Err = e.Error()
+	}
+	resp := out[0]
+	if resp.IsNil() {
+		return
+	}
+	resp = resp.Elem()
+	res.Status = int(resp.FieldByName("StatusCode").Int())
+	if pc.Field != "" {
+		f := resp.FieldByName(pc.Field)
+		if !f.IsValid() {
+			res.Err = "harness: no response field " + pc.Field
+			return
+		}
+		if (f.Kind() == reflect.Pointer || f.Kind() == reflect.Slice || f.Kind() == reflect.Map || f.Kind() == reflect.Interface) && f.IsNil() {
+			res.FieldNil = true
+			return
+		}
+		b, err := json.Marshal(f.Interface())
+		if err != nil {
+			res.Err = "re-encode response: " + err.Error()
+			return
+		}
+		res.Field = b
+	}
+	return
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: driver PLAN SERVER")
+		os.Exit(2)
+	}
+	data, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	var calls []planCall
+	if err := json.Unmarshal(data, &calls); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	for _, pc := range calls {
+		enc.Encode(call(os.Args[2], pc))
+	}
+	_ = io.EOF
+}
+`
+
+// buildDriver writes the generated client and the driver into a fresh
+// module under dir and builds it; it returns the binary's path.
+func buildDriver(ctx context.Context, opts *Options, dir string, res *generator.Result, mutate func([]byte) []byte) (string, error) {
+	root := opts.RepoRoot
+	gomod := fmt.Sprintf("module conftest\n\ngo 1.26\n\nrequire github.com/resgen/resgen v0.0.0\n\nreplace github.com/resgen/resgen => %s\n", root)
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		return "", err
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+		return "", err
+	}
+	cdir := filepath.Join(dir, "client")
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		return "", err
+	}
+	for _, f := range res.Files {
+		name := f.Name
+		if name == "" {
+			name = "client.gen.go"
+		}
+		src := f.Source
+		if mutate != nil {
+			src = mutate(src)
+		}
+		if err := os.WriteFile(filepath.Join(cdir, filepath.Base(name)), src, 0o644); err != nil {
+			return "", err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(driverSource), 0o644); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "driver")
+	cmd := exec.CommandContext(ctx, opts.GoTool, "build", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "CGO_ENABLED=0")
+	if opts.GoCache != "" {
+		cmd.Env = append(cmd.Env, "GOCACHE="+opts.GoCache)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build of the generated client: %v\n%s", err, truncate(out.String(), 4000))
+	}
+	return bin, nil
+}
+
+func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,645 @@
+package conformance
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/model"
+)
+
+// call is one planned call with everything the server needs to judge it.
+type call struct {
+	id     string
+	op     *model.Operation
+	kinOp  *openapi3.Operation
+	item   *openapi3.PathItem
+	tmpl   *template
+	what   string // "all parameters", "required only", "body variant 2", "status 404"
+	plan   planCall
+	params []intendedParam
+	// body is the intended request body (nil: none sent).
+	body      any
+	bodyBytes []byte // for raw byte bodies
+	bodySent  bool
+	bodyCT    string
+	// The answer.
+	status      int
+	respCT      string
+	respBody    []byte
+	respHeaders http.Header
+	respValue   any // what respBody holds (nil: no typed field checked)
+	field       string
+	fieldText   bool // the field is a string holding respBody
+}
+
+type intendedParam struct {
+	param *openapi3.Parameter
+	value any
+}
+
+// operationParams are an operation's kin-openapi parameters, path-level
+// ones overridden by the operation's own.
+func operationParams(item *openapi3.PathItem, op *openapi3.Operation) map[string]*openapi3.Parameter {
+	out := map[string]*openapi3.Parameter{}
+	for _, list := range []openapi3.Parameters{item.Parameters, op.Parameters} {
+		for _, p := range list {
+			if p != nil && p.Value != nil {
+				out[p.Value.In+"\x00"+p.Value.Name] = p.Value
+			}
+		}
+	}
+	return out
+}
+
+func paramKey(in, name string) string {
+	if in == "header" {
+		name = http.CanonicalHeaderKey(name)
+	}
+	return in + "\x00" + name
+}
+
+// planner turns one model operation into calls.
+type planner struct {
+	doc    *openapi3.T
+	is31   bool
+	nextID int
+	notes  []string
+}
+
+// validOpts are the options of the harness's own pre-checks of what it
+// synthesized.
+func (p *planner) validOpts() []openapi3.SchemaValidationOption {
+	return []openapi3.SchemaValidationOption{openapi3.MultiErrors(), openapi3.EnableFormatValidation()}
+}
+
+// precheck validates a synthesized value. For 3.1 specs it tries kin's
+// OpenAPI 3.0 validator first and its JSON Schema 2020 one only when that
+// fails (the 3.0 one ignores const, so oneOf variants told apart by const
+// all match): the 2020 validator compiles the schema on every call, most of
+// a run's time otherwise. The server's checks, which judge, use 2020.
+func (p *planner) precheck(s *openapi3.Schema, v any, opts ...openapi3.SchemaValidationOption) error {
+	opts = append(p.validOpts(), opts...)
+	err := s.VisitJSON(v, opts...)
+	if err != nil && p.is31 {
+		err = s.VisitJSON(v, append(opts, openapi3.EnableJSONSchema2020())...)
+	}
+	return err
+}
+
+// instance synthesizes a value of ref that kin-openapi itself accepts,
+// trying a few seeds.
+func (p *planner) instance(ref *openapi3.SchemaRef, seed, variant int, writing bool) (any, error) {
+	var lastErr error
+	for try := 0; try < 4; try++ {
+		g := newSynth(seed+try*7, variant, writing)
+		g.minimal = try >= 2
+		v, err := g.value(ref, 0, 0)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		if ref != nil && ref.Value != nil {
+			dir := openapi3.VisitAsRequest()
+			if !writing {
+				dir = openapi3.VisitAsResponse()
+			}
+			if err := p.precheck(ref.Value, v, dir); err != nil {
+				lastErr = fmt.Errorf("%w: the synthesized value is invalid: %v", errUnsynthesizable, oneLine(err.Error()))
+				continue
+			}
+		}
+		return v, nil
+	}
+	return nil, lastErr
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// skipped is a call that could not be planned, with why.
+type skipped struct {
+	op, reason string
+}
+
+func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
+	item := p.doc.Paths.Find(op.Path)
+	if item == nil {
+		return nil, []skipped{{op.Name, "the oracle has no path " + op.Path}}
+	}
+	kinOp := item.GetOperation(strings.ToUpper(op.Method))
+	if kinOp == nil {
+		return nil, []skipped{{op.Name, "the oracle has no operation " + op.Method + " " + op.Path}}
+	}
+	kinParams := operationParams(item, kinOp)
+	byKey := map[string]*openapi3.Parameter{}
+	for _, kp := range kinParams {
+		byKey[paramKey(kp.In, kp.Name)] = kp
+	}
+	var skips []skipped
+	tmpl, err := compileTemplate(op.Path, kinParams)
+	if err != nil {
+		return nil, []skipped{{op.Name, "path template: " + err.Error()}}
+	}
+
+	// Variants of the body: one call per top-level union variant.
+	bodyVariants := 1
+	var bodyMT *openapi3.MediaType
+	if op.Body != nil && kinOp.RequestBody != nil && kinOp.RequestBody.Value != nil {
+		bodyMT = kinOp.RequestBody.Value.Content.Get(op.Body.ContentType)
+		if bodyMT != nil && bodyMT.Schema != nil && bodyMT.Schema.Value != nil {
+			if alts := unionOf(bodyMT.Schema.Value); len(alts) > 1 {
+				bodyVariants = min(len(alts), 6)
+			}
+		}
+	}
+	type shape struct {
+		what     string
+		seed     int
+		optional bool
+		variant  int
+		respPick int // index into the response choices
+	}
+	shapes := []shape{{"all parameters", 0, true, 0, 0}}
+	if hasOptional(op) {
+		shapes = append(shapes, shape{"required parameters only", 1, false, 0, 0})
+	}
+	for v := 1; v < bodyVariants; v++ {
+		shapes = append(shapes, shape{fmt.Sprintf("body variant %d", v+1), v, true, v, 0})
+	}
+	answers := p.answers(op, kinOp)
+	for i := 1; i < len(answers); i++ {
+		shapes = append(shapes, shape{answers[i].what, 2 + i, true, 0, i})
+	}
+
+	var calls []*call
+	for _, sh := range shapes {
+		c := &call{op: op, kinOp: kinOp, item: item, tmpl: tmpl, what: sh.what}
+		c.plan.Method = op.Name
+		fail := ""
+		// Path parameters, in order.
+		for _, mp := range op.PathParams {
+			kp := byKey[paramKey("path", mp.SpecName)]
+			if kp == nil {
+				fail = "path parameter " + mp.SpecName + " is not in the oracle's operation"
+				break
+			}
+			v, err := p.paramValue(kp, sh.seed)
+			if err != nil {
+				fail = "path parameter " + mp.SpecName + ": " + err.Error()
+				break
+			}
+			raw, err := argJSON(mp.Type, v)
+			if err != nil {
+				fail = err.Error()
+				break
+			}
+			c.plan.Args = append(c.plan.Args, planArg{Kind: "path", Value: raw})
+			c.params = append(c.params, intendedParam{kp, v})
+		}
+		if fail == "" && op.ParamsType != "" {
+			fields := map[string]rawJSON{}
+			for _, mp := range op.Params {
+				kp := byKey[paramKey(string(mp.In), mp.SpecName)]
+				if kp == nil && mp.IdempotencyKey {
+					continue // a key header resgen adds from x-resilience: the client fills it
+				}
+				if kp == nil {
+					fail = string(mp.In) + " parameter " + mp.SpecName + " is not in the oracle's operation"
+					break
+				}
+				if !mp.Required && !kp.Required && !sh.optional {
+					continue
+				}
+				if mp.In == model.InHeader && transportHeaders[http.CanonicalHeaderKey(mp.SpecName)] {
+					continue // OpenAPI ignores these; net/http owns them
+				}
+				if onlyNull(kp) {
+					continue // a flag of type null: nothing a value could say
+				}
+				v, err := p.paramValue(kp, sh.seed)
+				if err != nil {
+					if !kp.Required && !mp.Required {
+						continue
+					}
+					fail = string(mp.In) + " parameter " + mp.SpecName + ": " + err.Error()
+					break
+				}
+				raw, err := argJSON(mp.Type, v)
+				if err != nil {
+					fail = err.Error()
+					break
+				}
+				fields[mp.GoName] = raw
+				c.params = append(c.params, intendedParam{kp, v})
+			}
+			c.plan.Args = append(c.plan.Args, planArg{Kind: "params", Fields: fields})
+		}
+		if fail == "" && op.Body != nil {
+			raw, err := p.body(c, op.Body, bodyMT, sh.seed, sh.variant)
+			if err != nil {
+				fail = "body: " + err.Error()
+			} else {
+				c.plan.Args = append(c.plan.Args, planArg{Kind: "body", Value: raw})
+			}
+		}
+		if fail == "" && sh.respPick < len(answers) {
+			a := answers[sh.respPick]
+			if a.err != nil {
+				fail = "response " + a.status + ": " + a.err.Error()
+			} else {
+				a.apply(c)
+			}
+		} else if fail == "" {
+			c.status = 200
+		}
+		if fail != "" {
+			skips = append(skips, skipped{op.Name, sh.what + ": " + fail})
+			continue
+		}
+		p.nextID++
+		c.id = "c" + strconv.Itoa(p.nextID)
+		c.plan.ID = c.id
+		c.plan.Field = c.field
+		calls = append(calls, c)
+	}
+	return calls, skips
+}
+
+// transportHeaders are header parameters OpenAPI says to ignore (Accept,
+// Content-Type, Authorization) and ones net/http writes itself.
+var transportHeaders = map[string]bool{"Accept": true, "Content-Type": true, "Authorization": true,
+	"Content-Length": true, "Transfer-Encoding": true, "Host": true, "Connection": true}
+
+func onlyNull(kp *openapi3.Parameter) bool {
+	return kp.Schema != nil && kp.Schema.Value != nil && kp.Schema.Value.Type != nil && kp.Schema.Value.Type.Is("null")
+}
+
+func hasOptional(op *model.Operation) bool {
+	for _, p := range op.Params {
+		if !p.Required {
+			return true
+		}
+	}
+	return false
+}
+
+// paramValue synthesizes a parameter's intended value.
+func (p *planner) paramValue(kp *openapi3.Parameter, seed int) (any, error) {
+	ref := kp.Schema
+	if ref == nil {
+		for _, mt := range kp.Content {
+			if mt != nil {
+				ref = mt.Schema
+			}
+			break
+		}
+	}
+	if ref == nil {
+		return "alpha", nil
+	}
+	// The spec's own example of a scalar, when valid, for the first call.
+	if seed == 0 && ref.Value != nil {
+		switch ex := normalize(kp.Example).(type) {
+		case string, float64, bool:
+			if p.precheck(ref.Value, ex) == nil {
+				return ex, nil
+			}
+		}
+	}
+	return p.instance(ref, seed, -1, true)
+}
+
+// argJSON is the JSON the driver decodes into an argument of type t.
+func argJSON(t *model.GoType, v any) (rawJSON, error) {
+	if t != nil && t.Kind == model.Builtin && t.Name == "[]byte" {
+		if s, ok := v.(string); ok {
+			return json.Marshal(base64.StdEncoding.EncodeToString([]byte(s)))
+		}
+		b, _ := json.Marshal(v)
+		return json.Marshal(base64.StdEncoding.EncodeToString(b))
+	}
+	return json.Marshal(v)
+}
+
+// body plans the request body of c.
+func (p *planner) body(c *call, b *model.Body, mt *openapi3.MediaType, seed, variant int) (rawJSON, error) {
+	if mt == nil {
+		return nil, fmt.Errorf("the oracle's operation has no %s body", b.ContentType)
+	}
+	c.bodyCT = b.ContentType
+	c.bodySent = true
+	v, err := p.instance(mt.Schema, seed, variant, true)
+	if err != nil {
+		return nil, err
+	}
+	c.body = v
+	switch b.Encoding {
+	case "json", "form-typed", "multipart-fields":
+		return json.Marshal(v)
+	case "text":
+		s, ok := v.(string)
+		if !ok {
+			s = canonical(v)
+		}
+		c.body = s
+		return json.Marshal(s)
+	case "form":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("a form body that is not an object")
+		}
+		vals := map[string][]string{}
+		for k, x := range m {
+			switch y := x.(type) {
+			case []any:
+				for _, it := range y {
+					vals[k] = append(vals[k], scalarText(it))
+				}
+			default:
+				vals[k] = []string{scalarText(y)}
+			}
+		}
+		return json.Marshal(vals)
+	case "multipart":
+		return nil, fmt.Errorf("a raw multipart body ([]byte the caller encodes) is not exercised")
+	default: // bytes
+		var raw []byte
+		if s, ok := v.(string); ok {
+			raw = []byte(s)
+		} else {
+			raw = []byte(canonical(v))
+		}
+		c.bodyBytes = raw
+		return json.Marshal(base64.StdEncoding.EncodeToString(raw))
+	}
+}
+
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case nil:
+		return ""
+	}
+	if s, ok := v.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return strings.Trim(canonical(v), `"`)
+}
+
+// answer is one way to respond to an operation's calls.
+type answer struct {
+	what    string
+	status  string
+	code    int
+	ct      string
+	body    []byte
+	value   any
+	field   string
+	text    bool
+	headers http.Header
+	err     error
+}
+
+func (a answer) apply(c *call) {
+	c.status, c.respCT, c.respBody, c.respValue, c.field, c.fieldText, c.respHeaders = a.code, a.ct, a.body, a.value, a.field, a.text, a.headers
+}
+
+// answers lists the responses to exercise: the first is the main one (the
+// lowest 2xx, a JSON body preferred); then the other declared statuses
+// with typed fields, and the variants of a union response.
+func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answer {
+	var typed, plain []*model.Response
+	for _, r := range op.Responses {
+		if r.FieldName != "" && (r.Encoding == "json" || r.Encoding == "text") {
+			typed = append(typed, r)
+		} else {
+			plain = append(plain, r)
+		}
+	}
+	rank := func(s string) int {
+		switch {
+		case len(s) == 3 && s[0] == '2' && s[1] != 'X':
+			n, _ := strconv.Atoi(s)
+			return n
+		case s == "2XX":
+			return 299
+		case s == "default":
+			return 700
+		}
+		n, err := strconv.Atoi(strings.ReplaceAll(s, "X", "0"))
+		if err != nil {
+			return 900
+		}
+		return 300 + n
+	}
+	sort.SliceStable(typed, func(i, j int) bool { return rank(typed[i].Status) < rank(typed[j].Status) })
+	sort.SliceStable(plain, func(i, j int) bool { return rank(plain[i].Status) < rank(plain[j].Status) })
+	var out []answer
+	mainIs2xx := len(typed) > 0 && rank(typed[0].Status) < 300
+	if !mainIs2xx {
+		// No typed 2xx: answer with the lowest declared 2xx (or 200) empty.
+		code, status := 200, "200"
+		found := false
+		for _, r := range plain {
+			if rank(r.Status) < 300 {
+				code, status, found = statusCode(r.Status, nil), r.Status, true
+				break
+			}
+		}
+		if !found && kinOp.Responses != nil {
+			// The client declares no 2xx: answer with the spec's lowest.
+			best := 1000
+			for st := range kinOp.Responses.Map() {
+				if r := rank(st); r < 300 && r < best {
+					best, code, status = r, statusCode(st, nil), st
+				}
+			}
+		}
+		a := answer{what: "untyped " + strconv.Itoa(code), status: status, code: code}
+		// A declared body the client does not decode still has to be a
+		// valid one.
+		if kr := kinResponse(kinOp, status); kr != nil && len(kr.Content) > 0 {
+			cts := make([]string, 0, len(kr.Content))
+			for ct := range kr.Content {
+				cts = append(cts, ct)
+			}
+			sort.Strings(cts)
+			ct := cts[0]
+			a.ct = ct
+			val, err := p.instance(kr.Content[ct].Schema, 0, 0, false)
+			a.err = err
+			if str, ok := val.(string); ok && !strings.Contains(ct, "json") {
+				a.body = []byte(str)
+			} else {
+				a.body, _ = json.Marshal(val)
+			}
+			a.headers = p.responseHeaders(kr)
+		}
+		out = append(out, a)
+	}
+	for i, r := range typed {
+		code := statusCode(r.Status, op.Responses)
+		if code >= 500 || code == 408 || code == 429 || (code >= 300 && code < 400) {
+			continue // retried or redirected: not a plain answer
+		}
+		if code == 204 || code == 304 {
+			// HTTP gives these no body, whatever the spec declares.
+			out = append(out, answer{what: "status " + r.Status, status: r.Status, code: code})
+			continue
+		}
+		kr := kinResponse(kinOp, r.Status)
+		var mt *openapi3.MediaType
+		if kr != nil {
+			mt = kr.Content.Get(r.ContentType)
+		}
+		variants := 1
+		if mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+			if alts := unionOf(mt.Schema.Value); len(alts) > 1 {
+				variants = min(len(alts), 6)
+			}
+		}
+		for v := 0; v < variants; v++ {
+			a := answer{what: "status " + r.Status, status: r.Status, code: code, ct: r.ContentType, field: r.FieldName, text: r.Encoding == "text"}
+			if variants > 1 {
+				a.what += fmt.Sprintf(" variant %d", v+1)
+			}
+			if mt == nil {
+				a.err = fmt.Errorf("the oracle declares no %s content", r.ContentType)
+			} else {
+				val, err := p.instance(mt.Schema, i+v, v, false)
+				a.err = err
+				if err == nil {
+					if a.text {
+						s, ok := val.(string)
+						if !ok {
+							s = scalarText(val)
+						}
+						val = s
+						a.body = []byte(s)
+					} else {
+						a.body, _ = json.Marshal(val)
+					}
+					a.value = val
+				}
+			}
+			if kr != nil {
+				a.headers = p.responseHeaders(kr)
+			}
+			out = append(out, a)
+		}
+	}
+	if len(out) > 8 {
+		out = out[:8]
+	}
+	return out
+}
+
+// statusCode is a concrete status for a declared one.
+func statusCode(s string, all []*model.Response) int {
+	switch {
+	case s == "default":
+		// A status no other response claims.
+		for _, c := range []int{200, 418, 422, 400} {
+			free := true
+			for _, r := range all {
+				if r.Status != "default" && statusCovers(r.Status, c) {
+					free = false
+				}
+			}
+			if free {
+				return c
+			}
+		}
+		return 418
+	case strings.HasSuffix(s, "XX"):
+		n, _ := strconv.Atoi(s[:1])
+		return n * 100
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 200
+	}
+	return n
+}
+
+func statusCovers(s string, code int) bool {
+	if strings.HasSuffix(s, "XX") {
+		return strconv.Itoa(code)[:1] == s[:1]
+	}
+	return s == strconv.Itoa(code)
+}
+
+func kinResponse(op *openapi3.Operation, status string) *openapi3.Response {
+	if op.Responses == nil {
+		return nil
+	}
+	r := op.Responses.Value(status)
+	if r == nil {
+		r = op.Responses.Value(strings.ToLower(status))
+	}
+	if r == nil || r.Value == nil {
+		return nil
+	}
+	return r.Value
+}
+
+// responseHeaders synthesizes the declared headers of a response.
+func (p *planner) responseHeaders(r *openapi3.Response) http.Header {
+	h := http.Header{}
+	names := make([]string, 0, len(r.Headers))
+	for n := range r.Headers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		hr := r.Headers[n]
+		if hr == nil || hr.Value == nil || strings.EqualFold(n, "content-type") {
+			continue
+		}
+		ref := hr.Value.Schema
+		if ref == nil {
+			continue
+		}
+		v, err := p.instance(ref, 0, -1, false)
+		if err != nil {
+			continue
+		}
+		switch x := v.(type) {
+		case []any:
+			parts := make([]string, len(x))
+			for i, it := range x {
+				parts[i] = scalarText(it)
+			}
+			h.Set(n, strings.Join(parts, ","))
+		case map[string]any:
+			continue
+		default:
+			h.Set(n, scalarText(x))
+		}
+	}
+	return h
+}
+
+// mediaBase is a content type without parameters, lower case.
+func mediaBase(ct string) string {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
+	}
+	return mt
+}

@@ -1,0 +1,299 @@
+// Package conformance checks generated clients on the wire: for a spec it
+// generates the client, calls every operation with arguments synthesized
+// from the schema against a loopback server that judges each request with
+// kin-openapi's openapi3filter (an oracle that shares no code with resgen's
+// generator), answers with a synthesized declared response, and checks that
+// the client decodes it into the typed field and re-encodes it unchanged.
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/resgen/resgen/generator"
+)
+
+// Options configure a run.
+type Options struct {
+	// RepoRoot is the resgen module the temp module replaces
+	// github.com/resgen/resgen with (its go.sum is copied too).
+	RepoRoot string
+	// GoTool is the go command ("go" when empty).
+	GoTool string
+	// GoCache, when set, is the GOCACHE of the driver builds.
+	GoCache string
+	// Exceptions are the known exceptions (nil: none).
+	Exceptions []Exception
+	// Mutate, when set, edits each generated file before it is built
+	// (the harness's own tests use it to plant regressions).
+	Mutate func([]byte) []byte
+	// KeepDir keeps the temp module (for debugging).
+	KeepDir bool
+}
+
+// Failure is one failed check of one call.
+type Failure struct {
+	Operation string // the Go method
+	OpID      string // operationId
+	Call      string // what the call exercised
+	Kind      string // load, generate, build, driver, route, request, value, body, client, type, status, decode, roundtrip, exception
+	Detail    string
+	// Excepted is the reason of the exception that covers it ("" when none).
+	Excepted string
+}
+
+// Report is the result for one spec.
+type Report struct {
+	Spec       string
+	Operations int
+	Calls      int
+	// Valid counts calls whose request kin-openapi accepted, with the
+	// intended values decoded.
+	Valid int
+	// Decoded counts calls whose response the client decoded into the typed
+	// field (or that have none); RoundTripped those whose re-encoding equals
+	// what was sent.
+	Decoded, RoundTripped int
+	// Checked counts the calls that had a typed body to round-trip.
+	Checked    int
+	Exceptions int
+	Skipped    []string
+	Failures   []Failure
+	Notes      []string
+	// Phases are the durations of generate, oracle, plan, build and calls.
+	Phases []Phase
+	// Repaired is true when the oracle loaded resgen's repaired bytes.
+	Repaired bool
+	Duration time.Duration
+}
+
+// Failed reports whether any failure is not covered by an exception.
+func (r *Report) Failed() bool {
+	for _, f := range r.Failures {
+		if f.Excepted == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Phase is the duration of one step of a run.
+type Phase struct {
+	Name string
+	Took time.Duration
+}
+
+// Run checks one spec.
+func Run(ctx context.Context, spec string, opts Options) *Report {
+	start := time.Now()
+	rep := &Report{Spec: spec}
+	defer func() { rep.Duration = time.Since(start) }()
+	if opts.GoTool == "" {
+		opts.GoTool = "go"
+	}
+	fail := func(kind, detail string) *Report {
+		rep.Failures = append(rep.Failures, Failure{Kind: kind, Detail: detail})
+		applyExceptions(rep, opts.Exceptions)
+		return rep
+	}
+
+	last := start
+	phase := func(name string) {
+		now := time.Now()
+		rep.Phases = append(rep.Phases, Phase{name, now.Sub(last)})
+		last = now
+	}
+	res, err := generator.Generate(ctx, generator.Config{Spec: spec, Package: "client"})
+	phase("generate")
+	if err != nil {
+		return fail("generate", truncate(err.Error(), 2000))
+	}
+	doc, err := loadOracle(spec)
+	if err != nil {
+		// kin-openapi cannot decode the raw file (a list where a schema
+		// belongs, a map where a string does): judge against the bytes
+		// resgen's decode repairs make, and say so in the row.
+		data, n, rerr := generator.Repaired(spec)
+		if rerr != nil || n == 0 {
+			return fail("load", "kin-openapi cannot load the spec: "+oneLine(err.Error()))
+		}
+		if doc, rerr = loadOracleData(spec, data); rerr != nil {
+			return fail("load", "kin-openapi cannot load the spec, repaired or not: "+oneLine(rerr.Error()))
+		}
+		rep.Repaired = true
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the oracle loaded resgen's repaired bytes (%d repairs): kin-openapi cannot load the raw spec: %s", n, truncate(oneLine(err.Error()), 200)))
+	}
+	if n := inlinedOps(doc); n > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d operations are $refs to files (not OpenAPI; kin-openapi ignores them): the oracle inlined them", n))
+	}
+	rep.Operations = len(res.Model.Operations)
+	phase("oracle")
+
+	p := &planner{doc: doc, is31: doc.IsOpenAPI31OrLater()}
+	var calls []*call
+	for _, op := range res.Model.Operations {
+		cs, skips := p.plan(op)
+		calls = append(calls, cs...)
+		for _, s := range skips {
+			rep.Skipped = append(rep.Skipped, s.op+": "+s.reason)
+		}
+	}
+
+	srv := &server{doc: doc, calls: map[string]*call{}, verdicts: map[string]*verdict{}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	doc.Servers = openapi3.Servers{{URL: ts.URL}}
+
+	// Each answer must itself be valid: check it before it is sent.
+	var planned []*call
+	for _, c := range calls {
+		route := &routers.Route{Spec: doc, Path: c.op.Path, PathItem: c.item, Method: strings.ToUpper(c.op.Method), Operation: c.kinOp}
+		req := httptest.NewRequest(route.Method, ts.URL+"/", nil)
+		if err := checkResponse(route, c, req); err != nil {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %s: the synthesized %d answer is invalid: %s", c.op.Name, c.what, c.status, oneLine(err.Error())))
+			continue
+		}
+		srv.calls[c.id] = c
+		planned = append(planned, c)
+	}
+
+	phase("plan")
+	dir, err := os.MkdirTemp("", "conformance-*")
+	if err != nil {
+		return fail("build", err.Error())
+	}
+	if opts.KeepDir {
+		rep.Notes = append(rep.Notes, "module kept in "+dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	bin, err := buildDriver(ctx, &opts, dir, res, opts.Mutate)
+	if err != nil {
+		return fail("build", err.Error())
+	}
+	phase("build")
+	plan := make([]planCall, len(planned))
+	for i, c := range planned {
+		plan[i] = c.plan
+	}
+	planData, _ := json.Marshal(plan)
+	planPath := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(planPath, planData, 0o644); err != nil {
+		return fail("build", err.Error())
+	}
+	cmd := exec.CommandContext(ctx, bin, planPath, ts.URL)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		rep.Failures = append(rep.Failures, Failure{Kind: "driver", Detail: fmt.Sprintf("%v: %s", err, truncate(stderr.String(), 2000))})
+	}
+	results := map[string]driverResult{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var dr driverResult
+		if json.Unmarshal(sc.Bytes(), &dr) == nil {
+			results[dr.ID] = dr
+		}
+	}
+	phase("calls")
+	rep.Calls = len(planned)
+	for _, c := range planned {
+		judge(rep, c, srv.verdict(c.id), results[c.id])
+	}
+	applyExceptions(rep, opts.Exceptions)
+	sort.Strings(rep.Skipped)
+	return rep
+}
+
+// judge adds one call's outcome to rep.
+func judge(rep *Report, c *call, v *verdict, dr driverResult) {
+	add := func(kind, detail string) {
+		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Kind: kind, Detail: detail})
+	}
+	for _, co := range dr.Coerced {
+		add("type", co)
+	}
+	if !v.seen {
+		if dr.ID == "" {
+			add("client", "the driver printed no result (it crashed or timed out)")
+		} else {
+			add("client", "no request reached the server: "+oneLine(dr.Err))
+		}
+		return
+	}
+	if len(v.problems) == 0 {
+		rep.Valid++
+	}
+	for _, pr := range v.problems {
+		add(pr.kind, pr.detail)
+	}
+	if dr.Err != "" {
+		add("client", oneLine(dr.Err))
+		return
+	}
+	if dr.Status != c.status {
+		add("status", fmt.Sprintf("the response has status %d; the server sent %d", dr.Status, c.status))
+		return
+	}
+	if c.field == "" || c.respValue == nil {
+		rep.Decoded++
+		return
+	}
+	rep.Checked++
+	if dr.FieldNil || len(dr.Field) == 0 {
+		add("decode", fmt.Sprintf("%s stayed nil after a %d answer %s", c.field, c.status, short(c.respValue)))
+		return
+	}
+	rep.Decoded++
+	got, err := decodeExact(dr.Field)
+	if err != nil {
+		add("roundtrip", "the driver printed invalid JSON: "+err.Error())
+		return
+	}
+	want, _ := decodeExact(c.respBody)
+	if c.fieldText {
+		want = string(c.respBody)
+	}
+	if !equalExact(want, got) {
+		add("roundtrip", fmt.Sprintf("%s re-encodes differently from the %d answer: %s", c.field, c.status, firstDiff("", want, got)))
+		return
+	}
+	rep.RoundTripped++
+}
+
+// RepoRoot finds the resgen module root from dir upward.
+func RepoRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(bytes.TrimSpace(data), []byte("module github.com/resgen/resgen\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside the resgen module")
+		}
+		dir = parent
+	}
+}
+
+var _ = http.StatusOK

@@ -1,0 +1,253 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// verdict is what the server found about one call's request.
+type verdict struct {
+	seen     bool
+	problems []problem
+}
+
+// problem is one failed check.
+type problem struct {
+	kind   string // request, value, body, route, ...
+	detail string
+}
+
+// server validates each request against the oracle and answers it.
+type server struct {
+	doc   *openapi3.T
+	calls map[string]*call
+
+	mu       sync.Mutex
+	verdicts map[string]*verdict
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(callHeader)
+	c := s.calls[id]
+	if c == nil {
+		http.Error(w, "unknown call", http.StatusTeapot)
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	r.Body.Close()
+	r.Header.Del(callHeader)
+	probs := s.check(r, body, c)
+	s.mu.Lock()
+	v := s.verdicts[id]
+	if v == nil {
+		v = &verdict{}
+		s.verdicts[id] = v
+	}
+	if !v.seen {
+		v.seen = true
+		v.problems = probs
+	}
+	s.mu.Unlock()
+	for k, vals := range c.respHeaders {
+		w.Header()[k] = vals
+	}
+	if c.respCT != "" {
+		w.Header().Set("Content-Type", c.respCT)
+	}
+	w.WriteHeader(c.status)
+	w.Write(c.respBody)
+}
+
+func (s *server) verdict(id string) *verdict {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.verdicts[id]; v != nil {
+		return v
+	}
+	return &verdict{}
+}
+
+func reset(r *http.Request, body []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+}
+
+func options() *openapi3filter.Options {
+	return &openapi3filter.Options{
+		MultiError:         true,
+		AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+		// A default is the server's business: kin-openapi would insert
+		// it into the request and then judge that.
+		SkipSettingDefaults: true,
+	}
+}
+
+func (s *server) check(r *http.Request, body []byte, c *call) []problem {
+	ctx := context.Background()
+	var probs []problem
+	reset(r, body)
+	route, pathParams, err := routeFor(s.doc, c, r)
+	if err != nil {
+		return []problem{{"route", err.Error()}}
+	}
+	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: pathParams, Route: route, Options: options()}
+	if c.bodySent && !kinDecodes(c.bodyCT) {
+		// kin-openapi has no decoder for this media type: checkBody
+		// compares the bytes instead.
+		in.Options.ExcludeRequestBody = true
+	}
+	if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
+		for _, e := range flatten(err) {
+			probs = append(probs, problem{"request", e})
+		}
+	}
+	// The values kin-openapi decodes must be the ones intended: a wrong
+	// style can still be valid (a|b is a valid string).
+	for _, ip := range c.params {
+		reset(r, body)
+		pin := &openapi3filter.RequestValidationInput{Request: r, PathParams: pathParams, Route: route, Options: options()}
+		if err := openapi3filter.ValidateParameter(ctx, pin, pinned(ip)); err != nil {
+			probs = append(probs, problem{"value", fmt.Sprintf("%s parameter %q: intended %s, sent %s; %s", ip.param.In, ip.param.Name, short(ip.value), wireOf(r, ip.param), oneLine(err.Error()))})
+		}
+	}
+	if c.bodySent {
+		probs = append(probs, s.checkBody(r, body, c)...)
+	}
+	return probs
+}
+
+// pinned is a copy of p that is required and whose schema admits only the
+// intended value (kin-openapi compares the decoded value with enum).
+func pinned(ip intendedParam) *openapi3.Parameter {
+	cp := *ip.param
+	cp.Required = true
+	pin := func(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+		if ref == nil || ref.Value == nil {
+			return ref
+		}
+		sc := *ref.Value
+		sc.Enum = []any{ip.value}
+		return &openapi3.SchemaRef{Value: &sc}
+	}
+	if cp.Schema != nil {
+		cp.Schema = pin(cp.Schema)
+	} else if cp.Content != nil {
+		content := openapi3.Content{}
+		for k, mt := range cp.Content {
+			m := *mt
+			m.Schema = pin(mt.Schema)
+			content[k] = &m
+		}
+		cp.Content = content
+	}
+	return &cp
+}
+
+func (s *server) checkBody(r *http.Request, body []byte, c *call) []problem {
+	got := mediaBase(r.Header.Get("Content-Type"))
+	if got != mediaBase(c.bodyCT) {
+		return []problem{{"body", fmt.Sprintf("Content-Type %q; the call sends %q", r.Header.Get("Content-Type"), c.bodyCT)}}
+	}
+	if c.bodyBytes != nil {
+		if !bytes.Equal(body, c.bodyBytes) {
+			return []problem{{"body", fmt.Sprintf("raw body %q; intended %q", truncate(string(body), 100), truncate(string(c.bodyBytes), 100))}}
+		}
+		return nil
+	}
+	rb := c.kinOp.RequestBody.Value
+	mt := rb.Content.Get(c.bodyCT)
+	if mt == nil || mt.Schema == nil {
+		return nil
+	}
+	dec := bodyDecoder(got)
+	if dec == nil {
+		if want := canonical(c.body); string(body) != want && string(body) != fmt.Sprint(c.body) {
+			return []problem{{"body", fmt.Sprintf("kin-openapi cannot decode %s; the bytes %q are not the intended %s", got, truncate(string(body), 100), short(c.body))}}
+		}
+		return nil
+	}
+	encFn := func(name string) *openapi3.Encoding { return mt.Encoding[name] }
+	v, err := dec(bytes.NewReader(body), r.Header, mt.Schema, encFn)
+	if err != nil {
+		return []problem{{"body", "kin-openapi cannot decode the body: " + oneLine(err.Error())}}
+	}
+	if !sameJSON(c.body, v) {
+		return []problem{{"body", fmt.Sprintf("decoded body differs from the intended one at %s (sent %s)", jsonDiff(c.body, v), truncate(string(body), 160))}}
+	}
+	return nil
+}
+
+// flatten lists the messages of a (multi) error.
+func flatten(err error) []string {
+	var out []string
+	var walk func(error)
+	walk = func(e error) {
+		if me, ok := e.(openapi3.MultiError); ok {
+			for _, x := range me {
+				walk(x)
+			}
+			return
+		}
+		out = append(out, oneLine(e.Error()))
+	}
+	walk(err)
+	return out
+}
+
+// checkResponse validates the answer the server is about to send.
+func checkResponse(route *routers.Route, c *call, req *http.Request) error {
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, Route: route, Options: options()},
+		Status:                 c.status,
+		Header:                 http.Header{},
+		Options:                &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
+	}
+	if c.respCT != "" && bodyDecoder(mediaBase(c.respCT)) == nil {
+		in.Options.ExcludeResponseBody = true // kin-openapi cannot read it
+	}
+	for k, v := range c.respHeaders {
+		in.Header[k] = v
+	}
+	if c.respCT != "" {
+		in.Header.Set("Content-Type", c.respCT)
+	}
+	in.SetBodyBytes(c.respBody)
+	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// bodyDecoder is kin-openapi's decoder of a media type (JSON for any
+// +json type), nil when it has none.
+func bodyDecoder(mediaType string) openapi3filter.BodyDecoder {
+	if dec := openapi3filter.RegisteredBodyDecoder(mediaType); dec != nil {
+		return dec
+	}
+	if strings.HasSuffix(mediaType, "+json") || strings.HasSuffix(mediaType, "-json") {
+		return openapi3filter.JSONBodyDecoder
+	}
+	return nil
+}
+
+func kinDecodes(ct string) bool {
+	return openapi3filter.RegisteredBodyDecoder(mediaBase(ct)) != nil
+}
+
+// wireOf shows how a parameter arrived, for a failure message.
+func wireOf(r *http.Request, p *openapi3.Parameter) string {
+	switch p.In {
+	case "query":
+		return "?" + r.URL.RawQuery
+	case "header":
+		return fmt.Sprintf("%s: %q", p.Name, r.Header.Values(p.Name))
+	case "cookie":
+		return fmt.Sprintf("Cookie: %q", r.Header.Values("Cookie"))
+	}
+	return r.URL.EscapedPath()
+}

@@ -1,0 +1,634 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Bounds that keep a hostile spec from making synthesis run away.
+const (
+	maxDepth     = 8   // nesting of objects and arrays
+	maxNodes     = 400 // values in one instance
+	maxArray     = 4   // items beyond minItems are never added past this
+	maxMinItems  = 16  // a larger minItems is not synthesized
+	maxStringLen = 512 // a larger minLength is not synthesized
+	maxRepeats   = 2   // times one schema may nest inside itself
+)
+
+// undeclared is the value of a required key that no property declares: a
+// typed client has no field for it, so comparisons leave it out.
+const undeclared = "undeclared-required-key"
+
+// The one entry of a free-form object.
+const fillerKey, fillerValue = "key", "value"
+
+// errUnsynthesizable is the reason a value could not be made.
+var errUnsynthesizable = errors.New("cannot synthesize")
+
+// synth makes JSON instances (the values encoding/json decodes into any,
+// numbers as float64) valid against kin-openapi schemas.
+type synth struct {
+	// seed varies the choices (which union variant, which enum value) so
+	// that different calls of one operation cover different shapes.
+	seed int
+	// variant is the union variant to take at the top level (-1: by seed).
+	variant int
+	nodes   int
+	stack   map[*openapi3.Schema]int
+	// writing drops readOnly properties (a request), reading drops
+	// writeOnly ones (a response).
+	writing bool
+	// minimal leaves out optional properties (so that a oneOf variant
+	// matches only itself).
+	minimal bool
+}
+
+func newSynth(seed, variant int, writing bool) *synth {
+	return &synth{seed: seed, variant: variant, stack: map[*openapi3.Schema]int{}, writing: writing}
+}
+
+// value synthesizes an instance of ref; depth 0 is the top level.
+func (g *synth) value(ref *openapi3.SchemaRef, depth int, salt int) (any, error) {
+	if ref == nil || ref.Value == nil {
+		return "value", nil
+	}
+	s := ref.Value
+	if depth > maxDepth {
+		return nil, fmt.Errorf("%w: nesting deeper than %d", errUnsynthesizable, maxDepth)
+	}
+	g.nodes++
+	if g.nodes > maxNodes {
+		return nil, fmt.Errorf("%w: more than %d values", errUnsynthesizable, maxNodes)
+	}
+	if g.stack[s] > maxRepeats {
+		return nil, fmt.Errorf("%w: the schema is recursive without an end", errUnsynthesizable)
+	}
+	g.stack[s]++
+	defer func() { g.stack[s]-- }()
+
+	if s.Const != nil {
+		return normalize(s.Const), nil
+	}
+	if len(s.Enum) > 0 {
+		var vals []any
+		for _, e := range s.Enum {
+			if e != nil {
+				vals = append(vals, normalize(e))
+			}
+		}
+		if len(vals) > 0 {
+			return vals[(g.seed+salt)%len(vals)], nil
+		}
+	}
+	if len(s.AllOf) > 0 {
+		return g.allOf(s, depth, salt)
+	}
+	if alts := unionOf(s); len(alts) > 0 {
+		i := (g.seed + salt) % len(alts)
+		if depth == 0 && g.variant >= 0 {
+			i = g.variant % len(alts)
+		}
+		v, err := g.value(alts[i], depth+1, salt)
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := v.(map[string]any); ok && s.Discriminator != nil && s.Discriminator.PropertyName != "" {
+			if tag := discriminatorValue(s.Discriminator, alts[i]); tag != "" {
+				m[s.Discriminator.PropertyName] = tag
+			}
+		}
+		// Properties beside oneOf apply to every variant.
+		if m, ok := v.(map[string]any); ok && len(s.Properties) > 0 {
+			if err := g.fillObject(s, m, depth, salt); err != nil {
+				return nil, err
+			}
+		}
+		return v, nil
+	}
+	switch typeOf(s) {
+	case "object":
+		m := map[string]any{}
+		if err := g.fillObject(s, m, depth, salt); err != nil {
+			return nil, err
+		}
+		return m, nil
+	case "array":
+		return g.array(s, depth, salt)
+	case "integer":
+		return g.number(s, true, salt)
+	case "number":
+		return g.number(s, false, salt)
+	case "boolean":
+		return (g.seed+salt)%2 == 0, nil
+	case "null":
+		return nil, nil
+	}
+	return g.str(s, salt)
+}
+
+// unionOf is a schema's oneOf or anyOf alternatives, without the ones
+// that admit only null (a Go client sends an absent value, never null).
+func unionOf(s *openapi3.Schema) openapi3.SchemaRefs {
+	alts := s.OneOf
+	if len(alts) == 0 {
+		alts = s.AnyOf
+	}
+	var out openapi3.SchemaRefs
+	for _, a := range alts {
+		if a != nil && a.Value != nil && a.Value.Type != nil && a.Value.Type.Is("null") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// allOf merges its parts: the properties and required keys of every
+// object part are filled as one object (so that a part's required key is
+// the value another part describes), union parts are synthesized apart and
+// merged in.
+func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
+	merged := &openapi3.Schema{Properties: openapi3.Schemas{}, AdditionalProperties: s.AdditionalProperties}
+	var unions []*openapi3.SchemaRef
+	var scalar *openapi3.SchemaRef
+	objectLike := typeOf(s) == "object" && (s.Type != nil || len(s.Properties) > 0)
+	var collect func(x *openapi3.Schema, n int)
+	collect = func(x *openapi3.Schema, n int) {
+		if n > maxDepth {
+			return
+		}
+		for k, v := range x.Properties {
+			if prev, seen := merged.Properties[k]; seen && prev != v {
+				// Both parts describe it: the value must meet both.
+				merged.Properties[k] = &openapi3.SchemaRef{Value: &openapi3.Schema{AllOf: openapi3.SchemaRefs{prev, v}}}
+			} else {
+				merged.Properties[k] = v
+			}
+		}
+		merged.Required = append(merged.Required, x.Required...)
+		if x.AdditionalProperties.Has != nil && !*x.AdditionalProperties.Has {
+			merged.AdditionalProperties = x.AdditionalProperties
+		}
+		if len(x.Properties) > 0 || len(x.Required) > 0 || (x.Type != nil && x.Type.Is("object")) {
+			objectLike = true
+		}
+		for _, part := range x.AllOf {
+			if part == nil || part.Value == nil {
+				continue
+			}
+			switch pv := part.Value; {
+			case len(unionOf(pv)) > 0:
+				unions = append(unions, part)
+				collect(&openapi3.Schema{Properties: pv.Properties, Required: pv.Required}, n+1)
+			case len(pv.Enum) > 0 || pv.Const != nil || (!objectLike && typeOf(pv) != "object"):
+				if scalar == nil && len(pv.Properties) == 0 && len(pv.AllOf) == 0 {
+					scalar = part
+				} else {
+					collect(pv, n+1)
+				}
+			default:
+				collect(pv, n+1)
+			}
+		}
+	}
+	collect(s, 0)
+	if !objectLike && len(unions) == 0 {
+		if scalar != nil {
+			return g.value(scalar, depth+1, salt)
+		}
+		return g.str(s, salt)
+	}
+	m := map[string]any{}
+	for _, u := range unions {
+		v, err := g.value(u, depth+1, salt)
+		if err != nil {
+			return nil, err
+		}
+		if vm, ok := v.(map[string]any); ok {
+			for k, x := range vm {
+				m[k] = x
+			}
+		}
+	}
+	if len(merged.Properties) > 0 && merged.Properties[fillerKey] == nil && m[fillerKey] == fillerValue {
+		// A free-form part beside declared properties: the filler would be
+		// a key no typed field holds.
+		delete(m, fillerKey)
+	}
+	if err := g.fillObject(merged, m, depth, salt); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// fillObject adds s's properties to m: all of them near the top, only the
+// required ones deeper down or inside a recursion.
+func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int) error {
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	shallow := depth < 5 && g.stack[s] <= 1 && !g.minimal
+	for i, n := range names {
+		p := s.Properties[n]
+		if p == nil || p.Value == nil {
+			continue
+		}
+		if (g.writing && p.Value.ReadOnly) || (!g.writing && p.Value.WriteOnly) {
+			if !required[n] {
+				continue
+			}
+		}
+		if !required[n] && !shallow {
+			continue
+		}
+		if _, set := m[n]; set {
+			continue
+		}
+		v, err := g.value(p, depth+1, salt+i+1)
+		if err != nil {
+			if required[n] {
+				return err
+			}
+			continue
+		}
+		m[n] = v
+	}
+	for _, r := range s.Required {
+		if _, set := m[r]; !set {
+			// A required key no property describes: any value will do,
+			// and no client can be asked to keep it (see undeclared).
+			m[r] = undeclared
+		}
+	}
+	if ap := s.AdditionalProperties.Schema; ap != nil && len(s.Properties) == 0 && shallow {
+		for i, k := range []string{"alpha", "bravo"} {
+			v, err := g.value(ap, depth+1, salt+i)
+			if err != nil {
+				break
+			}
+			m[k] = v
+		}
+	}
+	if len(m) == 0 && len(s.Properties) == 0 && (s.AdditionalProperties.Has == nil || *s.AdditionalProperties.Has) && s.AdditionalProperties.Schema == nil {
+		m[fillerKey] = fillerValue
+	}
+	return nil
+}
+
+func (g *synth) array(s *openapi3.Schema, depth, salt int) (any, error) {
+	if s.MinItems > maxMinItems {
+		return nil, fmt.Errorf("%w: minItems %d", errUnsynthesizable, s.MinItems)
+	}
+	n := max(int(s.MinItems), 2)
+	if depth > 3 {
+		n = max(int(s.MinItems), 1)
+	}
+	n = min(n, max(maxArray, int(s.MinItems)))
+	if s.MaxItems != nil && uint64(n) > *s.MaxItems {
+		n = int(*s.MaxItems)
+	}
+	out := make([]any, 0, n)
+	var keys []string
+	for i := 0; len(out) < n && i < n+4; i++ {
+		v, err := g.value(s.Items, depth+1, salt+i)
+		if err != nil {
+			return nil, err
+		}
+		// Items differ so that a style's separators can be told apart.
+		k := canonical(v)
+		if containsString(keys, k) {
+			continue
+		}
+		keys = append(keys, k)
+		out = append(out, v)
+	}
+	if uint64(len(out)) < s.MinItems {
+		return nil, fmt.Errorf("%w: not enough distinct items", errUnsynthesizable)
+	}
+	return out, nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *synth) number(s *openapi3.Schema, integer bool, salt int) (any, error) {
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if s.Min != nil {
+		lo = *s.Min
+		if s.ExclusiveMin.IsTrue() {
+			lo = nextAbove(lo, integer)
+		}
+	}
+	if v := s.ExclusiveMin.Value; v != nil {
+		lo = math.Max(lo, nextAbove(*v, integer))
+	}
+	if s.Max != nil {
+		hi = *s.Max
+		if s.ExclusiveMax.IsTrue() {
+			hi = nextBelow(hi, integer)
+		}
+	}
+	if v := s.ExclusiveMax.Value; v != nil {
+		hi = math.Min(hi, nextBelow(*v, integer))
+	}
+	// A value that is not zero (omitempty would drop it) and differs by salt.
+	want := float64(3 + (g.seed+salt)%5)
+	if !integer {
+		want += 0.5
+	}
+	if s.Format == "int32" || s.Format == "int64" || s.Format == "uint" {
+		integer = true
+		want = math.Floor(want)
+	}
+	v := math.Min(math.Max(want, lo), hi)
+	if integer {
+		v = math.Ceil(v)
+	}
+	if m := s.MultipleOf; m != nil && *m > 0 {
+		v = math.Ceil(v / *m) * *m
+		if v > hi {
+			v = math.Floor(hi / *m) * *m
+		}
+	}
+	if v < lo || v > hi || math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil, fmt.Errorf("%w: no number in [%v, %v]", errUnsynthesizable, lo, hi)
+	}
+	return v, nil
+}
+
+func nextAbove(v float64, integer bool) float64 {
+	if integer {
+		return math.Floor(v) + 1
+	}
+	return v + math.Max(math.Abs(v)*1e-9, 0.25)
+}
+
+func nextBelow(v float64, integer bool) float64 {
+	if integer {
+		return math.Ceil(v) - 1
+	}
+	return v - math.Max(math.Abs(v)*1e-9, 0.25)
+}
+
+// formats are valid values of the formats kin-openapi and resgen know.
+var formats = map[string][]string{
+	"date-time": {"2024-02-03T04:05:06Z", "2023-11-12T13:14:15Z"},
+	"date":      {"2024-02-03", "2023-11-12"},
+	"time":      {"04:05:06", "13:14:15"},
+	"uuid":      {"3fa85f64-5717-4562-b3fc-2c963f66afa6", "9b2c3d4e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"},
+	"email":     {"alice@example.com", "bob@example.org"},
+	"uri":       {"https://example.com/alpha", "https://example.org/bravo"},
+	"url":       {"https://example.com/alpha", "https://example.org/bravo"},
+	"hostname":  {"alpha.example.com", "bravo.example.org"},
+	"ipv4":      {"192.0.2.1", "198.51.100.2"},
+	"ipv6":      {"2001:db8::1", "2001:db8::2"},
+	"byte":      {"aGVsbG8=", "d29ybGQ="},
+	"binary":    {"file-content-alpha", "file-content-bravo"},
+	"duration":  {"P1D", "PT2H"},
+	"password":  {"secret-alpha", "secret-bravo"},
+}
+
+var words = []string{"alpha", "bravo", "charlie", "delta", "echo"}
+
+func (g *synth) str(s *openapi3.Schema, salt int) (any, error) {
+	i := g.seed + salt
+	if s.Pattern != "" {
+		if v, ok := fromPattern(s.Pattern, s, i); ok {
+			return v, nil
+		}
+		if v, ok := exampleString(s); ok {
+			return v, nil
+		}
+		return nil, fmt.Errorf("%w: pattern %q", errUnsynthesizable, s.Pattern)
+	}
+	if vals, ok := formats[s.Format]; ok {
+		return fitLength(vals[i%len(vals)], s)
+	}
+	if v, ok := exampleString(s); ok && s.Format != "" {
+		return v, nil
+	}
+	return fitLength(words[i%len(words)], s)
+}
+
+func fitLength(v string, s *openapi3.Schema) (any, error) {
+	if s.MinLength > maxStringLen {
+		return nil, fmt.Errorf("%w: minLength %d", errUnsynthesizable, s.MinLength)
+	}
+	for uint64(len([]rune(v))) < s.MinLength {
+		v += "x"
+	}
+	if s.MaxLength != nil && uint64(len([]rune(v))) > *s.MaxLength {
+		v = string([]rune(v)[:*s.MaxLength])
+	}
+	return v, nil
+}
+
+// exampleString is the schema's own string example, when it has a valid one.
+func exampleString(s *openapi3.Schema) (string, bool) {
+	cands := append([]any{s.Example}, s.Examples...)
+	for _, c := range cands {
+		if str, ok := c.(string); ok && s.VisitJSON(str) == nil {
+			return str, true
+		}
+	}
+	return "", false
+}
+
+// fromPattern generates a string matching pattern (Go syntax, as kin-openapi
+// compiles it) that also meets the schema's length bounds.
+func fromPattern(pattern string, s *openapi3.Schema, seed int) (string, bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return "", false
+	}
+	compiled, err := regexp.Compile(pattern)
+	if err != nil {
+		return "", false
+	}
+	for _, pad := range []int{0, 1, 4, 16} {
+		var b strings.Builder
+		budget := 600
+		gen(&b, re.Simplify(), seed, pad, &budget)
+		v := b.String()
+		if budget < 0 || !compiled.MatchString(v) {
+			continue
+		}
+		n := uint64(len([]rune(v)))
+		if n < s.MinLength || (s.MaxLength != nil && n > *s.MaxLength) {
+			continue
+		}
+		return v, true
+	}
+	return "", false
+}
+
+// gen writes one string re matches; pad is how many extra times an
+// unbounded repetition runs (to reach a minLength).
+func gen(b *strings.Builder, re *syntax.Regexp, seed, pad int, budget *int) {
+	*budget--
+	if *budget < 0 {
+		return
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 {
+				r = unicode.ToLower(r)
+			}
+			b.WriteRune(r)
+		}
+	case syntax.OpCharClass:
+		b.WriteRune(pickRune(re.Rune, seed))
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		b.WriteRune('a')
+	case syntax.OpCapture:
+		gen(b, re.Sub[0], seed, pad, budget)
+	case syntax.OpConcat:
+		for i, sub := range re.Sub {
+			gen(b, sub, seed+i, pad, budget)
+		}
+	case syntax.OpAlternate:
+		gen(b, re.Sub[0], seed, pad, budget)
+	case syntax.OpStar:
+		for i := 0; i < pad; i++ {
+			gen(b, re.Sub[0], seed+i, pad, budget)
+		}
+	case syntax.OpPlus:
+		for i := 0; i < 1+pad; i++ {
+			gen(b, re.Sub[0], seed+i, pad, budget)
+		}
+	case syntax.OpQuest:
+		if pad > 0 {
+			gen(b, re.Sub[0], seed, pad, budget)
+		}
+	case syntax.OpRepeat:
+		n := re.Min
+		if re.Max == -1 || re.Max > n {
+			n += pad
+			if re.Max != -1 {
+				n = min(n, re.Max)
+			}
+		}
+		for i := 0; i < n && *budget >= 0; i++ {
+			gen(b, re.Sub[0], seed+i, pad, budget)
+		}
+	}
+}
+
+// pickRune takes a letter or digit from a class's ranges when it can.
+func pickRune(ranges []rune, seed int) rune {
+	var good []rune
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for r := ranges[i]; r <= ranges[i+1] && r-ranges[i] < 64; r++ {
+			if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+				good = append(good, r)
+			}
+		}
+	}
+	if len(good) > 0 {
+		return good[seed%len(good)]
+	}
+	if len(ranges) > 0 {
+		return ranges[0]
+	}
+	return 'a'
+}
+
+// typeOf is the one JSON type a value of s is made as.
+func typeOf(s *openapi3.Schema) string {
+	if s.Type != nil {
+		for _, t := range s.Type.Slice() {
+			if t != "null" {
+				return t
+			}
+		}
+		if s.Type.Is("null") {
+			return "null"
+		}
+	}
+	switch {
+	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || len(s.Required) > 0:
+		return "object"
+	case s.Items != nil:
+		return "array"
+	case s.Min != nil || s.Max != nil || s.MultipleOf != nil:
+		return "number"
+	}
+	return "string"
+}
+
+// discriminatorValue is the tag that selects alt: its mapping key, else
+// the name of the component it refers to.
+func discriminatorValue(d *openapi3.Discriminator, alt *openapi3.SchemaRef) string {
+	keys := make([]string, 0, len(d.Mapping))
+	for k := range d.Mapping {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if ref := d.Mapping[k].Ref; ref != "" && (ref == alt.Ref || strings.HasSuffix(alt.Ref, ref) || strings.HasSuffix(ref, "/"+refName(alt.Ref))) {
+			return k
+		}
+	}
+	if alt.Ref != "" {
+		return refName(alt.Ref)
+	}
+	return ""
+}
+
+func refName(ref string) string {
+	return ref[strings.LastIndex(ref, "/")+1:]
+}
+
+// normalize turns a YAML- or JSON-decoded value into encoding/json's shapes.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case float32:
+		return float64(x)
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = normalize(e)
+		}
+		return m
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = normalize(e)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,66 @@
+package conformance
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// PrintTable writes one row per spec; verbose adds each failure and skip.
+func PrintTable(w io.Writer, reports []*Report, verbose bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "spec\toperations\tcalls\trequests valid\tresponses decoded\tround-tripped\texceptions\tskipped\tfailures\ttime\t")
+	var total time.Duration
+	for _, r := range reports {
+		failed := 0
+		for _, f := range r.Failures {
+			if f.Excepted == "" {
+				failed++
+			}
+		}
+		total += r.Duration
+		name := filepath.Base(r.Spec)
+		if r.Repaired {
+			name += " (repaired)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%.1fs\t\n", name, r.Operations, r.Calls,
+			r.Valid, r.Calls, r.Decoded, r.Calls, r.RoundTripped, r.Checked, r.Exceptions, len(r.Skipped), failed, r.Duration.Seconds())
+	}
+	tw.Flush()
+	for _, r := range reports {
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "%s: note: %s\n", filepath.Base(r.Spec), n)
+		}
+		if !verbose {
+			continue
+		}
+		if len(r.Phases) > 0 {
+			var b strings.Builder
+			for _, ph := range r.Phases {
+				fmt.Fprintf(&b, " %s %.1fs", ph.Name, ph.Took.Seconds())
+			}
+			fmt.Fprintf(w, "%s: time:%s\n", filepath.Base(r.Spec), b.String())
+		}
+		for _, f := range r.Failures {
+			tag := "FAIL"
+			if f.Excepted != "" {
+				tag = "excepted (" + f.Excepted + ")"
+			}
+			op := f.Operation
+			if f.OpID != "" && f.OpID != op {
+				op += " (" + f.OpID + ")"
+			}
+			if f.Call != "" {
+				op += " [" + f.Call + "]"
+			}
+			fmt.Fprintf(w, "%s: %s %s: %s: %s\n", filepath.Base(r.Spec), tag, op, f.Kind, f.Detail)
+		}
+		for _, s := range r.Skipped {
+			fmt.Fprintf(w, "%s: skipped %s\n", filepath.Base(r.Spec), s)
+		}
+	}
+	_ = total
+}

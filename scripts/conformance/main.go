@@ -1,0 +1,61 @@
+// Command conformance checks generated clients on the wire (see
+// internal/conformance): go run ./scripts/conformance [-v] SPEC...
+// prints one row per spec and exits 1 when any check fails.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/resgen/resgen/internal/conformance"
+)
+
+func main() {
+	verbose := flag.Bool("v", false, "list each failing call with the reason, and the skipped calls")
+	parallel := flag.Int("p", 2, "specs run at once")
+	keep := flag.Bool("keep", false, "keep each temp module (printed in the notes)")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/conformance [-v] [-p N] SPEC...")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() == 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	wd, _ := os.Getwd()
+	root, err := conformance.RepoRoot(wd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		os.Exit(2)
+	}
+	exc, err := conformance.DefaultExceptions()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		os.Exit(2)
+	}
+	opts := conformance.Options{RepoRoot: root, Exceptions: exc, KeepDir: *keep}
+	specs := flag.Args()
+	reports := make([]*conformance.Report, len(specs))
+	sem := make(chan struct{}, max(*parallel, 1))
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			reports[i] = conformance.Run(context.Background(), s, opts)
+		}()
+	}
+	wg.Wait()
+	conformance.PrintTable(os.Stdout, reports, *verbose)
+	for _, r := range reports {
+		if r.Failed() {
+			os.Exit(1)
+		}
+	}
+}
