@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/resgen/resgen/internal/wiretest"
+	"github.com/resgen/resgen/internal/wirecheck"
 )
 
 // Inline variants are named by their tag value (PaymentRequestMethodIdeal,
@@ -26,15 +26,15 @@ func TestInlineVariantsSentWithTagFilledIn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wiretest.SameJSON(t, "the request", s.Received(t), tc.want)
+		wirecheck.SameJSON(t, "the request", s.Received(t), tc.want)
 		// The echo decodes into the variant sent, every member kept.
-		if got, want := wiretest.SetFields(resp.JSON200.Method), wiretest.SetFields(tc.body.Method); !slices.Equal(got, want) {
+		if got, want := wirecheck.SetFields(resp.JSON200.Method), wirecheck.SetFields(tc.body.Method); !slices.Equal(got, want) {
 			t.Errorf("%s decoded into %v, want %v", tc.want, got, want)
 		}
 		again, err := json.Marshal(resp.JSON200)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wiretest.SameJSON(t, "the echo encoded again", again, tc.want)
+		wirecheck.SameJSON(t, "the echo encoded again", again, tc.want)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/resgen/resgen/internal/wiretest"
+	"github.com/resgen/resgen/internal/wirecheck"
 	"go.uber.org/goleak"
 )
 
@@ -20,12 +20,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const specFile = "../../testdata/specs/valueunions.yaml"
 
-func newServer(t *testing.T, reply string) *wiretest.Server {
+func newServer(t *testing.T, reply string) *wirecheck.Server {
 	t.Helper()
-	return wiretest.NewServer(t, specFile, reply)
+	return wirecheck.NewReplying(t, specFile, reply)
 }
 
-func newClient(t *testing.T, s *wiretest.Server) *Client {
+func newClient(t *testing.T, s *wirecheck.Server) *Client {
 	t.Helper()
 	c, err := NewClient(s.URL, WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -39,7 +39,7 @@ func ptr[T any](v T) *T { return &v }
 // --- variants with the same keys, told apart by the value of "type" ---
 
 func TestNextActionDecodesByTagValue(t *testing.T) {
-	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
+	wirecheck.RepliesDecode(t, specFile, wirecheck.Cases{
 		{`{"type":"await","url":"https://a.example","timeoutSeconds":30}`, "AwaitAction"},
 		{`{"type":"redirect","url":"https://r.example","method":"POST"}`, "RedirectAction"},
 		// The enum is a $ref'd schema behind allOf.
@@ -48,7 +48,7 @@ func TestNextActionDecodesByTagValue(t *testing.T) {
 		{`{"type":"poll","url":"https://p.example","intervalSeconds":5}`, "PollAction"},
 		// A tag no variant allows: kept as sent, not taken for the first variant.
 		{`{"type":"teleport","url":"https://t.example"}`, "Unknown"},
-	}, func(s *wiretest.Server) (any, error) {
+	}, func(s *wirecheck.Server) (any, error) {
 		resp, err := newClient(t, s).RunAction(t.Context(), NextAction{AwaitAction: &AwaitAction{Type: "await", URL: "https://x.example"}})
 		if err != nil {
 			return nil, err
@@ -72,9 +72,9 @@ func TestNextActionSentWithTagFilledIn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wiretest.SameJSON(t, "the request", s.Received(t), tc.want)
+		wirecheck.SameJSON(t, "the request", s.Received(t), tc.want)
 		// The echo decodes into the variant sent.
-		wiretest.DecodesAs(t, tc.want, *resp.JSON200, wiretest.SetFields(tc.body)[0])
+		wirecheck.DecodesAs(t, tc.want, *resp.JSON200, wirecheck.SetFields(tc.body)[0])
 	}
 }
 
@@ -84,7 +84,7 @@ func TestTagOtherThanTheSpecsIsAnEncodeError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"redirect"`) {
 		t.Fatalf("err = %v, want an encode error naming the value the spec allows", err)
 	}
-	if n := s.Requests(); n != 0 {
+	if n := len(s.Requests()); n != 0 {
 		t.Fatalf("the server received %d requests, want none", n)
 	}
 }
@@ -92,7 +92,7 @@ func TestTagOtherThanTheSpecsIsAnEncodeError(t *testing.T) {
 // --- multi-value enums, and a member's JSON kind ---
 
 func TestAccountDecodesByEnumAndKind(t *testing.T) {
-	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
+	wirecheck.RepliesDecode(t, specFile, wirecheck.Cases{
 		{`{"scheme":"visa","id":"4111","expires":"12/30"}`, "CardAccount"},
 		{`{"scheme":"mastercard","id":"5500"}`, "CardAccount"},
 		{`{"scheme":"sepa","id":"NL91","iban":"NL91ABNA0417164300"}`, "BankAccount"},
@@ -100,7 +100,7 @@ func TestAccountDecodesByEnumAndKind(t *testing.T) {
 		{`{"scheme":"giro","id":42,"branch":"Main St"}`, "LegacyAccount"},
 		// An integer id is LegacyAccount's, whatever the scheme says.
 		{`{"scheme":"visa","id":7}`, "LegacyAccount"},
-	}, func(s *wiretest.Server) (any, error) {
+	}, func(s *wirecheck.Server) (any, error) {
 		resp, err := newClient(t, s).AddAccount(t.Context(), Account{LegacyAccount: &LegacyAccount{Scheme: "giro", ID: 1}})
 		if err != nil {
 			return nil, err
@@ -112,11 +112,11 @@ func TestAccountDecodesByEnumAndKind(t *testing.T) {
 // --- the same keys required, no values to go by: the variant that knows every member ---
 
 func TestLinkDecodesIntoTheVariantThatKnowsEveryMember(t *testing.T) {
-	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
+	wirecheck.RepliesDecode(t, specFile, wirecheck.Cases{
 		{`{"href":"/a"}`, "PlainLink"},
 		{`{"href":"/a","rel":"next"}`, "TypedLink"},
 		{`{"href":"/a","mediaType":"text/html","rel":"next"}`, "TypedLink"},
-	}, func(s *wiretest.Server) (any, error) {
+	}, func(s *wirecheck.Server) (any, error) {
 		resp, err := newClient(t, s).AddLink(t.Context(), Link{PlainLink: &PlainLink{Href: "/x"}})
 		if err != nil {
 			return nil, err
@@ -134,7 +134,7 @@ func TestPingSentWithKindFilledIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	// version is optional: left out, as the caller did.
-	wiretest.SameJSON(t, "the request", s.Received(t), `{"kind":"ping","message":"hello"}`)
+	wirecheck.SameJSON(t, "the request", s.Received(t), `{"kind":"ping","message":"hello"}`)
 	if got := *resp.JSON200; got.Kind != PingKindPing || got.Message != "hello" || got.Version != nil {
 		t.Errorf("echo decoded as %+v", got)
 	}

@@ -3,13 +3,13 @@ package valueunions31
 import (
 	"testing"
 
-	"github.com/resgen/resgen/internal/wiretest"
+	"github.com/resgen/resgen/internal/wirecheck"
 )
 
 // Inline variants are named by their const (…CredentialsPassword, not
 // …CredentialsVariant1); the const the caller leaves empty is sent.
 func TestInlineConstVariantsSentWithTag(t *testing.T) {
-	s := wiretest.NewServer(t, specFile, "")
+	s := wirecheck.NewReplying(t, specFile, "")
 	c := newClient(t, s)
 	for _, tc := range []struct {
 		body AuthenticateBody
@@ -21,6 +21,6 @@ func TestInlineConstVariantsSentWithTag(t *testing.T) {
 		if _, err := c.Authenticate(t.Context(), tc.body); err != nil {
 			t.Fatal(err)
 		}
-		wiretest.SameJSON(t, "the request", s.Received(t), tc.want)
+		wirecheck.SameJSON(t, "the request", s.Received(t), tc.want)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/resgen/resgen/internal/wiretest"
+	"github.com/resgen/resgen/internal/wirecheck"
 	"go.uber.org/goleak"
 )
 
@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const specFile = "../../testdata/specs/valueunions31.yaml"
 
-func newClient(t *testing.T, s *wiretest.Server) *Client {
+func newClient(t *testing.T, s *wirecheck.Server) *Client {
 	t.Helper()
 	c, err := NewClient(s.URL, WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -26,11 +26,11 @@ func newClient(t *testing.T, s *wiretest.Server) *Client {
 }
 
 func TestNextActionDecodesByConst(t *testing.T) {
-	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
+	wirecheck.RepliesDecode(t, specFile, wirecheck.Cases{
 		{`{"type":"await","url":"https://a.example","timeoutSeconds":9}`, "AwaitAction"},
 		{`{"type":"redirect","url":"https://r.example","method":"GET"}`, "RedirectAction"},
 		{`{"type":"teleport","url":"https://t.example"}`, "Unknown"},
-	}, func(s *wiretest.Server) (any, error) {
+	}, func(s *wirecheck.Server) (any, error) {
 		resp, err := newClient(t, s).RunAction(t.Context(), NextAction{AwaitAction: &AwaitAction{URL: "https://x.example"}})
 		if err != nil {
 			return nil, err
@@ -40,12 +40,12 @@ func TestNextActionDecodesByConst(t *testing.T) {
 }
 
 func TestConstSentWhenLeftEmpty(t *testing.T) {
-	s := wiretest.NewServer(t, specFile, "")
+	s := wirecheck.NewReplying(t, specFile, "")
 	c := newClient(t, s)
 	_, err := c.RunAction(t.Context(), NextAction{RedirectAction: &RedirectAction{URL: "https://r.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A const with no type is typed by its value.
-	wiretest.SameJSON(t, "the request", s.Received(t), `{"type":"redirect","url":"https://r.example"}`)
+	wirecheck.SameJSON(t, "the request", s.Received(t), `{"type":"redirect","url":"https://r.example"}`)
 }

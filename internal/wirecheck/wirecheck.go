@@ -1,16 +1,19 @@
-// Package wirecheck is a test server for the e2e tests of generated
-// clients that checks every request it receives against the spec with
-// kin-openapi's openapi3filter.ValidateRequest: an oracle that shares no
-// code with resgen's serialization.
+// Package wirecheck is what the golden clients' e2e tests share to check
+// the wire against a spec: a loopback server that checks every request it
+// receives with kin-openapi's openapi3filter.ValidateRequest (an oracle
+// that shares no code with resgen's serialization), and comparisons of
+// JSON values and union variants.
 package wirecheck
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -33,9 +36,9 @@ type Request struct {
 	Invalid error
 }
 
-// Server is a loopback server that checks every request and answers it
-// with no body and the next of its statuses (the last one repeated; 200
-// when none are given).
+// Server is a loopback server that checks every request. New's answers
+// have no body and the next of its statuses (the last one repeated; 200
+// when none are given); NewReplying's are 200 with a JSON body.
 type Server struct {
 	*httptest.Server
 	mu   sync.Mutex
@@ -44,6 +47,33 @@ type Server struct {
 
 // New starts a server for the spec at path; it closes with the test.
 func New(t *testing.T, path string, statuses ...int) *Server {
+	t.Helper()
+	return start(t, path, func(w http.ResponseWriter, n int, _ []byte) {
+		status := http.StatusOK
+		if len(statuses) > 0 {
+			status = statuses[min(n, len(statuses)-1)]
+		}
+		w.WriteHeader(status)
+	})
+}
+
+// NewReplying starts a server for the spec at path that answers every
+// request with reply as JSON (the request's own body when reply is empty).
+func NewReplying(t *testing.T, path, reply string) *Server {
+	t.Helper()
+	return start(t, path, func(w http.ResponseWriter, _ int, body []byte) {
+		out := []byte(reply)
+		if len(out) == 0 {
+			out = body
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(out)
+	})
+}
+
+// start serves the spec at path; answer writes the reply to the n-th
+// request (from 0), whose body it is given.
+func start(t *testing.T, path string, answer func(w http.ResponseWriter, n int, body []byte)) *Server {
 	t.Helper()
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
@@ -68,11 +98,7 @@ func New(t *testing.T, path string, statuses ...int) *Server {
 		n := len(s.reqs)
 		s.reqs = append(s.reqs, got)
 		s.mu.Unlock()
-		status := http.StatusOK
-		if len(statuses) > 0 {
-			status = statuses[min(n, len(statuses)-1)]
-		}
-		w.WriteHeader(status)
+		answer(w, n, body)
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -106,9 +132,79 @@ func (s *Server) Last(t *testing.T) Request {
 	return r
 }
 
+// Received is the body of the last request, checked as Last does.
+func (s *Server) Received(t *testing.T) []byte {
+	t.Helper()
+	return s.Last(t).Body
+}
+
 // Requests are all the requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
+}
+
+// SameJSON fails unless got and want are the same JSON value (objects
+// compared by members, not by order or spacing).
+func SameJSON(t *testing.T, what string, got []byte, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("%s: invalid JSON %q: %v", what, got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("%s: the test's JSON %q: %v", what, want, err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("%s:\n got %s\nwant %s", what, got, want)
+	}
+}
+
+// SetFields names the fields of a union value (a struct of nil-able
+// fields) that are set.
+func SetFields(u any) []string {
+	v := reflect.ValueOf(u)
+	var out []string
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Field(i); f.Kind() != reflect.Struct && !f.IsNil() {
+			out = append(out, v.Type().Field(i).Name)
+		}
+	}
+	return out
+}
+
+// DecodesAs checks that the union value got, decoded from sent, has
+// exactly the field want set, and that encoding it again gives the JSON
+// sent: no member lost.
+func DecodesAs(t *testing.T, sent string, got any, want string) {
+	t.Helper()
+	if f := SetFields(got); len(f) != 1 || f[0] != want {
+		t.Errorf("%s decoded into %v, want %s", sent, f, want)
+	}
+	again, err := json.Marshal(got)
+	if err != nil {
+		t.Fatalf("%s: encode the decoded value: %v", sent, err)
+	}
+	SameJSON(t, sent+" decoded and encoded again", again, sent)
+}
+
+// Cases are bodies a server answers with, each with the union variant
+// (field name) it must decode into.
+type Cases []struct{ Sent, Variant string }
+
+// RepliesDecode makes call against a Server answering each case's body,
+// checks the request with openapi3filter, and the union value call
+// returns with DecodesAs.
+func RepliesDecode(t *testing.T, specFile string, cases Cases, call func(*Server) (any, error)) {
+	t.Helper()
+	for _, c := range cases {
+		s := NewReplying(t, specFile, c.Sent)
+		got, err := call(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Received(t)
+		DecodesAs(t, c.Sent, got, c.Variant)
+	}
 }
