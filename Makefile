@@ -26,9 +26,10 @@ corpus:
 	RESGEN_CORPUS=all $(GO) test ./generator -run TestCorpus -v -timeout 60m
 
 # Wire conformance (internal/conformance) of every spec of ../shared/specs/real
-# and testdata/specs (top level; testdata/specs/invalid is not a spec): one
+# (with the entry file of each multi-file spec) and testdata/specs (top
+# level; testdata/specs/invalid is not a spec): one
 # row per spec; -v lists each failing call. `make test` runs the specs under 2 MB.
-CONFORMANCE_SPECS = $(wildcard ../shared/specs/real/*.yaml ../shared/specs/real/*.json testdata/specs/*.yaml testdata/specs/*.json)
+CONFORMANCE_SPECS = $(wildcard ../shared/specs/real/*.yaml ../shared/specs/real/*.json ../shared/specs/real/*/*public*.yaml testdata/specs/*.yaml testdata/specs/*.json)
 conformance:
 	$(GO) run ./scripts/conformance -v $(CONFORMANCE_SPECS)
 

@@ -101,26 +101,5 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
-	return json.Marshal(normalizeYAML(v))
-}
-
-func normalizeYAML(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalizeYAML(e)
-		}
-		return x
-	case map[any]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[fmt.Sprint(k)] = normalizeYAML(e)
-		}
-		return m
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeYAML(e)
-		}
-	}
-	return v
+	return json.Marshal(jsonShapes(v, false))
 }

@@ -195,7 +195,10 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 	if err := os.WriteFile(planPath, planData, 0o644); err != nil {
 		return fail("build", err.Error())
 	}
-	cmd := exec.CommandContext(ctx, bin, planPath, ts.URL)
+	// Calls time out on their own (30s each); this bounds a whole run.
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(dctx, bin, planPath, ts.URL)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -600,33 +600,45 @@ func refName(ref string) string {
 	return ref[strings.LastIndex(ref, "/")+1:]
 }
 
-// normalize turns a YAML- or JSON-decoded value into encoding/json's shapes.
-func normalize(v any) any {
+// normalize turns a YAML- or JSON-decoded value into encoding/json's
+// shapes (numbers as float64).
+func normalize(v any) any { return jsonShapes(v, true) }
+
+// jsonShapes gives maps string keys and, with floats, numbers float64
+// (without, integers stay exact: a spec re-encoded for kin-openapi keeps
+// its bounds).
+func jsonShapes(v any, floats bool) any {
 	switch x := v.(type) {
 	case int:
-		return float64(x)
+		if floats {
+			return float64(x)
+		}
 	case int64:
-		return float64(x)
+		if floats {
+			return float64(x)
+		}
 	case uint64:
-		return float64(x)
+		if floats {
+			return float64(x)
+		}
 	case float32:
 		return float64(x)
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[k] = normalize(e)
+			m[k] = jsonShapes(e, floats)
 		}
 		return m
 	case map[any]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[fmt.Sprint(k)] = normalize(e)
+			m[fmt.Sprint(k)] = jsonShapes(e, floats)
 		}
 		return m
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = normalize(e)
+			out[i] = jsonShapes(e, floats)
 		}
 		return out
 	}
