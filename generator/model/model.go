@@ -248,7 +248,7 @@ type Operation struct {
 	// URLPath is the path template requests go to: Path without a
 	// "#fragment", which some specs add only to tell path keys apart.
 	URLPath string
-	Summary      string
+	Summary string
 	// Tag is the operation's first tag ("" when none): the file it goes
 	// to when the output is split by tag.
 	Tag        string
