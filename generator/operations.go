@@ -25,16 +25,31 @@ type opRef struct {
 
 func (b *builder) operations() {
 	var ops []opRef
+	var fragments []string // path keys with a #fragment
 	for _, p := range b.s.doc.Paths.Keys() {
 		item := b.s.doc.Paths.Value(p)
 		if item == nil {
 			continue
+		}
+		if urlPath(p) != p {
+			fragments = append(fragments, p)
 		}
 		for m, op := range item.Operations() {
 			if op != nil {
 				ops = append(ops, opRef{p, strings.ToUpper(m), item, op})
 			}
 		}
+	}
+	if len(fragments) > 0 {
+		// Once per spec, at the first key: box has 19 of them.
+		sort.Strings(fragments)
+		more := ""
+		if len(fragments) > 1 {
+			more = fmt.Sprintf(" (and %d more path keys)", len(fragments)-1)
+		}
+		b.diags = append(b.diags, b.s.diag(Warning, pointerJoin("/paths", fragments[0]),
+			fmt.Sprintf("path key %q%s has a #fragment; it is not sent: requests go to %q, the method's doc comment names the key", fragments[0], more, urlPath(fragments[0])),
+			"a path key is a URL path; tell operations apart by operationId"))
 	}
 	sort.Slice(ops, func(i, j int) bool {
 		if ops[i].path != ops[j].path {
@@ -99,13 +114,24 @@ func (b *builder) operations() {
 
 var pathParamRE = regexp.MustCompile(`\{([^{}]+)\}`)
 
+// urlPath is the path a path key sends requests to. A "#fragment"
+// ("/files/{file_id}#add_shared_link") only tells two keys of one path
+// apart: it is never part of a request, and written into the URL it
+// would swallow the query that follows it.
+func urlPath(key string) string {
+	if i := strings.IndexByte(key, '#'); i >= 0 {
+		return key[:i]
+	}
+	return key
+}
+
 // argReserved are the names a generated method uses for itself.
 var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f", "contentType"}
 
 func (b *builder) operation(o opRef, name, field string, methods *namer) *model.Operation {
 	opPtr := pointerJoin("/paths", o.path, strings.ToLower(o.method))
 	op := &model.Operation{
-		Name: name, ID: o.op.OperationID, Method: o.method, Path: o.path,
+		Name: name, ID: o.op.OperationID, Method: o.method, Path: o.path, URLPath: urlPath(o.path),
 		Summary: strings.Join(docLines(strings.SplitN(o.op.Summary, "\n", 2)[0]), ""),
 		Doc:     docLines(o.op.Description), Deprecated: o.op.Deprecated, OpField: field,
 	}
@@ -177,7 +203,7 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 			declared[p.Name] = p
 		}
 	}
-	for _, m := range pathParamRE.FindAllStringSubmatch(o.path, -1) {
+	for _, m := range pathParamRE.FindAllStringSubmatch(op.URLPath, -1) {
 		pname := m[1]
 		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: "simple"}
 		if p := declared[pname]; p != nil {

@@ -209,6 +209,7 @@ func (b *builder) fields(owner string, props []prop, extra bool) []*model.Field 
 		switch {
 		case p.required && !nullable:
 			f.Type = t
+			f.EmptyNotNull = t.Kind == model.Slice || t.Kind == model.Map || t.Kind == model.Builtin && t.Name == "[]byte"
 		case t.Nilable():
 			f.Type, f.OmitEmpty = t, !p.required
 		default:

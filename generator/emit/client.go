@@ -119,7 +119,7 @@ func (e *emitter) emitClient(f *jen.File) {
 			g.Id("c").Dot(op.OpField).Op("=").Id("e").Dot("Operation").Call(literal(jen.Qual(runtimePkg, "OperationSpec"),
 				kv{"Name", jen.Lit(op.ID)},
 				kv{"Method", jen.Lit(op.Method)},
-				kv{"Path", jen.Lit(op.Path)},
+				kv{"Path", jen.Lit(op.URLPath)},
 				kv{"Breaker", brk},
 				kv{"Retry", rty},
 				kv{"Timeout", durExpr(op.Policy.Timeout)},

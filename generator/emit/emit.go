@@ -285,8 +285,11 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 				g.Id("AdditionalProperties").Map(jen.String()).Add(typeExpr(t.Extra)).Tag(map[string]string{"json": "-"})
 			}
 		})
-		if t.Extra != nil || hasWireNames(t) {
+		switch {
+		case t.Extra != nil || hasWireNames(t):
 			e.emitCustomJSON(f, t)
+		case len(emptyNotNull(t)) > 0:
+			emitEmptyNotNull(f, t)
 		}
 	case model.Defined:
 		f.Type().Id(t.Name).Add(typeExpr(t.Underlying))

@@ -98,7 +98,10 @@ func statusWords(s string) string {
 // emitOperation prints the method of one operation, and one more for each
 // other request content type (op.Variants).
 func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
-	doc := []string{op.Name + " calls " + op.Method + " " + op.Path + "."}
+	doc := []string{op.Name + " calls " + op.Method + " " + op.URLPath + "."}
+	if op.URLPath != op.Path {
+		doc = append(doc, "", "The spec's path key is "+op.Path+"; its #fragment is not sent.")
+	}
 	if op.Summary != "" {
 		doc = append(doc, "", op.Summary)
 	}
@@ -228,7 +231,7 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 		}
 	}
 	parts := []jen.Code{jen.Id("c").Dot("server")}
-	rest := op.Path
+	rest := op.URLPath
 	byName := map[string]*model.Param{}
 	for _, p := range op.PathParams {
 		byName[p.SpecName] = p
@@ -294,7 +297,7 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 		}
 	})
 	sep := "?"
-	if strings.Contains(op.Path, "?") {
+	if strings.Contains(op.URLPath, "?") {
 		sep = "&"
 	}
 	g.If(jen.Id("q").Dot("Len").Call().Op(">").Lit(0)).Block(

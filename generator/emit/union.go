@@ -135,7 +135,12 @@ func fieldTag(fl *model.Field) string {
 // so that a candidate that does not decode leaves the next one a chance.
 func tryVariant(v *model.Variant) jen.Code {
 	if v.Type.Nilable() {
-		return jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("u").Dot(v.FieldName)).Op("==").Nil()).Block(jen.Return(jen.Nil()))
+		// A list that does not decode may still hold what did ([[6,7]]
+		// into []string leaves [""]): clear it, or MarshalJSON writes it.
+		return jen.Add(
+			jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("u").Dot(v.FieldName)).Op("==").Nil()).Block(jen.Return(jen.Nil())),
+			jen.Line(), jen.Id("u").Dot(v.FieldName).Op("=").Nil(),
+		)
 	}
 	return jen.If(jen.Id("v").Op(":=").New(typeExpr(v.Type)), jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Id("v")).Op("==").Nil()).Block(
 		jen.Id("u").Dot(v.FieldName).Op("=").Id("v"),
@@ -409,9 +414,11 @@ func (e *emitter) emitCustomJSON(f *jen.File, t *model.Type) {
 			g.Return(jen.Nil())
 		}
 	})
-	comment(f, []string{"MarshalJSON writes every field" + map[bool]string{true: ", then AdditionalProperties.", false: "."}[t.Extra != nil]})
+	doc := []string{"MarshalJSON writes every field" + map[bool]string{true: ", then AdditionalProperties.", false: "."}[t.Extra != nil]}
+	comment(f, append(doc, emptyNotNullDoc(t)...))
 	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.Type().Id("plain").Id(t.Name)
+		addAll(g, fillEmpty(t))
 		encode := jen.Qual("encoding/json", "Marshal").Call(jen.Id("plain").Parens(jen.Id("v")))
 		if t.Extra != nil {
 			encode = jen.Qual(runtimePkg, "MarshalWithExtra").Call(jen.Id("plain").Parens(jen.Id("v")), jen.Id("v").Dot("AdditionalProperties"))
@@ -473,4 +480,62 @@ func (e *emitter) enumValues(t *model.GoType) []jen.Code {
 		out = append(out, jen.Lit(fmt.Sprint(v.Value)))
 	}
 	return out
+}
+
+// emptyNotNull are the fields whose nil value the schema does not allow
+// (required, not nullable lists, maps and bytes).
+func emptyNotNull(t *model.Type) []*model.Field {
+	var out []*model.Field
+	for _, fl := range t.Fields {
+		if fl.EmptyNotNull {
+			out = append(out, fl)
+		}
+	}
+	return out
+}
+
+func emptyNotNullDoc(t *model.Type) []string {
+	fields := emptyNotNull(t)
+	if len(fields) == 0 {
+		return nil
+	}
+	out := make([]string, len(fields))
+	for i, fl := range fields {
+		empty := "[]"
+		switch {
+		case fl.Type.Kind == model.Map:
+			empty = "{}"
+		case fl.Type.Kind == model.Builtin:
+			empty = `""`
+		}
+		out[i] = "A nil " + fl.Name + " is written as " + empty + ": it is required and not nullable."
+	}
+	return out
+}
+
+// fillEmpty prints, for each field of emptyNotNull: if v.X == nil { v.X = T{} }
+// (v is the receiver's copy).
+func fillEmpty(t *model.Type) []jen.Code {
+	var out []jen.Code
+	for _, fl := range emptyNotNull(t) {
+		empty := typeExpr(fl.Type).Values()
+		if fl.Type.Kind == model.Builtin {
+			empty = jen.Index().Byte().Values()
+		}
+		out = append(out, jen.If(jen.Id("v").Dot(fl.Name).Op("==").Nil()).Block(jen.Id("v").Dot(fl.Name).Op("=").Add(empty)))
+	}
+	return out
+}
+
+// emitEmptyNotNull prints the MarshalJSON of a struct with required,
+// non-nullable lists, maps or bytes: encoding/json writes a nil one as
+// null, which the schema refuses; [] (or {} or "") is the value a caller
+// who set nothing means.
+func emitEmptyNotNull(f *jen.File, t *model.Type) {
+	comment(f, append([]string{"MarshalJSON writes every field."}, emptyNotNullDoc(t)...))
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).BlockFunc(func(g *jen.Group) {
+		g.Type().Id("plain").Id(t.Name)
+		addAll(g, fillEmpty(t))
+		g.Return(jen.Qual("encoding/json", "Marshal").Call(jen.Id("plain").Parens(jen.Id("v"))))
+	})
 }

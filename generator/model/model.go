@@ -135,6 +135,10 @@ type Field struct {
 	Required bool
 	// OmitEmpty adds ,omitempty to the JSON tag.
 	OmitEmpty bool
+	// EmptyNotNull marks a required, non-nullable list, map or []byte:
+	// the type's MarshalJSON writes nil as [], {} or "", as null is not
+	// a value the schema allows.
+	EmptyNotNull bool
 	// ByHand marks a property whose JSON name (WireName) no struct tag
 	// can hold: JSONName is "-" and the type encodes the field itself.
 	ByHand   bool
@@ -241,7 +245,10 @@ type Operation struct {
 	// Name is the Go method name; ID the operationId ("" when none).
 	Name, ID     string
 	Method, Path string
-	Summary      string
+	// URLPath is the path template requests go to: Path without a
+	// "#fragment", which some specs add only to tell path keys apart.
+	URLPath string
+	Summary string
 	// Tag is the operation's first tag ("" when none): the file it goes
 	// to when the output is split by tag.
 	Tag        string

@@ -65,6 +65,16 @@ type PostOrderForm struct {
 	Tags []string           `json:"tags"`
 }
 
+// MarshalJSON writes every field.
+// A nil Tags is written as []: it is required and not nullable.
+func (v PostOrderForm) MarshalJSON() ([]byte, error) {
+	type plain PostOrderForm
+	if v.Tags == nil {
+		v.Tags = []string{}
+	}
+	return json.Marshal(plain(v))
+}
+
 // PostOrderFormMeta is a schema of the API.
 type PostOrderFormMeta struct {
 	K *string `json:"k,omitzero"`

@@ -4,6 +4,7 @@ package loaddefs
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -31,6 +32,16 @@ type Total struct {
 type GetOrderResponse200Body struct {
 	ID    string `json:"id"`
 	Lines []Line `json:"lines"`
+}
+
+// MarshalJSON writes every field.
+// A nil Lines is written as []: it is required and not nullable.
+func (v GetOrderResponse200Body) MarshalJSON() ([]byte, error) {
+	type plain GetOrderResponse200Body
+	if v.Lines == nil {
+		v.Lines = []Line{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // Line is a schema of the API.

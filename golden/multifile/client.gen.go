@@ -4,6 +4,7 @@ package multifile
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -20,6 +21,16 @@ const _ = runtime.SupportPackageIsVersion1
 type Order struct {
 	ID    string `json:"id"`
 	Lines []Line `json:"lines"`
+}
+
+// MarshalJSON writes every field.
+// A nil Lines is written as []: it is required and not nullable.
+func (v Order) MarshalJSON() ([]byte, error) {
+	type plain Order
+	if v.Lines == nil {
+		v.Lines = []Line{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // Line is a schema of the API.

@@ -2,7 +2,10 @@
 
 package openstackconsolesplit
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // AuthRequest is a schema of the API.
 type AuthRequest struct {
@@ -120,6 +123,16 @@ type Volume struct {
 // ListServersResponse200Body is a schema of the API.
 type ListServersResponse200Body struct {
 	Servers []Server `json:"servers"`
+}
+
+// MarshalJSON writes every field.
+// A nil Servers is written as []: it is required and not nullable.
+func (v ListServersResponse200Body) MarshalJSON() ([]byte, error) {
+	type plain ListServersResponse200Body
+	if v.Servers == nil {
+		v.Servers = []Server{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ListImagesVisibility is a schema of the API.

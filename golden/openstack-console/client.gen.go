@@ -5,6 +5,7 @@ package openstackconsole
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -135,6 +136,16 @@ type Volume struct {
 // ListServersResponse200Body is a schema of the API.
 type ListServersResponse200Body struct {
 	Servers []Server `json:"servers"`
+}
+
+// MarshalJSON writes every field.
+// A nil Servers is written as []: it is required and not nullable.
+func (v ListServersResponse200Body) MarshalJSON() ([]byte, error) {
+	type plain ListServersResponse200Body
+	if v.Servers == nil {
+		v.Servers = []Server{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ListImagesVisibility is a schema of the API.

@@ -152,6 +152,16 @@ type ImageDeleteRequestLocationsItem struct {
 	ValidationData *ImageDeleteRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v ImageDeleteRequestLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain ImageDeleteRequestLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
+}
+
 // ImageDeleteRequestLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
@@ -307,6 +317,16 @@ type ImageShowRequestLocationsItem struct {
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowRequestLocationsItemValidationData `json:"validation_data,omitzero"`
+}
+
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v ImageShowRequestLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain ImageShowRequestLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ImageShowRequestLocationsItemValidationData is described by the spec as:
@@ -592,6 +612,16 @@ type ImageShowResponseLocationsItem struct {
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowResponseLocationsItemValidationData `json:"validation_data,omitzero"`
+}
+
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v ImageShowResponseLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain ImageShowResponseLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ImageShowResponseLocationsItemValidationData is described by the spec as:
@@ -881,6 +911,16 @@ type ImageUpdateResponseLocationsItem struct {
 	ValidationData *ImageUpdateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v ImageUpdateResponseLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain ImageUpdateResponseLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
+}
+
 // ImageUpdateResponseLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
@@ -1132,6 +1172,16 @@ type ImagesCreateRequestLocationsItem struct {
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesCreateRequestLocationsItemValidationData `json:"validation_data,omitzero"`
+}
+
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v ImagesCreateRequestLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain ImagesCreateRequestLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ImagesCreateRequestLocationsItemValidationData is described by the spec as:
@@ -1425,6 +1475,16 @@ type ImagesCreateResponseLocationsItem struct {
 	ValidationData *ImagesCreateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v ImagesCreateResponseLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain ImagesCreateResponseLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
+}
+
 // ImagesCreateResponseLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
@@ -1624,6 +1684,16 @@ type ImagesIndexRequestLocationsItem struct {
 	ValidationData *ImagesIndexRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v ImagesIndexRequestLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain ImagesIndexRequestLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
+}
+
 // ImagesIndexRequestLocationsItemValidationData is described by the spec as:
 //
 // Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
@@ -1788,6 +1858,16 @@ type ImagesListResponseImagesItemLocationsItem struct {
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesListResponseImagesItemLocationsItemValidationData `json:"validation_data,omitzero"`
+}
+
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v ImagesListResponseImagesItemLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain ImagesListResponseImagesItemLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ImagesListResponseImagesItemLocationsItemValidationData is described by the spec as:
@@ -2186,6 +2266,16 @@ type ImagesTasksGetTaskInfoRequestLocationsItem struct {
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesTasksGetTaskInfoRequestLocationsItemValidationData `json:"validation_data,omitzero"`
+}
+
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v ImagesTasksGetTaskInfoRequestLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain ImagesTasksGetTaskInfoRequestLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ImagesTasksGetTaskInfoRequestLocationsItemValidationData is described by the spec as:
@@ -6231,6 +6321,16 @@ type StoreDeleteFromStoreRequestLocationsItem struct {
 	URL      string         `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *StoreDeleteFromStoreRequestLocationsItemValidationData `json:"validation_data,omitzero"`
+}
+
+// MarshalJSON writes every field.
+// A nil Metadata is written as {}: it is required and not nullable.
+func (v StoreDeleteFromStoreRequestLocationsItem) MarshalJSON() ([]byte, error) {
+	type plain StoreDeleteFromStoreRequestLocationsItem
+	if v.Metadata == nil {
+		v.Metadata = map[string]any{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // StoreDeleteFromStoreRequestLocationsItemValidationData is described by the spec as:

@@ -148,6 +148,16 @@ type Call struct {
 	Op   string `json:"op"`
 }
 
+// MarshalJSON writes every field.
+// A nil Args is written as []: it is required and not nullable.
+func (v Call) MarshalJSON() ([]byte, error) {
+	type plain Call
+	if v.Args == nil {
+		v.Args = []Expr{}
+	}
+	return json.Marshal(plain(v))
+}
+
 // Card is a schema of the API.
 type Card struct {
 	Brand    CardBrand `json:"brand"`
@@ -535,6 +545,16 @@ type Drawing struct {
 	Title   string                        `json:"title"`
 }
 
+// MarshalJSON writes every field.
+// A nil Shapes is written as []: it is required and not nullable.
+func (v Drawing) MarshalJSON() ([]byte, error) {
+	type plain Drawing
+	if v.Shapes == nil {
+		v.Shapes = []Shape{}
+	}
+	return json.Marshal(plain(v))
+}
+
 // DrawingAnnotationsItem is one of: String, Point. The field that is set holds the value.
 type DrawingAnnotationsItem struct {
 	String *string `json:"-"`
@@ -727,6 +747,16 @@ type EventPage struct {
 	Data          []Event          `json:"data"`
 	LatestByOrder map[string]Event `json:"latestByOrder,omitzero"`
 	Next          *string          `json:"next,omitzero"`
+}
+
+// MarshalJSON writes every field.
+// A nil Data is written as []: it is required and not nullable.
+func (v EventPage) MarshalJSON() ([]byte, error) {
+	type plain EventPage
+	if v.Data == nil {
+		v.Data = []Event{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // Expr is one of: NumberLit, VarRef, BinaryOp, Call (discriminator "op"). The field that is set holds the value.
@@ -1344,6 +1374,16 @@ type SearchRequest struct {
 	// a UUID or a legacy numeric id.
 	ID    SearchRequestID     `json:"id"`
 	Limit *SearchRequestLimit `json:"limit,omitzero"`
+}
+
+// MarshalJSON writes every field.
+// A nil Filters is written as []: it is required and not nullable.
+func (v SearchRequest) MarshalJSON() ([]byte, error) {
+	type plain SearchRequest
+	if v.Filters == nil {
+		v.Filters = []SearchFilter{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // SearchRequestID is any of: String, Int. The field that is set holds the value.

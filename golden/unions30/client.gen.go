@@ -334,6 +334,16 @@ type ValidationProblem struct {
 	Type          string                               `json:"type"`
 }
 
+// MarshalJSON writes every field.
+// A nil InvalidParams is written as []: it is required and not nullable.
+func (v ValidationProblem) MarshalJSON() ([]byte, error) {
+	type plain ValidationProblem
+	if v.InvalidParams == nil {
+		v.InvalidParams = []ValidationProblemInvalidParamsItem{}
+	}
+	return json.Marshal(plain(v))
+}
+
 // ValidationProblemInvalidParamsItem is a schema of the API.
 type ValidationProblemInvalidParamsItem struct {
 	Name   string `json:"name"`

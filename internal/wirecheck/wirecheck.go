@@ -81,6 +81,13 @@ func start(t *testing.T, path string, answer func(w http.ResponseWriter, n int, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return NewDoc(t, doc, statuses...)
+}
+
+// NewDoc is New for a document already loaded (a Swagger 2.0 spec
+// converted with openapi2conv, say).
+func NewDoc(t *testing.T, doc *openapi3.T, statuses ...int) *Server {
+	t.Helper()
 	doc.Servers = nil // routes match any host
 	router, err := legacy.NewRouter(doc)
 	if err != nil {
