@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/resgen/resgen/internal/wirecheck"
-	"github.com/resgen/resgen/internal/wiretest"
 	"go.uber.org/goleak"
 )
 
@@ -47,7 +46,7 @@ func TestFragmentOfPathKeyIsNotSentAndQueryIs(t *testing.T) {
 	if got := r.Query["fields"]; len(got) != 1 || got[0] != "shared_link" {
 		t.Errorf("query fields = %q, want [shared_link]", got)
 	}
-	wiretest.SameJSON(t, "body", r.Body, `{"shared_link":{"access":"open"}}`)
+	wirecheck.SameJSON(t, "body", r.Body, `{"shared_link":{"access":"open"}}`)
 }
 
 // A required list or map that is not nullable was sent as null when the
@@ -59,13 +58,13 @@ func TestRequiredNonNullableListAndMapAreSentEmptyNotNull(t *testing.T) {
 	if _, err := c.CreateGroup(t.Context(), Group{Name: "g"}); err != nil {
 		t.Fatal(err)
 	}
-	wiretest.SameJSON(t, "body", s.Last(t).Body, `{"name":"g","policies":[],"labels":{}}`)
+	wirecheck.SameJSON(t, "body", s.Last(t).Body, `{"name":"g","policies":[],"labels":{}}`)
 
 	// What the caller sets is sent as set.
 	if _, err := c.CreateGroup(t.Context(), Group{Name: "g", Policies: []string{"affinity"}, Labels: map[string]string{"a": "b"}, Note: ptr("n")}); err != nil {
 		t.Fatal(err)
 	}
-	wiretest.SameJSON(t, "body", s.Last(t).Body, `{"name":"g","policies":["affinity"],"labels":{"a":"b"},"note":"n"}`)
+	wirecheck.SameJSON(t, "body", s.Last(t).Body, `{"name":"g","policies":["affinity"],"labels":{"a":"b"},"note":"n"}`)
 }
 
 // A union with several list variants tried each in turn, and a list that
@@ -73,7 +72,7 @@ func TestRequiredNonNullableListAndMapAreSentEmptyNotNull(t *testing.T) {
 // into []string is [""]); MarshalJSON then wrote that one (openai
 // CreateEmbedding sent "input":["",""]).
 func TestListVariantOfUnionDecodesIntoItsOwnField(t *testing.T) {
-	cases := wiretest.Cases{
+	cases := wirecheck.Cases{
 		{Sent: `[[6,7],[8]]`, Variant: "Array3"},
 		{Sent: `[1,2]`, Variant: "Array2"},
 		{Sent: `["a","b"]`, Variant: "Array"},
@@ -84,18 +83,18 @@ func TestListVariantOfUnionDecodesIntoItsOwnField(t *testing.T) {
 		if err := json.Unmarshal([]byte(c.Sent), &in); err != nil {
 			t.Fatal(err)
 		}
-		wiretest.DecodesAs(t, c.Sent, in, c.Variant)
+		wirecheck.DecodesAs(t, c.Sent, in, c.Variant)
 
 		// Through the client: sent as decoded, read back from the server's echo.
-		s := wiretest.NewServer(t, spec, "")
+		s := wirecheck.NewReplying(t, spec, "")
 		resp, err := newClient(t, s.URL).CreateEmbedding(t.Context(), EmbeddingRequest{Input: in})
 		if err != nil {
 			t.Fatal(err)
 		}
-		wiretest.SameJSON(t, c.Sent+" sent", s.Received(t), `{"input":`+c.Sent+`}`)
+		wirecheck.SameJSON(t, c.Sent+" sent", s.Received(t), `{"input":`+c.Sent+`}`)
 		if resp.JSON200 == nil {
 			t.Fatalf("%s: no typed answer", c.Sent)
 		}
-		wiretest.DecodesAs(t, c.Sent, resp.JSON200.Input, c.Variant)
+		wirecheck.DecodesAs(t, c.Sent, resp.JSON200.Input, c.Variant)
 	}
 }

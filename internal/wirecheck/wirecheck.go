@@ -48,20 +48,31 @@ type Server struct {
 // New starts a server for the spec at path; it closes with the test.
 func New(t *testing.T, path string, statuses ...int) *Server {
 	t.Helper()
-	return start(t, path, func(w http.ResponseWriter, n int, _ []byte) {
+	return start(t, load(t, path), answerStatuses(statuses))
+}
+
+// NewDoc is New for a document already loaded (a Swagger 2.0 spec
+// converted with openapi2conv, say).
+func NewDoc(t *testing.T, doc *openapi3.T, statuses ...int) *Server {
+	t.Helper()
+	return start(t, doc, answerStatuses(statuses))
+}
+
+func answerStatuses(statuses []int) func(w http.ResponseWriter, n int, _ []byte) {
+	return func(w http.ResponseWriter, n int, _ []byte) {
 		status := http.StatusOK
 		if len(statuses) > 0 {
 			status = statuses[min(n, len(statuses)-1)]
 		}
 		w.WriteHeader(status)
-	})
+	}
 }
 
 // NewReplying starts a server for the spec at path that answers every
 // request with reply as JSON (the request's own body when reply is empty).
 func NewReplying(t *testing.T, path, reply string) *Server {
 	t.Helper()
-	return start(t, path, func(w http.ResponseWriter, _ int, body []byte) {
+	return start(t, load(t, path), func(w http.ResponseWriter, _ int, body []byte) {
 		out := []byte(reply)
 		if len(out) == 0 {
 			out = body
@@ -71,9 +82,7 @@ func NewReplying(t *testing.T, path, reply string) *Server {
 	})
 }
 
-// start serves the spec at path; answer writes the reply to the n-th
-// request (from 0), whose body it is given.
-func start(t *testing.T, path string, answer func(w http.ResponseWriter, n int, body []byte)) *Server {
+func load(t *testing.T, path string) *openapi3.T {
 	t.Helper()
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
@@ -81,12 +90,12 @@ func start(t *testing.T, path string, answer func(w http.ResponseWriter, n int, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewDoc(t, doc, statuses...)
+	return doc
 }
 
-// NewDoc is New for a document already loaded (a Swagger 2.0 spec
-// converted with openapi2conv, say).
-func NewDoc(t *testing.T, doc *openapi3.T, statuses ...int) *Server {
+// start serves doc; answer writes the reply to the n-th request (from 0),
+// whose body it is given.
+func start(t *testing.T, doc *openapi3.T, answer func(w http.ResponseWriter, n int, body []byte)) *Server {
 	t.Helper()
 	doc.Servers = nil // routes match any host
 	router, err := legacy.NewRouter(doc)
