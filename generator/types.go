@@ -657,6 +657,25 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 		}
 	}
 	hints := variantHints(decl.Name, refs, members, required)
+	// The object forms of each variant (several for a variant that is a
+	// union of objects), and of each array variant's elements: checks are
+	// kept where they tell one form from another.
+	shapes := make([][]objectShape, len(refs))
+	itemShapes := make([][]objectShape, len(refs))
+	for i, ref := range refs {
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		switch jsonKind(ref.Value) {
+		case "object", "any":
+			shapes[i] = b.objectShapes(ref.Value, 0)
+		case "array":
+			if it := ref.Value.Items; it != nil {
+				itemShapes[i] = b.objectShapes(it.Value, 0)
+			}
+		}
+	}
+	flat, items := flattenShapes(shapes), flattenShapes(itemShapes)
 	byRef := map[*openapi3.SchemaRef]*model.Variant{}
 	for i, ref := range refs {
 		if ref == nil || ref.Value == nil {
@@ -676,12 +695,16 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 			fieldName = fmt.Sprintf("Variant%d", i+1)
 		}
 		v := &model.Variant{FieldName: fields.name(fieldName), Type: t, Kind: kind}
-		if kind == "object" {
-			v.Required = required[i]
-			v.Checks = telling(i, members)
-			if ap := vs.AdditionalProperties; len(members[i]) > 0 && ap.Schema == nil && (ap.Has == nil || !*ap.Has) {
-				v.Declared = sortedKeys(members[i])
-			}
+		if kind == "any" && shapes[i] != nil {
+			// A union of objects is an object variant, chosen by its own
+			// variants' keys and values.
+			v.Kind = "object"
+		}
+		if v.Kind == "object" {
+			v.Shapes = flat.of(i)
+		}
+		if kind == "array" {
+			v.Items = items.of(i)
 		}
 		decl.Variants = append(decl.Variants, v)
 		byRef[ref] = v
@@ -775,6 +798,99 @@ func ownDiscriminator(s *openapi3.Schema, depth int) *openapi3.Discriminator {
 		}
 	}
 	return nil
+}
+
+// objectShape is one object form a schema takes: what each member
+// allows, the keys it requires, and whether it names every member.
+type objectShape struct {
+	members  map[string]*model.MemberCheck
+	required []string
+	declared bool // no additionalProperties: the members are all it knows
+	closed   bool // additionalProperties: false
+}
+
+// objectShapes returns the object forms s takes: its own, when it is an
+// object, or those of every variant of a oneOf/anyOf all of whose variants
+// (but null) are objects; nil when s may be something else.
+func (b *builder) objectShapes(s *openapi3.Schema, depth int) []objectShape {
+	if s == nil || depth > 8 {
+		return nil
+	}
+	if len(s.OneOf) == 0 && len(s.AnyOf) == 0 {
+		if jsonKind(s) != "object" {
+			return nil
+		}
+		sh := objectShape{members: map[string]*model.MemberCheck{}}
+		if props, ok := b.objectProps(s); ok {
+			sh.members = memberChecks(props)
+			for _, p := range props {
+				if p.required {
+					sh.required = append(sh.required, p.name)
+				}
+			}
+		}
+		ap := s.AdditionalProperties
+		sh.closed = ap.Has != nil && !*ap.Has
+		sh.declared = len(sh.members) > 0 && ap.Schema == nil && (ap.Has == nil || !*ap.Has)
+		return []objectShape{sh}
+	}
+	if len(s.Properties) > 0 {
+		return nil // properties beside the variants: not one form per variant
+	}
+	var out []objectShape
+	for _, alt := range append(slices.Clip(s.OneOf), s.AnyOf...) {
+		if alt == nil || alt.Value == nil {
+			return nil
+		}
+		if t := alt.Value.Type; t != nil && t.Is("null") {
+			continue
+		}
+		sh := b.objectShapes(alt.Value, depth+1)
+		if sh == nil {
+			return nil
+		}
+		out = append(out, sh...)
+	}
+	return out
+}
+
+// variantShapes are the object forms of a union's variants, in one list
+// so that a check is kept where it tells any form from another.
+type variantShapes struct {
+	owner  []int // the variant each form is of
+	shapes []model.Shape
+}
+
+func flattenShapes(byVariant [][]objectShape) variantShapes {
+	var out variantShapes
+	var members []map[string]*model.MemberCheck
+	var all []objectShape
+	for i, list := range byVariant {
+		for _, sh := range list {
+			out.owner = append(out.owner, i)
+			members = append(members, sh.members)
+			all = append(all, sh)
+		}
+	}
+	for k, sh := range all {
+		ms := model.Shape{Required: sh.required, Checks: telling(k, members), Closed: sh.closed}
+		if sh.declared || sh.closed {
+			ms.Declared = sortedKeys(sh.members)
+		}
+		out.shapes = append(out.shapes, ms)
+	}
+	return out
+}
+
+// of returns the forms of variant i.
+func (vs variantShapes) of(i int) []model.Shape {
+	var out []model.Shape
+	for k, o := range vs.owner {
+		if o == i {
+			out = append(out, vs.shapes[k])
+		}
+	}
+	return out
 }
 
 // memberChecks returns what each property of an object allows: the values

@@ -94,6 +94,23 @@ func (o Object) Within(names ...string) bool {
 	return true
 }
 
+// EveryObject reports whether the JSON array data holds only objects
+// that match accepts: how a union tells apart array variants by the
+// form of their elements. An empty array is accepted.
+func EveryObject(data []byte, match func(Object) bool) bool {
+	var elems []json.RawMessage
+	if json.Unmarshal(data, &elems) != nil {
+		return false
+	}
+	for _, el := range elems {
+		obj := ParseObject(el)
+		if obj == nil || !match(obj) {
+			return false
+		}
+	}
+	return true
+}
+
 // Allows reports whether member name is absent or equal to one of values,
 // JSON texts as the spec's const or enum writes them ("\"redirect\"", 2,
 // true, null). Absent is allowed: Has checks the required members.
