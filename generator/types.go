@@ -3,6 +3,7 @@ package generator
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -807,6 +808,29 @@ type objectShape struct {
 	required []string
 	declared bool // no additionalProperties: the members are all it knows
 	closed   bool // additionalProperties: false
+	// nested are the object forms of members that are objects, for
+	// variants told apart only inside a member (openstack's
+	// {"transfer": {...}} of two microversions).
+	nested map[string][]objectShape
+}
+
+// maxNestedForms bounds how deep inside members object forms are
+// compared.
+const maxNestedForms = 2
+
+// signature is a text that two forms share when nothing tells them apart.
+func (sh objectShape) signature() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v|%v|%v|", sh.required, sh.closed, sh.declared)
+	for _, name := range sortedKeys(sh.members) {
+		c := sh.members[name]
+		fmt.Fprintf(&b, "%s%v%v{", name, c.Values, c.Kinds)
+		for _, n := range sh.nested[name] {
+			b.WriteString(n.signature())
+		}
+		b.WriteString("}")
+	}
+	return b.String()
 }
 
 // objectShapes returns the object forms s takes: its own, when it is an
@@ -820,22 +844,15 @@ func (b *builder) objectShapes(s *openapi3.Schema, depth int) []objectShape {
 		if jsonKind(s) != "object" {
 			return nil
 		}
-		sh := objectShape{members: map[string]*model.MemberCheck{}}
-		if props, ok := b.objectProps(s); ok {
-			sh.members = memberChecks(props)
-			for _, p := range props {
-				if p.required {
-					sh.required = append(sh.required, p.name)
-				}
-			}
-		}
-		ap := s.AdditionalProperties
-		sh.closed = ap.Has != nil && !*ap.Has
-		sh.declared = len(sh.members) > 0 && ap.Schema == nil && (ap.Has == nil || !*ap.Has)
-		return []objectShape{sh}
+		return []objectShape{b.ownShape(s, depth)}
 	}
+	var base *objectShape
 	if len(s.Properties) > 0 {
-		return nil // properties beside the variants: not one form per variant
+		// Properties beside the variants belong to each of them.
+		plain := *s
+		plain.OneOf, plain.AnyOf, plain.Discriminator = nil, nil, nil
+		sh := b.ownShape(&plain, depth)
+		base = &sh
 	}
 	var out []objectShape
 	for _, alt := range append(slices.Clip(s.OneOf), s.AnyOf...) {
@@ -845,12 +862,68 @@ func (b *builder) objectShapes(s *openapi3.Schema, depth int) []objectShape {
 		if t := alt.Value.Type; t != nil && t.Is("null") {
 			continue
 		}
-		sh := b.objectShapes(alt.Value, depth+1)
-		if sh == nil {
+		shapes := b.objectShapes(alt.Value, depth+1)
+		if shapes == nil {
 			return nil
 		}
-		out = append(out, sh...)
+		for _, sh := range shapes {
+			if base != nil {
+				sh = sh.with(*base)
+			}
+			out = append(out, sh)
+		}
 	}
+	return out
+}
+
+// ownShape is the one form of the object schema s.
+func (b *builder) ownShape(s *openapi3.Schema, depth int) objectShape {
+	sh := objectShape{members: map[string]*model.MemberCheck{}}
+	if props, ok := b.objectProps(s); ok {
+		sh.members = memberChecks(props)
+		for _, p := range props {
+			if p.required {
+				sh.required = append(sh.required, p.name)
+			}
+			if depth < maxNestedForms && p.schema != nil && jsonKind(p.schema.Value) == "object" {
+				if forms := b.objectShapes(p.schema.Value, depth+1); forms != nil {
+					if sh.nested == nil {
+						sh.nested = map[string][]objectShape{}
+					}
+					sh.nested[p.name] = forms
+				}
+			}
+		}
+	}
+	ap := s.AdditionalProperties
+	sh.closed = ap.Has != nil && !*ap.Has
+	sh.declared = len(sh.members) > 0 && ap.Schema == nil && (ap.Has == nil || !*ap.Has)
+	return sh
+}
+
+// with adds the members and required keys of base that sh lacks.
+func (sh objectShape) with(base objectShape) objectShape {
+	out := sh
+	out.members = maps.Clone(sh.members)
+	for name, c := range base.members {
+		if _, ok := out.members[name]; !ok {
+			out.members[name] = c
+			if n, ok := base.nested[name]; ok {
+				out.nested = maps.Clone(out.nested)
+				if out.nested == nil {
+					out.nested = map[string][]objectShape{}
+				}
+				out.nested[name] = n
+			}
+		}
+	}
+	for _, r := range base.required {
+		if !slices.Contains(out.required, r) {
+			out.required = append(out.required, r)
+		}
+	}
+	out.declared = out.declared && base.declared
+	out.closed = out.closed || base.closed
 	return out
 }
 
@@ -874,12 +947,48 @@ func flattenShapes(byVariant [][]objectShape) variantShapes {
 	}
 	for k, sh := range all {
 		ms := model.Shape{Required: sh.required, Checks: telling(k, members), Closed: sh.closed}
+		ms.Checks = append(ms.Checks, tellingForms(k, all)...)
 		if sh.declared || sh.closed {
 			ms.Declared = sortedKeys(sh.members)
 		}
 		out.shapes = append(out.shapes, ms)
 	}
 	return out
+}
+
+// tellingForms returns the checks of form k on its object members whose
+// forms differ from those another form gives the same member, in member
+// order: the member must be one of its own forms.
+func tellingForms(k int, all []objectShape) []model.MemberCheck {
+	var out []model.MemberCheck
+	for _, name := range sortedKeys(all[k].nested) {
+		sig := formsSignature(all[k].nested[name])
+		differs := false
+		for j, other := range all {
+			if _, ok := other.members[name]; ok && j != k && formsSignature(other.nested[name]) != sig {
+				differs = true
+				break
+			}
+		}
+		if !differs {
+			continue
+		}
+		byForm := make([][]objectShape, len(all))
+		for j, other := range all {
+			byForm[j] = other.nested[name]
+		}
+		out = append(out, model.MemberCheck{Name: name, Forms: flattenShapes(byForm).of(k)})
+	}
+	return out
+}
+
+func formsSignature(forms []objectShape) string {
+	var b strings.Builder
+	for _, f := range forms {
+		b.WriteString(f.signature())
+		b.WriteString(";")
+	}
+	return b.String()
 }
 
 // of returns the forms of variant i.

@@ -127,6 +127,17 @@ func (o Object) Allows(name string, values ...string) bool {
 	return false
 }
 
+// Fits reports whether member name is absent, null, or an object that
+// match accepts: a variant told apart by the form of an object member.
+func (o Object) Fits(name string, match func(Object) bool) bool {
+	raw, ok := o[name]
+	if !ok || Kind(raw) == KindNull {
+		return true
+	}
+	m := ParseObject(raw)
+	return m != nil && match(m)
+}
+
 // AllowsKind reports whether member name is absent or of one of kinds.
 func (o Object) AllowsKind(name string, kinds ...JSONKind) bool {
 	raw, ok := o[name]

@@ -87,6 +87,9 @@ func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
 		if closedForms(t) {
 			doc = append(doc, "A variant with additionalProperties: false takes no member it does not name.")
 		}
+		if memberForms(t) {
+			doc = append(doc, "An object member whose schema differs between variants must have the", "keys and values its variant's schema gives it.")
+		}
 	}
 	if itemForms(t) {
 		doc = append(doc, "An array goes to the first array variant (most specific first) whose", "element forms every element is one of, else to the first it decodes into.")
@@ -264,6 +267,21 @@ func closedForms(t *model.Type) bool {
 	return false
 }
 
+// memberForms reports whether a variant of t is told apart by the form
+// of an object member.
+func memberForms(t *model.Type) bool {
+	for _, v := range t.Variants {
+		for _, sh := range v.Shapes {
+			for _, c := range sh.Checks {
+				if c.Forms != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // itemForms reports whether t picks among array variants by their
 // elements.
 func itemForms(t *model.Type) bool {
@@ -399,19 +417,10 @@ func (e *emitter) arrayVariants(g *jen.Group, vs []*model.Variant) {
 		return len(bi.shape.Required) > len(bj.shape.Required)
 	})
 	for _, v := range byItems {
-		var alts []jen.Code
-		for _, sh := range v.Items {
-			conds := shapeConds(sh)
-			if len(conds) == 0 {
-				alts = nil
-				break // a form that takes any object
-			}
-			alts = append(alts, jen.Parens(andAll(conds)))
+		match := formsMatch(v.Items)
+		if match == nil {
+			continue // a form that takes any object
 		}
-		if alts == nil {
-			continue
-		}
-		match := jen.Func().Params(jen.Id("obj").Qual(runtimePkg, "Object")).Bool().Block(jen.Return(orAll(alts)))
 		g.If(jen.Qual(runtimePkg, "EveryObject").Call(jen.Id("data"), match)).Block(tryVariant(v))
 	}
 	for _, v := range vs {
@@ -457,6 +466,12 @@ func shapeConds(sh model.Shape) []jen.Code {
 		conds = append(conds, jen.Id("obj").Dot("Has").Call(names...))
 	}
 	for _, c := range sh.Checks {
+		if c.Forms != nil {
+			if match := formsMatch(c.Forms); match != nil {
+				conds = append(conds, jen.Id("obj").Dot("Fits").Call(jen.Lit(c.Name), match))
+			}
+			continue
+		}
 		args := []jen.Code{jen.Lit(c.Name)}
 		method := "Allows"
 		if c.Values != nil {
@@ -475,6 +490,20 @@ func shapeConds(sh model.Shape) []jen.Code {
 		conds = append(conds, within(sh))
 	}
 	return conds
+}
+
+// formsMatch prints a func(runtime.Object) bool that reports whether an
+// object is one of forms, or returns nil when a form takes any object.
+func formsMatch(forms []model.Shape) jen.Code {
+	var alts []jen.Code
+	for _, sh := range forms {
+		conds := shapeConds(sh)
+		if len(conds) == 0 {
+			return nil
+		}
+		alts = append(alts, jen.Parens(andAll(conds)))
+	}
+	return jen.Func().Params(jen.Id("obj").Qual(runtimePkg, "Object")).Bool().Block(jen.Return(orAll(alts)))
 }
 
 // orAll joins conditions with ||.

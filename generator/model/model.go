@@ -138,6 +138,10 @@ type MemberCheck struct {
 	Name   string
 	Values []string
 	Kinds  []string
+	// Forms, when set, are the object forms the member may take (an
+	// object member whose schema differs between variants): present, it
+	// must be one of them.
+	Forms []Shape
 }
 
 // Field is one struct field.

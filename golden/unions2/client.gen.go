@@ -303,6 +303,87 @@ func (u *Setting) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// TransferCreate is one of: TransferCreate30, TransferCreate355. The field that is set holds the value.
+type TransferCreate struct {
+	TransferCreate30  *TransferCreate30  `json:"-"`
+	TransferCreate355 *TransferCreate355 `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u TransferCreate) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.TransferCreate30 != nil:
+		v = u.TransferCreate30
+	case u.TransferCreate355 != nil:
+		v = u.TransferCreate355
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
+// A variant with additionalProperties: false takes no member it does not name.
+// An object member whose schema differs between variants must have the
+// keys and values its variant's schema gives it.
+func (u *TransferCreate) UnmarshalJSON(data []byte) error {
+	*u = TransferCreate{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindObject:
+		obj := runtime.ParseObject(data)
+		if obj.Has("transfer") && obj.Fits("transfer", func(obj runtime.Object) bool {
+			return (obj.Has("volume_id") && obj.Within("name", "volume_id"))
+		}) && obj.Within("transfer") {
+			if v := new(TransferCreate30); json.Unmarshal(data, v) == nil {
+				u.TransferCreate30 = v
+				return nil
+			}
+		}
+		if obj.Has("transfer") && obj.Fits("transfer", func(obj runtime.Object) bool {
+			return (obj.Has("volume_id") && obj.Within("name", "no_snapshots", "volume_id"))
+		}) && obj.Within("transfer") {
+			if v := new(TransferCreate355); json.Unmarshal(data, v) == nil {
+				u.TransferCreate355 = v
+				return nil
+			}
+		}
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// TransferCreate30 is a schema of the API.
+type TransferCreate30 struct {
+	Transfer TransferCreate30Transfer `json:"transfer"`
+}
+
+// TransferCreate30Transfer is a schema of the API.
+type TransferCreate30Transfer struct {
+	Name     *string `json:"name,omitzero"`
+	VolumeID string  `json:"volume_id"`
+}
+
+// TransferCreate355 is a schema of the API.
+type TransferCreate355 struct {
+	Transfer TransferCreate355Transfer `json:"transfer"`
+}
+
+// TransferCreate355Transfer is a schema of the API.
+type TransferCreate355Transfer struct {
+	Name        *string `json:"name,omitzero"`
+	NoSnapshots *bool   `json:"no_snapshots,omitzero"`
+	VolumeID    string  `json:"volume_id"`
+}
+
 // GetAnalyticsResponse200Body is a schema of the API.
 type GetAnalyticsResponse200Body struct {
 	Rows GetAnalyticsResponse200BodyRows `json:"rows"`
@@ -372,16 +453,17 @@ func (u *GetAnalyticsResponse200BodyRows) UnmarshalJSON(data []byte) error {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server         string
-	hc             runtime.Doer
-	editors        []runtime.RequestEditor
-	logger         *slog.Logger
-	observer       runtime.Observer
-	engine         *runtime.Engine
-	breakers       map[string]*runtime.Breaker
-	opGetAnalytics *runtime.Operation
-	opReply        *runtime.Operation
-	opPutSetting   *runtime.Operation
+	server           string
+	hc               runtime.Doer
+	editors          []runtime.RequestEditor
+	logger           *slog.Logger
+	observer         runtime.Observer
+	engine           *runtime.Engine
+	breakers         map[string]*runtime.Breaker
+	opGetAnalytics   *runtime.Operation
+	opReply          *runtime.Operation
+	opPutSetting     *runtime.Operation
+	opCreateTransfer *runtime.Operation
 }
 
 // Option configures a Client.
@@ -493,6 +575,14 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Name:         "putSetting",
 		Method:       "POST",
 		Path:         "/settings",
+		Breaker:      breakerDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
+	c.opCreateTransfer = e.Operation(runtime.OperationSpec{
+		Name:         "createTransfer",
+		Method:       "POST",
+		Path:         "/transfers",
 		Breaker:      breakerDefault,
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
@@ -679,6 +769,67 @@ func (c *Client) PutSetting(ctx context.Context, body Setting) (*PutSettingRespo
 	}
 	if err != nil {
 		return out, fmt.Errorf("PutSetting: decode %d response: %w", resp.StatusCode, err)
+	}
+	return out, nil
+}
+
+// CreateTransferResponse is the answer to CreateTransfer: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type CreateTransferResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+	// JSON200 is set when the status is 200.
+	// the transfer request as stored.
+	JSON200 *TransferCreate
+}
+
+// CreateTransfer calls POST /transfers.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - no retry (POST without key: off).
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) CreateTransfer(ctx context.Context, body TransferCreate) (*CreateTransferResponse, error) {
+	u := c.server + "/transfers"
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("CreateTransfer: encode request body: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("CreateTransfer: %w", err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, attempts, err := c.opCreateTransfer.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opCreateTransfer.StatusError(req, resp, attempts)
+	}
+	raw, err := runtime.ReadBody(resp)
+	if err != nil {
+		return nil, fmt.Errorf("CreateTransfer: read response: %w", err)
+	}
+	out := &CreateTransferResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	switch {
+	case resp.StatusCode == 200:
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	}
+	if err != nil {
+		return out, fmt.Errorf("CreateTransfer: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

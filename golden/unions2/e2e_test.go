@@ -110,3 +110,21 @@ func TestClosedVariants(t *testing.T) {
 		return *resp.JSON200, nil
 	})
 }
+
+// --- variants told apart inside an object member (openstack) ---
+
+func TestVariantsByMemberForm(t *testing.T) {
+	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
+		{`{"transfer":{"volume_id":"v1","no_snapshots":true}}`, "TransferCreate355"},
+		// kin-openapi finds this one ambiguous (both microversions take
+		// it); it decodes into the first and encodes again unchanged.
+		{`{"transfer":{"volume_id":"v1","name":"n"}}`, "TransferCreate30"},
+	}, func(s *wiretest.Server) (any, error) {
+		noSnapshots := true
+		resp, err := newClient(t, s).CreateTransfer(t.Context(), TransferCreate{TransferCreate355: &TransferCreate355{Transfer: TransferCreate355Transfer{VolumeID: "v1", NoSnapshots: &noSnapshots}}})
+		if err != nil {
+			return nil, err
+		}
+		return *resp.JSON200, nil
+	})
+}
