@@ -870,6 +870,11 @@ func (b *builder) objectShapes(s *openapi3.Schema, depth int) []objectShape {
 			if base != nil {
 				sh = sh.with(*base)
 			}
+			if d := s.Discriminator; d != nil && d.PropertyName != "" && !slices.Contains(sh.required, d.PropertyName) {
+				// A union with a discriminator is one of its variants only
+				// when the object names it: the property is required.
+				sh.required = append(slices.Clip(sh.required), d.PropertyName)
+			}
 			out = append(out, sh)
 		}
 	}

@@ -163,10 +163,149 @@ func (u *ContactReply) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// EcKey is a schema of the API.
+type EcKey struct {
+	Kty *EcKeyKty `json:"kty,omitzero"`
+	X   *string   `json:"x,omitzero"`
+	Y   *string   `json:"y,omitzero"`
+}
+
+// EcKeyKty is a schema of the API.
+type EcKeyKty string
+
+// Values of EcKeyKty the spec lists. A server may send others; they decode too.
+const (
+	EcKeyKtyEc EcKeyKty = "EC"
+)
+
+// MarshalJSON writes "EC" (the zero value too); the spec allows no other.
+func (v EcKeyKty) MarshalJSON() ([]byte, error) {
+	if v != EcKeyKtyEc && v != "" {
+		return nil, runtime.OnlyValueError("EcKeyKty", `"EC"`, v)
+	}
+	return []byte(`"EC"`), nil
+}
+
+// EncryptionKey is a schema of the API.
+type EncryptionKey struct {
+	E   *string           `json:"e,omitzero"`
+	Kty *EncryptionKeyKty `json:"kty,omitzero"`
+	N   *string           `json:"n,omitzero"`
+	Use *EncryptionKeyUse `json:"use,omitzero"`
+}
+
+// EncryptionKeyKty is a schema of the API.
+type EncryptionKeyKty string
+
+// Values of EncryptionKeyKty the spec lists. A server may send others; they decode too.
+const (
+	EncryptionKeyKtyRsa EncryptionKeyKty = "RSA"
+)
+
+// MarshalJSON writes "RSA" (the zero value too); the spec allows no other.
+func (v EncryptionKeyKty) MarshalJSON() ([]byte, error) {
+	if v != EncryptionKeyKtyRsa && v != "" {
+		return nil, runtime.OnlyValueError("EncryptionKeyKty", `"RSA"`, v)
+	}
+	return []byte(`"RSA"`), nil
+}
+
+// EncryptionKeyUse is a schema of the API.
+type EncryptionKeyUse string
+
+// Values of EncryptionKeyUse the spec lists. A server may send others; they decode too.
+const (
+	EncryptionKeyUseEnc EncryptionKeyUse = "enc"
+)
+
+// MarshalJSON writes "enc" (the zero value too); the spec allows no other.
+func (v EncryptionKeyUse) MarshalJSON() ([]byte, error) {
+	if v != EncryptionKeyUseEnc && v != "" {
+		return nil, runtime.OnlyValueError("EncryptionKeyUse", `"enc"`, v)
+	}
+	return []byte(`"enc"`), nil
+}
+
 // Flag is a schema of the API.
 type Flag struct {
 	Enabled *bool  `json:"enabled,omitzero"`
 	Name    string `json:"name"`
+}
+
+// Key is one of: SigningKey, EncryptionKey. The field that is set holds the value.
+type Key struct {
+	SigningKey    *SigningKey    `json:"-"`
+	EncryptionKey *EncryptionKey `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u Key) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.SigningKey != nil:
+		v = u.SigningKey
+	case u.EncryptionKey != nil:
+		v = u.EncryptionKey
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown. An object
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
+// A variant that is a union of objects is tried as each of its variants.
+func (u *Key) UnmarshalJSON(data []byte) error {
+	*u = Key{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindObject:
+		obj := runtime.ParseObject(data)
+		if obj.Has("kty") && obj.Allows("kty", `"RSA"`) && obj.Within("e", "kty", "n") {
+			if v := new(SigningKey); json.Unmarshal(data, v) == nil {
+				u.SigningKey = v
+				return nil
+			}
+		}
+		if obj.Has("kty") && obj.Allows("kty", `"EC"`) && obj.Within("kty", "x", "y") {
+			if v := new(SigningKey); json.Unmarshal(data, v) == nil {
+				u.SigningKey = v
+				return nil
+			}
+		}
+		if obj.Allows("kty", `"RSA"`) && obj.Within("e", "kty", "n", "use") {
+			if v := new(EncryptionKey); json.Unmarshal(data, v) == nil {
+				u.EncryptionKey = v
+				return nil
+			}
+		}
+		if obj.Has("kty") && obj.Allows("kty", `"RSA"`) {
+			if v := new(SigningKey); json.Unmarshal(data, v) == nil {
+				u.SigningKey = v
+				return nil
+			}
+		}
+		if obj.Has("kty") && obj.Allows("kty", `"EC"`) {
+			if v := new(SigningKey); json.Unmarshal(data, v) == nil {
+				u.SigningKey = v
+				return nil
+			}
+		}
+		if obj.Allows("kty", `"RSA"`) {
+			if v := new(EncryptionKey); json.Unmarshal(data, v) == nil {
+				u.EncryptionKey = v
+				return nil
+			}
+		}
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
 }
 
 // Limit is a schema of the API.
@@ -251,6 +390,29 @@ func (u *Reply) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// RsaKey is a schema of the API.
+type RsaKey struct {
+	E   *string    `json:"e,omitzero"`
+	Kty *RsaKeyKty `json:"kty,omitzero"`
+	N   *string    `json:"n,omitzero"`
+}
+
+// RsaKeyKty is a schema of the API.
+type RsaKeyKty string
+
+// Values of RsaKeyKty the spec lists. A server may send others; they decode too.
+const (
+	RsaKeyKtyRsa RsaKeyKty = "RSA"
+)
+
+// MarshalJSON writes "RSA" (the zero value too); the spec allows no other.
+func (v RsaKeyKty) MarshalJSON() ([]byte, error) {
+	if v != RsaKeyKtyRsa && v != "" {
+		return nil, runtime.OnlyValueError("RsaKeyKty", `"RSA"`, v)
+	}
+	return []byte(`"RSA"`), nil
+}
+
 // Setting is one of: Flag, Limit. The field that is set holds the value.
 type Setting struct {
 	Flag  *Flag  `json:"-"`
@@ -295,6 +457,82 @@ func (u *Setting) UnmarshalJSON(data []byte) error {
 		if obj.Has("name") && obj.Within("max", "name") {
 			if v := new(Limit); json.Unmarshal(data, v) == nil {
 				u.Limit = v
+				return nil
+			}
+		}
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// SigningKey is one of: RsaKey, EcKey (discriminator "kty"). The field that is set holds the value.
+type SigningKey struct {
+	RsaKey *RsaKey `json:"-"`
+	EcKey  *EcKey  `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kty" filled in when left empty.
+func (u SigningKey) MarshalJSON() ([]byte, error) {
+	var v any
+	var d string
+	switch {
+	case u.RsaKey != nil:
+		v, d = u.RsaKey, "RSA"
+	case u.EcKey != nil:
+		v, d = u.EcKey, "EC"
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return runtime.MarshalUnion(v, "kty", d, nil)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown. An object without the discriminator
+// goes to the first variant whose required keys it has and whose checked
+// members hold values it allows, variants with more tags (fixed values),
+// then more required keys, tried first.
+func (u *SigningKey) UnmarshalJSON(data []byte) error {
+	*u = SigningKey{}
+	if d, ok := runtime.Discriminator(data, "kty"); ok {
+		switch d {
+		case "RSA":
+			u.RsaKey = new(RsaKey)
+			return json.Unmarshal(data, u.RsaKey)
+		case "EC":
+			u.EcKey = new(EcKey)
+			return json.Unmarshal(data, u.EcKey)
+		}
+		u.Unknown = append(json.RawMessage(nil), data...)
+		return nil
+	}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindObject:
+		obj := runtime.ParseObject(data)
+		if obj.Allows("kty", `"RSA"`) && obj.Within("e", "kty", "n") {
+			if v := new(RsaKey); json.Unmarshal(data, v) == nil {
+				u.RsaKey = v
+				return nil
+			}
+		}
+		if obj.Allows("kty", `"EC"`) && obj.Within("kty", "x", "y") {
+			if v := new(EcKey); json.Unmarshal(data, v) == nil {
+				u.EcKey = v
+				return nil
+			}
+		}
+		if obj.Allows("kty", `"RSA"`) {
+			if v := new(RsaKey); json.Unmarshal(data, v) == nil {
+				u.RsaKey = v
+				return nil
+			}
+		}
+		if obj.Allows("kty", `"EC"`) {
+			if v := new(EcKey); json.Unmarshal(data, v) == nil {
+				u.EcKey = v
 				return nil
 			}
 		}
@@ -461,6 +699,7 @@ type Client struct {
 	engine           *runtime.Engine
 	breakers         map[string]*runtime.Breaker
 	opGetAnalytics   *runtime.Operation
+	opAddKey         *runtime.Operation
 	opReply          *runtime.Operation
 	opPutSetting     *runtime.Operation
 	opCreateTransfer *runtime.Operation
@@ -563,6 +802,14 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
 	})
+	c.opAddKey = e.Operation(runtime.OperationSpec{
+		Name:         "addKey",
+		Method:       "POST",
+		Path:         "/keys",
+		Breaker:      breakerDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
 	c.opReply = e.Operation(runtime.OperationSpec{
 		Name:         "reply",
 		Method:       "POST",
@@ -647,6 +894,67 @@ func (c *Client) GetAnalytics(ctx context.Context) (*GetAnalyticsResponse, error
 	}
 	if err != nil {
 		return out, fmt.Errorf("GetAnalytics: decode %d response: %w", resp.StatusCode, err)
+	}
+	return out, nil
+}
+
+// AddKeyResponse is the answer to AddKey: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type AddKeyResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+	// JSON200 is set when the status is 200.
+	// the key as stored.
+	JSON200 *Key
+}
+
+// AddKey calls POST /keys.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - no retry (POST without key: off).
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) AddKey(ctx context.Context, body Key) (*AddKeyResponse, error) {
+	u := c.server + "/keys"
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("AddKey: encode request body: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("AddKey: %w", err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, attempts, err := c.opAddKey.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opAddKey.StatusError(req, resp, attempts)
+	}
+	raw, err := runtime.ReadBody(resp)
+	if err != nil {
+		return nil, fmt.Errorf("AddKey: read response: %w", err)
+	}
+	out := &AddKeyResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	switch {
+	case resp.StatusCode == 200:
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	}
+	if err != nil {
+		return out, fmt.Errorf("AddKey: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

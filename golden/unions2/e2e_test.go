@@ -128,3 +128,26 @@ func TestVariantsByMemberForm(t *testing.T) {
 		return *resp.JSON200, nil
 	})
 }
+
+// --- a variant that is a union with a discriminator (okta's keys) ---
+
+// A union with a discriminator is one of its variants only when the
+// object names it: a key without "kty" is the encryption key (whose kty
+// is optional), not an RSA signing key that would come back with
+// "kty":"RSA" added.
+func TestNestedDiscriminatedUnion(t *testing.T) {
+	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
+		{`{"kty":"EC","x":"1","y":"2"}`, "SigningKey"},
+		{`{"kty":"RSA","n":"abc","e":"AQAB"}`, "SigningKey"},
+		{`{"kty":"RSA","use":"enc","n":"abc"}`, "EncryptionKey"},
+		{`{"n":"abc","e":"AQAB"}`, "EncryptionKey"},
+	}, func(s *wiretest.Server) (any, error) {
+		resp, err := newClient(t, s).AddKey(t.Context(), Key{SigningKey: &SigningKey{EcKey: &EcKey{X: ptr("1")}}})
+		if err != nil {
+			return nil, err
+		}
+		return *resp.JSON200, nil
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
