@@ -145,9 +145,16 @@ func fieldTag(fl *model.Field) string {
 
 // tryVariant prints: if v := new(X); json.Unmarshal(data, v) == nil { u.X = v; return nil }
 // so that a candidate that does not decode leaves the next one a chance.
+// A list or map field is decoded in place and emptied again when that
+// fails: encoding/json leaves what it could decode ([[6,7]] tried as a
+// []string is ["",""]), which would be the value sent.
 func tryVariant(v *model.Variant) jen.Code {
 	if v.Type.Nilable() {
-		return jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("u").Dot(v.FieldName)).Op("==").Nil()).Block(jen.Return(jen.Nil()))
+		return jen.Add(
+			jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("u").Dot(v.FieldName)).Op("==").Nil()).Block(jen.Return(jen.Nil())),
+			jen.Line(),
+			jen.Id("u").Dot(v.FieldName).Op("=").Nil(),
+		)
 	}
 	return jen.If(jen.Id("v").Op(":=").New(typeExpr(v.Type)), jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Id("v")).Op("==").Nil()).Block(
 		jen.Id("u").Dot(v.FieldName).Op("=").Id("v"),

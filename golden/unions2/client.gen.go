@@ -186,6 +186,55 @@ func (v EcKeyKty) MarshalJSON() ([]byte, error) {
 	return []byte(`"EC"`), nil
 }
 
+// EmbeddingInput is one of: String, Array, Array2. The field that is set holds the value.
+type EmbeddingInput struct {
+	String *string   `json:"-"`
+	Array  []string  `json:"-"`
+	Array2 [][]int64 `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u EmbeddingInput) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.String != nil:
+		v = u.String
+	case u.Array != nil:
+		v = u.Array
+	case u.Array2 != nil:
+		v = u.Array2
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown.
+func (u *EmbeddingInput) UnmarshalJSON(data []byte) error {
+	*u = EmbeddingInput{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindArray:
+		if json.Unmarshal(data, &u.Array) == nil {
+			return nil
+		}
+		u.Array = nil
+		if json.Unmarshal(data, &u.Array2) == nil {
+			return nil
+		}
+		u.Array2 = nil
+	case runtime.KindString:
+		u.String = new(string)
+		return json.Unmarshal(data, u.String)
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
+}
+
 // EncryptionKey is a schema of the API.
 type EncryptionKey struct {
 	E   *string           `json:"e,omitzero"`
@@ -665,6 +714,7 @@ func (u *GetAnalyticsResponse200BodyRows) UnmarshalJSON(data []byte) error {
 			if json.Unmarshal(data, &u.Array) == nil {
 				return nil
 			}
+			u.Array = nil
 		}
 		if runtime.EveryObject(data, func(obj runtime.Object) bool {
 			return (obj.Has("insertions", "team_name", "week"))
@@ -672,13 +722,16 @@ func (u *GetAnalyticsResponse200BodyRows) UnmarshalJSON(data []byte) error {
 			if json.Unmarshal(data, &u.Array2) == nil {
 				return nil
 			}
+			u.Array2 = nil
 		}
 		if json.Unmarshal(data, &u.Array) == nil {
 			return nil
 		}
+		u.Array = nil
 		if json.Unmarshal(data, &u.Array2) == nil {
 			return nil
 		}
+		u.Array2 = nil
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -699,6 +752,7 @@ type Client struct {
 	engine           *runtime.Engine
 	breakers         map[string]*runtime.Breaker
 	opGetAnalytics   *runtime.Operation
+	opEmbed          *runtime.Operation
 	opAddKey         *runtime.Operation
 	opReply          *runtime.Operation
 	opPutSetting     *runtime.Operation
@@ -802,6 +856,14 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
 	})
+	c.opEmbed = e.Operation(runtime.OperationSpec{
+		Name:         "embed",
+		Method:       "POST",
+		Path:         "/embeddings",
+		Breaker:      breakerDefault,
+		Timeout:      10 * time.Second,
+		TotalTimeout: 30 * time.Second,
+	})
 	c.opAddKey = e.Operation(runtime.OperationSpec{
 		Name:         "addKey",
 		Method:       "POST",
@@ -894,6 +956,67 @@ func (c *Client) GetAnalytics(ctx context.Context) (*GetAnalyticsResponse, error
 	}
 	if err != nil {
 		return out, fmt.Errorf("GetAnalytics: decode %d response: %w", resp.StatusCode, err)
+	}
+	return out, nil
+}
+
+// EmbedResponse is the answer to Embed: the status, headers and raw body,
+// and the decoded body of each declared JSON response.
+type EmbedResponse struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+	// JSON200 is set when the status is 200.
+	// the input as read.
+	JSON200 *EmbeddingInput
+}
+
+// Embed calls POST /embeddings.
+//
+// Resilience (x-resilience):
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - no retry (POST without key: off).
+//   - timeouts: 10s per attempt, 30s in all.
+func (c *Client) Embed(ctx context.Context, body EmbeddingInput) (*EmbedResponse, error) {
+	u := c.server + "/embeddings"
+	rd, err := runtime.JSONBody(&body)
+	if err != nil {
+		return nil, fmt.Errorf("Embed: encode request body: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("Embed: %w", err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, attempts, err := c.opEmbed.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		return nil, c.opEmbed.StatusError(req, resp, attempts)
+	}
+	raw, err := runtime.ReadBody(resp)
+	if err != nil {
+		return nil, fmt.Errorf("Embed: read response: %w", err)
+	}
+	out := &EmbedResponse{
+		StatusCode: resp.StatusCode,
+		Header:     resp.Header,
+		Body:       raw,
+		Attempts:   attempts,
+	}
+	switch {
+	case resp.StatusCode == 200:
+		err = runtime.DecodeJSON(raw, &out.JSON200)
+	}
+	if err != nil {
+		return out, fmt.Errorf("Embed: decode %d response: %w", resp.StatusCode, err)
 	}
 	return out, nil
 }

@@ -151,3 +151,21 @@ func TestNestedDiscriminatedUnion(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// --- list variants tried in turn (openai's embedding input) ---
+
+// A list that does not decode as the first list variant leaves it empty:
+// [[6,7]] tried as a []string was ["",""], and that was what got sent.
+func TestListVariantTriedInTurn(t *testing.T) {
+	wiretest.RepliesDecode(t, specFile, wiretest.Cases{
+		{`"one text"`, "String"},
+		{`["a","b"]`, "Array"},
+		{`[[6,7],[8]]`, "Array2"},
+	}, func(s *wiretest.Server) (any, error) {
+		resp, err := newClient(t, s).Embed(t.Context(), EmbeddingInput{Array2: [][]int64{{6, 7}}})
+		if err != nil {
+			return nil, err
+		}
+		return *resp.JSON200, nil
+	})
+}
