@@ -922,6 +922,7 @@ func (sh objectShape) with(base objectShape) objectShape {
 			}
 		}
 	}
+	out.required = slices.Clip(out.required)
 	for _, r := range base.required {
 		if !slices.Contains(out.required, r) {
 			out.required = append(out.required, r)
