@@ -676,7 +676,7 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 			}
 		}
 	}
-	flat, items := flattenShapes(shapes), flattenShapes(itemShapes)
+	flat, items := b.flattenShapes(shapes), b.flattenShapes(itemShapes)
 	byRef := map[*openapi3.SchemaRef]*model.Variant{}
 	for i, ref := range refs {
 		if ref == nil || ref.Value == nil {
@@ -808,30 +808,17 @@ type objectShape struct {
 	required []string
 	declared bool // no additionalProperties: the members are all it knows
 	closed   bool // additionalProperties: false
-	// nested are the object forms of members that are objects, for
-	// variants told apart only inside a member (openstack's
-	// {"transfer": {...}} of two microversions).
-	nested map[string][]objectShape
+	depth    int
+	// objects are the schemas of members that are objects: their forms
+	// tell apart variants that differ only inside a member (openstack's
+	// {"transfer": {...}} of two microversions). They are looked at only
+	// for a member another form also has.
+	objects map[string]*openapi3.Schema
 }
 
 // maxNestedForms bounds how deep inside members object forms are
 // compared.
 const maxNestedForms = 2
-
-// signature is a text that two forms share when nothing tells them apart.
-func (sh objectShape) signature() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v|%v|%v|", sh.required, sh.closed, sh.declared)
-	for _, name := range sortedKeys(sh.members) {
-		c := sh.members[name]
-		fmt.Fprintf(&b, "%s%v%v{", name, c.Values, c.Kinds)
-		for _, n := range sh.nested[name] {
-			b.WriteString(n.signature())
-		}
-		b.WriteString("}")
-	}
-	return b.String()
-}
 
 // objectShapes returns the object forms s takes: its own, when it is an
 // object, or those of every variant of a oneOf/anyOf all of whose variants
@@ -883,7 +870,7 @@ func (b *builder) objectShapes(s *openapi3.Schema, depth int) []objectShape {
 
 // ownShape is the one form of the object schema s.
 func (b *builder) ownShape(s *openapi3.Schema, depth int) objectShape {
-	sh := objectShape{members: map[string]*model.MemberCheck{}}
+	sh := objectShape{members: map[string]*model.MemberCheck{}, depth: depth}
 	if props, ok := b.objectProps(s); ok {
 		sh.members = memberChecks(props)
 		for _, p := range props {
@@ -891,12 +878,10 @@ func (b *builder) ownShape(s *openapi3.Schema, depth int) objectShape {
 				sh.required = append(sh.required, p.name)
 			}
 			if depth < maxNestedForms && p.schema != nil && jsonKind(p.schema.Value) == "object" {
-				if forms := b.objectShapes(p.schema.Value, depth+1); forms != nil {
-					if sh.nested == nil {
-						sh.nested = map[string][]objectShape{}
-					}
-					sh.nested[p.name] = forms
+				if sh.objects == nil {
+					sh.objects = map[string]*openapi3.Schema{}
 				}
+				sh.objects[p.name] = p.schema.Value
 			}
 		}
 	}
@@ -910,16 +895,17 @@ func (b *builder) ownShape(s *openapi3.Schema, depth int) objectShape {
 func (sh objectShape) with(base objectShape) objectShape {
 	out := sh
 	out.members = maps.Clone(sh.members)
+	out.objects = maps.Clone(sh.objects)
 	for name, c := range base.members {
-		if _, ok := out.members[name]; !ok {
-			out.members[name] = c
-			if n, ok := base.nested[name]; ok {
-				out.nested = maps.Clone(out.nested)
-				if out.nested == nil {
-					out.nested = map[string][]objectShape{}
-				}
-				out.nested[name] = n
+		if _, ok := out.members[name]; ok {
+			continue
+		}
+		out.members[name] = c
+		if o, ok := base.objects[name]; ok {
+			if out.objects == nil {
+				out.objects = map[string]*openapi3.Schema{}
 			}
+			out.objects[name] = o
 		}
 	}
 	out.required = slices.Clip(out.required)
@@ -933,6 +919,31 @@ func (sh objectShape) with(base objectShape) objectShape {
 	return out
 }
 
+// memberForms returns the object forms member name of sh takes (nil when
+// it is not an object, or too deep to compare).
+func (b *builder) memberForms(sh objectShape, name string) []objectShape {
+	s := sh.objects[name]
+	if s == nil {
+		return nil
+	}
+	return b.objectShapes(s, sh.depth+1)
+}
+
+// formsSignature is a text that two lists of forms share when nothing
+// tells them apart.
+func (b *builder) formsSignature(forms []objectShape) string {
+	var w strings.Builder
+	for _, sh := range forms {
+		fmt.Fprintf(&w, "%v|%v|%v|", sh.required, sh.closed, sh.declared)
+		for _, name := range sortedKeys(sh.members) {
+			c := sh.members[name]
+			fmt.Fprintf(&w, "%s%v%v{%s}", name, c.Values, c.Kinds, b.formsSignature(b.memberForms(sh, name)))
+		}
+		w.WriteString(";")
+	}
+	return w.String()
+}
+
 // variantShapes are the object forms of a union's variants, in one list
 // so that a check is kept where it tells any form from another.
 type variantShapes struct {
@@ -940,7 +951,7 @@ type variantShapes struct {
 	shapes []model.Shape
 }
 
-func flattenShapes(byVariant [][]objectShape) variantShapes {
+func (b *builder) flattenShapes(byVariant [][]objectShape) variantShapes {
 	var out variantShapes
 	var members []map[string]*model.MemberCheck
 	var all []objectShape
@@ -953,7 +964,7 @@ func flattenShapes(byVariant [][]objectShape) variantShapes {
 	}
 	for k, sh := range all {
 		ms := model.Shape{Required: sh.required, Checks: telling(k, members), Closed: sh.closed}
-		ms.Checks = append(ms.Checks, tellingForms(k, all)...)
+		ms.Checks = append(ms.Checks, b.tellingForms(k, all)...)
 		if sh.declared || sh.closed {
 			ms.Declared = sortedKeys(sh.members)
 		}
@@ -965,36 +976,34 @@ func flattenShapes(byVariant [][]objectShape) variantShapes {
 // tellingForms returns the checks of form k on its object members whose
 // forms differ from those another form gives the same member, in member
 // order: the member must be one of its own forms.
-func tellingForms(k int, all []objectShape) []model.MemberCheck {
+func (b *builder) tellingForms(k int, all []objectShape) []model.MemberCheck {
 	var out []model.MemberCheck
-	for _, name := range sortedKeys(all[k].nested) {
-		sig := formsSignature(all[k].nested[name])
-		differs := false
+	for _, name := range sortedKeys(all[k].objects) {
+		forms := make([][]objectShape, len(all))
+		shared := false
 		for j, other := range all {
-			if _, ok := other.members[name]; ok && j != k && formsSignature(other.nested[name]) != sig {
+			if _, ok := other.members[name]; ok && j != k {
+				shared = true
+			}
+		}
+		if !shared {
+			continue
+		}
+		for j, other := range all {
+			forms[j] = b.memberForms(other, name)
+		}
+		mine, differs := b.formsSignature(forms[k]), false
+		for j, other := range all {
+			if _, ok := other.members[name]; ok && j != k && b.formsSignature(forms[j]) != mine {
 				differs = true
 				break
 			}
 		}
-		if !differs {
-			continue
+		if differs {
+			out = append(out, model.MemberCheck{Name: name, Forms: b.flattenShapes(forms).of(k)})
 		}
-		byForm := make([][]objectShape, len(all))
-		for j, other := range all {
-			byForm[j] = other.nested[name]
-		}
-		out = append(out, model.MemberCheck{Name: name, Forms: flattenShapes(byForm).of(k)})
 	}
 	return out
-}
-
-func formsSignature(forms []objectShape) string {
-	var b strings.Builder
-	for _, f := range forms {
-		b.WriteString(f.signature())
-		b.WriteString(";")
-	}
-	return b.String()
 }
 
 // of returns the forms of variant i.
