@@ -3,6 +3,7 @@ package generator
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -658,6 +659,25 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 		}
 	}
 	hints := variantHints(decl.Name, refs, members, required)
+	// The object forms of each variant (several for a variant that is a
+	// union of objects), and of each array variant's elements: checks are
+	// kept where they tell one form from another.
+	shapes := make([][]objectShape, len(refs))
+	itemShapes := make([][]objectShape, len(refs))
+	for i, ref := range refs {
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		switch jsonKind(ref.Value) {
+		case "object", "any":
+			shapes[i] = b.objectShapes(ref.Value, 0)
+		case "array":
+			if it := ref.Value.Items; it != nil {
+				itemShapes[i] = b.objectShapes(it.Value, 0)
+			}
+		}
+	}
+	flat, items := b.flattenShapes(shapes), b.flattenShapes(itemShapes)
 	byRef := map[*openapi3.SchemaRef]*model.Variant{}
 	for i, ref := range refs {
 		if ref == nil || ref.Value == nil {
@@ -677,12 +697,16 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 			fieldName = fmt.Sprintf("Variant%d", i+1)
 		}
 		v := &model.Variant{FieldName: fields.name(fieldName), Type: t, Kind: kind}
-		if kind == "object" {
-			v.Required = required[i]
-			v.Checks = telling(i, members)
-			if ap := vs.AdditionalProperties; len(members[i]) > 0 && ap.Schema == nil && (ap.Has == nil || !*ap.Has) {
-				v.Declared = sortedKeys(members[i])
-			}
+		if kind == "any" && shapes[i] != nil {
+			// A union of objects is an object variant, chosen by its own
+			// variants' keys and values.
+			v.Kind = "object"
+		}
+		if v.Kind == "object" {
+			v.Shapes = flat.of(i)
+		}
+		if kind == "array" {
+			v.Items = items.of(i)
 		}
 		decl.Variants = append(decl.Variants, v)
 		byRef[ref] = v
@@ -776,6 +800,222 @@ func ownDiscriminator(s *openapi3.Schema, depth int) *openapi3.Discriminator {
 		}
 	}
 	return nil
+}
+
+// objectShape is one object form a schema takes: what each member
+// allows, the keys it requires, and whether it names every member.
+type objectShape struct {
+	members  map[string]*model.MemberCheck
+	required []string
+	declared bool // no additionalProperties: the members are all it knows
+	closed   bool // additionalProperties: false
+	depth    int
+	// objects are the schemas of members that are objects: their forms
+	// tell apart variants that differ only inside a member (openstack's
+	// {"transfer": {...}} of two microversions). They are looked at only
+	// for a member another form also has.
+	objects map[string]*openapi3.Schema
+}
+
+// maxNestedForms bounds how deep inside members object forms are
+// compared.
+const maxNestedForms = 2
+
+// objectShapes returns the object forms s takes: its own, when it is an
+// object, or those of every variant of a oneOf/anyOf all of whose variants
+// (but null) are objects; nil when s may be something else.
+func (b *builder) objectShapes(s *openapi3.Schema, depth int) []objectShape {
+	if s == nil || depth > 8 {
+		return nil
+	}
+	if len(s.OneOf) == 0 && len(s.AnyOf) == 0 {
+		if jsonKind(s) != "object" {
+			return nil
+		}
+		return []objectShape{b.ownShape(s, depth)}
+	}
+	var base *objectShape
+	if len(s.Properties) > 0 {
+		// Properties beside the variants belong to each of them.
+		plain := *s
+		plain.OneOf, plain.AnyOf, plain.Discriminator = nil, nil, nil
+		sh := b.ownShape(&plain, depth)
+		base = &sh
+	}
+	var out []objectShape
+	for _, alt := range append(slices.Clip(s.OneOf), s.AnyOf...) {
+		if alt == nil || alt.Value == nil {
+			return nil
+		}
+		if t := alt.Value.Type; t != nil && t.Is("null") {
+			continue
+		}
+		shapes := b.objectShapes(alt.Value, depth+1)
+		if shapes == nil {
+			return nil
+		}
+		for _, sh := range shapes {
+			if base != nil {
+				sh = sh.with(*base)
+			}
+			if d := s.Discriminator; d != nil && d.PropertyName != "" && !slices.Contains(sh.required, d.PropertyName) {
+				// A union with a discriminator is one of its variants only
+				// when the object names it: the property is required.
+				sh.required = append(slices.Clip(sh.required), d.PropertyName)
+			}
+			out = append(out, sh)
+		}
+	}
+	return out
+}
+
+// ownShape is the one form of the object schema s.
+func (b *builder) ownShape(s *openapi3.Schema, depth int) objectShape {
+	sh := objectShape{members: map[string]*model.MemberCheck{}, depth: depth}
+	if props, ok := b.objectProps(s); ok {
+		sh.members = memberChecks(props)
+		for _, p := range props {
+			if p.required {
+				sh.required = append(sh.required, p.name)
+			}
+			if depth < maxNestedForms && p.schema != nil && jsonKind(p.schema.Value) == "object" {
+				if sh.objects == nil {
+					sh.objects = map[string]*openapi3.Schema{}
+				}
+				sh.objects[p.name] = p.schema.Value
+			}
+		}
+	}
+	ap := s.AdditionalProperties
+	sh.closed = ap.Has != nil && !*ap.Has
+	sh.declared = len(sh.members) > 0 && ap.Schema == nil && (ap.Has == nil || !*ap.Has)
+	return sh
+}
+
+// with adds the members and required keys of base that sh lacks.
+func (sh objectShape) with(base objectShape) objectShape {
+	out := sh
+	out.members = maps.Clone(sh.members)
+	out.objects = maps.Clone(sh.objects)
+	for name, c := range base.members {
+		if _, ok := out.members[name]; ok {
+			continue
+		}
+		out.members[name] = c
+		if o, ok := base.objects[name]; ok {
+			if out.objects == nil {
+				out.objects = map[string]*openapi3.Schema{}
+			}
+			out.objects[name] = o
+		}
+	}
+	out.required = slices.Clip(out.required)
+	for _, r := range base.required {
+		if !slices.Contains(out.required, r) {
+			out.required = append(out.required, r)
+		}
+	}
+	out.declared = out.declared && base.declared
+	out.closed = out.closed || base.closed
+	return out
+}
+
+// memberForms returns the object forms member name of sh takes (nil when
+// it is not an object, or too deep to compare).
+func (b *builder) memberForms(sh objectShape, name string) []objectShape {
+	s := sh.objects[name]
+	if s == nil {
+		return nil
+	}
+	return b.objectShapes(s, sh.depth+1)
+}
+
+// formsSignature is a text that two lists of forms share when nothing
+// tells them apart.
+func (b *builder) formsSignature(forms []objectShape) string {
+	var w strings.Builder
+	for _, sh := range forms {
+		fmt.Fprintf(&w, "%v|%v|%v|", sh.required, sh.closed, sh.declared)
+		for _, name := range sortedKeys(sh.members) {
+			c := sh.members[name]
+			fmt.Fprintf(&w, "%s%v%v{%s}", name, c.Values, c.Kinds, b.formsSignature(b.memberForms(sh, name)))
+		}
+		w.WriteString(";")
+	}
+	return w.String()
+}
+
+// variantShapes are the object forms of a union's variants, in one list
+// so that a check is kept where it tells any form from another.
+type variantShapes struct {
+	owner  []int // the variant each form is of
+	shapes []model.Shape
+}
+
+func (b *builder) flattenShapes(byVariant [][]objectShape) variantShapes {
+	var out variantShapes
+	var members []map[string]*model.MemberCheck
+	var all []objectShape
+	for i, list := range byVariant {
+		for _, sh := range list {
+			out.owner = append(out.owner, i)
+			members = append(members, sh.members)
+			all = append(all, sh)
+		}
+	}
+	for k, sh := range all {
+		ms := model.Shape{Required: sh.required, Checks: telling(k, members), Closed: sh.closed}
+		ms.Checks = append(ms.Checks, b.tellingForms(k, all)...)
+		if sh.declared || sh.closed {
+			ms.Declared = sortedKeys(sh.members)
+		}
+		out.shapes = append(out.shapes, ms)
+	}
+	return out
+}
+
+// tellingForms returns the checks of form k on its object members whose
+// forms differ from those another form gives the same member, in member
+// order: the member must be one of its own forms.
+func (b *builder) tellingForms(k int, all []objectShape) []model.MemberCheck {
+	var out []model.MemberCheck
+	for _, name := range sortedKeys(all[k].objects) {
+		forms := make([][]objectShape, len(all))
+		shared := false
+		for j, other := range all {
+			if _, ok := other.members[name]; ok && j != k {
+				shared = true
+			}
+		}
+		if !shared {
+			continue
+		}
+		for j, other := range all {
+			forms[j] = b.memberForms(other, name)
+		}
+		mine, differs := b.formsSignature(forms[k]), false
+		for j, other := range all {
+			if _, ok := other.members[name]; ok && j != k && b.formsSignature(forms[j]) != mine {
+				differs = true
+				break
+			}
+		}
+		if differs {
+			out = append(out, model.MemberCheck{Name: name, Forms: b.flattenShapes(forms).of(k)})
+		}
+	}
+	return out
+}
+
+// of returns the forms of variant i.
+func (vs variantShapes) of(i int) []model.Shape {
+	var out []model.Shape
+	for k, o := range vs.owner {
+		if o == i {
+			out = append(out, vs.shapes[k])
+		}
+	}
+	return out
 }
 
 // memberChecks returns what each property of an object allows: the values

@@ -94,6 +94,23 @@ func (o Object) Within(names ...string) bool {
 	return true
 }
 
+// EveryObject reports whether the JSON array data holds only objects
+// that match accepts: how a union tells apart array variants by the
+// form of their elements. An empty array is accepted.
+func EveryObject(data []byte, match func(Object) bool) bool {
+	var elems []json.RawMessage
+	if json.Unmarshal(data, &elems) != nil {
+		return false
+	}
+	for _, el := range elems {
+		obj := ParseObject(el)
+		if obj == nil || !match(obj) {
+			return false
+		}
+	}
+	return true
+}
+
 // Allows reports whether member name is absent or equal to one of values,
 // JSON texts as the spec's const or enum writes them ("\"redirect\"", 2,
 // true, null). Absent is allowed: Has checks the required members.
@@ -108,6 +125,17 @@ func (o Object) Allows(name string, values ...string) bool {
 		}
 	}
 	return false
+}
+
+// Fits reports whether member name is absent, null, or an object that
+// match accepts: a variant told apart by the form of an object member.
+func (o Object) Fits(name string, match func(Object) bool) bool {
+	raw, ok := o[name]
+	if !ok || Kind(raw) == KindNull {
+		return true
+	}
+	m := ParseObject(raw)
+	return m != nil && match(m)
 }
 
 // AllowsKind reports whether member name is absent or of one of kinds.

@@ -78,9 +78,21 @@ func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
 	})
 
 	doc = []string{"UnmarshalJSON sets the variant the JSON value is; a value no variant", "matches is kept in Unknown."}
-	if objectVariantCount(t) > 1 {
+	if objectVariantCount(t) > 1 || nestedForms(t) {
 		doc[1] += " An object" + map[bool]string{true: " without the discriminator", false: ""}[t.Discriminator != ""]
 		doc = append(doc, "goes to the first variant whose required keys it has and whose checked", "members hold values it allows, variants with more tags (fixed values),", "then more required keys, tried first.")
+		if nestedForms(t) {
+			doc = append(doc, "A variant that is a union of objects is tried as each of its variants.")
+		}
+		if closedForms(t) {
+			doc = append(doc, "A variant with additionalProperties: false takes no member it does not name.")
+		}
+		if memberForms(t) {
+			doc = append(doc, "An object member whose schema differs between variants must have the", "keys and values its variant's schema gives it.")
+		}
+	}
+	if itemForms(t) {
+		doc = append(doc, "An array goes to the first array variant (most specific first) whose", "element forms every element is one of, else to the first it decodes into.")
 	}
 	comment(f, doc)
 	f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
@@ -133,13 +145,15 @@ func fieldTag(fl *model.Field) string {
 
 // tryVariant prints: if v := new(X); json.Unmarshal(data, v) == nil { u.X = v; return nil }
 // so that a candidate that does not decode leaves the next one a chance.
+// A list or map field is decoded in place and emptied again when that
+// fails: encoding/json leaves what it could decode ([[6,7]] tried as a
+// []string is ["",""]), which would be the value sent.
 func tryVariant(v *model.Variant) jen.Code {
 	if v.Type.Nilable() {
-		// A list that does not decode may still hold what did ([[6,7]]
-		// into []string leaves [""]): clear it, or MarshalJSON writes it.
 		return jen.Add(
 			jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("u").Dot(v.FieldName)).Op("==").Nil()).Block(jen.Return(jen.Nil())),
-			jen.Line(), jen.Id("u").Dot(v.FieldName).Op("=").Nil(),
+			jen.Line(),
+			jen.Id("u").Dot(v.FieldName).Op("=").Nil(),
 		)
 	}
 	return jen.If(jen.Id("v").Op(":=").New(typeExpr(v.Type)), jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Id("v")).Op("==").Nil()).Block(
@@ -207,6 +221,10 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 					addAll(g, decodeVariant(vs[0]))
 					return
 				}
+				if kind == "array" {
+					e.arrayVariants(g, vs)
+					return
+				}
 				if kind != "object" {
 					// Same kind: an enum variant takes its own values, the
 					// others are tried in order.
@@ -232,6 +250,65 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 	}
 }
 
+// nestedForms reports whether an object variant of t has several forms
+// (it is a union of objects).
+func nestedForms(t *model.Type) bool {
+	for _, v := range t.Variants {
+		if len(v.Shapes) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// closedForms reports whether an object variant of t forbids members it
+// does not name.
+func closedForms(t *model.Type) bool {
+	for _, v := range t.Variants {
+		for _, sh := range v.Shapes {
+			if sh.Closed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// memberForms reports whether a variant of t is told apart by the form
+// of an object member.
+func memberForms(t *model.Type) bool {
+	for _, v := range t.Variants {
+		for _, sh := range v.Shapes {
+			for _, c := range sh.Checks {
+				if c.Forms != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// itemForms reports whether t picks among array variants by their
+// elements.
+func itemForms(t *model.Type) bool {
+	n := 0
+	for _, v := range t.Variants {
+		if v.Kind == "array" {
+			n++
+		}
+	}
+	if n < 2 {
+		return false
+	}
+	for _, v := range t.Variants {
+		if len(v.Items) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func objectVariantCount(t *model.Type) int {
 	n := 0
 	for _, v := range t.Variants {
@@ -242,35 +319,61 @@ func objectVariantCount(t *model.Type) int {
 	return n
 }
 
+// candidate is one object form of a variant: a variant that is itself a
+// union of objects has one per variant of its own.
+type candidate struct {
+	v     *model.Variant
+	shape model.Shape
+}
+
+// tags counts a form's one-value checks: its tag values.
+func (c candidate) tags() int {
+	n := 0
+	for _, ch := range c.shape.Checks {
+		if len(ch.Values) == 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// candidates lists the object forms of vs, most specific first: more
+// one-value checks (tags), then more required keys, then the spec's order.
+func candidates(vs []*model.Variant) []candidate {
+	var out []candidate
+	for _, v := range vs {
+		if len(v.Shapes) == 0 {
+			out = append(out, candidate{v: v})
+		}
+		for _, sh := range v.Shapes {
+			out = append(out, candidate{v, sh})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if ti, tj := out[i].tags(), out[j].tags(); ti != tj {
+			return ti > tj
+		}
+		return len(out[i].shape.Required) > len(out[j].shape.Required)
+	})
+	return out
+}
+
 // objectVariants prints the choice among object variants with no
-// discriminator. A variant is taken when the object has every key it
-// requires, each member it checks holds a value (or JSON kind) the variant
-// allows, and the object decodes into it. The variants are tried most
-// specific first: more one-value checks (tags), then more required keys,
-// then the spec's order; so values tell apart variants with the same keys,
-// and when several still match (a oneOf that is ambiguous for these
-// checks) the choice is the same on every run. When a variant could take
-// an object whose members a later one declares, a first pass, in the same
-// order, takes a variant only when it declares every member the object
+// discriminator. A variant is taken when the object has every key one of
+// its forms requires, each member the form checks holds a value (or JSON
+// kind) it allows, no member a closed form (additionalProperties: false)
+// does not name, and the object decodes into it. A variant that is a
+// union of objects has a form per variant of its own. The forms are tried
+// most specific first: more one-value checks (tags), then more required
+// keys, then the spec's order; so values tell apart variants with the
+// same keys, and when several still match (a oneOf that is ambiguous for
+// these checks) the choice is the same on every run. When a form could
+// take an object whose members a later one declares, a first pass, in the
+// same order, takes a form only when it declares every member the object
 // has: {"href","rel"} is the variant that knows rel, not the first one
 // that requires href.
 func (e *emitter) objectVariants(g *jen.Group, vs []*model.Variant) {
-	tags := func(v *model.Variant) int {
-		n := 0
-		for _, c := range v.Checks {
-			if len(c.Values) == 1 {
-				n++
-			}
-		}
-		return n
-	}
-	sorted := append([]*model.Variant(nil), vs...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if ti, tj := tags(sorted[i]), tags(sorted[j]); ti != tj {
-			return ti > tj
-		}
-		return len(sorted[i].Required) > len(sorted[j].Required)
-	})
+	sorted := candidates(vs)
 	parsed := false
 	parse := func() {
 		if !parsed {
@@ -279,40 +382,68 @@ func (e *emitter) objectVariants(g *jen.Group, vs []*model.Variant) {
 		}
 	}
 	exact := false
-	for i, v := range sorted {
-		exact = exact || losesToLater(v, sorted[i+1:])
+	for i, c := range sorted {
+		exact = exact || losesToLater(c.shape, sorted[i+1:])
 	}
-	for _, v := range sorted {
-		if !exact || v.Declared == nil {
-			continue
+	for _, c := range sorted {
+		if !exact || c.shape.Declared == nil || c.shape.Closed {
+			continue // a closed form checks its members in the pass below
 		}
 		parse()
-		var names []jen.Code
-		for _, d := range v.Declared {
-			names = append(names, jen.Lit(d))
-		}
-		g.If(andAll(append(variantConds(v), jen.Id("obj").Dot("Within").Call(names...)))).Block(tryVariant(v))
+		g.If(andAll(append(shapeConds(c.shape), within(c.shape)))).Block(tryVariant(c.v))
 	}
-	for _, v := range sorted {
-		conds := variantConds(v)
+	for _, c := range sorted {
+		conds := shapeConds(c.shape)
 		if len(conds) == 0 {
-			g.Add(tryVariant(v))
+			g.Add(tryVariant(c.v))
 			continue
 		}
 		parse()
-		g.If(andAll(conds)).Block(tryVariant(v))
+		g.If(andAll(conds)).Block(tryVariant(c.v))
 	}
 }
 
-// losesToLater reports whether a variant tried after v declares a
-// property v does not: an object with it would lose it to v.
-func losesToLater(v *model.Variant, later []*model.Variant) bool {
-	if v.Declared == nil {
+// arrayVariants prints the choice among array variants: one whose
+// elements are objects is taken when every element is one of its
+// elements' forms (tested as objectVariants tests an object, most
+// specific first), then the others in the spec's order, each if the
+// array decodes into it. An empty array is the first that decodes.
+func (e *emitter) arrayVariants(g *jen.Group, vs []*model.Variant) {
+	var byItems []*model.Variant
+	for _, v := range vs {
+		if len(v.Items) > 0 {
+			byItems = append(byItems, v)
+		}
+	}
+	best := func(v *model.Variant) candidate { return candidates([]*model.Variant{{Shapes: v.Items}})[0] }
+	sort.SliceStable(byItems, func(i, j int) bool {
+		bi, bj := best(byItems[i]), best(byItems[j])
+		if ti, tj := bi.tags(), bj.tags(); ti != tj {
+			return ti > tj
+		}
+		return len(bi.shape.Required) > len(bj.shape.Required)
+	})
+	for _, v := range byItems {
+		match := formsMatch(v.Items)
+		if match == nil {
+			continue // a form that takes any object
+		}
+		g.If(jen.Qual(runtimePkg, "EveryObject").Call(jen.Id("data"), match)).Block(tryVariant(v))
+	}
+	for _, v := range vs {
+		g.Add(tryVariant(v))
+	}
+}
+
+// losesToLater reports whether a form tried after sh declares a property
+// sh does not: an object with it would lose it to sh.
+func losesToLater(sh model.Shape, later []candidate) bool {
+	if sh.Declared == nil {
 		return false
 	}
 	for _, w := range later {
-		for _, d := range w.Declared {
-			if !slices.Contains(v.Declared, d) {
+		for _, d := range w.shape.Declared {
+			if !slices.Contains(sh.Declared, d) {
 				return true
 			}
 		}
@@ -320,18 +451,34 @@ func losesToLater(v *model.Variant, later []*model.Variant) bool {
 	return false
 }
 
-// variantConds are the tests an object must pass to be variant v: its
-// required keys, then its checked members.
-func variantConds(v *model.Variant) []jen.Code {
+// within is the test that an object has no member the form does not name.
+func within(sh model.Shape) jen.Code {
+	var names []jen.Code
+	for _, d := range sh.Declared {
+		names = append(names, jen.Lit(d))
+	}
+	return jen.Id("obj").Dot("Within").Call(names...)
+}
+
+// shapeConds are the tests an object must pass to be form sh: its
+// required keys, its checked members, and for a closed form no other
+// members.
+func shapeConds(sh model.Shape) []jen.Code {
 	var conds []jen.Code
-	if len(v.Required) > 0 {
+	if len(sh.Required) > 0 {
 		var names []jen.Code
-		for _, r := range v.Required {
+		for _, r := range sh.Required {
 			names = append(names, jen.Lit(r))
 		}
 		conds = append(conds, jen.Id("obj").Dot("Has").Call(names...))
 	}
-	for _, c := range v.Checks {
+	for _, c := range sh.Checks {
+		if c.Forms != nil {
+			if match := formsMatch(c.Forms); match != nil {
+				conds = append(conds, jen.Id("obj").Dot("Fits").Call(jen.Lit(c.Name), match))
+			}
+			continue
+		}
 		args := []jen.Code{jen.Lit(c.Name)}
 		method := "Allows"
 		if c.Values != nil {
@@ -346,7 +493,33 @@ func variantConds(v *model.Variant) []jen.Code {
 		}
 		conds = append(conds, jen.Id("obj").Dot(method).Call(args...))
 	}
+	if sh.Closed {
+		conds = append(conds, within(sh))
+	}
 	return conds
+}
+
+// formsMatch prints a func(runtime.Object) bool that reports whether an
+// object is one of forms, or returns nil when a form takes any object.
+func formsMatch(forms []model.Shape) jen.Code {
+	var alts []jen.Code
+	for _, sh := range forms {
+		conds := shapeConds(sh)
+		if len(conds) == 0 {
+			return nil
+		}
+		alts = append(alts, jen.Parens(andAll(conds)))
+	}
+	return jen.Func().Params(jen.Id("obj").Qual(runtimePkg, "Object")).Bool().Block(jen.Return(orAll(alts)))
+}
+
+// orAll joins conditions with ||.
+func orAll(conds []jen.Code) *jen.Statement {
+	cond := jen.Add(conds[0])
+	for _, c := range conds[1:] {
+		cond = cond.Op("||").Add(c)
+	}
+	return cond
 }
 
 // andAll joins conditions with &&.

@@ -106,16 +106,29 @@ type Variant struct {
 	// Kind is the JSON kind it takes: object, array, string, integer,
 	// number, boolean, or any (tried last).
 	Kind string
-	// Required are the keys an object must have to be this variant.
-	Required []string
 	// Values are the discriminator values that select it.
 	Values []string
+	// Shapes are the object forms an object variant takes: one, or one
+	// per variant of a variant that is itself a union of objects.
+	Shapes []Shape
+	// Items are the object forms of an array variant's elements, when
+	// they tell it from another array variant.
+	Items []Shape
+}
+
+// Shape is one object form of a union variant.
+type Shape struct {
+	// Required are the keys an object must have to be this variant.
+	Required []string
 	// Checks are what the members of an object must hold to be this
 	// variant, where that tells it from another variant of the union.
 	Checks []MemberCheck
-	// Declared are the properties an object variant names, sorted; nil
-	// when it also takes others (additionalProperties).
+	// Declared are the properties the form names, sorted; nil when it
+	// also takes others (additionalProperties).
 	Declared []string
+	// Closed marks a form that forbids other members
+	// (additionalProperties: false): an object with one is not it.
+	Closed bool
 }
 
 // MemberCheck is a constraint on one member of an object, when present:
@@ -125,6 +138,10 @@ type MemberCheck struct {
 	Name   string
 	Values []string
 	Kinds  []string
+	// Forms, when set, are the object forms the member may take (an
+	// object member whose schema differs between variants): present, it
+	// must be one of them.
+	Forms []Shape
 }
 
 // Field is one struct field.
