@@ -66,6 +66,7 @@ func TestKeyHeaderNearMissesWarnAtTheParameter(t *testing.T) {
 func TestUnionParamsAreWrittenByStyleOrReported(t *testing.T) {
 	got := warnings(t, "testdata/specs/unionparams.yaml", "unsupported:")
 	want := []string{
+		`testdata/specs/unionparams.yaml:92:11: warning: unsupported: query parameter "created": style deepObject is defined only for objects; the client writes the union's integer variant as form (name=value)`,
 		`testdata/specs/unionparams.yaml:118:11: warning: unsupported: query parameter "target": it is a union with an object variant whose properties are not all scalars, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
 		`testdata/specs/unionparams.yaml:124:11: warning: unsupported: query parameter "rows": its items are objects, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
 		`testdata/specs/unionparams.yaml:129:11: warning: unsupported: query parameter "grid": its items are lists, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)`,
@@ -79,6 +80,18 @@ func TestUndefinedStylesAreReported(t *testing.T) {
 	got := warnings(t, "testdata/specs/paramstyles.yaml", "unsupported:")
 	want := `testdata/specs/paramstyles.yaml:52:11: warning: unsupported: query parameter "page": its property "sort" is not a scalar, which no style but deepObject defines; the client writes such values as JSON text
 testdata/specs/paramstyles.yaml:73:11: warning: unsupported: cookie parameter "exploded": a cookie's form style with explode: true is not defined for lists and objects; the client writes it as explode: false (name=a,b)`
+	if strings.Join(got, "\n") != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// What resgen writes for a deepObject value that is not an object is said,
+// not chosen silently (Stripe: created=7, expand=a&expand=b); a named list
+// or one of untyped items is written by its style, with no warning.
+func TestDeepObjectNonObjectsAreReported(t *testing.T) {
+	got := warnings(t, "testdata/specs/paramshapes.yaml", "unsupported:")
+	want := `testdata/specs/paramshapes.yaml:50:11: warning: unsupported: query parameter "created": style deepObject is defined only for objects; the client writes the union's integer variant as form (name=value)
+testdata/specs/paramshapes.yaml:66:11: warning: unsupported: query parameter "expand": style deepObject is defined only for objects; the client writes the list as form (name=a,b)`
 	if strings.Join(got, "\n") != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -265,9 +266,19 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		}
 	}
 	t := b.typeOf(ref, hint, "", true)
+	if list := b.listType(t); list != nil {
+		// A list declared in components (type Tags []Tag) is written as
+		// its items; the field is the slice, which takes a Tags too.
+		t = list
+	}
 	switch {
 	case b.untyped(t):
 		mp.Doc = append(mp.Doc, "Its schema does not say its type: the text is sent as it is (escaped).")
+	case t.Kind == model.Slice && b.untyped(t.Elem):
+		// Items of no stated type are text, as a parameter of none is:
+		// json.RawMessage items would go out as JSON ("a" quoted).
+		mp.Type = &model.GoType{Kind: model.Slice, Elem: builtin("string")}
+		mp.Doc = append(mp.Doc, "Its items' schema does not say their type: each text is sent as it is (escaped).")
 	case paramEncodable(b, t):
 		mp.Type = t
 	case b.scalarUnion(t):
@@ -454,6 +465,23 @@ func (b *builder) untyped(t *model.GoType) bool {
 	return false
 }
 
+// listType is the slice that t, a named list type (type Tags []Tag,
+// perhaps through further definitions), is defined as; nil for any
+// other type.
+func (b *builder) listType(t *model.GoType) *model.GoType {
+	for t.Kind == model.Named {
+		d := b.decl(t.Name)
+		if d == nil || d.Kind != model.Defined || d.Underlying == nil {
+			return nil
+		}
+		t = d.Underlying
+	}
+	if t.Kind == model.Slice {
+		return t
+	}
+	return nil
+}
+
 // decl is the declared type named name, or nil.
 func (b *builder) decl(name string) *model.Type {
 	for _, d := range b.file.Types {
@@ -468,12 +496,23 @@ func (b *builder) decl(name string) *model.Type {
 // define for mp's kind of value, and says what the client sends instead.
 func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string) {
 	list := mp.Type.Kind == model.Slice
+	listForm := "(name=a,b)"
+	if mp.Explode {
+		listForm = "(name=a&name=b)"
+	}
 	var why string
 	switch {
 	case mp.In == model.InQuery && p.Style == "deepObject" && list:
-		// A scalar has one reading (name=value); a list has several
-		// (name[]=a, name[0]=a, name=a&name=b).
-		why = "style deepObject is defined only for objects; the client writes the list as form (name=a&name=b)"
+		// A list has several readings (name[]=a, name[0]=a, name=a&name=b).
+		why = "style deepObject is defined only for objects; the client writes the list as form " + listForm
+	case mp.In == model.InQuery && p.Style == "deepObject" && mp.Object && b.notObjectVariants(mp.Type) != "":
+		// Stripe's created (anyOf object|integer) wants created=7, but
+		// that is a reading OpenAPI does not give, so say it.
+		form := "(name=value)"
+		if strings.Contains(b.notObjectVariants(mp.Type), "array") {
+			form = "(name=value, a list " + listForm[1:]
+		}
+		why = "style deepObject is defined only for objects; the client writes the union's " + b.notObjectVariants(mp.Type) + " as form " + form
 	case mp.In == model.InQuery && (p.Style == "spaceDelimited" || p.Style == "pipeDelimited") && mp.Explode && mp.Object:
 		why = "style " + p.Style + " is defined for objects only with explode: false; the client writes it so"
 	case mp.In == model.InCookie && (list || mp.Object) && mp.Explode:
@@ -486,6 +525,32 @@ func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string)
 		mp.Explode = false
 	}
 	b.diags = append(b.diags, b.s.diag(Warning, ptr, fmt.Sprintf("unsupported: %s parameter %q: %s", p.In, p.Name, why), ""))
+}
+
+// notObjectVariants names the kinds of the variants of union t that are
+// not objects ("integer variant", "integer and array variants"); "" when
+// t is no union or all its variants are objects.
+func (b *builder) notObjectVariants(t *model.GoType) string {
+	if t.Kind != model.Named {
+		return ""
+	}
+	d := b.decl(t.Name)
+	if d == nil || d.Kind != model.Union {
+		return ""
+	}
+	var kinds []string
+	for _, v := range d.Variants {
+		if v.Kind != "object" && !slices.Contains(kinds, v.Kind) {
+			kinds = append(kinds, v.Kind)
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		return ""
+	case 1:
+		return kinds[0] + " variant"
+	}
+	return strings.Join(kinds[:len(kinds)-1], ", ") + " and " + kinds[len(kinds)-1] + " variants"
 }
 
 // paramEncodable reports whether resgen can write t as parameter text:
