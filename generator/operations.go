@@ -178,6 +178,19 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 			declared[p.Name] = p
 		}
 	}
+	inPath := map[string]bool{}
+	for _, m := range pathParamRE.FindAllStringSubmatch(o.path, -1) {
+		inPath[m[1]] = true
+	}
+	for _, p := range params {
+		if p.In == "path" && !inPath[p.Name] {
+			// kin's validation names only the first such operation of a
+			// spec (openstack-network has 15); each is a value not sent.
+			b.diags = append(b.diags, b.s.diag(Warning, paramPtr[p],
+				fmt.Sprintf("path parameter %q is not in the path %q: the client has no argument for it and sends nothing", p.Name, o.path),
+				"remove the parameter, or put {"+p.Name+"} in the path"))
+		}
+	}
 	for _, m := range pathParamRE.FindAllStringSubmatch(o.path, -1) {
 		pname := m[1]
 		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: "simple"}
