@@ -86,12 +86,14 @@ testdata/specs/paramstyles.yaml:73:11: warning: unsupported: cookie parameter "e
 }
 
 // What resgen writes for a deepObject value that is not an object is said,
-// not chosen silently (Stripe: created=7, expand=a&expand=b); a named list
+// not chosen silently (Stripe: created=7, expand=a&expand=b, lines[0][x]=1);
+// a named list
 // or one of untyped items is written by its style, with no warning.
 func TestDeepObjectNonObjectsAreReported(t *testing.T) {
 	got := warnings(t, "testdata/specs/paramshapes.yaml", "unsupported:")
-	want := `testdata/specs/paramshapes.yaml:50:11: warning: unsupported: query parameter "created": style deepObject is defined only for objects; the client writes the union's integer variant as form (name=value)
-testdata/specs/paramshapes.yaml:66:11: warning: unsupported: query parameter "expand": style deepObject is defined only for objects; the client writes the list as form (name=a,b)`
+	want := `testdata/specs/paramshapes.yaml:51:11: warning: unsupported: query parameter "created": style deepObject is defined only for objects; the client writes the union's integer variant as form (name=value)
+testdata/specs/paramshapes.yaml:67:11: warning: unsupported: query parameter "expand": style deepObject is defined only for objects; the client writes the list as form (name=a,b)
+testdata/specs/paramshapes.yaml:71:11: warning: unsupported: query parameter "lines": style deepObject is defined only for objects; the client writes the list's items indexed (name[0][key]=value), as form bodies are and as Stripe reads them`
 	if strings.Join(got, "\n") != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}

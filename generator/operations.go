@@ -313,6 +313,12 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 				fmt.Sprintf("unsupported: %s parameter %q: %s, which no style but deepObject defines; the client writes such values as JSON text", p.In, p.Name, notScalars(nested)),
 				"make them scalars, or use style: deepObject in a query; a RequestEditor can rewrite the request"))
 		}
+	case mp.In == model.InQuery && p.Style == "deepObject" && t.Kind == model.Slice && isObject(b, t.Elem):
+		// Stripe's lines, invoice_items: a raw text field could not
+		// carry them, since the name is fixed and the text escaped.
+		mp.Type, mp.Object = t, true
+		b.diags = append(b.diags, b.s.diag(Warning, ptr,
+			fmt.Sprintf("unsupported: query parameter %q: style deepObject is defined only for objects; the client writes the list's items indexed (name[0][key]=value), as form bodies are and as Stripe reads them", p.Name), ""))
 	default:
 		b.diags = append(b.diags, b.s.diag(Warning, ptr,
 			fmt.Sprintf("unsupported: %s parameter %q: %s, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)", p.In, p.Name, b.unwritable(t)),
@@ -515,7 +521,7 @@ func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string)
 	}
 	var why string
 	switch {
-	case mp.In == model.InQuery && p.Style == "deepObject" && list:
+	case mp.In == model.InQuery && p.Style == "deepObject" && list && !mp.Object:
 		// A list has several readings (name[]=a, name[0]=a, name=a&name=b).
 		why = "style deepObject is defined only for objects; the client writes the list as form " + listForm
 	case mp.In == model.InQuery && p.Style == "deepObject" && mp.Object && b.notObjectVariants(mp.Type) != "":

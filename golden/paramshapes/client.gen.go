@@ -80,6 +80,17 @@ type ListChargesCreatedVariant1 struct {
 	Lt *int64 `json:"lt,omitzero"`
 }
 
+// DeepObjectListsLinesItem is a schema of the API.
+type DeepObjectListsLinesItem struct {
+	Amount *int64                       `json:"amount,omitzero"`
+	Tax    *DeepObjectListsLinesItemTax `json:"tax,omitzero"`
+}
+
+// DeepObjectListsLinesItemTax is a schema of the API.
+type DeepObjectListsLinesItemTax struct {
+	Rate *float64 `json:"rate,omitzero"`
+}
+
 // Client calls the Parameter shapes API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
 // per call, and an open breaker fails a call before any attempt is made.
@@ -87,17 +98,17 @@ type ListChargesCreatedVariant1 struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server        string
-	hc            runtime.Doer
-	editors       []runtime.RequestEditor
-	logger        *slog.Logger
-	observer      runtime.Observer
-	engine        *runtime.Engine
-	breakers      map[string]*runtime.Breaker
-	opListCharges *runtime.Operation
-	opExpand      *runtime.Operation
-	opListIssues  *runtime.Operation
-	opListSorted  *runtime.Operation
+	server            string
+	hc                runtime.Doer
+	editors           []runtime.RequestEditor
+	logger            *slog.Logger
+	observer          runtime.Observer
+	engine            *runtime.Engine
+	breakers          map[string]*runtime.Breaker
+	opListCharges     *runtime.Operation
+	opDeepObjectLists *runtime.Operation
+	opListIssues      *runtime.Operation
+	opListSorted      *runtime.Operation
 }
 
 // Option configures a Client.
@@ -197,10 +208,10 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
 	})
-	c.opExpand = e.Operation(runtime.OperationSpec{
-		Name:         "expand",
+	c.opDeepObjectLists = e.Operation(runtime.OperationSpec{
+		Name:         "deepObjectLists",
 		Method:       "GET",
-		Path:         "/expand",
+		Path:         "/deep",
 		Breaker:      breakerDefault,
 		Retry:        retryDefault,
 		Timeout:      10 * time.Second,
@@ -295,16 +306,18 @@ func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams) (*L
 	return out, nil
 }
 
-// ExpandParams are the query, header and cookie parameters of Expand.
+// DeepObjectListsParams are the query, header and cookie parameters of DeepObjectLists.
 // Optional parameters are pointers (or nil slices): nil leaves them out.
-type ExpandParams struct {
+type DeepObjectListsParams struct {
 	// Expand is the query parameter "expand".
 	Expand []string
+	// Lines is the query parameter "lines".
+	Lines []DeepObjectListsLinesItem
 }
 
-// ExpandResponse is the answer to Expand: the status, headers and raw body,
+// DeepObjectListsResponse is the answer to DeepObjectLists: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
-type ExpandResponse struct {
+type DeepObjectListsResponse struct {
 	StatusCode int
 	Header     http.Header
 	// Body is the raw response body.
@@ -313,18 +326,23 @@ type ExpandResponse struct {
 	Attempts int
 }
 
-// Expand calls GET /expand.
+// DeepObjectLists calls GET /deep.
 //
 // Resilience (x-resilience):
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Expand(ctx context.Context, params *ExpandParams) (*ExpandResponse, error) {
-	u := c.server + "/expand"
+func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsParams) (*DeepObjectListsResponse, error) {
+	u := c.server + "/deep"
 	var q runtime.Query
 	if params != nil {
 		if params.Expand != nil {
 			q.AddList("expand", ",", params.Expand...)
+		}
+		if params.Lines != nil {
+			if err := q.AddObject("lines", "deepObject", true, params.Lines); err != nil {
+				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "lines", err)
+			}
 		}
 	}
 	if q.Len() > 0 {
@@ -332,20 +350,20 @@ func (c *Client) Expand(ctx context.Context, params *ExpandParams) (*ExpandRespo
 	}
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("Expand: %w", err)
+		return nil, fmt.Errorf("DeepObjectLists: %w", err)
 	}
-	resp, attempts, err := c.opExpand.Do(ctx, req)
+	resp, attempts, err := c.opDeepObjectLists.Do(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if resp.StatusCode >= 400 {
-		return nil, c.opExpand.StatusError(req, resp, attempts)
+		return nil, c.opDeepObjectLists.StatusError(req, resp, attempts)
 	}
 	raw, err := runtime.ReadBody(resp)
 	if err != nil {
-		return nil, fmt.Errorf("Expand: read response: %w", err)
+		return nil, fmt.Errorf("DeepObjectLists: read response: %w", err)
 	}
-	out := &ExpandResponse{
+	out := &DeepObjectListsResponse{
 		StatusCode: resp.StatusCode,
 		Header:     resp.Header,
 		Body:       raw,

@@ -107,3 +107,30 @@ func TestDeepObjectUnionWritesTheSetVariant(t *testing.T) {
 		}
 	}
 }
+
+// A deepObject list of objects (Stripe's lines) goes indexed, nested
+// values in further brackets, and the list of scalars beside it as form.
+func TestDeepObjectListOfObjectsIsIndexed(t *testing.T) {
+	s := wirecheck.New(t, spec)
+	c := newClient(t, s)
+	_, err := c.DeepObjectLists(t.Context(), &DeepObjectListsParams{
+		Expand: []string{"a", "b"},
+		Lines: []DeepObjectListsLinesItem{
+			{Amount: ptr(int64(5))},
+			{Amount: ptr(int64(7)), Tax: &DeepObjectListsLinesItemTax{Rate: ptr(0.25)}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Requests()[0]
+	want := map[string][]string{
+		"expand":              {"a,b"},
+		"lines[0][amount]":    {"5"},
+		"lines[1][amount]":    {"7"},
+		"lines[1][tax][rate]": {"0.25"},
+	}
+	if !reflect.DeepEqual(map[string][]string(r.Query), want) {
+		t.Errorf("query %v, want %v", r.Query, want)
+	}
+}
