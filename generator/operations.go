@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -313,6 +312,10 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 				fmt.Sprintf("unsupported: %s parameter %q: %s, which no style but deepObject defines; the client writes such values as JSON text", p.In, p.Name, notScalars(nested)),
 				"make them scalars, or use style: deepObject in a query; a RequestEditor can rewrite the request"))
 		}
+	case mp.In == model.InQuery && p.Style == "deepObject" && b.deepUnion(t):
+		// Nested objects and lists of objects too: deepObject brackets
+		// them (a[b][c]=1, a[0][b]=1).
+		mp.Type, mp.Object = t, true
 	case mp.In == model.InQuery && p.Style == "deepObject" && t.Kind == model.Slice && isObject(b, t.Elem):
 		// Stripe's lines, invoice_items: a raw text field could not
 		// carry them, since the name is fixed and the text escaped.
@@ -524,14 +527,12 @@ func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string)
 	case mp.In == model.InQuery && p.Style == "deepObject" && list && !mp.Object:
 		// A list has several readings (name[]=a, name[0]=a, name=a&name=b).
 		why = "style deepObject is defined only for objects; the client writes the list as form " + listForm
-	case mp.In == model.InQuery && p.Style == "deepObject" && mp.Object && b.notObjectVariants(mp.Type) != "":
-		// Stripe's created (anyOf object|integer) wants created=7, but
-		// that is a reading OpenAPI does not give, so say it.
-		form := "(name=value)"
-		if strings.Contains(b.notObjectVariants(mp.Type), "array") {
-			form = "(name=value, a list " + listForm[1:]
-		}
-		why = "style deepObject is defined only for objects; the client writes the union's " + b.notObjectVariants(mp.Type) + " as form " + form
+	case mp.In == model.InQuery && p.Style == "deepObject" && mp.Object && b.listVariant(mp.Type) == "scalars":
+		// A scalar variant has one reading (created=7, what Stripe
+		// reads); a list variant has several.
+		why = "style deepObject is defined only for objects; the client writes the union's list variant as form " + listForm
+	case mp.In == model.InQuery && p.Style == "deepObject" && mp.Object && b.listVariant(mp.Type) == "objects":
+		why = "style deepObject is defined only for objects; the client writes the union's list variant indexed (name[0][key]=value), as form bodies are and as Stripe reads them"
 	case mp.In == model.InQuery && (p.Style == "spaceDelimited" || p.Style == "pipeDelimited") && mp.Explode && mp.Object:
 		why = "style " + p.Style + " is defined for objects only with explode: false; the client writes it so"
 	case mp.In == model.InCookie && (list || mp.Object) && mp.Explode:
@@ -546,30 +547,44 @@ func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string)
 	b.diags = append(b.diags, b.s.diag(Warning, ptr, fmt.Sprintf("unsupported: %s parameter %q: %s", p.In, p.Name, why), ""))
 }
 
-// notObjectVariants names the kinds of the variants of union t that are
-// not objects ("integer variant", "integer and array variants"); "" when
-// t is no union or all its variants are objects.
-func (b *builder) notObjectVariants(t *model.GoType) string {
-	if t.Kind != model.Named {
-		return ""
-	}
+// listVariant says whether union t has a list variant and of what:
+// "scalars", "objects" (Stripe's discounts: anyOf [list of objects, ""]),
+// or "" for none.
+func (b *builder) listVariant(t *model.GoType) string {
 	d := b.decl(t.Name)
-	if d == nil || d.Kind != model.Union {
+	if t.Kind != model.Named || d == nil || d.Kind != model.Union {
 		return ""
 	}
-	var kinds []string
 	for _, v := range d.Variants {
-		if v.Kind != "object" && !slices.Contains(kinds, v.Kind) {
-			kinds = append(kinds, v.Kind)
+		if v.Type.Kind == model.Slice {
+			if isObject(b, v.Type.Elem) {
+				return "objects"
+			}
+			return "scalars"
 		}
 	}
-	switch len(kinds) {
-	case 0:
-		return ""
-	case 1:
-		return kinds[0] + " variant"
+	return ""
+}
+
+// deepUnion reports whether t is a union that style deepObject writes:
+// every variant a scalar, an object (nested values in further brackets)
+// or a list of scalars or of objects (indexed).
+func (b *builder) deepUnion(t *model.GoType) bool {
+	d := b.decl(t.Name)
+	if t.Kind != model.Named || d == nil || d.Kind != model.Union || len(d.Fields) > 0 || len(d.Variants) == 0 {
+		return false
 	}
-	return strings.Join(kinds[:len(kinds)-1], ", ") + " and " + kinds[len(kinds)-1] + " variants"
+	for _, v := range d.Variants {
+		vt := v.Type
+		if vt.Kind == model.Slice {
+			vt = vt.Elem
+		}
+		scalar := vt.Kind != model.Slice && paramEncodable(b, vt) && !b.untyped(vt)
+		if !scalar && !isObject(b, vt) {
+			return false
+		}
+	}
+	return true
 }
 
 // paramEncodable reports whether resgen can write t as parameter text:

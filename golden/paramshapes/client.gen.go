@@ -91,6 +91,110 @@ type DeepObjectListsLinesItemTax struct {
 	Rate *float64 `json:"rate,omitzero"`
 }
 
+// DeepObjectListsDiscounts is any of: Array, DeepObjectListsDiscountsEmpty. The field that is set holds the value.
+type DeepObjectListsDiscounts struct {
+	Array                         []DeepObjectListsDiscountsVariant1Item `json:"-"`
+	DeepObjectListsDiscountsEmpty *DeepObjectListsDiscountsEmpty         `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u DeepObjectListsDiscounts) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.Array != nil:
+		v = u.Array
+	case u.DeepObjectListsDiscountsEmpty != nil:
+		v = u.DeepObjectListsDiscountsEmpty
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown.
+func (u *DeepObjectListsDiscounts) UnmarshalJSON(data []byte) error {
+	*u = DeepObjectListsDiscounts{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindArray:
+		return json.Unmarshal(data, &u.Array)
+	case runtime.KindString:
+		u.DeepObjectListsDiscountsEmpty = new(DeepObjectListsDiscountsEmpty)
+		return json.Unmarshal(data, u.DeepObjectListsDiscountsEmpty)
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// DeepObjectListsDiscountsVariant1Item is a schema of the API.
+type DeepObjectListsDiscountsVariant1Item struct {
+	Coupon *string `json:"coupon,omitzero"`
+}
+
+// DeepObjectListsDiscountsEmpty is a schema of the API.
+type DeepObjectListsDiscountsEmpty string
+
+// Values of DeepObjectListsDiscountsEmpty the spec lists. A server may send others; they decode too.
+const (
+	DeepObjectListsDiscountsEmptyEmpty DeepObjectListsDiscountsEmpty = ""
+)
+
+// MarshalJSON writes "" (the zero value too); the spec allows no other.
+func (v DeepObjectListsDiscountsEmpty) MarshalJSON() ([]byte, error) {
+	if v != DeepObjectListsDiscountsEmptyEmpty {
+		return nil, runtime.OnlyValueError("DeepObjectListsDiscountsEmpty", `""`, v)
+	}
+	return []byte(`""`), nil
+}
+
+// DeepObjectListsWindow is any of: Array, DeepObjectListsWindowVariant2. The field that is set holds the value.
+type DeepObjectListsWindow struct {
+	Array                         []int64                        `json:"-"`
+	DeepObjectListsWindowVariant2 *DeepObjectListsWindowVariant2 `json:"-"`
+	// Unknown holds a value no variant matched (a newer server's, say), as sent.
+	Unknown json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the variant that is set (the first, if several are).
+func (u DeepObjectListsWindow) MarshalJSON() ([]byte, error) {
+	var v any
+	switch {
+	case u.Array != nil:
+		v = u.Array
+	case u.DeepObjectListsWindowVariant2 != nil:
+		v = u.DeepObjectListsWindowVariant2
+	case u.Unknown != nil:
+		v = u.Unknown
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON sets the variant the JSON value is; a value no variant
+// matches is kept in Unknown.
+func (u *DeepObjectListsWindow) UnmarshalJSON(data []byte) error {
+	*u = DeepObjectListsWindow{}
+	switch runtime.Kind(data) {
+	case runtime.KindNull:
+		return nil
+	case runtime.KindObject:
+		u.DeepObjectListsWindowVariant2 = new(DeepObjectListsWindowVariant2)
+		return json.Unmarshal(data, u.DeepObjectListsWindowVariant2)
+	case runtime.KindArray:
+		return json.Unmarshal(data, &u.Array)
+	}
+	u.Unknown = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// DeepObjectListsWindowVariant2 is a schema of the API.
+type DeepObjectListsWindowVariant2 struct {
+	From *int64 `json:"from,omitzero"`
+}
+
 // Client calls the Parameter shapes API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
 // per call, and an open breaker fails a call before any attempt is made.
@@ -313,6 +417,10 @@ type DeepObjectListsParams struct {
 	Expand []string
 	// Lines is the query parameter "lines".
 	Lines []DeepObjectListsLinesItem
+	// Discounts is the query parameter "discounts".
+	Discounts *DeepObjectListsDiscounts
+	// Window is the query parameter "window".
+	Window *DeepObjectListsWindow
 }
 
 // DeepObjectListsResponse is the answer to DeepObjectLists: the status, headers and raw body,
@@ -342,6 +450,16 @@ func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsPar
 		if params.Lines != nil {
 			if err := q.AddObject("lines", "deepObject", true, params.Lines); err != nil {
 				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "lines", err)
+			}
+		}
+		if params.Discounts != nil {
+			if err := q.AddObject("discounts", "deepObject", true, params.Discounts); err != nil {
+				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "discounts", err)
+			}
+		}
+		if params.Window != nil {
+			if err := q.AddObject("window", "deepObject", true, params.Window); err != nil {
+				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "window", err)
 			}
 		}
 	}

@@ -85,8 +85,8 @@ func TestUntypedItemsAreText(t *testing.T) {
 }
 
 // Stripe's created: the object variant in brackets, the integer variant
-// as created=7 (what Stripe reads; deepObject defines no scalar form,
-// and resgen warns that this is what it sends).
+// as created=7 (what Stripe reads; the one reading of a scalar, which
+// deepObject does not define).
 func TestDeepObjectUnionWritesTheSetVariant(t *testing.T) {
 	s := wirecheck.New(t, spec)
 	c := newClient(t, s)
@@ -108,8 +108,9 @@ func TestDeepObjectUnionWritesTheSetVariant(t *testing.T) {
 	}
 }
 
-// A deepObject list of objects (Stripe's lines) goes indexed, nested
-// values in further brackets, and the list of scalars beside it as form.
+// A deepObject list of objects (Stripe's lines, or the list variant of
+// its discounts) goes indexed, nested values in further brackets; a list
+// of scalars, or a union's scalar list variant, as form.
 func TestDeepObjectListOfObjectsIsIndexed(t *testing.T) {
 	s := wirecheck.New(t, spec)
 	c := newClient(t, s)
@@ -132,5 +133,27 @@ func TestDeepObjectListOfObjectsIsIndexed(t *testing.T) {
 	}
 	if !reflect.DeepEqual(map[string][]string(r.Query), want) {
 		t.Errorf("query %v, want %v", r.Query, want)
+	}
+	empty := DeepObjectListsDiscountsEmptyEmpty
+	for _, tc := range []struct {
+		params *DeepObjectListsParams
+		want   map[string][]string
+	}{
+		{&DeepObjectListsParams{
+			Discounts: &DeepObjectListsDiscounts{Array: []DeepObjectListsDiscountsVariant1Item{{Coupon: ptr("a")}, {Coupon: ptr("b")}}},
+			Window:    &DeepObjectListsWindow{Array: []int64{1, 2}},
+		}, map[string][]string{"discounts[0][coupon]": {"a"}, "discounts[1][coupon]": {"b"}, "window": {"1", "2"}}},
+		{&DeepObjectListsParams{
+			Discounts: &DeepObjectListsDiscounts{DeepObjectListsDiscountsEmpty: &empty},
+			Window:    &DeepObjectListsWindow{DeepObjectListsWindowVariant2: &DeepObjectListsWindowVariant2{From: ptr(int64(3))}},
+		}, map[string][]string{"discounts": {""}, "window[from]": {"3"}}},
+	} {
+		if _, err := c.DeepObjectLists(t.Context(), tc.params); err != nil {
+			t.Fatal(err)
+		}
+		r := s.Requests()[len(s.Requests())-1]
+		if !reflect.DeepEqual(map[string][]string(r.Query), tc.want) {
+			t.Errorf("query %v, want %v", r.Query, tc.want)
+		}
 	}
 }
