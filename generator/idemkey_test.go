@@ -83,3 +83,18 @@ testdata/specs/paramstyles.yaml:73:11: warning: unsupported: cookie parameter "e
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// What resgen writes for a deepObject list, which OpenAPI leaves undefined,
+// is said, not chosen silently (Stripe: expand=a&expand=b, lines[0][x]=1);
+// a scalar (Stripe's created=7) has one reading and no warning, nor has a
+// named list or one of untyped items, written by its style.
+func TestDeepObjectListsAreReported(t *testing.T) {
+	got := warnings(t, "testdata/specs/paramshapes.yaml", "unsupported:")
+	want := `testdata/specs/paramshapes.yaml:68:11: warning: unsupported: query parameter "expand": style deepObject is defined only for objects; the client writes the list as form (name=a,b)
+testdata/specs/paramshapes.yaml:72:11: warning: unsupported: query parameter "lines": style deepObject is defined only for objects; the client writes the list's items indexed (name[0][key]=value), as form bodies are and as Stripe reads them
+testdata/specs/paramshapes.yaml:84:11: warning: unsupported: query parameter "discounts": style deepObject is defined only for objects; the client writes the union's list variant indexed (name[0][key]=value), as form bodies are and as Stripe reads them
+testdata/specs/paramshapes.yaml:93:11: warning: unsupported: query parameter "window": style deepObject is defined only for objects; the client writes the union's list variant as form (name=a&name=b)`
+	if strings.Join(got, "\n") != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}

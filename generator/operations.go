@@ -203,6 +203,19 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 			declared[p.Name] = p
 		}
 	}
+	inPath := map[string]bool{}
+	for _, m := range pathParamRE.FindAllStringSubmatch(op.URLPath, -1) {
+		inPath[m[1]] = true
+	}
+	for _, p := range params {
+		if p.In == "path" && !inPath[p.Name] {
+			// kin's validation names only the first such operation of a
+			// spec (openstack-network has 15); each is a value not sent.
+			b.diags = append(b.diags, b.s.diag(Warning, paramPtr[p],
+				fmt.Sprintf("path parameter %q is not in the path %q: the client has no argument for it and sends nothing", p.Name, o.path),
+				"remove the parameter, or put {"+p.Name+"} in the path"))
+		}
+	}
 	for _, m := range pathParamRE.FindAllStringSubmatch(op.URLPath, -1) {
 		pname := m[1]
 		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: "simple"}
@@ -291,9 +304,19 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		}
 	}
 	t := b.typeOf(ref, hint, "", true)
+	if list := b.listType(t); list != nil {
+		// A list declared in components (type Tags []Tag) is written as
+		// its items; the field is the slice, which takes a Tags too.
+		t = list
+	}
 	switch {
 	case b.untyped(t):
 		mp.Doc = append(mp.Doc, "Its schema does not say its type: the text is sent as it is (escaped).")
+	case t.Kind == model.Slice && b.untyped(t.Elem):
+		// Items of no stated type are text, as a parameter of none is:
+		// json.RawMessage items would go out as JSON ("a" quoted).
+		mp.Type = &model.GoType{Kind: model.Slice, Elem: builtin("string")}
+		mp.Doc = append(mp.Doc, "Its items' schema does not say their type: each text is sent as it is (escaped).")
 	case paramEncodable(b, t):
 		mp.Type = t
 	case b.scalarUnion(t):
@@ -315,6 +338,16 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 				fmt.Sprintf("unsupported: %s parameter %q: %s, which no style but deepObject defines; the client writes such values as JSON text", p.In, p.Name, notScalars(nested)),
 				"make them scalars, or use style: deepObject in a query; a RequestEditor can rewrite the request"))
 		}
+	case mp.In == model.InQuery && p.Style == "deepObject" && b.deepUnion(t):
+		// Nested objects and lists of objects too: deepObject brackets
+		// them (a[b][c]=1, a[0][b]=1).
+		mp.Type, mp.Object = t, true
+	case mp.In == model.InQuery && p.Style == "deepObject" && t.Kind == model.Slice && isObject(b, t.Elem):
+		// Stripe's lines, invoice_items: a raw text field could not
+		// carry them, since the name is fixed and the text escaped.
+		mp.Type, mp.Object = t, true
+		b.diags = append(b.diags, b.s.diag(Warning, ptr,
+			fmt.Sprintf("unsupported: query parameter %q: style deepObject is defined only for objects; the client writes the list's items indexed (name[0][key]=value), as form bodies are and as Stripe reads them", p.Name), ""))
 	default:
 		b.diags = append(b.diags, b.s.diag(Warning, ptr,
 			fmt.Sprintf("unsupported: %s parameter %q: %s, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)", p.In, p.Name, b.unwritable(t)),
@@ -480,6 +513,23 @@ func (b *builder) untyped(t *model.GoType) bool {
 	return false
 }
 
+// listType is the slice that t, a named list type (type Tags []Tag,
+// perhaps through further definitions), is defined as; nil for any
+// other type.
+func (b *builder) listType(t *model.GoType) *model.GoType {
+	for t.Kind == model.Named {
+		d := b.decl(t.Name)
+		if d == nil || d.Kind != model.Defined || d.Underlying == nil {
+			return nil
+		}
+		t = d.Underlying
+	}
+	if t.Kind == model.Slice {
+		return t
+	}
+	return nil
+}
+
 // decl is the declared type named name, or nil.
 func (b *builder) decl(name string) *model.Type {
 	for _, d := range b.file.Types {
@@ -494,12 +544,21 @@ func (b *builder) decl(name string) *model.Type {
 // define for mp's kind of value, and says what the client sends instead.
 func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string) {
 	list := mp.Type.Kind == model.Slice
+	listForm := "(name=a,b)"
+	if mp.Explode {
+		listForm = "(name=a&name=b)"
+	}
 	var why string
 	switch {
-	case mp.In == model.InQuery && p.Style == "deepObject" && list:
-		// A scalar has one reading (name=value); a list has several
-		// (name[]=a, name[0]=a, name=a&name=b).
-		why = "style deepObject is defined only for objects; the client writes the list as form (name=a&name=b)"
+	case mp.In == model.InQuery && p.Style == "deepObject" && list && !mp.Object:
+		// A list has several readings (name[]=a, name[0]=a, name=a&name=b).
+		why = "style deepObject is defined only for objects; the client writes the list as form " + listForm
+	case mp.In == model.InQuery && p.Style == "deepObject" && mp.Object && b.listVariant(mp.Type) == "scalars":
+		// A scalar variant has one reading (created=7, what Stripe
+		// reads); a list variant has several.
+		why = "style deepObject is defined only for objects; the client writes the union's list variant as form " + listForm
+	case mp.In == model.InQuery && p.Style == "deepObject" && mp.Object && b.listVariant(mp.Type) == "objects":
+		why = "style deepObject is defined only for objects; the client writes the union's list variant indexed (name[0][key]=value), as form bodies are and as Stripe reads them"
 	case mp.In == model.InQuery && (p.Style == "spaceDelimited" || p.Style == "pipeDelimited") && mp.Explode && mp.Object:
 		why = "style " + p.Style + " is defined for objects only with explode: false; the client writes it so"
 	case mp.In == model.InCookie && (list || mp.Object) && mp.Explode:
@@ -512,6 +571,46 @@ func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string)
 		mp.Explode = false
 	}
 	b.diags = append(b.diags, b.s.diag(Warning, ptr, fmt.Sprintf("unsupported: %s parameter %q: %s", p.In, p.Name, why), ""))
+}
+
+// listVariant says whether union t has a list variant and of what:
+// "scalars", "objects" (Stripe's discounts: anyOf [list of objects, ""]),
+// or "" for none.
+func (b *builder) listVariant(t *model.GoType) string {
+	d := b.decl(t.Name)
+	if t.Kind != model.Named || d == nil || d.Kind != model.Union {
+		return ""
+	}
+	for _, v := range d.Variants {
+		if v.Type.Kind == model.Slice {
+			if isObject(b, v.Type.Elem) {
+				return "objects"
+			}
+			return "scalars"
+		}
+	}
+	return ""
+}
+
+// deepUnion reports whether t is a union that style deepObject writes:
+// every variant a scalar, an object (nested values in further brackets)
+// or a list of scalars or of objects (indexed).
+func (b *builder) deepUnion(t *model.GoType) bool {
+	d := b.decl(t.Name)
+	if t.Kind != model.Named || d == nil || d.Kind != model.Union || len(d.Fields) > 0 || len(d.Variants) == 0 {
+		return false
+	}
+	for _, v := range d.Variants {
+		vt := v.Type
+		if vt.Kind == model.Slice {
+			vt = vt.Elem
+		}
+		scalar := vt.Kind != model.Slice && paramEncodable(b, vt) && !b.untyped(vt)
+		if !scalar && !isObject(b, vt) {
+			return false
+		}
+	}
+	return true
 }
 
 // paramEncodable reports whether resgen can write t as parameter text:

@@ -143,12 +143,24 @@ func (q *Query) Len() int { return q.b.Len() }
 // deepObject (name[a]=1&name[b]=2, nested objects and lists in further
 // brackets: name[a][b]=1, name[c][0]=x). v may also be a union whose set
 // variant is a list (written as the style writes lists) or a scalar
-// (name=text); null adds nothing.
+// (name=text); null adds nothing. A list of objects or lists in style
+// deepObject, which OpenAPI leaves undefined, is indexed as form bodies
+// are (name[0][key]=value), as Stripe reads it.
 func (q *Query) AddObject(name, style string, explode bool, v any) error {
 	if style == "deepObject" {
-		if m, err := jsonObject(v); err == nil {
-			formValue(q, name, m, false)
+		x, err := jsonValue(v)
+		if err != nil {
+			return err
+		}
+		switch x := x.(type) {
+		case map[string]any:
+			formValue(q, name, x, false)
 			return nil
+		case []any:
+			if slices.ContainsFunc(x, notScalar) {
+				formValue(q, name, x, false)
+				return nil
+			}
 		}
 	}
 	pv, err := valueOf(v)
@@ -498,17 +510,40 @@ func formScalar(v any) (string, bool) {
 
 // jsonObject is v's JSON form as a map, numbers kept as written.
 func jsonObject(v any) (map[string]any, error) {
+	x, err := jsonValue(v)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := x.(map[string]any)
+	if !ok && x != nil {
+		return nil, fmt.Errorf("got a JSON %T, not an object", x)
+	}
+	return m, nil
+}
+
+// jsonValue is v's JSON form decoded (maps, lists, json.Number, string,
+// bool, nil), numbers kept as written.
+func jsonValue(v any) (any, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]any
+	var x any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
+	if err := dec.Decode(&x); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return x, nil
+}
+
+// notScalar reports whether a decoded JSON value is an object or a list.
+func notScalar(x any) bool {
+	switch x.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 func formValue(q *Query, name string, v any, top bool) {

@@ -84,6 +84,12 @@ func TestLoadDiagnosticsThroughTheCLI(t *testing.T) {
 		{"validation warning at an operation", []string{"-spec", load + "invalid-path-params.yaml"}, exitOK,
 			[]string{load + "invalid-path-params.yaml:7:5: warning: spec does not validate: invalid paths: operation GET /x/{id} must define exactly all path parameters (missing: [id])\n\tat #/paths/~1x~1{id}/get\n"},
 			nil},
+		{"path parameters that are not in the path", []string{"-spec", load + "stray-path-params.yaml"}, exitOK,
+			[]string{
+				load + "stray-path-params.yaml:12:11: warning: path parameter \"id\" is not in the path \"/groups\": the client has no argument for it and sends nothing\n\tat #/paths/~1groups/get/parameters/0\n",
+				load + "stray-path-params.yaml:20:11: warning: path parameter \"id\" is not in the path \"/scopes\": the client has no argument for it and sends nothing\n\tat #/paths/~1scopes/get/parameters/0\n",
+			},
+			nil},
 		{"validation warning at a field", []string{"-spec", load + "invalid-info.yaml"}, exitOK,
 			[]string{load + "invalid-info.yaml:3:18: warning: spec does not validate: invalid info: value of version must be a non-empty string\n\tat #/info/version\n"},
 			nil},
