@@ -195,17 +195,17 @@ func rebaseRefs(entries []*yaml.Node, rel, rootName, fragment, ptr string) {
 	})
 }
 
-// Two more $refs stand where OpenAPI has none, and kin-openapi reads them
-// as nothing or not at all: an operation written as {$ref: file} (all 659
-// of DigitalOcean's), which kin keeps as an extension of an empty
-// operation without a word, and a schema's properties map written as
-// {$ref: file#/x}, which it cannot decode. inlineObjects puts what they
+// More $refs stand where OpenAPI has none, and kin-openapi reads them as
+// nothing or not at all: an operation written as {$ref: file} (all 659 of
+// DigitalOcean's) and a media type so written, which kin keeps as an
+// extension of an empty object without a word, and a schema's properties
+// map written as {$ref: file#/x}, which it cannot decode. inlineObjects puts what they
 // name in their place, as inlineMap does, and warns once for each kind:
 // the author's meaning is plain, but other tools will not read it so.
 
 // inlineObjects inlines the operation $refs of the path items of the
-// spec's root (spec set) and the properties-map $refs of any file, and
-// returns how many it inlined.
+// spec's root (spec set) and the properties-map and media-type $refs of
+// any file, and returns how many it inlined.
 func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, spec bool, from map[*yaml.Node]string) (int, Diagnostics) {
 	var diags Diagnostics
 	n := 0
@@ -215,7 +215,7 @@ func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, sp
 		first *Diagnostic
 		more  int
 	}
-	var ops, props kind
+	var ops, props, media kind
 	inline := func(m *yaml.Node, ptr, what, kin string, seen *kind) {
 		i := refIndex(m)
 		if i < 0 {
@@ -257,11 +257,18 @@ func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, sp
 		}
 	}
 	walkSpec(root, func(e specEntry) {
-		if v := e.val(); e.key().Value == "properties" && !e.names && v.Kind == yaml.MappingNode {
-			inline(v, strings.TrimPrefix(e.pointer("properties"), "#"), "a schema's properties", "kin-openapi cannot decode it", &props)
+		k, v := e.key().Value, e.val()
+		if v.Kind != yaml.MappingNode {
+			return
+		}
+		switch ptr := strings.TrimPrefix(e.pointer(k), "#"); {
+		case k == "properties" && !e.names:
+			inline(v, ptr, "a schema's properties", "kin-openapi cannot decode it", &props)
+		case e.names && len(e.path) > 0 && e.path[len(e.path)-1] == "content":
+			inline(v, ptr, "a media type", "kin-openapi reads a media type without a schema", &media)
 		}
 	})
-	for _, k := range []kind{ops, props} {
+	for _, k := range []kind{ops, props, media} {
 		if k.first == nil {
 			continue
 		}
