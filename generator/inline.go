@@ -72,7 +72,11 @@ func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr
 		}
 		k, ref := m.Content[i], m.Content[i+1].Value
 		errAt := func(msg string) Diagnostics {
-			return Diagnostics{{Severity: Error, File: file, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
+			kfile := file
+			if f, ok := from[k]; ok {
+				kfile = f // written in a file inlined before
+			}
+			return Diagnostics{{Severity: Error, File: kfile, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
 				Msg: fmt.Sprintf("$ref %q stands for the %s at %s: %s", ref, what, ptr, msg)}}
 		}
 		if n == maxMapRefs {
@@ -199,9 +203,10 @@ func rebaseRefs(entries []*yaml.Node, rel, rootName, fragment, ptr string) {
 // nothing or not at all: an operation written as {$ref: file} (all 659 of
 // DigitalOcean's) and a media type so written, which kin keeps as an
 // extension of an empty object without a word, and a schema's properties
-// map written as {$ref: file#/x}, which it cannot decode. inlineObjects puts what they
-// name in their place, as inlineMap does, and warns once for each kind:
-// the author's meaning is plain, but other tools will not read it so.
+// map written as {$ref: file#/x}, which it cannot decode. inlineObjects
+// puts what they name in their place, as inlineMap does, and warns once
+// for each kind and file: the author's meaning is plain, but other tools
+// will not read it so.
 
 // inlineObjects inlines the operation $refs of the path items of the
 // spec's root (spec set) and the properties-map and media-type $refs of
