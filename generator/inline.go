@@ -2,10 +2,13 @@ package generator
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -36,7 +39,7 @@ func (g *readGuard) inlineMaps(file string, loc *url.URL, root *yaml.Node, from 
 	n := 0
 	var diags Diagnostics
 	inline := func(m *yaml.Node, ptr string) {
-		k, d := g.inlineMap(file, loc, root, m, ptr, from)
+		k, d := g.inlineMap(file, loc, root, m, ptr, "map", from)
 		n += k
 		diags = append(diags, d...)
 	}
@@ -59,8 +62,9 @@ func (g *readGuard) inlineMaps(file string, loc *url.URL, root *yaml.Node, from 
 }
 
 // inlineMap replaces the $ref of the map m, at ptr in the root document,
-// with the entries of the map it names, until m has no $ref.
-func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr string, from map[*yaml.Node]string) (int, Diagnostics) {
+// with the entries of the map it names, until m has no $ref; what names
+// the object m stands for, in errors.
+func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr, what string, from map[*yaml.Node]string) (int, Diagnostics) {
 	for n := 0; ; n++ {
 		i := refIndex(m)
 		if i < 0 {
@@ -68,8 +72,12 @@ func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr
 		}
 		k, ref := m.Content[i], m.Content[i+1].Value
 		errAt := func(msg string) Diagnostics {
-			return Diagnostics{{Severity: Error, File: file, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
-				Msg: fmt.Sprintf("$ref %q stands for the map at %s: %s", ref, ptr, msg)}}
+			kfile := file
+			if f, ok := from[k]; ok {
+				kfile = f // written in a file inlined before
+			}
+			return Diagnostics{{Severity: Error, File: kfile, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
+				Msg: fmt.Sprintf("$ref %q stands for the %s at %s: %s", ref, what, ptr, msg)}}
 		}
 		if n == maxMapRefs {
 			return n, errAt(fmt.Sprintf("it leads to %d more such $refs", maxMapRefs))
@@ -99,13 +107,15 @@ func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr
 		}
 		src := lookupNode(target, u.Fragment, true)
 		if src == nil || src.Kind != yaml.MappingNode {
-			return n, errAt("it names no map")
+			return n, errAt("it names no " + what)
 		}
 		entries := copyTree(src).Content
 		if rel != "" {
 			rebaseRefs(entries, rel, filepath.Base(filepath.FromSlash(loc.Path)), u.Fragment, ptr)
-			for _, e := range entries {
-				markFrom(from, e, tfile)
+			if from != nil {
+				for _, e := range entries {
+					markFrom(from, e, tfile)
+				}
 			}
 		}
 		// The $ref's siblings stay, and go first.
@@ -148,6 +158,17 @@ func copyTree(n *yaml.Node) *yaml.Node {
 	return &c
 }
 
+// isMappingRef reports whether e is an entry of a discriminator's mapping
+// whose value is a $ref (a path or a pointer), not a schema's name.
+func isMappingRef(e specEntry) bool {
+	n := len(e.path)
+	if n < 2 || e.path[n-1] != "mapping" || e.path[n-2] != "discriminator" {
+		return false
+	}
+	v := e.val().Value
+	return strings.ContainsAny(v, "#/") || strings.HasSuffix(v, ".yml") || strings.HasSuffix(v, ".yaml") || strings.HasSuffix(v, ".json")
+}
+
 // rebaseRefs makes the $refs of entries, read from the file rel (relative
 // to the spec's folder) at fragment, mean in the root document (rootName,
 // in that folder), at ptr, what they meant there.
@@ -155,7 +176,7 @@ func rebaseRefs(entries []*yaml.Node, rel, rootName, fragment, ptr string) {
 	holder := &yaml.Node{Kind: yaml.MappingNode, Content: entries}
 	walkSpec(holder, func(e specEntry) {
 		k, v := e.key(), e.val()
-		if k.Value != "$ref" || e.names || v.Kind != yaml.ScalarNode {
+		if v.Kind != yaml.ScalarNode || !(k.Value == "$ref" && !e.names || isMappingRef(e)) {
 			return
 		}
 		u, err := url.Parse(v.Value)
@@ -176,4 +197,126 @@ func rebaseRefs(entries []*yaml.Node, rel, rootName, fragment, ptr string) {
 			v.Value = u.String()
 		}
 	})
+}
+
+// More $refs stand where OpenAPI has none, and kin-openapi reads them as
+// nothing or not at all: an operation written as {$ref: file} (all 659 of
+// DigitalOcean's) and a media type so written, which kin keeps as an
+// extension of an empty object without a word, and a schema's properties
+// map written as {$ref: file#/x}, which it cannot decode. inlineObjects
+// puts what they name in their place, as inlineMap does, and warns once
+// for each kind and file: the author's meaning is plain, but other tools
+// will not read it so.
+
+// inlineObjects inlines the operation $refs of the path items of the
+// spec's root (spec set) and the properties-map and media-type $refs of
+// any file, and returns how many it inlined.
+func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, spec bool, from map[*yaml.Node]string) (int, Diagnostics) {
+	var diags Diagnostics
+	n := 0
+	// first is the warning for the first $ref of a kind; more counts the
+	// others.
+	type kind struct {
+		first *Diagnostic
+		more  int
+	}
+	var ops, props, media kind
+	inline := func(m *yaml.Node, ptr, what, kin string, seen *kind) {
+		i := refIndex(m)
+		if i < 0 {
+			return
+		}
+		k, ref := m.Content[i], m.Content[i+1].Value
+		if seen.first == nil {
+			f := file
+			if ff, ok := from[k]; ok {
+				f = ff
+			}
+			seen.first = &Diagnostic{Severity: Warning, File: f, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
+				Msg:  fmt.Sprintf("$ref %q stands for %s: OpenAPI allows no $ref there (%s); resgen reads what it names in its place, as the author meant", ref, what, kin),
+				Hint: "for other tools, write it in place (a bundler does)"}
+		} else {
+			seen.more++
+		}
+		c, d := g.inlineMap(file, loc, root, m, ptr, what, from)
+		n += c
+		diags = append(diags, d...)
+	}
+	if spec {
+		for _, holder := range [][]string{{"paths"}, {"webhooks"}, {"components", "pathItems"}} {
+			items := lookupNode(root, pointerJoin("", holder...), true)
+			if items == nil || items.Kind != yaml.MappingNode {
+				continue
+			}
+			for i := 0; i+1 < len(items.Content); i += 2 {
+				item := items.Content[i+1]
+				if item.Kind != yaml.MappingNode {
+					continue
+				}
+				for j := 0; j+1 < len(item.Content); j += 2 {
+					if op := item.Content[j+1]; operationKeys[item.Content[j].Value] && op.Kind == yaml.MappingNode {
+						inline(op, pointerJoin("", append(holder, items.Content[i].Value, item.Content[j].Value)...), "an operation", "kin-openapi reads an empty operation", &ops)
+					}
+				}
+			}
+		}
+	}
+	walkSpec(root, func(e specEntry) {
+		k, v := e.key().Value, e.val()
+		if v.Kind != yaml.MappingNode {
+			return
+		}
+		switch ptr := strings.TrimPrefix(e.pointer(k), "#"); {
+		case k == "properties" && !e.names:
+			inline(v, ptr, "a schema's properties", "kin-openapi cannot decode it", &props)
+		case e.names && len(e.path) > 0 && e.path[len(e.path)-1] == "content":
+			inline(v, ptr, "a media type", "kin-openapi reads a media type without a schema", &media)
+		}
+	})
+	for _, k := range []kind{ops, props, media} {
+		if k.first == nil {
+			continue
+		}
+		if k.more > 0 {
+			k.first.Msg += fmt.Sprintf(" (and the same for %d more such $refs)", k.more)
+		}
+		diags = append(diags, *k.first)
+	}
+	return n, diags
+}
+
+// refOperations are errors for the operations kin-openapi decoded with a
+// $ref that inlineObjects could not reach (in a path item that is itself
+// a $ref to a file, or in a callback): each would be a method with nothing
+// of what the file declares.
+func (s *spec) refOperations() Diagnostics {
+	var diags Diagnostics
+	var items func(ptr string, m map[string]*openapi3.PathItem)
+	items = func(ptr string, m map[string]*openapi3.PathItem) {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			item := m[name]
+			if item == nil {
+				continue
+			}
+			ops := item.Operations()
+			for _, method := range slices.Sorted(maps.Keys(ops)) {
+				op := ops[method]
+				at := pointerJoin(ptr, name, strings.ToLower(method))
+				if ref, ok := op.Extensions["$ref"].(string); ok {
+					diags = append(diags, s.diag(Error, at, fmt.Sprintf("the operation is a $ref (%q) where OpenAPI allows none, and resgen reads it only in a path item written in the spec's paths, webhooks or components.pathItems", ref),
+						"write the operation in place, or make the path item that holds it part of the spec"))
+				}
+				for cname, cb := range op.Callbacks {
+					if cb != nil && cb.Value != nil {
+						items(pointerJoin(at, "callbacks", cname), cb.Value.Map())
+					}
+				}
+			}
+		}
+	}
+	if s.doc.Paths != nil {
+		items("/paths", s.doc.Paths.Map())
+	}
+	items("/webhooks", s.doc.Webhooks)
+	return diags
 }

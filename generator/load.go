@@ -88,9 +88,15 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		return nil, append(diags, rdiags...), nil
 	}
 	inlined, idiags := g.inlineMaps(path, loc, root, s.src.from)
-	if len(g.refused) > 0 || idiags != nil {
+	if idiags == nil {
+		var n int
+		n, idiags = g.inlineObjects(path, loc, root, true, s.src.from)
+		inlined += n
+	}
+	if len(g.refused) > 0 || idiags.HasErrors() {
 		return nil, append(append(diags, g.refused...), idiags...), nil
 	}
+	diags = append(diags, idiags...)
 	if inlined > 0 {
 		if err := reencode(); err != nil {
 			return nil, nil, err
@@ -170,6 +176,9 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	}
 	if s.doc.Paths == nil {
 		s.doc.Paths = openapi3.NewPaths()
+	}
+	if rdiags := s.refOperations(); rdiags != nil {
+		return nil, append(diags, rdiags...), nil
 	}
 
 	opts := []openapi3.ValidationOption{

@@ -136,6 +136,44 @@ x-shared:
 		{"a map $ref to the map that holds it", []string{"s.yaml", "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}" + opGetX + `components:
   schemas: {X: {type: string}, $ref: "#/components"}
 `}, `s.yaml:14:32: error: $ref "#/components" stands for the map at /components/schemas: it names the map that holds it`, true, nil},
+		{"an operation $ref whose discriminator maps to files of its folder", []string{"s.yaml", `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /x:
+    get: {$ref: ops/get.yaml}
+`, "ops/get.yaml", `operationId: getX
+responses:
+  "200":
+    description: ok
+    content:
+      application/json:
+        schema:
+          oneOf: [{$ref: models/a.yaml}, {$ref: models/b.yaml}]
+          discriminator: {propertyName: kind, mapping: {a: models/a.yaml, b: models/b.yaml}}
+`, "ops/models/a.yaml", "{type: object, required: [kind], properties: {kind: {type: string}, a: {type: integer}}}\n",
+			"ops/models/b.yaml", "{type: object, required: [kind], properties: {kind: {type: string}, b: {type: string}}}\n"},
+			`s.yaml:5:11: warning: $ref "ops/get.yaml" stands for an operation: OpenAPI allows no $ref there (kin-openapi reads an empty operation); resgen reads what it names in its place, as the author meant`, false, func(t *testing.T, src string) {
+				if !strings.Contains(src, "func (c *Client) GetX(") || !strings.Contains(src, `case "b":`) {
+					t.Error("no method GetX, or no variant for discriminator value b")
+				}
+			}},
+		{"a media type written as a $ref", []string{"s.yaml", `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /x:
+    post:
+      operationId: postX
+      requestBody:
+        content:
+          application/json: {$ref: "media.yaml#/thing"}
+      responses:
+        "204": {description: ok}
+`, "media.yaml", "thing:\n  schema: {type: object, required: [n], properties: {n: {type: integer}}}\n"},
+			`s.yaml:9:30: warning: $ref "media.yaml#/thing" stands for a media type: OpenAPI allows no $ref there (kin-openapi reads a media type without a schema); resgen reads what it names in its place, as the author meant`, false, func(t *testing.T, src string) {
+				if !strings.Contains(src, "body *PostXBody") {
+					t.Error("the body is not PostXBody")
+				}
+			}},
 		{"a dangling $ref in a referenced file", []string{"s.yaml", "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}" + opGetX + `components:
   schemas:
     X: {$ref: "./x.yaml"}

@@ -379,7 +379,13 @@ func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, *ya
 	if diags := g.checkRefs(file, u, root); diags != nil {
 		return nil, nil, diags
 	}
-	if g.rp.repairTree(file, root) == 0 {
+	// A properties map written as a $ref, inlined before kin decodes it.
+	inlined, idiags := g.inlineObjects(file, u, root, false, nil)
+	if idiags.HasErrors() {
+		return nil, nil, idiags
+	}
+	g.rp.addAll(idiags)
+	if g.rp.repairTree(file, root)+inlined == 0 {
 		return data, root, nil
 	}
 	out, err := yaml.Marshal(root)

@@ -39,6 +39,12 @@ func (rp *repairs) add(d Diagnostic) {
 	rp.mu.Unlock()
 }
 
+func (rp *repairs) addAll(ds Diagnostics) {
+	for _, d := range ds {
+		rp.add(d)
+	}
+}
+
 // repairTree fixes the decode defects of a parsed document in place and
 // returns how many it fixed.
 func (rp *repairs) repairTree(file string, root *yaml.Node) int {
@@ -59,7 +65,11 @@ func (rp *repairs) hasErrors() bool {
 
 func isSchemaLike(m *yaml.Node) bool {
 	has := func(k string) bool { return mapValue(m, k) != nil }
-	return (has("type") || has("properties") || has("items") || has("allOf") || has("oneOf") || has("anyOf") || has("additionalProperties") || has("patternProperties")) && !has("in") && !has("schema") && !has("content")
+	// A type that is a parameter is a name in a file of named parameters
+	// (DigitalOcean's resources/*/parameters.yml), not a schema's keyword.
+	typ := mapValue(m, "type")
+	hasType := typ != nil && !(typ.Kind == yaml.MappingNode && mapValue(typ, "in") != nil && mapValue(typ, "name") != nil)
+	return (hasType || has("properties") || has("items") || has("allOf") || has("oneOf") || has("anyOf") || has("additionalProperties") || has("patternProperties")) && !has("in") && !has("schema") && !has("content")
 }
 
 func mapValue(m *yaml.Node, key string) *yaml.Node {

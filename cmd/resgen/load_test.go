@@ -66,6 +66,10 @@ func TestLoadWarnsAtPositionsAndGenerates(t *testing.T) {
 		pointer      string   // the first one's pointer
 	}{
 		{"components-map/openapi.yaml", "load-components-map", nil, ""},
+		{"operation-refs/openapi.yaml", "load-operation-refs", []string{
+			load + `operation-refs/openapi.yaml:9:7: warning: $ref "resources/pets/pet_get.yml" stands for an operation: OpenAPI allows no $ref there (kin-openapi reads an empty operation); resgen reads what it names in its place, as the author meant (and the same for 1 more such $refs)`,
+			load + `operation-refs/resources/pets/pet_update.yml:11:11: warning: $ref "models/attributes.yml#/pet_tags" stands for a schema's properties: OpenAPI allows no $ref there (kin-openapi cannot decode it); resgen reads what it names in its place, as the author meant`,
+		}, "#/paths/~1pets~1{pet_id}/get"},
 		{"defs.yaml", "load-defs", []string{
 			load + `defs.yaml:27:31: warning: $ref "#/$defs/Money" is read in the $defs of the schema that holds it, #/paths/~1orders~1{id}/get/responses/200/content/application~1json/schema; by JSON Schema's rules it names the document's root, which has no $defs (no enclosing schema has an $id)`,
 			load + `defs.yaml:38:29: warning: $ref "#/$defs/Line" is read in the $defs of the schema that holds it, #/paths/~1orders~1{id}/get/responses/200/content/application~1json/schema; by JSON Schema's rules it names the document's root, which has no $defs (no enclosing schema has an $id)`,
@@ -115,6 +119,16 @@ func TestDanglingRefThatCannotBeUntypedIsAPositionedError(t *testing.T) {
 		"\tat #/paths/~1pets/get/parameters/0\n" +
 		"\tfix: define what it names, or correct the $ref\n"
 	if code != exitInput || stderr != want {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit %d and:\n%s", code, stderr, exitInput, want)
+	}
+}
+
+func TestOperationRefInAReferencedPathItemIsAPositionedError(t *testing.T) {
+	t.Chdir("../..")
+	code, stderr, _ := generateInto(t, "testdata/specs/load/invalid/path-item-op-ref/openapi.yaml")
+	want := "testdata/specs/load/invalid/path-item-op-ref/openapi.yaml:7:3: error: the operation is a $ref (\"pets_list.yaml\") where OpenAPI allows none, and resgen reads it only in a path item written in the spec's paths, webhooks or components.pathItems\n" +
+		"\tat #/paths/~1pets/get\n"
+	if code != exitInput || !strings.HasPrefix(stderr, want) {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit %d and:\n%s", code, stderr, exitInput, want)
 	}
 }
