@@ -4,6 +4,7 @@ package loadoperationrefs
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -40,6 +41,16 @@ type PetGetResponseDefaultBody struct {
 // PetUpdateBody is a schema of the API.
 type PetUpdateBody struct {
 	Tags []string `json:"tags"`
+}
+
+// MarshalJSON writes every field.
+// A nil Tags is written as []: it is required and not nullable.
+func (v PetUpdateBody) MarshalJSON() ([]byte, error) {
+	type plain PetUpdateBody
+	if v.Tags == nil {
+		v.Tags = []string{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // Client calls the operation refs API. Every method runs behind its operation's circuit
