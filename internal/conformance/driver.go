@@ -23,7 +23,8 @@ type planCall struct {
 }
 
 type planArg struct {
-	// Kind is path, params or body.
+	// Kind is path, params, body or reader (an io.Reader of the bytes
+	// Value holds as base64).
 	Kind string `json:"kind"`
 	// Value is the argument's JSON (path, body).
 	Value rawJSON `json:"value,omitempty"`
@@ -52,6 +53,7 @@ const callHeader = "X-Conformance-Call"
 const driverSource = `package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -246,6 +248,14 @@ func call(server string, pc planCall) (res result) {
 				}
 			}
 			v = p
+		case "reader":
+			// A raw body: the JSON is its bytes (base64).
+			var data []byte
+			if err := json.Unmarshal(a.Value, &data); err != nil {
+				res.Err = fmt.Sprintf("harness: argument %d (reader): %v", i+1, err)
+				return
+			}
+			v.Set(reflect.ValueOf(bytes.NewReader(data)))
 		default:
 			if len(a.Value) > 0 {
 				if err := fill(v, a.Value); err != nil {

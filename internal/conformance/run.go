@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -50,6 +51,7 @@ type Failure struct {
 	Operation string // the Go method
 	OpID      string // operationId
 	Call      string // what the call exercised
+	Method    string // the Go method called (Operation's or a body variant's)
 	Kind      string // load, generate, build, driver, route, request, value, body, client, type, status, decode, roundtrip, exception
 	Detail    string
 	// Excepted is the reason of the exception that covers it ("" when none).
@@ -71,9 +73,12 @@ type Report struct {
 	// Checked counts the calls that had a typed body to round-trip.
 	Checked    int
 	Exceptions int
-	Skipped    []string
-	Failures   []Failure
-	Notes      []string
+	// Warned counts the failures of typed body methods resgen itself
+	// reported as unsupported (pointing to the raw method).
+	Warned   int
+	Skipped  []string
+	Failures []Failure
+	Notes    []string
 	// Phases are the durations of generate, oracle, plan, build and calls.
 	Phases []Phase
 	// Repaired is true when the oracle loaded resgen's repaired bytes.
@@ -171,6 +176,9 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		planned = append(planned, c)
 	}
 
+	if n := bytesOnlyNote(planned); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
 	phase("plan")
 	dir, err := os.MkdirTemp("", "conformance-*")
 	if err != nil {
@@ -219,15 +227,53 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 	for _, c := range planned {
 		judge(rep, c, srv.verdict(c.id), results[c.id])
 	}
+	markWarned(rep, res)
 	applyExceptions(rep, opts.Exceptions)
 	sort.Strings(rep.Skipped)
 	return rep
 }
 
+// rawHint finds the raw method an unsupported: warning about a body
+// points the caller to.
+var rawHint = regexp.MustCompile(`^unsupported: (.*); send the body as the spec says with (\w+)\(\.\.\., contentType, body\)`)
+
+// markWarned marks the request-body failures of the typed methods of an
+// operation whose body resgen reported as unsupported: the client said it
+// cannot write that body as the spec means, and named its raw method (whose
+// call is judged like any other).
+func markWarned(rep *Report, res *generator.Result) {
+	warned := map[string]string{} // raw method -> the warning
+	for _, d := range res.Diags {
+		if m := rawHint.FindStringSubmatch(d.Msg); m != nil && warned[m[2]] == "" {
+			warned[m[2]] = fmt.Sprintf("resgen warns at %s:%d: unsupported: %s", filepath.Base(d.File), d.Line, m[1])
+		}
+	}
+	rawOf := map[string]string{}
+	for _, op := range res.Model.Operations {
+		for _, v := range op.Variants {
+			if v.Body.Encoding == "raw" {
+				rawOf[op.Name] = v.Name
+			}
+		}
+	}
+	for i := range rep.Failures {
+		f := &rep.Failures[i]
+		raw := rawOf[f.Operation]
+		w := warned[raw]
+		if w == "" || f.Method == raw || f.Excepted != "" {
+			continue
+		}
+		if f.Kind == "body" || f.Kind == "request" && strings.Contains(f.Detail, "request body") {
+			f.Excepted = w
+			rep.Warned++
+		}
+	}
+}
+
 // judge adds one call's outcome to rep.
 func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	add := func(kind, detail string) {
-		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Kind: kind, Detail: detail})
+		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Method: c.plan.Method, Kind: kind, Detail: detail})
 	}
 	for _, co := range dr.Coerced {
 		add("type", co)
@@ -278,6 +324,26 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 		return
 	}
 	rep.RoundTripped++
+}
+
+// bytesOnlyNote says how many raw bodies went in types kin-openapi cannot
+// decode: their bytes and Content-Type are checked, their schema is not.
+func bytesOnlyNote(calls []*call) string {
+	byType := map[string]int{}
+	for _, c := range calls {
+		if c.bytesOnly != "" {
+			byType[c.bytesOnly]++
+		}
+	}
+	if len(byType) == 0 {
+		return ""
+	}
+	var parts []string
+	for t, n := range byType {
+		parts = append(parts, fmt.Sprintf("%d %s", n, t))
+	}
+	sort.Strings(parts)
+	return "raw bodies of types kin-openapi cannot decode (" + strings.Join(parts, ", ") + "): checked as bytes and Content-Type, the schema unjudged"
 }
 
 // RepoRoot finds the resgen module root from dir upward.

@@ -31,6 +31,9 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 	}
 	tw.Flush()
 	for _, r := range reports {
+		if r.Warned > 0 {
+			fmt.Fprintf(w, "%s: note: %d request-body failures are what resgen's own unsupported: warnings say (excepted, listed with -v)\n", filepath.Base(r.Spec), r.Warned)
+		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(w, "%s: note: %s\n", filepath.Base(r.Spec), n)
 		}
