@@ -99,9 +99,11 @@ func coerce(v reflect.Value, raw json.RawMessage) bool {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.Kind() != reflect.String || len(raw) == 0 || raw[0] == '"' || raw[0] == '{' || raw[0] == '[' {
+	if t.Kind() != reflect.String || len(raw) == 0 || raw[0] == '"' {
 		return false
 	}
+	// A list or object in a string field (the escape hatch of what no
+	// style writes) goes as its JSON text, reported as a type mismatch.
 	s := reflect.New(t).Elem()
 	s.SetString(string(raw))
 	if v.Kind() == reflect.Pointer {

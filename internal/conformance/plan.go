@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -871,17 +872,32 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		}
 	}
 	if len(out) > 8 {
+		// Keep one declared error answer, if any, past the cut.
+		for i := 8; i < len(out); i++ {
+			if out[i].code >= 400 && !slices.ContainsFunc(out[1:8], func(a answer) bool { return a.code >= 400 }) {
+				out[7] = out[i]
+				break
+			}
+		}
 		out = out[:8]
 	}
 	return out
 }
 
 // statusCode is a concrete status for a declared one.
+// A default beside a typed 2xx is answered with an error status no other
+// response claims (the error path); alone, it may be the 200.
 func statusCode(s string, all []*model.Response) int {
 	switch {
 	case s == "default":
-		// A status no other response claims.
-		for _, c := range []int{200, 418, 422, 400} {
+		codes := []int{200, 418, 422, 400}
+		for _, r := range all {
+			if r.Status != "default" && r.FieldName != "" && r.Status[0] == '2' {
+				codes = codes[1:]
+				break
+			}
+		}
+		for _, c := range codes {
 			free := true
 			for _, r := range all {
 				if r.Status != "default" && statusCovers(r.Status, c) {

@@ -26,6 +26,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/generator/model"
 )
 
 // Options configure a run.
@@ -70,11 +71,13 @@ type Report struct {
 	// field (or that have none); RoundTripped those whose re-encoding equals
 	// what was sent.
 	Decoded, RoundTripped int
-	// Checked counts the calls that had a typed body to round-trip.
-	Checked    int
-	Exceptions int
-	// Warned counts the failures of typed body methods resgen itself
-	// reported as unsupported (pointing to the raw method).
+	// Checked counts the calls that had a typed body to round-trip;
+	// ErrorAnswers those of them answered with a declared 4xx (or default):
+	// the client must return the typed field with no error.
+	Checked, ErrorAnswers int
+	Exceptions            int
+	// Warned counts the failures resgen itself reported as unsupported:
+	// a typed body method's (pointing to the raw method) or a parameter's.
 	Warned   int
 	Skipped  []string
 	Failures []Failure
@@ -237,16 +240,27 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 // points the caller to.
 var rawHint = regexp.MustCompile(`^unsupported: (.*); send the body as the spec says with (\w+)\(\.\.\., contentType, body\)`)
 
+// warnedPart is the property or part an unsupported: body warning names.
+var warnedPart = regexp.MustCompile(`(?:property|part) "([^"]+)"`)
+
 // markWarned marks the request-body failures of the typed methods of an
 // operation whose body resgen reported as unsupported: the client said it
-// cannot write that body as the spec means, and named its raw method (whose
-// call is judged like any other).
+// cannot write that body as the spec means and named its raw method (whose
+// call is judged like any other). A failure is marked only when it names
+// the property or part the warning names.
 func markWarned(rep *Report, res *generator.Result) {
-	warned := map[string]string{} // raw method -> the warning
+	type warning struct{ part, text string }
+	warned := map[string][]warning{} // raw method -> its warnings
 	for _, d := range res.Diags {
-		if m := rawHint.FindStringSubmatch(d.Msg); m != nil && warned[m[2]] == "" {
-			warned[m[2]] = fmt.Sprintf("resgen warns at %s:%d: unsupported: %s", filepath.Base(d.File), d.Line, m[1])
+		m := rawHint.FindStringSubmatch(d.Msg)
+		if m == nil {
+			continue
 		}
+		w := warning{text: fmt.Sprintf("resgen warns at %s:%d: unsupported: %s", filepath.Base(d.File), d.Line, m[1])}
+		if pm := warnedPart.FindStringSubmatch(m[1]); pm != nil {
+			w.part = pm[1]
+		}
+		warned[m[2]] = append(warned[m[2]], w)
 	}
 	rawOf := map[string]string{}
 	for _, op := range res.Model.Operations {
@@ -256,16 +270,34 @@ func markWarned(rep *Report, res *generator.Result) {
 			}
 		}
 	}
+	params := warnedParams(res)
 	for i := range rep.Failures {
 		f := &rep.Failures[i]
+		if f.Excepted == "" {
+			for _, w := range params[f.Operation] {
+				if strings.Contains(f.Detail, `parameter "`+w.name+`"`) || strings.Contains(f.Detail, "params field "+w.goName+" ") || strings.Contains(f.Detail, "params field "+w.goName+":") {
+					f.Excepted = w.text
+					rep.Warned++
+					break
+				}
+			}
+			if f.Excepted != "" {
+				continue
+			}
+		}
 		raw := rawOf[f.Operation]
-		w := warned[raw]
-		if w == "" || f.Method == raw || f.Excepted != "" {
+		if raw == "" || f.Method == raw || f.Excepted != "" {
 			continue
 		}
-		if f.Kind == "body" || f.Kind == "request" && strings.Contains(f.Detail, "request body") {
-			f.Excepted = w
-			rep.Warned++
+		if f.Kind != "body" && !(f.Kind == "request" && strings.Contains(f.Detail, "request body")) {
+			continue
+		}
+		for _, w := range warned[raw] {
+			if w.part == "" || strings.Contains(f.Detail, `"`+w.part+`"`) || strings.Contains(f.Detail, "/"+w.part) || strings.Contains(f.Detail, "path "+w.part+":") {
+				f.Excepted = w.text
+				rep.Warned++
+				break
+			}
 		}
 	}
 }
@@ -304,6 +336,9 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 		rep.Decoded++
 		return
 	}
+	if c.status >= 400 {
+		rep.ErrorAnswers++
+	}
 	rep.Checked++
 	if dr.FieldNil || len(dr.Field) == 0 {
 		add("decode", fmt.Sprintf("%s stayed nil after a %d answer %s", c.field, c.status, short(c.respValue)))
@@ -324,6 +359,40 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 		return
 	}
 	rep.RoundTripped++
+}
+
+// paramHint is an unsupported: warning about one parameter.
+var paramHint = regexp.MustCompile(`^unsupported: (query|header|path|cookie) parameter "([^"]+)"`)
+
+type warnedParam struct{ name, goName, text string }
+
+// warnedParams are, by operation, the parameters resgen reported it
+// cannot write as the spec means (it says what it sends instead): their
+// failures are that warning, not a silent defect. The warning's pointer
+// names the operation; one under components applies to every operation
+// with a parameter of that name and place.
+func warnedParams(res *generator.Result) map[string][]warnedParam {
+	out := map[string][]warnedParam{}
+	for _, d := range res.Diags {
+		m := paramHint.FindStringSubmatch(d.Msg)
+		if m == nil {
+			continue
+		}
+		text := fmt.Sprintf("resgen warns at %s:%d: %s", filepath.Base(d.File), d.Line, d.Msg)
+		for _, op := range res.Model.Operations {
+			opPtr := "#/paths/" + strings.ReplaceAll(strings.ReplaceAll(op.Path, "~", "~0"), "/", "~1") + "/"
+			if strings.HasPrefix(d.Pointer, "#/paths/") && !strings.HasPrefix(d.Pointer, opPtr+strings.ToLower(op.Method)+"/") &&
+				!strings.HasPrefix(d.Pointer, opPtr+"parameters/") {
+				continue
+			}
+			for _, p := range append(append([]*model.Param{}, op.PathParams...), op.Params...) {
+				if string(p.In) == m[1] && p.SpecName == m[2] {
+					out[op.Name] = append(out[op.Name], warnedParam{p.SpecName, p.GoName, text})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // bytesOnlyNote says how many raw bodies went in types kin-openapi cannot
