@@ -75,7 +75,8 @@ func TestHarnessCatchesAParameterInTheWrongStyle(t *testing.T) {
 func TestHarnessCatchesAUnionDecodedIntoTheWrongVariant(t *testing.T) {
 	opts := testOptions(t)
 	// Each key set now selects the other variant.
-	opts.Mutate = mutation(t, `keys.Has("email")`, `keys.Has("phone")`, `keys.Has("phone")`, `keys.Has("email")`)
+	opts.Mutate = mutation(t, `obj.Has("email")`, `obj.Has("phone")`, `obj.Has("phone")`, `obj.Has("email")`,
+		`obj.Within("email", "label")`, `obj.Within("label", "phone")`, `obj.Within("label", "phone")`, `obj.Within("email", "label")`)
 	r := Run(t.Context(), regressSpec, opts)
 	got := failuresOf(r, "roundtrip")
 	if len(got) == 0 {
@@ -160,4 +161,23 @@ func TestConformanceCorpus(t *testing.T) {
 	default:
 		t.Fatalf("conformance: %v\n%s", err, stderr.String())
 	}
+}
+
+// TestHarnessCallsEveryBodyMethod: a content-type variant method (here the
+// form one of bodies.yaml's createPet) that sends the wrong Content-Type
+// is caught, so each variant method is called and judged on its own.
+func TestHarnessCallsEveryBodyMethod(t *testing.T) {
+	opts := testOptions(t)
+	opts.Mutate = mutation(t, `c.sendCreatePet(ctx, params, "application/x-www-form-urlencoded", rd)`, `c.sendCreatePet(ctx, params, "text/plain", rd)`)
+	r := Run(t.Context(), filepath.Join(opts.RepoRoot, "testdata", "specs", "bodies.yaml"), opts)
+	var caught []Failure
+	for _, f := range failuresOf(r, "body") {
+		if f.Method == "CreatePetWithForm2" {
+			caught = append(caught, f)
+		}
+	}
+	if len(caught) == 0 {
+		t.Fatalf("want a body failure of CreatePetWithForm2; got %+v", r.Failures)
+	}
+	t.Logf("caught: %s", caught[0].Detail)
 }

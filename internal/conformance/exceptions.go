@@ -16,7 +16,7 @@ type Exception struct {
 	Spec string `yaml:"spec"`
 	// Operation is the Go method or operationId ("*": any).
 	Operation string `yaml:"operation"`
-	// Kind is the failure kind it covers.
+	// Kind is the failure kind it covers ("*": any).
 	Kind string `yaml:"kind"`
 	// Contains must occur in the failure's detail.
 	Contains string `yaml:"contains"`
@@ -42,7 +42,7 @@ func DefaultExceptions() ([]Exception, error) {
 }
 
 func (e Exception) covers(spec string, f Failure) bool {
-	return e.Spec == filepath.Base(spec) && e.Kind == f.Kind &&
+	return e.Spec == filepath.Base(spec) && (e.Kind == "*" || e.Kind == f.Kind) &&
 		(e.Operation == "*" || e.Operation == f.Operation || (f.OpID != "" && e.Operation == f.OpID)) &&
 		strings.Contains(f.Detail, e.Contains)
 }

@@ -1,11 +1,17 @@
 package conformance
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
+	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +35,9 @@ type call struct {
 	bodyBytes []byte // for raw byte bodies
 	bodySent  bool
 	bodyCT    string
+	// bytesOnly is the media type of a raw body kin-openapi cannot decode
+	// (XML): its bytes and Content-Type are compared, its schema unjudged.
+	bytesOnly string
 	// The answer.
 	status      int
 	respCT      string
@@ -170,23 +179,36 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 		optional bool
 		variant  int
 		respPick int // index into the response choices
+		// method and body are the Go method called and the body it
+		// sends (op.Name and op.Body but for the content-type variants).
+		method string
+		body   *model.Body
 	}
-	shapes := []shape{{"all parameters", 0, true, 0, 0}}
+	shapes := []shape{{"all parameters", 0, true, 0, 0, op.Name, op.Body}}
 	if hasOptional(op) {
-		shapes = append(shapes, shape{"required parameters only", 1, false, 0, 0})
+		shapes = append(shapes, shape{"required parameters only", 1, false, 0, 0, op.Name, op.Body})
 	}
 	for v := 1; v < bodyVariants; v++ {
-		shapes = append(shapes, shape{fmt.Sprintf("body variant %d", v+1), v, true, v, 0})
+		shapes = append(shapes, shape{fmt.Sprintf("body variant %d", v+1), v, true, v, 0, op.Name, op.Body})
+	}
+	// One call per method of another request content type, the raw
+	// WithBody one included.
+	for _, bv := range op.Variants {
+		what := "body " + bv.Body.ContentType
+		if bv.Body.Encoding == "raw" {
+			what = "raw body"
+		}
+		shapes = append(shapes, shape{what + " (" + bv.Name + ")", 0, true, 0, 0, bv.Name, bv.Body})
 	}
 	answers := p.answers(op, kinOp)
 	for i := 1; i < len(answers); i++ {
-		shapes = append(shapes, shape{answers[i].what, 2 + i, true, 0, i})
+		shapes = append(shapes, shape{answers[i].what, 2 + i, true, 0, i, op.Name, op.Body})
 	}
 
 	var calls []*call
 	for _, sh := range shapes {
 		c := &call{op: op, kinOp: kinOp, item: item, tmpl: tmpl, what: sh.what}
-		c.plan.Method = op.Name
+		c.plan.Method = sh.method
 		fail := ""
 		// Path parameters, in order.
 		for _, mp := range op.PathParams {
@@ -246,12 +268,12 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 			}
 			c.plan.Args = append(c.plan.Args, planArg{Kind: "params", Fields: fields})
 		}
-		if fail == "" && op.Body != nil {
-			raw, err := p.body(c, op.Body, bodyMT, sh.seed, sh.variant)
+		if fail == "" && sh.body != nil {
+			args, err := p.body(c, sh.body, sh.seed, sh.variant)
 			if err != nil {
 				fail = "body: " + err.Error()
 			} else {
-				c.plan.Args = append(c.plan.Args, planArg{Kind: "body", Value: raw})
+				c.plan.Args = append(c.plan.Args, args...)
 			}
 		}
 		if fail == "" && sh.respPick < len(answers) {
@@ -333,8 +355,16 @@ func argJSON(t *model.GoType, v any) (rawJSON, error) {
 	return json.Marshal(v)
 }
 
-// body plans the request body of c.
-func (p *planner) body(c *call, b *model.Body, mt *openapi3.MediaType, seed, variant int) (rawJSON, error) {
+// body plans the request body of c as method argument(s) for b.
+func (p *planner) body(c *call, b *model.Body, seed, variant int) ([]planArg, error) {
+	var content openapi3.Content
+	if rb := c.kinOp.RequestBody; rb != nil && rb.Value != nil {
+		content = rb.Value.Content
+	}
+	if b.Encoding == "raw" {
+		return p.rawBody(c, b, content, seed)
+	}
+	mt := content.Get(b.ContentType)
 	if mt == nil {
 		return nil, fmt.Errorf("the oracle's operation has no %s body", b.ContentType)
 	}
@@ -345,45 +375,343 @@ func (p *planner) body(c *call, b *model.Body, mt *openapi3.MediaType, seed, var
 		return nil, err
 	}
 	c.body = v
+	one := func(raw rawJSON, err error) ([]planArg, error) {
+		if err != nil {
+			return nil, err
+		}
+		return []planArg{{Kind: "body", Value: raw}}, nil
+	}
 	switch b.Encoding {
 	case "json", "form-typed", "multipart-fields":
-		return json.Marshal(v)
+		return one(json.Marshal(v))
 	case "text":
 		s, ok := v.(string)
 		if !ok {
 			s = canonical(v)
 		}
 		c.body = s
-		return json.Marshal(s)
+		return one(json.Marshal(s))
 	case "form":
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("a form body that is not an object")
+		vals, err := formValues(v, mt.Encoding, mt.Schema)
+		if err != nil {
+			return nil, err
 		}
-		vals := map[string][]string{}
-		for k, x := range m {
-			switch y := x.(type) {
-			case []any:
-				for _, it := range y {
-					vals[k] = append(vals[k], scalarText(it))
-				}
-			default:
-				vals[k] = []string{scalarText(y)}
+		return one(json.Marshal(vals))
+	case "multipart":
+		// []byte the caller encodes, and its Content-Type: the harness
+		// writes the parts, kin-openapi decodes them.
+		data, ct, err := multipartOf(v, mt.Encoding)
+		if err != nil {
+			return nil, err
+		}
+		raw, _ := json.Marshal(data)
+		text, _ := json.Marshal(ct)
+		return []planArg{{Kind: "body", Value: raw}, {Kind: "body", Value: text}}, nil
+	default: // bytes
+		raw := bytesOf(v)
+		c.bodyBytes = raw
+		return one(json.Marshal(raw))
+	}
+}
+
+// rawBody plans a call of a raw method (contentType, io.Reader): the
+// harness encodes the body itself, preferring a declared content type no
+// typed method of the operation sends (XML, a wildcard, multipart/mixed),
+// else the plain method's.
+func (p *planner) rawBody(c *call, b *model.Body, content openapi3.Content, seed int) ([]planArg, error) {
+	typed := map[string]bool{}
+	if ob := c.op.Body; ob != nil && ob.Encoding != "raw" {
+		typed[ob.ContentType] = true
+	}
+	for _, v := range c.op.Variants {
+		if v.Body.Encoding != "raw" {
+			typed[v.Body.ContentType] = true
+		}
+	}
+	var first, then []string
+	for _, ct := range sortedCTs(content) {
+		if typed[ct] {
+			then = append(then, ct)
+		} else {
+			first = append(first, ct)
+		}
+	}
+	if c.op.Body != nil && c.op.Body.Encoding != "raw" {
+		then = append([]string{c.op.Body.ContentType}, then...)
+	}
+	var lastErr error = fmt.Errorf("the oracle's operation declares no request body")
+	for _, ct := range append(first, then...) {
+		mt := content[ct]
+		if mt == nil {
+			continue
+		}
+		v, err := p.instance(mt.Schema, seed, -1, true)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		send := concreteType(ct)
+		data, header, err := encodeAs(send, v, mt)
+		if err != nil {
+			lastErr = fmt.Errorf("%s: %w", ct, err)
+			continue
+		}
+		c.bodyCT, c.bodySent, c.body = send, true, v
+		switch base := mediaBase(send); {
+		case base == "text/plain":
+			c.body = string(data)
+		case strings.Contains(base, "json"), base == "application/x-www-form-urlencoded", base == "multipart/form-data",
+			base == "application/yaml", base == "application/x-yaml":
+			// kin-openapi decodes it: compared with the instance.
+		default:
+			// The bytes must arrive as written; where kin-openapi has
+			// no decoder (XML) the schema goes unjudged: say so.
+			c.bodyBytes = data
+			if bodyDecoder(base) == nil {
+				c.bytesOnly = base
 			}
 		}
-		return json.Marshal(vals)
-	case "multipart":
-		return nil, fmt.Errorf("a raw multipart body ([]byte the caller encodes) is not exercised")
-	default: // bytes
-		var raw []byte
-		if s, ok := v.(string); ok {
-			raw = []byte(s)
-		} else {
-			raw = []byte(canonical(v))
-		}
-		c.bodyBytes = raw
-		return json.Marshal(base64.StdEncoding.EncodeToString(raw))
+		ctJSON, _ := json.Marshal(header)
+		raw, _ := json.Marshal(data)
+		return []planArg{{Kind: "body", Value: ctJSON}, {Kind: "reader", Value: raw}}, nil
 	}
+	return nil, lastErr
+}
+
+func sortedCTs(c openapi3.Content) []string {
+	out := make([]string, 0, len(c))
+	for ct := range c {
+		out = append(out, ct)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// concreteType is a media type to send for a declared one that may be a
+// wildcard (image/* -> image/png).
+func concreteType(ct string) string {
+	base := mediaBase(ct)
+	typ, sub, _ := strings.Cut(base, "/")
+	switch {
+	case typ == "*" || base == "":
+		return "application/octet-stream"
+	case sub == "*":
+		if typ == "image" {
+			return "image/png"
+		}
+		return typ + "/x-conformance"
+	}
+	return ct
+}
+
+// encodeAs writes v as media type ct; header is the Content-Type to send
+// (a multipart boundary added).
+func encodeAs(ct string, v any, mt *openapi3.MediaType) (data []byte, header string, err error) {
+	base, schema := mediaBase(ct), mt.Schema
+	switch {
+	case strings.Contains(base, "json"):
+		data, err = json.Marshal(v)
+		return data, ct, err
+	case base == "application/x-www-form-urlencoded":
+		vals, err := formValues(v, mt.Encoding, mt.Schema)
+		if err != nil {
+			return nil, "", err
+		}
+		return []byte(url.Values(vals).Encode()), ct, nil
+	case base == "multipart/form-data":
+		return multipartOf(v, mt.Encoding)
+	case base == "application/xml" || base == "text/xml" || strings.HasSuffix(base, "+xml"):
+		name := "root"
+		if schema != nil && schema.Value != nil && schema.Value.XML != nil && schema.Value.XML.Name != "" {
+			name = schema.Value.XML.Name
+		} else if schema != nil && schema.Ref != "" {
+			name = schema.Ref[strings.LastIndex(schema.Ref, "/")+1:]
+		}
+		var b bytes.Buffer
+		b.WriteString(xml.Header)
+		writeXML(&b, name, v)
+		return b.Bytes(), ct, nil
+	case base == "application/yaml" || base == "application/x-yaml":
+		// JSON is YAML, and kin-openapi decodes YAML.
+		data, err = json.Marshal(v)
+		return data, ct, err
+	}
+	return bytesOf(v), ct, nil
+}
+
+// writeXML writes v as element name: objects as child elements, lists as
+// repeated elements, scalars as text.
+func writeXML(b *bytes.Buffer, name string, v any) {
+	switch x := v.(type) {
+	case []any:
+		for _, it := range x {
+			writeXML(b, name, it)
+		}
+		return
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(b, "<%s>", name)
+		for _, k := range keys {
+			writeXML(b, k, x[k])
+		}
+		fmt.Fprintf(b, "</%s>", name)
+		return
+	}
+	fmt.Fprintf(b, "<%s>", name)
+	xml.EscapeText(b, []byte(scalarText(v)))
+	fmt.Fprintf(b, "</%s>", name)
+}
+
+// bytesOf is the raw bytes of a bytes body: a string's text, else its JSON.
+func bytesOf(v any) []byte {
+	if s, ok := v.(string); ok {
+		return []byte(s)
+	}
+	return []byte(canonical(v))
+}
+
+// formValues is an object as form values, each property as the spec's
+// encoding says (style form, explode true by default): scalars as they are,
+// lists repeated (joined with explode false), objects spread over the form
+// (explode true), joined as k,v (explode false) or in brackets (deepObject).
+// An optional property no style can carry is left out of v.
+func formValues(v any, encs map[string]*openapi3.Encoding, schema *openapi3.SchemaRef) (map[string][]string, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("a form body that is not an object")
+	}
+	required := map[string]bool{}
+	if schema != nil && schema.Value != nil {
+		for _, r := range schema.Value.Required {
+			required[r] = true
+		}
+	}
+	vals := map[string][]string{}
+	for k, x := range m {
+		sm := encs[k].SerializationMethod()
+		switch y := x.(type) {
+		case []any:
+			var items []string
+			for _, it := range y {
+				switch it.(type) {
+				case map[string]any, []any:
+					if !required[k] {
+						delete(m, k)
+						items = nil
+						continue
+					}
+					return nil, fmt.Errorf("form property %q is a list of objects or lists: no form style carries it", k)
+				}
+				items = append(items, scalarText(it))
+			}
+			switch {
+			case items == nil:
+			case sm.Style == openapi3.SerializationForm && !sm.Explode:
+				vals[k] = append(vals[k], strings.Join(items, ","))
+			case sm.Style == openapi3.SerializationPipeDelimited:
+				vals[k] = append(vals[k], strings.Join(items, "|"))
+			case sm.Style == openapi3.SerializationSpaceDelimited:
+				vals[k] = append(vals[k], strings.Join(items, " "))
+			default:
+				vals[k] = append(vals[k], items...)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(y))
+			for pk := range y {
+				keys = append(keys, pk)
+			}
+			sort.Strings(keys)
+			var joined []string
+			for _, pk := range keys {
+				switch y[pk].(type) {
+				case map[string]any, []any:
+					return nil, fmt.Errorf("form property %q has a nested value: no form style carries it", k)
+				}
+				t := scalarText(y[pk])
+				switch {
+				case sm.Style == openapi3.SerializationDeepObject:
+					vals[k+"["+pk+"]"] = append(vals[k+"["+pk+"]"], t)
+				case sm.Explode:
+					vals[pk] = append(vals[pk], t)
+				default:
+					joined = append(joined, pk, t)
+				}
+			}
+			if joined != nil {
+				vals[k] = append(vals[k], strings.Join(joined, ","))
+			}
+		default:
+			vals[k] = append(vals[k], scalarText(y))
+		}
+	}
+	return vals, nil
+}
+
+// multipartOf writes an object as multipart/form-data parts: scalars as
+// text, lists as repeated parts, objects as JSON.
+func multipartOf(v any, encs map[string]*openapi3.Encoding) ([]byte, string, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, "", fmt.Errorf("a multipart body that is not an object")
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	part := func(k string, x any) error {
+		ct := ""
+		if e := encs[k]; e != nil && !strings.ContainsAny(e.ContentType, ",*") {
+			ct = strings.TrimSpace(e.ContentType)
+		}
+		_, obj := x.(map[string]any)
+		if !obj && ct == "" {
+			return w.WriteField(k, scalarText(x))
+		}
+		var data []byte
+		switch base := mediaBase(ct); {
+		case base == "" && obj:
+			ct, data = "application/json", []byte(canonical(x))
+		case strings.Contains(base, "xml"):
+			var b bytes.Buffer
+			writeXML(&b, k, x)
+			data = b.Bytes()
+		case strings.Contains(base, "json"):
+			data = []byte(canonical(x))
+		default:
+			data = bytesOf(x)
+		}
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q`, k))
+		h.Set("Content-Type", ct)
+		pw, err := w.CreatePart(h)
+		if err != nil {
+			return err
+		}
+		_, err = pw.Write(data)
+		return err
+	}
+	for _, k := range keys {
+		items, list := m[k].([]any)
+		if !list {
+			items = []any{m[k]}
+		}
+		for _, it := range items {
+			if err := part(k, it); err != nil {
+				return nil, "", err
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	return b.Bytes(), w.FormDataContentType(), nil
 }
 
 func scalarText(v any) string {
@@ -544,17 +872,32 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		}
 	}
 	if len(out) > 8 {
+		// Keep one declared error answer, if any, past the cut.
+		for i := 8; i < len(out); i++ {
+			if out[i].code >= 400 && !slices.ContainsFunc(out[1:8], func(a answer) bool { return a.code >= 400 }) {
+				out[7] = out[i]
+				break
+			}
+		}
 		out = out[:8]
 	}
 	return out
 }
 
 // statusCode is a concrete status for a declared one.
+// A default beside a typed 2xx is answered with an error status no other
+// response claims (the error path); alone, it may be the 200.
 func statusCode(s string, all []*model.Response) int {
 	switch {
 	case s == "default":
-		// A status no other response claims.
-		for _, c := range []int{200, 418, 422, 400} {
+		codes := []int{200, 418, 422, 400}
+		for _, r := range all {
+			if r.Status != "default" && r.FieldName != "" && r.Status[0] == '2' {
+				codes = codes[1:]
+				break
+			}
+		}
+		for _, c := range codes {
 			free := true
 			for _, r := range all {
 				if r.Status != "default" && statusCovers(r.Status, c) {

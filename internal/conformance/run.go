@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/generator/model"
 )
 
 // Options configure a run.
@@ -50,6 +52,7 @@ type Failure struct {
 	Operation string // the Go method
 	OpID      string // operationId
 	Call      string // what the call exercised
+	Method    string // the Go method called (Operation's or a body variant's)
 	Kind      string // load, generate, build, driver, route, request, value, body, client, type, status, decode, roundtrip, exception
 	Detail    string
 	// Excepted is the reason of the exception that covers it ("" when none).
@@ -68,12 +71,17 @@ type Report struct {
 	// field (or that have none); RoundTripped those whose re-encoding equals
 	// what was sent.
 	Decoded, RoundTripped int
-	// Checked counts the calls that had a typed body to round-trip.
-	Checked    int
-	Exceptions int
-	Skipped    []string
-	Failures   []Failure
-	Notes      []string
+	// Checked counts the calls that had a typed body to round-trip;
+	// ErrorAnswers those of them answered with a declared 4xx (or default):
+	// the client must return the typed field with no error.
+	Checked, ErrorAnswers int
+	Exceptions            int
+	// Warned counts the failures resgen itself reported as unsupported:
+	// a typed body method's (pointing to the raw method) or a parameter's.
+	Warned   int
+	Skipped  []string
+	Failures []Failure
+	Notes    []string
 	// Phases are the durations of generate, oracle, plan, build and calls.
 	Phases []Phase
 	// Repaired is true when the oracle loaded resgen's repaired bytes.
@@ -171,6 +179,9 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		planned = append(planned, c)
 	}
 
+	if n := bytesOnlyNote(planned); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
 	phase("plan")
 	dir, err := os.MkdirTemp("", "conformance-*")
 	if err != nil {
@@ -219,15 +230,82 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 	for _, c := range planned {
 		judge(rep, c, srv.verdict(c.id), results[c.id])
 	}
+	markWarned(rep, res)
 	applyExceptions(rep, opts.Exceptions)
 	sort.Strings(rep.Skipped)
 	return rep
 }
 
+// rawHint finds the raw method an unsupported: warning about a body
+// points the caller to.
+var rawHint = regexp.MustCompile(`^unsupported: (.*); send the body as the spec says with (\w+)\(\.\.\., contentType, body\)`)
+
+// warnedPart is the property or part an unsupported: body warning names.
+var warnedPart = regexp.MustCompile(`(?:property|part) "([^"]+)"`)
+
+// markWarned marks the request-body failures of the typed methods of an
+// operation whose body resgen reported as unsupported: the client said it
+// cannot write that body as the spec means and named its raw method (whose
+// call is judged like any other). A failure is marked only when it names
+// the property or part the warning names.
+func markWarned(rep *Report, res *generator.Result) {
+	type warning struct{ part, text string }
+	warned := map[string][]warning{} // raw method -> its warnings
+	for _, d := range res.Diags {
+		m := rawHint.FindStringSubmatch(d.Msg)
+		if m == nil {
+			continue
+		}
+		w := warning{text: fmt.Sprintf("resgen warns at %s:%d: unsupported: %s", filepath.Base(d.File), d.Line, m[1])}
+		if pm := warnedPart.FindStringSubmatch(m[1]); pm != nil {
+			w.part = pm[1]
+		}
+		warned[m[2]] = append(warned[m[2]], w)
+	}
+	rawOf := map[string]string{}
+	for _, op := range res.Model.Operations {
+		for _, v := range op.Variants {
+			if v.Body.Encoding == "raw" {
+				rawOf[op.Name] = v.Name
+			}
+		}
+	}
+	params := warnedParams(res)
+	for i := range rep.Failures {
+		f := &rep.Failures[i]
+		if f.Excepted == "" {
+			for _, w := range params[f.Operation] {
+				if strings.Contains(f.Detail, `parameter "`+w.name+`"`) || strings.Contains(f.Detail, "params field "+w.goName+" ") || strings.Contains(f.Detail, "params field "+w.goName+":") {
+					f.Excepted = w.text
+					rep.Warned++
+					break
+				}
+			}
+			if f.Excepted != "" {
+				continue
+			}
+		}
+		raw := rawOf[f.Operation]
+		if raw == "" || f.Method == raw || f.Excepted != "" {
+			continue
+		}
+		if f.Kind != "body" && !(f.Kind == "request" && strings.Contains(f.Detail, "request body")) {
+			continue
+		}
+		for _, w := range warned[raw] {
+			if w.part == "" || strings.Contains(f.Detail, `"`+w.part+`"`) || strings.Contains(f.Detail, "/"+w.part) || strings.Contains(f.Detail, "path "+w.part+":") {
+				f.Excepted = w.text
+				rep.Warned++
+				break
+			}
+		}
+	}
+}
+
 // judge adds one call's outcome to rep.
 func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	add := func(kind, detail string) {
-		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Kind: kind, Detail: detail})
+		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Method: c.plan.Method, Kind: kind, Detail: detail})
 	}
 	for _, co := range dr.Coerced {
 		add("type", co)
@@ -258,6 +336,9 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 		rep.Decoded++
 		return
 	}
+	if c.status >= 400 {
+		rep.ErrorAnswers++
+	}
 	rep.Checked++
 	if dr.FieldNil || len(dr.Field) == 0 {
 		add("decode", fmt.Sprintf("%s stayed nil after a %d answer %s", c.field, c.status, short(c.respValue)))
@@ -278,6 +359,60 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 		return
 	}
 	rep.RoundTripped++
+}
+
+// paramHint is an unsupported: warning about one parameter.
+var paramHint = regexp.MustCompile(`^unsupported: (query|header|path|cookie) parameter "([^"]+)"`)
+
+type warnedParam struct{ name, goName, text string }
+
+// warnedParams are, by operation, the parameters resgen reported it
+// cannot write as the spec means (it says what it sends instead): their
+// failures are that warning, not a silent defect. The warning's pointer
+// names the operation; one under components applies to every operation
+// with a parameter of that name and place.
+func warnedParams(res *generator.Result) map[string][]warnedParam {
+	out := map[string][]warnedParam{}
+	for _, d := range res.Diags {
+		m := paramHint.FindStringSubmatch(d.Msg)
+		if m == nil {
+			continue
+		}
+		text := fmt.Sprintf("resgen warns at %s:%d: %s", filepath.Base(d.File), d.Line, d.Msg)
+		for _, op := range res.Model.Operations {
+			opPtr := "#/paths/" + strings.ReplaceAll(strings.ReplaceAll(op.Path, "~", "~0"), "/", "~1") + "/"
+			if strings.HasPrefix(d.Pointer, "#/paths/") && !strings.HasPrefix(d.Pointer, opPtr+strings.ToLower(op.Method)+"/") &&
+				!strings.HasPrefix(d.Pointer, opPtr+"parameters/") {
+				continue
+			}
+			for _, p := range append(append([]*model.Param{}, op.PathParams...), op.Params...) {
+				if string(p.In) == m[1] && p.SpecName == m[2] {
+					out[op.Name] = append(out[op.Name], warnedParam{p.SpecName, p.GoName, text})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// bytesOnlyNote says how many raw bodies went in types kin-openapi cannot
+// decode: their bytes and Content-Type are checked, their schema is not.
+func bytesOnlyNote(calls []*call) string {
+	byType := map[string]int{}
+	for _, c := range calls {
+		if c.bytesOnly != "" {
+			byType[c.bytesOnly]++
+		}
+	}
+	if len(byType) == 0 {
+		return ""
+	}
+	var parts []string
+	for t, n := range byType {
+		parts = append(parts, fmt.Sprintf("%d %s", n, t))
+	}
+	sort.Strings(parts)
+	return "raw bodies of types kin-openapi cannot decode (" + strings.Join(parts, ", ") + "): checked as bytes and Content-Type, the schema unjudged"
 }
 
 // RepoRoot finds the resgen module root from dir upward.

@@ -31,6 +31,12 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 	}
 	tw.Flush()
 	for _, r := range reports {
+		if r.ErrorAnswers > 0 {
+			fmt.Fprintf(w, "%s: note: %d calls were answered with a declared 4xx or default JSON body (the typed field must be set, no error)\n", filepath.Base(r.Spec), r.ErrorAnswers)
+		}
+		if r.Warned > 0 {
+			fmt.Fprintf(w, "%s: note: %d failures are what resgen's own unsupported: warnings say (excepted, listed with -v)\n", filepath.Base(r.Spec), r.Warned)
+		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(w, "%s: note: %s\n", filepath.Base(r.Spec), n)
 		}

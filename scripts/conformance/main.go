@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 
 	"github.com/resgen/resgen/internal/conformance"
@@ -40,17 +41,32 @@ func main() {
 	opts := conformance.Options{RepoRoot: root, Exceptions: exc, KeepDir: *keep}
 	specs := flag.Args()
 	reports := make([]*conformance.Report, len(specs))
-	sem := make(chan struct{}, max(*parallel, 1))
-	var wg sync.WaitGroup
+	// The largest specs start first, so that the last to finish is a
+	// small one (the rows keep the order given).
+	order := make([]int, len(specs))
+	size := make([]int64, len(specs))
 	for i, s := range specs {
+		order[i] = i
+		if fi, err := os.Stat(s); err == nil {
+			size[i] = fi.Size()
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(*parallel, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			reports[i] = conformance.Run(context.Background(), s, opts)
+			for i := range next {
+				reports[i] = conformance.Run(context.Background(), specs[i], opts)
+			}
 		}()
 	}
+	for _, i := range order {
+		next <- i
+	}
+	close(next)
 	wg.Wait()
 	conformance.PrintTable(os.Stdout, reports, *verbose)
 	for _, r := range reports {
