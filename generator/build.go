@@ -34,6 +34,11 @@ type builder struct {
 	// bigEnums maps schemas to their enum's literals in the root document,
 	// for integers a float64 cannot hold; built on first use (enums.go).
 	bigEnums map[*openapi3.Schema][]*yaml.Node
+	// typedProps maps the schemas of the root document that have both a
+	// type and properties to their JSON pointers; built on first use.
+	// propsWarned holds those already warned about (types.go).
+	typedProps  map[*openapi3.Schema]string
+	propsWarned map[*openapi3.Schema]bool
 }
 
 var (
@@ -77,6 +82,7 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 	}
 	b.file.SecretQueryParams = secretQueryParams(s.doc)
 	breakValueCycles(b.file.Types)
+	aliasJSONTypes(b.file.Types)
 	for _, kw := range sortedKeys(b.ignored) {
 		n, what := b.ignored[kw], "schemas use"
 		if n == 1 {

@@ -79,6 +79,17 @@ func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 	b.noteIgnored(s)
 	decl := &model.Type{Name: name, Doc: docLines(s.Title, s.Description), Deprecated: s.Deprecated}
 	b.file.Types = append(b.file.Types, decl)
+	// `anyOf: [{type: object, ...}, {type: "null"}]` (a nullable object,
+	// in 3.1) is declared as the object; the null stays with s, where a
+	// field that holds it sees it.
+	for depth := 0; depth < 8; depth++ {
+		inner := wrapped(s)
+		if inner == nil || inner.Ref != "" || inner.Value == nil {
+			break
+		}
+		s = inner.Value
+		b.noteIgnored(s)
+	}
 	if isUnion(s) {
 		b.declareUnion(decl, s)
 		return
@@ -123,6 +134,13 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
 		return nil, false
 	}
+	if types := nonNullTypes(s); len(types) > 0 && !slices.Contains(types, "object") {
+		// Properties constrain objects only: a string is a string.
+		if len(s.Properties) > 0 {
+			b.warnIgnoredProperties(s, types)
+		}
+		return nil, false
+	}
 	byName := map[string]prop{}
 	var walk func(s *openapi3.Schema, depth int)
 	walk = func(s *openapi3.Schema, depth int) {
@@ -153,6 +171,50 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 		out = append(out, byName[n])
 	}
 	return out, true
+}
+
+// warnIgnoredProperties warns, once per schema and at its properties,
+// that a schema whose type is not object has properties that the Go type
+// ignores.
+func (b *builder) warnIgnoredProperties(s *openapi3.Schema, types []string) {
+	if b.propsWarned[s] {
+		return
+	}
+	if b.propsWarned == nil {
+		b.propsWarned = map[*openapi3.Schema]bool{}
+	}
+	b.propsWarned[s] = true
+	typ := strings.Join(types, " or ")
+	msg := fmt.Sprintf("type %s with properties (%s): properties apply to objects only; the value is typed as %s and they are ignored",
+		typ, strings.Join(sortedKeys(s.Properties), ", "), typ)
+	hint := "drop the properties, or make the type object if the value is one"
+	if ptr, ok := b.typedPropsAt(s); ok {
+		b.diags = append(b.diags, b.s.diag(Warning, pointerJoin(ptr, "properties"), msg, hint))
+		return
+	}
+	b.diags = append(b.diags, Diagnostic{Severity: Warning, File: b.s.file, Msg: msg, Hint: hint})
+}
+
+// typedPropsAt returns the JSON pointer of s in the root document when s
+// has both a type and properties there. The tree is walked once, on the
+// first such schema.
+func (b *builder) typedPropsAt(s *openapi3.Schema) (string, bool) {
+	if b.typedProps == nil {
+		b.typedProps = map[*openapi3.Schema]string{}
+		if !b.s.swagger {
+			walkMappings(b.s.src.tree(), nil, func(m *yaml.Node, path []string) {
+				if _, props := childNode(m, "properties"); props != nil {
+					if _, typ := childNode(m, "type"); typ != nil {
+						if sch := schemaAt(b.s.doc, path); sch != nil {
+							b.typedProps[sch] = pointerJoin("", path...)
+						}
+					}
+				}
+			})
+		}
+	}
+	ptr, ok := b.typedProps[s]
+	return ptr, ok
 }
 
 // jsonTagName reports whether encoding/json accepts s as a tag name.
@@ -383,6 +445,21 @@ func isNullable(s *openapi3.Schema) bool {
 	return false
 }
 
+// wrapped returns the one schema s stands for, when s only wraps it: the
+// only non-null variant of a oneOf/anyOf, or the one part of an allOf,
+// with no properties or required keys of its own; else nil.
+func wrapped(s *openapi3.Schema) *openapi3.SchemaRef {
+	switch {
+	case len(s.Properties) > 0 || len(s.Required) > 0:
+		return nil
+	case len(s.OneOf) > 0 || len(s.AnyOf) > 0:
+		return singleVariant(s)
+	case len(s.AllOf) == 1:
+		return s.AllOf[0]
+	}
+	return nil
+}
+
 // singleVariant returns the only non-null variant of a oneOf/anyOf, which
 // is how specs often spell "nullable X", or nil.
 func singleVariant(s *openapi3.Schema) *openapi3.SchemaRef {
@@ -571,6 +648,20 @@ func breakValueCycles(types []*model.Type) {
 	}
 }
 
+// aliasJSONTypes makes each type defined as another named type an alias
+// of it (type T = U): a defined type has none of U's methods, so `type T
+// time.Time` encodes as {}, `type T json.RawMessage` as base64, and a
+// union, a struct with additional properties or a one-value enum lose
+// their MarshalJSON/UnmarshalJSON. A schema that is another schema's
+// name is that schema; no generated code declares methods on T.
+func aliasJSONTypes(types []*model.Type) {
+	for _, t := range types {
+		if t.Kind == model.Defined && t.Underlying != nil && (t.Underlying.Kind == model.Qual || t.Underlying.Kind == model.Named) {
+			t.Alias = true
+		}
+	}
+}
+
 // isUnion reports whether s is declared as a union type: a oneOf or anyOf
 // of several variants, or a value of several JSON types (3.1
 // `type: [integer, string]`).
@@ -636,6 +727,10 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 			v := *s
 			v.Type = &openapi3.Types{t}
 			v.Enum, v.Const = nil, nil
+			if t != "object" {
+				// The properties are the object variant's.
+				v.Properties, v.Required = nil, nil
+			}
 			refs = append(refs, &openapi3.SchemaRef{Value: &v})
 		}
 	}
