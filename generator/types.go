@@ -125,6 +125,8 @@ type prop struct {
 	name     string
 	schema   *openapi3.SchemaRef
 	required bool
+	// undeclared marks a required key that no properties entry declares.
+	undeclared bool
 }
 
 // objectProps returns the properties of an object schema, allOf parts
@@ -142,6 +144,7 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 		return nil, false
 	}
 	byName := map[string]prop{}
+	required := map[string]bool{}
 	var walk func(s *openapi3.Schema, depth int)
 	walk = func(s *openapi3.Schema, depth int) {
 		if s == nil || depth > 32 {
@@ -153,18 +156,25 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 			}
 		}
 		for n, p := range s.Properties {
-			byName[n] = prop{name: n, schema: p, required: byName[n].required}
+			byName[n] = prop{name: n, schema: p}
 		}
 		for _, n := range s.Required {
-			if p, ok := byName[n]; ok {
-				p.required = true
-				byName[n] = p
-			}
+			required[n] = true
 		}
 	}
 	walk(s, 0)
 	if len(byName) == 0 {
 		return nil, false
+	}
+	// Required applies wherever the property is declared (another allOf
+	// part, or nowhere: the key must still be sent, with any value).
+	for n := range required {
+		p, ok := byName[n]
+		if !ok {
+			p = prop{name: n, schema: s.AdditionalProperties.Schema, undeclared: true}
+		}
+		p.required = true
+		byName[n] = p
 	}
 	out := make([]prop, 0, len(byName))
 	for _, n := range sortedKeys(byName) {
@@ -256,6 +266,9 @@ func (b *builder) fields(owner string, props []prop, extra bool) []*model.Field 
 		}
 		t := b.typeOf(p.schema, owner+goName, "", true)
 		f := &model.Field{Name: goName, JSONName: p.name, Required: p.required, Doc: docLines(title, desc)}
+		if p.undeclared {
+			f.Doc = append(f.Doc, "The spec requires this key but does not declare it as a property.")
+		}
 		if p.schema != nil && p.schema.Value != nil && p.schema.Value.Default != nil {
 			// The server applies defaults; the doc says which.
 			if d, err := json.Marshal(p.schema.Value.Default); err == nil && len(d) <= 200 {
@@ -712,6 +725,8 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	base := *s
 	base.OneOf, base.AnyOf, base.Discriminator = nil, nil, nil
 	if props, ok := b.objectProps(&base); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
+		// A required key the union does not declare is its variants'.
+		props = slices.DeleteFunc(props, func(p prop) bool { return p.undeclared })
 		decl.Fields = b.fields(decl.Name, props, false)
 		for _, f := range decl.Fields {
 			fields.taken[f.Name] = true

@@ -110,6 +110,13 @@ func (v Kind) MarshalJSON() ([]byte, error) {
 // KindAlias is a schema of the API.
 type KindAlias = Kind
 
+// Mapping is a schema of the API.
+type Mapping struct {
+	// The spec requires this key but does not declare it as a property.
+	Expression json.RawMessage   `json:"expression"`
+	Properties map[string]string `json:"properties"`
+}
+
 // NullTime is a schema of the API.
 type NullTime = time.Time
 
@@ -121,6 +128,7 @@ type Record struct {
 	ID         string        `json:"id"`
 	Kind       *Kind         `json:"kind,omitzero"`
 	Label      *string       `json:"label,omitzero"`
+	Mapping    *Mapping      `json:"mapping,omitzero"`
 	Note       *string       `json:"note,omitzero"`
 	PublicKey  []int64       `json:"public_key,omitzero"`
 	SeenAt     *NullTime     `json:"seen_at,omitzero"`
@@ -129,6 +137,7 @@ type Record struct {
 	Traits     *Traits       `json:"traits,omitzero"`
 	Usage      *Usage        `json:"usage,omitzero"`
 	VerifiedAt *NullTime     `json:"verified_at,omitzero"`
+	Versioned  *Versioned    `json:"versioned,omitzero"`
 }
 
 // RecordSwitch is any of: String, Bool. The field that is set holds the value.
@@ -182,6 +191,11 @@ type Traits = json.RawMessage
 // Usage is a schema of the API.
 type Usage struct {
 	TotalTokens int64 `json:"total_tokens"`
+}
+
+// Versioned is a schema of the API.
+type Versioned struct {
+	Version int64 `json:"version"`
 }
 
 // Client calls the Typemap API. Every method runs behind its operation's circuit

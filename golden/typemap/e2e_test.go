@@ -48,7 +48,9 @@ const stored = `{
 	"label": "plain text",
 	"flags": [true, false],
 	"note": "hi",
-	"switch": true
+	"switch": true,
+	"mapping": {"properties": {"a": "b"}, "expression": "user.email"},
+	"versioned": {"version": 2}
 }`
 
 func TestRecordDecodesAndReencodes(t *testing.T) {
@@ -83,6 +85,20 @@ func TestRecordDecodesAndReencodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	wiretest.SameJSON(t, "the decoded record encoded again", again, stored)
+}
+
+// A required key is sent even when it is declared in another allOf part
+// (version) or nowhere (expression, any value: null when left unset).
+func TestRequiredKeysAreSent(t *testing.T) {
+	s := wiretest.NewServer(t, specFile, `{"id":"r"}`)
+	_, err := newClient(t, s.URL).EchoRecord(t.Context(), Record{
+		ID: "r0", Versioned: &Versioned{}, Mapping: &Mapping{Properties: map[string]string{"a": "b"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wiretest.SameJSON(t, "the request", s.Received(t),
+		`{"id":"r0","versioned":{"version":0},"mapping":{"properties":{"a":"b"},"expression":null}}`)
 }
 
 // A schema that names another schema is that schema: the named type keeps
