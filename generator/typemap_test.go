@@ -21,9 +21,9 @@ func TestTypeWinsOverPropertiesWarns(t *testing.T) {
 		}
 	}
 	want := []string{
-		"testdata/specs/typemap.yaml:34:13: warning: type string with properties (external_id): properties apply to objects only; the value is typed as string and they are ignored",
-		"testdata/specs/typemap.yaml:61:11: warning: type string with properties (text): properties apply to objects only; the value is typed as string and they are ignored",
-		"testdata/specs/typemap.yaml:66:11: warning: type array with properties (count): properties apply to objects only; the value is typed as array and they are ignored",
+		"testdata/specs/typemap.yaml:35:13: warning: type string with properties (external_id): properties apply to objects only; the value is typed as string and they are ignored",
+		"testdata/specs/typemap.yaml:62:11: warning: type string with properties (text): properties apply to objects only; the value is typed as string and they are ignored",
+		"testdata/specs/typemap.yaml:67:11: warning: type array with properties (count): properties apply to objects only; the value is typed as array and they are ignored",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("warnings:\n%s", strings.Join(got, "\n"))
