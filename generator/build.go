@@ -34,11 +34,17 @@ type builder struct {
 	// bigEnums maps schemas to their enum's literals in the root document,
 	// for integers a float64 cannot hold; built on first use (enums.go).
 	bigEnums map[*openapi3.Schema][]*yaml.Node
-	// typedProps maps the schemas of the root document that have both a
-	// type and properties to their JSON pointers; built on first use.
-	// propsWarned holds those already warned about (types.go).
-	typedProps  map[*openapi3.Schema]string
-	propsWarned map[*openapi3.Schema]bool
+	// objectSchemas maps the schemas of the root document that have
+	// properties or required keys to their JSON pointers, for warnings
+	// about them; built on first use. warned holds the warnings given, by
+	// schema and kind, so each is given once (types.go).
+	objectSchemas map[*openapi3.Schema]string
+	warned        map[schemaWarning]bool
+}
+
+type schemaWarning struct {
+	s    *openapi3.Schema
+	kind string
 }
 
 var (

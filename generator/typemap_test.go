@@ -7,8 +7,9 @@ import (
 )
 
 // A declared type that is not object wins over properties written next to
-// it, and each such schema is reported once, at its properties.
-func TestTypeWinsOverPropertiesWarns(t *testing.T) {
+// it, and each such schema is reported once, at its properties; a required
+// key no property declares is reported at the required list.
+func TestTypeMapWarnings(t *testing.T) {
 	t.Chdir("..")
 	res, err := Generate(context.Background(), Config{Spec: "testdata/specs/typemap.yaml", Package: "x"})
 	if err != nil {
@@ -16,7 +17,7 @@ func TestTypeWinsOverPropertiesWarns(t *testing.T) {
 	}
 	var got []string
 	for _, d := range res.Diags {
-		if strings.Contains(d.Msg, "with properties") {
+		if strings.Contains(d.Msg, "with properties") || strings.Contains(d.Msg, "required keys") {
 			got = append(got, d.String())
 		}
 	}
@@ -24,6 +25,7 @@ func TestTypeWinsOverPropertiesWarns(t *testing.T) {
 		"testdata/specs/typemap.yaml:35:13: warning: type string with properties (external_id): properties apply to objects only; the value is typed as string and they are ignored",
 		"testdata/specs/typemap.yaml:62:11: warning: type string with properties (text): properties apply to objects only; the value is typed as string and they are ignored",
 		"testdata/specs/typemap.yaml:67:11: warning: type array with properties (count): properties apply to objects only; the value is typed as array and they are ignored",
+		"testdata/specs/typemap.yaml:104:7: warning: required keys no property declares (expression): each is a json.RawMessage field, always sent (null when unset)",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("warnings:\n%s", strings.Join(got, "\n"))

@@ -136,10 +136,21 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
 		return nil, false
 	}
+	return b.declaredProps(s, false)
+}
+
+// declaredProps is objectProps for s's own properties and allOf parts,
+// whatever its oneOf/anyOf; for a union's own properties (ofUnion), a
+// required key they do not declare is its variants' and left out.
+func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool) {
 	if types := nonNullTypes(s); len(types) > 0 && !slices.Contains(types, "object") {
 		// Properties constrain objects only: a string is a string.
 		if len(s.Properties) > 0 {
-			b.warnIgnoredProperties(s, types)
+			typ := strings.Join(types, " or ")
+			b.warnSchema(s, "properties", "properties",
+				fmt.Sprintf("type %s with properties (%s): properties apply to objects only; the value is typed as %s and they are ignored",
+					typ, strings.Join(sortedKeys(s.Properties), ", "), typ),
+				"drop the properties, or make the type object if the value is one")
 		}
 		return nil, false
 	}
@@ -168,13 +179,25 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 	}
 	// Required applies wherever the property is declared (another allOf
 	// part, or nowhere: the key must still be sent, with any value).
+	var undeclared []string
 	for n := range required {
 		p, ok := byName[n]
-		if !ok {
+		switch {
+		case ok:
+		case ofUnion:
+			continue
+		default:
 			p = prop{name: n, schema: s.AdditionalProperties.Schema, undeclared: true}
+			undeclared = append(undeclared, n)
 		}
 		p.required = true
 		byName[n] = p
+	}
+	if len(undeclared) > 0 {
+		slices.Sort(undeclared)
+		b.warnSchema(s, "required", "required",
+			fmt.Sprintf("required keys no property declares (%s): each is a json.RawMessage field, always sent (null when unset)", strings.Join(undeclared, ", ")),
+			"declare them under properties, or fix their names")
 	}
 	out := make([]prop, 0, len(byName))
 	for _, n := range sortedKeys(byName) {
@@ -183,47 +206,44 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 	return out, true
 }
 
-// warnIgnoredProperties warns, once per schema and at its properties,
-// that a schema whose type is not object has properties that the Go type
-// ignores.
-func (b *builder) warnIgnoredProperties(s *openapi3.Schema, types []string) {
-	if b.propsWarned[s] {
+// warnSchema warns about schema s once per kind of warning, at the
+// keyword key of s when s is found in the root document, else at the file.
+func (b *builder) warnSchema(s *openapi3.Schema, kind, key, msg, hint string) {
+	w := schemaWarning{s, kind}
+	if b.warned[w] {
 		return
 	}
-	if b.propsWarned == nil {
-		b.propsWarned = map[*openapi3.Schema]bool{}
+	if b.warned == nil {
+		b.warned = map[schemaWarning]bool{}
 	}
-	b.propsWarned[s] = true
-	typ := strings.Join(types, " or ")
-	msg := fmt.Sprintf("type %s with properties (%s): properties apply to objects only; the value is typed as %s and they are ignored",
-		typ, strings.Join(sortedKeys(s.Properties), ", "), typ)
-	hint := "drop the properties, or make the type object if the value is one"
-	if ptr, ok := b.typedPropsAt(s); ok {
-		b.diags = append(b.diags, b.s.diag(Warning, pointerJoin(ptr, "properties"), msg, hint))
+	b.warned[w] = true
+	if ptr, ok := b.objectSchemaAt(s); ok {
+		b.diags = append(b.diags, b.s.diag(Warning, pointerJoin(ptr, key), msg, hint))
 		return
 	}
 	b.diags = append(b.diags, Diagnostic{Severity: Warning, File: b.s.file, Msg: msg, Hint: hint})
 }
 
-// typedPropsAt returns the JSON pointer of s in the root document when s
-// has both a type and properties there. The tree is walked once, on the
-// first such schema.
-func (b *builder) typedPropsAt(s *openapi3.Schema) (string, bool) {
-	if b.typedProps == nil {
-		b.typedProps = map[*openapi3.Schema]string{}
+// objectSchemaAt returns the JSON pointer of s in the root document when
+// s has properties or required keys there. The tree is walked once, on
+// the first warning.
+func (b *builder) objectSchemaAt(s *openapi3.Schema) (string, bool) {
+	if b.objectSchemas == nil {
+		b.objectSchemas = map[*openapi3.Schema]string{}
 		if !b.s.swagger {
 			walkMappings(b.s.src.tree(), nil, func(m *yaml.Node, path []string) {
-				if _, props := childNode(m, "properties"); props != nil {
-					if _, typ := childNode(m, "type"); typ != nil {
-						if sch := schemaAt(b.s.doc, path); sch != nil {
-							b.typedProps[sch] = pointerJoin("", path...)
-						}
-					}
+				_, props := childNode(m, "properties")
+				_, req := childNode(m, "required")
+				if props == nil && (req == nil || req.Kind != yaml.SequenceNode) {
+					return
+				}
+				if sch := schemaAt(b.s.doc, path); sch != nil {
+					b.objectSchemas[sch] = pointerJoin("", path...)
 				}
 			})
 		}
 	}
-	ptr, ok := b.typedProps[s]
+	ptr, ok := b.objectSchemas[s]
 	return ptr, ok
 }
 
@@ -722,11 +742,7 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	fields := newNamer("Unknown", "ParamText")
 	// Properties written next to the oneOf belong to every variant: they
 	// are fields of the union itself.
-	base := *s
-	base.OneOf, base.AnyOf, base.Discriminator = nil, nil, nil
-	if props, ok := b.objectProps(&base); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
-		// A required key the union does not declare is its variants'.
-		props = slices.DeleteFunc(props, func(p prop) bool { return p.undeclared })
+	if props, ok := b.declaredProps(s, true); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
 		decl.Fields = b.fields(decl.Name, props, false)
 		for _, f := range decl.Fields {
 			fields.taken[f.Name] = true
