@@ -22,10 +22,10 @@ func TestTypeMapWarnings(t *testing.T) {
 		}
 	}
 	want := []string{
-		"testdata/specs/typemap.yaml:35:13: warning: type string with properties (external_id): properties apply to objects only; the value is typed as string and they are ignored",
-		"testdata/specs/typemap.yaml:62:11: warning: type string with properties (text): properties apply to objects only; the value is typed as string and they are ignored",
-		"testdata/specs/typemap.yaml:67:11: warning: type array with properties (count): properties apply to objects only; the value is typed as array and they are ignored",
-		"testdata/specs/typemap.yaml:104:7: warning: required keys no property declares (expression): each is a json.RawMessage field, always sent (null when unset)",
+		"testdata/specs/typemap.yaml:36:13: warning: type string with properties (external_id): properties apply to objects only; the value is typed as string and they are ignored",
+		"testdata/specs/typemap.yaml:63:11: warning: type string with properties (text): properties apply to objects only; the value is typed as string and they are ignored",
+		"testdata/specs/typemap.yaml:68:11: warning: type array with properties (count): properties apply to objects only; the value is typed as array and they are ignored",
+		"testdata/specs/typemap.yaml:107:7: warning: required keys no property declares (expression): each is a json.RawMessage field, always sent (null when unset)",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("warnings:\n%s", strings.Join(got, "\n"))

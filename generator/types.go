@@ -342,14 +342,14 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		}
 	}
 	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
-		if v := singleVariant(s); v != nil && len(s.Properties) == 0 {
+		if v := singleVariant(s); v != nil && len(s.Properties) == 0 && !narrowsOnly(s, v) {
 			return b.typeOf(v, hint, ptr, declareInline)
 		}
 	}
 	if isUnion(s) {
 		return b.inlineType(s, hint, "Union", ptr, declareInline)
 	}
-	if len(s.AllOf) == 1 && len(s.Properties) == 0 {
+	if len(s.AllOf) == 1 && len(s.Properties) == 0 && !narrowsOnly(s, s.AllOf[0]) {
 		return b.typeOf(s.AllOf[0], hint, ptr, declareInline)
 	}
 	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.enumUnder(s) != nil) {
@@ -482,15 +482,25 @@ func isNullable(s *openapi3.Schema) bool {
 // only non-null variant of a oneOf/anyOf, or the one part of an allOf,
 // with no properties or required keys of its own; else nil.
 func wrapped(s *openapi3.Schema) *openapi3.SchemaRef {
+	var inner *openapi3.SchemaRef
 	switch {
 	case len(s.Properties) > 0 || len(s.Required) > 0:
-		return nil
 	case len(s.OneOf) > 0 || len(s.AnyOf) > 0:
-		return singleVariant(s)
+		inner = singleVariant(s)
 	case len(s.AllOf) == 1:
-		return s.AllOf[0]
+		inner = s.AllOf[0]
 	}
-	return nil
+	if inner == nil || narrowsOnly(s, inner) {
+		return nil
+	}
+	return inner
+}
+
+// narrowsOnly reports whether inner, the one schema s wraps, says nothing
+// of the type that s declares (`type: integer, allOf: [{minimum: 0}]`):
+// the type is s's.
+func narrowsOnly(s *openapi3.Schema, inner *openapi3.SchemaRef) bool {
+	return len(nonNullTypes(s)) > 0 && inner != nil && inner.Value != nil && jsonKind(inner.Value) == "any"
 }
 
 // singleVariant returns the only non-null variant of a oneOf/anyOf, which

@@ -124,6 +124,7 @@ type NullTime = time.Time
 type Record struct {
 	Bag        *Bag          `json:"bag,omitzero"`
 	Choice     *Choice       `json:"choice,omitzero"`
+	Count      *int64        `json:"count,omitzero"`
 	Flags      []bool        `json:"flags,omitzero"`
 	ID         string        `json:"id"`
 	Kind       *Kind         `json:"kind,omitzero"`
@@ -131,6 +132,7 @@ type Record struct {
 	Mapping    *Mapping      `json:"mapping,omitzero"`
 	Note       *string       `json:"note,omitzero"`
 	PublicKey  []int64       `json:"public_key,omitzero"`
+	Ratio      *float64      `json:"ratio,omitzero"`
 	SeenAt     *NullTime     `json:"seen_at,omitzero"`
 	Small      []int64       `json:"small,omitzero"`
 	Switch     *RecordSwitch `json:"switch,omitzero"`

@@ -50,7 +50,9 @@ const stored = `{
 	"note": "hi",
 	"switch": true,
 	"mapping": {"properties": {"a": "b"}, "expression": "user.email"},
-	"versioned": {"version": 2}
+	"versioned": {"version": 2},
+	"count": 3,
+	"ratio": 0.5
 }`
 
 func TestRecordDecodesAndReencodes(t *testing.T) {
@@ -76,6 +78,10 @@ func TestRecordDecodesAndReencodes(t *testing.T) {
 	}
 	if got.VerifiedAt == nil || !got.VerifiedAt.Equal(at) {
 		t.Errorf("verified_at decoded as %v, want %v", got.VerifiedAt, at)
+	}
+	// A oneOf/allOf that only narrows the declared type keeps it.
+	if got.Count == nil || *got.Count != 3 || got.Ratio == nil || *got.Ratio != 0.5 {
+		t.Errorf("count, ratio decoded as %v, %v; want 3, 0.5", got.Count, got.Ratio)
 	}
 	if !reflect.DeepEqual(got.PublicKey, []int64{3, 4, 255}) {
 		t.Errorf("public_key decoded as %v", got.PublicKey)
