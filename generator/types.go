@@ -195,8 +195,12 @@ func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool)
 	}
 	if len(undeclared) > 0 {
 		slices.Sort(undeclared)
+		typed := "a json.RawMessage field, always sent (null when unset)"
+		if s.AdditionalProperties.Schema != nil {
+			typed = "a field of the additionalProperties type, always sent"
+		}
 		b.warnSchema(s, "required", "required",
-			fmt.Sprintf("required keys no property declares (%s): each is a json.RawMessage field, always sent (null when unset)", strings.Join(undeclared, ", ")),
+			fmt.Sprintf("required keys no property declares (%s): each is %s", strings.Join(undeclared, ", "), typed),
 			"declare them under properties, or fix their names")
 	}
 	out := make([]prop, 0, len(byName))
