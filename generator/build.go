@@ -35,7 +35,7 @@ type builder struct {
 	// for integers a float64 cannot hold; built on first use (enums.go).
 	bigEnums map[*openapi3.Schema][]*yaml.Node
 	// objectSchemas maps the schemas of the root document that have
-	// properties or required keys to their JSON pointers, for warnings
+	// properties, required keys or allOf parts to their JSON pointers, for warnings
 	// about them; built on first use. warned holds the warnings given, by
 	// schema and kind, so each is given once (types.go).
 	objectSchemas map[*openapi3.Schema]string

@@ -229,7 +229,7 @@ func (b *builder) warnSchema(s *openapi3.Schema, kind, key, msg, hint string) {
 }
 
 // objectSchemaAt returns the JSON pointer of s in the root document when
-// s has properties or required keys there. The tree is walked once, on
+// s has properties, required keys or allOf parts there. The tree is walked once, on
 // the first warning.
 func (b *builder) objectSchemaAt(s *openapi3.Schema) (string, bool) {
 	if b.objectSchemas == nil {
@@ -238,7 +238,8 @@ func (b *builder) objectSchemaAt(s *openapi3.Schema) (string, bool) {
 			walkMappings(b.s.src.tree(), nil, func(m *yaml.Node, path []string) {
 				_, props := childNode(m, "properties")
 				_, req := childNode(m, "required")
-				if props == nil && (req == nil || req.Kind != yaml.SequenceNode) {
+				_, parts := childNode(m, "allOf")
+				if props == nil && parts == nil && (req == nil || req.Kind != yaml.SequenceNode) {
 					return
 				}
 				if sch := schemaAt(b.s.doc, path); sch != nil {
