@@ -34,6 +34,17 @@ type builder struct {
 	// bigEnums maps schemas to their enum's literals in the root document,
 	// for integers a float64 cannot hold; built on first use (enums.go).
 	bigEnums map[*openapi3.Schema][]*yaml.Node
+	// objectSchemas maps the schemas of the root document that have
+	// properties, required keys or allOf parts to their JSON pointers, for warnings
+	// about them; built on first use. warned holds the warnings given, by
+	// schema and kind, so each is given once (types.go).
+	objectSchemas map[*openapi3.Schema]string
+	warned        map[schemaWarning]bool
+}
+
+type schemaWarning struct {
+	s    *openapi3.Schema
+	kind string
 }
 
 var (
@@ -77,6 +88,7 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 	}
 	b.file.SecretQueryParams = secretQueryParams(s.doc)
 	breakValueCycles(b.file.Types)
+	aliasJSONTypes(b.file.Types)
 	for _, kw := range sortedKeys(b.ignored) {
 		n, what := b.ignored[kw], "schemas use"
 		if n == 1 {

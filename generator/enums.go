@@ -115,33 +115,40 @@ func (b *builder) enumLiterals(s *openapi3.Schema) []*yaml.Node {
 // 2^53 and maps its schema, as kin-openapi decoded it, to the enum's items.
 func (s *spec) bigEnums() map[*openapi3.Schema][]*yaml.Node {
 	out := map[*openapi3.Schema][]*yaml.Node{}
-	root := s.src.tree()
-	if root == nil || s.swagger {
+	if s.swagger {
 		return out
 	}
-	var walk func(n *yaml.Node, path []string)
-	walk = func(n *yaml.Node, path []string) {
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				if k.Value == "enum" && v.Kind == yaml.SequenceNode && holdsBigNumber(v) {
-					if sch := schemaAt(s.doc, path); sch != nil && sameNumbers(sch.Enum, v.Content) {
-						out[sch] = v.Content
-					}
+	walkMappings(s.src.tree(), nil, func(m *yaml.Node, path []string) {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i], m.Content[i+1]
+			if k.Value == "enum" && v.Kind == yaml.SequenceNode && holdsBigNumber(v) {
+				if sch := schemaAt(s.doc, path); sch != nil && sameNumbers(sch.Enum, v.Content) {
+					out[sch] = v.Content
 				}
-				walk(v, append(path[:len(path):len(path)], k.Value))
-			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				walk(c, append(path[:len(path):len(path)], strconv.Itoa(i)))
 			}
 		}
-		// Aliases are not followed: what they name is walked where it is
-		// written, and expanding them could take exponential time.
-	}
-	walk(root, nil)
+	})
 	return out
+}
+
+// walkMappings calls visit with every mapping below n and its path of
+// reference tokens. Aliases are not followed: what they name is walked
+// where it is written, and expanding them could take exponential time.
+func walkMappings(n *yaml.Node, path []string, visit func(m *yaml.Node, path []string)) {
+	if n == nil {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		visit(n, path)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			walkMappings(n.Content[i+1], append(path[:len(path):len(path)], n.Content[i].Value), visit)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			walkMappings(c, append(path[:len(path):len(path)], strconv.Itoa(i)), visit)
+		}
+	}
 }
 
 func holdsBigNumber(seq *yaml.Node) bool {

@@ -80,6 +80,17 @@ func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 	b.noteIgnored(s)
 	decl := &model.Type{Name: name, Doc: docLines(s.Title, s.Description), Deprecated: s.Deprecated}
 	b.file.Types = append(b.file.Types, decl)
+	// `anyOf: [{type: object, ...}, {type: "null"}]` (a nullable object,
+	// in 3.1) is declared as the object; the null stays with s, where a
+	// field that holds it sees it.
+	for depth := 0; depth < 8; depth++ {
+		inner := wrapped(s)
+		if inner == nil || inner.Ref != "" || inner.Value == nil {
+			break
+		}
+		s = inner.Value
+		b.noteIgnored(s)
+	}
 	if isUnion(s) {
 		b.declareUnion(decl, s)
 		return
@@ -115,6 +126,8 @@ type prop struct {
 	name     string
 	schema   *openapi3.SchemaRef
 	required bool
+	// undeclared marks a required key that no properties entry declares.
+	undeclared bool
 }
 
 // objectProps returns the properties of an object schema, allOf parts
@@ -124,7 +137,26 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
 		return nil, false
 	}
+	return b.declaredProps(s, false)
+}
+
+// declaredProps is objectProps for s's own properties and allOf parts,
+// whatever its oneOf/anyOf; for a union's own properties (ofUnion), a
+// required key they do not declare is its variants' and left out.
+func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool) {
+	if types := nonNullTypes(s); len(types) > 0 && !slices.Contains(types, "object") {
+		// Properties constrain objects only: a string is a string.
+		if len(s.Properties) > 0 {
+			typ := strings.Join(types, " or ")
+			b.warnSchema(s, "properties", "properties",
+				fmt.Sprintf("type %s with properties (%s): properties apply to objects only; the value is typed as %s and they are ignored",
+					typ, strings.Join(sortedKeys(s.Properties), ", "), typ),
+				"drop the properties, or make the type object if the value is one")
+		}
+		return nil, false
+	}
 	byName := map[string]prop{}
+	required := map[string]bool{}
 	var walk func(s *openapi3.Schema, depth int)
 	walk = func(s *openapi3.Schema, depth int) {
 		if s == nil || depth > 32 {
@@ -136,24 +168,89 @@ func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
 			}
 		}
 		for n, p := range s.Properties {
-			byName[n] = prop{name: n, schema: p, required: byName[n].required}
+			byName[n] = prop{name: n, schema: p}
 		}
 		for _, n := range s.Required {
-			if p, ok := byName[n]; ok {
-				p.required = true
-				byName[n] = p
-			}
+			required[n] = true
 		}
 	}
 	walk(s, 0)
 	if len(byName) == 0 {
 		return nil, false
 	}
+	// Required applies wherever the property is declared (another allOf
+	// part, or nowhere: the key must still be sent, with any value).
+	var undeclared []string
+	for n := range required {
+		p, ok := byName[n]
+		switch {
+		case ok:
+		case ofUnion:
+			continue
+		default:
+			p = prop{name: n, schema: s.AdditionalProperties.Schema, undeclared: true}
+			undeclared = append(undeclared, n)
+		}
+		p.required = true
+		byName[n] = p
+	}
+	if len(undeclared) > 0 {
+		slices.Sort(undeclared)
+		typed := "a json.RawMessage field, always sent (null when unset)"
+		if s.AdditionalProperties.Schema != nil {
+			typed = "a field of the additionalProperties type, always sent"
+		}
+		b.warnSchema(s, "required", "required",
+			fmt.Sprintf("required keys no property declares (%s): each is %s", strings.Join(undeclared, ", "), typed),
+			"declare them under properties, or fix their names")
+	}
 	out := make([]prop, 0, len(byName))
 	for _, n := range sortedKeys(byName) {
 		out = append(out, byName[n])
 	}
 	return out, true
+}
+
+// warnSchema warns about schema s once per kind of warning, at the
+// keyword key of s when s is found in the root document, else at the file.
+func (b *builder) warnSchema(s *openapi3.Schema, kind, key, msg, hint string) {
+	w := schemaWarning{s, kind}
+	if b.warned[w] {
+		return
+	}
+	if b.warned == nil {
+		b.warned = map[schemaWarning]bool{}
+	}
+	b.warned[w] = true
+	if ptr, ok := b.objectSchemaAt(s); ok {
+		b.diags = append(b.diags, b.s.diag(Warning, pointerJoin(ptr, key), msg, hint))
+		return
+	}
+	b.diags = append(b.diags, Diagnostic{Severity: Warning, File: b.s.file, Msg: msg, Hint: hint})
+}
+
+// objectSchemaAt returns the JSON pointer of s in the root document when
+// s has properties, required keys or allOf parts there. The tree is walked once, on
+// the first warning.
+func (b *builder) objectSchemaAt(s *openapi3.Schema) (string, bool) {
+	if b.objectSchemas == nil {
+		b.objectSchemas = map[*openapi3.Schema]string{}
+		if !b.s.swagger {
+			walkMappings(b.s.src.tree(), nil, func(m *yaml.Node, path []string) {
+				_, props := childNode(m, "properties")
+				_, req := childNode(m, "required")
+				_, parts := childNode(m, "allOf")
+				if props == nil && parts == nil && (req == nil || req.Kind != yaml.SequenceNode) {
+					return
+				}
+				if sch := schemaAt(b.s.doc, path); sch != nil {
+					b.objectSchemas[sch] = pointerJoin("", path...)
+				}
+			})
+		}
+	}
+	ptr, ok := b.objectSchemas[s]
+	return ptr, ok
 }
 
 // jsonTagName reports whether encoding/json accepts s as a tag name.
@@ -195,6 +292,9 @@ func (b *builder) fields(owner string, props []prop, extra bool) []*model.Field 
 		}
 		t := b.typeOf(p.schema, owner+goName, "", true)
 		f := &model.Field{Name: goName, JSONName: p.name, Required: p.required, Doc: docLines(title, desc)}
+		if p.undeclared {
+			f.Doc = append(f.Doc, "The spec requires this key but does not declare it as a property.")
+		}
 		if p.schema != nil && p.schema.Value != nil && p.schema.Value.Default != nil {
 			// The server applies defaults; the doc says which.
 			if d, err := json.Marshal(p.schema.Value.Default); err == nil && len(d) <= 200 {
@@ -249,14 +349,14 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		}
 	}
 	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
-		if v := singleVariant(s); v != nil && len(s.Properties) == 0 {
+		if v := singleVariant(s); v != nil && len(s.Properties) == 0 && !narrowsOnly(s, v) {
 			return b.typeOf(v, hint, ptr, declareInline)
 		}
 	}
 	if isUnion(s) {
 		return b.inlineType(s, hint, "Union", ptr, declareInline)
 	}
-	if len(s.AllOf) == 1 && len(s.Properties) == 0 {
+	if len(s.AllOf) == 1 && len(s.Properties) == 0 && !narrowsOnly(s, s.AllOf[0]) {
 		return b.typeOf(s.AllOf[0], hint, ptr, declareInline)
 	}
 	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.enumUnder(s) != nil) {
@@ -383,6 +483,31 @@ func isNullable(s *openapi3.Schema) bool {
 		}
 	}
 	return false
+}
+
+// wrapped returns the one schema s stands for, when s only wraps it: the
+// only non-null variant of a oneOf/anyOf, or the one part of an allOf,
+// with no properties or required keys of its own; else nil.
+func wrapped(s *openapi3.Schema) *openapi3.SchemaRef {
+	var inner *openapi3.SchemaRef
+	switch {
+	case len(s.Properties) > 0 || len(s.Required) > 0:
+	case len(s.OneOf) > 0 || len(s.AnyOf) > 0:
+		inner = singleVariant(s)
+	case len(s.AllOf) == 1:
+		inner = s.AllOf[0]
+	}
+	if inner == nil || narrowsOnly(s, inner) {
+		return nil
+	}
+	return inner
+}
+
+// narrowsOnly reports whether inner, the one schema s wraps, says nothing
+// of the type that s declares (`type: integer, allOf: [{minimum: 0}]`):
+// the type is s's.
+func narrowsOnly(s *openapi3.Schema, inner *openapi3.SchemaRef) bool {
+	return len(nonNullTypes(s)) > 0 && inner != nil && inner.Value != nil && jsonKind(inner.Value) == "any"
 }
 
 // singleVariant returns the only non-null variant of a oneOf/anyOf, which
@@ -573,6 +698,20 @@ func breakValueCycles(types []*model.Type) {
 	}
 }
 
+// aliasJSONTypes makes each type defined as another named type an alias
+// of it (type T = U): a defined type has none of U's methods, so `type T
+// time.Time` encodes as {}, `type T json.RawMessage` as base64, and a
+// union, a struct with additional properties or a one-value enum lose
+// their MarshalJSON/UnmarshalJSON. A schema that is another schema's
+// name is that schema; no generated code declares methods on T.
+func aliasJSONTypes(types []*model.Type) {
+	for _, t := range types {
+		if t.Kind == model.Defined && t.Underlying != nil && (t.Underlying.Kind == model.Qual || t.Underlying.Kind == model.Named) {
+			t.Alias = true
+		}
+	}
+}
+
 // isUnion reports whether s is declared as a union type: a oneOf or anyOf
 // of several variants, or a value of several JSON types (3.1
 // `type: [integer, string]`).
@@ -620,9 +759,7 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	fields := newNamer("Unknown", "ParamText")
 	// Properties written next to the oneOf belong to every variant: they
 	// are fields of the union itself.
-	base := *s
-	base.OneOf, base.AnyOf, base.Discriminator = nil, nil, nil
-	if props, ok := b.objectProps(&base); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
+	if props, ok := b.declaredProps(s, true); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
 		decl.Fields = b.fields(decl.Name, props, false)
 		for _, f := range decl.Fields {
 			fields.taken[f.Name] = true
@@ -638,6 +775,10 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 			v := *s
 			v.Type = &openapi3.Types{t}
 			v.Enum, v.Const = nil, nil
+			if t != "object" {
+				// The properties are the object variant's.
+				v.Properties, v.Required = nil, nil
+			}
 			refs = append(refs, &openapi3.SchemaRef{Value: &v})
 		}
 	}

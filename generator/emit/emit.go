@@ -292,7 +292,11 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 			emitEmptyNotNull(f, t)
 		}
 	case model.Defined:
-		f.Type().Id(t.Name).Add(typeExpr(t.Underlying))
+		decl := f.Type().Id(t.Name)
+		if t.Alias {
+			decl.Op("=")
+		}
+		decl.Add(typeExpr(t.Underlying))
 	case model.Enum:
 		f.Type().Id(t.Name).Add(typeExpr(t.Underlying))
 		if len(t.Values) == 0 {

@@ -94,6 +94,10 @@ type Type struct {
 	// or a one-value enum, often the tag of a union variant): it is
 	// written for the zero value, and any other value is an encode error.
 	Only bool
+	// Alias marks a Defined type written as an alias (type X = U): U has
+	// JSON methods (time.Time, json.RawMessage, a union...) that a new
+	// defined type would drop.
+	Alias bool
 	// ParamText asks for a ParamText method: the union of scalars is a
 	// parameter, written as the set variant's text.
 	ParamText bool

@@ -1565,7 +1565,7 @@ type ImagesImportImportImageRequestMethod struct {
 }
 
 // ImagesImportImportImageResponse is a schema of the API.
-type ImagesImportImportImageResponse json.RawMessage
+type ImagesImportImportImageResponse = json.RawMessage
 
 // ImagesIndexRequest is a schema of the API.
 type ImagesIndexRequest struct {

@@ -100,7 +100,7 @@ func (v Bot) MarshalJSON() ([]byte, error) {
 // Before is described by the spec as:
 //
 // a named date-time.
-type Before time.Time
+type Before = time.Time
 
 // Color is a schema of the API.
 type Color struct {
@@ -115,7 +115,7 @@ type Meta map[string]string
 // OwnerID is described by the spec as:
 //
 // a type defined as another.
-type OwnerID UUID
+type OwnerID = UUID
 
 // UUID is a schema of the API.
 type UUID string

@@ -19,7 +19,7 @@ import (
 const _ = runtime.SupportPackageIsVersion1
 
 // Alias is a schema of the API.
-type Alias Base
+type Alias = Base
 
 // Base is a schema of the API.
 type Base struct {

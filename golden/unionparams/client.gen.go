@@ -22,7 +22,7 @@ const _ = runtime.SupportPackageIsVersion1
 // Anything is described by the spec as:
 //
 // a schema that says nothing of the type.
-type Anything json.RawMessage
+type Anything = json.RawMessage
 
 // IDOrRange is any of: Int, Array, IDOrRangeFrom. The field that is set holds the value.
 type IDOrRange struct {
