@@ -117,6 +117,16 @@ type Mapping struct {
 	Properties map[string]string `json:"properties"`
 }
 
+// MarshalJSON writes every field.
+// A nil Properties is written as {}: it is required and not nullable.
+func (v Mapping) MarshalJSON() ([]byte, error) {
+	type plain Mapping
+	if v.Properties == nil {
+		v.Properties = map[string]string{}
+	}
+	return json.Marshal(plain(v))
+}
+
 // NullTime is a schema of the API.
 type NullTime = time.Time
 

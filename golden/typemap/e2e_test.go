@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/internal/wirecheck"
-	"github.com/resgen/resgen/internal/wiretest"
 	"go.uber.org/goleak"
 )
 
@@ -56,7 +55,7 @@ const stored = `{
 }`
 
 func TestRecordDecodesAndReencodes(t *testing.T) {
-	s := wiretest.NewServer(t, specFile, stored)
+	s := wirecheck.NewReplying(t, specFile, stored)
 	at := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 	traits := json.RawMessage(`{"email":"b@example.com"}`)
 	resp, err := newClient(t, s.URL).EchoRecord(t.Context(), Record{
@@ -67,7 +66,7 @@ func TestRecordDecodesAndReencodes(t *testing.T) {
 	}
 	// The request: a time as RFC 3339 text, raw JSON as itself, uint8s
 	// as numbers (openapi3filter checks each against the schema).
-	wiretest.SameJSON(t, "the request", s.Received(t),
+	wirecheck.SameJSON(t, "the request", s.Received(t),
 		`{"id":"r0","verified_at":"2024-05-01T10:00:00Z","traits":{"email":"b@example.com"},"public_key":[1,2]}`)
 	got := resp.JSON200
 	if got == nil {
@@ -90,20 +89,20 @@ func TestRecordDecodesAndReencodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wiretest.SameJSON(t, "the decoded record encoded again", again, stored)
+	wirecheck.SameJSON(t, "the decoded record encoded again", again, stored)
 }
 
 // A required key is sent even when it is declared in another allOf part
 // (version) or nowhere (expression, any value: null when left unset).
 func TestRequiredKeysAreSent(t *testing.T) {
-	s := wiretest.NewServer(t, specFile, `{"id":"r"}`)
+	s := wirecheck.NewReplying(t, specFile, `{"id":"r"}`)
 	_, err := newClient(t, s.URL).EchoRecord(t.Context(), Record{
 		ID: "r0", Versioned: &Versioned{}, Mapping: &Mapping{Properties: map[string]string{"a": "b"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wiretest.SameJSON(t, "the request", s.Received(t),
+	wirecheck.SameJSON(t, "the request", s.Received(t),
 		`{"id":"r0","versioned":{"version":0},"mapping":{"properties":{"a":"b"},"expression":null}}`)
 }
 
@@ -128,7 +127,7 @@ func TestNamedSchemasKeepJSONMethods(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wiretest.SameJSON(t, "encoded again", again, c.sent)
+			wirecheck.SameJSON(t, "encoded again", again, c.sent)
 		})
 	}
 	// The zero value of a one-value enum is written as that value.
@@ -136,7 +135,7 @@ func TestNamedSchemasKeepJSONMethods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wiretest.SameJSON(t, "a one-value enum left empty", text, `{"K":"thing"}`)
+	wirecheck.SameJSON(t, "a one-value enum left empty", text, `{"K":"thing"}`)
 }
 
 // external_id is `type: string` with properties: the type wins, and the
