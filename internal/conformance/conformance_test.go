@@ -131,7 +131,7 @@ func TestConformanceCorpus(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./scripts/conformance: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, append([]string{"-v", "-p", "2"}, specs...)...)
+	cmd := exec.Command(bin, append([]string{"-v", "-ratchet", "-p", "2"}, specs...)...)
 	cmd.Dir = opts.RepoRoot
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -12,12 +12,15 @@ import (
 // PrintTable writes one row per spec; verbose adds each failure and skip.
 func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "spec\toperations\tcalls\trequests valid\tresponses decoded\tround-tripped\texceptions\tskipped\tfailures\ttime\t")
+	fmt.Fprintln(tw, "spec\toperations\tcalls\trequests valid\tresponses decoded\tround-tripped\texceptions\tskipped\tfailures\topen defects\ttime\t")
 	var total time.Duration
 	for _, r := range reports {
-		failed := 0
+		failed, open := 0, 0
 		for _, f := range r.Failures {
-			if f.Excepted == "" {
+			switch {
+			case f.Open:
+				open++
+			case f.Excepted == "":
 				failed++
 			}
 		}
@@ -26,8 +29,8 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 		if r.Repaired {
 			name += " (repaired)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%.1fs\t\n", name, r.Operations, r.Calls,
-			r.Valid, r.Calls, r.Decoded, r.Calls, r.RoundTripped, r.Checked, r.Exceptions, len(r.Skipped), failed, r.Duration.Seconds())
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%d\t%.1fs\t\n", name, r.Operations, r.Calls,
+			r.Valid, r.Calls, r.Decoded, r.Calls, r.RoundTripped, r.Checked, r.Exceptions, len(r.Skipped), failed, open, r.Duration.Seconds())
 	}
 	tw.Flush()
 	for _, r := range reports {
@@ -52,8 +55,11 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 		}
 		for _, f := range r.Failures {
 			tag := "FAIL"
-			if f.Excepted != "" {
+			switch {
+			case f.Excepted != "":
 				tag = "excepted (" + f.Excepted + ")"
+			case f.Open:
+				tag = "open defect"
 			}
 			op := f.Operation
 			if f.OpID != "" && f.OpID != op {
