@@ -79,7 +79,6 @@ type planner struct {
 	doc    *openapi3.T
 	is31   bool
 	nextID int
-	notes  []string
 }
 
 // validOpts are the options of the harness's own pre-checks of what it
@@ -131,8 +130,8 @@ func (p *planner) instance(ref *openapi3.SchemaRef, seed, variant int, writing b
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:300]) + "…" // whole characters: the text goes into YAML and terminals
 	}
 	return s
 }
