@@ -72,13 +72,20 @@ type Breaker struct {
 
 	flushMu sync.Mutex
 
-	mu      sync.Mutex
-	gen     uint64
-	state   State
-	win     window
-	trial   tally
-	reason  string // why the next state change happens, set by record
+	mu    sync.Mutex
+	gen   uint64
+	state State
+	win   window
+	trial tally
+	// tripped is the tally that opened the breaker (the window's, or the
+	// trials'), which Metrics reports while open.
+	tripped tally
+	reason  string          // why the next state change happens, set by record
+	cause   context.Context // the call whose outcome makes that change, set by record
 	pending []StateChangeEvent
+	// timer ends the wait in open on time, so an idle breaker reports
+	// open -> half-open when it happens; nil when not open.
+	timer *time.Timer
 }
 
 func newBreaker(e *Engine, name string, p BreakerPolicy) *Breaker {
@@ -130,23 +137,33 @@ func clampPolicy(e *Engine, name string, p BreakerPolicy) BreakerPolicy {
 	return p
 }
 
-// Name is the breaker instance's name.
-func (b *Breaker) Name() string { return b.name }
+// Name is the breaker instance's name ("" for a nil *Breaker: an
+// operation without one).
+func (b *Breaker) Name() string {
+	if b == nil {
+		return ""
+	}
+	return b.name
+}
 
 // Policy is the policy the breaker was created with.
 func (b *Breaker) Policy() BreakerPolicy { return b.p }
 
 // State returns the breaker's state, moving it from open to half-open if
-// its wait is over (gobreaker is lazy: nothing runs in the background).
+// its wait is over. The open state's timer (see wake) makes that move on
+// time even when nobody calls State; State agrees with the events
+// observed: a change it makes is reported before it returns.
 func (b *Breaker) State() State {
 	s := b.cb.State()
 	b.flush()
 	return fromGobreaker(s)
 }
 
-// BreakerMetrics is a snapshot of a breaker: its state and the calls that
-// decide its next change (the sliding window when closed, the trial calls
-// when half-open, nothing when open).
+// BreakerMetrics is a snapshot of a breaker: its state and its calls. When
+// closed, the sliding window; when open, the calls that opened it (the
+// window's, or the trial calls' when a half-open breaker re-opened), kept
+// until it turns half-open; when half-open, the trial calls recorded so
+// far (none at first).
 type BreakerMetrics struct {
 	State State
 	// Calls, Failed and Slow are counts; a call may be both failed and slow.
@@ -165,6 +182,8 @@ func (b *Breaker) Metrics() BreakerMetrics {
 	case StateClosed:
 		b.win.advance(b.second(b.e.now()))
 		t = b.win.total
+	case StateOpen:
+		t = b.tripped
 	case StateHalfOpen:
 		t = b.trial
 	}
@@ -182,7 +201,8 @@ func (b *Breaker) second(t time.Duration) int64 { return int64(t / time.Second) 
 
 // record takes one logical call's outcome, admitted in generation gen, and
 // returns what to report to gobreaker. It never calls gobreaker itself.
-func (b *Breaker) record(gen uint64, o outcome, ignored bool, end time.Duration) error {
+// ctx is the call's, given to the state change the outcome causes.
+func (b *Breaker) record(ctx context.Context, gen uint64, o outcome, ignored bool, end time.Duration) error {
 	if ignored {
 		return errIgnored
 	}
@@ -195,17 +215,17 @@ func (b *Breaker) record(gen uint64, o outcome, ignored bool, end time.Duration)
 	case StateClosed:
 		b.win.add(o, b.second(end))
 		if t := b.win.total; t.calls >= b.minCalls && b.exceeded(t) {
-			b.reason = b.openReason("", t)
+			b.reason, b.cause = b.openReason("", t), ctx
 			return errTrip
 		}
 	case StateHalfOpen:
 		b.trial.add(o, 1)
 		if b.trial.calls == b.p.HalfOpenCalls {
 			if b.exceeded(b.trial) {
-				b.reason = b.openReason("trial calls: ", b.trial)
+				b.reason, b.cause = b.openReason("trial calls: ", b.trial), ctx
 				return errTrip
 			}
-			b.reason = b.closeReason(b.trial)
+			b.reason, b.cause = b.closeReason(b.trial), ctx
 		}
 	}
 	return nil
@@ -234,22 +254,61 @@ func (b *Breaker) onStateChange(_ string, from, to gobreaker.State) {
 	now := b.e.now()
 	b.mu.Lock()
 	b.gen++
+	prev := b.state
 	b.state = fromGobreaker(to)
-	reason := b.reason
-	b.reason = ""
+	reason, cause := b.reason, b.cause
+	b.reason, b.cause = "", nil
+	if b.timer != nil {
+		b.timer.Stop() // a wake already running sees the new generation
+		b.timer = nil
+	}
 	switch b.state {
 	case StateClosed:
 		b.win.reset()
 	case StateOpen:
-		b.openUntil.Store(int64(now + b.waitInOpen()))
+		wait := b.waitInOpen()
+		b.openUntil.Store(int64(now + wait))
+		b.tripped = b.win.total
+		if prev == StateHalfOpen {
+			b.tripped = b.trial
+		}
+		gen := b.gen
+		b.timer = time.AfterFunc(wait, func() { b.wake(gen) })
 	case StateHalfOpen:
 		b.trial = tally{}
 		reason = b.waitInOpen().String() + " in open elapsed; letting " + strconv.Itoa(b.p.HalfOpenCalls) + " trial calls through"
+		cause = nil // time ends the wait, not the call that happens to see it
 	}
-	b.pending = append(b.pending, StateChangeEvent{Breaker: b.name, From: fromGobreaker(from), To: b.state, Reason: reason})
+	if cause == nil {
+		cause = context.Background()
+	}
+	b.pending = append(b.pending, StateChangeEvent{Context: cause, Breaker: b.name, From: fromGobreaker(from), To: b.state, Reason: reason})
 	b.gs.Store(b.gen<<2 | uint64(b.state))
 	b.mu.Unlock()
 	b.hasPending.Store(true)
+}
+
+// wake runs on the open state's timer: it lets gobreaker, which changes
+// state only when asked, move to half-open, and reports the change. The
+// timer is armed just after gobreaker computed its expiry, so it seldom
+// fires early; when it does, it looks again a millisecond later. A wake
+// left over from an earlier generation does nothing.
+func (b *Breaker) wake(gen uint64) {
+	b.mu.Lock()
+	stale := b.gen != gen
+	b.mu.Unlock()
+	if stale {
+		return
+	}
+	if fromGobreaker(b.cb.State()) == StateOpen {
+		b.mu.Lock()
+		if b.gen == gen && b.timer != nil {
+			b.timer.Reset(time.Millisecond)
+		}
+		b.mu.Unlock()
+		return
+	}
+	b.flush()
 }
 
 // waitInOpen is the open duration gobreaker applies (it takes ≤ 0 as 60s).
@@ -294,7 +353,7 @@ func (b *Breaker) emit(ev StateChangeEvent) {
 	case StateClosed:
 		verb = "closed"
 	}
-	b.e.log.LogAttrs(context.Background(), level,
+	b.e.log.LogAttrs(ev.Context, level,
 		"breaker "+strconv.Quote(b.name)+" "+verb+": "+ev.Reason,
 		slog.String("breaker", b.name), slog.String("policy", b.p.Policy),
 		slog.String("from", ev.From.String()), slog.String("to", ev.To.String()))
@@ -335,8 +394,27 @@ func pct(v float64) string {
 	return strconv.FormatFloat(float64(int64(v*10+0.5))/10, 'f', -1, 64) + "%"
 }
 
-// rejection builds the error for a call gobreaker refused.
-func (b *Breaker) rejection(op string, err error) error {
+// refuse ends a call gobreaker refused, and observes it like any call:
+// CallStart, Rejected, then CallEnd with Attempts 0.
+func (b *Breaker) refuse(ctx context.Context, op string, berr error) error {
+	e := b.e
+	if e.observe {
+		ctx = e.obs.CallStart(CallStartEvent{Context: ctx, Operation: op, Breaker: b.name})
+	}
+	err := b.rejection(ctx, op, berr)
+	if e.observe {
+		stop := "rejected: breaker open"
+		if err.HalfOpen {
+			stop = "rejected: half-open, its trial calls are taken"
+		}
+		e.obs.CallEnd(CallEndEvent{Context: ctx, Operation: op, Err: err, Stop: stop})
+	}
+	return err
+}
+
+// rejection builds the error for a call (or, in the retry-outside order,
+// an attempt) gobreaker refused, and observes the refusal.
+func (b *Breaker) rejection(ctx context.Context, op string, err error) *CircuitOpenError {
 	e := &CircuitOpenError{Breaker: b.name}
 	st := StateOpen
 	if err == gobreaker.ErrTooManyRequests {
@@ -346,7 +424,7 @@ func (b *Breaker) rejection(op string, err error) error {
 		e.RetryAt = b.e.wall(time.Duration(b.openUntil.Load()))
 	}
 	if b.e.observe {
-		b.e.obs.Rejected(RejectionEvent{Operation: op, Breaker: b.name, State: st, RetryAt: e.RetryAt})
+		b.e.obs.Rejected(RejectionEvent{Context: ctx, Operation: op, Breaker: b.name, State: st, RetryAt: e.RetryAt})
 	}
 	return e
 }

@@ -46,7 +46,8 @@ type Config struct {
 
 // Engine runs the operations of one client: its breakers, its retry
 // budget, its logger and observer. It is safe for concurrent use and
-// starts no goroutines.
+// starts no goroutines; an open breaker arms one timer (see the package
+// doc).
 type Engine struct {
 	client  Doer
 	log     *slog.Logger

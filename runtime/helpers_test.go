@@ -152,10 +152,11 @@ type recorder struct {
 	rejects []RejectionEvent
 }
 
-func (r *recorder) CallStart(e CallStartEvent) {
+func (r *recorder) CallStart(e CallStartEvent) context.Context {
 	r.mu.Lock()
 	r.starts = append(r.starts, e)
 	r.mu.Unlock()
+	return e.Context
 }
 func (r *recorder) CallEnd(e CallEndEvent) { r.mu.Lock(); r.ends = append(r.ends, e); r.mu.Unlock() }
 func (r *recorder) Attempt(e AttemptEvent) { r.mu.Lock(); r.tries = append(r.tries, e); r.mu.Unlock() }

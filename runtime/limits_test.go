@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestPolicySizesAreBounded(t *testing.T) {
 				t.Fatalf("want one warning naming %s, got:\n%s", tc.want, got)
 			}
 			// The clamped breaker still works: it records calls.
-			b.record(0, outFailed, false, 0)
+			b.record(context.Background(), 0, outFailed, false, 0)
 			if m := b.Metrics(); m.Calls != 1 {
 				t.Fatalf("metrics %+v after one call", m)
 			}

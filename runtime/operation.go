@@ -56,11 +56,11 @@ func (op *Operation) Do(ctx context.Context, req *http.Request) (resp *http.Resp
 		c.start(op, ctx, req, st != StateClosed)
 		c.run()
 		o, ignored := c.outcome(c.active)
-		return struct{}{}, b.record(gen, o, ignored, c.end)
+		return struct{}{}, b.record(c.caller, gen, o, ignored, c.end)
 	})
 	b.flush()
 	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
-		return nil, 0, b.rejection(op.spec.Name, berr)
+		return nil, 0, b.refuse(ctx, op.spec.Name, berr)
 	}
 	return c.finish()
 }
@@ -130,12 +130,15 @@ type call struct {
 }
 
 func (c *call) start(op *Operation, ctx context.Context, req *http.Request, trial bool) {
+	e := op.e
+	if e.observe {
+		ctx = e.obs.CallStart(CallStartEvent{Context: ctx, Operation: op.spec.Name, Breaker: op.spec.Breaker.Name(), HalfOpenTrial: trial})
+	}
 	c.op, c.caller, c.ctx, c.req, c.trial = op, ctx, ctx, req, trial
 	c.max = op.maxAttempts
 	if trial {
 		c.max = 1
 	}
-	e := op.e
 	if op.spec.Timeout > 0 || op.spec.TotalTimeout > 0 {
 		c.t0 = e.mono()
 		if op.spec.TotalTimeout > 0 {
@@ -144,13 +147,6 @@ func (c *call) start(op *Operation, ctx context.Context, req *http.Request, tria
 	}
 	if op.retry != nil && op.retry.Budget != nil {
 		e.budget.deposit(e.now())
-	}
-	if e.observe {
-		var bn string
-		if op.spec.Breaker != nil {
-			bn = op.spec.Breaker.name
-		}
-		e.obs.CallStart(CallStartEvent{Operation: op.spec.Name, Breaker: bn, HalfOpenTrial: trial})
 	}
 }
 
@@ -235,7 +231,7 @@ func (c *call) plainAttempt() {
 		}
 	}
 	if e.observe {
-		e.obs.Attempt(AttemptEvent{Operation: op.spec.Name, Attempt: c.attempts, StatusCode: c.status, Err: c.err, Duration: d})
+		e.obs.Attempt(AttemptEvent{Context: c.caller, Operation: op.spec.Name, Attempt: c.attempts, StatusCode: c.status, Err: c.err, Duration: d})
 	}
 }
 
@@ -452,7 +448,7 @@ func (c *call) finish() (*http.Response, int, error) {
 		}
 	}
 	if e := c.op.e; e.observe {
-		e.obs.CallEnd(CallEndEvent{Operation: c.op.spec.Name, Attempts: c.attempts, StatusCode: statusOf(c.resp), Err: err, Active: c.active, Stop: c.stop})
+		e.obs.CallEnd(CallEndEvent{Context: c.caller, Operation: c.op.spec.Name, Attempts: c.attempts, StatusCode: statusOf(c.resp), Err: err, Active: c.active, Stop: c.stop})
 	}
 	return c.resp, c.attempts, err
 }

@@ -5,8 +5,13 @@
 // per API operation with its resolved policy, and calls Operation.Do with a
 // fully built *http.Request. Nothing here is global: two clients never share
 // a breaker, a budget or a logger unless the caller passes the same one. No
-// goroutine or timer runs in the background: breakers change state lazily,
-// on the next call (or State/Metrics).
+// goroutine runs in the background. The one timer is an open breaker's: a
+// time.AfterFunc armed when it opens and stopped when it leaves open, which
+// moves it to half-open when WaitInOpen ends and reports that change (a
+// log line and a StateChangeEvent) on the timer's short-lived goroutine,
+// so a gauge fed by events is right on an idle client. A dropped client
+// with an open breaker is freed when that timer fires, at most WaitInOpen
+// later.
 //
 // Semantics, where x-resilience leaves room:
 //   - A logical call is one breaker sample, recorded after all its retries

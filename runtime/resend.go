@@ -250,7 +250,7 @@ func (c *call) resent(n, withdrawn int) {
 	}
 	for range n {
 		if e.observe {
-			e.obs.Attempt(AttemptEvent{Operation: c.op.spec.Name, Attempt: c.attempts, Err: ErrResent})
+			e.obs.Attempt(AttemptEvent{Context: c.caller, Operation: c.op.spec.Name, Attempt: c.attempts, Err: ErrResent})
 		}
 		c.retrying(0, "transport: "+ErrResent.Error())
 		c.attempts++

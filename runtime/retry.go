@@ -125,7 +125,7 @@ func (c *call) retrying(wait time.Duration, reason string) {
 			slog.Duration("wait", wait), slog.String("reason", reason))
 	}
 	if e.observe {
-		e.obs.RetryWait(RetryEvent{Operation: c.op.spec.Name, Attempt: c.attempts, Wait: wait, Reason: reason})
+		e.obs.RetryWait(RetryEvent{Context: c.caller, Operation: c.op.spec.Name, Attempt: c.attempts, Wait: wait, Reason: reason})
 	}
 }
 
@@ -161,11 +161,11 @@ func (c *call) guardedAttempt() {
 		gen, _ := b.admitted()
 		c.plainAttempt()
 		o, ignored := c.outcome(c.active - before) // slow is judged per attempt here
-		return struct{}{}, b.record(gen, o, ignored, c.end)
+		return struct{}{}, b.record(c.caller, gen, o, ignored, c.end)
 	})
 	b.flush()
 	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
-		c.kind, c.err = kRejected, b.rejection(c.op.spec.Name, berr)
+		c.kind, c.err = kRejected, b.rejection(c.caller, c.op.spec.Name, berr)
 		c.discard()
 		c.status, c.header = 0, nil
 	}

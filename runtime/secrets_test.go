@@ -40,11 +40,14 @@ func (o *textObserver) add(ev any) {
 	fmt.Fprintf(&o.buf, "%T %+v\n", ev, ev)
 	o.mu.Unlock()
 }
-func (o *textObserver) CallStart(e CallStartEvent) { o.add(e); o.s.CallStart(e) }
-func (o *textObserver) CallEnd(e CallEndEvent)     { o.add(e); o.s.CallEnd(e) }
-func (o *textObserver) Attempt(e AttemptEvent)     { o.add(e); o.s.Attempt(e) }
-func (o *textObserver) RetryWait(e RetryEvent)     { o.add(e); o.s.RetryWait(e) }
-func (o *textObserver) Rejected(e RejectionEvent)  { o.add(e); o.s.Rejected(e) }
+func (o *textObserver) CallStart(e CallStartEvent) context.Context {
+	o.add(e)
+	return o.s.CallStart(e)
+}
+func (o *textObserver) CallEnd(e CallEndEvent)    { o.add(e); o.s.CallEnd(e) }
+func (o *textObserver) Attempt(e AttemptEvent)    { o.add(e); o.s.Attempt(e) }
+func (o *textObserver) RetryWait(e RetryEvent)    { o.add(e); o.s.RetryWait(e) }
+func (o *textObserver) Rejected(e RejectionEvent) { o.add(e); o.s.Rejected(e) }
 func (o *textObserver) BreakerStateChange(e StateChangeEvent) {
 	o.add(e)
 	o.s.BreakerStateChange(e)

@@ -136,10 +136,11 @@ type calls struct {
 	start []runtime.CallStartEvent
 }
 
-func (c *calls) CallStart(e runtime.CallStartEvent) {
+func (c *calls) CallStart(e runtime.CallStartEvent) context.Context {
 	c.mu.Lock()
 	c.start = append(c.start, e)
 	c.mu.Unlock()
+	return e.Context
 }
 
 func (c *calls) events() []runtime.CallStartEvent {

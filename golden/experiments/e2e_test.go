@@ -132,8 +132,9 @@ func (r *recorder) len() int {
 	return len(r.events)
 }
 
-func (r *recorder) CallStart(e runtime.CallStartEvent) {
+func (r *recorder) CallStart(e runtime.CallStartEvent) context.Context {
 	r.add("start", fmt.Sprintf("start %s breaker=%s trial=%v", e.Operation, e.Breaker, e.HalfOpenTrial))
+	return e.Context
 }
 
 func (r *recorder) CallEnd(e runtime.CallEndEvent) {
@@ -360,8 +361,8 @@ func TestExperiment5MinimumCallsCappedAtWindowSize(t *testing.T) {
 }
 
 // The observer sees a retried call as call start, attempt, retry wait,
-// attempt, call end; and a call refused by an open breaker as one
-// rejection, with no call start and no attempt.
+// attempt, call end; and a call refused by an open breaker as call start,
+// rejection, call end, with no attempt.
 func TestObserverEvents(t *testing.T) {
 	t.Run("retried call", func(t *testing.T) {
 		s := newServer(t, firstAttemptFails())
@@ -400,7 +401,11 @@ func TestObserverEvents(t *testing.T) {
 		if _, err := c.CappedWindow(context.Background()); !errors.Is(err, runtime.ErrCircuitOpen) {
 			t.Fatalf("call 11: %v; want a rejection", err)
 		}
-		checkEvents(t, rec.since(n), []string{"rejected cappedWindow breaker=capped state=open"})
+		checkEvents(t, rec.since(n), []string{
+			"start cappedWindow breaker=capped trial=false",
+			"rejected cappedWindow breaker=capped state=open",
+			"end cappedWindow attempts=0 status=0 err=true stop=rejected: breaker open",
+		})
 		// The rejection says when the breaker lets a call through again:
 		// waitInOpen (the default, 1m) after it opened.
 		if at := rec.reject[0].RetryAt; at.Before(before) || at.After(before.Add(time.Minute)) {

@@ -473,8 +473,11 @@ func (o *observer) check(ev any, err error) {
 	o.s.scan("observer events", text)
 }
 
-func (o *observer) CallStart(e runtime.CallStartEvent) { o.check(e, nil); o.next.CallStart(e) }
-func (o *observer) CallEnd(e runtime.CallEndEvent)     { o.check(e, e.Err); o.next.CallEnd(e) }
+func (o *observer) CallStart(e runtime.CallStartEvent) context.Context {
+	o.check(e, nil)
+	return o.next.CallStart(e)
+}
+func (o *observer) CallEnd(e runtime.CallEndEvent) { o.check(e, e.Err); o.next.CallEnd(e) }
 func (o *observer) Attempt(e runtime.AttemptEvent) {
 	o.attempts.Add(1)
 	o.check(e, e.Err)

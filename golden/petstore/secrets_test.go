@@ -27,7 +27,10 @@ func (o *eventLog) add(ev any) {
 	fmt.Fprintf(&o.buf, "%+v\n", ev)
 	o.mu.Unlock()
 }
-func (o *eventLog) CallStart(e runtime.CallStartEvent)            { o.add(e) }
+func (o *eventLog) CallStart(e runtime.CallStartEvent) context.Context {
+	o.add(e)
+	return e.Context
+}
 func (o *eventLog) CallEnd(e runtime.CallEndEvent)                { o.add(e) }
 func (o *eventLog) Attempt(e runtime.AttemptEvent)                { o.add(e) }
 func (o *eventLog) RetryWait(e runtime.RetryEvent)                { o.add(e) }
