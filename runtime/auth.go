@@ -85,7 +85,7 @@ type SecurityRequirement []string
 type authScheme struct {
 	name  string
 	kind  AuthKind
-	param string      // canonical header name, query or cookie name
+	param string      // canonical header name, escaped query name, or cookie name
 	token TokenSource // nil when fixed is the whole value
 	fixed string      // the value to send when token is nil: a Basic header, a static token's
 	bad   error       // a fixed value that cannot be sent: every attempt fails with it
@@ -106,10 +106,13 @@ func newAuth(creds []Credential) map[string]*authScheme {
 				s.bad = s.errorf("the user name holds a colon, which Basic authentication cannot carry")
 			}
 			s.fixed = "Basic " + base64.StdEncoding.EncodeToString([]byte(c.Username+":"+c.Password))
-		case AuthHeader:
+		case AuthHeader, AuthQuery:
 			s.param = http.CanonicalHeaderKey(c.Param)
+			if c.Kind == AuthQuery {
+				s.param = url.QueryEscape(c.Param)
+			}
 			fallthrough
-		case AuthBearer, AuthQuery, AuthCookie:
+		case AuthBearer, AuthCookie:
 			if c.Token == nil {
 				continue
 			}
@@ -209,7 +212,7 @@ func (s *authScheme) apply(ctx context.Context, r *http.Request) error {
 }
 
 // value checks a token or key and returns what is sent: the header value,
-// the unescaped query value or the cookie value.
+// the escaped query value or the cookie value.
 func (s *authScheme) value(tok string) (string, error) {
 	if tok == "" {
 		return "", s.errorf("the token source gave an empty token")
@@ -228,6 +231,8 @@ func (s *authScheme) value(tok string) (string, error) {
 		if !cookieValue(tok) {
 			return "", s.errorf("the key holds a byte a cookie value cannot carry")
 		}
+	case AuthQuery:
+		return url.QueryEscape(tok), nil
 	}
 	return tok, nil
 }
@@ -274,18 +279,17 @@ func cookieValue(v string) bool {
 	return true
 }
 
-// setQueryParam sets the query parameter name to value, replacing any
-// value it had: a request sent again may carry an earlier attempt's.
-func setQueryParam(u *url.URL, name, value string) {
-	key := url.QueryEscape(name)
-	pair := key + "=" + url.QueryEscape(value)
+// setQueryParam sets the query parameter key to value (both escaped),
+// replacing any value it had: a request sent again may carry an earlier
+// attempt's.
+func setQueryParam(u *url.URL, key, value string) {
 	q := u.RawQuery
 	if q == "" {
-		u.RawQuery = pair
+		u.RawQuery = key + "=" + value
 		return
 	}
-	if !strings.HasPrefix(q, key+"=") && !strings.Contains(q, "&"+key+"=") {
-		u.RawQuery = q + "&" + pair
+	if !hasQueryParam(q, key) {
+		u.RawQuery = q + "&" + key + "=" + value
 		return
 	}
 	var b strings.Builder
@@ -295,8 +299,20 @@ func setQueryParam(u *url.URL, name, value string) {
 			b.WriteByte('&')
 		}
 	}
-	b.WriteString(pair)
+	b.WriteString(key + "=" + value)
 	u.RawQuery = b.String()
+}
+
+// hasQueryParam reports whether the raw query q has the parameter key.
+func hasQueryParam(q, key string) bool {
+	for len(q) > 0 {
+		var part string
+		part, q, _ = strings.Cut(q, "&")
+		if k, _, _ := strings.Cut(part, "="); k == key {
+			return true
+		}
+	}
+	return false
 }
 
 // setCookie sets the cookie name to value in the Cookie header, replacing
