@@ -142,3 +142,28 @@ func BenchmarkAuthorize(b *testing.B) {
 		})
 	}
 }
+
+// Values that cannot be sent fail before sending, naming the scheme and
+// never the value; a good value after a bad one is sent.
+func TestAuthorizeRefusesUnsendableValues(t *testing.T) {
+	for _, tc := range []struct {
+		cred Credential
+		want string
+	}{
+		{Credential{Scheme: "b", Kind: AuthBasic, Username: "us:er", Password: "pw-secret"}, "colon"},
+		{Credential{Scheme: "c", Kind: AuthCookie, Param: "s", Token: StaticToken("a;secret")}, "cookie"},
+		{Credential{Scheme: "h", Kind: AuthHeader, Param: "X-K", Token: StaticToken("a\nsecret")}, "header"},
+		{Credential{Scheme: "t", Kind: AuthBearer, Token: TokenFunc(func(context.Context) (string, error) { return "", nil })}, "empty"},
+	} {
+		e := NewEngine(Config{Credentials: []Credential{tc.cred}})
+		op := e.Operation(OperationSpec{Name: "x", Security: []SecurityRequirement{{tc.cred.Scheme}}})
+		r, _ := http.NewRequest("GET", "http://x/", nil)
+		err := e.authorize(context.Background(), &op.spec, r)
+		if err == nil || !strings.Contains(err.Error(), `security scheme "`+tc.cred.Scheme+`"`) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: err = %v", tc.cred.Scheme, err)
+		}
+		if len(r.Header) != 0 || r.URL.RawQuery != "" {
+			t.Errorf("%s: the request was changed: %v %q", tc.cred.Scheme, r.Header, r.URL.RawQuery)
+		}
+	}
+}
