@@ -73,7 +73,9 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 		b.file.Title = s.doc.Info.Title
 	}
 	b.schemas()
+	b.securitySchemes()
 	b.operations()
+	b.securityOptions()
 	for _, sv := range s.doc.Servers {
 		if sv == nil || sv.URL == "" {
 			continue

@@ -38,6 +38,9 @@ type Config struct {
 	// lists the spec's apiKey security schemes "in: query". Their values
 	// never appear in an error, a log line or an event.
 	SecretQueryParams []string
+	// Credentials are the client's credentials for the spec's security
+	// schemes (auth.go); each operation gets those its Security names.
+	Credentials []Credential
 
 	// clock replaces the monotonic clock in tests of time windows and
 	// budgets; nil means the real one.
@@ -55,6 +58,7 @@ type Engine struct {
 	observe bool // false when obs is the no-op: skip building events
 	editors []RequestEditor
 	redact  redactor
+	auth    map[string]*authScheme // credentials by scheme name
 
 	// base anchors the monotonic clock: time.Since(base) is about half the
 	// cost of time.Now(), and the hot path reads the clock twice.
@@ -80,7 +84,8 @@ func NewEngine(cfg Config) *Engine {
 		log:      cfg.Logger,
 		obs:      cfg.Observer,
 		editors:  cfg.RequestEditors,
-		redact:   newRedactor(cfg.SecretQueryParams),
+		redact:   newRedactor(append(secretQueryParams(cfg.Credentials), cfg.SecretQueryParams...)),
+		auth:     newAuth(cfg.Credentials),
 		base:     time.Now(),
 		clock:    cfg.clock,
 		breakers: make(map[string]*Breaker),
@@ -133,6 +138,7 @@ func (e *Engine) Breaker(name string, p BreakerPolicy) *Breaker {
 
 // Operation registers one API operation.
 func (e *Engine) Operation(spec OperationSpec) *Operation {
+	spec.auth = e.authPlan(spec.Security)
 	return newOperation(e, spec, false)
 }
 
@@ -143,6 +149,7 @@ func (e *Engine) Operation(spec OperationSpec) *Operation {
 // show what resgen's order (breaker outside) changes; generated clients
 // never call it.
 func (e *Engine) OperationRetryOutside(spec OperationSpec) *Operation {
+	spec.auth = e.authPlan(spec.Security)
 	return newOperation(e, spec, true)
 }
 

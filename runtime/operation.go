@@ -316,6 +316,9 @@ func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) 
 			r.Body = body
 		}
 	}
+	if err := c.op.e.authorize(ctx, &c.op.spec, r); err != nil {
+		return nil, nil, err
+	}
 	for _, ed := range editors {
 		if err := ed(ctx, r); err != nil {
 			return nil, nil, err

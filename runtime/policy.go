@@ -198,6 +198,13 @@ type OperationSpec struct {
 	Retry *RetryPolicy
 	// Timeout bounds each attempt, TotalTimeout the whole call; 0 = none.
 	Timeout, TotalTimeout time.Duration
+	// Security are the spec's alternatives of schemes the operation
+	// requires (any one alternative will do); nil sends no credentials.
+	Security []SecurityRequirement
+
+	// auth are the schemes the engine sends, chosen from Security when
+	// the operation is registered (auth.go).
+	auth []*authScheme
 }
 
 // DefaultBreakerPolicy returns the contract's built-in breaker policy

@@ -28,6 +28,9 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.Id("observer").Qual(runtimePkg, "Observer")
 		g.Id("engine").Op("*").Qual(runtimePkg, "Engine")
 		g.Id("breakers").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker")
+		if e.hasSecurity() {
+			g.Id("credentials").Index().Qual(runtimePkg, "Credential")
+		}
 		for _, op := range e.m.Operations {
 			g.Id(op.OpField).Op("*").Qual(runtimePkg, "Operation")
 		}
@@ -62,6 +65,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		jen.Id("c").Dot("logger").Op("=").Id("l"))
 	option("WithObserver", []string{"WithObserver passes every call, attempt, retry wait, rejection and breaker", "state change to o (metrics, tracing)."}, "o", jen.Qual(runtimePkg, "Observer"),
 		jen.Id("c").Dot("observer").Op("=").Id("o"))
+	e.emitSecurityOptions(f)
 
 	comment(f, []string{
 		"NewClient returns a client of the server at the given base URL, e.g.",
@@ -89,6 +93,9 @@ func (e *emitter) emitClient(f *jen.File) {
 				lits[i] = jen.Lit(n)
 			}
 			cfg[jen.Id("SecretQueryParams")] = jen.Index().String().Values(lits...)
+		}
+		if e.hasSecurity() {
+			cfg[jen.Id("Credentials")] = jen.Id("c").Dot("credentials")
 		}
 		g.Id("e").Op(":=").Qual(runtimePkg, "NewEngine").Call(jen.Qual(runtimePkg, "Config").Values(cfg))
 		g.Id("c").Dot("engine").Op("=").Id("e")
@@ -124,6 +131,7 @@ func (e *emitter) emitClient(f *jen.File) {
 				kv{"Retry", rty},
 				kv{"Timeout", durExpr(op.Policy.Timeout)},
 				kv{"TotalTimeout", durExpr(op.Policy.TotalTimeout)},
+				kv{"Security", securityExpr(op.Security)},
 			))
 		}
 		g.Return(jen.Id("c"), jen.Nil())

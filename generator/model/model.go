@@ -23,6 +23,22 @@ type File struct {
 	// security schemes "in: query", sorted: the runtime never prints
 	// their values.
 	SecretQueryParams []string
+	// SecuritySchemes are the spec's security schemes the client can
+	// apply, by name: each has a client option.
+	SecuritySchemes []*SecurityScheme
+}
+
+// SecurityScheme is a security scheme of the spec that the client applies.
+type SecurityScheme struct {
+	// Name is the spec's name; Option the client option's Go name.
+	Name, Option string
+	// Kind is how it is sent: bearer, basic, header, query or cookie.
+	Kind string
+	// Param is an apiKey's header, query parameter or cookie name.
+	Param string
+	// Type is the spec's kind for the doc: "http bearer", "oauth2", ...
+	Type string
+	Doc  []string
 }
 
 // GoType is a Go type expression.
@@ -296,6 +312,10 @@ type Operation struct {
 	// OpField is the client's unexported field holding the runtime operation.
 	OpField string
 	Policy  *OpPolicy
+	// Security are the alternatives of scheme names the operation
+	// requires, any one of which will do (an empty one: no credentials
+	// needed); nil when it requires none.
+	Security [][]string
 }
 
 // OpPolicy is the resolved x-resilience of one operation.

@@ -4,6 +4,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -37,6 +38,7 @@ type Client struct {
 	observer        runtime.Observer
 	engine          *runtime.Engine
 	breakers        map[string]*runtime.Breaker
+	credentials     []runtime.Credential
 	opPostEvent     *runtime.Operation
 	opGetItem       *runtime.Operation
 	opTouchItem     *runtime.Operation
@@ -85,6 +87,62 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
+// WithBearer sends a token from src as "Authorization: Bearer <token>" on
+// the operations that require the security scheme "bearer" (http bearer).
+// src is asked on every attempt, so a retry gets a refreshed token;
+// runtime.StaticToken(token) is a fixed one.
+func WithBearer(src runtime.TokenSource) Option {
+	return func(c *Client) error {
+		if src == nil {
+			return errors.New("WithBearer: the token source is nil")
+		}
+		c.credentials = append(c.credentials, runtime.Credential{
+			Scheme: "bearer",
+			Kind:   runtime.AuthBearer,
+			Token:  src,
+		})
+		return nil
+	}
+}
+
+// WithHeaderKey sends the key from src in the header "X-Api-Key" on
+// the operations that require the security scheme "headerKey" (apiKey).
+// src is asked on every attempt, so a retry gets a refreshed key;
+// runtime.StaticToken(key) is a fixed one.
+func WithHeaderKey(src runtime.TokenSource) Option {
+	return func(c *Client) error {
+		if src == nil {
+			return errors.New("WithHeaderKey: the token source is nil")
+		}
+		c.credentials = append(c.credentials, runtime.Credential{
+			Scheme: "headerKey",
+			Kind:   runtime.AuthHeader,
+			Param:  "X-Api-Key",
+			Token:  src,
+		})
+		return nil
+	}
+}
+
+// WithQueryKey sends the key from src in the query parameter "api_key" on
+// the operations that require the security scheme "queryKey" (apiKey).
+// src is asked on every attempt, so a retry gets a refreshed key;
+// runtime.StaticToken(key) is a fixed one.
+func WithQueryKey(src runtime.TokenSource) Option {
+	return func(c *Client) error {
+		if src == nil {
+			return errors.New("WithQueryKey: the token source is nil")
+		}
+		c.credentials = append(c.credentials, runtime.Credential{
+			Scheme: "queryKey",
+			Kind:   runtime.AuthQuery,
+			Param:  "api_key",
+			Token:  src,
+		})
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -100,6 +158,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		Credentials:       c.credentials,
 		HTTPClient:        c.hc,
 		Logger:            c.logger,
 		Observer:          c.observer,
@@ -143,6 +202,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerShared,
 		Timeout:      2 * time.Second,
 		TotalTimeout: 6 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	c.opGetItem = e.Operation(runtime.OperationSpec{
 		Name:         "getItem",
@@ -152,6 +212,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryQuick,
 		Timeout:      2 * time.Second,
 		TotalTimeout: 6 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	c.opTouchItem = e.Operation(runtime.OperationSpec{
 		Name:         "touchItem",
@@ -160,6 +221,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerShared,
 		Timeout:      2 * time.Second,
 		TotalTimeout: 6 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	c.opCreateOrder = e.Operation(runtime.OperationSpec{
 		Name:         "createOrder",
@@ -169,6 +231,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryQuick,
 		Timeout:      2 * time.Second,
 		TotalTimeout: 6 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	c.opCreatePayment = e.Operation(runtime.OperationSpec{
 		Name:         "createPayment",
@@ -177,6 +240,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerShared,
 		Timeout:      2 * time.Second,
 		TotalTimeout: 6 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	return c, nil
 }

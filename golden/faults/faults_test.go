@@ -589,15 +589,15 @@ func TestFaults(t *testing.T) {
 		WithHTTPClient(&http.Client{Transport: tr}),
 		WithLogger(logger),
 		WithObserver(obs),
+		// The spec's schemes, through the generated options; the cookie,
+		// which the spec does not declare, through an editor.
+		WithBearer(runtime.StaticToken(bearerToken)),
+		WithHeaderKey(runtime.StaticToken(headerKey)),
+		WithQueryKey(runtime.StaticToken(queryKey)),
 		WithRequestEditor(func(ctx context.Context, r *http.Request) error {
 			id, _ := ctx.Value(callIDKey{}).(int)
 			r.Header.Set("X-Call-ID", strconv.Itoa(id))
-			r.Header.Set("Authorization", "Bearer "+bearerToken)
-			r.Header.Set("X-Api-Key", headerKey)
 			r.Header.Set("Cookie", "session="+cookieValue)
-			q := r.URL.Query()
-			q.Set("api_key", queryKey)
-			r.URL.RawQuery = q.Encode()
 			return nil
 		}))
 	if err != nil {

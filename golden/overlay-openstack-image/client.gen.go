@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -6866,6 +6867,7 @@ type Client struct {
 	observer                                                         runtime.Observer
 	engine                                                           *runtime.Engine
 	breakers                                                         map[string]*runtime.Breaker
+	credentials                                                      []runtime.Credential
 	opCacheGet                                                       *runtime.Operation
 	opCacheDelete                                                    *runtime.Operation
 	opCacheImageIDPut                                                *runtime.Operation
@@ -6982,6 +6984,25 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
+// WithAPIKeyAuth sends the key from src in the header "X-Auth-Token" on
+// the operations that require the security scheme "ApiKeyAuth" (apiKey).
+// src is asked on every attempt, so a retry gets a refreshed key;
+// runtime.StaticToken(key) is a fixed one.
+func WithAPIKeyAuth(src runtime.TokenSource) Option {
+	return func(c *Client) error {
+		if src == nil {
+			return errors.New("WithAPIKeyAuth: the token source is nil")
+		}
+		c.credentials = append(c.credentials, runtime.Credential{
+			Scheme: "ApiKeyAuth",
+			Kind:   runtime.AuthHeader,
+			Param:  "X-Auth-Token",
+			Token:  src,
+		})
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -6997,6 +7018,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		Credentials:    c.credentials,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
@@ -7065,6 +7087,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opCacheDelete = e.Operation(runtime.OperationSpec{
 		Name:         "cache:delete",
@@ -7074,6 +7097,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opCacheImageIDPut = e.Operation(runtime.OperationSpec{
 		Name:         "cache/image_id:put",
@@ -7083,6 +7107,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opCacheImageIDDelete = e.Operation(runtime.OperationSpec{
 		Name:         "cache/image_id:delete",
@@ -7092,6 +7117,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesGet = e.Operation(runtime.OperationSpec{
 		Name:         "images:get",
@@ -7101,6 +7127,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesPost = e.Operation(runtime.OperationSpec{
 		Name:         "images:post",
@@ -7110,6 +7137,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDGet = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id:get",
@@ -7119,6 +7147,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDPatch = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id:patch",
@@ -7127,6 +7156,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDDelete = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id:delete",
@@ -7136,6 +7166,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDActionsDeactivatePost = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/actions/deactivate:post",
@@ -7144,6 +7175,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDActionsReactivatePost = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/actions/reactivate:post",
@@ -7152,6 +7184,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDFileGet = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/file:get",
@@ -7161,6 +7194,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      0,
 		TotalTimeout: 15 * time.Minute,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDFilePut = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/file:put",
@@ -7170,6 +7204,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      0,
 		TotalTimeout: 15 * time.Minute,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDImportPost = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/import:post",
@@ -7178,6 +7213,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersGet = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/members:get",
@@ -7187,6 +7223,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersPost = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/members:post",
@@ -7195,6 +7232,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersMemberIDGet = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/members/member_id:get",
@@ -7204,6 +7242,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersMemberIDPut = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/members/member_id:put",
@@ -7213,6 +7252,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersMemberIDDelete = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/members/member_id:delete",
@@ -7222,6 +7262,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDStagePut = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/stage:put",
@@ -7231,6 +7272,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDTagsTagValuePut = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/tags/tag_value:put",
@@ -7240,6 +7282,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDTagsTagValueDelete = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/tags/tag_value:delete",
@@ -7249,6 +7292,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDTasksGet = e.Operation(runtime.OperationSpec{
 		Name:         "images/image_id/tasks:get",
@@ -7258,6 +7302,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opInfoImportGet = e.Operation(runtime.OperationSpec{
 		Name:         "info/import:get",
@@ -7267,6 +7312,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opInfoStoresGet = e.Operation(runtime.OperationSpec{
 		Name:         "info/stores:get",
@@ -7276,6 +7322,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opInfoStoresDetailGet = e.Operation(runtime.OperationSpec{
 		Name:         "info/stores/detail:get",
@@ -7285,6 +7332,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opInfoUsageGet = e.Operation(runtime.OperationSpec{
 		Name:         "info/usage:get",
@@ -7294,6 +7342,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces:get",
@@ -7303,6 +7352,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesPost = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces:post",
@@ -7311,6 +7361,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name:get",
@@ -7320,6 +7371,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePut = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name:put",
@@ -7329,6 +7381,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameDelete = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name:delete",
@@ -7338,6 +7391,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/objects:get",
@@ -7347,6 +7401,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsPost = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/objects:post",
@@ -7355,6 +7410,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsDelete = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/objects:delete",
@@ -7364,6 +7420,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/objects/object_name:get",
@@ -7373,6 +7430,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/objects/object_name:put",
@@ -7382,6 +7440,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/objects/object_name:delete",
@@ -7391,6 +7450,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/properties:get",
@@ -7400,6 +7460,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPost = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/properties:post",
@@ -7408,6 +7469,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesDelete = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/properties:delete",
@@ -7417,6 +7479,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/properties/property_name:get",
@@ -7426,6 +7489,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/properties/property_name:put",
@@ -7435,6 +7499,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/properties/property_name:delete",
@@ -7444,6 +7509,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameResourceTypesGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/resource_types:get",
@@ -7453,6 +7519,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameResourceTypesPost = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/resource_types:post",
@@ -7461,6 +7528,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/resource_types/resource_type:delete",
@@ -7470,6 +7538,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/tags:get",
@@ -7479,6 +7548,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsPost = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/tags:post",
@@ -7487,6 +7557,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsDelete = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/tags:delete",
@@ -7496,6 +7567,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNameGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:get",
@@ -7505,6 +7577,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNamePut = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:put",
@@ -7514,6 +7587,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNamePost = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:post",
@@ -7522,6 +7596,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:delete",
@@ -7531,6 +7606,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsResourceTypesGet = e.Operation(runtime.OperationSpec{
 		Name:         "metadefs/resource_types:get",
@@ -7540,6 +7616,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasImageGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/image:get",
@@ -7549,6 +7626,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasImagesGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/images:get",
@@ -7558,6 +7636,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMemberGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/member:get",
@@ -7567,6 +7646,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMembersGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/members:get",
@@ -7576,6 +7656,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsNamespaceGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/namespace:get",
@@ -7585,6 +7666,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsNamespacesGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/namespaces:get",
@@ -7594,6 +7676,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsObjectGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/object:get",
@@ -7603,6 +7686,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsObjectsGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/objects:get",
@@ -7612,6 +7696,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsPropertiesGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/properties:get",
@@ -7621,6 +7706,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsPropertyGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/property:get",
@@ -7630,6 +7716,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsResourceTypeGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/resource_type:get",
@@ -7639,6 +7726,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsResourceTypesGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/resource_types:get",
@@ -7648,6 +7736,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsTagGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/tag:get",
@@ -7657,6 +7746,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsTagsGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/metadefs/tags:get",
@@ -7666,6 +7756,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasTaskGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/task:get",
@@ -7675,6 +7766,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasTasksGet = e.Operation(runtime.OperationSpec{
 		Name:         "schemas/tasks:get",
@@ -7684,6 +7776,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opStoresStoreIDImageIDDelete = e.Operation(runtime.OperationSpec{
 		Name:         "stores/store_id/image_id:delete",
@@ -7693,6 +7786,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opTasksGet = e.Operation(runtime.OperationSpec{
 		Name:         "tasks:get",
@@ -7702,6 +7796,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opTasksPost = e.Operation(runtime.OperationSpec{
 		Name:         "tasks:post",
@@ -7710,6 +7805,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Breaker:      breakerGlance,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opTasksTaskIDGet = e.Operation(runtime.OperationSpec{
 		Name:         "tasks/task_id:get",
@@ -7719,6 +7815,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryReads,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opTasksTaskIDDelete = e.Operation(runtime.OperationSpec{
 		Name:         "tasks/task_id:delete",
@@ -7728,6 +7825,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Retry:        retryDefault,
 		Timeout:      5 * time.Second,
 		TotalTimeout: 30 * time.Second,
+		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	return c, nil
 }
