@@ -139,7 +139,7 @@ func overrideWhat(section, name string) string {
 func overrideErr(what string, pe *PolicyError) error {
 	msg := "overrides: " + what + ": " + pe.Msg
 	if pe.Hint != "" {
-		msg += " (" + pe.Hint + ")"
+		msg += " (fix: " + pe.Hint + ")"
 	}
 	return errors.New(msg)
 }

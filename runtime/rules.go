@@ -107,12 +107,13 @@ func (p *BreakerPolicy) Decode(m map[string]any, own ...string) error {
 			d.outcomes(k, v, &p.RecordOn)
 		}
 	}
-	// A window key the window type does not read would do nothing.
-	if _, ok := m["windowSize"]; ok && p.WindowType == TimeWindow {
+	// A window key the window type does not read would do nothing. (A
+	// value already refused is not reported twice.)
+	if _, ok := m["windowSize"]; ok && p.WindowType == TimeWindow && !d.failed("windowSize") {
 		d.add(&PolicyError{Key: "windowSize", Msg: "windowSize is for count windows, but windowType is time",
 			Hint: "use windowDuration with a time window, or set windowType: count", relation: true})
 	}
-	if _, ok := m["windowDuration"]; ok && p.WindowType == CountWindow {
+	if _, ok := m["windowDuration"]; ok && p.WindowType == CountWindow && !d.failed("windowDuration") {
 		d.add(&PolicyError{Key: "windowDuration", Msg: "windowDuration is for time windows, but windowType is count",
 			Hint: "use windowSize with a count window, or set windowType: time", relation: true})
 	}
@@ -189,6 +190,10 @@ func (s *OperationSpec) DecodeTimeouts(m map[string]any, own ...string) error {
 type decoder struct{ errs []error }
 
 func (d *decoder) add(e *PolicyError) { d.errs = append(d.errs, e) }
+
+func (d *decoder) failed(key string) bool {
+	return slices.ContainsFunc(d.errs, func(e error) bool { return e.(*PolicyError).Key == key })
+}
 
 func (d *decoder) err() error {
 	if len(d.errs) == 1 {
