@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,7 +53,45 @@ func ParseOverrides(data []byte) (*Overrides, error) {
 	if doc == nil {
 		return nil, errors.New("overrides: the document must be a JSON object")
 	}
+	// encoding/json keeps the last of two equal keys: the first would be
+	// dropped without a word.
+	if err := duplicateKey(json.NewDecoder(bytes.NewReader(data)), ""); err != nil {
+		return nil, err
+	}
 	return overridesOf(doc)
+}
+
+// duplicateKey reports a key given twice in one object of a valid JSON
+// document, reading its next value from dec; where is the value's path.
+func duplicateKey(dec *json.Decoder, where string) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			k, _ := dec.Token()
+			key := k.(string)
+			if seen[key] {
+				return fmt.Errorf("overrides: %q is given twice in %s", key, cmp.Or(where, "the document"))
+			}
+			seen[key] = true
+			if err := duplicateKey(dec, strings.TrimPrefix(where+"."+key, ".")); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+	case json.Delim('['):
+		for dec.More() {
+			if err := duplicateKey(dec, where); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+	}
+	return err
 }
 
 // LoadOverrides reads overrides from a JSON file; its errors name the file.

@@ -72,6 +72,8 @@ func TestOverridesRefuseWhatTheyCannotDo(t *testing.T) {
 		{`[]`, "cannot unmarshal array"},
 		{`null`, "must be a JSON object"},
 		{`{} {}`, "more than one JSON value"},
+		{`{"retries": {"r": {"maxAttempts": 1, "maxAttempts": 5}}}`, `overrides: "maxAttempts" is given twice in retries.r`},
+		{`{"breakers": {}, "breakers": {"b": {}}}`, `overrides: "breakers" is given twice in the document`},
 		{`{"breakers": []}`, "overrides: breakers must be an object of names, got a list"},
 		{`{"retries": {"r": 3}}`, `overrides: retry policy "r" must be an object, got 3`},
 		{`{"retries": {"r": {"extends": "x"}}}`, `overrides: retry policy "r": unknown key "extends" in retry policy`},
