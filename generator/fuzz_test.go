@@ -27,6 +27,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/emit"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/runtime"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -421,7 +422,8 @@ func validOutcomes(list []string) bool {
 		if slices.Contains(list[:i], o) {
 			return false
 		}
-		if tok, ok := outcomeToken(o); !ok || tok != o {
+		var rp runtime.RetryPolicy
+		if err := rp.Decode(map[string]any{"retryOn": []any{o}}); err != nil || len(rp.RetryOn.Tokens()) != 1 || rp.RetryOn.Tokens()[0] != o {
 			return false
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/rawval"
 )
 
 // The idempotency-key header a spec declares itself may have any schema:
@@ -182,7 +183,7 @@ func nearMissHeader(name, key string) bool {
 	if squash(n) == squash(k) {
 		return true
 	}
-	return editDistance(n, k) <= max(1, len(k)/6)
+	return rawval.EditDistance(n, k) <= max(1, len(k)/6)
 }
 
 // bound is the nearest integer a minimum or maximum allows (round is

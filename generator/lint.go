@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/rawval"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -46,7 +47,7 @@ func (r *resolver) lintRetry(o rawObj, p *model.RetryPolicy) {
 			ptr := o.ptr + "/retryOn"
 			if list, ok := o.m["retryOn"].([]any); ok {
 				for j, e := range list {
-					if t, ok := outcomeToken(e); ok && t == tok {
+					if writtenToken(e) == tok {
 						ptr = fmt.Sprintf("%s/retryOn/%d", o.ptr, j)
 					}
 				}
@@ -55,6 +56,15 @@ func (r *resolver) lintRetry(o rawObj, p *model.RetryPolicy) {
 				"retryOn includes %s: a client error is not fixed by sending the same request again", tok)
 		}
 	}
+}
+
+// writtenToken is an outcome of a list as Match.Tokens prints it: "4XX"
+// is 4xx, 404.0 is 404.
+func writtenToken(v any) string {
+	if s, ok := v.(string); ok {
+		return strings.ToLower(strings.TrimSpace(s))
+	}
+	return rawval.Show(v)
 }
 
 // worstCase is the longest a call can take under rp and a per-attempt
@@ -274,5 +284,5 @@ func isNearMiss(key, name string) bool {
 		return false
 	}
 	k := strings.ReplaceAll(strings.ToLower(key), "_", "-")
-	return k == name || editDistance(k, name) <= 2
+	return k == name || rawval.EditDistance(k, name) <= 2
 }

@@ -2,7 +2,6 @@ package generator
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
 )
 
@@ -20,41 +20,24 @@ import (
 
 const extName = "x-resilience"
 
+// The built-in policies are the runtime's: one definition of the defaults.
 func builtinBreaker() model.BreakerPolicy {
-	return model.BreakerPolicy{
-		Name: "default", Scope: "shared", WindowType: "count", WindowSize: 100,
-		WindowDuration: 60 * time.Second, MinimumCalls: 100, FailureRateThreshold: 50,
-		SlowCallDuration: 60 * time.Second, SlowCallRateThreshold: 100,
-		WaitInOpen: 60 * time.Second, HalfOpenCalls: 10,
-		RecordOn: []string{"transport", "timeout", "5xx"},
-	}
+	return modelBreaker(runtime.DefaultBreakerPolicy(), "default", "shared")
 }
 
 func builtinRetry() model.RetryPolicy {
-	return model.RetryPolicy{
-		Name: "default", MaxAttempts: 3, Backoff: "exponential",
-		InitialInterval: 100 * time.Millisecond, Multiplier: 2, MaxInterval: 5 * time.Second,
-		Jitter: "full", RetryOn: []string{"transport", "timeout", "408", "429", "500", "502", "503", "504"},
-		RetryAfter: true, MaxRetryAfter: 30 * time.Second,
-	}
+	return modelRetry(runtime.DefaultRetryPolicy(), "default")
 }
 
-// Bounds on the values a policy gives the runtime. The runtime allocates a
-// breaker's window from windowSize (one entry per call) or windowDuration
-// (one bucket per second) and admits halfOpenCalls trials (a uint32 in
-// gobreaker), so a spec must not size them beyond what a client can hold:
-// these are the runtime's own limits, which it also applies to policies
-// built by hand. Every other duration is at most maxDuration, which keeps
-// the runtime's clock arithmetic far from overflowing and catches a wrong
-// unit (2000000h).
+// Bounds on the values a policy gives the runtime live in the runtime
+// (runtime/rules.go), which reads every policy key for resgen as it does
+// for runtime overrides; these names are for the schema's tests.
 const (
 	maxWindowSize     = runtime.MaxWindowSize
 	maxWindowDuration = runtime.MaxWindowDuration
 	maxHalfOpenCalls  = runtime.MaxHalfOpenCalls
-	maxDuration       = 24 * time.Hour
+	maxDuration       = runtime.MaxPolicyDuration
 )
-
-var durationHint = "durations are at most " + dur(maxDuration) + "; is the unit right?"
 
 const (
 	defaultTimeout      = 10 * time.Second
@@ -65,9 +48,6 @@ const (
 var (
 	rootKeys      = []string{"idempotencyKeyHeader", "defaults", "breakers", "retries"}
 	opPolicyKeys  = []string{"breaker", "retry", "timeout", "totalTimeout", "idempotent", "idempotencyKey"}
-	breakerKeys   = []string{"extends", "scope", "windowType", "windowSize", "windowDuration", "minimumCalls", "failureRateThreshold", "slowCallDuration", "slowCallRateThreshold", "waitInOpen", "halfOpenCalls", "recordOn"}
-	retryKeys     = []string{"extends", "maxAttempts", "backoff", "initialInterval", "multiplier", "maxInterval", "jitter", "retryOn", "retryAfter", "maxRetryAfter", "budget"}
-	budgetKeys    = []string{"ratio", "minPerSecond"}
 	safeMethods   = map[string]bool{"GET": true, "HEAD": true, "OPTIONS": true, "TRACE": true, "PUT": true, "DELETE": true}
 	retryFixHints = "make it retry-safe: declare an idempotency-key header parameter, set idempotencyKey: true, or set idempotent: true if repeating it is harmless; or remove retry"
 )
@@ -249,8 +229,9 @@ func (r *resolver) names(defs map[string]rawObj) []string {
 }
 
 // breakerObj resolves one breaker policy object (a definition or inline).
+// The runtime reads and checks its values; only extends and scope, which
+// the runtime never sees, are read here.
 func (r *resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
-	r.checkKeys(o, breakerKeys, "breaker policy")
 	p := builtinBreaker()
 	if ext, ok := o.m["extends"]; ok {
 		en, ok := ext.(string)
@@ -258,47 +239,118 @@ func (r *resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 			r.errorf(o.ptr+"/extends", "", "extends must be a policy name, got %s", show(ext))
 		} else if base := r.namedBreaker(en, o.ptr+"/extends"); base != nil {
 			p = *base
-			p.RecordOn = append([]string(nil), base.RecordOn...)
 		}
 	}
-	p.Name = name
-	_, hasSize := o.m["windowSize"]
-	_, hasDur := o.m["windowDuration"]
-	for _, k := range sortedKeys(o.m) {
-		v, ptr := o.m[k], o.ptr+"/"+esc(k)
-		switch k {
-		case "scope":
-			r.enum(ptr, v, &p.Scope, "shared", "operation")
-		case "windowType":
-			r.enum(ptr, v, &p.WindowType, "count", "time")
-		case "windowSize":
-			r.countUpTo(ptr, v, &p.WindowSize, maxWindowSize, "a count window holds one entry per call; for a busy client use windowType: time")
-		case "windowDuration":
-			r.positiveDuration(ptr, v, &p.WindowDuration, maxWindowDuration, "a time window holds one bucket per second: use at most "+dur(maxWindowDuration))
-		case "minimumCalls":
-			r.count(ptr, v, &p.MinimumCalls, 1)
-		case "failureRateThreshold":
-			r.percent(ptr, v, &p.FailureRateThreshold)
-		case "slowCallDuration":
-			r.positiveDuration(ptr, v, &p.SlowCallDuration, maxDuration, durationHint)
-		case "slowCallRateThreshold":
-			r.percent(ptr, v, &p.SlowCallRateThreshold)
-		case "waitInOpen":
-			r.positiveDuration(ptr, v, &p.WaitInOpen, maxDuration, durationHint)
-		case "halfOpenCalls":
-			r.countUpTo(ptr, v, &p.HalfOpenCalls, maxHalfOpenCalls, "each trial call is a request to a server that may still be failing; a few are enough")
-		case "recordOn":
-			r.outcomes(ptr, v, &p.RecordOn)
-		}
+	if v, ok := o.m["scope"]; ok {
+		r.enum(o.ptr+"/scope", v, &p.Scope, "shared", "operation")
 	}
-	if p.WindowType == "time" && hasSize {
-		r.errorf(o.ptr+"/windowSize", "use windowDuration with a time window, or set windowType: count", "windowSize is for count windows, but windowType is time")
-	}
-	if p.WindowType == "count" && hasDur {
-		r.errorf(o.ptr+"/windowDuration", "use windowSize with a count window, or set windowType: time", "windowDuration is for time windows, but windowType is count")
-	}
+	rp := runtimeBreaker(&p)
+	r.policyErrors(o.ptr, rp.Decode(policyKeys(o.m), "extends", "scope"))
+	p = modelBreaker(rp, name, p.Scope)
 	r.lintBreaker(o, &p)
 	return &p
+}
+
+// policyErrors reports the runtime's rule errors for the object at ptr.
+func (r *resolver) policyErrors(ptr string, err error) {
+	for _, pe := range runtime.PolicyErrors(err) {
+		at := ptr + "/" + esc(pe.Key)
+		if pe.Elem != "" {
+			at += "/" + esc(pe.Elem)
+		}
+		r.errorf(at, pe.Hint, "%s", pe.Msg)
+	}
+}
+
+// policyKeys leaves out the x- keys, which every x-resilience object may
+// carry and the runtime does not read.
+func policyKeys(m map[string]any) map[string]any {
+	for k := range m {
+		if strings.HasPrefix(k, "x-") {
+			out := make(map[string]any, len(m))
+			for k, v := range m {
+				if !strings.HasPrefix(k, "x-") {
+					out[k] = v
+				}
+			}
+			return out
+		}
+	}
+	return m
+}
+
+// Conversions between the model's policies (strings, for the emitter and
+// explain) and the runtime's (what the runtime checks and runs).
+
+func runtimeBreaker(p *model.BreakerPolicy) runtime.BreakerPolicy {
+	rp := runtime.BreakerPolicy{
+		Policy: p.Name, WindowSize: p.WindowSize, WindowDuration: p.WindowDuration,
+		MinimumCalls: p.MinimumCalls, FailureRateThreshold: p.FailureRateThreshold,
+		SlowCallDuration: p.SlowCallDuration, SlowCallRateThreshold: p.SlowCallRateThreshold,
+		WaitInOpen: p.WaitInOpen, HalfOpenCalls: p.HalfOpenCalls, RecordOn: matchOf(p.RecordOn),
+	}
+	if p.WindowType == "time" {
+		rp.WindowType = runtime.TimeWindow
+	}
+	return rp
+}
+
+func modelBreaker(rp runtime.BreakerPolicy, name, scope string) model.BreakerPolicy {
+	return model.BreakerPolicy{
+		Name: name, Scope: scope, WindowType: rp.WindowType.String(), WindowSize: rp.WindowSize,
+		WindowDuration: rp.WindowDuration, MinimumCalls: rp.MinimumCalls,
+		FailureRateThreshold: rp.FailureRateThreshold, SlowCallDuration: rp.SlowCallDuration,
+		SlowCallRateThreshold: rp.SlowCallRateThreshold, WaitInOpen: rp.WaitInOpen,
+		HalfOpenCalls: rp.HalfOpenCalls, RecordOn: rp.RecordOn.Tokens(),
+	}
+}
+
+func runtimeRetry(p *model.RetryPolicy) runtime.RetryPolicy {
+	rp := runtime.RetryPolicy{
+		Policy: p.Name, MaxAttempts: p.MaxAttempts, InitialInterval: p.InitialInterval,
+		Multiplier: p.Multiplier, MaxInterval: p.MaxInterval, RetryOn: matchOf(p.RetryOn),
+		RetryAfter: p.RetryAfter, MaxRetryAfter: p.MaxRetryAfter,
+	}
+	if p.Backoff == "constant" {
+		rp.Backoff = runtime.ConstantBackoff
+	}
+	rp.Jitter = map[string]runtime.Jitter{"none": runtime.NoJitter, "full": runtime.FullJitter, "equal": runtime.EqualJitter, "decorrelated": runtime.DecorrelatedJitter}[p.Jitter]
+	if p.Budget != nil {
+		rp.Budget = &runtime.Budget{Ratio: p.Budget.Ratio, MinPerSecond: p.Budget.MinPerSecond}
+	}
+	return rp
+}
+
+func modelRetry(rp runtime.RetryPolicy, name string) model.RetryPolicy {
+	p := model.RetryPolicy{
+		Name: name, MaxAttempts: rp.MaxAttempts, Backoff: rp.Backoff.String(),
+		InitialInterval: rp.InitialInterval, Multiplier: rp.Multiplier, MaxInterval: rp.MaxInterval,
+		Jitter: rp.Jitter.String(), RetryOn: rp.RetryOn.Tokens(), RetryAfter: rp.RetryAfter,
+		MaxRetryAfter: rp.MaxRetryAfter,
+	}
+	if rp.Budget != nil {
+		p.Budget = &model.Budget{Ratio: rp.Budget.Ratio, MinPerSecond: rp.Budget.MinPerSecond}
+	}
+	return p
+}
+
+// matchOf reads the tokens Match.Tokens wrote.
+func matchOf(toks []string) runtime.Match {
+	var m runtime.Match
+	for _, t := range toks {
+		switch {
+		case t == "transport":
+			m.Transport = true
+		case t == "timeout":
+			m.Timeout = true
+		case strings.HasSuffix(t, "xx"):
+			m.Classes = append(m.Classes, int(t[0]-'0'))
+		default:
+			n, _ := strconv.Atoi(t)
+			m.Codes = append(m.Codes, n)
+		}
+	}
+	return m
 }
 
 func (r *resolver) namedRetry(name, from string) *model.RetryPolicy {
@@ -332,7 +384,6 @@ func (r *resolver) namedRetry(name, from string) *model.RetryPolicy {
 }
 
 func (r *resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
-	r.checkKeys(o, retryKeys, "retry policy")
 	p := builtinRetry()
 	if ext, ok := o.m["extends"]; ok {
 		en, ok := ext.(string)
@@ -340,63 +391,11 @@ func (r *resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
 			r.errorf(o.ptr+"/extends", "", "extends must be a policy name, got %s", show(ext))
 		} else if base := r.namedRetry(en, o.ptr+"/extends"); base != nil {
 			p = *base
-			p.RetryOn = append([]string(nil), base.RetryOn...)
 		}
 	}
-	p.Name = name
-	for _, k := range sortedKeys(o.m) {
-		v, ptr := o.m[k], o.ptr+"/"+esc(k)
-		switch k {
-		case "maxAttempts":
-			r.count(ptr, v, &p.MaxAttempts, 1)
-		case "backoff":
-			r.enum(ptr, v, &p.Backoff, "constant", "exponential")
-		case "initialInterval":
-			r.duration(ptr, v, &p.InitialInterval)
-		case "multiplier":
-			if f, ok := number(v); ok && f >= 1 && !math.IsInf(f, 0) {
-				p.Multiplier = f
-			} else {
-				r.errorf(ptr, "use a number of at least 1, e.g. 2", "multiplier must be a number ≥ 1, got %s", show(v))
-			}
-		case "maxInterval":
-			r.duration(ptr, v, &p.MaxInterval)
-		case "jitter":
-			r.enum(ptr, v, &p.Jitter, "none", "full", "equal", "decorrelated")
-		case "retryOn":
-			r.outcomes(ptr, v, &p.RetryOn)
-		case "retryAfter":
-			if b, ok := v.(bool); ok {
-				p.RetryAfter = b
-			} else {
-				r.errorf(ptr, "", "retryAfter must be true or false, got %s", show(v))
-			}
-		case "maxRetryAfter":
-			r.duration(ptr, v, &p.MaxRetryAfter)
-		case "budget":
-			bo, ok := r.object(ptr, v, "budget")
-			if !ok {
-				continue
-			}
-			r.checkKeys(bo, budgetKeys, "budget")
-			b := &model.Budget{Ratio: 0.2, MinPerSecond: 10}
-			if rv, ok := bo.m["ratio"]; ok {
-				if f, ok := number(rv); ok && f > 0 && f <= 1 {
-					b.Ratio = f
-				} else {
-					r.errorf(bo.ptr+"/ratio", "", "budget ratio must be a number in (0, 1], got %s", show(rv))
-				}
-			}
-			if mv, ok := bo.m["minPerSecond"]; ok {
-				if f, ok := number(mv); ok && f >= 0 && !math.IsInf(f, 0) {
-					b.MinPerSecond = f
-				} else {
-					r.errorf(bo.ptr+"/minPerSecond", "", "budget minPerSecond must be a number ≥ 0, got %s", show(mv))
-				}
-			}
-			p.Budget = b
-		}
-	}
+	rp := runtimeRetry(&p)
+	r.policyErrors(o.ptr, rp.Decode(policyKeys(o.m), "extends"))
+	p = modelRetry(rp, name)
 	r.lintRetry(o, &p)
 	return &p
 }
@@ -444,13 +443,14 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 		}
 		return nil, "", -1
 	}
-	pol := &model.OpPolicy{Timeout: defaultTimeout, TotalTimeout: defaultTotalTimeout}
-	if v, ptr, _ := pick("timeout"); ptr != "" {
-		r.duration(ptr, v, &pol.Timeout)
+	// The runtime reads and checks the timeouts, as it does overrides.
+	ts := runtime.OperationSpec{Timeout: defaultTimeout, TotalTimeout: defaultTotalTimeout}
+	for _, k := range []string{"timeout", "totalTimeout"} {
+		if v, ptr, _ := pick(k); ptr != "" {
+			r.policyErrors(strings.TrimSuffix(ptr, "/"+k), ts.DecodeTimeouts(map[string]any{k: v}))
+		}
 	}
-	if v, ptr, _ := pick("totalTimeout"); ptr != "" {
-		r.duration(ptr, v, &pol.TotalTimeout)
-	}
+	pol := &model.OpPolicy{Timeout: ts.Timeout, TotalTimeout: ts.TotalTimeout}
 
 	// Idempotency.
 	var idem *bool
@@ -587,183 +587,11 @@ func (r *resolver) enum(ptr string, v any, dst *string, allowed ...string) {
 	r.errorf(ptr, "", "%s", msg)
 }
 
-func (r *resolver) count(ptr string, v any, dst *int, min int) {
-	if n, ok := wholeIn(v, min, 1<<31-1); ok {
-		*dst = n
-		return
-	}
-	r.errorf(ptr, "", "%s must be a whole number ≥ %d, got %s", lastTok(ptr), min, show(v))
-}
+func number(v any) (float64, bool) { return rawval.Number(v) }
 
-// countUpTo reads a whole number from 1 to max.
-func (r *resolver) countUpTo(ptr string, v any, dst *int, max int, hint string) {
-	if n, ok := wholeIn(v, 1, max); ok {
-		*dst = n
-		return
-	}
-	r.errorf(ptr, hint, "%s must be a whole number from 1 to %d, got %s", lastTok(ptr), max, show(v))
-}
+func show(v any) string { return rawval.Show(v) }
 
-// wholeIn returns v as an int when it is a whole number from min to max.
-func wholeIn(v any, min, max int) (int, bool) {
-	f, ok := number(v)
-	if ok && f == math.Trunc(f) && f >= float64(min) && f <= float64(max) {
-		return int(f), true
-	}
-	return 0, false
-}
-
-// dur prints a bound as the contract writes it: 1h, 24h, 10m, 1h30m.
-func dur(d time.Duration) string {
-	s := d.String()
-	// Only whole zero units go: "10m0s" keeps its "10m".
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-func (r *resolver) percent(ptr string, v any, dst *float64) {
-	f, ok := number(v)
-	if ok && f > 0 && f <= 100 {
-		*dst = f
-		return
-	}
-	r.errorf(ptr, "percentages are numbers in (0, 100], e.g. 50", "%s must be a percentage in (0, 100], got %s", lastTok(ptr), show(v))
-}
-
-// duration reads a Go duration string of at most maxDuration; 0 (number
-// or string) turns the thing off.
-func (r *resolver) duration(ptr string, v any, dst *time.Duration) {
-	r.durationUpTo(ptr, v, dst, maxDuration, durationHint)
-}
-
-// durationUpTo is duration with its own bound, and the hint for a value
-// beyond it.
-func (r *resolver) durationUpTo(ptr string, v any, dst *time.Duration, max time.Duration, hint string) {
-	if f, ok := number(v); ok && f == 0 {
-		*dst = 0
-		return
-	}
-	s, ok := v.(string)
-	if !ok {
-		r.errorf(ptr, `write a Go duration string such as "200ms", "5s" or "1m30s"`, "%s must be a duration, got %s", lastTok(ptr), show(v))
-		return
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		r.errorf(ptr, `write a Go duration string such as "200ms", "5s" or "1m30s"`, "%s: cannot parse duration %q", lastTok(ptr), s)
-		return
-	}
-	if d < 0 {
-		r.errorf(ptr, `durations are positive, e.g. "5s"; 0 turns a timeout off`, "%s must not be negative, got %s", lastTok(ptr), s)
-		return
-	}
-	if d > max {
-		r.errorf(ptr, hint, "%s must be at most %s, got %s", lastTok(ptr), dur(max), s)
-		return
-	}
-	*dst = d
-}
-
-// positiveDuration reads a duration longer than 0 and at most max.
-func (r *resolver) positiveDuration(ptr string, v any, dst *time.Duration, max time.Duration, hint string) {
-	var d time.Duration = -1
-	r.durationUpTo(ptr, v, &d, max, hint)
-	if d == 0 {
-		r.errorf(ptr, "", "%s must be longer than 0", lastTok(ptr))
-		return
-	}
-	if d > 0 {
-		*dst = d
-	}
-}
-
-// outcomes reads a recordOn/retryOn list: transport, timeout, a status code
-// (100-599) or a class (1xx-5xx).
-func (r *resolver) outcomes(ptr string, v any, dst *[]string) {
-	list, ok := v.([]any)
-	if !ok {
-		r.errorf(ptr, "e.g. [transport, timeout, 5xx, 429]", "%s must be a list of outcomes, got %s", lastTok(ptr), show(v))
-		return
-	}
-	var out []string
-	good := true
-	for i, e := range list {
-		tok, ok := outcomeToken(e)
-		if !ok {
-			r.errorf(fmt.Sprintf("%s/%d", ptr, i), "outcomes are transport, timeout, a status code such as 503, or a class such as 5xx", "unknown outcome %s in %s", show(e), lastTok(ptr))
-			good = false
-			continue
-		}
-		if !slices.Contains(out, tok) {
-			out = append(out, tok)
-		}
-	}
-	if good {
-		*dst = out
-	}
-}
-
-func outcomeToken(v any) (string, bool) {
-	if f, ok := number(v); ok {
-		if f == math.Trunc(f) && f >= 100 && f <= 599 {
-			return strconv.Itoa(int(f)), true
-		}
-		return "", false
-	}
-	s, ok := v.(string)
-	if !ok {
-		return "", false
-	}
-	s = strings.ToLower(strings.TrimSpace(s))
-	switch {
-	case s == "transport" || s == "timeout":
-		return s, true
-	case len(s) == 3 && s[0] >= '1' && s[0] <= '5' && s[1:] == "xx":
-		return s, true
-	}
-	if n, err := strconv.Atoi(s); err == nil && n >= 100 && n <= 599 {
-		return s, true
-	}
-	return "", false
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case uint64:
-		return float64(n), true
-	}
-	return 0, false
-}
-
-func show(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return strconv.Quote(x)
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-			return strconv.FormatFloat(x, 'f', -1, 64) // 4294967297, not 4.294967297e+09
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
-}
+func dur(d time.Duration) string { return rawval.Dur(d) }
 
 func lastTok(ptr string) string {
 	t := ptr[strings.LastIndex(ptr, "/")+1:]
@@ -791,46 +619,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// suggest returns the known word nearest to s (case-insensitive edit
-// distance at most 2, or a third of its length), or "".
-func suggest(s string, known []string) string {
-	// A shortened key ("failureRate") names the one it starts.
-	if len(s) >= 4 {
-		for _, k := range known {
-			if strings.HasPrefix(strings.ToLower(k), strings.ToLower(s)) {
-				return k
-			}
-		}
-	}
-	best, bestD := "", 1<<30
-	for _, k := range known {
-		d := editDistance(strings.ToLower(s), strings.ToLower(k))
-		if d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if bestD <= 2 || bestD <= len(s)/3 {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func suggest(s string, known []string) string { return rawval.Suggest(s, known) }

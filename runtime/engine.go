@@ -38,6 +38,9 @@ type Config struct {
 	// lists the spec's apiKey security schemes "in: query". Their values
 	// never appear in an error, a log line or an event.
 	SecretQueryParams []string
+	// Overrides adjust the generated policies (overrides.go); nil means
+	// none. CheckOverrides reports what they could not do.
+	Overrides *Overrides
 	// Credentials are the client's credentials for the spec's security
 	// schemes (auth.go); each operation gets those its Security names.
 	Credentials []Credential
@@ -75,6 +78,7 @@ type Engine struct {
 
 	mu       sync.Mutex
 	breakers map[string]*Breaker
+	ov       *overrideState // nil without overrides
 }
 
 // NewEngine builds the engine of one client.
@@ -89,6 +93,10 @@ func NewEngine(cfg Config) *Engine {
 		base:     time.Now(),
 		clock:    cfg.clock,
 		breakers: make(map[string]*Breaker),
+	}
+	if cfg.Overrides != nil {
+		e.ov = &overrideState{o: cfg.Overrides, retried: map[*RetryPolicy]*RetryPolicy{},
+			retries: map[string]bool{}, operations: map[string]bool{}}
 	}
 	if e.client == nil {
 		e.client = http.DefaultClient
@@ -124,20 +132,31 @@ func (e *Engine) wall(t time.Duration) time.Time { return e.base.Add(t) }
 
 // Breaker returns the engine's breaker instance with this name, creating it
 // with p on first use; later calls with the same name return the same
-// instance (a shared scope) and ignore p.
+// instance (a shared scope) and ignore p. The Config's override for name,
+// if any, adjusts p.
 func (e *Engine) Breaker(name string, p BreakerPolicy) *Breaker {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if b, ok := e.breakers[name]; ok {
 		return b
 	}
+	if e.ov != nil {
+		p = e.ov.breaker(name, p)
+	}
 	b := newBreaker(e, name, p)
 	e.breakers[name] = b
 	return b
 }
 
-// Operation registers one API operation.
+// Operation registers one API operation. The Config's overrides for its
+// retry policy (by policy name) and its timeouts (by operation name), if
+// any, adjust spec.
 func (e *Engine) Operation(spec OperationSpec) *Operation {
+	if e.ov != nil {
+		e.mu.Lock()
+		spec = e.ov.operation(spec)
+		e.mu.Unlock()
+	}
 	spec.auth = e.authPlan(spec.Security)
 	return newOperation(e, spec, false)
 }

@@ -26,6 +26,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.Id("editors").Index().Qual(runtimePkg, "RequestEditor")
 		g.Id("logger").Op("*").Qual("log/slog", "Logger")
 		g.Id("observer").Qual(runtimePkg, "Observer")
+		g.Id("overrides").Op("*").Qual(runtimePkg, "Overrides")
 		g.Id("engine").Op("*").Qual(runtimePkg, "Engine")
 		g.Id("breakers").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker")
 		if e.hasSecurity() {
@@ -66,6 +67,13 @@ func (e *emitter) emitClient(f *jen.File) {
 	option("WithObserver", []string{"WithObserver passes every call, attempt, retry wait, rejection and breaker", "state change to o (metrics, tracing)."}, "o", jen.Qual(runtimePkg, "Observer"),
 		jen.Id("c").Dot("observer").Op("=").Id("o"))
 	e.emitSecurityOptions(f)
+	option("WithOverrides", []string{
+		"WithOverrides adjusts the policies written above the methods (breakers by",
+		"instance name, retry policies by name, timeouts by operationId), e.g. from",
+		"runtime.LoadOverrides. NewClient fails if one names nothing of this client",
+		"or breaks a rule. An override cannot make an operation without retries retry.",
+	}, "o", jen.Op("*").Qual(runtimePkg, "Overrides"),
+		jen.Id("c").Dot("overrides").Op("=").Id("o"))
 
 	comment(f, []string{
 		"NewClient returns a client of the server at the given base URL, e.g.",
@@ -85,6 +93,7 @@ func (e *emitter) emitClient(f *jen.File) {
 			jen.Id("Logger"):         jen.Id("c").Dot("logger"),
 			jen.Id("Observer"):       jen.Id("c").Dot("observer"),
 			jen.Id("RequestEditors"): jen.Id("c").Dot("editors"),
+			jen.Id("Overrides"):      jen.Id("c").Dot("overrides"),
 		}
 		if names := e.m.SecretQueryParams; len(names) > 0 {
 			/* the spec's apiKey schemes in the query: never printed */
@@ -134,6 +143,8 @@ func (e *emitter) emitClient(f *jen.File) {
 				kv{"Security", securityExpr(op.Security)},
 			))
 		}
+		/* an override that names nothing of this client, or breaks a rule */
+		g.If(jen.Err().Op(":=").Id("e").Dot("CheckOverrides").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
 		g.Return(jen.Id("c"), jen.Nil())
 	})
 }

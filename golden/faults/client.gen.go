@@ -36,6 +36,7 @@ type Client struct {
 	editors         []runtime.RequestEditor
 	logger          *slog.Logger
 	observer        runtime.Observer
+	overrides       *runtime.Overrides
 	engine          *runtime.Engine
 	breakers        map[string]*runtime.Breaker
 	credentials     []runtime.Credential
@@ -143,6 +144,17 @@ func WithQueryKey(src runtime.TokenSource) Option {
 	}
 }
 
+// WithOverrides adjusts the policies written above the methods (breakers by
+// instance name, retry policies by name, timeouts by operationId), e.g. from
+// runtime.LoadOverrides. NewClient fails if one names nothing of this client
+// or breaks a rule. An override cannot make an operation without retries retry.
+func WithOverrides(o *runtime.Overrides) Option {
+	return func(c *Client) error {
+		c.overrides = o
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -162,6 +174,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HTTPClient:        c.hc,
 		Logger:            c.logger,
 		Observer:          c.observer,
+		Overrides:         c.overrides,
 		RequestEditors:    c.editors,
 		SecretQueryParams: []string{"api_key"},
 	})
@@ -242,6 +255,9 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		TotalTimeout: 6 * time.Second,
 		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
+	if err := e.CheckOverrides(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

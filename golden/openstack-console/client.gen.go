@@ -181,6 +181,7 @@ type Client struct {
 	editors        []runtime.RequestEditor
 	logger         *slog.Logger
 	observer       runtime.Observer
+	overrides      *runtime.Overrides
 	engine         *runtime.Engine
 	breakers       map[string]*runtime.Breaker
 	opListServers  *runtime.Operation
@@ -234,6 +235,17 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
+// WithOverrides adjusts the policies written above the methods (breakers by
+// instance name, retry policies by name, timeouts by operationId), e.g. from
+// runtime.LoadOverrides. NewClient fails if one names nothing of this client
+// or breaks a rule. An override cannot make an operation without retries retry.
+func WithOverrides(o *runtime.Overrides) Option {
+	return func(c *Client) error {
+		c.overrides = o
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -252,6 +264,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
+		Overrides:      c.overrides,
 		RequestEditors: c.editors,
 	})
 	c.engine = e
@@ -449,6 +462,9 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Timeout:      5 * time.Second,
 		TotalTimeout: 20 * time.Second,
 	})
+	if err := e.CheckOverrides(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -489,7 +505,7 @@ type ListServersResponse struct {
 // ListServers calls GET /compute/v2.1/servers.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*ListServersResponse, error) {
@@ -563,7 +579,7 @@ type CreateServerResponse struct {
 // Never retried by default: a repeat would boot a second VM.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateServerResponse, error) {
@@ -627,7 +643,7 @@ type ShowServerResponse struct {
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerResponse, error) {
@@ -680,7 +696,7 @@ type DeleteServerResponse struct {
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
 //   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s, decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
 //   - timeouts: 5s per attempt, 1m0s in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServerResponse, error) {
@@ -734,7 +750,7 @@ type ServerActionResponse struct {
 // Reboot, resize or stop a server.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
 //   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.

@@ -207,6 +207,7 @@ type Client struct {
 	editors           []runtime.RequestEditor
 	logger            *slog.Logger
 	observer          runtime.Observer
+	overrides         *runtime.Overrides
 	engine            *runtime.Engine
 	breakers          map[string]*runtime.Breaker
 	opListCharges     *runtime.Operation
@@ -253,6 +254,17 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
+// WithOverrides adjusts the policies written above the methods (breakers by
+// instance name, retry policies by name, timeouts by operationId), e.g. from
+// runtime.LoadOverrides. NewClient fails if one names nothing of this client
+// or breaks a rule. An override cannot make an operation without retries retry.
+func WithOverrides(o *runtime.Overrides) Option {
+	return func(c *Client) error {
+		c.overrides = o
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -271,6 +283,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
+		Overrides:      c.overrides,
 		RequestEditors: c.editors,
 	})
 	c.engine = e
@@ -339,6 +352,9 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Timeout:      10 * time.Second,
 		TotalTimeout: 30 * time.Second,
 	})
+	if err := e.CheckOverrides(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
