@@ -33,7 +33,7 @@ func TestOverlayOnARealSpec(t *testing.T) {
 		`//   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms`,
 		// The file upload path: its own breaker, no per-attempt timeout.
 		`//   - breaker "uploads" (shared, policy uploads)`,
-		"//   - timeouts: none per attempt, 15m0s in all.",
+		"//   - timeouts: none per attempt, 15m in all.",
 		// A DELETE keeps the defaults' breaker and the built-in retry.
 		`//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures`,
 	} {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/runtime"
 )
 
@@ -54,7 +55,7 @@ const (
 	maxDuration       = 24 * time.Hour
 )
 
-var durationHint = "durations are at most " + dur(maxDuration) + "; is the unit right?"
+var durationHint = "durations are at most " + human.Duration(maxDuration) + "; is the unit right?"
 
 const (
 	defaultTimeout      = 10 * time.Second
@@ -274,7 +275,7 @@ func (r *resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 		case "windowSize":
 			r.countUpTo(ptr, v, &p.WindowSize, maxWindowSize, "a count window holds one entry per call; for a busy client use windowType: time")
 		case "windowDuration":
-			r.positiveDuration(ptr, v, &p.WindowDuration, maxWindowDuration, "a time window holds one bucket per second: use at most "+dur(maxWindowDuration))
+			r.positiveDuration(ptr, v, &p.WindowDuration, maxWindowDuration, "a time window holds one bucket per second: use at most "+human.Duration(maxWindowDuration))
 		case "minimumCalls":
 			r.count(ptr, v, &p.MinimumCalls, 1)
 		case "failureRateThreshold":
@@ -613,19 +614,6 @@ func wholeIn(v any, min, max int) (int, bool) {
 	return 0, false
 }
 
-// dur prints a bound as the contract writes it: 1h, 24h, 10m, 1h30m.
-func dur(d time.Duration) string {
-	s := d.String()
-	// Only whole zero units go: "10m0s" keeps its "10m".
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
 func (r *resolver) percent(ptr string, v any, dst *float64) {
 	f, ok := number(v)
 	if ok && f > 0 && f <= 100 {
@@ -663,7 +651,7 @@ func (r *resolver) durationUpTo(ptr string, v any, dst *time.Duration, max time.
 		return
 	}
 	if d > max {
-		r.errorf(ptr, hint, "%s must be at most %s, got %s", lastTok(ptr), dur(max), s)
+		r.errorf(ptr, hint, "%s must be at most %s, got %s", lastTok(ptr), human.Duration(max), s)
 		return
 	}
 	*dst = d

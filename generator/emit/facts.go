@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/templates"
 )
 
@@ -53,25 +54,25 @@ func PolicyFacts(p *model.OpPolicy) Facts {
 		b := bi.Policy
 		win := fmt.Sprintf("last %d calls, decides after %d", b.WindowSize, min(b.MinimumCalls, b.WindowSize))
 		if b.WindowType == "time" {
-			win = fmt.Sprintf("calls of the last %s, decides after %d", dur(b.WindowDuration), b.MinimumCalls)
+			win = fmt.Sprintf("calls of the last %s, decides after %d", human.Duration(b.WindowDuration), b.MinimumCalls)
 		}
 		f.Breaker = &BreakerFacts{
 			Instance: bi.Instance, Policy: b.Name, Scope: b.Scope, Window: win,
 			FailureRate: pct(b.FailureRateThreshold), SlowRate: pct(b.SlowCallRateThreshold),
-			SlowCall: dur(b.SlowCallDuration), WaitInOpen: dur(b.WaitInOpen), HalfOpenCalls: b.HalfOpenCalls,
+			SlowCall: human.Duration(b.SlowCallDuration), WaitInOpen: human.Duration(b.WaitInOpen), HalfOpenCalls: b.HalfOpenCalls,
 			RecordOn: strings.Join(b.RecordOn, ", "),
 		}
 	}
 	if r := p.Retry; r != nil {
-		rf := &RetryFacts{Policy: r.Name, MaxAttempts: r.MaxAttempts, RetryOn: strings.Join(r.RetryOn, ", "), RetryAfter: r.RetryAfter, MaxRetryAfter: dur(r.MaxRetryAfter)}
+		rf := &RetryFacts{Policy: r.Name, MaxAttempts: r.MaxAttempts, RetryOn: strings.Join(r.RetryOn, ", "), RetryAfter: r.RetryAfter, MaxRetryAfter: human.Duration(r.MaxRetryAfter)}
 		jitter := r.Jitter + " jitter"
 		if r.Jitter == "none" {
 			jitter = "no jitter"
 		}
 		if r.Backoff == "constant" {
-			rf.Waits = fmt.Sprintf("waits %s between attempts, %s", dur(r.InitialInterval), jitter)
+			rf.Waits = fmt.Sprintf("waits %s between attempts, %s", human.Duration(r.InitialInterval), jitter)
 		} else {
-			rf.Waits = fmt.Sprintf("waits %s, growing ×%s up to %s, %s", dur(r.InitialInterval), strconv.FormatFloat(r.Multiplier, 'g', -1, 64), dur(r.MaxInterval), jitter)
+			rf.Waits = fmt.Sprintf("waits %s, growing ×%s up to %s, %s", human.Duration(r.InitialInterval), strconv.FormatFloat(r.Multiplier, 'g', -1, 64), human.Duration(r.MaxInterval), jitter)
 		}
 		if r.Budget != nil {
 			rf.Budget = fmt.Sprintf("%s%% of calls + %s/s, client-wide", strconv.FormatFloat(r.Budget.Ratio*100, 'g', -1, 64), strconv.FormatFloat(r.Budget.MinPerSecond, 'g', -1, 64))
@@ -93,11 +94,9 @@ func DocLines(p *model.OpPolicy) []string {
 
 func pct(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) + "%" }
 
-func dur(d time.Duration) string { return d.String() }
-
 func durOff(d time.Duration) string {
 	if d == 0 {
 		return "none"
 	}
-	return d.String()
+	return human.Duration(d)
 }

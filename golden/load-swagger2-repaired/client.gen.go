@@ -173,7 +173,7 @@ type UpdateItemResponse struct {
 // UpdateItem calls POST /items/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemParams, body *UpdateItemForm) (*UpdateItemResponse, error) {

@@ -235,7 +235,7 @@ type DeleteServerResponse struct {
 // Resilience (x-resilience):
 //   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
 //   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s, decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
-//   - timeouts: 5s per attempt, 1m0s in all.
+//   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)

@@ -7765,7 +7765,7 @@ type CacheGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheGet(ctx context.Context) (*CacheGetResponse, error) {
@@ -7825,7 +7825,7 @@ type CacheDeleteResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheDelete(ctx context.Context) (*CacheDeleteResponse, error) {
@@ -7880,7 +7880,7 @@ type CacheImageIDPutResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest) (*CacheImageIDPutResponse, error) {
@@ -7947,7 +7947,7 @@ type CacheImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*CacheImageIDDeleteResponse, error) {
@@ -8096,7 +8096,7 @@ type ImagesGetResponse struct {
 // ….
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*ImagesGetResponse, error) {
@@ -8245,7 +8245,7 @@ type ImagesPostResponse struct {
 // Error response codes: 400, 401, 403, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -8327,7 +8327,7 @@ type ImagesImageIDGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesImageIDGetResponse, error) {
@@ -8412,7 +8412,7 @@ type ImagesImageIDPatchResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte) (*ImagesImageIDPatchResponse, error) {
@@ -8485,7 +8485,7 @@ type ImagesImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*ImagesImageIDDeleteResponse, error) {
@@ -8551,7 +8551,7 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest) (*ImagesImageIDActionsDeactivatePostResponse, error) {
@@ -8628,7 +8628,7 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest) (*ImagesImageIDActionsReactivatePostResponse, error) {
@@ -8731,9 +8731,9 @@ type ImagesImageIDFileGetResponse struct {
 // Error response codes: 400, 403, 404, 416.
 //
 // Resilience (x-resilience):
-//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: none per attempt, 15m0s in all.
+//   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams) (*ImagesImageIDFileGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -8835,9 +8835,9 @@ type ImagesImageIDFilePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 410, 413, 415, 503.
 //
 // Resilience (x-resilience):
-//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: none per attempt, 15m0s in all.
+//   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte) (*ImagesImageIDFilePutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
 	var rd io.Reader
@@ -8940,7 +8940,7 @@ type ImagesImageIDImportPostResponse struct {
 // …
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest) (*ImagesImageIDImportPostResponse, error) {
@@ -9021,7 +9021,7 @@ type ImagesImageIDMembersGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*ImagesImageIDMembersGetResponse, error) {
@@ -9090,7 +9090,7 @@ type ImagesImageIDMembersPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest) (*ImagesImageIDMembersPostResponse, error) {
@@ -9164,7 +9164,7 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDGetResponse, error) {
@@ -9240,7 +9240,7 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 // Error response codes: 400, 401, 404, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest) (*ImagesImageIDMembersMemberIDPutResponse, error) {
@@ -9313,7 +9313,7 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
@@ -9386,7 +9386,7 @@ type ImagesImageIDStagePutResponse struct {
 // will result in a 404 response code with an appropriate message.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest) (*ImagesImageIDStagePutResponse, error) {
@@ -9447,7 +9447,7 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 // ImagesImageIDTagsTagValuePut calls PUT /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest) (*ImagesImageIDTagsTagValuePutResponse, error) {
@@ -9505,7 +9505,7 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 // ImagesImageIDTagsTagValueDelete calls DELETE /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
@@ -9565,7 +9565,7 @@ type ImagesImageIDTasksGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*ImagesImageIDTasksGetResponse, error) {
@@ -9633,7 +9633,7 @@ type InfoImportGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoImportGet(ctx context.Context) (*InfoImportGetResponse, error) {
@@ -9700,7 +9700,7 @@ type InfoStoresGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, error) {
@@ -9763,7 +9763,7 @@ type InfoStoresDetailGetResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresDetailGet(ctx context.Context) (*InfoStoresDetailGetResponse, error) {
@@ -9824,7 +9824,7 @@ type InfoUsageGetResponse struct {
 // Normal response codes: 200.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error) {
@@ -9906,7 +9906,7 @@ type MetadefsNamespacesGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespacesGetResponse, error) {
@@ -9974,7 +9974,7 @@ type MetadefsNamespacesPostResponse struct {
 // Error response codes: 400, 401, 403, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest) (*MetadefsNamespacesPostResponse, error) {
@@ -10051,7 +10051,7 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
@@ -10113,7 +10113,7 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
@@ -10182,7 +10182,7 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
@@ -10259,7 +10259,7 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
@@ -10321,7 +10321,7 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
@@ -10379,7 +10379,7 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 // MetadefsNamespacesNamespaceNameObjectsDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/objects.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
@@ -10435,7 +10435,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
@@ -10504,7 +10504,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
@@ -10573,7 +10573,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
@@ -10627,7 +10627,7 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
@@ -10691,7 +10691,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 // Error response codes: 400, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
@@ -10749,7 +10749,7 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 // MetadefsNamespacesNamespaceNamePropertiesDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/properties.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
@@ -10810,7 +10810,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
@@ -10872,7 +10872,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
@@ -10941,7 +10941,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
@@ -10995,7 +10995,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
@@ -11058,7 +11058,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
@@ -11116,7 +11116,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 // MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
@@ -11177,7 +11177,7 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
@@ -11239,7 +11239,7 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
@@ -11308,7 +11308,7 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
@@ -11364,7 +11364,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
@@ -11426,7 +11426,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
@@ -11495,7 +11495,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
@@ -11564,7 +11564,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
@@ -11622,7 +11622,7 @@ type MetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsResourceTypesGet(ctx context.Context) (*MetadefsResourceTypesGetResponse, error) {
@@ -11689,7 +11689,7 @@ type SchemasImageGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImageGet(ctx context.Context) (*SchemasImageGetResponse, error) {
@@ -11758,7 +11758,7 @@ type SchemasImagesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImagesGet(ctx context.Context) (*SchemasImagesGetResponse, error) {
@@ -11825,7 +11825,7 @@ type SchemasMemberGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMemberGet(ctx context.Context) (*SchemasMemberGetResponse, error) {
@@ -11894,7 +11894,7 @@ type SchemasMembersGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetResponse, error) {
@@ -11959,7 +11959,7 @@ type SchemasMetadefsNamespaceGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetadefsNamespaceGetResponse, error) {
@@ -12027,7 +12027,7 @@ type SchemasMetadefsNamespacesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMetadefsNamespacesGetResponse, error) {
@@ -12093,7 +12093,7 @@ type SchemasMetadefsObjectGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefsObjectGetResponse, error) {
@@ -12161,7 +12161,7 @@ type SchemasMetadefsObjectsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadefsObjectsGetResponse, error) {
@@ -12227,7 +12227,7 @@ type SchemasMetadefsPropertiesGetResponse struct {
 // Error response codes: 400, 401
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMetadefsPropertiesGetResponse, error) {
@@ -12293,7 +12293,7 @@ type SchemasMetadefsPropertyGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetadefsPropertyGetResponse, error) {
@@ -12359,7 +12359,7 @@ type SchemasMetadefsResourceTypeGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMetadefsResourceTypeGetResponse, error) {
@@ -12428,7 +12428,7 @@ type SchemasMetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasMetadefsResourceTypesGetResponse, error) {
@@ -12493,7 +12493,7 @@ type SchemasMetadefsTagGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTagGetResponse, error) {
@@ -12561,7 +12561,7 @@ type SchemasMetadefsTagsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagsGet(ctx context.Context) (*SchemasMetadefsTagsGetResponse, error) {
@@ -12628,7 +12628,7 @@ type SchemasTaskGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTaskGet(ctx context.Context) (*SchemasTaskGetResponse, error) {
@@ -12698,7 +12698,7 @@ type SchemasTasksGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse, error) {
@@ -12758,7 +12758,7 @@ type StoresStoreIDImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string) (*StoresStoreIDImageIDDeleteResponse, error) {
@@ -12812,7 +12812,7 @@ type TasksGetResponse struct {
 // Error response codes: 403, 404, 413.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksGet(ctx context.Context) (*TasksGetResponse, error) {
@@ -12874,7 +12874,7 @@ type TasksPostResponse struct {
 // Error response codes: 401, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*TasksPostResponse, error) {
@@ -12943,7 +12943,7 @@ type TasksTaskIDGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskIDGetResponse, error) {
@@ -12994,7 +12994,7 @@ type TasksTaskIDDeleteResponse struct {
 // TasksTaskIDDelete calls DELETE /v2/tasks/{task_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTaskIDDeleteResponse, error) {

@@ -605,7 +605,7 @@ type ListIssuesResponse struct {
 // ListIssues calls GET /issues/{ref}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIssuesParams) (*ListIssuesResponse, error) {
@@ -722,7 +722,7 @@ type MixedUnionsResponse struct {
 // MixedUnions calls GET /mixed/{at}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams) (*MixedUnionsResponse, error) {
@@ -797,7 +797,7 @@ type PathStylesResponse struct {
 // PathStyles calls GET /styles/{lbl}/{mtx}/{lblx}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrString, lblx []IntOrString) (*PathStylesResponse, error) {
@@ -878,7 +878,7 @@ type UnsupportedParamsResponse struct {
 // UnsupportedParams calls GET /unsupported.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UnsupportedParams(ctx context.Context, params *UnsupportedParamsParams) (*UnsupportedParamsResponse, error) {

@@ -481,7 +481,7 @@ type PutBoardResponse struct {
 // PutBoard calls PUT /boards/{boardId}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (retry: none).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBoard(ctx context.Context, boardID string, body Board) (*PutBoardResponse, error) {

@@ -387,7 +387,7 @@ type RunActionResponse struct {
 // RunAction calls POST /actions.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResponse, error) {
@@ -445,7 +445,7 @@ type AuthenticateResponse struct {
 // Authenticate calls POST /authentications.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Authenticate(ctx context.Context, body AuthenticateBody) (*AuthenticateResponse, error) {

@@ -279,7 +279,7 @@ type CreateEmbeddingResponse struct {
 // CreateEmbedding calls POST /embeddings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateEmbedding(ctx context.Context, body EmbeddingRequest) (*CreateEmbeddingResponse, error) {
@@ -337,7 +337,7 @@ type UpdateFileResponse struct {
 // UpdateFile calls PUT /files/{file_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UpdateFile(ctx context.Context, fileID string) (*UpdateFileResponse, error) {
@@ -389,7 +389,7 @@ type AddSharedLinkResponse struct {
 // The spec's path key is /files/{file_id}#add_shared_link; its #fragment is not sent.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSharedLinkParams, body AddSharedLinkBody) (*AddSharedLinkResponse, error) {
@@ -449,7 +449,7 @@ type CreateGroupResponse struct {
 // CreateGroup calls POST /groups.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateGroup(ctx context.Context, body Group) (*CreateGroupResponse, error) {
