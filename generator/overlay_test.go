@@ -35,7 +35,7 @@ func TestOverlayOnARealSpec(t *testing.T) {
 		`//   - breaker "uploads" (shared, policy uploads)`,
 		"//   - timeouts: none per attempt, 15m in all.",
 		// A DELETE keeps the defaults' breaker and the built-in retry.
-		`//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures`,
+		`//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%`,
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("generated client lacks %q", want)

@@ -218,10 +218,18 @@ func (n *fileNames) name(tag string) string {
 // comment: every line is sanitised (no control character, line separator,
 // bidirectional control or byte order mark) and written as a // line, so
 // no spec text can open or end a block comment, or show a reviewer
-// something other than what is there.
+// something other than what is there. Lines are wrapped under 100
+// columns (wrapDoc); a Group's comments are struct field docs, one tab in.
 func comment(g interface{ Comment(string) *jen.Statement }, lines []string) {
-	for _, l := range lines {
-		l = sanitize.Comment(l)
+	indent := 0
+	if _, field := g.(*jen.Group); field {
+		indent = tabWidth
+	}
+	clean := make([]string, len(lines))
+	for i, l := range lines {
+		clean[i] = sanitize.Comment(l)
+	}
+	for _, l := range wrapDoc(clean, indent) {
 		if l == "" {
 			g.Comment("//")
 		} else {

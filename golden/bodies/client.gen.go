@@ -350,8 +350,11 @@ type PutAvatarResponse struct {
 // read whole (every attempt sends it again).
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Reader) (*PutAvatarResponse, error) {
 	u := c.server + "/avatars"
@@ -404,7 +407,9 @@ type PostChargeResponse struct {
 // PostCharge calls POST /charges.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostCharge(ctx context.Context, body PostChargeForm) (*PostChargeResponse, error) {
@@ -460,7 +465,9 @@ type PostLooseResponse struct {
 // It sends application/x-www-form-urlencoded; PostLooseWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostLoose(ctx context.Context, body PostLooseForm) (*PostLooseResponse, error) {
@@ -475,7 +482,8 @@ func (c *Client) PostLoose(ctx context.Context, body PostLooseForm) (*PostLooseR
 	return c.sendPostLoose(ctx, "application/x-www-form-urlencoded", rd)
 }
 
-// PostLooseWithBody is PostLoose (POST /loose) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PostLooseWithBody is PostLoose (POST /loose) with the body the caller encodes, read whole (every
+// attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostLooseWithBody(ctx context.Context, contentType string, body io.Reader) (*PostLooseResponse, error) {
 	var rd io.Reader
@@ -533,7 +541,9 @@ type PostOrderResponse struct {
 // PostOrder calls POST /orders.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostOrder(ctx context.Context, body PostOrderForm) (*PostOrderResponse, error) {
@@ -599,11 +609,16 @@ type CreatePetResponse struct {
 
 // CreatePet calls POST /pets.
 //
-// It sends application/json; CreatePetWithBytes, CreatePetWithForm2, CreatePetWithMultipart, CreatePetWithText, CreatePetWithBody send the other request bodies.
+// It sends application/json; CreatePetWithBytes, CreatePetWithForm2, CreatePetWithMultipart,
+// CreatePetWithText, CreatePetWithBody send the other request bodies.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body NewPet) (*CreatePetResponse, error) {
@@ -668,7 +683,8 @@ func (c *Client) CreatePetWithText(ctx context.Context, params *CreatePetParams,
 	return c.sendCreatePet(ctx, params, "text/plain", rd)
 }
 
-// CreatePetWithBody is CreatePet (POST /pets) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// CreatePetWithBody is CreatePet (POST /pets) with the body the caller encodes, read whole (every
+// attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader) (*CreatePetResponse, error) {
 	var rd io.Reader
@@ -741,7 +757,9 @@ type CreatePetWithFormResponse struct {
 // CreatePetWithForm calls POST /pets/form.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePetWithForm(ctx context.Context, body *NewPet) (*CreatePetWithFormResponse, error) {
@@ -790,10 +808,13 @@ type PatchPetResponse struct {
 
 // PatchPet calls PATCH /pets/{id}.
 //
-// It sends application/json-patch+json; PatchPetWithMergePatchJSON, PatchPetWithBody send the other request bodies.
+// It sends application/json-patch+json; PatchPetWithMergePatchJSON, PatchPetWithBody send the
+// other request bodies.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyItem) (*PatchPetResponse, error) {
@@ -808,7 +829,8 @@ func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyIte
 	return c.sendPatchPet(ctx, id, "application/json-patch+json", rd)
 }
 
-// PatchPetWithMergePatchJSON is PatchPet (PATCH /pets/{id}) with a application/merge-patch+json body:
+// PatchPetWithMergePatchJSON is PatchPet (PATCH /pets/{id}) with a application/merge-patch+json
+// body:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body *NewPet) (*PatchPetResponse, error) {
 	rd, err := runtime.JSONBody(body)
@@ -818,7 +840,8 @@ func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body
 	return c.sendPatchPet(ctx, id, "application/merge-patch+json", rd)
 }
 
-// PatchPetWithBody is PatchPet (PATCH /pets/{id}) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PatchPetWithBody is PatchPet (PATCH /pets/{id}) with the body the caller encodes, read whole
+// (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType string, body io.Reader) (*PatchPetResponse, error) {
 	var rd io.Reader
@@ -878,7 +901,9 @@ type PostReportResponse struct {
 // It sends multipart/form-data; PostReportWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostReport(ctx context.Context, body PostReportMultipart) (*PostReportResponse, error) {
@@ -901,7 +926,8 @@ func (c *Client) PostReport(ctx context.Context, body PostReportMultipart) (*Pos
 	return c.sendPostReport(ctx, ct, rd)
 }
 
-// PostReportWithBody is PostReport (POST /reports) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PostReportWithBody is PostReport (POST /reports) with the body the caller encodes, read whole
+// (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostReportWithBody(ctx context.Context, contentType string, body io.Reader) (*PostReportResponse, error) {
 	var rd io.Reader
@@ -959,7 +985,9 @@ type UploadResponse struct {
 // Upload calls POST /uploads.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, body UploadMultipart) (*UploadResponse, error) {

@@ -233,7 +233,9 @@ type CappedWindowResponse struct {
 // Experiment 5; the server answers 500, one attempt per call.
 //
 // Resilience (x-resilience):
-//   - breaker "capped" (shared, policy capped): last 10 calls, decides after 10; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "capped" (shared, policy capped): last 10 calls, decides after 10; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (retry: none).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CappedWindow(ctx context.Context) (*CappedWindowResponse, error) {
@@ -289,8 +291,11 @@ type RecoveringResponse struct {
 // Experiment 3; the first attempt of each id fails, the second succeeds.
 //
 // Resilience (x-resilience):
-//   - breaker "recovering" (shared, policy recovering): last 50 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "recovering" (shared, policy recovering): last 50 calls, decides after 20; opens at
+//     40% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse, error) {
 	u := c.server + "/recovering/" + runtime.PathSegment(id)
@@ -345,8 +350,11 @@ type SlowSuccessResponse struct {
 // Experiment 4; every answer is 200 OK, after slowCallDuration.
 //
 // Resilience (x-resilience):
-//   - breaker "slow" (shared, policy slow): last 10 calls, decides after 10; opens at 50% failures or 50% of calls taking 5ms or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "slow" (shared, policy slow): last 10 calls, decides after 10; opens at 50% failures
+//     or 50% of calls taking 5ms or more; stays open 1m, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx.
+//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) SlowSuccess(ctx context.Context) (*SlowSuccessResponse, error) {
 	u := c.server + "/slow"
@@ -401,8 +409,11 @@ type SustainedFailureResponse struct {
 // Experiments 1 and 2; the server answers 500 to every attempt.
 //
 // Resilience (x-resilience):
-//   - breaker "sustained" (shared, policy sustained): last 50 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m or more; stays open 50ms, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "sustained" (shared, policy sustained): last 50 calls, decides after 20; opens at
+//     40% failures or 100% of calls taking 1m or more; stays open 50ms, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) SustainedFailure(ctx context.Context) (*SustainedFailureResponse, error) {
 	u := c.server + "/sustained"

@@ -207,7 +207,9 @@ type PostEventResponse struct {
 // Never retried: a POST without a key.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100%
+//     failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) PostEvent(ctx context.Context, body Item) (*PostEventResponse, error) {
@@ -270,8 +272,11 @@ type GetItemResponse struct {
 // Retried: a GET, so defaults.retry applies.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 10ms, growing ×2 up to 50ms, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
+//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100%
+//     failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "quick" (on: GET): up to 3 attempts; waits 10ms, growing ×2 up to 50ms, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) GetItem(ctx context.Context, id string) (*GetItemResponse, error) {
 	u := c.server + "/items/" + runtime.PathSegment(id)
@@ -326,7 +331,9 @@ type TouchItemResponse struct {
 // Never retried: a GET with a side effect, marked so.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100%
+//     failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (idempotent: false: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) TouchItem(ctx context.Context, id string) (*TouchItemResponse, error) {
@@ -390,8 +397,12 @@ type CreateOrderResponse struct {
 // Retried: the Idempotency-Key makes a repeat harmless.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 10ms, growing ×2 up to 50ms, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
+//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100%
+//     failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 10ms, growing ×2 up to
+//     50ms, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 1s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, body Item) (*CreateOrderResponse, error) {
@@ -468,7 +479,9 @@ type CreatePaymentResponse struct {
 // Keyed, but retries are off: sent once.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100%
+//     failures or 100% of calls taking 1m or more; stays open 100ms, then lets 5 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (retry: none).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.

@@ -25,7 +25,8 @@ const _ = runtime.SupportPackageIsVersion1
 type Pet7m struct {
 	// the name [8m.
 	// Default: "x".
-	// The spec names this property "name\u202e", which Go struct tags cannot hold; it is encoded by hand.
+	// The spec names this property "name\u202e", which Go struct tags cannot hold; it is
+	// encoded by hand.
 	Name *string `json:"-"`
 }
 
@@ -316,8 +317,11 @@ type Get2JPetResponse struct {
 // Line one line two    [31misolated .
 //
 // Resilience (x-resilience):
-//   - breaker "quiet\x1b[2K\rbreaker" (shared, policy quiet [2K breaker): last 10 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "quiet\x1b[2K\rbreaker" (shared, policy quiet [2K breaker): last 10 calls, decides
+//     after 5; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets
+//     10 trial calls through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Get2JPet(ctx context.Context, iD0m string, params *Get2JPetParams) (*Get2JPetResponse, error) {
 	u := c.server + "/pets/" + runtime.PathSegment(iD0m)

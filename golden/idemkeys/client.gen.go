@@ -279,7 +279,8 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type BoundedKeyParams struct {
 	// IdempotencyKey is the header parameter "idempotency-key".
-	// Left nil, the client makes one random integer from 1000 to 1999 per call and sends it on every attempt.
+	// Left nil, the client makes one random integer from 1000 to 1999 per call and sends it on
+	// every attempt.
 	IdempotencyKey *int32
 }
 
@@ -297,8 +298,12 @@ type BoundedKeyResponse struct {
 // BoundedKey calls POST /bounded.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: idempotency-key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: idempotency-key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the idempotency-key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams) (*BoundedKeyResponse, error) {
@@ -337,7 +342,8 @@ func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams) (*Bou
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type CustomKeyParams struct {
 	// XRequestID is the header parameter "X-Request-Id".
-	// Left nil, the client makes one random integer from 0 to 2147483647 per call and sends it on every attempt.
+	// Left nil, the client makes one random integer from 0 to 2147483647 per call and sends it
+	// on every attempt.
 	XRequestID *int32
 }
 
@@ -355,8 +361,12 @@ type CustomKeyResponse struct {
 // CustomKey calls POST /custom.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: X-Request-Id header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: X-Request-Id header): up to 3 attempts; waits 100ms, growing ×2 up to
+//     5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the X-Request-Id header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams) (*CustomKeyResponse, error) {
@@ -395,7 +405,8 @@ func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams) (*Custo
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type IntKeyParams struct {
 	// IdempotencyKey is the header parameter "Idempotency-Key".
-	// Left nil, the client makes one random integer from 0 to 9007199254740991 per call and sends it on every attempt.
+	// Left nil, the client makes one random integer from 0 to 9007199254740991 per call and
+	// sends it on every attempt.
 	IdempotencyKey *int64
 }
 
@@ -413,8 +424,12 @@ type IntKeyResponse struct {
 // IntKey calls POST /int.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) IntKey(ctx context.Context, params *IntKeyParams) (*IntKeyResponse, error) {
@@ -471,8 +486,12 @@ type ListKeyResponse struct {
 // ListKey calls POST /list.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: IDEMPOTENCY-KEY header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: IDEMPOTENCY-KEY header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the IDEMPOTENCY-KEY header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListKey(ctx context.Context, params *ListKeyParams) (*ListKeyResponse, error) {
@@ -530,7 +549,9 @@ type NearMissResponse struct {
 // NearMiss calls POST /near-miss.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMiss(ctx context.Context, params *NearMissParams) (*NearMissResponse, error) {
@@ -588,7 +609,9 @@ type NearMissPrefixResponse struct {
 // NearMissPrefix calls POST /near-miss-prefix.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissPrefix(ctx context.Context, params *NearMissPrefixParams) (*NearMissPrefixResponse, error) {
@@ -643,7 +666,9 @@ type NearMissTypoResponse struct {
 // NearMissTypo calls POST /near-miss-typo.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams) (*NearMissTypoResponse, error) {
@@ -681,7 +706,8 @@ func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams) (
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type NumberKeyParams struct {
 	// IdempotencyKey is the header parameter "Idempotency-Key".
-	// Left nil, the client makes one random integer from 1 to 9007199254740991 per call and sends it on every attempt.
+	// Left nil, the client makes one random integer from 1 to 9007199254740991 per call and
+	// sends it on every attempt.
 	IdempotencyKey *float64
 }
 
@@ -699,8 +725,12 @@ type NumberKeyResponse struct {
 // NumberKey calls POST /number.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NumberKey(ctx context.Context, params *NumberKeyParams) (*NumberKeyResponse, error) {
@@ -757,8 +787,12 @@ type UnionKeyResponse struct {
 // UnionKey calls POST /union.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UnionKey(ctx context.Context, params *UnionKeyParams) (*UnionKeyResponse, error) {

@@ -176,8 +176,11 @@ type GetThingResponse struct {
 // GetThing calls GET /things/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetThing(ctx context.Context, id string) (*GetThingResponse, error) {
 	u := c.server + "/things/" + runtime.PathSegment(id)
@@ -227,8 +230,12 @@ type DeleteThingResponse struct {
 // DeleteThing calls DELETE /things/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeleteThing(ctx context.Context, id string) (*DeleteThingResponse, error) {
 	u := c.server + "/things/" + runtime.PathSegment(id)

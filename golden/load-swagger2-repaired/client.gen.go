@@ -22,7 +22,8 @@ const _ = runtime.SupportPackageIsVersion1
 
 // Pair is described by the spec as:
 //
-// slack's shape: items written as a list, which resgen repairs; the repair re-encodes the whole spec.
+// slack's shape: items written as a list, which resgen repairs; the repair re-encodes the whole
+// spec.
 type Pair []json.RawMessage
 
 // UpdateItemForm is a schema of the API.
@@ -173,7 +174,9 @@ type UpdateItemResponse struct {
 // UpdateItem calls POST /items/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemParams, body *UpdateItemForm) (*UpdateItemResponse, error) {

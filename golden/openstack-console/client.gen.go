@@ -489,8 +489,11 @@ type ListServersResponse struct {
 // ListServers calls GET /compute/v2.1/servers.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
+//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx, 429.
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*ListServersResponse, error) {
 	u := c.server + "/compute/v2.1/servers"
@@ -563,7 +566,9 @@ type CreateServerResponse struct {
 // Never retried by default: a repeat would boot a second VM.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
+//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx, 429.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateServerResponse, error) {
@@ -627,8 +632,11 @@ type ShowServerResponse struct {
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
+//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx, 429.
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
@@ -680,8 +688,12 @@ type DeleteServerResponse struct {
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
-//   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s, decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
+//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx, 429.
+//   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s,
+//     decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
@@ -734,8 +746,12 @@ type ServerActionResponse struct {
 // Reboot, resize or stop a server.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 5xx, 429.
-//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
+//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx, 429.
+//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts,
+//     equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction) (*ServerActionResponse, error) {
@@ -801,8 +817,12 @@ type IssueTokenResponse struct {
 // Issue a token.
 //
 // Resilience (x-resilience):
-//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m or more; stays open 3s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 3s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
@@ -869,8 +889,11 @@ type RevokeTokenResponse struct {
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
 //
 // Resilience (x-resilience):
-//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m or more; stays open 3s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 3s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*RevokeTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
@@ -930,8 +953,11 @@ type ListImagesResponse struct {
 // ListImages calls GET /image/v2/images.
 //
 // Resilience (x-resilience):
-//   - breaker "glance/listImages" (operation, policy glance): last 100 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance/listImages" (operation, policy glance): last 100 calls, decides after 5;
+//     opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial
+//     calls through; failures are transport, timeout, 5xx.
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*ListImagesResponse, error) {
 	u := c.server + "/image/v2/images"
@@ -995,8 +1021,11 @@ type UploadImageResponse struct {
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
 //
 // Resilience (x-resilience):
-//   - breaker "glance/uploadImage" (operation, policy glance): last 100 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance/uploadImage" (operation, policy glance): last 100 calls, decides after 5;
+//     opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial
+//     calls through; failures are transport, timeout, 5xx.
+//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 10m in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (*UploadImageResponse, error) {
 	u := c.server + "/image/v2/images/" + runtime.PathSegment(imageID) + "/file"
@@ -1048,8 +1077,11 @@ type ListVolumesResponse struct {
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at 30% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at
+//     30% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolumesResponse, error) {
 	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
@@ -1102,7 +1134,9 @@ type CreateVolumeResponse struct {
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at 30% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at
+//     30% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume) (*CreateVolumeResponse, error) {

@@ -77,7 +77,8 @@ type ImageDeleteRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImageDeleteRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -112,7 +113,8 @@ func (v ImageDeleteRequest) MarshalJSON() ([]byte, error) {
 // Format of the container.
 type ImageDeleteRequestContainerFormat string
 
-// Values of ImageDeleteRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImageDeleteRequestContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImageDeleteRequestContainerFormatAmi        ImageDeleteRequestContainerFormat = "ami"
 	ImageDeleteRequestContainerFormatAri        ImageDeleteRequestContainerFormat = "ari"
@@ -129,7 +131,8 @@ const (
 // Format of the disk.
 type ImageDeleteRequestDiskFormat string
 
-// Values of ImageDeleteRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImageDeleteRequestDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageDeleteRequestDiskFormatAmi   ImageDeleteRequestDiskFormat = "ami"
 	ImageDeleteRequestDiskFormatAri   ImageDeleteRequestDiskFormat = "ari"
@@ -148,7 +151,8 @@ const (
 type ImageDeleteRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageDeleteRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -164,7 +168,8 @@ func (v ImageDeleteRequestLocationsItem) MarshalJSON() ([]byte, error) {
 
 // ImageDeleteRequestLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImageDeleteRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -194,7 +199,8 @@ const (
 // Scope of image accessibility.
 type ImageDeleteRequestVisibility string
 
-// Values of ImageDeleteRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of ImageDeleteRequestVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageDeleteRequestVisibilityCommunity ImageDeleteRequestVisibility = "community"
 	ImageDeleteRequestVisibilityPublic    ImageDeleteRequestVisibility = "public"
@@ -244,7 +250,8 @@ type ImageShowRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImageShowRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -279,7 +286,8 @@ func (v ImageShowRequest) MarshalJSON() ([]byte, error) {
 // Format of the container.
 type ImageShowRequestContainerFormat string
 
-// Values of ImageShowRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImageShowRequestContainerFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageShowRequestContainerFormatAmi        ImageShowRequestContainerFormat = "ami"
 	ImageShowRequestContainerFormatAri        ImageShowRequestContainerFormat = "ari"
@@ -315,7 +323,8 @@ const (
 type ImageShowRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -331,7 +340,8 @@ func (v ImageShowRequestLocationsItem) MarshalJSON() ([]byte, error) {
 
 // ImageShowRequestLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImageShowRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -498,7 +508,8 @@ type ImageShowResponse struct {
 	Size *int64 `json:"size,omitzero"`
 	// The image status.
 	Status *ImageShowResponseStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image, possibly an empty list.
 	Tags []string `json:"tags,omitzero"`
@@ -558,7 +569,8 @@ func (v ImageShowResponse) MarshalJSON() ([]byte, error) {
 // The value might be `null` (JSON null data type).
 type ImageShowResponseContainerFormat string
 
-// Values of ImageShowResponseContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImageShowResponseContainerFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageShowResponseContainerFormatAmi        ImageShowResponseContainerFormat = "ami"
 	ImageShowResponseContainerFormatAri        ImageShowResponseContainerFormat = "ari"
@@ -610,7 +622,8 @@ const (
 type ImageShowResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -626,7 +639,8 @@ func (v ImageShowResponseLocationsItem) MarshalJSON() ([]byte, error) {
 
 // ImageShowResponseLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImageShowResponseLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -796,7 +810,8 @@ type ImageUpdateResponse struct {
 	Size *int64 `json:"size,omitzero"`
 	// The image status.
 	Status *ImageUpdateResponseStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image, possibly an empty list.
 	Tags []string `json:"tags,omitzero"`
@@ -855,7 +870,8 @@ func (v ImageUpdateResponse) MarshalJSON() ([]byte, error) {
 // The value might be `null` (JSON null data type).
 type ImageUpdateResponseContainerFormat string
 
-// Values of ImageUpdateResponseContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImageUpdateResponseContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImageUpdateResponseContainerFormatAmi        ImageUpdateResponseContainerFormat = "ami"
 	ImageUpdateResponseContainerFormatAri        ImageUpdateResponseContainerFormat = "ari"
@@ -888,7 +904,8 @@ const (
 // value.
 type ImageUpdateResponseDiskFormat string
 
-// Values of ImageUpdateResponseDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImageUpdateResponseDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageUpdateResponseDiskFormatAmi   ImageUpdateResponseDiskFormat = "ami"
 	ImageUpdateResponseDiskFormatAri   ImageUpdateResponseDiskFormat = "ari"
@@ -907,7 +924,8 @@ const (
 type ImageUpdateResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageUpdateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -923,7 +941,8 @@ func (v ImageUpdateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 
 // ImageUpdateResponseLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImageUpdateResponseLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -953,7 +972,8 @@ const (
 // Image visibility, that is, the access permission for the image.
 type ImageUpdateResponseVisibility string
 
-// Values of ImageUpdateResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of ImageUpdateResponseVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageUpdateResponseVisibilityCommunity ImageUpdateResponseVisibility = "community"
 	ImageUpdateResponseVisibilityPublic    ImageUpdateResponseVisibility = "public"
@@ -1067,7 +1087,8 @@ type ImagesCreateRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesCreateRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image. Each tag is a string of at most 255 chars.
 	// The maximum number of tags allowed on an image is set by the operator.
@@ -1118,7 +1139,8 @@ func (v ImagesCreateRequest) MarshalJSON() ([]byte, error) {
 // The value might be `null` (JSON null data type).
 type ImagesCreateRequestContainerFormat string
 
-// Values of ImagesCreateRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateRequestContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesCreateRequestContainerFormatAmi        ImagesCreateRequestContainerFormat = "ami"
 	ImagesCreateRequestContainerFormatAri        ImagesCreateRequestContainerFormat = "ari"
@@ -1151,7 +1173,8 @@ const (
 // value.
 type ImagesCreateRequestDiskFormat string
 
-// Values of ImagesCreateRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateRequestDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesCreateRequestDiskFormatAmi   ImagesCreateRequestDiskFormat = "ami"
 	ImagesCreateRequestDiskFormatAri   ImagesCreateRequestDiskFormat = "ari"
@@ -1170,7 +1193,8 @@ const (
 type ImagesCreateRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesCreateRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -1186,7 +1210,8 @@ func (v ImagesCreateRequestLocationsItem) MarshalJSON() ([]byte, error) {
 
 // ImagesCreateRequestLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesCreateRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -1222,7 +1247,8 @@ const (
 // *Since the Image API v2.5, the default value is “shared“.*
 type ImagesCreateRequestVisibility string
 
-// Values of ImagesCreateRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateRequestVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesCreateRequestVisibilityCommunity ImagesCreateRequestVisibility = "community"
 	ImagesCreateRequestVisibilityPublic    ImagesCreateRequestVisibility = "public"
@@ -1359,7 +1385,8 @@ type ImagesCreateResponse struct {
 	Size *int64 `json:"size,omitzero"`
 	// The image status.
 	Status *ImagesCreateResponseStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image, possibly an empty list.
 	Tags []string `json:"tags,omitzero"`
@@ -1419,7 +1446,8 @@ func (v ImagesCreateResponse) MarshalJSON() ([]byte, error) {
 // The value might be `null` (JSON null data type).
 type ImagesCreateResponseContainerFormat string
 
-// Values of ImagesCreateResponseContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateResponseContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesCreateResponseContainerFormatAmi        ImagesCreateResponseContainerFormat = "ami"
 	ImagesCreateResponseContainerFormatAri        ImagesCreateResponseContainerFormat = "ari"
@@ -1452,7 +1480,8 @@ const (
 // value.
 type ImagesCreateResponseDiskFormat string
 
-// Values of ImagesCreateResponseDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateResponseDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesCreateResponseDiskFormatAmi   ImagesCreateResponseDiskFormat = "ami"
 	ImagesCreateResponseDiskFormatAri   ImagesCreateResponseDiskFormat = "ari"
@@ -1471,7 +1500,8 @@ const (
 type ImagesCreateResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesCreateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -1487,7 +1517,8 @@ func (v ImagesCreateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 
 // ImagesCreateResponseLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesCreateResponseLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -1517,7 +1548,8 @@ const (
 // Image visibility, that is, the access permission for the image.
 type ImagesCreateResponseVisibility string
 
-// Values of ImagesCreateResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateResponseVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesCreateResponseVisibilityCommunity ImagesCreateResponseVisibility = "community"
 	ImagesCreateResponseVisibilityPublic    ImagesCreateResponseVisibility = "public"
@@ -1609,7 +1641,8 @@ type ImagesIndexRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesIndexRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -1644,7 +1677,8 @@ func (v ImagesIndexRequest) MarshalJSON() ([]byte, error) {
 // Format of the container.
 type ImagesIndexRequestContainerFormat string
 
-// Values of ImagesIndexRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesIndexRequestContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesIndexRequestContainerFormatAmi        ImagesIndexRequestContainerFormat = "ami"
 	ImagesIndexRequestContainerFormatAri        ImagesIndexRequestContainerFormat = "ari"
@@ -1661,7 +1695,8 @@ const (
 // Format of the disk.
 type ImagesIndexRequestDiskFormat string
 
-// Values of ImagesIndexRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesIndexRequestDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesIndexRequestDiskFormatAmi   ImagesIndexRequestDiskFormat = "ami"
 	ImagesIndexRequestDiskFormatAri   ImagesIndexRequestDiskFormat = "ari"
@@ -1680,7 +1715,8 @@ const (
 type ImagesIndexRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesIndexRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -1696,7 +1732,8 @@ func (v ImagesIndexRequestLocationsItem) MarshalJSON() ([]byte, error) {
 
 // ImagesIndexRequestLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesIndexRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -1726,7 +1763,8 @@ const (
 // Scope of image accessibility.
 type ImagesIndexRequestVisibility string
 
-// Values of ImagesIndexRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesIndexRequestVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesIndexRequestVisibilityCommunity ImagesIndexRequestVisibility = "community"
 	ImagesIndexRequestVisibilityPublic    ImagesIndexRequestVisibility = "public"
@@ -1785,7 +1823,8 @@ type ImagesListResponseImagesItem struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesListResponseImagesItemStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -1820,7 +1859,8 @@ func (v ImagesListResponseImagesItem) MarshalJSON() ([]byte, error) {
 // Format of the container.
 type ImagesListResponseImagesItemContainerFormat string
 
-// Values of ImagesListResponseImagesItemContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesListResponseImagesItemContainerFormat the spec lists. A server may send others;
+// they decode too.
 const (
 	ImagesListResponseImagesItemContainerFormatAmi        ImagesListResponseImagesItemContainerFormat = "ami"
 	ImagesListResponseImagesItemContainerFormatAri        ImagesListResponseImagesItemContainerFormat = "ari"
@@ -1837,7 +1877,8 @@ const (
 // Format of the disk.
 type ImagesListResponseImagesItemDiskFormat string
 
-// Values of ImagesListResponseImagesItemDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesListResponseImagesItemDiskFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesListResponseImagesItemDiskFormatAmi   ImagesListResponseImagesItemDiskFormat = "ami"
 	ImagesListResponseImagesItemDiskFormatAri   ImagesListResponseImagesItemDiskFormat = "ari"
@@ -1856,7 +1897,8 @@ const (
 type ImagesListResponseImagesItemLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesListResponseImagesItemLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -1872,7 +1914,8 @@ func (v ImagesListResponseImagesItemLocationsItem) MarshalJSON() ([]byte, error)
 
 // ImagesListResponseImagesItemLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesListResponseImagesItemLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -1884,7 +1927,8 @@ type ImagesListResponseImagesItemLocationsItemValidationData struct {
 // Status of the image.
 type ImagesListResponseImagesItemStatus string
 
-// Values of ImagesListResponseImagesItemStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesListResponseImagesItemStatus the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesListResponseImagesItemStatusQueued        ImagesListResponseImagesItemStatus = "queued"
 	ImagesListResponseImagesItemStatusSaving        ImagesListResponseImagesItemStatus = "saving"
@@ -1902,7 +1946,8 @@ const (
 // Scope of image accessibility.
 type ImagesListResponseImagesItemVisibility string
 
-// Values of ImagesListResponseImagesItemVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesListResponseImagesItemVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesListResponseImagesItemVisibilityCommunity ImagesListResponseImagesItemVisibility = "community"
 	ImagesListResponseImagesItemVisibilityPublic    ImagesListResponseImagesItemVisibility = "public"
@@ -1961,7 +2006,8 @@ type ImagesMemberShowResponse struct {
 // `accepted`, `rejected`.
 type ImagesMemberShowResponseStatus string
 
-// Values of ImagesMemberShowResponseStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesMemberShowResponseStatus the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesMemberShowResponseStatusPending  ImagesMemberShowResponseStatus = "pending"
 	ImagesMemberShowResponseStatusAccepted ImagesMemberShowResponseStatus = "accepted"
@@ -2024,7 +2070,8 @@ type ImagesMemberUpdateResponse struct {
 // `accepted`, `rejected`.
 type ImagesMemberUpdateResponseStatus string
 
-// Values of ImagesMemberUpdateResponseStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesMemberUpdateResponseStatus the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesMemberUpdateResponseStatusPending  ImagesMemberUpdateResponseStatus = "pending"
 	ImagesMemberUpdateResponseStatusAccepted ImagesMemberUpdateResponseStatus = "accepted"
@@ -2087,7 +2134,8 @@ type ImagesMembersCreateResponse struct {
 // `accepted`, `rejected`.
 type ImagesMembersCreateResponseStatus string
 
-// Values of ImagesMembersCreateResponseStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesMembersCreateResponseStatus the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesMembersCreateResponseStatusPending  ImagesMembersCreateResponseStatus = "pending"
 	ImagesMembersCreateResponseStatusAccepted ImagesMembersCreateResponseStatus = "accepted"
@@ -2097,7 +2145,8 @@ const (
 // ImagesMembersListResponse is a schema of the API.
 type ImagesMembersListResponse struct {
 	First *string `json:"first,omitzero"`
-	// A list of *member* objects, as described by the [Image Members Schema](#image-members-schema). Each *member* object describes a member with whom
+	// A list of *member* objects, as described by the [Image Members
+	// Schema](#image-members-schema). Each *member* object describes a member with whom
 	// this image is being shared.
 	Members []ImagesMembersListResponseMembersItem `json:"members,omitzero"`
 	Next    *string                                `json:"next,omitzero"`
@@ -2124,7 +2173,8 @@ type ImagesMembersListResponseMembersItem struct {
 // The status of this image member.
 type ImagesMembersListResponseMembersItemStatus string
 
-// Values of ImagesMembersListResponseMembersItemStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesMembersListResponseMembersItemStatus the spec lists. A server may send others;
+// they decode too.
 const (
 	ImagesMembersListResponseMembersItemStatusPending  ImagesMembersListResponseMembersItemStatus = "pending"
 	ImagesMembersListResponseMembersItemStatusAccepted ImagesMembersListResponseMembersItemStatus = "accepted"
@@ -2193,7 +2243,8 @@ type ImagesTasksGetTaskInfoRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesTasksGetTaskInfoRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -2228,7 +2279,8 @@ func (v ImagesTasksGetTaskInfoRequest) MarshalJSON() ([]byte, error) {
 // Format of the container.
 type ImagesTasksGetTaskInfoRequestContainerFormat string
 
-// Values of ImagesTasksGetTaskInfoRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoRequestContainerFormat the spec lists. A server may send others;
+// they decode too.
 const (
 	ImagesTasksGetTaskInfoRequestContainerFormatAmi        ImagesTasksGetTaskInfoRequestContainerFormat = "ami"
 	ImagesTasksGetTaskInfoRequestContainerFormatAri        ImagesTasksGetTaskInfoRequestContainerFormat = "ari"
@@ -2245,7 +2297,8 @@ const (
 // Format of the disk.
 type ImagesTasksGetTaskInfoRequestDiskFormat string
 
-// Values of ImagesTasksGetTaskInfoRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoRequestDiskFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesTasksGetTaskInfoRequestDiskFormatAmi   ImagesTasksGetTaskInfoRequestDiskFormat = "ami"
 	ImagesTasksGetTaskInfoRequestDiskFormatAri   ImagesTasksGetTaskInfoRequestDiskFormat = "ari"
@@ -2264,7 +2317,8 @@ const (
 type ImagesTasksGetTaskInfoRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesTasksGetTaskInfoRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -2280,7 +2334,8 @@ func (v ImagesTasksGetTaskInfoRequestLocationsItem) MarshalJSON() ([]byte, error
 
 // ImagesTasksGetTaskInfoRequestLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesTasksGetTaskInfoRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -2292,7 +2347,8 @@ type ImagesTasksGetTaskInfoRequestLocationsItemValidationData struct {
 // Status of the image.
 type ImagesTasksGetTaskInfoRequestStatus string
 
-// Values of ImagesTasksGetTaskInfoRequestStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoRequestStatus the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesTasksGetTaskInfoRequestStatusQueued        ImagesTasksGetTaskInfoRequestStatus = "queued"
 	ImagesTasksGetTaskInfoRequestStatusSaving        ImagesTasksGetTaskInfoRequestStatus = "saving"
@@ -2310,7 +2366,8 @@ const (
 // Scope of image accessibility.
 type ImagesTasksGetTaskInfoRequestVisibility string
 
-// Values of ImagesTasksGetTaskInfoRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoRequestVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesTasksGetTaskInfoRequestVisibilityCommunity ImagesTasksGetTaskInfoRequestVisibility = "community"
 	ImagesTasksGetTaskInfoRequestVisibilityPublic    ImagesTasksGetTaskInfoRequestVisibility = "public"
@@ -2364,7 +2421,8 @@ type ImagesTasksGetTaskInfoResponseTasksItem struct {
 // The current status of this task.
 type ImagesTasksGetTaskInfoResponseTasksItemStatus string
 
-// Values of ImagesTasksGetTaskInfoResponseTasksItemStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoResponseTasksItemStatus the spec lists. A server may send
+// others; they decode too.
 const (
 	ImagesTasksGetTaskInfoResponseTasksItemStatusPending    ImagesTasksGetTaskInfoResponseTasksItemStatus = "pending"
 	ImagesTasksGetTaskInfoResponseTasksItemStatusProcessing ImagesTasksGetTaskInfoResponseTasksItemStatus = "processing"
@@ -2377,7 +2435,8 @@ const (
 // The type of task represented by this content.
 type ImagesTasksGetTaskInfoResponseTasksItemType string
 
-// Values of ImagesTasksGetTaskInfoResponseTasksItemType the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoResponseTasksItemType the spec lists. A server may send others;
+// they decode too.
 const (
 	ImagesTasksGetTaskInfoResponseTasksItemTypeImport         ImagesTasksGetTaskInfoResponseTasksItemType = "import"
 	ImagesTasksGetTaskInfoResponseTasksItemTypeAPIImageImport ImagesTasksGetTaskInfoResponseTasksItemType = "api_image_import"
@@ -2536,7 +2595,8 @@ type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems struct {
 // MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -2549,7 +2609,8 @@ const (
 // MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType = "boolean"
@@ -2592,7 +2653,8 @@ type MetadefsNamespaceDeleteRequestPropertiesValueItems struct {
 // MetadefsNamespaceDeleteRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceDeleteRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestPropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespaceDeleteRequestPropertiesValueItemsTypeArray   MetadefsNamespaceDeleteRequestPropertiesValueItemsType = "array"
 	MetadefsNamespaceDeleteRequestPropertiesValueItemsTypeBoolean MetadefsNamespaceDeleteRequestPropertiesValueItemsType = "boolean"
@@ -2605,7 +2667,8 @@ const (
 // MetadefsNamespaceDeleteRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValueType string
 
-// Values of MetadefsNamespaceDeleteRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceDeleteRequestPropertiesValueTypeArray   MetadefsNamespaceDeleteRequestPropertiesValueType = "array"
 	MetadefsNamespaceDeleteRequestPropertiesValueTypeBoolean MetadefsNamespaceDeleteRequestPropertiesValueType = "boolean"
@@ -2632,7 +2695,8 @@ type MetadefsNamespaceDeleteRequestTagsItem struct {
 // Scope of namespace accessibility.
 type MetadefsNamespaceDeleteRequestVisibility string
 
-// Values of MetadefsNamespaceDeleteRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespaceDeleteRequestVisibilityPublic  MetadefsNamespaceDeleteRequestVisibility = "public"
 	MetadefsNamespaceDeleteRequestVisibilityPrivate MetadefsNamespaceDeleteRequestVisibility = "private"
@@ -2705,7 +2769,8 @@ type MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems struct {
 // MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -2718,7 +2783,8 @@ const (
 // MetadefsNamespaceShowRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespaceShowRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceShowRequestObjectsItemPropertiesValueType = "boolean"
@@ -2761,7 +2827,8 @@ type MetadefsNamespaceShowRequestPropertiesValueItems struct {
 // MetadefsNamespaceShowRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceShowRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestPropertiesValueItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceShowRequestPropertiesValueItemsTypeArray   MetadefsNamespaceShowRequestPropertiesValueItemsType = "array"
 	MetadefsNamespaceShowRequestPropertiesValueItemsTypeBoolean MetadefsNamespaceShowRequestPropertiesValueItemsType = "boolean"
@@ -2774,7 +2841,8 @@ const (
 // MetadefsNamespaceShowRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValueType string
 
-// Values of MetadefsNamespaceShowRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceShowRequestPropertiesValueTypeArray   MetadefsNamespaceShowRequestPropertiesValueType = "array"
 	MetadefsNamespaceShowRequestPropertiesValueTypeBoolean MetadefsNamespaceShowRequestPropertiesValueType = "boolean"
@@ -2801,7 +2869,8 @@ type MetadefsNamespaceShowRequestTagsItem struct {
 // Scope of namespace accessibility.
 type MetadefsNamespaceShowRequestVisibility string
 
-// Values of MetadefsNamespaceShowRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	MetadefsNamespaceShowRequestVisibilityPublic  MetadefsNamespaceShowRequestVisibility = "public"
 	MetadefsNamespaceShowRequestVisibilityPrivate MetadefsNamespaceShowRequestVisibility = "private"
@@ -2886,7 +2955,8 @@ type MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems struct {
 // MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType = "boolean"
@@ -2899,7 +2969,8 @@ const (
 // MetadefsNamespaceShowResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueTypeArray   MetadefsNamespaceShowResponseObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceShowResponseObjectsItemPropertiesValueType = "boolean"
@@ -2942,7 +3013,8 @@ type MetadefsNamespaceShowResponsePropertiesValueItems struct {
 // MetadefsNamespaceShowResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespaceShowResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponsePropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespaceShowResponsePropertiesValueItemsTypeArray   MetadefsNamespaceShowResponsePropertiesValueItemsType = "array"
 	MetadefsNamespaceShowResponsePropertiesValueItemsTypeBoolean MetadefsNamespaceShowResponsePropertiesValueItemsType = "boolean"
@@ -2955,7 +3027,8 @@ const (
 // MetadefsNamespaceShowResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValueType string
 
-// Values of MetadefsNamespaceShowResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponsePropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceShowResponsePropertiesValueTypeArray   MetadefsNamespaceShowResponsePropertiesValueType = "array"
 	MetadefsNamespaceShowResponsePropertiesValueTypeBoolean MetadefsNamespaceShowResponsePropertiesValueType = "boolean"
@@ -2982,7 +3055,8 @@ type MetadefsNamespaceShowResponseTagsItem struct {
 // The namespace visibility, either `public` or `private`.
 type MetadefsNamespaceShowResponseVisibility string
 
-// Values of MetadefsNamespaceShowResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponseVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	MetadefsNamespaceShowResponseVisibilityPublic  MetadefsNamespaceShowResponseVisibility = "public"
 	MetadefsNamespaceShowResponseVisibilityPrivate MetadefsNamespaceShowResponseVisibility = "private"
@@ -3058,7 +3132,8 @@ type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems struct {
 // MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -3071,7 +3146,8 @@ const (
 // MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType = "boolean"
@@ -3114,7 +3190,8 @@ type MetadefsNamespaceUpdateRequestPropertiesValueItems struct {
 // MetadefsNamespaceUpdateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceUpdateRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestPropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespaceUpdateRequestPropertiesValueItemsTypeArray   MetadefsNamespaceUpdateRequestPropertiesValueItemsType = "array"
 	MetadefsNamespaceUpdateRequestPropertiesValueItemsTypeBoolean MetadefsNamespaceUpdateRequestPropertiesValueItemsType = "boolean"
@@ -3127,7 +3204,8 @@ const (
 // MetadefsNamespaceUpdateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValueType string
 
-// Values of MetadefsNamespaceUpdateRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceUpdateRequestPropertiesValueTypeArray   MetadefsNamespaceUpdateRequestPropertiesValueType = "array"
 	MetadefsNamespaceUpdateRequestPropertiesValueTypeBoolean MetadefsNamespaceUpdateRequestPropertiesValueType = "boolean"
@@ -3155,7 +3233,8 @@ type MetadefsNamespaceUpdateRequestTagsItem struct {
 // Default is `private`.
 type MetadefsNamespaceUpdateRequestVisibility string
 
-// Values of MetadefsNamespaceUpdateRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespaceUpdateRequestVisibilityPublic  MetadefsNamespaceUpdateRequestVisibility = "public"
 	MetadefsNamespaceUpdateRequestVisibilityPrivate MetadefsNamespaceUpdateRequestVisibility = "private"
@@ -3235,7 +3314,8 @@ type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems struct {
 // MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType = "boolean"
@@ -3248,7 +3328,8 @@ const (
 // MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueTypeArray   MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType = "boolean"
@@ -3291,7 +3372,8 @@ type MetadefsNamespaceUpdateResponsePropertiesValueItems struct {
 // MetadefsNamespaceUpdateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespaceUpdateResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponsePropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespaceUpdateResponsePropertiesValueItemsTypeArray   MetadefsNamespaceUpdateResponsePropertiesValueItemsType = "array"
 	MetadefsNamespaceUpdateResponsePropertiesValueItemsTypeBoolean MetadefsNamespaceUpdateResponsePropertiesValueItemsType = "boolean"
@@ -3304,7 +3386,8 @@ const (
 // MetadefsNamespaceUpdateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValueType string
 
-// Values of MetadefsNamespaceUpdateResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponsePropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceUpdateResponsePropertiesValueTypeArray   MetadefsNamespaceUpdateResponsePropertiesValueType = "array"
 	MetadefsNamespaceUpdateResponsePropertiesValueTypeBoolean MetadefsNamespaceUpdateResponsePropertiesValueType = "boolean"
@@ -3331,7 +3414,8 @@ type MetadefsNamespaceUpdateResponseTagsItem struct {
 // The namespace visibility, either `public` or `private`.
 type MetadefsNamespaceUpdateResponseVisibility string
 
-// Values of MetadefsNamespaceUpdateResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponseVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespaceUpdateResponseVisibilityPublic  MetadefsNamespaceUpdateResponseVisibility = "public"
 	MetadefsNamespaceUpdateResponseVisibilityPrivate MetadefsNamespaceUpdateResponseVisibility = "private"
@@ -3407,7 +3491,8 @@ type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems struct {
 // MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -3420,7 +3505,8 @@ const (
 // MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType = "boolean"
@@ -3463,7 +3549,8 @@ type MetadefsNamespacesCreateRequestPropertiesValueItems struct {
 // MetadefsNamespacesCreateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesCreateRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestPropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesCreateRequestPropertiesValueItemsTypeArray   MetadefsNamespacesCreateRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesCreateRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesCreateRequestPropertiesValueItemsType = "boolean"
@@ -3476,7 +3563,8 @@ const (
 // MetadefsNamespacesCreateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesCreateRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesCreateRequestPropertiesValueTypeArray   MetadefsNamespacesCreateRequestPropertiesValueType = "array"
 	MetadefsNamespacesCreateRequestPropertiesValueTypeBoolean MetadefsNamespacesCreateRequestPropertiesValueType = "boolean"
@@ -3504,7 +3592,8 @@ type MetadefsNamespacesCreateRequestTagsItem struct {
 // Default is `private`.
 type MetadefsNamespacesCreateRequestVisibility string
 
-// Values of MetadefsNamespacesCreateRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesCreateRequestVisibilityPublic  MetadefsNamespacesCreateRequestVisibility = "public"
 	MetadefsNamespacesCreateRequestVisibilityPrivate MetadefsNamespacesCreateRequestVisibility = "private"
@@ -3584,7 +3673,8 @@ type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems struct {
 // MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType = "boolean"
@@ -3597,7 +3687,8 @@ const (
 // MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueTypeArray   MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType = "boolean"
@@ -3640,7 +3731,8 @@ type MetadefsNamespacesCreateResponsePropertiesValueItems struct {
 // MetadefsNamespacesCreateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesCreateResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponsePropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesCreateResponsePropertiesValueItemsTypeArray   MetadefsNamespacesCreateResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesCreateResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesCreateResponsePropertiesValueItemsType = "boolean"
@@ -3653,7 +3745,8 @@ const (
 // MetadefsNamespacesCreateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesCreateResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponsePropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesCreateResponsePropertiesValueTypeArray   MetadefsNamespacesCreateResponsePropertiesValueType = "array"
 	MetadefsNamespacesCreateResponsePropertiesValueTypeBoolean MetadefsNamespacesCreateResponsePropertiesValueType = "boolean"
@@ -3680,7 +3773,8 @@ type MetadefsNamespacesCreateResponseTagsItem struct {
 // The namespace visibility, either `public` or `private`.
 type MetadefsNamespacesCreateResponseVisibility string
 
-// Values of MetadefsNamespacesCreateResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponseVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesCreateResponseVisibilityPublic  MetadefsNamespacesCreateResponseVisibility = "public"
 	MetadefsNamespacesCreateResponseVisibilityPrivate MetadefsNamespacesCreateResponseVisibility = "private"
@@ -3753,7 +3847,8 @@ type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems struct {
 // MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -3766,7 +3861,8 @@ const (
 // MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType = "boolean"
@@ -3809,7 +3905,8 @@ type MetadefsNamespacesIndexRequestPropertiesValueItems struct {
 // MetadefsNamespacesIndexRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesIndexRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestPropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesIndexRequestPropertiesValueItemsTypeArray   MetadefsNamespacesIndexRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesIndexRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesIndexRequestPropertiesValueItemsType = "boolean"
@@ -3822,7 +3919,8 @@ const (
 // MetadefsNamespacesIndexRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesIndexRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesIndexRequestPropertiesValueTypeArray   MetadefsNamespacesIndexRequestPropertiesValueType = "array"
 	MetadefsNamespacesIndexRequestPropertiesValueTypeBoolean MetadefsNamespacesIndexRequestPropertiesValueType = "boolean"
@@ -3849,7 +3947,8 @@ type MetadefsNamespacesIndexRequestTagsItem struct {
 // Scope of namespace accessibility.
 type MetadefsNamespacesIndexRequestVisibility string
 
-// Values of MetadefsNamespacesIndexRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesIndexRequestVisibilityPublic  MetadefsNamespacesIndexRequestVisibility = "public"
 	MetadefsNamespacesIndexRequestVisibilityPrivate MetadefsNamespacesIndexRequestVisibility = "private"
@@ -3921,16 +4020,19 @@ type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue stru
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems is a schema of the API.
+// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems is a schema of the
+// API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType is a schema of the API.
+// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType is a schema of
+// the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType the
+// spec lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType = "boolean"
@@ -3940,10 +4042,12 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType is a schema of the API.
+// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType is a schema of the
+// API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueTypeArray   MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType = "boolean"
@@ -3986,7 +4090,8 @@ type MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems struct {
 // MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsTypeArray   MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsTypeBoolean MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType = "boolean"
@@ -3999,7 +4104,8 @@ const (
 // MetadefsNamespacesListResponseNamespacesItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueType string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueTypeArray   MetadefsNamespacesListResponseNamespacesItemPropertiesValueType = "array"
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueTypeBoolean MetadefsNamespacesListResponseNamespacesItemPropertiesValueType = "boolean"
@@ -4026,7 +4132,8 @@ type MetadefsNamespacesListResponseNamespacesItemTagsItem struct {
 // Scope of namespace accessibility.
 type MetadefsNamespacesListResponseNamespacesItemVisibility string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemVisibility the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemVisibilityPublic  MetadefsNamespacesListResponseNamespacesItemVisibility = "public"
 	MetadefsNamespacesListResponseNamespacesItemVisibilityPrivate MetadefsNamespacesListResponseNamespacesItemVisibility = "private"
@@ -4079,7 +4186,8 @@ type MetadefsNamespacesObjectDeleteRequestPropertiesValueItems struct {
 // MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType = "boolean"
@@ -4092,7 +4200,8 @@ const (
 // MetadefsNamespacesObjectDeleteRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueTypeArray   MetadefsNamespacesObjectDeleteRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectDeleteRequestPropertiesValueType = "boolean"
@@ -4149,7 +4258,8 @@ type MetadefsNamespacesObjectShowRequestPropertiesValueItems struct {
 // MetadefsNamespacesObjectShowRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectShowRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectShowRequestPropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectShowRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectShowRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectShowRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectShowRequestPropertiesValueItemsType = "boolean"
@@ -4162,7 +4272,8 @@ const (
 // MetadefsNamespacesObjectShowRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectShowRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectShowRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectShowRequestPropertiesValueTypeArray   MetadefsNamespacesObjectShowRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectShowRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectShowRequestPropertiesValueType = "boolean"
@@ -4231,7 +4342,8 @@ type MetadefsNamespacesObjectShowResponsePropertiesValueItems struct {
 // MetadefsNamespacesObjectShowResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectShowResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectShowResponsePropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectShowResponsePropertiesValueItemsTypeArray   MetadefsNamespacesObjectShowResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectShowResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesObjectShowResponsePropertiesValueItemsType = "boolean"
@@ -4244,7 +4356,8 @@ const (
 // MetadefsNamespacesObjectShowResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesObjectShowResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectShowResponsePropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectShowResponsePropertiesValueTypeArray   MetadefsNamespacesObjectShowResponsePropertiesValueType = "array"
 	MetadefsNamespacesObjectShowResponsePropertiesValueTypeBoolean MetadefsNamespacesObjectShowResponsePropertiesValueType = "boolean"
@@ -4307,7 +4420,8 @@ type MetadefsNamespacesObjectUpdateRequestPropertiesValueItems struct {
 // MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType = "boolean"
@@ -4320,7 +4434,8 @@ const (
 // MetadefsNamespacesObjectUpdateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueTypeArray   MetadefsNamespacesObjectUpdateRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectUpdateRequestPropertiesValueType = "boolean"
@@ -4389,7 +4504,8 @@ type MetadefsNamespacesObjectUpdateResponsePropertiesValueItems struct {
 // MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsTypeArray   MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType = "boolean"
@@ -4402,7 +4518,8 @@ const (
 // MetadefsNamespacesObjectUpdateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueTypeArray   MetadefsNamespacesObjectUpdateResponsePropertiesValueType = "array"
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueTypeBoolean MetadefsNamespacesObjectUpdateResponsePropertiesValueType = "boolean"
@@ -4465,7 +4582,8 @@ type MetadefsNamespacesObjectsCreateRequestPropertiesValueItems struct {
 // MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType = "boolean"
@@ -4478,7 +4596,8 @@ const (
 // MetadefsNamespacesObjectsCreateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueTypeArray   MetadefsNamespacesObjectsCreateRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectsCreateRequestPropertiesValueType = "boolean"
@@ -4547,7 +4666,8 @@ type MetadefsNamespacesObjectsCreateResponsePropertiesValueItems struct {
 // MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsTypeArray   MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType = "boolean"
@@ -4560,7 +4680,8 @@ const (
 // MetadefsNamespacesObjectsCreateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueTypeArray   MetadefsNamespacesObjectsCreateResponsePropertiesValueType = "array"
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueTypeBoolean MetadefsNamespacesObjectsCreateResponsePropertiesValueType = "boolean"
@@ -4628,16 +4749,19 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue str
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems is a schema of the API.
+// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems is a schema of the
+// API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType is a schema of the API.
+// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType is a schema of
+// the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType the
+// spec lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -4647,10 +4771,12 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType is a schema of the API.
+// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType is a schema of the
+// API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType = "boolean"
@@ -4693,7 +4819,8 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems struct {
 // MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType the spec lists.
+// A server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType = "boolean"
@@ -4706,7 +4833,8 @@ const (
 // MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueTypeArray   MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType = "boolean"
@@ -4716,7 +4844,8 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem is a schema of the API.
+// MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem is a schema of the
+// API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
@@ -4733,7 +4862,8 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem struct {
 // Scope of namespace accessibility.
 type MetadefsNamespacesObjectsDeleteObjectsRequestVisibility string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestVisibility the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestVisibilityPublic  MetadefsNamespacesObjectsDeleteObjectsRequestVisibility = "public"
 	MetadefsNamespacesObjectsDeleteObjectsRequestVisibilityPrivate MetadefsNamespacesObjectsDeleteObjectsRequestVisibility = "private"
@@ -4786,7 +4916,8 @@ type MetadefsNamespacesObjectsIndexRequestPropertiesValueItems struct {
 // MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType = "boolean"
@@ -4799,7 +4930,8 @@ const (
 // MetadefsNamespacesObjectsIndexRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueTypeArray   MetadefsNamespacesObjectsIndexRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectsIndexRequestPropertiesValueType = "boolean"
@@ -4864,7 +4996,8 @@ type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems struct
 // MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType = "boolean"
@@ -4877,7 +5010,8 @@ const (
 // MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueTypeArray   MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType = "boolean"
@@ -4918,7 +5052,8 @@ type MetadefsNamespacesPropertiesCreateRequest struct {
 	Name    string   `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -4944,7 +5079,8 @@ type MetadefsNamespacesPropertiesCreateRequestItems struct {
 // MetadefsNamespacesPropertiesCreateRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesCreateRequestItemsType string
 
-// Values of MetadefsNamespacesPropertiesCreateRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesCreateRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesCreateRequestItemsTypeArray   MetadefsNamespacesPropertiesCreateRequestItemsType = "array"
 	MetadefsNamespacesPropertiesCreateRequestItemsTypeBoolean MetadefsNamespacesPropertiesCreateRequestItemsType = "boolean"
@@ -4959,7 +5095,8 @@ const (
 // The property type.
 type MetadefsNamespacesPropertiesCreateRequestType string
 
-// Values of MetadefsNamespacesPropertiesCreateRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesCreateRequestType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesCreateRequestTypeArray   MetadefsNamespacesPropertiesCreateRequestType = "array"
 	MetadefsNamespacesPropertiesCreateRequestTypeBoolean MetadefsNamespacesPropertiesCreateRequestType = "boolean"
@@ -5000,7 +5137,8 @@ type MetadefsNamespacesPropertiesCreateResponse struct {
 	Name    string   `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -5026,7 +5164,8 @@ type MetadefsNamespacesPropertiesCreateResponseItems struct {
 // MetadefsNamespacesPropertiesCreateResponseItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesCreateResponseItemsType string
 
-// Values of MetadefsNamespacesPropertiesCreateResponseItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesCreateResponseItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesCreateResponseItemsTypeArray   MetadefsNamespacesPropertiesCreateResponseItemsType = "array"
 	MetadefsNamespacesPropertiesCreateResponseItemsTypeBoolean MetadefsNamespacesPropertiesCreateResponseItemsType = "boolean"
@@ -5041,7 +5180,8 @@ const (
 // The property type.
 type MetadefsNamespacesPropertiesCreateResponseType string
 
-// Values of MetadefsNamespacesPropertiesCreateResponseType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesCreateResponseType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesCreateResponseTypeArray   MetadefsNamespacesPropertiesCreateResponseType = "array"
 	MetadefsNamespacesPropertiesCreateResponseTypeBoolean MetadefsNamespacesPropertiesCreateResponseType = "boolean"
@@ -5085,7 +5225,8 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem struct {
 	Required    []string                                                                                 `json:"required,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue is a schema of the API.
+// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue is a schema of the
+// API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                                     `json:"default,omitzero"`
@@ -5109,16 +5250,19 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesVal
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems is a schema of the API.
+// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems is a schema
+// of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType is a schema of the API.
+// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType is a
+// schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType
+// the spec lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -5128,10 +5272,12 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType is a schema of the API.
+// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType is a schema of
+// the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType the
+// spec lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType = "boolean"
@@ -5171,10 +5317,12 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems str
 	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType is a schema of the API.
+// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType is a schema of the
+// API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsTypeArray   MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType = "boolean"
@@ -5187,7 +5335,8 @@ const (
 // MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType the spec lists.
+// A server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueTypeArray   MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType = "array"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueTypeBoolean MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType = "boolean"
@@ -5197,7 +5346,8 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem is a schema of the API.
+// MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem is a schema of
+// the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
@@ -5214,7 +5364,8 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem struct {
 // Scope of namespace accessibility.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestVisibilityPublic  MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility = "public"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestVisibilityPrivate MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility = "private"
@@ -5253,7 +5404,8 @@ type MetadefsNamespacesPropertiesIndexRequestItems struct {
 // MetadefsNamespacesPropertiesIndexRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequestItemsType string
 
-// Values of MetadefsNamespacesPropertiesIndexRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesIndexRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesIndexRequestItemsTypeArray   MetadefsNamespacesPropertiesIndexRequestItemsType = "array"
 	MetadefsNamespacesPropertiesIndexRequestItemsTypeBoolean MetadefsNamespacesPropertiesIndexRequestItemsType = "boolean"
@@ -5266,7 +5418,8 @@ const (
 // MetadefsNamespacesPropertiesIndexRequestType is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequestType string
 
-// Values of MetadefsNamespacesPropertiesIndexRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesIndexRequestType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertiesIndexRequestTypeArray   MetadefsNamespacesPropertiesIndexRequestType = "array"
 	MetadefsNamespacesPropertiesIndexRequestTypeBoolean MetadefsNamespacesPropertiesIndexRequestType = "boolean"
@@ -5319,7 +5472,8 @@ type MetadefsNamespacesPropertiesListResponsePropertiesValueItems struct {
 // MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesListResponsePropertiesValueItemsTypeArray   MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesPropertiesListResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType = "boolean"
@@ -5332,7 +5486,8 @@ const (
 // MetadefsNamespacesPropertiesListResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesPropertiesListResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesListResponsePropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesListResponsePropertiesValueTypeArray   MetadefsNamespacesPropertiesListResponsePropertiesValueType = "array"
 	MetadefsNamespacesPropertiesListResponsePropertiesValueTypeBoolean MetadefsNamespacesPropertiesListResponsePropertiesValueType = "boolean"
@@ -5375,7 +5530,8 @@ type MetadefsNamespacesPropertyDeleteRequestItems struct {
 // MetadefsNamespacesPropertyDeleteRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequestItemsType string
 
-// Values of MetadefsNamespacesPropertyDeleteRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyDeleteRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyDeleteRequestItemsTypeArray   MetadefsNamespacesPropertyDeleteRequestItemsType = "array"
 	MetadefsNamespacesPropertyDeleteRequestItemsTypeBoolean MetadefsNamespacesPropertyDeleteRequestItemsType = "boolean"
@@ -5388,7 +5544,8 @@ const (
 // MetadefsNamespacesPropertyDeleteRequestType is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequestType string
 
-// Values of MetadefsNamespacesPropertyDeleteRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyDeleteRequestType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyDeleteRequestTypeArray   MetadefsNamespacesPropertyDeleteRequestType = "array"
 	MetadefsNamespacesPropertyDeleteRequestTypeBoolean MetadefsNamespacesPropertyDeleteRequestType = "boolean"
@@ -5431,7 +5588,8 @@ type MetadefsNamespacesPropertyShowRequestItems struct {
 // MetadefsNamespacesPropertyShowRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertyShowRequestItemsType string
 
-// Values of MetadefsNamespacesPropertyShowRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyShowRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyShowRequestItemsTypeArray   MetadefsNamespacesPropertyShowRequestItemsType = "array"
 	MetadefsNamespacesPropertyShowRequestItemsTypeBoolean MetadefsNamespacesPropertyShowRequestItemsType = "boolean"
@@ -5444,7 +5602,8 @@ const (
 // MetadefsNamespacesPropertyShowRequestType is a schema of the API.
 type MetadefsNamespacesPropertyShowRequestType string
 
-// Values of MetadefsNamespacesPropertyShowRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyShowRequestType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyShowRequestTypeArray   MetadefsNamespacesPropertyShowRequestType = "array"
 	MetadefsNamespacesPropertyShowRequestTypeBoolean MetadefsNamespacesPropertyShowRequestType = "boolean"
@@ -5485,7 +5644,8 @@ type MetadefsNamespacesPropertyShowResponse struct {
 	Name    string   `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -5511,7 +5671,8 @@ type MetadefsNamespacesPropertyShowResponseItems struct {
 // MetadefsNamespacesPropertyShowResponseItemsType is a schema of the API.
 type MetadefsNamespacesPropertyShowResponseItemsType string
 
-// Values of MetadefsNamespacesPropertyShowResponseItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyShowResponseItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyShowResponseItemsTypeArray   MetadefsNamespacesPropertyShowResponseItemsType = "array"
 	MetadefsNamespacesPropertyShowResponseItemsTypeBoolean MetadefsNamespacesPropertyShowResponseItemsType = "boolean"
@@ -5526,7 +5687,8 @@ const (
 // The property type.
 type MetadefsNamespacesPropertyShowResponseType string
 
-// Values of MetadefsNamespacesPropertyShowResponseType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyShowResponseType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyShowResponseTypeArray   MetadefsNamespacesPropertyShowResponseType = "array"
 	MetadefsNamespacesPropertyShowResponseTypeBoolean MetadefsNamespacesPropertyShowResponseType = "boolean"
@@ -5568,7 +5730,8 @@ type MetadefsNamespacesPropertyUpdateRequest struct {
 	Name string `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -5594,7 +5757,8 @@ type MetadefsNamespacesPropertyUpdateRequestItems struct {
 // MetadefsNamespacesPropertyUpdateRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertyUpdateRequestItemsType string
 
-// Values of MetadefsNamespacesPropertyUpdateRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyUpdateRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyUpdateRequestItemsTypeArray   MetadefsNamespacesPropertyUpdateRequestItemsType = "array"
 	MetadefsNamespacesPropertyUpdateRequestItemsTypeBoolean MetadefsNamespacesPropertyUpdateRequestItemsType = "boolean"
@@ -5609,7 +5773,8 @@ const (
 // The property type.
 type MetadefsNamespacesPropertyUpdateRequestType string
 
-// Values of MetadefsNamespacesPropertyUpdateRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyUpdateRequestType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyUpdateRequestTypeArray   MetadefsNamespacesPropertyUpdateRequestType = "array"
 	MetadefsNamespacesPropertyUpdateRequestTypeBoolean MetadefsNamespacesPropertyUpdateRequestType = "boolean"
@@ -5651,7 +5816,8 @@ type MetadefsNamespacesPropertyUpdateResponse struct {
 	Name string `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -5677,7 +5843,8 @@ type MetadefsNamespacesPropertyUpdateResponseItems struct {
 // MetadefsNamespacesPropertyUpdateResponseItemsType is a schema of the API.
 type MetadefsNamespacesPropertyUpdateResponseItemsType string
 
-// Values of MetadefsNamespacesPropertyUpdateResponseItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyUpdateResponseItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyUpdateResponseItemsTypeArray   MetadefsNamespacesPropertyUpdateResponseItemsType = "array"
 	MetadefsNamespacesPropertyUpdateResponseItemsTypeBoolean MetadefsNamespacesPropertyUpdateResponseItemsType = "boolean"
@@ -5692,7 +5859,8 @@ const (
 // The property type.
 type MetadefsNamespacesPropertyUpdateResponseType string
 
-// Values of MetadefsNamespacesPropertyUpdateResponseType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyUpdateResponseType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyUpdateResponseTypeArray   MetadefsNamespacesPropertyUpdateResponseType = "array"
 	MetadefsNamespacesPropertyUpdateResponseTypeBoolean MetadefsNamespacesPropertyUpdateResponseType = "boolean"
@@ -5706,11 +5874,17 @@ const (
 type MetadefsNamespacesResourceTypeDeleteRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
-	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
+	// Specifies the prefix to use for the given resource type. Any properties in the namespace
+	// should be prefixed with this prefix when being applied to the specified resource type.
+	// Must include prefix separator (e.g. a colon :).
 	Prefix *string `json:"prefix,omitzero"`
-	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
+	// Some resource types allow more than one key / value pair per instance. For example,
+	// Cinder allows user and image metadata on volumes. Only the image properties metadata is
+	// evaluated by Nova (scheduling or drivers). This property allows a namespace target to
+	// remove the ambiguity.
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
@@ -5720,7 +5894,8 @@ type MetadefsNamespacesResourceTypeDeleteRequest struct {
 type MetadefsNamespacesResourceTypesCreateRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Prefix for any properties in the namespace that you want to apply to the
 	// resource type. If you specify a prefix, you must append a prefix separator,
@@ -5741,7 +5916,8 @@ type MetadefsNamespacesResourceTypesCreateResponse struct {
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Prefix for any properties in the namespace that you want to apply to the
 	// resource type. If you specify a prefix, you must append a prefix separator,
@@ -5762,11 +5938,17 @@ type MetadefsNamespacesResourceTypesCreateResponse struct {
 type MetadefsNamespacesResourceTypesShowRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
-	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
+	// Specifies the prefix to use for the given resource type. Any properties in the namespace
+	// should be prefixed with this prefix when being applied to the specified resource type.
+	// Must include prefix separator (e.g. a colon :).
 	Prefix *string `json:"prefix,omitzero"`
-	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
+	// Some resource types allow more than one key / value pair per instance. For example,
+	// Cinder allows user and image metadata on volumes. Only the image properties metadata is
+	// evaluated by Nova (scheduling or drivers). This property allows a namespace target to
+	// remove the ambiguity.
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
@@ -5786,11 +5968,17 @@ type MetadefsNamespacesResourceTypesShowResponse struct {
 type MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
-	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
+	// Specifies the prefix to use for the given resource type. Any properties in the namespace
+	// should be prefixed with this prefix when being applied to the specified resource type.
+	// Must include prefix separator (e.g. a colon :).
 	Prefix *string `json:"prefix,omitzero"`
-	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
+	// Some resource types allow more than one key / value pair per instance. For example,
+	// Cinder allows user and image metadata on volumes. Only the image properties metadata is
+	// evaluated by Nova (scheduling or drivers). This property allows a namespace target to
+	// remove the ambiguity.
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
@@ -5957,10 +6145,12 @@ type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems stru
 	Type *MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
 
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType is a schema of the API.
+// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType is a schema of the
+// API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -5973,7 +6163,8 @@ const (
 // MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType the spec lists.
+// A server may send others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType = "boolean"
@@ -6016,7 +6207,8 @@ type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems struct {
 // MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsTypeArray   MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType = "boolean"
@@ -6029,7 +6221,8 @@ const (
 // MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueTypeArray   MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType = "array"
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueTypeBoolean MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType = "boolean"
@@ -6056,7 +6249,8 @@ type MetadefsNamespacesTagsDeleteTagsRequestTagsItem struct {
 // Scope of namespace accessibility.
 type MetadefsNamespacesTagsDeleteTagsRequestVisibility string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestVisibility the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestVisibilityPublic  MetadefsNamespacesTagsDeleteTagsRequestVisibility = "public"
 	MetadefsNamespacesTagsDeleteTagsRequestVisibilityPrivate MetadefsNamespacesTagsDeleteTagsRequestVisibility = "private"
@@ -6094,11 +6288,17 @@ type MetadefsNamespacesTagsListResponseTagsItem struct {
 type MetadefsResourceTypesIndexRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
-	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
+	// Specifies the prefix to use for the given resource type. Any properties in the namespace
+	// should be prefixed with this prefix when being applied to the specified resource type.
+	// Must include prefix separator (e.g. a colon :).
 	Prefix *string `json:"prefix,omitzero"`
-	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
+	// Some resource types allow more than one key / value pair per instance. For example,
+	// Cinder allows user and image metadata on volumes. Only the image properties metadata is
+	// evaluated by Nova (scheduling or drivers). This property allows a namespace target to
+	// remove the ambiguity.
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
@@ -6106,11 +6306,13 @@ type MetadefsResourceTypesIndexRequest struct {
 
 // MetadefsResourceTypesListResponse is described by the spec as:
 //
-// A list of abbreviated resource type JSON objects, where each object contains the name of the resource type and its created_at and updated_at timestamps in ISO 8601 Format.
+// A list of abbreviated resource type JSON objects, where each object contains the name of the
+// resource type and its created_at and updated_at timestamps in ISO 8601 Format.
 type MetadefsResourceTypesListResponse struct {
 	// A list of abbreviated *resource type* JSON objects, where each object
 	// contains the `name` of the resource type and its `created_at`
-	// and `updated_at` timestamps in [ISO 8601 Format](https://en.wikipedia.org/wiki/ISO_8601).
+	// and `updated_at` timestamps in [ISO 8601
+	// Format](https://en.wikipedia.org/wiki/ISO_8601).
 	ResourceTypes []MetadefsResourceTypesListResponseResourceTypesItem `json:"resource_types,omitzero"`
 }
 
@@ -6248,7 +6450,8 @@ type StoreDeleteFromStoreRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *StoreDeleteFromStoreRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -6283,7 +6486,8 @@ func (v StoreDeleteFromStoreRequest) MarshalJSON() ([]byte, error) {
 // Format of the container.
 type StoreDeleteFromStoreRequestContainerFormat string
 
-// Values of StoreDeleteFromStoreRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of StoreDeleteFromStoreRequestContainerFormat the spec lists. A server may send others;
+// they decode too.
 const (
 	StoreDeleteFromStoreRequestContainerFormatAmi        StoreDeleteFromStoreRequestContainerFormat = "ami"
 	StoreDeleteFromStoreRequestContainerFormatAri        StoreDeleteFromStoreRequestContainerFormat = "ari"
@@ -6300,7 +6504,8 @@ const (
 // Format of the disk.
 type StoreDeleteFromStoreRequestDiskFormat string
 
-// Values of StoreDeleteFromStoreRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of StoreDeleteFromStoreRequestDiskFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	StoreDeleteFromStoreRequestDiskFormatAmi   StoreDeleteFromStoreRequestDiskFormat = "ami"
 	StoreDeleteFromStoreRequestDiskFormatAri   StoreDeleteFromStoreRequestDiskFormat = "ari"
@@ -6319,7 +6524,8 @@ const (
 type StoreDeleteFromStoreRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *StoreDeleteFromStoreRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -6335,7 +6541,8 @@ func (v StoreDeleteFromStoreRequestLocationsItem) MarshalJSON() ([]byte, error) 
 
 // StoreDeleteFromStoreRequestLocationsItemValidationData is described by the spec as:
 //
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type StoreDeleteFromStoreRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
@@ -6347,7 +6554,8 @@ type StoreDeleteFromStoreRequestLocationsItemValidationData struct {
 // Status of the image.
 type StoreDeleteFromStoreRequestStatus string
 
-// Values of StoreDeleteFromStoreRequestStatus the spec lists. A server may send others; they decode too.
+// Values of StoreDeleteFromStoreRequestStatus the spec lists. A server may send others; they
+// decode too.
 const (
 	StoreDeleteFromStoreRequestStatusQueued        StoreDeleteFromStoreRequestStatus = "queued"
 	StoreDeleteFromStoreRequestStatusSaving        StoreDeleteFromStoreRequestStatus = "saving"
@@ -6365,7 +6573,8 @@ const (
 // Scope of image accessibility.
 type StoreDeleteFromStoreRequestVisibility string
 
-// Values of StoreDeleteFromStoreRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of StoreDeleteFromStoreRequestVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	StoreDeleteFromStoreRequestVisibilityCommunity StoreDeleteFromStoreRequestVisibility = "community"
 	StoreDeleteFromStoreRequestVisibilityPublic    StoreDeleteFromStoreRequestVisibility = "public"
@@ -6801,7 +7010,8 @@ type TasksListResponseTasksItem struct {
 // The current status of this task.
 type TasksListResponseTasksItemStatus string
 
-// Values of TasksListResponseTasksItemStatus the spec lists. A server may send others; they decode too.
+// Values of TasksListResponseTasksItemStatus the spec lists. A server may send others; they decode
+// too.
 const (
 	TasksListResponseTasksItemStatusPending    TasksListResponseTasksItemStatus = "pending"
 	TasksListResponseTasksItemStatusProcessing TasksListResponseTasksItemStatus = "processing"
@@ -6814,7 +7024,8 @@ const (
 // The type of task represented by this content.
 type TasksListResponseTasksItemType string
 
-// Values of TasksListResponseTasksItemType the spec lists. A server may send others; they decode too.
+// Values of TasksListResponseTasksItemType the spec lists. A server may send others; they decode
+// too.
 const (
 	TasksListResponseTasksItemTypeImport         TasksListResponseTasksItemType = "import"
 	TasksListResponseTasksItemTypeAPIImageImport TasksListResponseTasksItemType = "api_image_import"
@@ -7765,8 +7976,11 @@ type CacheGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheGet(ctx context.Context) (*CacheGetResponse, error) {
 	u := c.server + "/v2/cache"
@@ -7825,8 +8039,12 @@ type CacheDeleteResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheDelete(ctx context.Context) (*CacheDeleteResponse, error) {
 	u := c.server + "/v2/cache"
@@ -7880,8 +8098,11 @@ type CacheImageIDPutResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest) (*CacheImageIDPutResponse, error) {
 	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
@@ -7924,7 +8145,8 @@ func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *Cach
 	return out, nil
 }
 
-// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete: the status, headers and raw body,
+// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type CacheImageIDDeleteResponse struct {
 	StatusCode int
@@ -7947,8 +8169,12 @@ type CacheImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*CacheImageIDDeleteResponse, error) {
 	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
@@ -7980,10 +8206,14 @@ func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*Cache
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type ImagesGetParams struct {
 	// Limit is the query parameter "limit".
-	// Requests a page size of items. Returns a number of items up to a limit value. Use the limit parameter to make an initial limited request and use the ID of the last-seen item from the response as the marker parameter value in a subsequent limited request.
+	// Requests a page size of items. Returns a number of items up to a limit value. Use the
+	// limit parameter to make an initial limited request and use the ID of the last-seen item
+	// from the response as the marker parameter value in a subsequent limited request.
 	Limit *int64
 	// Marker is the query parameter "marker".
-	// The ID of the last-seen item. Use the limit parameter to make an initial limited request and use the ID of the last-seen item from the response as the marker parameter value in a subsequent limited request.
+	// The ID of the last-seen item. Use the limit parameter to make an initial limited request
+	// and use the ID of the last-seen item from the response as the marker parameter value in
+	// a subsequent limited request.
 	Marker *string
 	// Name is the query parameter "name".
 	// Filters the response by a name, as a string. A valid value is the name of an image.
@@ -7992,25 +8222,36 @@ type ImagesGetParams struct {
 	// id filter parameter.
 	ID *string
 	// Owner is the query parameter "owner".
-	// Filters the response by a project (also called a “tenant”) ID. Shows only images that are shared with you by the specified owner.
+	// Filters the response by a project (also called a “tenant”) ID. Shows only images that
+	// are shared with you by the specified owner.
 	Owner *string
 	// Protected is the query parameter "protected".
-	// Filters the response by the ‘protected’ image property. A valid value is one of ‘true’, ‘false’ (must be all lowercase). Any other value will result in a 400 response.
+	// Filters the response by the ‘protected’ image property. A valid value is one of ‘true’,
+	// ‘false’ (must be all lowercase). Any other value will result in a 400 response.
 	Protected *bool
 	// Status is the query parameter "status".
 	// Filters the response by an image status.
 	Status *string
 	// Tag is the query parameter "tag".
-	// Filters the response by the specified tag value. May be repeated, but keep in mind that you're making a conjunctive query, so only images containing all the tags specified will appear in the response.
+	// Filters the response by the specified tag value. May be repeated, but keep in mind that
+	// you're making a conjunctive query, so only images containing all the tags specified will
+	// appear in the response.
 	Tag []string
 	// Visibility is the query parameter "visibility".
-	// Filters the response by an image visibility value. A valid value is public, private, community, shared, or all. (Note that if you filter on shared, the images included in the response will only be those where your member status is accepted unless you explicitly include a member_status filter in the request.) If you omit this parameter, the response shows public, private, and those shared images with a member status of accepted.
+	// Filters the response by an image visibility value. A valid value is public, private,
+	// community, shared, or all. (Note that if you filter on shared, the images included in
+	// the response will only be those where your member status is accepted unless you
+	// explicitly include a member_status filter in the request.) If you omit this parameter,
+	// the response shows public, private, and those shared images with a member status of
+	// accepted.
 	Visibility *ImagesGetVisibility
 	// OsHidden is the query parameter "os_hidden".
-	// When true, filters the response to display only "hidden" images. By default, "hidden" images are not included in the image-list response. (Since Image API v2.7)
+	// When true, filters the response to display only "hidden" images. By default, "hidden"
+	// images are not included in the image-list response. (Since Image API v2.7)
 	OsHidden *bool
 	// MemberStatus is the query parameter "member_status".
-	// Filters the response by a member status. A valid value is accepted, pending, rejected, or all. Default is accepted.
+	// Filters the response by a member status. A valid value is accepted, pending, rejected,
+	// or all. Default is accepted.
 	MemberStatus *ImagesGetMemberStatus
 	// SizeMax is the query parameter "size_max".
 	// Filters the response by a maximum image size, in bytes.
@@ -8022,16 +8263,22 @@ type ImagesGetParams struct {
 	// Specify a comparison filter based on the date and time when the resource was created.
 	CreatedAt *time.Time
 	// UpdatedAt is the query parameter "updated_at".
-	// Specify a comparison filter based on the date and time when the resource was most recently modified.
+	// Specify a comparison filter based on the date and time when the resource was most
+	// recently modified.
 	UpdatedAt *time.Time
 	// SortDir is the query parameter "sort_dir".
-	// Sorts the response by a set of one or more sort direction and attribute (sort_key) combinations. A valid value for the sort direction is asc (ascending) or desc (descending). If you omit the sort direction in a set, the default is desc.
+	// Sorts the response by a set of one or more sort direction and attribute (sort_key)
+	// combinations. A valid value for the sort direction is asc (ascending) or desc
+	// (descending). If you omit the sort direction in a set, the default is desc.
 	SortDir *ImagesGetSortDir
 	// SortKey is the query parameter "sort_key".
-	// Sorts the response by an attribute, such as name, id, or updated_at. Default is created_at. The API uses the natural sorting direction of the sort_key image attribute.
+	// Sorts the response by an attribute, such as name, id, or updated_at. Default is
+	// created_at. The API uses the natural sorting direction of the sort_key image attribute.
 	SortKey *string
 	// Sort is the query parameter "sort".
-	// Sorts the response by one or more attribute and sort direction combinations. You can also set multiple sort keys and directions. Default direction is desc. Use the comma (,) character to separate multiple values. For example: `sort=name:asc,status:desc`
+	// Sorts the response by one or more attribute and sort direction combinations. You can
+	// also set multiple sort keys and directions. Default direction is desc. Use the comma (,)
+	// character to separate multiple values. For example: `sort=name:asc,status:desc`
 	Sort *string
 }
 
@@ -8096,8 +8343,11 @@ type ImagesGetResponse struct {
 // ….
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*ImagesGetResponse, error) {
 	u := c.server + "/v2/images"
@@ -8213,7 +8463,8 @@ type ImagesPostResponse struct {
 	Body []byte
 	// Attempts is how many attempts the call took.
 	Attempts int
-	// OpenStackImageStoreIds is the "OpenStack-image-store-ids" response header, nil when absent.
+	// OpenStackImageStoreIds is the "OpenStack-image-store-ids" response header, nil when
+	// absent.
 	// list of available stores.
 	OpenStackImageStoreIds *string
 	// JSON201 is set when the status is 201.
@@ -8245,8 +8496,12 @@ type ImagesPostResponse struct {
 // Error response codes: 400, 401, 403, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms, growing ×2 up to
+//     5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest) (*ImagesPostResponse, error) {
@@ -8327,8 +8582,11 @@ type ImagesImageIDGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesImageIDGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
@@ -8364,7 +8622,8 @@ func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesI
 	return out, nil
 }
 
-// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch: the status, headers and raw body,
+// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDPatchResponse struct {
 	StatusCode int
@@ -8398,7 +8657,8 @@ type ImagesImageIDPatchResponse struct {
 // defines the `application/json-patch+json` media type.
 //
 // For information about the PATCH method and the available media types, see
-// [Image API v2 HTTP PATCH media types](http://specs.openstack.org/openstack/glance-specs/specs/api/v2/http-patch-image-api-v2.html).
+// [Image API v2 HTTP PATCH media
+// types](http://specs.openstack.org/openstack/glance-specs/specs/api/v2/http-patch-image-api-v2.html).
 //
 // Attempting to modify some image properties will cause the entire request to
 // fail with a 403 (Forbidden) response code:
@@ -8412,7 +8672,9 @@ type ImagesImageIDPatchResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte) (*ImagesImageIDPatchResponse, error) {
@@ -8456,7 +8718,8 @@ func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []
 	return out, nil
 }
 
-// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete: the status, headers and raw body,
+// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDDeleteResponse struct {
 	StatusCode int
@@ -8485,8 +8748,12 @@ type ImagesImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*ImagesImageIDDeleteResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
@@ -8514,7 +8781,8 @@ func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*Imag
 	return out, nil
 }
 
-// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost: the status, headers and raw body,
+// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDActionsDeactivatePostResponse struct {
 	StatusCode int
@@ -8551,7 +8819,9 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest) (*ImagesImageIDActionsDeactivatePostResponse, error) {
@@ -8595,7 +8865,8 @@ func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID
 	return out, nil
 }
 
-// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost: the status, headers and raw body,
+// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDActionsReactivatePostResponse struct {
 	StatusCode int
@@ -8628,7 +8899,9 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest) (*ImagesImageIDActionsReactivatePostResponse, error) {
@@ -8680,7 +8953,8 @@ type ImagesImageIDFileGetParams struct {
 	Range *string
 }
 
-// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet: the status, headers and raw body,
+// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDFileGetResponse struct {
 	StatusCode int
@@ -8731,8 +9005,11 @@ type ImagesImageIDFileGetResponse struct {
 // Error response codes: 400, 403, 404, 416.
 //
 // Resilience (x-resilience):
-//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40%
+//     failures or 50% of calls taking 2m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams) (*ImagesImageIDFileGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
@@ -8785,11 +9062,15 @@ type ImagesImageIDFilePutParams struct {
 	// The media type descriptor of the body, namely application/octet-stream.
 	ContentType *string
 	// XImageMetaStore is the header parameter "X-Image-Meta-Store".
-	// A store identifier to upload or import image data. Should only be included when making a request to a cloud that supports multiple backing stores. Use the Store Discovery call to determine an appropriate store identifier. Simply omit this header to use the default store.
+	// A store identifier to upload or import image data. Should only be included when making a
+	// request to a cloud that supports multiple backing stores. Use the Store Discovery call
+	// to determine an appropriate store identifier. Simply omit this header to use the default
+	// store.
 	XImageMetaStore *string
 }
 
-// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut: the status, headers and raw body,
+// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDFilePutResponse struct {
 	StatusCode int
@@ -8835,8 +9116,11 @@ type ImagesImageIDFilePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 410, 413, 415, 503.
 //
 // Resilience (x-resilience):
-//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40%
+//     failures or 50% of calls taking 2m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte) (*ImagesImageIDFilePutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
@@ -8879,7 +9163,8 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 	return out, nil
 }
 
-// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost: the status, headers and raw body,
+// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDImportPostResponse struct {
 	StatusCode int
@@ -8940,7 +9225,9 @@ type ImagesImageIDImportPostResponse struct {
 // …
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest) (*ImagesImageIDImportPostResponse, error) {
@@ -8984,7 +9271,8 @@ func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, bo
 	return out, nil
 }
 
-// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet: the status, headers and raw body,
+// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersGetResponse struct {
 	StatusCode int
@@ -9021,8 +9309,11 @@ type ImagesImageIDMembersGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*ImagesImageIDMembersGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members"
@@ -9058,7 +9349,8 @@ func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*
 	return out, nil
 }
 
-// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost: the status, headers and raw body,
+// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersPostResponse struct {
 	StatusCode int
@@ -9090,7 +9382,9 @@ type ImagesImageIDMembersPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest) (*ImagesImageIDMembersPostResponse, error) {
@@ -9134,7 +9428,8 @@ func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, b
 	return out, nil
 }
 
-// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet: the status, headers and raw body,
+// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersMemberIDGetResponse struct {
 	StatusCode int
@@ -9164,8 +9459,11 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
@@ -9201,7 +9499,8 @@ func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID st
 	return out, nil
 }
 
-// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut: the status, headers and raw body,
+// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersMemberIDPutResponse struct {
 	StatusCode int
@@ -9240,8 +9539,11 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 // Error response codes: 400, 401, 404, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest) (*ImagesImageIDMembersMemberIDPutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
@@ -9284,7 +9586,8 @@ func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID st
 	return out, nil
 }
 
-// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete: the status, headers and raw body,
+// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersMemberIDDeleteResponse struct {
 	StatusCode int
@@ -9313,8 +9616,12 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
@@ -9342,7 +9649,8 @@ func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID
 	return out, nil
 }
 
-// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut: the status, headers and raw body,
+// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDStagePutResponse struct {
 	StatusCode int
@@ -9386,8 +9694,11 @@ type ImagesImageIDStagePutResponse struct {
 // will result in a 404 response code with an appropriate message.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest) (*ImagesImageIDStagePutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/stage"
@@ -9430,7 +9741,8 @@ func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body
 	return out, nil
 }
 
-// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut: the status, headers and raw body,
+// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDTagsTagValuePutResponse struct {
 	StatusCode int
@@ -9447,8 +9759,11 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 // ImagesImageIDTagsTagValuePut calls PUT /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest) (*ImagesImageIDTagsTagValuePutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
@@ -9491,7 +9806,8 @@ func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID strin
 	return out, nil
 }
 
-// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete: the status, headers and raw body,
+// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDTagsTagValueDeleteResponse struct {
 	StatusCode int
@@ -9505,8 +9821,12 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 // ImagesImageIDTagsTagValueDelete calls DELETE /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
@@ -9534,7 +9854,8 @@ func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID st
 	return out, nil
 }
 
-// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet: the status, headers and raw body,
+// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDTasksGetResponse struct {
 	StatusCode int
@@ -9565,8 +9886,11 @@ type ImagesImageIDTasksGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*ImagesImageIDTasksGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tasks"
@@ -9633,8 +9957,11 @@ type InfoImportGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoImportGet(ctx context.Context) (*InfoImportGetResponse, error) {
 	u := c.server + "/v2/info/import"
@@ -9700,8 +10027,11 @@ type InfoStoresGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, error) {
 	u := c.server + "/v2/info/stores"
@@ -9737,7 +10067,8 @@ func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, err
 	return out, nil
 }
 
-// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet: the status, headers and raw body,
+// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type InfoStoresDetailGetResponse struct {
 	StatusCode int
@@ -9763,8 +10094,11 @@ type InfoStoresDetailGetResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresDetailGet(ctx context.Context) (*InfoStoresDetailGetResponse, error) {
 	u := c.server + "/v2/info/stores/detail"
@@ -9824,8 +10158,11 @@ type InfoUsageGetResponse struct {
 // Normal response codes: 200.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error) {
 	u := c.server + "/v2/info/usage"
@@ -9861,7 +10198,8 @@ func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error
 	return out, nil
 }
 
-// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet: the status, headers and raw body,
+// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesGetResponse struct {
 	StatusCode int
@@ -9906,8 +10244,11 @@ type MetadefsNamespacesGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespacesGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces"
@@ -9943,7 +10284,8 @@ func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespaces
 	return out, nil
 }
 
-// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost: the status, headers and raw body,
+// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesPostResponse struct {
 	StatusCode int
@@ -9974,7 +10316,9 @@ type MetadefsNamespacesPostResponse struct {
 // Error response codes: 400, 401, 403, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest) (*MetadefsNamespacesPostResponse, error) {
@@ -10018,7 +10362,8 @@ func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNames
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameGetResponse struct {
 	StatusCode int
@@ -10051,8 +10396,11 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
@@ -10088,7 +10436,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespa
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePutResponse struct {
 	StatusCode int
@@ -10113,8 +10462,11 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
@@ -10157,7 +10509,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespa
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 	StatusCode int
@@ -10182,8 +10535,12 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
@@ -10211,7 +10568,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, name
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 	StatusCode int
@@ -10225,7 +10583,8 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 	JSON200 *MetadefsNamespacesObjectsListResponse
 }
 
-// MetadefsNamespacesNamespaceNameObjectsGet calls GET /v2/metadefs/namespaces/{namespace_name}/objects.
+// MetadefsNamespacesNamespaceNameObjectsGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/objects.
 //
 // List objects.
 //
@@ -10259,8 +10618,11 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
@@ -10296,7 +10658,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, 
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to MetadefsNamespacesNamespaceNameObjectsPost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsPost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 	StatusCode int
@@ -10310,7 +10673,8 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 	JSON201 *MetadefsNamespacesObjectsCreateResponse
 }
 
-// MetadefsNamespacesNamespaceNameObjectsPost calls POST /v2/metadefs/namespaces/{namespace_name}/objects.
+// MetadefsNamespacesNamespaceNameObjectsPost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/objects.
 //
 // Create object.
 //
@@ -10321,7 +10685,9 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
@@ -10365,7 +10731,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context,
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsDeleteResponse is the answer to MetadefsNamespacesNamespaceNameObjectsDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 	StatusCode int
@@ -10376,11 +10743,16 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameObjectsDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/objects.
+// MetadefsNamespacesNamespaceNameObjectsDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/objects.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
@@ -10408,7 +10780,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Contex
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNameGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsObjectNameGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 	StatusCode int
@@ -10422,7 +10795,8 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 	JSON200 *MetadefsNamespacesObjectShowResponse
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
 //
 // Show object.
 //
@@ -10435,8 +10809,11 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
@@ -10472,7 +10849,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNamePut: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsObjectNamePut: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 	StatusCode int
@@ -10486,7 +10864,8 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 	JSON200 *MetadefsNamespacesObjectUpdateResponse
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
+// MetadefsNamespacesNamespaceNameObjectsObjectNamePut calls PUT
+// /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
 //
 // Update object.
 //
@@ -10504,8 +10883,11 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
@@ -10548,7 +10930,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 	StatusCode int
@@ -10559,7 +10942,8 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
 //
 // Delete object.
 //
@@ -10573,8 +10957,12 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
@@ -10602,7 +10990,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx cont
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 	StatusCode int
@@ -10616,7 +11005,8 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 	JSON200 *MetadefsNamespacesPropertiesListResponse
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesGet calls GET /v2/metadefs/namespaces/{namespace_name}/properties.
+// MetadefsNamespacesNamespaceNamePropertiesGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/properties.
 //
 // List properties.
 //
@@ -10627,8 +11017,11 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
@@ -10664,7 +11057,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Contex
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesPost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 	StatusCode int
@@ -10678,7 +11072,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 	JSON201 *MetadefsNamespacesPropertiesCreateResponse
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPost calls POST /v2/metadefs/namespaces/{namespace_name}/properties.
+// MetadefsNamespacesNamespaceNamePropertiesPost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/properties.
 //
 // Create property.
 //
@@ -10691,7 +11086,9 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 // Error response codes: 400, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
@@ -10735,7 +11132,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Conte
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesDeleteResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 	StatusCode int
@@ -10746,11 +11144,16 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/properties.
+// MetadefsNamespacesNamespaceNamePropertiesDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/properties.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
@@ -10778,7 +11181,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Con
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 	StatusCode int
@@ -10792,7 +11196,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 	JSON200 *MetadefsNamespacesPropertyShowResponse
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
 //
 // Show property definition.
 //
@@ -10810,8 +11215,11 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
@@ -10847,7 +11255,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx co
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 	StatusCode int
@@ -10861,7 +11270,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 	JSON200 *MetadefsNamespacesPropertyUpdateResponse
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut calls PUT
+// /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
 //
 // Update property definition.
 //
@@ -10872,8 +11282,11 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
@@ -10916,7 +11329,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx co
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct {
 	StatusCode int
@@ -10927,7 +11341,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
 //
 // Remove property definition.
 //
@@ -10941,8 +11356,12 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
@@ -10970,7 +11389,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameResourceTypesGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 	StatusCode int
@@ -10984,7 +11404,8 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 	JSON200 *MetadefsNamespacesResourceTypesShowResponse
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesGet calls GET /v2/metadefs/namespaces/{namespace_name}/resource_types.
+// MetadefsNamespacesNamespaceNameResourceTypesGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/resource_types.
 //
 // List resource type associations.
 //
@@ -10995,8 +11416,11 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"
@@ -11032,7 +11456,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Con
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesPost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to
+// MetadefsNamespacesNamespaceNameResourceTypesPost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 	StatusCode int
@@ -11046,7 +11471,8 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 	JSON201 *MetadefsNamespacesResourceTypesCreateResponse
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesPost calls POST /v2/metadefs/namespaces/{namespace_name}/resource_types.
+// MetadefsNamespacesNamespaceNameResourceTypesPost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/resource_types.
 //
 // Create resource type association.
 //
@@ -11058,7 +11484,9 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
@@ -11102,7 +11530,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Co
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse struct {
 	StatusCode int
@@ -11113,11 +11543,16 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}.
+// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types/" + runtime.PathSegment(resourceType)
@@ -11145,7 +11580,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 	StatusCode int
@@ -11177,8 +11613,11 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
@@ -11214,7 +11653,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, nam
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to MetadefsNamespacesNamespaceNameTagsPost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsPost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 	StatusCode int
@@ -11228,7 +11668,8 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 	JSON201 *MetadefsNamespacesTagsCreateTagsResponse
 }
 
-// MetadefsNamespacesNamespaceNameTagsPost calls POST /v2/metadefs/namespaces/{namespace_name}/tags.
+// MetadefsNamespacesNamespaceNameTagsPost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/tags.
 //
 // Create tags.
 //
@@ -11239,7 +11680,9 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
@@ -11283,7 +11726,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, na
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsDeleteResponse is the answer to MetadefsNamespacesNamespaceNameTagsDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 	StatusCode int
@@ -11294,7 +11738,8 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameTagsDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/tags.
+// MetadefsNamespacesNamespaceNameTagsDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/tags.
 //
 // Delete all tag definitions.
 //
@@ -11308,8 +11753,12 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
@@ -11337,7 +11786,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, 
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNameGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsTagNameGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 	StatusCode int
@@ -11351,7 +11801,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 	JSON200 *MetadefsNamespacesTagShowResponse
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
+// MetadefsNamespacesNamespaceNameTagsTagNameGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
 //
 // Get tag definition.
 //
@@ -11364,8 +11815,11 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
@@ -11401,7 +11855,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Conte
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePut: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsTagNamePut: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 	StatusCode int
@@ -11415,7 +11870,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 	JSON200 *MetadefsNamespacesTagUpdateResponse
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
+// MetadefsNamespacesNamespaceNameTagsTagNamePut calls PUT
+// /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
 //
 // Update tag definition.
 //
@@ -11426,8 +11882,11 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
@@ -11470,7 +11929,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Conte
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsTagNamePost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 	StatusCode int
@@ -11484,7 +11944,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 	JSON201 *MetadefsNamespacesTagCreateResponse
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePost calls POST /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
+// MetadefsNamespacesNamespaceNameTagsTagNamePost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
 //
 // Create tag definition.
 //
@@ -11495,7 +11956,9 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
@@ -11539,7 +12002,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Cont
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNameDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsTagNameDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 	StatusCode int
@@ -11550,7 +12014,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
+// MetadefsNamespacesNamespaceNameTagsTagNameDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
 //
 // Delete tag definition.
 //
@@ -11564,8 +12029,12 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
@@ -11593,7 +12062,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Co
 	return out, nil
 }
 
-// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet: the status, headers and raw body,
+// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsResourceTypesGetResponse struct {
 	StatusCode int
@@ -11622,8 +12092,11 @@ type MetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsResourceTypesGet(ctx context.Context) (*MetadefsResourceTypesGetResponse, error) {
 	u := c.server + "/v2/metadefs/resource_types"
@@ -11689,8 +12162,11 @@ type SchemasImageGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImageGet(ctx context.Context) (*SchemasImageGetResponse, error) {
 	u := c.server + "/v2/schemas/image"
@@ -11758,8 +12234,11 @@ type SchemasImagesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImagesGet(ctx context.Context) (*SchemasImagesGetResponse, error) {
 	u := c.server + "/v2/schemas/images"
@@ -11825,8 +12304,11 @@ type SchemasMemberGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMemberGet(ctx context.Context) (*SchemasMemberGetResponse, error) {
 	u := c.server + "/v2/schemas/member"
@@ -11894,8 +12376,11 @@ type SchemasMembersGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetResponse, error) {
 	u := c.server + "/v2/schemas/members"
@@ -11931,7 +12416,8 @@ func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetRespo
 	return out, nil
 }
 
-// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet: the status, headers and raw body,
+// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsNamespaceGetResponse struct {
 	StatusCode int
@@ -11959,8 +12445,11 @@ type SchemasMetadefsNamespaceGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetadefsNamespaceGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/namespace"
@@ -11996,7 +12485,8 @@ func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetad
 	return out, nil
 }
 
-// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet: the status, headers and raw body,
+// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsNamespacesGetResponse struct {
 	StatusCode int
@@ -12027,8 +12517,11 @@ type SchemasMetadefsNamespacesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMetadefsNamespacesGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/namespaces"
@@ -12064,7 +12557,8 @@ func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMeta
 	return out, nil
 }
 
-// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet: the status, headers and raw body,
+// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsObjectGetResponse struct {
 	StatusCode int
@@ -12093,8 +12587,11 @@ type SchemasMetadefsObjectGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefsObjectGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/object"
@@ -12130,7 +12627,8 @@ func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefs
 	return out, nil
 }
 
-// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet: the status, headers and raw body,
+// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsObjectsGetResponse struct {
 	StatusCode int
@@ -12161,8 +12659,11 @@ type SchemasMetadefsObjectsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadefsObjectsGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/objects"
@@ -12198,7 +12699,8 @@ func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadef
 	return out, nil
 }
 
-// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet: the status, headers and raw body,
+// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsPropertiesGetResponse struct {
 	StatusCode int
@@ -12227,8 +12729,11 @@ type SchemasMetadefsPropertiesGetResponse struct {
 // Error response codes: 400, 401
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMetadefsPropertiesGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/properties"
@@ -12264,7 +12769,8 @@ func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMeta
 	return out, nil
 }
 
-// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet: the status, headers and raw body,
+// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsPropertyGetResponse struct {
 	StatusCode int
@@ -12293,8 +12799,11 @@ type SchemasMetadefsPropertyGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetadefsPropertyGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/property"
@@ -12330,7 +12839,8 @@ func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetade
 	return out, nil
 }
 
-// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet: the status, headers and raw body,
+// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsResourceTypeGetResponse struct {
 	StatusCode int
@@ -12359,8 +12869,11 @@ type SchemasMetadefsResourceTypeGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMetadefsResourceTypeGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/resource_type"
@@ -12396,7 +12909,8 @@ func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMe
 	return out, nil
 }
 
-// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet: the status, headers and raw body,
+// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsResourceTypesGetResponse struct {
 	StatusCode int
@@ -12428,8 +12942,11 @@ type SchemasMetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasMetadefsResourceTypesGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/resource_types"
@@ -12465,7 +12982,8 @@ func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasM
 	return out, nil
 }
 
-// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet: the status, headers and raw body,
+// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsTagGetResponse struct {
 	StatusCode int
@@ -12493,8 +13011,11 @@ type SchemasMetadefsTagGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTagGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/tag"
@@ -12530,7 +13051,8 @@ func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTag
 	return out, nil
 }
 
-// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet: the status, headers and raw body,
+// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsTagsGetResponse struct {
 	StatusCode int
@@ -12561,8 +13083,11 @@ type SchemasMetadefsTagsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagsGet(ctx context.Context) (*SchemasMetadefsTagsGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/tags"
@@ -12628,8 +13153,11 @@ type SchemasTaskGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTaskGet(ctx context.Context) (*SchemasTaskGetResponse, error) {
 	u := c.server + "/v2/schemas/task"
@@ -12698,8 +13226,11 @@ type SchemasTasksGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse, error) {
 	u := c.server + "/v2/schemas/tasks"
@@ -12735,7 +13266,8 @@ func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse,
 	return out, nil
 }
 
-// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete: the status, headers and raw body,
+// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type StoresStoreIDImageIDDeleteResponse struct {
 	StatusCode int
@@ -12758,8 +13290,12 @@ type StoresStoreIDImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string) (*StoresStoreIDImageIDDeleteResponse, error) {
 	u := c.server + "/v2/stores/" + runtime.PathSegment(storeID) + "/" + runtime.PathSegment(imageID)
@@ -12812,8 +13348,11 @@ type TasksGetResponse struct {
 // Error response codes: 403, 404, 413.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksGet(ctx context.Context) (*TasksGetResponse, error) {
 	u := c.server + "/v2/tasks"
@@ -12874,7 +13413,9 @@ type TasksPostResponse struct {
 // Error response codes: 401, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*TasksPostResponse, error) {
@@ -12943,8 +13484,11 @@ type TasksTaskIDGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskIDGetResponse, error) {
 	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)
@@ -12994,8 +13538,12 @@ type TasksTaskIDDeleteResponse struct {
 // TasksTaskIDDelete calls DELETE /v2/tasks/{task_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
+//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTaskIDDeleteResponse, error) {
 	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)

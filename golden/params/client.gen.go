@@ -362,8 +362,11 @@ type PutBlobResponse struct {
 // PutBlob calls PUT /blobs/{name}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBlob(ctx context.Context, name string, body []byte) (*PutBlobResponse, error) {
 	u := c.server + "/blobs/" + runtime.PathSegment(name)
@@ -414,7 +417,9 @@ type PatchBothResponse struct {
 // It sends application/merge-patch+json; PatchBothWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBothResponse, error) {
@@ -425,7 +430,8 @@ func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBoth
 	return c.sendPatchBoth(ctx, "application/merge-patch+json", rd)
 }
 
-// PatchBothWithBody is PatchBoth (PATCH /both) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PatchBothWithBody is PatchBoth (PATCH /both) with the body the caller encodes, read whole (every
+// attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchBothWithBody(ctx context.Context, contentType string, body io.Reader) (*PatchBothResponse, error) {
 	var rd io.Reader
@@ -489,8 +495,11 @@ type DownloadResponse struct {
 // Download calls GET /files/{name}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Download(ctx context.Context, name string) (*DownloadResponse, error) {
 	u := c.server + "/files/" + runtime.PathSegment(name)
@@ -550,8 +559,12 @@ type PostFormResponse struct {
 // It sends application/x-www-form-urlencoded; PostFormWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: idempotent: true): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: idempotent: true): up to 3 attempts; waits 100ms, growing ×2 up to 5s,
+//     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResponse, error) {
 	var rd io.Reader
@@ -565,7 +578,8 @@ func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResp
 	return c.sendPostForm(ctx, "application/x-www-form-urlencoded", rd)
 }
 
-// PostFormWithBody is PostForm (POST /forms) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PostFormWithBody is PostForm (POST /forms) with the body the caller encodes, read whole (every
+// attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostFormWithBody(ctx context.Context, contentType string, body io.Reader) (*PostFormResponse, error) {
 	var rd io.Reader
@@ -609,7 +623,8 @@ func (c *Client) sendPostForm(ctx context.Context, contentType string, rd io.Rea
 	return out, nil
 }
 
-// GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart: the status, headers and raw body,
+// GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type GetItemsItemIDPartsPartResponse struct {
 	StatusCode int
@@ -629,8 +644,11 @@ type GetItemsItemIDPartsPartResponse struct {
 // GetItemsItemIDPartsPart calls GET /items/{item-id}/parts/{part}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part string) (*GetItemsItemIDPartsPartResponse, error) {
 	u := c.server + "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)
@@ -668,14 +686,16 @@ func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part
 	return out, nil
 }
 
-// DeleteItemsItemIDPartsPartParams are the query, header and cookie parameters of DeleteItemsItemIDPartsPart.
+// DeleteItemsItemIDPartsPartParams are the query, header and cookie parameters of
+// DeleteItemsItemIDPartsPart.
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type DeleteItemsItemIDPartsPartParams struct {
 	// Force is the query parameter "force".
 	Force *bool
 }
 
-// DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart: the status, headers and raw body,
+// DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type DeleteItemsItemIDPartsPartResponse struct {
 	StatusCode int
@@ -689,8 +709,12 @@ type DeleteItemsItemIDPartsPartResponse struct {
 // DeleteItemsItemIDPartsPart calls DELETE /items/{item-id}/parts/{part}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, params *DeleteItemsItemIDPartsPartParams) (*DeleteItemsItemIDPartsPartResponse, error) {
 	u := c.server + "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)
@@ -744,8 +768,11 @@ type PutNoteResponse struct {
 // PutNote calls PUT /notes.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, error) {
 	u := c.server + "/notes"
@@ -819,8 +846,11 @@ type ObjectParamsResponse struct {
 // ObjectParams calls GET /objects.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (*ObjectParamsResponse, error) {
 	u := c.server + "/objects"
@@ -912,8 +942,11 @@ type PercentNamesResponse struct {
 // A parameter name with a % must not become a format verb in the generated code.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams) (*PercentNamesResponse, error) {
 	u := c.server + "/percent"
@@ -995,8 +1028,11 @@ type GetSearchResponse struct {
 // GetSearch calls GET /search.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSearchResponse, error) {
 	u := c.server + "/search"
@@ -1093,8 +1129,11 @@ type PathStylesResponse struct {
 // PathStyles calls GET /styles{label}{matrix}/{simple}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64, simple []string) (*PathStylesResponse, error) {
 	u := c.server + "/styles" + runtime.PathValue("label", false, "label", label...) + runtime.PathValue("matrix", true, "matrix", func() []string {
@@ -1150,8 +1189,12 @@ type UploadResponse struct {
 // Upload calls POST /uploads.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMultipart) (*UploadResponse, error) {
@@ -1239,8 +1282,11 @@ type LegacyReportResponse struct {
 // LegacyReport calls GET /v1/legacy.json?format=full.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams) (*LegacyReportResponse, error) {
 	u := c.server + "/v1/legacy.json?format=full"

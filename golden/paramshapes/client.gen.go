@@ -34,7 +34,8 @@ const (
 // Sort is a schema of the API.
 type Sort []json.RawMessage
 
-// ListChargesCreated is any of: ListChargesCreatedVariant1, Int. The field that is set holds the value.
+// ListChargesCreated is any of: ListChargesCreatedVariant1, Int. The field that is set holds the
+// value.
 type ListChargesCreated struct {
 	ListChargesCreatedVariant1 *ListChargesCreatedVariant1 `json:"-"`
 	Int                        *int64                      `json:"-"`
@@ -91,7 +92,8 @@ type DeepObjectListsLinesItemTax struct {
 	Rate *float64 `json:"rate,omitzero"`
 }
 
-// DeepObjectListsDiscounts is any of: Array, DeepObjectListsDiscountsEmpty. The field that is set holds the value.
+// DeepObjectListsDiscounts is any of: Array, DeepObjectListsDiscountsEmpty. The field that is set
+// holds the value.
 type DeepObjectListsDiscounts struct {
 	Array                         []DeepObjectListsDiscountsVariant1Item `json:"-"`
 	DeepObjectListsDiscountsEmpty *DeepObjectListsDiscountsEmpty         `json:"-"`
@@ -138,7 +140,8 @@ type DeepObjectListsDiscountsVariant1Item struct {
 // DeepObjectListsDiscountsEmpty is a schema of the API.
 type DeepObjectListsDiscountsEmpty string
 
-// Values of DeepObjectListsDiscountsEmpty the spec lists. A server may send others; they decode too.
+// Values of DeepObjectListsDiscountsEmpty the spec lists. A server may send others; they decode
+// too.
 const (
 	DeepObjectListsDiscountsEmptyEmpty DeepObjectListsDiscountsEmpty = ""
 )
@@ -151,7 +154,8 @@ func (v DeepObjectListsDiscountsEmpty) MarshalJSON() ([]byte, error) {
 	return []byte(`""`), nil
 }
 
-// DeepObjectListsWindow is any of: Array, DeepObjectListsWindowVariant2. The field that is set holds the value.
+// DeepObjectListsWindow is any of: Array, DeepObjectListsWindowVariant2. The field that is set
+// holds the value.
 type DeepObjectListsWindow struct {
 	Array                         []int64                        `json:"-"`
 	DeepObjectListsWindowVariant2 *DeepObjectListsWindowVariant2 `json:"-"`
@@ -370,8 +374,11 @@ type ListChargesResponse struct {
 // ListCharges calls GET /charges.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams) (*ListChargesResponse, error) {
 	u := c.server + "/charges"
@@ -437,8 +444,11 @@ type DeepObjectListsResponse struct {
 // DeepObjectLists calls GET /deep.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsParams) (*DeepObjectListsResponse, error) {
 	u := c.server + "/deep"
@@ -515,8 +525,11 @@ type ListIssuesResponse struct {
 // ListIssues calls GET /issues/{severities}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, params *ListIssuesParams) (*ListIssuesResponse, error) {
 	u := c.server + "/issues/" + runtime.PathValue("", false, "severities", func() []string {
@@ -606,8 +619,11 @@ type ListSortedResponse struct {
 // ListSorted calls GET /sorted.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams) (*ListSortedResponse, error) {
 	u := c.server + "/sorted"

@@ -315,8 +315,11 @@ type CookieStylesResponse struct {
 // CookieStyles calls GET /cookies.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams) (*CookieStylesResponse, error) {
 	u := c.server + "/cookies"
@@ -383,8 +386,11 @@ type ExplodedCookieResponse struct {
 // ExplodedCookie calls GET /cookies-exploded.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ExplodedCookie(ctx context.Context, params *ExplodedCookieParams) (*ExplodedCookieResponse, error) {
 	u := c.server + "/cookies-exploded"
@@ -434,8 +440,11 @@ type PathObjectsResponse struct {
 // PathObjects calls GET /objects/{simple}/{label}/{labelx}/{matrix}/{matrixx}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, labelx Color, matrix Color, matrixx Color) (*PathObjectsResponse, error) {
 	simpleText, err := runtime.PathObject("", true, "simple", simple)
@@ -522,8 +531,11 @@ type QueryStylesResponse struct {
 // QueryStyles calls GET /query.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams) (*QueryStylesResponse, error) {
 	u := c.server + "/query"

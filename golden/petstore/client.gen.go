@@ -229,8 +229,11 @@ type ListPetsResponse struct {
 // List all pets.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures
+//     or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through;
+//     failures are transport, timeout, 5xx.
+//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ListPets(ctx context.Context, params *ListPetsParams) (*ListPetsResponse, error) {
 	u := c.server + "/pets"
@@ -296,7 +299,9 @@ type CreatePetsResponse struct {
 // Not retried: creating a pet twice makes two pets.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures
+//     or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through;
+//     failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CreatePets(ctx context.Context, body Pet) (*CreatePetsResponse, error) {
@@ -360,8 +365,11 @@ type ShowPetByIDResponse struct {
 // Info for a specific pet.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures
+//     or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through;
+//     failures are transport, timeout, 5xx.
+//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDResponse, error) {
 	u := c.server + "/pets/" + runtime.PathSegment(petID)
@@ -428,8 +436,12 @@ type AdoptPetResponse struct {
 // Retried, because the caller's Idempotency-Key makes a repeat harmless.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures
+//     or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through;
+//     failures are transport, timeout, 5xx.
+//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 5ms between attempts,
+//     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption) (*AdoptPetResponse, error) {

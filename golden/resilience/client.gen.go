@@ -379,8 +379,12 @@ type DefaultsOnlyResponse struct {
 // DefaultsOnly calls GET /a.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
+//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx.
+//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) DefaultsOnly(ctx context.Context) (*DefaultsOnlyResponse, error) {
 	u := c.server + "/a"
@@ -422,7 +426,9 @@ type PutNotIdempotentResponse struct {
 // PutNotIdempotent calls PUT /a.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
+//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx.
 //   - no retry (idempotent: false: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PutNotIdempotent(ctx context.Context) (*PutNotIdempotentResponse, error) {
@@ -465,7 +471,9 @@ type PostNotRetriedResponse struct {
 // PostNotRetried calls POST /a.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
+//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PostNotRetried(ctx context.Context) (*PostNotRetriedResponse, error) {
@@ -551,8 +559,11 @@ type PathLevelResponse struct {
 // PathLevel calls GET /b.
 //
 // Resilience (x-resilience):
-//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10% failures or 100% of calls taking 1m or more; stays open 2m, then lets 10 trial calls through; failures are transport, timeout, 500, 503, 429.
-//   - retry "budgeted" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, 503; budget 20% of calls + 10/s, client-wide.
+//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10%
+//     failures or 100% of calls taking 1m or more; stays open 2m, then lets 10 trial calls
+//     through; failures are transport, timeout, 500, 503, 429.
+//   - retry "budgeted" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, 503; budget 20% of calls + 10/s, client-wide.
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathLevel(ctx context.Context) (*PathLevelResponse, error) {
 	u := c.server + "/b"
@@ -594,7 +605,9 @@ type PathRetrySkippedResponse struct {
 // PathRetrySkipped calls POST /b.
 //
 // Resilience (x-resilience):
-//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10% failures or 100% of calls taking 1m or more; stays open 2m, then lets 10 trial calls through; failures are transport, timeout, 500, 503, 429.
+//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10%
+//     failures or 100% of calls taking 1m or more; stays open 2m, then lets 10 trial calls
+//     through; failures are transport, timeout, 500, 503, 429.
 //   - no retry (POST without key: off).
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathRetrySkipped(ctx context.Context) (*PathRetrySkippedResponse, error) {
@@ -646,8 +659,12 @@ type KeyedByPolicyResponse struct {
 // KeyedByPolicy calls PATCH /b.
 //
 // Resilience (x-resilience):
-//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10% failures or 100% of calls taking 1m or more; stays open 2m, then lets 10 trial calls through; failures are transport, timeout, 500, 503, 429.
-//   - retry "stubborn" (on: X-Idempotency-Key header): up to 6 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 2m.
+//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10%
+//     failures or 100% of calls taking 1m or more; stays open 2m, then lets 10 trial calls
+//     through; failures are transport, timeout, 500, 503, 429.
+//   - retry "stubborn" (on: X-Idempotency-Key header): up to 6 attempts; waits 100ms, growing ×2
+//     up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 2m.
 //   - idempotency key: the X-Idempotency-Key header, the same on every attempt.
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams) (*KeyedByPolicyResponse, error) {
@@ -696,8 +713,11 @@ type InlinePoliciesResponse struct {
 // InlinePolicies calls GET /c.
 //
 // Resilience (x-resilience):
-//   - breaker "inlinePolicies" (shared, policy inlinePolicies): calls of the last 2m, decides after 30; opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "inlinePolicies" (on: GET): up to 2 attempts; waits 1s between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "inlinePolicies" (shared, policy inlinePolicies): calls of the last 2m, decides
+//     after 30; opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m, then
+//     lets 2 trial calls through; failures are transport, timeout, 5xx.
+//   - retry "inlinePolicies" (on: GET): up to 2 attempts; waits 1s between attempts, no jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 3s per attempt, none in all.
 func (c *Client) InlinePolicies(ctx context.Context) (*InlinePoliciesResponse, error) {
 	u := c.server + "/c"
@@ -748,8 +768,12 @@ type CustomKeyHeaderResponse struct {
 // CustomKeyHeader calls PUT /c.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: PUT): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
+//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx.
+//   - retry "standard" (on: PUT): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - idempotency key: the Request-Id header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderParams) (*CustomKeyHeaderResponse, error) {
@@ -806,8 +830,12 @@ type KeyedByParameterResponse struct {
 // KeyedByParameter calls POST /c.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: x-idempotency-key header): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
+//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
+//     failures are transport, timeout, 5xx.
+//   - retry "standard" (on: x-idempotency-key header): up to 4 attempts; waits 50ms, growing ×1.5
+//     up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the x-idempotency-key header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterParams) (*KeyedByParameterResponse, error) {
@@ -856,8 +884,12 @@ type PerOperationOneResponse struct {
 // PerOperationOne calls GET /d/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "perop/perOperationOne" (operation, policy perop): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "perop/perOperationOne" (operation, policy perop): last 100 calls, decides after
+//     100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10
+//     trial calls through; failures are transport, timeout, 5xx.
+//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationOne(ctx context.Context, id string) (*PerOperationOneResponse, error) {
 	u := c.server + "/d/" + runtime.PathSegment(id)
@@ -899,8 +931,12 @@ type PerOperationTwoResponse struct {
 // PerOperationTwo calls HEAD /d/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "perop/perOperationTwo" (operation, policy perop): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: HEAD): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "perop/perOperationTwo" (operation, policy perop): last 100 calls, decides after
+//     100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10
+//     trial calls through; failures are transport, timeout, 5xx.
+//   - retry "standard" (on: HEAD): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationTwo(ctx context.Context, id string) (*PerOperationTwoResponse, error) {
 	u := c.server + "/d/" + runtime.PathSegment(id)
@@ -942,8 +978,12 @@ type SearchIdempotentResponse struct {
 // SearchIdempotent calls POST /e.
 //
 // Resilience (x-resilience):
-//   - breaker "timed" (shared, policy timed): calls of the last 2m, decides after 30; opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: idempotent: true): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "timed" (shared, policy timed): calls of the last 2m, decides after 30; opens at 50%
+//     failures or 80% of calls taking 800ms or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "standard" (on: idempotent: true): up to 4 attempts; waits 50ms, growing ×1.5 up to
+//     1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody) (*SearchIdempotentResponse, error) {
 	u := c.server + "/e"

@@ -185,8 +185,11 @@ type ListUsersResponse struct {
 // ListUsers calls GET /users.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 4s per attempt, 30s in all.
 func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams) (*ListUsersResponse, error) {
 	u := c.server + "/users"
@@ -256,8 +259,12 @@ type CreateUserResponse struct {
 // CreateUser calls POST /users.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 4s per attempt, 30s in all.
 func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body User) (*CreateUserResponse, error) {

@@ -110,7 +110,8 @@ type Merged struct {
 
 // Names is a schema of the API.
 type Names struct {
-	// The spec names this property "", which Go struct tags cannot hold; it is encoded by hand.
+	// The spec names this property "", which Go struct tags cannot hold; it is encoded by
+	// hand.
 	Field       *string `json:"-"`
 	X2fa        *bool   `json:"2fa,omitzero"`
 	OdataType   *string `json:"@odata.type,omitzero"`
@@ -119,7 +120,8 @@ type Names struct {
 	StartTimeGt *string `json:"StartTime>,omitzero"`
 	Func        *string `json:"func,omitzero"`
 	Größe       *int64  `json:"größe,omitzero"`
-	// The spec names this property "quote\"and`tick", which Go struct tags cannot hold; it is encoded by hand.
+	// The spec names this property "quote\"and`tick", which Go struct tags cannot hold; it is
+	// encoded by hand.
 	QuoteAndTick *string `json:"-"`
 	StartTime2   *string `json:"start_time,omitzero"`
 	Type         *string `json:"type,omitzero"`
@@ -417,8 +419,11 @@ type ListThingsResponse2 struct {
 // ListThings calls GET /things.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse2, error) {
 	u := c.server + "/things"
@@ -471,8 +476,11 @@ type TypeResponse struct {
 // Type calls PUT /things/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse, error) {
 	u := c.server + "/things/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10))

@@ -315,7 +315,8 @@ func (u ListIssuesRegion) ParamText() string {
 	return ""
 }
 
-// MixedUnionsCreated is any of: Int, MixedUnionsCreatedVariant2. The field that is set holds the value.
+// MixedUnionsCreated is any of: Int, MixedUnionsCreatedVariant2. The field that is set holds the
+// value.
 type MixedUnionsCreated struct {
 	Int                        *int64                      `json:"-"`
 	MixedUnionsCreatedVariant2 *MixedUnionsCreatedVariant2 `json:"-"`
@@ -361,7 +362,8 @@ type MixedUnionsCreatedVariant2 struct {
 	Lt *int64 `json:"lt,omitzero"`
 }
 
-// UnsupportedParamsTarget is one of: String, UnsupportedParamsTargetVariant2. The field that is set holds the value.
+// UnsupportedParamsTarget is one of: String, UnsupportedParamsTargetVariant2. The field that is
+// set holds the value.
 type UnsupportedParamsTarget struct {
 	String                          *string                          `json:"-"`
 	UnsupportedParamsTargetVariant2 *UnsupportedParamsTargetVariant2 `json:"-"`
@@ -605,8 +607,11 @@ type ListIssuesResponse struct {
 // ListIssues calls GET /issues/{ref}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIssuesParams) (*ListIssuesResponse, error) {
 	u := c.server + "/issues/" + runtime.PathSegment(ref.ParamText())
@@ -722,8 +727,11 @@ type MixedUnionsResponse struct {
 // MixedUnions calls GET /mixed/{at}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams) (*MixedUnionsResponse, error) {
 	atText, err := runtime.PathObject("matrix", false, "at", at)
@@ -797,8 +805,11 @@ type PathStylesResponse struct {
 // PathStyles calls GET /styles/{lbl}/{mtx}/{lblx}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrString, lblx []IntOrString) (*PathStylesResponse, error) {
 	u := c.server + "/styles/" + runtime.PathValue("label", false, "lbl", func() []string {
@@ -878,8 +889,11 @@ type UnsupportedParamsResponse struct {
 // UnsupportedParams calls GET /unsupported.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UnsupportedParams(ctx context.Context, params *UnsupportedParamsParams) (*UnsupportedParamsResponse, error) {
 	u := c.server + "/unsupported"

@@ -31,7 +31,8 @@ type AnonymousContact struct {
 	Note *string `json:"note,omitzero"`
 }
 
-// AnyPet is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the value.
+// AnyPet is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the
+// value.
 //
 // the discriminator is the one Pet declares.
 type AnyPet struct {
@@ -42,7 +43,8 @@ type AnyPet struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "petType" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "petType"
+// filled in when left empty.
 func (u AnyPet) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -218,7 +220,8 @@ func (v CircleKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"circle"`), nil
 }
 
-// Contact is one of: EmailContact, PhoneContact, PostalContact, AnonymousContact. The field that is set holds the value.
+// Contact is one of: EmailContact, PhoneContact, PostalContact, AnonymousContact. The field that
+// is set holds the value.
 type Contact struct {
 	EmailContact     *EmailContact     `json:"-"`
 	PhoneContact     *PhoneContact     `json:"-"`
@@ -648,7 +651,8 @@ type EmailNotification struct {
 	To      string `json:"to"`
 }
 
-// Event is one of: OrderPlaced, OrderShipped, OrderCancelled (discriminator "type"). The field that is set holds the value.
+// Event is one of: OrderPlaced, OrderShipped, OrderCancelled (discriminator "type"). The field
+// that is set holds the value.
 type Event struct {
 	OrderPlaced    *OrderPlaced    `json:"-"`
 	OrderShipped   *OrderShipped   `json:"-"`
@@ -657,7 +661,8 @@ type Event struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled
+// in when left empty.
 func (u Event) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -759,7 +764,8 @@ func (v EventPage) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// Expr is one of: NumberLit, VarRef, BinaryOp, Call (discriminator "op"). The field that is set holds the value.
+// Expr is one of: NumberLit, VarRef, BinaryOp, Call (discriminator "op"). The field that is set
+// holds the value.
 type Expr struct {
 	NumberLit *NumberLit `json:"-"`
 	VarRef    *VarRef    `json:"-"`
@@ -769,7 +775,8 @@ type Expr struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "op" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "op" filled in
+// when left empty.
 func (u Expr) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -949,7 +956,8 @@ type Lizard struct {
 	PetType    string `json:"petType"`
 }
 
-// Notification is one of: EmailNotification, SmsNotification (discriminator "channel"). The field that is set holds the value.
+// Notification is one of: EmailNotification, SmsNotification (discriminator "channel"). The field
+// that is set holds the value.
 type Notification struct {
 	CreatedAt         *time.Time         `json:"createdAt,omitzero"`
 	ID                string             `json:"id"`
@@ -959,7 +967,8 @@ type Notification struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "channel" filled in when left empty, and the properties every variant shares.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "channel"
+// filled in when left empty, and the properties every variant shares.
 func (u Notification) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -1066,7 +1075,8 @@ type OrderShipped struct {
 	Type           string  `json:"type"`
 }
 
-// PaymentMethod is one of: Card, BankTransfer, Wallet (discriminator "method"). The field that is set holds the value.
+// PaymentMethod is one of: Card, BankTransfer, Wallet (discriminator "method"). The field that is
+// set holds the value.
 type PaymentMethod struct {
 	Card         *Card         `json:"-"`
 	BankTransfer *BankTransfer `json:"-"`
@@ -1075,7 +1085,8 @@ type PaymentMethod struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "method" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "method" filled
+// in when left empty.
 func (u PaymentMethod) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -1166,7 +1177,8 @@ type Pet struct {
 	PetType string `json:"petType"`
 }
 
-// PetChoice is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the value.
+// PetChoice is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the
+// value.
 type PetChoice struct {
 	Cat    *Cat    `json:"-"`
 	Dog    *Dog    `json:"-"`
@@ -1175,7 +1187,8 @@ type PetChoice struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "petType" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "petType"
+// filled in when left empty.
 func (u PetChoice) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -1468,7 +1481,8 @@ func (u *SearchRequestLimit) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SettingValue is one of: String, Int, Number, Bool, Array, Object. The field that is set holds the value.
+// SettingValue is one of: String, Int, Number, Bool, Array, Object. The field that is set holds
+// the value.
 type SettingValue struct {
 	String *string           `json:"-"`
 	Int    *int64            `json:"-"`
@@ -1530,7 +1544,8 @@ func (u *SettingValue) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Shape is one of: Circle, Rectangle, Triangle (discriminator "kind"). The field that is set holds the value.
+// Shape is one of: Circle, Rectangle, Triangle (discriminator "kind"). The field that is set holds
+// the value.
 type Shape struct {
 	Circle    *Circle    `json:"-"`
 	Rectangle *Rectangle `json:"-"`
@@ -1539,7 +1554,8 @@ type Shape struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled
+// in when left empty.
 func (u Shape) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -1986,7 +2002,9 @@ type AddContactResponse struct {
 // AddContact calls POST /contacts.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddContact(ctx context.Context, body Contact) (*AddContactResponse, error) {
@@ -2047,7 +2065,9 @@ type SaveCustomerResponse struct {
 // SaveCustomer calls POST /customers.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveCustomer(ctx context.Context, body Customer) (*SaveCustomerResponse, error) {
@@ -2108,7 +2128,9 @@ type StoreDocumentResponse struct {
 // StoreDocument calls POST /documents.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) StoreDocument(ctx context.Context, body JSONValue) (*StoreDocumentResponse, error) {
@@ -2169,7 +2191,9 @@ type SaveDrawingResponse struct {
 // SaveDrawing calls POST /drawings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveDrawing(ctx context.Context, body Drawing) (*SaveDrawingResponse, error) {
@@ -2230,7 +2254,9 @@ type EvaluateResponse struct {
 // Evaluate calls POST /evaluate.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Evaluate(ctx context.Context, body Expr) (*EvaluateResponse, error) {
@@ -2291,8 +2317,11 @@ type ListEventsResponse struct {
 // ListEvents calls GET /events.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListEvents(ctx context.Context) (*ListEventsResponse, error) {
 	u := c.server + "/events"
@@ -2345,7 +2374,9 @@ type PublishEventResponse struct {
 // PublishEvent calls POST /events.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventResponse, error) {
@@ -2406,7 +2437,9 @@ type SendNotificationResponse struct {
 // SendNotification calls POST /notifications.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SendNotification(ctx context.Context, body Notification) (*SendNotificationResponse, error) {
@@ -2467,7 +2500,9 @@ type AddPaymentMethodResponse struct {
 // AddPaymentMethod calls POST /payment-methods.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod) (*AddPaymentMethodResponse, error) {
@@ -2528,8 +2563,11 @@ type ListPetsResponse struct {
 // ListPets calls GET /pets.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListPets(ctx context.Context) (*ListPetsResponse, error) {
 	u := c.server + "/pets"
@@ -2582,7 +2620,9 @@ type AdoptPetResponse struct {
 // AdoptPet calls POST /pets.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AdoptPet(ctx context.Context, body PetChoice) (*AdoptPetResponse, error) {
@@ -2643,7 +2683,9 @@ type SearchResponse struct {
 // Search calls POST /search.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Search(ctx context.Context, body SearchRequest) (*SearchResponse, error) {
@@ -2704,8 +2746,11 @@ type PutSettingsResponse struct {
 // PutSettings calls PUT /settings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue) (*PutSettingsResponse, error) {
 	u := c.server + "/settings"
@@ -2769,8 +2814,11 @@ type ListShapesResponse struct {
 // ListShapes calls GET /shapes.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListShapes(ctx context.Context) (*ListShapesResponse, error) {
 	u := c.server + "/shapes"
@@ -2823,7 +2871,9 @@ type CreateShapeResponse struct {
 // CreateShape calls POST /shapes.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateShape(ctx context.Context, body Shape) (*CreateShapeResponse, error) {

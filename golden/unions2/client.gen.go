@@ -514,7 +514,8 @@ func (u *Setting) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SigningKey is one of: RsaKey, EcKey (discriminator "kty"). The field that is set holds the value.
+// SigningKey is one of: RsaKey, EcKey (discriminator "kty"). The field that is set holds the
+// value.
 type SigningKey struct {
 	RsaKey *RsaKey `json:"-"`
 	EcKey  *EcKey  `json:"-"`
@@ -522,7 +523,8 @@ type SigningKey struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "kty" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kty" filled in
+// when left empty.
 func (u SigningKey) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -590,7 +592,8 @@ func (u *SigningKey) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// TransferCreate is one of: TransferCreate30, TransferCreate355. The field that is set holds the value.
+// TransferCreate is one of: TransferCreate30, TransferCreate355. The field that is set holds the
+// value.
 type TransferCreate struct {
 	TransferCreate30  *TransferCreate30  `json:"-"`
 	TransferCreate355 *TransferCreate355 `json:"-"`
@@ -923,8 +926,11 @@ type GetAnalyticsResponse struct {
 // GetAnalytics calls GET /analytics.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetAnalytics(ctx context.Context) (*GetAnalyticsResponse, error) {
 	u := c.server + "/analytics"
@@ -977,7 +983,9 @@ type EmbedResponse struct {
 // Embed calls POST /embeddings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Embed(ctx context.Context, body EmbeddingInput) (*EmbedResponse, error) {
@@ -1038,7 +1046,9 @@ type AddKeyResponse struct {
 // AddKey calls POST /keys.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddKey(ctx context.Context, body Key) (*AddKeyResponse, error) {
@@ -1099,7 +1109,9 @@ type ReplyResponse struct {
 // Reply calls POST /replies.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Reply(ctx context.Context, body Reply) (*ReplyResponse, error) {
@@ -1160,7 +1172,9 @@ type PutSettingResponse struct {
 // PutSetting calls POST /settings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutSetting(ctx context.Context, body Setting) (*PutSettingResponse, error) {
@@ -1221,7 +1235,9 @@ type CreateTransferResponse struct {
 // CreateTransfer calls POST /transfers.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateTransfer(ctx context.Context, body TransferCreate) (*CreateTransferResponse, error) {

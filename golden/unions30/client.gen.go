@@ -78,7 +78,8 @@ type Circle struct {
 	Radius float64 `json:"radius"`
 }
 
-// NullableShape is one of: Circle, Square (discriminator "kind"). The field that is set holds the value.
+// NullableShape is one of: Circle, Square (discriminator "kind"). The field that is set holds the
+// value.
 type NullableShape struct {
 	Circle *Circle `json:"-"`
 	Square *Square `json:"-"`
@@ -86,7 +87,8 @@ type NullableShape struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled
+// in when left empty.
 func (u NullableShape) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -160,7 +162,8 @@ type Owner struct {
 	Login       string  `json:"login"`
 }
 
-// Problem is one of: ValidationProblem, RateLimitProblem (discriminator "type"). The field that is set holds the value.
+// Problem is one of: ValidationProblem, RateLimitProblem (discriminator "type"). The field that is
+// set holds the value.
 type Problem struct {
 	ValidationProblem *ValidationProblem `json:"-"`
 	RateLimitProblem  *RateLimitProblem  `json:"-"`
@@ -168,7 +171,8 @@ type Problem struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled
+// in when left empty.
 func (u Problem) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -252,7 +256,8 @@ type Shape struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled
+// in when left empty.
 func (u Shape) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -481,7 +486,9 @@ type PutBoardResponse struct {
 // PutBoard calls PUT /boards/{boardId}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (retry: none).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBoard(ctx context.Context, boardID string, body Board) (*PutBoardResponse, error) {

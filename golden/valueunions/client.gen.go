@@ -17,7 +17,8 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Account is one of: CardAccount, BankAccount, LegacyAccount. The field that is set holds the value.
+// Account is one of: CardAccount, BankAccount, LegacyAccount. The field that is set holds the
+// value.
 type Account struct {
 	CardAccount   *CardAccount   `json:"-"`
 	BankAccount   *BankAccount   `json:"-"`
@@ -253,7 +254,8 @@ func (u *Link) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// NextAction is one of: AwaitAction, RedirectAction, DisplayAction, PollAction. The field that is set holds the value.
+// NextAction is one of: AwaitAction, RedirectAction, DisplayAction, PollAction. The field that is
+// set holds the value.
 type NextAction struct {
 	AwaitAction    *AwaitAction    `json:"-"`
 	RedirectAction *RedirectAction `json:"-"`
@@ -352,7 +354,8 @@ type PaymentRequest struct {
 	Method PaymentRequestMethod `json:"method"`
 }
 
-// PaymentRequestMethod is one of: PaymentRequestMethodIdeal, PaymentRequestMethodEps, PaymentRequestMethodCard. The field that is set holds the value.
+// PaymentRequestMethod is one of: PaymentRequestMethodIdeal, PaymentRequestMethodEps,
+// PaymentRequestMethodCard. The field that is set holds the value.
 type PaymentRequestMethod struct {
 	PaymentRequestMethodIdeal *PaymentRequestMethodIdeal `json:"-"`
 	PaymentRequestMethodEps   *PaymentRequestMethodEps   `json:"-"`
@@ -439,7 +442,8 @@ type PaymentRequestMethodIdeal struct {
 // PaymentRequestMethodIdealType is a schema of the API.
 type PaymentRequestMethodIdealType string
 
-// Values of PaymentRequestMethodIdealType the spec lists. A server may send others; they decode too.
+// Values of PaymentRequestMethodIdealType the spec lists. A server may send others; they decode
+// too.
 const (
 	PaymentRequestMethodIdealTypeIdeal PaymentRequestMethodIdealType = "ideal"
 )
@@ -484,7 +488,8 @@ type PaymentRequestMethodCard struct {
 // PaymentRequestMethodCardType is a schema of the API.
 type PaymentRequestMethodCardType string
 
-// Values of PaymentRequestMethodCardType the spec lists. A server may send others; they decode too.
+// Values of PaymentRequestMethodCardType the spec lists. A server may send others; they decode
+// too.
 const (
 	PaymentRequestMethodCardTypeCard PaymentRequestMethodCardType = "card"
 )
@@ -769,7 +774,9 @@ type AddAccountResponse struct {
 // AddAccount calls POST /accounts.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddAccount(ctx context.Context, body Account) (*AddAccountResponse, error) {
@@ -830,7 +837,9 @@ type RunActionResponse struct {
 // RunAction calls POST /actions.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResponse, error) {
@@ -891,7 +900,9 @@ type AddLinkResponse struct {
 // AddLink calls POST /links.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddLink(ctx context.Context, body Link) (*AddLinkResponse, error) {
@@ -952,7 +963,9 @@ type CreatePaymentResponse struct {
 // CreatePayment calls POST /payments.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePayment(ctx context.Context, body PaymentRequest) (*CreatePaymentResponse, error) {
@@ -1013,7 +1026,9 @@ type PingResponse struct {
 // Ping calls POST /pings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Ping(ctx context.Context, body Ping) (*PingResponse, error) {

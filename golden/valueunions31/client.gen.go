@@ -140,7 +140,8 @@ type AuthenticateBody struct {
 	Credentials AuthenticateBodyCredentials `json:"credentials"`
 }
 
-// AuthenticateBodyCredentials is one of: AuthenticateBodyCredentialsPassword, AuthenticateBodyCredentialsOtp. The field that is set holds the value.
+// AuthenticateBodyCredentials is one of: AuthenticateBodyCredentialsPassword,
+// AuthenticateBodyCredentialsOtp. The field that is set holds the value.
 type AuthenticateBodyCredentials struct {
 	AuthenticateBodyCredentialsPassword *AuthenticateBodyCredentialsPassword `json:"-"`
 	AuthenticateBodyCredentialsOtp      *AuthenticateBodyCredentialsOtp      `json:"-"`
@@ -213,7 +214,8 @@ type AuthenticateBodyCredentialsPassword struct {
 // AuthenticateBodyCredentialsPasswordKind is a schema of the API.
 type AuthenticateBodyCredentialsPasswordKind string
 
-// Values of AuthenticateBodyCredentialsPasswordKind the spec lists. A server may send others; they decode too.
+// Values of AuthenticateBodyCredentialsPasswordKind the spec lists. A server may send others; they
+// decode too.
 const (
 	AuthenticateBodyCredentialsPasswordKindPassword AuthenticateBodyCredentialsPasswordKind = "password"
 )
@@ -237,7 +239,8 @@ type AuthenticateBodyCredentialsOtp struct {
 // AuthenticateBodyCredentialsOtpKind is a schema of the API.
 type AuthenticateBodyCredentialsOtpKind string
 
-// Values of AuthenticateBodyCredentialsOtpKind the spec lists. A server may send others; they decode too.
+// Values of AuthenticateBodyCredentialsOtpKind the spec lists. A server may send others; they
+// decode too.
 const (
 	AuthenticateBodyCredentialsOtpKindOtp AuthenticateBodyCredentialsOtpKind = "otp"
 )
@@ -387,7 +390,9 @@ type RunActionResponse struct {
 // RunAction calls POST /actions.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResponse, error) {
@@ -445,7 +450,9 @@ type AuthenticateResponse struct {
 // Authenticate calls POST /authentications.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
+//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+//     through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Authenticate(ctx context.Context, body AuthenticateBody) (*AuthenticateResponse, error) {
