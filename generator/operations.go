@@ -69,7 +69,8 @@ func (b *builder) operations() {
 	names := make([]string, len(ops))
 	for i, o := range ops {
 		base := o.op.OperationID
-		if first, dup := ids[base]; dup && base != "" {
+		first, dup := ids[base]
+		if dup = dup && base != ""; dup {
 			// OpenAPI requires unique operationIds; which one gets the
 			// plain name depends on path order, so say so.
 			b.diags = append(b.diags, b.s.diag(Warning, pointerJoin("/paths", o.path, strings.ToLower(o.method), "operationId"),
@@ -80,7 +81,11 @@ func (b *builder) operations() {
 		if base == "" {
 			base = strings.ToLower(o.method) + " " + o.path
 		}
-		names[i] = methods.name(exportedName(base, "Call"))
+		if dup {
+			names[i] = methods.name(exportedName(base, "Call")) // warned above
+			continue
+		}
+		names[i] = b.claimAt(methods, exportedName(base, "Call"), "the method of "+opWords(o), b.at(pointerJoin("/paths", o.path, strings.ToLower(o.method))))
 	}
 	for i, o := range ops {
 		name := names[i]
@@ -123,6 +128,15 @@ func urlPath(key string) string {
 		return key[:i]
 	}
 	return key
+}
+
+// opWords names an operation in a warning: by its operationId, or by its
+// method and path when it has none.
+func opWords(o opRef) string {
+	if o.op.OperationID != "" {
+		return fmt.Sprintf("operation %q", o.op.OperationID)
+	}
+	return "operation " + o.method + " " + o.path
 }
 
 // argReserved are the names a generated method uses for itself.
@@ -261,13 +275,13 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		})
 	}
 	if len(op.Params) > 0 {
-		op.ParamsType = b.pkg.name(name + "Params")
+		op.ParamsType = b.claimAt(b.pkg, name+"Params", "the parameters type of "+opWords(o), b.at(opPtr))
 	}
 
 	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
 		b.bodies(op, rb, opPtr, methods)
 	}
-	op.ResponseType = b.pkg.name(name + "Response")
+	op.ResponseType = b.claimAt(b.pkg, name+"Response", "the response type of "+opWords(o), b.at(opPtr))
 	op.Responses, op.Headers = b.responses(o.op, name, opPtr)
 	return op
 }

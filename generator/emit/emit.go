@@ -262,17 +262,20 @@ func typeExpr(t *model.GoType) *jen.Statement {
 }
 
 func (e *emitter) emitType(f *jen.File, t *model.Type) {
-	doc := []string{t.Name + " is a schema of the API."}
+	// The schema's own title and description, or nothing: a line saying
+	// only that a type is a schema tells a reviewer nothing.
+	doc := append([]string(nil), t.Doc...)
 	if t.Kind == model.Union {
 		doc = []string{unionDoc(t)}
 		if len(t.Doc) > 0 {
 			doc = append(append(doc, ""), t.Doc...)
 		}
-	} else if len(t.Doc) > 0 {
-		doc = append([]string{t.Name + " is described by the spec as:", ""}, t.Doc...)
 	}
 	if t.Deprecated {
-		doc = append(doc, "", "Deprecated: the spec marks this schema as deprecated.")
+		if len(doc) > 0 {
+			doc = append(doc, "")
+		}
+		doc = append(doc, "Deprecated: the spec marks this schema as deprecated.")
 	}
 	comment(f, doc)
 	switch t.Kind {

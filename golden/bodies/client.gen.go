@@ -21,43 +21,30 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// NewPet is a schema of the API.
 type NewPet struct {
 	Name string  `json:"name"`
 	Tag  *string `json:"tag,omitzero"`
 }
-
-// PostChargeForm is a schema of the API.
 type PostChargeForm struct {
 	Amount *int64                    `json:"amount,omitzero"`
 	Expand []string                  `json:"expand,omitzero"`
 	Lines  []PostChargeFormLinesItem `json:"lines,omitzero"`
 }
-
-// PostChargeFormLinesItem is a schema of the API.
 type PostChargeFormLinesItem struct {
 	Price    *string `json:"price,omitzero"`
 	Quantity *int64  `json:"quantity,omitzero"`
 }
-
-// PostLooseForm is a schema of the API.
 type PostLooseForm struct {
 	Loose *PostLooseFormLoose     `json:"loose,omitzero"`
 	Piped []string                `json:"piped,omitzero"`
 	Rows  []PostLooseFormRowsItem `json:"rows,omitzero"`
 }
-
-// PostLooseFormLoose is a schema of the API.
 type PostLooseFormLoose struct {
 	K *string `json:"k,omitzero"`
 }
-
-// PostLooseFormRowsItem is a schema of the API.
 type PostLooseFormRowsItem struct {
 	K *string `json:"k,omitzero"`
 }
-
-// PostOrderForm is a schema of the API.
 type PostOrderForm struct {
 	Csv  []string           `json:"csv,omitzero"`
 	Meta *PostOrderFormMeta `json:"meta,omitzero"`
@@ -75,42 +62,31 @@ func (v PostOrderForm) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// PostOrderFormMeta is a schema of the API.
 type PostOrderFormMeta struct {
 	K *string `json:"k,omitzero"`
 }
 
-// CreatePetMultipart is described by the spec as:
-//
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type CreatePetMultipart struct {
 	// Name is required.
 	Name string  `json:"name,omitzero"`
 	Tag  *string `json:"tag,omitzero"`
 }
-
-// PatchPetBodyItem is a schema of the API.
 type PatchPetBodyItem struct {
 	Op    string          `json:"op"`
 	Path  string          `json:"path"`
 	Value json.RawMessage `json:"value,omitzero"`
 }
 
-// PostReportMultipart is described by the spec as:
-//
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type PostReportMultipart struct {
 	Doc  *PostReportMultipartDoc `json:"doc,omitzero"`
 	Note *string                 `json:"note,omitzero"`
 }
-
-// PostReportMultipartDoc is a schema of the API.
 type PostReportMultipartDoc struct {
 	A *string `json:"a,omitzero"`
 }
 
-// UploadMultipart is described by the spec as:
-//
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type UploadMultipart struct {
 	Count *int64 `json:"count,omitzero"`
@@ -125,13 +101,9 @@ type UploadMultipart struct {
 	// Title is required.
 	Title string `json:"title,omitzero"`
 }
-
-// UploadMultipartLabelsItem is a schema of the API.
 type UploadMultipartLabelsItem struct {
 	Key string `json:"key"`
 }
-
-// UploadMultipartMeta is a schema of the API.
 type UploadMultipartMeta struct {
 	Owner *string `json:"owner,omitzero"`
 }

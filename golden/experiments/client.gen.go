@@ -16,7 +16,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Result is a schema of the API.
 type Result struct {
 	Done bool    `json:"done"`
 	ID   *string `json:"id,omitzero"`

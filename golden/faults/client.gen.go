@@ -16,7 +16,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Item is a schema of the API.
 type Item struct {
 	ID   string  `json:"id"`
 	Name string  `json:"name"`

@@ -17,8 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Pet7m is described by the spec as:
-//
 // A pet.
 //
 // Owner: nimda.
@@ -105,12 +103,9 @@ func (u *Tagged) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// TaggedAB0m is a schema of the API.
 type TaggedAB0m struct {
 	Kind TaggedAB0mKind `json:"kind"`
 }
-
-// TaggedAB0mKind is a schema of the API.
 type TaggedAB0mKind string
 
 // Values of TaggedAB0mKind the spec lists. A server may send others; they decode too.
@@ -126,12 +121,9 @@ func (v TaggedAB0mKind) MarshalJSON() ([]byte, error) {
 	return []byte("\"a`b\u202e\\u001b[0m\""), nil
 }
 
-// TaggedCd is a schema of the API.
 type TaggedCd struct {
 	Kind TaggedCdKind `json:"kind"`
 }
-
-// TaggedCdKind is a schema of the API.
 type TaggedCdKind string
 
 // Values of TaggedCdKind the spec lists. A server may send others; they decode too.
@@ -147,7 +139,6 @@ func (v TaggedCdKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"\"c\\d\u2028"`), nil
 }
 
-// Get2JPetQ8HTTPEvil is a schema of the API.
 type Get2JPetQ8HTTPEvil string
 
 // Values of Get2JPetQ8HTTPEvil the spec lists. A server may send others; they decode too.

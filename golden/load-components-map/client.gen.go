@@ -16,20 +16,15 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Owner is a schema of the API.
 type Owner struct {
 	Name string `json:"name"`
 	Pets []Pet  `json:"pets,omitzero"`
 }
-
-// Pet is a schema of the API.
 type Pet struct {
 	Born *time.Time `json:"born,omitzero"`
 	Kind *PetKind   `json:"kind,omitzero"`
 	Name string     `json:"name"`
 }
-
-// PetKind is a schema of the API.
 type PetKind string
 
 // Values of PetKind the spec lists. A server may send others; they decode too.
@@ -38,7 +33,6 @@ const (
 	PetKindDog PetKind = "dog"
 )
 
-// GetOwnerResponse404Body is a schema of the API.
 type GetOwnerResponse404Body struct {
 	Message string `json:"message"`
 }

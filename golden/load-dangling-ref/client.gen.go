@@ -17,12 +17,9 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Pet is a schema of the API.
 type Pet struct {
 	Name string `json:"name"`
 }
-
-// GetStoreResponse200Body is a schema of the API.
 type GetStoreResponse200Body struct {
 	ID    string          `json:"id"`
 	Owner json.RawMessage `json:"owner,omitzero"`

@@ -17,18 +17,13 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Invoice is a schema of the API.
 type Invoice struct {
 	Number string `json:"number"`
 	Total  Total  `json:"total"`
 }
-
-// Total is a schema of the API.
 type Total struct {
 	Cents int64 `json:"cents"`
 }
-
-// GetOrderResponse200Body is a schema of the API.
 type GetOrderResponse200Body struct {
 	ID    string `json:"id"`
 	Lines []Line `json:"lines"`
@@ -44,14 +39,11 @@ func (v GetOrderResponse200Body) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// Line is a schema of the API.
 type Line struct {
 	Money *Money `json:"money,omitzero"`
 	Qty   int64  `json:"qty"`
 	Sku   string `json:"sku"`
 }
-
-// Money is a schema of the API.
 type Money struct {
 	Amount   string `json:"amount"`
 	Currency string `json:"currency"`

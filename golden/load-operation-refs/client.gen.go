@@ -18,7 +18,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// PetGetType is a schema of the API.
 type PetGetType string
 
 // Values of PetGetType the spec lists. A server may send others; they decode too.
@@ -27,18 +26,13 @@ const (
 	PetGetTypeDog PetGetType = "dog"
 )
 
-// Pet is a schema of the API.
 type Pet struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
 }
-
-// PetGetResponseDefaultBody is a schema of the API.
 type PetGetResponseDefaultBody struct {
 	Message *string `json:"message,omitzero"`
 }
-
-// PetUpdateBody is a schema of the API.
 type PetUpdateBody struct {
 	Tags []string `json:"tags"`
 }

@@ -16,10 +16,7 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Meta is a schema of the API.
 type Meta map[string]any
-
-// Thing is a schema of the API.
 type Thing struct {
 	ID   string `json:"id"`
 	Meta *Meta  `json:"meta,omitzero"`

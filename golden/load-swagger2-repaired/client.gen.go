@@ -20,13 +20,9 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Pair is described by the spec as:
-//
 // slack's shape: items written as a list, which resgen repairs; the repair re-encodes the whole
 // spec.
 type Pair []json.RawMessage
-
-// UpdateItemForm is a schema of the API.
 type UpdateItemForm struct {
 	Count  int64 `json:"count"`
 	Public *bool `json:"public,omitzero"`

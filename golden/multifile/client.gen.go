@@ -17,7 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Order is a schema of the API.
 type Order struct {
 	ID    string `json:"id"`
 	Lines []Line `json:"lines"`
@@ -33,13 +32,10 @@ func (v Order) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// Line is a schema of the API.
 type Line struct {
 	Qty *int32  `json:"qty,omitzero"`
 	Sku *string `json:"sku,omitzero"`
 }
-
-// GetOrderResponse404Body is a schema of the API.
 type GetOrderResponse404Body struct {
 	Message *string `json:"message,omitzero"`
 }

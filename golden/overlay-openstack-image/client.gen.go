@@ -20,22 +20,14 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// CacheGetCacheStateResponse is described by the spec as:
-//
 // Response of the cache:get operation.
 type CacheGetCacheStateResponse map[string]any
 
-// CacheQueueImageFromAPIRequest is described by the spec as:
-//
 // Request of the cache/image_id:put operation.
 type CacheQueueImageFromAPIRequest map[string]any
 
-// CacheQueueImageFromAPIResponse is described by the spec as:
-//
 // Response of the cache/image_id:put operation.
 type CacheQueueImageFromAPIResponse map[string]any
-
-// ImageDeleteRequest is a schema of the API.
 type ImageDeleteRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -108,8 +100,6 @@ func (v ImageDeleteRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImageDeleteRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImageDeleteRequestContainerFormat string
 
@@ -126,8 +116,6 @@ const (
 	ImageDeleteRequestContainerFormatCompressed ImageDeleteRequestContainerFormat = "compressed"
 )
 
-// ImageDeleteRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImageDeleteRequestDiskFormat string
 
@@ -147,7 +135,6 @@ const (
 	ImageDeleteRequestDiskFormatPloop ImageDeleteRequestDiskFormat = "ploop"
 )
 
-// ImageDeleteRequestLocationsItem is a schema of the API.
 type ImageDeleteRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -166,8 +153,6 @@ func (v ImageDeleteRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImageDeleteRequestLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type ImageDeleteRequestLocationsItemValidationData struct {
@@ -176,8 +161,6 @@ type ImageDeleteRequestLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImageDeleteRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImageDeleteRequestStatus string
 
@@ -194,8 +177,6 @@ const (
 	ImageDeleteRequestStatusDeactivated   ImageDeleteRequestStatus = "deactivated"
 )
 
-// ImageDeleteRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImageDeleteRequestVisibility string
 
@@ -208,7 +189,6 @@ const (
 	ImageDeleteRequestVisibilityShared    ImageDeleteRequestVisibility = "shared"
 )
 
-// ImageShowRequest is a schema of the API.
 type ImageShowRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -281,8 +261,6 @@ func (v ImageShowRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImageShowRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImageShowRequestContainerFormat string
 
@@ -299,8 +277,6 @@ const (
 	ImageShowRequestContainerFormatCompressed ImageShowRequestContainerFormat = "compressed"
 )
 
-// ImageShowRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImageShowRequestDiskFormat string
 
@@ -319,7 +295,6 @@ const (
 	ImageShowRequestDiskFormatPloop ImageShowRequestDiskFormat = "ploop"
 )
 
-// ImageShowRequestLocationsItem is a schema of the API.
 type ImageShowRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -338,8 +313,6 @@ func (v ImageShowRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImageShowRequestLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type ImageShowRequestLocationsItemValidationData struct {
@@ -348,8 +321,6 @@ type ImageShowRequestLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImageShowRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImageShowRequestStatus string
 
@@ -366,8 +337,6 @@ const (
 	ImageShowRequestStatusDeactivated   ImageShowRequestStatus = "deactivated"
 )
 
-// ImageShowRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImageShowRequestVisibility string
 
@@ -379,7 +348,6 @@ const (
 	ImageShowRequestVisibilityShared    ImageShowRequestVisibility = "shared"
 )
 
-// ImageShowResponse is a schema of the API.
 type ImageShowResponse struct {
 	// An MD5 hash over the image data. The value might be `null` (JSON null data type),
 	// as this field is no longer populated by the Image Service beginning with the
@@ -555,8 +523,6 @@ func (v ImageShowResponse) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImageShowResponseContainerFormat is described by the spec as:
-//
 // Format of the image container.
 //
 // Values may vary based on the configuration available in a
@@ -582,8 +548,6 @@ const (
 	ImageShowResponseContainerFormatCompressed ImageShowResponseContainerFormat = "compressed"
 )
 
-// ImageShowResponseDiskFormat is described by the spec as:
-//
 // The format of the disk.
 //
 // Values may vary based on the configuration available in a
@@ -618,7 +582,6 @@ const (
 	ImageShowResponseDiskFormatPloop ImageShowResponseDiskFormat = "ploop"
 )
 
-// ImageShowResponseLocationsItem is a schema of the API.
 type ImageShowResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -637,8 +600,6 @@ func (v ImageShowResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImageShowResponseLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type ImageShowResponseLocationsItemValidationData struct {
@@ -647,8 +608,6 @@ type ImageShowResponseLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImageShowResponseStatus is described by the spec as:
-//
 // The image status.
 type ImageShowResponseStatus string
 
@@ -665,8 +624,6 @@ const (
 	ImageShowResponseStatusDeactivated   ImageShowResponseStatus = "deactivated"
 )
 
-// ImageShowResponseVisibility is described by the spec as:
-//
 // Image visibility, that is, the access permission for the image.
 type ImageShowResponseVisibility string
 
@@ -678,10 +635,7 @@ const (
 	ImageShowResponseVisibilityShared    ImageShowResponseVisibility = "shared"
 )
 
-// ImageUpdateRequest is a schema of the API.
 type ImageUpdateRequest string
-
-// ImageUpdateResponse is a schema of the API.
 type ImageUpdateResponse struct {
 	// An MD5 hash over the image data. The value might be `null` (JSON null data type),
 	// as this field is no longer populated by the Image Service beginning with the
@@ -856,8 +810,6 @@ func (v ImageUpdateResponse) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImageUpdateResponseContainerFormat is described by the spec as:
-//
 // Format of the image container.
 //
 // Values may vary based on the configuration available in a
@@ -883,8 +835,6 @@ const (
 	ImageUpdateResponseContainerFormatCompressed ImageUpdateResponseContainerFormat = "compressed"
 )
 
-// ImageUpdateResponseDiskFormat is described by the spec as:
-//
 // The format of the disk.
 //
 // Values may vary based on the configuration available in a
@@ -920,7 +870,6 @@ const (
 	ImageUpdateResponseDiskFormatPloop ImageUpdateResponseDiskFormat = "ploop"
 )
 
-// ImageUpdateResponseLocationsItem is a schema of the API.
 type ImageUpdateResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -939,8 +888,6 @@ func (v ImageUpdateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImageUpdateResponseLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type ImageUpdateResponseLocationsItemValidationData struct {
@@ -949,8 +896,6 @@ type ImageUpdateResponseLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImageUpdateResponseStatus is described by the spec as:
-//
 // The image status.
 type ImageUpdateResponseStatus string
 
@@ -967,8 +912,6 @@ const (
 	ImageUpdateResponseStatusDeactivated   ImageUpdateResponseStatus = "deactivated"
 )
 
-// ImageUpdateResponseVisibility is described by the spec as:
-//
 // Image visibility, that is, the access permission for the image.
 type ImageUpdateResponseVisibility string
 
@@ -981,27 +924,17 @@ const (
 	ImageUpdateResponseVisibilityShared    ImageUpdateResponseVisibility = "shared"
 )
 
-// ImagesActionsDeactivateDeactivateRequest is described by the spec as:
-//
 // Request of the images/image_id/actions/deactivate:post operation.
 type ImagesActionsDeactivateDeactivateRequest map[string]any
 
-// ImagesActionsDeactivateResponse is described by the spec as:
-//
 // Response of the images/image_id/actions/deactivate:post operation.
 type ImagesActionsDeactivateResponse map[string]any
 
-// ImagesActionsReactivateReactivateRequest is described by the spec as:
-//
 // Request of the images/image_id/actions/reactivate:post operation.
 type ImagesActionsReactivateReactivateRequest map[string]any
 
-// ImagesActionsReactivateResponse is described by the spec as:
-//
 // Response of the images/image_id/actions/reactivate:post operation.
 type ImagesActionsReactivateResponse map[string]any
-
-// ImagesCreateRequest is a schema of the API.
 type ImagesCreateRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -1125,8 +1058,6 @@ func (v ImagesCreateRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesCreateRequestContainerFormat is described by the spec as:
-//
 // Format of the image container.
 //
 // Values may vary based on the configuration available in a
@@ -1152,8 +1083,6 @@ const (
 	ImagesCreateRequestContainerFormatCompressed ImagesCreateRequestContainerFormat = "compressed"
 )
 
-// ImagesCreateRequestDiskFormat is described by the spec as:
-//
 // The format of the disk.
 //
 // Values may vary based on the configuration available in a
@@ -1189,7 +1118,6 @@ const (
 	ImagesCreateRequestDiskFormatPloop ImagesCreateRequestDiskFormat = "ploop"
 )
 
-// ImagesCreateRequestLocationsItem is a schema of the API.
 type ImagesCreateRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -1208,8 +1136,6 @@ func (v ImagesCreateRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImagesCreateRequestLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type ImagesCreateRequestLocationsItemValidationData struct {
@@ -1218,8 +1144,6 @@ type ImagesCreateRequestLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesCreateRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImagesCreateRequestStatus string
 
@@ -1236,8 +1160,6 @@ const (
 	ImagesCreateRequestStatusDeactivated   ImagesCreateRequestStatus = "deactivated"
 )
 
-// ImagesCreateRequestVisibility is described by the spec as:
-//
 // Visibility for this image. Valid value is one of: `public`, `private`,
 // `shared`, or `community`.
 // At most sites, only an administrator can make an image `public`.
@@ -1256,7 +1178,6 @@ const (
 	ImagesCreateRequestVisibilityShared    ImagesCreateRequestVisibility = "shared"
 )
 
-// ImagesCreateResponse is a schema of the API.
 type ImagesCreateResponse struct {
 	// An MD5 hash over the image data. The value might be `null` (JSON null data type),
 	// as this field is no longer populated by the Image Service beginning with the
@@ -1432,8 +1353,6 @@ func (v ImagesCreateResponse) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesCreateResponseContainerFormat is described by the spec as:
-//
 // Format of the image container.
 //
 // Values may vary based on the configuration available in a
@@ -1459,8 +1378,6 @@ const (
 	ImagesCreateResponseContainerFormatCompressed ImagesCreateResponseContainerFormat = "compressed"
 )
 
-// ImagesCreateResponseDiskFormat is described by the spec as:
-//
 // The format of the disk.
 //
 // Values may vary based on the configuration available in a
@@ -1496,7 +1413,6 @@ const (
 	ImagesCreateResponseDiskFormatPloop ImagesCreateResponseDiskFormat = "ploop"
 )
 
-// ImagesCreateResponseLocationsItem is a schema of the API.
 type ImagesCreateResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -1515,8 +1431,6 @@ func (v ImagesCreateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImagesCreateResponseLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type ImagesCreateResponseLocationsItemValidationData struct {
@@ -1525,8 +1439,6 @@ type ImagesCreateResponseLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesCreateResponseStatus is described by the spec as:
-//
 // The image status.
 type ImagesCreateResponseStatus string
 
@@ -1543,8 +1455,6 @@ const (
 	ImagesCreateResponseStatusDeactivated   ImagesCreateResponseStatus = "deactivated"
 )
 
-// ImagesCreateResponseVisibility is described by the spec as:
-//
 // Image visibility, that is, the access permission for the image.
 type ImagesCreateResponseVisibility string
 
@@ -1557,13 +1467,8 @@ const (
 	ImagesCreateResponseVisibilityShared    ImagesCreateResponseVisibility = "shared"
 )
 
-// ImagesFileDownloadResponse is a schema of the API.
 type ImagesFileDownloadResponse string
-
-// ImagesFileUploadRequest is a schema of the API.
 type ImagesFileUploadRequest string
-
-// ImagesImportImportImageRequest is a schema of the API.
 type ImagesImportImportImageRequest struct {
 	// When set to True the data will be imported to the set of stores you may
 	// consume from this particular deployment of Glance (ie: the same set of
@@ -1582,8 +1487,6 @@ type ImagesImportImportImageRequest struct {
 	Stores []string `json:"stores,omitzero"`
 }
 
-// ImagesImportImportImageRequestMethod is described by the spec as:
-//
 // A JSON object indicating what import method you wish to use to import
 // your image. The content of this JSON object is another JSON object
 // with a `name` field whose value is the identifier for the import
@@ -1595,11 +1498,7 @@ type ImagesImportImportImageRequestMethod struct {
 	Name                   *string `json:"name,omitzero"`
 	URI                    *string `json:"uri,omitzero"`
 }
-
-// ImagesImportImportImageResponse is a schema of the API.
 type ImagesImportImportImageResponse = json.RawMessage
-
-// ImagesIndexRequest is a schema of the API.
 type ImagesIndexRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -1672,8 +1571,6 @@ func (v ImagesIndexRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesIndexRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImagesIndexRequestContainerFormat string
 
@@ -1690,8 +1587,6 @@ const (
 	ImagesIndexRequestContainerFormatCompressed ImagesIndexRequestContainerFormat = "compressed"
 )
 
-// ImagesIndexRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImagesIndexRequestDiskFormat string
 
@@ -1711,7 +1606,6 @@ const (
 	ImagesIndexRequestDiskFormatPloop ImagesIndexRequestDiskFormat = "ploop"
 )
 
-// ImagesIndexRequestLocationsItem is a schema of the API.
 type ImagesIndexRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -1730,8 +1624,6 @@ func (v ImagesIndexRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImagesIndexRequestLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type ImagesIndexRequestLocationsItemValidationData struct {
@@ -1740,8 +1632,6 @@ type ImagesIndexRequestLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesIndexRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImagesIndexRequestStatus string
 
@@ -1758,8 +1648,6 @@ const (
 	ImagesIndexRequestStatusDeactivated   ImagesIndexRequestStatus = "deactivated"
 )
 
-// ImagesIndexRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImagesIndexRequestVisibility string
 
@@ -1772,7 +1660,6 @@ const (
 	ImagesIndexRequestVisibilityShared    ImagesIndexRequestVisibility = "shared"
 )
 
-// ImagesListResponse is a schema of the API.
 type ImagesListResponse struct {
 	First *string `json:"first,omitzero"`
 	// A list of *image* objects, as described by the [Images Schema](#images-schema).
@@ -1780,8 +1667,6 @@ type ImagesListResponse struct {
 	Next   *string                        `json:"next,omitzero"`
 	Schema *string                        `json:"schema,omitzero"`
 }
-
-// ImagesListResponseImagesItem is a schema of the API.
 type ImagesListResponseImagesItem struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -1854,8 +1739,6 @@ func (v ImagesListResponseImagesItem) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesListResponseImagesItemContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImagesListResponseImagesItemContainerFormat string
 
@@ -1872,8 +1755,6 @@ const (
 	ImagesListResponseImagesItemContainerFormatCompressed ImagesListResponseImagesItemContainerFormat = "compressed"
 )
 
-// ImagesListResponseImagesItemDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImagesListResponseImagesItemDiskFormat string
 
@@ -1893,7 +1774,6 @@ const (
 	ImagesListResponseImagesItemDiskFormatPloop ImagesListResponseImagesItemDiskFormat = "ploop"
 )
 
-// ImagesListResponseImagesItemLocationsItem is a schema of the API.
 type ImagesListResponseImagesItemLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -1912,8 +1792,6 @@ func (v ImagesListResponseImagesItemLocationsItem) MarshalJSON() ([]byte, error)
 	return json.Marshal(plain(v))
 }
 
-// ImagesListResponseImagesItemLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type ImagesListResponseImagesItemLocationsItemValidationData struct {
@@ -1922,8 +1800,6 @@ type ImagesListResponseImagesItemLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesListResponseImagesItemStatus is described by the spec as:
-//
 // Status of the image.
 type ImagesListResponseImagesItemStatus string
 
@@ -1941,8 +1817,6 @@ const (
 	ImagesListResponseImagesItemStatusDeactivated   ImagesListResponseImagesItemStatus = "deactivated"
 )
 
-// ImagesListResponseImagesItemVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImagesListResponseImagesItemVisibility string
 
@@ -1955,7 +1829,6 @@ const (
 	ImagesListResponseImagesItemVisibilityShared    ImagesListResponseImagesItemVisibility = "shared"
 )
 
-// ImagesMemberShowResponse is a schema of the API.
 type ImagesMemberShowResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -2000,8 +1873,6 @@ type ImagesMemberShowResponse struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
-// ImagesMemberShowResponseStatus is described by the spec as:
-//
 // The status of this image member. Value is one of `pending`,
 // `accepted`, `rejected`.
 type ImagesMemberShowResponseStatus string
@@ -2014,12 +1885,8 @@ const (
 	ImagesMemberShowResponseStatusRejected ImagesMemberShowResponseStatus = "rejected"
 )
 
-// ImagesMemberUpdateRequest is described by the spec as:
-//
 // Request of the images/image_id/members/member_id:put operation.
 type ImagesMemberUpdateRequest map[string]any
-
-// ImagesMemberUpdateResponse is a schema of the API.
 type ImagesMemberUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -2064,8 +1931,6 @@ type ImagesMemberUpdateResponse struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
-// ImagesMemberUpdateResponseStatus is described by the spec as:
-//
 // The status of this image member. Value is one of `pending`,
 // `accepted`, `rejected`.
 type ImagesMemberUpdateResponseStatus string
@@ -2078,12 +1943,8 @@ const (
 	ImagesMemberUpdateResponseStatusRejected ImagesMemberUpdateResponseStatus = "rejected"
 )
 
-// ImagesMembersCreateRequest is described by the spec as:
-//
 // Request of the images/image_id/members:post operation.
 type ImagesMembersCreateRequest map[string]any
-
-// ImagesMembersCreateResponse is a schema of the API.
 type ImagesMembersCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -2128,8 +1989,6 @@ type ImagesMembersCreateResponse struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
-// ImagesMembersCreateResponseStatus is described by the spec as:
-//
 // The status of this image member. Value is one of `pending`,
 // `accepted`, `rejected`.
 type ImagesMembersCreateResponseStatus string
@@ -2142,7 +2001,6 @@ const (
 	ImagesMembersCreateResponseStatusRejected ImagesMembersCreateResponseStatus = "rejected"
 )
 
-// ImagesMembersListResponse is a schema of the API.
 type ImagesMembersListResponse struct {
 	First *string `json:"first,omitzero"`
 	// A list of *member* objects, as described by the [Image Members
@@ -2152,8 +2010,6 @@ type ImagesMembersListResponse struct {
 	Next    *string                                `json:"next,omitzero"`
 	Schema  *string                                `json:"schema,omitzero"`
 }
-
-// ImagesMembersListResponseMembersItem is a schema of the API.
 type ImagesMembersListResponseMembersItem struct {
 	// Date and time of image member creation.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -2168,8 +2024,6 @@ type ImagesMembersListResponseMembersItem struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
-// ImagesMembersListResponseMembersItemStatus is described by the spec as:
-//
 // The status of this image member.
 type ImagesMembersListResponseMembersItemStatus string
 
@@ -2181,27 +2035,17 @@ const (
 	ImagesMembersListResponseMembersItemStatusRejected ImagesMembersListResponseMembersItemStatus = "rejected"
 )
 
-// ImagesStageResponse is described by the spec as:
-//
 // Response of the images/image_id/stage:put operation.
 type ImagesStageResponse map[string]any
 
-// ImagesStageStageRequest is described by the spec as:
-//
 // Request of the images/image_id/stage:put operation.
 type ImagesStageStageRequest map[string]any
 
-// ImagesTagUpdateRequest is described by the spec as:
-//
 // Request of the images/image_id/tags/tag_value:put operation.
 type ImagesTagUpdateRequest map[string]any
 
-// ImagesTagUpdateResponse is described by the spec as:
-//
 // Response of the images/image_id/tags/tag_value:put operation.
 type ImagesTagUpdateResponse map[string]any
-
-// ImagesTasksGetTaskInfoRequest is a schema of the API.
 type ImagesTasksGetTaskInfoRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -2274,8 +2118,6 @@ func (v ImagesTasksGetTaskInfoRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesTasksGetTaskInfoRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImagesTasksGetTaskInfoRequestContainerFormat string
 
@@ -2292,8 +2134,6 @@ const (
 	ImagesTasksGetTaskInfoRequestContainerFormatCompressed ImagesTasksGetTaskInfoRequestContainerFormat = "compressed"
 )
 
-// ImagesTasksGetTaskInfoRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImagesTasksGetTaskInfoRequestDiskFormat string
 
@@ -2313,7 +2153,6 @@ const (
 	ImagesTasksGetTaskInfoRequestDiskFormatPloop ImagesTasksGetTaskInfoRequestDiskFormat = "ploop"
 )
 
-// ImagesTasksGetTaskInfoRequestLocationsItem is a schema of the API.
 type ImagesTasksGetTaskInfoRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -2332,8 +2171,6 @@ func (v ImagesTasksGetTaskInfoRequestLocationsItem) MarshalJSON() ([]byte, error
 	return json.Marshal(plain(v))
 }
 
-// ImagesTasksGetTaskInfoRequestLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type ImagesTasksGetTaskInfoRequestLocationsItemValidationData struct {
@@ -2342,8 +2179,6 @@ type ImagesTasksGetTaskInfoRequestLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesTasksGetTaskInfoRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImagesTasksGetTaskInfoRequestStatus string
 
@@ -2361,8 +2196,6 @@ const (
 	ImagesTasksGetTaskInfoRequestStatusDeactivated   ImagesTasksGetTaskInfoRequestStatus = "deactivated"
 )
 
-// ImagesTasksGetTaskInfoRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImagesTasksGetTaskInfoRequestVisibility string
 
@@ -2375,7 +2208,6 @@ const (
 	ImagesTasksGetTaskInfoRequestVisibilityShared    ImagesTasksGetTaskInfoRequestVisibility = "shared"
 )
 
-// ImagesTasksGetTaskInfoResponse is a schema of the API.
 type ImagesTasksGetTaskInfoResponse struct {
 	First  *string `json:"first,omitzero"`
 	Next   *string `json:"next,omitzero"`
@@ -2383,8 +2215,6 @@ type ImagesTasksGetTaskInfoResponse struct {
 	// A list of *task* objects, associated with the given image.
 	Tasks []ImagesTasksGetTaskInfoResponseTasksItem `json:"tasks,omitzero"`
 }
-
-// ImagesTasksGetTaskInfoResponseTasksItem is a schema of the API.
 type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -2416,8 +2246,6 @@ type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// ImagesTasksGetTaskInfoResponseTasksItemStatus is described by the spec as:
-//
 // The current status of this task.
 type ImagesTasksGetTaskInfoResponseTasksItemStatus string
 
@@ -2430,8 +2258,6 @@ const (
 	ImagesTasksGetTaskInfoResponseTasksItemStatusFailure    ImagesTasksGetTaskInfoResponseTasksItemStatus = "failure"
 )
 
-// ImagesTasksGetTaskInfoResponseTasksItemType is described by the spec as:
-//
 // The type of task represented by this content.
 type ImagesTasksGetTaskInfoResponseTasksItemType string
 
@@ -2442,7 +2268,6 @@ const (
 	ImagesTasksGetTaskInfoResponseTasksItemTypeAPIImageImport ImagesTasksGetTaskInfoResponseTasksItemType = "api_image_import"
 )
 
-// InfoImportGetImageImportResponse is a schema of the API.
 type InfoImportGetImageImportResponse struct {
 	// A JSON object containing a `value` element, which is an array of
 	// string identifiers indicating what import methods are available in
@@ -2450,8 +2275,6 @@ type InfoImportGetImageImportResponse struct {
 	ImportMethods *InfoImportGetImageImportResponseImportMethods `json:"import-methods,omitzero"`
 }
 
-// InfoImportGetImageImportResponseImportMethods is described by the spec as:
-//
 // A JSON object containing a `value` element, which is an array of
 // string identifiers indicating what import methods are available in
 // the cloud in which the call is made. This list may be empty.
@@ -2460,8 +2283,6 @@ type InfoImportGetImageImportResponseImportMethods struct {
 	Type        *string  `json:"type,omitzero"`
 	Value       []string `json:"value,omitzero"`
 }
-
-// InfoStoresDetailGetStoresDetailResponse is a schema of the API.
 type InfoStoresDetailGetStoresDetailResponse struct {
 	// A list of store objects, where each store object may contain the
 	// following fields:
@@ -2486,8 +2307,6 @@ type InfoStoresDetailGetStoresDetailResponse struct {
 	// `properties`Contains store specific properties.
 	Stores []InfoStoresDetailGetStoresDetailResponseStoresItem `json:"stores,omitzero"`
 }
-
-// InfoStoresDetailGetStoresDetailResponseStoresItem is a schema of the API.
 type InfoStoresDetailGetStoresDetailResponseStoresItem struct {
 	Default     *bool          `json:"default,omitzero"`
 	Description *string        `json:"description,omitzero"`
@@ -2496,8 +2315,6 @@ type InfoStoresDetailGetStoresDetailResponseStoresItem struct {
 	Type        *string        `json:"type,omitzero"`
 	Weight      *float64       `json:"weight,omitzero"`
 }
-
-// InfoStoresGetStoresResponse is a schema of the API.
 type InfoStoresGetStoresResponse struct {
 	// A list of store objects, where each store object may contain the
 	// following fields:
@@ -2515,20 +2332,14 @@ type InfoStoresGetStoresResponse struct {
 	// `read-only` (optional)Included only when the store is read only.
 	Stores []InfoStoresGetStoresResponseStoresItem `json:"stores,omitzero"`
 }
-
-// InfoStoresGetStoresResponseStoresItem is a schema of the API.
 type InfoStoresGetStoresResponseStoresItem struct {
 	Default     *bool   `json:"default,omitzero"`
 	Description *string `json:"description,omitzero"`
 	ID          *string `json:"id,omitzero"`
 }
-
-// InfoUsageGetUsageResponse is a schema of the API.
 type InfoUsageGetUsageResponse struct {
 	Usage []map[string]any `json:"usage,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequest is a schema of the API.
 type MetadefsNamespaceDeleteRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -2553,16 +2364,12 @@ type MetadefsNamespaceDeleteRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespaceDeleteRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestObjectsItem is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItem struct {
 	Description *string                                                             `json:"description,omitzero"`
 	Name        *string                                                             `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                            `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                `json:"default,omitzero"`
@@ -2585,14 +2392,10 @@ type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -2606,7 +2409,6 @@ const (
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType the spec lists. A server
@@ -2620,7 +2422,6 @@ const (
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueTypeString  MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceDeleteRequestPropertiesValue is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValue struct {
 	AdditionalItems *bool                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                     `json:"default,omitzero"`
@@ -2643,14 +2444,10 @@ type MetadefsNamespaceDeleteRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespaceDeleteRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceDeleteRequestPropertiesValueItemsType the spec lists. A server may
@@ -2664,7 +2461,6 @@ const (
 	MetadefsNamespaceDeleteRequestPropertiesValueItemsTypeString  MetadefsNamespaceDeleteRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceDeleteRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValueType string
 
 // Values of MetadefsNamespaceDeleteRequestPropertiesValueType the spec lists. A server may send
@@ -2678,20 +2474,15 @@ const (
 	MetadefsNamespaceDeleteRequestPropertiesValueTypeString  MetadefsNamespaceDeleteRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceDeleteRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceDeleteRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestTagsItem is a schema of the API.
 type MetadefsNamespaceDeleteRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceDeleteRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespaceDeleteRequestVisibility string
 
@@ -2702,7 +2493,6 @@ const (
 	MetadefsNamespaceDeleteRequestVisibilityPrivate MetadefsNamespaceDeleteRequestVisibility = "private"
 )
 
-// MetadefsNamespaceShowRequest is a schema of the API.
 type MetadefsNamespaceShowRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -2727,16 +2517,12 @@ type MetadefsNamespaceShowRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespaceShowRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestObjectsItem is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItem struct {
 	Description *string                                                           `json:"description,omitzero"`
 	Name        *string                                                           `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceShowRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                          `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                              `json:"default,omitzero"`
@@ -2759,14 +2545,10 @@ type MetadefsNamespaceShowRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -2780,7 +2562,6 @@ const (
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceShowRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueType the spec lists. A server
@@ -2794,7 +2575,6 @@ const (
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueTypeString  MetadefsNamespaceShowRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceShowRequestPropertiesValue is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValue struct {
 	AdditionalItems *bool                                             `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                   `json:"default,omitzero"`
@@ -2817,14 +2597,10 @@ type MetadefsNamespaceShowRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                     `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceShowRequestPropertiesValueItemsType the spec lists. A server may send
@@ -2838,7 +2614,6 @@ const (
 	MetadefsNamespaceShowRequestPropertiesValueItemsTypeString  MetadefsNamespaceShowRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceShowRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValueType string
 
 // Values of MetadefsNamespaceShowRequestPropertiesValueType the spec lists. A server may send
@@ -2852,20 +2627,15 @@ const (
 	MetadefsNamespaceShowRequestPropertiesValueTypeString  MetadefsNamespaceShowRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceShowRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceShowRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestTagsItem is a schema of the API.
 type MetadefsNamespaceShowRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceShowRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespaceShowRequestVisibility string
 
@@ -2876,7 +2646,6 @@ const (
 	MetadefsNamespaceShowRequestVisibilityPrivate MetadefsNamespaceShowRequestVisibility = "private"
 )
 
-// MetadefsNamespaceShowResponse is a schema of the API.
 type MetadefsNamespaceShowResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -2911,8 +2680,6 @@ type MetadefsNamespaceShowResponse struct {
 	// The namespace visibility, either `public` or `private`.
 	Visibility *MetadefsNamespaceShowResponseVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseObjectsItem is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItem struct {
 	Description *string `json:"description,omitzero"`
 	Name        *string `json:"name,omitzero"`
@@ -2921,8 +2688,6 @@ type MetadefsNamespaceShowResponseObjectsItem struct {
 	Properties map[string]MetadefsNamespaceShowResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required   []string                                                           `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                               `json:"default,omitzero"`
@@ -2945,14 +2710,10 @@ type MetadefsNamespaceShowResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType the spec lists. A
@@ -2966,7 +2727,6 @@ const (
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceShowResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueType the spec lists. A server
@@ -2980,7 +2740,6 @@ const (
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueTypeString  MetadefsNamespaceShowResponseObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceShowResponsePropertiesValue is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValue struct {
 	AdditionalItems *bool                                              `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                    `json:"default,omitzero"`
@@ -3003,14 +2762,10 @@ type MetadefsNamespaceShowResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceShowResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                      `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceShowResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespaceShowResponsePropertiesValueItemsType the spec lists. A server may
@@ -3024,7 +2779,6 @@ const (
 	MetadefsNamespaceShowResponsePropertiesValueItemsTypeString  MetadefsNamespaceShowResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceShowResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValueType string
 
 // Values of MetadefsNamespaceShowResponsePropertiesValueType the spec lists. A server may send
@@ -3038,20 +2792,15 @@ const (
 	MetadefsNamespaceShowResponsePropertiesValueTypeString  MetadefsNamespaceShowResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespaceShowResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceShowResponseResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseTagsItem is a schema of the API.
 type MetadefsNamespaceShowResponseTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceShowResponseVisibility is described by the spec as:
-//
 // The namespace visibility, either `public` or `private`.
 type MetadefsNamespaceShowResponseVisibility string
 
@@ -3062,7 +2811,6 @@ const (
 	MetadefsNamespaceShowResponseVisibilityPrivate MetadefsNamespaceShowResponseVisibility = "private"
 )
 
-// MetadefsNamespaceUpdateRequest is a schema of the API.
 type MetadefsNamespaceUpdateRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -3090,16 +2838,12 @@ type MetadefsNamespaceUpdateRequest struct {
 	// Default is `private`.
 	Visibility *MetadefsNamespaceUpdateRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestObjectsItem is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItem struct {
 	Description *string                                                             `json:"description,omitzero"`
 	Name        *string                                                             `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                            `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                `json:"default,omitzero"`
@@ -3122,14 +2866,10 @@ type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -3143,7 +2883,6 @@ const (
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType the spec lists. A server
@@ -3157,7 +2896,6 @@ const (
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueTypeString  MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceUpdateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValue struct {
 	AdditionalItems *bool                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                     `json:"default,omitzero"`
@@ -3180,14 +2918,10 @@ type MetadefsNamespaceUpdateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceUpdateRequestPropertiesValueItemsType the spec lists. A server may
@@ -3201,7 +2935,6 @@ const (
 	MetadefsNamespaceUpdateRequestPropertiesValueItemsTypeString  MetadefsNamespaceUpdateRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceUpdateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValueType string
 
 // Values of MetadefsNamespaceUpdateRequestPropertiesValueType the spec lists. A server may send
@@ -3215,20 +2948,15 @@ const (
 	MetadefsNamespaceUpdateRequestPropertiesValueTypeString  MetadefsNamespaceUpdateRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceUpdateRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceUpdateRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestTagsItem is a schema of the API.
 type MetadefsNamespaceUpdateRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceUpdateRequestVisibility is described by the spec as:
-//
 // The namespace visibility. A valid value is `public` or `private`.
 // Default is `private`.
 type MetadefsNamespaceUpdateRequestVisibility string
@@ -3240,7 +2968,6 @@ const (
 	MetadefsNamespaceUpdateRequestVisibilityPrivate MetadefsNamespaceUpdateRequestVisibility = "private"
 )
 
-// MetadefsNamespaceUpdateResponse is a schema of the API.
 type MetadefsNamespaceUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -3272,16 +2999,12 @@ type MetadefsNamespaceUpdateResponse struct {
 	// The namespace visibility, either `public` or `private`.
 	Visibility *MetadefsNamespaceUpdateResponseVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseObjectsItem is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItem struct {
 	Description *string                                                              `json:"description,omitzero"`
 	Name        *string                                                              `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                             `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                           `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                 `json:"default,omitzero"`
@@ -3304,14 +3027,10 @@ type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                   `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType the spec lists. A
@@ -3325,7 +3044,6 @@ const (
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType the spec lists. A server
@@ -3339,7 +3057,6 @@ const (
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueTypeString  MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceUpdateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                      `json:"default,omitzero"`
@@ -3362,14 +3079,10 @@ type MetadefsNamespaceUpdateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                        `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespaceUpdateResponsePropertiesValueItemsType the spec lists. A server may
@@ -3383,7 +3096,6 @@ const (
 	MetadefsNamespaceUpdateResponsePropertiesValueItemsTypeString  MetadefsNamespaceUpdateResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceUpdateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValueType string
 
 // Values of MetadefsNamespaceUpdateResponsePropertiesValueType the spec lists. A server may send
@@ -3397,20 +3109,15 @@ const (
 	MetadefsNamespaceUpdateResponsePropertiesValueTypeString  MetadefsNamespaceUpdateResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespaceUpdateResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceUpdateResponseResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseTagsItem is a schema of the API.
 type MetadefsNamespaceUpdateResponseTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceUpdateResponseVisibility is described by the spec as:
-//
 // The namespace visibility, either `public` or `private`.
 type MetadefsNamespaceUpdateResponseVisibility string
 
@@ -3421,7 +3128,6 @@ const (
 	MetadefsNamespaceUpdateResponseVisibilityPrivate MetadefsNamespaceUpdateResponseVisibility = "private"
 )
 
-// MetadefsNamespacesCreateRequest is a schema of the API.
 type MetadefsNamespacesCreateRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -3449,16 +3155,12 @@ type MetadefsNamespacesCreateRequest struct {
 	// Default is `private`.
 	Visibility *MetadefsNamespacesCreateRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItem struct {
 	Description *string                                                              `json:"description,omitzero"`
 	Name        *string                                                              `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesCreateRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                             `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                           `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                 `json:"default,omitzero"`
@@ -3481,14 +3183,10 @@ type MetadefsNamespacesCreateRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                   `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -3502,7 +3200,6 @@ const (
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType the spec lists. A server
@@ -3516,7 +3213,6 @@ const (
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesCreateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValue struct {
 	AdditionalItems *bool                                                `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                      `json:"default,omitzero"`
@@ -3539,14 +3235,10 @@ type MetadefsNamespacesCreateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                        `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesCreateRequestPropertiesValueItemsType the spec lists. A server may
@@ -3560,7 +3252,6 @@ const (
 	MetadefsNamespacesCreateRequestPropertiesValueItemsTypeString  MetadefsNamespacesCreateRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesCreateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesCreateRequestPropertiesValueType the spec lists. A server may send
@@ -3574,20 +3265,15 @@ const (
 	MetadefsNamespacesCreateRequestPropertiesValueTypeString  MetadefsNamespacesCreateRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesCreateRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesCreateRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestTagsItem is a schema of the API.
 type MetadefsNamespacesCreateRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesCreateRequestVisibility is described by the spec as:
-//
 // The namespace visibility. A valid value is `public` or `private`.
 // Default is `private`.
 type MetadefsNamespacesCreateRequestVisibility string
@@ -3599,7 +3285,6 @@ const (
 	MetadefsNamespacesCreateRequestVisibilityPrivate MetadefsNamespacesCreateRequestVisibility = "private"
 )
 
-// MetadefsNamespacesCreateResponse is a schema of the API.
 type MetadefsNamespacesCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -3631,16 +3316,12 @@ type MetadefsNamespacesCreateResponse struct {
 	// The namespace visibility, either `public` or `private`.
 	Visibility *MetadefsNamespacesCreateResponseVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseObjectsItem is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItem struct {
 	Description *string                                                               `json:"description,omitzero"`
 	Name        *string                                                               `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesCreateResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                              `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                            `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                  `json:"default,omitzero"`
@@ -3663,14 +3344,10 @@ type MetadefsNamespacesCreateResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                    `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType the spec lists. A
@@ -3684,7 +3361,6 @@ const (
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType the spec lists. A
@@ -3698,7 +3374,6 @@ const (
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueTypeString  MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesCreateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                 `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                       `json:"default,omitzero"`
@@ -3721,14 +3396,10 @@ type MetadefsNamespacesCreateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                         `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesCreateResponsePropertiesValueItemsType the spec lists. A server may
@@ -3742,7 +3413,6 @@ const (
 	MetadefsNamespacesCreateResponsePropertiesValueItemsTypeString  MetadefsNamespacesCreateResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesCreateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValueType string
 
 // Values of MetadefsNamespacesCreateResponsePropertiesValueType the spec lists. A server may send
@@ -3756,20 +3426,15 @@ const (
 	MetadefsNamespacesCreateResponsePropertiesValueTypeString  MetadefsNamespacesCreateResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesCreateResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesCreateResponseResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseTagsItem is a schema of the API.
 type MetadefsNamespacesCreateResponseTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesCreateResponseVisibility is described by the spec as:
-//
 // The namespace visibility, either `public` or `private`.
 type MetadefsNamespacesCreateResponseVisibility string
 
@@ -3780,7 +3445,6 @@ const (
 	MetadefsNamespacesCreateResponseVisibilityPrivate MetadefsNamespacesCreateResponseVisibility = "private"
 )
 
-// MetadefsNamespacesIndexRequest is a schema of the API.
 type MetadefsNamespacesIndexRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -3805,16 +3469,12 @@ type MetadefsNamespacesIndexRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesIndexRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItem struct {
 	Description *string                                                             `json:"description,omitzero"`
 	Name        *string                                                             `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesIndexRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                            `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                `json:"default,omitzero"`
@@ -3837,14 +3497,10 @@ type MetadefsNamespacesIndexRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -3858,7 +3514,6 @@ const (
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType the spec lists. A server
@@ -3872,7 +3527,6 @@ const (
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesIndexRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValue struct {
 	AdditionalItems *bool                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                     `json:"default,omitzero"`
@@ -3895,14 +3549,10 @@ type MetadefsNamespacesIndexRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespacesIndexRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesIndexRequestPropertiesValueItemsType the spec lists. A server may
@@ -3916,7 +3566,6 @@ const (
 	MetadefsNamespacesIndexRequestPropertiesValueItemsTypeString  MetadefsNamespacesIndexRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesIndexRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesIndexRequestPropertiesValueType the spec lists. A server may send
@@ -3930,20 +3579,15 @@ const (
 	MetadefsNamespacesIndexRequestPropertiesValueTypeString  MetadefsNamespacesIndexRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesIndexRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesIndexRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestTagsItem is a schema of the API.
 type MetadefsNamespacesIndexRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesIndexRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesIndexRequestVisibility string
 
@@ -3954,15 +3598,12 @@ const (
 	MetadefsNamespacesIndexRequestVisibilityPrivate MetadefsNamespacesIndexRequestVisibility = "private"
 )
 
-// MetadefsNamespacesListResponse is a schema of the API.
 type MetadefsNamespacesListResponse struct {
 	First      *string                                        `json:"first,omitzero"`
 	Namespaces []MetadefsNamespacesListResponseNamespacesItem `json:"namespaces,omitzero"`
 	Next       *string                                        `json:"next,omitzero"`
 	Schema     *string                                        `json:"schema,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItem struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -3987,16 +3628,12 @@ type MetadefsNamespacesListResponseNamespacesItem struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesListResponseNamespacesItemVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemObjectsItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItem struct {
 	Description *string                                                                           `json:"description,omitzero"`
 	Name        *string                                                                           `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                          `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                              `json:"default,omitzero"`
@@ -4019,16 +3656,10 @@ type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue stru
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems is a schema of the
-// API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType is a schema of
-// the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType the
@@ -4042,8 +3673,6 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType is a schema of the
-// API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType the spec
@@ -4057,7 +3686,6 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueTypeString  MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesListResponseNamespacesItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValue struct {
 	AdditionalItems *bool                                                             `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                   `json:"default,omitzero"`
@@ -4080,14 +3708,10 @@ type MetadefsNamespacesListResponseNamespacesItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                     `json:"enum,omitzero"`
 	Type *MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType the spec lists. A
@@ -4101,7 +3725,6 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsTypeString  MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesListResponseNamespacesItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueType string
 
 // Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueType the spec lists. A
@@ -4115,20 +3738,15 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueTypeString  MetadefsNamespacesListResponseNamespacesItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesListResponseNamespacesItemResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemTagsItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesListResponseNamespacesItemVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesListResponseNamespacesItemVisibility string
 
@@ -4139,7 +3757,6 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemVisibilityPrivate MetadefsNamespacesListResponseNamespacesItemVisibility = "private"
 )
 
-// MetadefsNamespacesObjectDeleteRequest is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequest struct {
 	// Date and time of object creation.
 	CreatedAt   *time.Time                                                      `json:"created_at,omitzero"`
@@ -4152,8 +3769,6 @@ type MetadefsNamespacesObjectDeleteRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectDeleteRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValue struct {
 	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                            `json:"default,omitzero"`
@@ -4176,14 +3791,10 @@ type MetadefsNamespacesObjectDeleteRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectDeleteRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                              `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType the spec lists. A server
@@ -4197,7 +3808,6 @@ const (
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectDeleteRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueType the spec lists. A server may
@@ -4211,7 +3821,6 @@ const (
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueTypeString  MetadefsNamespacesObjectDeleteRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectShowRequest is a schema of the API.
 type MetadefsNamespacesObjectShowRequest struct {
 	// Date and time of object creation.
 	CreatedAt   *time.Time                                                    `json:"created_at,omitzero"`
@@ -4224,8 +3833,6 @@ type MetadefsNamespacesObjectShowRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValue struct {
 	AdditionalItems *bool                                                    `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                          `json:"default,omitzero"`
@@ -4248,14 +3855,10 @@ type MetadefsNamespacesObjectShowRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                            `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectShowRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectShowRequestPropertiesValueItemsType the spec lists. A server
@@ -4269,7 +3872,6 @@ const (
 	MetadefsNamespacesObjectShowRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectShowRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectShowRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesObjectShowRequestPropertiesValueType the spec lists. A server may
@@ -4283,7 +3885,6 @@ const (
 	MetadefsNamespacesObjectShowRequestPropertiesValueTypeString  MetadefsNamespacesObjectShowRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectShowResponse is a schema of the API.
 type MetadefsNamespacesObjectShowResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -4307,8 +3908,6 @@ type MetadefsNamespacesObjectShowResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValue struct {
 	AdditionalItems *bool                                                     `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                           `json:"default,omitzero"`
@@ -4332,14 +3931,10 @@ type MetadefsNamespacesObjectShowResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                             `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectShowResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectShowResponsePropertiesValueItemsType the spec lists. A server
@@ -4353,7 +3948,6 @@ const (
 	MetadefsNamespacesObjectShowResponsePropertiesValueItemsTypeString  MetadefsNamespacesObjectShowResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectShowResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValueType string
 
 // Values of MetadefsNamespacesObjectShowResponsePropertiesValueType the spec lists. A server may
@@ -4367,7 +3961,6 @@ const (
 	MetadefsNamespacesObjectShowResponsePropertiesValueTypeString  MetadefsNamespacesObjectShowResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectUpdateRequest is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequest struct {
 	// Date and time of object creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -4385,8 +3978,6 @@ type MetadefsNamespacesObjectUpdateRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValue struct {
 	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                            `json:"default,omitzero"`
@@ -4410,14 +4001,10 @@ type MetadefsNamespacesObjectUpdateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                              `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType the spec lists. A server
@@ -4431,7 +4018,6 @@ const (
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectUpdateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueType the spec lists. A server may
@@ -4445,7 +4031,6 @@ const (
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueTypeString  MetadefsNamespacesObjectUpdateRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectUpdateResponse is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -4469,8 +4054,6 @@ type MetadefsNamespacesObjectUpdateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                       `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                             `json:"default,omitzero"`
@@ -4494,14 +4077,10 @@ type MetadefsNamespacesObjectUpdateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                               `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType the spec lists. A
@@ -4515,7 +4094,6 @@ const (
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsTypeString  MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectUpdateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueType string
 
 // Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueType the spec lists. A server may
@@ -4529,7 +4107,6 @@ const (
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueTypeString  MetadefsNamespacesObjectUpdateResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsCreateRequest is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequest struct {
 	// Date and time of object creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -4547,8 +4124,6 @@ type MetadefsNamespacesObjectsCreateRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValue struct {
 	AdditionalItems *bool                                                       `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                             `json:"default,omitzero"`
@@ -4572,14 +4147,10 @@ type MetadefsNamespacesObjectsCreateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                               `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType the spec lists. A
@@ -4593,7 +4164,6 @@ const (
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsCreateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueType the spec lists. A server may
@@ -4607,7 +4177,6 @@ const (
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueTypeString  MetadefsNamespacesObjectsCreateRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsCreateResponse is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -4631,8 +4200,6 @@ type MetadefsNamespacesObjectsCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                              `json:"default,omitzero"`
@@ -4656,14 +4223,10 @@ type MetadefsNamespacesObjectsCreateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType the spec lists. A
@@ -4677,7 +4240,6 @@ const (
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsTypeString  MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsCreateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueType string
 
 // Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueType the spec lists. A server
@@ -4691,7 +4253,6 @@ const (
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueTypeString  MetadefsNamespacesObjectsCreateResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequest is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -4716,16 +4277,12 @@ type MetadefsNamespacesObjectsDeleteObjectsRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesObjectsDeleteObjectsRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItem struct {
 	Description *string                                                                            `json:"description,omitzero"`
 	Name        *string                                                                            `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                           `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                               `json:"default,omitzero"`
@@ -4748,16 +4305,10 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue str
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems is a schema of the
-// API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType is a schema of
-// the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType the
@@ -4771,8 +4322,6 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType is a schema of the
-// API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType the spec
@@ -4786,7 +4335,6 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue struct {
 	AdditionalItems *bool                                                              `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                    `json:"default,omitzero"`
@@ -4809,14 +4357,10 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                                      `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType the spec lists.
@@ -4830,7 +4374,6 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType the spec lists. A
@@ -4844,21 +4387,15 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem is a schema of the
-// API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesObjectsDeleteObjectsRequestVisibility string
 
@@ -4869,7 +4406,6 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestVisibilityPrivate MetadefsNamespacesObjectsDeleteObjectsRequestVisibility = "private"
 )
 
-// MetadefsNamespacesObjectsIndexRequest is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequest struct {
 	// Date and time of object creation.
 	CreatedAt   *time.Time                                                      `json:"created_at,omitzero"`
@@ -4882,8 +4418,6 @@ type MetadefsNamespacesObjectsIndexRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectsIndexRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValue struct {
 	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                            `json:"default,omitzero"`
@@ -4906,14 +4440,10 @@ type MetadefsNamespacesObjectsIndexRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsIndexRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                              `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType the spec lists. A server
@@ -4927,7 +4457,6 @@ const (
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsIndexRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueType the spec lists. A server may
@@ -4941,15 +4470,12 @@ const (
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueTypeString  MetadefsNamespacesObjectsIndexRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsListResponse is a schema of the API.
 type MetadefsNamespacesObjectsListResponse struct {
 	First   *string                                            `json:"first,omitzero"`
 	Next    *string                                            `json:"next,omitzero"`
 	Objects []MetadefsNamespacesObjectsListResponseObjectsItem `json:"objects,omitzero"`
 	Schema  *string                                            `json:"schema,omitzero"`
 }
-
-// MetadefsNamespacesObjectsListResponseObjectsItem is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItem struct {
 	// Date and time of object creation.
 	CreatedAt   *time.Time                                                                 `json:"created_at,omitzero"`
@@ -4962,8 +4488,6 @@ type MetadefsNamespacesObjectsListResponseObjectsItem struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                 `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                       `json:"default,omitzero"`
@@ -4986,14 +4510,10 @@ type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                         `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType the spec
@@ -5007,7 +4527,6 @@ const (
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType the spec lists. A
@@ -5021,7 +4540,6 @@ const (
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueTypeString  MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesPropertiesCreateRequest is a schema of the API.
 type MetadefsNamespacesPropertiesCreateRequest struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -5068,15 +4586,11 @@ type MetadefsNamespacesPropertiesCreateRequest struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesCreateRequestItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertiesCreateRequestItems struct {
 	Enum []json.RawMessage                                   `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesCreateRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesCreateRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesCreateRequestItemsType string
 
 // Values of MetadefsNamespacesPropertiesCreateRequestItemsType the spec lists. A server may send
@@ -5090,8 +4604,6 @@ const (
 	MetadefsNamespacesPropertiesCreateRequestItemsTypeString  MetadefsNamespacesPropertiesCreateRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesCreateRequestType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertiesCreateRequestType string
 
@@ -5106,7 +4618,6 @@ const (
 	MetadefsNamespacesPropertiesCreateRequestTypeString  MetadefsNamespacesPropertiesCreateRequestType = "string"
 )
 
-// MetadefsNamespacesPropertiesCreateResponse is a schema of the API.
 type MetadefsNamespacesPropertiesCreateResponse struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -5153,15 +4664,11 @@ type MetadefsNamespacesPropertiesCreateResponse struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesCreateResponseItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertiesCreateResponseItems struct {
 	Enum []json.RawMessage                                    `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesCreateResponseItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesCreateResponseItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesCreateResponseItemsType string
 
 // Values of MetadefsNamespacesPropertiesCreateResponseItemsType the spec lists. A server may send
@@ -5175,8 +4682,6 @@ const (
 	MetadefsNamespacesPropertiesCreateResponseItemsTypeString  MetadefsNamespacesPropertiesCreateResponseItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesCreateResponseType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertiesCreateResponseType string
 
@@ -5191,7 +4696,6 @@ const (
 	MetadefsNamespacesPropertiesCreateResponseTypeString  MetadefsNamespacesPropertiesCreateResponseType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequest is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5216,17 +4720,12 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem struct {
 	Description *string                                                                                  `json:"description,omitzero"`
 	Name        *string                                                                                  `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                                 `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue is a schema of the
-// API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                                     `json:"default,omitzero"`
@@ -5249,16 +4748,10 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesVal
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems is a schema
-// of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType is a
-// schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType
@@ -5272,8 +4765,6 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType is a schema of
-// the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType the
@@ -5287,7 +4778,6 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue struct {
 	AdditionalItems *bool                                                                    `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                          `json:"default,omitzero"`
@@ -5310,15 +4800,10 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                                            `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType is a schema of the
-// API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType the spec
@@ -5332,7 +4817,6 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType the spec lists.
@@ -5346,21 +4830,15 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem is a schema of
-// the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility string
 
@@ -5371,7 +4849,6 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestVisibilityPrivate MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility = "private"
 )
 
-// MetadefsNamespacesPropertiesIndexRequest is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequest struct {
 	AdditionalItems *bool                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                `json:"default,omitzero"`
@@ -5394,14 +4871,10 @@ type MetadefsNamespacesPropertiesIndexRequest struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesIndexRequestItems is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequestItems struct {
 	Enum []json.RawMessage                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesIndexRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesIndexRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequestItemsType string
 
 // Values of MetadefsNamespacesPropertiesIndexRequestItemsType the spec lists. A server may send
@@ -5415,7 +4888,6 @@ const (
 	MetadefsNamespacesPropertiesIndexRequestItemsTypeString  MetadefsNamespacesPropertiesIndexRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesIndexRequestType is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequestType string
 
 // Values of MetadefsNamespacesPropertiesIndexRequestType the spec lists. A server may send others;
@@ -5429,7 +4901,6 @@ const (
 	MetadefsNamespacesPropertiesIndexRequestTypeString  MetadefsNamespacesPropertiesIndexRequestType = "string"
 )
 
-// MetadefsNamespacesPropertiesListResponse is a schema of the API.
 type MetadefsNamespacesPropertiesListResponse struct {
 	First *string `json:"first,omitzero"`
 	Next  *string `json:"next,omitzero"`
@@ -5438,8 +4909,6 @@ type MetadefsNamespacesPropertiesListResponse struct {
 	Properties map[string]MetadefsNamespacesPropertiesListResponsePropertiesValue `json:"properties,omitzero"`
 	Schema     *string                                                            `json:"schema,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesListResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValue struct {
 	AdditionalItems *bool                                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                               `json:"default,omitzero"`
@@ -5462,14 +4931,10 @@ type MetadefsNamespacesPropertiesListResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesListResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType the spec lists. A
@@ -5483,7 +4948,6 @@ const (
 	MetadefsNamespacesPropertiesListResponsePropertiesValueItemsTypeString  MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesListResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValueType string
 
 // Values of MetadefsNamespacesPropertiesListResponsePropertiesValueType the spec lists. A server
@@ -5497,7 +4961,6 @@ const (
 	MetadefsNamespacesPropertiesListResponsePropertiesValueTypeString  MetadefsNamespacesPropertiesListResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesPropertyDeleteRequest is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequest struct {
 	AdditionalItems *bool                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                               `json:"default,omitzero"`
@@ -5520,14 +4983,10 @@ type MetadefsNamespacesPropertyDeleteRequest struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertyDeleteRequestItems is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequestItems struct {
 	Enum []json.RawMessage                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyDeleteRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyDeleteRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequestItemsType string
 
 // Values of MetadefsNamespacesPropertyDeleteRequestItemsType the spec lists. A server may send
@@ -5541,7 +5000,6 @@ const (
 	MetadefsNamespacesPropertyDeleteRequestItemsTypeString  MetadefsNamespacesPropertyDeleteRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyDeleteRequestType is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequestType string
 
 // Values of MetadefsNamespacesPropertyDeleteRequestType the spec lists. A server may send others;
@@ -5555,7 +5013,6 @@ const (
 	MetadefsNamespacesPropertyDeleteRequestTypeString  MetadefsNamespacesPropertyDeleteRequestType = "string"
 )
 
-// MetadefsNamespacesPropertyShowRequest is a schema of the API.
 type MetadefsNamespacesPropertyShowRequest struct {
 	AdditionalItems *bool                                       `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                             `json:"default,omitzero"`
@@ -5578,14 +5035,10 @@ type MetadefsNamespacesPropertyShowRequest struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertyShowRequestItems is a schema of the API.
 type MetadefsNamespacesPropertyShowRequestItems struct {
 	Enum []json.RawMessage                               `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyShowRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyShowRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertyShowRequestItemsType string
 
 // Values of MetadefsNamespacesPropertyShowRequestItemsType the spec lists. A server may send
@@ -5599,7 +5052,6 @@ const (
 	MetadefsNamespacesPropertyShowRequestItemsTypeString  MetadefsNamespacesPropertyShowRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyShowRequestType is a schema of the API.
 type MetadefsNamespacesPropertyShowRequestType string
 
 // Values of MetadefsNamespacesPropertyShowRequestType the spec lists. A server may send others;
@@ -5613,7 +5065,6 @@ const (
 	MetadefsNamespacesPropertyShowRequestTypeString  MetadefsNamespacesPropertyShowRequestType = "string"
 )
 
-// MetadefsNamespacesPropertyShowResponse is a schema of the API.
 type MetadefsNamespacesPropertyShowResponse struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -5660,15 +5111,11 @@ type MetadefsNamespacesPropertyShowResponse struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertyShowResponseItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertyShowResponseItems struct {
 	Enum []json.RawMessage                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyShowResponseItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyShowResponseItemsType is a schema of the API.
 type MetadefsNamespacesPropertyShowResponseItemsType string
 
 // Values of MetadefsNamespacesPropertyShowResponseItemsType the spec lists. A server may send
@@ -5682,8 +5129,6 @@ const (
 	MetadefsNamespacesPropertyShowResponseItemsTypeString  MetadefsNamespacesPropertyShowResponseItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyShowResponseType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertyShowResponseType string
 
@@ -5698,7 +5143,6 @@ const (
 	MetadefsNamespacesPropertyShowResponseTypeString  MetadefsNamespacesPropertyShowResponseType = "string"
 )
 
-// MetadefsNamespacesPropertyUpdateRequest is a schema of the API.
 type MetadefsNamespacesPropertyUpdateRequest struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -5746,15 +5190,11 @@ type MetadefsNamespacesPropertyUpdateRequest struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertyUpdateRequestItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertyUpdateRequestItems struct {
 	Enum []json.RawMessage                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyUpdateRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyUpdateRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertyUpdateRequestItemsType string
 
 // Values of MetadefsNamespacesPropertyUpdateRequestItemsType the spec lists. A server may send
@@ -5768,8 +5208,6 @@ const (
 	MetadefsNamespacesPropertyUpdateRequestItemsTypeString  MetadefsNamespacesPropertyUpdateRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyUpdateRequestType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertyUpdateRequestType string
 
@@ -5784,7 +5222,6 @@ const (
 	MetadefsNamespacesPropertyUpdateRequestTypeString  MetadefsNamespacesPropertyUpdateRequestType = "string"
 )
 
-// MetadefsNamespacesPropertyUpdateResponse is a schema of the API.
 type MetadefsNamespacesPropertyUpdateResponse struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -5832,15 +5269,11 @@ type MetadefsNamespacesPropertyUpdateResponse struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertyUpdateResponseItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertyUpdateResponseItems struct {
 	Enum []json.RawMessage                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyUpdateResponseItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyUpdateResponseItemsType is a schema of the API.
 type MetadefsNamespacesPropertyUpdateResponseItemsType string
 
 // Values of MetadefsNamespacesPropertyUpdateResponseItemsType the spec lists. A server may send
@@ -5854,8 +5287,6 @@ const (
 	MetadefsNamespacesPropertyUpdateResponseItemsTypeString  MetadefsNamespacesPropertyUpdateResponseItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyUpdateResponseType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertyUpdateResponseType string
 
@@ -5870,7 +5301,6 @@ const (
 	MetadefsNamespacesPropertyUpdateResponseTypeString  MetadefsNamespacesPropertyUpdateResponseType = "string"
 )
 
-// MetadefsNamespacesResourceTypeDeleteRequest is a schema of the API.
 type MetadefsNamespacesResourceTypeDeleteRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5889,8 +5319,6 @@ type MetadefsNamespacesResourceTypeDeleteRequest struct {
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesCreateRequest is a schema of the API.
 type MetadefsNamespacesResourceTypesCreateRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5909,8 +5337,6 @@ type MetadefsNamespacesResourceTypesCreateRequest struct {
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesCreateResponse is a schema of the API.
 type MetadefsNamespacesResourceTypesCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -5933,8 +5359,6 @@ type MetadefsNamespacesResourceTypesCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesShowRequest is a schema of the API.
 type MetadefsNamespacesResourceTypesShowRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5953,8 +5377,6 @@ type MetadefsNamespacesResourceTypesShowRequest struct {
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesShowResponse is a schema of the API.
 type MetadefsNamespacesResourceTypesShowResponse struct {
 	First *string `json:"first,omitzero"`
 	Next  *string `json:"next,omitzero"`
@@ -5963,8 +5385,6 @@ type MetadefsNamespacesResourceTypesShowResponse struct {
 	ResourceTypeAssociations []MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
 	Schema                   *string                                                                   `json:"schema,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5983,8 +5403,6 @@ type MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem str
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagCreateRequest is a schema of the API.
 type MetadefsNamespacesTagCreateRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5992,8 +5410,6 @@ type MetadefsNamespacesTagCreateRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagCreateResponse is a schema of the API.
 type MetadefsNamespacesTagCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -6006,8 +5422,6 @@ type MetadefsNamespacesTagCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagDeleteRequest is a schema of the API.
 type MetadefsNamespacesTagDeleteRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6015,8 +5429,6 @@ type MetadefsNamespacesTagDeleteRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagShowRequest is a schema of the API.
 type MetadefsNamespacesTagShowRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6024,8 +5436,6 @@ type MetadefsNamespacesTagShowRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagShowResponse is a schema of the API.
 type MetadefsNamespacesTagShowResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -6038,8 +5448,6 @@ type MetadefsNamespacesTagShowResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagUpdateRequest is a schema of the API.
 type MetadefsNamespacesTagUpdateRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6048,8 +5456,6 @@ type MetadefsNamespacesTagUpdateRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagUpdateResponse is a schema of the API.
 type MetadefsNamespacesTagUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -6062,8 +5468,6 @@ type MetadefsNamespacesTagUpdateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagsCreateTagsRequest is a schema of the API.
 type MetadefsNamespacesTagsCreateTagsRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6071,8 +5475,6 @@ type MetadefsNamespacesTagsCreateTagsRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagsCreateTagsResponse is a schema of the API.
 type MetadefsNamespacesTagsCreateTagsResponse struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6080,8 +5482,6 @@ type MetadefsNamespacesTagsCreateTagsResponse struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequest is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6106,16 +5506,12 @@ type MetadefsNamespacesTagsDeleteTagsRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesTagsDeleteTagsRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItem struct {
 	Description *string                                                                      `json:"description,omitzero"`
 	Name        *string                                                                      `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                     `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                   `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                         `json:"default,omitzero"`
@@ -6138,15 +5534,10 @@ type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                           `json:"enum,omitzero"`
 	Type *MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType is a schema of the
-// API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType the spec
@@ -6160,7 +5551,6 @@ const (
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType string
 
 // Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType the spec lists.
@@ -6174,7 +5564,6 @@ const (
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue struct {
 	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                              `json:"default,omitzero"`
@@ -6197,14 +5586,10 @@ type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType the spec lists. A
@@ -6218,7 +5603,6 @@ const (
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsTypeString  MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType string
 
 // Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType the spec lists. A server
@@ -6232,20 +5616,15 @@ const (
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueTypeString  MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesTagsDeleteTagsRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestTagsItem is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesTagsDeleteTagsRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesTagsDeleteTagsRequestVisibility string
 
@@ -6256,7 +5635,6 @@ const (
 	MetadefsNamespacesTagsDeleteTagsRequestVisibilityPrivate MetadefsNamespacesTagsDeleteTagsRequestVisibility = "private"
 )
 
-// MetadefsNamespacesTagsIndexRequest is a schema of the API.
 type MetadefsNamespacesTagsIndexRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6264,8 +5642,6 @@ type MetadefsNamespacesTagsIndexRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagsListResponse is a schema of the API.
 type MetadefsNamespacesTagsListResponse struct {
 	First  *string `json:"first,omitzero"`
 	Next   *string `json:"next,omitzero"`
@@ -6274,8 +5650,6 @@ type MetadefsNamespacesTagsListResponse struct {
 	// [Metadefs Tag Schema](#md-schema-tag).
 	Tags []MetadefsNamespacesTagsListResponseTagsItem `json:"tags,omitzero"`
 }
-
-// MetadefsNamespacesTagsListResponseTagsItem is a schema of the API.
 type MetadefsNamespacesTagsListResponseTagsItem struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6283,8 +5657,6 @@ type MetadefsNamespacesTagsListResponseTagsItem struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsResourceTypesIndexRequest is a schema of the API.
 type MetadefsResourceTypesIndexRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6304,8 +5676,6 @@ type MetadefsResourceTypesIndexRequest struct {
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
-// MetadefsResourceTypesListResponse is described by the spec as:
-//
 // A list of abbreviated resource type JSON objects, where each object contains the name of the
 // resource type and its created_at and updated_at timestamps in ISO 8601 Format.
 type MetadefsResourceTypesListResponse struct {
@@ -6316,8 +5686,6 @@ type MetadefsResourceTypesListResponse struct {
 	ResourceTypes []MetadefsResourceTypesListResponseResourceTypesItem `json:"resource_types,omitzero"`
 }
 
-// MetadefsResourceTypesListResponseResourceTypesItem is described by the spec as:
-//
 // Resource type.
 type MetadefsResourceTypesListResponseResourceTypesItem struct {
 	// Resource type creation date.
@@ -6328,87 +5696,53 @@ type MetadefsResourceTypesListResponseResourceTypesItem struct {
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
-// SchemasImageResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasImageResponse string
 
-// SchemasImagesResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasImagesResponse string
 
-// SchemasMemberResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMemberResponse string
 
-// SchemasMembersResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMembersResponse string
 
-// SchemasMetadefsNamespaceMetadefNamespaceResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsNamespaceMetadefNamespaceResponse string
 
-// SchemasMetadefsNamespacesMetadefNamespacesResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsNamespacesMetadefNamespacesResponse string
 
-// SchemasMetadefsObjectMetadefObjectResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsObjectMetadefObjectResponse string
 
-// SchemasMetadefsObjectsMetadefObjectsResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsObjectsMetadefObjectsResponse string
 
-// SchemasMetadefsPropertiesMetadefPropertiesResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsPropertiesMetadefPropertiesResponse string
 
-// SchemasMetadefsPropertyMetadefPropertyResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsPropertyMetadefPropertyResponse string
 
-// SchemasMetadefsResourceTypeMetadefResourceTypeResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsResourceTypeMetadefResourceTypeResponse string
 
-// SchemasMetadefsResourceTypesMetadefResourceTypesResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsResourceTypesMetadefResourceTypesResponse string
 
-// SchemasMetadefsTagMetadefTagResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsTagMetadefTagResponse string
 
-// SchemasMetadefsTagsMetadefTagsResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsTagsMetadefTagsResponse string
 
-// SchemasTaskResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasTaskResponse string
 
-// SchemasTasksResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasTasksResponse string
-
-// StoreDeleteFromStoreRequest is a schema of the API.
 type StoreDeleteFromStoreRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -6481,8 +5815,6 @@ func (v StoreDeleteFromStoreRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// StoreDeleteFromStoreRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type StoreDeleteFromStoreRequestContainerFormat string
 
@@ -6499,8 +5831,6 @@ const (
 	StoreDeleteFromStoreRequestContainerFormatCompressed StoreDeleteFromStoreRequestContainerFormat = "compressed"
 )
 
-// StoreDeleteFromStoreRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type StoreDeleteFromStoreRequestDiskFormat string
 
@@ -6520,7 +5850,6 @@ const (
 	StoreDeleteFromStoreRequestDiskFormatPloop StoreDeleteFromStoreRequestDiskFormat = "ploop"
 )
 
-// StoreDeleteFromStoreRequestLocationsItem is a schema of the API.
 type StoreDeleteFromStoreRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
@@ -6539,8 +5868,6 @@ func (v StoreDeleteFromStoreRequestLocationsItem) MarshalJSON() ([]byte, error) 
 	return json.Marshal(plain(v))
 }
 
-// StoreDeleteFromStoreRequestLocationsItemValidationData is described by the spec as:
-//
 // Values to be used to populate the corresponding image properties. If the image status is not
 // 'queued', values must exactly match those already contained in the image properties.
 type StoreDeleteFromStoreRequestLocationsItemValidationData struct {
@@ -6549,8 +5876,6 @@ type StoreDeleteFromStoreRequestLocationsItemValidationData struct {
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// StoreDeleteFromStoreRequestStatus is described by the spec as:
-//
 // Status of the image.
 type StoreDeleteFromStoreRequestStatus string
 
@@ -6568,8 +5893,6 @@ const (
 	StoreDeleteFromStoreRequestStatusDeactivated   StoreDeleteFromStoreRequestStatus = "deactivated"
 )
 
-// StoreDeleteFromStoreRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type StoreDeleteFromStoreRequestVisibility string
 
@@ -6582,7 +5905,6 @@ const (
 	StoreDeleteFromStoreRequestVisibilityShared    StoreDeleteFromStoreRequestVisibility = "shared"
 )
 
-// TaskDeleteRequest is a schema of the API.
 type TaskDeleteRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6614,8 +5936,6 @@ type TaskDeleteRequest struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TaskDeleteRequestStatus is described by the spec as:
-//
 // The current status of this task.
 type TaskDeleteRequestStatus string
 
@@ -6627,8 +5947,6 @@ const (
 	TaskDeleteRequestStatusFailure    TaskDeleteRequestStatus = "failure"
 )
 
-// TaskDeleteRequestType is described by the spec as:
-//
 // The type of task represented by this content.
 type TaskDeleteRequestType string
 
@@ -6638,7 +5956,6 @@ const (
 	TaskDeleteRequestTypeAPIImageImport TaskDeleteRequestType = "api_image_import"
 )
 
-// TaskGetRequest is a schema of the API.
 type TaskGetRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6670,8 +5987,6 @@ type TaskGetRequest struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TaskGetRequestStatus is described by the spec as:
-//
 // The current status of this task.
 type TaskGetRequestStatus string
 
@@ -6683,8 +5998,6 @@ const (
 	TaskGetRequestStatusFailure    TaskGetRequestStatus = "failure"
 )
 
-// TaskGetRequestType is described by the spec as:
-//
 // The type of task represented by this content.
 type TaskGetRequestType string
 
@@ -6694,7 +6007,6 @@ const (
 	TaskGetRequestTypeAPIImageImport TaskGetRequestType = "api_image_import"
 )
 
-// TaskGetResponse is a schema of the API.
 type TaskGetResponse struct {
 	// The date and time when the task was created.
 	//
@@ -6747,8 +6059,6 @@ type TaskGetResponse struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TaskGetResponseStatus is described by the spec as:
-//
 // The current status of this task. The value can be `pending`,
 // `processing`, `success` or `failure`.
 type TaskGetResponseStatus string
@@ -6761,8 +6071,6 @@ const (
 	TaskGetResponseStatusFailure    TaskGetResponseStatus = "failure"
 )
 
-// TaskGetResponseType is described by the spec as:
-//
 // The type of task represented by this content.
 type TaskGetResponseType string
 
@@ -6772,7 +6080,6 @@ const (
 	TaskGetResponseTypeAPIImageImport TaskGetResponseType = "api_image_import"
 )
 
-// TasksCreateRequest is a schema of the API.
 type TasksCreateRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6805,8 +6112,6 @@ type TasksCreateRequest struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TasksCreateRequestStatus is described by the spec as:
-//
 // The current status of this task.
 type TasksCreateRequestStatus string
 
@@ -6818,8 +6123,6 @@ const (
 	TasksCreateRequestStatusFailure    TasksCreateRequestStatus = "failure"
 )
 
-// TasksCreateRequestType is described by the spec as:
-//
 // The type of task represented by this content.
 type TasksCreateRequestType string
 
@@ -6829,7 +6132,6 @@ const (
 	TasksCreateRequestTypeAPIImageImport TasksCreateRequestType = "api_image_import"
 )
 
-// TasksCreateResponse is a schema of the API.
 type TasksCreateResponse struct {
 	// The date and time when the task was created.
 	//
@@ -6874,8 +6176,6 @@ type TasksCreateResponse struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TasksCreateResponseStatus is described by the spec as:
-//
 // The current status of this task. The value can be `pending`,
 // `processing`, `success` or `failure`.
 type TasksCreateResponseStatus string
@@ -6888,8 +6188,6 @@ const (
 	TasksCreateResponseStatusFailure    TasksCreateResponseStatus = "failure"
 )
 
-// TasksCreateResponseType is described by the spec as:
-//
 // The type of task represented by this content.
 type TasksCreateResponseType string
 
@@ -6899,7 +6197,6 @@ const (
 	TasksCreateResponseTypeAPIImageImport TasksCreateResponseType = "api_image_import"
 )
 
-// TasksIndexRequest is a schema of the API.
 type TasksIndexRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6931,8 +6228,6 @@ type TasksIndexRequest struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TasksIndexRequestStatus is described by the spec as:
-//
 // The current status of this task.
 type TasksIndexRequestStatus string
 
@@ -6944,8 +6239,6 @@ const (
 	TasksIndexRequestStatusFailure    TasksIndexRequestStatus = "failure"
 )
 
-// TasksIndexRequestType is described by the spec as:
-//
 // The type of task represented by this content.
 type TasksIndexRequestType string
 
@@ -6955,7 +6248,6 @@ const (
 	TasksIndexRequestTypeAPIImageImport TasksIndexRequestType = "api_image_import"
 )
 
-// TasksListResponse is a schema of the API.
 type TasksListResponse struct {
 	// The URI for the schema describing an image task list.
 	Schema *string `json:"schema,omitzero"`
@@ -6972,8 +6264,6 @@ type TasksListResponse struct {
 	// * `updated_at`
 	Tasks []TasksListResponseTasksItem `json:"tasks,omitzero"`
 }
-
-// TasksListResponseTasksItem is a schema of the API.
 type TasksListResponseTasksItem struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -7005,8 +6295,6 @@ type TasksListResponseTasksItem struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TasksListResponseTasksItemStatus is described by the spec as:
-//
 // The current status of this task.
 type TasksListResponseTasksItemStatus string
 
@@ -7019,8 +6307,6 @@ const (
 	TasksListResponseTasksItemStatusFailure    TasksListResponseTasksItemStatus = "failure"
 )
 
-// TasksListResponseTasksItemType is described by the spec as:
-//
 // The type of task represented by this content.
 type TasksListResponseTasksItemType string
 
@@ -7031,7 +6317,6 @@ const (
 	TasksListResponseTasksItemTypeAPIImageImport TasksListResponseTasksItemType = "api_image_import"
 )
 
-// ImagesGetVisibility is a schema of the API.
 type ImagesGetVisibility string
 
 // Values of ImagesGetVisibility the spec lists. A server may send others; they decode too.
@@ -7043,7 +6328,6 @@ const (
 	ImagesGetVisibilityAll       ImagesGetVisibility = "all"
 )
 
-// ImagesGetMemberStatus is a schema of the API.
 type ImagesGetMemberStatus string
 
 // Values of ImagesGetMemberStatus the spec lists. A server may send others; they decode too.
@@ -7054,7 +6338,6 @@ const (
 	ImagesGetMemberStatusAll      ImagesGetMemberStatus = "all"
 )
 
-// ImagesGetSortDir is a schema of the API.
 type ImagesGetSortDir string
 
 // Values of ImagesGetSortDir the spec lists. A server may send others; they decode too.

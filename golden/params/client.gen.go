@@ -20,65 +20,44 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Filter is a schema of the API.
 type Filter struct {
 	MinSize *int64  `json:"minSize,omitzero"`
 	Status  *string `json:"status,omitzero"`
 }
-
-// PatchBothBody is a schema of the API.
 type PatchBothBody struct {
 	A *string `json:"a,omitzero"`
 }
-
-// DownloadResponse404Body is a schema of the API.
 type DownloadResponse404Body struct {
 	Error *string `json:"error,omitzero"`
 }
-
-// PostFormForm is a schema of the API.
 type PostFormForm struct {
 	Items    []PostFormFormItemsItem `json:"items,omitzero"`
 	Metadata map[string]string       `json:"metadata,omitzero"`
 	Name     *string                 `json:"name,omitzero"`
 	Tag      []string                `json:"tag,omitzero"`
 }
-
-// PostFormFormItemsItem is a schema of the API.
 type PostFormFormItemsItem struct {
 	Price    *string `json:"price,omitzero"`
 	Quantity *int64  `json:"quantity,omitzero"`
 }
-
-// GetItemsItemIDPartsPartResponse200Body is a schema of the API.
 type GetItemsItemIDPartsPartResponse200Body struct {
 	Name *string `json:"name,omitzero"`
 }
-
-// GetItemsItemIDPartsPartResponse4XxBody is a schema of the API.
 type GetItemsItemIDPartsPartResponse4XxBody struct {
 	Error *string `json:"error,omitzero"`
 }
-
-// ObjectParamsPage is a schema of the API.
 type ObjectParamsPage struct {
 	After *string `json:"after,omitzero"`
 	Size  *int64  `json:"size,omitzero"`
 }
-
-// ObjectParamsPoint is a schema of the API.
 type ObjectParamsPoint struct {
 	X *int64 `json:"x,omitzero"`
 	Y *int64 `json:"y,omitzero"`
 }
-
-// ObjectParamsXShape is a schema of the API.
 type ObjectParamsXShape struct {
 	H *int64 `json:"h,omitzero"`
 	W *int64 `json:"w,omitzero"`
 }
-
-// GetSearchSort is a schema of the API.
 type GetSearchSort string
 
 // Values of GetSearchSort the spec lists. A server may send others; they decode too.
@@ -87,8 +66,6 @@ const (
 	GetSearchSortDesc GetSearchSort = "desc"
 )
 
-// UploadMultipart is described by the spec as:
-//
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type UploadMultipart struct {
 	Attachments []*runtime.File `json:"attachments,omitzero"`
@@ -99,8 +76,6 @@ type UploadMultipart struct {
 	Tags  []string             `json:"tags,omitzero"`
 	Title *string              `json:"title,omitzero"`
 }
-
-// UploadMultipartMeta is a schema of the API.
 type UploadMultipartMeta struct {
 	Owner *string `json:"owner,omitzero"`
 }

@@ -18,10 +18,7 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Severities is a schema of the API.
 type Severities []SeveritiesItem
-
-// SeveritiesItem is a schema of the API.
 type SeveritiesItem string
 
 // Values of SeveritiesItem the spec lists. A server may send others; they decode too.
@@ -31,7 +28,6 @@ const (
 	SeveritiesItemCritical SeveritiesItem = "critical"
 )
 
-// Sort is a schema of the API.
 type Sort []json.RawMessage
 
 // ListChargesCreated is any of: ListChargesCreatedVariant1, Int. The field that is set holds the
@@ -75,19 +71,14 @@ func (u *ListChargesCreated) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ListChargesCreatedVariant1 is a schema of the API.
 type ListChargesCreatedVariant1 struct {
 	Gt *int64 `json:"gt,omitzero"`
 	Lt *int64 `json:"lt,omitzero"`
 }
-
-// DeepObjectListsLinesItem is a schema of the API.
 type DeepObjectListsLinesItem struct {
 	Amount *int64                       `json:"amount,omitzero"`
 	Tax    *DeepObjectListsLinesItemTax `json:"tax,omitzero"`
 }
-
-// DeepObjectListsLinesItemTax is a schema of the API.
 type DeepObjectListsLinesItemTax struct {
 	Rate *float64 `json:"rate,omitzero"`
 }
@@ -132,12 +123,9 @@ func (u *DeepObjectListsDiscounts) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// DeepObjectListsDiscountsVariant1Item is a schema of the API.
 type DeepObjectListsDiscountsVariant1Item struct {
 	Coupon *string `json:"coupon,omitzero"`
 }
-
-// DeepObjectListsDiscountsEmpty is a schema of the API.
 type DeepObjectListsDiscountsEmpty string
 
 // Values of DeepObjectListsDiscountsEmpty the spec lists. A server may send others; they decode
@@ -194,7 +182,6 @@ func (u *DeepObjectListsWindow) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// DeepObjectListsWindowVariant2 is a schema of the API.
 type DeepObjectListsWindowVariant2 struct {
 	From *int64 `json:"from,omitzero"`
 }

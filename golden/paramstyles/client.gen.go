@@ -61,8 +61,6 @@ func (u *AuthorType) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// User is described by the spec as:
-//
 // user.
 type User string
 
@@ -79,8 +77,6 @@ func (v User) MarshalJSON() ([]byte, error) {
 	return []byte(`"user"`), nil
 }
 
-// Bot is described by the spec as:
-//
 // bot.
 type Bot string
 
@@ -97,42 +93,26 @@ func (v Bot) MarshalJSON() ([]byte, error) {
 	return []byte(`"bot"`), nil
 }
 
-// Before is described by the spec as:
-//
 // a named date-time.
 type Before = time.Time
-
-// Color is a schema of the API.
 type Color struct {
 	G   *int64  `json:"G,omitzero"`
 	R   *int64  `json:"R,omitzero"`
 	Tag *string `json:"tag,omitzero"`
 }
-
-// Meta is a schema of the API.
 type Meta map[string]string
 
-// OwnerID is described by the spec as:
-//
 // a type defined as another.
 type OwnerID = UUID
-
-// UUID is a schema of the API.
 type UUID string
-
-// QueryStylesFilter is a schema of the API.
 type QueryStylesFilter struct {
 	Size   *QueryStylesFilterSize `json:"size,omitzero"`
 	Status *string                `json:"status,omitzero"`
 	Tags   []string               `json:"tags,omitzero"`
 }
-
-// QueryStylesFilterSize is a schema of the API.
 type QueryStylesFilterSize struct {
 	Min *int64 `json:"min,omitzero"`
 }
-
-// QueryStylesPage is a schema of the API.
 type QueryStylesPage struct {
 	Size *int64   `json:"size,omitzero"`
 	Sort []string `json:"sort,omitzero"`

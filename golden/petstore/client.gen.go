@@ -17,26 +17,19 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Adoption is a schema of the API.
 type Adoption struct {
 	AdoptedAt *time.Time `json:"adoptedAt,omitzero"`
 	Owner     string     `json:"owner"`
 }
-
-// Error is a schema of the API.
 type Error struct {
 	Code    int32  `json:"code"`
 	Message string `json:"message"`
 }
-
-// Pet is a schema of the API.
 type Pet struct {
 	ID   int64   `json:"id"`
 	Name string  `json:"name"`
 	Tag  *string `json:"tag,omitzero"`
 }
-
-// Pets is a schema of the API.
 type Pets []Pet
 
 // Client calls the Swagger Petstore API. Every method runs behind its operation's circuit

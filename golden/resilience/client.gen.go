@@ -16,7 +16,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// SearchIdempotentBody is a schema of the API.
 type SearchIdempotentBody struct {
 	Query *string `json:"query,omitzero"`
 }

@@ -17,7 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// User is a schema of the API.
 type User struct {
 	Email *string `json:"email,omitzero"`
 	ID    *int64  `json:"id,omitzero"`

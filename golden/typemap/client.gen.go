@@ -17,7 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Bag is a schema of the API.
 type Bag struct {
 	Name *string `json:"name,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -40,7 +39,6 @@ func (v Bag) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// BagAlias is a schema of the API.
 type BagAlias = Bag
 
 // Choice is one of: String, ChoiceValue. The field that is set holds the value.
@@ -83,15 +81,10 @@ func (u *Choice) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ChoiceValue is a schema of the API.
 type ChoiceValue struct {
 	Value int64 `json:"value"`
 }
-
-// ChoiceAlias is a schema of the API.
 type ChoiceAlias = Choice
-
-// Kind is a schema of the API.
 type Kind string
 
 // Values of Kind the spec lists. A server may send others; they decode too.
@@ -107,10 +100,7 @@ func (v Kind) MarshalJSON() ([]byte, error) {
 	return []byte(`"thing"`), nil
 }
 
-// KindAlias is a schema of the API.
 type KindAlias = Kind
-
-// Mapping is a schema of the API.
 type Mapping struct {
 	// The spec requires this key but does not declare it as a property.
 	Expression json.RawMessage   `json:"expression"`
@@ -127,10 +117,7 @@ func (v Mapping) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// NullTime is a schema of the API.
 type NullTime = time.Time
-
-// Record is a schema of the API.
 type Record struct {
 	Bag        *Bag          `json:"bag,omitzero"`
 	Choice     *Choice       `json:"choice,omitzero"`
@@ -192,20 +179,13 @@ func (u *RecordSwitch) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SeenAt is a schema of the API.
 type SeenAt = NullTime
 
-// Traits is described by the spec as:
-//
 // Any JSON the identity schema allows.
 type Traits = json.RawMessage
-
-// Usage is a schema of the API.
 type Usage struct {
 	TotalTokens int64 `json:"total_tokens"`
 }
-
-// Versioned is a schema of the API.
 type Versioned struct {
 	Version int64 `json:"version"`
 }

@@ -19,8 +19,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Anything is described by the spec as:
-//
 // a schema that says nothing of the type.
 type Anything = json.RawMessage
 
@@ -69,7 +67,6 @@ func (u *IDOrRange) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// IDOrRangeFrom is a schema of the API.
 type IDOrRangeFrom struct {
 	From int64  `json:"from"`
 	To   *int64 `json:"to,omitzero"`
@@ -185,7 +182,6 @@ func (u ListIssuesLevel) ParamText() string {
 	return ""
 }
 
-// ListIssuesLevelVariant2 is a schema of the API.
 type ListIssuesLevelVariant2 string
 
 // Values of ListIssuesLevelVariant2 the spec lists. A server may send others; they decode too.
@@ -356,7 +352,6 @@ func (u *MixedUnionsCreated) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MixedUnionsCreatedVariant2 is a schema of the API.
 type MixedUnionsCreatedVariant2 struct {
 	Gt *int64 `json:"gt,omitzero"`
 	Lt *int64 `json:"lt,omitzero"`
@@ -403,17 +398,12 @@ func (u *UnsupportedParamsTarget) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// UnsupportedParamsTargetVariant2 is a schema of the API.
 type UnsupportedParamsTargetVariant2 struct {
 	Owner *UnsupportedParamsTargetVariant2Owner `json:"owner,omitzero"`
 }
-
-// UnsupportedParamsTargetVariant2Owner is a schema of the API.
 type UnsupportedParamsTargetVariant2Owner struct {
 	ID *int64 `json:"id,omitzero"`
 }
-
-// UnsupportedParamsRowsItem is a schema of the API.
 type UnsupportedParamsRowsItem struct {
 	ID *int64 `json:"id,omitzero"`
 }

@@ -19,14 +19,11 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Address is a schema of the API.
 type Address struct {
 	City    *string `json:"city,omitzero"`
 	Country string  `json:"country"`
 	Line1   string  `json:"line1"`
 }
-
-// AnonymousContact is a schema of the API.
 type AnonymousContact struct {
 	Note *string `json:"note,omitzero"`
 }
@@ -129,21 +126,16 @@ func (u *AnyPet) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// BankTransfer is a schema of the API.
 type BankTransfer struct {
 	Bic    *string `json:"bic,omitzero"`
 	Iban   string  `json:"iban"`
 	Method string  `json:"method"`
 }
-
-// BinaryOp is a schema of the API.
 type BinaryOp struct {
 	Left  Expr   `json:"left"`
 	Op    string `json:"op"`
 	Right Expr   `json:"right"`
 }
-
-// Call is a schema of the API.
 type Call struct {
 	Args []Expr `json:"args"`
 	Fn   string `json:"fn"`
@@ -160,7 +152,6 @@ func (v Call) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// Card is a schema of the API.
 type Card struct {
 	Brand    CardBrand `json:"brand"`
 	ExpMonth int32     `json:"expMonth"`
@@ -168,8 +159,6 @@ type Card struct {
 	Last4    string    `json:"last4"`
 	Method   string    `json:"method"`
 }
-
-// CardBrand is a schema of the API.
 type CardBrand string
 
 // Values of CardBrand the spec lists. A server may send others; they decode too.
@@ -179,14 +168,11 @@ const (
 	CardBrandAmex       CardBrand = "amex"
 )
 
-// Cat is a schema of the API.
 type Cat struct {
 	HuntingSkill CatHuntingSkill `json:"huntingSkill"`
 	Name         string          `json:"name"`
 	PetType      string          `json:"petType"`
 }
-
-// CatHuntingSkill is a schema of the API.
 type CatHuntingSkill string
 
 // Values of CatHuntingSkill the spec lists. A server may send others; they decode too.
@@ -197,14 +183,11 @@ const (
 	CatHuntingSkillAggressive  CatHuntingSkill = "aggressive"
 )
 
-// Circle is a schema of the API.
 type Circle struct {
 	Center *Point     `json:"center,omitzero"`
 	Kind   CircleKind `json:"kind"`
 	Radius float64    `json:"radius"`
 }
-
-// CircleKind is a schema of the API.
 type CircleKind string
 
 // Values of CircleKind the spec lists. A server may send others; they decode too.
@@ -312,12 +295,9 @@ func (u *Contact) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ContactName is a schema of the API.
 type ContactName struct {
 	Name *string `json:"name,omitzero"`
 }
-
-// Customer is a schema of the API.
 type Customer struct {
 	BackupPayment  *PaymentMethod `json:"backupPayment,omitzero"`
 	BillingAddress *Address       `json:"billingAddress"`
@@ -526,14 +506,11 @@ func (u *CustomerRecipients) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Dog is a schema of the API.
 type Dog struct {
 	Name     string `json:"name"`
 	PackSize *int32 `json:"packSize,omitzero"`
 	PetType  string `json:"petType"`
 }
-
-// Drawing is a schema of the API.
 type Drawing struct {
 	// an inline union in an array.
 	Annotations []DrawingAnnotationsItem `json:"annotations,omitzero"`
@@ -638,13 +615,10 @@ func (u *DrawingLabelsValue) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// EmailContact is a schema of the API.
 type EmailContact struct {
 	Email string  `json:"email"`
 	Name  *string `json:"name,omitzero"`
 }
-
-// EmailNotification is a schema of the API.
 type EmailNotification struct {
 	Channel string `json:"channel"`
 	Subject string `json:"subject"`
@@ -747,7 +721,6 @@ func (u *Event) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// EventPage is a schema of the API.
 type EventPage struct {
 	Data          []Event          `json:"data"`
 	LatestByOrder map[string]Event `json:"latestByOrder,omitzero"`
@@ -939,7 +912,6 @@ func (u *JSONValue) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// KnownColor is a schema of the API.
 type KnownColor string
 
 // Values of KnownColor the spec lists. A server may send others; they decode too.
@@ -949,7 +921,6 @@ const (
 	KnownColorBlue  KnownColor = "blue"
 )
 
-// Lizard is a schema of the API.
 type Lizard struct {
 	LovesRocks *bool  `json:"lovesRocks,omitzero"`
 	Name       string `json:"name"`
@@ -1043,21 +1014,16 @@ func (u *Notification) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// NumberLit is a schema of the API.
 type NumberLit struct {
 	Op    string  `json:"op"`
 	Value float64 `json:"value"`
 }
-
-// OrderCancelled is a schema of the API.
 type OrderCancelled struct {
 	ID      string  `json:"id"`
 	OrderID string  `json:"orderId"`
 	Reason  *string `json:"reason,omitzero"`
 	Type    string  `json:"type"`
 }
-
-// OrderPlaced is a schema of the API.
 type OrderPlaced struct {
 	Currency *string `json:"currency,omitzero"`
 	ID       string  `json:"id"`
@@ -1065,8 +1031,6 @@ type OrderPlaced struct {
 	Total    float64 `json:"total"`
 	Type     string  `json:"type"`
 }
-
-// OrderShipped is a schema of the API.
 type OrderShipped struct {
 	Carrier        string  `json:"carrier"`
 	ID             string  `json:"id"`
@@ -1171,7 +1135,6 @@ func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Pet is a schema of the API.
 type Pet struct {
 	Name    string `json:"name"`
 	PetType string `json:"petType"`
@@ -1273,43 +1236,32 @@ func (u *PetChoice) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// PhoneContact is a schema of the API.
 type PhoneContact struct {
 	CountryCode string  `json:"countryCode"`
 	Name        *string `json:"name,omitzero"`
 	Phone       string  `json:"phone"`
 }
-
-// Point is a schema of the API.
 type Point struct {
 	X float64 `json:"x"`
 	Y float64 `json:"y"`
 }
-
-// PostalContact is a schema of the API.
 type PostalContact struct {
 	City     string  `json:"city"`
 	Name     *string `json:"name,omitzero"`
 	Postcode string  `json:"postcode"`
 	Street   string  `json:"street"`
 }
-
-// RangeFilter is a schema of the API.
 type RangeFilter struct {
 	Field string   `json:"field"`
 	Gte   *float64 `json:"gte,omitzero"`
 	Lte   *float64 `json:"lte,omitzero"`
 }
-
-// Rectangle is a schema of the API.
 type Rectangle struct {
 	Height float64       `json:"height"`
 	Kind   RectangleKind `json:"kind"`
 	Origin *Point        `json:"origin,omitzero"`
 	Width  float64       `json:"width"`
 }
-
-// RectangleKind is a schema of the API.
 type RectangleKind string
 
 // Values of RectangleKind the spec lists. A server may send others; they decode too.
@@ -1381,7 +1333,6 @@ func (u *SearchFilter) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SearchRequest is a schema of the API.
 type SearchRequest struct {
 	Filters []SearchFilter `json:"filters"`
 	// a UUID or a legacy numeric id.
@@ -1640,8 +1591,6 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Triangle is described by the spec as:
-//
 // Triangle.
 type Triangle struct {
 	A    float64      `json:"a"`
@@ -1649,8 +1598,6 @@ type Triangle struct {
 	C    float64      `json:"c"`
 	Kind TriangleKind `json:"kind"`
 }
-
-// TriangleKind is a schema of the API.
 type TriangleKind string
 
 // Values of TriangleKind the spec lists. A server may send others; they decode too.
@@ -1666,14 +1613,11 @@ func (v TriangleKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"triangle"`), nil
 }
 
-// SmsNotification is a schema of the API.
 type SmsNotification struct {
 	Channel string `json:"channel"`
 	Phone   string `json:"phone"`
 	Text    string `json:"text"`
 }
-
-// TextFilter is a schema of the API.
 type TextFilter struct {
 	Fuzzy *bool  `json:"fuzzy,omitzero"`
 	Query string `json:"query"`
@@ -1719,13 +1663,10 @@ func (u *Tier) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// VarRef is a schema of the API.
 type VarRef struct {
 	Name string `json:"name"`
 	Op   string `json:"op"`
 }
-
-// Wallet is a schema of the API.
 type Wallet struct {
 	Email    *string `json:"email,omitzero"`
 	Method   string  `json:"method"`

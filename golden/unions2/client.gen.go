@@ -17,14 +17,11 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// AdminReply is a schema of the API.
 type AdminReply struct {
 	AdminID *string         `json:"admin_id,omitzero"`
 	Body    *string         `json:"body,omitzero"`
 	Type    *AdminReplyType `json:"type,omitzero"`
 }
-
-// AdminReplyType is a schema of the API.
 type AdminReplyType string
 
 // Values of AdminReplyType the spec lists. A server may send others; they decode too.
@@ -40,28 +37,21 @@ func (v AdminReplyType) MarshalJSON() ([]byte, error) {
 	return []byte(`"admin"`), nil
 }
 
-// ByAsset is a schema of the API.
 type ByAsset struct {
 	ComponentKey string  `json:"component_key"`
 	Insertions   float64 `json:"insertions"`
 	Week         string  `json:"week"`
 }
-
-// ByTeam is a schema of the API.
 type ByTeam struct {
 	Insertions float64 `json:"insertions"`
 	TeamName   string  `json:"team_name"`
 	Week       string  `json:"week"`
 }
-
-// ContactByEmail is a schema of the API.
 type ContactByEmail struct {
 	Body  *string             `json:"body,omitzero"`
 	Email string              `json:"email"`
 	Type  *ContactByEmailType `json:"type,omitzero"`
 }
-
-// ContactByEmailType is a schema of the API.
 type ContactByEmailType string
 
 // Values of ContactByEmailType the spec lists. A server may send others; they decode too.
@@ -77,14 +67,11 @@ func (v ContactByEmailType) MarshalJSON() ([]byte, error) {
 	return []byte(`"user"`), nil
 }
 
-// ContactByID is a schema of the API.
 type ContactByID struct {
 	Body           *string          `json:"body,omitzero"`
 	IntercomUserID string           `json:"intercom_user_id"`
 	Type           *ContactByIDType `json:"type,omitzero"`
 }
-
-// ContactByIDType is a schema of the API.
 type ContactByIDType string
 
 // Values of ContactByIDType the spec lists. A server may send others; they decode too.
@@ -163,14 +150,11 @@ func (u *ContactReply) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// EcKey is a schema of the API.
 type EcKey struct {
 	Kty *EcKeyKty `json:"kty,omitzero"`
 	X   *string   `json:"x,omitzero"`
 	Y   *string   `json:"y,omitzero"`
 }
-
-// EcKeyKty is a schema of the API.
 type EcKeyKty string
 
 // Values of EcKeyKty the spec lists. A server may send others; they decode too.
@@ -235,15 +219,12 @@ func (u *EmbeddingInput) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// EncryptionKey is a schema of the API.
 type EncryptionKey struct {
 	E   *string           `json:"e,omitzero"`
 	Kty *EncryptionKeyKty `json:"kty,omitzero"`
 	N   *string           `json:"n,omitzero"`
 	Use *EncryptionKeyUse `json:"use,omitzero"`
 }
-
-// EncryptionKeyKty is a schema of the API.
 type EncryptionKeyKty string
 
 // Values of EncryptionKeyKty the spec lists. A server may send others; they decode too.
@@ -259,7 +240,6 @@ func (v EncryptionKeyKty) MarshalJSON() ([]byte, error) {
 	return []byte(`"RSA"`), nil
 }
 
-// EncryptionKeyUse is a schema of the API.
 type EncryptionKeyUse string
 
 // Values of EncryptionKeyUse the spec lists. A server may send others; they decode too.
@@ -275,7 +255,6 @@ func (v EncryptionKeyUse) MarshalJSON() ([]byte, error) {
 	return []byte(`"enc"`), nil
 }
 
-// Flag is a schema of the API.
 type Flag struct {
 	Enabled *bool  `json:"enabled,omitzero"`
 	Name    string `json:"name"`
@@ -357,7 +336,6 @@ func (u *Key) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Limit is a schema of the API.
 type Limit struct {
 	Max  *int64 `json:"max,omitzero"`
 	Name string `json:"name"`
@@ -439,14 +417,11 @@ func (u *Reply) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// RsaKey is a schema of the API.
 type RsaKey struct {
 	E   *string    `json:"e,omitzero"`
 	Kty *RsaKeyKty `json:"kty,omitzero"`
 	N   *string    `json:"n,omitzero"`
 }
-
-// RsaKeyKty is a schema of the API.
 type RsaKeyKty string
 
 // Values of RsaKeyKty the spec lists. A server may send others; they decode too.
@@ -651,30 +626,21 @@ func (u *TransferCreate) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// TransferCreate30 is a schema of the API.
 type TransferCreate30 struct {
 	Transfer TransferCreate30Transfer `json:"transfer"`
 }
-
-// TransferCreate30Transfer is a schema of the API.
 type TransferCreate30Transfer struct {
 	Name     *string `json:"name,omitzero"`
 	VolumeID string  `json:"volume_id"`
 }
-
-// TransferCreate355 is a schema of the API.
 type TransferCreate355 struct {
 	Transfer TransferCreate355Transfer `json:"transfer"`
 }
-
-// TransferCreate355Transfer is a schema of the API.
 type TransferCreate355Transfer struct {
 	Name        *string `json:"name,omitzero"`
 	NoSnapshots *bool   `json:"no_snapshots,omitzero"`
 	VolumeID    string  `json:"volume_id"`
 }
-
-// GetAnalyticsResponse200Body is a schema of the API.
 type GetAnalyticsResponse200Body struct {
 	Rows GetAnalyticsResponse200BodyRows `json:"rows"`
 }

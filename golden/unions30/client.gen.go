@@ -17,7 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Board is a schema of the API.
 type Board struct {
 	Current *NullableShape `json:"current"`
 	History []Shape        `json:"history,omitzero"`
@@ -72,7 +71,6 @@ func (u *BoardNote) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Circle is a schema of the API.
 type Circle struct {
 	Kind   string  `json:"kind"`
 	Radius float64 `json:"radius"`
@@ -156,7 +154,6 @@ func (u *NullableShape) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Owner is a schema of the API.
 type Owner struct {
 	DisplayName *string `json:"displayName,omitzero"`
 	Login       string  `json:"login"`
@@ -240,7 +237,6 @@ func (u *Problem) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// RateLimitProblem is a schema of the API.
 type RateLimitProblem struct {
 	RetryAfter int64  `json:"retryAfter"`
 	Status     *int64 `json:"status,omitzero"`
@@ -325,13 +321,10 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Square is a schema of the API.
 type Square struct {
 	Kind string  `json:"kind"`
 	Side float64 `json:"side"`
 }
-
-// ValidationProblem is a schema of the API.
 type ValidationProblem struct {
 	InvalidParams []ValidationProblemInvalidParamsItem `json:"invalidParams"`
 	Status        *int64                               `json:"status,omitzero"`
@@ -349,7 +342,6 @@ func (v ValidationProblem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ValidationProblemInvalidParamsItem is a schema of the API.
 type ValidationProblemInvalidParamsItem struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`

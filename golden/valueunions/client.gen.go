@@ -96,20 +96,15 @@ func (u *Account) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ActionBase is a schema of the API.
 type ActionBase struct {
 	Type string `json:"type"`
 	URL  string `json:"url"`
 }
-
-// AwaitAction is a schema of the API.
 type AwaitAction struct {
 	TimeoutSeconds *int64          `json:"timeoutSeconds,omitzero"`
 	Type           AwaitActionType `json:"type"`
 	URL            string          `json:"url"`
 }
-
-// AwaitActionType is a schema of the API.
 type AwaitActionType string
 
 // Values of AwaitActionType the spec lists. A server may send others; they decode too.
@@ -125,14 +120,11 @@ func (v AwaitActionType) MarshalJSON() ([]byte, error) {
 	return []byte(`"await"`), nil
 }
 
-// BankAccount is a schema of the API.
 type BankAccount struct {
 	Iban   *string           `json:"iban,omitzero"`
 	ID     string            `json:"id"`
 	Scheme BankAccountScheme `json:"scheme"`
 }
-
-// BankAccountScheme is a schema of the API.
 type BankAccountScheme string
 
 // Values of BankAccountScheme the spec lists. A server may send others; they decode too.
@@ -141,14 +133,11 @@ const (
 	BankAccountSchemeAch  BankAccountScheme = "ach"
 )
 
-// CardAccount is a schema of the API.
 type CardAccount struct {
 	Expires *string           `json:"expires,omitzero"`
 	ID      string            `json:"id"`
 	Scheme  CardAccountScheme `json:"scheme"`
 }
-
-// CardAccountScheme is a schema of the API.
 type CardAccountScheme string
 
 // Values of CardAccountScheme the spec lists. A server may send others; they decode too.
@@ -157,16 +146,12 @@ const (
 	CardAccountSchemeMastercard CardAccountScheme = "mastercard"
 )
 
-// DisplayAction is described by the spec as:
-//
 // the tag's enum is a $ref'd schema, wrapped in allOf.
 type DisplayAction struct {
 	Text *string    `json:"text,omitzero"`
 	Type DisplayTag `json:"type"`
 	URL  string     `json:"url"`
 }
-
-// DisplayTag is a schema of the API.
 type DisplayTag string
 
 // Values of DisplayTag the spec lists. A server may send others; they decode too.
@@ -182,8 +167,6 @@ func (v DisplayTag) MarshalJSON() ([]byte, error) {
 	return []byte(`"display"`), nil
 }
 
-// LegacyAccount is described by the spec as:
-//
 // the same keys as the others; told apart by the kind of its id.
 type LegacyAccount struct {
 	Branch *string `json:"branch,omitzero"`
@@ -348,7 +331,6 @@ func (u *NextAction) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// PaymentRequest is a schema of the API.
 type PaymentRequest struct {
 	Amount int64                `json:"amount"`
 	Method PaymentRequestMethod `json:"method"`
@@ -433,13 +415,10 @@ func (u *PaymentRequestMethod) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// PaymentRequestMethodIdeal is a schema of the API.
 type PaymentRequestMethodIdeal struct {
 	Issuer string                        `json:"issuer"`
 	Type   PaymentRequestMethodIdealType `json:"type"`
 }
-
-// PaymentRequestMethodIdealType is a schema of the API.
 type PaymentRequestMethodIdealType string
 
 // Values of PaymentRequestMethodIdealType the spec lists. A server may send others; they decode
@@ -456,14 +435,11 @@ func (v PaymentRequestMethodIdealType) MarshalJSON() ([]byte, error) {
 	return []byte(`"ideal"`), nil
 }
 
-// PaymentRequestMethodEps is a schema of the API.
 type PaymentRequestMethodEps struct {
 	Bic    *string                     `json:"bic,omitzero"`
 	Issuer string                      `json:"issuer"`
 	Type   PaymentRequestMethodEpsType `json:"type"`
 }
-
-// PaymentRequestMethodEpsType is a schema of the API.
 type PaymentRequestMethodEpsType string
 
 // Values of PaymentRequestMethodEpsType the spec lists. A server may send others; they decode too.
@@ -479,13 +455,10 @@ func (v PaymentRequestMethodEpsType) MarshalJSON() ([]byte, error) {
 	return []byte(`"eps"`), nil
 }
 
-// PaymentRequestMethodCard is a schema of the API.
 type PaymentRequestMethodCard struct {
 	Number string                       `json:"number"`
 	Type   PaymentRequestMethodCardType `json:"type"`
 }
-
-// PaymentRequestMethodCardType is a schema of the API.
 type PaymentRequestMethodCardType string
 
 // Values of PaymentRequestMethodCardType the spec lists. A server may send others; they decode
@@ -502,14 +475,11 @@ func (v PaymentRequestMethodCardType) MarshalJSON() ([]byte, error) {
 	return []byte(`"card"`), nil
 }
 
-// Ping is a schema of the API.
 type Ping struct {
 	Kind    PingKind     `json:"kind"`
 	Message string       `json:"message"`
 	Version *PingVersion `json:"version,omitzero"`
 }
-
-// PingKind is a schema of the API.
 type PingKind string
 
 // Values of PingKind the spec lists. A server may send others; they decode too.
@@ -525,7 +495,6 @@ func (v PingKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"ping"`), nil
 }
 
-// PingVersion is a schema of the API.
 type PingVersion int64
 
 // Values of PingVersion the spec lists. A server may send others; they decode too.
@@ -541,21 +510,16 @@ func (v PingVersion) MarshalJSON() ([]byte, error) {
 	return []byte(`2`), nil
 }
 
-// PlainLink is a schema of the API.
 type PlainLink struct {
 	Href string `json:"href"`
 }
 
-// PollAction is described by the spec as:
-//
 // the tag comes from an allOf part over a base that leaves it open.
 type PollAction struct {
 	IntervalSeconds *int64         `json:"intervalSeconds,omitzero"`
 	Type            PollActionType `json:"type"`
 	URL             string         `json:"url"`
 }
-
-// PollActionType is a schema of the API.
 type PollActionType string
 
 // Values of PollActionType the spec lists. A server may send others; they decode too.
@@ -571,14 +535,11 @@ func (v PollActionType) MarshalJSON() ([]byte, error) {
 	return []byte(`"poll"`), nil
 }
 
-// RedirectAction is a schema of the API.
 type RedirectAction struct {
 	Method *RedirectActionMethod `json:"method,omitzero"`
 	Type   RedirectActionType    `json:"type"`
 	URL    string                `json:"url"`
 }
-
-// RedirectActionMethod is a schema of the API.
 type RedirectActionMethod string
 
 // Values of RedirectActionMethod the spec lists. A server may send others; they decode too.
@@ -587,7 +548,6 @@ const (
 	RedirectActionMethodPost RedirectActionMethod = "POST"
 )
 
-// RedirectActionType is a schema of the API.
 type RedirectActionType string
 
 // Values of RedirectActionType the spec lists. A server may send others; they decode too.
@@ -603,7 +563,6 @@ func (v RedirectActionType) MarshalJSON() ([]byte, error) {
 	return []byte(`"redirect"`), nil
 }
 
-// TypedLink is a schema of the API.
 type TypedLink struct {
 	Href      string  `json:"href"`
 	MediaType *string `json:"mediaType,omitzero"`

@@ -17,14 +17,11 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// AwaitAction is a schema of the API.
 type AwaitAction struct {
 	TimeoutSeconds *int64          `json:"timeoutSeconds,omitzero"`
 	Type           AwaitActionType `json:"type"`
 	URL            string          `json:"url"`
 }
-
-// AwaitActionType is a schema of the API.
 type AwaitActionType string
 
 // Values of AwaitActionType the spec lists. A server may send others; they decode too.
@@ -103,14 +100,11 @@ func (u *NextAction) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// RedirectAction is a schema of the API.
 type RedirectAction struct {
 	Method *RedirectActionMethod `json:"method,omitzero"`
 	Type   RedirectActionType    `json:"type"`
 	URL    string                `json:"url"`
 }
-
-// RedirectActionMethod is a schema of the API.
 type RedirectActionMethod string
 
 // Values of RedirectActionMethod the spec lists. A server may send others; they decode too.
@@ -119,7 +113,6 @@ const (
 	RedirectActionMethodPost RedirectActionMethod = "POST"
 )
 
-// RedirectActionType is a schema of the API.
 type RedirectActionType string
 
 // Values of RedirectActionType the spec lists. A server may send others; they decode too.
@@ -135,7 +128,6 @@ func (v RedirectActionType) MarshalJSON() ([]byte, error) {
 	return []byte(`"redirect"`), nil
 }
 
-// AuthenticateBody is a schema of the API.
 type AuthenticateBody struct {
 	Credentials AuthenticateBodyCredentials `json:"credentials"`
 }
@@ -204,14 +196,11 @@ func (u *AuthenticateBodyCredentials) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// AuthenticateBodyCredentialsPassword is a schema of the API.
 type AuthenticateBodyCredentialsPassword struct {
 	Kind     AuthenticateBodyCredentialsPasswordKind `json:"kind"`
 	Password string                                  `json:"password"`
 	User     *string                                 `json:"user,omitzero"`
 }
-
-// AuthenticateBodyCredentialsPasswordKind is a schema of the API.
 type AuthenticateBodyCredentialsPasswordKind string
 
 // Values of AuthenticateBodyCredentialsPasswordKind the spec lists. A server may send others; they
@@ -228,15 +217,12 @@ func (v AuthenticateBodyCredentialsPasswordKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"password"`), nil
 }
 
-// AuthenticateBodyCredentialsOtp is a schema of the API.
 type AuthenticateBodyCredentialsOtp struct {
 	Digits   *int64                             `json:"digits,omitzero"`
 	Kind     AuthenticateBodyCredentialsOtpKind `json:"kind"`
 	Password string                             `json:"password"`
 	User     *string                            `json:"user,omitzero"`
 }
-
-// AuthenticateBodyCredentialsOtpKind is a schema of the API.
 type AuthenticateBodyCredentialsOtpKind string
 
 // Values of AuthenticateBodyCredentialsOtpKind the spec lists. A server may send others; they

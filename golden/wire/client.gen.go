@@ -17,7 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// EmbeddingRequest is a schema of the API.
 type EmbeddingRequest struct {
 	Input EmbeddingRequestInput `json:"input"`
 }
@@ -79,7 +78,6 @@ func (u *EmbeddingRequestInput) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Group is a schema of the API.
 type Group struct {
 	Labels   map[string]string `json:"labels"`
 	Name     string            `json:"name"`
@@ -101,12 +99,9 @@ func (v Group) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// AddSharedLinkBody is a schema of the API.
 type AddSharedLinkBody struct {
 	SharedLink *AddSharedLinkBodySharedLink `json:"shared_link,omitzero"`
 }
-
-// AddSharedLinkBodySharedLink is a schema of the API.
 type AddSharedLinkBodySharedLink struct {
 	Access *string `json:"access,omitzero"`
 }
