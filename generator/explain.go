@@ -164,6 +164,6 @@ func terminalBreaker(b *emit.BreakerFacts) *emit.BreakerFacts {
 	t := sanitize.Terminal
 	c := *b
 	c.Instance, c.Policy, c.Scope, c.Window, c.FailureRate = t(c.Instance), t(c.Policy), t(c.Scope), t(c.Window), t(c.FailureRate)
-	c.SlowRate, c.SlowCall, c.WaitInOpen, c.RecordOn = t(c.SlowRate), t(c.SlowCall), t(c.WaitInOpen), t(c.RecordOn)
+	c.SlowRate, c.SlowCall, c.WaitInOpen, c.RecordOn, c.Const = t(c.SlowRate), t(c.SlowCall), t(c.WaitInOpen), t(c.RecordOn), t(c.Const)
 	return &c
 }

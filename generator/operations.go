@@ -100,7 +100,14 @@ func (b *builder) operations() {
 	for _, inst := range sortedKeys(b.r.instances) {
 		bi := b.r.instances[inst]
 		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
+		bi.Const = b.claimAt(b.pkg, "Breaker"+exportedName(inst, "Default"), fmt.Sprintf("the constant of breaker %q", inst),
+			b.at(b.r.policyPtr("breakers", bi.Policy.Name, "", "")))
 		b.file.Breakers = append(b.file.Breakers, bi)
+	}
+	for _, op := range b.file.Operations {
+		if bi := op.Policy.Breaker; bi != nil {
+			bi.Operations++
+		}
 	}
 	seen := map[*model.RetryPolicy]bool{}
 	var retries []*model.RetryPolicy

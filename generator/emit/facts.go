@@ -34,6 +34,10 @@ type BreakerFacts struct {
 	WaitInOpen    string `json:"waitInOpen"`
 	HalfOpenCalls int    `json:"halfOpenCalls"`
 	RecordOn      string `json:"recordOn"`
+	// Const is the generated constant of Instance; Operations counts the
+	// operations behind the breaker. Only the doc comments print them.
+	Const      string `json:"-"`
+	Operations int    `json:"-"`
 }
 
 // RetryFacts describes one retry policy in words.
@@ -60,7 +64,7 @@ func PolicyFacts(p *model.OpPolicy) Facts {
 			Instance: bi.Instance, Policy: b.Name, Scope: b.Scope, Window: win,
 			FailureRate: pct(b.FailureRateThreshold), SlowRate: pct(b.SlowCallRateThreshold),
 			SlowCall: human.Duration(b.SlowCallDuration), WaitInOpen: human.Duration(b.WaitInOpen), HalfOpenCalls: b.HalfOpenCalls,
-			RecordOn: strings.Join(b.RecordOn, ", "),
+			RecordOn: strings.Join(b.RecordOn, ", "), Const: bi.Const, Operations: bi.Operations,
 		}
 	}
 	if r := p.Retry; r != nil {
@@ -82,12 +86,24 @@ func PolicyFacts(p *model.OpPolicy) Facts {
 	return f
 }
 
-// DocLines renders the opdoc template as comment lines.
+// DocLines renders the opdoc template as comment lines: the retry and the
+// timeouts in full, the breaker by its constant (BreakerDocLines says the
+// policy, once, above the constant).
 func DocLines(p *model.OpPolicy) []string {
+	return docTemplate("opdoc", PolicyFacts(p))
+}
+
+// BreakerDocLines renders the breakerdoc template: a breaker's policy in
+// words, the doc comment of its constant.
+func BreakerDocLines(bi *model.BreakerInstance) []string {
+	return docTemplate("breakerdoc", PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker)
+}
+
+func docTemplate(name string, data any) []string {
 	var b strings.Builder
-	if err := templates.T.ExecuteTemplate(&b, "opdoc", PolicyFacts(p)); err != nil {
-		// The template is fixed and tested; failing here is a resgen bug.
-		panic("resgen: opdoc template: " + err.Error())
+	if err := templates.T.ExecuteTemplate(&b, name, data); err != nil {
+		// The templates are fixed and tested; failing here is a resgen bug.
+		panic("resgen: " + name + " template: " + err.Error())
 	}
 	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }

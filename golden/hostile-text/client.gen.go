@@ -229,7 +229,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerQuiet2KBreaker := e.Breaker("quiet\x1b[2K\rbreaker", runtime.BreakerPolicy{
+	breakerQuiet2KBreaker := e.Breaker(BreakerQuiet2KBreaker, runtime.BreakerPolicy{
 		Policy:                "quiet\x1b[2K\rbreaker",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            10,
@@ -242,7 +242,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"quiet\x1b[2K\rbreaker": breakerQuiet2KBreaker,
+		BreakerQuiet2KBreaker: breakerQuiet2KBreaker,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -269,9 +269,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerQuiet2KBreaker is the name of the circuit breaker "quiet\x1b[2K\rbreaker" (policy
+	// quiet [2K breaker, scope shared, 1 operation): last 10 calls, decides after 5; opens at
+	// 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+	// through; failures are transport, timeout, 5xx.
+	BreakerQuiet2KBreaker = "quiet\x1b[2K\rbreaker"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -308,9 +317,7 @@ type Get2JPetResponse struct {
 // Line one line two    [31misolated .
 //
 // Resilience (x-resilience):
-//   - breaker "quiet\x1b[2K\rbreaker" (shared, policy quiet [2K breaker): last 10 calls, decides
-//     after 5; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets
-//     10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerQuiet2KBreaker] (this operation alone; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.

@@ -159,7 +159,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -172,7 +172,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -268,9 +268,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 9 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -298,9 +307,7 @@ type BoundedKeyResponse struct {
 // BoundedKey calls POST /bounded.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - retry "default" (on: idempotency-key header): up to 3 attempts; waits 100ms, growing ×2 up
 //     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -361,9 +368,7 @@ type CustomKeyResponse struct {
 // CustomKey calls POST /custom.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - retry "default" (on: X-Request-Id header): up to 3 attempts; waits 100ms, growing ×2 up to
 //     5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -424,9 +429,7 @@ type IntKeyResponse struct {
 // IntKey calls POST /int.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
 //     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -486,9 +489,7 @@ type ListKeyResponse struct {
 // ListKey calls POST /list.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - retry "default" (on: IDEMPOTENCY-KEY header): up to 3 attempts; waits 100ms, growing ×2 up
 //     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -549,9 +550,7 @@ type NearMissResponse struct {
 // NearMiss calls POST /near-miss.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMiss(ctx context.Context, params *NearMissParams) (*NearMissResponse, error) {
@@ -609,9 +608,7 @@ type NearMissPrefixResponse struct {
 // NearMissPrefix calls POST /near-miss-prefix.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissPrefix(ctx context.Context, params *NearMissPrefixParams) (*NearMissPrefixResponse, error) {
@@ -666,9 +663,7 @@ type NearMissTypoResponse struct {
 // NearMissTypo calls POST /near-miss-typo.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams) (*NearMissTypoResponse, error) {
@@ -725,9 +720,7 @@ type NumberKeyResponse struct {
 // NumberKey calls POST /number.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
 //     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -787,9 +780,7 @@ type UnionKeyResponse struct {
 // UnionKey calls POST /union.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
 //     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.

@@ -219,7 +219,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerCinder := e.Breaker("cinder", runtime.BreakerPolicy{
+	breakerCinder := e.Breaker(BreakerCinder, runtime.BreakerPolicy{
 		Policy:                "cinder",
 		WindowType:            runtime.TimeWindow,
 		WindowDuration:        30 * time.Second,
@@ -231,7 +231,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerGlanceListImages := e.Breaker("glance/listImages", runtime.BreakerPolicy{
+	breakerGlanceListImages := e.Breaker(BreakerGlanceListImages, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -243,7 +243,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerGlanceUploadImage := e.Breaker("glance/uploadImage", runtime.BreakerPolicy{
+	breakerGlanceUploadImage := e.Breaker(BreakerGlanceUploadImage, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -255,7 +255,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerKeystone := e.Breaker("keystone", runtime.BreakerPolicy{
+	breakerKeystone := e.Breaker(BreakerKeystone, runtime.BreakerPolicy{
 		Policy:                "keystone",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -267,7 +267,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerNova := e.Breaker("nova", runtime.BreakerPolicy{
+	breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{
 		Policy:                "nova",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            50,
@@ -280,11 +280,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{429}, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"cinder":             breakerCinder,
-		"glance/listImages":  breakerGlanceListImages,
-		"glance/uploadImage": breakerGlanceUploadImage,
-		"keystone":           breakerKeystone,
-		"nova":               breakerNova,
+		BreakerCinder:            breakerCinder,
+		BreakerGlanceListImages:  breakerGlanceListImages,
+		BreakerGlanceUploadImage: breakerGlanceUploadImage,
+		BreakerKeystone:          breakerKeystone,
+		BreakerNova:              breakerNova,
 	}
 	retryGet3 := &runtime.RetryPolicy{
 		Policy:          "get3",
@@ -415,9 +415,38 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerCinder is the name of the circuit breaker "cinder" (policy cinder, scope shared,
+	// 2 operations): calls of the last 30s, decides after 10; opens at 30% failures or 100% of
+	// calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerCinder = "cinder"
+	// BreakerGlanceListImages is the name of the circuit breaker "glance/listImages" (policy
+	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
+	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
+	// through; failures are transport, timeout, 5xx.
+	BreakerGlanceListImages = "glance/listImages"
+	// BreakerGlanceUploadImage is the name of the circuit breaker "glance/uploadImage" (policy
+	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
+	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
+	// through; failures are transport, timeout, 5xx.
+	BreakerGlanceUploadImage = "glance/uploadImage"
+	// BreakerKeystone is the name of the circuit breaker "keystone" (policy keystone, scope
+	// shared, 2 operations): last 100 calls, decides after 20; opens at 40% failures or 100%
+	// of calls taking 1m or more; stays open 3s, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerKeystone = "keystone"
+	// BreakerNova is the name of the circuit breaker "nova" (policy nova, scope shared, 5
+	// operations): last 50 calls, decides after 20; opens at 50% failures or 50% of calls
+	// taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx, 429.
+	BreakerNova = "nova"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -452,9 +481,7 @@ type ListServersResponse struct {
 // ListServers calls GET /compute/v2.1/servers.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
-//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx, 429.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
@@ -529,9 +556,7 @@ type CreateServerResponse struct {
 // Never retried by default: a repeat would boot a second VM.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
-//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx, 429.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateServerResponse, error) {
@@ -595,9 +620,7 @@ type ShowServerResponse struct {
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
-//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx, 429.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
@@ -651,9 +674,7 @@ type DeleteServerResponse struct {
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
-//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx, 429.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
 //   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s,
 //     decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
@@ -709,9 +730,7 @@ type ServerActionResponse struct {
 // Reboot, resize or stop a server.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures
-//     or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx, 429.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
 //   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts,
 //     equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -780,9 +799,7 @@ type IssueTokenResponse struct {
 // Issue a token.
 //
 // Resilience (x-resilience):
-//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 3s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
 //   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -852,9 +869,7 @@ type RevokeTokenResponse struct {
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
 //
 // Resilience (x-resilience):
-//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 3s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
 //   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
@@ -916,9 +931,7 @@ type ListImagesResponse struct {
 // ListImages calls GET /image/v2/images.
 //
 // Resilience (x-resilience):
-//   - breaker "glance/listImages" (operation, policy glance): last 100 calls, decides after 5;
-//     opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial
-//     calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlanceListImages] (this operation alone; its policy is on the constant).
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
@@ -984,9 +997,7 @@ type UploadImageResponse struct {
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
 //
 // Resilience (x-resilience):
-//   - breaker "glance/uploadImage" (operation, policy glance): last 100 calls, decides after 5;
-//     opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial
-//     calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlanceUploadImage] (this operation alone; its policy is on the constant).
 //   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 10m in all.
@@ -1040,9 +1051,7 @@ type ListVolumesResponse struct {
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at
-//     30% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
@@ -1097,9 +1106,7 @@ type CreateVolumeResponse struct {
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at
-//     30% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume) (*CreateVolumeResponse, error) {

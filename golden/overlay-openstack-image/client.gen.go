@@ -6498,7 +6498,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerGlance := e.Breaker("glance", runtime.BreakerPolicy{
+	breakerGlance := e.Breaker(BreakerGlance, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -6510,7 +6510,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerUploads := e.Breaker("uploads", runtime.BreakerPolicy{
+	breakerUploads := e.Breaker(BreakerUploads, runtime.BreakerPolicy{
 		Policy:                "uploads",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -6523,8 +6523,8 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"glance":  breakerGlance,
-		"uploads": breakerUploads,
+		BreakerGlance:  breakerGlance,
+		BreakerUploads: breakerUploads,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -7226,9 +7226,23 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerGlance is the name of the circuit breaker "glance" (policy glance, scope shared,
+	// 74 operations): last 100 calls, decides after 10; opens at 40% failures or 100% of calls
+	// taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerGlance = "glance"
+	// BreakerUploads is the name of the circuit breaker "uploads" (policy uploads, scope
+	// shared, 2 operations): last 100 calls, decides after 10; opens at 40% failures or 50% of
+	// calls taking 2m or more; stays open 15s, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerUploads = "uploads"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -7259,9 +7273,7 @@ type CacheGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -7322,9 +7334,7 @@ type CacheDeleteResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -7381,9 +7391,7 @@ type CacheImageIDPutResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -7452,9 +7460,7 @@ type CacheImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -7626,9 +7632,7 @@ type ImagesGetResponse struct {
 // ….
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -7779,9 +7783,7 @@ type ImagesPostResponse struct {
 // Error response codes: 400, 401, 403, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms, growing ×2 up to
 //     5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -7865,9 +7867,7 @@ type ImagesImageIDGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -7955,9 +7955,7 @@ type ImagesImageIDPatchResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte) (*ImagesImageIDPatchResponse, error) {
@@ -8031,9 +8029,7 @@ type ImagesImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -8102,9 +8098,7 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest) (*ImagesImageIDActionsDeactivatePostResponse, error) {
@@ -8182,9 +8176,7 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest) (*ImagesImageIDActionsReactivatePostResponse, error) {
@@ -8288,9 +8280,7 @@ type ImagesImageIDFileGetResponse struct {
 // Error response codes: 400, 403, 404, 416.
 //
 // Resilience (x-resilience):
-//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40%
-//     failures or 50% of calls taking 2m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerUploads] (shared by 2 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
@@ -8399,9 +8389,7 @@ type ImagesImageIDFilePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 410, 413, 415, 503.
 //
 // Resilience (x-resilience):
-//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40%
-//     failures or 50% of calls taking 2m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerUploads] (shared by 2 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
@@ -8508,9 +8496,7 @@ type ImagesImageIDImportPostResponse struct {
 // …
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest) (*ImagesImageIDImportPostResponse, error) {
@@ -8592,9 +8578,7 @@ type ImagesImageIDMembersGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -8665,9 +8649,7 @@ type ImagesImageIDMembersPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest) (*ImagesImageIDMembersPostResponse, error) {
@@ -8742,9 +8724,7 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -8822,9 +8802,7 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 // Error response codes: 400, 401, 404, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -8899,9 +8877,7 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -8977,9 +8953,7 @@ type ImagesImageIDStagePutResponse struct {
 // will result in a 404 response code with an appropriate message.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9042,9 +9016,7 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 // ImagesImageIDTagsTagValuePut calls PUT /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9104,9 +9076,7 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 // ImagesImageIDTagsTagValueDelete calls DELETE /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -9169,9 +9139,7 @@ type ImagesImageIDTasksGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9240,9 +9208,7 @@ type InfoImportGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9310,9 +9276,7 @@ type InfoStoresGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9377,9 +9341,7 @@ type InfoStoresDetailGetResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9441,9 +9403,7 @@ type InfoUsageGetResponse struct {
 // Normal response codes: 200.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9527,9 +9487,7 @@ type MetadefsNamespacesGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9599,9 +9557,7 @@ type MetadefsNamespacesPostResponse struct {
 // Error response codes: 400, 401, 403, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest) (*MetadefsNamespacesPostResponse, error) {
@@ -9679,9 +9635,7 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9745,9 +9699,7 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9818,9 +9770,7 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -9901,9 +9851,7 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -9968,9 +9916,7 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
@@ -10030,9 +9976,7 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 // /v2/metadefs/namespaces/{namespace_name}/objects.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -10092,9 +10036,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -10166,9 +10108,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -10240,9 +10180,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -10300,9 +10238,7 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -10369,9 +10305,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 // Error response codes: 400, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
@@ -10431,9 +10365,7 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 // /v2/metadefs/namespaces/{namespace_name}/properties.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -10498,9 +10430,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -10565,9 +10495,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -10639,9 +10567,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -10699,9 +10625,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -10767,9 +10691,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
@@ -10830,9 +10752,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 // /v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -10896,9 +10816,7 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -10963,9 +10881,7 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
@@ -11036,9 +10952,7 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -11098,9 +11012,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11165,9 +11077,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11239,9 +11149,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
@@ -11312,9 +11220,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -11375,9 +11281,7 @@ type MetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11445,9 +11349,7 @@ type SchemasImageGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11517,9 +11419,7 @@ type SchemasImagesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11587,9 +11487,7 @@ type SchemasMemberGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11659,9 +11557,7 @@ type SchemasMembersGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11728,9 +11624,7 @@ type SchemasMetadefsNamespaceGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11800,9 +11694,7 @@ type SchemasMetadefsNamespacesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11870,9 +11762,7 @@ type SchemasMetadefsObjectGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -11942,9 +11832,7 @@ type SchemasMetadefsObjectsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12012,9 +11900,7 @@ type SchemasMetadefsPropertiesGetResponse struct {
 // Error response codes: 400, 401
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12082,9 +11968,7 @@ type SchemasMetadefsPropertyGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12152,9 +12036,7 @@ type SchemasMetadefsResourceTypeGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12225,9 +12107,7 @@ type SchemasMetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12294,9 +12174,7 @@ type SchemasMetadefsTagGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12366,9 +12244,7 @@ type SchemasMetadefsTagsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12436,9 +12312,7 @@ type SchemasTaskGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12509,9 +12383,7 @@ type SchemasTasksGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12573,9 +12445,7 @@ type StoresStoreIDImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -12631,9 +12501,7 @@ type TasksGetResponse struct {
 // Error response codes: 403, 404, 413.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12696,9 +12564,7 @@ type TasksPostResponse struct {
 // Error response codes: 401, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*TasksPostResponse, error) {
@@ -12767,9 +12633,7 @@ type TasksTaskIDGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
@@ -12821,9 +12685,7 @@ type TasksTaskIDDeleteResponse struct {
 // TasksTaskIDDelete calls DELETE /v2/tasks/{task_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40%
-//     failures or 100% of calls taking 1m or more; stays open 15s, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.

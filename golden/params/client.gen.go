@@ -169,7 +169,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -182,7 +182,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -316,9 +316,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 13 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -337,9 +346,7 @@ type PutBlobResponse struct {
 // PutBlob calls PUT /blobs/{name}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -392,9 +399,7 @@ type PatchBothResponse struct {
 // It sends application/merge-patch+json; PatchBothWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBothResponse, error) {
@@ -470,9 +475,7 @@ type DownloadResponse struct {
 // Download calls GET /files/{name}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -534,9 +537,7 @@ type PostFormResponse struct {
 // It sends application/x-www-form-urlencoded; PostFormWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: idempotent: true): up to 3 attempts; waits 100ms, growing ×2 up to 5s,
 //     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -619,9 +620,7 @@ type GetItemsItemIDPartsPartResponse struct {
 // GetItemsItemIDPartsPart calls GET /items/{item-id}/parts/{part}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -684,9 +683,7 @@ type DeleteItemsItemIDPartsPartResponse struct {
 // DeleteItemsItemIDPartsPart calls DELETE /items/{item-id}/parts/{part}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -743,9 +740,7 @@ type PutNoteResponse struct {
 // PutNote calls PUT /notes.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -821,9 +816,7 @@ type ObjectParamsResponse struct {
 // ObjectParams calls GET /objects.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -917,9 +910,7 @@ type PercentNamesResponse struct {
 // A parameter name with a % must not become a format verb in the generated code.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -1003,9 +994,7 @@ type GetSearchResponse struct {
 // GetSearch calls GET /search.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -1104,9 +1093,7 @@ type PathStylesResponse struct {
 // PathStyles calls GET /styles{label}{matrix}/{simple}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -1164,9 +1151,7 @@ type UploadResponse struct {
 // Upload calls POST /uploads.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
 //     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -1257,9 +1242,7 @@ type LegacyReportResponse struct {
 // LegacyReport calls GET /v1/legacy.json?format=full.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.

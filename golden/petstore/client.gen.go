@@ -116,7 +116,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerPets := e.Breaker("pets", runtime.BreakerPolicy{
+	breakerPets := e.Breaker(BreakerPets, runtime.BreakerPolicy{
 		Policy:                "pets",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            10,
@@ -129,7 +129,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"pets": breakerPets,
+		BreakerPets: breakerPets,
 	}
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
@@ -182,9 +182,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerPets is the name of the circuit breaker "pets" (policy pets, scope shared, 4
+	// operations): last 10 calls, decides after 4; opens at 50% failures or 100% of calls
+	// taking 1m or more; stays open 30s, then lets 2 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerPets = "pets"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -222,9 +231,7 @@ type ListPetsResponse struct {
 // List all pets.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures
-//     or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through;
-//     failures are transport, timeout, 5xx.
+//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
 //   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
@@ -292,9 +299,7 @@ type CreatePetsResponse struct {
 // Not retried: creating a pet twice makes two pets.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures
-//     or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through;
-//     failures are transport, timeout, 5xx.
+//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CreatePets(ctx context.Context, body Pet) (*CreatePetsResponse, error) {
@@ -358,9 +363,7 @@ type ShowPetByIDResponse struct {
 // Info for a specific pet.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures
-//     or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through;
-//     failures are transport, timeout, 5xx.
+//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
 //   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
@@ -429,9 +432,7 @@ type AdoptPetResponse struct {
 // Retried, because the caller's Idempotency-Key makes a repeat harmless.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures
-//     or 100% of calls taking 1m or more; stays open 30s, then lets 2 trial calls through;
-//     failures are transport, timeout, 5xx.
+//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
 //   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 5ms between attempts,
 //     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.

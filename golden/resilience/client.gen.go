@@ -109,7 +109,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerBase := e.Breaker("base", runtime.BreakerPolicy{
+	breakerBase := e.Breaker(BreakerBase, runtime.BreakerPolicy{
 		Policy:                "base",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            20,
@@ -121,7 +121,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerInlinePolicies := e.Breaker("inlinePolicies", runtime.BreakerPolicy{
+	breakerInlinePolicies := e.Breaker(BreakerInlinePolicies, runtime.BreakerPolicy{
 		Policy:                "inlinePolicies",
 		WindowType:            runtime.TimeWindow,
 		WindowDuration:        2 * time.Minute,
@@ -133,7 +133,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerPeropPerOperationOne := e.Breaker("perop/perOperationOne", runtime.BreakerPolicy{
+	breakerPeropPerOperationOne := e.Breaker(BreakerPeropPerOperationOne, runtime.BreakerPolicy{
 		Policy:                "perop",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -145,7 +145,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerPeropPerOperationTwo := e.Breaker("perop/perOperationTwo", runtime.BreakerPolicy{
+	breakerPeropPerOperationTwo := e.Breaker(BreakerPeropPerOperationTwo, runtime.BreakerPolicy{
 		Policy:                "perop",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -157,7 +157,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerStricter := e.Breaker("stricter", runtime.BreakerPolicy{
+	breakerStricter := e.Breaker(BreakerStricter, runtime.BreakerPolicy{
 		Policy:                "stricter",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            20,
@@ -169,7 +169,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{500, 503, 429}},
 	})
-	breakerTimed := e.Breaker("timed", runtime.BreakerPolicy{
+	breakerTimed := e.Breaker(BreakerTimed, runtime.BreakerPolicy{
 		Policy:                "timed",
 		WindowType:            runtime.TimeWindow,
 		WindowDuration:        2 * time.Minute,
@@ -182,12 +182,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"base":                  breakerBase,
-		"inlinePolicies":        breakerInlinePolicies,
-		"perop/perOperationOne": breakerPeropPerOperationOne,
-		"perop/perOperationTwo": breakerPeropPerOperationTwo,
-		"stricter":              breakerStricter,
-		"timed":                 breakerTimed,
+		BreakerBase:                 breakerBase,
+		BreakerInlinePolicies:       breakerInlinePolicies,
+		BreakerPeropPerOperationOne: breakerPeropPerOperationOne,
+		BreakerPeropPerOperationTwo: breakerPeropPerOperationTwo,
+		BreakerStricter:             breakerStricter,
+		BreakerTimed:                breakerTimed,
 	}
 	retryBudgeted := &runtime.RetryPolicy{
 		Policy:          "budgeted",
@@ -357,9 +357,43 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerBase is the name of the circuit breaker "base" (policy base, scope shared, 5
+	// operations): last 20 calls, decides after 10; opens at 25% failures or 100% of calls
+	// taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerBase = "base"
+	// BreakerInlinePolicies is the name of the circuit breaker "inlinePolicies" (policy
+	// inlinePolicies, scope shared, 1 operation): calls of the last 2m, decides after 30;
+	// opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m, then lets 2
+	// trial calls through; failures are transport, timeout, 5xx.
+	BreakerInlinePolicies = "inlinePolicies"
+	// BreakerPeropPerOperationOne is the name of the circuit breaker "perop/perOperationOne"
+	// (policy perop, scope operation, 1 operation): last 100 calls, decides after 100; opens
+	// at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial
+	// calls through; failures are transport, timeout, 5xx.
+	BreakerPeropPerOperationOne = "perop/perOperationOne"
+	// BreakerPeropPerOperationTwo is the name of the circuit breaker "perop/perOperationTwo"
+	// (policy perop, scope operation, 1 operation): last 100 calls, decides after 100; opens
+	// at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial
+	// calls through; failures are transport, timeout, 5xx.
+	BreakerPeropPerOperationTwo = "perop/perOperationTwo"
+	// BreakerStricter is the name of the circuit breaker "stricter" (policy stricter, scope
+	// shared, 3 operations): last 20 calls, decides after 10; opens at 10% failures or 100% of
+	// calls taking 1m or more; stays open 2m, then lets 10 trial calls through; failures are
+	// transport, timeout, 500, 503, 429.
+	BreakerStricter = "stricter"
+	// BreakerTimed is the name of the circuit breaker "timed" (policy timed, scope shared, 1
+	// operation): calls of the last 2m, decides after 30; opens at 50% failures or 80% of
+	// calls taking 800ms or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerTimed = "timed"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -378,9 +412,7 @@ type DefaultsOnlyResponse struct {
 // DefaultsOnly calls GET /a.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
-//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
 //   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -425,9 +457,7 @@ type PutNotIdempotentResponse struct {
 // PutNotIdempotent calls PUT /a.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
-//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
 //   - no retry (idempotent: false: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PutNotIdempotent(ctx context.Context) (*PutNotIdempotentResponse, error) {
@@ -470,9 +500,7 @@ type PostNotRetriedResponse struct {
 // PostNotRetried calls POST /a.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
-//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PostNotRetried(ctx context.Context) (*PostNotRetriedResponse, error) {
@@ -558,9 +586,7 @@ type PathLevelResponse struct {
 // PathLevel calls GET /b.
 //
 // Resilience (x-resilience):
-//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10%
-//     failures or 100% of calls taking 1m or more; stays open 2m, then lets 10 trial calls
-//     through; failures are transport, timeout, 500, 503, 429.
+//   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
 //   - retry "budgeted" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
 //     jitter; retries on transport, 503; budget 20% of calls + 10/s, client-wide.
 //   - timeouts: none per attempt, 15s in all.
@@ -604,9 +630,7 @@ type PathRetrySkippedResponse struct {
 // PathRetrySkipped calls POST /b.
 //
 // Resilience (x-resilience):
-//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10%
-//     failures or 100% of calls taking 1m or more; stays open 2m, then lets 10 trial calls
-//     through; failures are transport, timeout, 500, 503, 429.
+//   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathRetrySkipped(ctx context.Context) (*PathRetrySkippedResponse, error) {
@@ -658,9 +682,7 @@ type KeyedByPolicyResponse struct {
 // KeyedByPolicy calls PATCH /b.
 //
 // Resilience (x-resilience):
-//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10%
-//     failures or 100% of calls taking 1m or more; stays open 2m, then lets 10 trial calls
-//     through; failures are transport, timeout, 500, 503, 429.
+//   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
 //   - retry "stubborn" (on: X-Idempotency-Key header): up to 6 attempts; waits 100ms, growing ×2
 //     up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 2m.
@@ -712,9 +734,7 @@ type InlinePoliciesResponse struct {
 // InlinePolicies calls GET /c.
 //
 // Resilience (x-resilience):
-//   - breaker "inlinePolicies" (shared, policy inlinePolicies): calls of the last 2m, decides
-//     after 30; opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m, then
-//     lets 2 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerInlinePolicies] (this operation alone; its policy is on the constant).
 //   - retry "inlinePolicies" (on: GET): up to 2 attempts; waits 1s between attempts, no jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 3s per attempt, none in all.
@@ -767,9 +787,7 @@ type CustomKeyHeaderResponse struct {
 // CustomKeyHeader calls PUT /c.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
-//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
 //   - retry "standard" (on: PUT): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -829,9 +847,7 @@ type KeyedByParameterResponse struct {
 // KeyedByParameter calls POST /c.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures
-//     or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
-//     failures are transport, timeout, 5xx.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
 //   - retry "standard" (on: x-idempotency-key header): up to 4 attempts; waits 50ms, growing ×1.5
 //     up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
@@ -883,9 +899,7 @@ type PerOperationOneResponse struct {
 // PerOperationOne calls GET /d/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "perop/perOperationOne" (operation, policy perop): last 100 calls, decides after
-//     100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10
-//     trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerPeropPerOperationOne] (this operation alone; its policy is on the constant).
 //   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -930,9 +944,7 @@ type PerOperationTwoResponse struct {
 // PerOperationTwo calls HEAD /d/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "perop/perOperationTwo" (operation, policy perop): last 100 calls, decides after
-//     100; opens at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10
-//     trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerPeropPerOperationTwo] (this operation alone; its policy is on the constant).
 //   - retry "standard" (on: HEAD): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
@@ -977,9 +989,7 @@ type SearchIdempotentResponse struct {
 // SearchIdempotent calls POST /e.
 //
 // Resilience (x-resilience):
-//   - breaker "timed" (shared, policy timed): calls of the last 2m, decides after 30; opens at 50%
-//     failures or 80% of calls taking 800ms or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerTimed] (this operation alone; its policy is on the constant).
 //   - retry "standard" (on: idempotent: true): up to 4 attempts; waits 50ms, growing ×1.5 up to
 //     1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.

@@ -1764,7 +1764,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -1777,7 +1777,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -1919,9 +1919,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 15 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -1943,9 +1952,7 @@ type AddContactResponse struct {
 // AddContact calls POST /contacts.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddContact(ctx context.Context, body Contact) (*AddContactResponse, error) {
@@ -2006,9 +2013,7 @@ type SaveCustomerResponse struct {
 // SaveCustomer calls POST /customers.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveCustomer(ctx context.Context, body Customer) (*SaveCustomerResponse, error) {
@@ -2069,9 +2074,7 @@ type StoreDocumentResponse struct {
 // StoreDocument calls POST /documents.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) StoreDocument(ctx context.Context, body JSONValue) (*StoreDocumentResponse, error) {
@@ -2132,9 +2135,7 @@ type SaveDrawingResponse struct {
 // SaveDrawing calls POST /drawings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveDrawing(ctx context.Context, body Drawing) (*SaveDrawingResponse, error) {
@@ -2195,9 +2196,7 @@ type EvaluateResponse struct {
 // Evaluate calls POST /evaluate.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Evaluate(ctx context.Context, body Expr) (*EvaluateResponse, error) {
@@ -2258,9 +2257,7 @@ type ListEventsResponse struct {
 // ListEvents calls GET /events.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -2315,9 +2312,7 @@ type PublishEventResponse struct {
 // PublishEvent calls POST /events.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventResponse, error) {
@@ -2378,9 +2373,7 @@ type SendNotificationResponse struct {
 // SendNotification calls POST /notifications.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SendNotification(ctx context.Context, body Notification) (*SendNotificationResponse, error) {
@@ -2441,9 +2434,7 @@ type AddPaymentMethodResponse struct {
 // AddPaymentMethod calls POST /payment-methods.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod) (*AddPaymentMethodResponse, error) {
@@ -2504,9 +2495,7 @@ type ListPetsResponse struct {
 // ListPets calls GET /pets.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -2561,9 +2550,7 @@ type AdoptPetResponse struct {
 // AdoptPet calls POST /pets.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AdoptPet(ctx context.Context, body PetChoice) (*AdoptPetResponse, error) {
@@ -2624,9 +2611,7 @@ type SearchResponse struct {
 // Search calls POST /search.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Search(ctx context.Context, body SearchRequest) (*SearchResponse, error) {
@@ -2687,9 +2672,7 @@ type PutSettingsResponse struct {
 // PutSettings calls PUT /settings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -2755,9 +2738,7 @@ type ListShapesResponse struct {
 // ListShapes calls GET /shapes.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -2812,9 +2793,7 @@ type CreateShapeResponse struct {
 // CreateShape calls POST /shapes.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateShape(ctx context.Context, body Shape) (*CreateShapeResponse, error) {

@@ -788,7 +788,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -801,7 +801,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -868,9 +868,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 6 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -892,9 +901,7 @@ type GetAnalyticsResponse struct {
 // GetAnalytics calls GET /analytics.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
@@ -949,9 +956,7 @@ type EmbedResponse struct {
 // Embed calls POST /embeddings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Embed(ctx context.Context, body EmbeddingInput) (*EmbedResponse, error) {
@@ -1012,9 +1017,7 @@ type AddKeyResponse struct {
 // AddKey calls POST /keys.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddKey(ctx context.Context, body Key) (*AddKeyResponse, error) {
@@ -1075,9 +1078,7 @@ type ReplyResponse struct {
 // Reply calls POST /replies.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Reply(ctx context.Context, body Reply) (*ReplyResponse, error) {
@@ -1138,9 +1139,7 @@ type PutSettingResponse struct {
 // PutSetting calls POST /settings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutSetting(ctx context.Context, body Setting) (*PutSettingResponse, error) {
@@ -1201,9 +1200,7 @@ type CreateTransferResponse struct {
 // CreateTransfer calls POST /transfers.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateTransfer(ctx context.Context, body TransferCreate) (*CreateTransferResponse, error) {

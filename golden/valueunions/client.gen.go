@@ -650,7 +650,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -663,7 +663,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 
 	c.opAddAccount = e.Operation(runtime.OperationSpec{
@@ -709,9 +709,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 5 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -733,9 +742,7 @@ type AddAccountResponse struct {
 // AddAccount calls POST /accounts.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddAccount(ctx context.Context, body Account) (*AddAccountResponse, error) {
@@ -796,9 +803,7 @@ type RunActionResponse struct {
 // RunAction calls POST /actions.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResponse, error) {
@@ -859,9 +864,7 @@ type AddLinkResponse struct {
 // AddLink calls POST /links.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddLink(ctx context.Context, body Link) (*AddLinkResponse, error) {
@@ -922,9 +925,7 @@ type CreatePaymentResponse struct {
 // CreatePayment calls POST /payments.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePayment(ctx context.Context, body PaymentRequest) (*CreatePaymentResponse, error) {
@@ -985,9 +986,7 @@ type PingResponse struct {
 // Ping calls POST /pings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50%
-//     failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
-//     through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Ping(ctx context.Context, body Ping) (*PingResponse, error) {
