@@ -97,17 +97,23 @@ func (b *builder) operations() {
 	}
 	// Breaker instances and retry policies in a stable order.
 	locals := newNamer(append(append([]string{"c", "e", "o", "opts", "server", "err", "u"}, importNames...), predeclared...)...)
+	// A clash of a breaker's constant is warned at its policy, or at its
+	// first operation when the spec does not define it (the built-in one).
+	firstOp := map[*model.BreakerInstance]string{}
+	for _, op := range b.file.Operations {
+		if bi := op.Policy.Breaker; bi != nil {
+			bi.Operations++
+			if _, ok := firstOp[bi]; !ok {
+				firstOp[bi] = pointerJoin("/paths", op.Path, strings.ToLower(op.Method))
+			}
+		}
+	}
 	for _, inst := range sortedKeys(b.r.instances) {
 		bi := b.r.instances[inst]
 		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
 		bi.Const = b.claimAt(b.pkg, "Breaker"+exportedName(inst, "Default"), fmt.Sprintf("the constant of breaker %q", inst),
-			b.at(b.r.policyPtr("breakers", bi.Policy.Name, "", "")))
+			b.at(b.r.policyPtr("breakers", bi.Policy.Name, "", firstOp[bi])))
 		b.file.Breakers = append(b.file.Breakers, bi)
-	}
-	for _, op := range b.file.Operations {
-		if bi := op.Policy.Breaker; bi != nil {
-			bi.Operations++
-		}
 	}
 	seen := map[*model.RetryPolicy]bool{}
 	var retries []*model.RetryPolicy
