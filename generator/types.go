@@ -103,7 +103,7 @@ func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 				decl.Extra = b.elem(ap.Schema, name+"Value")
 			}
 		}
-		decl.Fields = b.fields(name, props, decl.Extra != nil)
+		decl.Fields = b.fields(name, s, props, decl.Extra != nil)
 		return
 	}
 	if vals := enumValues(s); vals != nil {
@@ -269,14 +269,26 @@ func jsonTagName(s string) bool {
 	return true
 }
 
-func (b *builder) fields(owner string, props []prop, extra bool) []*model.Field {
+// fields declares the struct fields of props, the properties of schema s
+// of the type owner.
+func (b *builder) fields(owner string, s *openapi3.Schema, props []prop, extra bool) []*model.Field {
 	fn := newNamer()
 	if extra {
 		fn = newNamer("AdditionalProperties")
 	}
 	var out []*model.Field
 	for _, p := range props {
-		goName := fn.name(exportedName(p.name, "Field"))
+		// A renamed field is warned at its property when s declares it in
+		// the root document, else at s, else at the file (looked up only
+		// then: finding s walks the document).
+		at := func(msg, hint string) Diagnostic {
+			ptr, _ := b.objectSchemaAt(s)
+			if _, own := s.Properties[p.name]; own && ptr != "" {
+				ptr = pointerJoin(ptr, "properties", p.name)
+			}
+			return b.at(ptr)(msg, hint)
+		}
+		goName := b.claimAt(fn, exportedName(p.name, "Field"), fmt.Sprintf("property %q of %s", p.name, owner), at)
 		var desc, title string
 		nullable := false
 		if p.schema != nil && p.schema.Value != nil {
@@ -776,7 +788,7 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	// Properties written next to the oneOf belong to every variant: they
 	// are fields of the union itself.
 	if props, ok := b.declaredProps(s, true); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
-		decl.Fields = b.fields(decl.Name, props, false)
+		decl.Fields = b.fields(decl.Name, s, props, false)
 		for _, f := range decl.Fields {
 			fields.taken[f.Name] = "a property of the union"
 		}
