@@ -174,6 +174,9 @@ func TestCorpus(t *testing.T) {
 			continue
 		}
 		r.gen, r.ops = true, len(res.Model.Operations)
+		if wide := wideComments(res.Source); len(wide) > 0 {
+			t.Errorf("%s: %d comment lines are 100 columns or wider, the first %s", name, len(wide), wide[0])
+		}
 		dir := filepath.Join(mod, pkg)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)

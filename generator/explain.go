@@ -8,6 +8,7 @@ import (
 
 	"github.com/resgen/resgen/generator/emit"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/sanitize"
 	"github.com/resgen/resgen/templates"
 )
@@ -67,23 +68,23 @@ type explainRetry struct {
 }
 
 func machinePolicy(p *model.OpPolicy) explainPolicy {
-	out := explainPolicy{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: p.Timeout.String(), TotalTimeout: p.TotalTimeout.String()}
+	out := explainPolicy{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: human.Duration(p.Timeout), TotalTimeout: human.Duration(p.TotalTimeout)}
 	if bi := p.Breaker; bi != nil {
 		b := bi.Policy
 		eb := &explainBreaker{Instance: bi.Instance, Policy: b.Name, Scope: b.Scope, WindowType: b.WindowType,
-			MinimumCalls: b.MinimumCalls, FailureRateThreshold: b.FailureRateThreshold, SlowCallDuration: b.SlowCallDuration.String(),
-			SlowCallRateThreshold: b.SlowCallRateThreshold, WaitInOpen: b.WaitInOpen.String(), HalfOpenCalls: b.HalfOpenCalls, RecordOn: b.RecordOn}
+			MinimumCalls: b.MinimumCalls, FailureRateThreshold: b.FailureRateThreshold, SlowCallDuration: human.Duration(b.SlowCallDuration),
+			SlowCallRateThreshold: b.SlowCallRateThreshold, WaitInOpen: human.Duration(b.WaitInOpen), HalfOpenCalls: b.HalfOpenCalls, RecordOn: b.RecordOn}
 		if b.WindowType == "time" {
-			eb.WindowDuration = b.WindowDuration.String()
+			eb.WindowDuration = human.Duration(b.WindowDuration)
 		} else {
 			eb.WindowSize = b.WindowSize
 		}
 		out.Breaker = eb
 	}
 	if r := p.Retry; r != nil {
-		out.Retry = &explainRetry{Policy: r.Name, MaxAttempts: r.MaxAttempts, Backoff: r.Backoff, InitialInterval: r.InitialInterval.String(),
-			Multiplier: r.Multiplier, MaxInterval: r.MaxInterval.String(), Jitter: r.Jitter, RetryOn: r.RetryOn, RetryAfter: r.RetryAfter,
-			MaxRetryAfter: r.MaxRetryAfter.String(), Budget: r.Budget}
+		out.Retry = &explainRetry{Policy: r.Name, MaxAttempts: r.MaxAttempts, Backoff: r.Backoff, InitialInterval: human.Duration(r.InitialInterval),
+			Multiplier: r.Multiplier, MaxInterval: human.Duration(r.MaxInterval), Jitter: r.Jitter, RetryOn: r.RetryOn, RetryAfter: r.RetryAfter,
+			MaxRetryAfter: human.Duration(r.MaxRetryAfter), Budget: r.Budget}
 	}
 	return out
 }
@@ -163,6 +164,6 @@ func terminalBreaker(b *emit.BreakerFacts) *emit.BreakerFacts {
 	t := sanitize.Terminal
 	c := *b
 	c.Instance, c.Policy, c.Scope, c.Window, c.FailureRate = t(c.Instance), t(c.Policy), t(c.Scope), t(c.Window), t(c.FailureRate)
-	c.SlowRate, c.SlowCall, c.WaitInOpen, c.RecordOn = t(c.SlowRate), t(c.SlowCall), t(c.WaitInOpen), t(c.RecordOn)
+	c.SlowRate, c.SlowCall, c.WaitInOpen, c.RecordOn, c.Const = t(c.SlowRate), t(c.SlowCall), t(c.WaitInOpen), t(c.RecordOn), t(c.Const)
 	return &c
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/rawval"
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -151,8 +152,8 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 			(b.Policy.SlowCallDuration != bdef.SlowCallDuration || b.Policy.SlowCallRateThreshold != bdef.SlowCallRateThreshold) {
 			bp, to := b.Policy, p.Timeout
 			add(fmt.Sprintf("slow/%s/%s", bp.Name, to), r.policyPtr("breakers", bp.Name, "slowCallDuration", opPtr), op.ID, func(ptr string, ops []string) {
-				r.warnf(ptr, fmt.Sprintf("make slowCallDuration shorter than %s, or the timeout longer", to),
-					"slowCallDuration %s of breaker %q is not shorter than the timeout %s of %s: a slow call times out first, so the slow-call rate can never count it", bp.SlowCallDuration, bp.Name, to, opList(ops))
+				r.warnf(ptr, fmt.Sprintf("make slowCallDuration shorter than %s, or the timeout longer", human.Duration(to)),
+					"slowCallDuration %s of breaker %q is not shorter than the timeout %s of %s: a slow call times out first, so the slow-call rate can never count it", human.Duration(bp.SlowCallDuration), bp.Name, human.Duration(to), opList(ops))
 			})
 		}
 		if rp := p.Retry; rp != nil && p.Timeout > 0 && p.TotalTimeout > 0 {
@@ -164,7 +165,7 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 				total := p.TotalTimeout
 				add(fmt.Sprintf("worst/%s/%s/%s", rp.Name, p.Timeout, total), r.policyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
 					r.warnf(ptr, "lower maxAttempts or the timeout, or raise totalTimeout",
-						"retry %q can take %s (%d attempts × %s timeout + waits), longer than the totalTimeout %s of %s: the last attempt can be cut short, or never start", rp.Name, worst, rp.MaxAttempts, p.Timeout, total, opList(ops))
+						"retry %q can take %s (%d attempts × %s timeout + waits), longer than the totalTimeout %s of %s: the last attempt can be cut short, or never start", rp.Name, human.Duration(worst), rp.MaxAttempts, human.Duration(p.Timeout), human.Duration(total), opList(ops))
 				})
 			}
 		}

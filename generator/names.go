@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"go/token"
 	"strconv"
 	"strings"
@@ -137,27 +138,40 @@ func unexportedName(s, fallback string) string {
 // a name gets it; later ones get a numeric suffix. Callers ask in a sorted
 // order, so the result is the same on every run.
 type namer struct {
-	taken map[string]bool
+	// taken maps each name handed out to what holds it, in words for a
+	// warning ("schema \"Pet\""); reserved names hold reservedHolder.
+	taken map[string]string
 }
 
+// reservedHolder is what holds a name the generated code declares itself.
+const reservedHolder = "the generated code"
+
 func newNamer(reserved ...string) *namer {
-	n := &namer{taken: map[string]bool{}}
+	n := &namer{taken: map[string]string{}}
 	for _, r := range reserved {
-		n.taken[r] = true
+		n.taken[r] = reservedHolder
 	}
 	return n
 }
 
 func (n *namer) name(want string) string {
-	if !n.taken[want] {
-		n.taken[want] = true
-		return want
+	got, _ := n.claim(want, "")
+	return got
+}
+
+// claim hands out want, or want with a numeric suffix when it is taken;
+// then holder says what took want first, for the warning that says why
+// who did not get it.
+func (n *namer) claim(want, who string) (got, holder string) {
+	if _, taken := n.taken[want]; !taken {
+		n.taken[want] = who
+		return want, ""
 	}
 	for i := 2; ; i++ {
 		c := want + strconv.Itoa(i)
-		if !n.taken[c] {
-			n.taken[c] = true
-			return c
+		if _, taken := n.taken[c]; !taken {
+			n.taken[c] = who
+			return c, n.taken[want]
 		}
 	}
 }
@@ -174,3 +188,32 @@ var predeclared = []string{
 // importNames are the package names the generated file imports; no local or
 // package-level name may shadow them.
 var importNames = []string{"bytes", "context", "errors", "fmt", "http", "io", "json", "slog", "strconv", "strings", "time", "url", "runtime", "multipart", "maps"}
+
+// clashHint is the fix for every renamed-to-avoid-a-clash warning.
+const clashHint = "rename one of them in the spec (or with an overlay) to choose the Go names"
+
+// claimAt hands out want from n for who (in words, "schema \"pet\"") and,
+// when want was taken, warns at (see b.at) which name who got and what
+// holds want: a renamed type or method changes the code that uses it, so
+// it must not happen silently.
+func (b *builder) claimAt(n *namer, want, who string, at func(msg, hint string) Diagnostic) string {
+	got, holder := n.claim(want, who)
+	if got != want {
+		if holder == "" {
+			holder = "another generated name"
+		}
+		b.diags = append(b.diags, at(fmt.Sprintf("%s is named %s in Go: %s is taken by %s", who, got, want, holder), clashHint))
+	}
+	return got
+}
+
+// at positions a warning at the node of JSON pointer ptr, or at the file
+// when ptr is "".
+func (b *builder) at(ptr string) func(msg, hint string) Diagnostic {
+	return func(msg, hint string) Diagnostic {
+		if ptr == "" {
+			return Diagnostic{Severity: Warning, File: b.s.file, Msg: msg, Hint: hint}
+		}
+		return b.s.diag(Warning, ptr, msg, hint)
+	}
+}

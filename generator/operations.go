@@ -69,7 +69,8 @@ func (b *builder) operations() {
 	names := make([]string, len(ops))
 	for i, o := range ops {
 		base := o.op.OperationID
-		if first, dup := ids[base]; dup && base != "" {
+		first, dup := ids[base]
+		if dup = dup && base != ""; dup {
 			// OpenAPI requires unique operationIds; which one gets the
 			// plain name depends on path order, so say so.
 			b.diags = append(b.diags, b.s.diag(Warning, pointerJoin("/paths", o.path, strings.ToLower(o.method), "operationId"),
@@ -80,7 +81,11 @@ func (b *builder) operations() {
 		if base == "" {
 			base = strings.ToLower(o.method) + " " + o.path
 		}
-		names[i] = methods.name(exportedName(base, "Call"))
+		if dup {
+			names[i] = methods.name(exportedName(base, "Call")) // warned above
+			continue
+		}
+		names[i] = b.claimAt(methods, exportedName(base, "Call"), "the method of "+opWords(o), b.at(pointerJoin("/paths", o.path, strings.ToLower(o.method))))
 	}
 	for i, o := range ops {
 		name := names[i]
@@ -92,9 +97,22 @@ func (b *builder) operations() {
 	}
 	// Breaker instances and retry policies in a stable order.
 	locals := newNamer(append(append([]string{"c", "e", "o", "opts", "server", "err", "u"}, importNames...), predeclared...)...)
+	// A clash of a breaker's constant is warned at its policy, or at its
+	// first operation when the spec does not define it (the built-in one).
+	firstOp := map[*model.BreakerInstance]string{}
+	for _, op := range b.file.Operations {
+		if bi := op.Policy.Breaker; bi != nil {
+			bi.Operations++
+			if _, ok := firstOp[bi]; !ok {
+				firstOp[bi] = pointerJoin("/paths", op.Path, strings.ToLower(op.Method))
+			}
+		}
+	}
 	for _, inst := range sortedKeys(b.r.instances) {
 		bi := b.r.instances[inst]
 		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
+		bi.Const = b.claimAt(b.pkg, "Breaker"+exportedName(inst, "Default"), fmt.Sprintf("the constant of breaker %q", inst),
+			b.at(b.r.policyPtr("breakers", bi.Policy.Name, "", firstOp[bi])))
 		b.file.Breakers = append(b.file.Breakers, bi)
 	}
 	seen := map[*model.RetryPolicy]bool{}
@@ -123,6 +141,15 @@ func urlPath(key string) string {
 		return key[:i]
 	}
 	return key
+}
+
+// opWords names an operation in a warning: by its operationId, or by its
+// method and path when it has none.
+func opWords(o opRef) string {
+	if o.op.OperationID != "" {
+		return fmt.Sprintf("operation %q", o.op.OperationID)
+	}
+	return "operation " + o.method + " " + o.path
 }
 
 // argReserved are the names a generated method uses for itself.
@@ -262,13 +289,13 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		})
 	}
 	if len(op.Params) > 0 {
-		op.ParamsType = b.pkg.name(name + "Params")
+		op.ParamsType = b.claimAt(b.pkg, name+"Params", "the parameters type of "+opWords(o), b.at(opPtr))
 	}
 
 	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
 		b.bodies(op, rb, opPtr, methods)
 	}
-	op.ResponseType = b.pkg.name(name + "Response")
+	op.ResponseType = b.claimAt(b.pkg, name+"Response", "the response type of "+opWords(o), b.at(opPtr))
 	op.Responses, op.Headers = b.responses(o.op, name, opPtr)
 	return op
 }

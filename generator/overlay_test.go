@@ -32,10 +32,14 @@ func TestOverlayOnARealSpec(t *testing.T) {
 		"// ImagesPost calls POST /v2/images.",
 		`//   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms`,
 		// The file upload path: its own breaker, no per-attempt timeout.
-		`//   - breaker "uploads" (shared, policy uploads)`,
-		"//   - timeouts: none per attempt, 15m0s in all.",
+		"//   - breaker [BreakerUploads] (shared by 2 operations; its policy is on the constant).",
+		"//   - timeouts: none per attempt, 15m in all.",
 		// A DELETE keeps the defaults' breaker and the built-in retry.
-		`//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures`,
+		"//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).",
+		// Each breaker's policy is said once, above its constant.
+		"\t// BreakerGlance is the name of the circuit breaker \"glance\" (policy glance, scope shared,\n" +
+			"\t// 74 operations): last 100 calls, decides after 10; opens at 40% failures or 100% of calls\n",
+		"\t// calls taking 2m or more; stays open 15s, then lets 10 trial calls through; failures are\n",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("generated client lacks %q", want)

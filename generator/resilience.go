@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
 )
@@ -591,7 +592,7 @@ func number(v any) (float64, bool) { return rawval.Number(v) }
 
 func show(v any) string { return rawval.Show(v) }
 
-func dur(d time.Duration) string { return rawval.Dur(d) }
+func dur(d time.Duration) string { return human.Duration(d) }
 
 func lastTok(ptr string) string {
 	t := ptr[strings.LastIndex(ptr, "/")+1:]

@@ -23,7 +23,7 @@ func (b *builder) securitySchemes() {
 		return
 	}
 	for _, n := range laterOptions {
-		b.pkg.taken[n] = true
+		b.pkg.taken[n] = "a client option resgen generates"
 	}
 	schemes := b.s.doc.Components.SecuritySchemes
 	for _, name := range sortedKeys(schemes) {

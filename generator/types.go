@@ -31,7 +31,7 @@ func (b *builder) schemas() {
 		if ref == nil || ref.Value == nil {
 			continue
 		}
-		t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(n, "Schema"))}
+		t := &model.GoType{Kind: model.Named, Name: b.claimAt(b.pkg, exportedName(n, "Schema"), fmt.Sprintf("schema %q", n), b.at("/components/schemas/"+esc(n)))}
 		local := strings.HasPrefix(ref.Ref, "#/")
 		if _, dup := b.named[ref.Value]; !dup && !local {
 			// Its own schema, or one from another file it names.
@@ -103,7 +103,7 @@ func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 				decl.Extra = b.elem(ap.Schema, name+"Value")
 			}
 		}
-		decl.Fields = b.fields(name, props, decl.Extra != nil)
+		decl.Fields = b.fields(name, s, props, decl.Extra != nil)
 		return
 	}
 	if vals := enumValues(s); vals != nil {
@@ -269,14 +269,26 @@ func jsonTagName(s string) bool {
 	return true
 }
 
-func (b *builder) fields(owner string, props []prop, extra bool) []*model.Field {
+// fields declares the struct fields of props, the properties of schema s
+// of the type owner.
+func (b *builder) fields(owner string, s *openapi3.Schema, props []prop, extra bool) []*model.Field {
 	fn := newNamer()
 	if extra {
 		fn = newNamer("AdditionalProperties")
 	}
 	var out []*model.Field
 	for _, p := range props {
-		goName := fn.name(exportedName(p.name, "Field"))
+		// A renamed field is warned at its property when s declares it in
+		// the root document, else at s, else at the file (looked up only
+		// then: finding s walks the document).
+		at := func(msg, hint string) Diagnostic {
+			ptr, _ := b.objectSchemaAt(s)
+			if _, own := s.Properties[p.name]; own && ptr != "" {
+				ptr = pointerJoin(ptr, "properties", p.name)
+			}
+			return b.at(ptr)(msg, hint)
+		}
+		goName := b.claimAt(fn, exportedName(p.name, "Field"), fmt.Sprintf("property %q of %s", p.name, owner), at)
 		var desc, title string
 		nullable := false
 		if p.schema != nil && p.schema.Value != nil {
@@ -341,7 +353,7 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		if declareInline {
 			tok := ref.Ref[strings.LastIndexAny(ref.Ref, "/#")+1:]
 			tok = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(tok, ".yaml"), ".yml"), ".json")
-			t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(tok, hint))}
+			t := &model.GoType{Kind: model.Named, Name: b.claimAt(b.pkg, exportedName(tok, hint), fmt.Sprintf("schema %s", ref.Ref), b.at(""))}
 			b.byRef[ref.Ref] = t
 			b.named[s] = t
 			b.declare(t.Name, s, "")
@@ -385,10 +397,18 @@ func (b *builder) inlineType(s *openapi3.Schema, hint, fallback, ptr string, dec
 	if !declare {
 		return rawMessage
 	}
-	t := &model.GoType{Kind: model.Named, Name: b.pkg.name(exportedName(hint, fallback))}
+	t := &model.GoType{Kind: model.Named, Name: b.inlineName(exportedName(hint, fallback))}
 	b.named[s] = t
 	b.declare(t.Name, s, ptr)
 	return t
+}
+
+// inlineName names the type of an inline schema. Its name is made from
+// where it sits, not chosen in the spec, so a numbered one is no surprise
+// and is not warned about; it is recorded for the warnings of later names.
+func (b *builder) inlineName(want string) string {
+	got, _ := b.pkg.claim(want, "an inline schema")
+	return got
 }
 
 // elem is typeOf for an array item or map value: never a bare nil-able
@@ -621,7 +641,15 @@ func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any
 			// -5 is Minus5: "X5" and a numbered "X52" would read as other values.
 			text = "minus " + text[1:]
 		}
-		decl.Values = append(decl.Values, model.EnumValue{Name: b.pkg.name(decl.Name + exportedName(text, "Empty")), Value: val})
+		at := b.at(ptr)
+		switch {
+		case lit != nil:
+			at = func(msg, hint string) Diagnostic { return b.s.nodeDiag(Warning, lit, msg, hint) }
+		case ptr != "":
+			at = b.at(pointerJoin(ptr, "enum", strconv.Itoa(i)))
+		}
+		name := b.claimAt(b.pkg, decl.Name+exportedName(text, "Empty"), fmt.Sprintf("the constant of %s's enum value %q", decl.Name, text), at)
+		decl.Values = append(decl.Values, model.EnumValue{Name: name, Value: val})
 	}
 }
 
@@ -760,9 +788,9 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	// Properties written next to the oneOf belong to every variant: they
 	// are fields of the union itself.
 	if props, ok := b.declaredProps(s, true); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
-		decl.Fields = b.fields(decl.Name, props, false)
+		decl.Fields = b.fields(decl.Name, s, props, false)
 		for _, f := range decl.Fields {
-			fields.taken[f.Name] = true
+			fields.taken[f.Name] = "a property of the union"
 		}
 	}
 	refs := s.OneOf

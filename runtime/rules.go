@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/rawval"
 )
 
@@ -66,7 +67,7 @@ const (
 	outcomesHint       = "outcomes are transport, timeout, a status code such as 503, or a class such as 5xx"
 )
 
-var durationHint = "durations are at most " + rawval.Dur(MaxPolicyDuration) + "; is the unit right?"
+var durationHint = "durations are at most " + human.Duration(MaxPolicyDuration) + "; is the unit right?"
 
 // Decode sets the keys of one x-resilience breaker policy object, its
 // values as encoding/json or a YAML decoder gives them, on p, checking each
@@ -90,7 +91,7 @@ func (p *BreakerPolicy) Decode(m map[string]any, own ...string) error {
 		case "windowSize":
 			d.countUpTo(k, v, &p.WindowSize, MaxWindowSize, "a count window holds one entry per call; for a busy client use windowType: time")
 		case "windowDuration":
-			d.positiveDuration(k, v, &p.WindowDuration, MaxWindowDuration, "a time window holds one bucket per second: use at most "+rawval.Dur(MaxWindowDuration))
+			d.positiveDuration(k, v, &p.WindowDuration, MaxWindowDuration, "a time window holds one bucket per second: use at most "+human.Duration(MaxWindowDuration))
 		case "minimumCalls":
 			d.count(k, v, &p.MinimumCalls)
 		case "failureRateThreshold":
@@ -309,7 +310,7 @@ func (d *decoder) durationUpTo(k string, v any, dst *time.Duration, max time.Dur
 	case t < 0:
 		d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must not be negative, got %s", k, s), Hint: `durations are positive, e.g. "5s"; 0 turns a timeout off`})
 	case t > max:
-		d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must be at most %s, got %s", k, rawval.Dur(max), s), Hint: hint})
+		d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must be at most %s, got %s", k, human.Duration(max), s), Hint: hint})
 	default:
 		*dst = t
 		return true

@@ -270,3 +270,42 @@ func TestSpecTextReachesTheTerminalEscaped(t *testing.T) {
 		t.Errorf("the output holds raw control or bidi characters (%v)", err)
 	}
 }
+
+// TestGenerateWarnsOfRenamedNames: a Go name that had to change to avoid a
+// clash is a warning at the schema or operation that lost its name, saying
+// which name it got and what holds the one it wanted; the client still
+// generates, with those names.
+func TestGenerateWarnsOfRenamedNames(t *testing.T) {
+	t.Chdir("../..")
+	out := filepath.Join(t.TempDir(), "clash.gen.go")
+	code, _, stderr := runCLI(t, "generate", "-spec", "testdata/lint/name-clash.yaml", "-package", "clash", "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	const f = "testdata/lint/name-clash.yaml"
+	for _, want := range []string{
+		f + `:5:5: warning: the response type of operation "listPets" is named ListPetsResponse2 in Go: ListPetsResponse is taken by schema "ListPetsResponse"`,
+		f + `:14:5: warning: the method of operation "ListPets" is named ListPets2 in Go: ListPets is taken by the method of operation "listPets"`,
+		f + `:28:9: warning: property "pet_id" of Pet is named PetID2 in Go: PetID is taken by property "petId" of Pet`,
+		f + `:30:5: warning: schema "pet" is named Pet2 in Go: Pet is taken by schema "Pet"`,
+		f + `:32:5: warning: schema "Client" is named Client2 in Go: Client is taken by the generated code`,
+		f + `:5:5: warning: the constant of breaker "default" is named BreakerDefault2 in Go: BreakerDefault is taken by schema "BreakerDefault"`,
+		f + `:38:23: warning: the constant of Size's enum value "x_large" is named SizeXLarge2 in Go: SizeXLarge is taken by the constant of Size's enum value "x-large"`,
+	} {
+		if !strings.Contains(stderr, want+"\n") {
+			t.Errorf("stderr lacks\n%s\n\ngot:\n%s", want, stderr)
+		}
+	}
+	if n := strings.Count(stderr, ": warning: "); n != 7 {
+		t.Errorf("%d warnings, want 7:\n%s", n, stderr)
+	}
+	src, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, decl := range []string{"type ListPetsResponse []Pet", "type ListPetsResponse2 struct", "func (c *Client) ListPets2(", "type Pet2 string", "type Client2 string", "SizeXLarge2 Size = ", "BreakerDefault2 = \"default\"", "PetID2 *string `json:\"pet_id,omitzero\"`", "c.breakers = map[string]*runtime.Breaker{\n\t\tBreakerDefault2: "} {
+		if !strings.Contains(string(src), decl) {
+			t.Errorf("the client lacks %q", decl)
+		}
+	}
+}

@@ -114,7 +114,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		}
 		g.Id("c").Dot("breakers").Op("=").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").ValuesFunc(func(g *jen.Group) {
 			for _, bi := range e.m.Breakers {
-				g.Line().Lit(bi.Instance).Op(":").Id(bi.Var)
+				g.Line().Id(bi.Const).Op(":").Id(bi.Var)
 			}
 			if len(e.m.Breakers) > 0 {
 				g.Line()
@@ -149,12 +149,22 @@ func (e *emitter) emitClient(f *jen.File) {
 	})
 }
 
-// emitBreakers prints Client.Breakers.
+// emitBreakers prints the breaker name constants, each with its policy in
+// words (said once here, named by each method's doc), and Client.Breakers.
 func (e *emitter) emitBreakers(f *jen.File) {
+	if len(e.m.Breakers) > 0 {
+		f.Comment("// The names of the client's circuit breakers: the keys of Client.Breakers.")
+		f.Const().DefsFunc(func(g *jen.Group) {
+			for _, bi := range e.m.Breakers {
+				comment(g, BreakerDocLines(bi))
+				g.Id(bi.Const).Op("=").Lit(bi.Instance)
+			}
+		})
+	}
 	comment(f, []string{
-		"Breakers returns the client's circuit breakers by instance name, for health",
-		"checks and metrics: each one's State and Metrics say whether it lets calls",
-		"through and why.",
+		"Breakers returns the client's circuit breakers by name (the Breaker",
+		"constants), for health checks and metrics: each one's State and Metrics",
+		"say whether it lets calls through and why.",
 	})
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id("Breakers").Params().Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").Block(
 		jen.Return(jen.Qual("maps", "Clone").Call(jen.Id("c").Dot("breakers"))),
@@ -168,7 +178,7 @@ func windowType(s string) *jen.Statement {
 	return jen.Qual(runtimePkg, "CountWindow")
 }
 
-// breakerDecl prints: breakerNova := e.Breaker("nova", runtime.BreakerPolicy{...})
+// breakerDecl prints: breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{...})
 func (e *emitter) breakerDecl(bi *model.BreakerInstance) *jen.Statement {
 	p := bi.Policy
 	var size, window jen.Code
@@ -177,7 +187,7 @@ func (e *emitter) breakerDecl(bi *model.BreakerInstance) *jen.Statement {
 	} else {
 		size = jen.Lit(p.WindowSize)
 	}
-	return jen.Id(bi.Var).Op(":=").Id("e").Dot("Breaker").Call(jen.Lit(bi.Instance), literal(jen.Qual(runtimePkg, "BreakerPolicy"),
+	return jen.Id(bi.Var).Op(":=").Id("e").Dot("Breaker").Call(jen.Id(bi.Const), literal(jen.Qual(runtimePkg, "BreakerPolicy"),
 		kv{"Policy", jen.Lit(p.Name)},
 		kv{"WindowType", windowType(p.WindowType)},
 		kv{"WindowSize", size},

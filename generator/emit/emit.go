@@ -218,10 +218,18 @@ func (n *fileNames) name(tag string) string {
 // comment: every line is sanitised (no control character, line separator,
 // bidirectional control or byte order mark) and written as a // line, so
 // no spec text can open or end a block comment, or show a reviewer
-// something other than what is there.
+// something other than what is there. Lines are wrapped under 100
+// columns (wrapDoc); a Group's comments are struct field docs, one tab in.
 func comment(g interface{ Comment(string) *jen.Statement }, lines []string) {
-	for _, l := range lines {
-		l = sanitize.Comment(l)
+	indent := 0
+	if _, field := g.(*jen.Group); field {
+		indent = tabWidth
+	}
+	clean := make([]string, len(lines))
+	for i, l := range lines {
+		clean[i] = sanitize.Comment(l)
+	}
+	for _, l := range wrapDoc(clean, indent) {
 		if l == "" {
 			g.Comment("//")
 		} else {
@@ -254,17 +262,20 @@ func typeExpr(t *model.GoType) *jen.Statement {
 }
 
 func (e *emitter) emitType(f *jen.File, t *model.Type) {
-	doc := []string{t.Name + " is a schema of the API."}
+	// The schema's own title and description, or nothing: a line saying
+	// only that a type is a schema tells a reviewer nothing.
+	doc := append([]string(nil), t.Doc...)
 	if t.Kind == model.Union {
 		doc = []string{unionDoc(t)}
 		if len(t.Doc) > 0 {
 			doc = append(append(doc, ""), t.Doc...)
 		}
-	} else if len(t.Doc) > 0 {
-		doc = append([]string{t.Name + " is described by the spec as:", ""}, t.Doc...)
 	}
 	if t.Deprecated {
-		doc = append(doc, "", "Deprecated: the spec marks this schema as deprecated.")
+		if len(doc) > 0 {
+			doc = append(doc, "")
+		}
+		doc = append(doc, "Deprecated: the spec marks this schema as deprecated.")
 	}
 	comment(f, doc)
 	switch t.Kind {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/templates"
 )
 
@@ -33,6 +34,10 @@ type BreakerFacts struct {
 	WaitInOpen    string `json:"waitInOpen"`
 	HalfOpenCalls int    `json:"halfOpenCalls"`
 	RecordOn      string `json:"recordOn"`
+	// Const is the generated constant of Instance; Operations counts the
+	// operations behind the breaker. Only the doc comments print them.
+	Const      string `json:"-"`
+	Operations int    `json:"-"`
 }
 
 // RetryFacts describes one retry policy in words.
@@ -53,25 +58,25 @@ func PolicyFacts(p *model.OpPolicy) Facts {
 		b := bi.Policy
 		win := fmt.Sprintf("last %d calls, decides after %d", b.WindowSize, min(b.MinimumCalls, b.WindowSize))
 		if b.WindowType == "time" {
-			win = fmt.Sprintf("calls of the last %s, decides after %d", dur(b.WindowDuration), b.MinimumCalls)
+			win = fmt.Sprintf("calls of the last %s, decides after %d", human.Duration(b.WindowDuration), b.MinimumCalls)
 		}
 		f.Breaker = &BreakerFacts{
 			Instance: bi.Instance, Policy: b.Name, Scope: b.Scope, Window: win,
 			FailureRate: pct(b.FailureRateThreshold), SlowRate: pct(b.SlowCallRateThreshold),
-			SlowCall: dur(b.SlowCallDuration), WaitInOpen: dur(b.WaitInOpen), HalfOpenCalls: b.HalfOpenCalls,
-			RecordOn: strings.Join(b.RecordOn, ", "),
+			SlowCall: human.Duration(b.SlowCallDuration), WaitInOpen: human.Duration(b.WaitInOpen), HalfOpenCalls: b.HalfOpenCalls,
+			RecordOn: strings.Join(b.RecordOn, ", "), Const: bi.Const, Operations: bi.Operations,
 		}
 	}
 	if r := p.Retry; r != nil {
-		rf := &RetryFacts{Policy: r.Name, MaxAttempts: r.MaxAttempts, RetryOn: strings.Join(r.RetryOn, ", "), RetryAfter: r.RetryAfter, MaxRetryAfter: dur(r.MaxRetryAfter)}
+		rf := &RetryFacts{Policy: r.Name, MaxAttempts: r.MaxAttempts, RetryOn: strings.Join(r.RetryOn, ", "), RetryAfter: r.RetryAfter, MaxRetryAfter: human.Duration(r.MaxRetryAfter)}
 		jitter := r.Jitter + " jitter"
 		if r.Jitter == "none" {
 			jitter = "no jitter"
 		}
 		if r.Backoff == "constant" {
-			rf.Waits = fmt.Sprintf("waits %s between attempts, %s", dur(r.InitialInterval), jitter)
+			rf.Waits = fmt.Sprintf("waits %s between attempts, %s", human.Duration(r.InitialInterval), jitter)
 		} else {
-			rf.Waits = fmt.Sprintf("waits %s, growing ×%s up to %s, %s", dur(r.InitialInterval), strconv.FormatFloat(r.Multiplier, 'g', -1, 64), dur(r.MaxInterval), jitter)
+			rf.Waits = fmt.Sprintf("waits %s, growing ×%s up to %s, %s", human.Duration(r.InitialInterval), strconv.FormatFloat(r.Multiplier, 'g', -1, 64), human.Duration(r.MaxInterval), jitter)
 		}
 		if r.Budget != nil {
 			rf.Budget = fmt.Sprintf("%s%% of calls + %s/s, client-wide", strconv.FormatFloat(r.Budget.Ratio*100, 'g', -1, 64), strconv.FormatFloat(r.Budget.MinPerSecond, 'g', -1, 64))
@@ -81,23 +86,33 @@ func PolicyFacts(p *model.OpPolicy) Facts {
 	return f
 }
 
-// DocLines renders the opdoc template as comment lines.
+// DocLines renders the opdoc template as comment lines: the retry and the
+// timeouts in full, the breaker by its constant (BreakerDocLines says the
+// policy, once, above the constant).
 func DocLines(p *model.OpPolicy) []string {
+	return docTemplate("opdoc", PolicyFacts(p))
+}
+
+// BreakerDocLines renders the breakerdoc template: a breaker's policy in
+// words, the doc comment of its constant.
+func BreakerDocLines(bi *model.BreakerInstance) []string {
+	return docTemplate("breakerdoc", PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker)
+}
+
+func docTemplate(name string, data any) []string {
 	var b strings.Builder
-	if err := templates.T.ExecuteTemplate(&b, "opdoc", PolicyFacts(p)); err != nil {
-		// The template is fixed and tested; failing here is a resgen bug.
-		panic("resgen: opdoc template: " + err.Error())
+	if err := templates.T.ExecuteTemplate(&b, name, data); err != nil {
+		// The templates are fixed and tested; failing here is a resgen bug.
+		panic("resgen: " + name + " template: " + err.Error())
 	}
 	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }
 
 func pct(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) + "%" }
 
-func dur(d time.Duration) string { return d.String() }
-
 func durOff(d time.Duration) string {
 	if d == 0 {
 		return "none"
 	}
-	return d.String()
+	return human.Duration(d)
 }

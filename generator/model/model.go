@@ -334,10 +334,14 @@ type OpPolicy struct {
 // BreakerInstance is one breaker object of a client.
 type BreakerInstance struct {
 	// Instance is the runtime name ("nova", or "nova/listServers" for an
-	// operation-scoped policy); Var the local variable in NewClient.
+	// operation-scoped policy); Var the local variable in NewClient; Const
+	// the exported constant holding Instance (BreakerNova).
 	Instance string
 	Var      string
+	Const    string
 	Policy   *BreakerPolicy
+	// Operations counts the operations behind this breaker.
+	Operations int
 }
 
 // BreakerPolicy is a fully resolved breaker policy.

@@ -21,43 +21,30 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// NewPet is a schema of the API.
 type NewPet struct {
 	Name string  `json:"name"`
 	Tag  *string `json:"tag,omitzero"`
 }
-
-// PostChargeForm is a schema of the API.
 type PostChargeForm struct {
 	Amount *int64                    `json:"amount,omitzero"`
 	Expand []string                  `json:"expand,omitzero"`
 	Lines  []PostChargeFormLinesItem `json:"lines,omitzero"`
 }
-
-// PostChargeFormLinesItem is a schema of the API.
 type PostChargeFormLinesItem struct {
 	Price    *string `json:"price,omitzero"`
 	Quantity *int64  `json:"quantity,omitzero"`
 }
-
-// PostLooseForm is a schema of the API.
 type PostLooseForm struct {
 	Loose *PostLooseFormLoose     `json:"loose,omitzero"`
 	Piped []string                `json:"piped,omitzero"`
 	Rows  []PostLooseFormRowsItem `json:"rows,omitzero"`
 }
-
-// PostLooseFormLoose is a schema of the API.
 type PostLooseFormLoose struct {
 	K *string `json:"k,omitzero"`
 }
-
-// PostLooseFormRowsItem is a schema of the API.
 type PostLooseFormRowsItem struct {
 	K *string `json:"k,omitzero"`
 }
-
-// PostOrderForm is a schema of the API.
 type PostOrderForm struct {
 	Csv  []string           `json:"csv,omitzero"`
 	Meta *PostOrderFormMeta `json:"meta,omitzero"`
@@ -75,42 +62,31 @@ func (v PostOrderForm) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// PostOrderFormMeta is a schema of the API.
 type PostOrderFormMeta struct {
 	K *string `json:"k,omitzero"`
 }
 
-// CreatePetMultipart is described by the spec as:
-//
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type CreatePetMultipart struct {
 	// Name is required.
 	Name string  `json:"name,omitzero"`
 	Tag  *string `json:"tag,omitzero"`
 }
-
-// PatchPetBodyItem is a schema of the API.
 type PatchPetBodyItem struct {
 	Op    string          `json:"op"`
 	Path  string          `json:"path"`
 	Value json.RawMessage `json:"value,omitzero"`
 }
 
-// PostReportMultipart is described by the spec as:
-//
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type PostReportMultipart struct {
 	Doc  *PostReportMultipartDoc `json:"doc,omitzero"`
 	Note *string                 `json:"note,omitzero"`
 }
-
-// PostReportMultipartDoc is a schema of the API.
 type PostReportMultipartDoc struct {
 	A *string `json:"a,omitzero"`
 }
 
-// UploadMultipart is described by the spec as:
-//
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type UploadMultipart struct {
 	Count *int64 `json:"count,omitzero"`
@@ -125,13 +101,9 @@ type UploadMultipart struct {
 	// Title is required.
 	Title string `json:"title,omitzero"`
 }
-
-// UploadMultipartLabelsItem is a schema of the API.
 type UploadMultipartLabelsItem struct {
 	Key string `json:"key"`
 }
-
-// UploadMultipartMeta is a schema of the API.
 type UploadMultipartMeta struct {
 	Owner *string `json:"owner,omitzero"`
 }
@@ -234,7 +206,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -247,7 +219,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -342,9 +314,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 9 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -366,8 +347,9 @@ type PutAvatarResponse struct {
 // read whole (every attempt sends it again).
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Reader) (*PutAvatarResponse, error) {
 	u := c.server + "/avatars"
@@ -420,7 +402,7 @@ type PostChargeResponse struct {
 // PostCharge calls POST /charges.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostCharge(ctx context.Context, body PostChargeForm) (*PostChargeResponse, error) {
@@ -476,7 +458,7 @@ type PostLooseResponse struct {
 // It sends application/x-www-form-urlencoded; PostLooseWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostLoose(ctx context.Context, body PostLooseForm) (*PostLooseResponse, error) {
@@ -491,7 +473,8 @@ func (c *Client) PostLoose(ctx context.Context, body PostLooseForm) (*PostLooseR
 	return c.sendPostLoose(ctx, "application/x-www-form-urlencoded", rd)
 }
 
-// PostLooseWithBody is PostLoose (POST /loose) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PostLooseWithBody is PostLoose (POST /loose) with the body the caller encodes, read whole (every
+// attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostLooseWithBody(ctx context.Context, contentType string, body io.Reader) (*PostLooseResponse, error) {
 	var rd io.Reader
@@ -549,7 +532,7 @@ type PostOrderResponse struct {
 // PostOrder calls POST /orders.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostOrder(ctx context.Context, body PostOrderForm) (*PostOrderResponse, error) {
@@ -615,11 +598,14 @@ type CreatePetResponse struct {
 
 // CreatePet calls POST /pets.
 //
-// It sends application/json; CreatePetWithBytes, CreatePetWithForm2, CreatePetWithMultipart, CreatePetWithText, CreatePetWithBody send the other request bodies.
+// It sends application/json; CreatePetWithBytes, CreatePetWithForm2, CreatePetWithMultipart,
+// CreatePetWithText, CreatePetWithBody send the other request bodies.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body NewPet) (*CreatePetResponse, error) {
@@ -684,7 +670,8 @@ func (c *Client) CreatePetWithText(ctx context.Context, params *CreatePetParams,
 	return c.sendCreatePet(ctx, params, "text/plain", rd)
 }
 
-// CreatePetWithBody is CreatePet (POST /pets) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// CreatePetWithBody is CreatePet (POST /pets) with the body the caller encodes, read whole (every
+// attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader) (*CreatePetResponse, error) {
 	var rd io.Reader
@@ -757,7 +744,7 @@ type CreatePetWithFormResponse struct {
 // CreatePetWithForm calls POST /pets/form.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePetWithForm(ctx context.Context, body *NewPet) (*CreatePetWithFormResponse, error) {
@@ -806,10 +793,11 @@ type PatchPetResponse struct {
 
 // PatchPet calls PATCH /pets/{id}.
 //
-// It sends application/json-patch+json; PatchPetWithMergePatchJSON, PatchPetWithBody send the other request bodies.
+// It sends application/json-patch+json; PatchPetWithMergePatchJSON, PatchPetWithBody send the
+// other request bodies.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyItem) (*PatchPetResponse, error) {
@@ -824,7 +812,8 @@ func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyIte
 	return c.sendPatchPet(ctx, id, "application/json-patch+json", rd)
 }
 
-// PatchPetWithMergePatchJSON is PatchPet (PATCH /pets/{id}) with a application/merge-patch+json body:
+// PatchPetWithMergePatchJSON is PatchPet (PATCH /pets/{id}) with a application/merge-patch+json
+// body:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body *NewPet) (*PatchPetResponse, error) {
 	rd, err := runtime.JSONBody(body)
@@ -834,7 +823,8 @@ func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body
 	return c.sendPatchPet(ctx, id, "application/merge-patch+json", rd)
 }
 
-// PatchPetWithBody is PatchPet (PATCH /pets/{id}) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PatchPetWithBody is PatchPet (PATCH /pets/{id}) with the body the caller encodes, read whole
+// (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType string, body io.Reader) (*PatchPetResponse, error) {
 	var rd io.Reader
@@ -894,7 +884,7 @@ type PostReportResponse struct {
 // It sends multipart/form-data; PostReportWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostReport(ctx context.Context, body PostReportMultipart) (*PostReportResponse, error) {
@@ -917,7 +907,8 @@ func (c *Client) PostReport(ctx context.Context, body PostReportMultipart) (*Pos
 	return c.sendPostReport(ctx, ct, rd)
 }
 
-// PostReportWithBody is PostReport (POST /reports) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PostReportWithBody is PostReport (POST /reports) with the body the caller encodes, read whole
+// (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostReportWithBody(ctx context.Context, contentType string, body io.Reader) (*PostReportResponse, error) {
 	var rd io.Reader
@@ -975,7 +966,7 @@ type UploadResponse struct {
 // Upload calls POST /uploads.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, body UploadMultipart) (*UploadResponse, error) {

@@ -16,7 +16,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Result is a schema of the API.
 type Result struct {
 	Done bool    `json:"done"`
 	ID   *string `json:"id,omitzero"`
@@ -115,7 +114,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerCapped := e.Breaker("capped", runtime.BreakerPolicy{
+	breakerCapped := e.Breaker(BreakerCapped, runtime.BreakerPolicy{
 		Policy:                "capped",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            10,
@@ -127,7 +126,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerRecovering := e.Breaker("recovering", runtime.BreakerPolicy{
+	breakerRecovering := e.Breaker(BreakerRecovering, runtime.BreakerPolicy{
 		Policy:                "recovering",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            50,
@@ -139,7 +138,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerSlow := e.Breaker("slow", runtime.BreakerPolicy{
+	breakerSlow := e.Breaker(BreakerSlow, runtime.BreakerPolicy{
 		Policy:                "slow",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            10,
@@ -151,7 +150,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerSustained := e.Breaker("sustained", runtime.BreakerPolicy{
+	breakerSustained := e.Breaker(BreakerSustained, runtime.BreakerPolicy{
 		Policy:                "sustained",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            50,
@@ -164,10 +163,10 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"capped":     breakerCapped,
-		"recovering": breakerRecovering,
-		"slow":       breakerSlow,
-		"sustained":  breakerSustained,
+		BreakerCapped:     breakerCapped,
+		BreakerRecovering: breakerRecovering,
+		BreakerSlow:       breakerSlow,
+		BreakerSustained:  breakerSustained,
 	}
 	retryConstant := &runtime.RetryPolicy{
 		Policy:          "constant",
@@ -223,9 +222,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerCapped is the name of the circuit breaker "capped" (policy capped, scope shared,
+	// 1 operation): last 10 calls, decides after 10; opens at 50% failures or 100% of calls
+	// taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerCapped = "capped"
+	// BreakerRecovering is the name of the circuit breaker "recovering" (policy recovering,
+	// scope shared, 1 operation): last 50 calls, decides after 20; opens at 40% failures or
+	// 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
+	// failures are transport, timeout, 5xx.
+	BreakerRecovering = "recovering"
+	// BreakerSlow is the name of the circuit breaker "slow" (policy slow, scope shared, 1
+	// operation): last 10 calls, decides after 10; opens at 50% failures or 50% of calls
+	// taking 5ms or more; stays open 1m, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerSlow = "slow"
+	// BreakerSustained is the name of the circuit breaker "sustained" (policy sustained, scope
+	// shared, 1 operation): last 50 calls, decides after 20; opens at 40% failures or 100% of
+	// calls taking 1m or more; stays open 50ms, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerSustained = "sustained"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -249,7 +272,7 @@ type CappedWindowResponse struct {
 // Experiment 5; the server answers 500, one attempt per call.
 //
 // Resilience (x-resilience):
-//   - breaker "capped" (shared, policy capped): last 10 calls, decides after 10; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerCapped] (this operation alone; its policy is on the constant).
 //   - no retry (retry: none).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CappedWindow(ctx context.Context) (*CappedWindowResponse, error) {
@@ -305,8 +328,9 @@ type RecoveringResponse struct {
 // Experiment 3; the first attempt of each id fails, the second succeeds.
 //
 // Resilience (x-resilience):
-//   - breaker "recovering" (shared, policy recovering): last 50 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerRecovering] (this operation alone; its policy is on the constant).
+//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse, error) {
 	u := c.server + "/recovering/" + runtime.PathSegment(id)
@@ -361,8 +385,9 @@ type SlowSuccessResponse struct {
 // Experiment 4; every answer is 200 OK, after slowCallDuration.
 //
 // Resilience (x-resilience):
-//   - breaker "slow" (shared, policy slow): last 10 calls, decides after 10; opens at 50% failures or 50% of calls taking 5ms or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerSlow] (this operation alone; its policy is on the constant).
+//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) SlowSuccess(ctx context.Context) (*SlowSuccessResponse, error) {
 	u := c.server + "/slow"
@@ -417,8 +442,9 @@ type SustainedFailureResponse struct {
 // Experiments 1 and 2; the server answers 500 to every attempt.
 //
 // Resilience (x-resilience):
-//   - breaker "sustained" (shared, policy sustained): last 50 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 50ms, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerSustained] (this operation alone; its policy is on the constant).
+//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) SustainedFailure(ctx context.Context) (*SustainedFailureResponse, error) {
 	u := c.server + "/sustained"

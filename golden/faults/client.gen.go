@@ -17,7 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Item is a schema of the API.
 type Item struct {
 	ID   string  `json:"id"`
 	Name string  `json:"name"`
@@ -180,7 +179,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerShared := e.Breaker("shared", runtime.BreakerPolicy{
+	breakerShared := e.Breaker(BreakerShared, runtime.BreakerPolicy{
 		Policy:                "shared",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -193,7 +192,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"shared": breakerShared,
+		BreakerShared: breakerShared,
 	}
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
@@ -261,9 +260,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerShared is the name of the circuit breaker "shared" (policy shared, scope shared,
+	// 5 operations): last 100 calls, decides after 100; opens at 100% failures or 100% of
+	// calls taking 1m or more; stays open 100ms, then lets 5 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerShared = "shared"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -287,7 +295,7 @@ type PostEventResponse struct {
 // Never retried: a POST without a key.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m0s or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) PostEvent(ctx context.Context, body Item) (*PostEventResponse, error) {
@@ -350,8 +358,9 @@ type GetItemResponse struct {
 // Retried: a GET, so defaults.retry applies.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m0s or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 10ms, growing ×2 up to 50ms, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
+//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 10ms, growing ×2 up to 50ms, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) GetItem(ctx context.Context, id string) (*GetItemResponse, error) {
 	u := c.server + "/items/" + runtime.PathSegment(id)
@@ -406,7 +415,7 @@ type TouchItemResponse struct {
 // Never retried: a GET with a side effect, marked so.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m0s or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
 //   - no retry (idempotent: false: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) TouchItem(ctx context.Context, id string) (*TouchItemResponse, error) {
@@ -470,8 +479,10 @@ type CreateOrderResponse struct {
 // Retried: the Idempotency-Key makes a repeat harmless.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m0s or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 10ms, growing ×2 up to 50ms, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
+//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
+//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 10ms, growing ×2 up to
+//     50ms, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 1s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, body Item) (*CreateOrderResponse, error) {
@@ -548,7 +559,7 @@ type CreatePaymentResponse struct {
 // Keyed, but retries are off: sent once.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 100 calls, decides after 100; opens at 100% failures or 100% of calls taking 1m0s or more; stays open 100ms, then lets 5 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
 //   - no retry (retry: none).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.

@@ -17,15 +17,14 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Pet7m is described by the spec as:
-//
 // A pet.
 //
 // Owner: nimda.
 type Pet7m struct {
 	// the name [8m.
 	// Default: "x".
-	// The spec names this property "name\u202e", which Go struct tags cannot hold; it is encoded by hand.
+	// The spec names this property "name\u202e", which Go struct tags cannot hold; it is
+	// encoded by hand.
 	Name *string `json:"-"`
 }
 
@@ -104,12 +103,9 @@ func (u *Tagged) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// TaggedAB0m is a schema of the API.
 type TaggedAB0m struct {
 	Kind TaggedAB0mKind `json:"kind"`
 }
-
-// TaggedAB0mKind is a schema of the API.
 type TaggedAB0mKind string
 
 // Values of TaggedAB0mKind the spec lists. A server may send others; they decode too.
@@ -125,12 +121,9 @@ func (v TaggedAB0mKind) MarshalJSON() ([]byte, error) {
 	return []byte("\"a`b\u202e\\u001b[0m\""), nil
 }
 
-// TaggedCd is a schema of the API.
 type TaggedCd struct {
 	Kind TaggedCdKind `json:"kind"`
 }
-
-// TaggedCdKind is a schema of the API.
 type TaggedCdKind string
 
 // Values of TaggedCdKind the spec lists. A server may send others; they decode too.
@@ -146,7 +139,6 @@ func (v TaggedCdKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"\"c\\d\u2028"`), nil
 }
 
-// Get2JPetQ8HTTPEvil is a schema of the API.
 type Get2JPetQ8HTTPEvil string
 
 // Values of Get2JPetQ8HTTPEvil the spec lists. A server may send others; they decode too.
@@ -250,7 +242,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerQuiet2KBreaker := e.Breaker("quiet\x1b[2K\rbreaker", runtime.BreakerPolicy{
+	breakerQuiet2KBreaker := e.Breaker(BreakerQuiet2KBreaker, runtime.BreakerPolicy{
 		Policy:                "quiet\x1b[2K\rbreaker",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            10,
@@ -263,7 +255,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"quiet\x1b[2K\rbreaker": breakerQuiet2KBreaker,
+		BreakerQuiet2KBreaker: breakerQuiet2KBreaker,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -293,9 +285,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerQuiet2KBreaker is the name of the circuit breaker "quiet\x1b[2K\rbreaker" (policy
+	// quiet [2K breaker, scope shared, 1 operation): last 10 calls, decides after 5; opens at
+	// 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls
+	// through; failures are transport, timeout, 5xx.
+	BreakerQuiet2KBreaker = "quiet\x1b[2K\rbreaker"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -332,8 +333,9 @@ type Get2JPetResponse struct {
 // Line one line two    [31misolated .
 //
 // Resilience (x-resilience):
-//   - breaker "quiet\x1b[2K\rbreaker" (shared, policy quiet [2K breaker): last 10 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerQuiet2KBreaker] (this operation alone; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Get2JPet(ctx context.Context, iD0m string, params *Get2JPetParams) (*Get2JPetResponse, error) {
 	u := c.server + "/pets/" + runtime.PathSegment(iD0m)

@@ -172,7 +172,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -185,7 +185,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -284,9 +284,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 9 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -295,7 +304,8 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type BoundedKeyParams struct {
 	// IdempotencyKey is the header parameter "idempotency-key".
-	// Left nil, the client makes one random integer from 1000 to 1999 per call and sends it on every attempt.
+	// Left nil, the client makes one random integer from 1000 to 1999 per call and sends it on
+	// every attempt.
 	IdempotencyKey *int32
 }
 
@@ -313,8 +323,10 @@ type BoundedKeyResponse struct {
 // BoundedKey calls POST /bounded.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: idempotency-key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - retry "default" (on: idempotency-key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the idempotency-key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams) (*BoundedKeyResponse, error) {
@@ -353,7 +365,8 @@ func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams) (*Bou
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type CustomKeyParams struct {
 	// XRequestID is the header parameter "X-Request-Id".
-	// Left nil, the client makes one random integer from 0 to 2147483647 per call and sends it on every attempt.
+	// Left nil, the client makes one random integer from 0 to 2147483647 per call and sends it
+	// on every attempt.
 	XRequestID *int32
 }
 
@@ -371,8 +384,10 @@ type CustomKeyResponse struct {
 // CustomKey calls POST /custom.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: X-Request-Id header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - retry "default" (on: X-Request-Id header): up to 3 attempts; waits 100ms, growing ×2 up to
+//     5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the X-Request-Id header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams) (*CustomKeyResponse, error) {
@@ -411,7 +426,8 @@ func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams) (*Custo
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type IntKeyParams struct {
 	// IdempotencyKey is the header parameter "Idempotency-Key".
-	// Left nil, the client makes one random integer from 0 to 9007199254740991 per call and sends it on every attempt.
+	// Left nil, the client makes one random integer from 0 to 9007199254740991 per call and
+	// sends it on every attempt.
 	IdempotencyKey *int64
 }
 
@@ -429,8 +445,10 @@ type IntKeyResponse struct {
 // IntKey calls POST /int.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) IntKey(ctx context.Context, params *IntKeyParams) (*IntKeyResponse, error) {
@@ -487,8 +505,10 @@ type ListKeyResponse struct {
 // ListKey calls POST /list.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: IDEMPOTENCY-KEY header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - retry "default" (on: IDEMPOTENCY-KEY header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the IDEMPOTENCY-KEY header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListKey(ctx context.Context, params *ListKeyParams) (*ListKeyResponse, error) {
@@ -546,7 +566,7 @@ type NearMissResponse struct {
 // NearMiss calls POST /near-miss.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMiss(ctx context.Context, params *NearMissParams) (*NearMissResponse, error) {
@@ -604,7 +624,7 @@ type NearMissPrefixResponse struct {
 // NearMissPrefix calls POST /near-miss-prefix.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissPrefix(ctx context.Context, params *NearMissPrefixParams) (*NearMissPrefixResponse, error) {
@@ -659,7 +679,7 @@ type NearMissTypoResponse struct {
 // NearMissTypo calls POST /near-miss-typo.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams) (*NearMissTypoResponse, error) {
@@ -697,7 +717,8 @@ func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams) (
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type NumberKeyParams struct {
 	// IdempotencyKey is the header parameter "Idempotency-Key".
-	// Left nil, the client makes one random integer from 1 to 9007199254740991 per call and sends it on every attempt.
+	// Left nil, the client makes one random integer from 1 to 9007199254740991 per call and
+	// sends it on every attempt.
 	IdempotencyKey *float64
 }
 
@@ -715,8 +736,10 @@ type NumberKeyResponse struct {
 // NumberKey calls POST /number.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NumberKey(ctx context.Context, params *NumberKeyParams) (*NumberKeyResponse, error) {
@@ -773,8 +796,10 @@ type UnionKeyResponse struct {
 // UnionKey calls POST /union.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UnionKey(ctx context.Context, params *UnionKeyParams) (*UnionKeyResponse, error) {

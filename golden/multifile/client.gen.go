@@ -17,7 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Order is a schema of the API.
 type Order struct {
 	ID    string `json:"id"`
 	Lines []Line `json:"lines"`
@@ -33,13 +32,10 @@ func (v Order) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// Line is a schema of the API.
 type Line struct {
 	Qty *int32  `json:"qty,omitzero"`
 	Sku *string `json:"sku,omitzero"`
 }
-
-// GetOrderResponse404Body is a schema of the API.
 type GetOrderResponse404Body struct {
 	Message *string `json:"message,omitzero"`
 }
@@ -134,7 +130,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -147,7 +143,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -177,9 +173,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 1 operation): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -204,8 +209,9 @@ type GetOrderResponse struct {
 // GetOrder calls GET /orders/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (this operation alone; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetOrder(ctx context.Context, id string) (*GetOrderResponse, error) {
 	u := c.server + "/orders/" + runtime.PathSegment(id)

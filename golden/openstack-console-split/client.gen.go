@@ -113,7 +113,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerCinder := e.Breaker("cinder", runtime.BreakerPolicy{
+	breakerCinder := e.Breaker(BreakerCinder, runtime.BreakerPolicy{
 		Policy:                "cinder",
 		WindowType:            runtime.TimeWindow,
 		WindowDuration:        30 * time.Second,
@@ -125,7 +125,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerGlanceListImages := e.Breaker("glance/listImages", runtime.BreakerPolicy{
+	breakerGlanceListImages := e.Breaker(BreakerGlanceListImages, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -137,7 +137,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerGlanceUploadImage := e.Breaker("glance/uploadImage", runtime.BreakerPolicy{
+	breakerGlanceUploadImage := e.Breaker(BreakerGlanceUploadImage, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -149,7 +149,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerKeystone := e.Breaker("keystone", runtime.BreakerPolicy{
+	breakerKeystone := e.Breaker(BreakerKeystone, runtime.BreakerPolicy{
 		Policy:                "keystone",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -161,7 +161,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerNova := e.Breaker("nova", runtime.BreakerPolicy{
+	breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{
 		Policy:                "nova",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            50,
@@ -174,11 +174,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{429}, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"cinder":             breakerCinder,
-		"glance/listImages":  breakerGlanceListImages,
-		"glance/uploadImage": breakerGlanceUploadImage,
-		"keystone":           breakerKeystone,
-		"nova":               breakerNova,
+		BreakerCinder:            breakerCinder,
+		BreakerGlanceListImages:  breakerGlanceListImages,
+		BreakerGlanceUploadImage: breakerGlanceUploadImage,
+		BreakerKeystone:          breakerKeystone,
+		BreakerNova:              breakerNova,
 	}
 	retryGet3 := &runtime.RetryPolicy{
 		Policy:          "get3",
@@ -312,9 +312,38 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerCinder is the name of the circuit breaker "cinder" (policy cinder, scope shared,
+	// 2 operations): calls of the last 30s, decides after 10; opens at 30% failures or 100% of
+	// calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerCinder = "cinder"
+	// BreakerGlanceListImages is the name of the circuit breaker "glance/listImages" (policy
+	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
+	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
+	// through; failures are transport, timeout, 5xx.
+	BreakerGlanceListImages = "glance/listImages"
+	// BreakerGlanceUploadImage is the name of the circuit breaker "glance/uploadImage" (policy
+	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
+	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
+	// through; failures are transport, timeout, 5xx.
+	BreakerGlanceUploadImage = "glance/uploadImage"
+	// BreakerKeystone is the name of the circuit breaker "keystone" (policy keystone, scope
+	// shared, 2 operations): last 100 calls, decides after 20; opens at 40% failures or 100%
+	// of calls taking 1m or more; stays open 3s, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerKeystone = "keystone"
+	// BreakerNova is the name of the circuit breaker "nova" (policy nova, scope shared, 5
+	// operations): last 50 calls, decides after 20; opens at 50% failures or 50% of calls
+	// taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are
+	// transport, timeout, 429, 5xx.
+	BreakerNova = "nova"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }

@@ -42,8 +42,9 @@ type ListServersResponse struct {
 // ListServers calls GET /compute/v2.1/servers.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*ListServersResponse, error) {
 	u := c.server + "/compute/v2.1/servers"
@@ -116,7 +117,7 @@ type CreateServerResponse struct {
 // Never retried by default: a repeat would boot a second VM.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateServerResponse, error) {
@@ -180,8 +181,9 @@ type ShowServerResponse struct {
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
@@ -233,9 +235,11 @@ type DeleteServerResponse struct {
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
-//   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s, decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
-//   - timeouts: 5s per attempt, 1m0s in all.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s,
+//     decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
+//   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
@@ -287,8 +291,10 @@ type ServerActionResponse struct {
 // Reboot, resize or stop a server.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
-//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts,
+//     equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction) (*ServerActionResponse, error) {

@@ -34,8 +34,10 @@ type IssueTokenResponse struct {
 // Issue a token.
 //
 // Resilience (x-resilience):
-//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 3s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
+//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
@@ -102,8 +104,9 @@ type RevokeTokenResponse struct {
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
 //
 // Resilience (x-resilience):
-//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 3s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
+//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*RevokeTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"

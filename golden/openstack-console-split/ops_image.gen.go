@@ -38,8 +38,9 @@ type ListImagesResponse struct {
 // ListImages calls GET /image/v2/images.
 //
 // Resilience (x-resilience):
-//   - breaker "glance/listImages" (operation, policy glance): last 100 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 3 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlanceListImages] (this operation alone; its policy is on the constant).
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*ListImagesResponse, error) {
 	u := c.server + "/image/v2/images"
@@ -103,9 +104,10 @@ type UploadImageResponse struct {
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
 //
 // Resilience (x-resilience):
-//   - breaker "glance/uploadImage" (operation, policy glance): last 100 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 3 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: none per attempt, 10m0s in all.
+//   - breaker [BreakerGlanceUploadImage] (this operation alone; its policy is on the constant).
+//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: none per attempt, 10m in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (*UploadImageResponse, error) {
 	u := c.server + "/image/v2/images/" + runtime.PathSegment(imageID) + "/file"
 	var rd io.Reader

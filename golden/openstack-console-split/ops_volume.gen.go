@@ -27,8 +27,9 @@ type ListVolumesResponse struct {
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at 30% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolumesResponse, error) {
 	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
@@ -81,7 +82,7 @@ type CreateVolumeResponse struct {
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at 30% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume) (*CreateVolumeResponse, error) {

@@ -7,48 +7,33 @@ import (
 	"time"
 )
 
-// AuthRequest is a schema of the API.
 type AuthRequest struct {
 	Auth AuthRequestAuth `json:"auth"`
 }
-
-// AuthRequestAuth is a schema of the API.
 type AuthRequestAuth struct {
 	Identity AuthRequestAuthIdentity `json:"identity"`
 }
-
-// AuthRequestAuthIdentity is a schema of the API.
 type AuthRequestAuthIdentity struct {
 	Methods  []string                         `json:"methods,omitzero"`
 	Password *AuthRequestAuthIdentityPassword `json:"password,omitzero"`
 }
-
-// AuthRequestAuthIdentityPassword is a schema of the API.
 type AuthRequestAuthIdentityPassword struct {
 	User *AuthRequestAuthIdentityPasswordUser `json:"user,omitzero"`
 }
-
-// AuthRequestAuthIdentityPasswordUser is a schema of the API.
 type AuthRequestAuthIdentityPasswordUser struct {
 	Name     *string `json:"name,omitzero"`
 	Password *string `json:"password,omitzero"`
 }
-
-// Fault is a schema of the API.
 type Fault struct {
 	Code    *int64  `json:"code,omitzero"`
 	Message *string `json:"message,omitzero"`
 }
-
-// Image is a schema of the API.
 type Image struct {
 	ID   *string  `json:"id,omitzero"`
 	Name *string  `json:"name,omitzero"`
 	Size *int64   `json:"size,omitzero"`
 	Tags []string `json:"tags,omitzero"`
 }
-
-// Server is a schema of the API.
 type Server struct {
 	AccessIPv4 *string           `json:"accessIPv4,omitzero"`
 	ID         string            `json:"id"`
@@ -57,19 +42,13 @@ type Server struct {
 	Progress   *int32            `json:"progress,omitzero"`
 	Status     ServerStatus      `json:"status"`
 }
-
-// ServerAction is a schema of the API.
 type ServerAction struct {
 	OsStop map[string]any      `json:"os-stop,omitzero"`
 	Reboot *ServerActionReboot `json:"reboot,omitzero"`
 }
-
-// ServerActionReboot is a schema of the API.
 type ServerActionReboot struct {
 	Type *ServerActionRebootType `json:"type,omitzero"`
 }
-
-// ServerActionRebootType is a schema of the API.
 type ServerActionRebootType string
 
 // Values of ServerActionRebootType the spec lists. A server may send others; they decode too.
@@ -78,19 +57,14 @@ const (
 	ServerActionRebootTypeHard ServerActionRebootType = "HARD"
 )
 
-// ServerCreate is a schema of the API.
 type ServerCreate struct {
 	Server ServerCreateServer `json:"server"`
 }
-
-// ServerCreateServer is a schema of the API.
 type ServerCreateServer struct {
 	FlavorRef string `json:"flavorRef"`
 	ImageRef  string `json:"imageRef"`
 	Name      string `json:"name"`
 }
-
-// ServerStatus is a schema of the API.
 type ServerStatus string
 
 // Values of ServerStatus the spec lists. A server may send others; they decode too.
@@ -102,25 +76,18 @@ const (
 	ServerStatusShutoff ServerStatus = "SHUTOFF"
 )
 
-// Token is a schema of the API.
 type Token struct {
 	Token *TokenToken `json:"token,omitzero"`
 }
-
-// TokenToken is a schema of the API.
 type TokenToken struct {
 	ExpiresAt *time.Time `json:"expires_at,omitzero"`
 	Methods   []string   `json:"methods,omitzero"`
 }
-
-// Volume is a schema of the API.
 type Volume struct {
 	ID     *string `json:"id,omitzero"`
 	Size   *int32  `json:"size,omitzero"`
 	Status *string `json:"status,omitzero"`
 }
-
-// ListServersResponse200Body is a schema of the API.
 type ListServersResponse200Body struct {
 	Servers []Server `json:"servers"`
 }
@@ -135,7 +102,6 @@ func (v ListServersResponse200Body) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ListImagesVisibility is a schema of the API.
 type ListImagesVisibility string
 
 // Values of ListImagesVisibility the spec lists. A server may send others; they decode too.
@@ -146,12 +112,9 @@ const (
 	ListImagesVisibilityCommunity ListImagesVisibility = "community"
 )
 
-// ListImagesResponse200Body is a schema of the API.
 type ListImagesResponse200Body struct {
 	Images []Image `json:"images,omitzero"`
 }
-
-// ListVolumesResponse200Body is a schema of the API.
 type ListVolumesResponse200Body struct {
 	Volumes []Volume `json:"volumes,omitzero"`
 }

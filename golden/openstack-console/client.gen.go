@@ -20,48 +20,33 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// AuthRequest is a schema of the API.
 type AuthRequest struct {
 	Auth AuthRequestAuth `json:"auth"`
 }
-
-// AuthRequestAuth is a schema of the API.
 type AuthRequestAuth struct {
 	Identity AuthRequestAuthIdentity `json:"identity"`
 }
-
-// AuthRequestAuthIdentity is a schema of the API.
 type AuthRequestAuthIdentity struct {
 	Methods  []string                         `json:"methods,omitzero"`
 	Password *AuthRequestAuthIdentityPassword `json:"password,omitzero"`
 }
-
-// AuthRequestAuthIdentityPassword is a schema of the API.
 type AuthRequestAuthIdentityPassword struct {
 	User *AuthRequestAuthIdentityPasswordUser `json:"user,omitzero"`
 }
-
-// AuthRequestAuthIdentityPasswordUser is a schema of the API.
 type AuthRequestAuthIdentityPasswordUser struct {
 	Name     *string `json:"name,omitzero"`
 	Password *string `json:"password,omitzero"`
 }
-
-// Fault is a schema of the API.
 type Fault struct {
 	Code    *int64  `json:"code,omitzero"`
 	Message *string `json:"message,omitzero"`
 }
-
-// Image is a schema of the API.
 type Image struct {
 	ID   *string  `json:"id,omitzero"`
 	Name *string  `json:"name,omitzero"`
 	Size *int64   `json:"size,omitzero"`
 	Tags []string `json:"tags,omitzero"`
 }
-
-// Server is a schema of the API.
 type Server struct {
 	AccessIPv4 *string           `json:"accessIPv4,omitzero"`
 	ID         string            `json:"id"`
@@ -70,19 +55,13 @@ type Server struct {
 	Progress   *int32            `json:"progress,omitzero"`
 	Status     ServerStatus      `json:"status"`
 }
-
-// ServerAction is a schema of the API.
 type ServerAction struct {
 	OsStop map[string]any      `json:"os-stop,omitzero"`
 	Reboot *ServerActionReboot `json:"reboot,omitzero"`
 }
-
-// ServerActionReboot is a schema of the API.
 type ServerActionReboot struct {
 	Type *ServerActionRebootType `json:"type,omitzero"`
 }
-
-// ServerActionRebootType is a schema of the API.
 type ServerActionRebootType string
 
 // Values of ServerActionRebootType the spec lists. A server may send others; they decode too.
@@ -91,19 +70,14 @@ const (
 	ServerActionRebootTypeHard ServerActionRebootType = "HARD"
 )
 
-// ServerCreate is a schema of the API.
 type ServerCreate struct {
 	Server ServerCreateServer `json:"server"`
 }
-
-// ServerCreateServer is a schema of the API.
 type ServerCreateServer struct {
 	FlavorRef string `json:"flavorRef"`
 	ImageRef  string `json:"imageRef"`
 	Name      string `json:"name"`
 }
-
-// ServerStatus is a schema of the API.
 type ServerStatus string
 
 // Values of ServerStatus the spec lists. A server may send others; they decode too.
@@ -115,25 +89,18 @@ const (
 	ServerStatusShutoff ServerStatus = "SHUTOFF"
 )
 
-// Token is a schema of the API.
 type Token struct {
 	Token *TokenToken `json:"token,omitzero"`
 }
-
-// TokenToken is a schema of the API.
 type TokenToken struct {
 	ExpiresAt *time.Time `json:"expires_at,omitzero"`
 	Methods   []string   `json:"methods,omitzero"`
 }
-
-// Volume is a schema of the API.
 type Volume struct {
 	ID     *string `json:"id,omitzero"`
 	Size   *int32  `json:"size,omitzero"`
 	Status *string `json:"status,omitzero"`
 }
-
-// ListServersResponse200Body is a schema of the API.
 type ListServersResponse200Body struct {
 	Servers []Server `json:"servers"`
 }
@@ -148,7 +115,6 @@ func (v ListServersResponse200Body) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ListImagesVisibility is a schema of the API.
 type ListImagesVisibility string
 
 // Values of ListImagesVisibility the spec lists. A server may send others; they decode too.
@@ -159,12 +125,9 @@ const (
 	ListImagesVisibilityCommunity ListImagesVisibility = "community"
 )
 
-// ListImagesResponse200Body is a schema of the API.
 type ListImagesResponse200Body struct {
 	Images []Image `json:"images,omitzero"`
 }
-
-// ListVolumesResponse200Body is a schema of the API.
 type ListVolumesResponse200Body struct {
 	Volumes []Volume `json:"volumes,omitzero"`
 }
@@ -269,7 +232,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerCinder := e.Breaker("cinder", runtime.BreakerPolicy{
+	breakerCinder := e.Breaker(BreakerCinder, runtime.BreakerPolicy{
 		Policy:                "cinder",
 		WindowType:            runtime.TimeWindow,
 		WindowDuration:        30 * time.Second,
@@ -281,7 +244,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerGlanceListImages := e.Breaker("glance/listImages", runtime.BreakerPolicy{
+	breakerGlanceListImages := e.Breaker(BreakerGlanceListImages, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -293,7 +256,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerGlanceUploadImage := e.Breaker("glance/uploadImage", runtime.BreakerPolicy{
+	breakerGlanceUploadImage := e.Breaker(BreakerGlanceUploadImage, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -305,7 +268,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerKeystone := e.Breaker("keystone", runtime.BreakerPolicy{
+	breakerKeystone := e.Breaker(BreakerKeystone, runtime.BreakerPolicy{
 		Policy:                "keystone",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -317,7 +280,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerNova := e.Breaker("nova", runtime.BreakerPolicy{
+	breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{
 		Policy:                "nova",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            50,
@@ -330,11 +293,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{429}, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"cinder":             breakerCinder,
-		"glance/listImages":  breakerGlanceListImages,
-		"glance/uploadImage": breakerGlanceUploadImage,
-		"keystone":           breakerKeystone,
-		"nova":               breakerNova,
+		BreakerCinder:            breakerCinder,
+		BreakerGlanceListImages:  breakerGlanceListImages,
+		BreakerGlanceUploadImage: breakerGlanceUploadImage,
+		BreakerKeystone:          breakerKeystone,
+		BreakerNova:              breakerNova,
 	}
 	retryGet3 := &runtime.RetryPolicy{
 		Policy:          "get3",
@@ -468,9 +431,38 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerCinder is the name of the circuit breaker "cinder" (policy cinder, scope shared,
+	// 2 operations): calls of the last 30s, decides after 10; opens at 30% failures or 100% of
+	// calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerCinder = "cinder"
+	// BreakerGlanceListImages is the name of the circuit breaker "glance/listImages" (policy
+	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
+	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
+	// through; failures are transport, timeout, 5xx.
+	BreakerGlanceListImages = "glance/listImages"
+	// BreakerGlanceUploadImage is the name of the circuit breaker "glance/uploadImage" (policy
+	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
+	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
+	// through; failures are transport, timeout, 5xx.
+	BreakerGlanceUploadImage = "glance/uploadImage"
+	// BreakerKeystone is the name of the circuit breaker "keystone" (policy keystone, scope
+	// shared, 2 operations): last 100 calls, decides after 20; opens at 40% failures or 100%
+	// of calls taking 1m or more; stays open 3s, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerKeystone = "keystone"
+	// BreakerNova is the name of the circuit breaker "nova" (policy nova, scope shared, 5
+	// operations): last 50 calls, decides after 20; opens at 50% failures or 50% of calls
+	// taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are
+	// transport, timeout, 429, 5xx.
+	BreakerNova = "nova"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -505,8 +497,9 @@ type ListServersResponse struct {
 // ListServers calls GET /compute/v2.1/servers.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*ListServersResponse, error) {
 	u := c.server + "/compute/v2.1/servers"
@@ -579,7 +572,7 @@ type CreateServerResponse struct {
 // Never retried by default: a repeat would boot a second VM.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateServerResponse, error) {
@@ -643,8 +636,9 @@ type ShowServerResponse struct {
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
@@ -696,9 +690,11 @@ type DeleteServerResponse struct {
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
-//   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s, decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
-//   - timeouts: 5s per attempt, 1m0s in all.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s,
+//     decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
+//   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServerResponse, error) {
 	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
 	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
@@ -750,8 +746,10 @@ type ServerActionResponse struct {
 // Reboot, resize or stop a server.
 //
 // Resilience (x-resilience):
-//   - breaker "nova" (shared, policy nova): last 50 calls, decides after 20; opens at 50% failures or 50% of calls taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are transport, timeout, 429, 5xx.
-//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts,
+//     equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction) (*ServerActionResponse, error) {
@@ -817,8 +815,10 @@ type IssueTokenResponse struct {
 // Issue a token.
 //
 // Resilience (x-resilience):
-//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 3s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
+//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
@@ -885,8 +885,9 @@ type RevokeTokenResponse struct {
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
 //
 // Resilience (x-resilience):
-//   - breaker "keystone" (shared, policy keystone): last 100 calls, decides after 20; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 3s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
+//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*RevokeTokenResponse, error) {
 	u := c.server + "/identity/v3/auth/tokens"
@@ -946,8 +947,9 @@ type ListImagesResponse struct {
 // ListImages calls GET /image/v2/images.
 //
 // Resilience (x-resilience):
-//   - breaker "glance/listImages" (operation, policy glance): last 100 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 3 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlanceListImages] (this operation alone; its policy is on the constant).
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*ListImagesResponse, error) {
 	u := c.server + "/image/v2/images"
@@ -1011,9 +1013,10 @@ type UploadImageResponse struct {
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
 //
 // Resilience (x-resilience):
-//   - breaker "glance/uploadImage" (operation, policy glance): last 100 calls, decides after 5; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 3 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: none per attempt, 10m0s in all.
+//   - breaker [BreakerGlanceUploadImage] (this operation alone; its policy is on the constant).
+//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: none per attempt, 10m in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (*UploadImageResponse, error) {
 	u := c.server + "/image/v2/images/" + runtime.PathSegment(imageID) + "/file"
 	var rd io.Reader
@@ -1064,8 +1067,9 @@ type ListVolumesResponse struct {
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at 30% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
+//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolumesResponse, error) {
 	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
@@ -1118,7 +1122,7 @@ type CreateVolumeResponse struct {
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker "cinder" (shared, policy cinder): calls of the last 30s, decides after 10; opens at 30% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume) (*CreateVolumeResponse, error) {

@@ -213,6 +213,10 @@ func TestBreakersAreTheSpecsInstances(t *testing.T) {
 	if want := []string{"cinder", "glance/listImages", "glance/uploadImage", "keystone", "nova"}; !slices.Equal(names, want) {
 		t.Fatalf("breakers %q; want %q", names, want)
 	}
+	// The generated constants are the same names, one per breaker.
+	if consts := []string{BreakerCinder, BreakerGlanceListImages, BreakerGlanceUploadImage, BreakerKeystone, BreakerNova}; !slices.Equal(names, consts) {
+		t.Fatalf("breakers %q; the constants say %q", names, consts)
+	}
 	for n, policy := range map[string]string{"cinder": "cinder", "glance/listImages": "glance", "glance/uploadImage": "glance", "keystone": "keystone", "nova": "nova"} {
 		if p := m[n].Policy().Policy; p != policy {
 			t.Errorf("breaker %s has policy %q; want %q", n, p, policy)

@@ -21,22 +21,14 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// CacheGetCacheStateResponse is described by the spec as:
-//
 // Response of the cache:get operation.
 type CacheGetCacheStateResponse map[string]any
 
-// CacheQueueImageFromAPIRequest is described by the spec as:
-//
 // Request of the cache/image_id:put operation.
 type CacheQueueImageFromAPIRequest map[string]any
 
-// CacheQueueImageFromAPIResponse is described by the spec as:
-//
 // Response of the cache/image_id:put operation.
 type CacheQueueImageFromAPIResponse map[string]any
-
-// ImageDeleteRequest is a schema of the API.
 type ImageDeleteRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -78,7 +70,8 @@ type ImageDeleteRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImageDeleteRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -108,12 +101,11 @@ func (v ImageDeleteRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImageDeleteRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImageDeleteRequestContainerFormat string
 
-// Values of ImageDeleteRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImageDeleteRequestContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImageDeleteRequestContainerFormatAmi        ImageDeleteRequestContainerFormat = "ami"
 	ImageDeleteRequestContainerFormatAri        ImageDeleteRequestContainerFormat = "ari"
@@ -125,12 +117,11 @@ const (
 	ImageDeleteRequestContainerFormatCompressed ImageDeleteRequestContainerFormat = "compressed"
 )
 
-// ImageDeleteRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImageDeleteRequestDiskFormat string
 
-// Values of ImageDeleteRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImageDeleteRequestDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageDeleteRequestDiskFormatAmi   ImageDeleteRequestDiskFormat = "ami"
 	ImageDeleteRequestDiskFormatAri   ImageDeleteRequestDiskFormat = "ari"
@@ -145,11 +136,11 @@ const (
 	ImageDeleteRequestDiskFormatPloop ImageDeleteRequestDiskFormat = "ploop"
 )
 
-// ImageDeleteRequestLocationsItem is a schema of the API.
 type ImageDeleteRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageDeleteRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -163,17 +154,14 @@ func (v ImageDeleteRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImageDeleteRequestLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImageDeleteRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImageDeleteRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImageDeleteRequestStatus string
 
@@ -190,12 +178,11 @@ const (
 	ImageDeleteRequestStatusDeactivated   ImageDeleteRequestStatus = "deactivated"
 )
 
-// ImageDeleteRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImageDeleteRequestVisibility string
 
-// Values of ImageDeleteRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of ImageDeleteRequestVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageDeleteRequestVisibilityCommunity ImageDeleteRequestVisibility = "community"
 	ImageDeleteRequestVisibilityPublic    ImageDeleteRequestVisibility = "public"
@@ -203,7 +190,6 @@ const (
 	ImageDeleteRequestVisibilityShared    ImageDeleteRequestVisibility = "shared"
 )
 
-// ImageShowRequest is a schema of the API.
 type ImageShowRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -245,7 +231,8 @@ type ImageShowRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImageShowRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -275,12 +262,11 @@ func (v ImageShowRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImageShowRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImageShowRequestContainerFormat string
 
-// Values of ImageShowRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImageShowRequestContainerFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageShowRequestContainerFormatAmi        ImageShowRequestContainerFormat = "ami"
 	ImageShowRequestContainerFormatAri        ImageShowRequestContainerFormat = "ari"
@@ -292,8 +278,6 @@ const (
 	ImageShowRequestContainerFormatCompressed ImageShowRequestContainerFormat = "compressed"
 )
 
-// ImageShowRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImageShowRequestDiskFormat string
 
@@ -312,11 +296,11 @@ const (
 	ImageShowRequestDiskFormatPloop ImageShowRequestDiskFormat = "ploop"
 )
 
-// ImageShowRequestLocationsItem is a schema of the API.
 type ImageShowRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -330,17 +314,14 @@ func (v ImageShowRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImageShowRequestLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImageShowRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImageShowRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImageShowRequestStatus string
 
@@ -357,8 +338,6 @@ const (
 	ImageShowRequestStatusDeactivated   ImageShowRequestStatus = "deactivated"
 )
 
-// ImageShowRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImageShowRequestVisibility string
 
@@ -370,7 +349,6 @@ const (
 	ImageShowRequestVisibilityShared    ImageShowRequestVisibility = "shared"
 )
 
-// ImageShowResponse is a schema of the API.
 type ImageShowResponse struct {
 	// An MD5 hash over the image data. The value might be `null` (JSON null data type),
 	// as this field is no longer populated by the Image Service beginning with the
@@ -499,7 +477,8 @@ type ImageShowResponse struct {
 	Size *int64 `json:"size,omitzero"`
 	// The image status.
 	Status *ImageShowResponseStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image, possibly an empty list.
 	Tags []string `json:"tags,omitzero"`
@@ -545,8 +524,6 @@ func (v ImageShowResponse) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImageShowResponseContainerFormat is described by the spec as:
-//
 // Format of the image container.
 //
 // Values may vary based on the configuration available in a
@@ -559,7 +536,8 @@ func (v ImageShowResponse) MarshalJSON() ([]byte, error) {
 // The value might be `null` (JSON null data type).
 type ImageShowResponseContainerFormat string
 
-// Values of ImageShowResponseContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImageShowResponseContainerFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageShowResponseContainerFormatAmi        ImageShowResponseContainerFormat = "ami"
 	ImageShowResponseContainerFormatAri        ImageShowResponseContainerFormat = "ari"
@@ -571,8 +549,6 @@ const (
 	ImageShowResponseContainerFormatCompressed ImageShowResponseContainerFormat = "compressed"
 )
 
-// ImageShowResponseDiskFormat is described by the spec as:
-//
 // The format of the disk.
 //
 // Values may vary based on the configuration available in a
@@ -607,11 +583,11 @@ const (
 	ImageShowResponseDiskFormatPloop ImageShowResponseDiskFormat = "ploop"
 )
 
-// ImageShowResponseLocationsItem is a schema of the API.
 type ImageShowResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -625,17 +601,14 @@ func (v ImageShowResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImageShowResponseLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImageShowResponseLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImageShowResponseStatus is described by the spec as:
-//
 // The image status.
 type ImageShowResponseStatus string
 
@@ -652,8 +625,6 @@ const (
 	ImageShowResponseStatusDeactivated   ImageShowResponseStatus = "deactivated"
 )
 
-// ImageShowResponseVisibility is described by the spec as:
-//
 // Image visibility, that is, the access permission for the image.
 type ImageShowResponseVisibility string
 
@@ -665,10 +636,7 @@ const (
 	ImageShowResponseVisibilityShared    ImageShowResponseVisibility = "shared"
 )
 
-// ImageUpdateRequest is a schema of the API.
 type ImageUpdateRequest string
-
-// ImageUpdateResponse is a schema of the API.
 type ImageUpdateResponse struct {
 	// An MD5 hash over the image data. The value might be `null` (JSON null data type),
 	// as this field is no longer populated by the Image Service beginning with the
@@ -797,7 +765,8 @@ type ImageUpdateResponse struct {
 	Size *int64 `json:"size,omitzero"`
 	// The image status.
 	Status *ImageUpdateResponseStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image, possibly an empty list.
 	Tags []string `json:"tags,omitzero"`
@@ -842,8 +811,6 @@ func (v ImageUpdateResponse) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImageUpdateResponseContainerFormat is described by the spec as:
-//
 // Format of the image container.
 //
 // Values may vary based on the configuration available in a
@@ -856,7 +823,8 @@ func (v ImageUpdateResponse) MarshalJSON() ([]byte, error) {
 // The value might be `null` (JSON null data type).
 type ImageUpdateResponseContainerFormat string
 
-// Values of ImageUpdateResponseContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImageUpdateResponseContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImageUpdateResponseContainerFormatAmi        ImageUpdateResponseContainerFormat = "ami"
 	ImageUpdateResponseContainerFormatAri        ImageUpdateResponseContainerFormat = "ari"
@@ -868,8 +836,6 @@ const (
 	ImageUpdateResponseContainerFormatCompressed ImageUpdateResponseContainerFormat = "compressed"
 )
 
-// ImageUpdateResponseDiskFormat is described by the spec as:
-//
 // The format of the disk.
 //
 // Values may vary based on the configuration available in a
@@ -889,7 +855,8 @@ const (
 // value.
 type ImageUpdateResponseDiskFormat string
 
-// Values of ImageUpdateResponseDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImageUpdateResponseDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageUpdateResponseDiskFormatAmi   ImageUpdateResponseDiskFormat = "ami"
 	ImageUpdateResponseDiskFormatAri   ImageUpdateResponseDiskFormat = "ari"
@@ -904,11 +871,11 @@ const (
 	ImageUpdateResponseDiskFormatPloop ImageUpdateResponseDiskFormat = "ploop"
 )
 
-// ImageUpdateResponseLocationsItem is a schema of the API.
 type ImageUpdateResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageUpdateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -922,17 +889,14 @@ func (v ImageUpdateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImageUpdateResponseLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImageUpdateResponseLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImageUpdateResponseStatus is described by the spec as:
-//
 // The image status.
 type ImageUpdateResponseStatus string
 
@@ -949,12 +913,11 @@ const (
 	ImageUpdateResponseStatusDeactivated   ImageUpdateResponseStatus = "deactivated"
 )
 
-// ImageUpdateResponseVisibility is described by the spec as:
-//
 // Image visibility, that is, the access permission for the image.
 type ImageUpdateResponseVisibility string
 
-// Values of ImageUpdateResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of ImageUpdateResponseVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImageUpdateResponseVisibilityCommunity ImageUpdateResponseVisibility = "community"
 	ImageUpdateResponseVisibilityPublic    ImageUpdateResponseVisibility = "public"
@@ -962,27 +925,17 @@ const (
 	ImageUpdateResponseVisibilityShared    ImageUpdateResponseVisibility = "shared"
 )
 
-// ImagesActionsDeactivateDeactivateRequest is described by the spec as:
-//
 // Request of the images/image_id/actions/deactivate:post operation.
 type ImagesActionsDeactivateDeactivateRequest map[string]any
 
-// ImagesActionsDeactivateResponse is described by the spec as:
-//
 // Response of the images/image_id/actions/deactivate:post operation.
 type ImagesActionsDeactivateResponse map[string]any
 
-// ImagesActionsReactivateReactivateRequest is described by the spec as:
-//
 // Request of the images/image_id/actions/reactivate:post operation.
 type ImagesActionsReactivateReactivateRequest map[string]any
 
-// ImagesActionsReactivateResponse is described by the spec as:
-//
 // Response of the images/image_id/actions/reactivate:post operation.
 type ImagesActionsReactivateResponse map[string]any
-
-// ImagesCreateRequest is a schema of the API.
 type ImagesCreateRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -1068,7 +1021,8 @@ type ImagesCreateRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesCreateRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image. Each tag is a string of at most 255 chars.
 	// The maximum number of tags allowed on an image is set by the operator.
@@ -1105,8 +1059,6 @@ func (v ImagesCreateRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesCreateRequestContainerFormat is described by the spec as:
-//
 // Format of the image container.
 //
 // Values may vary based on the configuration available in a
@@ -1119,7 +1071,8 @@ func (v ImagesCreateRequest) MarshalJSON() ([]byte, error) {
 // The value might be `null` (JSON null data type).
 type ImagesCreateRequestContainerFormat string
 
-// Values of ImagesCreateRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateRequestContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesCreateRequestContainerFormatAmi        ImagesCreateRequestContainerFormat = "ami"
 	ImagesCreateRequestContainerFormatAri        ImagesCreateRequestContainerFormat = "ari"
@@ -1131,8 +1084,6 @@ const (
 	ImagesCreateRequestContainerFormatCompressed ImagesCreateRequestContainerFormat = "compressed"
 )
 
-// ImagesCreateRequestDiskFormat is described by the spec as:
-//
 // The format of the disk.
 //
 // Values may vary based on the configuration available in a
@@ -1152,7 +1103,8 @@ const (
 // value.
 type ImagesCreateRequestDiskFormat string
 
-// Values of ImagesCreateRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateRequestDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesCreateRequestDiskFormatAmi   ImagesCreateRequestDiskFormat = "ami"
 	ImagesCreateRequestDiskFormatAri   ImagesCreateRequestDiskFormat = "ari"
@@ -1167,11 +1119,11 @@ const (
 	ImagesCreateRequestDiskFormatPloop ImagesCreateRequestDiskFormat = "ploop"
 )
 
-// ImagesCreateRequestLocationsItem is a schema of the API.
 type ImagesCreateRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesCreateRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -1185,17 +1137,14 @@ func (v ImagesCreateRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImagesCreateRequestLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesCreateRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesCreateRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImagesCreateRequestStatus string
 
@@ -1212,8 +1161,6 @@ const (
 	ImagesCreateRequestStatusDeactivated   ImagesCreateRequestStatus = "deactivated"
 )
 
-// ImagesCreateRequestVisibility is described by the spec as:
-//
 // Visibility for this image. Valid value is one of: `public`, `private`,
 // `shared`, or `community`.
 // At most sites, only an administrator can make an image `public`.
@@ -1223,7 +1170,8 @@ const (
 // *Since the Image API v2.5, the default value is “shared“.*
 type ImagesCreateRequestVisibility string
 
-// Values of ImagesCreateRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateRequestVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesCreateRequestVisibilityCommunity ImagesCreateRequestVisibility = "community"
 	ImagesCreateRequestVisibilityPublic    ImagesCreateRequestVisibility = "public"
@@ -1231,7 +1179,6 @@ const (
 	ImagesCreateRequestVisibilityShared    ImagesCreateRequestVisibility = "shared"
 )
 
-// ImagesCreateResponse is a schema of the API.
 type ImagesCreateResponse struct {
 	// An MD5 hash over the image data. The value might be `null` (JSON null data type),
 	// as this field is no longer populated by the Image Service beginning with the
@@ -1360,7 +1307,8 @@ type ImagesCreateResponse struct {
 	Size *int64 `json:"size,omitzero"`
 	// The image status.
 	Status *ImagesCreateResponseStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of tags for this image, possibly an empty list.
 	Tags []string `json:"tags,omitzero"`
@@ -1406,8 +1354,6 @@ func (v ImagesCreateResponse) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesCreateResponseContainerFormat is described by the spec as:
-//
 // Format of the image container.
 //
 // Values may vary based on the configuration available in a
@@ -1420,7 +1366,8 @@ func (v ImagesCreateResponse) MarshalJSON() ([]byte, error) {
 // The value might be `null` (JSON null data type).
 type ImagesCreateResponseContainerFormat string
 
-// Values of ImagesCreateResponseContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateResponseContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesCreateResponseContainerFormatAmi        ImagesCreateResponseContainerFormat = "ami"
 	ImagesCreateResponseContainerFormatAri        ImagesCreateResponseContainerFormat = "ari"
@@ -1432,8 +1379,6 @@ const (
 	ImagesCreateResponseContainerFormatCompressed ImagesCreateResponseContainerFormat = "compressed"
 )
 
-// ImagesCreateResponseDiskFormat is described by the spec as:
-//
 // The format of the disk.
 //
 // Values may vary based on the configuration available in a
@@ -1453,7 +1398,8 @@ const (
 // value.
 type ImagesCreateResponseDiskFormat string
 
-// Values of ImagesCreateResponseDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateResponseDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesCreateResponseDiskFormatAmi   ImagesCreateResponseDiskFormat = "ami"
 	ImagesCreateResponseDiskFormatAri   ImagesCreateResponseDiskFormat = "ari"
@@ -1468,11 +1414,11 @@ const (
 	ImagesCreateResponseDiskFormatPloop ImagesCreateResponseDiskFormat = "ploop"
 )
 
-// ImagesCreateResponseLocationsItem is a schema of the API.
 type ImagesCreateResponseLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesCreateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -1486,17 +1432,14 @@ func (v ImagesCreateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImagesCreateResponseLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesCreateResponseLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesCreateResponseStatus is described by the spec as:
-//
 // The image status.
 type ImagesCreateResponseStatus string
 
@@ -1513,12 +1456,11 @@ const (
 	ImagesCreateResponseStatusDeactivated   ImagesCreateResponseStatus = "deactivated"
 )
 
-// ImagesCreateResponseVisibility is described by the spec as:
-//
 // Image visibility, that is, the access permission for the image.
 type ImagesCreateResponseVisibility string
 
-// Values of ImagesCreateResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesCreateResponseVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesCreateResponseVisibilityCommunity ImagesCreateResponseVisibility = "community"
 	ImagesCreateResponseVisibilityPublic    ImagesCreateResponseVisibility = "public"
@@ -1526,13 +1468,8 @@ const (
 	ImagesCreateResponseVisibilityShared    ImagesCreateResponseVisibility = "shared"
 )
 
-// ImagesFileDownloadResponse is a schema of the API.
 type ImagesFileDownloadResponse string
-
-// ImagesFileUploadRequest is a schema of the API.
 type ImagesFileUploadRequest string
-
-// ImagesImportImportImageRequest is a schema of the API.
 type ImagesImportImportImageRequest struct {
 	// When set to True the data will be imported to the set of stores you may
 	// consume from this particular deployment of Glance (ie: the same set of
@@ -1551,8 +1488,6 @@ type ImagesImportImportImageRequest struct {
 	Stores []string `json:"stores,omitzero"`
 }
 
-// ImagesImportImportImageRequestMethod is described by the spec as:
-//
 // A JSON object indicating what import method you wish to use to import
 // your image. The content of this JSON object is another JSON object
 // with a `name` field whose value is the identifier for the import
@@ -1564,11 +1499,7 @@ type ImagesImportImportImageRequestMethod struct {
 	Name                   *string `json:"name,omitzero"`
 	URI                    *string `json:"uri,omitzero"`
 }
-
-// ImagesImportImportImageResponse is a schema of the API.
 type ImagesImportImportImageResponse = json.RawMessage
-
-// ImagesIndexRequest is a schema of the API.
 type ImagesIndexRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -1610,7 +1541,8 @@ type ImagesIndexRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesIndexRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -1640,12 +1572,11 @@ func (v ImagesIndexRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesIndexRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImagesIndexRequestContainerFormat string
 
-// Values of ImagesIndexRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesIndexRequestContainerFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesIndexRequestContainerFormatAmi        ImagesIndexRequestContainerFormat = "ami"
 	ImagesIndexRequestContainerFormatAri        ImagesIndexRequestContainerFormat = "ari"
@@ -1657,12 +1588,11 @@ const (
 	ImagesIndexRequestContainerFormatCompressed ImagesIndexRequestContainerFormat = "compressed"
 )
 
-// ImagesIndexRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImagesIndexRequestDiskFormat string
 
-// Values of ImagesIndexRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesIndexRequestDiskFormat the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesIndexRequestDiskFormatAmi   ImagesIndexRequestDiskFormat = "ami"
 	ImagesIndexRequestDiskFormatAri   ImagesIndexRequestDiskFormat = "ari"
@@ -1677,11 +1607,11 @@ const (
 	ImagesIndexRequestDiskFormatPloop ImagesIndexRequestDiskFormat = "ploop"
 )
 
-// ImagesIndexRequestLocationsItem is a schema of the API.
 type ImagesIndexRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesIndexRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -1695,17 +1625,14 @@ func (v ImagesIndexRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ImagesIndexRequestLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesIndexRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesIndexRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImagesIndexRequestStatus string
 
@@ -1722,12 +1649,11 @@ const (
 	ImagesIndexRequestStatusDeactivated   ImagesIndexRequestStatus = "deactivated"
 )
 
-// ImagesIndexRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImagesIndexRequestVisibility string
 
-// Values of ImagesIndexRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesIndexRequestVisibility the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesIndexRequestVisibilityCommunity ImagesIndexRequestVisibility = "community"
 	ImagesIndexRequestVisibilityPublic    ImagesIndexRequestVisibility = "public"
@@ -1735,7 +1661,6 @@ const (
 	ImagesIndexRequestVisibilityShared    ImagesIndexRequestVisibility = "shared"
 )
 
-// ImagesListResponse is a schema of the API.
 type ImagesListResponse struct {
 	First *string `json:"first,omitzero"`
 	// A list of *image* objects, as described by the [Images Schema](#images-schema).
@@ -1743,8 +1668,6 @@ type ImagesListResponse struct {
 	Next   *string                        `json:"next,omitzero"`
 	Schema *string                        `json:"schema,omitzero"`
 }
-
-// ImagesListResponseImagesItem is a schema of the API.
 type ImagesListResponseImagesItem struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -1786,7 +1709,8 @@ type ImagesListResponseImagesItem struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesListResponseImagesItemStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -1816,12 +1740,11 @@ func (v ImagesListResponseImagesItem) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesListResponseImagesItemContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImagesListResponseImagesItemContainerFormat string
 
-// Values of ImagesListResponseImagesItemContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesListResponseImagesItemContainerFormat the spec lists. A server may send others;
+// they decode too.
 const (
 	ImagesListResponseImagesItemContainerFormatAmi        ImagesListResponseImagesItemContainerFormat = "ami"
 	ImagesListResponseImagesItemContainerFormatAri        ImagesListResponseImagesItemContainerFormat = "ari"
@@ -1833,12 +1756,11 @@ const (
 	ImagesListResponseImagesItemContainerFormatCompressed ImagesListResponseImagesItemContainerFormat = "compressed"
 )
 
-// ImagesListResponseImagesItemDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImagesListResponseImagesItemDiskFormat string
 
-// Values of ImagesListResponseImagesItemDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesListResponseImagesItemDiskFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesListResponseImagesItemDiskFormatAmi   ImagesListResponseImagesItemDiskFormat = "ami"
 	ImagesListResponseImagesItemDiskFormatAri   ImagesListResponseImagesItemDiskFormat = "ari"
@@ -1853,11 +1775,11 @@ const (
 	ImagesListResponseImagesItemDiskFormatPloop ImagesListResponseImagesItemDiskFormat = "ploop"
 )
 
-// ImagesListResponseImagesItemLocationsItem is a schema of the API.
 type ImagesListResponseImagesItemLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesListResponseImagesItemLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -1871,21 +1793,19 @@ func (v ImagesListResponseImagesItemLocationsItem) MarshalJSON() ([]byte, error)
 	return json.Marshal(plain(v))
 }
 
-// ImagesListResponseImagesItemLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesListResponseImagesItemLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesListResponseImagesItemStatus is described by the spec as:
-//
 // Status of the image.
 type ImagesListResponseImagesItemStatus string
 
-// Values of ImagesListResponseImagesItemStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesListResponseImagesItemStatus the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesListResponseImagesItemStatusQueued        ImagesListResponseImagesItemStatus = "queued"
 	ImagesListResponseImagesItemStatusSaving        ImagesListResponseImagesItemStatus = "saving"
@@ -1898,12 +1818,11 @@ const (
 	ImagesListResponseImagesItemStatusDeactivated   ImagesListResponseImagesItemStatus = "deactivated"
 )
 
-// ImagesListResponseImagesItemVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImagesListResponseImagesItemVisibility string
 
-// Values of ImagesListResponseImagesItemVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesListResponseImagesItemVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesListResponseImagesItemVisibilityCommunity ImagesListResponseImagesItemVisibility = "community"
 	ImagesListResponseImagesItemVisibilityPublic    ImagesListResponseImagesItemVisibility = "public"
@@ -1911,7 +1830,6 @@ const (
 	ImagesListResponseImagesItemVisibilityShared    ImagesListResponseImagesItemVisibility = "shared"
 )
 
-// ImagesMemberShowResponse is a schema of the API.
 type ImagesMemberShowResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -1956,25 +1874,20 @@ type ImagesMemberShowResponse struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
-// ImagesMemberShowResponseStatus is described by the spec as:
-//
 // The status of this image member. Value is one of `pending`,
 // `accepted`, `rejected`.
 type ImagesMemberShowResponseStatus string
 
-// Values of ImagesMemberShowResponseStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesMemberShowResponseStatus the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesMemberShowResponseStatusPending  ImagesMemberShowResponseStatus = "pending"
 	ImagesMemberShowResponseStatusAccepted ImagesMemberShowResponseStatus = "accepted"
 	ImagesMemberShowResponseStatusRejected ImagesMemberShowResponseStatus = "rejected"
 )
 
-// ImagesMemberUpdateRequest is described by the spec as:
-//
 // Request of the images/image_id/members/member_id:put operation.
 type ImagesMemberUpdateRequest map[string]any
-
-// ImagesMemberUpdateResponse is a schema of the API.
 type ImagesMemberUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -2019,25 +1932,20 @@ type ImagesMemberUpdateResponse struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
-// ImagesMemberUpdateResponseStatus is described by the spec as:
-//
 // The status of this image member. Value is one of `pending`,
 // `accepted`, `rejected`.
 type ImagesMemberUpdateResponseStatus string
 
-// Values of ImagesMemberUpdateResponseStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesMemberUpdateResponseStatus the spec lists. A server may send others; they decode
+// too.
 const (
 	ImagesMemberUpdateResponseStatusPending  ImagesMemberUpdateResponseStatus = "pending"
 	ImagesMemberUpdateResponseStatusAccepted ImagesMemberUpdateResponseStatus = "accepted"
 	ImagesMemberUpdateResponseStatusRejected ImagesMemberUpdateResponseStatus = "rejected"
 )
 
-// ImagesMembersCreateRequest is described by the spec as:
-//
 // Request of the images/image_id/members:post operation.
 type ImagesMembersCreateRequest map[string]any
-
-// ImagesMembersCreateResponse is a schema of the API.
 type ImagesMembersCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -2082,30 +1990,27 @@ type ImagesMembersCreateResponse struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
-// ImagesMembersCreateResponseStatus is described by the spec as:
-//
 // The status of this image member. Value is one of `pending`,
 // `accepted`, `rejected`.
 type ImagesMembersCreateResponseStatus string
 
-// Values of ImagesMembersCreateResponseStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesMembersCreateResponseStatus the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesMembersCreateResponseStatusPending  ImagesMembersCreateResponseStatus = "pending"
 	ImagesMembersCreateResponseStatusAccepted ImagesMembersCreateResponseStatus = "accepted"
 	ImagesMembersCreateResponseStatusRejected ImagesMembersCreateResponseStatus = "rejected"
 )
 
-// ImagesMembersListResponse is a schema of the API.
 type ImagesMembersListResponse struct {
 	First *string `json:"first,omitzero"`
-	// A list of *member* objects, as described by the [Image Members Schema](#image-members-schema). Each *member* object describes a member with whom
+	// A list of *member* objects, as described by the [Image Members
+	// Schema](#image-members-schema). Each *member* object describes a member with whom
 	// this image is being shared.
 	Members []ImagesMembersListResponseMembersItem `json:"members,omitzero"`
 	Next    *string                                `json:"next,omitzero"`
 	Schema  *string                                `json:"schema,omitzero"`
 }
-
-// ImagesMembersListResponseMembersItem is a schema of the API.
 type ImagesMembersListResponseMembersItem struct {
 	// Date and time of image member creation.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -2120,39 +2025,28 @@ type ImagesMembersListResponseMembersItem struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 }
 
-// ImagesMembersListResponseMembersItemStatus is described by the spec as:
-//
 // The status of this image member.
 type ImagesMembersListResponseMembersItemStatus string
 
-// Values of ImagesMembersListResponseMembersItemStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesMembersListResponseMembersItemStatus the spec lists. A server may send others;
+// they decode too.
 const (
 	ImagesMembersListResponseMembersItemStatusPending  ImagesMembersListResponseMembersItemStatus = "pending"
 	ImagesMembersListResponseMembersItemStatusAccepted ImagesMembersListResponseMembersItemStatus = "accepted"
 	ImagesMembersListResponseMembersItemStatusRejected ImagesMembersListResponseMembersItemStatus = "rejected"
 )
 
-// ImagesStageResponse is described by the spec as:
-//
 // Response of the images/image_id/stage:put operation.
 type ImagesStageResponse map[string]any
 
-// ImagesStageStageRequest is described by the spec as:
-//
 // Request of the images/image_id/stage:put operation.
 type ImagesStageStageRequest map[string]any
 
-// ImagesTagUpdateRequest is described by the spec as:
-//
 // Request of the images/image_id/tags/tag_value:put operation.
 type ImagesTagUpdateRequest map[string]any
 
-// ImagesTagUpdateResponse is described by the spec as:
-//
 // Response of the images/image_id/tags/tag_value:put operation.
 type ImagesTagUpdateResponse map[string]any
-
-// ImagesTasksGetTaskInfoRequest is a schema of the API.
 type ImagesTasksGetTaskInfoRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -2194,7 +2088,8 @@ type ImagesTasksGetTaskInfoRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesTasksGetTaskInfoRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -2224,12 +2119,11 @@ func (v ImagesTasksGetTaskInfoRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// ImagesTasksGetTaskInfoRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type ImagesTasksGetTaskInfoRequestContainerFormat string
 
-// Values of ImagesTasksGetTaskInfoRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoRequestContainerFormat the spec lists. A server may send others;
+// they decode too.
 const (
 	ImagesTasksGetTaskInfoRequestContainerFormatAmi        ImagesTasksGetTaskInfoRequestContainerFormat = "ami"
 	ImagesTasksGetTaskInfoRequestContainerFormatAri        ImagesTasksGetTaskInfoRequestContainerFormat = "ari"
@@ -2241,12 +2135,11 @@ const (
 	ImagesTasksGetTaskInfoRequestContainerFormatCompressed ImagesTasksGetTaskInfoRequestContainerFormat = "compressed"
 )
 
-// ImagesTasksGetTaskInfoRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type ImagesTasksGetTaskInfoRequestDiskFormat string
 
-// Values of ImagesTasksGetTaskInfoRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoRequestDiskFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesTasksGetTaskInfoRequestDiskFormatAmi   ImagesTasksGetTaskInfoRequestDiskFormat = "ami"
 	ImagesTasksGetTaskInfoRequestDiskFormatAri   ImagesTasksGetTaskInfoRequestDiskFormat = "ari"
@@ -2261,11 +2154,11 @@ const (
 	ImagesTasksGetTaskInfoRequestDiskFormatPloop ImagesTasksGetTaskInfoRequestDiskFormat = "ploop"
 )
 
-// ImagesTasksGetTaskInfoRequestLocationsItem is a schema of the API.
 type ImagesTasksGetTaskInfoRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesTasksGetTaskInfoRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -2279,21 +2172,19 @@ func (v ImagesTasksGetTaskInfoRequestLocationsItem) MarshalJSON() ([]byte, error
 	return json.Marshal(plain(v))
 }
 
-// ImagesTasksGetTaskInfoRequestLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type ImagesTasksGetTaskInfoRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// ImagesTasksGetTaskInfoRequestStatus is described by the spec as:
-//
 // Status of the image.
 type ImagesTasksGetTaskInfoRequestStatus string
 
-// Values of ImagesTasksGetTaskInfoRequestStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoRequestStatus the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesTasksGetTaskInfoRequestStatusQueued        ImagesTasksGetTaskInfoRequestStatus = "queued"
 	ImagesTasksGetTaskInfoRequestStatusSaving        ImagesTasksGetTaskInfoRequestStatus = "saving"
@@ -2306,12 +2197,11 @@ const (
 	ImagesTasksGetTaskInfoRequestStatusDeactivated   ImagesTasksGetTaskInfoRequestStatus = "deactivated"
 )
 
-// ImagesTasksGetTaskInfoRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type ImagesTasksGetTaskInfoRequestVisibility string
 
-// Values of ImagesTasksGetTaskInfoRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoRequestVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	ImagesTasksGetTaskInfoRequestVisibilityCommunity ImagesTasksGetTaskInfoRequestVisibility = "community"
 	ImagesTasksGetTaskInfoRequestVisibilityPublic    ImagesTasksGetTaskInfoRequestVisibility = "public"
@@ -2319,7 +2209,6 @@ const (
 	ImagesTasksGetTaskInfoRequestVisibilityShared    ImagesTasksGetTaskInfoRequestVisibility = "shared"
 )
 
-// ImagesTasksGetTaskInfoResponse is a schema of the API.
 type ImagesTasksGetTaskInfoResponse struct {
 	First  *string `json:"first,omitzero"`
 	Next   *string `json:"next,omitzero"`
@@ -2327,8 +2216,6 @@ type ImagesTasksGetTaskInfoResponse struct {
 	// A list of *task* objects, associated with the given image.
 	Tasks []ImagesTasksGetTaskInfoResponseTasksItem `json:"tasks,omitzero"`
 }
-
-// ImagesTasksGetTaskInfoResponseTasksItem is a schema of the API.
 type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -2360,12 +2247,11 @@ type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// ImagesTasksGetTaskInfoResponseTasksItemStatus is described by the spec as:
-//
 // The current status of this task.
 type ImagesTasksGetTaskInfoResponseTasksItemStatus string
 
-// Values of ImagesTasksGetTaskInfoResponseTasksItemStatus the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoResponseTasksItemStatus the spec lists. A server may send
+// others; they decode too.
 const (
 	ImagesTasksGetTaskInfoResponseTasksItemStatusPending    ImagesTasksGetTaskInfoResponseTasksItemStatus = "pending"
 	ImagesTasksGetTaskInfoResponseTasksItemStatusProcessing ImagesTasksGetTaskInfoResponseTasksItemStatus = "processing"
@@ -2373,18 +2259,16 @@ const (
 	ImagesTasksGetTaskInfoResponseTasksItemStatusFailure    ImagesTasksGetTaskInfoResponseTasksItemStatus = "failure"
 )
 
-// ImagesTasksGetTaskInfoResponseTasksItemType is described by the spec as:
-//
 // The type of task represented by this content.
 type ImagesTasksGetTaskInfoResponseTasksItemType string
 
-// Values of ImagesTasksGetTaskInfoResponseTasksItemType the spec lists. A server may send others; they decode too.
+// Values of ImagesTasksGetTaskInfoResponseTasksItemType the spec lists. A server may send others;
+// they decode too.
 const (
 	ImagesTasksGetTaskInfoResponseTasksItemTypeImport         ImagesTasksGetTaskInfoResponseTasksItemType = "import"
 	ImagesTasksGetTaskInfoResponseTasksItemTypeAPIImageImport ImagesTasksGetTaskInfoResponseTasksItemType = "api_image_import"
 )
 
-// InfoImportGetImageImportResponse is a schema of the API.
 type InfoImportGetImageImportResponse struct {
 	// A JSON object containing a `value` element, which is an array of
 	// string identifiers indicating what import methods are available in
@@ -2392,8 +2276,6 @@ type InfoImportGetImageImportResponse struct {
 	ImportMethods *InfoImportGetImageImportResponseImportMethods `json:"import-methods,omitzero"`
 }
 
-// InfoImportGetImageImportResponseImportMethods is described by the spec as:
-//
 // A JSON object containing a `value` element, which is an array of
 // string identifiers indicating what import methods are available in
 // the cloud in which the call is made. This list may be empty.
@@ -2402,8 +2284,6 @@ type InfoImportGetImageImportResponseImportMethods struct {
 	Type        *string  `json:"type,omitzero"`
 	Value       []string `json:"value,omitzero"`
 }
-
-// InfoStoresDetailGetStoresDetailResponse is a schema of the API.
 type InfoStoresDetailGetStoresDetailResponse struct {
 	// A list of store objects, where each store object may contain the
 	// following fields:
@@ -2428,8 +2308,6 @@ type InfoStoresDetailGetStoresDetailResponse struct {
 	// `properties`Contains store specific properties.
 	Stores []InfoStoresDetailGetStoresDetailResponseStoresItem `json:"stores,omitzero"`
 }
-
-// InfoStoresDetailGetStoresDetailResponseStoresItem is a schema of the API.
 type InfoStoresDetailGetStoresDetailResponseStoresItem struct {
 	Default     *bool          `json:"default,omitzero"`
 	Description *string        `json:"description,omitzero"`
@@ -2438,8 +2316,6 @@ type InfoStoresDetailGetStoresDetailResponseStoresItem struct {
 	Type        *string        `json:"type,omitzero"`
 	Weight      *float64       `json:"weight,omitzero"`
 }
-
-// InfoStoresGetStoresResponse is a schema of the API.
 type InfoStoresGetStoresResponse struct {
 	// A list of store objects, where each store object may contain the
 	// following fields:
@@ -2457,20 +2333,14 @@ type InfoStoresGetStoresResponse struct {
 	// `read-only` (optional)Included only when the store is read only.
 	Stores []InfoStoresGetStoresResponseStoresItem `json:"stores,omitzero"`
 }
-
-// InfoStoresGetStoresResponseStoresItem is a schema of the API.
 type InfoStoresGetStoresResponseStoresItem struct {
 	Default     *bool   `json:"default,omitzero"`
 	Description *string `json:"description,omitzero"`
 	ID          *string `json:"id,omitzero"`
 }
-
-// InfoUsageGetUsageResponse is a schema of the API.
 type InfoUsageGetUsageResponse struct {
 	Usage []map[string]any `json:"usage,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequest is a schema of the API.
 type MetadefsNamespaceDeleteRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -2495,16 +2365,12 @@ type MetadefsNamespaceDeleteRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespaceDeleteRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestObjectsItem is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItem struct {
 	Description *string                                                             `json:"description,omitzero"`
 	Name        *string                                                             `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                            `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                `json:"default,omitzero"`
@@ -2527,17 +2393,14 @@ type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -2547,10 +2410,10 @@ const (
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType = "boolean"
@@ -2560,7 +2423,6 @@ const (
 	MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueTypeString  MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceDeleteRequestPropertiesValue is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValue struct {
 	AdditionalItems *bool                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                     `json:"default,omitzero"`
@@ -2583,17 +2445,14 @@ type MetadefsNamespaceDeleteRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespaceDeleteRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceDeleteRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestPropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespaceDeleteRequestPropertiesValueItemsTypeArray   MetadefsNamespaceDeleteRequestPropertiesValueItemsType = "array"
 	MetadefsNamespaceDeleteRequestPropertiesValueItemsTypeBoolean MetadefsNamespaceDeleteRequestPropertiesValueItemsType = "boolean"
@@ -2603,10 +2462,10 @@ const (
 	MetadefsNamespaceDeleteRequestPropertiesValueItemsTypeString  MetadefsNamespaceDeleteRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceDeleteRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespaceDeleteRequestPropertiesValueType string
 
-// Values of MetadefsNamespaceDeleteRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceDeleteRequestPropertiesValueTypeArray   MetadefsNamespaceDeleteRequestPropertiesValueType = "array"
 	MetadefsNamespaceDeleteRequestPropertiesValueTypeBoolean MetadefsNamespaceDeleteRequestPropertiesValueType = "boolean"
@@ -2616,30 +2475,25 @@ const (
 	MetadefsNamespaceDeleteRequestPropertiesValueTypeString  MetadefsNamespaceDeleteRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceDeleteRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceDeleteRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceDeleteRequestTagsItem is a schema of the API.
 type MetadefsNamespaceDeleteRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceDeleteRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespaceDeleteRequestVisibility string
 
-// Values of MetadefsNamespaceDeleteRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceDeleteRequestVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespaceDeleteRequestVisibilityPublic  MetadefsNamespaceDeleteRequestVisibility = "public"
 	MetadefsNamespaceDeleteRequestVisibilityPrivate MetadefsNamespaceDeleteRequestVisibility = "private"
 )
 
-// MetadefsNamespaceShowRequest is a schema of the API.
 type MetadefsNamespaceShowRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -2664,16 +2518,12 @@ type MetadefsNamespaceShowRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespaceShowRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestObjectsItem is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItem struct {
 	Description *string                                                           `json:"description,omitzero"`
 	Name        *string                                                           `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceShowRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                          `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                              `json:"default,omitzero"`
@@ -2696,17 +2546,14 @@ type MetadefsNamespaceShowRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -2716,10 +2563,10 @@ const (
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceShowRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespaceShowRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceShowRequestObjectsItemPropertiesValueType = "boolean"
@@ -2729,7 +2576,6 @@ const (
 	MetadefsNamespaceShowRequestObjectsItemPropertiesValueTypeString  MetadefsNamespaceShowRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceShowRequestPropertiesValue is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValue struct {
 	AdditionalItems *bool                                             `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                   `json:"default,omitzero"`
@@ -2752,17 +2598,14 @@ type MetadefsNamespaceShowRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                     `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceShowRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestPropertiesValueItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceShowRequestPropertiesValueItemsTypeArray   MetadefsNamespaceShowRequestPropertiesValueItemsType = "array"
 	MetadefsNamespaceShowRequestPropertiesValueItemsTypeBoolean MetadefsNamespaceShowRequestPropertiesValueItemsType = "boolean"
@@ -2772,10 +2615,10 @@ const (
 	MetadefsNamespaceShowRequestPropertiesValueItemsTypeString  MetadefsNamespaceShowRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceShowRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowRequestPropertiesValueType string
 
-// Values of MetadefsNamespaceShowRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceShowRequestPropertiesValueTypeArray   MetadefsNamespaceShowRequestPropertiesValueType = "array"
 	MetadefsNamespaceShowRequestPropertiesValueTypeBoolean MetadefsNamespaceShowRequestPropertiesValueType = "boolean"
@@ -2785,30 +2628,25 @@ const (
 	MetadefsNamespaceShowRequestPropertiesValueTypeString  MetadefsNamespaceShowRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceShowRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceShowRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceShowRequestTagsItem is a schema of the API.
 type MetadefsNamespaceShowRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceShowRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespaceShowRequestVisibility string
 
-// Values of MetadefsNamespaceShowRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowRequestVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	MetadefsNamespaceShowRequestVisibilityPublic  MetadefsNamespaceShowRequestVisibility = "public"
 	MetadefsNamespaceShowRequestVisibilityPrivate MetadefsNamespaceShowRequestVisibility = "private"
 )
 
-// MetadefsNamespaceShowResponse is a schema of the API.
 type MetadefsNamespaceShowResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -2843,8 +2681,6 @@ type MetadefsNamespaceShowResponse struct {
 	// The namespace visibility, either `public` or `private`.
 	Visibility *MetadefsNamespaceShowResponseVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseObjectsItem is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItem struct {
 	Description *string `json:"description,omitzero"`
 	Name        *string `json:"name,omitzero"`
@@ -2853,8 +2689,6 @@ type MetadefsNamespaceShowResponseObjectsItem struct {
 	Properties map[string]MetadefsNamespaceShowResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required   []string                                                           `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                               `json:"default,omitzero"`
@@ -2877,17 +2711,14 @@ type MetadefsNamespaceShowResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType = "boolean"
@@ -2897,10 +2728,10 @@ const (
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceShowResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueTypeArray   MetadefsNamespaceShowResponseObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceShowResponseObjectsItemPropertiesValueType = "boolean"
@@ -2910,7 +2741,6 @@ const (
 	MetadefsNamespaceShowResponseObjectsItemPropertiesValueTypeString  MetadefsNamespaceShowResponseObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceShowResponsePropertiesValue is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValue struct {
 	AdditionalItems *bool                                              `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                    `json:"default,omitzero"`
@@ -2933,17 +2763,14 @@ type MetadefsNamespaceShowResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceShowResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                      `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceShowResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespaceShowResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponsePropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespaceShowResponsePropertiesValueItemsTypeArray   MetadefsNamespaceShowResponsePropertiesValueItemsType = "array"
 	MetadefsNamespaceShowResponsePropertiesValueItemsTypeBoolean MetadefsNamespaceShowResponsePropertiesValueItemsType = "boolean"
@@ -2953,10 +2780,10 @@ const (
 	MetadefsNamespaceShowResponsePropertiesValueItemsTypeString  MetadefsNamespaceShowResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceShowResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespaceShowResponsePropertiesValueType string
 
-// Values of MetadefsNamespaceShowResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponsePropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceShowResponsePropertiesValueTypeArray   MetadefsNamespaceShowResponsePropertiesValueType = "array"
 	MetadefsNamespaceShowResponsePropertiesValueTypeBoolean MetadefsNamespaceShowResponsePropertiesValueType = "boolean"
@@ -2966,30 +2793,25 @@ const (
 	MetadefsNamespaceShowResponsePropertiesValueTypeString  MetadefsNamespaceShowResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespaceShowResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceShowResponseResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceShowResponseTagsItem is a schema of the API.
 type MetadefsNamespaceShowResponseTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceShowResponseVisibility is described by the spec as:
-//
 // The namespace visibility, either `public` or `private`.
 type MetadefsNamespaceShowResponseVisibility string
 
-// Values of MetadefsNamespaceShowResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceShowResponseVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	MetadefsNamespaceShowResponseVisibilityPublic  MetadefsNamespaceShowResponseVisibility = "public"
 	MetadefsNamespaceShowResponseVisibilityPrivate MetadefsNamespaceShowResponseVisibility = "private"
 )
 
-// MetadefsNamespaceUpdateRequest is a schema of the API.
 type MetadefsNamespaceUpdateRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -3017,16 +2839,12 @@ type MetadefsNamespaceUpdateRequest struct {
 	// Default is `private`.
 	Visibility *MetadefsNamespaceUpdateRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestObjectsItem is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItem struct {
 	Description *string                                                             `json:"description,omitzero"`
 	Name        *string                                                             `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                            `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                `json:"default,omitzero"`
@@ -3049,17 +2867,14 @@ type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -3069,10 +2884,10 @@ const (
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType = "boolean"
@@ -3082,7 +2897,6 @@ const (
 	MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueTypeString  MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceUpdateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValue struct {
 	AdditionalItems *bool                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                     `json:"default,omitzero"`
@@ -3105,17 +2919,14 @@ type MetadefsNamespaceUpdateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceUpdateRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestPropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespaceUpdateRequestPropertiesValueItemsTypeArray   MetadefsNamespaceUpdateRequestPropertiesValueItemsType = "array"
 	MetadefsNamespaceUpdateRequestPropertiesValueItemsTypeBoolean MetadefsNamespaceUpdateRequestPropertiesValueItemsType = "boolean"
@@ -3125,10 +2936,10 @@ const (
 	MetadefsNamespaceUpdateRequestPropertiesValueItemsTypeString  MetadefsNamespaceUpdateRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceUpdateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateRequestPropertiesValueType string
 
-// Values of MetadefsNamespaceUpdateRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceUpdateRequestPropertiesValueTypeArray   MetadefsNamespaceUpdateRequestPropertiesValueType = "array"
 	MetadefsNamespaceUpdateRequestPropertiesValueTypeBoolean MetadefsNamespaceUpdateRequestPropertiesValueType = "boolean"
@@ -3138,31 +2949,26 @@ const (
 	MetadefsNamespaceUpdateRequestPropertiesValueTypeString  MetadefsNamespaceUpdateRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceUpdateRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceUpdateRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceUpdateRequestTagsItem is a schema of the API.
 type MetadefsNamespaceUpdateRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceUpdateRequestVisibility is described by the spec as:
-//
 // The namespace visibility. A valid value is `public` or `private`.
 // Default is `private`.
 type MetadefsNamespaceUpdateRequestVisibility string
 
-// Values of MetadefsNamespaceUpdateRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateRequestVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespaceUpdateRequestVisibilityPublic  MetadefsNamespaceUpdateRequestVisibility = "public"
 	MetadefsNamespaceUpdateRequestVisibilityPrivate MetadefsNamespaceUpdateRequestVisibility = "private"
 )
 
-// MetadefsNamespaceUpdateResponse is a schema of the API.
 type MetadefsNamespaceUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -3194,16 +3000,12 @@ type MetadefsNamespaceUpdateResponse struct {
 	// The namespace visibility, either `public` or `private`.
 	Visibility *MetadefsNamespaceUpdateResponseVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseObjectsItem is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItem struct {
 	Description *string                                                              `json:"description,omitzero"`
 	Name        *string                                                              `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                             `json:"required,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                           `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                 `json:"default,omitzero"`
@@ -3226,17 +3028,14 @@ type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                   `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType = "boolean"
@@ -3246,10 +3045,10 @@ const (
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsTypeString  MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueTypeArray   MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType = "array"
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueTypeBoolean MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType = "boolean"
@@ -3259,7 +3058,6 @@ const (
 	MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueTypeString  MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespaceUpdateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                      `json:"default,omitzero"`
@@ -3282,17 +3080,14 @@ type MetadefsNamespaceUpdateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                        `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespaceUpdateResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponsePropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespaceUpdateResponsePropertiesValueItemsTypeArray   MetadefsNamespaceUpdateResponsePropertiesValueItemsType = "array"
 	MetadefsNamespaceUpdateResponsePropertiesValueItemsTypeBoolean MetadefsNamespaceUpdateResponsePropertiesValueItemsType = "boolean"
@@ -3302,10 +3097,10 @@ const (
 	MetadefsNamespaceUpdateResponsePropertiesValueItemsTypeString  MetadefsNamespaceUpdateResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespaceUpdateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespaceUpdateResponsePropertiesValueType string
 
-// Values of MetadefsNamespaceUpdateResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponsePropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespaceUpdateResponsePropertiesValueTypeArray   MetadefsNamespaceUpdateResponsePropertiesValueType = "array"
 	MetadefsNamespaceUpdateResponsePropertiesValueTypeBoolean MetadefsNamespaceUpdateResponsePropertiesValueType = "boolean"
@@ -3315,30 +3110,25 @@ const (
 	MetadefsNamespaceUpdateResponsePropertiesValueTypeString  MetadefsNamespaceUpdateResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespaceUpdateResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespaceUpdateResponseResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespaceUpdateResponseTagsItem is a schema of the API.
 type MetadefsNamespaceUpdateResponseTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespaceUpdateResponseVisibility is described by the spec as:
-//
 // The namespace visibility, either `public` or `private`.
 type MetadefsNamespaceUpdateResponseVisibility string
 
-// Values of MetadefsNamespaceUpdateResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespaceUpdateResponseVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespaceUpdateResponseVisibilityPublic  MetadefsNamespaceUpdateResponseVisibility = "public"
 	MetadefsNamespaceUpdateResponseVisibilityPrivate MetadefsNamespaceUpdateResponseVisibility = "private"
 )
 
-// MetadefsNamespacesCreateRequest is a schema of the API.
 type MetadefsNamespacesCreateRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -3366,16 +3156,12 @@ type MetadefsNamespacesCreateRequest struct {
 	// Default is `private`.
 	Visibility *MetadefsNamespacesCreateRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItem struct {
 	Description *string                                                              `json:"description,omitzero"`
 	Name        *string                                                              `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesCreateRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                             `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                           `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                 `json:"default,omitzero"`
@@ -3398,17 +3184,14 @@ type MetadefsNamespacesCreateRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                   `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -3418,10 +3201,10 @@ const (
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType = "boolean"
@@ -3431,7 +3214,6 @@ const (
 	MetadefsNamespacesCreateRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesCreateRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesCreateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValue struct {
 	AdditionalItems *bool                                                `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                      `json:"default,omitzero"`
@@ -3454,17 +3236,14 @@ type MetadefsNamespacesCreateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                        `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesCreateRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestPropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesCreateRequestPropertiesValueItemsTypeArray   MetadefsNamespacesCreateRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesCreateRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesCreateRequestPropertiesValueItemsType = "boolean"
@@ -3474,10 +3253,10 @@ const (
 	MetadefsNamespacesCreateRequestPropertiesValueItemsTypeString  MetadefsNamespacesCreateRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesCreateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesCreateRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesCreateRequestPropertiesValueTypeArray   MetadefsNamespacesCreateRequestPropertiesValueType = "array"
 	MetadefsNamespacesCreateRequestPropertiesValueTypeBoolean MetadefsNamespacesCreateRequestPropertiesValueType = "boolean"
@@ -3487,31 +3266,26 @@ const (
 	MetadefsNamespacesCreateRequestPropertiesValueTypeString  MetadefsNamespacesCreateRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesCreateRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesCreateRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesCreateRequestTagsItem is a schema of the API.
 type MetadefsNamespacesCreateRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesCreateRequestVisibility is described by the spec as:
-//
 // The namespace visibility. A valid value is `public` or `private`.
 // Default is `private`.
 type MetadefsNamespacesCreateRequestVisibility string
 
-// Values of MetadefsNamespacesCreateRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateRequestVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesCreateRequestVisibilityPublic  MetadefsNamespacesCreateRequestVisibility = "public"
 	MetadefsNamespacesCreateRequestVisibilityPrivate MetadefsNamespacesCreateRequestVisibility = "private"
 )
 
-// MetadefsNamespacesCreateResponse is a schema of the API.
 type MetadefsNamespacesCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -3543,16 +3317,12 @@ type MetadefsNamespacesCreateResponse struct {
 	// The namespace visibility, either `public` or `private`.
 	Visibility *MetadefsNamespacesCreateResponseVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseObjectsItem is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItem struct {
 	Description *string                                                               `json:"description,omitzero"`
 	Name        *string                                                               `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesCreateResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                              `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                            `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                  `json:"default,omitzero"`
@@ -3575,17 +3345,14 @@ type MetadefsNamespacesCreateResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                    `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType = "boolean"
@@ -3595,10 +3362,10 @@ const (
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueTypeArray   MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType = "boolean"
@@ -3608,7 +3375,6 @@ const (
 	MetadefsNamespacesCreateResponseObjectsItemPropertiesValueTypeString  MetadefsNamespacesCreateResponseObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesCreateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                 `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                       `json:"default,omitzero"`
@@ -3631,17 +3397,14 @@ type MetadefsNamespacesCreateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                         `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesCreateResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponsePropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesCreateResponsePropertiesValueItemsTypeArray   MetadefsNamespacesCreateResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesCreateResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesCreateResponsePropertiesValueItemsType = "boolean"
@@ -3651,10 +3414,10 @@ const (
 	MetadefsNamespacesCreateResponsePropertiesValueItemsTypeString  MetadefsNamespacesCreateResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesCreateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesCreateResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesCreateResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponsePropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesCreateResponsePropertiesValueTypeArray   MetadefsNamespacesCreateResponsePropertiesValueType = "array"
 	MetadefsNamespacesCreateResponsePropertiesValueTypeBoolean MetadefsNamespacesCreateResponsePropertiesValueType = "boolean"
@@ -3664,30 +3427,25 @@ const (
 	MetadefsNamespacesCreateResponsePropertiesValueTypeString  MetadefsNamespacesCreateResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesCreateResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesCreateResponseResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesCreateResponseTagsItem is a schema of the API.
 type MetadefsNamespacesCreateResponseTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesCreateResponseVisibility is described by the spec as:
-//
 // The namespace visibility, either `public` or `private`.
 type MetadefsNamespacesCreateResponseVisibility string
 
-// Values of MetadefsNamespacesCreateResponseVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesCreateResponseVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesCreateResponseVisibilityPublic  MetadefsNamespacesCreateResponseVisibility = "public"
 	MetadefsNamespacesCreateResponseVisibilityPrivate MetadefsNamespacesCreateResponseVisibility = "private"
 )
 
-// MetadefsNamespacesIndexRequest is a schema of the API.
 type MetadefsNamespacesIndexRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -3712,16 +3470,12 @@ type MetadefsNamespacesIndexRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesIndexRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItem struct {
 	Description *string                                                             `json:"description,omitzero"`
 	Name        *string                                                             `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesIndexRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                            `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                `json:"default,omitzero"`
@@ -3744,17 +3498,14 @@ type MetadefsNamespacesIndexRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -3764,10 +3515,10 @@ const (
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType = "boolean"
@@ -3777,7 +3528,6 @@ const (
 	MetadefsNamespacesIndexRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesIndexRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesIndexRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValue struct {
 	AdditionalItems *bool                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                     `json:"default,omitzero"`
@@ -3800,17 +3550,14 @@ type MetadefsNamespacesIndexRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespacesIndexRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesIndexRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestPropertiesValueItemsType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesIndexRequestPropertiesValueItemsTypeArray   MetadefsNamespacesIndexRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesIndexRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesIndexRequestPropertiesValueItemsType = "boolean"
@@ -3820,10 +3567,10 @@ const (
 	MetadefsNamespacesIndexRequestPropertiesValueItemsTypeString  MetadefsNamespacesIndexRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesIndexRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesIndexRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesIndexRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestPropertiesValueType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesIndexRequestPropertiesValueTypeArray   MetadefsNamespacesIndexRequestPropertiesValueType = "array"
 	MetadefsNamespacesIndexRequestPropertiesValueTypeBoolean MetadefsNamespacesIndexRequestPropertiesValueType = "boolean"
@@ -3833,38 +3580,31 @@ const (
 	MetadefsNamespacesIndexRequestPropertiesValueTypeString  MetadefsNamespacesIndexRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesIndexRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesIndexRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesIndexRequestTagsItem is a schema of the API.
 type MetadefsNamespacesIndexRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesIndexRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesIndexRequestVisibility string
 
-// Values of MetadefsNamespacesIndexRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesIndexRequestVisibility the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesIndexRequestVisibilityPublic  MetadefsNamespacesIndexRequestVisibility = "public"
 	MetadefsNamespacesIndexRequestVisibilityPrivate MetadefsNamespacesIndexRequestVisibility = "private"
 )
 
-// MetadefsNamespacesListResponse is a schema of the API.
 type MetadefsNamespacesListResponse struct {
 	First      *string                                        `json:"first,omitzero"`
 	Namespaces []MetadefsNamespacesListResponseNamespacesItem `json:"namespaces,omitzero"`
 	Next       *string                                        `json:"next,omitzero"`
 	Schema     *string                                        `json:"schema,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItem struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -3889,16 +3629,12 @@ type MetadefsNamespacesListResponseNamespacesItem struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesListResponseNamespacesItemVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemObjectsItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItem struct {
 	Description *string                                                                           `json:"description,omitzero"`
 	Name        *string                                                                           `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                          `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                              `json:"default,omitzero"`
@@ -3921,17 +3657,14 @@ type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue stru
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType the
+// spec lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType = "boolean"
@@ -3941,10 +3674,10 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueTypeArray   MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType = "boolean"
@@ -3954,7 +3687,6 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueTypeString  MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesListResponseNamespacesItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValue struct {
 	AdditionalItems *bool                                                             `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                   `json:"default,omitzero"`
@@ -3977,17 +3709,14 @@ type MetadefsNamespacesListResponseNamespacesItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                     `json:"enum,omitzero"`
 	Type *MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsTypeArray   MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsTypeBoolean MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType = "boolean"
@@ -3997,10 +3726,10 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsTypeString  MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesListResponseNamespacesItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueType string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueTypeArray   MetadefsNamespacesListResponseNamespacesItemPropertiesValueType = "array"
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueTypeBoolean MetadefsNamespacesListResponseNamespacesItemPropertiesValueType = "boolean"
@@ -4010,30 +3739,25 @@ const (
 	MetadefsNamespacesListResponseNamespacesItemPropertiesValueTypeString  MetadefsNamespacesListResponseNamespacesItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesListResponseNamespacesItemResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesListResponseNamespacesItemTagsItem is a schema of the API.
 type MetadefsNamespacesListResponseNamespacesItemTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesListResponseNamespacesItemVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesListResponseNamespacesItemVisibility string
 
-// Values of MetadefsNamespacesListResponseNamespacesItemVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesListResponseNamespacesItemVisibility the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesListResponseNamespacesItemVisibilityPublic  MetadefsNamespacesListResponseNamespacesItemVisibility = "public"
 	MetadefsNamespacesListResponseNamespacesItemVisibilityPrivate MetadefsNamespacesListResponseNamespacesItemVisibility = "private"
 )
 
-// MetadefsNamespacesObjectDeleteRequest is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequest struct {
 	// Date and time of object creation.
 	CreatedAt   *time.Time                                                      `json:"created_at,omitzero"`
@@ -4046,8 +3770,6 @@ type MetadefsNamespacesObjectDeleteRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectDeleteRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValue struct {
 	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                            `json:"default,omitzero"`
@@ -4070,17 +3792,14 @@ type MetadefsNamespacesObjectDeleteRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectDeleteRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                              `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType = "boolean"
@@ -4090,10 +3809,10 @@ const (
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectDeleteRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueTypeArray   MetadefsNamespacesObjectDeleteRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectDeleteRequestPropertiesValueType = "boolean"
@@ -4103,7 +3822,6 @@ const (
 	MetadefsNamespacesObjectDeleteRequestPropertiesValueTypeString  MetadefsNamespacesObjectDeleteRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectShowRequest is a schema of the API.
 type MetadefsNamespacesObjectShowRequest struct {
 	// Date and time of object creation.
 	CreatedAt   *time.Time                                                    `json:"created_at,omitzero"`
@@ -4116,8 +3834,6 @@ type MetadefsNamespacesObjectShowRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValue struct {
 	AdditionalItems *bool                                                    `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                          `json:"default,omitzero"`
@@ -4140,17 +3856,14 @@ type MetadefsNamespacesObjectShowRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                            `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectShowRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectShowRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectShowRequestPropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectShowRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectShowRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectShowRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectShowRequestPropertiesValueItemsType = "boolean"
@@ -4160,10 +3873,10 @@ const (
 	MetadefsNamespacesObjectShowRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectShowRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectShowRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectShowRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectShowRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectShowRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectShowRequestPropertiesValueTypeArray   MetadefsNamespacesObjectShowRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectShowRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectShowRequestPropertiesValueType = "boolean"
@@ -4173,7 +3886,6 @@ const (
 	MetadefsNamespacesObjectShowRequestPropertiesValueTypeString  MetadefsNamespacesObjectShowRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectShowResponse is a schema of the API.
 type MetadefsNamespacesObjectShowResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -4197,8 +3909,6 @@ type MetadefsNamespacesObjectShowResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValue struct {
 	AdditionalItems *bool                                                     `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                           `json:"default,omitzero"`
@@ -4222,17 +3932,14 @@ type MetadefsNamespacesObjectShowResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                             `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectShowResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectShowResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectShowResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectShowResponsePropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectShowResponsePropertiesValueItemsTypeArray   MetadefsNamespacesObjectShowResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectShowResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesObjectShowResponsePropertiesValueItemsType = "boolean"
@@ -4242,10 +3949,10 @@ const (
 	MetadefsNamespacesObjectShowResponsePropertiesValueItemsTypeString  MetadefsNamespacesObjectShowResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectShowResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectShowResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesObjectShowResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectShowResponsePropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectShowResponsePropertiesValueTypeArray   MetadefsNamespacesObjectShowResponsePropertiesValueType = "array"
 	MetadefsNamespacesObjectShowResponsePropertiesValueTypeBoolean MetadefsNamespacesObjectShowResponsePropertiesValueType = "boolean"
@@ -4255,7 +3962,6 @@ const (
 	MetadefsNamespacesObjectShowResponsePropertiesValueTypeString  MetadefsNamespacesObjectShowResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectUpdateRequest is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequest struct {
 	// Date and time of object creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -4273,8 +3979,6 @@ type MetadefsNamespacesObjectUpdateRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValue struct {
 	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                            `json:"default,omitzero"`
@@ -4298,17 +4002,14 @@ type MetadefsNamespacesObjectUpdateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                              `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType = "boolean"
@@ -4318,10 +4019,10 @@ const (
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectUpdateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueTypeArray   MetadefsNamespacesObjectUpdateRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectUpdateRequestPropertiesValueType = "boolean"
@@ -4331,7 +4032,6 @@ const (
 	MetadefsNamespacesObjectUpdateRequestPropertiesValueTypeString  MetadefsNamespacesObjectUpdateRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectUpdateResponse is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -4355,8 +4055,6 @@ type MetadefsNamespacesObjectUpdateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                       `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                             `json:"default,omitzero"`
@@ -4380,17 +4078,14 @@ type MetadefsNamespacesObjectUpdateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                               `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsTypeArray   MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType = "boolean"
@@ -4400,10 +4095,10 @@ const (
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsTypeString  MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectUpdateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueTypeArray   MetadefsNamespacesObjectUpdateResponsePropertiesValueType = "array"
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueTypeBoolean MetadefsNamespacesObjectUpdateResponsePropertiesValueType = "boolean"
@@ -4413,7 +4108,6 @@ const (
 	MetadefsNamespacesObjectUpdateResponsePropertiesValueTypeString  MetadefsNamespacesObjectUpdateResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsCreateRequest is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequest struct {
 	// Date and time of object creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -4431,8 +4125,6 @@ type MetadefsNamespacesObjectsCreateRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValue struct {
 	AdditionalItems *bool                                                       `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                             `json:"default,omitzero"`
@@ -4456,17 +4148,14 @@ type MetadefsNamespacesObjectsCreateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                               `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType = "boolean"
@@ -4476,10 +4165,10 @@ const (
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsCreateRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueTypeArray   MetadefsNamespacesObjectsCreateRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectsCreateRequestPropertiesValueType = "boolean"
@@ -4489,7 +4178,6 @@ const (
 	MetadefsNamespacesObjectsCreateRequestPropertiesValueTypeString  MetadefsNamespacesObjectsCreateRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsCreateResponse is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -4513,8 +4201,6 @@ type MetadefsNamespacesObjectsCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                              `json:"default,omitzero"`
@@ -4538,17 +4224,14 @@ type MetadefsNamespacesObjectsCreateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsTypeArray   MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType = "boolean"
@@ -4558,10 +4241,10 @@ const (
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsTypeString  MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsCreateResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueTypeArray   MetadefsNamespacesObjectsCreateResponsePropertiesValueType = "array"
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueTypeBoolean MetadefsNamespacesObjectsCreateResponsePropertiesValueType = "boolean"
@@ -4571,7 +4254,6 @@ const (
 	MetadefsNamespacesObjectsCreateResponsePropertiesValueTypeString  MetadefsNamespacesObjectsCreateResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequest is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -4596,16 +4278,12 @@ type MetadefsNamespacesObjectsDeleteObjectsRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesObjectsDeleteObjectsRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItem struct {
 	Description *string                                                                            `json:"description,omitzero"`
 	Name        *string                                                                            `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                           `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                               `json:"default,omitzero"`
@@ -4628,17 +4306,14 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue str
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType the
+// spec lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -4648,10 +4323,10 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType = "boolean"
@@ -4661,7 +4336,6 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue struct {
 	AdditionalItems *bool                                                              `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                    `json:"default,omitzero"`
@@ -4684,17 +4358,14 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                                      `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType the spec lists.
+// A server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType = "boolean"
@@ -4704,10 +4375,10 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueTypeArray   MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType = "boolean"
@@ -4717,30 +4388,25 @@ const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueTypeString  MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem is a schema of the API.
 type MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesObjectsDeleteObjectsRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesObjectsDeleteObjectsRequestVisibility string
 
-// Values of MetadefsNamespacesObjectsDeleteObjectsRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsDeleteObjectsRequestVisibility the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectsDeleteObjectsRequestVisibilityPublic  MetadefsNamespacesObjectsDeleteObjectsRequestVisibility = "public"
 	MetadefsNamespacesObjectsDeleteObjectsRequestVisibilityPrivate MetadefsNamespacesObjectsDeleteObjectsRequestVisibility = "private"
 )
 
-// MetadefsNamespacesObjectsIndexRequest is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequest struct {
 	// Date and time of object creation.
 	CreatedAt   *time.Time                                                      `json:"created_at,omitzero"`
@@ -4753,8 +4419,6 @@ type MetadefsNamespacesObjectsIndexRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectsIndexRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValue struct {
 	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                            `json:"default,omitzero"`
@@ -4777,17 +4441,14 @@ type MetadefsNamespacesObjectsIndexRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsIndexRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                              `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType = "boolean"
@@ -4797,10 +4458,10 @@ const (
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsTypeString  MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsIndexRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueType the spec lists. A server may
+// send others; they decode too.
 const (
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueTypeArray   MetadefsNamespacesObjectsIndexRequestPropertiesValueType = "array"
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueTypeBoolean MetadefsNamespacesObjectsIndexRequestPropertiesValueType = "boolean"
@@ -4810,15 +4471,12 @@ const (
 	MetadefsNamespacesObjectsIndexRequestPropertiesValueTypeString  MetadefsNamespacesObjectsIndexRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesObjectsListResponse is a schema of the API.
 type MetadefsNamespacesObjectsListResponse struct {
 	First   *string                                            `json:"first,omitzero"`
 	Next    *string                                            `json:"next,omitzero"`
 	Objects []MetadefsNamespacesObjectsListResponseObjectsItem `json:"objects,omitzero"`
 	Schema  *string                                            `json:"schema,omitzero"`
 }
-
-// MetadefsNamespacesObjectsListResponseObjectsItem is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItem struct {
 	// Date and time of object creation.
 	CreatedAt   *time.Time                                                                 `json:"created_at,omitzero"`
@@ -4831,8 +4489,6 @@ type MetadefsNamespacesObjectsListResponseObjectsItem struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                 `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                       `json:"default,omitzero"`
@@ -4855,17 +4511,14 @@ type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                         `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType = "boolean"
@@ -4875,10 +4528,10 @@ const (
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueTypeArray   MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType = "boolean"
@@ -4888,7 +4541,6 @@ const (
 	MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueTypeString  MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesPropertiesCreateRequest is a schema of the API.
 type MetadefsNamespacesPropertiesCreateRequest struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -4919,7 +4571,8 @@ type MetadefsNamespacesPropertiesCreateRequest struct {
 	Name    string   `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -4934,18 +4587,15 @@ type MetadefsNamespacesPropertiesCreateRequest struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesCreateRequestItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertiesCreateRequestItems struct {
 	Enum []json.RawMessage                                   `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesCreateRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesCreateRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesCreateRequestItemsType string
 
-// Values of MetadefsNamespacesPropertiesCreateRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesCreateRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesCreateRequestItemsTypeArray   MetadefsNamespacesPropertiesCreateRequestItemsType = "array"
 	MetadefsNamespacesPropertiesCreateRequestItemsTypeBoolean MetadefsNamespacesPropertiesCreateRequestItemsType = "boolean"
@@ -4955,12 +4605,11 @@ const (
 	MetadefsNamespacesPropertiesCreateRequestItemsTypeString  MetadefsNamespacesPropertiesCreateRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesCreateRequestType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertiesCreateRequestType string
 
-// Values of MetadefsNamespacesPropertiesCreateRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesCreateRequestType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesCreateRequestTypeArray   MetadefsNamespacesPropertiesCreateRequestType = "array"
 	MetadefsNamespacesPropertiesCreateRequestTypeBoolean MetadefsNamespacesPropertiesCreateRequestType = "boolean"
@@ -4970,7 +4619,6 @@ const (
 	MetadefsNamespacesPropertiesCreateRequestTypeString  MetadefsNamespacesPropertiesCreateRequestType = "string"
 )
 
-// MetadefsNamespacesPropertiesCreateResponse is a schema of the API.
 type MetadefsNamespacesPropertiesCreateResponse struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -5001,7 +4649,8 @@ type MetadefsNamespacesPropertiesCreateResponse struct {
 	Name    string   `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -5016,18 +4665,15 @@ type MetadefsNamespacesPropertiesCreateResponse struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesCreateResponseItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertiesCreateResponseItems struct {
 	Enum []json.RawMessage                                    `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesCreateResponseItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesCreateResponseItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesCreateResponseItemsType string
 
-// Values of MetadefsNamespacesPropertiesCreateResponseItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesCreateResponseItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesCreateResponseItemsTypeArray   MetadefsNamespacesPropertiesCreateResponseItemsType = "array"
 	MetadefsNamespacesPropertiesCreateResponseItemsTypeBoolean MetadefsNamespacesPropertiesCreateResponseItemsType = "boolean"
@@ -5037,12 +4683,11 @@ const (
 	MetadefsNamespacesPropertiesCreateResponseItemsTypeString  MetadefsNamespacesPropertiesCreateResponseItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesCreateResponseType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertiesCreateResponseType string
 
-// Values of MetadefsNamespacesPropertiesCreateResponseType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesCreateResponseType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesCreateResponseTypeArray   MetadefsNamespacesPropertiesCreateResponseType = "array"
 	MetadefsNamespacesPropertiesCreateResponseTypeBoolean MetadefsNamespacesPropertiesCreateResponseType = "boolean"
@@ -5052,7 +4697,6 @@ const (
 	MetadefsNamespacesPropertiesCreateResponseTypeString  MetadefsNamespacesPropertiesCreateResponseType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequest is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5077,16 +4721,12 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem struct {
 	Description *string                                                                                  `json:"description,omitzero"`
 	Name        *string                                                                                  `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                                 `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                                     `json:"default,omitzero"`
@@ -5109,17 +4749,14 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesVal
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType
+// the spec lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -5129,10 +4766,10 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType the
+// spec lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType = "boolean"
@@ -5142,7 +4779,6 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue struct {
 	AdditionalItems *bool                                                                    `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                          `json:"default,omitzero"`
@@ -5165,17 +4801,14 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                                            `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsTypeArray   MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType = "boolean"
@@ -5185,10 +4818,10 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType the spec lists.
+// A server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueTypeArray   MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType = "array"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueTypeBoolean MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType = "boolean"
@@ -5198,30 +4831,25 @@ const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueTypeString  MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem is a schema of the API.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility string
 
-// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesDeletePropertiesRequestVisibilityPublic  MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility = "public"
 	MetadefsNamespacesPropertiesDeletePropertiesRequestVisibilityPrivate MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility = "private"
 )
 
-// MetadefsNamespacesPropertiesIndexRequest is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequest struct {
 	AdditionalItems *bool                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                `json:"default,omitzero"`
@@ -5244,17 +4872,14 @@ type MetadefsNamespacesPropertiesIndexRequest struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesIndexRequestItems is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequestItems struct {
 	Enum []json.RawMessage                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesIndexRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesIndexRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequestItemsType string
 
-// Values of MetadefsNamespacesPropertiesIndexRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesIndexRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertiesIndexRequestItemsTypeArray   MetadefsNamespacesPropertiesIndexRequestItemsType = "array"
 	MetadefsNamespacesPropertiesIndexRequestItemsTypeBoolean MetadefsNamespacesPropertiesIndexRequestItemsType = "boolean"
@@ -5264,10 +4889,10 @@ const (
 	MetadefsNamespacesPropertiesIndexRequestItemsTypeString  MetadefsNamespacesPropertiesIndexRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesIndexRequestType is a schema of the API.
 type MetadefsNamespacesPropertiesIndexRequestType string
 
-// Values of MetadefsNamespacesPropertiesIndexRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesIndexRequestType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertiesIndexRequestTypeArray   MetadefsNamespacesPropertiesIndexRequestType = "array"
 	MetadefsNamespacesPropertiesIndexRequestTypeBoolean MetadefsNamespacesPropertiesIndexRequestType = "boolean"
@@ -5277,7 +4902,6 @@ const (
 	MetadefsNamespacesPropertiesIndexRequestTypeString  MetadefsNamespacesPropertiesIndexRequestType = "string"
 )
 
-// MetadefsNamespacesPropertiesListResponse is a schema of the API.
 type MetadefsNamespacesPropertiesListResponse struct {
 	First *string `json:"first,omitzero"`
 	Next  *string `json:"next,omitzero"`
@@ -5286,8 +4910,6 @@ type MetadefsNamespacesPropertiesListResponse struct {
 	Properties map[string]MetadefsNamespacesPropertiesListResponsePropertiesValue `json:"properties,omitzero"`
 	Schema     *string                                                            `json:"schema,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesListResponsePropertiesValue is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValue struct {
 	AdditionalItems *bool                                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                               `json:"default,omitzero"`
@@ -5310,17 +4932,14 @@ type MetadefsNamespacesPropertiesListResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesListResponsePropertiesValueItems is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType string
 
-// Values of MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesListResponsePropertiesValueItemsTypeArray   MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType = "array"
 	MetadefsNamespacesPropertiesListResponsePropertiesValueItemsTypeBoolean MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType = "boolean"
@@ -5330,10 +4949,10 @@ const (
 	MetadefsNamespacesPropertiesListResponsePropertiesValueItemsTypeString  MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesPropertiesListResponsePropertiesValueType is a schema of the API.
 type MetadefsNamespacesPropertiesListResponsePropertiesValueType string
 
-// Values of MetadefsNamespacesPropertiesListResponsePropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertiesListResponsePropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesPropertiesListResponsePropertiesValueTypeArray   MetadefsNamespacesPropertiesListResponsePropertiesValueType = "array"
 	MetadefsNamespacesPropertiesListResponsePropertiesValueTypeBoolean MetadefsNamespacesPropertiesListResponsePropertiesValueType = "boolean"
@@ -5343,7 +4962,6 @@ const (
 	MetadefsNamespacesPropertiesListResponsePropertiesValueTypeString  MetadefsNamespacesPropertiesListResponsePropertiesValueType = "string"
 )
 
-// MetadefsNamespacesPropertyDeleteRequest is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequest struct {
 	AdditionalItems *bool                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                               `json:"default,omitzero"`
@@ -5366,17 +4984,14 @@ type MetadefsNamespacesPropertyDeleteRequest struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertyDeleteRequestItems is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequestItems struct {
 	Enum []json.RawMessage                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyDeleteRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyDeleteRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequestItemsType string
 
-// Values of MetadefsNamespacesPropertyDeleteRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyDeleteRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyDeleteRequestItemsTypeArray   MetadefsNamespacesPropertyDeleteRequestItemsType = "array"
 	MetadefsNamespacesPropertyDeleteRequestItemsTypeBoolean MetadefsNamespacesPropertyDeleteRequestItemsType = "boolean"
@@ -5386,10 +5001,10 @@ const (
 	MetadefsNamespacesPropertyDeleteRequestItemsTypeString  MetadefsNamespacesPropertyDeleteRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyDeleteRequestType is a schema of the API.
 type MetadefsNamespacesPropertyDeleteRequestType string
 
-// Values of MetadefsNamespacesPropertyDeleteRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyDeleteRequestType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyDeleteRequestTypeArray   MetadefsNamespacesPropertyDeleteRequestType = "array"
 	MetadefsNamespacesPropertyDeleteRequestTypeBoolean MetadefsNamespacesPropertyDeleteRequestType = "boolean"
@@ -5399,7 +5014,6 @@ const (
 	MetadefsNamespacesPropertyDeleteRequestTypeString  MetadefsNamespacesPropertyDeleteRequestType = "string"
 )
 
-// MetadefsNamespacesPropertyShowRequest is a schema of the API.
 type MetadefsNamespacesPropertyShowRequest struct {
 	AdditionalItems *bool                                       `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                             `json:"default,omitzero"`
@@ -5422,17 +5036,14 @@ type MetadefsNamespacesPropertyShowRequest struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesPropertyShowRequestItems is a schema of the API.
 type MetadefsNamespacesPropertyShowRequestItems struct {
 	Enum []json.RawMessage                               `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyShowRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyShowRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertyShowRequestItemsType string
 
-// Values of MetadefsNamespacesPropertyShowRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyShowRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyShowRequestItemsTypeArray   MetadefsNamespacesPropertyShowRequestItemsType = "array"
 	MetadefsNamespacesPropertyShowRequestItemsTypeBoolean MetadefsNamespacesPropertyShowRequestItemsType = "boolean"
@@ -5442,10 +5053,10 @@ const (
 	MetadefsNamespacesPropertyShowRequestItemsTypeString  MetadefsNamespacesPropertyShowRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyShowRequestType is a schema of the API.
 type MetadefsNamespacesPropertyShowRequestType string
 
-// Values of MetadefsNamespacesPropertyShowRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyShowRequestType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyShowRequestTypeArray   MetadefsNamespacesPropertyShowRequestType = "array"
 	MetadefsNamespacesPropertyShowRequestTypeBoolean MetadefsNamespacesPropertyShowRequestType = "boolean"
@@ -5455,7 +5066,6 @@ const (
 	MetadefsNamespacesPropertyShowRequestTypeString  MetadefsNamespacesPropertyShowRequestType = "string"
 )
 
-// MetadefsNamespacesPropertyShowResponse is a schema of the API.
 type MetadefsNamespacesPropertyShowResponse struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -5486,7 +5096,8 @@ type MetadefsNamespacesPropertyShowResponse struct {
 	Name    string   `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -5501,18 +5112,15 @@ type MetadefsNamespacesPropertyShowResponse struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertyShowResponseItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertyShowResponseItems struct {
 	Enum []json.RawMessage                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyShowResponseItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyShowResponseItemsType is a schema of the API.
 type MetadefsNamespacesPropertyShowResponseItemsType string
 
-// Values of MetadefsNamespacesPropertyShowResponseItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyShowResponseItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyShowResponseItemsTypeArray   MetadefsNamespacesPropertyShowResponseItemsType = "array"
 	MetadefsNamespacesPropertyShowResponseItemsTypeBoolean MetadefsNamespacesPropertyShowResponseItemsType = "boolean"
@@ -5522,12 +5130,11 @@ const (
 	MetadefsNamespacesPropertyShowResponseItemsTypeString  MetadefsNamespacesPropertyShowResponseItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyShowResponseType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertyShowResponseType string
 
-// Values of MetadefsNamespacesPropertyShowResponseType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyShowResponseType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyShowResponseTypeArray   MetadefsNamespacesPropertyShowResponseType = "array"
 	MetadefsNamespacesPropertyShowResponseTypeBoolean MetadefsNamespacesPropertyShowResponseType = "boolean"
@@ -5537,7 +5144,6 @@ const (
 	MetadefsNamespacesPropertyShowResponseTypeString  MetadefsNamespacesPropertyShowResponseType = "string"
 )
 
-// MetadefsNamespacesPropertyUpdateRequest is a schema of the API.
 type MetadefsNamespacesPropertyUpdateRequest struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -5569,7 +5175,8 @@ type MetadefsNamespacesPropertyUpdateRequest struct {
 	Name string `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -5584,18 +5191,15 @@ type MetadefsNamespacesPropertyUpdateRequest struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertyUpdateRequestItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertyUpdateRequestItems struct {
 	Enum []json.RawMessage                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyUpdateRequestItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyUpdateRequestItemsType is a schema of the API.
 type MetadefsNamespacesPropertyUpdateRequestItemsType string
 
-// Values of MetadefsNamespacesPropertyUpdateRequestItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyUpdateRequestItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyUpdateRequestItemsTypeArray   MetadefsNamespacesPropertyUpdateRequestItemsType = "array"
 	MetadefsNamespacesPropertyUpdateRequestItemsTypeBoolean MetadefsNamespacesPropertyUpdateRequestItemsType = "boolean"
@@ -5605,12 +5209,11 @@ const (
 	MetadefsNamespacesPropertyUpdateRequestItemsTypeString  MetadefsNamespacesPropertyUpdateRequestItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyUpdateRequestType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertyUpdateRequestType string
 
-// Values of MetadefsNamespacesPropertyUpdateRequestType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyUpdateRequestType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyUpdateRequestTypeArray   MetadefsNamespacesPropertyUpdateRequestType = "array"
 	MetadefsNamespacesPropertyUpdateRequestTypeBoolean MetadefsNamespacesPropertyUpdateRequestType = "boolean"
@@ -5620,7 +5223,6 @@ const (
 	MetadefsNamespacesPropertyUpdateRequestTypeString  MetadefsNamespacesPropertyUpdateRequestType = "string"
 )
 
-// MetadefsNamespacesPropertyUpdateResponse is a schema of the API.
 type MetadefsNamespacesPropertyUpdateResponse struct {
 	// Describes extra items, if you use tuple typing. If the value of `items`
 	// is an array (tuple typing) and the instance is longer than the list of
@@ -5652,7 +5254,8 @@ type MetadefsNamespacesPropertyUpdateResponse struct {
 	Name string `json:"name"`
 	// Operators property description.
 	Operators []string `json:"operators,omitzero"`
-	// A regular expression ( [ECMA 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
+	// A regular expression ( [ECMA
+	// 262](http://www.ecma-international.org/publications/standards/Ecma-262.htm) )
 	// that a string value must match.
 	Pattern *string `json:"pattern,omitzero"`
 	// Indicates whether this is a read-only property.
@@ -5667,18 +5270,15 @@ type MetadefsNamespacesPropertyUpdateResponse struct {
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
 
-// MetadefsNamespacesPropertyUpdateResponseItems is described by the spec as:
-//
 // Schema for the items in an array.
 type MetadefsNamespacesPropertyUpdateResponseItems struct {
 	Enum []json.RawMessage                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyUpdateResponseItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesPropertyUpdateResponseItemsType is a schema of the API.
 type MetadefsNamespacesPropertyUpdateResponseItemsType string
 
-// Values of MetadefsNamespacesPropertyUpdateResponseItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyUpdateResponseItemsType the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesPropertyUpdateResponseItemsTypeArray   MetadefsNamespacesPropertyUpdateResponseItemsType = "array"
 	MetadefsNamespacesPropertyUpdateResponseItemsTypeBoolean MetadefsNamespacesPropertyUpdateResponseItemsType = "boolean"
@@ -5688,12 +5288,11 @@ const (
 	MetadefsNamespacesPropertyUpdateResponseItemsTypeString  MetadefsNamespacesPropertyUpdateResponseItemsType = "string"
 )
 
-// MetadefsNamespacesPropertyUpdateResponseType is described by the spec as:
-//
 // The property type.
 type MetadefsNamespacesPropertyUpdateResponseType string
 
-// Values of MetadefsNamespacesPropertyUpdateResponseType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesPropertyUpdateResponseType the spec lists. A server may send others;
+// they decode too.
 const (
 	MetadefsNamespacesPropertyUpdateResponseTypeArray   MetadefsNamespacesPropertyUpdateResponseType = "array"
 	MetadefsNamespacesPropertyUpdateResponseTypeBoolean MetadefsNamespacesPropertyUpdateResponseType = "boolean"
@@ -5703,25 +5302,29 @@ const (
 	MetadefsNamespacesPropertyUpdateResponseTypeString  MetadefsNamespacesPropertyUpdateResponseType = "string"
 )
 
-// MetadefsNamespacesResourceTypeDeleteRequest is a schema of the API.
 type MetadefsNamespacesResourceTypeDeleteRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
-	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
+	// Specifies the prefix to use for the given resource type. Any properties in the namespace
+	// should be prefixed with this prefix when being applied to the specified resource type.
+	// Must include prefix separator (e.g. a colon :).
 	Prefix *string `json:"prefix,omitzero"`
-	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
+	// Some resource types allow more than one key / value pair per instance. For example,
+	// Cinder allows user and image metadata on volumes. Only the image properties metadata is
+	// evaluated by Nova (scheduling or drivers). This property allows a namespace target to
+	// remove the ambiguity.
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesCreateRequest is a schema of the API.
 type MetadefsNamespacesResourceTypesCreateRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Prefix for any properties in the namespace that you want to apply to the
 	// resource type. If you specify a prefix, you must append a prefix separator,
@@ -5735,14 +5338,13 @@ type MetadefsNamespacesResourceTypesCreateRequest struct {
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesCreateResponse is a schema of the API.
 type MetadefsNamespacesResourceTypesCreateResponse struct {
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
 	// Prefix for any properties in the namespace that you want to apply to the
 	// resource type. If you specify a prefix, you must append a prefix separator,
@@ -5758,22 +5360,24 @@ type MetadefsNamespacesResourceTypesCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesShowRequest is a schema of the API.
 type MetadefsNamespacesResourceTypesShowRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
-	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
+	// Specifies the prefix to use for the given resource type. Any properties in the namespace
+	// should be prefixed with this prefix when being applied to the specified resource type.
+	// Must include prefix separator (e.g. a colon :).
 	Prefix *string `json:"prefix,omitzero"`
-	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
+	// Some resource types allow more than one key / value pair per instance. For example,
+	// Cinder allows user and image metadata on volumes. Only the image properties metadata is
+	// evaluated by Nova (scheduling or drivers). This property allows a namespace target to
+	// remove the ambiguity.
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesShowResponse is a schema of the API.
 type MetadefsNamespacesResourceTypesShowResponse struct {
 	First *string `json:"first,omitzero"`
 	Next  *string `json:"next,omitzero"`
@@ -5782,22 +5386,24 @@ type MetadefsNamespacesResourceTypesShowResponse struct {
 	ResourceTypeAssociations []MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
 	Schema                   *string                                                                   `json:"schema,omitzero"`
 }
-
-// MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
-	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
+	// Specifies the prefix to use for the given resource type. Any properties in the namespace
+	// should be prefixed with this prefix when being applied to the specified resource type.
+	// Must include prefix separator (e.g. a colon :).
 	Prefix *string `json:"prefix,omitzero"`
-	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
+	// Some resource types allow more than one key / value pair per instance. For example,
+	// Cinder allows user and image metadata on volumes. Only the image properties metadata is
+	// evaluated by Nova (scheduling or drivers). This property allows a namespace target to
+	// remove the ambiguity.
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagCreateRequest is a schema of the API.
 type MetadefsNamespacesTagCreateRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5805,8 +5411,6 @@ type MetadefsNamespacesTagCreateRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagCreateResponse is a schema of the API.
 type MetadefsNamespacesTagCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -5819,8 +5423,6 @@ type MetadefsNamespacesTagCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagDeleteRequest is a schema of the API.
 type MetadefsNamespacesTagDeleteRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5828,8 +5430,6 @@ type MetadefsNamespacesTagDeleteRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagShowRequest is a schema of the API.
 type MetadefsNamespacesTagShowRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5837,8 +5437,6 @@ type MetadefsNamespacesTagShowRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagShowResponse is a schema of the API.
 type MetadefsNamespacesTagShowResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -5851,8 +5449,6 @@ type MetadefsNamespacesTagShowResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagUpdateRequest is a schema of the API.
 type MetadefsNamespacesTagUpdateRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5861,8 +5457,6 @@ type MetadefsNamespacesTagUpdateRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagUpdateResponse is a schema of the API.
 type MetadefsNamespacesTagUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -5875,8 +5469,6 @@ type MetadefsNamespacesTagUpdateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagsCreateTagsRequest is a schema of the API.
 type MetadefsNamespacesTagsCreateTagsRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5884,8 +5476,6 @@ type MetadefsNamespacesTagsCreateTagsRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagsCreateTagsResponse is a schema of the API.
 type MetadefsNamespacesTagsCreateTagsResponse struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5893,8 +5483,6 @@ type MetadefsNamespacesTagsCreateTagsResponse struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequest is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5919,16 +5507,12 @@ type MetadefsNamespacesTagsDeleteTagsRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesTagsDeleteTagsRequestVisibility `json:"visibility,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItem is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItem struct {
 	Description *string                                                                      `json:"description,omitzero"`
 	Name        *string                                                                      `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                     `json:"required,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                   `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                         `json:"default,omitzero"`
@@ -5951,17 +5535,14 @@ type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                           `json:"enum,omitzero"`
 	Type *MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType the spec
+// lists. A server may send others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsTypeArray   MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType = "array"
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsTypeBoolean MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType = "boolean"
@@ -5971,10 +5552,10 @@ const (
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsTypeString  MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType the spec lists.
+// A server may send others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueTypeArray   MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType = "array"
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueTypeBoolean MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType = "boolean"
@@ -5984,7 +5565,6 @@ const (
 	MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueTypeString  MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue struct {
 	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                              `json:"default,omitzero"`
@@ -6007,17 +5587,14 @@ type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType the spec lists. A
+// server may send others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsTypeArray   MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType = "array"
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsTypeBoolean MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType = "boolean"
@@ -6027,10 +5604,10 @@ const (
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsTypeString  MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType = "string"
 )
 
-// MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType the spec lists. A server
+// may send others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueTypeArray   MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType = "array"
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueTypeBoolean MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType = "boolean"
@@ -6040,30 +5617,25 @@ const (
 	MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueTypeString  MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueType = "string"
 )
 
-// MetadefsNamespacesTagsDeleteTagsRequestResourceTypeAssociationsItem is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestResourceTypeAssociationsItem struct {
 	Name             *string `json:"name,omitzero"`
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
-
-// MetadefsNamespacesTagsDeleteTagsRequestTagsItem is a schema of the API.
 type MetadefsNamespacesTagsDeleteTagsRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
 
-// MetadefsNamespacesTagsDeleteTagsRequestVisibility is described by the spec as:
-//
 // Scope of namespace accessibility.
 type MetadefsNamespacesTagsDeleteTagsRequestVisibility string
 
-// Values of MetadefsNamespacesTagsDeleteTagsRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of MetadefsNamespacesTagsDeleteTagsRequestVisibility the spec lists. A server may send
+// others; they decode too.
 const (
 	MetadefsNamespacesTagsDeleteTagsRequestVisibilityPublic  MetadefsNamespacesTagsDeleteTagsRequestVisibility = "public"
 	MetadefsNamespacesTagsDeleteTagsRequestVisibilityPrivate MetadefsNamespacesTagsDeleteTagsRequestVisibility = "private"
 )
 
-// MetadefsNamespacesTagsIndexRequest is a schema of the API.
 type MetadefsNamespacesTagsIndexRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6071,8 +5643,6 @@ type MetadefsNamespacesTagsIndexRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsNamespacesTagsListResponse is a schema of the API.
 type MetadefsNamespacesTagsListResponse struct {
 	First  *string `json:"first,omitzero"`
 	Next   *string `json:"next,omitzero"`
@@ -6081,8 +5651,6 @@ type MetadefsNamespacesTagsListResponse struct {
 	// [Metadefs Tag Schema](#md-schema-tag).
 	Tags []MetadefsNamespacesTagsListResponseTagsItem `json:"tags,omitzero"`
 }
-
-// MetadefsNamespacesTagsListResponseTagsItem is a schema of the API.
 type MetadefsNamespacesTagsListResponseTagsItem struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -6090,33 +5658,35 @@ type MetadefsNamespacesTagsListResponseTagsItem struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
-
-// MetadefsResourceTypesIndexRequest is a schema of the API.
 type MetadefsResourceTypesIndexRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
-	// Resource type names should be aligned with Heat resource types whenever possible: https://docs.openstack.org/heat/latest/template_guide/openstack.html.
+	// Resource type names should be aligned with Heat resource types whenever possible:
+	// https://docs.openstack.org/heat/latest/template_guide/openstack.html.
 	Name string `json:"name"`
-	// Specifies the prefix to use for the given resource type. Any properties in the namespace should be prefixed with this prefix when being applied to the specified resource type. Must include prefix separator (e.g. a colon :).
+	// Specifies the prefix to use for the given resource type. Any properties in the namespace
+	// should be prefixed with this prefix when being applied to the specified resource type.
+	// Must include prefix separator (e.g. a colon :).
 	Prefix *string `json:"prefix,omitzero"`
-	// Some resource types allow more than one key / value pair per instance.  For example, Cinder allows user and image metadata on volumes. Only the image properties metadata is evaluated by Nova (scheduling or drivers). This property allows a namespace target to remove the ambiguity.
+	// Some resource types allow more than one key / value pair per instance. For example,
+	// Cinder allows user and image metadata on volumes. Only the image properties metadata is
+	// evaluated by Nova (scheduling or drivers). This property allows a namespace target to
+	// remove the ambiguity.
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
-// MetadefsResourceTypesListResponse is described by the spec as:
-//
-// A list of abbreviated resource type JSON objects, where each object contains the name of the resource type and its created_at and updated_at timestamps in ISO 8601 Format.
+// A list of abbreviated resource type JSON objects, where each object contains the name of the
+// resource type and its created_at and updated_at timestamps in ISO 8601 Format.
 type MetadefsResourceTypesListResponse struct {
 	// A list of abbreviated *resource type* JSON objects, where each object
 	// contains the `name` of the resource type and its `created_at`
-	// and `updated_at` timestamps in [ISO 8601 Format](https://en.wikipedia.org/wiki/ISO_8601).
+	// and `updated_at` timestamps in [ISO 8601
+	// Format](https://en.wikipedia.org/wiki/ISO_8601).
 	ResourceTypes []MetadefsResourceTypesListResponseResourceTypesItem `json:"resource_types,omitzero"`
 }
 
-// MetadefsResourceTypesListResponseResourceTypesItem is described by the spec as:
-//
 // Resource type.
 type MetadefsResourceTypesListResponseResourceTypesItem struct {
 	// Resource type creation date.
@@ -6127,87 +5697,53 @@ type MetadefsResourceTypesListResponseResourceTypesItem struct {
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
 
-// SchemasImageResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasImageResponse string
 
-// SchemasImagesResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasImagesResponse string
 
-// SchemasMemberResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMemberResponse string
 
-// SchemasMembersResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMembersResponse string
 
-// SchemasMetadefsNamespaceMetadefNamespaceResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsNamespaceMetadefNamespaceResponse string
 
-// SchemasMetadefsNamespacesMetadefNamespacesResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsNamespacesMetadefNamespacesResponse string
 
-// SchemasMetadefsObjectMetadefObjectResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsObjectMetadefObjectResponse string
 
-// SchemasMetadefsObjectsMetadefObjectsResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsObjectsMetadefObjectsResponse string
 
-// SchemasMetadefsPropertiesMetadefPropertiesResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsPropertiesMetadefPropertiesResponse string
 
-// SchemasMetadefsPropertyMetadefPropertyResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsPropertyMetadefPropertyResponse string
 
-// SchemasMetadefsResourceTypeMetadefResourceTypeResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsResourceTypeMetadefResourceTypeResponse string
 
-// SchemasMetadefsResourceTypesMetadefResourceTypesResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsResourceTypesMetadefResourceTypesResponse string
 
-// SchemasMetadefsTagMetadefTagResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsTagMetadefTagResponse string
 
-// SchemasMetadefsTagsMetadefTagsResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasMetadefsTagsMetadefTagsResponse string
 
-// SchemasTaskResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasTaskResponse string
 
-// SchemasTasksResponse is described by the spec as:
-//
 // Schema data as string.
 type SchemasTasksResponse string
-
-// StoreDeleteFromStoreRequest is a schema of the API.
 type StoreDeleteFromStoreRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -6249,7 +5785,8 @@ type StoreDeleteFromStoreRequest struct {
 	Size *int64 `json:"size,omitzero"`
 	// Status of the image.
 	Status *StoreDeleteFromStoreRequestStatus `json:"status,omitzero"`
-	// Store in which image data resides.  Only present when the operator has enabled multiple stores.  May be a comma-separated list of store identifiers.
+	// Store in which image data resides. Only present when the operator has enabled multiple
+	// stores. May be a comma-separated list of store identifiers.
 	Stores *string `json:"stores,omitzero"`
 	// List of strings related to the image.
 	Tags []string `json:"tags,omitzero"`
@@ -6279,12 +5816,11 @@ func (v StoreDeleteFromStoreRequest) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// StoreDeleteFromStoreRequestContainerFormat is described by the spec as:
-//
 // Format of the container.
 type StoreDeleteFromStoreRequestContainerFormat string
 
-// Values of StoreDeleteFromStoreRequestContainerFormat the spec lists. A server may send others; they decode too.
+// Values of StoreDeleteFromStoreRequestContainerFormat the spec lists. A server may send others;
+// they decode too.
 const (
 	StoreDeleteFromStoreRequestContainerFormatAmi        StoreDeleteFromStoreRequestContainerFormat = "ami"
 	StoreDeleteFromStoreRequestContainerFormatAri        StoreDeleteFromStoreRequestContainerFormat = "ari"
@@ -6296,12 +5832,11 @@ const (
 	StoreDeleteFromStoreRequestContainerFormatCompressed StoreDeleteFromStoreRequestContainerFormat = "compressed"
 )
 
-// StoreDeleteFromStoreRequestDiskFormat is described by the spec as:
-//
 // Format of the disk.
 type StoreDeleteFromStoreRequestDiskFormat string
 
-// Values of StoreDeleteFromStoreRequestDiskFormat the spec lists. A server may send others; they decode too.
+// Values of StoreDeleteFromStoreRequestDiskFormat the spec lists. A server may send others; they
+// decode too.
 const (
 	StoreDeleteFromStoreRequestDiskFormatAmi   StoreDeleteFromStoreRequestDiskFormat = "ami"
 	StoreDeleteFromStoreRequestDiskFormatAri   StoreDeleteFromStoreRequestDiskFormat = "ari"
@@ -6316,11 +5851,11 @@ const (
 	StoreDeleteFromStoreRequestDiskFormatPloop StoreDeleteFromStoreRequestDiskFormat = "ploop"
 )
 
-// StoreDeleteFromStoreRequestLocationsItem is a schema of the API.
 type StoreDeleteFromStoreRequestLocationsItem struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      string         `json:"url"`
-	// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+	// Values to be used to populate the corresponding image properties. If the image status is
+	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *StoreDeleteFromStoreRequestLocationsItemValidationData `json:"validation_data,omitzero"`
 }
 
@@ -6334,21 +5869,19 @@ func (v StoreDeleteFromStoreRequestLocationsItem) MarshalJSON() ([]byte, error) 
 	return json.Marshal(plain(v))
 }
 
-// StoreDeleteFromStoreRequestLocationsItemValidationData is described by the spec as:
-//
-// Values to be used to populate the corresponding image properties. If the image status is not 'queued', values must exactly match those already contained in the image properties.
+// Values to be used to populate the corresponding image properties. If the image status is not
+// 'queued', values must exactly match those already contained in the image properties.
 type StoreDeleteFromStoreRequestLocationsItemValidationData struct {
 	Checksum    *string `json:"checksum,omitzero"`
 	OsHashAlgo  string  `json:"os_hash_algo"`
 	OsHashValue string  `json:"os_hash_value"`
 }
 
-// StoreDeleteFromStoreRequestStatus is described by the spec as:
-//
 // Status of the image.
 type StoreDeleteFromStoreRequestStatus string
 
-// Values of StoreDeleteFromStoreRequestStatus the spec lists. A server may send others; they decode too.
+// Values of StoreDeleteFromStoreRequestStatus the spec lists. A server may send others; they
+// decode too.
 const (
 	StoreDeleteFromStoreRequestStatusQueued        StoreDeleteFromStoreRequestStatus = "queued"
 	StoreDeleteFromStoreRequestStatusSaving        StoreDeleteFromStoreRequestStatus = "saving"
@@ -6361,12 +5894,11 @@ const (
 	StoreDeleteFromStoreRequestStatusDeactivated   StoreDeleteFromStoreRequestStatus = "deactivated"
 )
 
-// StoreDeleteFromStoreRequestVisibility is described by the spec as:
-//
 // Scope of image accessibility.
 type StoreDeleteFromStoreRequestVisibility string
 
-// Values of StoreDeleteFromStoreRequestVisibility the spec lists. A server may send others; they decode too.
+// Values of StoreDeleteFromStoreRequestVisibility the spec lists. A server may send others; they
+// decode too.
 const (
 	StoreDeleteFromStoreRequestVisibilityCommunity StoreDeleteFromStoreRequestVisibility = "community"
 	StoreDeleteFromStoreRequestVisibilityPublic    StoreDeleteFromStoreRequestVisibility = "public"
@@ -6374,7 +5906,6 @@ const (
 	StoreDeleteFromStoreRequestVisibilityShared    StoreDeleteFromStoreRequestVisibility = "shared"
 )
 
-// TaskDeleteRequest is a schema of the API.
 type TaskDeleteRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6406,8 +5937,6 @@ type TaskDeleteRequest struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TaskDeleteRequestStatus is described by the spec as:
-//
 // The current status of this task.
 type TaskDeleteRequestStatus string
 
@@ -6419,8 +5948,6 @@ const (
 	TaskDeleteRequestStatusFailure    TaskDeleteRequestStatus = "failure"
 )
 
-// TaskDeleteRequestType is described by the spec as:
-//
 // The type of task represented by this content.
 type TaskDeleteRequestType string
 
@@ -6430,7 +5957,6 @@ const (
 	TaskDeleteRequestTypeAPIImageImport TaskDeleteRequestType = "api_image_import"
 )
 
-// TaskGetRequest is a schema of the API.
 type TaskGetRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6462,8 +5988,6 @@ type TaskGetRequest struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TaskGetRequestStatus is described by the spec as:
-//
 // The current status of this task.
 type TaskGetRequestStatus string
 
@@ -6475,8 +5999,6 @@ const (
 	TaskGetRequestStatusFailure    TaskGetRequestStatus = "failure"
 )
 
-// TaskGetRequestType is described by the spec as:
-//
 // The type of task represented by this content.
 type TaskGetRequestType string
 
@@ -6486,7 +6008,6 @@ const (
 	TaskGetRequestTypeAPIImageImport TaskGetRequestType = "api_image_import"
 )
 
-// TaskGetResponse is a schema of the API.
 type TaskGetResponse struct {
 	// The date and time when the task was created.
 	//
@@ -6539,8 +6060,6 @@ type TaskGetResponse struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TaskGetResponseStatus is described by the spec as:
-//
 // The current status of this task. The value can be `pending`,
 // `processing`, `success` or `failure`.
 type TaskGetResponseStatus string
@@ -6553,8 +6072,6 @@ const (
 	TaskGetResponseStatusFailure    TaskGetResponseStatus = "failure"
 )
 
-// TaskGetResponseType is described by the spec as:
-//
 // The type of task represented by this content.
 type TaskGetResponseType string
 
@@ -6564,7 +6081,6 @@ const (
 	TaskGetResponseTypeAPIImageImport TaskGetResponseType = "api_image_import"
 )
 
-// TasksCreateRequest is a schema of the API.
 type TasksCreateRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6597,8 +6113,6 @@ type TasksCreateRequest struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TasksCreateRequestStatus is described by the spec as:
-//
 // The current status of this task.
 type TasksCreateRequestStatus string
 
@@ -6610,8 +6124,6 @@ const (
 	TasksCreateRequestStatusFailure    TasksCreateRequestStatus = "failure"
 )
 
-// TasksCreateRequestType is described by the spec as:
-//
 // The type of task represented by this content.
 type TasksCreateRequestType string
 
@@ -6621,7 +6133,6 @@ const (
 	TasksCreateRequestTypeAPIImageImport TasksCreateRequestType = "api_image_import"
 )
 
-// TasksCreateResponse is a schema of the API.
 type TasksCreateResponse struct {
 	// The date and time when the task was created.
 	//
@@ -6666,8 +6177,6 @@ type TasksCreateResponse struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TasksCreateResponseStatus is described by the spec as:
-//
 // The current status of this task. The value can be `pending`,
 // `processing`, `success` or `failure`.
 type TasksCreateResponseStatus string
@@ -6680,8 +6189,6 @@ const (
 	TasksCreateResponseStatusFailure    TasksCreateResponseStatus = "failure"
 )
 
-// TasksCreateResponseType is described by the spec as:
-//
 // The type of task represented by this content.
 type TasksCreateResponseType string
 
@@ -6691,7 +6198,6 @@ const (
 	TasksCreateResponseTypeAPIImageImport TasksCreateResponseType = "api_image_import"
 )
 
-// TasksIndexRequest is a schema of the API.
 type TasksIndexRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6723,8 +6229,6 @@ type TasksIndexRequest struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TasksIndexRequestStatus is described by the spec as:
-//
 // The current status of this task.
 type TasksIndexRequestStatus string
 
@@ -6736,8 +6240,6 @@ const (
 	TasksIndexRequestStatusFailure    TasksIndexRequestStatus = "failure"
 )
 
-// TasksIndexRequestType is described by the spec as:
-//
 // The type of task represented by this content.
 type TasksIndexRequestType string
 
@@ -6747,7 +6249,6 @@ const (
 	TasksIndexRequestTypeAPIImageImport TasksIndexRequestType = "api_image_import"
 )
 
-// TasksListResponse is a schema of the API.
 type TasksListResponse struct {
 	// The URI for the schema describing an image task list.
 	Schema *string `json:"schema,omitzero"`
@@ -6764,8 +6265,6 @@ type TasksListResponse struct {
 	// * `updated_at`
 	Tasks []TasksListResponseTasksItem `json:"tasks,omitzero"`
 }
-
-// TasksListResponseTasksItem is a schema of the API.
 type TasksListResponseTasksItem struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6797,12 +6296,11 @@ type TasksListResponseTasksItem struct {
 	UserID *string `json:"user_id,omitzero"`
 }
 
-// TasksListResponseTasksItemStatus is described by the spec as:
-//
 // The current status of this task.
 type TasksListResponseTasksItemStatus string
 
-// Values of TasksListResponseTasksItemStatus the spec lists. A server may send others; they decode too.
+// Values of TasksListResponseTasksItemStatus the spec lists. A server may send others; they decode
+// too.
 const (
 	TasksListResponseTasksItemStatusPending    TasksListResponseTasksItemStatus = "pending"
 	TasksListResponseTasksItemStatusProcessing TasksListResponseTasksItemStatus = "processing"
@@ -6810,18 +6308,16 @@ const (
 	TasksListResponseTasksItemStatusFailure    TasksListResponseTasksItemStatus = "failure"
 )
 
-// TasksListResponseTasksItemType is described by the spec as:
-//
 // The type of task represented by this content.
 type TasksListResponseTasksItemType string
 
-// Values of TasksListResponseTasksItemType the spec lists. A server may send others; they decode too.
+// Values of TasksListResponseTasksItemType the spec lists. A server may send others; they decode
+// too.
 const (
 	TasksListResponseTasksItemTypeImport         TasksListResponseTasksItemType = "import"
 	TasksListResponseTasksItemTypeAPIImageImport TasksListResponseTasksItemType = "api_image_import"
 )
 
-// ImagesGetVisibility is a schema of the API.
 type ImagesGetVisibility string
 
 // Values of ImagesGetVisibility the spec lists. A server may send others; they decode too.
@@ -6833,7 +6329,6 @@ const (
 	ImagesGetVisibilityAll       ImagesGetVisibility = "all"
 )
 
-// ImagesGetMemberStatus is a schema of the API.
 type ImagesGetMemberStatus string
 
 // Values of ImagesGetMemberStatus the spec lists. A server may send others; they decode too.
@@ -6844,7 +6339,6 @@ const (
 	ImagesGetMemberStatusAll      ImagesGetMemberStatus = "all"
 )
 
-// ImagesGetSortDir is a schema of the API.
 type ImagesGetSortDir string
 
 // Values of ImagesGetSortDir the spec lists. A server may send others; they decode too.
@@ -7039,7 +6533,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerGlance := e.Breaker("glance", runtime.BreakerPolicy{
+	breakerGlance := e.Breaker(BreakerGlance, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -7051,7 +6545,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerUploads := e.Breaker("uploads", runtime.BreakerPolicy{
+	breakerUploads := e.Breaker(BreakerUploads, runtime.BreakerPolicy{
 		Policy:                "uploads",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -7064,8 +6558,8 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"glance":  breakerGlance,
-		"uploads": breakerUploads,
+		BreakerGlance:  breakerGlance,
+		BreakerUploads: breakerUploads,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -7846,9 +7340,23 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerGlance is the name of the circuit breaker "glance" (policy glance, scope shared,
+	// 74 operations): last 100 calls, decides after 10; opens at 40% failures or 100% of calls
+	// taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerGlance = "glance"
+	// BreakerUploads is the name of the circuit breaker "uploads" (policy uploads, scope
+	// shared, 2 operations): last 100 calls, decides after 10; opens at 40% failures or 50% of
+	// calls taking 2m or more; stays open 15s, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerUploads = "uploads"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -7879,8 +7387,9 @@ type CacheGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheGet(ctx context.Context) (*CacheGetResponse, error) {
 	u := c.server + "/v2/cache"
@@ -7939,8 +7448,10 @@ type CacheDeleteResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheDelete(ctx context.Context) (*CacheDeleteResponse, error) {
 	u := c.server + "/v2/cache"
@@ -7994,8 +7505,9 @@ type CacheImageIDPutResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest) (*CacheImageIDPutResponse, error) {
 	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
@@ -8038,7 +7550,8 @@ func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *Cach
 	return out, nil
 }
 
-// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete: the status, headers and raw body,
+// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type CacheImageIDDeleteResponse struct {
 	StatusCode int
@@ -8061,8 +7574,10 @@ type CacheImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*CacheImageIDDeleteResponse, error) {
 	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
@@ -8094,10 +7609,14 @@ func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*Cache
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type ImagesGetParams struct {
 	// Limit is the query parameter "limit".
-	// Requests a page size of items. Returns a number of items up to a limit value. Use the limit parameter to make an initial limited request and use the ID of the last-seen item from the response as the marker parameter value in a subsequent limited request.
+	// Requests a page size of items. Returns a number of items up to a limit value. Use the
+	// limit parameter to make an initial limited request and use the ID of the last-seen item
+	// from the response as the marker parameter value in a subsequent limited request.
 	Limit *int64
 	// Marker is the query parameter "marker".
-	// The ID of the last-seen item. Use the limit parameter to make an initial limited request and use the ID of the last-seen item from the response as the marker parameter value in a subsequent limited request.
+	// The ID of the last-seen item. Use the limit parameter to make an initial limited request
+	// and use the ID of the last-seen item from the response as the marker parameter value in
+	// a subsequent limited request.
 	Marker *string
 	// Name is the query parameter "name".
 	// Filters the response by a name, as a string. A valid value is the name of an image.
@@ -8106,25 +7625,36 @@ type ImagesGetParams struct {
 	// id filter parameter.
 	ID *string
 	// Owner is the query parameter "owner".
-	// Filters the response by a project (also called a “tenant”) ID. Shows only images that are shared with you by the specified owner.
+	// Filters the response by a project (also called a “tenant”) ID. Shows only images that
+	// are shared with you by the specified owner.
 	Owner *string
 	// Protected is the query parameter "protected".
-	// Filters the response by the ‘protected’ image property. A valid value is one of ‘true’, ‘false’ (must be all lowercase). Any other value will result in a 400 response.
+	// Filters the response by the ‘protected’ image property. A valid value is one of ‘true’,
+	// ‘false’ (must be all lowercase). Any other value will result in a 400 response.
 	Protected *bool
 	// Status is the query parameter "status".
 	// Filters the response by an image status.
 	Status *string
 	// Tag is the query parameter "tag".
-	// Filters the response by the specified tag value. May be repeated, but keep in mind that you're making a conjunctive query, so only images containing all the tags specified will appear in the response.
+	// Filters the response by the specified tag value. May be repeated, but keep in mind that
+	// you're making a conjunctive query, so only images containing all the tags specified will
+	// appear in the response.
 	Tag []string
 	// Visibility is the query parameter "visibility".
-	// Filters the response by an image visibility value. A valid value is public, private, community, shared, or all. (Note that if you filter on shared, the images included in the response will only be those where your member status is accepted unless you explicitly include a member_status filter in the request.) If you omit this parameter, the response shows public, private, and those shared images with a member status of accepted.
+	// Filters the response by an image visibility value. A valid value is public, private,
+	// community, shared, or all. (Note that if you filter on shared, the images included in
+	// the response will only be those where your member status is accepted unless you
+	// explicitly include a member_status filter in the request.) If you omit this parameter,
+	// the response shows public, private, and those shared images with a member status of
+	// accepted.
 	Visibility *ImagesGetVisibility
 	// OsHidden is the query parameter "os_hidden".
-	// When true, filters the response to display only "hidden" images. By default, "hidden" images are not included in the image-list response. (Since Image API v2.7)
+	// When true, filters the response to display only "hidden" images. By default, "hidden"
+	// images are not included in the image-list response. (Since Image API v2.7)
 	OsHidden *bool
 	// MemberStatus is the query parameter "member_status".
-	// Filters the response by a member status. A valid value is accepted, pending, rejected, or all. Default is accepted.
+	// Filters the response by a member status. A valid value is accepted, pending, rejected,
+	// or all. Default is accepted.
 	MemberStatus *ImagesGetMemberStatus
 	// SizeMax is the query parameter "size_max".
 	// Filters the response by a maximum image size, in bytes.
@@ -8136,16 +7666,22 @@ type ImagesGetParams struct {
 	// Specify a comparison filter based on the date and time when the resource was created.
 	CreatedAt *time.Time
 	// UpdatedAt is the query parameter "updated_at".
-	// Specify a comparison filter based on the date and time when the resource was most recently modified.
+	// Specify a comparison filter based on the date and time when the resource was most
+	// recently modified.
 	UpdatedAt *time.Time
 	// SortDir is the query parameter "sort_dir".
-	// Sorts the response by a set of one or more sort direction and attribute (sort_key) combinations. A valid value for the sort direction is asc (ascending) or desc (descending). If you omit the sort direction in a set, the default is desc.
+	// Sorts the response by a set of one or more sort direction and attribute (sort_key)
+	// combinations. A valid value for the sort direction is asc (ascending) or desc
+	// (descending). If you omit the sort direction in a set, the default is desc.
 	SortDir *ImagesGetSortDir
 	// SortKey is the query parameter "sort_key".
-	// Sorts the response by an attribute, such as name, id, or updated_at. Default is created_at. The API uses the natural sorting direction of the sort_key image attribute.
+	// Sorts the response by an attribute, such as name, id, or updated_at. Default is
+	// created_at. The API uses the natural sorting direction of the sort_key image attribute.
 	SortKey *string
 	// Sort is the query parameter "sort".
-	// Sorts the response by one or more attribute and sort direction combinations. You can also set multiple sort keys and directions. Default direction is desc. Use the comma (,) character to separate multiple values. For example: `sort=name:asc,status:desc`
+	// Sorts the response by one or more attribute and sort direction combinations. You can
+	// also set multiple sort keys and directions. Default direction is desc. Use the comma (,)
+	// character to separate multiple values. For example: `sort=name:asc,status:desc`
 	Sort *string
 }
 
@@ -8210,8 +7746,9 @@ type ImagesGetResponse struct {
 // ….
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*ImagesGetResponse, error) {
 	u := c.server + "/v2/images"
@@ -8327,7 +7864,8 @@ type ImagesPostResponse struct {
 	Body []byte
 	// Attempts is how many attempts the call took.
 	Attempts int
-	// OpenStackImageStoreIds is the "OpenStack-image-store-ids" response header, nil when absent.
+	// OpenStackImageStoreIds is the "OpenStack-image-store-ids" response header, nil when
+	// absent.
 	// list of available stores.
 	OpenStackImageStoreIds *string
 	// JSON201 is set when the status is 201.
@@ -8359,8 +7897,10 @@ type ImagesPostResponse struct {
 // Error response codes: 400, 401, 403, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms, growing ×2 up to
+//     5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest) (*ImagesPostResponse, error) {
@@ -8441,8 +7981,9 @@ type ImagesImageIDGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesImageIDGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
@@ -8478,7 +8019,8 @@ func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesI
 	return out, nil
 }
 
-// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch: the status, headers and raw body,
+// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDPatchResponse struct {
 	StatusCode int
@@ -8512,7 +8054,8 @@ type ImagesImageIDPatchResponse struct {
 // defines the `application/json-patch+json` media type.
 //
 // For information about the PATCH method and the available media types, see
-// [Image API v2 HTTP PATCH media types](http://specs.openstack.org/openstack/glance-specs/specs/api/v2/http-patch-image-api-v2.html).
+// [Image API v2 HTTP PATCH media
+// types](http://specs.openstack.org/openstack/glance-specs/specs/api/v2/http-patch-image-api-v2.html).
 //
 // Attempting to modify some image properties will cause the entire request to
 // fail with a 403 (Forbidden) response code:
@@ -8526,7 +8069,7 @@ type ImagesImageIDPatchResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte) (*ImagesImageIDPatchResponse, error) {
@@ -8570,7 +8113,8 @@ func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []
 	return out, nil
 }
 
-// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete: the status, headers and raw body,
+// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDDeleteResponse struct {
 	StatusCode int
@@ -8599,8 +8143,10 @@ type ImagesImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*ImagesImageIDDeleteResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
@@ -8628,7 +8174,8 @@ func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*Imag
 	return out, nil
 }
 
-// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost: the status, headers and raw body,
+// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDActionsDeactivatePostResponse struct {
 	StatusCode int
@@ -8665,7 +8212,7 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest) (*ImagesImageIDActionsDeactivatePostResponse, error) {
@@ -8709,7 +8256,8 @@ func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID
 	return out, nil
 }
 
-// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost: the status, headers and raw body,
+// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDActionsReactivatePostResponse struct {
 	StatusCode int
@@ -8742,7 +8290,7 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest) (*ImagesImageIDActionsReactivatePostResponse, error) {
@@ -8794,7 +8342,8 @@ type ImagesImageIDFileGetParams struct {
 	Range *string
 }
 
-// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet: the status, headers and raw body,
+// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDFileGetResponse struct {
 	StatusCode int
@@ -8845,9 +8394,10 @@ type ImagesImageIDFileGetResponse struct {
 // Error response codes: 400, 403, 404, 416.
 //
 // Resilience (x-resilience):
-//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: none per attempt, 15m0s in all.
+//   - breaker [BreakerUploads] (shared by 2 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams) (*ImagesImageIDFileGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
@@ -8899,11 +8449,15 @@ type ImagesImageIDFilePutParams struct {
 	// The media type descriptor of the body, namely application/octet-stream.
 	ContentType *string
 	// XImageMetaStore is the header parameter "X-Image-Meta-Store".
-	// A store identifier to upload or import image data. Should only be included when making a request to a cloud that supports multiple backing stores. Use the Store Discovery call to determine an appropriate store identifier. Simply omit this header to use the default store.
+	// A store identifier to upload or import image data. Should only be included when making a
+	// request to a cloud that supports multiple backing stores. Use the Store Discovery call
+	// to determine an appropriate store identifier. Simply omit this header to use the default
+	// store.
 	XImageMetaStore *string
 }
 
-// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut: the status, headers and raw body,
+// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDFilePutResponse struct {
 	StatusCode int
@@ -8949,9 +8503,10 @@ type ImagesImageIDFilePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 410, 413, 415, 503.
 //
 // Resilience (x-resilience):
-//   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
-//   - timeouts: none per attempt, 15m0s in all.
+//   - breaker [BreakerUploads] (shared by 2 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte) (*ImagesImageIDFilePutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
 	var rd io.Reader
@@ -8993,7 +8548,8 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 	return out, nil
 }
 
-// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost: the status, headers and raw body,
+// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDImportPostResponse struct {
 	StatusCode int
@@ -9054,7 +8610,7 @@ type ImagesImageIDImportPostResponse struct {
 // …
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest) (*ImagesImageIDImportPostResponse, error) {
@@ -9098,7 +8654,8 @@ func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, bo
 	return out, nil
 }
 
-// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet: the status, headers and raw body,
+// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersGetResponse struct {
 	StatusCode int
@@ -9135,8 +8692,9 @@ type ImagesImageIDMembersGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*ImagesImageIDMembersGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members"
@@ -9172,7 +8730,8 @@ func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*
 	return out, nil
 }
 
-// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost: the status, headers and raw body,
+// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersPostResponse struct {
 	StatusCode int
@@ -9204,7 +8763,7 @@ type ImagesImageIDMembersPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest) (*ImagesImageIDMembersPostResponse, error) {
@@ -9248,7 +8807,8 @@ func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, b
 	return out, nil
 }
 
-// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet: the status, headers and raw body,
+// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersMemberIDGetResponse struct {
 	StatusCode int
@@ -9278,8 +8838,9 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
@@ -9315,7 +8876,8 @@ func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID st
 	return out, nil
 }
 
-// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut: the status, headers and raw body,
+// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersMemberIDPutResponse struct {
 	StatusCode int
@@ -9354,8 +8916,9 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 // Error response codes: 400, 401, 404, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest) (*ImagesImageIDMembersMemberIDPutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
@@ -9398,7 +8961,8 @@ func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID st
 	return out, nil
 }
 
-// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete: the status, headers and raw body,
+// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDMembersMemberIDDeleteResponse struct {
 	StatusCode int
@@ -9427,8 +8991,10 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
@@ -9456,7 +9022,8 @@ func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID
 	return out, nil
 }
 
-// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut: the status, headers and raw body,
+// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDStagePutResponse struct {
 	StatusCode int
@@ -9500,8 +9067,9 @@ type ImagesImageIDStagePutResponse struct {
 // will result in a 404 response code with an appropriate message.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest) (*ImagesImageIDStagePutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/stage"
@@ -9544,7 +9112,8 @@ func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body
 	return out, nil
 }
 
-// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut: the status, headers and raw body,
+// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDTagsTagValuePutResponse struct {
 	StatusCode int
@@ -9561,8 +9130,9 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 // ImagesImageIDTagsTagValuePut calls PUT /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest) (*ImagesImageIDTagsTagValuePutResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
@@ -9605,7 +9175,8 @@ func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID strin
 	return out, nil
 }
 
-// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete: the status, headers and raw body,
+// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDTagsTagValueDeleteResponse struct {
 	StatusCode int
@@ -9619,8 +9190,10 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 // ImagesImageIDTagsTagValueDelete calls DELETE /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
@@ -9648,7 +9221,8 @@ func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID st
 	return out, nil
 }
 
-// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet: the status, headers and raw body,
+// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type ImagesImageIDTasksGetResponse struct {
 	StatusCode int
@@ -9679,8 +9253,9 @@ type ImagesImageIDTasksGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*ImagesImageIDTasksGetResponse, error) {
 	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tasks"
@@ -9747,8 +9322,9 @@ type InfoImportGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoImportGet(ctx context.Context) (*InfoImportGetResponse, error) {
 	u := c.server + "/v2/info/import"
@@ -9814,8 +9390,9 @@ type InfoStoresGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, error) {
 	u := c.server + "/v2/info/stores"
@@ -9851,7 +9428,8 @@ func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, err
 	return out, nil
 }
 
-// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet: the status, headers and raw body,
+// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type InfoStoresDetailGetResponse struct {
 	StatusCode int
@@ -9877,8 +9455,9 @@ type InfoStoresDetailGetResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresDetailGet(ctx context.Context) (*InfoStoresDetailGetResponse, error) {
 	u := c.server + "/v2/info/stores/detail"
@@ -9938,8 +9517,9 @@ type InfoUsageGetResponse struct {
 // Normal response codes: 200.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error) {
 	u := c.server + "/v2/info/usage"
@@ -9975,7 +9555,8 @@ func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error
 	return out, nil
 }
 
-// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet: the status, headers and raw body,
+// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesGetResponse struct {
 	StatusCode int
@@ -10020,8 +9601,9 @@ type MetadefsNamespacesGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespacesGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces"
@@ -10057,7 +9639,8 @@ func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespaces
 	return out, nil
 }
 
-// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost: the status, headers and raw body,
+// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesPostResponse struct {
 	StatusCode int
@@ -10088,7 +9671,7 @@ type MetadefsNamespacesPostResponse struct {
 // Error response codes: 400, 401, 403, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest) (*MetadefsNamespacesPostResponse, error) {
@@ -10132,7 +9715,8 @@ func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNames
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameGetResponse struct {
 	StatusCode int
@@ -10165,8 +9749,9 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
@@ -10202,7 +9787,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespa
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut:
+// the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePutResponse struct {
 	StatusCode int
@@ -10227,8 +9813,9 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
@@ -10271,7 +9858,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespa
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 	StatusCode int
@@ -10296,8 +9884,10 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
@@ -10325,7 +9915,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, name
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 	StatusCode int
@@ -10339,7 +9930,8 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 	JSON200 *MetadefsNamespacesObjectsListResponse
 }
 
-// MetadefsNamespacesNamespaceNameObjectsGet calls GET /v2/metadefs/namespaces/{namespace_name}/objects.
+// MetadefsNamespacesNamespaceNameObjectsGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/objects.
 //
 // List objects.
 //
@@ -10373,8 +9965,9 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
@@ -10410,7 +10003,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, 
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to MetadefsNamespacesNamespaceNameObjectsPost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsPost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 	StatusCode int
@@ -10424,7 +10018,8 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 	JSON201 *MetadefsNamespacesObjectsCreateResponse
 }
 
-// MetadefsNamespacesNamespaceNameObjectsPost calls POST /v2/metadefs/namespaces/{namespace_name}/objects.
+// MetadefsNamespacesNamespaceNameObjectsPost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/objects.
 //
 // Create object.
 //
@@ -10435,7 +10030,7 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
@@ -10479,7 +10074,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context,
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsDeleteResponse is the answer to MetadefsNamespacesNamespaceNameObjectsDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 	StatusCode int
@@ -10490,11 +10086,14 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameObjectsDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/objects.
+// MetadefsNamespacesNamespaceNameObjectsDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/objects.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
@@ -10522,7 +10121,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Contex
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNameGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsObjectNameGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 	StatusCode int
@@ -10536,7 +10136,8 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 	JSON200 *MetadefsNamespacesObjectShowResponse
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
 //
 // Show object.
 //
@@ -10549,8 +10150,9 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
@@ -10586,7 +10188,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNamePut: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsObjectNamePut: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 	StatusCode int
@@ -10600,7 +10203,8 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 	JSON200 *MetadefsNamespacesObjectUpdateResponse
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
+// MetadefsNamespacesNamespaceNameObjectsObjectNamePut calls PUT
+// /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
 //
 // Update object.
 //
@@ -10618,8 +10222,9 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
@@ -10662,7 +10267,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 	StatusCode int
@@ -10673,7 +10279,8 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
 //
 // Delete object.
 //
@@ -10687,8 +10294,10 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
@@ -10716,7 +10325,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx cont
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 	StatusCode int
@@ -10730,7 +10340,8 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 	JSON200 *MetadefsNamespacesPropertiesListResponse
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesGet calls GET /v2/metadefs/namespaces/{namespace_name}/properties.
+// MetadefsNamespacesNamespaceNamePropertiesGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/properties.
 //
 // List properties.
 //
@@ -10741,8 +10352,9 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
@@ -10778,7 +10390,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Contex
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesPost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 	StatusCode int
@@ -10792,7 +10405,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 	JSON201 *MetadefsNamespacesPropertiesCreateResponse
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPost calls POST /v2/metadefs/namespaces/{namespace_name}/properties.
+// MetadefsNamespacesNamespaceNamePropertiesPost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/properties.
 //
 // Create property.
 //
@@ -10805,7 +10419,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 // Error response codes: 400, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
@@ -10849,7 +10463,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Conte
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesDeleteResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 	StatusCode int
@@ -10860,11 +10475,14 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/properties.
+// MetadefsNamespacesNamespaceNamePropertiesDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/properties.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
@@ -10892,7 +10510,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Con
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 	StatusCode int
@@ -10906,7 +10525,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 	JSON200 *MetadefsNamespacesPropertyShowResponse
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
 //
 // Show property definition.
 //
@@ -10924,8 +10544,9 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
@@ -10961,7 +10582,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx co
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 	StatusCode int
@@ -10975,7 +10597,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 	JSON200 *MetadefsNamespacesPropertyUpdateResponse
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut calls PUT
+// /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
 //
 // Update property definition.
 //
@@ -10986,8 +10609,9 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
@@ -11030,7 +10654,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx co
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct {
 	StatusCode int
@@ -11041,7 +10666,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
 //
 // Remove property definition.
 //
@@ -11055,8 +10681,10 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
@@ -11084,7 +10712,8 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameResourceTypesGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 	StatusCode int
@@ -11098,7 +10727,8 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 	JSON200 *MetadefsNamespacesResourceTypesShowResponse
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesGet calls GET /v2/metadefs/namespaces/{namespace_name}/resource_types.
+// MetadefsNamespacesNamespaceNameResourceTypesGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/resource_types.
 //
 // List resource type associations.
 //
@@ -11109,8 +10739,9 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"
@@ -11146,7 +10777,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Con
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesPost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to
+// MetadefsNamespacesNamespaceNameResourceTypesPost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 	StatusCode int
@@ -11160,7 +10792,8 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 	JSON201 *MetadefsNamespacesResourceTypesCreateResponse
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesPost calls POST /v2/metadefs/namespaces/{namespace_name}/resource_types.
+// MetadefsNamespacesNamespaceNameResourceTypesPost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/resource_types.
 //
 // Create resource type association.
 //
@@ -11172,7 +10805,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
@@ -11216,7 +10849,9 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Co
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: the status, headers and raw
+// body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse struct {
 	StatusCode int
@@ -11227,11 +10862,14 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}.
+// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types/" + runtime.PathSegment(resourceType)
@@ -11259,7 +10897,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 	StatusCode int
@@ -11291,8 +10930,9 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
@@ -11328,7 +10968,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, nam
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to MetadefsNamespacesNamespaceNameTagsPost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsPost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 	StatusCode int
@@ -11342,7 +10983,8 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 	JSON201 *MetadefsNamespacesTagsCreateTagsResponse
 }
 
-// MetadefsNamespacesNamespaceNameTagsPost calls POST /v2/metadefs/namespaces/{namespace_name}/tags.
+// MetadefsNamespacesNamespaceNameTagsPost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/tags.
 //
 // Create tags.
 //
@@ -11353,7 +10995,7 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
@@ -11397,7 +11039,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, na
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsDeleteResponse is the answer to MetadefsNamespacesNamespaceNameTagsDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 	StatusCode int
@@ -11408,7 +11051,8 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameTagsDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/tags.
+// MetadefsNamespacesNamespaceNameTagsDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/tags.
 //
 // Delete all tag definitions.
 //
@@ -11422,8 +11066,10 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
@@ -11451,7 +11097,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, 
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNameGet: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsTagNameGet: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 	StatusCode int
@@ -11465,7 +11112,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 	JSON200 *MetadefsNamespacesTagShowResponse
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
+// MetadefsNamespacesNamespaceNameTagsTagNameGet calls GET
+// /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
 //
 // Get tag definition.
 //
@@ -11478,8 +11126,9 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
@@ -11515,7 +11164,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Conte
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePut: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsTagNamePut: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 	StatusCode int
@@ -11529,7 +11179,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 	JSON200 *MetadefsNamespacesTagUpdateResponse
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
+// MetadefsNamespacesNamespaceNameTagsTagNamePut calls PUT
+// /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
 //
 // Update tag definition.
 //
@@ -11540,8 +11191,9 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
@@ -11584,7 +11236,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Conte
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePost: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsTagNamePost: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 	StatusCode int
@@ -11598,7 +11251,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 	JSON201 *MetadefsNamespacesTagCreateResponse
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePost calls POST /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
+// MetadefsNamespacesNamespaceNameTagsTagNamePost calls POST
+// /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
 //
 // Create tag definition.
 //
@@ -11609,7 +11263,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
@@ -11653,7 +11307,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Cont
 	return out, nil
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNameDelete: the status, headers and raw body,
+// MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse is the answer to
+// MetadefsNamespacesNamespaceNameTagsTagNameDelete: the status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 	StatusCode int
@@ -11664,7 +11319,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 	Attempts int
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
+// MetadefsNamespacesNamespaceNameTagsTagNameDelete calls DELETE
+// /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
 //
 // Delete tag definition.
 //
@@ -11678,8 +11334,10 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
 	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
@@ -11707,7 +11365,8 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Co
 	return out, nil
 }
 
-// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet: the status, headers and raw body,
+// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type MetadefsResourceTypesGetResponse struct {
 	StatusCode int
@@ -11736,8 +11395,9 @@ type MetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsResourceTypesGet(ctx context.Context) (*MetadefsResourceTypesGetResponse, error) {
 	u := c.server + "/v2/metadefs/resource_types"
@@ -11803,8 +11463,9 @@ type SchemasImageGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImageGet(ctx context.Context) (*SchemasImageGetResponse, error) {
 	u := c.server + "/v2/schemas/image"
@@ -11872,8 +11533,9 @@ type SchemasImagesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImagesGet(ctx context.Context) (*SchemasImagesGetResponse, error) {
 	u := c.server + "/v2/schemas/images"
@@ -11939,8 +11601,9 @@ type SchemasMemberGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMemberGet(ctx context.Context) (*SchemasMemberGetResponse, error) {
 	u := c.server + "/v2/schemas/member"
@@ -12008,8 +11671,9 @@ type SchemasMembersGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetResponse, error) {
 	u := c.server + "/v2/schemas/members"
@@ -12045,7 +11709,8 @@ func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetRespo
 	return out, nil
 }
 
-// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet: the status, headers and raw body,
+// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsNamespaceGetResponse struct {
 	StatusCode int
@@ -12073,8 +11738,9 @@ type SchemasMetadefsNamespaceGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetadefsNamespaceGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/namespace"
@@ -12110,7 +11776,8 @@ func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetad
 	return out, nil
 }
 
-// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet: the status, headers and raw body,
+// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsNamespacesGetResponse struct {
 	StatusCode int
@@ -12141,8 +11808,9 @@ type SchemasMetadefsNamespacesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMetadefsNamespacesGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/namespaces"
@@ -12178,7 +11846,8 @@ func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMeta
 	return out, nil
 }
 
-// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet: the status, headers and raw body,
+// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsObjectGetResponse struct {
 	StatusCode int
@@ -12207,8 +11876,9 @@ type SchemasMetadefsObjectGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefsObjectGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/object"
@@ -12244,7 +11914,8 @@ func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefs
 	return out, nil
 }
 
-// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet: the status, headers and raw body,
+// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsObjectsGetResponse struct {
 	StatusCode int
@@ -12275,8 +11946,9 @@ type SchemasMetadefsObjectsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadefsObjectsGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/objects"
@@ -12312,7 +11984,8 @@ func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadef
 	return out, nil
 }
 
-// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet: the status, headers and raw body,
+// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsPropertiesGetResponse struct {
 	StatusCode int
@@ -12341,8 +12014,9 @@ type SchemasMetadefsPropertiesGetResponse struct {
 // Error response codes: 400, 401
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMetadefsPropertiesGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/properties"
@@ -12378,7 +12052,8 @@ func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMeta
 	return out, nil
 }
 
-// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet: the status, headers and raw body,
+// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsPropertyGetResponse struct {
 	StatusCode int
@@ -12407,8 +12082,9 @@ type SchemasMetadefsPropertyGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetadefsPropertyGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/property"
@@ -12444,7 +12120,8 @@ func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetade
 	return out, nil
 }
 
-// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet: the status, headers and raw body,
+// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsResourceTypeGetResponse struct {
 	StatusCode int
@@ -12473,8 +12150,9 @@ type SchemasMetadefsResourceTypeGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMetadefsResourceTypeGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/resource_type"
@@ -12510,7 +12188,8 @@ func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMe
 	return out, nil
 }
 
-// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet: the status, headers and raw body,
+// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet: the
+// status, headers and raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsResourceTypesGetResponse struct {
 	StatusCode int
@@ -12542,8 +12221,9 @@ type SchemasMetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasMetadefsResourceTypesGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/resource_types"
@@ -12579,7 +12259,8 @@ func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasM
 	return out, nil
 }
 
-// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet: the status, headers and raw body,
+// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsTagGetResponse struct {
 	StatusCode int
@@ -12607,8 +12288,9 @@ type SchemasMetadefsTagGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTagGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/tag"
@@ -12644,7 +12326,8 @@ func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTag
 	return out, nil
 }
 
-// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet: the status, headers and raw body,
+// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet: the status, headers and
+// raw body,
 // and the decoded body of each declared JSON response.
 type SchemasMetadefsTagsGetResponse struct {
 	StatusCode int
@@ -12675,8 +12358,9 @@ type SchemasMetadefsTagsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagsGet(ctx context.Context) (*SchemasMetadefsTagsGetResponse, error) {
 	u := c.server + "/v2/schemas/metadefs/tags"
@@ -12742,8 +12426,9 @@ type SchemasTaskGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTaskGet(ctx context.Context) (*SchemasTaskGetResponse, error) {
 	u := c.server + "/v2/schemas/task"
@@ -12812,8 +12497,9 @@ type SchemasTasksGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse, error) {
 	u := c.server + "/v2/schemas/tasks"
@@ -12849,7 +12535,8 @@ func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse,
 	return out, nil
 }
 
-// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete: the status, headers and raw body,
+// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type StoresStoreIDImageIDDeleteResponse struct {
 	StatusCode int
@@ -12872,8 +12559,10 @@ type StoresStoreIDImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string) (*StoresStoreIDImageIDDeleteResponse, error) {
 	u := c.server + "/v2/stores/" + runtime.PathSegment(storeID) + "/" + runtime.PathSegment(imageID)
@@ -12926,8 +12615,9 @@ type TasksGetResponse struct {
 // Error response codes: 403, 404, 413.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksGet(ctx context.Context) (*TasksGetResponse, error) {
 	u := c.server + "/v2/tasks"
@@ -12988,7 +12678,7 @@ type TasksPostResponse struct {
 // Error response codes: 401, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*TasksPostResponse, error) {
@@ -13057,8 +12747,9 @@ type TasksTaskIDGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskIDGetResponse, error) {
 	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)
@@ -13108,8 +12799,10 @@ type TasksTaskIDDeleteResponse struct {
 // TasksTaskIDDelete calls DELETE /v2/tasks/{task_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTaskIDDeleteResponse, error) {
 	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)

@@ -20,65 +20,44 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Filter is a schema of the API.
 type Filter struct {
 	MinSize *int64  `json:"minSize,omitzero"`
 	Status  *string `json:"status,omitzero"`
 }
-
-// PatchBothBody is a schema of the API.
 type PatchBothBody struct {
 	A *string `json:"a,omitzero"`
 }
-
-// DownloadResponse404Body is a schema of the API.
 type DownloadResponse404Body struct {
 	Error *string `json:"error,omitzero"`
 }
-
-// PostFormForm is a schema of the API.
 type PostFormForm struct {
 	Items    []PostFormFormItemsItem `json:"items,omitzero"`
 	Metadata map[string]string       `json:"metadata,omitzero"`
 	Name     *string                 `json:"name,omitzero"`
 	Tag      []string                `json:"tag,omitzero"`
 }
-
-// PostFormFormItemsItem is a schema of the API.
 type PostFormFormItemsItem struct {
 	Price    *string `json:"price,omitzero"`
 	Quantity *int64  `json:"quantity,omitzero"`
 }
-
-// GetItemsItemIDPartsPartResponse200Body is a schema of the API.
 type GetItemsItemIDPartsPartResponse200Body struct {
 	Name *string `json:"name,omitzero"`
 }
-
-// GetItemsItemIDPartsPartResponse4XxBody is a schema of the API.
 type GetItemsItemIDPartsPartResponse4XxBody struct {
 	Error *string `json:"error,omitzero"`
 }
-
-// ObjectParamsPage is a schema of the API.
 type ObjectParamsPage struct {
 	After *string `json:"after,omitzero"`
 	Size  *int64  `json:"size,omitzero"`
 }
-
-// ObjectParamsPoint is a schema of the API.
 type ObjectParamsPoint struct {
 	X *int64 `json:"x,omitzero"`
 	Y *int64 `json:"y,omitzero"`
 }
-
-// ObjectParamsXShape is a schema of the API.
 type ObjectParamsXShape struct {
 	H *int64 `json:"h,omitzero"`
 	W *int64 `json:"w,omitzero"`
 }
-
-// GetSearchSort is a schema of the API.
 type GetSearchSort string
 
 // Values of GetSearchSort the spec lists. A server may send others; they decode too.
@@ -87,8 +66,6 @@ const (
 	GetSearchSortDesc GetSearchSort = "desc"
 )
 
-// UploadMultipart is described by the spec as:
-//
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type UploadMultipart struct {
 	Attachments []*runtime.File `json:"attachments,omitzero"`
@@ -99,8 +76,6 @@ type UploadMultipart struct {
 	Tags  []string             `json:"tags,omitzero"`
 	Title *string              `json:"title,omitzero"`
 }
-
-// UploadMultipartMeta is a schema of the API.
 type UploadMultipartMeta struct {
 	Owner *string `json:"owner,omitzero"`
 }
@@ -207,7 +182,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -220,7 +195,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -357,9 +332,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 13 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -378,8 +362,9 @@ type PutBlobResponse struct {
 // PutBlob calls PUT /blobs/{name}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBlob(ctx context.Context, name string, body []byte) (*PutBlobResponse, error) {
 	u := c.server + "/blobs/" + runtime.PathSegment(name)
@@ -430,7 +415,7 @@ type PatchBothResponse struct {
 // It sends application/merge-patch+json; PatchBothWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBothResponse, error) {
@@ -441,7 +426,8 @@ func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBoth
 	return c.sendPatchBoth(ctx, "application/merge-patch+json", rd)
 }
 
-// PatchBothWithBody is PatchBoth (PATCH /both) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PatchBothWithBody is PatchBoth (PATCH /both) with the body the caller encodes, read whole (every
+// attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchBothWithBody(ctx context.Context, contentType string, body io.Reader) (*PatchBothResponse, error) {
 	var rd io.Reader
@@ -505,8 +491,9 @@ type DownloadResponse struct {
 // Download calls GET /files/{name}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Download(ctx context.Context, name string) (*DownloadResponse, error) {
 	u := c.server + "/files/" + runtime.PathSegment(name)
@@ -566,8 +553,10 @@ type PostFormResponse struct {
 // It sends application/x-www-form-urlencoded; PostFormWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: idempotent: true): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: idempotent: true): up to 3 attempts; waits 100ms, growing ×2 up to 5s,
+//     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResponse, error) {
 	var rd io.Reader
@@ -581,7 +570,8 @@ func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResp
 	return c.sendPostForm(ctx, "application/x-www-form-urlencoded", rd)
 }
 
-// PostFormWithBody is PostForm (POST /forms) with the body the caller encodes, read whole (every attempt sends it again), as contentType:
+// PostFormWithBody is PostForm (POST /forms) with the body the caller encodes, read whole (every
+// attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostFormWithBody(ctx context.Context, contentType string, body io.Reader) (*PostFormResponse, error) {
 	var rd io.Reader
@@ -625,7 +615,8 @@ func (c *Client) sendPostForm(ctx context.Context, contentType string, rd io.Rea
 	return out, nil
 }
 
-// GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart: the status, headers and raw body,
+// GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart: the status, headers
+// and raw body,
 // and the decoded body of each declared JSON response.
 type GetItemsItemIDPartsPartResponse struct {
 	StatusCode int
@@ -645,8 +636,9 @@ type GetItemsItemIDPartsPartResponse struct {
 // GetItemsItemIDPartsPart calls GET /items/{item-id}/parts/{part}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part string) (*GetItemsItemIDPartsPartResponse, error) {
 	u := c.server + "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)
@@ -684,14 +676,16 @@ func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part
 	return out, nil
 }
 
-// DeleteItemsItemIDPartsPartParams are the query, header and cookie parameters of DeleteItemsItemIDPartsPart.
+// DeleteItemsItemIDPartsPartParams are the query, header and cookie parameters of
+// DeleteItemsItemIDPartsPart.
 // Optional parameters are pointers (or nil slices): nil leaves them out.
 type DeleteItemsItemIDPartsPartParams struct {
 	// Force is the query parameter "force".
 	Force *bool
 }
 
-// DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart: the status, headers and raw body,
+// DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart: the status,
+// headers and raw body,
 // and the decoded body of each declared JSON response.
 type DeleteItemsItemIDPartsPartResponse struct {
 	StatusCode int
@@ -705,8 +699,10 @@ type DeleteItemsItemIDPartsPartResponse struct {
 // DeleteItemsItemIDPartsPart calls DELETE /items/{item-id}/parts/{part}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, params *DeleteItemsItemIDPartsPartParams) (*DeleteItemsItemIDPartsPartResponse, error) {
 	u := c.server + "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)
@@ -760,8 +756,9 @@ type PutNoteResponse struct {
 // PutNote calls PUT /notes.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, error) {
 	u := c.server + "/notes"
@@ -835,8 +832,9 @@ type ObjectParamsResponse struct {
 // ObjectParams calls GET /objects.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (*ObjectParamsResponse, error) {
 	u := c.server + "/objects"
@@ -928,8 +926,9 @@ type PercentNamesResponse struct {
 // A parameter name with a % must not become a format verb in the generated code.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams) (*PercentNamesResponse, error) {
 	u := c.server + "/percent"
@@ -1011,8 +1010,9 @@ type GetSearchResponse struct {
 // GetSearch calls GET /search.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSearchResponse, error) {
 	u := c.server + "/search"
@@ -1109,8 +1109,9 @@ type PathStylesResponse struct {
 // PathStyles calls GET /styles{label}{matrix}/{simple}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64, simple []string) (*PathStylesResponse, error) {
 	u := c.server + "/styles" + runtime.PathValue("label", false, "label", label...) + runtime.PathValue("matrix", true, "matrix", func() []string {
@@ -1166,8 +1167,10 @@ type UploadResponse struct {
 // Upload calls POST /uploads.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
+//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMultipart) (*UploadResponse, error) {
@@ -1255,8 +1258,9 @@ type LegacyReportResponse struct {
 // LegacyReport calls GET /v1/legacy.json?format=full.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams) (*LegacyReportResponse, error) {
 	u := c.server + "/v1/legacy.json?format=full"

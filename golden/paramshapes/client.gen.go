@@ -18,10 +18,7 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Severities is a schema of the API.
 type Severities []SeveritiesItem
-
-// SeveritiesItem is a schema of the API.
 type SeveritiesItem string
 
 // Values of SeveritiesItem the spec lists. A server may send others; they decode too.
@@ -31,10 +28,10 @@ const (
 	SeveritiesItemCritical SeveritiesItem = "critical"
 )
 
-// Sort is a schema of the API.
 type Sort []json.RawMessage
 
-// ListChargesCreated is any of: ListChargesCreatedVariant1, Int. The field that is set holds the value.
+// ListChargesCreated is any of: ListChargesCreatedVariant1, Int. The field that is set holds the
+// value.
 type ListChargesCreated struct {
 	ListChargesCreatedVariant1 *ListChargesCreatedVariant1 `json:"-"`
 	Int                        *int64                      `json:"-"`
@@ -74,24 +71,20 @@ func (u *ListChargesCreated) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ListChargesCreatedVariant1 is a schema of the API.
 type ListChargesCreatedVariant1 struct {
 	Gt *int64 `json:"gt,omitzero"`
 	Lt *int64 `json:"lt,omitzero"`
 }
-
-// DeepObjectListsLinesItem is a schema of the API.
 type DeepObjectListsLinesItem struct {
 	Amount *int64                       `json:"amount,omitzero"`
 	Tax    *DeepObjectListsLinesItemTax `json:"tax,omitzero"`
 }
-
-// DeepObjectListsLinesItemTax is a schema of the API.
 type DeepObjectListsLinesItemTax struct {
 	Rate *float64 `json:"rate,omitzero"`
 }
 
-// DeepObjectListsDiscounts is any of: Array, DeepObjectListsDiscountsEmpty. The field that is set holds the value.
+// DeepObjectListsDiscounts is any of: Array, DeepObjectListsDiscountsEmpty. The field that is set
+// holds the value.
 type DeepObjectListsDiscounts struct {
 	Array                         []DeepObjectListsDiscountsVariant1Item `json:"-"`
 	DeepObjectListsDiscountsEmpty *DeepObjectListsDiscountsEmpty         `json:"-"`
@@ -130,15 +123,13 @@ func (u *DeepObjectListsDiscounts) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// DeepObjectListsDiscountsVariant1Item is a schema of the API.
 type DeepObjectListsDiscountsVariant1Item struct {
 	Coupon *string `json:"coupon,omitzero"`
 }
-
-// DeepObjectListsDiscountsEmpty is a schema of the API.
 type DeepObjectListsDiscountsEmpty string
 
-// Values of DeepObjectListsDiscountsEmpty the spec lists. A server may send others; they decode too.
+// Values of DeepObjectListsDiscountsEmpty the spec lists. A server may send others; they decode
+// too.
 const (
 	DeepObjectListsDiscountsEmptyEmpty DeepObjectListsDiscountsEmpty = ""
 )
@@ -151,7 +142,8 @@ func (v DeepObjectListsDiscountsEmpty) MarshalJSON() ([]byte, error) {
 	return []byte(`""`), nil
 }
 
-// DeepObjectListsWindow is any of: Array, DeepObjectListsWindowVariant2. The field that is set holds the value.
+// DeepObjectListsWindow is any of: Array, DeepObjectListsWindowVariant2. The field that is set
+// holds the value.
 type DeepObjectListsWindow struct {
 	Array                         []int64                        `json:"-"`
 	DeepObjectListsWindowVariant2 *DeepObjectListsWindowVariant2 `json:"-"`
@@ -190,7 +182,6 @@ func (u *DeepObjectListsWindow) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// DeepObjectListsWindowVariant2 is a schema of the API.
 type DeepObjectListsWindowVariant2 struct {
 	From *int64 `json:"from,omitzero"`
 }
@@ -288,7 +279,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -301,7 +292,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -358,9 +349,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 4 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -386,8 +386,9 @@ type ListChargesResponse struct {
 // ListCharges calls GET /charges.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams) (*ListChargesResponse, error) {
 	u := c.server + "/charges"
@@ -453,8 +454,9 @@ type DeepObjectListsResponse struct {
 // DeepObjectLists calls GET /deep.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsParams) (*DeepObjectListsResponse, error) {
 	u := c.server + "/deep"
@@ -531,8 +533,9 @@ type ListIssuesResponse struct {
 // ListIssues calls GET /issues/{severities}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, params *ListIssuesParams) (*ListIssuesResponse, error) {
 	u := c.server + "/issues/" + runtime.PathValue("", false, "severities", func() []string {
@@ -622,8 +625,9 @@ type ListSortedResponse struct {
 // ListSorted calls GET /sorted.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams) (*ListSortedResponse, error) {
 	u := c.server + "/sorted"

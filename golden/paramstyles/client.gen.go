@@ -61,8 +61,6 @@ func (u *AuthorType) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// User is described by the spec as:
-//
 // user.
 type User string
 
@@ -79,8 +77,6 @@ func (v User) MarshalJSON() ([]byte, error) {
 	return []byte(`"user"`), nil
 }
 
-// Bot is described by the spec as:
-//
 // bot.
 type Bot string
 
@@ -97,42 +93,26 @@ func (v Bot) MarshalJSON() ([]byte, error) {
 	return []byte(`"bot"`), nil
 }
 
-// Before is described by the spec as:
-//
 // a named date-time.
 type Before = time.Time
-
-// Color is a schema of the API.
 type Color struct {
 	G   *int64  `json:"G,omitzero"`
 	R   *int64  `json:"R,omitzero"`
 	Tag *string `json:"tag,omitzero"`
 }
-
-// Meta is a schema of the API.
 type Meta map[string]string
 
-// OwnerID is described by the spec as:
-//
 // a type defined as another.
 type OwnerID = UUID
-
-// UUID is a schema of the API.
 type UUID string
-
-// QueryStylesFilter is a schema of the API.
 type QueryStylesFilter struct {
 	Size   *QueryStylesFilterSize `json:"size,omitzero"`
 	Status *string                `json:"status,omitzero"`
 	Tags   []string               `json:"tags,omitzero"`
 }
-
-// QueryStylesFilterSize is a schema of the API.
 type QueryStylesFilterSize struct {
 	Min *int64 `json:"min,omitzero"`
 }
-
-// QueryStylesPage is a schema of the API.
 type QueryStylesPage struct {
 	Size *int64   `json:"size,omitzero"`
 	Sort []string `json:"sort,omitzero"`
@@ -231,7 +211,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -244,7 +224,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -301,9 +281,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 4 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -331,8 +320,9 @@ type CookieStylesResponse struct {
 // CookieStyles calls GET /cookies.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams) (*CookieStylesResponse, error) {
 	u := c.server + "/cookies"
@@ -399,8 +389,9 @@ type ExplodedCookieResponse struct {
 // ExplodedCookie calls GET /cookies-exploded.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ExplodedCookie(ctx context.Context, params *ExplodedCookieParams) (*ExplodedCookieResponse, error) {
 	u := c.server + "/cookies-exploded"
@@ -450,8 +441,9 @@ type PathObjectsResponse struct {
 // PathObjects calls GET /objects/{simple}/{label}/{labelx}/{matrix}/{matrixx}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, labelx Color, matrix Color, matrixx Color) (*PathObjectsResponse, error) {
 	simpleText, err := runtime.PathObject("", true, "simple", simple)
@@ -538,8 +530,9 @@ type QueryStylesResponse struct {
 // QueryStyles calls GET /query.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams) (*QueryStylesResponse, error) {
 	u := c.server + "/query"

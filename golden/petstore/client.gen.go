@@ -17,26 +17,19 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Adoption is a schema of the API.
 type Adoption struct {
 	AdoptedAt *time.Time `json:"adoptedAt,omitzero"`
 	Owner     string     `json:"owner"`
 }
-
-// Error is a schema of the API.
 type Error struct {
 	Code    int32  `json:"code"`
 	Message string `json:"message"`
 }
-
-// Pet is a schema of the API.
 type Pet struct {
 	ID   int64   `json:"id"`
 	Name string  `json:"name"`
 	Tag  *string `json:"tag,omitzero"`
 }
-
-// Pets is a schema of the API.
 type Pets []Pet
 
 // Client calls the Swagger Petstore API. Every method runs behind its operation's circuit
@@ -136,7 +129,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerPets := e.Breaker("pets", runtime.BreakerPolicy{
+	breakerPets := e.Breaker(BreakerPets, runtime.BreakerPolicy{
 		Policy:                "pets",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            10,
@@ -149,7 +142,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"pets": breakerPets,
+		BreakerPets: breakerPets,
 	}
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
@@ -205,9 +198,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerPets is the name of the circuit breaker "pets" (policy pets, scope shared, 4
+	// operations): last 10 calls, decides after 4; opens at 50% failures or 100% of calls
+	// taking 1m or more; stays open 30s, then lets 2 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerPets = "pets"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -245,8 +247,9 @@ type ListPetsResponse struct {
 // List all pets.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ListPets(ctx context.Context, params *ListPetsParams) (*ListPetsResponse, error) {
 	u := c.server + "/pets"
@@ -312,7 +315,7 @@ type CreatePetsResponse struct {
 // Not retried: creating a pet twice makes two pets.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CreatePets(ctx context.Context, body Pet) (*CreatePetsResponse, error) {
@@ -376,8 +379,9 @@ type ShowPetByIDResponse struct {
 // Info for a specific pet.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDResponse, error) {
 	u := c.server + "/pets/" + runtime.PathSegment(petID)
@@ -444,8 +448,10 @@ type AdoptPetResponse struct {
 // Retried, because the caller's Idempotency-Key makes a repeat harmless.
 //
 // Resilience (x-resilience):
-//   - breaker "pets" (shared, policy pets): last 10 calls, decides after 4; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 30s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 5ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
+//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 5ms between attempts,
+//     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption) (*AdoptPetResponse, error) {

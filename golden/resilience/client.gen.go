@@ -16,7 +16,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// SearchIdempotentBody is a schema of the API.
 type SearchIdempotentBody struct {
 	Query *string `json:"query,omitzero"`
 }
@@ -123,7 +122,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerBase := e.Breaker("base", runtime.BreakerPolicy{
+	breakerBase := e.Breaker(BreakerBase, runtime.BreakerPolicy{
 		Policy:                "base",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            20,
@@ -135,7 +134,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerInlinePolicies := e.Breaker("inlinePolicies", runtime.BreakerPolicy{
+	breakerInlinePolicies := e.Breaker(BreakerInlinePolicies, runtime.BreakerPolicy{
 		Policy:                "inlinePolicies",
 		WindowType:            runtime.TimeWindow,
 		WindowDuration:        2 * time.Minute,
@@ -147,7 +146,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerPeropPerOperationOne := e.Breaker("perop/perOperationOne", runtime.BreakerPolicy{
+	breakerPeropPerOperationOne := e.Breaker(BreakerPeropPerOperationOne, runtime.BreakerPolicy{
 		Policy:                "perop",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -159,7 +158,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerPeropPerOperationTwo := e.Breaker("perop/perOperationTwo", runtime.BreakerPolicy{
+	breakerPeropPerOperationTwo := e.Breaker(BreakerPeropPerOperationTwo, runtime.BreakerPolicy{
 		Policy:                "perop",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -171,7 +170,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	breakerStricter := e.Breaker("stricter", runtime.BreakerPolicy{
+	breakerStricter := e.Breaker(BreakerStricter, runtime.BreakerPolicy{
 		Policy:                "stricter",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            20,
@@ -183,7 +182,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{500, 503, 429}},
 	})
-	breakerTimed := e.Breaker("timed", runtime.BreakerPolicy{
+	breakerTimed := e.Breaker(BreakerTimed, runtime.BreakerPolicy{
 		Policy:                "timed",
 		WindowType:            runtime.TimeWindow,
 		WindowDuration:        2 * time.Minute,
@@ -196,12 +195,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"base":                  breakerBase,
-		"inlinePolicies":        breakerInlinePolicies,
-		"perop/perOperationOne": breakerPeropPerOperationOne,
-		"perop/perOperationTwo": breakerPeropPerOperationTwo,
-		"stricter":              breakerStricter,
-		"timed":                 breakerTimed,
+		BreakerBase:                 breakerBase,
+		BreakerInlinePolicies:       breakerInlinePolicies,
+		BreakerPeropPerOperationOne: breakerPeropPerOperationOne,
+		BreakerPeropPerOperationTwo: breakerPeropPerOperationTwo,
+		BreakerStricter:             breakerStricter,
+		BreakerTimed:                breakerTimed,
 	}
 	retryBudgeted := &runtime.RetryPolicy{
 		Policy:          "budgeted",
@@ -374,9 +373,43 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerBase is the name of the circuit breaker "base" (policy base, scope shared, 5
+	// operations): last 20 calls, decides after 10; opens at 25% failures or 100% of calls
+	// taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerBase = "base"
+	// BreakerInlinePolicies is the name of the circuit breaker "inlinePolicies" (policy
+	// inlinePolicies, scope shared, 1 operation): calls of the last 2m, decides after 30;
+	// opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m, then lets 2
+	// trial calls through; failures are transport, timeout, 5xx.
+	BreakerInlinePolicies = "inlinePolicies"
+	// BreakerPeropPerOperationOne is the name of the circuit breaker "perop/perOperationOne"
+	// (policy perop, scope operation, 1 operation): last 100 calls, decides after 100; opens
+	// at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial
+	// calls through; failures are transport, timeout, 5xx.
+	BreakerPeropPerOperationOne = "perop/perOperationOne"
+	// BreakerPeropPerOperationTwo is the name of the circuit breaker "perop/perOperationTwo"
+	// (policy perop, scope operation, 1 operation): last 100 calls, decides after 100; opens
+	// at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial
+	// calls through; failures are transport, timeout, 5xx.
+	BreakerPeropPerOperationTwo = "perop/perOperationTwo"
+	// BreakerStricter is the name of the circuit breaker "stricter" (policy stricter, scope
+	// shared, 3 operations): last 20 calls, decides after 10; opens at 10% failures or 100% of
+	// calls taking 1m or more; stays open 2m, then lets 10 trial calls through; failures are
+	// transport, timeout, 500, 503, 429.
+	BreakerStricter = "stricter"
+	// BreakerTimed is the name of the circuit breaker "timed" (policy timed, scope shared, 1
+	// operation): calls of the last 2m, decides after 30; opens at 50% failures or 80% of
+	// calls taking 800ms or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerTimed = "timed"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -395,8 +428,10 @@ type DefaultsOnlyResponse struct {
 // DefaultsOnly calls GET /a.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
+//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) DefaultsOnly(ctx context.Context) (*DefaultsOnlyResponse, error) {
 	u := c.server + "/a"
@@ -438,7 +473,7 @@ type PutNotIdempotentResponse struct {
 // PutNotIdempotent calls PUT /a.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
 //   - no retry (idempotent: false: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PutNotIdempotent(ctx context.Context) (*PutNotIdempotentResponse, error) {
@@ -481,7 +516,7 @@ type PostNotRetriedResponse struct {
 // PostNotRetried calls POST /a.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PostNotRetried(ctx context.Context) (*PostNotRetriedResponse, error) {
@@ -567,8 +602,9 @@ type PathLevelResponse struct {
 // PathLevel calls GET /b.
 //
 // Resilience (x-resilience):
-//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10% failures or 100% of calls taking 1m0s or more; stays open 2m0s, then lets 10 trial calls through; failures are transport, timeout, 500, 503, 429.
-//   - retry "budgeted" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, 503; budget 20% of calls + 10/s, client-wide.
+//   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
+//   - retry "budgeted" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, 503; budget 20% of calls + 10/s, client-wide.
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathLevel(ctx context.Context) (*PathLevelResponse, error) {
 	u := c.server + "/b"
@@ -610,7 +646,7 @@ type PathRetrySkippedResponse struct {
 // PathRetrySkipped calls POST /b.
 //
 // Resilience (x-resilience):
-//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10% failures or 100% of calls taking 1m0s or more; stays open 2m0s, then lets 10 trial calls through; failures are transport, timeout, 500, 503, 429.
+//   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathRetrySkipped(ctx context.Context) (*PathRetrySkippedResponse, error) {
@@ -662,8 +698,10 @@ type KeyedByPolicyResponse struct {
 // KeyedByPolicy calls PATCH /b.
 //
 // Resilience (x-resilience):
-//   - breaker "stricter" (shared, policy stricter): last 20 calls, decides after 10; opens at 10% failures or 100% of calls taking 1m0s or more; stays open 2m0s, then lets 10 trial calls through; failures are transport, timeout, 500, 503, 429.
-//   - retry "stubborn" (on: X-Idempotency-Key header): up to 6 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 2m0s.
+//   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
+//   - retry "stubborn" (on: X-Idempotency-Key header): up to 6 attempts; waits 100ms, growing ×2
+//     up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 2m.
 //   - idempotency key: the X-Idempotency-Key header, the same on every attempt.
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams) (*KeyedByPolicyResponse, error) {
@@ -712,8 +750,9 @@ type InlinePoliciesResponse struct {
 // InlinePolicies calls GET /c.
 //
 // Resilience (x-resilience):
-//   - breaker "inlinePolicies" (shared, policy inlinePolicies): calls of the last 2m0s, decides after 30; opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m0s, then lets 2 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "inlinePolicies" (on: GET): up to 2 attempts; waits 1s between attempts, no jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerInlinePolicies] (this operation alone; its policy is on the constant).
+//   - retry "inlinePolicies" (on: GET): up to 2 attempts; waits 1s between attempts, no jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 3s per attempt, none in all.
 func (c *Client) InlinePolicies(ctx context.Context) (*InlinePoliciesResponse, error) {
 	u := c.server + "/c"
@@ -764,8 +803,10 @@ type CustomKeyHeaderResponse struct {
 // CustomKeyHeader calls PUT /c.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: PUT): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
+//   - retry "standard" (on: PUT): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - idempotency key: the Request-Id header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderParams) (*CustomKeyHeaderResponse, error) {
@@ -822,8 +863,10 @@ type KeyedByParameterResponse struct {
 // KeyedByParameter calls POST /c.
 //
 // Resilience (x-resilience):
-//   - breaker "base" (shared, policy base): last 20 calls, decides after 10; opens at 25% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: x-idempotency-key header): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
+//   - retry "standard" (on: x-idempotency-key header): up to 4 attempts; waits 50ms, growing ×1.5
+//     up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - idempotency key: the x-idempotency-key header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterParams) (*KeyedByParameterResponse, error) {
@@ -872,8 +915,10 @@ type PerOperationOneResponse struct {
 // PerOperationOne calls GET /d/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "perop/perOperationOne" (operation, policy perop): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerPeropPerOperationOne] (this operation alone; its policy is on the constant).
+//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationOne(ctx context.Context, id string) (*PerOperationOneResponse, error) {
 	u := c.server + "/d/" + runtime.PathSegment(id)
@@ -915,8 +960,10 @@ type PerOperationTwoResponse struct {
 // PerOperationTwo calls HEAD /d/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "perop/perOperationTwo" (operation, policy perop): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: HEAD): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerPeropPerOperationTwo] (this operation alone; its policy is on the constant).
+//   - retry "standard" (on: HEAD): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
+//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
+//     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationTwo(ctx context.Context, id string) (*PerOperationTwoResponse, error) {
 	u := c.server + "/d/" + runtime.PathSegment(id)
@@ -958,8 +1005,10 @@ type SearchIdempotentResponse struct {
 // SearchIdempotent calls POST /e.
 //
 // Resilience (x-resilience):
-//   - breaker "timed" (shared, policy timed): calls of the last 2m0s, decides after 30; opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "standard" (on: idempotent: true): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerTimed] (this operation alone; its policy is on the constant).
+//   - retry "standard" (on: idempotent: true): up to 4 attempts; waits 50ms, growing ×1.5 up to
+//     1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
+//     Retry-After up to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody) (*SearchIdempotentResponse, error) {
 	u := c.server + "/e"

@@ -288,7 +288,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerShared := e.Breaker("shared", runtime.BreakerPolicy{
+	breakerShared := e.Breaker(BreakerShared, runtime.BreakerPolicy{
 		Policy:                "shared",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            3,
@@ -301,7 +301,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"shared": breakerShared,
+		BreakerShared: breakerShared,
 	}
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
@@ -461,9 +461,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerShared is the name of the circuit breaker "shared" (policy shared, scope shared,
+	// 14 operations): last 3 calls, decides after 3; opens at 50% failures or 100% of calls
+	// taking 1m or more; stays open 1m, then lets 1 trial calls through; failures are
+	// transport, timeout, 5xx.
+	BreakerShared = "shared"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -482,8 +491,9 @@ type GetBasicResponse struct {
 // GetBasic calls GET /basic.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetBasic(ctx context.Context) (*GetBasicResponse, error) {
 	u := c.server + "/basic"
@@ -525,8 +535,9 @@ type GetBearerResponse struct {
 // GetBearer calls GET /bearer.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetBearer(ctx context.Context) (*GetBearerResponse, error) {
 	u := c.server + "/bearer"
@@ -568,8 +579,9 @@ type GetBothResponse struct {
 // GetBoth calls GET /both.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetBoth(ctx context.Context) (*GetBothResponse, error) {
 	u := c.server + "/both"
@@ -618,8 +630,9 @@ type GetCookieResponse struct {
 // GetCookie calls GET /cookie.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetCookie(ctx context.Context, params *GetCookieParams) (*GetCookieResponse, error) {
 	u := c.server + "/cookie"
@@ -669,8 +682,9 @@ type GetDigestResponse struct {
 // GetDigest calls GET /digest.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetDigest(ctx context.Context) (*GetDigestResponse, error) {
 	u := c.server + "/digest"
@@ -712,8 +726,9 @@ type GetEitherResponse struct {
 // GetEither calls GET /either.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetEither(ctx context.Context) (*GetEitherResponse, error) {
 	u := c.server + "/either"
@@ -755,8 +770,9 @@ type GetHeaderResponse struct {
 // GetHeader calls GET /header.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetHeader(ctx context.Context) (*GetHeaderResponse, error) {
 	u := c.server + "/header"
@@ -798,8 +814,9 @@ type GetMtlsResponse struct {
 // GetMtls calls GET /mtls.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetMtls(ctx context.Context) (*GetMtlsResponse, error) {
 	u := c.server + "/mtls"
@@ -841,8 +858,9 @@ type GetOAuthResponse struct {
 // GetOAuth calls GET /oauth.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOAuth(ctx context.Context) (*GetOAuthResponse, error) {
 	u := c.server + "/oauth"
@@ -884,8 +902,9 @@ type GetOddResponse struct {
 // GetOdd calls GET /odd.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOdd(ctx context.Context) (*GetOddResponse, error) {
 	u := c.server + "/odd"
@@ -927,8 +946,9 @@ type GetOidcResponse struct {
 // GetOidc calls GET /oidc.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOidc(ctx context.Context) (*GetOidcResponse, error) {
 	u := c.server + "/oidc"
@@ -970,8 +990,9 @@ type GetOptionalResponse struct {
 // GetOptional calls GET /optional.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOptional(ctx context.Context) (*GetOptionalResponse, error) {
 	u := c.server + "/optional"
@@ -1013,8 +1034,9 @@ type GetPublicResponse struct {
 // GetPublic calls GET /public.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetPublic(ctx context.Context) (*GetPublicResponse, error) {
 	u := c.server + "/public"
@@ -1063,8 +1085,9 @@ type GetQueryResponse struct {
 // GetQuery calls GET /query.
 //
 // Resilience (x-resilience):
-//   - breaker "shared" (shared, policy shared): last 3 calls, decides after 3; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 1 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
+//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
+//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetQuery(ctx context.Context, params *GetQueryParams) (*GetQueryResponse, error) {
 	u := c.server + "/query"

@@ -17,7 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Bag is a schema of the API.
 type Bag struct {
 	Name *string `json:"name,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -40,7 +39,6 @@ func (v Bag) MarshalJSON() ([]byte, error) {
 	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
-// BagAlias is a schema of the API.
 type BagAlias = Bag
 
 // Choice is one of: String, ChoiceValue. The field that is set holds the value.
@@ -83,15 +81,10 @@ func (u *Choice) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ChoiceValue is a schema of the API.
 type ChoiceValue struct {
 	Value int64 `json:"value"`
 }
-
-// ChoiceAlias is a schema of the API.
 type ChoiceAlias = Choice
-
-// Kind is a schema of the API.
 type Kind string
 
 // Values of Kind the spec lists. A server may send others; they decode too.
@@ -107,10 +100,7 @@ func (v Kind) MarshalJSON() ([]byte, error) {
 	return []byte(`"thing"`), nil
 }
 
-// KindAlias is a schema of the API.
 type KindAlias = Kind
-
-// Mapping is a schema of the API.
 type Mapping struct {
 	// The spec requires this key but does not declare it as a property.
 	Expression json.RawMessage   `json:"expression"`
@@ -127,10 +117,7 @@ func (v Mapping) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// NullTime is a schema of the API.
 type NullTime = time.Time
-
-// Record is a schema of the API.
 type Record struct {
 	Bag        *Bag          `json:"bag,omitzero"`
 	Choice     *Choice       `json:"choice,omitzero"`
@@ -192,20 +179,13 @@ func (u *RecordSwitch) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SeenAt is a schema of the API.
 type SeenAt = NullTime
 
-// Traits is described by the spec as:
-//
 // Any JSON the identity schema allows.
 type Traits = json.RawMessage
-
-// Usage is a schema of the API.
 type Usage struct {
 	TotalTokens int64 `json:"total_tokens"`
 }
-
-// Versioned is a schema of the API.
 type Versioned struct {
 	Version int64 `json:"version"`
 }
@@ -301,7 +281,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -314,7 +294,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -352,9 +332,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 2 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -376,7 +365,7 @@ type EchoRecordResponse struct {
 // EchoRecord calls POST /records.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) EchoRecord(ctx context.Context, body Record) (*EchoRecordResponse, error) {
@@ -444,8 +433,9 @@ type FindRecordResponse struct {
 // FindRecord calls GET /records/by-external-id.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) FindRecord(ctx context.Context, params *FindRecordParams) (*FindRecordResponse, error) {
 	u := c.server + "/records/by-external-id"

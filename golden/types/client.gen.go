@@ -18,17 +18,12 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Alias is a schema of the API.
 type Alias = Base
-
-// Base is a schema of the API.
 type Base struct {
 	ID   string  `json:"id"`
 	Note *string `json:"note,omitzero"`
 }
 
-// BigID is described by the spec as:
-//
 // Integers a float64 cannot hold (beyond 2^53); the constants are exact.
 type BigID int64
 
@@ -40,7 +35,6 @@ const (
 	BigIDX1                       BigID = 1
 )
 
-// BigUnsigned is a schema of the API.
 type BigUnsigned uint64
 
 // Values of BigUnsigned the spec lists. A server may send others; they decode too.
@@ -49,18 +43,11 @@ const (
 	BigUnsignedX9007199254740993     BigUnsigned = 9007199254740993
 )
 
-// Breakers is a schema of the API.
 type Breakers string
-
-// Client2 is a schema of the API.
 type Client2 struct {
 	X *string `json:"x,omitzero"`
 }
-
-// DefaultServerURL2 is a schema of the API.
 type DefaultServerURL2 string
-
-// Kind is a schema of the API.
 type Kind string
 
 // Values of Kind the spec lists. A server may send others; they decode too.
@@ -72,7 +59,6 @@ const (
 	KindEmpty      Kind = ""
 )
 
-// Level is a schema of the API.
 type Level int64
 
 // Values of Level the spec lists. A server may send others; they decode too.
@@ -82,12 +68,9 @@ const (
 	LevelX3 Level = 3
 )
 
-// Limits is a schema of the API.
 type Limits struct {
 	Max *LimitsMax `json:"max,omitzero"`
 }
-
-// LimitsMax is a schema of the API.
 type LimitsMax int64
 
 // Values of LimitsMax the spec lists. A server may send others; they decode too.
@@ -96,21 +79,17 @@ const (
 	LimitsMaxMinus9007199254740995 LimitsMax = -9007199254740995
 )
 
-// ListThingsResponse is a schema of the API.
 type ListThingsResponse struct {
 	Clash *string `json:"clash,omitzero"`
 }
-
-// Merged is a schema of the API.
 type Merged struct {
 	Extra int64   `json:"extra"`
 	ID    string  `json:"id"`
 	Note  *string `json:"note,omitzero"`
 }
-
-// Names is a schema of the API.
 type Names struct {
-	// The spec names this property "", which Go struct tags cannot hold; it is encoded by hand.
+	// The spec names this property "", which Go struct tags cannot hold; it is encoded by
+	// hand.
 	Field       *string `json:"-"`
 	X2fa        *bool   `json:"2fa,omitzero"`
 	OdataType   *string `json:"@odata.type,omitzero"`
@@ -119,7 +98,8 @@ type Names struct {
 	StartTimeGt *string `json:"StartTime>,omitzero"`
 	Func        *string `json:"func,omitzero"`
 	Größe       *int64  `json:"größe,omitzero"`
-	// The spec names this property "quote\"and`tick", which Go struct tags cannot hold; it is encoded by hand.
+	// The spec names this property "quote\"and`tick", which Go struct tags cannot hold; it is
+	// encoded by hand.
 	QuoteAndTick *string `json:"-"`
 	StartTime2   *string `json:"start_time,omitzero"`
 	Type         *string `json:"type,omitzero"`
@@ -148,16 +128,11 @@ func (v Names) MarshalJSON() ([]byte, error) {
 	return runtime.AddMembers(data, runtime.Member{Name: "", Value: v.Field, Omit: v.Field == nil}, runtime.Member{Name: "quote\"and`tick", Value: v.QuoteAndTick, Omit: v.QuoteAndTick == nil})
 }
 
-// Option2 is a schema of the API.
 type Option2 string
 
-// Pair is described by the spec as:
-//
 // JSON Schema draft 4's tuple form; resgen reads it as prefixItems.
 type Pair []json.RawMessage
 
-// Thing is described by the spec as:
-//
 // A thing with one field of each kind.
 // */ this line tries to close a comment; it must stay a comment.
 type Thing struct {
@@ -224,44 +199,23 @@ func (u *ThingChoice) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ThingNested is a schema of the API.
 type ThingNested struct {
 	Child *Thing `json:"child,omitzero"`
 	Depth *int64 `json:"depth,omitzero"`
 }
-
-// Tree is a schema of the API.
 type Tree struct {
 	Children []Tree `json:"children,omitzero"`
 	Left     *Tree  `json:"left"`
 	Value    string `json:"value"`
 }
-
-// TypeResponse200Body is a schema of the API.
 type TypeResponse200Body string
-
-// WithLogger2 is a schema of the API.
 type WithLogger2 int64
-
-// Context is a schema of the API.
 type Context string
-
-// Error is a schema of the API.
 type Error string
-
-// HTTP is a schema of the API.
 type HTTP string
-
-// JSON is a schema of the API.
 type JSON string
-
-// Names2 is a schema of the API.
 type Names2 string
-
-// String is a schema of the API.
 type String string
-
-// TypeResponse200Body2 is a schema of the API.
 type TypeResponse200Body2 struct {
 	Updated *bool `json:"updated,omitzero"`
 }
@@ -357,7 +311,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -370,7 +324,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -409,9 +363,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 2 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -433,8 +396,9 @@ type ListThingsResponse2 struct {
 // ListThings calls GET /things.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse2, error) {
 	u := c.server + "/things"
@@ -487,8 +451,9 @@ type TypeResponse struct {
 // Type calls PUT /things/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse, error) {
 	u := c.server + "/things/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10))

@@ -19,8 +19,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Anything is described by the spec as:
-//
 // a schema that says nothing of the type.
 type Anything = json.RawMessage
 
@@ -69,7 +67,6 @@ func (u *IDOrRange) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// IDOrRangeFrom is a schema of the API.
 type IDOrRangeFrom struct {
 	From int64  `json:"from"`
 	To   *int64 `json:"to,omitzero"`
@@ -185,7 +182,6 @@ func (u ListIssuesLevel) ParamText() string {
 	return ""
 }
 
-// ListIssuesLevelVariant2 is a schema of the API.
 type ListIssuesLevelVariant2 string
 
 // Values of ListIssuesLevelVariant2 the spec lists. A server may send others; they decode too.
@@ -315,7 +311,8 @@ func (u ListIssuesRegion) ParamText() string {
 	return ""
 }
 
-// MixedUnionsCreated is any of: Int, MixedUnionsCreatedVariant2. The field that is set holds the value.
+// MixedUnionsCreated is any of: Int, MixedUnionsCreatedVariant2. The field that is set holds the
+// value.
 type MixedUnionsCreated struct {
 	Int                        *int64                      `json:"-"`
 	MixedUnionsCreatedVariant2 *MixedUnionsCreatedVariant2 `json:"-"`
@@ -355,13 +352,13 @@ func (u *MixedUnionsCreated) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MixedUnionsCreatedVariant2 is a schema of the API.
 type MixedUnionsCreatedVariant2 struct {
 	Gt *int64 `json:"gt,omitzero"`
 	Lt *int64 `json:"lt,omitzero"`
 }
 
-// UnsupportedParamsTarget is one of: String, UnsupportedParamsTargetVariant2. The field that is set holds the value.
+// UnsupportedParamsTarget is one of: String, UnsupportedParamsTargetVariant2. The field that is
+// set holds the value.
 type UnsupportedParamsTarget struct {
 	String                          *string                          `json:"-"`
 	UnsupportedParamsTargetVariant2 *UnsupportedParamsTargetVariant2 `json:"-"`
@@ -401,17 +398,12 @@ func (u *UnsupportedParamsTarget) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// UnsupportedParamsTargetVariant2 is a schema of the API.
 type UnsupportedParamsTargetVariant2 struct {
 	Owner *UnsupportedParamsTargetVariant2Owner `json:"owner,omitzero"`
 }
-
-// UnsupportedParamsTargetVariant2Owner is a schema of the API.
 type UnsupportedParamsTargetVariant2Owner struct {
 	ID *int64 `json:"id,omitzero"`
 }
-
-// UnsupportedParamsRowsItem is a schema of the API.
 type UnsupportedParamsRowsItem struct {
 	ID *int64 `json:"id,omitzero"`
 }
@@ -509,7 +501,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -522,7 +514,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -579,9 +571,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 4 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -621,8 +622,9 @@ type ListIssuesResponse struct {
 // ListIssues calls GET /issues/{ref}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIssuesParams) (*ListIssuesResponse, error) {
 	u := c.server + "/issues/" + runtime.PathSegment(ref.ParamText())
@@ -738,8 +740,9 @@ type MixedUnionsResponse struct {
 // MixedUnions calls GET /mixed/{at}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams) (*MixedUnionsResponse, error) {
 	atText, err := runtime.PathObject("matrix", false, "at", at)
@@ -813,8 +816,9 @@ type PathStylesResponse struct {
 // PathStyles calls GET /styles/{lbl}/{mtx}/{lblx}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrString, lblx []IntOrString) (*PathStylesResponse, error) {
 	u := c.server + "/styles/" + runtime.PathValue("label", false, "lbl", func() []string {
@@ -894,8 +898,9 @@ type UnsupportedParamsResponse struct {
 // UnsupportedParams calls GET /unsupported.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UnsupportedParams(ctx context.Context, params *UnsupportedParamsParams) (*UnsupportedParamsResponse, error) {
 	u := c.server + "/unsupported"

@@ -19,19 +19,17 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Address is a schema of the API.
 type Address struct {
 	City    *string `json:"city,omitzero"`
 	Country string  `json:"country"`
 	Line1   string  `json:"line1"`
 }
-
-// AnonymousContact is a schema of the API.
 type AnonymousContact struct {
 	Note *string `json:"note,omitzero"`
 }
 
-// AnyPet is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the value.
+// AnyPet is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the
+// value.
 //
 // the discriminator is the one Pet declares.
 type AnyPet struct {
@@ -42,7 +40,8 @@ type AnyPet struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "petType" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "petType"
+// filled in when left empty.
 func (u AnyPet) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -127,21 +126,16 @@ func (u *AnyPet) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// BankTransfer is a schema of the API.
 type BankTransfer struct {
 	Bic    *string `json:"bic,omitzero"`
 	Iban   string  `json:"iban"`
 	Method string  `json:"method"`
 }
-
-// BinaryOp is a schema of the API.
 type BinaryOp struct {
 	Left  Expr   `json:"left"`
 	Op    string `json:"op"`
 	Right Expr   `json:"right"`
 }
-
-// Call is a schema of the API.
 type Call struct {
 	Args []Expr `json:"args"`
 	Fn   string `json:"fn"`
@@ -158,7 +152,6 @@ func (v Call) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// Card is a schema of the API.
 type Card struct {
 	Brand    CardBrand `json:"brand"`
 	ExpMonth int32     `json:"expMonth"`
@@ -166,8 +159,6 @@ type Card struct {
 	Last4    string    `json:"last4"`
 	Method   string    `json:"method"`
 }
-
-// CardBrand is a schema of the API.
 type CardBrand string
 
 // Values of CardBrand the spec lists. A server may send others; they decode too.
@@ -177,14 +168,11 @@ const (
 	CardBrandAmex       CardBrand = "amex"
 )
 
-// Cat is a schema of the API.
 type Cat struct {
 	HuntingSkill CatHuntingSkill `json:"huntingSkill"`
 	Name         string          `json:"name"`
 	PetType      string          `json:"petType"`
 }
-
-// CatHuntingSkill is a schema of the API.
 type CatHuntingSkill string
 
 // Values of CatHuntingSkill the spec lists. A server may send others; they decode too.
@@ -195,14 +183,11 @@ const (
 	CatHuntingSkillAggressive  CatHuntingSkill = "aggressive"
 )
 
-// Circle is a schema of the API.
 type Circle struct {
 	Center *Point     `json:"center,omitzero"`
 	Kind   CircleKind `json:"kind"`
 	Radius float64    `json:"radius"`
 }
-
-// CircleKind is a schema of the API.
 type CircleKind string
 
 // Values of CircleKind the spec lists. A server may send others; they decode too.
@@ -218,7 +203,8 @@ func (v CircleKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"circle"`), nil
 }
 
-// Contact is one of: EmailContact, PhoneContact, PostalContact, AnonymousContact. The field that is set holds the value.
+// Contact is one of: EmailContact, PhoneContact, PostalContact, AnonymousContact. The field that
+// is set holds the value.
 type Contact struct {
 	EmailContact     *EmailContact     `json:"-"`
 	PhoneContact     *PhoneContact     `json:"-"`
@@ -309,12 +295,9 @@ func (u *Contact) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ContactName is a schema of the API.
 type ContactName struct {
 	Name *string `json:"name,omitzero"`
 }
-
-// Customer is a schema of the API.
 type Customer struct {
 	BackupPayment  *PaymentMethod `json:"backupPayment,omitzero"`
 	BillingAddress *Address       `json:"billingAddress"`
@@ -523,14 +506,11 @@ func (u *CustomerRecipients) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Dog is a schema of the API.
 type Dog struct {
 	Name     string `json:"name"`
 	PackSize *int32 `json:"packSize,omitzero"`
 	PetType  string `json:"petType"`
 }
-
-// Drawing is a schema of the API.
 type Drawing struct {
 	// an inline union in an array.
 	Annotations []DrawingAnnotationsItem `json:"annotations,omitzero"`
@@ -635,20 +615,18 @@ func (u *DrawingLabelsValue) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// EmailContact is a schema of the API.
 type EmailContact struct {
 	Email string  `json:"email"`
 	Name  *string `json:"name,omitzero"`
 }
-
-// EmailNotification is a schema of the API.
 type EmailNotification struct {
 	Channel string `json:"channel"`
 	Subject string `json:"subject"`
 	To      string `json:"to"`
 }
 
-// Event is one of: OrderPlaced, OrderShipped, OrderCancelled (discriminator "type"). The field that is set holds the value.
+// Event is one of: OrderPlaced, OrderShipped, OrderCancelled (discriminator "type"). The field
+// that is set holds the value.
 type Event struct {
 	OrderPlaced    *OrderPlaced    `json:"-"`
 	OrderShipped   *OrderShipped   `json:"-"`
@@ -657,7 +635,8 @@ type Event struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled
+// in when left empty.
 func (u Event) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -742,7 +721,6 @@ func (u *Event) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// EventPage is a schema of the API.
 type EventPage struct {
 	Data          []Event          `json:"data"`
 	LatestByOrder map[string]Event `json:"latestByOrder,omitzero"`
@@ -759,7 +737,8 @@ func (v EventPage) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// Expr is one of: NumberLit, VarRef, BinaryOp, Call (discriminator "op"). The field that is set holds the value.
+// Expr is one of: NumberLit, VarRef, BinaryOp, Call (discriminator "op"). The field that is set
+// holds the value.
 type Expr struct {
 	NumberLit *NumberLit `json:"-"`
 	VarRef    *VarRef    `json:"-"`
@@ -769,7 +748,8 @@ type Expr struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "op" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "op" filled in
+// when left empty.
 func (u Expr) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -932,7 +912,6 @@ func (u *JSONValue) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// KnownColor is a schema of the API.
 type KnownColor string
 
 // Values of KnownColor the spec lists. A server may send others; they decode too.
@@ -942,14 +921,14 @@ const (
 	KnownColorBlue  KnownColor = "blue"
 )
 
-// Lizard is a schema of the API.
 type Lizard struct {
 	LovesRocks *bool  `json:"lovesRocks,omitzero"`
 	Name       string `json:"name"`
 	PetType    string `json:"petType"`
 }
 
-// Notification is one of: EmailNotification, SmsNotification (discriminator "channel"). The field that is set holds the value.
+// Notification is one of: EmailNotification, SmsNotification (discriminator "channel"). The field
+// that is set holds the value.
 type Notification struct {
 	CreatedAt         *time.Time         `json:"createdAt,omitzero"`
 	ID                string             `json:"id"`
@@ -959,7 +938,8 @@ type Notification struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "channel" filled in when left empty, and the properties every variant shares.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "channel"
+// filled in when left empty, and the properties every variant shares.
 func (u Notification) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -1034,21 +1014,16 @@ func (u *Notification) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// NumberLit is a schema of the API.
 type NumberLit struct {
 	Op    string  `json:"op"`
 	Value float64 `json:"value"`
 }
-
-// OrderCancelled is a schema of the API.
 type OrderCancelled struct {
 	ID      string  `json:"id"`
 	OrderID string  `json:"orderId"`
 	Reason  *string `json:"reason,omitzero"`
 	Type    string  `json:"type"`
 }
-
-// OrderPlaced is a schema of the API.
 type OrderPlaced struct {
 	Currency *string `json:"currency,omitzero"`
 	ID       string  `json:"id"`
@@ -1056,8 +1031,6 @@ type OrderPlaced struct {
 	Total    float64 `json:"total"`
 	Type     string  `json:"type"`
 }
-
-// OrderShipped is a schema of the API.
 type OrderShipped struct {
 	Carrier        string  `json:"carrier"`
 	ID             string  `json:"id"`
@@ -1066,7 +1039,8 @@ type OrderShipped struct {
 	Type           string  `json:"type"`
 }
 
-// PaymentMethod is one of: Card, BankTransfer, Wallet (discriminator "method"). The field that is set holds the value.
+// PaymentMethod is one of: Card, BankTransfer, Wallet (discriminator "method"). The field that is
+// set holds the value.
 type PaymentMethod struct {
 	Card         *Card         `json:"-"`
 	BankTransfer *BankTransfer `json:"-"`
@@ -1075,7 +1049,8 @@ type PaymentMethod struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "method" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "method" filled
+// in when left empty.
 func (u PaymentMethod) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -1160,13 +1135,13 @@ func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Pet is a schema of the API.
 type Pet struct {
 	Name    string `json:"name"`
 	PetType string `json:"petType"`
 }
 
-// PetChoice is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the value.
+// PetChoice is one of: Cat, Dog, Lizard (discriminator "petType"). The field that is set holds the
+// value.
 type PetChoice struct {
 	Cat    *Cat    `json:"-"`
 	Dog    *Dog    `json:"-"`
@@ -1175,7 +1150,8 @@ type PetChoice struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "petType" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "petType"
+// filled in when left empty.
 func (u PetChoice) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -1260,43 +1236,32 @@ func (u *PetChoice) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// PhoneContact is a schema of the API.
 type PhoneContact struct {
 	CountryCode string  `json:"countryCode"`
 	Name        *string `json:"name,omitzero"`
 	Phone       string  `json:"phone"`
 }
-
-// Point is a schema of the API.
 type Point struct {
 	X float64 `json:"x"`
 	Y float64 `json:"y"`
 }
-
-// PostalContact is a schema of the API.
 type PostalContact struct {
 	City     string  `json:"city"`
 	Name     *string `json:"name,omitzero"`
 	Postcode string  `json:"postcode"`
 	Street   string  `json:"street"`
 }
-
-// RangeFilter is a schema of the API.
 type RangeFilter struct {
 	Field string   `json:"field"`
 	Gte   *float64 `json:"gte,omitzero"`
 	Lte   *float64 `json:"lte,omitzero"`
 }
-
-// Rectangle is a schema of the API.
 type Rectangle struct {
 	Height float64       `json:"height"`
 	Kind   RectangleKind `json:"kind"`
 	Origin *Point        `json:"origin,omitzero"`
 	Width  float64       `json:"width"`
 }
-
-// RectangleKind is a schema of the API.
 type RectangleKind string
 
 // Values of RectangleKind the spec lists. A server may send others; they decode too.
@@ -1368,7 +1333,6 @@ func (u *SearchFilter) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SearchRequest is a schema of the API.
 type SearchRequest struct {
 	Filters []SearchFilter `json:"filters"`
 	// a UUID or a legacy numeric id.
@@ -1468,7 +1432,8 @@ func (u *SearchRequestLimit) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SettingValue is one of: String, Int, Number, Bool, Array, Object. The field that is set holds the value.
+// SettingValue is one of: String, Int, Number, Bool, Array, Object. The field that is set holds
+// the value.
 type SettingValue struct {
 	String *string           `json:"-"`
 	Int    *int64            `json:"-"`
@@ -1530,7 +1495,8 @@ func (u *SettingValue) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Shape is one of: Circle, Rectangle, Triangle (discriminator "kind"). The field that is set holds the value.
+// Shape is one of: Circle, Rectangle, Triangle (discriminator "kind"). The field that is set holds
+// the value.
 type Shape struct {
 	Circle    *Circle    `json:"-"`
 	Rectangle *Rectangle `json:"-"`
@@ -1539,7 +1505,8 @@ type Shape struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled
+// in when left empty.
 func (u Shape) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -1624,8 +1591,6 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Triangle is described by the spec as:
-//
 // Triangle.
 type Triangle struct {
 	A    float64      `json:"a"`
@@ -1633,8 +1598,6 @@ type Triangle struct {
 	C    float64      `json:"c"`
 	Kind TriangleKind `json:"kind"`
 }
-
-// TriangleKind is a schema of the API.
 type TriangleKind string
 
 // Values of TriangleKind the spec lists. A server may send others; they decode too.
@@ -1650,14 +1613,11 @@ func (v TriangleKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"triangle"`), nil
 }
 
-// SmsNotification is a schema of the API.
 type SmsNotification struct {
 	Channel string `json:"channel"`
 	Phone   string `json:"phone"`
 	Text    string `json:"text"`
 }
-
-// TextFilter is a schema of the API.
 type TextFilter struct {
 	Fuzzy *bool  `json:"fuzzy,omitzero"`
 	Query string `json:"query"`
@@ -1703,13 +1663,10 @@ func (u *Tier) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// VarRef is a schema of the API.
 type VarRef struct {
 	Name string `json:"name"`
 	Op   string `json:"op"`
 }
-
-// Wallet is a schema of the API.
 type Wallet struct {
 	Email    *string `json:"email,omitzero"`
 	Method   string  `json:"method"`
@@ -1820,7 +1777,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -1833,7 +1790,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -1978,9 +1935,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 15 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -2002,7 +1968,7 @@ type AddContactResponse struct {
 // AddContact calls POST /contacts.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddContact(ctx context.Context, body Contact) (*AddContactResponse, error) {
@@ -2063,7 +2029,7 @@ type SaveCustomerResponse struct {
 // SaveCustomer calls POST /customers.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveCustomer(ctx context.Context, body Customer) (*SaveCustomerResponse, error) {
@@ -2124,7 +2090,7 @@ type StoreDocumentResponse struct {
 // StoreDocument calls POST /documents.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) StoreDocument(ctx context.Context, body JSONValue) (*StoreDocumentResponse, error) {
@@ -2185,7 +2151,7 @@ type SaveDrawingResponse struct {
 // SaveDrawing calls POST /drawings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveDrawing(ctx context.Context, body Drawing) (*SaveDrawingResponse, error) {
@@ -2246,7 +2212,7 @@ type EvaluateResponse struct {
 // Evaluate calls POST /evaluate.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Evaluate(ctx context.Context, body Expr) (*EvaluateResponse, error) {
@@ -2307,8 +2273,9 @@ type ListEventsResponse struct {
 // ListEvents calls GET /events.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListEvents(ctx context.Context) (*ListEventsResponse, error) {
 	u := c.server + "/events"
@@ -2361,7 +2328,7 @@ type PublishEventResponse struct {
 // PublishEvent calls POST /events.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventResponse, error) {
@@ -2422,7 +2389,7 @@ type SendNotificationResponse struct {
 // SendNotification calls POST /notifications.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SendNotification(ctx context.Context, body Notification) (*SendNotificationResponse, error) {
@@ -2483,7 +2450,7 @@ type AddPaymentMethodResponse struct {
 // AddPaymentMethod calls POST /payment-methods.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod) (*AddPaymentMethodResponse, error) {
@@ -2544,8 +2511,9 @@ type ListPetsResponse struct {
 // ListPets calls GET /pets.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListPets(ctx context.Context) (*ListPetsResponse, error) {
 	u := c.server + "/pets"
@@ -2598,7 +2566,7 @@ type AdoptPetResponse struct {
 // AdoptPet calls POST /pets.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AdoptPet(ctx context.Context, body PetChoice) (*AdoptPetResponse, error) {
@@ -2659,7 +2627,7 @@ type SearchResponse struct {
 // Search calls POST /search.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Search(ctx context.Context, body SearchRequest) (*SearchResponse, error) {
@@ -2720,8 +2688,9 @@ type PutSettingsResponse struct {
 // PutSettings calls PUT /settings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue) (*PutSettingsResponse, error) {
 	u := c.server + "/settings"
@@ -2785,8 +2754,9 @@ type ListShapesResponse struct {
 // ListShapes calls GET /shapes.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListShapes(ctx context.Context) (*ListShapesResponse, error) {
 	u := c.server + "/shapes"
@@ -2839,7 +2809,7 @@ type CreateShapeResponse struct {
 // CreateShape calls POST /shapes.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateShape(ctx context.Context, body Shape) (*CreateShapeResponse, error) {

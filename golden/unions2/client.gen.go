@@ -17,14 +17,11 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// AdminReply is a schema of the API.
 type AdminReply struct {
 	AdminID *string         `json:"admin_id,omitzero"`
 	Body    *string         `json:"body,omitzero"`
 	Type    *AdminReplyType `json:"type,omitzero"`
 }
-
-// AdminReplyType is a schema of the API.
 type AdminReplyType string
 
 // Values of AdminReplyType the spec lists. A server may send others; they decode too.
@@ -40,28 +37,21 @@ func (v AdminReplyType) MarshalJSON() ([]byte, error) {
 	return []byte(`"admin"`), nil
 }
 
-// ByAsset is a schema of the API.
 type ByAsset struct {
 	ComponentKey string  `json:"component_key"`
 	Insertions   float64 `json:"insertions"`
 	Week         string  `json:"week"`
 }
-
-// ByTeam is a schema of the API.
 type ByTeam struct {
 	Insertions float64 `json:"insertions"`
 	TeamName   string  `json:"team_name"`
 	Week       string  `json:"week"`
 }
-
-// ContactByEmail is a schema of the API.
 type ContactByEmail struct {
 	Body  *string             `json:"body,omitzero"`
 	Email string              `json:"email"`
 	Type  *ContactByEmailType `json:"type,omitzero"`
 }
-
-// ContactByEmailType is a schema of the API.
 type ContactByEmailType string
 
 // Values of ContactByEmailType the spec lists. A server may send others; they decode too.
@@ -77,14 +67,11 @@ func (v ContactByEmailType) MarshalJSON() ([]byte, error) {
 	return []byte(`"user"`), nil
 }
 
-// ContactByID is a schema of the API.
 type ContactByID struct {
 	Body           *string          `json:"body,omitzero"`
 	IntercomUserID string           `json:"intercom_user_id"`
 	Type           *ContactByIDType `json:"type,omitzero"`
 }
-
-// ContactByIDType is a schema of the API.
 type ContactByIDType string
 
 // Values of ContactByIDType the spec lists. A server may send others; they decode too.
@@ -163,14 +150,11 @@ func (u *ContactReply) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// EcKey is a schema of the API.
 type EcKey struct {
 	Kty *EcKeyKty `json:"kty,omitzero"`
 	X   *string   `json:"x,omitzero"`
 	Y   *string   `json:"y,omitzero"`
 }
-
-// EcKeyKty is a schema of the API.
 type EcKeyKty string
 
 // Values of EcKeyKty the spec lists. A server may send others; they decode too.
@@ -235,15 +219,12 @@ func (u *EmbeddingInput) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// EncryptionKey is a schema of the API.
 type EncryptionKey struct {
 	E   *string           `json:"e,omitzero"`
 	Kty *EncryptionKeyKty `json:"kty,omitzero"`
 	N   *string           `json:"n,omitzero"`
 	Use *EncryptionKeyUse `json:"use,omitzero"`
 }
-
-// EncryptionKeyKty is a schema of the API.
 type EncryptionKeyKty string
 
 // Values of EncryptionKeyKty the spec lists. A server may send others; they decode too.
@@ -259,7 +240,6 @@ func (v EncryptionKeyKty) MarshalJSON() ([]byte, error) {
 	return []byte(`"RSA"`), nil
 }
 
-// EncryptionKeyUse is a schema of the API.
 type EncryptionKeyUse string
 
 // Values of EncryptionKeyUse the spec lists. A server may send others; they decode too.
@@ -275,7 +255,6 @@ func (v EncryptionKeyUse) MarshalJSON() ([]byte, error) {
 	return []byte(`"enc"`), nil
 }
 
-// Flag is a schema of the API.
 type Flag struct {
 	Enabled *bool  `json:"enabled,omitzero"`
 	Name    string `json:"name"`
@@ -357,7 +336,6 @@ func (u *Key) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Limit is a schema of the API.
 type Limit struct {
 	Max  *int64 `json:"max,omitzero"`
 	Name string `json:"name"`
@@ -439,14 +417,11 @@ func (u *Reply) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// RsaKey is a schema of the API.
 type RsaKey struct {
 	E   *string    `json:"e,omitzero"`
 	Kty *RsaKeyKty `json:"kty,omitzero"`
 	N   *string    `json:"n,omitzero"`
 }
-
-// RsaKeyKty is a schema of the API.
 type RsaKeyKty string
 
 // Values of RsaKeyKty the spec lists. A server may send others; they decode too.
@@ -514,7 +489,8 @@ func (u *Setting) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SigningKey is one of: RsaKey, EcKey (discriminator "kty"). The field that is set holds the value.
+// SigningKey is one of: RsaKey, EcKey (discriminator "kty"). The field that is set holds the
+// value.
 type SigningKey struct {
 	RsaKey *RsaKey `json:"-"`
 	EcKey  *EcKey  `json:"-"`
@@ -522,7 +498,8 @@ type SigningKey struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "kty" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kty" filled in
+// when left empty.
 func (u SigningKey) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -590,7 +567,8 @@ func (u *SigningKey) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// TransferCreate is one of: TransferCreate30, TransferCreate355. The field that is set holds the value.
+// TransferCreate is one of: TransferCreate30, TransferCreate355. The field that is set holds the
+// value.
 type TransferCreate struct {
 	TransferCreate30  *TransferCreate30  `json:"-"`
 	TransferCreate355 *TransferCreate355 `json:"-"`
@@ -648,30 +626,21 @@ func (u *TransferCreate) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// TransferCreate30 is a schema of the API.
 type TransferCreate30 struct {
 	Transfer TransferCreate30Transfer `json:"transfer"`
 }
-
-// TransferCreate30Transfer is a schema of the API.
 type TransferCreate30Transfer struct {
 	Name     *string `json:"name,omitzero"`
 	VolumeID string  `json:"volume_id"`
 }
-
-// TransferCreate355 is a schema of the API.
 type TransferCreate355 struct {
 	Transfer TransferCreate355Transfer `json:"transfer"`
 }
-
-// TransferCreate355Transfer is a schema of the API.
 type TransferCreate355Transfer struct {
 	Name        *string `json:"name,omitzero"`
 	NoSnapshots *bool   `json:"no_snapshots,omitzero"`
 	VolumeID    string  `json:"volume_id"`
 }
-
-// GetAnalyticsResponse200Body is a schema of the API.
 type GetAnalyticsResponse200Body struct {
 	Rows GetAnalyticsResponse200BodyRows `json:"rows"`
 }
@@ -832,7 +801,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -845,7 +814,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -915,9 +884,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 6 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -939,8 +917,9 @@ type GetAnalyticsResponse struct {
 // GetAnalytics calls GET /analytics.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
+//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetAnalytics(ctx context.Context) (*GetAnalyticsResponse, error) {
 	u := c.server + "/analytics"
@@ -993,7 +972,7 @@ type EmbedResponse struct {
 // Embed calls POST /embeddings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Embed(ctx context.Context, body EmbeddingInput) (*EmbedResponse, error) {
@@ -1054,7 +1033,7 @@ type AddKeyResponse struct {
 // AddKey calls POST /keys.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddKey(ctx context.Context, body Key) (*AddKeyResponse, error) {
@@ -1115,7 +1094,7 @@ type ReplyResponse struct {
 // Reply calls POST /replies.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Reply(ctx context.Context, body Reply) (*ReplyResponse, error) {
@@ -1176,7 +1155,7 @@ type PutSettingResponse struct {
 // PutSetting calls POST /settings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutSetting(ctx context.Context, body Setting) (*PutSettingResponse, error) {
@@ -1237,7 +1216,7 @@ type CreateTransferResponse struct {
 // CreateTransfer calls POST /transfers.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateTransfer(ctx context.Context, body TransferCreate) (*CreateTransferResponse, error) {

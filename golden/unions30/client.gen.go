@@ -17,7 +17,6 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Board is a schema of the API.
 type Board struct {
 	Current *NullableShape `json:"current"`
 	History []Shape        `json:"history,omitzero"`
@@ -72,13 +71,13 @@ func (u *BoardNote) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Circle is a schema of the API.
 type Circle struct {
 	Kind   string  `json:"kind"`
 	Radius float64 `json:"radius"`
 }
 
-// NullableShape is one of: Circle, Square (discriminator "kind"). The field that is set holds the value.
+// NullableShape is one of: Circle, Square (discriminator "kind"). The field that is set holds the
+// value.
 type NullableShape struct {
 	Circle *Circle `json:"-"`
 	Square *Square `json:"-"`
@@ -86,7 +85,8 @@ type NullableShape struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled
+// in when left empty.
 func (u NullableShape) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -154,13 +154,13 @@ func (u *NullableShape) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Owner is a schema of the API.
 type Owner struct {
 	DisplayName *string `json:"displayName,omitzero"`
 	Login       string  `json:"login"`
 }
 
-// Problem is one of: ValidationProblem, RateLimitProblem (discriminator "type"). The field that is set holds the value.
+// Problem is one of: ValidationProblem, RateLimitProblem (discriminator "type"). The field that is
+// set holds the value.
 type Problem struct {
 	ValidationProblem *ValidationProblem `json:"-"`
 	RateLimitProblem  *RateLimitProblem  `json:"-"`
@@ -168,7 +168,8 @@ type Problem struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "type" filled
+// in when left empty.
 func (u Problem) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -236,7 +237,6 @@ func (u *Problem) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// RateLimitProblem is a schema of the API.
 type RateLimitProblem struct {
 	RetryAfter int64  `json:"retryAfter"`
 	Status     *int64 `json:"status,omitzero"`
@@ -252,7 +252,8 @@ type Shape struct {
 	Unknown json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled in when left empty.
+// MarshalJSON writes the variant that is set (the first, if several are), with its "kind" filled
+// in when left empty.
 func (u Shape) MarshalJSON() ([]byte, error) {
 	var v any
 	var d string
@@ -320,13 +321,10 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Square is a schema of the API.
 type Square struct {
 	Kind string  `json:"kind"`
 	Side float64 `json:"side"`
 }
-
-// ValidationProblem is a schema of the API.
 type ValidationProblem struct {
 	InvalidParams []ValidationProblemInvalidParamsItem `json:"invalidParams"`
 	Status        *int64                               `json:"status,omitzero"`
@@ -344,7 +342,6 @@ func (v ValidationProblem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// ValidationProblemInvalidParamsItem is a schema of the API.
 type ValidationProblemInvalidParamsItem struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
@@ -440,7 +437,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -453,7 +450,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 
 	c.opPutBoard = e.Operation(runtime.OperationSpec{
@@ -470,9 +467,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 1 operation): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -497,7 +503,7 @@ type PutBoardResponse struct {
 // PutBoard calls PUT /boards/{boardId}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (this operation alone; its policy is on the constant).
 //   - no retry (retry: none).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBoard(ctx context.Context, boardID string, body Board) (*PutBoardResponse, error) {

@@ -17,7 +17,8 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// Account is one of: CardAccount, BankAccount, LegacyAccount. The field that is set holds the value.
+// Account is one of: CardAccount, BankAccount, LegacyAccount. The field that is set holds the
+// value.
 type Account struct {
 	CardAccount   *CardAccount   `json:"-"`
 	BankAccount   *BankAccount   `json:"-"`
@@ -95,20 +96,15 @@ func (u *Account) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ActionBase is a schema of the API.
 type ActionBase struct {
 	Type string `json:"type"`
 	URL  string `json:"url"`
 }
-
-// AwaitAction is a schema of the API.
 type AwaitAction struct {
 	TimeoutSeconds *int64          `json:"timeoutSeconds,omitzero"`
 	Type           AwaitActionType `json:"type"`
 	URL            string          `json:"url"`
 }
-
-// AwaitActionType is a schema of the API.
 type AwaitActionType string
 
 // Values of AwaitActionType the spec lists. A server may send others; they decode too.
@@ -124,14 +120,11 @@ func (v AwaitActionType) MarshalJSON() ([]byte, error) {
 	return []byte(`"await"`), nil
 }
 
-// BankAccount is a schema of the API.
 type BankAccount struct {
 	Iban   *string           `json:"iban,omitzero"`
 	ID     string            `json:"id"`
 	Scheme BankAccountScheme `json:"scheme"`
 }
-
-// BankAccountScheme is a schema of the API.
 type BankAccountScheme string
 
 // Values of BankAccountScheme the spec lists. A server may send others; they decode too.
@@ -140,14 +133,11 @@ const (
 	BankAccountSchemeAch  BankAccountScheme = "ach"
 )
 
-// CardAccount is a schema of the API.
 type CardAccount struct {
 	Expires *string           `json:"expires,omitzero"`
 	ID      string            `json:"id"`
 	Scheme  CardAccountScheme `json:"scheme"`
 }
-
-// CardAccountScheme is a schema of the API.
 type CardAccountScheme string
 
 // Values of CardAccountScheme the spec lists. A server may send others; they decode too.
@@ -156,16 +146,12 @@ const (
 	CardAccountSchemeMastercard CardAccountScheme = "mastercard"
 )
 
-// DisplayAction is described by the spec as:
-//
 // the tag's enum is a $ref'd schema, wrapped in allOf.
 type DisplayAction struct {
 	Text *string    `json:"text,omitzero"`
 	Type DisplayTag `json:"type"`
 	URL  string     `json:"url"`
 }
-
-// DisplayTag is a schema of the API.
 type DisplayTag string
 
 // Values of DisplayTag the spec lists. A server may send others; they decode too.
@@ -181,8 +167,6 @@ func (v DisplayTag) MarshalJSON() ([]byte, error) {
 	return []byte(`"display"`), nil
 }
 
-// LegacyAccount is described by the spec as:
-//
 // the same keys as the others; told apart by the kind of its id.
 type LegacyAccount struct {
 	Branch *string `json:"branch,omitzero"`
@@ -253,7 +237,8 @@ func (u *Link) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// NextAction is one of: AwaitAction, RedirectAction, DisplayAction, PollAction. The field that is set holds the value.
+// NextAction is one of: AwaitAction, RedirectAction, DisplayAction, PollAction. The field that is
+// set holds the value.
 type NextAction struct {
 	AwaitAction    *AwaitAction    `json:"-"`
 	RedirectAction *RedirectAction `json:"-"`
@@ -346,13 +331,13 @@ func (u *NextAction) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// PaymentRequest is a schema of the API.
 type PaymentRequest struct {
 	Amount int64                `json:"amount"`
 	Method PaymentRequestMethod `json:"method"`
 }
 
-// PaymentRequestMethod is one of: PaymentRequestMethodIdeal, PaymentRequestMethodEps, PaymentRequestMethodCard. The field that is set holds the value.
+// PaymentRequestMethod is one of: PaymentRequestMethodIdeal, PaymentRequestMethodEps,
+// PaymentRequestMethodCard. The field that is set holds the value.
 type PaymentRequestMethod struct {
 	PaymentRequestMethodIdeal *PaymentRequestMethodIdeal `json:"-"`
 	PaymentRequestMethodEps   *PaymentRequestMethodEps   `json:"-"`
@@ -430,16 +415,14 @@ func (u *PaymentRequestMethod) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// PaymentRequestMethodIdeal is a schema of the API.
 type PaymentRequestMethodIdeal struct {
 	Issuer string                        `json:"issuer"`
 	Type   PaymentRequestMethodIdealType `json:"type"`
 }
-
-// PaymentRequestMethodIdealType is a schema of the API.
 type PaymentRequestMethodIdealType string
 
-// Values of PaymentRequestMethodIdealType the spec lists. A server may send others; they decode too.
+// Values of PaymentRequestMethodIdealType the spec lists. A server may send others; they decode
+// too.
 const (
 	PaymentRequestMethodIdealTypeIdeal PaymentRequestMethodIdealType = "ideal"
 )
@@ -452,14 +435,11 @@ func (v PaymentRequestMethodIdealType) MarshalJSON() ([]byte, error) {
 	return []byte(`"ideal"`), nil
 }
 
-// PaymentRequestMethodEps is a schema of the API.
 type PaymentRequestMethodEps struct {
 	Bic    *string                     `json:"bic,omitzero"`
 	Issuer string                      `json:"issuer"`
 	Type   PaymentRequestMethodEpsType `json:"type"`
 }
-
-// PaymentRequestMethodEpsType is a schema of the API.
 type PaymentRequestMethodEpsType string
 
 // Values of PaymentRequestMethodEpsType the spec lists. A server may send others; they decode too.
@@ -475,16 +455,14 @@ func (v PaymentRequestMethodEpsType) MarshalJSON() ([]byte, error) {
 	return []byte(`"eps"`), nil
 }
 
-// PaymentRequestMethodCard is a schema of the API.
 type PaymentRequestMethodCard struct {
 	Number string                       `json:"number"`
 	Type   PaymentRequestMethodCardType `json:"type"`
 }
-
-// PaymentRequestMethodCardType is a schema of the API.
 type PaymentRequestMethodCardType string
 
-// Values of PaymentRequestMethodCardType the spec lists. A server may send others; they decode too.
+// Values of PaymentRequestMethodCardType the spec lists. A server may send others; they decode
+// too.
 const (
 	PaymentRequestMethodCardTypeCard PaymentRequestMethodCardType = "card"
 )
@@ -497,14 +475,11 @@ func (v PaymentRequestMethodCardType) MarshalJSON() ([]byte, error) {
 	return []byte(`"card"`), nil
 }
 
-// Ping is a schema of the API.
 type Ping struct {
 	Kind    PingKind     `json:"kind"`
 	Message string       `json:"message"`
 	Version *PingVersion `json:"version,omitzero"`
 }
-
-// PingKind is a schema of the API.
 type PingKind string
 
 // Values of PingKind the spec lists. A server may send others; they decode too.
@@ -520,7 +495,6 @@ func (v PingKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"ping"`), nil
 }
 
-// PingVersion is a schema of the API.
 type PingVersion int64
 
 // Values of PingVersion the spec lists. A server may send others; they decode too.
@@ -536,21 +510,16 @@ func (v PingVersion) MarshalJSON() ([]byte, error) {
 	return []byte(`2`), nil
 }
 
-// PlainLink is a schema of the API.
 type PlainLink struct {
 	Href string `json:"href"`
 }
 
-// PollAction is described by the spec as:
-//
 // the tag comes from an allOf part over a base that leaves it open.
 type PollAction struct {
 	IntervalSeconds *int64         `json:"intervalSeconds,omitzero"`
 	Type            PollActionType `json:"type"`
 	URL             string         `json:"url"`
 }
-
-// PollActionType is a schema of the API.
 type PollActionType string
 
 // Values of PollActionType the spec lists. A server may send others; they decode too.
@@ -566,14 +535,11 @@ func (v PollActionType) MarshalJSON() ([]byte, error) {
 	return []byte(`"poll"`), nil
 }
 
-// RedirectAction is a schema of the API.
 type RedirectAction struct {
 	Method *RedirectActionMethod `json:"method,omitzero"`
 	Type   RedirectActionType    `json:"type"`
 	URL    string                `json:"url"`
 }
-
-// RedirectActionMethod is a schema of the API.
 type RedirectActionMethod string
 
 // Values of RedirectActionMethod the spec lists. A server may send others; they decode too.
@@ -582,7 +548,6 @@ const (
 	RedirectActionMethodPost RedirectActionMethod = "POST"
 )
 
-// RedirectActionType is a schema of the API.
 type RedirectActionType string
 
 // Values of RedirectActionType the spec lists. A server may send others; they decode too.
@@ -598,7 +563,6 @@ func (v RedirectActionType) MarshalJSON() ([]byte, error) {
 	return []byte(`"redirect"`), nil
 }
 
-// TypedLink is a schema of the API.
 type TypedLink struct {
 	Href      string  `json:"href"`
 	MediaType *string `json:"mediaType,omitzero"`
@@ -699,7 +663,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -712,7 +676,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 
 	c.opAddAccount = e.Operation(runtime.OperationSpec{
@@ -761,9 +725,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 5 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -785,7 +758,7 @@ type AddAccountResponse struct {
 // AddAccount calls POST /accounts.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddAccount(ctx context.Context, body Account) (*AddAccountResponse, error) {
@@ -846,7 +819,7 @@ type RunActionResponse struct {
 // RunAction calls POST /actions.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResponse, error) {
@@ -907,7 +880,7 @@ type AddLinkResponse struct {
 // AddLink calls POST /links.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddLink(ctx context.Context, body Link) (*AddLinkResponse, error) {
@@ -968,7 +941,7 @@ type CreatePaymentResponse struct {
 // CreatePayment calls POST /payments.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePayment(ctx context.Context, body PaymentRequest) (*CreatePaymentResponse, error) {
@@ -1029,7 +1002,7 @@ type PingResponse struct {
 // Ping calls POST /pings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Ping(ctx context.Context, body Ping) (*PingResponse, error) {

@@ -17,14 +17,11 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// AwaitAction is a schema of the API.
 type AwaitAction struct {
 	TimeoutSeconds *int64          `json:"timeoutSeconds,omitzero"`
 	Type           AwaitActionType `json:"type"`
 	URL            string          `json:"url"`
 }
-
-// AwaitActionType is a schema of the API.
 type AwaitActionType string
 
 // Values of AwaitActionType the spec lists. A server may send others; they decode too.
@@ -103,14 +100,11 @@ func (u *NextAction) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// RedirectAction is a schema of the API.
 type RedirectAction struct {
 	Method *RedirectActionMethod `json:"method,omitzero"`
 	Type   RedirectActionType    `json:"type"`
 	URL    string                `json:"url"`
 }
-
-// RedirectActionMethod is a schema of the API.
 type RedirectActionMethod string
 
 // Values of RedirectActionMethod the spec lists. A server may send others; they decode too.
@@ -119,7 +113,6 @@ const (
 	RedirectActionMethodPost RedirectActionMethod = "POST"
 )
 
-// RedirectActionType is a schema of the API.
 type RedirectActionType string
 
 // Values of RedirectActionType the spec lists. A server may send others; they decode too.
@@ -135,12 +128,12 @@ func (v RedirectActionType) MarshalJSON() ([]byte, error) {
 	return []byte(`"redirect"`), nil
 }
 
-// AuthenticateBody is a schema of the API.
 type AuthenticateBody struct {
 	Credentials AuthenticateBodyCredentials `json:"credentials"`
 }
 
-// AuthenticateBodyCredentials is one of: AuthenticateBodyCredentialsPassword, AuthenticateBodyCredentialsOtp. The field that is set holds the value.
+// AuthenticateBodyCredentials is one of: AuthenticateBodyCredentialsPassword,
+// AuthenticateBodyCredentialsOtp. The field that is set holds the value.
 type AuthenticateBodyCredentials struct {
 	AuthenticateBodyCredentialsPassword *AuthenticateBodyCredentialsPassword `json:"-"`
 	AuthenticateBodyCredentialsOtp      *AuthenticateBodyCredentialsOtp      `json:"-"`
@@ -203,17 +196,15 @@ func (u *AuthenticateBodyCredentials) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// AuthenticateBodyCredentialsPassword is a schema of the API.
 type AuthenticateBodyCredentialsPassword struct {
 	Kind     AuthenticateBodyCredentialsPasswordKind `json:"kind"`
 	Password string                                  `json:"password"`
 	User     *string                                 `json:"user,omitzero"`
 }
-
-// AuthenticateBodyCredentialsPasswordKind is a schema of the API.
 type AuthenticateBodyCredentialsPasswordKind string
 
-// Values of AuthenticateBodyCredentialsPasswordKind the spec lists. A server may send others; they decode too.
+// Values of AuthenticateBodyCredentialsPasswordKind the spec lists. A server may send others; they
+// decode too.
 const (
 	AuthenticateBodyCredentialsPasswordKindPassword AuthenticateBodyCredentialsPasswordKind = "password"
 )
@@ -226,18 +217,16 @@ func (v AuthenticateBodyCredentialsPasswordKind) MarshalJSON() ([]byte, error) {
 	return []byte(`"password"`), nil
 }
 
-// AuthenticateBodyCredentialsOtp is a schema of the API.
 type AuthenticateBodyCredentialsOtp struct {
 	Digits   *int64                             `json:"digits,omitzero"`
 	Kind     AuthenticateBodyCredentialsOtpKind `json:"kind"`
 	Password string                             `json:"password"`
 	User     *string                            `json:"user,omitzero"`
 }
-
-// AuthenticateBodyCredentialsOtpKind is a schema of the API.
 type AuthenticateBodyCredentialsOtpKind string
 
-// Values of AuthenticateBodyCredentialsOtpKind the spec lists. A server may send others; they decode too.
+// Values of AuthenticateBodyCredentialsOtpKind the spec lists. A server may send others; they
+// decode too.
 const (
 	AuthenticateBodyCredentialsOtpKindOtp AuthenticateBodyCredentialsOtpKind = "otp"
 )
@@ -341,7 +330,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -354,7 +343,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 
 	c.opRunAction = e.Operation(runtime.OperationSpec{
@@ -379,9 +368,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 2 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -403,7 +401,7 @@ type RunActionResponse struct {
 // RunAction calls POST /actions.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResponse, error) {
@@ -461,7 +459,7 @@ type AuthenticateResponse struct {
 // Authenticate calls POST /authentications.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Authenticate(ctx context.Context, body AuthenticateBody) (*AuthenticateResponse, error) {

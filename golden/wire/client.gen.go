@@ -17,12 +17,12 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-// EmbeddingRequest is a schema of the API.
 type EmbeddingRequest struct {
 	Input EmbeddingRequestInput `json:"input"`
 }
 
-// EmbeddingRequestInput is one of: String, Array, Array2, Array3. The field that is set holds the value.
+// EmbeddingRequestInput is one of: String, Array, Array2, Array3. The field that is set holds the
+// value.
 type EmbeddingRequestInput struct {
 	String *string   `json:"-"`
 	Array  []string  `json:"-"`
@@ -78,7 +78,6 @@ func (u *EmbeddingRequestInput) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Group is a schema of the API.
 type Group struct {
 	Labels   map[string]string `json:"labels"`
 	Name     string            `json:"name"`
@@ -100,12 +99,9 @@ func (v Group) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(v))
 }
 
-// AddSharedLinkBody is a schema of the API.
 type AddSharedLinkBody struct {
 	SharedLink *AddSharedLinkBodySharedLink `json:"shared_link,omitzero"`
 }
-
-// AddSharedLinkBodySharedLink is a schema of the API.
 type AddSharedLinkBodySharedLink struct {
 	Access *string `json:"access,omitzero"`
 }
@@ -203,7 +199,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
-	breakerDefault := e.Breaker("default", runtime.BreakerPolicy{
+	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
 		WindowSize:            100,
@@ -216,7 +212,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
 	c.breakers = map[string]*runtime.Breaker{
-		"default": breakerDefault,
+		BreakerDefault: breakerDefault,
 	}
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
@@ -271,9 +267,18 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Breakers returns the client's circuit breakers by instance name, for health
-// checks and metrics: each one's State and Metrics say whether it lets calls
-// through and why.
+// The names of the client's circuit breakers: the keys of Client.Breakers.
+const (
+	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
+	// shared, 4 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
+	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
+	// are transport, timeout, 5xx.
+	BreakerDefault = "default"
+)
+
+// Breakers returns the client's circuit breakers by name (the Breaker
+// constants), for health checks and metrics: each one's State and Metrics
+// say whether it lets calls through and why.
 func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
@@ -295,7 +300,7 @@ type CreateEmbeddingResponse struct {
 // CreateEmbedding calls POST /embeddings.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateEmbedding(ctx context.Context, body EmbeddingRequest) (*CreateEmbeddingResponse, error) {
@@ -353,8 +358,9 @@ type UpdateFileResponse struct {
 // UpdateFile calls PUT /files/{file_id}.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UpdateFile(ctx context.Context, fileID string) (*UpdateFileResponse, error) {
 	u := c.server + "/files/" + runtime.PathSegment(fileID)
@@ -405,8 +411,9 @@ type AddSharedLinkResponse struct {
 // The spec's path key is /files/{file_id}#add_shared_link; its #fragment is not sent.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
+//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSharedLinkParams, body AddSharedLinkBody) (*AddSharedLinkResponse, error) {
 	u := c.server + "/files/" + runtime.PathSegment(fileID)
@@ -465,7 +472,7 @@ type CreateGroupResponse struct {
 // CreateGroup calls POST /groups.
 //
 // Resilience (x-resilience):
-//   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
+//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateGroup(ctx context.Context, body Group) (*CreateGroupResponse, error) {

@@ -9,7 +9,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Number returns v as a float64 when it is a decoded number.
@@ -45,19 +44,6 @@ func Show(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return fmt.Sprint(v)
-}
-
-// Dur prints a bound as the contract writes it: 1h, 24h, 10m, 1h30m.
-func Dur(d time.Duration) string {
-	s := d.String()
-	// Only whole zero units go: "10m0s" keeps its "10m".
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // Suggest returns the known word nearest to s (case-insensitive edit
