@@ -39,6 +39,12 @@ type Config struct {
 	// never appear in an error, a log line or an event.
 	SecretQueryParams []string
 
+	// Server is the base URL (checked by ServerURL) that Call's requests
+	// go to.
+	Server string
+	// CallOptions apply to every call, before the call's own options.
+	CallOptions []CallOption
+
 	// clock replaces the monotonic clock in tests of time windows and
 	// budgets; nil means the real one.
 	clock func() time.Duration
@@ -54,6 +60,8 @@ type Engine struct {
 	observe bool // false when obs is the no-op: skip building events
 	editors []RequestEditor
 	redact  redactor
+	server  string
+	opts    []CallOption
 
 	// base anchors the monotonic clock: time.Since(base) is about half the
 	// cost of time.Now(), and the hot path reads the clock twice.
@@ -79,6 +87,8 @@ func NewEngine(cfg Config) *Engine {
 		log:      cfg.Logger,
 		obs:      cfg.Observer,
 		editors:  cfg.RequestEditors,
+		server:   cfg.Server,
+		opts:     cfg.CallOptions,
 		redact:   newRedactor(cfg.SecretQueryParams),
 		base:     time.Now(),
 		clock:    cfg.clock,

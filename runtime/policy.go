@@ -193,6 +193,12 @@ type OperationSpec struct {
 	Retry *RetryPolicy
 	// Timeout bounds each attempt, TotalTimeout the whole call; 0 = none.
 	Timeout, TotalTimeout time.Duration
+	// Accept is the Accept header every attempt of Call sends ("" none).
+	Accept string
+	// NotRetrySafe marks an operation that must never be retried (a
+	// method that is not idempotent, without an idempotency key): its
+	// failures stop with ErrNotRetrySafe, and no option retries it.
+	NotRetrySafe bool
 }
 
 // DefaultBreakerPolicy returns the contract's built-in breaker policy
