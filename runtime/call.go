@@ -192,7 +192,9 @@ type bytesBody struct {
 func (b *bytesBody) Close() error { return nil }
 
 // get is the request's GetBody: the whole body again.
-func (b *bytesBody) get() (io.ReadCloser, error) { return &bytesBody{Reader: *bytes.NewReader(b.data), data: b.data}, nil }
+func (b *bytesBody) get() (io.ReadCloser, error) {
+	return &bytesBody{Reader: *bytes.NewReader(b.data), data: b.data}, nil
+}
 
 // build makes the request of the next attempt from c.rq.
 func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
