@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -25,6 +26,8 @@ type Request struct {
 	Header http.Header
 	// Body is sent whole by every attempt; nil is no body.
 	Body []byte
+	// JSON, when not nil, is encoded into Body (encoding/json) by Call.
+	JSON any
 	// ContentType is Body's Content-Type, sent when Body is not nil.
 	ContentType string
 }
@@ -337,6 +340,13 @@ func (op *Operation) call(ctx context.Context, rq *Request, out Typed, opts []Ca
 	pl, err := op.planFor(out)
 	if err != nil {
 		return err
+	}
+	if rq.JSON != nil {
+		data, err := json.Marshal(rq.JSON)
+		if err != nil {
+			return errors.New(op.spec.Name + ": encode request body: " + err.Error())
+		}
+		rq.Body = data
 	}
 	u, err := op.e.target(rq)
 	if err != nil {

@@ -5,10 +5,8 @@ package loaddefs
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -69,6 +67,7 @@ type Client struct {
 	editors      []runtime.RequestEditor
 	logger       *slog.Logger
 	observer     runtime.Observer
+	callOpts     []runtime.CallOption
 	engine       *runtime.Engine
 	breakers     map[string]*runtime.Breaker
 	opGetInvoice *runtime.Operation
@@ -113,6 +112,14 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -128,10 +135,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -164,22 +173,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opGetInvoice = e.Operation(runtime.OperationSpec{
-		Name:         "getInvoice",
-		Method:       "GET",
-		Path:         "/invoices/{id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "getInvoice", Method: "GET", Path: "/invoices/{id}", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opGetOrder = e.Operation(runtime.OperationSpec{
-		Name:         "getOrder",
-		Method:       "GET",
-		Path:         "/orders/{id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "getOrder", Method: "GET", Path: "/orders/{id}", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	return c, nil
 }
@@ -191,18 +190,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetInvoiceResponse is the answer to GetInvoice: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetInvoiceResponse is the answer to GetInvoice; the resgen tags say which status fills which field.
 type GetInvoiceResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response
 	// an invoice, a component with $defs.
-	JSON200 *Invoice
+	JSON200 *Invoice `resgen:"200"`
 }
 
 // GetInvoice calls GET /invoices/{id}.
@@ -211,52 +203,16 @@ type GetInvoiceResponse struct {
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetInvoice(ctx context.Context, id string) (*GetInvoiceResponse, error) {
-	u := c.server + "/invoices/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetInvoice: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGetInvoice.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetInvoice.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetInvoice: read response: %w", err)
-	}
-	out := &GetInvoiceResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetInvoice: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetInvoice(ctx context.Context, id string, opts ...runtime.CallOption) (*GetInvoiceResponse, error) {
+	req := runtime.Request{Path: "/invoices/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opGetInvoice, &req, new(GetInvoiceResponse), opts)
 }
 
-// GetOrderResponse is the answer to GetOrder: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetOrderResponse is the answer to GetOrder; the resgen tags say which status fills which field.
 type GetOrderResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response
 	// the order, an inline schema with $defs.
-	JSON200 *GetOrderResponse200Body
+	JSON200 *GetOrderResponse200Body `resgen:"200"`
 }
 
 // GetOrder calls GET /orders/{id}.
@@ -265,36 +221,7 @@ type GetOrderResponse struct {
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetOrder(ctx context.Context, id string) (*GetOrderResponse, error) {
-	u := c.server + "/orders/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetOrder: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGetOrder.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetOrder.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetOrder: read response: %w", err)
-	}
-	out := &GetOrderResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetOrder: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetOrder(ctx context.Context, id string, opts ...runtime.CallOption) (*GetOrderResponse, error) {
+	req := runtime.Request{Path: "/orders/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opGetOrder, &req, new(GetOrderResponse), opts)
 }

@@ -5,10 +5,8 @@ package unions30
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -362,6 +360,7 @@ type Client struct {
 	editors    []runtime.RequestEditor
 	logger     *slog.Logger
 	observer   runtime.Observer
+	callOpts   []runtime.CallOption
 	engine     *runtime.Engine
 	breakers   map[string]*runtime.Breaker
 	opPutBoard *runtime.Operation
@@ -405,6 +404,14 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -420,10 +427,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -444,12 +453,8 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opPutBoard = e.Operation(runtime.OperationSpec{
-		Name:         "putBoard",
-		Method:       "PUT",
-		Path:         "/boards/{boardId}",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "putBoard", Method: "PUT", Path: "/boards/{boardId}", Accept: "application/json, application/problem+json",
+		Breaker: breakerDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	return c, nil
 }
@@ -461,21 +466,13 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// PutBoardResponse is the answer to PutBoard: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PutBoardResponse is the answer to PutBoard; the resgen tags say which status fills which field.
 type PutBoardResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response
 	// the board as stored.
-	JSON200 *Board
-	// JSONDefault is set when the status is any other.
+	JSON200 *Board `resgen:"200"`
 	// a problem.
-	JSONDefault *Problem
+	JSONDefault *Problem `resgen:"default"`
 }
 
 // PutBoard calls PUT /boards/{boardId}.
@@ -484,42 +481,7 @@ type PutBoardResponse struct {
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (retry: none).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PutBoard(ctx context.Context, boardID string, body Board) (*PutBoardResponse, error) {
-	u := c.server + "/boards/" + runtime.PathSegment(boardID)
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("PutBoard: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PutBoard: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json, application/problem+json")
-	resp, attempts, err := c.opPutBoard.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PutBoard: read response: %w", err)
-	}
-	out := &PutBoardResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	default:
-		err = runtime.DecodeJSON(raw, &out.JSONDefault)
-	}
-	if err != nil {
-		return out, fmt.Errorf("PutBoard: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) PutBoard(ctx context.Context, boardID string, body Board, opts ...runtime.CallOption) (*PutBoardResponse, error) {
+	req := runtime.Request{Path: "/boards/" + runtime.PathSegment(boardID), JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opPutBoard, &req, new(PutBoardResponse), opts)
 }

@@ -5,10 +5,8 @@ package valueunions31
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -262,6 +260,7 @@ type Client struct {
 	editors        []runtime.RequestEditor
 	logger         *slog.Logger
 	observer       runtime.Observer
+	callOpts       []runtime.CallOption
 	engine         *runtime.Engine
 	breakers       map[string]*runtime.Breaker
 	opRunAction    *runtime.Operation
@@ -306,6 +305,14 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -321,10 +328,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -345,20 +354,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opRunAction = e.Operation(runtime.OperationSpec{
-		Name:         "runAction",
-		Method:       "POST",
-		Path:         "/actions",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "runAction", Method: "POST", Path: "/actions", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opAuthenticate = e.Operation(runtime.OperationSpec{
-		Name:         "authenticate",
-		Method:       "POST",
-		Path:         "/authentications",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "authenticate", Method: "POST", Path: "/authentications",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	return c, nil
 }
@@ -370,18 +371,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// RunActionResponse is the answer to RunAction: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// RunActionResponse is the answer to RunAction; the resgen tags say which status fills which field.
 type RunActionResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response
 	// the next action.
-	JSON200 *NextAction
+	JSON200 *NextAction `resgen:"200"`
 }
 
 // RunAction calls POST /actions.
@@ -390,56 +384,14 @@ type RunActionResponse struct {
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResponse, error) {
-	u := c.server + "/actions"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("RunAction: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("RunAction: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opRunAction.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opRunAction.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("RunAction: read response: %w", err)
-	}
-	out := &RunActionResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("RunAction: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) RunAction(ctx context.Context, body NextAction, opts ...runtime.CallOption) (*RunActionResponse, error) {
+	req := runtime.Request{Path: "/actions", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opRunAction, &req, new(RunActionResponse), opts)
 }
 
-// AuthenticateResponse is the answer to Authenticate: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AuthenticateResponse is the answer to Authenticate; the resgen tags say which status fills which field.
 type AuthenticateResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // Authenticate calls POST /authentications.
@@ -448,35 +400,7 @@ type AuthenticateResponse struct {
 //   - breaker "default" (shared, policy default): last 100 calls, decides after 100; opens at 50% failures or 100% of calls taking 1m0s or more; stays open 1m0s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Authenticate(ctx context.Context, body AuthenticateBody) (*AuthenticateResponse, error) {
-	u := c.server + "/authentications"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("Authenticate: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("Authenticate: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, attempts, err := c.opAuthenticate.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAuthenticate.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Authenticate: read response: %w", err)
-	}
-	out := &AuthenticateResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) Authenticate(ctx context.Context, body AuthenticateBody, opts ...runtime.CallOption) (*AuthenticateResponse, error) {
+	req := runtime.Request{Path: "/authentications", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opAuthenticate, &req, new(AuthenticateResponse), opts)
 }
