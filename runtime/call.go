@@ -186,18 +186,17 @@ type attemptRequest struct {
 	cancel cancelBody
 }
 
-// bytesBody re-reads the call's body; every attempt has its own.
+// bytesBody re-reads the call's body; every attempt has its own. The
+// request's Body is io.NopCloser of its *bytes.Reader, which net/http
+// knows to be in memory: it writes headers and body at once, as for
+// http.NewRequest's.
 type bytesBody struct {
-	bytes.Reader
+	rd   bytes.Reader
 	data []byte
 }
 
-func (b *bytesBody) Close() error { return nil }
-
 // get is the request's GetBody: the whole body again.
-func (b *bytesBody) get() (io.ReadCloser, error) {
-	return &bytesBody{Reader: *bytes.NewReader(b.data), data: b.data}, nil
-}
+func (b *bytesBody) get() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b.data)), nil }
 
 // build makes the request of the next attempt from c.rq.
 func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
@@ -221,8 +220,9 @@ func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
 		if len(rq.Body) == 0 {
 			tmp.Body, tmp.GetBody = http.NoBody, noBody0
 		} else {
-			a.body = bytesBody{Reader: *bytes.NewReader(rq.Body), data: rq.Body}
-			tmp.Body, tmp.ContentLength, tmp.GetBody = &a.body, int64(len(rq.Body)), a.body.get
+			a.body.rd.Reset(rq.Body)
+			a.body.data = rq.Body
+			tmp.Body, tmp.ContentLength, tmp.GetBody = io.NopCloser(&a.body.rd), int64(len(rq.Body)), a.body.get
 		}
 	}
 	if edits {

@@ -153,7 +153,7 @@ func (op *Operation) decode(p *plan, c *call, resp *http.Response, attempts int,
 			return op.statusError(c, base, nil, nil)
 		}
 	}
-	raw, err := readBody(resp)
+	raw, err := readBody(resp, op.spec.Method == http.MethodHead)
 	base.Body = raw
 	if err != nil {
 		return &CallError{Operation: op.spec.Name, Attempts: attempts, Reason: "reading the response failed", Err: err}
@@ -202,10 +202,10 @@ func (op *Operation) statusError(c *call, base *Response, decoded any, derr erro
 }
 
 // readBody reads a whole body and closes it, sized by Content-Length.
-func readBody(resp *http.Response) ([]byte, error) {
+func readBody(resp *http.Response, head bool) ([]byte, error) {
 	defer resp.Body.Close()
 	n := resp.ContentLength
-	if n == 0 {
+	if n == 0 || head { // a HEAD's Content-Length is the GET's
 		return nil, nil
 	}
 	if n < 0 || n > 1<<20 {
