@@ -3,14 +3,10 @@
 package overlayopenstackimage
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -6864,6 +6860,7 @@ type Client struct {
 	editors                                                          []runtime.RequestEditor
 	logger                                                           *slog.Logger
 	observer                                                         runtime.Observer
+	callOpts                                                         []runtime.CallOption
 	engine                                                           *runtime.Engine
 	breakers                                                         map[string]*runtime.Breaker
 	opCacheGet                                                       *runtime.Operation
@@ -6982,6 +6979,14 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -6997,10 +7002,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -7058,676 +7065,308 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opCacheGet = e.Operation(runtime.OperationSpec{
-		Name:         "cache:get",
-		Method:       "GET",
-		Path:         "/v2/cache",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "cache:get", Method: "GET", Path: "/v2/cache", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opCacheDelete = e.Operation(runtime.OperationSpec{
-		Name:         "cache:delete",
-		Method:       "DELETE",
-		Path:         "/v2/cache",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "cache:delete", Method: "DELETE", Path: "/v2/cache",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opCacheImageIDPut = e.Operation(runtime.OperationSpec{
-		Name:         "cache/image_id:put",
-		Method:       "PUT",
-		Path:         "/v2/cache/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "cache/image_id:put", Method: "PUT", Path: "/v2/cache/{image_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opCacheImageIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "cache/image_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/cache/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "cache/image_id:delete", Method: "DELETE", Path: "/v2/cache/{image_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesGet = e.Operation(runtime.OperationSpec{
-		Name:         "images:get",
-		Method:       "GET",
-		Path:         "/v2/images",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images:get", Method: "GET", Path: "/v2/images", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesPost = e.Operation(runtime.OperationSpec{
-		Name:         "images:post",
-		Method:       "POST",
-		Path:         "/v2/images",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images:post", Method: "POST", Path: "/v2/images", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id:get", Method: "GET", Path: "/v2/images/{image_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDPatch = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id:patch",
-		Method:       "PATCH",
-		Path:         "/v2/images/{image_id}",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id:patch", Method: "PATCH", Path: "/v2/images/{image_id}", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/images/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id:delete", Method: "DELETE", Path: "/v2/images/{image_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDActionsDeactivatePost = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/actions/deactivate:post",
-		Method:       "POST",
-		Path:         "/v2/images/{image_id}/actions/deactivate",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/actions/deactivate:post", Method: "POST", Path: "/v2/images/{image_id}/actions/deactivate", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDActionsReactivatePost = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/actions/reactivate:post",
-		Method:       "POST",
-		Path:         "/v2/images/{image_id}/actions/reactivate",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/actions/reactivate:post", Method: "POST", Path: "/v2/images/{image_id}/actions/reactivate", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDFileGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/file:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}/file",
-		Breaker:      breakerUploads,
-		Retry:        retryReads,
-		Timeout:      0,
-		TotalTimeout: 15 * time.Minute,
+		Name: "images/image_id/file:get", Method: "GET", Path: "/v2/images/{image_id}/file", Accept: "application/json",
+		Breaker: breakerUploads, Retry: retryReads, TotalTimeout: 15 * time.Minute,
 	})
 	c.opImagesImageIDFilePut = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/file:put",
-		Method:       "PUT",
-		Path:         "/v2/images/{image_id}/file",
-		Breaker:      breakerUploads,
-		Retry:        retryDefault,
-		Timeout:      0,
-		TotalTimeout: 15 * time.Minute,
+		Name: "images/image_id/file:put", Method: "PUT", Path: "/v2/images/{image_id}/file",
+		Breaker: breakerUploads, Retry: retryDefault, TotalTimeout: 15 * time.Minute,
 	})
 	c.opImagesImageIDImportPost = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/import:post",
-		Method:       "POST",
-		Path:         "/v2/images/{image_id}/import",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/import:post", Method: "POST", Path: "/v2/images/{image_id}/import", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDMembersGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}/members",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/members:get", Method: "GET", Path: "/v2/images/{image_id}/members", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDMembersPost = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members:post",
-		Method:       "POST",
-		Path:         "/v2/images/{image_id}/members",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/members:post", Method: "POST", Path: "/v2/images/{image_id}/members", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDMembersMemberIDGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members/member_id:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}/members/{member_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/members/member_id:get", Method: "GET", Path: "/v2/images/{image_id}/members/{member_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDMembersMemberIDPut = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members/member_id:put",
-		Method:       "PUT",
-		Path:         "/v2/images/{image_id}/members/{member_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/members/member_id:put", Method: "PUT", Path: "/v2/images/{image_id}/members/{member_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDMembersMemberIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members/member_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/images/{image_id}/members/{member_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/members/member_id:delete", Method: "DELETE", Path: "/v2/images/{image_id}/members/{member_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDStagePut = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/stage:put",
-		Method:       "PUT",
-		Path:         "/v2/images/{image_id}/stage",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/stage:put", Method: "PUT", Path: "/v2/images/{image_id}/stage", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDTagsTagValuePut = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/tags/tag_value:put",
-		Method:       "PUT",
-		Path:         "/v2/images/{image_id}/tags/{tag_value}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/tags/tag_value:put", Method: "PUT", Path: "/v2/images/{image_id}/tags/{tag_value}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDTagsTagValueDelete = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/tags/tag_value:delete",
-		Method:       "DELETE",
-		Path:         "/v2/images/{image_id}/tags/{tag_value}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/tags/tag_value:delete", Method: "DELETE", Path: "/v2/images/{image_id}/tags/{tag_value}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opImagesImageIDTasksGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/tasks:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}/tasks",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "images/image_id/tasks:get", Method: "GET", Path: "/v2/images/{image_id}/tasks", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opInfoImportGet = e.Operation(runtime.OperationSpec{
-		Name:         "info/import:get",
-		Method:       "GET",
-		Path:         "/v2/info/import",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "info/import:get", Method: "GET", Path: "/v2/info/import", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opInfoStoresGet = e.Operation(runtime.OperationSpec{
-		Name:         "info/stores:get",
-		Method:       "GET",
-		Path:         "/v2/info/stores",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "info/stores:get", Method: "GET", Path: "/v2/info/stores", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opInfoStoresDetailGet = e.Operation(runtime.OperationSpec{
-		Name:         "info/stores/detail:get",
-		Method:       "GET",
-		Path:         "/v2/info/stores/detail",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "info/stores/detail:get", Method: "GET", Path: "/v2/info/stores/detail", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opInfoUsageGet = e.Operation(runtime.OperationSpec{
-		Name:         "info/usage:get",
-		Method:       "GET",
-		Path:         "/v2/info/usage",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "info/usage:get", Method: "GET", Path: "/v2/info/usage", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces:get", Method: "GET", Path: "/v2/metadefs/namespaces", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces:post", Method: "POST", Path: "/v2/metadefs/namespaces", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNamePut = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name:put",
-		Method:       "PUT",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/objects:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/objects", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/objects:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/objects", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/objects:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/objects",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects/object_name:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/objects/object_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects/object_name:put",
-		Method:       "PUT",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/objects/object_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects/object_name:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/objects/object_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/properties:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/properties", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/properties:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/properties", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/properties:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/properties",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties/property_name:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/properties/property_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties/property_name:put",
-		Method:       "PUT",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/properties/property_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties/property_name:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/properties/property_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameResourceTypesGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/resource_types:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/resource_types",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/resource_types:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/resource_types", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameResourceTypesPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/resource_types:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/resource_types",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/resource_types:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/resource_types", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/resource_types/resource_type:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/resource_types/resource_type:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/tags:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/tags", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/tags:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/tags", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/tags:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/tags",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNameGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/tags/tag_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNamePut = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:put",
-		Method:       "PUT",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/tags/tag_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNamePost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/tags/tag_name:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/namespaces/namespace_name/tags/tag_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMetadefsResourceTypesGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/resource_types:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/resource_types",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "metadefs/resource_types:get", Method: "GET", Path: "/v2/metadefs/resource_types", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasImageGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/image:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/image",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/image:get", Method: "GET", Path: "/v2/schemas/image", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasImagesGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/images:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/images",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/images:get", Method: "GET", Path: "/v2/schemas/images", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMemberGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/member:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/member",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/member:get", Method: "GET", Path: "/v2/schemas/member", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMembersGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/members:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/members",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/members:get", Method: "GET", Path: "/v2/schemas/members", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsNamespaceGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/namespace:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/namespace",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/namespace:get", Method: "GET", Path: "/v2/schemas/metadefs/namespace", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsNamespacesGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/namespaces:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/namespaces",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/namespaces:get", Method: "GET", Path: "/v2/schemas/metadefs/namespaces", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsObjectGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/object:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/object",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/object:get", Method: "GET", Path: "/v2/schemas/metadefs/object", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsObjectsGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/objects:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/objects",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/objects:get", Method: "GET", Path: "/v2/schemas/metadefs/objects", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsPropertiesGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/properties:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/properties",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/properties:get", Method: "GET", Path: "/v2/schemas/metadefs/properties", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsPropertyGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/property:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/property",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/property:get", Method: "GET", Path: "/v2/schemas/metadefs/property", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsResourceTypeGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/resource_type:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/resource_type",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/resource_type:get", Method: "GET", Path: "/v2/schemas/metadefs/resource_type", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsResourceTypesGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/resource_types:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/resource_types",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/resource_types:get", Method: "GET", Path: "/v2/schemas/metadefs/resource_types", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsTagGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/tag:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/tag",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/tag:get", Method: "GET", Path: "/v2/schemas/metadefs/tag", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasMetadefsTagsGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/tags:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/tags",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/metadefs/tags:get", Method: "GET", Path: "/v2/schemas/metadefs/tags", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasTaskGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/task:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/task",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/task:get", Method: "GET", Path: "/v2/schemas/task", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSchemasTasksGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/tasks:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/tasks",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "schemas/tasks:get", Method: "GET", Path: "/v2/schemas/tasks", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opStoresStoreIDImageIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "stores/store_id/image_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/stores/{store_id}/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "stores/store_id/image_id:delete", Method: "DELETE", Path: "/v2/stores/{store_id}/{image_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opTasksGet = e.Operation(runtime.OperationSpec{
-		Name:         "tasks:get",
-		Method:       "GET",
-		Path:         "/v2/tasks",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "tasks:get", Method: "GET", Path: "/v2/tasks", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opTasksPost = e.Operation(runtime.OperationSpec{
-		Name:         "tasks:post",
-		Method:       "POST",
-		Path:         "/v2/tasks",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "tasks:post", Method: "POST", Path: "/v2/tasks", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opTasksTaskIDGet = e.Operation(runtime.OperationSpec{
-		Name:         "tasks/task_id:get",
-		Method:       "GET",
-		Path:         "/v2/tasks/{task_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "tasks/task_id:get", Method: "GET", Path: "/v2/tasks/{task_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opTasksTaskIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "tasks/task_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/tasks/{task_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "tasks/task_id:delete", Method: "DELETE", Path: "/v2/tasks/{task_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	return c, nil
 }
@@ -7739,18 +7378,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// CacheGetResponse is the answer to CacheGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CacheGetResponse is the answer to CacheGet; the resgen tags say which status fills which field.
 type CacheGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *CacheGetCacheStateResponse
+	JSON200 *CacheGetCacheStateResponse `resgen:"200"`
 }
 
 // CacheGet calls GET /v2/cache.
@@ -7768,49 +7400,14 @@ type CacheGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) CacheGet(ctx context.Context) (*CacheGetResponse, error) {
-	u := c.server + "/v2/cache"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CacheGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCacheGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opCacheGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CacheGet: read response: %w", err)
-	}
-	out := &CacheGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CacheGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CacheGet(ctx context.Context, opts ...runtime.CallOption) (*CacheGetResponse, error) {
+	req := runtime.Request{Path: "/v2/cache"}
+	return runtime.Call(ctx, c.opCacheGet, &req, new(CacheGetResponse), opts)
 }
 
-// CacheDeleteResponse is the answer to CacheDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CacheDeleteResponse is the answer to CacheDelete; the resgen tags say which status fills which field.
 type CacheDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // CacheDelete calls DELETE /v2/cache.
@@ -7828,44 +7425,16 @@ type CacheDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) CacheDelete(ctx context.Context) (*CacheDeleteResponse, error) {
-	u := c.server + "/v2/cache"
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CacheDelete: %w", err)
-	}
-	resp, attempts, err := c.opCacheDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opCacheDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CacheDelete: read response: %w", err)
-	}
-	out := &CacheDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) CacheDelete(ctx context.Context, opts ...runtime.CallOption) (*CacheDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/cache"}
+	return runtime.Call(ctx, c.opCacheDelete, &req, new(CacheDeleteResponse), opts)
 }
 
-// CacheImageIDPutResponse is the answer to CacheImageIDPut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CacheImageIDPutResponse is the answer to CacheImageIDPut; the resgen tags say which status fills which field.
 type CacheImageIDPutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *CacheQueueImageFromAPIResponse
+	JSON200 *CacheQueueImageFromAPIResponse `resgen:"200"`
 }
 
 // CacheImageIDPut calls PUT /v2/cache/{image_id}.
@@ -7883,56 +7452,17 @@ type CacheImageIDPutResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest) (*CacheImageIDPutResponse, error) {
-	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDPut: encode request body: %w", err)
+func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest, opts ...runtime.CallOption) (*CacheImageIDPutResponse, error) {
+	req := runtime.Request{Path: "/v2/cache/" + runtime.PathSegment(imageID), ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDPut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCacheImageIDPut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opCacheImageIDPut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDPut: read response: %w", err)
-	}
-	out := &CacheImageIDPutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CacheImageIDPut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opCacheImageIDPut, &req, new(CacheImageIDPutResponse), opts)
 }
 
-// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete; the resgen tags say which status fills which field.
 type CacheImageIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // CacheImageIDDelete calls DELETE /v2/cache/{image_id}.
@@ -7950,34 +7480,12 @@ type CacheImageIDDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*CacheImageIDDeleteResponse, error) {
-	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opCacheImageIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opCacheImageIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDDelete: read response: %w", err)
-	}
-	out := &CacheImageIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*CacheImageIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/cache/" + runtime.PathSegment(imageID)}
+	return runtime.Call(ctx, c.opCacheImageIDDelete, &req, new(CacheImageIDDeleteResponse), opts)
 }
 
-// ImagesGetParams are the query, header and cookie parameters of ImagesGet.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ImagesGetParams are the query, header and cookie parameters of ImagesGet (nil leaves one out).
 type ImagesGetParams struct {
 	// Limit is the query parameter "limit".
 	// Requests a page size of items. Returns a number of items up to a limit value. Use the limit parameter to make an initial limited request and use the ID of the last-seen item from the response as the marker parameter value in a subsequent limited request.
@@ -8035,18 +7543,11 @@ type ImagesGetParams struct {
 	Sort *string
 }
 
-// ImagesGetResponse is the answer to ImagesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesGetResponse is the answer to ImagesGet; the resgen tags say which status fills which field.
 type ImagesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *ImagesListResponse
+	JSON200 *ImagesListResponse `resgen:"200"`
 }
 
 // ImagesGet calls GET /v2/images.
@@ -8099,104 +7600,70 @@ type ImagesGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*ImagesGetResponse, error) {
-	u := c.server + "/v2/images"
-	var q runtime.Query
+func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams, opts ...runtime.CallOption) (*ImagesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images"}
 	if params != nil {
 		if params.Limit != nil {
-			q.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
+			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
 		}
 		if params.Marker != nil {
-			q.Add("marker", *params.Marker)
+			req.Query.Add("marker", *params.Marker)
 		}
 		if params.Name != nil {
-			q.Add("name", *params.Name)
+			req.Query.Add("name", *params.Name)
 		}
 		if params.ID != nil {
-			q.Add("id", *params.ID)
+			req.Query.Add("id", *params.ID)
 		}
 		if params.Owner != nil {
-			q.Add("owner", *params.Owner)
+			req.Query.Add("owner", *params.Owner)
 		}
 		if params.Protected != nil {
-			q.Add("protected", strconv.FormatBool(*params.Protected))
+			req.Query.Add("protected", strconv.FormatBool(*params.Protected))
 		}
 		if params.Status != nil {
-			q.Add("status", *params.Status)
+			req.Query.Add("status", *params.Status)
 		}
 		if params.Tag != nil {
 			for _, v := range params.Tag {
-				q.Add("tag", v)
+				req.Query.Add("tag", v)
 			}
 		}
 		if params.Visibility != nil {
-			q.Add("visibility", string(*params.Visibility))
+			req.Query.Add("visibility", string(*params.Visibility))
 		}
 		if params.OsHidden != nil {
-			q.Add("os_hidden", strconv.FormatBool(*params.OsHidden))
+			req.Query.Add("os_hidden", strconv.FormatBool(*params.OsHidden))
 		}
 		if params.MemberStatus != nil {
-			q.Add("member_status", string(*params.MemberStatus))
+			req.Query.Add("member_status", string(*params.MemberStatus))
 		}
 		if params.SizeMax != nil {
-			q.Add("size_max", *params.SizeMax)
+			req.Query.Add("size_max", *params.SizeMax)
 		}
 		if params.SizeMin != nil {
-			q.Add("size_min", *params.SizeMin)
+			req.Query.Add("size_min", *params.SizeMin)
 		}
 		if params.CreatedAt != nil {
-			q.Add("created_at", (*params.CreatedAt).Format(time.RFC3339Nano))
+			req.Query.Add("created_at", (*params.CreatedAt).Format(time.RFC3339Nano))
 		}
 		if params.UpdatedAt != nil {
-			q.Add("updated_at", (*params.UpdatedAt).Format(time.RFC3339Nano))
+			req.Query.Add("updated_at", (*params.UpdatedAt).Format(time.RFC3339Nano))
 		}
 		if params.SortDir != nil {
-			q.Add("sort_dir", string(*params.SortDir))
+			req.Query.Add("sort_dir", string(*params.SortDir))
 		}
 		if params.SortKey != nil {
-			q.Add("sort_key", *params.SortKey)
+			req.Query.Add("sort_key", *params.SortKey)
 		}
 		if params.Sort != nil {
-			q.Add("sort", *params.Sort)
+			req.Query.Add("sort", *params.Sort)
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesGet: read response: %w", err)
-	}
-	out := &ImagesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesGet, &req, new(ImagesGetResponse), opts)
 }
 
-// ImagesPostParams are the query, header and cookie parameters of ImagesPost.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ImagesPostParams are the query, header and cookie parameters of ImagesPost (nil leaves one out).
 type ImagesPostParams struct {
 	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// IdempotencyKey is sent as the Idempotency-Key header. Left nil, the client makes
@@ -8204,21 +7671,13 @@ type ImagesPostParams struct {
 	IdempotencyKey *string
 }
 
-// ImagesPostResponse is the answer to ImagesPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesPostResponse is the answer to ImagesPost; the resgen tags say which status fills which field.
 type ImagesPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// OpenStackImageStoreIds is the "OpenStack-image-store-ids" response header, nil when absent.
+	runtime.Response `resgen:"404"`
 	// list of available stores.
-	OpenStackImageStoreIds *string
-	// JSON201 is set when the status is 201.
+	OpenStackImageStoreIds *string `resgen:"header:OpenStack-image-store-ids"`
 	// Ok.
-	JSON201 *ImagesCreateResponse
+	JSON201 *ImagesCreateResponse `resgen:"201"`
 }
 
 // ImagesPost calls POST /v2/images.
@@ -8249,66 +7708,25 @@ type ImagesPostResponse struct {
 //   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest) (*ImagesPostResponse, error) {
-	u := c.server + "/v2/images"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesPost: encode request body: %w", err)
+func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest, opts ...runtime.CallOption) (*ImagesPostResponse, error) {
+	req := runtime.Request{Path: "/v2/images", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opImagesPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesPost: read response: %w", err)
-	}
-	out := &ImagesPostResponse{
-		StatusCode:             resp.StatusCode,
-		Header:                 resp.Header,
-		Body:                   raw,
-		Attempts:               attempts,
-		OpenStackImageStoreIds: runtime.HeaderValue(resp.Header, "OpenStack-image-store-ids"),
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opImagesPost, &req, new(ImagesPostResponse), opts)
 }
 
-// ImagesImageIDGetResponse is the answer to ImagesImageIDGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDGetResponse is the answer to ImagesImageIDGet; the resgen tags say which status fills which field.
 type ImagesImageIDGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *ImageShowResponse
+	JSON200 *ImageShowResponse `resgen:"200"`
 }
 
 // ImagesImageIDGet calls GET /v2/images/{image_id}.
@@ -8330,52 +7748,16 @@ type ImagesImageIDGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesImageIDGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDGet: read response: %w", err)
-	}
-	out := &ImagesImageIDGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID)}
+	return runtime.Call(ctx, c.opImagesImageIDGet, &req, new(ImagesImageIDGetResponse), opts)
 }
 
-// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch; the resgen tags say which status fills which field.
 type ImagesImageIDPatchResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *ImageUpdateResponse
+	JSON200 *ImageUpdateResponse `resgen:"200"`
 }
 
 // ImagesImageIDPatch calls PATCH /v2/images/{image_id}.
@@ -8415,56 +7797,17 @@ type ImagesImageIDPatchResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte) (*ImagesImageIDPatchResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
-	var rd io.Reader
+func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*ImagesImageIDPatchResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID), ContentType: "application/openstack-images-v2.1-json-patch"}
 	if body != nil {
-		rd = bytes.NewReader(body)
+		req.Body = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PATCH", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDPatch: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/openstack-images-v2.1-json-patch")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDPatch.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDPatch.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDPatch: read response: %w", err)
-	}
-	out := &ImagesImageIDPatchResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDPatch: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDPatch, &req, new(ImagesImageIDPatchResponse), opts)
 }
 
-// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete; the resgen tags say which status fills which field.
 type ImagesImageIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDDelete calls DELETE /v2/images/{image_id}.
@@ -8488,44 +7831,16 @@ type ImagesImageIDDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*ImagesImageIDDeleteResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opImagesImageIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDDelete: read response: %w", err)
-	}
-	out := &ImagesImageIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID)}
+	return runtime.Call(ctx, c.opImagesImageIDDelete, &req, new(ImagesImageIDDeleteResponse), opts)
 }
 
-// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost; the resgen tags say which status fills which field.
 type ImagesImageIDActionsDeactivatePostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *ImagesActionsDeactivateResponse
+	JSON201 *ImagesActionsDeactivateResponse `resgen:"201"`
 }
 
 // ImagesImageIDActionsDeactivatePost calls POST /v2/images/{image_id}/actions/deactivate.
@@ -8554,59 +7869,19 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest) (*ImagesImageIDActionsDeactivatePostResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/actions/deactivate"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: encode request body: %w", err)
+func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsDeactivatePostResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/deactivate", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDActionsDeactivatePost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDActionsDeactivatePost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: read response: %w", err)
-	}
-	out := &ImagesImageIDActionsDeactivatePostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDActionsDeactivatePost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDActionsDeactivatePost, &req, new(ImagesImageIDActionsDeactivatePostResponse), opts)
 }
 
-// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost; the resgen tags say which status fills which field.
 type ImagesImageIDActionsReactivatePostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *ImagesActionsReactivateResponse
+	JSON201 *ImagesActionsReactivateResponse `resgen:"201"`
 }
 
 // ImagesImageIDActionsReactivatePost calls POST /v2/images/{image_id}/actions/reactivate.
@@ -8631,79 +7906,34 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest) (*ImagesImageIDActionsReactivatePostResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/actions/reactivate"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: encode request body: %w", err)
+func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsReactivatePostResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/reactivate", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDActionsReactivatePost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDActionsReactivatePost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: read response: %w", err)
-	}
-	out := &ImagesImageIDActionsReactivatePostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDActionsReactivatePost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDActionsReactivatePost, &req, new(ImagesImageIDActionsReactivatePostResponse), opts)
 }
 
-// ImagesImageIDFileGetParams are the query, header and cookie parameters of ImagesImageIDFileGet.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ImagesImageIDFileGetParams are the query, header and cookie parameters of ImagesImageIDFileGet (nil leaves one out).
 type ImagesImageIDFileGetParams struct {
 	// Range is the header parameter "Range".
 	// The range of image data requested. Note that multi range requests are not supported.
 	Range *string
 }
 
-// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet; the resgen tags say which status fills which field.
 type ImagesImageIDFileGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// ContentLength is the "Content-Length" response header, nil when absent.
+	runtime.Response `resgen:"204 404"`
 	// The length of the body in octets (8-bit bytes)
-	ContentLength *string
-	// ContentMd5 is the "Content-Md5" response header, nil when absent.
+	ContentLength *string `resgen:"header:Content-Length"`
 	// The MD5 checksum of the body.
-	ContentMd5 *string
-	// ContentRange is the "Content-Range" response header, nil when absent.
+	ContentMd5 *string `resgen:"header:Content-Md5"`
 	// The content range of image data.
-	ContentRange *string
-	// JSON200 is set when the status is 200.
+	ContentRange *string `resgen:"header:Content-Range"`
 	// Ok.
-	JSON200 *ImagesFileDownloadResponse
-	// JSON206 is set when the status is 206.
+	JSON200 *ImagesFileDownloadResponse `resgen:"200"`
 	// Ok.
-	JSON206 *ImagesFileDownloadResponse
+	JSON206 *ImagesFileDownloadResponse `resgen:"206"`
 }
 
 // ImagesImageIDFileGet calls GET /v2/images/{image_id}/file.
@@ -8734,52 +7964,17 @@ type ImagesImageIDFileGetResponse struct {
 //   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m0s in all.
-func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams) (*ImagesImageIDFileGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDFileGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
+func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams, opts ...runtime.CallOption) (*ImagesImageIDFileGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/file"}
 	if params != nil {
 		if params.Range != nil {
-			req.Header.Add("Range", *params.Range)
+			req.AddHeader("Range", *params.Range)
 		}
 	}
-	resp, attempts, err := c.opImagesImageIDFileGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDFileGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDFileGet: read response: %w", err)
-	}
-	out := &ImagesImageIDFileGetResponse{
-		StatusCode:    resp.StatusCode,
-		Header:        resp.Header,
-		Body:          raw,
-		Attempts:      attempts,
-		ContentLength: runtime.HeaderValue(resp.Header, "Content-Length"),
-		ContentMd5:    runtime.HeaderValue(resp.Header, "Content-Md5"),
-		ContentRange:  runtime.HeaderValue(resp.Header, "Content-Range"),
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 206:
-		err = runtime.DecodeJSON(raw, &out.JSON206)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDFileGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDFileGet, &req, new(ImagesImageIDFileGetResponse), opts)
 }
 
-// ImagesImageIDFilePutParams are the query, header and cookie parameters of ImagesImageIDFilePut.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ImagesImageIDFilePutParams are the query, header and cookie parameters of ImagesImageIDFilePut (nil leaves one out).
 type ImagesImageIDFilePutParams struct {
 	// ContentType is the header parameter "Content-Type".
 	// The media type descriptor of the body, namely application/octet-stream.
@@ -8789,15 +7984,9 @@ type ImagesImageIDFilePutParams struct {
 	XImageMetaStore *string
 }
 
-// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut; the resgen tags say which status fills which field.
 type ImagesImageIDFilePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDFilePut calls PUT /v2/images/{image_id}/file.
@@ -8838,59 +8027,27 @@ type ImagesImageIDFilePutResponse struct {
 //   - breaker "uploads" (shared, policy uploads): last 100 calls, decides after 10; opens at 40% failures or 50% of calls taking 2m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m0s in all.
-func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte) (*ImagesImageIDFilePutResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
-	var rd io.Reader
+func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte, opts ...runtime.CallOption) (*ImagesImageIDFilePutResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDFilePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/octet-stream")
+		req.Body = body
 	}
 	if params != nil {
 		if params.ContentType != nil {
-			req.Header.Add("Content-Type", *params.ContentType)
+			req.AddHeader("Content-Type", *params.ContentType)
 		}
 		if params.XImageMetaStore != nil {
-			req.Header.Add("X-Image-Meta-Store", *params.XImageMetaStore)
+			req.AddHeader("X-Image-Meta-Store", *params.XImageMetaStore)
 		}
 	}
-	resp, attempts, err := c.opImagesImageIDFilePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDFilePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDFilePut: read response: %w", err)
-	}
-	out := &ImagesImageIDFilePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDFilePut, &req, new(ImagesImageIDFilePutResponse), opts)
 }
 
-// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost; the resgen tags say which status fills which field.
 type ImagesImageIDImportPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *ImagesImportImportImageResponse
+	JSON201 *ImagesImportImportImageResponse `resgen:"201"`
 }
 
 // ImagesImageIDImportPost calls POST /v2/images/{image_id}/import.
@@ -8943,59 +8100,19 @@ type ImagesImageIDImportPostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest) (*ImagesImageIDImportPostResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/import"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDImportPost: encode request body: %w", err)
+func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest, opts ...runtime.CallOption) (*ImagesImageIDImportPostResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/import", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDImportPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDImportPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDImportPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDImportPost: read response: %w", err)
-	}
-	out := &ImagesImageIDImportPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDImportPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDImportPost, &req, new(ImagesImageIDImportPostResponse), opts)
 }
 
-// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet; the resgen tags say which status fills which field.
 type ImagesImageIDMembersGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *ImagesMembersListResponse
+	JSON200 *ImagesMembersListResponse `resgen:"200"`
 }
 
 // ImagesImageIDMembersGet calls GET /v2/images/{image_id}/members.
@@ -9024,52 +8141,16 @@ type ImagesImageIDMembersGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*ImagesImageIDMembersGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDMembersGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersGet: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDMembersGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDMembersGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members"}
+	return runtime.Call(ctx, c.opImagesImageIDMembersGet, &req, new(ImagesImageIDMembersGetResponse), opts)
 }
 
-// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost; the resgen tags say which status fills which field.
 type ImagesImageIDMembersPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *ImagesMembersCreateResponse
+	JSON201 *ImagesMembersCreateResponse `resgen:"201"`
 }
 
 // ImagesImageIDMembersPost calls POST /v2/images/{image_id}/members.
@@ -9093,59 +8174,19 @@ type ImagesImageIDMembersPostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest) (*ImagesImageIDMembersPostResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersPost: encode request body: %w", err)
+func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersPostResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDMembersPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersPost: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDMembersPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDMembersPost, &req, new(ImagesImageIDMembersPostResponse), opts)
 }
 
-// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet; the resgen tags say which status fills which field.
 type ImagesImageIDMembersMemberIDGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *ImagesMemberShowResponse
+	JSON200 *ImagesMemberShowResponse `resgen:"200"`
 }
 
 // ImagesImageIDMembersMemberIDGet calls GET /v2/images/{image_id}/members/{member_id}.
@@ -9167,52 +8208,16 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDMembersMemberIDGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersMemberIDGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDGet: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersMemberIDGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDMembersMemberIDGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)}
+	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDGet, &req, new(ImagesImageIDMembersMemberIDGetResponse), opts)
 }
 
-// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut; the resgen tags say which status fills which field.
 type ImagesImageIDMembersMemberIDPutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *ImagesMemberUpdateResponse
+	JSON200 *ImagesMemberUpdateResponse `resgen:"200"`
 }
 
 // ImagesImageIDMembersMemberIDPut calls PUT /v2/images/{image_id}/members/{member_id}.
@@ -9243,56 +8248,17 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest) (*ImagesImageIDMembersMemberIDPutResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: encode request body: %w", err)
+func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDPutResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID), ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDMembersMemberIDPut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersMemberIDPut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersMemberIDPutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDMembersMemberIDPut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDPut, &req, new(ImagesImageIDMembersMemberIDPutResponse), opts)
 }
 
-// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete; the resgen tags say which status fills which field.
 type ImagesImageIDMembersMemberIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDMembersMemberIDDelete calls DELETE /v2/images/{image_id}/members/{member_id}.
@@ -9316,44 +8282,16 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opImagesImageIDMembersMemberIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersMemberIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDDelete: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersMemberIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)}
+	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDDelete, &req, new(ImagesImageIDMembersMemberIDDeleteResponse), opts)
 }
 
-// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut; the resgen tags say which status fills which field.
 type ImagesImageIDStagePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *ImagesStageResponse
+	JSON200 *ImagesStageResponse `resgen:"200"`
 }
 
 // ImagesImageIDStagePut calls PUT /v2/images/{image_id}/stage.
@@ -9389,59 +8327,19 @@ type ImagesImageIDStagePutResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest) (*ImagesImageIDStagePutResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/stage"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDStagePut: encode request body: %w", err)
+func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest, opts ...runtime.CallOption) (*ImagesImageIDStagePutResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/stage", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDStagePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDStagePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDStagePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDStagePut: read response: %w", err)
-	}
-	out := &ImagesImageIDStagePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDStagePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDStagePut, &req, new(ImagesImageIDStagePutResponse), opts)
 }
 
-// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut; the resgen tags say which status fills which field.
 type ImagesImageIDTagsTagValuePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *ImagesTagUpdateResponse
+	JSON200 *ImagesTagUpdateResponse `resgen:"200"`
 }
 
 // ImagesImageIDTagsTagValuePut calls PUT /v2/images/{image_id}/tags/{tag_value}.
@@ -9450,56 +8348,17 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest) (*ImagesImageIDTagsTagValuePutResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: encode request body: %w", err)
+func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValuePutResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue), ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDTagsTagValuePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDTagsTagValuePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: read response: %w", err)
-	}
-	out := &ImagesImageIDTagsTagValuePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDTagsTagValuePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDTagsTagValuePut, &req, new(ImagesImageIDTagsTagValuePutResponse), opts)
 }
 
-// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete; the resgen tags say which status fills which field.
 type ImagesImageIDTagsTagValueDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDTagsTagValueDelete calls DELETE /v2/images/{image_id}/tags/{tag_value}.
@@ -9508,44 +8367,16 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValueDelete: %w", err)
-	}
-	resp, attempts, err := c.opImagesImageIDTagsTagValueDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDTagsTagValueDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValueDelete: read response: %w", err)
-	}
-	out := &ImagesImageIDTagsTagValueDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)}
+	return runtime.Call(ctx, c.opImagesImageIDTagsTagValueDelete, &req, new(ImagesImageIDTagsTagValueDeleteResponse), opts)
 }
 
-// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet; the resgen tags say which status fills which field.
 type ImagesImageIDTasksGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *ImagesTasksGetTaskInfoResponse
+	JSON200 *ImagesTasksGetTaskInfoResponse `resgen:"200"`
 }
 
 // ImagesImageIDTasksGet calls GET /v2/images/{image_id}/tasks.
@@ -9568,52 +8399,16 @@ type ImagesImageIDTasksGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*ImagesImageIDTasksGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tasks"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTasksGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDTasksGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDTasksGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTasksGet: read response: %w", err)
-	}
-	out := &ImagesImageIDTasksGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDTasksGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDTasksGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tasks"}
+	return runtime.Call(ctx, c.opImagesImageIDTasksGet, &req, new(ImagesImageIDTasksGetResponse), opts)
 }
 
-// InfoImportGetResponse is the answer to InfoImportGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// InfoImportGetResponse is the answer to InfoImportGet; the resgen tags say which status fills which field.
 type InfoImportGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *InfoImportGetImageImportResponse
+	JSON200 *InfoImportGetImageImportResponse `resgen:"200"`
 }
 
 // InfoImportGet calls GET /v2/info/import.
@@ -9636,52 +8431,16 @@ type InfoImportGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) InfoImportGet(ctx context.Context) (*InfoImportGetResponse, error) {
-	u := c.server + "/v2/info/import"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("InfoImportGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opInfoImportGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opInfoImportGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("InfoImportGet: read response: %w", err)
-	}
-	out := &InfoImportGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("InfoImportGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) InfoImportGet(ctx context.Context, opts ...runtime.CallOption) (*InfoImportGetResponse, error) {
+	req := runtime.Request{Path: "/v2/info/import"}
+	return runtime.Call(ctx, c.opInfoImportGet, &req, new(InfoImportGetResponse), opts)
 }
 
-// InfoStoresGetResponse is the answer to InfoStoresGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// InfoStoresGetResponse is the answer to InfoStoresGet; the resgen tags say which status fills which field.
 type InfoStoresGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *InfoStoresGetStoresResponse
+	JSON200 *InfoStoresGetStoresResponse `resgen:"200"`
 }
 
 // InfoStoresGet calls GET /v2/info/stores.
@@ -9703,52 +8462,16 @@ type InfoStoresGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, error) {
-	u := c.server + "/v2/info/stores"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("InfoStoresGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opInfoStoresGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opInfoStoresGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("InfoStoresGet: read response: %w", err)
-	}
-	out := &InfoStoresGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("InfoStoresGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) InfoStoresGet(ctx context.Context, opts ...runtime.CallOption) (*InfoStoresGetResponse, error) {
+	req := runtime.Request{Path: "/v2/info/stores"}
+	return runtime.Call(ctx, c.opInfoStoresGet, &req, new(InfoStoresGetResponse), opts)
 }
 
-// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet; the resgen tags say which status fills which field.
 type InfoStoresDetailGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *InfoStoresDetailGetStoresDetailResponse
+	JSON200 *InfoStoresDetailGetStoresDetailResponse `resgen:"200"`
 }
 
 // InfoStoresDetailGet calls GET /v2/info/stores/detail.
@@ -9766,52 +8489,16 @@ type InfoStoresDetailGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) InfoStoresDetailGet(ctx context.Context) (*InfoStoresDetailGetResponse, error) {
-	u := c.server + "/v2/info/stores/detail"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("InfoStoresDetailGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opInfoStoresDetailGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opInfoStoresDetailGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("InfoStoresDetailGet: read response: %w", err)
-	}
-	out := &InfoStoresDetailGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("InfoStoresDetailGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) InfoStoresDetailGet(ctx context.Context, opts ...runtime.CallOption) (*InfoStoresDetailGetResponse, error) {
+	req := runtime.Request{Path: "/v2/info/stores/detail"}
+	return runtime.Call(ctx, c.opInfoStoresDetailGet, &req, new(InfoStoresDetailGetResponse), opts)
 }
 
-// InfoUsageGetResponse is the answer to InfoUsageGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// InfoUsageGetResponse is the answer to InfoUsageGet; the resgen tags say which status fills which field.
 type InfoUsageGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *InfoUsageGetUsageResponse
+	JSON200 *InfoUsageGetUsageResponse `resgen:"200"`
 }
 
 // InfoUsageGet calls GET /v2/info/usage.
@@ -9827,52 +8514,16 @@ type InfoUsageGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error) {
-	u := c.server + "/v2/info/usage"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("InfoUsageGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opInfoUsageGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opInfoUsageGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("InfoUsageGet: read response: %w", err)
-	}
-	out := &InfoUsageGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("InfoUsageGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) InfoUsageGet(ctx context.Context, opts ...runtime.CallOption) (*InfoUsageGetResponse, error) {
+	req := runtime.Request{Path: "/v2/info/usage"}
+	return runtime.Call(ctx, c.opInfoUsageGet, &req, new(InfoUsageGetResponse), opts)
 }
 
-// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesListResponse
+	JSON200 *MetadefsNamespacesListResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesGet calls GET /v2/metadefs/namespaces.
@@ -9909,52 +8560,16 @@ type MetadefsNamespacesGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespacesGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesGet(ctx context.Context, opts ...runtime.CallOption) (*MetadefsNamespacesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesGet, &req, new(MetadefsNamespacesGetResponse), opts)
 }
 
-// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *MetadefsNamespacesCreateResponse
+	JSON201 *MetadefsNamespacesCreateResponse `resgen:"201"`
 }
 
 // MetadefsNamespacesPost calls POST /v2/metadefs/namespaces.
@@ -9977,59 +8592,19 @@ type MetadefsNamespacesPostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest) (*MetadefsNamespacesPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesPost: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesPost, &req, new(MetadefsNamespacesPostResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespaceShowResponse
+	JSON200 *MetadefsNamespaceShowResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNameGet calls GET /v2/metadefs/namespaces/{namespace_name}.
@@ -10054,52 +8629,16 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameGet, &req, new(MetadefsNamespacesNamespaceNameGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespaceUpdateResponse
+	JSON200 *MetadefsNamespaceUpdateResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}.
@@ -10116,56 +8655,17 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName), ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePut, &req, new(MetadefsNamespacesNamespaceNamePutResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}.
@@ -10185,44 +8685,16 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameDelete, &req, new(MetadefsNamespacesNamespaceNameDeleteResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesObjectsListResponse
+	JSON200 *MetadefsNamespacesObjectsListResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsGet calls GET /v2/metadefs/namespaces/{namespace_name}/objects.
@@ -10262,52 +8734,16 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsGet, &req, new(MetadefsNamespacesNamespaceNameObjectsGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to MetadefsNamespacesNamespaceNameObjectsPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to MetadefsNamespacesNamespaceNameObjectsPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *MetadefsNamespacesObjectsCreateResponse
+	JSON201 *MetadefsNamespacesObjectsCreateResponse `resgen:"201"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsPost calls POST /v2/metadefs/namespaces/{namespace_name}/objects.
@@ -10324,56 +8760,17 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsPost, &req, new(MetadefsNamespacesNamespaceNameObjectsPostResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameObjectsDeleteResponse is the answer to MetadefsNamespacesNamespaceNameObjectsDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsDeleteResponse is the answer to MetadefsNamespacesNamespaceNameObjectsDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/objects.
@@ -10382,44 +8779,16 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsDeleteResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNameGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNameGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesObjectShowResponse
+	JSON200 *MetadefsNamespacesObjectShowResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
@@ -10438,52 +8807,16 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNamePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNamePut; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesObjectUpdateResponse
+	JSON200 *MetadefsNamespacesObjectUpdateResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
@@ -10507,56 +8840,17 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName), ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNameDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
@@ -10576,44 +8870,16 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesPropertiesListResponse
+	JSON200 *MetadefsNamespacesPropertiesListResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesGet calls GET /v2/metadefs/namespaces/{namespace_name}/properties.
@@ -10630,52 +8896,16 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *MetadefsNamespacesPropertiesCreateResponse
+	JSON201 *MetadefsNamespacesPropertiesCreateResponse `resgen:"201"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPost calls POST /v2/metadefs/namespaces/{namespace_name}/properties.
@@ -10694,56 +8924,17 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPost, &req, new(MetadefsNamespacesNamespaceNamePropertiesPostResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesDeleteResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesDeleteResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/properties.
@@ -10752,44 +8943,16 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesDeleteResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesPropertyShowResponse
+	JSON200 *MetadefsNamespacesPropertyShowResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
@@ -10813,52 +8976,16 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesPropertyUpdateResponse
+	JSON200 *MetadefsNamespacesPropertyUpdateResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
@@ -10875,56 +9002,17 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName), ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
@@ -10944,44 +9032,16 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesResourceTypesShowResponse
+	JSON200 *MetadefsNamespacesResourceTypesShowResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesGet calls GET /v2/metadefs/namespaces/{namespace_name}/resource_types.
@@ -10998,52 +9058,16 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameResourceTypesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameResourceTypesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameResourceTypesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesGet, &req, new(MetadefsNamespacesNamespaceNameResourceTypesGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *MetadefsNamespacesResourceTypesCreateResponse
+	JSON201 *MetadefsNamespacesResourceTypesCreateResponse `resgen:"201"`
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesPost calls POST /v2/metadefs/namespaces/{namespace_name}/resource_types.
@@ -11061,56 +9085,17 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameResourceTypesPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameResourceTypesPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameResourceTypesPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesPost, &req, new(MetadefsNamespacesNamespaceNameResourceTypesPostResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}.
@@ -11119,44 +9104,16 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types/" + runtime.PathSegment(resourceType)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types/" + runtime.PathSegment(resourceType)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete, &req, new(MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesTagsListResponse
+	JSON200 *MetadefsNamespacesTagsListResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsGet calls GET /v2/metadefs/namespaces/{namespace_name}/tags.
@@ -11180,52 +9137,16 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsGet, &req, new(MetadefsNamespacesNamespaceNameTagsGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to MetadefsNamespacesNamespaceNameTagsPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to MetadefsNamespacesNamespaceNameTagsPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *MetadefsNamespacesTagsCreateTagsResponse
+	JSON201 *MetadefsNamespacesTagsCreateTagsResponse `resgen:"201"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsPost calls POST /v2/metadefs/namespaces/{namespace_name}/tags.
@@ -11242,56 +9163,17 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsPost, &req, new(MetadefsNamespacesNamespaceNameTagsPostResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameTagsDeleteResponse is the answer to MetadefsNamespacesNamespaceNameTagsDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsDeleteResponse is the answer to MetadefsNamespacesNamespaceNameTagsDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/tags.
@@ -11311,44 +9193,16 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsDelete, &req, new(MetadefsNamespacesNamespaceNameTagsDeleteResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNameGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNameGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesTagShowResponse
+	JSON200 *MetadefsNamespacesTagShowResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
@@ -11367,52 +9221,16 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsTagNameGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNameGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsTagNameGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameGet, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePut; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsNamespacesTagUpdateResponse
+	JSON200 *MetadefsNamespacesTagUpdateResponse `resgen:"200"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
@@ -11429,59 +9247,19 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsTagNamePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsTagNamePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePutResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *MetadefsNamespacesTagCreateResponse
+	JSON201 *MetadefsNamespacesTagCreateResponse `resgen:"201"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePost calls POST /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
@@ -11498,56 +9276,17 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: encode request body: %w", err)
+func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsTagNamePost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsTagNamePostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePostResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNameDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNameDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
@@ -11567,44 +9306,16 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse), opts)
 }
 
-// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet; the resgen tags say which status fills which field.
 type MetadefsResourceTypesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *MetadefsResourceTypesListResponse
+	JSON200 *MetadefsResourceTypesListResponse `resgen:"200"`
 }
 
 // MetadefsResourceTypesGet calls GET /v2/metadefs/resource_types.
@@ -11625,52 +9336,16 @@ type MetadefsResourceTypesGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsResourceTypesGet(ctx context.Context) (*MetadefsResourceTypesGetResponse, error) {
-	u := c.server + "/v2/metadefs/resource_types"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsResourceTypesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsResourceTypesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsResourceTypesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsResourceTypesGet: read response: %w", err)
-	}
-	out := &MetadefsResourceTypesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsResourceTypesGet(ctx context.Context, opts ...runtime.CallOption) (*MetadefsResourceTypesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/resource_types"}
+	return runtime.Call(ctx, c.opMetadefsResourceTypesGet, &req, new(MetadefsResourceTypesGetResponse), opts)
 }
 
-// SchemasImageGetResponse is the answer to SchemasImageGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasImageGetResponse is the answer to SchemasImageGet; the resgen tags say which status fills which field.
 type SchemasImageGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasImageResponse
+	JSON200 *SchemasImageResponse `resgen:"200"`
 }
 
 // SchemasImageGet calls GET /v2/schemas/image.
@@ -11692,52 +9367,16 @@ type SchemasImageGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasImageGet(ctx context.Context) (*SchemasImageGetResponse, error) {
-	u := c.server + "/v2/schemas/image"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasImageGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasImageGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasImageGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasImageGet: read response: %w", err)
-	}
-	out := &SchemasImageGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasImageGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasImageGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasImageGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/image"}
+	return runtime.Call(ctx, c.opSchemasImageGet, &req, new(SchemasImageGetResponse), opts)
 }
 
-// SchemasImagesGetResponse is the answer to SchemasImagesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasImagesGetResponse is the answer to SchemasImagesGet; the resgen tags say which status fills which field.
 type SchemasImagesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasImagesResponse
+	JSON200 *SchemasImagesResponse `resgen:"200"`
 }
 
 // SchemasImagesGet calls GET /v2/schemas/images.
@@ -11761,52 +9400,16 @@ type SchemasImagesGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasImagesGet(ctx context.Context) (*SchemasImagesGetResponse, error) {
-	u := c.server + "/v2/schemas/images"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasImagesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasImagesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasImagesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasImagesGet: read response: %w", err)
-	}
-	out := &SchemasImagesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasImagesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasImagesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasImagesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/images"}
+	return runtime.Call(ctx, c.opSchemasImagesGet, &req, new(SchemasImagesGetResponse), opts)
 }
 
-// SchemasMemberGetResponse is the answer to SchemasMemberGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMemberGetResponse is the answer to SchemasMemberGet; the resgen tags say which status fills which field.
 type SchemasMemberGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMemberResponse
+	JSON200 *SchemasMemberResponse `resgen:"200"`
 }
 
 // SchemasMemberGet calls GET /v2/schemas/member.
@@ -11828,52 +9431,16 @@ type SchemasMemberGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMemberGet(ctx context.Context) (*SchemasMemberGetResponse, error) {
-	u := c.server + "/v2/schemas/member"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMemberGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMemberGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMemberGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMemberGet: read response: %w", err)
-	}
-	out := &SchemasMemberGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMemberGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMemberGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMemberGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/member"}
+	return runtime.Call(ctx, c.opSchemasMemberGet, &req, new(SchemasMemberGetResponse), opts)
 }
 
-// SchemasMembersGetResponse is the answer to SchemasMembersGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMembersGetResponse is the answer to SchemasMembersGet; the resgen tags say which status fills which field.
 type SchemasMembersGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMembersResponse
+	JSON200 *SchemasMembersResponse `resgen:"200"`
 }
 
 // SchemasMembersGet calls GET /v2/schemas/members.
@@ -11897,52 +9464,16 @@ type SchemasMembersGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetResponse, error) {
-	u := c.server + "/v2/schemas/members"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMembersGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMembersGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMembersGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMembersGet: read response: %w", err)
-	}
-	out := &SchemasMembersGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMembersGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMembersGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMembersGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/members"}
+	return runtime.Call(ctx, c.opSchemasMembersGet, &req, new(SchemasMembersGetResponse), opts)
 }
 
-// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet; the resgen tags say which status fills which field.
 type SchemasMetadefsNamespaceGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsNamespaceMetadefNamespaceResponse
+	JSON200 *SchemasMetadefsNamespaceMetadefNamespaceResponse `resgen:"200"`
 }
 
 // SchemasMetadefsNamespaceGet calls GET /v2/schemas/metadefs/namespace.
@@ -11962,52 +9493,16 @@ type SchemasMetadefsNamespaceGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetadefsNamespaceGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/namespace"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsNamespaceGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsNamespaceGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsNamespaceGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsNamespaceGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsNamespaceGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsNamespaceGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsNamespaceGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/namespace"}
+	return runtime.Call(ctx, c.opSchemasMetadefsNamespaceGet, &req, new(SchemasMetadefsNamespaceGetResponse), opts)
 }
 
-// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet; the resgen tags say which status fills which field.
 type SchemasMetadefsNamespacesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsNamespacesMetadefNamespacesResponse
+	JSON200 *SchemasMetadefsNamespacesMetadefNamespacesResponse `resgen:"200"`
 }
 
 // SchemasMetadefsNamespacesGet calls GET /v2/schemas/metadefs/namespaces.
@@ -12030,52 +9525,16 @@ type SchemasMetadefsNamespacesGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMetadefsNamespacesGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/namespaces"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsNamespacesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsNamespacesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsNamespacesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsNamespacesGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsNamespacesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsNamespacesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsNamespacesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/namespaces"}
+	return runtime.Call(ctx, c.opSchemasMetadefsNamespacesGet, &req, new(SchemasMetadefsNamespacesGetResponse), opts)
 }
 
-// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet; the resgen tags say which status fills which field.
 type SchemasMetadefsObjectGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsObjectMetadefObjectResponse
+	JSON200 *SchemasMetadefsObjectMetadefObjectResponse `resgen:"200"`
 }
 
 // SchemasMetadefsObjectGet calls GET /v2/schemas/metadefs/object.
@@ -12096,52 +9555,16 @@ type SchemasMetadefsObjectGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefsObjectGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/object"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsObjectGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsObjectGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsObjectGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsObjectGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsObjectGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsObjectGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsObjectGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsObjectGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/object"}
+	return runtime.Call(ctx, c.opSchemasMetadefsObjectGet, &req, new(SchemasMetadefsObjectGetResponse), opts)
 }
 
-// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet; the resgen tags say which status fills which field.
 type SchemasMetadefsObjectsGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsObjectsMetadefObjectsResponse
+	JSON200 *SchemasMetadefsObjectsMetadefObjectsResponse `resgen:"200"`
 }
 
 // SchemasMetadefsObjectsGet calls GET /v2/schemas/metadefs/objects.
@@ -12164,52 +9587,16 @@ type SchemasMetadefsObjectsGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadefsObjectsGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/objects"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsObjectsGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsObjectsGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsObjectsGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsObjectsGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsObjectsGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsObjectsGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsObjectsGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/objects"}
+	return runtime.Call(ctx, c.opSchemasMetadefsObjectsGet, &req, new(SchemasMetadefsObjectsGetResponse), opts)
 }
 
-// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet; the resgen tags say which status fills which field.
 type SchemasMetadefsPropertiesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsPropertiesMetadefPropertiesResponse
+	JSON200 *SchemasMetadefsPropertiesMetadefPropertiesResponse `resgen:"200"`
 }
 
 // SchemasMetadefsPropertiesGet calls GET /v2/schemas/metadefs/properties.
@@ -12230,52 +9617,16 @@ type SchemasMetadefsPropertiesGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMetadefsPropertiesGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/properties"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsPropertiesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsPropertiesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsPropertiesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsPropertiesGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsPropertiesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsPropertiesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsPropertiesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/properties"}
+	return runtime.Call(ctx, c.opSchemasMetadefsPropertiesGet, &req, new(SchemasMetadefsPropertiesGetResponse), opts)
 }
 
-// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet; the resgen tags say which status fills which field.
 type SchemasMetadefsPropertyGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsPropertyMetadefPropertyResponse
+	JSON200 *SchemasMetadefsPropertyMetadefPropertyResponse `resgen:"200"`
 }
 
 // SchemasMetadefsPropertyGet calls GET /v2/schemas/metadefs/property.
@@ -12296,52 +9647,16 @@ type SchemasMetadefsPropertyGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetadefsPropertyGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/property"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsPropertyGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsPropertyGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsPropertyGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsPropertyGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsPropertyGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsPropertyGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsPropertyGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/property"}
+	return runtime.Call(ctx, c.opSchemasMetadefsPropertyGet, &req, new(SchemasMetadefsPropertyGetResponse), opts)
 }
 
-// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet; the resgen tags say which status fills which field.
 type SchemasMetadefsResourceTypeGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsResourceTypeMetadefResourceTypeResponse
+	JSON200 *SchemasMetadefsResourceTypeMetadefResourceTypeResponse `resgen:"200"`
 }
 
 // SchemasMetadefsResourceTypeGet calls GET /v2/schemas/metadefs/resource_type.
@@ -12362,52 +9677,16 @@ type SchemasMetadefsResourceTypeGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMetadefsResourceTypeGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/resource_type"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsResourceTypeGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsResourceTypeGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsResourceTypeGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsResourceTypeGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsResourceTypeGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsResourceTypeGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsResourceTypeGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/resource_type"}
+	return runtime.Call(ctx, c.opSchemasMetadefsResourceTypeGet, &req, new(SchemasMetadefsResourceTypeGetResponse), opts)
 }
 
-// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet; the resgen tags say which status fills which field.
 type SchemasMetadefsResourceTypesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsResourceTypesMetadefResourceTypesResponse
+	JSON200 *SchemasMetadefsResourceTypesMetadefResourceTypesResponse `resgen:"200"`
 }
 
 // SchemasMetadefsResourceTypesGet calls GET /v2/schemas/metadefs/resource_types.
@@ -12431,52 +9710,16 @@ type SchemasMetadefsResourceTypesGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasMetadefsResourceTypesGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/resource_types"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsResourceTypesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsResourceTypesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsResourceTypesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsResourceTypesGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsResourceTypesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsResourceTypesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/resource_types"}
+	return runtime.Call(ctx, c.opSchemasMetadefsResourceTypesGet, &req, new(SchemasMetadefsResourceTypesGetResponse), opts)
 }
 
-// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet; the resgen tags say which status fills which field.
 type SchemasMetadefsTagGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsTagMetadefTagResponse
+	JSON200 *SchemasMetadefsTagMetadefTagResponse `resgen:"200"`
 }
 
 // SchemasMetadefsTagGet calls GET /v2/schemas/metadefs/tag.
@@ -12496,52 +9739,16 @@ type SchemasMetadefsTagGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTagGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/tag"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsTagGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsTagGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsTagGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsTagGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsTagGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsTagGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsTagGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsTagGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/tag"}
+	return runtime.Call(ctx, c.opSchemasMetadefsTagGet, &req, new(SchemasMetadefsTagGetResponse), opts)
 }
 
-// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet; the resgen tags say which status fills which field.
 type SchemasMetadefsTagsGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasMetadefsTagsMetadefTagsResponse
+	JSON200 *SchemasMetadefsTagsMetadefTagsResponse `resgen:"200"`
 }
 
 // SchemasMetadefsTagsGet calls GET /v2/schemas/metadefs/tags.
@@ -12564,52 +9771,16 @@ type SchemasMetadefsTagsGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsTagsGet(ctx context.Context) (*SchemasMetadefsTagsGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/tags"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsTagsGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsTagsGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsTagsGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsTagsGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsTagsGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsTagsGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsTagsGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsTagsGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/tags"}
+	return runtime.Call(ctx, c.opSchemasMetadefsTagsGet, &req, new(SchemasMetadefsTagsGetResponse), opts)
 }
 
-// SchemasTaskGetResponse is the answer to SchemasTaskGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasTaskGetResponse is the answer to SchemasTaskGet; the resgen tags say which status fills which field.
 type SchemasTaskGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasTaskResponse
+	JSON200 *SchemasTaskResponse `resgen:"200"`
 }
 
 // SchemasTaskGet calls GET /v2/schemas/task.
@@ -12631,52 +9802,16 @@ type SchemasTaskGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasTaskGet(ctx context.Context) (*SchemasTaskGetResponse, error) {
-	u := c.server + "/v2/schemas/task"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasTaskGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasTaskGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasTaskGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasTaskGet: read response: %w", err)
-	}
-	out := &SchemasTaskGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasTaskGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasTaskGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasTaskGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/task"}
+	return runtime.Call(ctx, c.opSchemasTaskGet, &req, new(SchemasTaskGetResponse), opts)
 }
 
-// SchemasTasksGetResponse is the answer to SchemasTasksGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasTasksGetResponse is the answer to SchemasTasksGet; the resgen tags say which status fills which field.
 type SchemasTasksGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *SchemasTasksResponse
+	JSON200 *SchemasTasksResponse `resgen:"200"`
 }
 
 // SchemasTasksGet calls GET /v2/schemas/tasks.
@@ -12701,49 +9836,14 @@ type SchemasTasksGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse, error) {
-	u := c.server + "/v2/schemas/tasks"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasTasksGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasTasksGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasTasksGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasTasksGet: read response: %w", err)
-	}
-	out := &SchemasTasksGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasTasksGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasTasksGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasTasksGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/tasks"}
+	return runtime.Call(ctx, c.opSchemasTasksGet, &req, new(SchemasTasksGetResponse), opts)
 }
 
-// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete; the resgen tags say which status fills which field.
 type StoresStoreIDImageIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // StoresStoreIDImageIDDelete calls DELETE /v2/stores/{store_id}/{image_id}.
@@ -12761,44 +9861,16 @@ type StoresStoreIDImageIDDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string) (*StoresStoreIDImageIDDeleteResponse, error) {
-	u := c.server + "/v2/stores/" + runtime.PathSegment(storeID) + "/" + runtime.PathSegment(imageID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("StoresStoreIDImageIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opStoresStoreIDImageIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opStoresStoreIDImageIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("StoresStoreIDImageIDDelete: read response: %w", err)
-	}
-	out := &StoresStoreIDImageIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string, opts ...runtime.CallOption) (*StoresStoreIDImageIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/stores/" + runtime.PathSegment(storeID) + "/" + runtime.PathSegment(imageID)}
+	return runtime.Call(ctx, c.opStoresStoreIDImageIDDelete, &req, new(StoresStoreIDImageIDDeleteResponse), opts)
 }
 
-// TasksGetResponse is the answer to TasksGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TasksGetResponse is the answer to TasksGet; the resgen tags say which status fills which field.
 type TasksGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *TasksListResponse
+	JSON200 *TasksListResponse `resgen:"200"`
 }
 
 // TasksGet calls GET /v2/tasks.
@@ -12815,52 +9887,16 @@ type TasksGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) TasksGet(ctx context.Context) (*TasksGetResponse, error) {
-	u := c.server + "/v2/tasks"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("TasksGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opTasksGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opTasksGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("TasksGet: read response: %w", err)
-	}
-	out := &TasksGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("TasksGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) TasksGet(ctx context.Context, opts ...runtime.CallOption) (*TasksGetResponse, error) {
+	req := runtime.Request{Path: "/v2/tasks"}
+	return runtime.Call(ctx, c.opTasksGet, &req, new(TasksGetResponse), opts)
 }
 
-// TasksPostResponse is the answer to TasksPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TasksPostResponse is the answer to TasksPost; the resgen tags say which status fills which field.
 type TasksPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON201 *TasksCreateResponse
+	JSON201 *TasksCreateResponse `resgen:"201"`
 }
 
 // TasksPost calls POST /v2/tasks.
@@ -12877,59 +9913,19 @@ type TasksPostResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*TasksPostResponse, error) {
-	u := c.server + "/v2/tasks"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("TasksPost: encode request body: %w", err)
+func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest, opts ...runtime.CallOption) (*TasksPostResponse, error) {
+	req := runtime.Request{Path: "/v2/tasks", ContentType: "application/json"}
+	if body != nil {
+		req.JSON = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("TasksPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opTasksPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opTasksPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("TasksPost: read response: %w", err)
-	}
-	out := &TasksPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("TasksPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opTasksPost, &req, new(TasksPostResponse), opts)
 }
 
-// TasksTaskIDGetResponse is the answer to TasksTaskIDGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TasksTaskIDGetResponse is the answer to TasksTaskIDGet; the resgen tags say which status fills which field.
 type TasksTaskIDGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// Ok.
-	JSON200 *TaskGetResponse
+	JSON200 *TaskGetResponse `resgen:"200"`
 }
 
 // TasksTaskIDGet calls GET /v2/tasks/{task_id}.
@@ -12946,49 +9942,14 @@ type TasksTaskIDGetResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskIDGetResponse, error) {
-	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("TasksTaskIDGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opTasksTaskIDGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opTasksTaskIDGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("TasksTaskIDGet: read response: %w", err)
-	}
-	out := &TasksTaskIDGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("TasksTaskIDGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDGetResponse, error) {
+	req := runtime.Request{Path: "/v2/tasks/" + runtime.PathSegment(taskID)}
+	return runtime.Call(ctx, c.opTasksTaskIDGet, &req, new(TasksTaskIDGetResponse), opts)
 }
 
-// TasksTaskIDDeleteResponse is the answer to TasksTaskIDDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TasksTaskIDDeleteResponse is the answer to TasksTaskIDDelete; the resgen tags say which status fills which field.
 type TasksTaskIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // TasksTaskIDDelete calls DELETE /v2/tasks/{task_id}.
@@ -12997,28 +9958,7 @@ type TasksTaskIDDeleteResponse struct {
 //   - breaker "glance" (shared, policy glance): last 100 calls, decides after 10; opens at 40% failures or 100% of calls taking 1m0s or more; stays open 15s, then lets 10 trial calls through; failures are transport, timeout, 5xx.
 //   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTaskIDDeleteResponse, error) {
-	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("TasksTaskIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opTasksTaskIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opTasksTaskIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("TasksTaskIDDelete: read response: %w", err)
-	}
-	out := &TasksTaskIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/tasks/" + runtime.PathSegment(taskID)}
+	return runtime.Call(ctx, c.opTasksTaskIDDelete, &req, new(TasksTaskIDDeleteResponse), opts)
 }
