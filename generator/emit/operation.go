@@ -19,6 +19,9 @@ func (e *emitter) emitParams(f *jen.File, op *model.Operation) {
 	f.Type().Id(op.ParamsType).StructFunc(func(g *jen.Group) {
 		for _, p := range op.Params {
 			doc := append([]string{p.GoName + " is the " + string(p.In) + " parameter " + quoteLine(p.SpecName) + reqWord(p.Required) + "."}, p.Doc...)
+			if len(p.Doc) > 0 && strings.HasPrefix(p.Doc[0], p.GoName+" ") {
+				doc = p.Doc // it says what the field is itself
+			}
 			comment(g, doc)
 			g.Id(p.GoName).Add(typeExpr(paramFieldType(p)))
 		}

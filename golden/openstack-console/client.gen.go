@@ -516,7 +516,6 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runt
 
 // ServerActionParams are the query, header and cookie parameters of ServerAction (nil leaves one out).
 type ServerActionParams struct {
-	// IdempotencyKey is the header parameter "X-Request-Key".
 	// IdempotencyKey is sent as the X-Request-Key header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string

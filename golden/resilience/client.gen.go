@@ -412,7 +412,6 @@ func (c *Client) PathRetrySkipped(ctx context.Context, opts ...runtime.CallOptio
 
 // KeyedByPolicyParams are the query, header and cookie parameters of KeyedByPolicy (nil leaves one out).
 type KeyedByPolicyParams struct {
-	// IdempotencyKey is the header parameter "X-Idempotency-Key".
 	// IdempotencyKey is sent as the X-Idempotency-Key header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string
@@ -459,7 +458,6 @@ func (c *Client) InlinePolicies(ctx context.Context, opts ...runtime.CallOption)
 
 // CustomKeyHeaderParams are the query, header and cookie parameters of CustomKeyHeader (nil leaves one out).
 type CustomKeyHeaderParams struct {
-	// IdempotencyKey is the header parameter "Request-Id".
 	// IdempotencyKey is sent as the Request-Id header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string
