@@ -198,17 +198,19 @@ type bytesBody struct {
 // get is the request's GetBody: the whole body again.
 func (b *bytesBody) get() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b.data)), nil }
 
-// build makes the request of the next attempt from c.rq.
+// build makes the request of the next attempt from the call's Request
+// (its header and body, kept in c: a pointer to the Request itself would
+// move it to the heap, as escape analysis sees one call struct as a
+// whole).
 func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
 	op, e := c.op, c.op.e
 	a := new(attemptRequest)
-	a.url = *c.u
-	rq := c.rq
+	a.url = c.u
 	edits := len(e.opts) > 0 && hasEdits(e.opts) || len(c.opts) > 0 && hasEdits(c.opts)
 	// The first attempt sends the call's header map itself when nothing
 	// may change it before a later attempt copies it.
 	own := c.attempts > 0 || edits || len(e.editors) > 0 && c.max > 1
-	h := rq.Header
+	h := c.header0
 	if own {
 		h = h.Clone()
 	}
@@ -216,13 +218,13 @@ func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
 		h, own = make(http.Header, 2), true
 	}
 	tmp := http.Request{Method: op.spec.Method, URL: &a.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: a.url.Host}
-	if rq.Body != nil {
-		if len(rq.Body) == 0 {
+	if body := c.body; body != nil {
+		if len(body) == 0 {
 			tmp.Body, tmp.GetBody = http.NoBody, noBody0
 		} else {
-			a.body.rd.Reset(rq.Body)
-			a.body.data = rq.Body
-			tmp.Body, tmp.ContentLength, tmp.GetBody = io.NopCloser(&a.body.rd), int64(len(rq.Body)), a.body.get
+			a.body.rd.Reset(body)
+			a.body.data = body
+			tmp.Body, tmp.ContentLength, tmp.GetBody = io.NopCloser(&a.body.rd), int64(len(body)), a.body.get
 		}
 	}
 	if edits {
@@ -270,11 +272,28 @@ func (c *call) redactedURL() string {
 	if c.req != nil {
 		return c.op.e.redact.url(c.req.URL)
 	}
-	return c.op.e.redact.url(c.u)
+	return c.op.e.redact.url(&c.u)
 }
 
-// target parses the call's URL: the engine's server, rq's path, its query.
-func (e *Engine) target(rq *Request) (*url.URL, error) {
+// target is the call's URL: the engine's server, rq's path, its query.
+// Common paths are joined without url.Parse (which allocates the URL and
+// needs the joined string), by the same rule: Path is the unescaped path,
+// RawPath the escaped one when escaping Path would not give it back.
+func (e *Engine) target(rq *Request) (url.URL, error) {
+	if b := e.serverURL; b != nil && !strings.ContainsAny(rq.Path, "?#") {
+		p := rq.Path
+		if e.serverPath != "" {
+			p = e.serverPath + p
+		}
+		if path, err := url.PathUnescape(p); err == nil {
+			u := *b
+			u.Path, u.RawPath, u.RawQuery = path, "", rq.Query.Encode()
+			if u.EscapedPath() != p {
+				u.RawPath = p
+			}
+			return u, nil
+		}
+	}
 	s := e.server + rq.Path
 	if rq.Query.Len() > 0 {
 		sep := "?"
@@ -285,12 +304,21 @@ func (e *Engine) target(rq *Request) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, err
+		return url.URL{}, err
 	}
-	if strings.HasSuffix(u.Host, ":") { // as http.NewRequest does
-		u.Host = strings.TrimSuffix(u.Host, ":")
+	u.Host = strings.TrimSuffix(u.Host, ":") // as http.NewRequest does
+	return *u, nil
+}
+
+// parseServer keeps the server URL for target when it is a plain one
+// (no user, query or fragment).
+func (e *Engine) parseServer() {
+	u, err := url.Parse(e.server)
+	if err != nil || e.server == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || u.ForceQuery {
+		return
 	}
-	return u, nil
+	u.Host = strings.TrimSuffix(u.Host, ":")
+	e.serverURL, e.serverPath = u, u.EscapedPath()
 }
 
 // Response is what every generated response type embeds: the status, the
@@ -352,19 +380,32 @@ func (op *Operation) call(ctx context.Context, rq *Request, out Typed, opts []Ca
 	if err != nil {
 		return errors.New(op.spec.Name + ": " + err.Error())
 	}
-	if op.spec.Accept != "" {
-		rq.first("Accept", op.spec.Accept)
+	if op.accept != nil {
+		if rq.Header == nil {
+			rq.Header = make(http.Header, 2)
+		}
+		if v := rq.Header["Accept"]; len(v) == 0 {
+			// Shared by every call: its capacity is its length, so
+			// an Add copies it, never writes into it.
+			rq.Header["Accept"] = op.accept
+		} else {
+			rq.first("Accept", op.spec.Accept)
+		}
 	}
 	if rq.Body != nil && rq.ContentType != "" {
 		rq.first("Content-Type", rq.ContentType)
 	}
 	var c call
-	c.rq, c.u, c.opts = rq, u, opts
+	c.built, c.header0, c.body, c.u, c.opts = true, rq.Header, rq.Body, u, opts
 	resp, attempts, err := op.do(ctx, &c)
 	if err != nil {
 		return err
 	}
-	if err := op.decode(pl, &c, resp, attempts, out); err != nil {
+	if err := op.decode(pl, c.stopErr, resp, attempts, out); err != nil {
+		if se, ok := err.(*StatusError); ok {
+			u := c.u // a copy: only an error's URL leaves the stack
+			se.URL = op.e.redact.url(&u)
+		}
 		return answered{err}
 	}
 	return nil

@@ -41,7 +41,7 @@ type decodeCase struct {
 
 type plan struct {
 	typ     reflect.Type
-	exact   map[int]decodeCase
+	exact   map[int]*decodeCase
 	class   [6]*decodeCase
 	dflt    *decodeCase
 	headers []headerField
@@ -54,7 +54,7 @@ type headerField struct {
 
 func (p *plan) lookup(status int) *decodeCase {
 	if c, ok := p.exact[status]; ok {
-		return &c
+		return c
 	}
 	if k := status / 100; k >= 1 && k <= 5 && p.class[k] != nil {
 		return p.class[k]
@@ -78,7 +78,7 @@ func (op *Operation) planFor(out Typed) (*plan, error) {
 
 func newPlan(t reflect.Type) (*plan, error) {
 	st := t.Elem()
-	p := &plan{typ: t, exact: map[int]decodeCase{}}
+	p := &plan{typ: t, exact: map[int]*decodeCase{}}
 	add := func(key string, c decodeCase) error {
 		switch k := strings.ToUpper(key); {
 		case k == "DEFAULT":
@@ -90,7 +90,7 @@ func newPlan(t reflect.Type) (*plan, error) {
 			if err != nil || n < 100 || n > 599 {
 				return errors.New("bad status " + strconv.Quote(key) + " in a resgen tag of " + st.String())
 			}
-			p.exact[n] = c
+			p.exact[n] = &c
 		}
 		return nil
 	}
@@ -130,7 +130,7 @@ func newPlan(t reflect.Type) (*plan, error) {
 // decode fills out from the answer and returns the error the call ends
 // with: a *StatusError for a status of 400 or more, a *DecodeError for a
 // declared body below 400 that did not decode.
-func (op *Operation) decode(p *plan, c *call, resp *http.Response, attempts int, out Typed) error {
+func (op *Operation) decode(p *plan, stop error, resp *http.Response, attempts int, out Typed) error {
 	base := out.response()
 	base.StatusCode, base.Header, base.Attempts = resp.StatusCode, resp.Header, attempts
 	v := reflect.ValueOf(out).Elem()
@@ -150,7 +150,7 @@ func (op *Operation) decode(p *plan, c *call, resp *http.Response, attempts int,
 			// Undeclared: a bounded part, so a huge error body never
 			// reaches memory.
 			base.Body = readBounded(resp.Body)
-			return op.statusError(c, base, nil, nil)
+			return op.statusError(stop, base, nil, nil)
 		}
 	}
 	raw, err := readBody(resp, op.spec.Method == http.MethodHead)
@@ -184,7 +184,7 @@ func (op *Operation) decode(p *plan, c *call, resp *http.Response, attempts int,
 		}
 	}
 	if status >= 400 {
-		return op.statusError(c, base, decoded, derr)
+		return op.statusError(stop, base, decoded, derr)
 	}
 	if derr != nil {
 		return &DecodeError{Operation: op.spec.Name, StatusCode: status, Attempts: attempts, Err: derr}
@@ -192,13 +192,14 @@ func (op *Operation) decode(p *plan, c *call, resp *http.Response, attempts int,
 	return nil
 }
 
-func (op *Operation) statusError(c *call, base *Response, decoded any, derr error) *StatusError {
+// statusError is the error of base; Call fills in the URL.
+func (op *Operation) statusError(stop error, base *Response, decoded any, derr error) *StatusError {
 	body := base.Body
 	if len(body) > maxErrorBody {
 		body = body[:maxErrorBody:maxErrorBody]
 	}
-	return &StatusError{Operation: op.spec.Name, Method: op.spec.Method, URL: c.redactedURL(), StatusCode: base.StatusCode,
-		Header: base.Header, Body: body, Attempts: base.Attempts, Stop: c.stopErr, Decoded: decoded, DecodeErr: derr}
+	return &StatusError{Operation: op.spec.Name, Method: op.spec.Method, StatusCode: base.StatusCode,
+		Header: base.Header, Body: body, Attempts: base.Attempts, Stop: stop, Decoded: decoded, DecodeErr: derr}
 }
 
 // readBody reads a whole body and closes it, sized by Content-Length.

@@ -62,6 +62,10 @@ type Engine struct {
 	redact  redactor
 	server  string
 	opts    []CallOption
+	// serverURL is server parsed, serverPath its escaped path; nil when
+	// Call must parse each URL whole (see target).
+	serverURL  *url.URL
+	serverPath string
 
 	// base anchors the monotonic clock: time.Since(base) is about half the
 	// cost of time.Now(), and the hot path reads the clock twice.
@@ -97,6 +101,7 @@ func NewEngine(cfg Config) *Engine {
 	if e.client == nil {
 		e.client = http.DefaultClient
 	}
+	e.parseServer()
 	if e.log == nil {
 		e.log = slog.Default()
 	}

@@ -21,10 +21,14 @@ type Operation struct {
 	maxAttempts  int
 	retryOutside bool
 	plan         atomic.Pointer[plan] // how Call decodes the response type
+	accept       []string             // spec.Accept as a header value, nil when none
 }
 
 func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
 	op := &Operation{e: e, spec: spec, maxAttempts: 1, retryOutside: retryOutside}
+	if spec.Accept != "" {
+		op.accept = []string{spec.Accept}
+	}
 	if spec.Retry != nil && !spec.NotRetrySafe {
 		r := *spec.Retry
 		r.MaxAttempts = max(r.MaxAttempts, 1)
@@ -47,7 +51,7 @@ func (op *Operation) Do(ctx context.Context, req *http.Request) (resp *http.Resp
 	return op.do(ctx, &c)
 }
 
-// do runs the call c (its request, c.req or c.rq, already set).
+// do runs the call c (its request, c.req or the fields Call sets, already set).
 func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, error) {
 	if op.retryOutside {
 		c.start(op, ctx, false)
@@ -84,7 +88,7 @@ func (op *Operation) Breaker() *Breaker { return op.spec.Breaker }
 // inside the retry loop (see Engine.OperationRetryOutside). For tests
 // that compare the two orders only.
 func (op *Operation) RetryOutside() *Operation {
-	return &Operation{e: op.e, spec: op.spec, retry: op.retry, maxAttempts: op.maxAttempts, retryOutside: true}
+	return &Operation{e: op.e, spec: op.spec, retry: op.retry, maxAttempts: op.maxAttempts, retryOutside: true, accept: op.accept}
 }
 
 // kind is what an attempt produced.
@@ -115,11 +119,13 @@ type call struct {
 	// first attempt's deadline is t0 + Timeout, so the fast path reads
 	// the clock once for both deadlines.
 	t0 time.Duration
-	// req is the caller's request (Do); rq, with its parsed URL u, the
-	// request the runtime builds every attempt from (Call).
+	// req is the caller's request (Do). With built set (Call), the
+	// runtime builds every attempt from header0, body and the URL u.
 	req     *http.Request
-	rq      *Request
-	u       *url.URL
+	built   bool
+	header0 http.Header
+	body    []byte
+	u       url.URL
 	opts    []CallOption // the call's own options (the client's are in Engine)
 	timeout time.Duration
 	total   time.Duration
@@ -332,7 +338,7 @@ func (c *call) attemptContext() (context.Context, context.CancelFunc) {
 // get a fresh body from GetBody. A request net/http could send again by
 // itself is then prepared by wire, on resgen's own copy.
 func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) {
-	if c.rq != nil {
+	if c.built {
 		return c.build(ctx)
 	}
 	editors := c.op.e.editors
