@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,8 @@ type Request struct {
 	Header http.Header
 	// Body is sent whole by every attempt; nil is no body.
 	Body []byte
-	// JSON, when not nil, is encoded into Body (encoding/json) by Call.
+	// JSON, when not nil (nor a nil pointer, slice or map), is encoded
+	// into Body (encoding/json) by Call.
 	JSON any
 	// ContentType is Body's Content-Type, sent when Body is not nil.
 	ContentType string
@@ -357,6 +359,16 @@ func Call[P Typed](ctx context.Context, op *Operation, rq *Request, out P, opts 
 	return out, nil
 }
 
+// isNil says whether v holds a nil pointer, slice or map: an optional
+// body left out.
+func isNil(v any) bool {
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
 // answered wraps the error of a call that has an answer in out.
 type answered struct{ err error }
 
@@ -369,7 +381,7 @@ func (op *Operation) call(ctx context.Context, rq *Request, out Typed, opts []Ca
 	if err != nil {
 		return err
 	}
-	if rq.JSON != nil {
+	if rq.JSON != nil && !isNil(rq.JSON) {
 		data, err := json.Marshal(rq.JSON)
 		if err != nil {
 			return errors.New(op.spec.Name + ": encode request body: " + err.Error())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/sanitize"
 )
 
 // emitParams prints the struct of an operation's query, header and cookie
@@ -18,12 +19,12 @@ func (e *emitter) emitParams(f *jen.File, op *model.Operation) {
 	comment(f, []string{op.ParamsType + " are the query, header and cookie parameters of " + op.Name + " (nil leaves one out)."})
 	f.Type().Id(op.ParamsType).StructFunc(func(g *jen.Group) {
 		for _, p := range op.Params {
-			doc := append([]string{p.GoName + " is the " + string(p.In) + " parameter " + quoteLine(p.SpecName) + reqWord(p.Required) + "."}, p.Doc...)
+			what := string(p.In) + " parameter " + quoteLine(p.SpecName) + reqWord(p.Required)
 			if len(p.Doc) > 0 && strings.HasPrefix(p.Doc[0], p.GoName+" ") {
-				doc = p.Doc // it says what the field is itself
+				what = "" // its doc says what the field is
 			}
-			comment(g, doc)
-			g.Id(p.GoName).Add(typeExpr(paramFieldType(p)))
+			comment(g, p.Doc)
+			trailing(g.Id(p.GoName).Add(typeExpr(paramFieldType(p))), what)
 		}
 	})
 }
@@ -72,8 +73,7 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		}
 		g.Add(embed)
 		for _, h := range op.Headers {
-			comment(g, h.Doc)
-			g.Id(h.FieldName).Op("*").String().Tag(map[string]string{"resgen": "header:" + h.Name})
+			docField(g, jen.Id(h.FieldName).Op("*").String().Tag(map[string]string{"resgen": "header:" + h.Name}), h.Doc)
 		}
 		if len(streams) > 0 {
 			comment(g, []string{"Stream is the unread body (the caller must close it); Body is nil then."})
@@ -83,7 +83,6 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 			if r.FieldName == "" {
 				continue
 			}
-			comment(g, r.Doc)
 			t := r.Type
 			if !t.Nilable() {
 				t = &model.GoType{Kind: model.Pointer, Elem: t}
@@ -92,9 +91,26 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 			if r.Encoding == "text" {
 				tag += ",text"
 			}
-			g.Id(r.FieldName).Add(typeExpr(t)).Tag(map[string]string{"resgen": tag})
+			docField(g, jen.Id(r.FieldName).Add(typeExpr(t)).Tag(map[string]string{"resgen": tag}), r.Doc)
 		}
 	})
+}
+
+// docField prints field with its doc: one line after it, more above it.
+func docField(g *jen.Group, field *jen.Statement, doc []string) {
+	if len(doc) == 1 {
+		trailing(field, doc[0])
+	} else {
+		comment(g, doc)
+	}
+	g.Add(field)
+}
+
+// trailing adds line as a comment at the end of s.
+func trailing(s *jen.Statement, line string) {
+	if l := sanitize.Comment(line); l != "" {
+		s.Comment("// " + l)
+	}
 }
 
 func statusWords(s string) string {
@@ -233,8 +249,12 @@ func (e *emitter) call(g *jen.Group, op *model.Operation, req jen.Code) {
 func (e *emitter) newRequest(g *jen.Group, path jen.Code, b *model.Body) {
 	fields := []kv{{"Path", path}}
 	if b != nil {
-		if b.Encoding == "json" && b.Required && !b.Type.Nilable() {
+		switch {
+		case b.Encoding != "json":
+		case b.Required && !b.Type.Nilable():
 			fields = append(fields, kv{"JSON", jen.Op("&").Id("body")})
+		default:
+			fields = append(fields, kv{"JSON", jen.Id("body")}) // nil: no body
 		}
 		switch b.Encoding {
 		case "raw":
@@ -479,10 +499,7 @@ func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) {
 	var enc []jen.Code
 	switch b.Encoding {
 	case "json":
-		if cond == nil {
-			return // JSON: &body, in the literal
-		}
-		enc = []jen.Code{jen.Id("req").Dot("JSON").Op("=").Id("body")}
+		return // JSON: body, in the literal
 	case "form":
 		enc = []jen.Code{set(jen.Index().Byte().Call(jen.Id("body").Dot("Encode").Call()))}
 	case "multipart-fields":

@@ -425,11 +425,9 @@ func (c *Client) PostOrder(ctx context.Context, body PostOrderForm, opts ...runt
 
 // CreatePetParams are the query, header and cookie parameters of CreatePet (nil leaves one out).
 type CreatePetParams struct {
-	// DryRun is the query parameter "dryRun".
-	DryRun *bool
-	// IdempotencyKey is the header parameter "Idempotency-Key".
+	DryRun *bool // query parameter "dryRun"
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
 // CreatePetResponse is the answer to CreatePet; the resgen tags say which status fills which field.
@@ -545,10 +543,7 @@ type CreatePetWithFormResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePetWithForm(ctx context.Context, body *NewPet, opts ...runtime.CallOption) (*CreatePetWithFormResponse, error) {
-	req := runtime.Request{Path: "/pets/form", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/pets/form", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opCreatePetWithForm, &req, new(CreatePetWithFormResponse), opts)
 }
 
@@ -566,20 +561,14 @@ type PatchPetResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyItem, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{ContentType: "application/json-patch+json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{JSON: body, ContentType: "application/json-patch+json"}
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
 
 // PatchPetWithMergePatchJSON is PatchPet (PATCH /pets/{id}) with a application/merge-patch+json body:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body *NewPet, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{ContentType: "application/merge-patch+json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{JSON: body, ContentType: "application/merge-patch+json"}
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
 

@@ -288,12 +288,9 @@ func (c *Client) OffThing(ctx context.Context, opts ...runtime.CallOption) (*Off
 // RangeThingResponse is the answer to RangeThing; the resgen tags say which status fills which field.
 type RangeThingResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *Thing `resgen:"200"`
-	// client error.
-	JSON4XX *Problem `resgen:"4XX"`
-	// server error.
-	JSON5XX *Problem `resgen:"5XX"`
+	JSON200 *Thing   `resgen:"200"` // ok.
+	JSON4XX *Problem `resgen:"4XX"` // client error.
+	JSON5XX *Problem `resgen:"5XX"` // server error.
 }
 
 // RangeThing calls GET /ranges.
@@ -326,10 +323,8 @@ func (c *Client) SlowThing(ctx context.Context, opts ...runtime.CallOption) (*Sl
 // ListThingsResponse is the answer to ListThings; the resgen tags say which status fills which field.
 type ListThingsResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 []Thing `resgen:"200"`
-	// error.
-	JSONDefault *Problem `resgen:"default"`
+	JSON200     []Thing  `resgen:"200"`     // ok.
+	JSONDefault *Problem `resgen:"default"` // error.
 }
 
 // ListThings calls GET /things.
@@ -346,10 +341,8 @@ func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*L
 // CreateThingResponse is the answer to CreateThing; the resgen tags say which status fills which field.
 type CreateThingResponse struct {
 	runtime.Response
-	// made.
-	JSON201 *Thing `resgen:"201"`
-	// error.
-	JSONDefault *Problem `resgen:"default"`
+	JSON201     *Thing   `resgen:"201"`     // made.
+	JSONDefault *Problem `resgen:"default"` // error.
 }
 
 // CreateThing calls POST /things.
@@ -366,10 +359,8 @@ func (c *Client) CreateThing(ctx context.Context, body Thing, opts ...runtime.Ca
 // GetThingResponse is the answer to GetThing; the resgen tags say which status fills which field.
 type GetThingResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *Thing `resgen:"200"`
-	// none.
-	JSON404 *Problem `resgen:"404"`
+	JSON200 *Thing   `resgen:"200"` // ok.
+	JSON404 *Problem `resgen:"404"` // none.
 }
 
 // GetThing calls GET /things/{id}.

@@ -207,8 +207,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // CappedWindowResponse is the answer to CappedWindow; the resgen tags say which status fills which field.
 type CappedWindowResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *Result `resgen:"200"`
+	JSON200 *Result `resgen:"200"` // ok.
 }
 
 // CappedWindow calls GET /capped.
@@ -227,8 +226,7 @@ func (c *Client) CappedWindow(ctx context.Context, opts ...runtime.CallOption) (
 // RecoveringResponse is the answer to Recovering; the resgen tags say which status fills which field.
 type RecoveringResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *Result `resgen:"200"`
+	JSON200 *Result `resgen:"200"` // ok.
 }
 
 // Recovering calls GET /recovering/{id}.
@@ -247,8 +245,7 @@ func (c *Client) Recovering(ctx context.Context, id string, opts ...runtime.Call
 // SlowSuccessResponse is the answer to SlowSuccess; the resgen tags say which status fills which field.
 type SlowSuccessResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *Result `resgen:"200"`
+	JSON200 *Result `resgen:"200"` // ok.
 }
 
 // SlowSuccess calls GET /slow.
@@ -267,8 +264,7 @@ func (c *Client) SlowSuccess(ctx context.Context, opts ...runtime.CallOption) (*
 // SustainedFailureResponse is the answer to SustainedFailure; the resgen tags say which status fills which field.
 type SustainedFailureResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *Result `resgen:"200"`
+	JSON200 *Result `resgen:"200"` // ok.
 }
 
 // SustainedFailure calls GET /sustained.

@@ -178,8 +178,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // PostEventResponse is the answer to PostEvent; the resgen tags say which status fills which field.
 type PostEventResponse struct {
 	runtime.Response
-	// the event.
-	JSON200 *Item `resgen:"200"`
+	JSON200 *Item `resgen:"200"` // the event.
 }
 
 // PostEvent calls POST /events.
@@ -198,8 +197,7 @@ func (c *Client) PostEvent(ctx context.Context, body Item, opts ...runtime.CallO
 // GetItemResponse is the answer to GetItem; the resgen tags say which status fills which field.
 type GetItemResponse struct {
 	runtime.Response
-	// the item.
-	JSON200 *Item `resgen:"200"`
+	JSON200 *Item `resgen:"200"` // the item.
 }
 
 // GetItem calls GET /items/{id}.
@@ -218,8 +216,7 @@ func (c *Client) GetItem(ctx context.Context, id string, opts ...runtime.CallOpt
 // TouchItemResponse is the answer to TouchItem; the resgen tags say which status fills which field.
 type TouchItemResponse struct {
 	runtime.Response
-	// the item, touched.
-	JSON200 *Item `resgen:"200"`
+	JSON200 *Item `resgen:"200"` // the item, touched.
 }
 
 // TouchItem calls GET /items/{id}/touch.
@@ -237,16 +234,14 @@ func (c *Client) TouchItem(ctx context.Context, id string, opts ...runtime.CallO
 
 // CreateOrderParams are the query, header and cookie parameters of CreateOrder (nil leaves one out).
 type CreateOrderParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
 // CreateOrderResponse is the answer to CreateOrder; the resgen tags say which status fills which field.
 type CreateOrderResponse struct {
 	runtime.Response
-	// the order.
-	JSON200 *Item `resgen:"200"`
+	JSON200 *Item `resgen:"200"` // the order.
 }
 
 // CreateOrder calls POST /orders.
@@ -271,16 +266,14 @@ func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, bod
 
 // CreatePaymentParams are the query, header and cookie parameters of CreatePayment (nil leaves one out).
 type CreatePaymentParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
 // CreatePaymentResponse is the answer to CreatePayment; the resgen tags say which status fills which field.
 type CreatePaymentResponse struct {
 	runtime.Response
-	// the payment.
-	JSON200 *Item `resgen:"200"`
+	JSON200 *Item `resgen:"200"` // the payment.
 }
 
 // CreatePayment calls POST /payments.

@@ -290,18 +290,15 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // Get2JPetParams are the query, header and cookie parameters of Get2JPet (nil leaves one out).
 type Get2JPetParams struct {
-	// Q8HTTPEvil is the query parameter "q ]8;;http://evil ".
 	// query.
-	Q8HTTPEvil *Get2JPetQ8HTTPEvil
+	Q8HTTPEvil *Get2JPetQ8HTTPEvil // query parameter "q ]8;;http://evil "
 }
 
 // Get2JPetResponse is the answer to Get2JPet; the resgen tags say which status fills which field.
 type Get2JPetResponse struct {
 	runtime.Response
-	// h [5m.
-	XEvil *string `resgen:"header:X-Evil\u202e"`
-	// ok.
-	JSON200 *Pet7m `resgen:"200"`
+	XEvil   *string `resgen:"header:X-Evil\u202e"` // h [5m.
+	JSON200 *Pet7m  `resgen:"200"`                 // ok.
 }
 
 // Get2JPet calls GET /pets/{id [0m}.

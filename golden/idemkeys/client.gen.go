@@ -244,9 +244,8 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // BoundedKeyParams are the query, header and cookie parameters of BoundedKey (nil leaves one out).
 type BoundedKeyParams struct {
-	// IdempotencyKey is the header parameter "idempotency-key".
 	// Left nil, the client makes one random integer from 1000 to 1999 per call and sends it on every attempt.
-	IdempotencyKey *int32
+	IdempotencyKey *int32 // header parameter "idempotency-key"
 }
 
 // BoundedKeyResponse is the answer to BoundedKey; the resgen tags say which status fills which field.
@@ -274,9 +273,8 @@ func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams, opts 
 
 // CustomKeyParams are the query, header and cookie parameters of CustomKey (nil leaves one out).
 type CustomKeyParams struct {
-	// XRequestID is the header parameter "X-Request-Id".
 	// Left nil, the client makes one random integer from 0 to 2147483647 per call and sends it on every attempt.
-	XRequestID *int32
+	XRequestID *int32 // header parameter "X-Request-Id"
 }
 
 // CustomKeyResponse is the answer to CustomKey; the resgen tags say which status fills which field.
@@ -304,9 +302,8 @@ func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams, opts ..
 
 // IntKeyParams are the query, header and cookie parameters of IntKey (nil leaves one out).
 type IntKeyParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random integer from 0 to 9007199254740991 per call and sends it on every attempt.
-	IdempotencyKey *int64
+	IdempotencyKey *int64 // header parameter "Idempotency-Key"
 }
 
 // IntKeyResponse is the answer to IntKey; the resgen tags say which status fills which field.
@@ -334,9 +331,8 @@ func (c *Client) IntKey(ctx context.Context, params *IntKeyParams, opts ...runti
 
 // ListKeyParams are the query, header and cookie parameters of ListKey (nil leaves one out).
 type ListKeyParams struct {
-	// IdempotencyKey is the header parameter "IDEMPOTENCY-KEY".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey []string
+	IdempotencyKey []string // header parameter "IDEMPOTENCY-KEY"
 }
 
 // ListKeyResponse is the answer to ListKey; the resgen tags say which status fills which field.
@@ -364,10 +360,8 @@ func (c *Client) ListKey(ctx context.Context, params *ListKeyParams, opts ...run
 
 // NearMissParams are the query, header and cookie parameters of NearMiss (nil leaves one out).
 type NearMissParams struct {
-	// IdempotencyKeys is the header parameter "Idempotency-Keys".
-	IdempotencyKeys *string
-	// XTrace is the header parameter "X-Trace".
-	XTrace *string
+	IdempotencyKeys *string // header parameter "Idempotency-Keys"
+	XTrace          *string // header parameter "X-Trace"
 }
 
 // NearMissResponse is the answer to NearMiss; the resgen tags say which status fills which field.
@@ -396,8 +390,7 @@ func (c *Client) NearMiss(ctx context.Context, params *NearMissParams, opts ...r
 
 // NearMissPrefixParams are the query, header and cookie parameters of NearMissPrefix (nil leaves one out).
 type NearMissPrefixParams struct {
-	// XIdempotencyKey is the header parameter "X-Idempotency-Key".
-	XIdempotencyKey *string
+	XIdempotencyKey *string // header parameter "X-Idempotency-Key"
 }
 
 // NearMissPrefixResponse is the answer to NearMissPrefix; the resgen tags say which status fills which field.
@@ -423,8 +416,7 @@ func (c *Client) NearMissPrefix(ctx context.Context, params *NearMissPrefixParam
 
 // NearMissTypoParams are the query, header and cookie parameters of NearMissTypo (nil leaves one out).
 type NearMissTypoParams struct {
-	// IdempotancyKey is the header parameter "Idempotancy-Key".
-	IdempotancyKey *string
+	IdempotancyKey *string // header parameter "Idempotancy-Key"
 }
 
 // NearMissTypoResponse is the answer to NearMissTypo; the resgen tags say which status fills which field.
@@ -450,9 +442,8 @@ func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams, o
 
 // NumberKeyParams are the query, header and cookie parameters of NumberKey (nil leaves one out).
 type NumberKeyParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random integer from 1 to 9007199254740991 per call and sends it on every attempt.
-	IdempotencyKey *float64
+	IdempotencyKey *float64 // header parameter "Idempotency-Key"
 }
 
 // NumberKeyResponse is the answer to NumberKey; the resgen tags say which status fills which field.
@@ -480,9 +471,8 @@ func (c *Client) NumberKey(ctx context.Context, params *NumberKeyParams, opts ..
 
 // UnionKeyParams are the query, header and cookie parameters of UnionKey (nil leaves one out).
 type UnionKeyParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *UnionKeyIdempotencyKey
+	IdempotencyKey *UnionKeyIdempotencyKey // header parameter "Idempotency-Key"
 }
 
 // UnionKeyResponse is the answer to UnionKey; the resgen tags say which status fills which field.

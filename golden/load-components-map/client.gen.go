@@ -174,10 +174,8 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // GetOwnerResponse is the answer to GetOwner; the resgen tags say which status fills which field.
 type GetOwnerResponse struct {
 	runtime.Response
-	// the owner.
-	JSON200 *Owner `resgen:"200"`
-	// no such owner.
-	JSON404 *GetOwnerResponse404Body `resgen:"404"`
+	JSON200 *Owner                   `resgen:"200"` // the owner.
+	JSON404 *GetOwnerResponse404Body `resgen:"404"` // no such owner.
 }
 
 // GetOwner calls GET /owners/{id}.

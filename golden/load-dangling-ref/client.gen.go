@@ -169,8 +169,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // ListPetsResponse is the answer to ListPets; the resgen tags say which status fills which field.
 type ListPetsResponse struct {
 	runtime.Response
-	// the pets.
-	JSON200 []Pet `resgen:"200"`
+	JSON200 []Pet `resgen:"200"` // the pets.
 }
 
 // ListPets calls GET /pets.
@@ -187,8 +186,7 @@ func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*Lis
 // GetPetResponse is the answer to GetPet; the resgen tags say which status fills which field.
 type GetPetResponse struct {
 	runtime.Response
-	// a pet.
-	JSON200 *Pet `resgen:"200"`
+	JSON200 *Pet `resgen:"200"` // a pet.
 }
 
 // GetPet calls GET /pets/{id}.
@@ -205,8 +203,7 @@ func (c *Client) GetPet(ctx context.Context, id string, opts ...runtime.CallOpti
 // GetStoreResponse is the answer to GetStore; the resgen tags say which status fills which field.
 type GetStoreResponse struct {
 	runtime.Response `resgen:"404"`
-	// a store, whose owner's schema is missing.
-	JSON200 *GetStoreResponse200Body `resgen:"200"`
+	JSON200          *GetStoreResponse200Body `resgen:"200"` // a store, whose owner's schema is missing.
 }
 
 // GetStore calls GET /stores/{id}.

@@ -193,8 +193,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // GetInvoiceResponse is the answer to GetInvoice; the resgen tags say which status fills which field.
 type GetInvoiceResponse struct {
 	runtime.Response
-	// an invoice, a component with $defs.
-	JSON200 *Invoice `resgen:"200"`
+	JSON200 *Invoice `resgen:"200"` // an invoice, a component with $defs.
 }
 
 // GetInvoice calls GET /invoices/{id}.
@@ -211,8 +210,7 @@ func (c *Client) GetInvoice(ctx context.Context, id string, opts ...runtime.Call
 // GetOrderResponse is the answer to GetOrder; the resgen tags say which status fills which field.
 type GetOrderResponse struct {
 	runtime.Response
-	// the order, an inline schema with $defs.
-	JSON200 *GetOrderResponse200Body `resgen:"200"`
+	JSON200 *GetOrderResponse200Body `resgen:"200"` // the order, an inline schema with $defs.
 }
 
 // GetOrder calls GET /orders/{id}.

@@ -189,19 +189,15 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // PetGetParams are the query, header and cookie parameters of PetGet (nil leaves one out).
 type PetGetParams struct {
-	// Type is the query parameter "type".
-	Type *PetGetType
-	// Fields is the query parameter "fields" (required).
-	Fields []string
+	Type   *PetGetType // query parameter "type"
+	Fields []string    // query parameter "fields" (required)
 }
 
 // PetGetResponse is the answer to PetGet; the resgen tags say which status fills which field.
 type PetGetResponse struct {
 	runtime.Response
-	// the pet.
-	JSON200 *Pet `resgen:"200"`
-	// an error.
-	JSONDefault *PetGetResponseDefaultBody `resgen:"default"`
+	JSON200     *Pet                       `resgen:"200"`     // the pet.
+	JSONDefault *PetGetResponseDefaultBody `resgen:"default"` // an error.
 }
 
 // PetGet calls GET /pets/{pet_id}.

@@ -161,8 +161,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // GetThingResponse is the answer to GetThing; the resgen tags say which status fills which field.
 type GetThingResponse struct {
 	runtime.Response
-	// the thing.
-	JSON200 *Thing `resgen:"200"`
+	JSON200 *Thing `resgen:"200"` // the thing.
 }
 
 // GetThing calls GET /things/{id}.

@@ -151,19 +151,15 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // UpdateItemParams are the query, header and cookie parameters of UpdateItem (nil leaves one out).
 type UpdateItemParams struct {
-	// Limit is the query parameter "limit" (required).
-	Limit int64
-	// Active is the query parameter "active".
-	Active *bool
-	// XRatio is the header parameter "X-Ratio".
-	XRatio *float64
+	Limit  int64    // query parameter "limit" (required)
+	Active *bool    // query parameter "active"
+	XRatio *float64 // header parameter "X-Ratio"
 }
 
 // UpdateItemResponse is the answer to UpdateItem; the resgen tags say which status fills which field.
 type UpdateItemResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *Pair `resgen:"200"`
+	JSON200 *Pair `resgen:"200"` // ok.
 }
 
 // UpdateItem calls POST /items/{id}.

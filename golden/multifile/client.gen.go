@@ -175,10 +175,8 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // GetOrderResponse is the answer to GetOrder; the resgen tags say which status fills which field.
 type GetOrderResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *Order `resgen:"200"`
-	// not found.
-	JSON404 *GetOrderResponse404Body `resgen:"404"`
+	JSON200 *Order                   `resgen:"200"` // ok.
+	JSON404 *GetOrderResponse404Body `resgen:"404"` // not found.
 }
 
 // GetOrder calls GET /orders/{id}.

@@ -12,21 +12,16 @@ import (
 
 // ListServersParams are the query, header and cookie parameters of ListServers (nil leaves one out).
 type ListServersParams struct {
-	// Limit is the query parameter "limit".
-	Limit *int64
-	// Marker is the query parameter "marker".
-	Marker *string
-	// Status is the query parameter "status".
-	Status *ServerStatus
-	// ChangesSince is the query parameter "changes-since".
-	ChangesSince *time.Time
+	Limit        *int64        // query parameter "limit"
+	Marker       *string       // query parameter "marker"
+	Status       *ServerStatus // query parameter "status"
+	ChangesSince *time.Time    // query parameter "changes-since"
 }
 
 // ListServersResponse is the answer to ListServers; the resgen tags say which status fills which field.
 type ListServersResponse struct {
 	runtime.Response
-	// Servers.
-	JSON200 *ListServersResponse200Body `resgen:"200"`
+	JSON200 *ListServersResponse200Body `resgen:"200"` // Servers.
 }
 
 // ListServers calls GET /compute/v2.1/servers.
@@ -57,8 +52,7 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opt
 // CreateServerResponse is the answer to CreateServer; the resgen tags say which status fills which field.
 type CreateServerResponse struct {
 	runtime.Response
-	// Accepted.
-	JSON202 *Server `resgen:"202"`
+	JSON202 *Server `resgen:"202"` // Accepted.
 }
 
 // CreateServer calls POST /compute/v2.1/servers.
@@ -77,10 +71,8 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...ru
 // ShowServerResponse is the answer to ShowServer; the resgen tags say which status fills which field.
 type ShowServerResponse struct {
 	runtime.Response
-	// One server.
-	JSON200 *Server `resgen:"200"`
-	// No such server.
-	JSON404 *Fault `resgen:"404"`
+	JSON200 *Server `resgen:"200"` // One server.
+	JSON404 *Fault  `resgen:"404"` // No such server.
 }
 
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
@@ -112,7 +104,6 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runt
 
 // ServerActionParams are the query, header and cookie parameters of ServerAction (nil leaves one out).
 type ServerActionParams struct {
-	// IdempotencyKey is the header parameter "X-Request-Key".
 	// IdempotencyKey is sent as the X-Request-Key header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string

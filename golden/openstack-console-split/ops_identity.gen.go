@@ -13,10 +13,8 @@ import (
 type IssueTokenResponse struct {
 	runtime.Response
 	XSubjectToken *string `resgen:"header:X-Subject-Token"`
-	// Token issued.
-	JSON201 *Token `resgen:"201"`
-	// Bad credentials.
-	JSON401 *Fault `resgen:"401"`
+	JSON201       *Token  `resgen:"201"` // Token issued.
+	JSON401       *Fault  `resgen:"401"` // Bad credentials.
 }
 
 // IssueToken calls POST /identity/v3/auth/tokens.
@@ -34,8 +32,7 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest, opts ...runti
 
 // RevokeTokenParams are the query, header and cookie parameters of RevokeToken (nil leaves one out).
 type RevokeTokenParams struct {
-	// XSubjectToken is the header parameter "X-Subject-Token" (required).
-	XSubjectToken string
+	XSubjectToken string // header parameter "X-Subject-Token" (required)
 }
 
 // RevokeTokenResponse is the answer to RevokeToken; the resgen tags say which status fills which field.

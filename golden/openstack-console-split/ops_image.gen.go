@@ -10,17 +10,14 @@ import (
 
 // ListImagesParams are the query, header and cookie parameters of ListImages (nil leaves one out).
 type ListImagesParams struct {
-	// Visibility is the query parameter "visibility".
-	Visibility *ListImagesVisibility
-	// Tag is the query parameter "tag".
-	Tag []string
+	Visibility *ListImagesVisibility // query parameter "visibility"
+	Tag        []string              // query parameter "tag"
 }
 
 // ListImagesResponse is the answer to ListImages; the resgen tags say which status fills which field.
 type ListImagesResponse struct {
 	runtime.Response
-	// Images.
-	JSON200 *ListImagesResponse200Body `resgen:"200"`
+	JSON200 *ListImagesResponse200Body `resgen:"200"` // Images.
 }
 
 // ListImages calls GET /image/v2/images.

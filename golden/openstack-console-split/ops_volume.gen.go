@@ -11,8 +11,7 @@ import (
 // ListVolumesResponse is the answer to ListVolumes; the resgen tags say which status fills which field.
 type ListVolumesResponse struct {
 	runtime.Response
-	// Volumes.
-	JSON200 *ListVolumesResponse200Body `resgen:"200"`
+	JSON200 *ListVolumesResponse200Body `resgen:"200"` // Volumes.
 }
 
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
@@ -29,8 +28,7 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runt
 // CreateVolumeResponse is the answer to CreateVolume; the resgen tags say which status fills which field.
 type CreateVolumeResponse struct {
 	runtime.Response
-	// Accepted.
-	JSON202 *Volume `resgen:"202"`
+	JSON202 *Volume `resgen:"202"` // Accepted.
 }
 
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
@@ -40,9 +38,6 @@ type CreateVolumeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume, opts ...runtime.CallOption) (*CreateVolumeResponse, error) {
-	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
 }

@@ -416,21 +416,16 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // ListServersParams are the query, header and cookie parameters of ListServers (nil leaves one out).
 type ListServersParams struct {
-	// Limit is the query parameter "limit".
-	Limit *int64
-	// Marker is the query parameter "marker".
-	Marker *string
-	// Status is the query parameter "status".
-	Status *ServerStatus
-	// ChangesSince is the query parameter "changes-since".
-	ChangesSince *time.Time
+	Limit        *int64        // query parameter "limit"
+	Marker       *string       // query parameter "marker"
+	Status       *ServerStatus // query parameter "status"
+	ChangesSince *time.Time    // query parameter "changes-since"
 }
 
 // ListServersResponse is the answer to ListServers; the resgen tags say which status fills which field.
 type ListServersResponse struct {
 	runtime.Response
-	// Servers.
-	JSON200 *ListServersResponse200Body `resgen:"200"`
+	JSON200 *ListServersResponse200Body `resgen:"200"` // Servers.
 }
 
 // ListServers calls GET /compute/v2.1/servers.
@@ -461,8 +456,7 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opt
 // CreateServerResponse is the answer to CreateServer; the resgen tags say which status fills which field.
 type CreateServerResponse struct {
 	runtime.Response
-	// Accepted.
-	JSON202 *Server `resgen:"202"`
+	JSON202 *Server `resgen:"202"` // Accepted.
 }
 
 // CreateServer calls POST /compute/v2.1/servers.
@@ -481,10 +475,8 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...ru
 // ShowServerResponse is the answer to ShowServer; the resgen tags say which status fills which field.
 type ShowServerResponse struct {
 	runtime.Response
-	// One server.
-	JSON200 *Server `resgen:"200"`
-	// No such server.
-	JSON404 *Fault `resgen:"404"`
+	JSON200 *Server `resgen:"200"` // One server.
+	JSON404 *Fault  `resgen:"404"` // No such server.
 }
 
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
@@ -550,10 +542,8 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 type IssueTokenResponse struct {
 	runtime.Response
 	XSubjectToken *string `resgen:"header:X-Subject-Token"`
-	// Token issued.
-	JSON201 *Token `resgen:"201"`
-	// Bad credentials.
-	JSON401 *Fault `resgen:"401"`
+	JSON201       *Token  `resgen:"201"` // Token issued.
+	JSON401       *Fault  `resgen:"401"` // Bad credentials.
 }
 
 // IssueToken calls POST /identity/v3/auth/tokens.
@@ -571,8 +561,7 @@ func (c *Client) IssueToken(ctx context.Context, body AuthRequest, opts ...runti
 
 // RevokeTokenParams are the query, header and cookie parameters of RevokeToken (nil leaves one out).
 type RevokeTokenParams struct {
-	// XSubjectToken is the header parameter "X-Subject-Token" (required).
-	XSubjectToken string
+	XSubjectToken string // header parameter "X-Subject-Token" (required)
 }
 
 // RevokeTokenResponse is the answer to RevokeToken; the resgen tags say which status fills which field.
@@ -599,17 +588,14 @@ func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, opt
 
 // ListImagesParams are the query, header and cookie parameters of ListImages (nil leaves one out).
 type ListImagesParams struct {
-	// Visibility is the query parameter "visibility".
-	Visibility *ListImagesVisibility
-	// Tag is the query parameter "tag".
-	Tag []string
+	Visibility *ListImagesVisibility // query parameter "visibility"
+	Tag        []string              // query parameter "tag"
 }
 
 // ListImagesResponse is the answer to ListImages; the resgen tags say which status fills which field.
 type ListImagesResponse struct {
 	runtime.Response
-	// Images.
-	JSON200 *ListImagesResponse200Body `resgen:"200"`
+	JSON200 *ListImagesResponse200Body `resgen:"200"` // Images.
 }
 
 // ListImages calls GET /image/v2/images.
@@ -655,8 +641,7 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, o
 // ListVolumesResponse is the answer to ListVolumes; the resgen tags say which status fills which field.
 type ListVolumesResponse struct {
 	runtime.Response
-	// Volumes.
-	JSON200 *ListVolumesResponse200Body `resgen:"200"`
+	JSON200 *ListVolumesResponse200Body `resgen:"200"` // Volumes.
 }
 
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
@@ -673,8 +658,7 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runt
 // CreateVolumeResponse is the answer to CreateVolume; the resgen tags say which status fills which field.
 type CreateVolumeResponse struct {
 	runtime.Response
-	// Accepted.
-	JSON202 *Volume `resgen:"202"`
+	JSON202 *Volume `resgen:"202"` // Accepted.
 }
 
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
@@ -684,9 +668,6 @@ type CreateVolumeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume, opts ...runtime.CallOption) (*CreateVolumeResponse, error) {
-	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
 }

@@ -326,10 +326,7 @@ type PatchBothResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody, opts ...runtime.CallOption) (*PatchBothResponse, error) {
-	req := runtime.Request{ContentType: "application/merge-patch+json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{JSON: body, ContentType: "application/merge-patch+json"}
 	return c.sendPatchBoth(ctx, &req, opts)
 }
 
@@ -357,9 +354,8 @@ func (c *Client) sendPatchBoth(ctx context.Context, req *runtime.Request, opts [
 type DownloadResponse struct {
 	runtime.Response
 	// Stream is the unread body (the caller must close it); Body is nil then.
-	Stream io.ReadCloser `resgen:"200,stream"`
-	// none.
-	JSON404 *DownloadResponse404Body `resgen:"404"`
+	Stream  io.ReadCloser            `resgen:"200,stream"`
+	JSON404 *DownloadResponse404Body `resgen:"404"` // none.
 }
 
 // Download calls GET /files/{name}.
@@ -421,10 +417,8 @@ func (c *Client) sendPostForm(ctx context.Context, req *runtime.Request, opts []
 // GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart; the resgen tags say which status fills which field.
 type GetItemsItemIDPartsPartResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *GetItemsItemIDPartsPartResponse200Body `resgen:"200"`
-	// client error.
-	JSON4XX *GetItemsItemIDPartsPartResponse4XxBody `resgen:"4XX"`
+	JSON200 *GetItemsItemIDPartsPartResponse200Body `resgen:"200"` // ok.
+	JSON4XX *GetItemsItemIDPartsPartResponse4XxBody `resgen:"4XX"` // client error.
 }
 
 // GetItemsItemIDPartsPart calls GET /items/{item-id}/parts/{part}.
@@ -440,8 +434,7 @@ func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part
 
 // DeleteItemsItemIDPartsPartParams are the query, header and cookie parameters of DeleteItemsItemIDPartsPart (nil leaves one out).
 type DeleteItemsItemIDPartsPartParams struct {
-	// Force is the query parameter "force".
-	Force *bool
+	Force *bool // query parameter "force"
 }
 
 // DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart; the resgen tags say which status fills which field.
@@ -468,8 +461,7 @@ func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, p
 // PutNoteResponse is the answer to PutNote; the resgen tags say which status fills which field.
 type PutNoteResponse struct {
 	runtime.Response
-	// ok.
-	Text200 *string `resgen:"200,text"`
+	Text200 *string `resgen:"200,text"` // ok.
 }
 
 // PutNote calls PUT /notes.
@@ -488,25 +480,18 @@ func (c *Client) PutNote(ctx context.Context, body *string, opts ...runtime.Call
 
 // ObjectParamsParams are the query, header and cookie parameters of ObjectParams (nil leaves one out).
 type ObjectParamsParams struct {
-	// Filter is the query parameter "filter".
-	Filter *Filter
-	// Page is the query parameter "page".
-	Page *ObjectParamsPage
-	// Point is the query parameter "point".
-	Point *ObjectParamsPoint
-	// XShape is the header parameter "X-Shape".
-	XShape *ObjectParamsXShape
-	// Spaced is the query parameter "spaced".
-	Spaced []string
-	// Piped is the query parameter "piped".
-	Piped []string
+	Filter *Filter             // query parameter "filter"
+	Page   *ObjectParamsPage   // query parameter "page"
+	Point  *ObjectParamsPoint  // query parameter "point"
+	XShape *ObjectParamsXShape // header parameter "X-Shape"
+	Spaced []string            // query parameter "spaced"
+	Piped  []string            // query parameter "piped"
 }
 
 // ObjectParamsResponse is the answer to ObjectParams; the resgen tags say which status fills which field.
 type ObjectParamsResponse struct {
 	runtime.Response
-	// ok.
-	Text200 *string `resgen:"200,text"`
+	Text200 *string `resgen:"200,text"` // ok.
 }
 
 // ObjectParams calls GET /objects.
@@ -554,8 +539,7 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams, o
 
 // PercentNamesParams are the query, header and cookie parameters of PercentNames (nil leaves one out).
 type PercentNamesParams struct {
-	// RatePercentD is the query parameter "rate%d" (required).
-	RatePercentD string
+	RatePercentD string // query parameter "rate%d" (required)
 }
 
 // PercentNamesResponse is the answer to PercentNames; the resgen tags say which status fills which field.
@@ -584,35 +568,23 @@ func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams, o
 
 // GetSearchParams are the query, header and cookie parameters of GetSearch (nil leaves one out).
 type GetSearchParams struct {
-	// Q is the query parameter "q" (required).
-	Q string
-	// Page is the query parameter "page".
-	Page *int32
-	// Since is the query parameter "since".
-	Since *time.Time
-	// Ids is the query parameter "ids".
-	Ids []int64
-	// Fields is the query parameter "fields".
-	Fields []string
-	// Sort is the query parameter "sort".
-	Sort *GetSearchSort
-	// XTraceID is the header parameter "X-Trace-Id".
-	XTraceID *string
-	// XFlags is the header parameter "X-Flags".
-	XFlags []string
-	// Session is the cookie parameter "session".
-	Session *string
-	// Exact is the query parameter "exact".
-	Exact *bool
-	// Ratio is the query parameter "ratio".
-	Ratio *float64
+	Q        string         // query parameter "q" (required)
+	Page     *int32         // query parameter "page"
+	Since    *time.Time     // query parameter "since"
+	Ids      []int64        // query parameter "ids"
+	Fields   []string       // query parameter "fields"
+	Sort     *GetSearchSort // query parameter "sort"
+	XTraceID *string        // header parameter "X-Trace-Id"
+	XFlags   []string       // header parameter "X-Flags"
+	Session  *string        // cookie parameter "session"
+	Exact    *bool          // query parameter "exact"
+	Ratio    *float64       // query parameter "ratio"
 }
 
 // GetSearchResponse is the answer to GetSearch; the resgen tags say which status fills which field.
 type GetSearchResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 []string `resgen:"200"`
+	JSON200 []string `resgen:"200"` // ok.
 }
 
 // GetSearch calls GET /search.
@@ -690,9 +662,8 @@ func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64,
 
 // UploadParams are the query, header and cookie parameters of Upload (nil leaves one out).
 type UploadParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
 // UploadResponse is the answer to Upload; the resgen tags say which status fills which field.
@@ -747,8 +718,7 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 
 // LegacyReportParams are the query, header and cookie parameters of LegacyReport (nil leaves one out).
 type LegacyReportParams struct {
-	// Day is the query parameter "day".
-	Day *string
+	Day *string // query parameter "day"
 }
 
 // LegacyReportResponse is the answer to LegacyReport; the resgen tags say which status fills which field.

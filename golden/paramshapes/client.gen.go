@@ -341,8 +341,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // ListChargesParams are the query, header and cookie parameters of ListCharges (nil leaves one out).
 type ListChargesParams struct {
-	// Created is the query parameter "created".
-	Created *ListChargesCreated
+	Created *ListChargesCreated // query parameter "created"
 }
 
 // ListChargesResponse is the answer to ListCharges; the resgen tags say which status fills which field.
@@ -370,14 +369,10 @@ func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams, opt
 
 // DeepObjectListsParams are the query, header and cookie parameters of DeepObjectLists (nil leaves one out).
 type DeepObjectListsParams struct {
-	// Expand is the query parameter "expand".
-	Expand []string
-	// Lines is the query parameter "lines".
-	Lines []DeepObjectListsLinesItem
-	// Discounts is the query parameter "discounts".
-	Discounts *DeepObjectListsDiscounts
-	// Window is the query parameter "window".
-	Window *DeepObjectListsWindow
+	Expand    []string                   // query parameter "expand"
+	Lines     []DeepObjectListsLinesItem // query parameter "lines"
+	Discounts *DeepObjectListsDiscounts  // query parameter "discounts"
+	Window    *DeepObjectListsWindow     // query parameter "window"
 }
 
 // DeepObjectListsResponse is the answer to DeepObjectLists; the resgen tags say which status fills which field.
@@ -418,12 +413,9 @@ func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsPar
 
 // ListIssuesParams are the query, header and cookie parameters of ListIssues (nil leaves one out).
 type ListIssuesParams struct {
-	// Severity is the query parameter "severity".
-	Severity []SeveritiesItem
-	// SeverityTildeNeq is the query parameter "severity~neq".
-	SeverityTildeNeq []SeveritiesItem
-	// XSeverity is the header parameter "X-Severity".
-	XSeverity []SeveritiesItem
+	Severity         []SeveritiesItem // query parameter "severity"
+	SeverityTildeNeq []SeveritiesItem // query parameter "severity~neq"
+	XSeverity        []SeveritiesItem // header parameter "X-Severity"
 }
 
 // ListIssuesResponse is the answer to ListIssues; the resgen tags say which status fills which field.
@@ -477,12 +469,10 @@ func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, pa
 
 // ListSortedParams are the query, header and cookie parameters of ListSorted (nil leaves one out).
 type ListSortedParams struct {
-	// Sort is the query parameter "sort".
 	// Its items' schema does not say their type: each text is sent as it is (escaped).
-	Sort []string
-	// Labels is the query parameter "labels".
+	Sort []string // query parameter "sort"
 	// Its items' schema does not say their type: each text is sent as it is (escaped).
-	Labels []string
+	Labels []string // query parameter "labels"
 }
 
 // ListSortedResponse is the answer to ListSorted; the resgen tags say which status fills which field.

@@ -284,10 +284,8 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // CookieStylesParams are the query, header and cookie parameters of CookieStyles (nil leaves one out).
 type CookieStylesParams struct {
-	// List is the cookie parameter "list".
-	List []string
-	// Color is the cookie parameter "color".
-	Color *Color
+	List  []string // cookie parameter "list"
+	Color *Color   // cookie parameter "color"
 }
 
 // CookieStylesResponse is the answer to CookieStyles; the resgen tags say which status fills which field.
@@ -320,8 +318,7 @@ func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams, o
 
 // ExplodedCookieParams are the query, header and cookie parameters of ExplodedCookie (nil leaves one out).
 type ExplodedCookieParams struct {
-	// Exploded is the cookie parameter "exploded".
-	Exploded []string
+	Exploded []string // cookie parameter "exploded"
 }
 
 // ExplodedCookieResponse is the answer to ExplodedCookie; the resgen tags say which status fills which field.
@@ -383,26 +380,16 @@ func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, lab
 
 // QueryStylesParams are the query, header and cookie parameters of QueryStyles (nil leaves one out).
 type QueryStylesParams struct {
-	// Piped is the query parameter "piped".
-	Piped *Color
-	// Spaced is the query parameter "spaced".
-	Spaced *Color
-	// Each is the query parameter "each".
-	Each []string
-	// Token is the query parameter "token".
-	Token []byte
-	// Owner is the query parameter "owner".
-	Owner *OwnerID
-	// Before is the query parameter "before".
-	Before *Before
-	// Meta is the query parameter "meta".
-	Meta *Meta
-	// Authors is the query parameter "authors".
-	Authors []string
-	// Filter is the query parameter "filter".
-	Filter *QueryStylesFilter
-	// Page is the query parameter "page".
-	Page *QueryStylesPage
+	Piped   *Color             // query parameter "piped"
+	Spaced  *Color             // query parameter "spaced"
+	Each    []string           // query parameter "each"
+	Token   []byte             // query parameter "token"
+	Owner   *OwnerID           // query parameter "owner"
+	Before  *Before            // query parameter "before"
+	Meta    *Meta              // query parameter "meta"
+	Authors []string           // query parameter "authors"
+	Filter  *QueryStylesFilter // query parameter "filter"
+	Page    *QueryStylesPage   // query parameter "page"
 }
 
 // QueryStylesResponse is the answer to QueryStyles; the resgen tags say which status fills which field.

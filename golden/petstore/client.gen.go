@@ -188,20 +188,16 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // ListPetsParams are the query, header and cookie parameters of ListPets (nil leaves one out).
 type ListPetsParams struct {
-	// Limit is the query parameter "limit".
 	// How many items to return at one time (max 100)
-	Limit *int32
+	Limit *int32 // query parameter "limit"
 }
 
 // ListPetsResponse is the answer to ListPets; the resgen tags say which status fills which field.
 type ListPetsResponse struct {
 	runtime.Response
-	// A link to the next page of responses.
-	XNext *string `resgen:"header:x-next"`
-	// A paged array of pets.
-	JSON200 *Pets `resgen:"200"`
-	// unexpected error.
-	JSONDefault *Error `resgen:"default"`
+	XNext       *string `resgen:"header:x-next"` // A link to the next page of responses.
+	JSON200     *Pets   `resgen:"200"`           // A paged array of pets.
+	JSONDefault *Error  `resgen:"default"`       // unexpected error.
 }
 
 // ListPets calls GET /pets.
@@ -225,8 +221,7 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, opts ...r
 // CreatePetsResponse is the answer to CreatePets; the resgen tags say which status fills which field.
 type CreatePetsResponse struct {
 	runtime.Response `resgen:"201"`
-	// unexpected error.
-	JSONDefault *Error `resgen:"default"`
+	JSONDefault      *Error `resgen:"default"` // unexpected error.
 }
 
 // CreatePets calls POST /pets.
@@ -247,10 +242,8 @@ func (c *Client) CreatePets(ctx context.Context, body Pet, opts ...runtime.CallO
 // ShowPetByIDResponse is the answer to ShowPetByID; the resgen tags say which status fills which field.
 type ShowPetByIDResponse struct {
 	runtime.Response
-	// Expected response to a valid request.
-	JSON200 *Pet `resgen:"200"`
-	// No such pet.
-	JSON404 *Error `resgen:"404"`
+	JSON200 *Pet   `resgen:"200"` // Expected response to a valid request.
+	JSON404 *Error `resgen:"404"` // No such pet.
 }
 
 // ShowPetByID calls GET /pets/{petId}.
@@ -268,16 +261,14 @@ func (c *Client) ShowPetByID(ctx context.Context, petID string, opts ...runtime.
 
 // AdoptPetParams are the query, header and cookie parameters of AdoptPet (nil leaves one out).
 type AdoptPetParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
 // AdoptPetResponse is the answer to AdoptPet; the resgen tags say which status fills which field.
 type AdoptPetResponse struct {
 	runtime.Response
-	// Adopted.
-	JSON201 *Adoption `resgen:"201"`
+	JSON201 *Adoption `resgen:"201"` // Adopted.
 }
 
 // AdoptPet calls POST /pets/{petId}/adoptions.

@@ -488,9 +488,8 @@ func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderPar
 
 // KeyedByParameterParams are the query, header and cookie parameters of KeyedByParameter (nil leaves one out).
 type KeyedByParameterParams struct {
-	// XIdempotencyKey is the header parameter "x-idempotency-key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	XIdempotencyKey *string
+	XIdempotencyKey *string // header parameter "x-idempotency-key"
 }
 
 // KeyedByParameterResponse is the answer to KeyedByParameter; the resgen tags say which status fills which field.
@@ -560,9 +559,6 @@ type SearchIdempotentResponse struct {
 //   - retry "standard" (on: idempotent: true): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody, opts ...runtime.CallOption) (*SearchIdempotentResponse, error) {
-	req := runtime.Request{Path: "/e", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/e", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opSearchIdempotent, &req, new(SearchIdempotentResponse), opts)
 }

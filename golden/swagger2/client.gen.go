@@ -162,15 +162,13 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // ListUsersParams are the query, header and cookie parameters of ListUsers (nil leaves one out).
 type ListUsersParams struct {
-	// Active is the query parameter "active".
-	Active *bool
+	Active *bool // query parameter "active"
 }
 
 // ListUsersResponse is the answer to ListUsers; the resgen tags say which status fills which field.
 type ListUsersResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 []User `resgen:"200"`
+	JSON200 []User `resgen:"200"` // ok.
 }
 
 // ListUsers calls GET /users.
@@ -191,16 +189,14 @@ func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams, opts ..
 
 // CreateUserParams are the query, header and cookie parameters of CreateUser (nil leaves one out).
 type CreateUserParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
 // CreateUserResponse is the answer to CreateUser; the resgen tags say which status fills which field.
 type CreateUserResponse struct {
 	runtime.Response
-	// created.
-	JSON201 *User `resgen:"201"`
+	JSON201 *User `resgen:"201"` // created.
 }
 
 // CreateUser calls POST /users.

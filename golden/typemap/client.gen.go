@@ -347,8 +347,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // EchoRecordResponse is the answer to EchoRecord; the resgen tags say which status fills which field.
 type EchoRecordResponse struct {
 	runtime.Response
-	// the record as stored.
-	JSON200 *Record `resgen:"200"`
+	JSON200 *Record `resgen:"200"` // the record as stored.
 }
 
 // EchoRecord calls POST /records.
@@ -364,15 +363,13 @@ func (c *Client) EchoRecord(ctx context.Context, body Record, opts ...runtime.Ca
 
 // FindRecordParams are the query, header and cookie parameters of FindRecord (nil leaves one out).
 type FindRecordParams struct {
-	// ExternalID is the query parameter "external_id" (required).
-	ExternalID string
+	ExternalID string // query parameter "external_id" (required)
 }
 
 // FindRecordResponse is the answer to FindRecord; the resgen tags say which status fills which field.
 type FindRecordResponse struct {
 	runtime.Response
-	// the record.
-	JSON200 *Record `resgen:"200"`
+	JSON200 *Record `resgen:"200"` // the record.
 }
 
 // FindRecord calls GET /records/by-external-id.

@@ -402,8 +402,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // ListThingsResponse2 is the answer to ListThings; the resgen tags say which status fills which field.
 type ListThingsResponse2 struct {
 	runtime.Response
-	// ok.
-	JSON200 *Thing `resgen:"200"`
+	JSON200 *Thing `resgen:"200"` // ok.
 }
 
 // ListThings calls GET /things.
@@ -420,8 +419,7 @@ func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*L
 // TypeResponse is the answer to Type; the resgen tags say which status fills which field.
 type TypeResponse struct {
 	runtime.Response
-	// ok.
-	JSON200 *TypeResponse200Body2 `resgen:"200"`
+	JSON200 *TypeResponse200Body2 `resgen:"200"` // ok.
 }
 
 // Type calls PUT /things/{id}.

@@ -562,22 +562,14 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 
 // ListIssuesParams are the query, header and cookie parameters of ListIssues (nil leaves one out).
 type ListIssuesParams struct {
-	// Project is the query parameter "project".
-	Project []IntOrString
-	// Level is the query parameter "level".
-	Level *ListIssuesLevel
-	// Tags is the query parameter "tags".
-	Tags []ListIssuesTagsItem
-	// Piped is the query parameter "piped".
-	Piped []IntOrString
-	// Spaced is the query parameter "spaced".
-	Spaced []IntOrString
-	// XShard is the header parameter "X-Shard".
-	XShard *IntOrString
-	// XShards is the header parameter "X-Shards".
-	XShards []IntOrString
-	// Region is the cookie parameter "region".
-	Region *ListIssuesRegion
+	Project []IntOrString        // query parameter "project"
+	Level   *ListIssuesLevel     // query parameter "level"
+	Tags    []ListIssuesTagsItem // query parameter "tags"
+	Piped   []IntOrString        // query parameter "piped"
+	Spaced  []IntOrString        // query parameter "spaced"
+	XShard  *IntOrString         // header parameter "X-Shard"
+	XShards []IntOrString        // header parameter "X-Shards"
+	Region  *ListIssuesRegion    // cookie parameter "region"
 }
 
 // ListIssuesResponse is the answer to ListIssues; the resgen tags say which status fills which field.
@@ -652,14 +644,10 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 
 // MixedUnionsParams are the query, header and cookie parameters of MixedUnions (nil leaves one out).
 type MixedUnionsParams struct {
-	// Created is the query parameter "created".
-	Created *MixedUnionsCreated
-	// Window is the query parameter "window".
-	Window *IDOrRange
-	// XWindow is the header parameter "X-Window".
-	XWindow *IDOrRange
-	// Kind is the query parameter "kind".
-	Kind *int64
+	Created *MixedUnionsCreated // query parameter "created"
+	Window  *IDOrRange          // query parameter "window"
+	XWindow *IDOrRange          // header parameter "X-Window"
+	Kind    *int64              // query parameter "kind"
 }
 
 // MixedUnionsResponse is the answer to MixedUnions; the resgen tags say which status fills which field.
@@ -742,21 +730,17 @@ func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrS
 
 // UnsupportedParamsParams are the query, header and cookie parameters of UnsupportedParams (nil leaves one out).
 type UnsupportedParamsParams struct {
-	// Target is the query parameter "target".
 	// resgen cannot write this parameter's schema by its style: set the text
 	// to send (the client escapes it); see the unsupported: warning.
-	Target *string
-	// Rows is the query parameter "rows".
+	Target *string // query parameter "target"
 	// resgen cannot write this parameter's schema by its style: set the text
 	// to send (the client escapes it); see the unsupported: warning.
-	Rows *string
-	// Grid is the query parameter "grid".
+	Rows *string // query parameter "rows"
 	// resgen cannot write this parameter's schema by its style: set the text
 	// to send (the client escapes it); see the unsupported: warning.
-	Grid *string
-	// Anything is the query parameter "anything".
+	Grid *string // query parameter "grid"
 	// Its schema does not say its type: the text is sent as it is (escaped).
-	Anything *string
+	Anything *string // query parameter "anything"
 }
 
 // UnsupportedParamsResponse is the answer to UnsupportedParams; the resgen tags say which status fills which field.

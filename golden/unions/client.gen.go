@@ -1915,8 +1915,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // AddContactResponse is the answer to AddContact; the resgen tags say which status fills which field.
 type AddContactResponse struct {
 	runtime.Response
-	// the contact as stored.
-	JSON200 *Contact `resgen:"200"`
+	JSON200 *Contact `resgen:"200"` // the contact as stored.
 }
 
 // AddContact calls POST /contacts.
@@ -1933,8 +1932,7 @@ func (c *Client) AddContact(ctx context.Context, body Contact, opts ...runtime.C
 // SaveCustomerResponse is the answer to SaveCustomer; the resgen tags say which status fills which field.
 type SaveCustomerResponse struct {
 	runtime.Response
-	// the customer as stored.
-	JSON200 *Customer `resgen:"200"`
+	JSON200 *Customer `resgen:"200"` // the customer as stored.
 }
 
 // SaveCustomer calls POST /customers.
@@ -1951,8 +1949,7 @@ func (c *Client) SaveCustomer(ctx context.Context, body Customer, opts ...runtim
 // StoreDocumentResponse is the answer to StoreDocument; the resgen tags say which status fills which field.
 type StoreDocumentResponse struct {
 	runtime.Response
-	// the document as stored.
-	JSON200 *JSONValue `resgen:"200"`
+	JSON200 *JSONValue `resgen:"200"` // the document as stored.
 }
 
 // StoreDocument calls POST /documents.
@@ -1969,8 +1966,7 @@ func (c *Client) StoreDocument(ctx context.Context, body JSONValue, opts ...runt
 // SaveDrawingResponse is the answer to SaveDrawing; the resgen tags say which status fills which field.
 type SaveDrawingResponse struct {
 	runtime.Response
-	// the drawing as stored.
-	JSON200 *Drawing `resgen:"200"`
+	JSON200 *Drawing `resgen:"200"` // the drawing as stored.
 }
 
 // SaveDrawing calls POST /drawings.
@@ -1987,8 +1983,7 @@ func (c *Client) SaveDrawing(ctx context.Context, body Drawing, opts ...runtime.
 // EvaluateResponse is the answer to Evaluate; the resgen tags say which status fills which field.
 type EvaluateResponse struct {
 	runtime.Response
-	// the expression, simplified.
-	JSON200 *Expr `resgen:"200"`
+	JSON200 *Expr `resgen:"200"` // the expression, simplified.
 }
 
 // Evaluate calls POST /evaluate.
@@ -2005,8 +2000,7 @@ func (c *Client) Evaluate(ctx context.Context, body Expr, opts ...runtime.CallOp
 // ListEventsResponse is the answer to ListEvents; the resgen tags say which status fills which field.
 type ListEventsResponse struct {
 	runtime.Response
-	// a page of events.
-	JSON200 *EventPage `resgen:"200"`
+	JSON200 *EventPage `resgen:"200"` // a page of events.
 }
 
 // ListEvents calls GET /events.
@@ -2023,8 +2017,7 @@ func (c *Client) ListEvents(ctx context.Context, opts ...runtime.CallOption) (*L
 // PublishEventResponse is the answer to PublishEvent; the resgen tags say which status fills which field.
 type PublishEventResponse struct {
 	runtime.Response
-	// the event as queued.
-	JSON202 *Event `resgen:"202"`
+	JSON202 *Event `resgen:"202"` // the event as queued.
 }
 
 // PublishEvent calls POST /events.
@@ -2041,8 +2034,7 @@ func (c *Client) PublishEvent(ctx context.Context, body Event, opts ...runtime.C
 // SendNotificationResponse is the answer to SendNotification; the resgen tags say which status fills which field.
 type SendNotificationResponse struct {
 	runtime.Response
-	// the notification as sent.
-	JSON200 *Notification `resgen:"200"`
+	JSON200 *Notification `resgen:"200"` // the notification as sent.
 }
 
 // SendNotification calls POST /notifications.
@@ -2059,8 +2051,7 @@ func (c *Client) SendNotification(ctx context.Context, body Notification, opts .
 // AddPaymentMethodResponse is the answer to AddPaymentMethod; the resgen tags say which status fills which field.
 type AddPaymentMethodResponse struct {
 	runtime.Response
-	// the payment method as stored.
-	JSON201 *PaymentMethod `resgen:"201"`
+	JSON201 *PaymentMethod `resgen:"201"` // the payment method as stored.
 }
 
 // AddPaymentMethod calls POST /payment-methods.
@@ -2077,8 +2068,7 @@ func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod, opts 
 // ListPetsResponse is the answer to ListPets; the resgen tags say which status fills which field.
 type ListPetsResponse struct {
 	runtime.Response
-	// pets, told apart by the discriminator their base declares.
-	JSON200 []AnyPet `resgen:"200"`
+	JSON200 []AnyPet `resgen:"200"` // pets, told apart by the discriminator their base declares.
 }
 
 // ListPets calls GET /pets.
@@ -2095,8 +2085,7 @@ func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*Lis
 // AdoptPetResponse is the answer to AdoptPet; the resgen tags say which status fills which field.
 type AdoptPetResponse struct {
 	runtime.Response
-	// the pet as adopted.
-	JSON200 *PetChoice `resgen:"200"`
+	JSON200 *PetChoice `resgen:"200"` // the pet as adopted.
 }
 
 // AdoptPet calls POST /pets.
@@ -2113,8 +2102,7 @@ func (c *Client) AdoptPet(ctx context.Context, body PetChoice, opts ...runtime.C
 // SearchResponse is the answer to Search; the resgen tags say which status fills which field.
 type SearchResponse struct {
 	runtime.Response
-	// the query as understood.
-	JSON200 *SearchRequest `resgen:"200"`
+	JSON200 *SearchRequest `resgen:"200"` // the query as understood.
 }
 
 // Search calls POST /search.
@@ -2131,8 +2119,7 @@ func (c *Client) Search(ctx context.Context, body SearchRequest, opts ...runtime
 // PutSettingsResponse is the answer to PutSettings; the resgen tags say which status fills which field.
 type PutSettingsResponse struct {
 	runtime.Response
-	// the settings as stored.
-	JSON200 map[string]SettingValue `resgen:"200"`
+	JSON200 map[string]SettingValue `resgen:"200"` // the settings as stored.
 }
 
 // PutSettings calls PUT /settings.
@@ -2142,18 +2129,14 @@ type PutSettingsResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue, opts ...runtime.CallOption) (*PutSettingsResponse, error) {
-	req := runtime.Request{Path: "/settings", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/settings", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opPutSettings, &req, new(PutSettingsResponse), opts)
 }
 
 // ListShapesResponse is the answer to ListShapes; the resgen tags say which status fills which field.
 type ListShapesResponse struct {
 	runtime.Response
-	// every shape of the canvas.
-	JSON200 []Shape `resgen:"200"`
+	JSON200 []Shape `resgen:"200"` // every shape of the canvas.
 }
 
 // ListShapes calls GET /shapes.
@@ -2170,8 +2153,7 @@ func (c *Client) ListShapes(ctx context.Context, opts ...runtime.CallOption) (*L
 // CreateShapeResponse is the answer to CreateShape; the resgen tags say which status fills which field.
 type CreateShapeResponse struct {
 	runtime.Response
-	// the shape as stored.
-	JSON200 *Shape `resgen:"200"`
+	JSON200 *Shape `resgen:"200"` // the shape as stored.
 }
 
 // CreateShape calls POST /shapes.

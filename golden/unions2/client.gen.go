@@ -893,8 +893,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // GetAnalyticsResponse is the answer to GetAnalytics; the resgen tags say which status fills which field.
 type GetAnalyticsResponse struct {
 	runtime.Response
-	// rows by asset or by team.
-	JSON200 *GetAnalyticsResponse200Body `resgen:"200"`
+	JSON200 *GetAnalyticsResponse200Body `resgen:"200"` // rows by asset or by team.
 }
 
 // GetAnalytics calls GET /analytics.
@@ -911,8 +910,7 @@ func (c *Client) GetAnalytics(ctx context.Context, opts ...runtime.CallOption) (
 // EmbedResponse is the answer to Embed; the resgen tags say which status fills which field.
 type EmbedResponse struct {
 	runtime.Response
-	// the input as read.
-	JSON200 *EmbeddingInput `resgen:"200"`
+	JSON200 *EmbeddingInput `resgen:"200"` // the input as read.
 }
 
 // Embed calls POST /embeddings.
@@ -929,8 +927,7 @@ func (c *Client) Embed(ctx context.Context, body EmbeddingInput, opts ...runtime
 // AddKeyResponse is the answer to AddKey; the resgen tags say which status fills which field.
 type AddKeyResponse struct {
 	runtime.Response
-	// the key as stored.
-	JSON200 *Key `resgen:"200"`
+	JSON200 *Key `resgen:"200"` // the key as stored.
 }
 
 // AddKey calls POST /keys.
@@ -947,8 +944,7 @@ func (c *Client) AddKey(ctx context.Context, body Key, opts ...runtime.CallOptio
 // ReplyResponse is the answer to Reply; the resgen tags say which status fills which field.
 type ReplyResponse struct {
 	runtime.Response
-	// the reply as stored.
-	JSON200 *Reply `resgen:"200"`
+	JSON200 *Reply `resgen:"200"` // the reply as stored.
 }
 
 // Reply calls POST /replies.
@@ -965,8 +961,7 @@ func (c *Client) Reply(ctx context.Context, body Reply, opts ...runtime.CallOpti
 // PutSettingResponse is the answer to PutSetting; the resgen tags say which status fills which field.
 type PutSettingResponse struct {
 	runtime.Response
-	// the setting as stored.
-	JSON200 *Setting `resgen:"200"`
+	JSON200 *Setting `resgen:"200"` // the setting as stored.
 }
 
 // PutSetting calls POST /settings.
@@ -983,8 +978,7 @@ func (c *Client) PutSetting(ctx context.Context, body Setting, opts ...runtime.C
 // CreateTransferResponse is the answer to CreateTransfer; the resgen tags say which status fills which field.
 type CreateTransferResponse struct {
 	runtime.Response
-	// the transfer request as stored.
-	JSON200 *TransferCreate `resgen:"200"`
+	JSON200 *TransferCreate `resgen:"200"` // the transfer request as stored.
 }
 
 // CreateTransfer calls POST /transfers.

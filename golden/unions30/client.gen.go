@@ -469,10 +469,8 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // PutBoardResponse is the answer to PutBoard; the resgen tags say which status fills which field.
 type PutBoardResponse struct {
 	runtime.Response
-	// the board as stored.
-	JSON200 *Board `resgen:"200"`
-	// a problem.
-	JSONDefault *Problem `resgen:"default"`
+	JSON200     *Board   `resgen:"200"`     // the board as stored.
+	JSONDefault *Problem `resgen:"default"` // a problem.
 }
 
 // PutBoard calls PUT /boards/{boardId}.

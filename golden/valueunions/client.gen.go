@@ -744,8 +744,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // AddAccountResponse is the answer to AddAccount; the resgen tags say which status fills which field.
 type AddAccountResponse struct {
 	runtime.Response
-	// the account as stored.
-	JSON200 *Account `resgen:"200"`
+	JSON200 *Account `resgen:"200"` // the account as stored.
 }
 
 // AddAccount calls POST /accounts.
@@ -762,8 +761,7 @@ func (c *Client) AddAccount(ctx context.Context, body Account, opts ...runtime.C
 // RunActionResponse is the answer to RunAction; the resgen tags say which status fills which field.
 type RunActionResponse struct {
 	runtime.Response
-	// the next action.
-	JSON200 *NextAction `resgen:"200"`
+	JSON200 *NextAction `resgen:"200"` // the next action.
 }
 
 // RunAction calls POST /actions.
@@ -780,8 +778,7 @@ func (c *Client) RunAction(ctx context.Context, body NextAction, opts ...runtime
 // AddLinkResponse is the answer to AddLink; the resgen tags say which status fills which field.
 type AddLinkResponse struct {
 	runtime.Response
-	// the link as stored.
-	JSON200 *Link `resgen:"200"`
+	JSON200 *Link `resgen:"200"` // the link as stored.
 }
 
 // AddLink calls POST /links.
@@ -798,8 +795,7 @@ func (c *Client) AddLink(ctx context.Context, body Link, opts ...runtime.CallOpt
 // CreatePaymentResponse is the answer to CreatePayment; the resgen tags say which status fills which field.
 type CreatePaymentResponse struct {
 	runtime.Response
-	// the payment as created.
-	JSON200 *PaymentRequest `resgen:"200"`
+	JSON200 *PaymentRequest `resgen:"200"` // the payment as created.
 }
 
 // CreatePayment calls POST /payments.
@@ -816,8 +812,7 @@ func (c *Client) CreatePayment(ctx context.Context, body PaymentRequest, opts ..
 // PingResponse is the answer to Ping; the resgen tags say which status fills which field.
 type PingResponse struct {
 	runtime.Response
-	// the ping as received.
-	JSON200 *Ping `resgen:"200"`
+	JSON200 *Ping `resgen:"200"` // the ping as received.
 }
 
 // Ping calls POST /pings.

@@ -374,8 +374,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // RunActionResponse is the answer to RunAction; the resgen tags say which status fills which field.
 type RunActionResponse struct {
 	runtime.Response
-	// the next action.
-	JSON200 *NextAction `resgen:"200"`
+	JSON200 *NextAction `resgen:"200"` // the next action.
 }
 
 // RunAction calls POST /actions.

@@ -257,8 +257,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // CreateEmbeddingResponse is the answer to CreateEmbedding; the resgen tags say which status fills which field.
 type CreateEmbeddingResponse struct {
 	runtime.Response
-	// the request as the server read it.
-	JSON200 *EmbeddingRequest `resgen:"200"`
+	JSON200 *EmbeddingRequest `resgen:"200"` // the request as the server read it.
 }
 
 // CreateEmbedding calls POST /embeddings.
@@ -290,8 +289,7 @@ func (c *Client) UpdateFile(ctx context.Context, fileID string, opts ...runtime.
 
 // AddSharedLinkParams are the query, header and cookie parameters of AddSharedLink (nil leaves one out).
 type AddSharedLinkParams struct {
-	// Fields is the query parameter "fields" (required).
-	Fields string
+	Fields string // query parameter "fields" (required)
 }
 
 // AddSharedLinkResponse is the answer to AddSharedLink; the resgen tags say which status fills which field.
