@@ -2,8 +2,10 @@
 // operation: a circuit breaker outside, a retry loop inside.
 //
 // The generated code builds one Engine per client, registers one Operation
-// per API operation with its resolved policy, and calls Operation.Do with a
-// fully built *http.Request. Nothing here is global: two clients never share
+// per API operation with its resolved policy, and makes each call with
+// Call: it fills a Request, and the runtime builds every attempt's
+// *http.Request and decodes the typed response (Operation.Do, with a built
+// *http.Request, is for hand use and tests). Nothing here is global: two clients never share
 // a breaker, a budget or a logger unless the caller passes the same one. No
 // goroutine or timer runs in the background: breakers change state lazily,
 // on the next call (or State/Metrics).
