@@ -113,13 +113,6 @@ func trailing(s *jen.Statement, line string) {
 	}
 }
 
-func statusWords(s string) string {
-	if s == "default" {
-		return "any other"
-	}
-	return s
-}
-
 // emitOperation prints the method of one operation, and one more for each
 // other request content type (op.Variants).
 func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
@@ -718,12 +711,4 @@ func (e *emitter) headerOrCookie(p *model.Param, v jen.Code) jen.Code {
 // cookie prints the statement that sends the escaped text v as cookie p.
 func cookie(p *model.Param, v jen.Code) jen.Code {
 	return jen.Id("req").Dot("AddCookie").Call(jen.Lit(p.SpecName), v)
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
