@@ -7381,8 +7381,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 // CacheGetResponse is the answer to CacheGet; the resgen tags say which status fills which field.
 type CacheGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *CacheGetCacheStateResponse `resgen:"200"`
+	JSON200          *CacheGetCacheStateResponse `resgen:"200"` // Ok.
 }
 
 // CacheGet calls GET /v2/cache.
@@ -7433,8 +7432,7 @@ func (c *Client) CacheDelete(ctx context.Context, opts ...runtime.CallOption) (*
 // CacheImageIDPutResponse is the answer to CacheImageIDPut; the resgen tags say which status fills which field.
 type CacheImageIDPutResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *CacheQueueImageFromAPIResponse `resgen:"200"`
+	JSON200          *CacheQueueImageFromAPIResponse `resgen:"200"` // Ok.
 }
 
 // CacheImageIDPut calls PUT /v2/cache/{image_id}.
@@ -7453,10 +7451,7 @@ type CacheImageIDPutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest, opts ...runtime.CallOption) (*CacheImageIDPutResponse, error) {
-	req := runtime.Request{Path: "/v2/cache/" + runtime.PathSegment(imageID), ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/cache/" + runtime.PathSegment(imageID), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opCacheImageIDPut, &req, new(CacheImageIDPutResponse), opts)
 }
 
@@ -7487,67 +7482,48 @@ func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string, opts ..
 
 // ImagesGetParams are the query, header and cookie parameters of ImagesGet (nil leaves one out).
 type ImagesGetParams struct {
-	// Limit is the query parameter "limit".
 	// Requests a page size of items. Returns a number of items up to a limit value. Use the limit parameter to make an initial limited request and use the ID of the last-seen item from the response as the marker parameter value in a subsequent limited request.
-	Limit *int64
-	// Marker is the query parameter "marker".
+	Limit *int64 // query parameter "limit"
 	// The ID of the last-seen item. Use the limit parameter to make an initial limited request and use the ID of the last-seen item from the response as the marker parameter value in a subsequent limited request.
-	Marker *string
-	// Name is the query parameter "name".
+	Marker *string // query parameter "marker"
 	// Filters the response by a name, as a string. A valid value is the name of an image.
-	Name *string
-	// ID is the query parameter "id".
+	Name *string // query parameter "name"
 	// id filter parameter.
-	ID *string
-	// Owner is the query parameter "owner".
+	ID *string // query parameter "id"
 	// Filters the response by a project (also called a “tenant”) ID. Shows only images that are shared with you by the specified owner.
-	Owner *string
-	// Protected is the query parameter "protected".
+	Owner *string // query parameter "owner"
 	// Filters the response by the ‘protected’ image property. A valid value is one of ‘true’, ‘false’ (must be all lowercase). Any other value will result in a 400 response.
-	Protected *bool
-	// Status is the query parameter "status".
+	Protected *bool // query parameter "protected"
 	// Filters the response by an image status.
-	Status *string
-	// Tag is the query parameter "tag".
+	Status *string // query parameter "status"
 	// Filters the response by the specified tag value. May be repeated, but keep in mind that you're making a conjunctive query, so only images containing all the tags specified will appear in the response.
-	Tag []string
-	// Visibility is the query parameter "visibility".
+	Tag []string // query parameter "tag"
 	// Filters the response by an image visibility value. A valid value is public, private, community, shared, or all. (Note that if you filter on shared, the images included in the response will only be those where your member status is accepted unless you explicitly include a member_status filter in the request.) If you omit this parameter, the response shows public, private, and those shared images with a member status of accepted.
-	Visibility *ImagesGetVisibility
-	// OsHidden is the query parameter "os_hidden".
+	Visibility *ImagesGetVisibility // query parameter "visibility"
 	// When true, filters the response to display only "hidden" images. By default, "hidden" images are not included in the image-list response. (Since Image API v2.7)
-	OsHidden *bool
-	// MemberStatus is the query parameter "member_status".
+	OsHidden *bool // query parameter "os_hidden"
 	// Filters the response by a member status. A valid value is accepted, pending, rejected, or all. Default is accepted.
-	MemberStatus *ImagesGetMemberStatus
-	// SizeMax is the query parameter "size_max".
+	MemberStatus *ImagesGetMemberStatus // query parameter "member_status"
 	// Filters the response by a maximum image size, in bytes.
-	SizeMax *string
-	// SizeMin is the query parameter "size_min".
+	SizeMax *string // query parameter "size_max"
 	// Filters the response by a minimum image size, in bytes.
-	SizeMin *string
-	// CreatedAt is the query parameter "created_at".
+	SizeMin *string // query parameter "size_min"
 	// Specify a comparison filter based on the date and time when the resource was created.
-	CreatedAt *time.Time
-	// UpdatedAt is the query parameter "updated_at".
+	CreatedAt *time.Time // query parameter "created_at"
 	// Specify a comparison filter based on the date and time when the resource was most recently modified.
-	UpdatedAt *time.Time
-	// SortDir is the query parameter "sort_dir".
+	UpdatedAt *time.Time // query parameter "updated_at"
 	// Sorts the response by a set of one or more sort direction and attribute (sort_key) combinations. A valid value for the sort direction is asc (ascending) or desc (descending). If you omit the sort direction in a set, the default is desc.
-	SortDir *ImagesGetSortDir
-	// SortKey is the query parameter "sort_key".
+	SortDir *ImagesGetSortDir // query parameter "sort_dir"
 	// Sorts the response by an attribute, such as name, id, or updated_at. Default is created_at. The API uses the natural sorting direction of the sort_key image attribute.
-	SortKey *string
-	// Sort is the query parameter "sort".
+	SortKey *string // query parameter "sort_key"
 	// Sorts the response by one or more attribute and sort direction combinations. You can also set multiple sort keys and directions. Default direction is desc. Use the comma (,) character to separate multiple values. For example: `sort=name:asc,status:desc`
-	Sort *string
+	Sort *string // query parameter "sort"
 }
 
 // ImagesGetResponse is the answer to ImagesGet; the resgen tags say which status fills which field.
 type ImagesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *ImagesListResponse `resgen:"200"`
+	JSON200          *ImagesListResponse `resgen:"200"` // Ok.
 }
 
 // ImagesGet calls GET /v2/images.
@@ -7665,7 +7641,6 @@ func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams, opts ..
 
 // ImagesPostParams are the query, header and cookie parameters of ImagesPost (nil leaves one out).
 type ImagesPostParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// IdempotencyKey is sent as the Idempotency-Key header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string
@@ -7673,11 +7648,9 @@ type ImagesPostParams struct {
 
 // ImagesPostResponse is the answer to ImagesPost; the resgen tags say which status fills which field.
 type ImagesPostResponse struct {
-	runtime.Response `resgen:"404"`
-	// list of available stores.
-	OpenStackImageStoreIds *string `resgen:"header:OpenStack-image-store-ids"`
-	// Ok.
-	JSON201 *ImagesCreateResponse `resgen:"201"`
+	runtime.Response       `resgen:"404"`
+	OpenStackImageStoreIds *string               `resgen:"header:OpenStack-image-store-ids"` // list of available stores.
+	JSON201                *ImagesCreateResponse `resgen:"201"`                              // Ok.
 }
 
 // ImagesPost calls POST /v2/images.
@@ -7709,10 +7682,7 @@ type ImagesPostResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest, opts ...runtime.CallOption) (*ImagesPostResponse, error) {
-	req := runtime.Request{Path: "/v2/images", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/images", JSON: body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
@@ -7725,8 +7695,7 @@ func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body 
 // ImagesImageIDGetResponse is the answer to ImagesImageIDGet; the resgen tags say which status fills which field.
 type ImagesImageIDGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *ImageShowResponse `resgen:"200"`
+	JSON200          *ImageShowResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDGet calls GET /v2/images/{image_id}.
@@ -7756,8 +7725,7 @@ func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string, opts ...r
 // ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch; the resgen tags say which status fills which field.
 type ImagesImageIDPatchResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *ImageUpdateResponse `resgen:"200"`
+	JSON200          *ImageUpdateResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDPatch calls PATCH /v2/images/{image_id}.
@@ -7839,8 +7807,7 @@ func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string, opts .
 // ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost; the resgen tags say which status fills which field.
 type ImagesImageIDActionsDeactivatePostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *ImagesActionsDeactivateResponse `resgen:"201"`
+	JSON201          *ImagesActionsDeactivateResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDActionsDeactivatePost calls POST /v2/images/{image_id}/actions/deactivate.
@@ -7870,18 +7837,14 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsDeactivatePostResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/deactivate", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/deactivate", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDActionsDeactivatePost, &req, new(ImagesImageIDActionsDeactivatePostResponse), opts)
 }
 
 // ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost; the resgen tags say which status fills which field.
 type ImagesImageIDActionsReactivatePostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *ImagesActionsReactivateResponse `resgen:"201"`
+	JSON201          *ImagesActionsReactivateResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDActionsReactivatePost calls POST /v2/images/{image_id}/actions/reactivate.
@@ -7907,33 +7870,24 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsReactivatePostResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/reactivate", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/reactivate", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDActionsReactivatePost, &req, new(ImagesImageIDActionsReactivatePostResponse), opts)
 }
 
 // ImagesImageIDFileGetParams are the query, header and cookie parameters of ImagesImageIDFileGet (nil leaves one out).
 type ImagesImageIDFileGetParams struct {
-	// Range is the header parameter "Range".
 	// The range of image data requested. Note that multi range requests are not supported.
-	Range *string
+	Range *string // header parameter "Range"
 }
 
 // ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet; the resgen tags say which status fills which field.
 type ImagesImageIDFileGetResponse struct {
 	runtime.Response `resgen:"204 404"`
-	// The length of the body in octets (8-bit bytes)
-	ContentLength *string `resgen:"header:Content-Length"`
-	// The MD5 checksum of the body.
-	ContentMd5 *string `resgen:"header:Content-Md5"`
-	// The content range of image data.
-	ContentRange *string `resgen:"header:Content-Range"`
-	// Ok.
-	JSON200 *ImagesFileDownloadResponse `resgen:"200"`
-	// Ok.
-	JSON206 *ImagesFileDownloadResponse `resgen:"206"`
+	ContentLength    *string                     `resgen:"header:Content-Length"` // The length of the body in octets (8-bit bytes)
+	ContentMd5       *string                     `resgen:"header:Content-Md5"`    // The MD5 checksum of the body.
+	ContentRange     *string                     `resgen:"header:Content-Range"`  // The content range of image data.
+	JSON200          *ImagesFileDownloadResponse `resgen:"200"`                   // Ok.
+	JSON206          *ImagesFileDownloadResponse `resgen:"206"`                   // Ok.
 }
 
 // ImagesImageIDFileGet calls GET /v2/images/{image_id}/file.
@@ -7976,12 +7930,10 @@ func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, param
 
 // ImagesImageIDFilePutParams are the query, header and cookie parameters of ImagesImageIDFilePut (nil leaves one out).
 type ImagesImageIDFilePutParams struct {
-	// ContentType is the header parameter "Content-Type".
 	// The media type descriptor of the body, namely application/octet-stream.
-	ContentType *string
-	// XImageMetaStore is the header parameter "X-Image-Meta-Store".
+	ContentType *string // header parameter "Content-Type"
 	// A store identifier to upload or import image data. Should only be included when making a request to a cloud that supports multiple backing stores. Use the Store Discovery call to determine an appropriate store identifier. Simply omit this header to use the default store.
-	XImageMetaStore *string
+	XImageMetaStore *string // header parameter "X-Image-Meta-Store"
 }
 
 // ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut; the resgen tags say which status fills which field.
@@ -8046,8 +7998,7 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 // ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost; the resgen tags say which status fills which field.
 type ImagesImageIDImportPostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *ImagesImportImportImageResponse `resgen:"201"`
+	JSON201          *ImagesImportImportImageResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDImportPost calls POST /v2/images/{image_id}/import.
@@ -8101,18 +8052,14 @@ type ImagesImageIDImportPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest, opts ...runtime.CallOption) (*ImagesImageIDImportPostResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/import", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/import", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDImportPost, &req, new(ImagesImageIDImportPostResponse), opts)
 }
 
 // ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet; the resgen tags say which status fills which field.
 type ImagesImageIDMembersGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *ImagesMembersListResponse `resgen:"200"`
+	JSON200          *ImagesMembersListResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDMembersGet calls GET /v2/images/{image_id}/members.
@@ -8149,8 +8096,7 @@ func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string, op
 // ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost; the resgen tags say which status fills which field.
 type ImagesImageIDMembersPostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *ImagesMembersCreateResponse `resgen:"201"`
+	JSON201          *ImagesMembersCreateResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDMembersPost calls POST /v2/images/{image_id}/members.
@@ -8175,18 +8121,14 @@ type ImagesImageIDMembersPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersPostResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDMembersPost, &req, new(ImagesImageIDMembersPostResponse), opts)
 }
 
 // ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet; the resgen tags say which status fills which field.
 type ImagesImageIDMembersMemberIDGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *ImagesMemberShowResponse `resgen:"200"`
+	JSON200          *ImagesMemberShowResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDMembersMemberIDGet calls GET /v2/images/{image_id}/members/{member_id}.
@@ -8216,8 +8158,7 @@ func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID st
 // ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut; the resgen tags say which status fills which field.
 type ImagesImageIDMembersMemberIDPutResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *ImagesMemberUpdateResponse `resgen:"200"`
+	JSON200          *ImagesMemberUpdateResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDMembersMemberIDPut calls PUT /v2/images/{image_id}/members/{member_id}.
@@ -8249,10 +8190,7 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDPutResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID), ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDPut, &req, new(ImagesImageIDMembersMemberIDPutResponse), opts)
 }
 
@@ -8290,8 +8228,7 @@ func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID
 // ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut; the resgen tags say which status fills which field.
 type ImagesImageIDStagePutResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *ImagesStageResponse `resgen:"200"`
+	JSON200          *ImagesStageResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDStagePut calls PUT /v2/images/{image_id}/stage.
@@ -8328,18 +8265,14 @@ type ImagesImageIDStagePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest, opts ...runtime.CallOption) (*ImagesImageIDStagePutResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/stage", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/stage", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDStagePut, &req, new(ImagesImageIDStagePutResponse), opts)
 }
 
 // ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut; the resgen tags say which status fills which field.
 type ImagesImageIDTagsTagValuePutResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *ImagesTagUpdateResponse `resgen:"200"`
+	JSON200          *ImagesTagUpdateResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDTagsTagValuePut calls PUT /v2/images/{image_id}/tags/{tag_value}.
@@ -8349,10 +8282,7 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValuePutResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue), ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDTagsTagValuePut, &req, new(ImagesImageIDTagsTagValuePutResponse), opts)
 }
 
@@ -8375,8 +8305,7 @@ func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID st
 // ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet; the resgen tags say which status fills which field.
 type ImagesImageIDTasksGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *ImagesTasksGetTaskInfoResponse `resgen:"200"`
+	JSON200          *ImagesTasksGetTaskInfoResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDTasksGet calls GET /v2/images/{image_id}/tasks.
@@ -8407,8 +8336,7 @@ func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string, opts
 // InfoImportGetResponse is the answer to InfoImportGet; the resgen tags say which status fills which field.
 type InfoImportGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *InfoImportGetImageImportResponse `resgen:"200"`
+	JSON200          *InfoImportGetImageImportResponse `resgen:"200"` // Ok.
 }
 
 // InfoImportGet calls GET /v2/info/import.
@@ -8439,8 +8367,7 @@ func (c *Client) InfoImportGet(ctx context.Context, opts ...runtime.CallOption) 
 // InfoStoresGetResponse is the answer to InfoStoresGet; the resgen tags say which status fills which field.
 type InfoStoresGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *InfoStoresGetStoresResponse `resgen:"200"`
+	JSON200          *InfoStoresGetStoresResponse `resgen:"200"` // Ok.
 }
 
 // InfoStoresGet calls GET /v2/info/stores.
@@ -8470,8 +8397,7 @@ func (c *Client) InfoStoresGet(ctx context.Context, opts ...runtime.CallOption) 
 // InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet; the resgen tags say which status fills which field.
 type InfoStoresDetailGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *InfoStoresDetailGetStoresDetailResponse `resgen:"200"`
+	JSON200          *InfoStoresDetailGetStoresDetailResponse `resgen:"200"` // Ok.
 }
 
 // InfoStoresDetailGet calls GET /v2/info/stores/detail.
@@ -8497,8 +8423,7 @@ func (c *Client) InfoStoresDetailGet(ctx context.Context, opts ...runtime.CallOp
 // InfoUsageGetResponse is the answer to InfoUsageGet; the resgen tags say which status fills which field.
 type InfoUsageGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *InfoUsageGetUsageResponse `resgen:"200"`
+	JSON200          *InfoUsageGetUsageResponse `resgen:"200"` // Ok.
 }
 
 // InfoUsageGet calls GET /v2/info/usage.
@@ -8522,8 +8447,7 @@ func (c *Client) InfoUsageGet(ctx context.Context, opts ...runtime.CallOption) (
 // MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesListResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesGet calls GET /v2/metadefs/namespaces.
@@ -8568,8 +8492,7 @@ func (c *Client) MetadefsNamespacesGet(ctx context.Context, opts ...runtime.Call
 // MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesPostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *MetadefsNamespacesCreateResponse `resgen:"201"`
+	JSON201          *MetadefsNamespacesCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesPost calls POST /v2/metadefs/namespaces.
@@ -8593,18 +8516,14 @@ type MetadefsNamespacesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesPost, &req, new(MetadefsNamespacesPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespaceShowResponse `resgen:"200"`
+	JSON200          *MetadefsNamespaceShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameGet calls GET /v2/metadefs/namespaces/{namespace_name}.
@@ -8637,8 +8556,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespa
 // MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePutResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespaceUpdateResponse `resgen:"200"`
+	JSON200          *MetadefsNamespaceUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}.
@@ -8656,10 +8574,7 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName), ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePut, &req, new(MetadefsNamespacesNamespaceNamePutResponse), opts)
 }
 
@@ -8693,8 +8608,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, name
 // MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesObjectsListResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesObjectsListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsGet calls GET /v2/metadefs/namespaces/{namespace_name}/objects.
@@ -8742,8 +8656,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, 
 // MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to MetadefsNamespacesNamespaceNameObjectsPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *MetadefsNamespacesObjectsCreateResponse `resgen:"201"`
+	JSON201          *MetadefsNamespacesObjectsCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsPost calls POST /v2/metadefs/namespaces/{namespace_name}/objects.
@@ -8761,10 +8674,7 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsPost, &req, new(MetadefsNamespacesNamespaceNameObjectsPostResponse), opts)
 }
 
@@ -8787,8 +8697,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Contex
 // MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNameGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesObjectShowResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesObjectShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
@@ -8815,8 +8724,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context
 // MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to MetadefsNamespacesNamespaceNameObjectsObjectNamePut; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesObjectUpdateResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesObjectUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/objects/{object_name}.
@@ -8841,10 +8749,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName), ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse), opts)
 }
 
@@ -8878,8 +8783,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx cont
 // MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesPropertiesListResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesPropertiesListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesGet calls GET /v2/metadefs/namespaces/{namespace_name}/properties.
@@ -8904,8 +8808,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Contex
 // MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *MetadefsNamespacesPropertiesCreateResponse `resgen:"201"`
+	JSON201          *MetadefsNamespacesPropertiesCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPost calls POST /v2/metadefs/namespaces/{namespace_name}/properties.
@@ -8925,10 +8828,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPost, &req, new(MetadefsNamespacesNamespaceNamePropertiesPostResponse), opts)
 }
 
@@ -8951,8 +8851,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Con
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesPropertyShowResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesPropertyShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
@@ -8984,8 +8883,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx co
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesPropertyUpdateResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesPropertyUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/properties/{property_name}.
@@ -9003,10 +8901,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName), ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse), opts)
 }
 
@@ -9040,8 +8935,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx
 // MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesResourceTypesShowResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesResourceTypesShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesGet calls GET /v2/metadefs/namespaces/{namespace_name}/resource_types.
@@ -9066,8 +8960,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Con
 // MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to MetadefsNamespacesNamespaceNameResourceTypesPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *MetadefsNamespacesResourceTypesCreateResponse `resgen:"201"`
+	JSON201          *MetadefsNamespacesResourceTypesCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesPost calls POST /v2/metadefs/namespaces/{namespace_name}/resource_types.
@@ -9086,10 +8979,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesPost, &req, new(MetadefsNamespacesNamespaceNameResourceTypesPostResponse), opts)
 }
 
@@ -9112,8 +9002,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(
 // MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesTagsListResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesTagsListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsGet calls GET /v2/metadefs/namespaces/{namespace_name}/tags.
@@ -9145,8 +9034,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, nam
 // MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to MetadefsNamespacesNamespaceNameTagsPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *MetadefsNamespacesTagsCreateTagsResponse `resgen:"201"`
+	JSON201          *MetadefsNamespacesTagsCreateTagsResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsPost calls POST /v2/metadefs/namespaces/{namespace_name}/tags.
@@ -9164,10 +9052,7 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsPost, &req, new(MetadefsNamespacesNamespaceNameTagsPostResponse), opts)
 }
 
@@ -9201,8 +9086,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, 
 // MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNameGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesTagShowResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesTagShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameGet calls GET /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
@@ -9229,8 +9113,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Conte
 // MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePut; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsNamespacesTagUpdateResponse `resgen:"200"`
+	JSON200          *MetadefsNamespacesTagUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
@@ -9248,18 +9131,14 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePutResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to MetadefsNamespacesNamespaceNameTagsTagNamePost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *MetadefsNamespacesTagCreateResponse `resgen:"201"`
+	JSON201          *MetadefsNamespacesTagCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePost calls POST /v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}.
@@ -9277,10 +9156,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePostResponse), opts)
 }
 
@@ -9314,8 +9190,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Co
 // MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet; the resgen tags say which status fills which field.
 type MetadefsResourceTypesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *MetadefsResourceTypesListResponse `resgen:"200"`
+	JSON200          *MetadefsResourceTypesListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsResourceTypesGet calls GET /v2/metadefs/resource_types.
@@ -9344,8 +9219,7 @@ func (c *Client) MetadefsResourceTypesGet(ctx context.Context, opts ...runtime.C
 // SchemasImageGetResponse is the answer to SchemasImageGet; the resgen tags say which status fills which field.
 type SchemasImageGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasImageResponse `resgen:"200"`
+	JSON200          *SchemasImageResponse `resgen:"200"` // Ok.
 }
 
 // SchemasImageGet calls GET /v2/schemas/image.
@@ -9375,8 +9249,7 @@ func (c *Client) SchemasImageGet(ctx context.Context, opts ...runtime.CallOption
 // SchemasImagesGetResponse is the answer to SchemasImagesGet; the resgen tags say which status fills which field.
 type SchemasImagesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasImagesResponse `resgen:"200"`
+	JSON200          *SchemasImagesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasImagesGet calls GET /v2/schemas/images.
@@ -9408,8 +9281,7 @@ func (c *Client) SchemasImagesGet(ctx context.Context, opts ...runtime.CallOptio
 // SchemasMemberGetResponse is the answer to SchemasMemberGet; the resgen tags say which status fills which field.
 type SchemasMemberGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMemberResponse `resgen:"200"`
+	JSON200          *SchemasMemberResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMemberGet calls GET /v2/schemas/member.
@@ -9439,8 +9311,7 @@ func (c *Client) SchemasMemberGet(ctx context.Context, opts ...runtime.CallOptio
 // SchemasMembersGetResponse is the answer to SchemasMembersGet; the resgen tags say which status fills which field.
 type SchemasMembersGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMembersResponse `resgen:"200"`
+	JSON200          *SchemasMembersResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMembersGet calls GET /v2/schemas/members.
@@ -9472,8 +9343,7 @@ func (c *Client) SchemasMembersGet(ctx context.Context, opts ...runtime.CallOpti
 // SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet; the resgen tags say which status fills which field.
 type SchemasMetadefsNamespaceGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsNamespaceMetadefNamespaceResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsNamespaceMetadefNamespaceResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsNamespaceGet calls GET /v2/schemas/metadefs/namespace.
@@ -9501,8 +9371,7 @@ func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context, opts ...runtim
 // SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet; the resgen tags say which status fills which field.
 type SchemasMetadefsNamespacesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsNamespacesMetadefNamespacesResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsNamespacesMetadefNamespacesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsNamespacesGet calls GET /v2/schemas/metadefs/namespaces.
@@ -9533,8 +9402,7 @@ func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context, opts ...runti
 // SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet; the resgen tags say which status fills which field.
 type SchemasMetadefsObjectGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsObjectMetadefObjectResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsObjectMetadefObjectResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsObjectGet calls GET /v2/schemas/metadefs/object.
@@ -9563,8 +9431,7 @@ func (c *Client) SchemasMetadefsObjectGet(ctx context.Context, opts ...runtime.C
 // SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet; the resgen tags say which status fills which field.
 type SchemasMetadefsObjectsGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsObjectsMetadefObjectsResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsObjectsMetadefObjectsResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsObjectsGet calls GET /v2/schemas/metadefs/objects.
@@ -9595,8 +9462,7 @@ func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context, opts ...runtime.
 // SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet; the resgen tags say which status fills which field.
 type SchemasMetadefsPropertiesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsPropertiesMetadefPropertiesResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsPropertiesMetadefPropertiesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsPropertiesGet calls GET /v2/schemas/metadefs/properties.
@@ -9625,8 +9491,7 @@ func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context, opts ...runti
 // SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet; the resgen tags say which status fills which field.
 type SchemasMetadefsPropertyGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsPropertyMetadefPropertyResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsPropertyMetadefPropertyResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsPropertyGet calls GET /v2/schemas/metadefs/property.
@@ -9655,8 +9520,7 @@ func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context, opts ...runtime
 // SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet; the resgen tags say which status fills which field.
 type SchemasMetadefsResourceTypeGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsResourceTypeMetadefResourceTypeResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsResourceTypeMetadefResourceTypeResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsResourceTypeGet calls GET /v2/schemas/metadefs/resource_type.
@@ -9685,8 +9549,7 @@ func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context, opts ...run
 // SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet; the resgen tags say which status fills which field.
 type SchemasMetadefsResourceTypesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsResourceTypesMetadefResourceTypesResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsResourceTypesMetadefResourceTypesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsResourceTypesGet calls GET /v2/schemas/metadefs/resource_types.
@@ -9718,8 +9581,7 @@ func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context, opts ...ru
 // SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet; the resgen tags say which status fills which field.
 type SchemasMetadefsTagGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsTagMetadefTagResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsTagMetadefTagResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsTagGet calls GET /v2/schemas/metadefs/tag.
@@ -9747,8 +9609,7 @@ func (c *Client) SchemasMetadefsTagGet(ctx context.Context, opts ...runtime.Call
 // SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet; the resgen tags say which status fills which field.
 type SchemasMetadefsTagsGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsTagsMetadefTagsResponse `resgen:"200"`
+	JSON200          *SchemasMetadefsTagsMetadefTagsResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsTagsGet calls GET /v2/schemas/metadefs/tags.
@@ -9779,8 +9640,7 @@ func (c *Client) SchemasMetadefsTagsGet(ctx context.Context, opts ...runtime.Cal
 // SchemasTaskGetResponse is the answer to SchemasTaskGet; the resgen tags say which status fills which field.
 type SchemasTaskGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasTaskResponse `resgen:"200"`
+	JSON200          *SchemasTaskResponse `resgen:"200"` // Ok.
 }
 
 // SchemasTaskGet calls GET /v2/schemas/task.
@@ -9810,8 +9670,7 @@ func (c *Client) SchemasTaskGet(ctx context.Context, opts ...runtime.CallOption)
 // SchemasTasksGetResponse is the answer to SchemasTasksGet; the resgen tags say which status fills which field.
 type SchemasTasksGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasTasksResponse `resgen:"200"`
+	JSON200          *SchemasTasksResponse `resgen:"200"` // Ok.
 }
 
 // SchemasTasksGet calls GET /v2/schemas/tasks.
@@ -9869,8 +9728,7 @@ func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string,
 // TasksGetResponse is the answer to TasksGet; the resgen tags say which status fills which field.
 type TasksGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *TasksListResponse `resgen:"200"`
+	JSON200          *TasksListResponse `resgen:"200"` // Ok.
 }
 
 // TasksGet calls GET /v2/tasks.
@@ -9895,8 +9753,7 @@ func (c *Client) TasksGet(ctx context.Context, opts ...runtime.CallOption) (*Tas
 // TasksPostResponse is the answer to TasksPost; the resgen tags say which status fills which field.
 type TasksPostResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON201 *TasksCreateResponse `resgen:"201"`
+	JSON201          *TasksCreateResponse `resgen:"201"` // Ok.
 }
 
 // TasksPost calls POST /v2/tasks.
@@ -9914,18 +9771,14 @@ type TasksPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest, opts ...runtime.CallOption) (*TasksPostResponse, error) {
-	req := runtime.Request{Path: "/v2/tasks", ContentType: "application/json"}
-	if body != nil {
-		req.JSON = body
-	}
+	req := runtime.Request{Path: "/v2/tasks", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opTasksPost, &req, new(TasksPostResponse), opts)
 }
 
 // TasksTaskIDGetResponse is the answer to TasksTaskIDGet; the resgen tags say which status fills which field.
 type TasksTaskIDGetResponse struct {
 	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *TaskGetResponse `resgen:"200"`
+	JSON200          *TaskGetResponse `resgen:"200"` // Ok.
 }
 
 // TasksTaskIDGet calls GET /v2/tasks/{task_id}.
