@@ -55,7 +55,7 @@ var (
 func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Builtin, Name: name} }
 
 // clientReserved are the package-level names the client itself declares.
-var clientReserved = []string{"Client", "Option", "NewClient", "WithHTTPClient", "WithRequestEditor", "WithLogger", "WithObserver", "DefaultServerURL"}
+var clientReserved = []string{"Client", "Option", "NewClient", "WithHTTPClient", "WithRequestEditor", "WithLogger", "WithObserver", "WithCallOptions", "DefaultServerURL"}
 
 func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnostics) {
 	reserved := append(append(append([]string{}, clientReserved...), predeclared...), importNames...)

@@ -153,7 +153,7 @@ func opWords(o opRef) string {
 }
 
 // argReserved are the names a generated method uses for itself.
-var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f", "contentType"}
+var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f", "contentType", "opts"}
 
 func (b *builder) operation(o opRef, name, field string, methods *namer) *model.Operation {
 	opPtr := pointerJoin("/paths", o.path, strings.ToLower(o.method))
@@ -973,7 +973,7 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return statusRank(keys[i]) < statusRank(keys[j]) })
-	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream")
+	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream", "Response")
 	var out []*model.Response
 	var headers []*model.ResponseHeader
 	seen := map[string]bool{}

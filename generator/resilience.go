@@ -497,6 +497,7 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 	default:
 		why = in.method + " without key: off"
 	}
+	pol.NotRetrySafe = !safe
 	if safe && keyHeader != "" && !safeMethods[in.method] {
 		why = keyHeader + " header"
 	}

@@ -78,6 +78,20 @@ func between(lo, hi time.Duration) time.Duration {
 	return lo + time.Duration(rand.Uint64N(span+1))
 }
 
+// retryAfter reads the server's wait: Retry-After-Ms (milliseconds, the
+// header Stainless and OpenAI's servers send) first, else Retry-After.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && !math.IsInf(ms, 0) {
+			if ms >= float64(math.MaxInt64/time.Millisecond) {
+				return math.MaxInt64, true
+			}
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	return parseRetryAfter(h.Get("Retry-After"), now)
+}
+
 // parseRetryAfter reads a Retry-After value: delta-seconds or an HTTP-date
 // (RFC 9110 §10.2.3). A date in the past is a wait of 0. Anything else is
 // not a Retry-After (ok false) and the backoff applies.

@@ -147,6 +147,63 @@ func benchOperation(b *testing.B, timeout, total time.Duration) {
 	}
 }
 
+// BenchmarkHandRequestTimeout is the hand-written baseline of
+// BenchmarkOperationCallTimeouts: what a call with a timeout costs without
+// resgen (context.WithTimeout, http.NewRequestWithContext with the URL
+// joined from the server's, an Accept header, the canned Doer, the body
+// drained and closed).
+func BenchmarkHandRequestTimeout(b *testing.B) {
+	d := newCanned()
+	d.fresh = true
+	var doer Doer = d
+	server := benchServer
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		req, err := http.NewRequestWithContext(actx, "GET", server+"/x", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := callDoer(doer, req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		cancel()
+	}
+}
+
+var benchServer = "http://example.invalid"
+
+// benchResponse is a generated response type without declared bodies.
+type benchResponse struct {
+	Response `resgen:"200"`
+}
+
+// BenchmarkOperationCallTimeouts is the generated path: a runtime.Request
+// made into one Call with the default timeouts (10s/30s), breaker and
+// retry policy, the response "decoded" into its typed struct.
+func BenchmarkOperationCallTimeouts(b *testing.B) {
+	d := newCanned()
+	d.fresh = true
+	e := NewEngine(Config{HTTPClient: d, Server: benchServer})
+	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x", Accept: "application/json",
+		Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0],
+		Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		req := Request{Path: "/x"}
+		resp, err := Call(ctx, op, &req, new(benchResponse), nil)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkOperationDo is resgen's call: breaker + retry, no timeouts.
 func BenchmarkOperationDo(b *testing.B) { benchOperation(b, 0, 0) }
 

@@ -45,6 +45,12 @@ type Config struct {
 	// schemes (auth.go); each operation gets those its Security names.
 	Credentials []Credential
 
+	// Server is the base URL (checked by ServerURL) that Call's requests
+	// go to.
+	Server string
+	// CallOptions apply to every call, before the call's own options.
+	CallOptions []CallOption
+
 	// clock replaces the monotonic clock in tests of time windows and
 	// budgets; nil means the real one.
 	clock func() time.Duration
@@ -62,6 +68,12 @@ type Engine struct {
 	editors []RequestEditor
 	redact  redactor
 	auth    map[string]*authScheme // credentials by scheme name
+	server  string
+	opts    []CallOption
+	// serverURL is server parsed, serverPath its escaped path; nil when
+	// Call must parse each URL whole (see target).
+	serverURL  *url.URL
+	serverPath string
 
 	// base anchors the monotonic clock: time.Since(base) is about half the
 	// cost of time.Now(), and the hot path reads the clock twice.
@@ -90,6 +102,8 @@ func NewEngine(cfg Config) *Engine {
 		editors:  cfg.RequestEditors,
 		redact:   newRedactor(append(secretQueryParams(cfg.Credentials), cfg.SecretQueryParams...)),
 		auth:     newAuth(cfg.Credentials),
+		server:   cfg.Server,
+		opts:     cfg.CallOptions,
 		base:     time.Now(),
 		clock:    cfg.clock,
 		breakers: make(map[string]*Breaker),
@@ -101,6 +115,7 @@ func NewEngine(cfg Config) *Engine {
 	if e.client == nil {
 		e.client = http.DefaultClient
 	}
+	e.parseServer()
 	if e.log == nil {
 		e.log = slog.Default()
 	}

@@ -41,37 +41,109 @@ func (e *CircuitOpenError) Error() string {
 // Is makes errors.Is(err, ErrCircuitOpen) true.
 func (e *CircuitOpenError) Is(target error) bool { return target == ErrCircuitOpen }
 
-// StatusError is the error for an HTTP answer the caller cannot use: an
-// undeclared status, or a status the retry loop gave up on.
+// Why retrying stopped: the Stop of a *StatusError or a *CallError is one
+// of these (a context error when the caller's context ended), so
+// errors.Is(err, runtime.ErrBudgetSpent) tells a spent budget from an
+// operation that is never retried.
+var (
+	// ErrNotRetrySafe: the operation is not retry-safe (a POST, PATCH, ...
+	// without an idempotency key, or idempotent: false), so no option or
+	// policy retries it.
+	ErrNotRetrySafe = errors.New("not retry-safe: one attempt")
+	// ErrRetryOff: the operation has no retry policy (retry: none).
+	ErrRetryOff = errors.New("no retry policy")
+	// ErrNotRetryable: the status or error is not in the policy's retryOn.
+	ErrNotRetryable = errors.New("not retryable")
+	// ErrAttemptsExhausted: the last allowed attempt failed.
+	ErrAttemptsExhausted = errors.New("attempts exhausted")
+	// ErrBudgetSpent: the client's retry budget had no room for a retry.
+	ErrBudgetSpent = errors.New("retry budget spent")
+	// ErrRetryAfterTooLong: the server asked for a wait above maxRetryAfter.
+	ErrRetryAfterTooLong = errors.New("Retry-After exceeds maxRetryAfter")
+	// ErrDeadline: the next wait would pass the caller's deadline or the
+	// total timeout, or the total timeout passed.
+	ErrDeadline = errors.New("deadline: no time for another attempt")
+	// ErrRetryDisabled: a call option (WithNoRetry) turned retries off.
+	ErrRetryDisabled = errors.New("retries disabled for this call")
+	// ErrHalfOpenTrial: the call was a half-open breaker's trial, which
+	// makes one attempt.
+	ErrHalfOpenTrial = errors.New("half-open trial: one attempt")
+)
+
+// StatusError is the error of every call that ends with a status of 400
+// or more, declared by the spec or not: the typed response comes back
+// beside it. Unwrap gives Stop and DecodeErr, so errors.Is reaches the
+// stop sentinels.
 type StatusError struct {
-	Method, URL string
+	// Operation is the operation's name.
+	Operation   string
+	Method, URL string // the URL is redacted (see redact.go)
 	StatusCode  int
 	Header      http.Header
 	// Body holds at most the first 64 KiB of the answer.
 	Body []byte
 	// Attempts is how many attempts the call made.
 	Attempts int
+	// Stop says why no further attempt was made: one of the Err...
+	// sentinels above.
+	Stop error
+	// Decoded is the decoded body the spec declares for this status (for
+	// example *Error), nil when it declares none or it did not decode.
+	Decoded any
+	// DecodeErr is why a declared body did not decode, nil otherwise.
+	DecodeErr error
 }
 
 func (e *StatusError) Error() string {
-	s := e.Method + " " + e.URL + ": unexpected status " + strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode)
+	s := e.Method + " " + e.URL + ": status " + strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode)
+	if e.Operation != "" {
+		s = e.Operation + ": " + s
+	}
 	if e.Attempts > 1 {
 		s += " after " + strconv.Itoa(e.Attempts) + " attempts"
+	}
+	if e.Stop != nil && e.Attempts > 0 {
+		s += " (" + e.Stop.Error() + ")"
+	}
+	if e.DecodeErr != nil {
+		s += "; its body did not decode: " + e.DecodeErr.Error()
 	}
 	return s
 }
 
-// CallError is returned by Operation.Do when the call ends without an HTTP
-// response to return: the last attempt failed in transport or timed out,
-// or the call was cancelled while waiting to retry.
+// Unwrap gives Stop and DecodeErr.
+func (e *StatusError) Unwrap() []error { return nonNil(e.Stop, e.DecodeErr) }
+
+// DecodeError is the error of a call that ended with a status below 400
+// whose declared body did not decode; the typed response comes back beside
+// it, with the raw body.
+type DecodeError struct {
+	Operation  string
+	StatusCode int
+	Attempts   int
+	Err        error
+}
+
+func (e *DecodeError) Error() string {
+	return e.Operation + ": decode " + strconv.Itoa(e.StatusCode) + " response: " + e.Err.Error()
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// CallError is returned when the call ends without an HTTP response to
+// return: the last attempt failed in transport or timed out, or the call
+// was cancelled while waiting to retry.
 type CallError struct {
 	// Operation is the operation's name.
 	Operation string
 	// Attempts is how many attempts were made.
 	Attempts int
-	// Reason says why no further attempt was made, e.g. "retries
-	// exhausted", "not retryable", "retry budget spent".
+	// Reason says in words why no further attempt was made, e.g.
+	// "retries exhausted", "not retryable", "retry budget spent".
 	Reason string
+	// Stop is the same as a sentinel (ErrAttemptsExhausted, ...), nil when
+	// the call ended by the caller's context.
+	Stop error
 	// Err is the last attempt's error.
 	Err error
 	// Cause is set when the call's context ended while waiting between
@@ -96,16 +168,18 @@ func (e *CallError) Error() string {
 	return s
 }
 
-// Unwrap gives both the last attempt's error and the context's cause, so
-// errors.Is and errors.As reach either.
-func (e *CallError) Unwrap() []error {
-	switch {
-	case e.Cause == nil:
-		return []error{e.Err}
-	case e.Err == nil:
-		return []error{e.Cause}
+// Unwrap gives the last attempt's error, the context's cause and Stop, so
+// errors.Is and errors.As reach any of them.
+func (e *CallError) Unwrap() []error { return nonNil(e.Err, e.Cause, e.Stop) }
+
+func nonNil(errs ...error) []error {
+	out := errs[:0]
+	for _, err := range errs {
+		if err != nil {
+			out = append(out, err)
+		}
 	}
-	return []error{e.Err, e.Cause}
+	return out
 }
 
 // attemptTimeoutError marks an attempt that ran out of its own Timeout

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/sony/gobreaker/v2"
@@ -18,11 +20,16 @@ type Operation struct {
 	retry        *RetryPolicy // a normalised copy; nil = single attempt
 	maxAttempts  int
 	retryOutside bool
+	plan         atomic.Pointer[plan] // how Call decodes the response type
+	accept       []string             // spec.Accept as a header value, nil when none
 }
 
 func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
 	op := &Operation{e: e, spec: spec, maxAttempts: 1, retryOutside: retryOutside}
-	if spec.Retry != nil {
+	if spec.Accept != "" {
+		op.accept = []string{spec.Accept}
+	}
+	if spec.Retry != nil && !spec.NotRetrySafe {
 		r := *spec.Retry
 		r.MaxAttempts = max(r.MaxAttempts, 1)
 		op.retry, op.maxAttempts = &r, r.MaxAttempts
@@ -39,13 +46,22 @@ func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
 // it. Otherwise Do returns a *CallError wrapping the last attempt's error.
 // attempts is the number of requests sent.
 func (op *Operation) Do(ctx context.Context, req *http.Request) (resp *http.Response, attempts int, err error) {
+	var c call
+	c.req = req
+	return op.do(ctx, &c)
+}
+
+// do runs the call c (its request, c.req or the fields Call sets, already set).
+func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, error) {
 	if op.retryOutside {
-		return op.doRetryOutside(ctx, req)
+		c.start(op, ctx, false)
+		c.guard = true
+		c.run()
+		return c.finish()
 	}
 	b := op.spec.Breaker
-	var c call
 	if b == nil {
-		c.start(op, ctx, req, false)
+		c.start(op, ctx, false)
 		c.run()
 		return c.finish()
 	}
@@ -53,7 +69,7 @@ func (op *Operation) Do(ctx context.Context, req *http.Request) (resp *http.Resp
 		gen, st := b.admitted()
 		// Any state but closed here is a half-open trial (or a call
 		// admitted just before a change): a single attempt.
-		c.start(op, ctx, req, st != StateClosed)
+		c.start(op, ctx, st != StateClosed)
 		c.run()
 		o, ignored := c.outcome(c.active)
 		return struct{}{}, b.record(c.caller, gen, o, ignored, c.end)
@@ -72,9 +88,7 @@ func (op *Operation) Breaker() *Breaker { return op.spec.Breaker }
 // inside the retry loop (see Engine.OperationRetryOutside). For tests
 // that compare the two orders only.
 func (op *Operation) RetryOutside() *Operation {
-	c := *op
-	c.retryOutside = true
-	return &c
+	return &Operation{e: op.e, spec: op.spec, retry: op.retry, maxAttempts: op.maxAttempts, retryOutside: true, accept: op.accept}
 }
 
 // kind is what an attempt produced.
@@ -104,11 +118,21 @@ type call struct {
 	// t0 is Engine.mono at the start of a call that has a timeout: the
 	// first attempt's deadline is t0 + Timeout, so the fast path reads
 	// the clock once for both deadlines.
-	t0    time.Duration
-	req   *http.Request
-	max   int
-	trial bool
-	guard bool // retry-outside order: the breaker guards each attempt
+	t0 time.Duration
+	// req is the caller's request (Do). With built set (Call), the
+	// runtime builds every attempt from header0, body and the URL u.
+	req     *http.Request
+	built   bool
+	header0 http.Header
+	body    []byte
+	u       url.URL
+	opts    []CallOption // the call's own options (the client's are in Engine)
+	timeout time.Duration
+	total   time.Duration
+	max     int
+	trial   bool
+	guard   bool // retry-outside order: the breaker guards each attempt
+	noRetry bool // WithNoRetry
 
 	attempts int           // requests sent
 	tries    int           // attempts begun, refused ones included (retry-outside order)
@@ -123,26 +147,31 @@ type call struct {
 	header     http.Header
 	err        error // last attempt's error when there was no response
 
-	stop     string        // why no further attempt was made
+	stop     string        // why no further attempt was made, in words
+	stopErr  error         // the same as a sentinel
 	wait     time.Duration // next wait, decided in RetryIf
 	prevWait time.Duration // previous backoff, for decorrelated jitter
 	waiting  bool          // a wait was decided and the next attempt not begun
 }
 
-func (c *call) start(op *Operation, ctx context.Context, req *http.Request, trial bool) {
+func (c *call) start(op *Operation, ctx context.Context, trial bool) {
 	e := op.e
 	if e.observe {
 		ctx = e.obs.CallStart(CallStartEvent{Context: ctx, Operation: op.spec.Name, Breaker: op.spec.Breaker.Name(), HalfOpenTrial: trial})
 	}
-	c.op, c.caller, c.ctx, c.req, c.trial = op, ctx, ctx, req, trial
-	c.max = op.maxAttempts
+	c.op, c.caller, c.ctx, c.trial = op, ctx, ctx, trial
+	c.max, c.timeout, c.total = op.maxAttempts, op.spec.Timeout, op.spec.TotalTimeout
+	if len(e.opts) > 0 || len(c.opts) > 0 {
+		c.apply(e.opts)
+		c.apply(c.opts)
+	}
 	if trial {
 		c.max = 1
 	}
-	if op.spec.Timeout > 0 || op.spec.TotalTimeout > 0 {
+	if c.timeout > 0 || c.total > 0 {
 		c.t0 = e.mono()
-		if op.spec.TotalTimeout > 0 {
-			c.deadline = e.wall(c.t0 + op.spec.TotalTimeout)
+		if c.total > 0 {
+			c.deadline = e.wall(c.t0 + c.total)
 		}
 	}
 	if op.retry != nil && op.retry.Budget != nil {
@@ -158,22 +187,47 @@ func (c *call) run() {
 	err := c.attemptErr()
 	switch {
 	case err == nil:
-		return
+		if c.kind == kResponse && c.status >= 400 {
+			c.notRetried()
+		}
 	case c.kind == kCancelled:
-		c.stop = "cancelled"
+		c.halt(c.cancelled(), "cancelled")
 	case c.kind == kLocal:
-		c.stop = "request not built"
+		c.halt(ErrNotRetryable, "request not built")
 	case !recoverable(err):
-		c.stop = "not retryable"
+		c.notRetried()
+	case c.noRetry:
+		c.halt(ErrRetryDisabled, "retries disabled for this call")
 	case c.trial:
-		c.stop = "half-open trial: single attempt"
-	case c.op.retry == nil:
-		c.stop = "no retry policy"
+		c.halt(ErrHalfOpenTrial, "half-open trial: single attempt")
 	case c.max <= 1:
-		c.stop = "retries exhausted"
+		c.halt(ErrAttemptsExhausted, "retries exhausted")
 	default:
 		c.retryLoop()
 	}
+}
+
+// halt records why no further attempt is made.
+func (c *call) halt(stop error, why string) { c.stopErr, c.stop = stop, why }
+
+// notRetried halts a call whose failure the policy does not retry.
+func (c *call) notRetried() {
+	switch {
+	case c.op.spec.NotRetrySafe:
+		c.halt(ErrNotRetrySafe, "not retry-safe")
+	case c.op.retry == nil:
+		c.halt(ErrRetryOff, "no retry policy")
+	default:
+		c.halt(ErrNotRetryable, "not retryable")
+	}
+}
+
+// cancelled is the Stop of a call whose caller's context ended.
+func (c *call) cancelled() error {
+	if errors.Is(c.caller.Err(), context.DeadlineExceeded) {
+		return ErrDeadline
+	}
+	return c.caller.Err()
 }
 
 // attempt makes the next attempt, through the breaker in the retry-outside
@@ -244,7 +298,7 @@ func (c *call) plainAttempt() {
 // microseconds of CallStart and the budget deposit included), later
 // attempts' from their own start.
 func (c *call) attemptContext() (context.Context, context.CancelFunc) {
-	t := c.op.spec.Timeout
+	t := c.timeout
 	total := !c.deadline.IsZero() && c.cancel == nil // not yet in c.ctx
 	var d time.Time
 	cause := false
@@ -280,6 +334,9 @@ func (c *call) attemptContext() (context.Context, context.CancelFunc) {
 // get a fresh body from GetBody. A request net/http could send again by
 // itself is then prepared by wire, on resgen's own copy.
 func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) {
+	if c.built {
+		return c.build(ctx)
+	}
 	editors := c.op.e.editors
 	r := c.req
 	var g *resendGate
@@ -352,7 +409,7 @@ func (c *call) classify(err error, actx context.Context) (kind, error) {
 	case c.caller.Err() != nil:
 		return kCancelled, err
 	case context.Cause(actx) == ErrAttemptTimeout:
-		return kTimeout, &attemptTimeoutError{d: c.op.spec.Timeout, err: err}
+		return kTimeout, &attemptTimeoutError{d: c.timeout, err: err}
 	case actx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
 		return kTimeout, err // the TotalTimeout, or a transport's own timeout
 	}
@@ -439,9 +496,9 @@ func (c *call) finish() (*http.Response, int, error) {
 	} else {
 		last := c.err
 		if last == nil && c.status != 0 {
-			last = &StatusError{Method: c.req.Method, URL: c.op.e.redact.url(c.req.URL), StatusCode: c.status, Header: c.header, Attempts: c.attempts}
+			last = &StatusError{Method: c.method(), URL: c.redactedURL(), StatusCode: c.status, Header: c.header, Attempts: c.attempts}
 		}
-		ce := &CallError{Operation: c.op.spec.Name, Attempts: c.attempts, Reason: c.stop, Err: last}
+		ce := &CallError{Operation: c.op.spec.Name, Attempts: c.attempts, Reason: c.stop, Stop: c.stopErr, Err: last}
 		if c.waiting {
 			ce.Cause = context.Cause(c.ctx)
 		}

@@ -2,8 +2,10 @@
 // operation: a circuit breaker outside, a retry loop inside.
 //
 // The generated code builds one Engine per client, registers one Operation
-// per API operation with its resolved policy, and calls Operation.Do with a
-// fully built *http.Request. Nothing here is global: two clients never share
+// per API operation with its resolved policy, and makes each call with
+// Call: it fills a Request, and the runtime builds every attempt's
+// *http.Request and decodes the typed response (Operation.Do, with a built
+// *http.Request, is for hand use and tests). Nothing here is global: two clients never share
 // a breaker, a budget or a logger unless the caller passes the same one. No
 // goroutine runs in the background. The one timer is an open breaker's: a
 // time.AfterFunc armed when it opens and stopped when it leaves open, which
@@ -205,6 +207,12 @@ type OperationSpec struct {
 	// auth are the schemes the engine sends, chosen from Security when
 	// the operation is registered (auth.go).
 	auth []*authScheme
+	// Accept is the Accept header every attempt of Call sends ("" none).
+	Accept string
+	// NotRetrySafe marks an operation that must never be retried (a
+	// method that is not idempotent, without an idempotency key): its
+	// failures stop with ErrNotRetrySafe, and no option retries it.
+	NotRetrySafe bool
 }
 
 // DefaultBreakerPolicy returns the contract's built-in breaker policy

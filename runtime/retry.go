@@ -43,9 +43,9 @@ func (c *call) retryLoop() {
 	)
 	*c = r.c
 	if err != nil && c.stop == "" { // retry-go saw the context end
-		c.stop = "total timeout passed"
+		c.halt(ErrDeadline, "total timeout passed")
 		if c.caller.Err() != nil {
-			c.stop = "cancelled by the caller"
+			c.halt(c.cancelled(), "cancelled by the caller")
 		}
 		if c.waiting {
 			c.stop += " while waiting to retry"
@@ -65,9 +65,9 @@ func (r *retrier) attempt() error {
 
 func (r *retrier) retryIf(err error) bool {
 	if !retry.IsRecoverable(err) {
-		r.c.stop = "not retryable"
+		r.c.halt(ErrNotRetryable, "not retryable")
 		if r.c.kind == kCancelled {
-			r.c.stop = "cancelled"
+			r.c.halt(r.c.cancelled(), "cancelled")
 		}
 		return false
 	}
@@ -82,30 +82,30 @@ func (r *retrier) delay(uint, error, *retry.Config) time.Duration { return r.c.w
 func (c *call) decide() bool {
 	p, e := c.op.retry, c.op.e
 	if c.tries >= c.max {
-		c.stop = "retries exhausted"
+		c.halt(ErrAttemptsExhausted, "retries exhausted")
 		return false
 	}
-	if !noBody(c.req) && c.req.GetBody == nil {
-		c.stop = "request body cannot be re-sent"
+	if c.req != nil && !noBody(c.req) && c.req.GetBody == nil {
+		c.halt(ErrNotRetryable, "request body cannot be re-sent")
 		return false
 	}
 	wait := backoff(p, c.attempts, c.prevWait)
 	c.prevWait = wait
 	if p.RetryAfter && c.kind == kResponse && (c.status == http.StatusTooManyRequests || c.status == http.StatusServiceUnavailable) {
-		if ra, ok := parseRetryAfter(c.header.Get("Retry-After"), time.Now()); ok {
+		if ra, ok := retryAfter(c.header, time.Now()); ok {
 			if p.MaxRetryAfter > 0 && ra > p.MaxRetryAfter {
-				c.stop = "Retry-After " + ra.String() + " exceeds maxRetryAfter " + p.MaxRetryAfter.String()
+				c.halt(ErrRetryAfterTooLong, "Retry-After "+ra.String()+" exceeds maxRetryAfter "+p.MaxRetryAfter.String())
 				return false
 			}
 			wait = max(wait, ra)
 		}
 	}
 	if dl, ok := c.ctx.Deadline(); ok && time.Until(dl) < wait {
-		c.stop = "a wait of " + wait.String() + " would pass the deadline"
+		c.halt(ErrDeadline, "a wait of "+wait.String()+" would pass the deadline")
 		return false
 	}
 	if p.Budget != nil && !e.budget.withdraw(e.now(), *p.Budget) {
-		c.stop = "retry budget spent"
+		c.halt(ErrBudgetSpent, "retry budget spent")
 		return false
 	}
 	c.wait, c.waiting = wait, true
@@ -140,16 +140,6 @@ func (c *call) reason() string {
 		return "breaker refused the attempt"
 	}
 	return "transport: " + c.err.Error()
-}
-
-// doRetryOutside is the swapped order (see Engine.OperationRetryOutside):
-// the retry loop outside, the breaker around each attempt.
-func (op *Operation) doRetryOutside(ctx context.Context, req *http.Request) (*http.Response, int, error) {
-	var c call
-	c.start(op, ctx, req, false)
-	c.guard = true
-	c.run()
-	return c.finish()
 }
 
 // guardedAttempt is one attempt admitted and recorded by the breaker on

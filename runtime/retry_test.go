@@ -150,7 +150,7 @@ func TestRetryOn(t *testing.T) {
 	if n, _, _ := retryRun(t, p, 404); n != 3 {
 		t.Errorf("404 in [4xx]: %d attempts", n)
 	}
-	if n, _, rec := retryRun(t, p, 503); n != 1 || rec.lastEnd().Stop != "done" {
+	if n, _, rec := retryRun(t, p, 503); n != 1 || rec.lastEnd().Stop != "not retryable" {
 		t.Errorf("503 not in [4xx]: %d attempts, stop %q", n, rec.lastEnd().Stop)
 	}
 	// transport
@@ -252,7 +252,7 @@ func TestCancelDuringWait(t *testing.T) {
 	if resp != nil || n != 1 || !errors.Is(err, context.Canceled) || !errors.As(err, &se) || se.StatusCode != 503 {
 		t.Fatalf("resp %v attempts %d err %v", resp, n, err)
 	}
-	if want := "op: 1 attempt, cancelled by the caller while waiting to retry: GET " + s.URL + ": unexpected status 503 Service Unavailable (then context canceled)"; err.Error() != want {
+	if want := "op: 1 attempt, cancelled by the caller while waiting to retry: GET " + s.URL + ": status 503 Service Unavailable (then context canceled)"; err.Error() != want {
 		t.Fatalf("message %q, want %q", err, want)
 	}
 }

@@ -1,6 +1,9 @@
 package emit
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
 )
@@ -27,6 +30,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.Id("logger").Op("*").Qual("log/slog", "Logger")
 		g.Id("observer").Qual(runtimePkg, "Observer")
 		g.Id("overrides").Op("*").Qual(runtimePkg, "Overrides")
+		g.Id("callOpts").Index().Qual(runtimePkg, "CallOption")
 		g.Id("engine").Op("*").Qual(runtimePkg, "Engine")
 		g.Id("breakers").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker")
 		if e.hasSecurity() {
@@ -74,6 +78,12 @@ func (e *emitter) emitClient(f *jen.File) {
 		"or breaks a rule. An override cannot make an operation without retries retry.",
 	}, "o", jen.Op("*").Qual(runtimePkg, "Overrides"),
 		jen.Id("c").Dot("overrides").Op("=").Id("o"))
+	comment(f, []string{"WithCallOptions applies opts to every call, before each call's own options."})
+	f.Func().Id("WithCallOptions").Params(jen.Id("opts").Op("...").Qual(runtimePkg, "CallOption")).Id("Option").Block(
+		jen.Return(jen.Func().Params(jen.Id("c").Op("*").Id("Client")).Error().Block(
+			jen.Id("c").Dot("callOpts").Op("=").Append(jen.Id("c").Dot("callOpts"), jen.Id("opts").Op("...")),
+			jen.Return(jen.Nil()))),
+	)
 
 	comment(f, []string{
 		"NewClient returns a client of the server at the given base URL, e.g.",
@@ -94,6 +104,8 @@ func (e *emitter) emitClient(f *jen.File) {
 			jen.Id("Observer"):       jen.Id("c").Dot("observer"),
 			jen.Id("RequestEditors"): jen.Id("c").Dot("editors"),
 			jen.Id("Overrides"):      jen.Id("c").Dot("overrides"),
+			jen.Id("Server"):         jen.Id("base"),
+			jen.Id("CallOptions"):    jen.Id("c").Dot("callOpts"),
 		}
 		if names := e.m.SecretQueryParams; len(names) > 0 {
 			/* the spec's apiKey schemes in the query: never printed */
@@ -132,21 +144,51 @@ func (e *emitter) emitClient(f *jen.File) {
 			if op.Policy.Retry != nil {
 				rty = jen.Id(op.Policy.Retry.Var)
 			}
-			g.Id("c").Dot(op.OpField).Op("=").Id("e").Dot("Operation").Call(literal(jen.Qual(runtimePkg, "OperationSpec"),
-				kv{"Name", jen.Lit(op.ID)},
-				kv{"Method", jen.Lit(op.Method)},
-				kv{"Path", jen.Lit(op.URLPath)},
-				kv{"Breaker", brk},
-				kv{"Retry", rty},
-				kv{"Timeout", durExpr(op.Policy.Timeout)},
-				kv{"TotalTimeout", durExpr(op.Policy.TotalTimeout)},
-				kv{"Security", securityExpr(op.Security)},
-			))
+			/* c.opX = e.Operation(runtime.OperationSpec{ what: the call; how: its policy }) */
+			what := []jen.Code{jen.Id("Name").Op(":").Lit(op.ID), jen.Id("Method").Op(":").Lit(op.Method), jen.Id("Path").Op(":").Lit(op.URLPath)}
+			if a := accept(op); a != "" {
+				what = append(what, jen.Id("Accept").Op(":").Lit(a))
+			}
+			var how []jen.Code
+			if brk != nil {
+				how = append(how, jen.Id("Breaker").Op(":").Add(brk))
+			}
+			if rty != nil {
+				how = append(how, jen.Id("Retry").Op(":").Add(rty))
+			}
+			if op.Policy.NotRetrySafe {
+				how = append(how, jen.Id("NotRetrySafe").Op(":").True())
+			}
+			if d := op.Policy.Timeout; d != 0 {
+				how = append(how, jen.Id("Timeout").Op(":").Add(durExpr(d)))
+			}
+			if d := op.Policy.TotalTimeout; d != 0 {
+				how = append(how, jen.Id("TotalTimeout").Op(":").Add(durExpr(d)))
+			}
+			if len(op.Security) > 0 {
+				how = append(how, jen.Id("Security").Op(":").Add(securityExpr(op.Security)))
+			}
+			lines := []jen.Code{jen.List(what...)}
+			if len(how) > 0 {
+				lines = append(lines, jen.List(how...))
+			}
+			g.Id("c").Dot(op.OpField).Op("=").Id("e").Dot("Operation").Call(jen.Qual(runtimePkg, "OperationSpec").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, lines...))
 		}
 		/* an override that names nothing of this client, or breaks a rule */
 		g.If(jen.Err().Op(":=").Id("e").Dot("CheckOverrides").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
 		g.Return(jen.Id("c"), jen.Nil())
 	})
+}
+
+// accept is the Accept header of op: its responses' content types.
+func accept(op *model.Operation) string {
+	var types []string
+	for _, r := range op.Responses {
+		if r.ContentType != "" && !slices.Contains(types, r.ContentType) {
+			types = append(types, r.ContentType)
+		}
+	}
+	return strings.Join(types, ", ")
 }
 
 // emitBreakers prints the breaker name constants, each with its policy in

@@ -2,12 +2,13 @@ package emit
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/sanitize"
 )
 
 // emitParams prints the struct of an operation's query, header and cookie
@@ -16,12 +17,15 @@ func (e *emitter) emitParams(f *jen.File, op *model.Operation) {
 	if op.ParamsType == "" {
 		return
 	}
-	comment(f, []string{op.ParamsType + " are the query, header and cookie parameters of " + op.Name + ".", "Optional parameters are pointers (or nil slices): nil leaves them out."})
+	comment(f, []string{op.ParamsType + " are the query, header and cookie parameters of " + op.Name + " (nil leaves one out)."})
 	f.Type().Id(op.ParamsType).StructFunc(func(g *jen.Group) {
 		for _, p := range op.Params {
-			doc := append([]string{p.GoName + " is the " + string(p.In) + " parameter " + quoteLine(p.SpecName) + reqWord(p.Required) + "."}, p.Doc...)
-			comment(g, doc)
-			g.Id(p.GoName).Add(typeExpr(paramFieldType(p)))
+			what := string(p.In) + " parameter " + quoteLine(p.SpecName) + reqWord(p.Required)
+			if len(p.Doc) > 0 && strings.HasPrefix(p.Doc[0], p.GoName+" ") {
+				what = "" // its doc says what the field is
+			}
+			comment(g, p.Doc)
+			trailing(g.Id(p.GoName).Add(typeExpr(paramFieldType(p))), what)
 		}
 	})
 }
@@ -49,50 +53,91 @@ func bodyParamType(b *model.Body) *model.GoType {
 	return &model.GoType{Kind: model.Pointer, Elem: b.Type}
 }
 
-// emitResponse prints an operation's typed response.
+// emitResponse prints an operation's typed response: runtime.Response
+// embedded, and a field per declared header and body, whose resgen tag
+// tells runtime.Call how it decodes.
 func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
-	comment(f, []string{op.ResponseType + " is the answer to " + op.Name + ": the status, headers and raw body,", "and the decoded body of each declared JSON response."})
+	comment(f, []string{op.ResponseType + " is the answer to " + op.Name + "; the resgen tags say which status fills which field."})
+	var bare, streams []string
+	for _, r := range op.Responses {
+		switch {
+		case r.Encoding == "stream":
+			streams = append(streams, r.Status)
+		case r.FieldName == "":
+			bare = append(bare, r.Status)
+		}
+	}
+	type field struct {
+		name string
+		typ  jen.Code
+		tag  string
+		doc  []string
+	}
+	var fields []field
+	for _, h := range op.Headers {
+		fields = append(fields, field{h.FieldName, jen.Op("*").String(), "header:" + h.Name, h.Doc})
+	}
+	for _, r := range op.Responses {
+		if r.FieldName == "" {
+			continue
+		}
+		t := r.Type
+		if !t.Nilable() {
+			t = &model.GoType{Kind: model.Pointer, Elem: t}
+		}
+		tag := r.Status
+		if r.Encoding == "text" {
+			tag += ",text"
+		}
+		fields = append(fields, field{r.FieldName, typeExpr(t), tag, r.Doc})
+	}
+	// gofmt aligns the names, types and tags of the fields: with the
+	// widest of each, a one-line doc that would pass the comment width
+	// goes above its field instead of after it.
+	var wName, wType, wTag int
+	for _, fl := range fields {
+		wName = max(wName, len(fl.name))
+		wType = max(wType, len(fmt.Sprintf("%#v", fl.typ)))
+		wTag = max(wTag, len(fl.tag)+len("`resgen:\"\"`"))
+	}
+	room := maxColumns - 1 - (tabWidth + wName + 1 + wType + 1 + wTag + 1 + len("// "))
 	f.Type().Id(op.ResponseType).StructFunc(func(g *jen.Group) {
-		g.Id("StatusCode").Int()
-		g.Id("Header").Qual("net/http", "Header")
-		comment(g, []string{"Body is the raw response body."})
-		g.Id("Body").Index().Byte()
-		comment(g, []string{"Attempts is how many attempts the call took."})
-		g.Id("Attempts").Int()
-		for _, h := range op.Headers {
-			comment(g, append([]string{h.FieldName + " is the " + quoteLine(h.Name) + " response header, nil when absent."}, h.Doc...))
-			g.Id(h.FieldName).Op("*").String()
+		embed := jen.Qual(runtimePkg, "Response")
+		if len(bare) > 0 {
+			embed.Tag(map[string]string{"resgen": strings.Join(bare, " ")})
 		}
-		for _, r := range op.Responses {
-			if r.Encoding == "stream" {
-				comment(g, []string{"Stream is the unread body of a file or byte response (" + r.ContentType + "):", "the caller reads it and must close it. Body is nil then."})
-				g.Id("Stream").Qual("io", "ReadCloser")
-				break
-			}
+		g.Add(embed)
+		n := 0
+		for _, fl := range fields[:len(op.Headers)] {
+			docField(g, jen.Id(fl.name).Add(fl.typ).Tag(map[string]string{"resgen": fl.tag}), fl.doc, room)
+			n++
 		}
-		for _, r := range op.Responses {
-			if r.FieldName == "" {
-				continue
-			}
-			doc := []string{r.FieldName + " is set when the status is " + statusWords(r.Status) + "."}
-			if len(r.Doc) > 0 {
-				doc = append(doc, r.Doc...)
-			}
-			comment(g, doc)
-			t := r.Type
-			if !t.Nilable() {
-				t = &model.GoType{Kind: model.Pointer, Elem: t}
-			}
-			g.Id(r.FieldName).Add(typeExpr(t))
+		if len(streams) > 0 {
+			comment(g, []string{"Stream is the unread body (the caller must close it); Body is nil then."})
+			g.Id("Stream").Qual("io", "ReadCloser").Tag(map[string]string{"resgen": strings.Join(streams, " ") + ",stream"})
+		}
+		for _, fl := range fields[n:] {
+			docField(g, jen.Id(fl.name).Add(fl.typ).Tag(map[string]string{"resgen": fl.tag}), fl.doc, room)
 		}
 	})
 }
 
-func statusWords(s string) string {
-	if s == "default" {
-		return "any other"
+// docField prints field with its doc: after it when the doc is one line
+// of at most room characters, else above it.
+func docField(g *jen.Group, field *jen.Statement, doc []string, room int) {
+	if len(doc) == 1 && utf8.RuneCountInString(sanitize.Comment(doc[0])) <= room {
+		trailing(field, doc[0])
+	} else {
+		comment(g, doc)
 	}
-	return s
+	g.Add(field)
+}
+
+// trailing adds line as a comment at the end of s.
+func trailing(s *jen.Statement, line string) {
+	if l := sanitize.Comment(line); l != "" {
+		s.Comment("// " + l)
+	}
 }
 
 // emitOperation prints the method of one operation, and one more for each
@@ -164,10 +209,13 @@ func (e *emitter) emitMethod(f *jen.File, op *model.Operation, name string, body
 			params = append(params, jen.Id("bodyContentType").String())
 		}
 	}
+	params = append(params, jen.Id("opts").Op("...").Qual(runtimePkg, "CallOption"))
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(name).Params(params...).
 		Params(jen.Op("*").Id(op.ResponseType), jen.Error()).BlockFunc(func(g *jen.Group) {
 		if op.SendMethod != "" {
-			/* return c.sendX(ctx, path..., params, ct, rd) */
+			/* req := runtime.Request{...}; the body; return c.sendX(ctx, path..., params, &req, opts) */
+			e.newRequest(g, nil, body)
+			e.encodeBody(g, op, body)
 			args := []jen.Code{jen.Id("ctx")}
 			for _, p := range op.PathParams {
 				args = append(args, jen.Id(p.GoName))
@@ -175,18 +223,21 @@ func (e *emitter) emitMethod(f *jen.File, op *model.Operation, name string, body
 			if op.ParamsType != "" {
 				args = append(args, jen.Id("params"))
 			}
-			ct := e.encodeBody(g, op, body)
-			g.Return(jen.Id("c").Dot(op.SendMethod).Call(append(args, ct, jen.Id("rd"))...))
+			g.Return(jen.Id("c").Dot(op.SendMethod).Call(append(args, jen.Op("&").Id("req"), jen.Id("opts"))...))
 			return
 		}
-		e.buildURL(g, op)
-		e.buildRequest(g, op, body)
-		e.doAndDecode(g, op)
+		path := e.buildPath(g, op)
+		e.newRequest(g, path, body)
+		e.buildQuery(g, op)
+		e.encodeBody(g, op, body)
+		e.setHeaders(g, op)
+		e.call(g, op, jen.Op("&").Id("req"))
 	})
 }
 
 // emitSend prints the method that an operation's body variants share: the
-// URL, the request with the encoded body, the call and its decoding.
+// path, query and headers added to the request with the encoded body, and
+// the call.
 func (e *emitter) emitSend(f *jen.File, op *model.Operation) {
 	params := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
 	for _, p := range op.PathParams {
@@ -195,23 +246,53 @@ func (e *emitter) emitSend(f *jen.File, op *model.Operation) {
 	if op.ParamsType != "" {
 		params = append(params, jen.Id("params").Op("*").Id(op.ParamsType))
 	}
-	params = append(params, jen.Id("contentType").String(), jen.Id("rd").Qual("io", "Reader"))
-	comment(f, []string{op.SendMethod + " sends " + op.Name + " and its variants with body rd (nil: none) as contentType."})
+	params = append(params, jen.Id("req").Op("*").Qual(runtimePkg, "Request"), jen.Id("opts").Index().Qual(runtimePkg, "CallOption"))
+	comment(f, []string{op.SendMethod + " sends " + op.Name + " and its variants with req's body."})
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(op.SendMethod).Params(params...).
 		Params(jen.Op("*").Id(op.ResponseType), jen.Error()).BlockFunc(func(g *jen.Group) {
-		e.buildURL(g, op)
-		e.sendRequest(g, op, jen.Id("rd"), jen.Id("contentType"))
-		e.doAndDecode(g, op)
+		g.Id("req").Dot("Path").Op("=").Add(e.buildPath(g, op))
+		e.buildQuery(g, op)
+		e.setHeaders(g, op)
+		e.call(g, op, jen.Id("req"))
 	})
 }
 
-// doAndDecode prints the call through the operation's runtime (breaker,
-// retries, timeouts) and the decoding of its answer.
-func (e *emitter) doAndDecode(g *jen.Group, op *model.Operation) {
-	/* resp, attempts, err := c.opX.Do(ctx, req) */
-	g.List(jen.Id("resp"), jen.Id("attempts"), jen.Err()).Op(":=").Id("c").Dot(op.OpField).Dot("Do").Call(jen.Id("ctx"), jen.Id("req"))
-	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
-	e.decodeResponse(g, op)
+// call prints the one call through the operation's runtime (breaker,
+// retries, timeouts), which also decodes the answer.
+func (e *emitter) call(g *jen.Group, op *model.Operation, req jen.Code) {
+	/* return runtime.Call(ctx, c.opX, &req, new(XResponse), opts) */
+	g.Return(jen.Qual(runtimePkg, "Call").Call(jen.Id("ctx"), jen.Id("c").Dot(op.OpField), req, jen.New(jen.Id(op.ResponseType)), jen.Id("opts")))
+}
+
+// newRequest prints req := runtime.Request{Path: ..., the body's fixed
+// fields}.
+func (e *emitter) newRequest(g *jen.Group, path jen.Code, b *model.Body) {
+	fields := []kv{{"Path", path}}
+	if b != nil {
+		switch {
+		case b.Encoding != "json":
+		case b.Required && !b.Type.Nilable():
+			fields = append(fields, kv{"JSON", jen.Op("&").Id("body")})
+		default:
+			fields = append(fields, kv{"JSON", jen.Id("body")}) // nil: no body
+		}
+		switch b.Encoding {
+		case "raw":
+			fields = append(fields, kv{"ContentType", jen.Id("contentType")})
+		case "multipart":
+			fields = append(fields, kv{"ContentType", jen.Id("bodyContentType")})
+		case "multipart-fields":
+		default:
+			fields = append(fields, kv{"ContentType", jen.Lit(b.ContentType)})
+		}
+	}
+	var items []jen.Code
+	for _, f := range fields {
+		if f.val != nil {
+			items = append(items, jen.Id(f.key).Op(":").Add(f.val))
+		}
+	}
+	g.Id("req").Op(":=").Qual(runtimePkg, "Request").Values(items...)
 }
 
 // errf returns fmt.Errorf with the operation's name in front. Spec text in
@@ -221,8 +302,9 @@ func errf(op *model.Operation, format string, args ...jen.Code) *jen.Statement {
 	return jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(op.Name + ": " + format)}, args...)...)
 }
 
-// buildURL prints u := c.server + "/pets/" + url.PathEscape(...) and the query.
-func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
+// buildPath prints the statements a path needs (objects) and returns the
+// escaped path's expression: "/pets/" + runtime.PathSegment(petID).
+func (e *emitter) buildPath(g *jen.Group, op *model.Operation) jen.Code {
 	for _, p := range op.PathParams {
 		if p.Object {
 			/* objects in a path: by style, each key and value escaped */
@@ -230,7 +312,7 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
 		}
 	}
-	parts := []jen.Code{jen.Id("c").Dot("server")}
+	var parts []jen.Code
 	rest := op.URLPath
 	byName := map[string]*model.Param{}
 	for _, p := range op.PathParams {
@@ -250,15 +332,18 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 		parts = append(parts, e.pathValue(p))
 		rest = rest[j+1:]
 	}
-	stmt := jen.Id("u").Op(":=")
-	for i, p := range parts {
-		if i > 0 {
-			stmt.Op("+")
-		}
-		stmt.Add(p)
+	if len(parts) == 0 {
+		return jen.Lit("")
 	}
-	g.Add(stmt)
+	stmt := jen.Add(parts[0])
+	for _, p := range parts[1:] {
+		stmt.Op("+").Add(p)
+	}
+	return stmt
+}
 
+// buildQuery prints the required-params check and the query parameters.
+func (e *emitter) buildQuery(g *jen.Group, op *model.Operation) {
 	var query []*model.Param
 	for _, p := range op.Params {
 		if p.In == model.InQuery {
@@ -281,28 +366,21 @@ func (e *emitter) buildURL(g *jen.Group, op *model.Operation) {
 	if len(query) == 0 {
 		return
 	}
-	g.Var().Id("q").Qual(runtimePkg, "Query")
+	q := func() *jen.Statement { return jen.Id("req").Dot("Query") }
 	g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
 		for _, p := range query {
 			if p.Object {
 				e.setObject(g, op, p, func(v jen.Code) jen.Code {
-					return jen.If(jen.Err().Op(":=").Id("q").Dot("AddObject").Call(jen.Lit(p.SpecName), jen.Lit(p.Style), jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
+					return jen.If(jen.Err().Op(":=").Add(q()).Dot("AddObject").Call(jen.Lit(p.SpecName), jen.Lit(p.Style), jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
 						jen.Return(jen.Nil(), errf(op, "query parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
 				})
 				continue
 			}
 			e.setParam(g, p, func(v jen.Code) jen.Code {
-				return jen.Id("q").Dot("Add").Call(jen.Lit(p.SpecName), v)
+				return q().Dot("Add").Call(jen.Lit(p.SpecName), v)
 			})
 		}
 	})
-	sep := "?"
-	if strings.Contains(op.URLPath, "?") {
-		sep = "&"
-	}
-	g.If(jen.Id("q").Dot("Len").Call().Op(">").Lit(0)).Block(
-		jen.Id("u").Op("+=").Lit(sep).Op("+").Id("q").Dot("Encode").Call(),
-	)
 }
 
 // pathValue prints a path parameter's escaped text in its style.
@@ -339,7 +417,7 @@ func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) je
 				case "pipeDelimited":
 					sep = "|"
 				}
-				g.Id("q").Dot("AddList").Call(jen.Lit(p.SpecName), jen.Lit(sep), e.stringSlice(t, v).Op("..."))
+				g.Id("req").Dot("Query").Dot("AddList").Call(jen.Lit(p.SpecName), jen.Lit(sep), e.stringSlice(t, v).Op("..."))
 			case p.In == model.InCookie:
 				// Each item escaped, the commas between them not.
 				g.Add(cookie(p, jen.Qual(runtimePkg, "CookieList").Call(e.stringSlice(t, v).Op("..."))))
@@ -427,114 +505,63 @@ func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
 	return jen.Qual("fmt", "Sprint").Call(v)
 }
 
-// buildRequest prints the request: body, headers, cookies, idempotency key.
-func (e *emitter) buildRequest(g *jen.Group, op *model.Operation, body *model.Body) {
-	bodyArg, ct := jen.Nil(), jen.Code(nil)
-	if body != nil {
-		ct, bodyArg = e.encodeBody(g, op, body), jen.Id("rd")
+// encodeBody prints the encoding of body into req.Body (a JSON body the
+// runtime encodes, from req.JSON).
+func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) {
+	if b == nil {
+		return
 	}
-	e.sendRequest(g, op, bodyArg, ct)
-}
-
-// encodeBody prints the encoding of body into rd, and returns the
-// expression of its Content-Type.
-func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) jen.Code {
-	{
-		if b.Encoding != "json" || b.Type.Nilable() {
-			g.Var().Id("rd").Qual("io", "Reader")
-		}
-		if b.Encoding == "multipart-fields" {
-			g.Var().Id("ct").String()
-		}
-		cond := jen.Id("body").Op("!=").Nil()
-		if b.Required && !b.Type.Nilable() {
-			cond = nil
-		}
-		var enc []jen.Code
-		switch b.Encoding {
-		case "json":
-			if !b.Type.Nilable() {
-				/* rd, err := runtime.JSONBody(&body) (a nil pointer: no body) */
-				arg := jen.Op("&").Id("body")
-				if !b.Required {
-					arg = jen.Id("body")
-				}
-				g.List(jen.Id("rd"), jen.Err()).Op(":=").Qual(runtimePkg, "JSONBody").Call(arg)
-				g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode request body: %w", jen.Err())))
-				cond, enc = nil, nil
-				break
-			}
-			enc = []jen.Code{
-				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("body")),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode request body: %w", jen.Err()))),
-				jen.Id("rd").Op("=").Qual("bytes", "NewReader").Call(jen.Id("raw")),
-			}
-		case "form":
-			enc = []jen.Code{jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(jen.Id("body").Dot("Encode").Call())}
-		case "multipart-fields":
-			enc = e.multipartBody(op, b)
-		case "form-typed":
-			var decl *model.Type
-			if b.Type.Kind == model.Named {
-				decl = e.types[b.Type.Name]
-			}
-			enc = append(requiredChecks(op, decl, "form property"),
-				jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(runtimePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
-				jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(jen.Id("form")),
-			)
-		case "raw":
-			enc = []jen.Code{
-				jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("io", "ReadAll").Call(jen.Id("body")),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read request body: %w", jen.Err()))),
-				jen.Id("rd").Op("=").Qual("bytes", "NewReader").Call(jen.Id("raw")),
-			}
-		case "text":
-			v := jen.Id("body")
-			if !b.Required {
-				v = jen.Op("*").Id("body")
-			}
-			enc = []jen.Code{jen.Id("rd").Op("=").Qual("strings", "NewReader").Call(v)}
-		default:
-			enc = []jen.Code{jen.Id("rd").Op("=").Qual("bytes", "NewReader").Call(jen.Id("body"))}
-		}
-		switch {
-		case enc == nil:
-		case cond == nil:
-			g.Block(enc...)
-		default:
-			g.If(cond).Block(enc...)
-		}
+	cond := jen.Id("body").Op("!=").Nil()
+	if b.Required && !b.Type.Nilable() {
+		cond = nil
 	}
+	set := func(v jen.Code) jen.Code { return jen.Id("req").Dot("Body").Op("=").Add(v) }
+	var enc []jen.Code
 	switch b.Encoding {
-	case "raw":
-		return jen.Id("contentType")
-	case "multipart":
-		return jen.Id("bodyContentType")
+	case "json":
+		return // JSON: body, in the literal
+	case "form":
+		enc = []jen.Code{set(jen.Index().Byte().Call(jen.Id("body").Dot("Encode").Call()))}
 	case "multipart-fields":
-		return jen.Id("ct")
+		enc = e.multipartBody(op, b)
+	case "form-typed":
+		var decl *model.Type
+		if b.Type.Kind == model.Named {
+			decl = e.types[b.Type.Name]
+		}
+		enc = append(requiredChecks(op, decl, "form property"),
+			jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(runtimePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
+			set(jen.Index().Byte().Call(jen.Id("form"))),
+		)
+	case "raw":
+		enc = []jen.Code{
+			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("io", "ReadAll").Call(jen.Id("body")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read request body: %w", jen.Err()))),
+			set(jen.Id("raw")),
+		}
+	case "text":
+		v := jen.Id("body")
+		if !b.Required {
+			v = jen.Op("*").Id("body")
+		}
+		enc = []jen.Code{set(jen.Index().Byte().Call(v))}
+	default:
+		enc = []jen.Code{set(jen.Id("body"))}
 	}
-	return jen.Lit(b.ContentType)
+	switch {
+	case cond == nil && len(enc) == 1:
+		g.Add(enc[0])
+	case cond == nil:
+		g.Block(enc...)
+	default:
+		g.If(cond).Block(enc...)
+	}
 }
 
-// sendRequest prints the request with bodyArg (nil, or rd sent as content
-// type ct), its headers, cookies and idempotency key.
-func (e *emitter) sendRequest(g *jen.Group, op *model.Operation, bodyArg, ct jen.Code) {
-	/* req, err := http.NewRequestWithContext(ctx, "GET", u, rd) */
-	g.List(jen.Id("req"), jen.Err()).Op(":=").Qual("net/http", "NewRequestWithContext").Call(jen.Id("ctx"), jen.Lit(op.Method), jen.Id("u"), bodyArg)
-	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "%w", jen.Err())))
-	if ct != nil {
-		g.If(jen.Id("rd").Op("!=").Nil()).Block(jen.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Content-Type"), ct))
-	}
-	var accept []string
-	for _, r := range op.Responses {
-		if r.ContentType != "" && !slices.Contains(accept, r.ContentType) {
-			accept = append(accept, r.ContentType)
-		}
-	}
-	if len(accept) > 0 {
-		g.Id("req").Dot("Header").Dot("Set").Call(jen.Lit("Accept"), jen.Lit(strings.Join(accept, ", ")))
-	}
+// setHeaders prints the header and cookie parameters and the idempotency
+// key.
+func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 	var key *model.Param
 	var hdrs []*model.Param
 	for _, p := range op.Params {
@@ -589,7 +616,7 @@ func (e *emitter) sendRequest(g *jen.Group, op *model.Operation, bodyArg, ct jen
 		g.If(jen.Id("params").Op("!=").Nil().Op("&&").Add(field.Clone()).Op("!=").Nil()).Block(
 			jen.Id("key").Op("=").Add(text),
 		)
-		g.Id("req").Dot("Header").Dot("Set").Call(jen.Lit(key.SpecName), jen.Id("key"))
+		g.Id("req").Dot("SetHeader").Call(jen.Lit(key.SpecName), jen.Id("key"))
 	}
 }
 
@@ -638,7 +665,7 @@ func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
 	return append(out,
 		jen.List(jen.Id("raw"), jen.Id("ctype"), jen.Err()).Op(":=").Id("mp").Dot("Finish").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode multipart body: %w", jen.Err()))),
-		jen.List(jen.Id("rd"), jen.Id("ct")).Op("=").List(jen.Qual("bytes", "NewReader").Call(jen.Id("raw")), jen.Id("ctype")),
+		jen.List(jen.Id("req").Dot("Body"), jen.Id("req").Dot("ContentType")).Op("=").List(jen.Id("raw"), jen.Id("ctype")),
 	)
 }
 
@@ -705,134 +732,10 @@ func (e *emitter) headerOrCookie(p *model.Param, v jen.Code) jen.Code {
 	if p.In == model.InCookie {
 		return cookie(p, jen.Qual(runtimePkg, "CookieValue").Call(v))
 	}
-	return jen.Id("req").Dot("Header").Dot("Add").Call(jen.Lit(p.SpecName), v)
+	return jen.Id("req").Dot("AddHeader").Call(jen.Lit(p.SpecName), v)
 }
 
 // cookie prints the statement that sends the escaped text v as cookie p.
 func cookie(p *model.Param, v jen.Code) jen.Code {
-	return jen.Id("req").Dot("AddCookie").Call(jen.Op("&").Qual("net/http", "Cookie").Values(jen.Dict{
-		jen.Id("Name"): jen.Lit(p.SpecName), jen.Id("Value"): v,
-	}))
-}
-
-// statusCond prints the condition that the status is r's.
-func statusCond(r *model.Response) jen.Code { return statusTest(r, "==") }
-
-// statusCondNot prints the condition that the status is not r's.
-func statusCondNot(r *model.Response) jen.Code { return statusTest(r, "!=") }
-
-// statusTest compares the status with r's by op, == or !=.
-func statusTest(r *model.Response, op string) jen.Code {
-	if strings.HasSuffix(strings.ToUpper(r.Status), "XX") {
-		return jen.Id("resp").Dot("StatusCode").Op("/").Lit(100).Op(op).Lit(int(r.Status[0] - '0'))
-	}
-	return jen.Id("resp").Dot("StatusCode").Op(op).Lit(atoi(r.Status))
-}
-
-// decodeResponse prints the switch over declared statuses.
-func (e *emitter) decodeResponse(g *jen.Group, op *model.Operation) {
-	var streams []jen.Code
-	for _, r := range op.Responses {
-		if r.Encoding == "stream" {
-			streams = append(streams, statusCond(r))
-		}
-	}
-	if len(streams) > 0 {
-		/* a file or byte stream: handed to the caller unread */
-		cond := jen.Add(streams[0])
-		for _, c := range streams[1:] {
-			cond = cond.Op("||").Add(c)
-		}
-		fields := []kv{
-			{"StatusCode", jen.Id("resp").Dot("StatusCode")},
-			{"Header", jen.Id("resp").Dot("Header")},
-			{"Attempts", jen.Id("attempts")},
-			{"Stream", jen.Id("resp").Dot("Body")},
-		}
-		g.If(cond).Block(jen.Return(jen.Op("&").Add(literal(jen.Id(op.ResponseType), append(fields, headerFields(op)...)...)), jen.Nil()))
-	}
-	var dflt *model.Response
-	for _, r := range op.Responses {
-		if r.Status == "default" {
-			dflt = r
-		}
-	}
-	if dflt == nil {
-		/* an undeclared error status is an error, its body read bounded */
-		cond := jen.Id("resp").Dot("StatusCode").Op(">=").Lit(400)
-		for _, r := range op.Responses {
-			if r.Encoding != "stream" && r.Status != "" && (r.Status[0] == '4' || r.Status[0] == '5') {
-				cond = cond.Op("&&").Add(statusCondNot(r))
-			}
-		}
-		g.If(cond).Block(jen.Return(jen.Nil(), jen.Id("c").Dot(op.OpField).Dot("StatusError").Call(jen.Id("req"), jen.Id("resp"), jen.Id("attempts"))))
-	}
-	g.List(jen.Id("raw"), jen.Err()).Op(":=").Qual(runtimePkg, "ReadBody").Call(jen.Id("resp"))
-	g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read response: %w", jen.Err())))
-	g.Id("out").Op(":=").Op("&").Add(literal(jen.Id(op.ResponseType), append([]kv{
-		{"StatusCode", jen.Id("resp").Dot("StatusCode")},
-		{"Header", jen.Id("resp").Dot("Header")},
-		{"Body", jen.Id("raw")},
-		{"Attempts", jen.Id("attempts")},
-	}, headerFields(op)...)...))
-	var dfltCode []jen.Code
-	decodes := false
-	if dflt != nil {
-		dfltCode, decodes = decodeInto(dflt)
-	}
-	var cases []jen.Code
-	for _, r := range op.Responses {
-		if r.Status != "default" && r.Encoding != "stream" {
-			c, dec := decodeInto(r)
-			decodes = decodes || dec
-			// A case with nothing to decode matters only to keep its
-			// status from the default's decoding.
-			if len(c) > 0 || len(dfltCode) > 0 {
-				cases = append(cases, jen.Case(statusCond(r)).Block(c...))
-			}
-		}
-	}
-	if len(dfltCode) > 0 {
-		cases = append(cases, jen.Default().Block(dfltCode...))
-	}
-	if len(cases) > 0 {
-		g.Switch().Block(cases...)
-	}
-	if decodes {
-		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("out"), errf(op, "decode %d response: %w", jen.Id("resp").Dot("StatusCode"), jen.Err())))
-	}
-	g.Return(jen.Id("out"), jen.Nil())
-}
-
-// headerFields fills the typed response headers.
-func headerFields(op *model.Operation) []kv {
-	var out []kv
-	for _, h := range op.Headers {
-		out = append(out, kv{h.FieldName, jen.Qual(runtimePkg, "HeaderValue").Call(jen.Id("resp").Dot("Header"), jen.Lit(h.Name))})
-	}
-	return out
-}
-
-// decodeInto prints the decoding of r's body into its typed field, and
-// whether it sets err.
-func decodeInto(r *model.Response) ([]jen.Code, bool) {
-	switch {
-	case r.FieldName == "":
-		return nil, false
-	case r.Encoding == "text":
-		return []jen.Code{jen.Id("out").Dot(r.FieldName).Op("=").Qual(runtimePkg, "Text").Call(jen.Id("raw"))}, false
-	}
-	fn := "DecodeJSON"
-	if r.Type.Nilable() {
-		fn = "DecodeValue"
-	}
-	return []jen.Code{jen.Err().Op("=").Qual(runtimePkg, fn).Call(jen.Id("raw"), jen.Op("&").Id("out").Dot(r.FieldName))}, true
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
+	return jen.Id("req").Dot("AddCookie").Call(jen.Lit(p.SpecName), v)
 }

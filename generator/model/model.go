@@ -329,6 +329,9 @@ type OpPolicy struct {
 	TotalTimeout time.Duration
 	// IdempotencyHeader is the header carrying the key, "" when not keyed.
 	IdempotencyHeader string
+	// NotRetrySafe: the method is not idempotent and has no key (or is
+	// marked idempotent: false), so no policy or call option retries it.
+	NotRetrySafe bool
 }
 
 // BreakerInstance is one breaker object of a client.

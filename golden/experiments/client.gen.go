@@ -4,10 +4,8 @@ package experiments
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -34,6 +32,7 @@ type Client struct {
 	logger             *slog.Logger
 	observer           runtime.Observer
 	overrides          *runtime.Overrides
+	callOpts           []runtime.CallOption
 	engine             *runtime.Engine
 	breakers           map[string]*runtime.Breaker
 	opCappedWindow     *runtime.Operation
@@ -91,6 +90,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -106,11 +113,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -182,39 +191,20 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opCappedWindow = e.Operation(runtime.OperationSpec{
-		Name:         "cappedWindow",
-		Method:       "GET",
-		Path:         "/capped",
-		Breaker:      breakerCapped,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 10 * time.Second,
+		Name: "cappedWindow", Method: "GET", Path: "/capped", Accept: "application/json",
+		Breaker: breakerCapped, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
 	c.opRecovering = e.Operation(runtime.OperationSpec{
-		Name:         "recovering",
-		Method:       "GET",
-		Path:         "/recovering/{id}",
-		Breaker:      breakerRecovering,
-		Retry:        retryConstant,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 10 * time.Second,
+		Name: "recovering", Method: "GET", Path: "/recovering/{id}", Accept: "application/json",
+		Breaker: breakerRecovering, Retry: retryConstant, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
 	c.opSlowSuccess = e.Operation(runtime.OperationSpec{
-		Name:         "slowSuccess",
-		Method:       "GET",
-		Path:         "/slow",
-		Breaker:      breakerSlow,
-		Retry:        retryConstant,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 10 * time.Second,
+		Name: "slowSuccess", Method: "GET", Path: "/slow", Accept: "application/json",
+		Breaker: breakerSlow, Retry: retryConstant, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
 	c.opSustainedFailure = e.Operation(runtime.OperationSpec{
-		Name:         "sustainedFailure",
-		Method:       "GET",
-		Path:         "/sustained",
-		Breaker:      breakerSustained,
-		Retry:        retryConstant,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 10 * time.Second,
+		Name: "sustainedFailure", Method: "GET", Path: "/sustained", Accept: "application/json",
+		Breaker: breakerSustained, Retry: retryConstant, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -253,18 +243,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// CappedWindowResponse is the answer to CappedWindow: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CappedWindowResponse is the answer to CappedWindow; the resgen tags say which status fills which
+// field.
 type CappedWindowResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *Result
+	runtime.Response
+	JSON200 *Result `resgen:"200"` // ok.
 }
 
 // CappedWindow calls GET /capped.
@@ -275,52 +258,16 @@ type CappedWindowResponse struct {
 //   - breaker [BreakerCapped] (this operation alone; its policy is on the constant).
 //   - no retry (retry: none).
 //   - timeouts: 2s per attempt, 10s in all.
-func (c *Client) CappedWindow(ctx context.Context) (*CappedWindowResponse, error) {
-	u := c.server + "/capped"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CappedWindow: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCappedWindow.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCappedWindow.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CappedWindow: read response: %w", err)
-	}
-	out := &CappedWindowResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CappedWindow: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CappedWindow(ctx context.Context, opts ...runtime.CallOption) (*CappedWindowResponse, error) {
+	req := runtime.Request{Path: "/capped"}
+	return runtime.Call(ctx, c.opCappedWindow, &req, new(CappedWindowResponse), opts)
 }
 
-// RecoveringResponse is the answer to Recovering: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// RecoveringResponse is the answer to Recovering; the resgen tags say which status fills which
+// field.
 type RecoveringResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *Result
+	runtime.Response
+	JSON200 *Result `resgen:"200"` // ok.
 }
 
 // Recovering calls GET /recovering/{id}.
@@ -332,52 +279,16 @@ type RecoveringResponse struct {
 //   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
-func (c *Client) Recovering(ctx context.Context, id string) (*RecoveringResponse, error) {
-	u := c.server + "/recovering/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("Recovering: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opRecovering.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opRecovering.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Recovering: read response: %w", err)
-	}
-	out := &RecoveringResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("Recovering: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) Recovering(ctx context.Context, id string, opts ...runtime.CallOption) (*RecoveringResponse, error) {
+	req := runtime.Request{Path: "/recovering/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opRecovering, &req, new(RecoveringResponse), opts)
 }
 
-// SlowSuccessResponse is the answer to SlowSuccess: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SlowSuccessResponse is the answer to SlowSuccess; the resgen tags say which status fills which
+// field.
 type SlowSuccessResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *Result
+	runtime.Response
+	JSON200 *Result `resgen:"200"` // ok.
 }
 
 // SlowSuccess calls GET /slow.
@@ -389,52 +300,16 @@ type SlowSuccessResponse struct {
 //   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
-func (c *Client) SlowSuccess(ctx context.Context) (*SlowSuccessResponse, error) {
-	u := c.server + "/slow"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SlowSuccess: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSlowSuccess.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opSlowSuccess.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SlowSuccess: read response: %w", err)
-	}
-	out := &SlowSuccessResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SlowSuccess: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SlowSuccess(ctx context.Context, opts ...runtime.CallOption) (*SlowSuccessResponse, error) {
+	req := runtime.Request{Path: "/slow"}
+	return runtime.Call(ctx, c.opSlowSuccess, &req, new(SlowSuccessResponse), opts)
 }
 
-// SustainedFailureResponse is the answer to SustainedFailure: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SustainedFailureResponse is the answer to SustainedFailure; the resgen tags say which status
+// fills which field.
 type SustainedFailureResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *Result
+	runtime.Response
+	JSON200 *Result `resgen:"200"` // ok.
 }
 
 // SustainedFailure calls GET /sustained.
@@ -446,36 +321,7 @@ type SustainedFailureResponse struct {
 //   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
-func (c *Client) SustainedFailure(ctx context.Context) (*SustainedFailureResponse, error) {
-	u := c.server + "/sustained"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SustainedFailure: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSustainedFailure.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opSustainedFailure.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SustainedFailure: read response: %w", err)
-	}
-	out := &SustainedFailureResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SustainedFailure: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SustainedFailure(ctx context.Context, opts ...runtime.CallOption) (*SustainedFailureResponse, error) {
+	req := runtime.Request{Path: "/sustained"}
+	return runtime.Call(ctx, c.opSustainedFailure, &req, new(SustainedFailureResponse), opts)
 }

@@ -5,10 +5,8 @@ package faults
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -36,6 +34,7 @@ type Client struct {
 	logger          *slog.Logger
 	observer        runtime.Observer
 	overrides       *runtime.Overrides
+	callOpts        []runtime.CallOption
 	engine          *runtime.Engine
 	breakers        map[string]*runtime.Breaker
 	credentials     []runtime.Credential
@@ -154,6 +153,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -169,6 +176,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:       c.callOpts,
 		Credentials:       c.credentials,
 		HTTPClient:        c.hc,
 		Logger:            c.logger,
@@ -176,6 +184,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Overrides:         c.overrides,
 		RequestEditors:    c.editors,
 		SecretQueryParams: []string{"api_key"},
+		Server:            base,
 	})
 	c.engine = e
 
@@ -208,51 +217,24 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opPostEvent = e.Operation(runtime.OperationSpec{
-		Name:         "postEvent",
-		Method:       "POST",
-		Path:         "/events",
-		Breaker:      breakerShared,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 6 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Name: "postEvent", Method: "POST", Path: "/events", Accept: "application/json",
+		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	c.opGetItem = e.Operation(runtime.OperationSpec{
-		Name:         "getItem",
-		Method:       "GET",
-		Path:         "/items/{id}",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 6 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Name: "getItem", Method: "GET", Path: "/items/{id}", Accept: "application/json",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	c.opTouchItem = e.Operation(runtime.OperationSpec{
-		Name:         "touchItem",
-		Method:       "GET",
-		Path:         "/items/{id}/touch",
-		Breaker:      breakerShared,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 6 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Name: "touchItem", Method: "GET", Path: "/items/{id}/touch", Accept: "application/json",
+		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	c.opCreateOrder = e.Operation(runtime.OperationSpec{
-		Name:         "createOrder",
-		Method:       "POST",
-		Path:         "/orders",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 6 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Name: "createOrder", Method: "POST", Path: "/orders", Accept: "application/json",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	c.opCreatePayment = e.Operation(runtime.OperationSpec{
-		Name:         "createPayment",
-		Method:       "POST",
-		Path:         "/payments",
-		Breaker:      breakerShared,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 6 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Name: "createPayment", Method: "POST", Path: "/payments", Accept: "application/json",
+		Breaker: breakerShared, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -276,18 +258,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// PostEventResponse is the answer to PostEvent: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PostEventResponse is the answer to PostEvent; the resgen tags say which status fills which
+// field.
 type PostEventResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the event.
-	JSON200 *Item
+	runtime.Response
+	JSON200 *Item `resgen:"200"` // the event.
 }
 
 // PostEvent calls POST /events.
@@ -298,59 +273,15 @@ type PostEventResponse struct {
 //   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 6s in all.
-func (c *Client) PostEvent(ctx context.Context, body Item) (*PostEventResponse, error) {
-	u := c.server + "/events"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("PostEvent: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PostEvent: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opPostEvent.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPostEvent.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PostEvent: read response: %w", err)
-	}
-	out := &PostEventResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("PostEvent: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) PostEvent(ctx context.Context, body Item, opts ...runtime.CallOption) (*PostEventResponse, error) {
+	req := runtime.Request{Path: "/events", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opPostEvent, &req, new(PostEventResponse), opts)
 }
 
-// GetItemResponse is the answer to GetItem: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetItemResponse is the answer to GetItem; the resgen tags say which status fills which field.
 type GetItemResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the item.
-	JSON200 *Item
+	runtime.Response
+	JSON200 *Item `resgen:"200"` // the item.
 }
 
 // GetItem calls GET /items/{id}.
@@ -362,52 +293,16 @@ type GetItemResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 10ms, growing ×2 up to 50ms, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
 //   - timeouts: 2s per attempt, 6s in all.
-func (c *Client) GetItem(ctx context.Context, id string) (*GetItemResponse, error) {
-	u := c.server + "/items/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetItem: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGetItem.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetItem.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetItem: read response: %w", err)
-	}
-	out := &GetItemResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetItem: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetItem(ctx context.Context, id string, opts ...runtime.CallOption) (*GetItemResponse, error) {
+	req := runtime.Request{Path: "/items/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opGetItem, &req, new(GetItemResponse), opts)
 }
 
-// TouchItemResponse is the answer to TouchItem: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TouchItemResponse is the answer to TouchItem; the resgen tags say which status fills which
+// field.
 type TouchItemResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the item, touched.
-	JSON200 *Item
+	runtime.Response
+	JSON200 *Item `resgen:"200"` // the item, touched.
 }
 
 // TouchItem calls GET /items/{id}/touch.
@@ -418,60 +313,23 @@ type TouchItemResponse struct {
 //   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
 //   - no retry (idempotent: false: off).
 //   - timeouts: 2s per attempt, 6s in all.
-func (c *Client) TouchItem(ctx context.Context, id string) (*TouchItemResponse, error) {
-	u := c.server + "/items/" + runtime.PathSegment(id) + "/touch"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("TouchItem: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opTouchItem.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opTouchItem.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("TouchItem: read response: %w", err)
-	}
-	out := &TouchItemResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("TouchItem: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) TouchItem(ctx context.Context, id string, opts ...runtime.CallOption) (*TouchItemResponse, error) {
+	req := runtime.Request{Path: "/items/" + runtime.PathSegment(id) + "/touch"}
+	return runtime.Call(ctx, c.opTouchItem, &req, new(TouchItemResponse), opts)
 }
 
-// CreateOrderParams are the query, header and cookie parameters of CreateOrder.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// CreateOrderParams are the query, header and cookie parameters of CreateOrder (nil leaves one
+// out).
 type CreateOrderParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// CreateOrderResponse is the answer to CreateOrder: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateOrderResponse is the answer to CreateOrder; the resgen tags say which status fills which
+// field.
 type CreateOrderResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the order.
-	JSON200 *Item
+	runtime.Response
+	JSON200 *Item `resgen:"200"` // the order.
 }
 
 // CreateOrder calls POST /orders.
@@ -485,73 +343,29 @@ type CreateOrderResponse struct {
 //     Retry-After up to 1s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.
-func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, body Item) (*CreateOrderResponse, error) {
-	u := c.server + "/orders"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateOrder: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateOrder: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
+func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, body Item, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
+	req := runtime.Request{Path: "/orders", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opCreateOrder.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateOrder.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateOrder: read response: %w", err)
-	}
-	out := &CreateOrderResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreateOrder: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
 }
 
-// CreatePaymentParams are the query, header and cookie parameters of CreatePayment.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// CreatePaymentParams are the query, header and cookie parameters of CreatePayment (nil leaves one
+// out).
 type CreatePaymentParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// CreatePaymentResponse is the answer to CreatePayment: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreatePaymentResponse is the answer to CreatePayment; the resgen tags say which status fills
+// which field.
 type CreatePaymentResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the payment.
-	JSON200 *Item
+	runtime.Response
+	JSON200 *Item `resgen:"200"` // the payment.
 }
 
 // CreatePayment calls POST /payments.
@@ -563,49 +377,13 @@ type CreatePaymentResponse struct {
 //   - no retry (retry: none).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.
-func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams, body Item) (*CreatePaymentResponse, error) {
-	u := c.server + "/payments"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreatePayment: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreatePayment: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
+func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams, body Item, opts ...runtime.CallOption) (*CreatePaymentResponse, error) {
+	req := runtime.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opCreatePayment.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreatePayment.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreatePayment: read response: %w", err)
-	}
-	out := &CreatePaymentResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreatePayment: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
 }

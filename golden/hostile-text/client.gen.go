@@ -5,10 +5,8 @@ package hostiletext
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -160,6 +158,7 @@ type Client struct {
 	logger     *slog.Logger
 	observer   runtime.Observer
 	overrides  *runtime.Overrides
+	callOpts   []runtime.CallOption
 	engine     *runtime.Engine
 	breakers   map[string]*runtime.Breaker
 	opGet2JPet *runtime.Operation
@@ -219,6 +218,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -234,11 +241,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -271,13 +280,8 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opGet2JPet = e.Operation(runtime.OperationSpec{
-		Name:         "get\x1b[2JPet\u202e\r",
-		Method:       "GET",
-		Path:         "/pets/{id\x1b[0m}",
-		Breaker:      breakerQuiet2KBreaker,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "get\x1b[2JPet\u202e\r", Method: "GET", Path: "/pets/{id\x1b[0m}", Accept: "application/json",
+		Breaker: breakerQuiet2KBreaker, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -301,29 +305,17 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// Get2JPetParams are the query, header and cookie parameters of Get2JPet.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// Get2JPetParams are the query, header and cookie parameters of Get2JPet (nil leaves one out).
 type Get2JPetParams struct {
-	// Q8HTTPEvil is the query parameter "q ]8;;http://evil ".
 	// query.
-	Q8HTTPEvil *Get2JPetQ8HTTPEvil
+	Q8HTTPEvil *Get2JPetQ8HTTPEvil // query parameter "q ]8;;http://evil "
 }
 
-// Get2JPetResponse is the answer to Get2JPet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// Get2JPetResponse is the answer to Get2JPet; the resgen tags say which status fills which field.
 type Get2JPetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// XEvil is the "X-Evil" response header, nil when absent.
-	// h [5m.
-	XEvil *string
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *Pet7m
+	runtime.Response
+	XEvil   *string `resgen:"header:X-Evil\u202e"` // h [5m.
+	JSON200 *Pet7m  `resgen:"200"`                 // ok.
 }
 
 // Get2JPet calls GET /pets/{id [0m}.
@@ -337,46 +329,12 @@ type Get2JPetResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Get2JPet(ctx context.Context, iD0m string, params *Get2JPetParams) (*Get2JPetResponse, error) {
-	u := c.server + "/pets/" + runtime.PathSegment(iD0m)
-	var q runtime.Query
+func (c *Client) Get2JPet(ctx context.Context, iD0m string, params *Get2JPetParams, opts ...runtime.CallOption) (*Get2JPetResponse, error) {
+	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(iD0m)}
 	if params != nil {
 		if params.Q8HTTPEvil != nil {
-			q.Add("q\x1b]8;;http://evil\a", string(*params.Q8HTTPEvil))
+			req.Query.Add("q\x1b]8;;http://evil\a", string(*params.Q8HTTPEvil))
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("Get2JPet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGet2JPet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGet2JPet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Get2JPet: read response: %w", err)
-	}
-	out := &Get2JPetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-		XEvil:      runtime.HeaderValue(resp.Header, "X-Evil\u202e"),
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("Get2JPet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opGet2JPet, &req, new(Get2JPetResponse), opts)
 }

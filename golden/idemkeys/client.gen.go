@@ -5,10 +5,8 @@ package idemkeys
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -87,6 +85,7 @@ type Client struct {
 	logger           *slog.Logger
 	observer         runtime.Observer
 	overrides        *runtime.Overrides
+	callOpts         []runtime.CallOption
 	engine           *runtime.Engine
 	breakers         map[string]*runtime.Breaker
 	opBoundedKey     *runtime.Operation
@@ -149,6 +148,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -164,11 +171,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -201,82 +210,40 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opBoundedKey = e.Operation(runtime.OperationSpec{
-		Name:         "boundedKey",
-		Method:       "POST",
-		Path:         "/bounded",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "boundedKey", Method: "POST", Path: "/bounded",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opCustomKey = e.Operation(runtime.OperationSpec{
-		Name:         "customKey",
-		Method:       "POST",
-		Path:         "/custom",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "customKey", Method: "POST", Path: "/custom",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opIntKey = e.Operation(runtime.OperationSpec{
-		Name:         "intKey",
-		Method:       "POST",
-		Path:         "/int",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "intKey", Method: "POST", Path: "/int",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opListKey = e.Operation(runtime.OperationSpec{
-		Name:         "listKey",
-		Method:       "POST",
-		Path:         "/list",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listKey", Method: "POST", Path: "/list",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opNearMiss = e.Operation(runtime.OperationSpec{
-		Name:         "nearMiss",
-		Method:       "POST",
-		Path:         "/near-miss",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "nearMiss", Method: "POST", Path: "/near-miss",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opNearMissPrefix = e.Operation(runtime.OperationSpec{
-		Name:         "nearMissPrefix",
-		Method:       "POST",
-		Path:         "/near-miss-prefix",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "nearMissPrefix", Method: "POST", Path: "/near-miss-prefix",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opNearMissTypo = e.Operation(runtime.OperationSpec{
-		Name:         "nearMissTypo",
-		Method:       "POST",
-		Path:         "/near-miss-typo",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "nearMissTypo", Method: "POST", Path: "/near-miss-typo",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opNumberKey = e.Operation(runtime.OperationSpec{
-		Name:         "numberKey",
-		Method:       "POST",
-		Path:         "/number",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "numberKey", Method: "POST", Path: "/number",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opUnionKey = e.Operation(runtime.OperationSpec{
-		Name:         "unionKey",
-		Method:       "POST",
-		Path:         "/union",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "unionKey", Method: "POST", Path: "/union",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -300,24 +267,17 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// BoundedKeyParams are the query, header and cookie parameters of BoundedKey.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// BoundedKeyParams are the query, header and cookie parameters of BoundedKey (nil leaves one out).
 type BoundedKeyParams struct {
-	// IdempotencyKey is the header parameter "idempotency-key".
 	// Left nil, the client makes one random integer from 1000 to 1999 per call and sends it on
 	// every attempt.
-	IdempotencyKey *int32
+	IdempotencyKey *int32 // header parameter "idempotency-key"
 }
 
-// BoundedKeyResponse is the answer to BoundedKey: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// BoundedKeyResponse is the answer to BoundedKey; the resgen tags say which status fills which
+// field.
 type BoundedKeyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // BoundedKey calls POST /bounded.
@@ -329,56 +289,28 @@ type BoundedKeyResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the idempotency-key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams) (*BoundedKeyResponse, error) {
-	u := c.server + "/bounded"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("BoundedKey: %w", err)
-	}
+func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams, opts ...runtime.CallOption) (*BoundedKeyResponse, error) {
+	req := runtime.Request{Path: "/bounded"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKeyInt(1000, 1999)
 	if params != nil && params.IdempotencyKey != nil {
 		key = strconv.FormatInt(int64(*params.IdempotencyKey), 10)
 	}
-	req.Header.Set("idempotency-key", key)
-	resp, attempts, err := c.opBoundedKey.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opBoundedKey.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("BoundedKey: read response: %w", err)
-	}
-	out := &BoundedKeyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("idempotency-key", key)
+	return runtime.Call(ctx, c.opBoundedKey, &req, new(BoundedKeyResponse), opts)
 }
 
-// CustomKeyParams are the query, header and cookie parameters of CustomKey.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// CustomKeyParams are the query, header and cookie parameters of CustomKey (nil leaves one out).
 type CustomKeyParams struct {
-	// XRequestID is the header parameter "X-Request-Id".
 	// Left nil, the client makes one random integer from 0 to 2147483647 per call and sends it
 	// on every attempt.
-	XRequestID *int32
+	XRequestID *int32 // header parameter "X-Request-Id"
 }
 
-// CustomKeyResponse is the answer to CustomKey: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CustomKeyResponse is the answer to CustomKey; the resgen tags say which status fills which
+// field.
 type CustomKeyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // CustomKey calls POST /custom.
@@ -390,56 +322,27 @@ type CustomKeyResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the X-Request-Id header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams) (*CustomKeyResponse, error) {
-	u := c.server + "/custom"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CustomKey: %w", err)
-	}
+func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams, opts ...runtime.CallOption) (*CustomKeyResponse, error) {
+	req := runtime.Request{Path: "/custom"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKeyInt(0, 2147483647)
 	if params != nil && params.XRequestID != nil {
 		key = strconv.FormatInt(int64(*params.XRequestID), 10)
 	}
-	req.Header.Set("X-Request-Id", key)
-	resp, attempts, err := c.opCustomKey.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCustomKey.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CustomKey: read response: %w", err)
-	}
-	out := &CustomKeyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("X-Request-Id", key)
+	return runtime.Call(ctx, c.opCustomKey, &req, new(CustomKeyResponse), opts)
 }
 
-// IntKeyParams are the query, header and cookie parameters of IntKey.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// IntKeyParams are the query, header and cookie parameters of IntKey (nil leaves one out).
 type IntKeyParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random integer from 0 to 9007199254740991 per call and
 	// sends it on every attempt.
-	IdempotencyKey *int64
+	IdempotencyKey *int64 // header parameter "Idempotency-Key"
 }
 
-// IntKeyResponse is the answer to IntKey: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// IntKeyResponse is the answer to IntKey; the resgen tags say which status fills which field.
 type IntKeyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // IntKey calls POST /int.
@@ -451,55 +354,26 @@ type IntKeyResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) IntKey(ctx context.Context, params *IntKeyParams) (*IntKeyResponse, error) {
-	u := c.server + "/int"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("IntKey: %w", err)
-	}
+func (c *Client) IntKey(ctx context.Context, params *IntKeyParams, opts ...runtime.CallOption) (*IntKeyResponse, error) {
+	req := runtime.Request{Path: "/int"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKeyInt(0, 9007199254740991)
 	if params != nil && params.IdempotencyKey != nil {
 		key = strconv.FormatInt(int64(*params.IdempotencyKey), 10)
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opIntKey.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opIntKey.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("IntKey: read response: %w", err)
-	}
-	out := &IntKeyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opIntKey, &req, new(IntKeyResponse), opts)
 }
 
-// ListKeyParams are the query, header and cookie parameters of ListKey.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListKeyParams are the query, header and cookie parameters of ListKey (nil leaves one out).
 type ListKeyParams struct {
-	// IdempotencyKey is the header parameter "IDEMPOTENCY-KEY".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey []string
+	IdempotencyKey []string // header parameter "IDEMPOTENCY-KEY"
 }
 
-// ListKeyResponse is the answer to ListKey: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListKeyResponse is the answer to ListKey; the resgen tags say which status fills which field.
 type ListKeyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // ListKey calls POST /list.
@@ -511,56 +385,26 @@ type ListKeyResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the IDEMPOTENCY-KEY header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListKey(ctx context.Context, params *ListKeyParams) (*ListKeyResponse, error) {
-	u := c.server + "/list"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListKey: %w", err)
-	}
+func (c *Client) ListKey(ctx context.Context, params *ListKeyParams, opts ...runtime.CallOption) (*ListKeyResponse, error) {
+	req := runtime.Request{Path: "/list"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = strings.Join(params.IdempotencyKey, ",")
 	}
-	req.Header.Set("IDEMPOTENCY-KEY", key)
-	resp, attempts, err := c.opListKey.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListKey.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListKey: read response: %w", err)
-	}
-	out := &ListKeyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("IDEMPOTENCY-KEY", key)
+	return runtime.Call(ctx, c.opListKey, &req, new(ListKeyResponse), opts)
 }
 
-// NearMissParams are the query, header and cookie parameters of NearMiss.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// NearMissParams are the query, header and cookie parameters of NearMiss (nil leaves one out).
 type NearMissParams struct {
-	// IdempotencyKeys is the header parameter "Idempotency-Keys".
-	IdempotencyKeys *string
-	// XTrace is the header parameter "X-Trace".
-	XTrace *string
+	IdempotencyKeys *string // header parameter "Idempotency-Keys"
+	XTrace          *string // header parameter "X-Trace"
 }
 
-// NearMissResponse is the answer to NearMiss: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// NearMissResponse is the answer to NearMiss; the resgen tags say which status fills which field.
 type NearMissResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // NearMiss calls POST /near-miss.
@@ -569,56 +413,29 @@ type NearMissResponse struct {
 //   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) NearMiss(ctx context.Context, params *NearMissParams) (*NearMissResponse, error) {
-	u := c.server + "/near-miss"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("NearMiss: %w", err)
-	}
+func (c *Client) NearMiss(ctx context.Context, params *NearMissParams, opts ...runtime.CallOption) (*NearMissResponse, error) {
+	req := runtime.Request{Path: "/near-miss"}
 	if params != nil {
 		if params.IdempotencyKeys != nil {
-			req.Header.Add("Idempotency-Keys", *params.IdempotencyKeys)
+			req.AddHeader("Idempotency-Keys", *params.IdempotencyKeys)
 		}
 		if params.XTrace != nil {
-			req.Header.Add("X-Trace", *params.XTrace)
+			req.AddHeader("X-Trace", *params.XTrace)
 		}
 	}
-	resp, attempts, err := c.opNearMiss.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opNearMiss.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("NearMiss: read response: %w", err)
-	}
-	out := &NearMissResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opNearMiss, &req, new(NearMissResponse), opts)
 }
 
-// NearMissPrefixParams are the query, header and cookie parameters of NearMissPrefix.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// NearMissPrefixParams are the query, header and cookie parameters of NearMissPrefix (nil leaves
+// one out).
 type NearMissPrefixParams struct {
-	// XIdempotencyKey is the header parameter "X-Idempotency-Key".
-	XIdempotencyKey *string
+	XIdempotencyKey *string // header parameter "X-Idempotency-Key"
 }
 
-// NearMissPrefixResponse is the answer to NearMissPrefix: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// NearMissPrefixResponse is the answer to NearMissPrefix; the resgen tags say which status fills
+// which field.
 type NearMissPrefixResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // NearMissPrefix calls POST /near-miss-prefix.
@@ -627,53 +444,26 @@ type NearMissPrefixResponse struct {
 //   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) NearMissPrefix(ctx context.Context, params *NearMissPrefixParams) (*NearMissPrefixResponse, error) {
-	u := c.server + "/near-miss-prefix"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("NearMissPrefix: %w", err)
-	}
+func (c *Client) NearMissPrefix(ctx context.Context, params *NearMissPrefixParams, opts ...runtime.CallOption) (*NearMissPrefixResponse, error) {
+	req := runtime.Request{Path: "/near-miss-prefix"}
 	if params != nil {
 		if params.XIdempotencyKey != nil {
-			req.Header.Add("X-Idempotency-Key", *params.XIdempotencyKey)
+			req.AddHeader("X-Idempotency-Key", *params.XIdempotencyKey)
 		}
 	}
-	resp, attempts, err := c.opNearMissPrefix.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opNearMissPrefix.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("NearMissPrefix: read response: %w", err)
-	}
-	out := &NearMissPrefixResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opNearMissPrefix, &req, new(NearMissPrefixResponse), opts)
 }
 
-// NearMissTypoParams are the query, header and cookie parameters of NearMissTypo.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// NearMissTypoParams are the query, header and cookie parameters of NearMissTypo (nil leaves one
+// out).
 type NearMissTypoParams struct {
-	// IdempotancyKey is the header parameter "Idempotancy-Key".
-	IdempotancyKey *string
+	IdempotancyKey *string // header parameter "Idempotancy-Key"
 }
 
-// NearMissTypoResponse is the answer to NearMissTypo: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// NearMissTypoResponse is the answer to NearMissTypo; the resgen tags say which status fills which
+// field.
 type NearMissTypoResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // NearMissTypo calls POST /near-miss-typo.
@@ -682,55 +472,27 @@ type NearMissTypoResponse struct {
 //   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams) (*NearMissTypoResponse, error) {
-	u := c.server + "/near-miss-typo"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("NearMissTypo: %w", err)
-	}
+func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams, opts ...runtime.CallOption) (*NearMissTypoResponse, error) {
+	req := runtime.Request{Path: "/near-miss-typo"}
 	if params != nil {
 		if params.IdempotancyKey != nil {
-			req.Header.Add("Idempotancy-Key", *params.IdempotancyKey)
+			req.AddHeader("Idempotancy-Key", *params.IdempotancyKey)
 		}
 	}
-	resp, attempts, err := c.opNearMissTypo.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opNearMissTypo.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("NearMissTypo: read response: %w", err)
-	}
-	out := &NearMissTypoResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opNearMissTypo, &req, new(NearMissTypoResponse), opts)
 }
 
-// NumberKeyParams are the query, header and cookie parameters of NumberKey.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// NumberKeyParams are the query, header and cookie parameters of NumberKey (nil leaves one out).
 type NumberKeyParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random integer from 1 to 9007199254740991 per call and
 	// sends it on every attempt.
-	IdempotencyKey *float64
+	IdempotencyKey *float64 // header parameter "Idempotency-Key"
 }
 
-// NumberKeyResponse is the answer to NumberKey: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// NumberKeyResponse is the answer to NumberKey; the resgen tags say which status fills which
+// field.
 type NumberKeyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // NumberKey calls POST /number.
@@ -742,55 +504,26 @@ type NumberKeyResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) NumberKey(ctx context.Context, params *NumberKeyParams) (*NumberKeyResponse, error) {
-	u := c.server + "/number"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("NumberKey: %w", err)
-	}
+func (c *Client) NumberKey(ctx context.Context, params *NumberKeyParams, opts ...runtime.CallOption) (*NumberKeyResponse, error) {
+	req := runtime.Request{Path: "/number"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKeyInt(1, 9007199254740991)
 	if params != nil && params.IdempotencyKey != nil {
 		key = strconv.FormatFloat(*params.IdempotencyKey, 'g', -1, 64)
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opNumberKey.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opNumberKey.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("NumberKey: read response: %w", err)
-	}
-	out := &NumberKeyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opNumberKey, &req, new(NumberKeyResponse), opts)
 }
 
-// UnionKeyParams are the query, header and cookie parameters of UnionKey.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// UnionKeyParams are the query, header and cookie parameters of UnionKey (nil leaves one out).
 type UnionKeyParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *UnionKeyIdempotencyKey
+	IdempotencyKey *UnionKeyIdempotencyKey // header parameter "Idempotency-Key"
 }
 
-// UnionKeyResponse is the answer to UnionKey: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// UnionKeyResponse is the answer to UnionKey; the resgen tags say which status fills which field.
 type UnionKeyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // UnionKey calls POST /union.
@@ -802,34 +535,13 @@ type UnionKeyResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) UnionKey(ctx context.Context, params *UnionKeyParams) (*UnionKeyResponse, error) {
-	u := c.server + "/union"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("UnionKey: %w", err)
-	}
+func (c *Client) UnionKey(ctx context.Context, params *UnionKeyParams, opts ...runtime.CallOption) (*UnionKeyResponse, error) {
+	req := runtime.Request{Path: "/union"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = (*params.IdempotencyKey).ParamText()
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opUnionKey.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opUnionKey.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("UnionKey: read response: %w", err)
-	}
-	out := &UnionKeyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opUnionKey, &req, new(UnionKeyResponse), opts)
 }

@@ -4,10 +4,8 @@ package loadcomponentsmap
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -50,6 +48,7 @@ type Client struct {
 	logger     *slog.Logger
 	observer   runtime.Observer
 	overrides  *runtime.Overrides
+	callOpts   []runtime.CallOption
 	engine     *runtime.Engine
 	breakers   map[string]*runtime.Breaker
 	opGetOwner *runtime.Operation
@@ -104,6 +103,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -119,11 +126,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -156,13 +165,8 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opGetOwner = e.Operation(runtime.OperationSpec{
-		Name:         "getOwner",
-		Method:       "GET",
-		Path:         "/owners/{id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "getOwner", Method: "GET", Path: "/owners/{id}", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -186,21 +190,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetOwnerResponse is the answer to GetOwner: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetOwnerResponse is the answer to GetOwner; the resgen tags say which status fills which field.
 type GetOwnerResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the owner.
-	JSON200 *Owner
-	// JSON404 is set when the status is 404.
-	// no such owner.
-	JSON404 *GetOwnerResponse404Body
+	runtime.Response
+	JSON200 *Owner                   `resgen:"200"` // the owner.
+	JSON404 *GetOwnerResponse404Body `resgen:"404"` // no such owner.
 }
 
 // GetOwner calls GET /owners/{id}.
@@ -210,38 +204,7 @@ type GetOwnerResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetOwner(ctx context.Context, id string) (*GetOwnerResponse, error) {
-	u := c.server + "/owners/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetOwner: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGetOwner.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opGetOwner.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetOwner: read response: %w", err)
-	}
-	out := &GetOwnerResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-		err = runtime.DecodeJSON(raw, &out.JSON404)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetOwner: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetOwner(ctx context.Context, id string, opts ...runtime.CallOption) (*GetOwnerResponse, error) {
+	req := runtime.Request{Path: "/owners/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opGetOwner, &req, new(GetOwnerResponse), opts)
 }

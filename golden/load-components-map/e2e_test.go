@@ -6,11 +6,14 @@ package loadcomponentsmap
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 func TestTypesFromTheReferencedMapsDecode(t *testing.T) {
@@ -47,7 +50,7 @@ func TestTypesFromTheReferencedMapsDecode(t *testing.T) {
 	}
 	// The 404 of the responses map, through the parameters map.
 	gone, err := c.GetOwner(context.Background(), "gone")
-	if err != nil || gone.JSON404 == nil || gone.JSON404.Message != "no such owner" {
+	if !errors.Is(err, runtime.ErrNotRetryable) || gone.JSON404 == nil || gone.JSON404.Message != "no such owner" {
 		t.Fatalf("404: %+v, %v", gone, err)
 	}
 }

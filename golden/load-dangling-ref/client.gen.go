@@ -5,10 +5,8 @@ package loaddanglingref
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -38,6 +36,7 @@ type Client struct {
 	logger     *slog.Logger
 	observer   runtime.Observer
 	overrides  *runtime.Overrides
+	callOpts   []runtime.CallOption
 	engine     *runtime.Engine
 	breakers   map[string]*runtime.Breaker
 	opListPets *runtime.Operation
@@ -94,6 +93,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -109,11 +116,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -146,31 +155,16 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opListPets = e.Operation(runtime.OperationSpec{
-		Name:         "listPets",
-		Method:       "GET",
-		Path:         "/pets",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listPets", Method: "GET", Path: "/pets", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opGetPet = e.Operation(runtime.OperationSpec{
-		Name:         "getPet",
-		Method:       "GET",
-		Path:         "/pets/{id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "getPet", Method: "GET", Path: "/pets/{id}", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opGetStore = e.Operation(runtime.OperationSpec{
-		Name:         "getStore",
-		Method:       "GET",
-		Path:         "/stores/{id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "getStore", Method: "GET", Path: "/stores/{id}", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -194,18 +188,10 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListPetsResponse is the answer to ListPets: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListPetsResponse is the answer to ListPets; the resgen tags say which status fills which field.
 type ListPetsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the pets.
-	JSON200 []Pet
+	runtime.Response
+	JSON200 []Pet `resgen:"200"` // the pets.
 }
 
 // ListPets calls GET /pets.
@@ -215,52 +201,15 @@ type ListPetsResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListPets(ctx context.Context) (*ListPetsResponse, error) {
-	u := c.server + "/pets"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListPets: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListPets.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListPets.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListPets: read response: %w", err)
-	}
-	out := &ListPetsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeValue(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListPets: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*ListPetsResponse, error) {
+	req := runtime.Request{Path: "/pets"}
+	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
-// GetPetResponse is the answer to GetPet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetPetResponse is the answer to GetPet; the resgen tags say which status fills which field.
 type GetPetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// a pet.
-	JSON200 *Pet
+	runtime.Response
+	JSON200 *Pet `resgen:"200"` // a pet.
 }
 
 // GetPet calls GET /pets/{id}.
@@ -270,52 +219,16 @@ type GetPetResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetPet(ctx context.Context, id string) (*GetPetResponse, error) {
-	u := c.server + "/pets/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetPet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGetPet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetPet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetPet: read response: %w", err)
-	}
-	out := &GetPetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetPet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetPet(ctx context.Context, id string, opts ...runtime.CallOption) (*GetPetResponse, error) {
+	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opGetPet, &req, new(GetPetResponse), opts)
 }
 
-// GetStoreResponse is the answer to GetStore: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetStoreResponse is the answer to GetStore; the resgen tags say which status fills which field.
 type GetStoreResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response `resgen:"404"`
 	// a store, whose owner's schema is missing.
-	JSON200 *GetStoreResponse200Body
+	JSON200 *GetStoreResponse200Body `resgen:"200"`
 }
 
 // GetStore calls GET /stores/{id}.
@@ -325,36 +238,7 @@ type GetStoreResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetStore(ctx context.Context, id string) (*GetStoreResponse, error) {
-	u := c.server + "/stores/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetStore: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGetStore.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opGetStore.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetStore: read response: %w", err)
-	}
-	out := &GetStoreResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetStore: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetStore(ctx context.Context, id string, opts ...runtime.CallOption) (*GetStoreResponse, error) {
+	req := runtime.Request{Path: "/stores/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opGetStore, &req, new(GetStoreResponse), opts)
 }

@@ -8,10 +8,13 @@ package loaddanglingref
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 func TestTheOtherOperationsAndTheUntypedPart(t *testing.T) {
@@ -45,7 +48,7 @@ func TestTheOtherOperationsAndTheUntypedPart(t *testing.T) {
 		t.Fatalf("store %+v, owner %s", store.JSON200, owner)
 	}
 	missing, err := c.GetStore(context.Background(), "s2")
-	if err != nil || missing.StatusCode != http.StatusNotFound || string(missing.Body) != `{"error":"no such store"}` {
+	if !errors.Is(err, runtime.ErrNotRetryable) || missing.StatusCode != http.StatusNotFound || string(missing.Body) != `{"error":"no such store"}` {
 		t.Fatalf("404: %+v, %v", missing, err)
 	}
 }

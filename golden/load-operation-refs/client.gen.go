@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -60,6 +59,7 @@ type Client struct {
 	logger      *slog.Logger
 	observer    runtime.Observer
 	overrides   *runtime.Overrides
+	callOpts    []runtime.CallOption
 	engine      *runtime.Engine
 	breakers    map[string]*runtime.Breaker
 	opPetGet    *runtime.Operation
@@ -115,6 +115,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -130,11 +138,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -167,22 +177,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opPetGet = e.Operation(runtime.OperationSpec{
-		Name:         "pet_get",
-		Method:       "GET",
-		Path:         "/pets/{pet_id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "pet_get", Method: "GET", Path: "/pets/{pet_id}", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPetUpdate = e.Operation(runtime.OperationSpec{
-		Name:         "pet_update",
-		Method:       "PUT",
-		Path:         "/pets/{pet_id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "pet_update", Method: "PUT", Path: "/pets/{pet_id}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -206,30 +206,17 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// PetGetParams are the query, header and cookie parameters of PetGet.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// PetGetParams are the query, header and cookie parameters of PetGet (nil leaves one out).
 type PetGetParams struct {
-	// Type is the query parameter "type".
-	Type *PetGetType
-	// Fields is the query parameter "fields" (required).
-	Fields []string
+	Type   *PetGetType // query parameter "type"
+	Fields []string    // query parameter "fields" (required)
 }
 
-// PetGetResponse is the answer to PetGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PetGetResponse is the answer to PetGet; the resgen tags say which status fills which field.
 type PetGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the pet.
-	JSON200 *Pet
-	// JSONDefault is set when the status is any other.
-	// an error.
-	JSONDefault *PetGetResponseDefaultBody
+	runtime.Response
+	JSON200     *Pet                       `resgen:"200"`     // the pet.
+	JSONDefault *PetGetResponseDefaultBody `resgen:"default"` // an error.
 }
 
 // PetGet calls GET /pets/{pet_id}.
@@ -239,65 +226,28 @@ type PetGetResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PetGet(ctx context.Context, petID int64, params *PetGetParams) (*PetGetResponse, error) {
-	u := c.server + "/pets/" + runtime.PathSegment(strconv.FormatInt(int64(petID), 10))
+func (c *Client) PetGet(ctx context.Context, petID int64, params *PetGetParams, opts ...runtime.CallOption) (*PetGetResponse, error) {
+	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(strconv.FormatInt(int64(petID), 10))}
 	if params == nil {
 		return nil, fmt.Errorf("PetGet: params is required (it holds %s)", "fields")
 	}
-	var q runtime.Query
 	if params != nil {
 		if params.Type != nil {
-			q.Add("type", string(*params.Type))
+			req.Query.Add("type", string(*params.Type))
 		}
 		if params.Fields != nil {
 			for _, v := range params.Fields {
-				q.Add("fields", v)
+				req.Query.Add("fields", v)
 			}
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PetGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opPetGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PetGet: read response: %w", err)
-	}
-	out := &PetGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	default:
-		err = runtime.DecodeJSON(raw, &out.JSONDefault)
-	}
-	if err != nil {
-		return out, fmt.Errorf("PetGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opPetGet, &req, new(PetGetResponse), opts)
 }
 
-// PetUpdateResponse is the answer to PetUpdate: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PetUpdateResponse is the answer to PetUpdate; the resgen tags say which status fills which
+// field.
 type PetUpdateResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // PetUpdate calls PUT /pets/{pet_id}.
@@ -307,35 +257,7 @@ type PetUpdateResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PetUpdate(ctx context.Context, petID int64, body PetUpdateBody) (*PetUpdateResponse, error) {
-	u := c.server + "/pets/" + runtime.PathSegment(strconv.FormatInt(int64(petID), 10))
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("PetUpdate: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PetUpdate: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, attempts, err := c.opPetUpdate.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPetUpdate.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PetUpdate: read response: %w", err)
-	}
-	out := &PetUpdateResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) PetUpdate(ctx context.Context, petID int64, body PetUpdateBody, opts ...runtime.CallOption) (*PetUpdateResponse, error) {
+	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(strconv.FormatInt(int64(petID), 10)), JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opPetUpdate, &req, new(PetUpdateResponse), opts)
 }

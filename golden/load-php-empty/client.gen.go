@@ -4,10 +4,8 @@ package loadphpempty
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -35,6 +33,7 @@ type Client struct {
 	logger        *slog.Logger
 	observer      runtime.Observer
 	overrides     *runtime.Overrides
+	callOpts      []runtime.CallOption
 	engine        *runtime.Engine
 	breakers      map[string]*runtime.Breaker
 	opGetThing    *runtime.Operation
@@ -90,6 +89,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -105,11 +112,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -142,22 +151,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opGetThing = e.Operation(runtime.OperationSpec{
-		Name:         "getThing",
-		Method:       "GET",
-		Path:         "/things/{id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "getThing", Method: "GET", Path: "/things/{id}", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opDeleteThing = e.Operation(runtime.OperationSpec{
-		Name:         "deleteThing",
-		Method:       "DELETE",
-		Path:         "/things/{id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "deleteThing", Method: "DELETE", Path: "/things/{id}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -181,18 +180,10 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetThingResponse is the answer to GetThing: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetThingResponse is the answer to GetThing; the resgen tags say which status fills which field.
 type GetThingResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the thing.
-	JSON200 *Thing
+	runtime.Response
+	JSON200 *Thing `resgen:"200"` // the thing.
 }
 
 // GetThing calls GET /things/{id}.
@@ -202,49 +193,15 @@ type GetThingResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetThing(ctx context.Context, id string) (*GetThingResponse, error) {
-	u := c.server + "/things/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetThing: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGetThing.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetThing.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetThing: read response: %w", err)
-	}
-	out := &GetThingResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetThing: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOption) (*GetThingResponse, error) {
+	req := runtime.Request{Path: "/things/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }
 
-// DeleteThingResponse is the answer to DeleteThing: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// DeleteThingResponse is the answer to DeleteThing; the resgen tags say which status fills which
+// field.
 type DeleteThingResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // DeleteThing calls DELETE /things/{id}.
@@ -255,28 +212,7 @@ type DeleteThingResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) DeleteThing(ctx context.Context, id string) (*DeleteThingResponse, error) {
-	u := c.server + "/things/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteThing: %w", err)
-	}
-	resp, attempts, err := c.opDeleteThing.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opDeleteThing.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteThing: read response: %w", err)
-	}
-	out := &DeleteThingResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) DeleteThing(ctx context.Context, id string, opts ...runtime.CallOption) (*DeleteThingResponse, error) {
+	req := runtime.Request{Path: "/things/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
 }

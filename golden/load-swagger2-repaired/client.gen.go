@@ -6,12 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -41,6 +38,7 @@ type Client struct {
 	logger       *slog.Logger
 	observer     runtime.Observer
 	overrides    *runtime.Overrides
+	callOpts     []runtime.CallOption
 	engine       *runtime.Engine
 	breakers     map[string]*runtime.Breaker
 	opUpdateItem *runtime.Operation
@@ -98,6 +96,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -113,11 +119,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -138,12 +146,8 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opUpdateItem = e.Operation(runtime.OperationSpec{
-		Name:         "updateItem",
-		Method:       "POST",
-		Path:         "/items/{id}",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "updateItem", Method: "POST", Path: "/items/{id}", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -167,29 +171,18 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// UpdateItemParams are the query, header and cookie parameters of UpdateItem.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// UpdateItemParams are the query, header and cookie parameters of UpdateItem (nil leaves one out).
 type UpdateItemParams struct {
-	// Limit is the query parameter "limit" (required).
-	Limit int64
-	// Active is the query parameter "active".
-	Active *bool
-	// XRatio is the header parameter "X-Ratio".
-	XRatio *float64
+	Limit  int64    // query parameter "limit" (required)
+	Active *bool    // query parameter "active"
+	XRatio *float64 // header parameter "X-Ratio"
 }
 
-// UpdateItemResponse is the answer to UpdateItem: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// UpdateItemResponse is the answer to UpdateItem; the resgen tags say which status fills which
+// field.
 type UpdateItemResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *Pair
+	runtime.Response
+	JSON200 *Pair `resgen:"200"` // ok.
 }
 
 // UpdateItem calls POST /items/{id}.
@@ -198,65 +191,28 @@ type UpdateItemResponse struct {
 //   - breaker [BreakerDefault] (this operation alone; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemParams, body *UpdateItemForm) (*UpdateItemResponse, error) {
-	u := c.server + "/items/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10))
+func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemParams, body *UpdateItemForm, opts ...runtime.CallOption) (*UpdateItemResponse, error) {
+	req := runtime.Request{Path: "/items/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10)), ContentType: "application/x-www-form-urlencoded"}
 	if params == nil {
 		return nil, fmt.Errorf("UpdateItem: params is required (it holds %s)", "limit")
 	}
-	var q runtime.Query
 	if params != nil {
-		q.Add("limit", strconv.FormatInt(int64(params.Limit), 10))
+		req.Query.Add("limit", strconv.FormatInt(int64(params.Limit), 10))
 		if params.Active != nil {
-			q.Add("active", strconv.FormatBool(*params.Active))
+			req.Query.Add("active", strconv.FormatBool(*params.Active))
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	var rd io.Reader
 	if body != nil {
 		form, err := runtime.FormBody(body)
 		if err != nil {
 			return nil, fmt.Errorf("UpdateItem: encode form body: %w", err)
 		}
-		rd = strings.NewReader(form)
+		req.Body = []byte(form)
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("UpdateItem: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	req.Header.Set("Accept", "application/json")
 	if params != nil {
 		if params.XRatio != nil {
-			req.Header.Add("X-Ratio", strconv.FormatFloat(*params.XRatio, 'g', -1, 64))
+			req.AddHeader("X-Ratio", strconv.FormatFloat(*params.XRatio, 'g', -1, 64))
 		}
 	}
-	resp, attempts, err := c.opUpdateItem.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opUpdateItem.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("UpdateItem: read response: %w", err)
-	}
-	out := &UpdateItemResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("UpdateItem: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opUpdateItem, &req, new(UpdateItemResponse), opts)
 }

@@ -5,10 +5,8 @@ package multifile
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -53,6 +51,7 @@ type Client struct {
 	logger     *slog.Logger
 	observer   runtime.Observer
 	overrides  *runtime.Overrides
+	callOpts   []runtime.CallOption
 	engine     *runtime.Engine
 	breakers   map[string]*runtime.Breaker
 	opGetOrder *runtime.Operation
@@ -107,6 +106,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -122,11 +129,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -159,13 +168,8 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opGetOrder = e.Operation(runtime.OperationSpec{
-		Name:         "getOrder",
-		Method:       "GET",
-		Path:         "/orders/{id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "getOrder", Method: "GET", Path: "/orders/{id}", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -189,21 +193,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetOrderResponse is the answer to GetOrder: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetOrderResponse is the answer to GetOrder; the resgen tags say which status fills which field.
 type GetOrderResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *Order
-	// JSON404 is set when the status is 404.
-	// not found.
-	JSON404 *GetOrderResponse404Body
+	runtime.Response
+	JSON200 *Order                   `resgen:"200"` // ok.
+	JSON404 *GetOrderResponse404Body `resgen:"404"` // not found.
 }
 
 // GetOrder calls GET /orders/{id}.
@@ -213,38 +207,7 @@ type GetOrderResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetOrder(ctx context.Context, id string) (*GetOrderResponse, error) {
-	u := c.server + "/orders/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetOrder: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGetOrder.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opGetOrder.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetOrder: read response: %w", err)
-	}
-	out := &GetOrderResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-		err = runtime.DecodeJSON(raw, &out.JSON404)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetOrder: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetOrder(ctx context.Context, id string, opts ...runtime.CallOption) (*GetOrderResponse, error) {
+	req := runtime.Request{Path: "/orders/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opGetOrder, &req, new(GetOrderResponse), opts)
 }

@@ -88,8 +88,9 @@ func TestNotFoundFromCommonFileDecodes(t *testing.T) {
 	s, n := newServer(t, orders)
 	c := newClient(t, s.URL)
 	resp, err := c.GetOrder(t.Context(), "x/y z")
-	if err != nil {
-		t.Fatalf("a declared 404 is not an error: %v", err)
+	var se *runtime.StatusError
+	if !errors.As(err, &se) || se.StatusCode != 404 || se.Decoded != resp.JSON404 {
+		t.Fatalf("a declared 404 is a *runtime.StatusError with the decoded body: %v", err)
 	}
 	if resp.StatusCode != 404 || resp.JSON404 == nil || resp.JSON404.Message == nil || resp.JSON200 != nil {
 		t.Fatalf("got %d %+v", resp.StatusCode, resp.JSON404)

@@ -26,6 +26,7 @@ type Client struct {
 	logger         *slog.Logger
 	observer       runtime.Observer
 	overrides      *runtime.Overrides
+	callOpts       []runtime.CallOption
 	engine         *runtime.Engine
 	breakers       map[string]*runtime.Breaker
 	opListServers  *runtime.Operation
@@ -90,6 +91,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -105,11 +114,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -210,101 +221,48 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opListServers = e.Operation(runtime.OperationSpec{
-		Name:         "listServers",
-		Method:       "GET",
-		Path:         "/compute/v2.1/servers",
-		Breaker:      breakerNova,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "listServers", Method: "GET", Path: "/compute/v2.1/servers", Accept: "application/json",
+		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opCreateServer = e.Operation(runtime.OperationSpec{
-		Name:         "createServer",
-		Method:       "POST",
-		Path:         "/compute/v2.1/servers",
-		Breaker:      breakerNova,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "createServer", Method: "POST", Path: "/compute/v2.1/servers", Accept: "application/json",
+		Breaker: breakerNova, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opShowServer = e.Operation(runtime.OperationSpec{
-		Name:         "showServer",
-		Method:       "GET",
-		Path:         "/compute/v2.1/servers/{server_id}",
-		Breaker:      breakerNova,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "showServer", Method: "GET", Path: "/compute/v2.1/servers/{server_id}", Accept: "application/json",
+		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opDeleteServer = e.Operation(runtime.OperationSpec{
-		Name:         "deleteServer",
-		Method:       "DELETE",
-		Path:         "/compute/v2.1/servers/{server_id}",
-		Breaker:      breakerNova,
-		Retry:        retryPatient,
-		Timeout:      5 * time.Second,
-		TotalTimeout: time.Minute,
+		Name: "deleteServer", Method: "DELETE", Path: "/compute/v2.1/servers/{server_id}",
+		Breaker: breakerNova, Retry: retryPatient, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
 	c.opServerAction = e.Operation(runtime.OperationSpec{
-		Name:         "serverAction",
-		Method:       "POST",
-		Path:         "/compute/v2.1/servers/{server_id}/action",
-		Breaker:      breakerNova,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "serverAction", Method: "POST", Path: "/compute/v2.1/servers/{server_id}/action",
+		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opIssueToken = e.Operation(runtime.OperationSpec{
-		Name:         "issueToken",
-		Method:       "POST",
-		Path:         "/identity/v3/auth/tokens",
-		Breaker:      breakerKeystone,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "issueToken", Method: "POST", Path: "/identity/v3/auth/tokens", Accept: "application/json",
+		Breaker: breakerKeystone, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opRevokeToken = e.Operation(runtime.OperationSpec{
-		Name:         "revokeToken",
-		Method:       "DELETE",
-		Path:         "/identity/v3/auth/tokens",
-		Breaker:      breakerKeystone,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "revokeToken", Method: "DELETE", Path: "/identity/v3/auth/tokens",
+		Breaker: breakerKeystone, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opListImages = e.Operation(runtime.OperationSpec{
-		Name:         "listImages",
-		Method:       "GET",
-		Path:         "/image/v2/images",
-		Breaker:      breakerGlanceListImages,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "listImages", Method: "GET", Path: "/image/v2/images", Accept: "application/json",
+		Breaker: breakerGlanceListImages, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opUploadImage = e.Operation(runtime.OperationSpec{
-		Name:         "uploadImage",
-		Method:       "PUT",
-		Path:         "/image/v2/images/{image_id}/file",
-		Breaker:      breakerGlanceUploadImage,
-		Retry:        retryGet3,
-		Timeout:      0,
-		TotalTimeout: 10 * time.Minute,
+		Name: "uploadImage", Method: "PUT", Path: "/image/v2/images/{image_id}/file",
+		Breaker: breakerGlanceUploadImage, Retry: retryGet3, TotalTimeout: 10 * time.Minute,
 	})
 	c.opListVolumes = e.Operation(runtime.OperationSpec{
-		Name:         "listVolumes",
-		Method:       "GET",
-		Path:         "/volume/v3/{project_id}/volumes",
-		Breaker:      breakerCinder,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "listVolumes", Method: "GET", Path: "/volume/v3/{project_id}/volumes", Accept: "application/json",
+		Breaker: breakerCinder, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opCreateVolume = e.Operation(runtime.OperationSpec{
-		Name:         "createVolume",
-		Method:       "POST",
-		Path:         "/volume/v3/{project_id}/volumes",
-		Breaker:      breakerCinder,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "createVolume", Method: "POST", Path: "/volume/v3/{project_id}/volumes", Accept: "application/json",
+		Breaker: breakerCinder, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err

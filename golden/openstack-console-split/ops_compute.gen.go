@@ -4,39 +4,26 @@ package openstackconsolesplit
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
 )
 
-// ListServersParams are the query, header and cookie parameters of ListServers.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListServersParams are the query, header and cookie parameters of ListServers (nil leaves one
+// out).
 type ListServersParams struct {
-	// Limit is the query parameter "limit".
-	Limit *int64
-	// Marker is the query parameter "marker".
-	Marker *string
-	// Status is the query parameter "status".
-	Status *ServerStatus
-	// ChangesSince is the query parameter "changes-since".
-	ChangesSince *time.Time
+	Limit        *int64        // query parameter "limit"
+	Marker       *string       // query parameter "marker"
+	Status       *ServerStatus // query parameter "status"
+	ChangesSince *time.Time    // query parameter "changes-since"
 }
 
-// ListServersResponse is the answer to ListServers: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListServersResponse is the answer to ListServers; the resgen tags say which status fills which
+// field.
 type ListServersResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Servers.
-	JSON200 *ListServersResponse200Body
+	runtime.Response
+	JSON200 *ListServersResponse200Body `resgen:"200"` // Servers.
 }
 
 // ListServers calls GET /compute/v2.1/servers.
@@ -46,70 +33,30 @@ type ListServersResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*ListServersResponse, error) {
-	u := c.server + "/compute/v2.1/servers"
-	var q runtime.Query
+func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opts ...runtime.CallOption) (*ListServersResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers"}
 	if params != nil {
 		if params.Limit != nil {
-			q.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
+			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
 		}
 		if params.Marker != nil {
-			q.Add("marker", *params.Marker)
+			req.Query.Add("marker", *params.Marker)
 		}
 		if params.Status != nil {
-			q.Add("status", string(*params.Status))
+			req.Query.Add("status", string(*params.Status))
 		}
 		if params.ChangesSince != nil {
-			q.Add("changes-since", (*params.ChangesSince).Format(time.RFC3339Nano))
+			req.Query.Add("changes-since", (*params.ChangesSince).Format(time.RFC3339Nano))
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListServers: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListServers.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListServers.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListServers: read response: %w", err)
-	}
-	out := &ListServersResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListServers: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListServers, &req, new(ListServersResponse), opts)
 }
 
-// CreateServerResponse is the answer to CreateServer: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateServerResponse is the answer to CreateServer; the resgen tags say which status fills which
+// field.
 type CreateServerResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON202 is set when the status is 202.
-	// Accepted.
-	JSON202 *Server
+	runtime.Response
+	JSON202 *Server `resgen:"202"` // Accepted.
 }
 
 // CreateServer calls POST /compute/v2.1/servers.
@@ -120,62 +67,17 @@ type CreateServerResponse struct {
 //   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateServerResponse, error) {
-	u := c.server + "/compute/v2.1/servers"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateServer: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateServer: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCreateServer.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateServer.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateServer: read response: %w", err)
-	}
-	out := &CreateServerResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 202:
-		err = runtime.DecodeJSON(raw, &out.JSON202)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreateServer: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...runtime.CallOption) (*CreateServerResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreateServer, &req, new(CreateServerResponse), opts)
 }
 
-// ShowServerResponse is the answer to ShowServer: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ShowServerResponse is the answer to ShowServer; the resgen tags say which status fills which
+// field.
 type ShowServerResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// One server.
-	JSON200 *Server
-	// JSON404 is set when the status is 404.
-	// No such server.
-	JSON404 *Fault
+	runtime.Response
+	JSON200 *Server `resgen:"200"` // One server.
+	JSON404 *Fault  `resgen:"404"` // No such server.
 }
 
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
@@ -185,51 +87,15 @@ type ShowServerResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerResponse, error) {
-	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ShowServer: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opShowServer.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opShowServer.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ShowServer: read response: %w", err)
-	}
-	out := &ShowServerResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-		err = runtime.DecodeJSON(raw, &out.JSON404)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ShowServer: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*ShowServerResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers/" + runtime.PathSegment(serverID)}
+	return runtime.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
 }
 
-// DeleteServerResponse is the answer to DeleteServer: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// DeleteServerResponse is the answer to DeleteServer; the resgen tags say which status fills which
+// field.
 type DeleteServerResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
@@ -240,50 +106,23 @@ type DeleteServerResponse struct {
 //     decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
 //   - timeouts: 5s per attempt, 1m in all.
-func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServerResponse, error) {
-	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteServer: %w", err)
-	}
-	resp, attempts, err := c.opDeleteServer.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opDeleteServer.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteServer: read response: %w", err)
-	}
-	out := &DeleteServerResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*DeleteServerResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers/" + runtime.PathSegment(serverID)}
+	return runtime.Call(ctx, c.opDeleteServer, &req, new(DeleteServerResponse), opts)
 }
 
-// ServerActionParams are the query, header and cookie parameters of ServerAction.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ServerActionParams are the query, header and cookie parameters of ServerAction (nil leaves one
+// out).
 type ServerActionParams struct {
-	// IdempotencyKey is the header parameter "X-Request-Key".
 	// IdempotencyKey is sent as the X-Request-Key header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string
 }
 
-// ServerActionResponse is the answer to ServerAction: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ServerActionResponse is the answer to ServerAction; the resgen tags say which status fills which
+// field.
 type ServerActionResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"202"`
 }
 
 // ServerAction calls POST /compute/v2.1/servers/{server_id}/action.
@@ -297,41 +136,13 @@ type ServerActionResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction) (*ServerActionResponse, error) {
-	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID) + "/action"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("ServerAction: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ServerAction: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction, opts ...runtime.CallOption) (*ServerActionResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers/" + runtime.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("X-Request-Key", key)
-	resp, attempts, err := c.opServerAction.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opServerAction.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ServerAction: read response: %w", err)
-	}
-	out := &ServerActionResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("X-Request-Key", key)
+	return runtime.Call(ctx, c.opServerAction, &req, new(ServerActionResponse), opts)
 }

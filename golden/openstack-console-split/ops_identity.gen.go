@@ -5,28 +5,17 @@ package openstackconsolesplit
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/resgen/resgen/runtime"
 )
 
-// IssueTokenResponse is the answer to IssueToken: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// IssueTokenResponse is the answer to IssueToken; the resgen tags say which status fills which
+// field.
 type IssueTokenResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// XSubjectToken is the "X-Subject-Token" response header, nil when absent.
-	XSubjectToken *string
-	// JSON201 is set when the status is 201.
-	// Token issued.
-	JSON201 *Token
-	// JSON401 is set when the status is 401.
-	// Bad credentials.
-	JSON401 *Fault
+	runtime.Response
+	XSubjectToken *string `resgen:"header:X-Subject-Token"`
+	JSON201       *Token  `resgen:"201"` // Token issued.
+	JSON401       *Fault  `resgen:"401"` // Bad credentials.
 }
 
 // IssueToken calls POST /identity/v3/auth/tokens.
@@ -39,66 +28,21 @@ type IssueTokenResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenResponse, error) {
-	u := c.server + "/identity/v3/auth/tokens"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("IssueToken: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("IssueToken: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opIssueToken.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 401 {
-		return nil, c.opIssueToken.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("IssueToken: read response: %w", err)
-	}
-	out := &IssueTokenResponse{
-		StatusCode:    resp.StatusCode,
-		Header:        resp.Header,
-		Body:          raw,
-		Attempts:      attempts,
-		XSubjectToken: runtime.HeaderValue(resp.Header, "X-Subject-Token"),
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 401:
-		err = runtime.DecodeJSON(raw, &out.JSON401)
-	}
-	if err != nil {
-		return out, fmt.Errorf("IssueToken: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) IssueToken(ctx context.Context, body AuthRequest, opts ...runtime.CallOption) (*IssueTokenResponse, error) {
+	req := runtime.Request{Path: "/identity/v3/auth/tokens", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opIssueToken, &req, new(IssueTokenResponse), opts)
 }
 
-// RevokeTokenParams are the query, header and cookie parameters of RevokeToken.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// RevokeTokenParams are the query, header and cookie parameters of RevokeToken (nil leaves one
+// out).
 type RevokeTokenParams struct {
-	// XSubjectToken is the header parameter "X-Subject-Token" (required).
-	XSubjectToken string
+	XSubjectToken string // header parameter "X-Subject-Token" (required)
 }
 
-// RevokeTokenResponse is the answer to RevokeToken: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// RevokeTokenResponse is the answer to RevokeToken; the resgen tags say which status fills which
+// field.
 type RevokeTokenResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
@@ -108,34 +52,13 @@ type RevokeTokenResponse struct {
 //   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*RevokeTokenResponse, error) {
-	u := c.server + "/identity/v3/auth/tokens"
+func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
+	req := runtime.Request{Path: "/identity/v3/auth/tokens"}
 	if params == nil {
 		return nil, fmt.Errorf("RevokeToken: params is required (it holds %s)", "X-Subject-Token")
 	}
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("RevokeToken: %w", err)
-	}
 	if params != nil {
-		req.Header.Add("X-Subject-Token", params.XSubjectToken)
+		req.AddHeader("X-Subject-Token", params.XSubjectToken)
 	}
-	resp, attempts, err := c.opRevokeToken.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opRevokeToken.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("RevokeToken: read response: %w", err)
-	}
-	out := &RevokeTokenResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opRevokeToken, &req, new(RevokeTokenResponse), opts)
 }

@@ -3,36 +3,22 @@
 package openstackconsolesplit
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"net/http"
 
 	"github.com/resgen/resgen/runtime"
 )
 
-// ListImagesParams are the query, header and cookie parameters of ListImages.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListImagesParams are the query, header and cookie parameters of ListImages (nil leaves one out).
 type ListImagesParams struct {
-	// Visibility is the query parameter "visibility".
-	Visibility *ListImagesVisibility
-	// Tag is the query parameter "tag".
-	Tag []string
+	Visibility *ListImagesVisibility // query parameter "visibility"
+	Tag        []string              // query parameter "tag"
 }
 
-// ListImagesResponse is the answer to ListImages: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListImagesResponse is the answer to ListImages; the resgen tags say which status fills which
+// field.
 type ListImagesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Images.
-	JSON200 *ListImagesResponse200Body
+	runtime.Response
+	JSON200 *ListImagesResponse200Body `resgen:"200"` // Images.
 }
 
 // ListImages calls GET /image/v2/images.
@@ -42,63 +28,25 @@ type ListImagesResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*ListImagesResponse, error) {
-	u := c.server + "/image/v2/images"
-	var q runtime.Query
+func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts ...runtime.CallOption) (*ListImagesResponse, error) {
+	req := runtime.Request{Path: "/image/v2/images"}
 	if params != nil {
 		if params.Visibility != nil {
-			q.Add("visibility", string(*params.Visibility))
+			req.Query.Add("visibility", string(*params.Visibility))
 		}
 		if params.Tag != nil {
 			for _, v := range params.Tag {
-				q.Add("tag", v)
+				req.Query.Add("tag", v)
 			}
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListImages: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListImages.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListImages.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListImages: read response: %w", err)
-	}
-	out := &ListImagesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListImages: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)
 }
 
-// UploadImageResponse is the answer to UploadImage: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// UploadImageResponse is the answer to UploadImage; the resgen tags say which status fills which
+// field.
 type UploadImageResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
@@ -108,35 +56,10 @@ type UploadImageResponse struct {
 //   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 10m in all.
-func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (*UploadImageResponse, error) {
-	u := c.server + "/image/v2/images/" + runtime.PathSegment(imageID) + "/file"
-	var rd io.Reader
+func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*UploadImageResponse, error) {
+	req := runtime.Request{Path: "/image/v2/images/" + runtime.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
-		rd = bytes.NewReader(body)
+		req.Body = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("UploadImage: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/octet-stream")
-	}
-	resp, attempts, err := c.opUploadImage.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opUploadImage.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("UploadImage: read response: %w", err)
-	}
-	out := &UploadImageResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opUploadImage, &req, new(UploadImageResponse), opts)
 }

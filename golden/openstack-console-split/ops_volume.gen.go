@@ -4,24 +4,15 @@ package openstackconsolesplit
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 
 	"github.com/resgen/resgen/runtime"
 )
 
-// ListVolumesResponse is the answer to ListVolumes: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListVolumesResponse is the answer to ListVolumes; the resgen tags say which status fills which
+// field.
 type ListVolumesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Volumes.
-	JSON200 *ListVolumesResponse200Body
+	runtime.Response
+	JSON200 *ListVolumesResponse200Body `resgen:"200"` // Volumes.
 }
 
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
@@ -31,52 +22,16 @@ type ListVolumesResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolumesResponse, error) {
-	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListVolumes: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListVolumes.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListVolumes.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListVolumes: read response: %w", err)
-	}
-	out := &ListVolumesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListVolumes: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runtime.CallOption) (*ListVolumesResponse, error) {
+	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"}
+	return runtime.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
 }
 
-// CreateVolumeResponse is the answer to CreateVolume: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateVolumeResponse is the answer to CreateVolume; the resgen tags say which status fills which
+// field.
 type CreateVolumeResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON202 is set when the status is 202.
-	// Accepted.
-	JSON202 *Volume
+	runtime.Response
+	JSON202 *Volume `resgen:"202"` // Accepted.
 }
 
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
@@ -85,43 +40,7 @@ type CreateVolumeResponse struct {
 //   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume) (*CreateVolumeResponse, error) {
-	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateVolume: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateVolume: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCreateVolume.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateVolume.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateVolume: read response: %w", err)
-	}
-	out := &CreateVolumeResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 202:
-		err = runtime.DecodeJSON(raw, &out.JSON202)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreateVolume: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume, opts ...runtime.CallOption) (*CreateVolumeResponse, error) {
+	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
 }

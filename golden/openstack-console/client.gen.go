@@ -3,14 +3,11 @@
 package openstackconsole
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -145,6 +142,7 @@ type Client struct {
 	logger         *slog.Logger
 	observer       runtime.Observer
 	overrides      *runtime.Overrides
+	callOpts       []runtime.CallOption
 	engine         *runtime.Engine
 	breakers       map[string]*runtime.Breaker
 	opListServers  *runtime.Operation
@@ -209,6 +207,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -224,11 +230,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -329,101 +337,48 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opListServers = e.Operation(runtime.OperationSpec{
-		Name:         "listServers",
-		Method:       "GET",
-		Path:         "/compute/v2.1/servers",
-		Breaker:      breakerNova,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "listServers", Method: "GET", Path: "/compute/v2.1/servers", Accept: "application/json",
+		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opCreateServer = e.Operation(runtime.OperationSpec{
-		Name:         "createServer",
-		Method:       "POST",
-		Path:         "/compute/v2.1/servers",
-		Breaker:      breakerNova,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "createServer", Method: "POST", Path: "/compute/v2.1/servers", Accept: "application/json",
+		Breaker: breakerNova, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opShowServer = e.Operation(runtime.OperationSpec{
-		Name:         "showServer",
-		Method:       "GET",
-		Path:         "/compute/v2.1/servers/{server_id}",
-		Breaker:      breakerNova,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "showServer", Method: "GET", Path: "/compute/v2.1/servers/{server_id}", Accept: "application/json",
+		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opDeleteServer = e.Operation(runtime.OperationSpec{
-		Name:         "deleteServer",
-		Method:       "DELETE",
-		Path:         "/compute/v2.1/servers/{server_id}",
-		Breaker:      breakerNova,
-		Retry:        retryPatient,
-		Timeout:      5 * time.Second,
-		TotalTimeout: time.Minute,
+		Name: "deleteServer", Method: "DELETE", Path: "/compute/v2.1/servers/{server_id}",
+		Breaker: breakerNova, Retry: retryPatient, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
 	c.opServerAction = e.Operation(runtime.OperationSpec{
-		Name:         "serverAction",
-		Method:       "POST",
-		Path:         "/compute/v2.1/servers/{server_id}/action",
-		Breaker:      breakerNova,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "serverAction", Method: "POST", Path: "/compute/v2.1/servers/{server_id}/action",
+		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opIssueToken = e.Operation(runtime.OperationSpec{
-		Name:         "issueToken",
-		Method:       "POST",
-		Path:         "/identity/v3/auth/tokens",
-		Breaker:      breakerKeystone,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "issueToken", Method: "POST", Path: "/identity/v3/auth/tokens", Accept: "application/json",
+		Breaker: breakerKeystone, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opRevokeToken = e.Operation(runtime.OperationSpec{
-		Name:         "revokeToken",
-		Method:       "DELETE",
-		Path:         "/identity/v3/auth/tokens",
-		Breaker:      breakerKeystone,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "revokeToken", Method: "DELETE", Path: "/identity/v3/auth/tokens",
+		Breaker: breakerKeystone, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opListImages = e.Operation(runtime.OperationSpec{
-		Name:         "listImages",
-		Method:       "GET",
-		Path:         "/image/v2/images",
-		Breaker:      breakerGlanceListImages,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "listImages", Method: "GET", Path: "/image/v2/images", Accept: "application/json",
+		Breaker: breakerGlanceListImages, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opUploadImage = e.Operation(runtime.OperationSpec{
-		Name:         "uploadImage",
-		Method:       "PUT",
-		Path:         "/image/v2/images/{image_id}/file",
-		Breaker:      breakerGlanceUploadImage,
-		Retry:        retryGet3,
-		Timeout:      0,
-		TotalTimeout: 10 * time.Minute,
+		Name: "uploadImage", Method: "PUT", Path: "/image/v2/images/{image_id}/file",
+		Breaker: breakerGlanceUploadImage, Retry: retryGet3, TotalTimeout: 10 * time.Minute,
 	})
 	c.opListVolumes = e.Operation(runtime.OperationSpec{
-		Name:         "listVolumes",
-		Method:       "GET",
-		Path:         "/volume/v3/{project_id}/volumes",
-		Breaker:      breakerCinder,
-		Retry:        retryGet3,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "listVolumes", Method: "GET", Path: "/volume/v3/{project_id}/volumes", Accept: "application/json",
+		Breaker: breakerCinder, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	c.opCreateVolume = e.Operation(runtime.OperationSpec{
-		Name:         "createVolume",
-		Method:       "POST",
-		Path:         "/volume/v3/{project_id}/volumes",
-		Breaker:      breakerCinder,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 20 * time.Second,
+		Name: "createVolume", Method: "POST", Path: "/volume/v3/{project_id}/volumes", Accept: "application/json",
+		Breaker: breakerCinder, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -467,31 +422,20 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListServersParams are the query, header and cookie parameters of ListServers.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListServersParams are the query, header and cookie parameters of ListServers (nil leaves one
+// out).
 type ListServersParams struct {
-	// Limit is the query parameter "limit".
-	Limit *int64
-	// Marker is the query parameter "marker".
-	Marker *string
-	// Status is the query parameter "status".
-	Status *ServerStatus
-	// ChangesSince is the query parameter "changes-since".
-	ChangesSince *time.Time
+	Limit        *int64        // query parameter "limit"
+	Marker       *string       // query parameter "marker"
+	Status       *ServerStatus // query parameter "status"
+	ChangesSince *time.Time    // query parameter "changes-since"
 }
 
-// ListServersResponse is the answer to ListServers: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListServersResponse is the answer to ListServers; the resgen tags say which status fills which
+// field.
 type ListServersResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Servers.
-	JSON200 *ListServersResponse200Body
+	runtime.Response
+	JSON200 *ListServersResponse200Body `resgen:"200"` // Servers.
 }
 
 // ListServers calls GET /compute/v2.1/servers.
@@ -501,70 +445,30 @@ type ListServersResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ListServers(ctx context.Context, params *ListServersParams) (*ListServersResponse, error) {
-	u := c.server + "/compute/v2.1/servers"
-	var q runtime.Query
+func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opts ...runtime.CallOption) (*ListServersResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers"}
 	if params != nil {
 		if params.Limit != nil {
-			q.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
+			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
 		}
 		if params.Marker != nil {
-			q.Add("marker", *params.Marker)
+			req.Query.Add("marker", *params.Marker)
 		}
 		if params.Status != nil {
-			q.Add("status", string(*params.Status))
+			req.Query.Add("status", string(*params.Status))
 		}
 		if params.ChangesSince != nil {
-			q.Add("changes-since", (*params.ChangesSince).Format(time.RFC3339Nano))
+			req.Query.Add("changes-since", (*params.ChangesSince).Format(time.RFC3339Nano))
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListServers: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListServers.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListServers.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListServers: read response: %w", err)
-	}
-	out := &ListServersResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListServers: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListServers, &req, new(ListServersResponse), opts)
 }
 
-// CreateServerResponse is the answer to CreateServer: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateServerResponse is the answer to CreateServer; the resgen tags say which status fills which
+// field.
 type CreateServerResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON202 is set when the status is 202.
-	// Accepted.
-	JSON202 *Server
+	runtime.Response
+	JSON202 *Server `resgen:"202"` // Accepted.
 }
 
 // CreateServer calls POST /compute/v2.1/servers.
@@ -575,62 +479,17 @@ type CreateServerResponse struct {
 //   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) CreateServer(ctx context.Context, body ServerCreate) (*CreateServerResponse, error) {
-	u := c.server + "/compute/v2.1/servers"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateServer: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateServer: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCreateServer.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateServer.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateServer: read response: %w", err)
-	}
-	out := &CreateServerResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 202:
-		err = runtime.DecodeJSON(raw, &out.JSON202)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreateServer: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...runtime.CallOption) (*CreateServerResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreateServer, &req, new(CreateServerResponse), opts)
 }
 
-// ShowServerResponse is the answer to ShowServer: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ShowServerResponse is the answer to ShowServer; the resgen tags say which status fills which
+// field.
 type ShowServerResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// One server.
-	JSON200 *Server
-	// JSON404 is set when the status is 404.
-	// No such server.
-	JSON404 *Fault
+	runtime.Response
+	JSON200 *Server `resgen:"200"` // One server.
+	JSON404 *Fault  `resgen:"404"` // No such server.
 }
 
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
@@ -640,51 +499,15 @@ type ShowServerResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ShowServer(ctx context.Context, serverID string) (*ShowServerResponse, error) {
-	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ShowServer: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opShowServer.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opShowServer.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ShowServer: read response: %w", err)
-	}
-	out := &ShowServerResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-		err = runtime.DecodeJSON(raw, &out.JSON404)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ShowServer: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*ShowServerResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers/" + runtime.PathSegment(serverID)}
+	return runtime.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
 }
 
-// DeleteServerResponse is the answer to DeleteServer: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// DeleteServerResponse is the answer to DeleteServer; the resgen tags say which status fills which
+// field.
 type DeleteServerResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
@@ -695,50 +518,23 @@ type DeleteServerResponse struct {
 //     decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
 //   - timeouts: 5s per attempt, 1m in all.
-func (c *Client) DeleteServer(ctx context.Context, serverID string) (*DeleteServerResponse, error) {
-	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteServer: %w", err)
-	}
-	resp, attempts, err := c.opDeleteServer.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opDeleteServer.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteServer: read response: %w", err)
-	}
-	out := &DeleteServerResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*DeleteServerResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers/" + runtime.PathSegment(serverID)}
+	return runtime.Call(ctx, c.opDeleteServer, &req, new(DeleteServerResponse), opts)
 }
 
-// ServerActionParams are the query, header and cookie parameters of ServerAction.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ServerActionParams are the query, header and cookie parameters of ServerAction (nil leaves one
+// out).
 type ServerActionParams struct {
-	// IdempotencyKey is the header parameter "X-Request-Key".
 	// IdempotencyKey is sent as the X-Request-Key header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string
 }
 
-// ServerActionResponse is the answer to ServerAction: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ServerActionResponse is the answer to ServerAction; the resgen tags say which status fills which
+// field.
 type ServerActionResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"202"`
 }
 
 // ServerAction calls POST /compute/v2.1/servers/{server_id}/action.
@@ -752,62 +548,24 @@ type ServerActionResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction) (*ServerActionResponse, error) {
-	u := c.server + "/compute/v2.1/servers/" + runtime.PathSegment(serverID) + "/action"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("ServerAction: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ServerAction: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction, opts ...runtime.CallOption) (*ServerActionResponse, error) {
+	req := runtime.Request{Path: "/compute/v2.1/servers/" + runtime.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("X-Request-Key", key)
-	resp, attempts, err := c.opServerAction.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opServerAction.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ServerAction: read response: %w", err)
-	}
-	out := &ServerActionResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("X-Request-Key", key)
+	return runtime.Call(ctx, c.opServerAction, &req, new(ServerActionResponse), opts)
 }
 
-// IssueTokenResponse is the answer to IssueToken: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// IssueTokenResponse is the answer to IssueToken; the resgen tags say which status fills which
+// field.
 type IssueTokenResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// XSubjectToken is the "X-Subject-Token" response header, nil when absent.
-	XSubjectToken *string
-	// JSON201 is set when the status is 201.
-	// Token issued.
-	JSON201 *Token
-	// JSON401 is set when the status is 401.
-	// Bad credentials.
-	JSON401 *Fault
+	runtime.Response
+	XSubjectToken *string `resgen:"header:X-Subject-Token"`
+	JSON201       *Token  `resgen:"201"` // Token issued.
+	JSON401       *Fault  `resgen:"401"` // Bad credentials.
 }
 
 // IssueToken calls POST /identity/v3/auth/tokens.
@@ -820,66 +578,21 @@ type IssueTokenResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) IssueToken(ctx context.Context, body AuthRequest) (*IssueTokenResponse, error) {
-	u := c.server + "/identity/v3/auth/tokens"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("IssueToken: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("IssueToken: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opIssueToken.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 401 {
-		return nil, c.opIssueToken.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("IssueToken: read response: %w", err)
-	}
-	out := &IssueTokenResponse{
-		StatusCode:    resp.StatusCode,
-		Header:        resp.Header,
-		Body:          raw,
-		Attempts:      attempts,
-		XSubjectToken: runtime.HeaderValue(resp.Header, "X-Subject-Token"),
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	case resp.StatusCode == 401:
-		err = runtime.DecodeJSON(raw, &out.JSON401)
-	}
-	if err != nil {
-		return out, fmt.Errorf("IssueToken: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) IssueToken(ctx context.Context, body AuthRequest, opts ...runtime.CallOption) (*IssueTokenResponse, error) {
+	req := runtime.Request{Path: "/identity/v3/auth/tokens", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opIssueToken, &req, new(IssueTokenResponse), opts)
 }
 
-// RevokeTokenParams are the query, header and cookie parameters of RevokeToken.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// RevokeTokenParams are the query, header and cookie parameters of RevokeToken (nil leaves one
+// out).
 type RevokeTokenParams struct {
-	// XSubjectToken is the header parameter "X-Subject-Token" (required).
-	XSubjectToken string
+	XSubjectToken string // header parameter "X-Subject-Token" (required)
 }
 
-// RevokeTokenResponse is the answer to RevokeToken: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// RevokeTokenResponse is the answer to RevokeToken; the resgen tags say which status fills which
+// field.
 type RevokeTokenResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
@@ -889,59 +602,28 @@ type RevokeTokenResponse struct {
 //   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams) (*RevokeTokenResponse, error) {
-	u := c.server + "/identity/v3/auth/tokens"
+func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
+	req := runtime.Request{Path: "/identity/v3/auth/tokens"}
 	if params == nil {
 		return nil, fmt.Errorf("RevokeToken: params is required (it holds %s)", "X-Subject-Token")
 	}
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("RevokeToken: %w", err)
-	}
 	if params != nil {
-		req.Header.Add("X-Subject-Token", params.XSubjectToken)
+		req.AddHeader("X-Subject-Token", params.XSubjectToken)
 	}
-	resp, attempts, err := c.opRevokeToken.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opRevokeToken.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("RevokeToken: read response: %w", err)
-	}
-	out := &RevokeTokenResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opRevokeToken, &req, new(RevokeTokenResponse), opts)
 }
 
-// ListImagesParams are the query, header and cookie parameters of ListImages.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListImagesParams are the query, header and cookie parameters of ListImages (nil leaves one out).
 type ListImagesParams struct {
-	// Visibility is the query parameter "visibility".
-	Visibility *ListImagesVisibility
-	// Tag is the query parameter "tag".
-	Tag []string
+	Visibility *ListImagesVisibility // query parameter "visibility"
+	Tag        []string              // query parameter "tag"
 }
 
-// ListImagesResponse is the answer to ListImages: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListImagesResponse is the answer to ListImages; the resgen tags say which status fills which
+// field.
 type ListImagesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Images.
-	JSON200 *ListImagesResponse200Body
+	runtime.Response
+	JSON200 *ListImagesResponse200Body `resgen:"200"` // Images.
 }
 
 // ListImages calls GET /image/v2/images.
@@ -951,63 +633,25 @@ type ListImagesResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ListImages(ctx context.Context, params *ListImagesParams) (*ListImagesResponse, error) {
-	u := c.server + "/image/v2/images"
-	var q runtime.Query
+func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts ...runtime.CallOption) (*ListImagesResponse, error) {
+	req := runtime.Request{Path: "/image/v2/images"}
 	if params != nil {
 		if params.Visibility != nil {
-			q.Add("visibility", string(*params.Visibility))
+			req.Query.Add("visibility", string(*params.Visibility))
 		}
 		if params.Tag != nil {
 			for _, v := range params.Tag {
-				q.Add("tag", v)
+				req.Query.Add("tag", v)
 			}
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListImages: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListImages.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListImages.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListImages: read response: %w", err)
-	}
-	out := &ListImagesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListImages: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)
 }
 
-// UploadImageResponse is the answer to UploadImage: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// UploadImageResponse is the answer to UploadImage; the resgen tags say which status fills which
+// field.
 type UploadImageResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
@@ -1017,51 +661,19 @@ type UploadImageResponse struct {
 //   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 10m in all.
-func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte) (*UploadImageResponse, error) {
-	u := c.server + "/image/v2/images/" + runtime.PathSegment(imageID) + "/file"
-	var rd io.Reader
+func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*UploadImageResponse, error) {
+	req := runtime.Request{Path: "/image/v2/images/" + runtime.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
-		rd = bytes.NewReader(body)
+		req.Body = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("UploadImage: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/octet-stream")
-	}
-	resp, attempts, err := c.opUploadImage.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opUploadImage.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("UploadImage: read response: %w", err)
-	}
-	out := &UploadImageResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opUploadImage, &req, new(UploadImageResponse), opts)
 }
 
-// ListVolumesResponse is the answer to ListVolumes: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListVolumesResponse is the answer to ListVolumes; the resgen tags say which status fills which
+// field.
 type ListVolumesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Volumes.
-	JSON200 *ListVolumesResponse200Body
+	runtime.Response
+	JSON200 *ListVolumesResponse200Body `resgen:"200"` // Volumes.
 }
 
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
@@ -1071,52 +683,16 @@ type ListVolumesResponse struct {
 //   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) ListVolumes(ctx context.Context, projectID string) (*ListVolumesResponse, error) {
-	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListVolumes: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListVolumes.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListVolumes.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListVolumes: read response: %w", err)
-	}
-	out := &ListVolumesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListVolumes: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runtime.CallOption) (*ListVolumesResponse, error) {
+	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"}
+	return runtime.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
 }
 
-// CreateVolumeResponse is the answer to CreateVolume: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateVolumeResponse is the answer to CreateVolume; the resgen tags say which status fills which
+// field.
 type CreateVolumeResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON202 is set when the status is 202.
-	// Accepted.
-	JSON202 *Volume
+	runtime.Response
+	JSON202 *Volume `resgen:"202"` // Accepted.
 }
 
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
@@ -1125,43 +701,7 @@ type CreateVolumeResponse struct {
 //   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume) (*CreateVolumeResponse, error) {
-	u := c.server + "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateVolume: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateVolume: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCreateVolume.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateVolume.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateVolume: read response: %w", err)
-	}
-	out := &CreateVolumeResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 202:
-		err = runtime.DecodeJSON(raw, &out.JSON202)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreateVolume: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume, opts ...runtime.CallOption) (*CreateVolumeResponse, error) {
+	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
 }

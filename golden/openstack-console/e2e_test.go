@@ -356,11 +356,13 @@ func TestNovaRecords429AndKeystoneIgnores4xx(t *testing.T) {
 		t.Fatalf("nova saw %d requests; want 20", n)
 	}
 
-	// keystone records the default 5xx only: 25 declared 401s are successes.
+	// keystone records the default 5xx only: 25 declared 401s are successes
+	// for the breaker, and errors for the caller.
 	s.script("keystone", 401)
 	for i := range 25 {
 		resp, err := c.IssueToken(ctx, AuthRequest{})
-		if err != nil || resp.StatusCode != 401 || resp.JSON401 == nil || resp.JSON401.Message == nil || *resp.JSON401.Message != "down" {
+		var se *runtime.StatusError
+		if !errors.As(err, &se) || se.StatusCode != 401 || se.Decoded != resp.JSON401 || resp.StatusCode != 401 || resp.JSON401 == nil || resp.JSON401.Message == nil || *resp.JSON401.Message != "down" {
 			t.Fatalf("call %d: %+v %v; want the declared 401 Fault", i+1, resp, err)
 		}
 		if resp.Attempts != 1 {
@@ -594,8 +596,8 @@ func TestComputeReadsDecode(t *testing.T) {
 
 	s.script("nova", 404)
 	show, err := c.ShowServer(ctx, "no/such id")
-	if err != nil {
-		t.Fatalf("a declared 404 is not an error: %v", err)
+	if !errors.Is(err, runtime.ErrNotRetryable) {
+		t.Fatalf("a declared 404 is a StatusError that was not retried: %v", err)
 	}
 	if show.StatusCode != 404 || show.JSON404 == nil || show.JSON404.Message == nil || *show.JSON404.Message != "down" || show.JSON200 != nil || show.Attempts != 1 {
 		t.Errorf("got %+v", show)

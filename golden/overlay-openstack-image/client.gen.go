@@ -3,15 +3,11 @@
 package overlayopenstackimage
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -6360,6 +6356,7 @@ type Client struct {
 	logger                                                           *slog.Logger
 	observer                                                         runtime.Observer
 	overrides                                                        *runtime.Overrides
+	callOpts                                                         []runtime.CallOption
 	engine                                                           *runtime.Engine
 	breakers                                                         map[string]*runtime.Breaker
 	credentials                                                      []runtime.Credential
@@ -6509,6 +6506,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -6524,12 +6529,14 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		Credentials:    c.credentials,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -6587,752 +6594,308 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opCacheGet = e.Operation(runtime.OperationSpec{
-		Name:         "cache:get",
-		Method:       "GET",
-		Path:         "/v2/cache",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "cache:get", Method: "GET", Path: "/v2/cache", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opCacheDelete = e.Operation(runtime.OperationSpec{
-		Name:         "cache:delete",
-		Method:       "DELETE",
-		Path:         "/v2/cache",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "cache:delete", Method: "DELETE", Path: "/v2/cache",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opCacheImageIDPut = e.Operation(runtime.OperationSpec{
-		Name:         "cache/image_id:put",
-		Method:       "PUT",
-		Path:         "/v2/cache/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "cache/image_id:put", Method: "PUT", Path: "/v2/cache/{image_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opCacheImageIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "cache/image_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/cache/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "cache/image_id:delete", Method: "DELETE", Path: "/v2/cache/{image_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesGet = e.Operation(runtime.OperationSpec{
-		Name:         "images:get",
-		Method:       "GET",
-		Path:         "/v2/images",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images:get", Method: "GET", Path: "/v2/images", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesPost = e.Operation(runtime.OperationSpec{
-		Name:         "images:post",
-		Method:       "POST",
-		Path:         "/v2/images",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images:post", Method: "POST", Path: "/v2/images", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id:get", Method: "GET", Path: "/v2/images/{image_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDPatch = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id:patch",
-		Method:       "PATCH",
-		Path:         "/v2/images/{image_id}",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id:patch", Method: "PATCH", Path: "/v2/images/{image_id}", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/images/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id:delete", Method: "DELETE", Path: "/v2/images/{image_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDActionsDeactivatePost = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/actions/deactivate:post",
-		Method:       "POST",
-		Path:         "/v2/images/{image_id}/actions/deactivate",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/actions/deactivate:post", Method: "POST", Path: "/v2/images/{image_id}/actions/deactivate", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDActionsReactivatePost = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/actions/reactivate:post",
-		Method:       "POST",
-		Path:         "/v2/images/{image_id}/actions/reactivate",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/actions/reactivate:post", Method: "POST", Path: "/v2/images/{image_id}/actions/reactivate", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDFileGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/file:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}/file",
-		Breaker:      breakerUploads,
-		Retry:        retryReads,
-		Timeout:      0,
-		TotalTimeout: 15 * time.Minute,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/file:get", Method: "GET", Path: "/v2/images/{image_id}/file", Accept: "application/json",
+		Breaker: breakerUploads, Retry: retryReads, TotalTimeout: 15 * time.Minute, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDFilePut = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/file:put",
-		Method:       "PUT",
-		Path:         "/v2/images/{image_id}/file",
-		Breaker:      breakerUploads,
-		Retry:        retryDefault,
-		Timeout:      0,
-		TotalTimeout: 15 * time.Minute,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/file:put", Method: "PUT", Path: "/v2/images/{image_id}/file",
+		Breaker: breakerUploads, Retry: retryDefault, TotalTimeout: 15 * time.Minute, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDImportPost = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/import:post",
-		Method:       "POST",
-		Path:         "/v2/images/{image_id}/import",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/import:post", Method: "POST", Path: "/v2/images/{image_id}/import", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}/members",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/members:get", Method: "GET", Path: "/v2/images/{image_id}/members", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersPost = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members:post",
-		Method:       "POST",
-		Path:         "/v2/images/{image_id}/members",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/members:post", Method: "POST", Path: "/v2/images/{image_id}/members", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersMemberIDGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members/member_id:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}/members/{member_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/members/member_id:get", Method: "GET", Path: "/v2/images/{image_id}/members/{member_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersMemberIDPut = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members/member_id:put",
-		Method:       "PUT",
-		Path:         "/v2/images/{image_id}/members/{member_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/members/member_id:put", Method: "PUT", Path: "/v2/images/{image_id}/members/{member_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDMembersMemberIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/members/member_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/images/{image_id}/members/{member_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/members/member_id:delete", Method: "DELETE", Path: "/v2/images/{image_id}/members/{member_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDStagePut = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/stage:put",
-		Method:       "PUT",
-		Path:         "/v2/images/{image_id}/stage",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/stage:put", Method: "PUT", Path: "/v2/images/{image_id}/stage", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDTagsTagValuePut = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/tags/tag_value:put",
-		Method:       "PUT",
-		Path:         "/v2/images/{image_id}/tags/{tag_value}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/tags/tag_value:put", Method: "PUT", Path: "/v2/images/{image_id}/tags/{tag_value}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDTagsTagValueDelete = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/tags/tag_value:delete",
-		Method:       "DELETE",
-		Path:         "/v2/images/{image_id}/tags/{tag_value}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/tags/tag_value:delete", Method: "DELETE", Path: "/v2/images/{image_id}/tags/{tag_value}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opImagesImageIDTasksGet = e.Operation(runtime.OperationSpec{
-		Name:         "images/image_id/tasks:get",
-		Method:       "GET",
-		Path:         "/v2/images/{image_id}/tasks",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "images/image_id/tasks:get", Method: "GET", Path: "/v2/images/{image_id}/tasks", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opInfoImportGet = e.Operation(runtime.OperationSpec{
-		Name:         "info/import:get",
-		Method:       "GET",
-		Path:         "/v2/info/import",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "info/import:get", Method: "GET", Path: "/v2/info/import", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opInfoStoresGet = e.Operation(runtime.OperationSpec{
-		Name:         "info/stores:get",
-		Method:       "GET",
-		Path:         "/v2/info/stores",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "info/stores:get", Method: "GET", Path: "/v2/info/stores", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opInfoStoresDetailGet = e.Operation(runtime.OperationSpec{
-		Name:         "info/stores/detail:get",
-		Method:       "GET",
-		Path:         "/v2/info/stores/detail",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "info/stores/detail:get", Method: "GET", Path: "/v2/info/stores/detail", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opInfoUsageGet = e.Operation(runtime.OperationSpec{
-		Name:         "info/usage:get",
-		Method:       "GET",
-		Path:         "/v2/info/usage",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "info/usage:get", Method: "GET", Path: "/v2/info/usage", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces:get", Method: "GET", Path: "/v2/metadefs/namespaces", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces:post", Method: "POST", Path: "/v2/metadefs/namespaces", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePut = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name:put",
-		Method:       "PUT",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/objects:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/objects", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/objects:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/objects", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/objects:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/objects",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects/object_name:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/objects/object_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects/object_name:put",
-		Method:       "PUT",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/objects/object_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/objects/object_name:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/objects/object_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/properties:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/properties", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/properties:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/properties", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/properties:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/properties",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties/property_name:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/properties/property_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties/property_name:put",
-		Method:       "PUT",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/properties/property_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/properties/property_name:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/properties/property_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameResourceTypesGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/resource_types:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/resource_types",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/resource_types:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/resource_types", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameResourceTypesPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/resource_types:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/resource_types",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/resource_types:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/resource_types", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/resource_types/resource_type:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/resource_types/resource_type:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/tags:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/tags", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsPost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/tags:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/tags", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/tags:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/tags",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNameGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/tags/tag_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNamePut = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:put",
-		Method:       "PUT",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/tags/tag_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNamePost = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:post",
-		Method:       "POST",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/tags/tag_name:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/namespaces/namespace_name/tags/tag_name:delete",
-		Method:       "DELETE",
-		Path:         "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/namespaces/namespace_name/tags/tag_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opMetadefsResourceTypesGet = e.Operation(runtime.OperationSpec{
-		Name:         "metadefs/resource_types:get",
-		Method:       "GET",
-		Path:         "/v2/metadefs/resource_types",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "metadefs/resource_types:get", Method: "GET", Path: "/v2/metadefs/resource_types", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasImageGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/image:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/image",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/image:get", Method: "GET", Path: "/v2/schemas/image", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasImagesGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/images:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/images",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/images:get", Method: "GET", Path: "/v2/schemas/images", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMemberGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/member:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/member",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/member:get", Method: "GET", Path: "/v2/schemas/member", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMembersGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/members:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/members",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/members:get", Method: "GET", Path: "/v2/schemas/members", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsNamespaceGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/namespace:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/namespace",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/namespace:get", Method: "GET", Path: "/v2/schemas/metadefs/namespace", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsNamespacesGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/namespaces:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/namespaces",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/namespaces:get", Method: "GET", Path: "/v2/schemas/metadefs/namespaces", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsObjectGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/object:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/object",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/object:get", Method: "GET", Path: "/v2/schemas/metadefs/object", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsObjectsGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/objects:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/objects",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/objects:get", Method: "GET", Path: "/v2/schemas/metadefs/objects", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsPropertiesGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/properties:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/properties",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/properties:get", Method: "GET", Path: "/v2/schemas/metadefs/properties", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsPropertyGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/property:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/property",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/property:get", Method: "GET", Path: "/v2/schemas/metadefs/property", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsResourceTypeGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/resource_type:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/resource_type",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/resource_type:get", Method: "GET", Path: "/v2/schemas/metadefs/resource_type", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsResourceTypesGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/resource_types:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/resource_types",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/resource_types:get", Method: "GET", Path: "/v2/schemas/metadefs/resource_types", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsTagGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/tag:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/tag",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/tag:get", Method: "GET", Path: "/v2/schemas/metadefs/tag", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasMetadefsTagsGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/metadefs/tags:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/metadefs/tags",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/metadefs/tags:get", Method: "GET", Path: "/v2/schemas/metadefs/tags", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasTaskGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/task:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/task",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/task:get", Method: "GET", Path: "/v2/schemas/task", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opSchemasTasksGet = e.Operation(runtime.OperationSpec{
-		Name:         "schemas/tasks:get",
-		Method:       "GET",
-		Path:         "/v2/schemas/tasks",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "schemas/tasks:get", Method: "GET", Path: "/v2/schemas/tasks", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opStoresStoreIDImageIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "stores/store_id/image_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/stores/{store_id}/{image_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "stores/store_id/image_id:delete", Method: "DELETE", Path: "/v2/stores/{store_id}/{image_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opTasksGet = e.Operation(runtime.OperationSpec{
-		Name:         "tasks:get",
-		Method:       "GET",
-		Path:         "/v2/tasks",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "tasks:get", Method: "GET", Path: "/v2/tasks", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opTasksPost = e.Operation(runtime.OperationSpec{
-		Name:         "tasks:post",
-		Method:       "POST",
-		Path:         "/v2/tasks",
-		Breaker:      breakerGlance,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "tasks:post", Method: "POST", Path: "/v2/tasks", Accept: "application/json",
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opTasksTaskIDGet = e.Operation(runtime.OperationSpec{
-		Name:         "tasks/task_id:get",
-		Method:       "GET",
-		Path:         "/v2/tasks/{task_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryReads,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "tasks/task_id:get", Method: "GET", Path: "/v2/tasks/{task_id}", Accept: "application/json",
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	c.opTasksTaskIDDelete = e.Operation(runtime.OperationSpec{
-		Name:         "tasks/task_id:delete",
-		Method:       "DELETE",
-		Path:         "/v2/tasks/{task_id}",
-		Breaker:      breakerGlance,
-		Retry:        retryDefault,
-		Timeout:      5 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Name: "tasks/task_id:delete", Method: "DELETE", Path: "/v2/tasks/{task_id}",
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -7361,18 +6924,10 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// CacheGetResponse is the answer to CacheGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CacheGetResponse is the answer to CacheGet; the resgen tags say which status fills which field.
 type CacheGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *CacheGetCacheStateResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *CacheGetCacheStateResponse `resgen:"200"` // Ok.
 }
 
 // CacheGet calls GET /v2/cache.
@@ -7391,49 +6946,15 @@ type CacheGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) CacheGet(ctx context.Context) (*CacheGetResponse, error) {
-	u := c.server + "/v2/cache"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CacheGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCacheGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opCacheGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CacheGet: read response: %w", err)
-	}
-	out := &CacheGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CacheGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CacheGet(ctx context.Context, opts ...runtime.CallOption) (*CacheGetResponse, error) {
+	req := runtime.Request{Path: "/v2/cache"}
+	return runtime.Call(ctx, c.opCacheGet, &req, new(CacheGetResponse), opts)
 }
 
-// CacheDeleteResponse is the answer to CacheDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CacheDeleteResponse is the answer to CacheDelete; the resgen tags say which status fills which
+// field.
 type CacheDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // CacheDelete calls DELETE /v2/cache.
@@ -7453,44 +6974,16 @@ type CacheDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) CacheDelete(ctx context.Context) (*CacheDeleteResponse, error) {
-	u := c.server + "/v2/cache"
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CacheDelete: %w", err)
-	}
-	resp, attempts, err := c.opCacheDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opCacheDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CacheDelete: read response: %w", err)
-	}
-	out := &CacheDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) CacheDelete(ctx context.Context, opts ...runtime.CallOption) (*CacheDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/cache"}
+	return runtime.Call(ctx, c.opCacheDelete, &req, new(CacheDeleteResponse), opts)
 }
 
-// CacheImageIDPutResponse is the answer to CacheImageIDPut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CacheImageIDPutResponse is the answer to CacheImageIDPut; the resgen tags say which status fills
+// which field.
 type CacheImageIDPutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *CacheQueueImageFromAPIResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *CacheQueueImageFromAPIResponse `resgen:"200"` // Ok.
 }
 
 // CacheImageIDPut calls PUT /v2/cache/{image_id}.
@@ -7509,57 +7002,15 @@ type CacheImageIDPutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest) (*CacheImageIDPutResponse, error) {
-	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDPut: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDPut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCacheImageIDPut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opCacheImageIDPut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDPut: read response: %w", err)
-	}
-	out := &CacheImageIDPutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CacheImageIDPut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest, opts ...runtime.CallOption) (*CacheImageIDPutResponse, error) {
+	req := runtime.Request{Path: "/v2/cache/" + runtime.PathSegment(imageID), JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCacheImageIDPut, &req, new(CacheImageIDPutResponse), opts)
 }
 
-// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete: the status, headers and raw
-// body,
-// and the decoded body of each declared JSON response.
+// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete; the resgen tags say which status
+// fills which field.
 type CacheImageIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // CacheImageIDDelete calls DELETE /v2/cache/{image_id}.
@@ -7579,124 +7030,77 @@ type CacheImageIDDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string) (*CacheImageIDDeleteResponse, error) {
-	u := c.server + "/v2/cache/" + runtime.PathSegment(imageID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opCacheImageIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opCacheImageIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CacheImageIDDelete: read response: %w", err)
-	}
-	out := &CacheImageIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*CacheImageIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/cache/" + runtime.PathSegment(imageID)}
+	return runtime.Call(ctx, c.opCacheImageIDDelete, &req, new(CacheImageIDDeleteResponse), opts)
 }
 
-// ImagesGetParams are the query, header and cookie parameters of ImagesGet.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ImagesGetParams are the query, header and cookie parameters of ImagesGet (nil leaves one out).
 type ImagesGetParams struct {
-	// Limit is the query parameter "limit".
 	// Requests a page size of items. Returns a number of items up to a limit value. Use the
 	// limit parameter to make an initial limited request and use the ID of the last-seen item
 	// from the response as the marker parameter value in a subsequent limited request.
-	Limit *int64
-	// Marker is the query parameter "marker".
+	Limit *int64 // query parameter "limit"
 	// The ID of the last-seen item. Use the limit parameter to make an initial limited request
 	// and use the ID of the last-seen item from the response as the marker parameter value in
 	// a subsequent limited request.
-	Marker *string
-	// Name is the query parameter "name".
+	Marker *string // query parameter "marker"
 	// Filters the response by a name, as a string. A valid value is the name of an image.
-	Name *string
-	// ID is the query parameter "id".
+	Name *string // query parameter "name"
 	// id filter parameter.
-	ID *string
-	// Owner is the query parameter "owner".
+	ID *string // query parameter "id"
 	// Filters the response by a project (also called a “tenant”) ID. Shows only images that
 	// are shared with you by the specified owner.
-	Owner *string
-	// Protected is the query parameter "protected".
+	Owner *string // query parameter "owner"
 	// Filters the response by the ‘protected’ image property. A valid value is one of ‘true’,
 	// ‘false’ (must be all lowercase). Any other value will result in a 400 response.
-	Protected *bool
-	// Status is the query parameter "status".
+	Protected *bool // query parameter "protected"
 	// Filters the response by an image status.
-	Status *string
-	// Tag is the query parameter "tag".
+	Status *string // query parameter "status"
 	// Filters the response by the specified tag value. May be repeated, but keep in mind that
 	// you're making a conjunctive query, so only images containing all the tags specified will
 	// appear in the response.
-	Tag []string
-	// Visibility is the query parameter "visibility".
+	Tag []string // query parameter "tag"
 	// Filters the response by an image visibility value. A valid value is public, private,
 	// community, shared, or all. (Note that if you filter on shared, the images included in
 	// the response will only be those where your member status is accepted unless you
 	// explicitly include a member_status filter in the request.) If you omit this parameter,
 	// the response shows public, private, and those shared images with a member status of
 	// accepted.
-	Visibility *ImagesGetVisibility
-	// OsHidden is the query parameter "os_hidden".
+	Visibility *ImagesGetVisibility // query parameter "visibility"
 	// When true, filters the response to display only "hidden" images. By default, "hidden"
 	// images are not included in the image-list response. (Since Image API v2.7)
-	OsHidden *bool
-	// MemberStatus is the query parameter "member_status".
+	OsHidden *bool // query parameter "os_hidden"
 	// Filters the response by a member status. A valid value is accepted, pending, rejected,
 	// or all. Default is accepted.
-	MemberStatus *ImagesGetMemberStatus
-	// SizeMax is the query parameter "size_max".
+	MemberStatus *ImagesGetMemberStatus // query parameter "member_status"
 	// Filters the response by a maximum image size, in bytes.
-	SizeMax *string
-	// SizeMin is the query parameter "size_min".
+	SizeMax *string // query parameter "size_max"
 	// Filters the response by a minimum image size, in bytes.
-	SizeMin *string
-	// CreatedAt is the query parameter "created_at".
+	SizeMin *string // query parameter "size_min"
 	// Specify a comparison filter based on the date and time when the resource was created.
-	CreatedAt *time.Time
-	// UpdatedAt is the query parameter "updated_at".
+	CreatedAt *time.Time // query parameter "created_at"
 	// Specify a comparison filter based on the date and time when the resource was most
 	// recently modified.
-	UpdatedAt *time.Time
-	// SortDir is the query parameter "sort_dir".
+	UpdatedAt *time.Time // query parameter "updated_at"
 	// Sorts the response by a set of one or more sort direction and attribute (sort_key)
 	// combinations. A valid value for the sort direction is asc (ascending) or desc
 	// (descending). If you omit the sort direction in a set, the default is desc.
-	SortDir *ImagesGetSortDir
-	// SortKey is the query parameter "sort_key".
+	SortDir *ImagesGetSortDir // query parameter "sort_dir"
 	// Sorts the response by an attribute, such as name, id, or updated_at. Default is
 	// created_at. The API uses the natural sorting direction of the sort_key image attribute.
-	SortKey *string
-	// Sort is the query parameter "sort".
+	SortKey *string // query parameter "sort_key"
 	// Sorts the response by one or more attribute and sort direction combinations. You can
 	// also set multiple sort keys and directions. Default direction is desc. Use the comma (,)
 	// character to separate multiple values. For example: `sort=name:asc,status:desc`
-	Sort *string
+	Sort *string // query parameter "sort"
 }
 
-// ImagesGetResponse is the answer to ImagesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesGetResponse is the answer to ImagesGet; the resgen tags say which status fills which
+// field.
 type ImagesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImagesListResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *ImagesListResponse `resgen:"200"` // Ok.
 }
 
 // ImagesGet calls GET /v2/images.
@@ -7750,127 +7154,84 @@ type ImagesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams) (*ImagesGetResponse, error) {
-	u := c.server + "/v2/images"
-	var q runtime.Query
+func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams, opts ...runtime.CallOption) (*ImagesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images"}
 	if params != nil {
 		if params.Limit != nil {
-			q.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
+			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
 		}
 		if params.Marker != nil {
-			q.Add("marker", *params.Marker)
+			req.Query.Add("marker", *params.Marker)
 		}
 		if params.Name != nil {
-			q.Add("name", *params.Name)
+			req.Query.Add("name", *params.Name)
 		}
 		if params.ID != nil {
-			q.Add("id", *params.ID)
+			req.Query.Add("id", *params.ID)
 		}
 		if params.Owner != nil {
-			q.Add("owner", *params.Owner)
+			req.Query.Add("owner", *params.Owner)
 		}
 		if params.Protected != nil {
-			q.Add("protected", strconv.FormatBool(*params.Protected))
+			req.Query.Add("protected", strconv.FormatBool(*params.Protected))
 		}
 		if params.Status != nil {
-			q.Add("status", *params.Status)
+			req.Query.Add("status", *params.Status)
 		}
 		if params.Tag != nil {
 			for _, v := range params.Tag {
-				q.Add("tag", v)
+				req.Query.Add("tag", v)
 			}
 		}
 		if params.Visibility != nil {
-			q.Add("visibility", string(*params.Visibility))
+			req.Query.Add("visibility", string(*params.Visibility))
 		}
 		if params.OsHidden != nil {
-			q.Add("os_hidden", strconv.FormatBool(*params.OsHidden))
+			req.Query.Add("os_hidden", strconv.FormatBool(*params.OsHidden))
 		}
 		if params.MemberStatus != nil {
-			q.Add("member_status", string(*params.MemberStatus))
+			req.Query.Add("member_status", string(*params.MemberStatus))
 		}
 		if params.SizeMax != nil {
-			q.Add("size_max", *params.SizeMax)
+			req.Query.Add("size_max", *params.SizeMax)
 		}
 		if params.SizeMin != nil {
-			q.Add("size_min", *params.SizeMin)
+			req.Query.Add("size_min", *params.SizeMin)
 		}
 		if params.CreatedAt != nil {
-			q.Add("created_at", (*params.CreatedAt).Format(time.RFC3339Nano))
+			req.Query.Add("created_at", (*params.CreatedAt).Format(time.RFC3339Nano))
 		}
 		if params.UpdatedAt != nil {
-			q.Add("updated_at", (*params.UpdatedAt).Format(time.RFC3339Nano))
+			req.Query.Add("updated_at", (*params.UpdatedAt).Format(time.RFC3339Nano))
 		}
 		if params.SortDir != nil {
-			q.Add("sort_dir", string(*params.SortDir))
+			req.Query.Add("sort_dir", string(*params.SortDir))
 		}
 		if params.SortKey != nil {
-			q.Add("sort_key", *params.SortKey)
+			req.Query.Add("sort_key", *params.SortKey)
 		}
 		if params.Sort != nil {
-			q.Add("sort", *params.Sort)
+			req.Query.Add("sort", *params.Sort)
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesGet: read response: %w", err)
-	}
-	out := &ImagesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesGet, &req, new(ImagesGetResponse), opts)
 }
 
-// ImagesPostParams are the query, header and cookie parameters of ImagesPost.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ImagesPostParams are the query, header and cookie parameters of ImagesPost (nil leaves one out).
 type ImagesPostParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// IdempotencyKey is sent as the Idempotency-Key header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string
 }
 
-// ImagesPostResponse is the answer to ImagesPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesPostResponse is the answer to ImagesPost; the resgen tags say which status fills which
+// field.
 type ImagesPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// OpenStackImageStoreIds is the "OpenStack-image-store-ids" response header, nil when
-	// absent.
+	runtime.Response `resgen:"404"`
 	// list of available stores.
-	OpenStackImageStoreIds *string
-	// JSON201 is set when the status is 201.
+	OpenStackImageStoreIds *string `resgen:"header:OpenStack-image-store-ids"`
 	// Ok.
-	JSON201 *ImagesCreateResponse
+	JSON201 *ImagesCreateResponse `resgen:"201"`
 }
 
 // ImagesPost calls POST /v2/images.
@@ -7903,66 +7264,22 @@ type ImagesPostResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest) (*ImagesPostResponse, error) {
-	u := c.server + "/v2/images"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesPost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
+func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest, opts ...runtime.CallOption) (*ImagesPostResponse, error) {
+	req := runtime.Request{Path: "/v2/images", JSON: body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opImagesPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesPost: read response: %w", err)
-	}
-	out := &ImagesPostResponse{
-		StatusCode:             resp.StatusCode,
-		Header:                 resp.Header,
-		Body:                   raw,
-		Attempts:               attempts,
-		OpenStackImageStoreIds: runtime.HeaderValue(resp.Header, "OpenStack-image-store-ids"),
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opImagesPost, &req, new(ImagesPostResponse), opts)
 }
 
-// ImagesImageIDGetResponse is the answer to ImagesImageIDGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDGetResponse is the answer to ImagesImageIDGet; the resgen tags say which status
+// fills which field.
 type ImagesImageIDGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImageShowResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *ImageShowResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDGet calls GET /v2/images/{image_id}.
@@ -7985,53 +7302,16 @@ type ImagesImageIDGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string) (*ImagesImageIDGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDGet: read response: %w", err)
-	}
-	out := &ImagesImageIDGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID)}
+	return runtime.Call(ctx, c.opImagesImageIDGet, &req, new(ImagesImageIDGetResponse), opts)
 }
 
-// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch: the status, headers and raw
-// body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch; the resgen tags say which status
+// fills which field.
 type ImagesImageIDPatchResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImageUpdateResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *ImageUpdateResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDPatch calls PATCH /v2/images/{image_id}.
@@ -8072,57 +7352,18 @@ type ImagesImageIDPatchResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte) (*ImagesImageIDPatchResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
-	var rd io.Reader
+func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*ImagesImageIDPatchResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID), ContentType: "application/openstack-images-v2.1-json-patch"}
 	if body != nil {
-		rd = bytes.NewReader(body)
+		req.Body = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PATCH", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDPatch: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/openstack-images-v2.1-json-patch")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDPatch.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDPatch.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDPatch: read response: %w", err)
-	}
-	out := &ImagesImageIDPatchResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDPatch: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDPatch, &req, new(ImagesImageIDPatchResponse), opts)
 }
 
-// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete: the status, headers and raw
-// body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete; the resgen tags say which
+// status fills which field.
 type ImagesImageIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDDelete calls DELETE /v2/images/{image_id}.
@@ -8148,45 +7389,16 @@ type ImagesImageIDDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string) (*ImagesImageIDDeleteResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opImagesImageIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDDelete: read response: %w", err)
-	}
-	out := &ImagesImageIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID)}
+	return runtime.Call(ctx, c.opImagesImageIDDelete, &req, new(ImagesImageIDDeleteResponse), opts)
 }
 
-// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost:
-// the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost;
+// the resgen tags say which status fills which field.
 type ImagesImageIDActionsDeactivatePostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *ImagesActionsDeactivateResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *ImagesActionsDeactivateResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDActionsDeactivatePost calls POST /v2/images/{image_id}/actions/deactivate.
@@ -8215,60 +7427,16 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest) (*ImagesImageIDActionsDeactivatePostResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/actions/deactivate"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDActionsDeactivatePost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDActionsDeactivatePost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsDeactivatePost: read response: %w", err)
-	}
-	out := &ImagesImageIDActionsDeactivatePostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDActionsDeactivatePost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsDeactivatePostResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/deactivate", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opImagesImageIDActionsDeactivatePost, &req, new(ImagesImageIDActionsDeactivatePostResponse), opts)
 }
 
-// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost:
-// the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost;
+// the resgen tags say which status fills which field.
 type ImagesImageIDActionsReactivatePostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *ImagesActionsReactivateResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *ImagesActionsReactivateResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDActionsReactivatePost calls POST /v2/images/{image_id}/actions/reactivate.
@@ -8293,80 +7461,30 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest) (*ImagesImageIDActionsReactivatePostResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/actions/reactivate"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDActionsReactivatePost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDActionsReactivatePost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDActionsReactivatePost: read response: %w", err)
-	}
-	out := &ImagesImageIDActionsReactivatePostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDActionsReactivatePost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsReactivatePostResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/reactivate", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opImagesImageIDActionsReactivatePost, &req, new(ImagesImageIDActionsReactivatePostResponse), opts)
 }
 
-// ImagesImageIDFileGetParams are the query, header and cookie parameters of ImagesImageIDFileGet.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ImagesImageIDFileGetParams are the query, header and cookie parameters of ImagesImageIDFileGet
+// (nil leaves one out).
 type ImagesImageIDFileGetParams struct {
-	// Range is the header parameter "Range".
 	// The range of image data requested. Note that multi range requests are not supported.
-	Range *string
+	Range *string // header parameter "Range"
 }
 
-// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet: the status, headers and raw
-// body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet; the resgen tags say which
+// status fills which field.
 type ImagesImageIDFileGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// ContentLength is the "Content-Length" response header, nil when absent.
+	runtime.Response `resgen:"204 404"`
 	// The length of the body in octets (8-bit bytes)
-	ContentLength *string
-	// ContentMd5 is the "Content-Md5" response header, nil when absent.
+	ContentLength *string `resgen:"header:Content-Length"`
 	// The MD5 checksum of the body.
-	ContentMd5 *string
-	// ContentRange is the "Content-Range" response header, nil when absent.
+	ContentMd5 *string `resgen:"header:Content-Md5"`
 	// The content range of image data.
-	ContentRange *string
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImagesFileDownloadResponse
-	// JSON206 is set when the status is 206.
-	// Ok.
-	JSON206 *ImagesFileDownloadResponse
+	ContentRange *string                     `resgen:"header:Content-Range"`
+	JSON200      *ImagesFileDownloadResponse `resgen:"200"` // Ok.
+	JSON206      *ImagesFileDownloadResponse `resgen:"206"` // Ok.
 }
 
 // ImagesImageIDFileGet calls GET /v2/images/{image_id}/file.
@@ -8398,74 +7516,32 @@ type ImagesImageIDFileGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
-func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams) (*ImagesImageIDFileGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDFileGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
+func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams, opts ...runtime.CallOption) (*ImagesImageIDFileGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/file"}
 	if params != nil {
 		if params.Range != nil {
-			req.Header.Add("Range", *params.Range)
+			req.AddHeader("Range", *params.Range)
 		}
 	}
-	resp, attempts, err := c.opImagesImageIDFileGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDFileGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDFileGet: read response: %w", err)
-	}
-	out := &ImagesImageIDFileGetResponse{
-		StatusCode:    resp.StatusCode,
-		Header:        resp.Header,
-		Body:          raw,
-		Attempts:      attempts,
-		ContentLength: runtime.HeaderValue(resp.Header, "Content-Length"),
-		ContentMd5:    runtime.HeaderValue(resp.Header, "Content-Md5"),
-		ContentRange:  runtime.HeaderValue(resp.Header, "Content-Range"),
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 206:
-		err = runtime.DecodeJSON(raw, &out.JSON206)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDFileGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDFileGet, &req, new(ImagesImageIDFileGetResponse), opts)
 }
 
-// ImagesImageIDFilePutParams are the query, header and cookie parameters of ImagesImageIDFilePut.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ImagesImageIDFilePutParams are the query, header and cookie parameters of ImagesImageIDFilePut
+// (nil leaves one out).
 type ImagesImageIDFilePutParams struct {
-	// ContentType is the header parameter "Content-Type".
 	// The media type descriptor of the body, namely application/octet-stream.
-	ContentType *string
-	// XImageMetaStore is the header parameter "X-Image-Meta-Store".
+	ContentType *string // header parameter "Content-Type"
 	// A store identifier to upload or import image data. Should only be included when making a
 	// request to a cloud that supports multiple backing stores. Use the Store Discovery call
 	// to determine an appropriate store identifier. Simply omit this header to use the default
 	// store.
-	XImageMetaStore *string
+	XImageMetaStore *string // header parameter "X-Image-Meta-Store"
 }
 
-// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut: the status, headers and raw
-// body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut; the resgen tags say which
+// status fills which field.
 type ImagesImageIDFilePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDFilePut calls PUT /v2/images/{image_id}/file.
@@ -8507,60 +7583,27 @@ type ImagesImageIDFilePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
-func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte) (*ImagesImageIDFilePutResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/file"
-	var rd io.Reader
+func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte, opts ...runtime.CallOption) (*ImagesImageIDFilePutResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDFilePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/octet-stream")
+		req.Body = body
 	}
 	if params != nil {
 		if params.ContentType != nil {
-			req.Header.Add("Content-Type", *params.ContentType)
+			req.AddHeader("Content-Type", *params.ContentType)
 		}
 		if params.XImageMetaStore != nil {
-			req.Header.Add("X-Image-Meta-Store", *params.XImageMetaStore)
+			req.AddHeader("X-Image-Meta-Store", *params.XImageMetaStore)
 		}
 	}
-	resp, attempts, err := c.opImagesImageIDFilePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDFilePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDFilePut: read response: %w", err)
-	}
-	out := &ImagesImageIDFilePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opImagesImageIDFilePut, &req, new(ImagesImageIDFilePutResponse), opts)
 }
 
-// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost: the status, headers
-// and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost; the resgen tags say
+// which status fills which field.
 type ImagesImageIDImportPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *ImagesImportImportImageResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *ImagesImportImportImageResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDImportPost calls POST /v2/images/{image_id}/import.
@@ -8613,60 +7656,16 @@ type ImagesImageIDImportPostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest) (*ImagesImageIDImportPostResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/import"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDImportPost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDImportPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDImportPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDImportPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDImportPost: read response: %w", err)
-	}
-	out := &ImagesImageIDImportPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDImportPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest, opts ...runtime.CallOption) (*ImagesImageIDImportPostResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/import", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opImagesImageIDImportPost, &req, new(ImagesImageIDImportPostResponse), opts)
 }
 
-// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet: the status, headers
-// and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet; the resgen tags say
+// which status fills which field.
 type ImagesImageIDMembersGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImagesMembersListResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *ImagesMembersListResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDMembersGet calls GET /v2/images/{image_id}/members.
@@ -8696,53 +7695,16 @@ type ImagesImageIDMembersGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string) (*ImagesImageIDMembersGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDMembersGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersGet: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDMembersGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDMembersGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members"}
+	return runtime.Call(ctx, c.opImagesImageIDMembersGet, &req, new(ImagesImageIDMembersGetResponse), opts)
 }
 
-// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost: the status, headers
-// and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost; the resgen tags say
+// which status fills which field.
 type ImagesImageIDMembersPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *ImagesMembersCreateResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *ImagesMembersCreateResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDMembersPost calls POST /v2/images/{image_id}/members.
@@ -8766,60 +7728,16 @@ type ImagesImageIDMembersPostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest) (*ImagesImageIDMembersPostResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersPost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDMembersPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersPost: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDMembersPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersPostResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opImagesImageIDMembersPost, &req, new(ImagesImageIDMembersPostResponse), opts)
 }
 
-// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet: the
-// status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet; the
+// resgen tags say which status fills which field.
 type ImagesImageIDMembersMemberIDGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImagesMemberShowResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *ImagesMemberShowResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDMembersMemberIDGet calls GET /v2/images/{image_id}/members/{member_id}.
@@ -8842,53 +7760,16 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDMembersMemberIDGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersMemberIDGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDGet: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersMemberIDGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDMembersMemberIDGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)}
+	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDGet, &req, new(ImagesImageIDMembersMemberIDGetResponse), opts)
 }
 
-// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut: the
-// status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut; the
+// resgen tags say which status fills which field.
 type ImagesImageIDMembersMemberIDPutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImagesMemberUpdateResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *ImagesMemberUpdateResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDMembersMemberIDPut calls PUT /v2/images/{image_id}/members/{member_id}.
@@ -8920,57 +7801,15 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest) (*ImagesImageIDMembersMemberIDPutResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDMembersMemberIDPut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersMemberIDPut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDPut: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersMemberIDPutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDMembersMemberIDPut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDPutResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID), JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDPut, &req, new(ImagesImageIDMembersMemberIDPutResponse), opts)
 }
 
-// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete:
-// the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete;
+// the resgen tags say which status fills which field.
 type ImagesImageIDMembersMemberIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDMembersMemberIDDelete calls DELETE /v2/images/{image_id}/members/{member_id}.
@@ -8996,45 +7835,16 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opImagesImageIDMembersMemberIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDMembersMemberIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDMembersMemberIDDelete: read response: %w", err)
-	}
-	out := &ImagesImageIDMembersMemberIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)}
+	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDDelete, &req, new(ImagesImageIDMembersMemberIDDeleteResponse), opts)
 }
 
-// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut: the status, headers and
-// raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut; the resgen tags say which
+// status fills which field.
 type ImagesImageIDStagePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImagesStageResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *ImagesStageResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDStagePut calls PUT /v2/images/{image_id}/stage.
@@ -9071,60 +7881,16 @@ type ImagesImageIDStagePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest) (*ImagesImageIDStagePutResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/stage"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDStagePut: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDStagePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDStagePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDStagePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDStagePut: read response: %w", err)
-	}
-	out := &ImagesImageIDStagePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDStagePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest, opts ...runtime.CallOption) (*ImagesImageIDStagePutResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/stage", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opImagesImageIDStagePut, &req, new(ImagesImageIDStagePutResponse), opts)
 }
 
-// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut: the status,
-// headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut; the resgen
+// tags say which status fills which field.
 type ImagesImageIDTagsTagValuePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImagesTagUpdateResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *ImagesTagUpdateResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDTagsTagValuePut calls PUT /v2/images/{image_id}/tags/{tag_value}.
@@ -9134,57 +7900,15 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest) (*ImagesImageIDTagsTagValuePutResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDTagsTagValuePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDTagsTagValuePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValuePut: read response: %w", err)
-	}
-	out := &ImagesImageIDTagsTagValuePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDTagsTagValuePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValuePutResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue), JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opImagesImageIDTagsTagValuePut, &req, new(ImagesImageIDTagsTagValuePutResponse), opts)
 }
 
-// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete: the
-// status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete; the
+// resgen tags say which status fills which field.
 type ImagesImageIDTagsTagValueDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDTagsTagValueDelete calls DELETE /v2/images/{image_id}/tags/{tag_value}.
@@ -9195,45 +7919,16 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValueDelete: %w", err)
-	}
-	resp, attempts, err := c.opImagesImageIDTagsTagValueDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDTagsTagValueDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTagsTagValueDelete: read response: %w", err)
-	}
-	out := &ImagesImageIDTagsTagValueDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)}
+	return runtime.Call(ctx, c.opImagesImageIDTagsTagValueDelete, &req, new(ImagesImageIDTagsTagValueDeleteResponse), opts)
 }
 
-// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet: the status, headers and
-// raw body,
-// and the decoded body of each declared JSON response.
+// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet; the resgen tags say which
+// status fills which field.
 type ImagesImageIDTasksGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *ImagesTasksGetTaskInfoResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *ImagesTasksGetTaskInfoResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDTasksGet calls GET /v2/images/{image_id}/tasks.
@@ -9257,52 +7952,16 @@ type ImagesImageIDTasksGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string) (*ImagesImageIDTasksGetResponse, error) {
-	u := c.server + "/v2/images/" + runtime.PathSegment(imageID) + "/tasks"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTasksGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opImagesImageIDTasksGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opImagesImageIDTasksGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ImagesImageIDTasksGet: read response: %w", err)
-	}
-	out := &ImagesImageIDTasksGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ImagesImageIDTasksGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDTasksGetResponse, error) {
+	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tasks"}
+	return runtime.Call(ctx, c.opImagesImageIDTasksGet, &req, new(ImagesImageIDTasksGetResponse), opts)
 }
 
-// InfoImportGetResponse is the answer to InfoImportGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// InfoImportGetResponse is the answer to InfoImportGet; the resgen tags say which status fills
+// which field.
 type InfoImportGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *InfoImportGetImageImportResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *InfoImportGetImageImportResponse `resgen:"200"` // Ok.
 }
 
 // InfoImportGet calls GET /v2/info/import.
@@ -9326,52 +7985,16 @@ type InfoImportGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) InfoImportGet(ctx context.Context) (*InfoImportGetResponse, error) {
-	u := c.server + "/v2/info/import"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("InfoImportGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opInfoImportGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opInfoImportGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("InfoImportGet: read response: %w", err)
-	}
-	out := &InfoImportGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("InfoImportGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) InfoImportGet(ctx context.Context, opts ...runtime.CallOption) (*InfoImportGetResponse, error) {
+	req := runtime.Request{Path: "/v2/info/import"}
+	return runtime.Call(ctx, c.opInfoImportGet, &req, new(InfoImportGetResponse), opts)
 }
 
-// InfoStoresGetResponse is the answer to InfoStoresGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// InfoStoresGetResponse is the answer to InfoStoresGet; the resgen tags say which status fills
+// which field.
 type InfoStoresGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *InfoStoresGetStoresResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *InfoStoresGetStoresResponse `resgen:"200"` // Ok.
 }
 
 // InfoStoresGet calls GET /v2/info/stores.
@@ -9394,53 +8017,16 @@ type InfoStoresGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) InfoStoresGet(ctx context.Context) (*InfoStoresGetResponse, error) {
-	u := c.server + "/v2/info/stores"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("InfoStoresGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opInfoStoresGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opInfoStoresGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("InfoStoresGet: read response: %w", err)
-	}
-	out := &InfoStoresGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("InfoStoresGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) InfoStoresGet(ctx context.Context, opts ...runtime.CallOption) (*InfoStoresGetResponse, error) {
+	req := runtime.Request{Path: "/v2/info/stores"}
+	return runtime.Call(ctx, c.opInfoStoresGet, &req, new(InfoStoresGetResponse), opts)
 }
 
-// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet: the status, headers and raw
-// body,
-// and the decoded body of each declared JSON response.
+// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet; the resgen tags say which
+// status fills which field.
 type InfoStoresDetailGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *InfoStoresDetailGetStoresDetailResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *InfoStoresDetailGetStoresDetailResponse `resgen:"200"` // Ok.
 }
 
 // InfoStoresDetailGet calls GET /v2/info/stores/detail.
@@ -9459,52 +8045,16 @@ type InfoStoresDetailGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) InfoStoresDetailGet(ctx context.Context) (*InfoStoresDetailGetResponse, error) {
-	u := c.server + "/v2/info/stores/detail"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("InfoStoresDetailGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opInfoStoresDetailGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opInfoStoresDetailGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("InfoStoresDetailGet: read response: %w", err)
-	}
-	out := &InfoStoresDetailGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("InfoStoresDetailGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) InfoStoresDetailGet(ctx context.Context, opts ...runtime.CallOption) (*InfoStoresDetailGetResponse, error) {
+	req := runtime.Request{Path: "/v2/info/stores/detail"}
+	return runtime.Call(ctx, c.opInfoStoresDetailGet, &req, new(InfoStoresDetailGetResponse), opts)
 }
 
-// InfoUsageGetResponse is the answer to InfoUsageGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// InfoUsageGetResponse is the answer to InfoUsageGet; the resgen tags say which status fills which
+// field.
 type InfoUsageGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *InfoUsageGetUsageResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *InfoUsageGetUsageResponse `resgen:"200"` // Ok.
 }
 
 // InfoUsageGet calls GET /v2/info/usage.
@@ -9521,53 +8071,16 @@ type InfoUsageGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) InfoUsageGet(ctx context.Context) (*InfoUsageGetResponse, error) {
-	u := c.server + "/v2/info/usage"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("InfoUsageGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opInfoUsageGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opInfoUsageGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("InfoUsageGet: read response: %w", err)
-	}
-	out := &InfoUsageGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("InfoUsageGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) InfoUsageGet(ctx context.Context, opts ...runtime.CallOption) (*InfoUsageGetResponse, error) {
+	req := runtime.Request{Path: "/v2/info/usage"}
+	return runtime.Call(ctx, c.opInfoUsageGet, &req, new(InfoUsageGetResponse), opts)
 }
 
-// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet: the status, headers and
-// raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet; the resgen tags say which
+// status fills which field.
 type MetadefsNamespacesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesListResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesGet calls GET /v2/metadefs/namespaces.
@@ -9605,53 +8118,16 @@ type MetadefsNamespacesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesGet(ctx context.Context) (*MetadefsNamespacesGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesGet(ctx context.Context, opts ...runtime.CallOption) (*MetadefsNamespacesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesGet, &req, new(MetadefsNamespacesGetResponse), opts)
 }
 
-// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost: the status, headers and
-// raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost; the resgen tags say
+// which status fills which field.
 type MetadefsNamespacesPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *MetadefsNamespacesCreateResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *MetadefsNamespacesCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesPost calls POST /v2/metadefs/namespaces.
@@ -9674,60 +8150,16 @@ type MetadefsNamespacesPostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest) (*MetadefsNamespacesPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesPost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesPost, &req, new(MetadefsNamespacesPostResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet:
-// the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet;
+// the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespaceShowResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespaceShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameGet calls GET /v2/metadefs/namespaces/{namespace_name}.
@@ -9753,53 +8185,16 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameGet, &req, new(MetadefsNamespacesNamespaceNameGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut:
-// the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut;
+// the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNamePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespaceUpdateResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespaceUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}.
@@ -9817,57 +8212,15 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName), JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePut, &req, new(MetadefsNamespacesNamespaceNamePutResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}.
@@ -9889,45 +8242,16 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameDelete, &req, new(MetadefsNamespacesNamespaceNameDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesObjectsListResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesObjectsListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsGet calls GET
@@ -9969,53 +8293,16 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsGet, &req, new(MetadefsNamespacesNamespaceNameObjectsGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *MetadefsNamespacesObjectsCreateResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *MetadefsNamespacesObjectsCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsPost calls POST
@@ -10033,57 +8320,16 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsPost, &req, new(MetadefsNamespacesNamespaceNameObjectsPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsDelete; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsDelete calls DELETE
@@ -10095,45 +8341,17 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsObjectNameGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameGet; the resgen tags say which status fills
+// which field.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesObjectShowResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesObjectShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameGet calls GET
@@ -10154,53 +8372,17 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsObjectNamePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsObjectNamePut; the resgen tags say which status fills
+// which field.
 type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesObjectUpdateResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesObjectUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNamePut calls PUT
@@ -10226,57 +8408,16 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNamePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName), JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete; the resgen tags say which status fills
+// which field.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameDelete calls DELETE
@@ -10299,45 +8440,17 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameObjectsObjectNameDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesGet; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesPropertiesListResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesPropertiesListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesGet calls GET
@@ -10356,53 +8469,17 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesPost; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *MetadefsNamespacesPropertiesCreateResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *MetadefsNamespacesPropertiesCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPost calls POST
@@ -10422,57 +8499,16 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPost, &req, new(MetadefsNamespacesNamespaceNamePropertiesPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesDelete; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesDelete calls DELETE
@@ -10484,45 +8520,17 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet; the resgen tags say which status fills
+// which field.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesPropertyShowResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesPropertyShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet calls GET
@@ -10548,53 +8556,17 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut; the resgen tags say which status fills
+// which field.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesPropertyUpdateResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesPropertyUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut calls PUT
@@ -10613,57 +8585,16 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName), JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete; the resgen tags say which status
+// fills which field.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete calls DELETE
@@ -10686,45 +8617,17 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameResourceTypesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameResourceTypesGet; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesResourceTypesShowResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesResourceTypesShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesGet calls GET
@@ -10743,53 +8646,17 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameResourceTypesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameResourceTypesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameResourceTypesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesGet, &req, new(MetadefsNamespacesNamespaceNameResourceTypesGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to
-// MetadefsNamespacesNamespaceNameResourceTypesPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameResourceTypesPost; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *MetadefsNamespacesResourceTypesCreateResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *MetadefsNamespacesResourceTypesCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesPost calls POST
@@ -10808,58 +8675,16 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameResourceTypesPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameResourceTypesPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameResourceTypesPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesPost, &req, new(MetadefsNamespacesNamespaceNameResourceTypesPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: the status, headers and raw
-// body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete; the resgen tags say which status
+// fills which field.
 type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete calls DELETE
@@ -10871,45 +8696,16 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types/" + runtime.PathSegment(resourceType)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types/" + runtime.PathSegment(resourceType)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete, &req, new(MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsGet; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesTagsListResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesTagsListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsGet calls GET /v2/metadefs/namespaces/{namespace_name}/tags.
@@ -10934,53 +8730,16 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsGet, &req, new(MetadefsNamespacesNamespaceNameTagsGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsPost; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *MetadefsNamespacesTagsCreateTagsResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *MetadefsNamespacesTagsCreateTagsResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsPost calls POST
@@ -10998,57 +8757,15 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsPost, &req, new(MetadefsNamespacesNamespaceNameTagsPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsDelete; the resgen tags say which status fills which field.
 type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsDelete calls DELETE
@@ -11071,45 +8788,17 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsDelete, &req, new(MetadefsNamespacesNamespaceNameTagsDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsTagNameGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsTagNameGet; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesTagShowResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesTagShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameGet calls GET
@@ -11130,53 +8819,17 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsTagNameGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNameGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsTagNameGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameGet, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsTagNamePut: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsTagNamePut; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsNamespacesTagUpdateResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsNamespacesTagUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePut calls PUT
@@ -11195,60 +8848,17 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsTagNamePut.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsTagNamePutResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePut: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePutResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsTagNamePost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsTagNamePost; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *MetadefsNamespacesTagCreateResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *MetadefsNamespacesTagCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePost calls POST
@@ -11266,57 +8876,16 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsTagNamePost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsTagNamePostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNamePost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsTagNameDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsNamespacesNamespaceNameTagsTagNameDelete; the resgen tags say which status fills which
+// field.
 type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameDelete calls DELETE
@@ -11339,45 +8908,16 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
-	u := c.server + "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameDelete: %w", err)
-	}
-	resp, attempts, err := c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsNamespacesNamespaceNameTagsTagNameDelete: read response: %w", err)
-	}
-	out := &MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)}
+	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse), opts)
 }
 
-// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet: the status, headers
-// and raw body,
-// and the decoded body of each declared JSON response.
+// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet; the resgen tags say
+// which status fills which field.
 type MetadefsResourceTypesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *MetadefsResourceTypesListResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *MetadefsResourceTypesListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsResourceTypesGet calls GET /v2/metadefs/resource_types.
@@ -11399,52 +8939,16 @@ type MetadefsResourceTypesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) MetadefsResourceTypesGet(ctx context.Context) (*MetadefsResourceTypesGetResponse, error) {
-	u := c.server + "/v2/metadefs/resource_types"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsResourceTypesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opMetadefsResourceTypesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opMetadefsResourceTypesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MetadefsResourceTypesGet: read response: %w", err)
-	}
-	out := &MetadefsResourceTypesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("MetadefsResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) MetadefsResourceTypesGet(ctx context.Context, opts ...runtime.CallOption) (*MetadefsResourceTypesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/metadefs/resource_types"}
+	return runtime.Call(ctx, c.opMetadefsResourceTypesGet, &req, new(MetadefsResourceTypesGetResponse), opts)
 }
 
-// SchemasImageGetResponse is the answer to SchemasImageGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasImageGetResponse is the answer to SchemasImageGet; the resgen tags say which status fills
+// which field.
 type SchemasImageGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasImageResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasImageResponse `resgen:"200"` // Ok.
 }
 
 // SchemasImageGet calls GET /v2/schemas/image.
@@ -11467,52 +8971,16 @@ type SchemasImageGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasImageGet(ctx context.Context) (*SchemasImageGetResponse, error) {
-	u := c.server + "/v2/schemas/image"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasImageGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasImageGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasImageGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasImageGet: read response: %w", err)
-	}
-	out := &SchemasImageGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasImageGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasImageGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasImageGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/image"}
+	return runtime.Call(ctx, c.opSchemasImageGet, &req, new(SchemasImageGetResponse), opts)
 }
 
-// SchemasImagesGetResponse is the answer to SchemasImagesGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasImagesGetResponse is the answer to SchemasImagesGet; the resgen tags say which status
+// fills which field.
 type SchemasImagesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasImagesResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasImagesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasImagesGet calls GET /v2/schemas/images.
@@ -11537,52 +9005,16 @@ type SchemasImagesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasImagesGet(ctx context.Context) (*SchemasImagesGetResponse, error) {
-	u := c.server + "/v2/schemas/images"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasImagesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasImagesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasImagesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasImagesGet: read response: %w", err)
-	}
-	out := &SchemasImagesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasImagesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasImagesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasImagesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/images"}
+	return runtime.Call(ctx, c.opSchemasImagesGet, &req, new(SchemasImagesGetResponse), opts)
 }
 
-// SchemasMemberGetResponse is the answer to SchemasMemberGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMemberGetResponse is the answer to SchemasMemberGet; the resgen tags say which status
+// fills which field.
 type SchemasMemberGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMemberResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMemberResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMemberGet calls GET /v2/schemas/member.
@@ -11605,52 +9037,16 @@ type SchemasMemberGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMemberGet(ctx context.Context) (*SchemasMemberGetResponse, error) {
-	u := c.server + "/v2/schemas/member"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMemberGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMemberGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMemberGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMemberGet: read response: %w", err)
-	}
-	out := &SchemasMemberGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMemberGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMemberGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMemberGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/member"}
+	return runtime.Call(ctx, c.opSchemasMemberGet, &req, new(SchemasMemberGetResponse), opts)
 }
 
-// SchemasMembersGetResponse is the answer to SchemasMembersGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMembersGetResponse is the answer to SchemasMembersGet; the resgen tags say which status
+// fills which field.
 type SchemasMembersGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMembersResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMembersResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMembersGet calls GET /v2/schemas/members.
@@ -11675,53 +9071,16 @@ type SchemasMembersGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMembersGet(ctx context.Context) (*SchemasMembersGetResponse, error) {
-	u := c.server + "/v2/schemas/members"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMembersGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMembersGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMembersGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMembersGet: read response: %w", err)
-	}
-	out := &SchemasMembersGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMembersGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMembersGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMembersGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/members"}
+	return runtime.Call(ctx, c.opSchemasMembersGet, &req, new(SchemasMembersGetResponse), opts)
 }
 
-// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet: the status,
-// headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet; the resgen
+// tags say which status fills which field.
 type SchemasMetadefsNamespaceGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsNamespaceMetadefNamespaceResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsNamespaceMetadefNamespaceResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsNamespaceGet calls GET /v2/schemas/metadefs/namespace.
@@ -11742,53 +9101,16 @@ type SchemasMetadefsNamespaceGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context) (*SchemasMetadefsNamespaceGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/namespace"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsNamespaceGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsNamespaceGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsNamespaceGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsNamespaceGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsNamespaceGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsNamespaceGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsNamespaceGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/namespace"}
+	return runtime.Call(ctx, c.opSchemasMetadefsNamespaceGet, &req, new(SchemasMetadefsNamespaceGetResponse), opts)
 }
 
-// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet: the status,
-// headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet; the resgen
+// tags say which status fills which field.
 type SchemasMetadefsNamespacesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsNamespacesMetadefNamespacesResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsNamespacesMetadefNamespacesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsNamespacesGet calls GET /v2/schemas/metadefs/namespaces.
@@ -11812,53 +9134,16 @@ type SchemasMetadefsNamespacesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context) (*SchemasMetadefsNamespacesGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/namespaces"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsNamespacesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsNamespacesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsNamespacesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsNamespacesGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsNamespacesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsNamespacesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsNamespacesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/namespaces"}
+	return runtime.Call(ctx, c.opSchemasMetadefsNamespacesGet, &req, new(SchemasMetadefsNamespacesGetResponse), opts)
 }
 
-// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet: the status, headers
-// and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet; the resgen tags say
+// which status fills which field.
 type SchemasMetadefsObjectGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsObjectMetadefObjectResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsObjectMetadefObjectResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsObjectGet calls GET /v2/schemas/metadefs/object.
@@ -11880,53 +9165,16 @@ type SchemasMetadefsObjectGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsObjectGet(ctx context.Context) (*SchemasMetadefsObjectGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/object"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsObjectGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsObjectGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsObjectGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsObjectGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsObjectGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsObjectGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsObjectGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsObjectGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/object"}
+	return runtime.Call(ctx, c.opSchemasMetadefsObjectGet, &req, new(SchemasMetadefsObjectGetResponse), opts)
 }
 
-// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet: the status,
-// headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet; the resgen tags
+// say which status fills which field.
 type SchemasMetadefsObjectsGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsObjectsMetadefObjectsResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsObjectsMetadefObjectsResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsObjectsGet calls GET /v2/schemas/metadefs/objects.
@@ -11950,53 +9198,16 @@ type SchemasMetadefsObjectsGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context) (*SchemasMetadefsObjectsGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/objects"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsObjectsGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsObjectsGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsObjectsGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsObjectsGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsObjectsGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsObjectsGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsObjectsGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/objects"}
+	return runtime.Call(ctx, c.opSchemasMetadefsObjectsGet, &req, new(SchemasMetadefsObjectsGetResponse), opts)
 }
 
-// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet: the status,
-// headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet; the resgen
+// tags say which status fills which field.
 type SchemasMetadefsPropertiesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsPropertiesMetadefPropertiesResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsPropertiesMetadefPropertiesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsPropertiesGet calls GET /v2/schemas/metadefs/properties.
@@ -12018,53 +9229,16 @@ type SchemasMetadefsPropertiesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context) (*SchemasMetadefsPropertiesGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/properties"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsPropertiesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsPropertiesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsPropertiesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsPropertiesGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsPropertiesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsPropertiesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsPropertiesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/properties"}
+	return runtime.Call(ctx, c.opSchemasMetadefsPropertiesGet, &req, new(SchemasMetadefsPropertiesGetResponse), opts)
 }
 
-// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet: the status,
-// headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet; the resgen tags
+// say which status fills which field.
 type SchemasMetadefsPropertyGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsPropertyMetadefPropertyResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsPropertyMetadefPropertyResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsPropertyGet calls GET /v2/schemas/metadefs/property.
@@ -12086,53 +9260,16 @@ type SchemasMetadefsPropertyGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context) (*SchemasMetadefsPropertyGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/property"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsPropertyGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsPropertyGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsPropertyGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsPropertyGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsPropertyGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsPropertyGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsPropertyGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/property"}
+	return runtime.Call(ctx, c.opSchemasMetadefsPropertyGet, &req, new(SchemasMetadefsPropertyGetResponse), opts)
 }
 
-// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet: the
-// status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet; the
+// resgen tags say which status fills which field.
 type SchemasMetadefsResourceTypeGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsResourceTypeMetadefResourceTypeResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsResourceTypeMetadefResourceTypeResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsResourceTypeGet calls GET /v2/schemas/metadefs/resource_type.
@@ -12154,53 +9291,16 @@ type SchemasMetadefsResourceTypeGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context) (*SchemasMetadefsResourceTypeGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/resource_type"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsResourceTypeGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsResourceTypeGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsResourceTypeGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsResourceTypeGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsResourceTypeGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsResourceTypeGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsResourceTypeGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/resource_type"}
+	return runtime.Call(ctx, c.opSchemasMetadefsResourceTypeGet, &req, new(SchemasMetadefsResourceTypeGetResponse), opts)
 }
 
-// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet: the
-// status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet; the
+// resgen tags say which status fills which field.
 type SchemasMetadefsResourceTypesGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsResourceTypesMetadefResourceTypesResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsResourceTypesMetadefResourceTypesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsResourceTypesGet calls GET /v2/schemas/metadefs/resource_types.
@@ -12225,53 +9325,16 @@ type SchemasMetadefsResourceTypesGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context) (*SchemasMetadefsResourceTypesGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/resource_types"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsResourceTypesGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsResourceTypesGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsResourceTypesGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsResourceTypesGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsResourceTypesGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsResourceTypesGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsResourceTypesGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/resource_types"}
+	return runtime.Call(ctx, c.opSchemasMetadefsResourceTypesGet, &req, new(SchemasMetadefsResourceTypesGetResponse), opts)
 }
 
-// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet: the status, headers and
-// raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet; the resgen tags say which
+// status fills which field.
 type SchemasMetadefsTagGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsTagMetadefTagResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsTagMetadefTagResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsTagGet calls GET /v2/schemas/metadefs/tag.
@@ -12292,53 +9355,16 @@ type SchemasMetadefsTagGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsTagGet(ctx context.Context) (*SchemasMetadefsTagGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/tag"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsTagGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsTagGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsTagGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsTagGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsTagGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsTagGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsTagGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsTagGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/tag"}
+	return runtime.Call(ctx, c.opSchemasMetadefsTagGet, &req, new(SchemasMetadefsTagGetResponse), opts)
 }
 
-// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet: the status, headers and
-// raw body,
-// and the decoded body of each declared JSON response.
+// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet; the resgen tags say
+// which status fills which field.
 type SchemasMetadefsTagsGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasMetadefsTagsMetadefTagsResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasMetadefsTagsMetadefTagsResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsTagsGet calls GET /v2/schemas/metadefs/tags.
@@ -12362,52 +9388,16 @@ type SchemasMetadefsTagsGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasMetadefsTagsGet(ctx context.Context) (*SchemasMetadefsTagsGetResponse, error) {
-	u := c.server + "/v2/schemas/metadefs/tags"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsTagsGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasMetadefsTagsGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasMetadefsTagsGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasMetadefsTagsGet: read response: %w", err)
-	}
-	out := &SchemasMetadefsTagsGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasMetadefsTagsGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasMetadefsTagsGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsTagsGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/metadefs/tags"}
+	return runtime.Call(ctx, c.opSchemasMetadefsTagsGet, &req, new(SchemasMetadefsTagsGetResponse), opts)
 }
 
-// SchemasTaskGetResponse is the answer to SchemasTaskGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasTaskGetResponse is the answer to SchemasTaskGet; the resgen tags say which status fills
+// which field.
 type SchemasTaskGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasTaskResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasTaskResponse `resgen:"200"` // Ok.
 }
 
 // SchemasTaskGet calls GET /v2/schemas/task.
@@ -12430,52 +9420,16 @@ type SchemasTaskGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasTaskGet(ctx context.Context) (*SchemasTaskGetResponse, error) {
-	u := c.server + "/v2/schemas/task"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasTaskGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasTaskGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasTaskGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasTaskGet: read response: %w", err)
-	}
-	out := &SchemasTaskGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasTaskGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasTaskGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasTaskGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/task"}
+	return runtime.Call(ctx, c.opSchemasTaskGet, &req, new(SchemasTaskGetResponse), opts)
 }
 
-// SchemasTasksGetResponse is the answer to SchemasTasksGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SchemasTasksGetResponse is the answer to SchemasTasksGet; the resgen tags say which status fills
+// which field.
 type SchemasTasksGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *SchemasTasksResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *SchemasTasksResponse `resgen:"200"` // Ok.
 }
 
 // SchemasTasksGet calls GET /v2/schemas/tasks.
@@ -12501,50 +9455,15 @@ type SchemasTasksGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) SchemasTasksGet(ctx context.Context) (*SchemasTasksGetResponse, error) {
-	u := c.server + "/v2/schemas/tasks"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasTasksGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSchemasTasksGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opSchemasTasksGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SchemasTasksGet: read response: %w", err)
-	}
-	out := &SchemasTasksGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SchemasTasksGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SchemasTasksGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasTasksGetResponse, error) {
+	req := runtime.Request{Path: "/v2/schemas/tasks"}
+	return runtime.Call(ctx, c.opSchemasTasksGet, &req, new(SchemasTasksGetResponse), opts)
 }
 
-// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete: the status,
-// headers and raw body,
-// and the decoded body of each declared JSON response.
+// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete; the resgen tags
+// say which status fills which field.
 type StoresStoreIDImageIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // StoresStoreIDImageIDDelete calls DELETE /v2/stores/{store_id}/{image_id}.
@@ -12564,44 +9483,15 @@ type StoresStoreIDImageIDDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string) (*StoresStoreIDImageIDDeleteResponse, error) {
-	u := c.server + "/v2/stores/" + runtime.PathSegment(storeID) + "/" + runtime.PathSegment(imageID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("StoresStoreIDImageIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opStoresStoreIDImageIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opStoresStoreIDImageIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("StoresStoreIDImageIDDelete: read response: %w", err)
-	}
-	out := &StoresStoreIDImageIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string, opts ...runtime.CallOption) (*StoresStoreIDImageIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/stores/" + runtime.PathSegment(storeID) + "/" + runtime.PathSegment(imageID)}
+	return runtime.Call(ctx, c.opStoresStoreIDImageIDDelete, &req, new(StoresStoreIDImageIDDeleteResponse), opts)
 }
 
-// TasksGetResponse is the answer to TasksGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TasksGetResponse is the answer to TasksGet; the resgen tags say which status fills which field.
 type TasksGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *TasksListResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *TasksListResponse `resgen:"200"` // Ok.
 }
 
 // TasksGet calls GET /v2/tasks.
@@ -12619,52 +9509,16 @@ type TasksGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) TasksGet(ctx context.Context) (*TasksGetResponse, error) {
-	u := c.server + "/v2/tasks"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("TasksGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opTasksGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opTasksGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("TasksGet: read response: %w", err)
-	}
-	out := &TasksGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("TasksGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) TasksGet(ctx context.Context, opts ...runtime.CallOption) (*TasksGetResponse, error) {
+	req := runtime.Request{Path: "/v2/tasks"}
+	return runtime.Call(ctx, c.opTasksGet, &req, new(TasksGetResponse), opts)
 }
 
-// TasksPostResponse is the answer to TasksPost: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TasksPostResponse is the answer to TasksPost; the resgen tags say which status fills which
+// field.
 type TasksPostResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Ok.
-	JSON201 *TasksCreateResponse
+	runtime.Response `resgen:"404"`
+	JSON201          *TasksCreateResponse `resgen:"201"` // Ok.
 }
 
 // TasksPost calls POST /v2/tasks.
@@ -12681,59 +9535,16 @@ type TasksPostResponse struct {
 //   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest) (*TasksPostResponse, error) {
-	u := c.server + "/v2/tasks"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("TasksPost: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("TasksPost: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opTasksPost.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opTasksPost.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("TasksPost: read response: %w", err)
-	}
-	out := &TasksPostResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("TasksPost: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest, opts ...runtime.CallOption) (*TasksPostResponse, error) {
+	req := runtime.Request{Path: "/v2/tasks", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opTasksPost, &req, new(TasksPostResponse), opts)
 }
 
-// TasksTaskIDGetResponse is the answer to TasksTaskIDGet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TasksTaskIDGetResponse is the answer to TasksTaskIDGet; the resgen tags say which status fills
+// which field.
 type TasksTaskIDGetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Ok.
-	JSON200 *TaskGetResponse
+	runtime.Response `resgen:"404"`
+	JSON200          *TaskGetResponse `resgen:"200"` // Ok.
 }
 
 // TasksTaskIDGet calls GET /v2/tasks/{task_id}.
@@ -12751,49 +9562,15 @@ type TasksTaskIDGetResponse struct {
 //   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string) (*TasksTaskIDGetResponse, error) {
-	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("TasksTaskIDGet: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opTasksTaskIDGet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opTasksTaskIDGet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("TasksTaskIDGet: read response: %w", err)
-	}
-	out := &TasksTaskIDGetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("TasksTaskIDGet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDGetResponse, error) {
+	req := runtime.Request{Path: "/v2/tasks/" + runtime.PathSegment(taskID)}
+	return runtime.Call(ctx, c.opTasksTaskIDGet, &req, new(TasksTaskIDGetResponse), opts)
 }
 
-// TasksTaskIDDeleteResponse is the answer to TasksTaskIDDelete: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TasksTaskIDDeleteResponse is the answer to TasksTaskIDDelete; the resgen tags say which status
+// fills which field.
 type TasksTaskIDDeleteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204 404"`
 }
 
 // TasksTaskIDDelete calls DELETE /v2/tasks/{task_id}.
@@ -12804,28 +9581,7 @@ type TasksTaskIDDeleteResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string) (*TasksTaskIDDeleteResponse, error) {
-	u := c.server + "/v2/tasks/" + runtime.PathSegment(taskID)
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("TasksTaskIDDelete: %w", err)
-	}
-	resp, attempts, err := c.opTasksTaskIDDelete.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opTasksTaskIDDelete.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("TasksTaskIDDelete: read response: %w", err)
-	}
-	out := &TasksTaskIDDeleteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDDeleteResponse, error) {
+	req := runtime.Request{Path: "/v2/tasks/" + runtime.PathSegment(taskID)}
+	return runtime.Call(ctx, c.opTasksTaskIDDelete, &req, new(TasksTaskIDDeleteResponse), opts)
 }

@@ -3,13 +3,11 @@
 package params
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -93,6 +91,7 @@ type Client struct {
 	logger                       *slog.Logger
 	observer                     runtime.Observer
 	overrides                    *runtime.Overrides
+	callOpts                     []runtime.CallOption
 	engine                       *runtime.Engine
 	breakers                     map[string]*runtime.Breaker
 	opPutBlob                    *runtime.Operation
@@ -159,6 +158,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -174,11 +181,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -211,120 +220,56 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opPutBlob = e.Operation(runtime.OperationSpec{
-		Name:         "putBlob",
-		Method:       "PUT",
-		Path:         "/blobs/{name}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "putBlob", Method: "PUT", Path: "/blobs/{name}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPatchBoth = e.Operation(runtime.OperationSpec{
-		Name:         "patchBoth",
-		Method:       "PATCH",
-		Path:         "/both",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "patchBoth", Method: "PATCH", Path: "/both",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opDownload = e.Operation(runtime.OperationSpec{
-		Name:         "download",
-		Method:       "GET",
-		Path:         "/files/{name}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "download", Method: "GET", Path: "/files/{name}", Accept: "application/octet-stream, application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPostForm = e.Operation(runtime.OperationSpec{
-		Name:         "postForm",
-		Method:       "POST",
-		Path:         "/forms",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "postForm", Method: "POST", Path: "/forms",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opGetItemsItemIDPartsPart = e.Operation(runtime.OperationSpec{
-		Name:         "GET /items/{item-id}/parts/{part}",
-		Method:       "GET",
-		Path:         "/items/{item-id}/parts/{part}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "GET /items/{item-id}/parts/{part}", Method: "GET", Path: "/items/{item-id}/parts/{part}", Accept: "application/vnd.api+json, application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opDeleteItemsItemIDPartsPart = e.Operation(runtime.OperationSpec{
-		Name:         "DELETE /items/{item-id}/parts/{part}",
-		Method:       "DELETE",
-		Path:         "/items/{item-id}/parts/{part}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "DELETE /items/{item-id}/parts/{part}", Method: "DELETE", Path: "/items/{item-id}/parts/{part}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPutNote = e.Operation(runtime.OperationSpec{
-		Name:         "putNote",
-		Method:       "PUT",
-		Path:         "/notes",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "putNote", Method: "PUT", Path: "/notes", Accept: "text/plain",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opObjectParams = e.Operation(runtime.OperationSpec{
-		Name:         "objectParams",
-		Method:       "GET",
-		Path:         "/objects",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "objectParams", Method: "GET", Path: "/objects", Accept: "text/plain",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPercentNames = e.Operation(runtime.OperationSpec{
-		Name:         "percentNames",
-		Method:       "GET",
-		Path:         "/percent",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "percentNames", Method: "GET", Path: "/percent",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opGetSearch = e.Operation(runtime.OperationSpec{
-		Name:         "GET /search",
-		Method:       "GET",
-		Path:         "/search",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "GET /search", Method: "GET", Path: "/search", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPathStyles = e.Operation(runtime.OperationSpec{
-		Name:         "pathStyles",
-		Method:       "GET",
-		Path:         "/styles{label}{matrix}/{simple}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "pathStyles", Method: "GET", Path: "/styles{label}{matrix}/{simple}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opUpload = e.Operation(runtime.OperationSpec{
-		Name:         "upload",
-		Method:       "POST",
-		Path:         "/uploads",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "upload", Method: "POST", Path: "/uploads",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opLegacyReport = e.Operation(runtime.OperationSpec{
-		Name:         "legacyReport",
-		Method:       "GET",
-		Path:         "/v1/legacy.json?format=full",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "legacyReport", Method: "GET", Path: "/v1/legacy.json?format=full",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -348,15 +293,9 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// PutBlobResponse is the answer to PutBlob: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PutBlobResponse is the answer to PutBlob; the resgen tags say which status fills which field.
 type PutBlobResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"201"`
 }
 
 // PutBlob calls PUT /blobs/{name}.
@@ -366,48 +305,18 @@ type PutBlobResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PutBlob(ctx context.Context, name string, body []byte) (*PutBlobResponse, error) {
-	u := c.server + "/blobs/" + runtime.PathSegment(name)
-	var rd io.Reader
+func (c *Client) PutBlob(ctx context.Context, name string, body []byte, opts ...runtime.CallOption) (*PutBlobResponse, error) {
+	req := runtime.Request{Path: "/blobs/" + runtime.PathSegment(name), ContentType: "application/octet-stream"}
 	if body != nil {
-		rd = bytes.NewReader(body)
+		req.Body = body
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PutBlob: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/octet-stream")
-	}
-	resp, attempts, err := c.opPutBlob.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPutBlob.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PutBlob: read response: %w", err)
-	}
-	out := &PutBlobResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opPutBlob, &req, new(PutBlobResponse), opts)
 }
 
-// PatchBothResponse is the answer to PatchBoth: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PatchBothResponse is the answer to PatchBoth; the resgen tags say which status fills which
+// field.
 type PatchBothResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PatchBoth calls PATCH /both.
@@ -418,74 +327,38 @@ type PatchBothResponse struct {
 //   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody) (*PatchBothResponse, error) {
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("PatchBoth: encode request body: %w", err)
-	}
-	return c.sendPatchBoth(ctx, "application/merge-patch+json", rd)
+func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody, opts ...runtime.CallOption) (*PatchBothResponse, error) {
+	req := runtime.Request{JSON: body, ContentType: "application/merge-patch+json"}
+	return c.sendPatchBoth(ctx, &req, opts)
 }
 
 // PatchBothWithBody is PatchBoth (PATCH /both) with the body the caller encodes, read whole (every
 // attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
-func (c *Client) PatchBothWithBody(ctx context.Context, contentType string, body io.Reader) (*PatchBothResponse, error) {
-	var rd io.Reader
+func (c *Client) PatchBothWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PatchBothResponse, error) {
+	req := runtime.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
 			return nil, fmt.Errorf("PatchBoth: read request body: %w", err)
 		}
-		rd = bytes.NewReader(raw)
+		req.Body = raw
 	}
-	return c.sendPatchBoth(ctx, contentType, rd)
+	return c.sendPatchBoth(ctx, &req, opts)
 }
 
-// sendPatchBoth sends PatchBoth and its variants with body rd (nil: none) as contentType.
-func (c *Client) sendPatchBoth(ctx context.Context, contentType string, rd io.Reader) (*PatchBothResponse, error) {
-	u := c.server + "/both"
-	req, err := http.NewRequestWithContext(ctx, "PATCH", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PatchBoth: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, attempts, err := c.opPatchBoth.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPatchBoth.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PatchBoth: read response: %w", err)
-	}
-	out := &PatchBothResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+// sendPatchBoth sends PatchBoth and its variants with req's body.
+func (c *Client) sendPatchBoth(ctx context.Context, req *runtime.Request, opts []runtime.CallOption) (*PatchBothResponse, error) {
+	req.Path = "/both"
+	return runtime.Call(ctx, c.opPatchBoth, req, new(PatchBothResponse), opts)
 }
 
-// DownloadResponse is the answer to Download: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// DownloadResponse is the answer to Download; the resgen tags say which status fills which field.
 type DownloadResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// Stream is the unread body of a file or byte response (application/octet-stream):
-	// the caller reads it and must close it. Body is nil then.
-	Stream io.ReadCloser
-	// JSON404 is set when the status is 404.
-	// none.
-	JSON404 *DownloadResponse404Body
+	runtime.Response
+	// Stream is the unread body (the caller must close it); Body is nil then.
+	Stream  io.ReadCloser            `resgen:"200,stream"`
+	JSON404 *DownloadResponse404Body `resgen:"404"` // none.
 }
 
 // Download calls GET /files/{name}.
@@ -495,57 +368,14 @@ type DownloadResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Download(ctx context.Context, name string) (*DownloadResponse, error) {
-	u := c.server + "/files/" + runtime.PathSegment(name)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("Download: %w", err)
-	}
-	req.Header.Set("Accept", "application/octet-stream, application/json")
-	resp, attempts, err := c.opDownload.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode == 200 {
-		return &DownloadResponse{
-			StatusCode: resp.StatusCode,
-			Header:     resp.Header,
-			Attempts:   attempts,
-			Stream:     resp.Body,
-		}, nil
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opDownload.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Download: read response: %w", err)
-	}
-	out := &DownloadResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 404:
-		err = runtime.DecodeJSON(raw, &out.JSON404)
-	}
-	if err != nil {
-		return out, fmt.Errorf("Download: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) Download(ctx context.Context, name string, opts ...runtime.CallOption) (*DownloadResponse, error) {
+	req := runtime.Request{Path: "/files/" + runtime.PathSegment(name)}
+	return runtime.Call(ctx, c.opDownload, &req, new(DownloadResponse), opts)
 }
 
-// PostFormResponse is the answer to PostForm: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PostFormResponse is the answer to PostForm; the resgen tags say which status fills which field.
 type PostFormResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PostForm calls POST /forms.
@@ -558,79 +388,45 @@ type PostFormResponse struct {
 //     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PostForm(ctx context.Context, body PostFormForm) (*PostFormResponse, error) {
-	var rd io.Reader
+func (c *Client) PostForm(ctx context.Context, body PostFormForm, opts ...runtime.CallOption) (*PostFormResponse, error) {
+	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := runtime.FormBody(body)
 		if err != nil {
 			return nil, fmt.Errorf("PostForm: encode form body: %w", err)
 		}
-		rd = strings.NewReader(form)
+		req.Body = []byte(form)
 	}
-	return c.sendPostForm(ctx, "application/x-www-form-urlencoded", rd)
+	return c.sendPostForm(ctx, &req, opts)
 }
 
 // PostFormWithBody is PostForm (POST /forms) with the body the caller encodes, read whole (every
 // attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
-func (c *Client) PostFormWithBody(ctx context.Context, contentType string, body io.Reader) (*PostFormResponse, error) {
-	var rd io.Reader
+func (c *Client) PostFormWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PostFormResponse, error) {
+	req := runtime.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
 			return nil, fmt.Errorf("PostForm: read request body: %w", err)
 		}
-		rd = bytes.NewReader(raw)
+		req.Body = raw
 	}
-	return c.sendPostForm(ctx, contentType, rd)
+	return c.sendPostForm(ctx, &req, opts)
 }
 
-// sendPostForm sends PostForm and its variants with body rd (nil: none) as contentType.
-func (c *Client) sendPostForm(ctx context.Context, contentType string, rd io.Reader) (*PostFormResponse, error) {
-	u := c.server + "/forms"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PostForm: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, attempts, err := c.opPostForm.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPostForm.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PostForm: read response: %w", err)
-	}
-	out := &PostFormResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+// sendPostForm sends PostForm and its variants with req's body.
+func (c *Client) sendPostForm(ctx context.Context, req *runtime.Request, opts []runtime.CallOption) (*PostFormResponse, error) {
+	req.Path = "/forms"
+	return runtime.Call(ctx, c.opPostForm, req, new(PostFormResponse), opts)
 }
 
-// GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart: the status, headers
-// and raw body,
-// and the decoded body of each declared JSON response.
+// GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart; the resgen tags say
+// which status fills which field.
 type GetItemsItemIDPartsPartResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *GetItemsItemIDPartsPartResponse200Body
-	// JSON4XX is set when the status is 4XX.
-	// client error.
-	JSON4XX *GetItemsItemIDPartsPartResponse4XxBody
+	runtime.Response
+	JSON200 *GetItemsItemIDPartsPartResponse200Body `resgen:"200"` // ok.
+	JSON4XX *GetItemsItemIDPartsPartResponse4XxBody `resgen:"4XX"` // client error.
 }
 
 // GetItemsItemIDPartsPart calls GET /items/{item-id}/parts/{part}.
@@ -640,60 +436,21 @@ type GetItemsItemIDPartsPartResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part string) (*GetItemsItemIDPartsPartResponse, error) {
-	u := c.server + "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetItemsItemIDPartsPart: %w", err)
-	}
-	req.Header.Set("Accept", "application/vnd.api+json, application/json")
-	resp, attempts, err := c.opGetItemsItemIDPartsPart.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode/100 != 4 {
-		return nil, c.opGetItemsItemIDPartsPart.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetItemsItemIDPartsPart: read response: %w", err)
-	}
-	out := &GetItemsItemIDPartsPartResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode/100 == 4:
-		err = runtime.DecodeJSON(raw, &out.JSON4XX)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetItemsItemIDPartsPart: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, opts ...runtime.CallOption) (*GetItemsItemIDPartsPartResponse, error) {
+	req := runtime.Request{Path: "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)}
+	return runtime.Call(ctx, c.opGetItemsItemIDPartsPart, &req, new(GetItemsItemIDPartsPartResponse), opts)
 }
 
 // DeleteItemsItemIDPartsPartParams are the query, header and cookie parameters of
-// DeleteItemsItemIDPartsPart.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// DeleteItemsItemIDPartsPart (nil leaves one out).
 type DeleteItemsItemIDPartsPartParams struct {
-	// Force is the query parameter "force".
-	Force *bool
+	Force *bool // query parameter "force"
 }
 
-// DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart: the status,
-// headers and raw body,
-// and the decoded body of each declared JSON response.
+// DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart; the resgen tags
+// say which status fills which field.
 type DeleteItemsItemIDPartsPartResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // DeleteItemsItemIDPartsPart calls DELETE /items/{item-id}/parts/{part}.
@@ -704,53 +461,20 @@ type DeleteItemsItemIDPartsPartResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, params *DeleteItemsItemIDPartsPartParams) (*DeleteItemsItemIDPartsPartResponse, error) {
-	u := c.server + "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)
-	var q runtime.Query
+func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, params *DeleteItemsItemIDPartsPartParams, opts ...runtime.CallOption) (*DeleteItemsItemIDPartsPartResponse, error) {
+	req := runtime.Request{Path: "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)}
 	if params != nil {
 		if params.Force != nil {
-			q.Add("force", strconv.FormatBool(*params.Force))
+			req.Query.Add("force", strconv.FormatBool(*params.Force))
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteItemsItemIDPartsPart: %w", err)
-	}
-	resp, attempts, err := c.opDeleteItemsItemIDPartsPart.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opDeleteItemsItemIDPartsPart.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteItemsItemIDPartsPart: read response: %w", err)
-	}
-	out := &DeleteItemsItemIDPartsPartResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opDeleteItemsItemIDPartsPart, &req, new(DeleteItemsItemIDPartsPartResponse), opts)
 }
 
-// PutNoteResponse is the answer to PutNote: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PutNoteResponse is the answer to PutNote; the resgen tags say which status fills which field.
 type PutNoteResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// Text200 is set when the status is 200.
-	// ok.
-	Text200 *string
+	runtime.Response
+	Text200 *string `resgen:"200,text"` // ok.
 }
 
 // PutNote calls PUT /notes.
@@ -760,73 +484,30 @@ type PutNoteResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PutNote(ctx context.Context, body *string) (*PutNoteResponse, error) {
-	u := c.server + "/notes"
-	var rd io.Reader
+func (c *Client) PutNote(ctx context.Context, body *string, opts ...runtime.CallOption) (*PutNoteResponse, error) {
+	req := runtime.Request{Path: "/notes", ContentType: "text/plain"}
 	if body != nil {
-		rd = strings.NewReader(*body)
+		req.Body = []byte(*body)
 	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PutNote: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "text/plain")
-	}
-	req.Header.Set("Accept", "text/plain")
-	resp, attempts, err := c.opPutNote.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPutNote.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PutNote: read response: %w", err)
-	}
-	out := &PutNoteResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		out.Text200 = runtime.Text(raw)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opPutNote, &req, new(PutNoteResponse), opts)
 }
 
-// ObjectParamsParams are the query, header and cookie parameters of ObjectParams.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ObjectParamsParams are the query, header and cookie parameters of ObjectParams (nil leaves one
+// out).
 type ObjectParamsParams struct {
-	// Filter is the query parameter "filter".
-	Filter *Filter
-	// Page is the query parameter "page".
-	Page *ObjectParamsPage
-	// Point is the query parameter "point".
-	Point *ObjectParamsPoint
-	// XShape is the header parameter "X-Shape".
-	XShape *ObjectParamsXShape
-	// Spaced is the query parameter "spaced".
-	Spaced []string
-	// Piped is the query parameter "piped".
-	Piped []string
+	Filter *Filter             // query parameter "filter"
+	Page   *ObjectParamsPage   // query parameter "page"
+	Point  *ObjectParamsPoint  // query parameter "point"
+	XShape *ObjectParamsXShape // header parameter "X-Shape"
+	Spaced []string            // query parameter "spaced"
+	Piped  []string            // query parameter "piped"
 }
 
-// ObjectParamsResponse is the answer to ObjectParams: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ObjectParamsResponse is the answer to ObjectParams; the resgen tags say which status fills which
+// field.
 type ObjectParamsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// Text200 is set when the status is 200.
-	// ok.
-	Text200 *string
+	runtime.Response
+	Text200 *string `resgen:"200,text"` // ok.
 }
 
 // ObjectParams calls GET /objects.
@@ -836,89 +517,53 @@ type ObjectParamsResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams) (*ObjectParamsResponse, error) {
-	u := c.server + "/objects"
-	var q runtime.Query
+func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams, opts ...runtime.CallOption) (*ObjectParamsResponse, error) {
+	req := runtime.Request{Path: "/objects"}
 	if params != nil {
 		if params.Filter != nil {
-			if err := q.AddObject("filter", "deepObject", true, params.Filter); err != nil {
+			if err := req.Query.AddObject("filter", "deepObject", true, params.Filter); err != nil {
 				return nil, fmt.Errorf("ObjectParams: query parameter %q: %w", "filter", err)
 			}
 		}
 		if params.Page != nil {
-			if err := q.AddObject("page", "", true, params.Page); err != nil {
+			if err := req.Query.AddObject("page", "", true, params.Page); err != nil {
 				return nil, fmt.Errorf("ObjectParams: query parameter %q: %w", "page", err)
 			}
 		}
 		if params.Point != nil {
-			if err := q.AddObject("point", "", false, params.Point); err != nil {
+			if err := req.Query.AddObject("point", "", false, params.Point); err != nil {
 				return nil, fmt.Errorf("ObjectParams: query parameter %q: %w", "point", err)
 			}
 		}
 		if params.Spaced != nil {
-			q.AddList("spaced", " ", params.Spaced...)
+			req.Query.AddList("spaced", " ", params.Spaced...)
 		}
 		if params.Piped != nil {
-			q.AddList("piped", "|", params.Piped...)
+			req.Query.AddList("piped", "|", params.Piped...)
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ObjectParams: %w", err)
-	}
-	req.Header.Set("Accept", "text/plain")
 	if params != nil {
 		if params.XShape != nil {
 			if s, err := runtime.ObjectText(true, params.XShape); err != nil {
 				return nil, fmt.Errorf("ObjectParams: header parameter %q: %w", "X-Shape", err)
 			} else {
-				req.Header.Add("X-Shape", s)
+				req.AddHeader("X-Shape", s)
 			}
 		}
 	}
-	resp, attempts, err := c.opObjectParams.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opObjectParams.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ObjectParams: read response: %w", err)
-	}
-	out := &ObjectParamsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		out.Text200 = runtime.Text(raw)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opObjectParams, &req, new(ObjectParamsResponse), opts)
 }
 
-// PercentNamesParams are the query, header and cookie parameters of PercentNames.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// PercentNamesParams are the query, header and cookie parameters of PercentNames (nil leaves one
+// out).
 type PercentNamesParams struct {
-	// RatePercentD is the query parameter "rate%d" (required).
-	RatePercentD string
+	RatePercentD string // query parameter "rate%d" (required)
 }
 
-// PercentNamesResponse is the answer to PercentNames: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PercentNamesResponse is the answer to PercentNames; the resgen tags say which status fills which
+// field.
 type PercentNamesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PercentNames calls GET /percent.
@@ -930,81 +575,37 @@ type PercentNamesResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams) (*PercentNamesResponse, error) {
-	u := c.server + "/percent"
+func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams, opts ...runtime.CallOption) (*PercentNamesResponse, error) {
+	req := runtime.Request{Path: "/percent"}
 	if params == nil {
 		return nil, fmt.Errorf("PercentNames: params is required (it holds %s)", "rate%d")
 	}
-	var q runtime.Query
 	if params != nil {
-		q.Add("rate%d", params.RatePercentD)
+		req.Query.Add("rate%d", params.RatePercentD)
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PercentNames: %w", err)
-	}
-	resp, attempts, err := c.opPercentNames.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPercentNames.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PercentNames: read response: %w", err)
-	}
-	out := &PercentNamesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opPercentNames, &req, new(PercentNamesResponse), opts)
 }
 
-// GetSearchParams are the query, header and cookie parameters of GetSearch.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// GetSearchParams are the query, header and cookie parameters of GetSearch (nil leaves one out).
 type GetSearchParams struct {
-	// Q is the query parameter "q" (required).
-	Q string
-	// Page is the query parameter "page".
-	Page *int32
-	// Since is the query parameter "since".
-	Since *time.Time
-	// Ids is the query parameter "ids".
-	Ids []int64
-	// Fields is the query parameter "fields".
-	Fields []string
-	// Sort is the query parameter "sort".
-	Sort *GetSearchSort
-	// XTraceID is the header parameter "X-Trace-Id".
-	XTraceID *string
-	// XFlags is the header parameter "X-Flags".
-	XFlags []string
-	// Session is the cookie parameter "session".
-	Session *string
-	// Exact is the query parameter "exact".
-	Exact *bool
-	// Ratio is the query parameter "ratio".
-	Ratio *float64
+	Q        string         // query parameter "q" (required)
+	Page     *int32         // query parameter "page"
+	Since    *time.Time     // query parameter "since"
+	Ids      []int64        // query parameter "ids"
+	Fields   []string       // query parameter "fields"
+	Sort     *GetSearchSort // query parameter "sort"
+	XTraceID *string        // header parameter "X-Trace-Id"
+	XFlags   []string       // header parameter "X-Flags"
+	Session  *string        // cookie parameter "session"
+	Exact    *bool          // query parameter "exact"
+	Ratio    *float64       // query parameter "ratio"
 }
 
-// GetSearchResponse is the answer to GetSearch: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetSearchResponse is the answer to GetSearch; the resgen tags say which status fills which
+// field.
 type GetSearchResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 []string
+	runtime.Response
+	JSON200 []string `resgen:"200"` // ok.
 }
 
 // GetSearch calls GET /search.
@@ -1014,96 +615,55 @@ type GetSearchResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams) (*GetSearchResponse, error) {
-	u := c.server + "/search"
+func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams, opts ...runtime.CallOption) (*GetSearchResponse, error) {
+	req := runtime.Request{Path: "/search"}
 	if params == nil {
 		return nil, fmt.Errorf("GetSearch: params is required (it holds %s)", "q")
 	}
-	var q runtime.Query
 	if params != nil {
-		q.Add("q", params.Q)
+		req.Query.Add("q", params.Q)
 		if params.Page != nil {
-			q.Add("page", strconv.FormatInt(int64(*params.Page), 10))
+			req.Query.Add("page", strconv.FormatInt(int64(*params.Page), 10))
 		}
 		if params.Since != nil {
-			q.Add("since", (*params.Since).Format(time.RFC3339Nano))
+			req.Query.Add("since", (*params.Since).Format(time.RFC3339Nano))
 		}
 		if params.Ids != nil {
 			for _, v := range params.Ids {
-				q.Add("ids", strconv.FormatInt(int64(v), 10))
+				req.Query.Add("ids", strconv.FormatInt(int64(v), 10))
 			}
 		}
 		if params.Fields != nil {
-			q.AddList("fields", ",", params.Fields...)
+			req.Query.AddList("fields", ",", params.Fields...)
 		}
 		if params.Sort != nil {
-			q.Add("sort", string(*params.Sort))
+			req.Query.Add("sort", string(*params.Sort))
 		}
 		if params.Exact != nil {
-			q.Add("exact", strconv.FormatBool(*params.Exact))
+			req.Query.Add("exact", strconv.FormatBool(*params.Exact))
 		}
 		if params.Ratio != nil {
-			q.Add("ratio", strconv.FormatFloat(*params.Ratio, 'g', -1, 64))
+			req.Query.Add("ratio", strconv.FormatFloat(*params.Ratio, 'g', -1, 64))
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetSearch: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
 	if params != nil {
 		if params.XTraceID != nil {
-			req.Header.Add("X-Trace-Id", *params.XTraceID)
+			req.AddHeader("X-Trace-Id", *params.XTraceID)
 		}
 		if params.XFlags != nil {
-			req.Header.Add("X-Flags", strings.Join(params.XFlags, ","))
+			req.AddHeader("X-Flags", strings.Join(params.XFlags, ","))
 		}
 		if params.Session != nil {
-			req.AddCookie(&http.Cookie{
-				Name:  "session",
-				Value: runtime.CookieValue(*params.Session),
-			})
+			req.AddCookie("session", runtime.CookieValue(*params.Session))
 		}
 	}
-	resp, attempts, err := c.opGetSearch.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetSearch.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetSearch: read response: %w", err)
-	}
-	out := &GetSearchResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeValue(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetSearch: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opGetSearch, &req, new(GetSearchResponse), opts)
 }
 
-// PathStylesResponse is the answer to PathStyles: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PathStylesResponse is the answer to PathStyles; the resgen tags say which status fills which
+// field.
 type PathStylesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PathStyles calls GET /styles{label}{matrix}/{simple}.
@@ -1113,55 +673,26 @@ type PathStylesResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64, simple []string) (*PathStylesResponse, error) {
-	u := c.server + "/styles" + runtime.PathValue("label", false, "label", label...) + runtime.PathValue("matrix", true, "matrix", func() []string {
+func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64, simple []string, opts ...runtime.CallOption) (*PathStylesResponse, error) {
+	req := runtime.Request{Path: "/styles" + runtime.PathValue("label", false, "label", label...) + runtime.PathValue("matrix", true, "matrix", func() []string {
 		s := make([]string, 0, len(matrix))
 		for _, x := range matrix {
 			s = append(s, strconv.FormatInt(int64(x), 10))
 		}
 		return s
-	}()...) + "/" + runtime.PathValue("", false, "simple", simple...)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PathStyles: %w", err)
-	}
-	resp, attempts, err := c.opPathStyles.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPathStyles.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PathStyles: read response: %w", err)
-	}
-	out := &PathStylesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	}()...) + "/" + runtime.PathValue("", false, "simple", simple...)}
+	return runtime.Call(ctx, c.opPathStyles, &req, new(PathStylesResponse), opts)
 }
 
-// UploadParams are the query, header and cookie parameters of Upload.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// UploadParams are the query, header and cookie parameters of Upload (nil leaves one out).
 type UploadParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// UploadResponse is the answer to Upload: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// UploadResponse is the answer to Upload; the resgen tags say which status fills which field.
 type UploadResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"201"`
 }
 
 // Upload calls POST /uploads.
@@ -1173,10 +704,8 @@ type UploadResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMultipart) (*UploadResponse, error) {
-	u := c.server + "/uploads"
-	var rd io.Reader
-	var ct string
+func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMultipart, opts ...runtime.CallOption) (*UploadResponse, error) {
+	req := runtime.Request{Path: "/uploads"}
 	{
 		if body.File == nil || body.File.Content == nil {
 			return nil, fmt.Errorf("Upload: multipart part %q is required", "file")
@@ -1202,57 +731,27 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 		if err != nil {
 			return nil, fmt.Errorf("Upload: encode multipart body: %w", err)
 		}
-		rd, ct = bytes.NewReader(raw), ctype
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("Upload: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", ct)
+		req.Body, req.ContentType = raw, ctype
 	}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opUpload.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opUpload.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Upload: read response: %w", err)
-	}
-	out := &UploadResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
 }
 
-// LegacyReportParams are the query, header and cookie parameters of LegacyReport.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// LegacyReportParams are the query, header and cookie parameters of LegacyReport (nil leaves one
+// out).
 type LegacyReportParams struct {
-	// Day is the query parameter "day".
-	Day *string
+	Day *string // query parameter "day"
 }
 
-// LegacyReportResponse is the answer to LegacyReport: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// LegacyReportResponse is the answer to LegacyReport; the resgen tags say which status fills which
+// field.
 type LegacyReportResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // LegacyReport calls GET /v1/legacy.json?format=full.
@@ -1262,37 +761,12 @@ type LegacyReportResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams) (*LegacyReportResponse, error) {
-	u := c.server + "/v1/legacy.json?format=full"
-	var q runtime.Query
+func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams, opts ...runtime.CallOption) (*LegacyReportResponse, error) {
+	req := runtime.Request{Path: "/v1/legacy.json?format=full"}
 	if params != nil {
 		if params.Day != nil {
-			q.Add("day", *params.Day)
+			req.Query.Add("day", *params.Day)
 		}
 	}
-	if q.Len() > 0 {
-		u += "&" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("LegacyReport: %w", err)
-	}
-	resp, attempts, err := c.opLegacyReport.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opLegacyReport.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("LegacyReport: read response: %w", err)
-	}
-	out := &LegacyReportResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opLegacyReport, &req, new(LegacyReportResponse), opts)
 }

@@ -592,7 +592,7 @@ func TestDownloadStreamsTheBody(t *testing.T) {
 		t.Errorf("Accept %q", a)
 	}
 	miss, err := c.Download(t.Context(), "missing")
-	if err != nil || miss.Stream != nil || miss.JSON404 == nil || *miss.JSON404.Error != "no such file" {
+	if !errors.Is(err, runtime.ErrNotRetryable) || miss.Stream != nil || miss.JSON404 == nil || *miss.JSON404.Error != "no such file" {
 		t.Fatalf("404: %+v, %v", miss, err)
 	}
 }
@@ -705,8 +705,9 @@ func TestVendorJSONAnd4XXRangeResponsesDecode(t *testing.T) {
 		msg    string
 	}{{"missing", 404, "no such part"}, {"teapot", 418, "short and stout"}} {
 		resp, err := c.GetItemsItemIDPartsPart(t.Context(), 1, tc.part)
-		if err != nil {
-			t.Fatalf("%d: %v; a declared 4XX is not an error", tc.status, err)
+		var se *runtime.StatusError
+		if !errors.As(err, &se) || se.StatusCode != tc.status || se.Decoded != resp.JSON4XX {
+			t.Fatalf("%d: %v; a declared 4XX is a StatusError with its decoded body", tc.status, err)
 		}
 		if resp.StatusCode != tc.status || resp.JSON4XX == nil || resp.JSON4XX.Error == nil || *resp.JSON4XX.Error != tc.msg || resp.JSON200 != nil {
 			t.Errorf("%d: got %d, JSON4XX %+v, JSON200 %+v", tc.status, resp.StatusCode, resp.JSON4XX, resp.JSON200)
@@ -729,8 +730,8 @@ func TestUndeclaredErrorStatusIsAStatusError(t *testing.T) {
 		c := newClient(t, s)
 		resp, err := c.DeleteItemsItemIDPartsPart(t.Context(), 5, "p", nil)
 		var se *runtime.StatusError
-		if !errors.As(err, &se) || resp != nil {
-			t.Fatalf("got %v, %v; want a *runtime.StatusError", resp, err)
+		if !errors.As(err, &se) || resp == nil || resp.StatusCode != 409 || string(resp.Body) != `{"why": "locked"}` {
+			t.Fatalf("got %v, %v; want a *runtime.StatusError and the response", resp, err)
 		}
 		if se.StatusCode != 409 || string(se.Body) != `{"why": "locked"}` || se.Attempts != 1 || se.Method != "DELETE" {
 			t.Errorf("got %+v", se)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strings"
 	"time"
 
@@ -199,6 +198,7 @@ type Client struct {
 	logger            *slog.Logger
 	observer          runtime.Observer
 	overrides         *runtime.Overrides
+	callOpts          []runtime.CallOption
 	engine            *runtime.Engine
 	breakers          map[string]*runtime.Breaker
 	opListCharges     *runtime.Operation
@@ -256,6 +256,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -271,11 +279,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -308,40 +318,20 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opListCharges = e.Operation(runtime.OperationSpec{
-		Name:         "listCharges",
-		Method:       "GET",
-		Path:         "/charges",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listCharges", Method: "GET", Path: "/charges",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opDeepObjectLists = e.Operation(runtime.OperationSpec{
-		Name:         "deepObjectLists",
-		Method:       "GET",
-		Path:         "/deep",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "deepObjectLists", Method: "GET", Path: "/deep",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opListIssues = e.Operation(runtime.OperationSpec{
-		Name:         "listIssues",
-		Method:       "GET",
-		Path:         "/issues/{severities}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listIssues", Method: "GET", Path: "/issues/{severities}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opListSorted = e.Operation(runtime.OperationSpec{
-		Name:         "listSorted",
-		Method:       "GET",
-		Path:         "/sorted",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listSorted", Method: "GET", Path: "/sorted",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -365,22 +355,16 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListChargesParams are the query, header and cookie parameters of ListCharges.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListChargesParams are the query, header and cookie parameters of ListCharges (nil leaves one
+// out).
 type ListChargesParams struct {
-	// Created is the query parameter "created".
-	Created *ListChargesCreated
+	Created *ListChargesCreated // query parameter "created"
 }
 
-// ListChargesResponse is the answer to ListCharges: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListChargesResponse is the answer to ListCharges; the resgen tags say which status fills which
+// field.
 type ListChargesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // ListCharges calls GET /charges.
@@ -390,65 +374,31 @@ type ListChargesResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams) (*ListChargesResponse, error) {
-	u := c.server + "/charges"
-	var q runtime.Query
+func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams, opts ...runtime.CallOption) (*ListChargesResponse, error) {
+	req := runtime.Request{Path: "/charges"}
 	if params != nil {
 		if params.Created != nil {
-			if err := q.AddObject("created", "deepObject", true, params.Created); err != nil {
+			if err := req.Query.AddObject("created", "deepObject", true, params.Created); err != nil {
 				return nil, fmt.Errorf("ListCharges: query parameter %q: %w", "created", err)
 			}
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListCharges: %w", err)
-	}
-	resp, attempts, err := c.opListCharges.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListCharges.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListCharges: read response: %w", err)
-	}
-	out := &ListChargesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListCharges, &req, new(ListChargesResponse), opts)
 }
 
-// DeepObjectListsParams are the query, header and cookie parameters of DeepObjectLists.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// DeepObjectListsParams are the query, header and cookie parameters of DeepObjectLists (nil leaves
+// one out).
 type DeepObjectListsParams struct {
-	// Expand is the query parameter "expand".
-	Expand []string
-	// Lines is the query parameter "lines".
-	Lines []DeepObjectListsLinesItem
-	// Discounts is the query parameter "discounts".
-	Discounts *DeepObjectListsDiscounts
-	// Window is the query parameter "window".
-	Window *DeepObjectListsWindow
+	Expand    []string                   // query parameter "expand"
+	Lines     []DeepObjectListsLinesItem // query parameter "lines"
+	Discounts *DeepObjectListsDiscounts  // query parameter "discounts"
+	Window    *DeepObjectListsWindow     // query parameter "window"
 }
 
-// DeepObjectListsResponse is the answer to DeepObjectLists: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// DeepObjectListsResponse is the answer to DeepObjectLists; the resgen tags say which status fills
+// which field.
 type DeepObjectListsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // DeepObjectLists calls GET /deep.
@@ -458,76 +408,42 @@ type DeepObjectListsResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsParams) (*DeepObjectListsResponse, error) {
-	u := c.server + "/deep"
-	var q runtime.Query
+func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsParams, opts ...runtime.CallOption) (*DeepObjectListsResponse, error) {
+	req := runtime.Request{Path: "/deep"}
 	if params != nil {
 		if params.Expand != nil {
-			q.AddList("expand", ",", params.Expand...)
+			req.Query.AddList("expand", ",", params.Expand...)
 		}
 		if params.Lines != nil {
-			if err := q.AddObject("lines", "deepObject", true, params.Lines); err != nil {
+			if err := req.Query.AddObject("lines", "deepObject", true, params.Lines); err != nil {
 				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "lines", err)
 			}
 		}
 		if params.Discounts != nil {
-			if err := q.AddObject("discounts", "deepObject", true, params.Discounts); err != nil {
+			if err := req.Query.AddObject("discounts", "deepObject", true, params.Discounts); err != nil {
 				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "discounts", err)
 			}
 		}
 		if params.Window != nil {
-			if err := q.AddObject("window", "deepObject", true, params.Window); err != nil {
+			if err := req.Query.AddObject("window", "deepObject", true, params.Window); err != nil {
 				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "window", err)
 			}
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("DeepObjectLists: %w", err)
-	}
-	resp, attempts, err := c.opDeepObjectLists.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opDeepObjectLists.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("DeepObjectLists: read response: %w", err)
-	}
-	out := &DeepObjectListsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opDeepObjectLists, &req, new(DeepObjectListsResponse), opts)
 }
 
-// ListIssuesParams are the query, header and cookie parameters of ListIssues.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListIssuesParams are the query, header and cookie parameters of ListIssues (nil leaves one out).
 type ListIssuesParams struct {
-	// Severity is the query parameter "severity".
-	Severity []SeveritiesItem
-	// SeverityTildeNeq is the query parameter "severity~neq".
-	SeverityTildeNeq []SeveritiesItem
-	// XSeverity is the header parameter "X-Severity".
-	XSeverity []SeveritiesItem
+	Severity         []SeveritiesItem // query parameter "severity"
+	SeverityTildeNeq []SeveritiesItem // query parameter "severity~neq"
+	XSeverity        []SeveritiesItem // header parameter "X-Severity"
 }
 
-// ListIssuesResponse is the answer to ListIssues: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListIssuesResponse is the answer to ListIssues; the resgen tags say which status fills which
+// field.
 type ListIssuesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // ListIssues calls GET /issues/{severities}.
@@ -537,23 +453,22 @@ type ListIssuesResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, params *ListIssuesParams) (*ListIssuesResponse, error) {
-	u := c.server + "/issues/" + runtime.PathValue("", false, "severities", func() []string {
+func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, params *ListIssuesParams, opts ...runtime.CallOption) (*ListIssuesResponse, error) {
+	req := runtime.Request{Path: "/issues/" + runtime.PathValue("", false, "severities", func() []string {
 		s := make([]string, 0, len(severities))
 		for _, x := range severities {
 			s = append(s, string(x))
 		}
 		return s
-	}()...)
-	var q runtime.Query
+	}()...)}
 	if params != nil {
 		if params.Severity != nil {
 			for _, v := range params.Severity {
-				q.Add("severity", string(v))
+				req.Query.Add("severity", string(v))
 			}
 		}
 		if params.SeverityTildeNeq != nil {
-			q.AddList("severity~neq", ",", func() []string {
+			req.Query.AddList("severity~neq", ",", func() []string {
 				s := make([]string, 0, len(params.SeverityTildeNeq))
 				for _, x := range params.SeverityTildeNeq {
 					s = append(s, string(x))
@@ -562,16 +477,9 @@ func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, pa
 			}()...)
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListIssues: %w", err)
-	}
 	if params != nil {
 		if params.XSeverity != nil {
-			req.Header.Add("X-Severity", strings.Join(func() []string {
+			req.AddHeader("X-Severity", strings.Join(func() []string {
 				s := make([]string, 0, len(params.XSeverity))
 				for _, x := range params.XSeverity {
 					s = append(s, string(x))
@@ -580,46 +488,21 @@ func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, pa
 			}(), ","))
 		}
 	}
-	resp, attempts, err := c.opListIssues.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListIssues.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListIssues: read response: %w", err)
-	}
-	out := &ListIssuesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListIssues, &req, new(ListIssuesResponse), opts)
 }
 
-// ListSortedParams are the query, header and cookie parameters of ListSorted.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListSortedParams are the query, header and cookie parameters of ListSorted (nil leaves one out).
 type ListSortedParams struct {
-	// Sort is the query parameter "sort".
 	// Its items' schema does not say their type: each text is sent as it is (escaped).
-	Sort []string
-	// Labels is the query parameter "labels".
+	Sort []string // query parameter "sort"
 	// Its items' schema does not say their type: each text is sent as it is (escaped).
-	Labels []string
+	Labels []string // query parameter "labels"
 }
 
-// ListSortedResponse is the answer to ListSorted: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListSortedResponse is the answer to ListSorted; the resgen tags say which status fills which
+// field.
 type ListSortedResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // ListSorted calls GET /sorted.
@@ -629,42 +512,17 @@ type ListSortedResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams) (*ListSortedResponse, error) {
-	u := c.server + "/sorted"
-	var q runtime.Query
+func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams, opts ...runtime.CallOption) (*ListSortedResponse, error) {
+	req := runtime.Request{Path: "/sorted"}
 	if params != nil {
 		if params.Sort != nil {
-			q.AddList("sort", ",", params.Sort...)
+			req.Query.AddList("sort", ",", params.Sort...)
 		}
 		if params.Labels != nil {
 			for _, v := range params.Labels {
-				q.Add("labels", v)
+				req.Query.Add("labels", v)
 			}
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListSorted: %w", err)
-	}
-	resp, attempts, err := c.opListSorted.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListSorted.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListSorted: read response: %w", err)
-	}
-	out := &ListSortedResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListSorted, &req, new(ListSortedResponse), opts)
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -131,6 +130,7 @@ type Client struct {
 	logger           *slog.Logger
 	observer         runtime.Observer
 	overrides        *runtime.Overrides
+	callOpts         []runtime.CallOption
 	engine           *runtime.Engine
 	breakers         map[string]*runtime.Breaker
 	opCookieStyles   *runtime.Operation
@@ -188,6 +188,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -203,11 +211,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -240,40 +250,20 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opCookieStyles = e.Operation(runtime.OperationSpec{
-		Name:         "cookieStyles",
-		Method:       "GET",
-		Path:         "/cookies",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "cookieStyles", Method: "GET", Path: "/cookies",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opExplodedCookie = e.Operation(runtime.OperationSpec{
-		Name:         "explodedCookie",
-		Method:       "GET",
-		Path:         "/cookies-exploded",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "explodedCookie", Method: "GET", Path: "/cookies-exploded",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPathObjects = e.Operation(runtime.OperationSpec{
-		Name:         "pathObjects",
-		Method:       "GET",
-		Path:         "/objects/{simple}/{label}/{labelx}/{matrix}/{matrixx}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "pathObjects", Method: "GET", Path: "/objects/{simple}/{label}/{labelx}/{matrix}/{matrixx}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opQueryStyles = e.Operation(runtime.OperationSpec{
-		Name:         "queryStyles",
-		Method:       "GET",
-		Path:         "/query",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "queryStyles", Method: "GET", Path: "/query",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -297,24 +287,17 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// CookieStylesParams are the query, header and cookie parameters of CookieStyles.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// CookieStylesParams are the query, header and cookie parameters of CookieStyles (nil leaves one
+// out).
 type CookieStylesParams struct {
-	// List is the cookie parameter "list".
-	List []string
-	// Color is the cookie parameter "color".
-	Color *Color
+	List  []string // cookie parameter "list"
+	Color *Color   // cookie parameter "color"
 }
 
-// CookieStylesResponse is the answer to CookieStyles: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CookieStylesResponse is the answer to CookieStyles; the resgen tags say which status fills which
+// field.
 type CookieStylesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // CookieStyles calls GET /cookies.
@@ -324,66 +307,33 @@ type CookieStylesResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams) (*CookieStylesResponse, error) {
-	u := c.server + "/cookies"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CookieStyles: %w", err)
-	}
+func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams, opts ...runtime.CallOption) (*CookieStylesResponse, error) {
+	req := runtime.Request{Path: "/cookies"}
 	if params != nil {
 		if params.List != nil {
-			req.AddCookie(&http.Cookie{
-				Name:  "list",
-				Value: runtime.CookieList(params.List...),
-			})
+			req.AddCookie("list", runtime.CookieList(params.List...))
 		}
 		if params.Color != nil {
 			if s, err := runtime.CookieObject(params.Color); err != nil {
 				return nil, fmt.Errorf("CookieStyles: cookie parameter %q: %w", "color", err)
 			} else {
-				req.AddCookie(&http.Cookie{
-					Name:  "color",
-					Value: s,
-				})
+				req.AddCookie("color", s)
 			}
 		}
 	}
-	resp, attempts, err := c.opCookieStyles.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCookieStyles.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CookieStyles: read response: %w", err)
-	}
-	out := &CookieStylesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opCookieStyles, &req, new(CookieStylesResponse), opts)
 }
 
-// ExplodedCookieParams are the query, header and cookie parameters of ExplodedCookie.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ExplodedCookieParams are the query, header and cookie parameters of ExplodedCookie (nil leaves
+// one out).
 type ExplodedCookieParams struct {
-	// Exploded is the cookie parameter "exploded".
-	Exploded []string
+	Exploded []string // cookie parameter "exploded"
 }
 
-// ExplodedCookieResponse is the answer to ExplodedCookie: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ExplodedCookieResponse is the answer to ExplodedCookie; the resgen tags say which status fills
+// which field.
 type ExplodedCookieResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // ExplodedCookie calls GET /cookies-exploded.
@@ -393,49 +343,20 @@ type ExplodedCookieResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ExplodedCookie(ctx context.Context, params *ExplodedCookieParams) (*ExplodedCookieResponse, error) {
-	u := c.server + "/cookies-exploded"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ExplodedCookie: %w", err)
-	}
+func (c *Client) ExplodedCookie(ctx context.Context, params *ExplodedCookieParams, opts ...runtime.CallOption) (*ExplodedCookieResponse, error) {
+	req := runtime.Request{Path: "/cookies-exploded"}
 	if params != nil {
 		if params.Exploded != nil {
-			req.AddCookie(&http.Cookie{
-				Name:  "exploded",
-				Value: runtime.CookieList(params.Exploded...),
-			})
+			req.AddCookie("exploded", runtime.CookieList(params.Exploded...))
 		}
 	}
-	resp, attempts, err := c.opExplodedCookie.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opExplodedCookie.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ExplodedCookie: read response: %w", err)
-	}
-	out := &ExplodedCookieResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opExplodedCookie, &req, new(ExplodedCookieResponse), opts)
 }
 
-// PathObjectsResponse is the answer to PathObjects: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PathObjectsResponse is the answer to PathObjects; the resgen tags say which status fills which
+// field.
 type PathObjectsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PathObjects calls GET /objects/{simple}/{label}/{labelx}/{matrix}/{matrixx}.
@@ -445,7 +366,7 @@ type PathObjectsResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, labelx Color, matrix Color, matrixx Color) (*PathObjectsResponse, error) {
+func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, labelx Color, matrix Color, matrixx Color, opts ...runtime.CallOption) (*PathObjectsResponse, error) {
 	simpleText, err := runtime.PathObject("", true, "simple", simple)
 	if err != nil {
 		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "simple", err)
@@ -466,65 +387,29 @@ func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, lab
 	if err != nil {
 		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "matrixx", err)
 	}
-	u := c.server + "/objects/" + simpleText + "/" + labelText + "/" + labelxText + "/" + matrixText + "/" + matrixxText
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PathObjects: %w", err)
-	}
-	resp, attempts, err := c.opPathObjects.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPathObjects.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PathObjects: read response: %w", err)
-	}
-	out := &PathObjectsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req := runtime.Request{Path: "/objects/" + simpleText + "/" + labelText + "/" + labelxText + "/" + matrixText + "/" + matrixxText}
+	return runtime.Call(ctx, c.opPathObjects, &req, new(PathObjectsResponse), opts)
 }
 
-// QueryStylesParams are the query, header and cookie parameters of QueryStyles.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// QueryStylesParams are the query, header and cookie parameters of QueryStyles (nil leaves one
+// out).
 type QueryStylesParams struct {
-	// Piped is the query parameter "piped".
-	Piped *Color
-	// Spaced is the query parameter "spaced".
-	Spaced *Color
-	// Each is the query parameter "each".
-	Each []string
-	// Token is the query parameter "token".
-	Token []byte
-	// Owner is the query parameter "owner".
-	Owner *OwnerID
-	// Before is the query parameter "before".
-	Before *Before
-	// Meta is the query parameter "meta".
-	Meta *Meta
-	// Authors is the query parameter "authors".
-	Authors []string
-	// Filter is the query parameter "filter".
-	Filter *QueryStylesFilter
-	// Page is the query parameter "page".
-	Page *QueryStylesPage
+	Piped   *Color             // query parameter "piped"
+	Spaced  *Color             // query parameter "spaced"
+	Each    []string           // query parameter "each"
+	Token   []byte             // query parameter "token"
+	Owner   *OwnerID           // query parameter "owner"
+	Before  *Before            // query parameter "before"
+	Meta    *Meta              // query parameter "meta"
+	Authors []string           // query parameter "authors"
+	Filter  *QueryStylesFilter // query parameter "filter"
+	Page    *QueryStylesPage   // query parameter "page"
 }
 
-// QueryStylesResponse is the answer to QueryStyles: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// QueryStylesResponse is the answer to QueryStyles; the resgen tags say which status fills which
+// field.
 type QueryStylesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // QueryStyles calls GET /query.
@@ -534,78 +419,53 @@ type QueryStylesResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams) (*QueryStylesResponse, error) {
-	u := c.server + "/query"
-	var q runtime.Query
+func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams, opts ...runtime.CallOption) (*QueryStylesResponse, error) {
+	req := runtime.Request{Path: "/query"}
 	if params != nil {
 		if params.Piped != nil {
-			if err := q.AddObject("piped", "pipeDelimited", false, params.Piped); err != nil {
+			if err := req.Query.AddObject("piped", "pipeDelimited", false, params.Piped); err != nil {
 				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "piped", err)
 			}
 		}
 		if params.Spaced != nil {
-			if err := q.AddObject("spaced", "spaceDelimited", false, params.Spaced); err != nil {
+			if err := req.Query.AddObject("spaced", "spaceDelimited", false, params.Spaced); err != nil {
 				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "spaced", err)
 			}
 		}
 		if params.Each != nil {
 			for _, v := range params.Each {
-				q.Add("each", v)
+				req.Query.Add("each", v)
 			}
 		}
 		if params.Token != nil {
-			q.Add("token", base64.StdEncoding.EncodeToString(params.Token))
+			req.Query.Add("token", base64.StdEncoding.EncodeToString(params.Token))
 		}
 		if params.Owner != nil {
-			q.Add("owner", string(UUID(*params.Owner)))
+			req.Query.Add("owner", string(UUID(*params.Owner)))
 		}
 		if params.Before != nil {
-			q.Add("before", (time.Time(*params.Before)).Format(time.RFC3339Nano))
+			req.Query.Add("before", (time.Time(*params.Before)).Format(time.RFC3339Nano))
 		}
 		if params.Meta != nil {
-			if err := q.AddObject("meta", "", true, params.Meta); err != nil {
+			if err := req.Query.AddObject("meta", "", true, params.Meta); err != nil {
 				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "meta", err)
 			}
 		}
 		if params.Authors != nil {
 			for _, v := range params.Authors {
-				q.Add("authors", v)
+				req.Query.Add("authors", v)
 			}
 		}
 		if params.Filter != nil {
-			if err := q.AddObject("filter", "deepObject", true, params.Filter); err != nil {
+			if err := req.Query.AddObject("filter", "deepObject", true, params.Filter); err != nil {
 				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "filter", err)
 			}
 		}
 		if params.Page != nil {
-			if err := q.AddObject("page", "", true, params.Page); err != nil {
+			if err := req.Query.AddObject("page", "", true, params.Page); err != nil {
 				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "page", err)
 			}
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("QueryStyles: %w", err)
-	}
-	resp, attempts, err := c.opQueryStyles.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opQueryStyles.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("QueryStyles: read response: %w", err)
-	}
-	out := &QueryStylesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opQueryStyles, &req, new(QueryStylesResponse), opts)
 }

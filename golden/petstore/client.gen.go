@@ -4,10 +4,8 @@ package petstore
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -45,6 +43,7 @@ type Client struct {
 	logger        *slog.Logger
 	observer      runtime.Observer
 	overrides     *runtime.Overrides
+	callOpts      []runtime.CallOption
 	engine        *runtime.Engine
 	breakers      map[string]*runtime.Breaker
 	opListPets    *runtime.Operation
@@ -105,6 +104,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -120,12 +127,14 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:       c.callOpts,
 		HTTPClient:        c.hc,
 		Logger:            c.logger,
 		Observer:          c.observer,
 		Overrides:         c.overrides,
 		RequestEditors:    c.editors,
 		SecretQueryParams: []string{"appid"},
+		Server:            base,
 	})
 	c.engine = e
 
@@ -158,39 +167,20 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opListPets = e.Operation(runtime.OperationSpec{
-		Name:         "listPets",
-		Method:       "GET",
-		Path:         "/pets",
-		Breaker:      breakerPets,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 10 * time.Second,
+		Name: "listPets", Method: "GET", Path: "/pets", Accept: "application/json",
+		Breaker: breakerPets, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
 	c.opCreatePets = e.Operation(runtime.OperationSpec{
-		Name:         "createPets",
-		Method:       "POST",
-		Path:         "/pets",
-		Breaker:      breakerPets,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 10 * time.Second,
+		Name: "createPets", Method: "POST", Path: "/pets", Accept: "application/json",
+		Breaker: breakerPets, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
 	c.opShowPetByID = e.Operation(runtime.OperationSpec{
-		Name:         "showPetById",
-		Method:       "GET",
-		Path:         "/pets/{petId}",
-		Breaker:      breakerPets,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 10 * time.Second,
+		Name: "showPetById", Method: "GET", Path: "/pets/{petId}", Accept: "application/json",
+		Breaker: breakerPets, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
 	c.opAdoptPet = e.Operation(runtime.OperationSpec{
-		Name:         "adoptPet",
-		Method:       "POST",
-		Path:         "/pets/{petId}/adoptions",
-		Breaker:      breakerPets,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 10 * time.Second,
+		Name: "adoptPet", Method: "POST", Path: "/pets/{petId}/adoptions", Accept: "application/json",
+		Breaker: breakerPets, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -214,32 +204,18 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListPetsParams are the query, header and cookie parameters of ListPets.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListPetsParams are the query, header and cookie parameters of ListPets (nil leaves one out).
 type ListPetsParams struct {
-	// Limit is the query parameter "limit".
 	// How many items to return at one time (max 100)
-	Limit *int32
+	Limit *int32 // query parameter "limit"
 }
 
-// ListPetsResponse is the answer to ListPets: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListPetsResponse is the answer to ListPets; the resgen tags say which status fills which field.
 type ListPetsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// XNext is the "x-next" response header, nil when absent.
-	// A link to the next page of responses.
-	XNext *string
-	// JSON200 is set when the status is 200.
-	// A paged array of pets.
-	JSON200 *Pets
-	// JSONDefault is set when the status is any other.
-	// unexpected error.
-	JSONDefault *Error
+	runtime.Response
+	XNext       *string `resgen:"header:x-next"` // A link to the next page of responses.
+	JSON200     *Pets   `resgen:"200"`           // A paged array of pets.
+	JSONDefault *Error  `resgen:"default"`       // unexpected error.
 }
 
 // ListPets calls GET /pets.
@@ -251,61 +227,21 @@ type ListPetsResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
-func (c *Client) ListPets(ctx context.Context, params *ListPetsParams) (*ListPetsResponse, error) {
-	u := c.server + "/pets"
-	var q runtime.Query
+func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, opts ...runtime.CallOption) (*ListPetsResponse, error) {
+	req := runtime.Request{Path: "/pets"}
 	if params != nil {
 		if params.Limit != nil {
-			q.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
+			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListPets: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListPets.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListPets: read response: %w", err)
-	}
-	out := &ListPetsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-		XNext:      runtime.HeaderValue(resp.Header, "x-next"),
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	default:
-		err = runtime.DecodeJSON(raw, &out.JSONDefault)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListPets: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
-// CreatePetsResponse is the answer to CreatePets: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreatePetsResponse is the answer to CreatePets; the resgen tags say which status fills which
+// field.
 type CreatePetsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSONDefault is set when the status is any other.
-	// unexpected error.
-	JSONDefault *Error
+	runtime.Response `resgen:"201"`
+	JSONDefault      *Error `resgen:"default"` // unexpected error.
 }
 
 // CreatePets calls POST /pets.
@@ -318,60 +254,17 @@ type CreatePetsResponse struct {
 //   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 10s in all.
-func (c *Client) CreatePets(ctx context.Context, body Pet) (*CreatePetsResponse, error) {
-	u := c.server + "/pets"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreatePets: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreatePets: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCreatePets.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreatePets: read response: %w", err)
-	}
-	out := &CreatePetsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-	default:
-		err = runtime.DecodeJSON(raw, &out.JSONDefault)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreatePets: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CreatePets(ctx context.Context, body Pet, opts ...runtime.CallOption) (*CreatePetsResponse, error) {
+	req := runtime.Request{Path: "/pets", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreatePets, &req, new(CreatePetsResponse), opts)
 }
 
-// ShowPetByIDResponse is the answer to ShowPetByID: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ShowPetByIDResponse is the answer to ShowPetByID; the resgen tags say which status fills which
+// field.
 type ShowPetByIDResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// Expected response to a valid request.
-	JSON200 *Pet
-	// JSON404 is set when the status is 404.
-	// No such pet.
-	JSON404 *Error
+	runtime.Response
+	JSON200 *Pet   `resgen:"200"` // Expected response to a valid request.
+	JSON404 *Error `resgen:"404"` // No such pet.
 }
 
 // ShowPetByID calls GET /pets/{petId}.
@@ -383,62 +276,21 @@ type ShowPetByIDResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
-func (c *Client) ShowPetByID(ctx context.Context, petID string) (*ShowPetByIDResponse, error) {
-	u := c.server + "/pets/" + runtime.PathSegment(petID)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ShowPetByID: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opShowPetByID.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode != 404 {
-		return nil, c.opShowPetByID.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ShowPetByID: read response: %w", err)
-	}
-	out := &ShowPetByIDResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	case resp.StatusCode == 404:
-		err = runtime.DecodeJSON(raw, &out.JSON404)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ShowPetByID: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ShowPetByID(ctx context.Context, petID string, opts ...runtime.CallOption) (*ShowPetByIDResponse, error) {
+	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(petID)}
+	return runtime.Call(ctx, c.opShowPetByID, &req, new(ShowPetByIDResponse), opts)
 }
 
-// AdoptPetParams are the query, header and cookie parameters of AdoptPet.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// AdoptPetParams are the query, header and cookie parameters of AdoptPet (nil leaves one out).
 type AdoptPetParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// AdoptPetResponse is the answer to AdoptPet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AdoptPetResponse is the answer to AdoptPet; the resgen tags say which status fills which field.
 type AdoptPetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// Adopted.
-	JSON201 *Adoption
+	runtime.Response
+	JSON201 *Adoption `resgen:"201"` // Adopted.
 }
 
 // AdoptPet calls POST /pets/{petId}/adoptions.
@@ -454,49 +306,13 @@ type AdoptPetResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 10s in all.
-func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption) (*AdoptPetResponse, error) {
-	u := c.server + "/pets/" + runtime.PathSegment(petID) + "/adoptions"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("AdoptPet: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("AdoptPet: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
+func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption, opts ...runtime.CallOption) (*AdoptPetResponse, error) {
+	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(petID) + "/adoptions", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opAdoptPet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAdoptPet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("AdoptPet: read response: %w", err)
-	}
-	out := &AdoptPetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("AdoptPet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opAdoptPet, &req, new(AdoptPetResponse), opts)
 }

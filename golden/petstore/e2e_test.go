@@ -118,8 +118,9 @@ func TestPOSTWithoutKeyIsSentOnceOn503(t *testing.T) {
 	s := newServer(t, ``, 503)
 	c := newClient(t, s)
 	resp, err := c.CreatePets(context.Background(), Pet{ID: 9, Name: "tom"})
-	if err != nil {
-		t.Fatal(err)
+	var se *runtime.StatusError
+	if !errors.As(err, &se) || !errors.Is(err, runtime.ErrNotRetrySafe) || se.Decoded != resp.JSONDefault {
+		t.Fatalf("%v; want a *runtime.StatusError stopped by ErrNotRetrySafe", err)
 	}
 	if s.hits() != 1 || resp.Attempts != 1 {
 		t.Fatalf("server calls %d, attempts %d; a POST without a key must be sent exactly once", s.hits(), resp.Attempts)

@@ -4,10 +4,8 @@ package resilience
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -33,6 +31,7 @@ type Client struct {
 	logger             *slog.Logger
 	observer           runtime.Observer
 	overrides          *runtime.Overrides
+	callOpts           []runtime.CallOption
 	engine             *runtime.Engine
 	breakers           map[string]*runtime.Breaker
 	opDefaultsOnly     *runtime.Operation
@@ -99,6 +98,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -114,11 +121,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -256,116 +265,56 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opDefaultsOnly = e.Operation(runtime.OperationSpec{
-		Name:         "defaultsOnly",
-		Method:       "GET",
-		Path:         "/a",
-		Breaker:      breakerBase,
-		Retry:        retryStandard,
-		Timeout:      3 * time.Second,
-		TotalTimeout: 15 * time.Second,
+		Name: "defaultsOnly", Method: "GET", Path: "/a",
+		Breaker: breakerBase, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
 	c.opPutNotIdempotent = e.Operation(runtime.OperationSpec{
-		Name:         "putNotIdempotent",
-		Method:       "PUT",
-		Path:         "/a",
-		Breaker:      breakerBase,
-		Timeout:      3 * time.Second,
-		TotalTimeout: 15 * time.Second,
+		Name: "putNotIdempotent", Method: "PUT", Path: "/a",
+		Breaker: breakerBase, NotRetrySafe: true, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
 	c.opPostNotRetried = e.Operation(runtime.OperationSpec{
-		Name:         "postNotRetried",
-		Method:       "POST",
-		Path:         "/a",
-		Breaker:      breakerBase,
-		Timeout:      3 * time.Second,
-		TotalTimeout: 15 * time.Second,
+		Name: "postNotRetried", Method: "POST", Path: "/a",
+		Breaker: breakerBase, NotRetrySafe: true, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
 	c.opDeleteNoRetry = e.Operation(runtime.OperationSpec{
-		Name:         "deleteNoRetry",
-		Method:       "DELETE",
-		Path:         "/a",
-		Timeout:      3 * time.Second,
-		TotalTimeout: 15 * time.Second,
+		Name: "deleteNoRetry", Method: "DELETE", Path: "/a",
+		Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
 	c.opPathLevel = e.Operation(runtime.OperationSpec{
-		Name:         "pathLevel",
-		Method:       "GET",
-		Path:         "/b",
-		Breaker:      breakerStricter,
-		Retry:        retryBudgeted,
-		Timeout:      0,
-		TotalTimeout: 15 * time.Second,
+		Name: "pathLevel", Method: "GET", Path: "/b",
+		Breaker: breakerStricter, Retry: retryBudgeted, TotalTimeout: 15 * time.Second,
 	})
 	c.opPathRetrySkipped = e.Operation(runtime.OperationSpec{
-		Name:         "pathRetrySkipped",
-		Method:       "POST",
-		Path:         "/b",
-		Breaker:      breakerStricter,
-		Timeout:      0,
-		TotalTimeout: 15 * time.Second,
+		Name: "pathRetrySkipped", Method: "POST", Path: "/b",
+		Breaker: breakerStricter, NotRetrySafe: true, TotalTimeout: 15 * time.Second,
 	})
 	c.opKeyedByPolicy = e.Operation(runtime.OperationSpec{
-		Name:         "keyedByPolicy",
-		Method:       "PATCH",
-		Path:         "/b",
-		Breaker:      breakerStricter,
-		Retry:        retryStubborn,
-		Timeout:      0,
-		TotalTimeout: 15 * time.Second,
+		Name: "keyedByPolicy", Method: "PATCH", Path: "/b",
+		Breaker: breakerStricter, Retry: retryStubborn, TotalTimeout: 15 * time.Second,
 	})
 	c.opInlinePolicies = e.Operation(runtime.OperationSpec{
-		Name:         "inlinePolicies",
-		Method:       "GET",
-		Path:         "/c",
-		Breaker:      breakerInlinePolicies,
-		Retry:        retryInlinePolicies,
-		Timeout:      3 * time.Second,
-		TotalTimeout: 0,
+		Name: "inlinePolicies", Method: "GET", Path: "/c",
+		Breaker: breakerInlinePolicies, Retry: retryInlinePolicies, Timeout: 3 * time.Second,
 	})
 	c.opCustomKeyHeader = e.Operation(runtime.OperationSpec{
-		Name:         "customKeyHeader",
-		Method:       "PUT",
-		Path:         "/c",
-		Breaker:      breakerBase,
-		Retry:        retryStandard,
-		Timeout:      3 * time.Second,
-		TotalTimeout: 15 * time.Second,
+		Name: "customKeyHeader", Method: "PUT", Path: "/c",
+		Breaker: breakerBase, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
 	c.opKeyedByParameter = e.Operation(runtime.OperationSpec{
-		Name:         "keyedByParameter",
-		Method:       "POST",
-		Path:         "/c",
-		Breaker:      breakerBase,
-		Retry:        retryStandard,
-		Timeout:      3 * time.Second,
-		TotalTimeout: 15 * time.Second,
+		Name: "keyedByParameter", Method: "POST", Path: "/c",
+		Breaker: breakerBase, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
 	c.opPerOperationOne = e.Operation(runtime.OperationSpec{
-		Name:         "perOperationOne",
-		Method:       "GET",
-		Path:         "/d/{id}",
-		Breaker:      breakerPeropPerOperationOne,
-		Retry:        retryStandard,
-		Timeout:      3 * time.Second,
-		TotalTimeout: 15 * time.Second,
+		Name: "perOperationOne", Method: "GET", Path: "/d/{id}",
+		Breaker: breakerPeropPerOperationOne, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
 	c.opPerOperationTwo = e.Operation(runtime.OperationSpec{
-		Name:         "perOperationTwo",
-		Method:       "HEAD",
-		Path:         "/d/{id}",
-		Breaker:      breakerPeropPerOperationTwo,
-		Retry:        retryStandard,
-		Timeout:      3 * time.Second,
-		TotalTimeout: 15 * time.Second,
+		Name: "perOperationTwo", Method: "HEAD", Path: "/d/{id}",
+		Breaker: breakerPeropPerOperationTwo, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
 	c.opSearchIdempotent = e.Operation(runtime.OperationSpec{
-		Name:         "searchIdempotent",
-		Method:       "POST",
-		Path:         "/e",
-		Breaker:      breakerTimed,
-		Retry:        retryStandard,
-		Timeout:      3 * time.Second,
-		TotalTimeout: 15 * time.Second,
+		Name: "searchIdempotent", Method: "POST", Path: "/e",
+		Breaker: breakerTimed, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -414,15 +363,10 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// DefaultsOnlyResponse is the answer to DefaultsOnly: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// DefaultsOnlyResponse is the answer to DefaultsOnly; the resgen tags say which status fills which
+// field.
 type DefaultsOnlyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // DefaultsOnly calls GET /a.
@@ -433,41 +377,15 @@ type DefaultsOnlyResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
-func (c *Client) DefaultsOnly(ctx context.Context) (*DefaultsOnlyResponse, error) {
-	u := c.server + "/a"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("DefaultsOnly: %w", err)
-	}
-	resp, attempts, err := c.opDefaultsOnly.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opDefaultsOnly.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("DefaultsOnly: read response: %w", err)
-	}
-	out := &DefaultsOnlyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) DefaultsOnly(ctx context.Context, opts ...runtime.CallOption) (*DefaultsOnlyResponse, error) {
+	req := runtime.Request{Path: "/a"}
+	return runtime.Call(ctx, c.opDefaultsOnly, &req, new(DefaultsOnlyResponse), opts)
 }
 
-// PutNotIdempotentResponse is the answer to PutNotIdempotent: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PutNotIdempotentResponse is the answer to PutNotIdempotent; the resgen tags say which status
+// fills which field.
 type PutNotIdempotentResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PutNotIdempotent calls PUT /a.
@@ -476,41 +394,15 @@ type PutNotIdempotentResponse struct {
 //   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
 //   - no retry (idempotent: false: off).
 //   - timeouts: 3s per attempt, 15s in all.
-func (c *Client) PutNotIdempotent(ctx context.Context) (*PutNotIdempotentResponse, error) {
-	u := c.server + "/a"
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PutNotIdempotent: %w", err)
-	}
-	resp, attempts, err := c.opPutNotIdempotent.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPutNotIdempotent.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PutNotIdempotent: read response: %w", err)
-	}
-	out := &PutNotIdempotentResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) PutNotIdempotent(ctx context.Context, opts ...runtime.CallOption) (*PutNotIdempotentResponse, error) {
+	req := runtime.Request{Path: "/a"}
+	return runtime.Call(ctx, c.opPutNotIdempotent, &req, new(PutNotIdempotentResponse), opts)
 }
 
-// PostNotRetriedResponse is the answer to PostNotRetried: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PostNotRetriedResponse is the answer to PostNotRetried; the resgen tags say which status fills
+// which field.
 type PostNotRetriedResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PostNotRetried calls POST /a.
@@ -519,41 +411,15 @@ type PostNotRetriedResponse struct {
 //   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 3s per attempt, 15s in all.
-func (c *Client) PostNotRetried(ctx context.Context) (*PostNotRetriedResponse, error) {
-	u := c.server + "/a"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PostNotRetried: %w", err)
-	}
-	resp, attempts, err := c.opPostNotRetried.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPostNotRetried.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PostNotRetried: read response: %w", err)
-	}
-	out := &PostNotRetriedResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) PostNotRetried(ctx context.Context, opts ...runtime.CallOption) (*PostNotRetriedResponse, error) {
+	req := runtime.Request{Path: "/a"}
+	return runtime.Call(ctx, c.opPostNotRetried, &req, new(PostNotRetriedResponse), opts)
 }
 
-// DeleteNoRetryResponse is the answer to DeleteNoRetry: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// DeleteNoRetryResponse is the answer to DeleteNoRetry; the resgen tags say which status fills
+// which field.
 type DeleteNoRetryResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // DeleteNoRetry calls DELETE /a.
@@ -562,41 +428,15 @@ type DeleteNoRetryResponse struct {
 //   - no breaker (breaker: none).
 //   - no retry (retry: none).
 //   - timeouts: 3s per attempt, 15s in all.
-func (c *Client) DeleteNoRetry(ctx context.Context) (*DeleteNoRetryResponse, error) {
-	u := c.server + "/a"
-	req, err := http.NewRequestWithContext(ctx, "DELETE", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteNoRetry: %w", err)
-	}
-	resp, attempts, err := c.opDeleteNoRetry.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opDeleteNoRetry.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("DeleteNoRetry: read response: %w", err)
-	}
-	out := &DeleteNoRetryResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) DeleteNoRetry(ctx context.Context, opts ...runtime.CallOption) (*DeleteNoRetryResponse, error) {
+	req := runtime.Request{Path: "/a"}
+	return runtime.Call(ctx, c.opDeleteNoRetry, &req, new(DeleteNoRetryResponse), opts)
 }
 
-// PathLevelResponse is the answer to PathLevel: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PathLevelResponse is the answer to PathLevel; the resgen tags say which status fills which
+// field.
 type PathLevelResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PathLevel calls GET /b.
@@ -606,41 +446,15 @@ type PathLevelResponse struct {
 //   - retry "budgeted" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
 //     jitter; retries on transport, 503; budget 20% of calls + 10/s, client-wide.
 //   - timeouts: none per attempt, 15s in all.
-func (c *Client) PathLevel(ctx context.Context) (*PathLevelResponse, error) {
-	u := c.server + "/b"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PathLevel: %w", err)
-	}
-	resp, attempts, err := c.opPathLevel.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPathLevel.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PathLevel: read response: %w", err)
-	}
-	out := &PathLevelResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) PathLevel(ctx context.Context, opts ...runtime.CallOption) (*PathLevelResponse, error) {
+	req := runtime.Request{Path: "/b"}
+	return runtime.Call(ctx, c.opPathLevel, &req, new(PathLevelResponse), opts)
 }
 
-// PathRetrySkippedResponse is the answer to PathRetrySkipped: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PathRetrySkippedResponse is the answer to PathRetrySkipped; the resgen tags say which status
+// fills which field.
 type PathRetrySkippedResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PathRetrySkipped calls POST /b.
@@ -649,50 +463,23 @@ type PathRetrySkippedResponse struct {
 //   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: none per attempt, 15s in all.
-func (c *Client) PathRetrySkipped(ctx context.Context) (*PathRetrySkippedResponse, error) {
-	u := c.server + "/b"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PathRetrySkipped: %w", err)
-	}
-	resp, attempts, err := c.opPathRetrySkipped.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPathRetrySkipped.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PathRetrySkipped: read response: %w", err)
-	}
-	out := &PathRetrySkippedResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) PathRetrySkipped(ctx context.Context, opts ...runtime.CallOption) (*PathRetrySkippedResponse, error) {
+	req := runtime.Request{Path: "/b"}
+	return runtime.Call(ctx, c.opPathRetrySkipped, &req, new(PathRetrySkippedResponse), opts)
 }
 
-// KeyedByPolicyParams are the query, header and cookie parameters of KeyedByPolicy.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// KeyedByPolicyParams are the query, header and cookie parameters of KeyedByPolicy (nil leaves one
+// out).
 type KeyedByPolicyParams struct {
-	// IdempotencyKey is the header parameter "X-Idempotency-Key".
 	// IdempotencyKey is sent as the X-Idempotency-Key header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string
 }
 
-// KeyedByPolicyResponse is the answer to KeyedByPolicy: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// KeyedByPolicyResponse is the answer to KeyedByPolicy; the resgen tags say which status fills
+// which field.
 type KeyedByPolicyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // KeyedByPolicy calls PATCH /b.
@@ -704,47 +491,21 @@ type KeyedByPolicyResponse struct {
 //     Retry-After up to 2m.
 //   - idempotency key: the X-Idempotency-Key header, the same on every attempt.
 //   - timeouts: none per attempt, 15s in all.
-func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams) (*KeyedByPolicyResponse, error) {
-	u := c.server + "/b"
-	req, err := http.NewRequestWithContext(ctx, "PATCH", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("KeyedByPolicy: %w", err)
-	}
+func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams, opts ...runtime.CallOption) (*KeyedByPolicyResponse, error) {
+	req := runtime.Request{Path: "/b"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("X-Idempotency-Key", key)
-	resp, attempts, err := c.opKeyedByPolicy.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opKeyedByPolicy.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("KeyedByPolicy: read response: %w", err)
-	}
-	out := &KeyedByPolicyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("X-Idempotency-Key", key)
+	return runtime.Call(ctx, c.opKeyedByPolicy, &req, new(KeyedByPolicyResponse), opts)
 }
 
-// InlinePoliciesResponse is the answer to InlinePolicies: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// InlinePoliciesResponse is the answer to InlinePolicies; the resgen tags say which status fills
+// which field.
 type InlinePoliciesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // InlinePolicies calls GET /c.
@@ -754,50 +515,23 @@ type InlinePoliciesResponse struct {
 //   - retry "inlinePolicies" (on: GET): up to 2 attempts; waits 1s between attempts, no jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 3s per attempt, none in all.
-func (c *Client) InlinePolicies(ctx context.Context) (*InlinePoliciesResponse, error) {
-	u := c.server + "/c"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("InlinePolicies: %w", err)
-	}
-	resp, attempts, err := c.opInlinePolicies.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opInlinePolicies.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("InlinePolicies: read response: %w", err)
-	}
-	out := &InlinePoliciesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) InlinePolicies(ctx context.Context, opts ...runtime.CallOption) (*InlinePoliciesResponse, error) {
+	req := runtime.Request{Path: "/c"}
+	return runtime.Call(ctx, c.opInlinePolicies, &req, new(InlinePoliciesResponse), opts)
 }
 
-// CustomKeyHeaderParams are the query, header and cookie parameters of CustomKeyHeader.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// CustomKeyHeaderParams are the query, header and cookie parameters of CustomKeyHeader (nil leaves
+// one out).
 type CustomKeyHeaderParams struct {
-	// IdempotencyKey is the header parameter "Request-Id".
 	// IdempotencyKey is sent as the Request-Id header. Left nil, the client makes
 	// one random key per call and sends it on every attempt.
 	IdempotencyKey *string
 }
 
-// CustomKeyHeaderResponse is the answer to CustomKeyHeader: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CustomKeyHeaderResponse is the answer to CustomKeyHeader; the resgen tags say which status fills
+// which field.
 type CustomKeyHeaderResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // CustomKeyHeader calls PUT /c.
@@ -809,55 +543,28 @@ type CustomKeyHeaderResponse struct {
 //     to 30s.
 //   - idempotency key: the Request-Id header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
-func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderParams) (*CustomKeyHeaderResponse, error) {
-	u := c.server + "/c"
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CustomKeyHeader: %w", err)
-	}
+func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderParams, opts ...runtime.CallOption) (*CustomKeyHeaderResponse, error) {
+	req := runtime.Request{Path: "/c"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("Request-Id", key)
-	resp, attempts, err := c.opCustomKeyHeader.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCustomKeyHeader.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CustomKeyHeader: read response: %w", err)
-	}
-	out := &CustomKeyHeaderResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("Request-Id", key)
+	return runtime.Call(ctx, c.opCustomKeyHeader, &req, new(CustomKeyHeaderResponse), opts)
 }
 
-// KeyedByParameterParams are the query, header and cookie parameters of KeyedByParameter.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// KeyedByParameterParams are the query, header and cookie parameters of KeyedByParameter (nil
+// leaves one out).
 type KeyedByParameterParams struct {
-	// XIdempotencyKey is the header parameter "x-idempotency-key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	XIdempotencyKey *string
+	XIdempotencyKey *string // header parameter "x-idempotency-key"
 }
 
-// KeyedByParameterResponse is the answer to KeyedByParameter: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// KeyedByParameterResponse is the answer to KeyedByParameter; the resgen tags say which status
+// fills which field.
 type KeyedByParameterResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // KeyedByParameter calls POST /c.
@@ -869,47 +576,21 @@ type KeyedByParameterResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the x-idempotency-key header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
-func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterParams) (*KeyedByParameterResponse, error) {
-	u := c.server + "/c"
-	req, err := http.NewRequestWithContext(ctx, "POST", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("KeyedByParameter: %w", err)
-	}
+func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterParams, opts ...runtime.CallOption) (*KeyedByParameterResponse, error) {
+	req := runtime.Request{Path: "/c"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.XIdempotencyKey != nil {
 		key = *params.XIdempotencyKey
 	}
-	req.Header.Set("x-idempotency-key", key)
-	resp, attempts, err := c.opKeyedByParameter.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opKeyedByParameter.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("KeyedByParameter: read response: %w", err)
-	}
-	out := &KeyedByParameterResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	req.SetHeader("x-idempotency-key", key)
+	return runtime.Call(ctx, c.opKeyedByParameter, &req, new(KeyedByParameterResponse), opts)
 }
 
-// PerOperationOneResponse is the answer to PerOperationOne: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PerOperationOneResponse is the answer to PerOperationOne; the resgen tags say which status fills
+// which field.
 type PerOperationOneResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PerOperationOne calls GET /d/{id}.
@@ -920,41 +601,15 @@ type PerOperationOneResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
-func (c *Client) PerOperationOne(ctx context.Context, id string) (*PerOperationOneResponse, error) {
-	u := c.server + "/d/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PerOperationOne: %w", err)
-	}
-	resp, attempts, err := c.opPerOperationOne.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPerOperationOne.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PerOperationOne: read response: %w", err)
-	}
-	out := &PerOperationOneResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) PerOperationOne(ctx context.Context, id string, opts ...runtime.CallOption) (*PerOperationOneResponse, error) {
+	req := runtime.Request{Path: "/d/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opPerOperationOne, &req, new(PerOperationOneResponse), opts)
 }
 
-// PerOperationTwoResponse is the answer to PerOperationTwo: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PerOperationTwoResponse is the answer to PerOperationTwo; the resgen tags say which status fills
+// which field.
 type PerOperationTwoResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PerOperationTwo calls HEAD /d/{id}.
@@ -965,41 +620,15 @@ type PerOperationTwoResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
-func (c *Client) PerOperationTwo(ctx context.Context, id string) (*PerOperationTwoResponse, error) {
-	u := c.server + "/d/" + runtime.PathSegment(id)
-	req, err := http.NewRequestWithContext(ctx, "HEAD", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PerOperationTwo: %w", err)
-	}
-	resp, attempts, err := c.opPerOperationTwo.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPerOperationTwo.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PerOperationTwo: read response: %w", err)
-	}
-	out := &PerOperationTwoResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) PerOperationTwo(ctx context.Context, id string, opts ...runtime.CallOption) (*PerOperationTwoResponse, error) {
+	req := runtime.Request{Path: "/d/" + runtime.PathSegment(id)}
+	return runtime.Call(ctx, c.opPerOperationTwo, &req, new(PerOperationTwoResponse), opts)
 }
 
-// SearchIdempotentResponse is the answer to SearchIdempotent: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SearchIdempotentResponse is the answer to SearchIdempotent; the resgen tags say which status
+// fills which field.
 type SearchIdempotentResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // SearchIdempotent calls POST /e.
@@ -1010,35 +639,7 @@ type SearchIdempotentResponse struct {
 //     1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
 //     Retry-After up to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
-func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody) (*SearchIdempotentResponse, error) {
-	u := c.server + "/e"
-	rd, err := runtime.JSONBody(body)
-	if err != nil {
-		return nil, fmt.Errorf("SearchIdempotent: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("SearchIdempotent: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, attempts, err := c.opSearchIdempotent.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opSearchIdempotent.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SearchIdempotent: read response: %w", err)
-	}
-	out := &SearchIdempotentResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody, opts ...runtime.CallOption) (*SearchIdempotentResponse, error) {
+	req := runtime.Request{Path: "/e", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opSearchIdempotent, &req, new(SearchIdempotentResponse), opts)
 }

@@ -5,10 +5,8 @@ package security
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -30,6 +28,7 @@ type Client struct {
 	logger        *slog.Logger
 	observer      runtime.Observer
 	overrides     *runtime.Overrides
+	callOpts      []runtime.CallOption
 	engine        *runtime.Engine
 	breakers      map[string]*runtime.Breaker
 	credentials   []runtime.Credential
@@ -263,6 +262,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -278,6 +285,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:       c.callOpts,
 		Credentials:       c.credentials,
 		HTTPClient:        c.hc,
 		Logger:            c.logger,
@@ -285,6 +293,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Overrides:         c.overrides,
 		RequestEditors:    c.editors,
 		SecretQueryParams: []string{"api_key"},
+		Server:            base,
 	})
 	c.engine = e
 
@@ -317,143 +326,60 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opGetBasic = e.Operation(runtime.OperationSpec{
-		Name:         "getBasic",
-		Method:       "GET",
-		Path:         "/basic",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"basic"}},
+		Name: "getBasic", Method: "GET", Path: "/basic",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"basic"}},
 	})
 	c.opGetBearer = e.Operation(runtime.OperationSpec{
-		Name:         "getBearer",
-		Method:       "GET",
-		Path:         "/bearer",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"bearerAuth"}},
+		Name: "getBearer", Method: "GET", Path: "/bearer",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"bearerAuth"}},
 	})
 	c.opGetBoth = e.Operation(runtime.OperationSpec{
-		Name:         "getBoth",
-		Method:       "GET",
-		Path:         "/both",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"headerKey", "queryKey"}},
+		Name: "getBoth", Method: "GET", Path: "/both",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"headerKey", "queryKey"}},
 	})
 	c.opGetCookie = e.Operation(runtime.OperationSpec{
-		Name:         "getCookie",
-		Method:       "GET",
-		Path:         "/cookie",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"cookieKey"}},
+		Name: "getCookie", Method: "GET", Path: "/cookie",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"cookieKey"}},
 	})
 	c.opGetDigest = e.Operation(runtime.OperationSpec{
-		Name:         "getDigest",
-		Method:       "GET",
-		Path:         "/digest",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"digest"}},
+		Name: "getDigest", Method: "GET", Path: "/digest",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"digest"}},
 	})
 	c.opGetEither = e.Operation(runtime.OperationSpec{
-		Name:         "getEither",
-		Method:       "GET",
-		Path:         "/either",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"headerKey"}, {"basic"}},
+		Name: "getEither", Method: "GET", Path: "/either",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"headerKey"}, {"basic"}},
 	})
 	c.opGetHeader = e.Operation(runtime.OperationSpec{
-		Name:         "getHeader",
-		Method:       "GET",
-		Path:         "/header",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"headerKey"}},
+		Name: "getHeader", Method: "GET", Path: "/header",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"headerKey"}},
 	})
 	c.opGetMtls = e.Operation(runtime.OperationSpec{
-		Name:         "getMTLS",
-		Method:       "GET",
-		Path:         "/mtls",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"mtls"}},
+		Name: "getMTLS", Method: "GET", Path: "/mtls",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"mtls"}},
 	})
 	c.opGetOAuth = e.Operation(runtime.OperationSpec{
-		Name:         "getOAuth",
-		Method:       "GET",
-		Path:         "/oauth",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"oauth"}},
+		Name: "getOAuth", Method: "GET", Path: "/oauth",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"oauth"}},
 	})
 	c.opGetOdd = e.Operation(runtime.OperationSpec{
-		Name:         "getOdd",
-		Method:       "GET",
-		Path:         "/odd",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"httpClient"}, {"evil\"); panic(\"x"}},
+		Name: "getOdd", Method: "GET", Path: "/odd",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"httpClient"}, {"evil\"); panic(\"x"}},
 	})
 	c.opGetOidc = e.Operation(runtime.OperationSpec{
-		Name:         "getOIDC",
-		Method:       "GET",
-		Path:         "/oidc",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"oidc"}},
+		Name: "getOIDC", Method: "GET", Path: "/oidc",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"oidc"}},
 	})
 	c.opGetOptional = e.Operation(runtime.OperationSpec{
-		Name:         "getOptional",
-		Method:       "GET",
-		Path:         "/optional",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{}, {"bearerAuth"}},
+		Name: "getOptional", Method: "GET", Path: "/optional",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{}, {"bearerAuth"}},
 	})
 	c.opGetPublic = e.Operation(runtime.OperationSpec{
-		Name:         "getPublic",
-		Method:       "GET",
-		Path:         "/public",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "getPublic", Method: "GET", Path: "/public",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opGetQuery = e.Operation(runtime.OperationSpec{
-		Name:         "getQuery",
-		Method:       "GET",
-		Path:         "/query",
-		Breaker:      breakerShared,
-		Retry:        retryQuick,
-		Timeout:      2 * time.Second,
-		TotalTimeout: 30 * time.Second,
-		Security:     []runtime.SecurityRequirement{{"queryKey"}},
+		Name: "getQuery", Method: "GET", Path: "/query",
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"queryKey"}},
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -477,15 +403,9 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetBasicResponse is the answer to GetBasic: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetBasicResponse is the answer to GetBasic; the resgen tags say which status fills which field.
 type GetBasicResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetBasic calls GET /basic.
@@ -495,41 +415,15 @@ type GetBasicResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetBasic(ctx context.Context) (*GetBasicResponse, error) {
-	u := c.server + "/basic"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetBasic: %w", err)
-	}
-	resp, attempts, err := c.opGetBasic.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetBasic.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetBasic: read response: %w", err)
-	}
-	out := &GetBasicResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetBasic(ctx context.Context, opts ...runtime.CallOption) (*GetBasicResponse, error) {
+	req := runtime.Request{Path: "/basic"}
+	return runtime.Call(ctx, c.opGetBasic, &req, new(GetBasicResponse), opts)
 }
 
-// GetBearerResponse is the answer to GetBearer: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetBearerResponse is the answer to GetBearer; the resgen tags say which status fills which
+// field.
 type GetBearerResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetBearer calls GET /bearer.
@@ -539,41 +433,14 @@ type GetBearerResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetBearer(ctx context.Context) (*GetBearerResponse, error) {
-	u := c.server + "/bearer"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetBearer: %w", err)
-	}
-	resp, attempts, err := c.opGetBearer.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetBearer.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetBearer: read response: %w", err)
-	}
-	out := &GetBearerResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetBearer(ctx context.Context, opts ...runtime.CallOption) (*GetBearerResponse, error) {
+	req := runtime.Request{Path: "/bearer"}
+	return runtime.Call(ctx, c.opGetBearer, &req, new(GetBearerResponse), opts)
 }
 
-// GetBothResponse is the answer to GetBoth: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetBothResponse is the answer to GetBoth; the resgen tags say which status fills which field.
 type GetBothResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetBoth calls GET /both.
@@ -583,48 +450,20 @@ type GetBothResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetBoth(ctx context.Context) (*GetBothResponse, error) {
-	u := c.server + "/both"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetBoth: %w", err)
-	}
-	resp, attempts, err := c.opGetBoth.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetBoth.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetBoth: read response: %w", err)
-	}
-	out := &GetBothResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetBoth(ctx context.Context, opts ...runtime.CallOption) (*GetBothResponse, error) {
+	req := runtime.Request{Path: "/both"}
+	return runtime.Call(ctx, c.opGetBoth, &req, new(GetBothResponse), opts)
 }
 
-// GetCookieParams are the query, header and cookie parameters of GetCookie.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// GetCookieParams are the query, header and cookie parameters of GetCookie (nil leaves one out).
 type GetCookieParams struct {
-	// Theme is the cookie parameter "theme".
-	Theme *string
+	Theme *string // cookie parameter "theme"
 }
 
-// GetCookieResponse is the answer to GetCookie: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetCookieResponse is the answer to GetCookie; the resgen tags say which status fills which
+// field.
 type GetCookieResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetCookie calls GET /cookie.
@@ -634,49 +473,20 @@ type GetCookieResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetCookie(ctx context.Context, params *GetCookieParams) (*GetCookieResponse, error) {
-	u := c.server + "/cookie"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetCookie: %w", err)
-	}
+func (c *Client) GetCookie(ctx context.Context, params *GetCookieParams, opts ...runtime.CallOption) (*GetCookieResponse, error) {
+	req := runtime.Request{Path: "/cookie"}
 	if params != nil {
 		if params.Theme != nil {
-			req.AddCookie(&http.Cookie{
-				Name:  "theme",
-				Value: runtime.CookieValue(*params.Theme),
-			})
+			req.AddCookie("theme", runtime.CookieValue(*params.Theme))
 		}
 	}
-	resp, attempts, err := c.opGetCookie.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetCookie.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetCookie: read response: %w", err)
-	}
-	out := &GetCookieResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opGetCookie, &req, new(GetCookieResponse), opts)
 }
 
-// GetDigestResponse is the answer to GetDigest: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetDigestResponse is the answer to GetDigest; the resgen tags say which status fills which
+// field.
 type GetDigestResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetDigest calls GET /digest.
@@ -686,41 +496,15 @@ type GetDigestResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetDigest(ctx context.Context) (*GetDigestResponse, error) {
-	u := c.server + "/digest"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetDigest: %w", err)
-	}
-	resp, attempts, err := c.opGetDigest.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetDigest.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetDigest: read response: %w", err)
-	}
-	out := &GetDigestResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetDigest(ctx context.Context, opts ...runtime.CallOption) (*GetDigestResponse, error) {
+	req := runtime.Request{Path: "/digest"}
+	return runtime.Call(ctx, c.opGetDigest, &req, new(GetDigestResponse), opts)
 }
 
-// GetEitherResponse is the answer to GetEither: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetEitherResponse is the answer to GetEither; the resgen tags say which status fills which
+// field.
 type GetEitherResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetEither calls GET /either.
@@ -730,41 +514,15 @@ type GetEitherResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetEither(ctx context.Context) (*GetEitherResponse, error) {
-	u := c.server + "/either"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetEither: %w", err)
-	}
-	resp, attempts, err := c.opGetEither.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetEither.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetEither: read response: %w", err)
-	}
-	out := &GetEitherResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetEither(ctx context.Context, opts ...runtime.CallOption) (*GetEitherResponse, error) {
+	req := runtime.Request{Path: "/either"}
+	return runtime.Call(ctx, c.opGetEither, &req, new(GetEitherResponse), opts)
 }
 
-// GetHeaderResponse is the answer to GetHeader: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetHeaderResponse is the answer to GetHeader; the resgen tags say which status fills which
+// field.
 type GetHeaderResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetHeader calls GET /header.
@@ -774,41 +532,14 @@ type GetHeaderResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetHeader(ctx context.Context) (*GetHeaderResponse, error) {
-	u := c.server + "/header"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetHeader: %w", err)
-	}
-	resp, attempts, err := c.opGetHeader.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetHeader.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetHeader: read response: %w", err)
-	}
-	out := &GetHeaderResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetHeader(ctx context.Context, opts ...runtime.CallOption) (*GetHeaderResponse, error) {
+	req := runtime.Request{Path: "/header"}
+	return runtime.Call(ctx, c.opGetHeader, &req, new(GetHeaderResponse), opts)
 }
 
-// GetMtlsResponse is the answer to GetMtls: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetMtlsResponse is the answer to GetMtls; the resgen tags say which status fills which field.
 type GetMtlsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetMtls calls GET /mtls.
@@ -818,41 +549,14 @@ type GetMtlsResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetMtls(ctx context.Context) (*GetMtlsResponse, error) {
-	u := c.server + "/mtls"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetMtls: %w", err)
-	}
-	resp, attempts, err := c.opGetMtls.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetMtls.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetMtls: read response: %w", err)
-	}
-	out := &GetMtlsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetMtls(ctx context.Context, opts ...runtime.CallOption) (*GetMtlsResponse, error) {
+	req := runtime.Request{Path: "/mtls"}
+	return runtime.Call(ctx, c.opGetMtls, &req, new(GetMtlsResponse), opts)
 }
 
-// GetOAuthResponse is the answer to GetOAuth: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetOAuthResponse is the answer to GetOAuth; the resgen tags say which status fills which field.
 type GetOAuthResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetOAuth calls GET /oauth.
@@ -862,41 +566,14 @@ type GetOAuthResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetOAuth(ctx context.Context) (*GetOAuthResponse, error) {
-	u := c.server + "/oauth"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetOAuth: %w", err)
-	}
-	resp, attempts, err := c.opGetOAuth.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetOAuth.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetOAuth: read response: %w", err)
-	}
-	out := &GetOAuthResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetOAuth(ctx context.Context, opts ...runtime.CallOption) (*GetOAuthResponse, error) {
+	req := runtime.Request{Path: "/oauth"}
+	return runtime.Call(ctx, c.opGetOAuth, &req, new(GetOAuthResponse), opts)
 }
 
-// GetOddResponse is the answer to GetOdd: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetOddResponse is the answer to GetOdd; the resgen tags say which status fills which field.
 type GetOddResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetOdd calls GET /odd.
@@ -906,41 +583,14 @@ type GetOddResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetOdd(ctx context.Context) (*GetOddResponse, error) {
-	u := c.server + "/odd"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetOdd: %w", err)
-	}
-	resp, attempts, err := c.opGetOdd.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetOdd.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetOdd: read response: %w", err)
-	}
-	out := &GetOddResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetOdd(ctx context.Context, opts ...runtime.CallOption) (*GetOddResponse, error) {
+	req := runtime.Request{Path: "/odd"}
+	return runtime.Call(ctx, c.opGetOdd, &req, new(GetOddResponse), opts)
 }
 
-// GetOidcResponse is the answer to GetOidc: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetOidcResponse is the answer to GetOidc; the resgen tags say which status fills which field.
 type GetOidcResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetOidc calls GET /oidc.
@@ -950,41 +600,15 @@ type GetOidcResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetOidc(ctx context.Context) (*GetOidcResponse, error) {
-	u := c.server + "/oidc"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetOidc: %w", err)
-	}
-	resp, attempts, err := c.opGetOidc.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetOidc.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetOidc: read response: %w", err)
-	}
-	out := &GetOidcResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetOidc(ctx context.Context, opts ...runtime.CallOption) (*GetOidcResponse, error) {
+	req := runtime.Request{Path: "/oidc"}
+	return runtime.Call(ctx, c.opGetOidc, &req, new(GetOidcResponse), opts)
 }
 
-// GetOptionalResponse is the answer to GetOptional: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetOptionalResponse is the answer to GetOptional; the resgen tags say which status fills which
+// field.
 type GetOptionalResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetOptional calls GET /optional.
@@ -994,41 +618,15 @@ type GetOptionalResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetOptional(ctx context.Context) (*GetOptionalResponse, error) {
-	u := c.server + "/optional"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetOptional: %w", err)
-	}
-	resp, attempts, err := c.opGetOptional.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetOptional.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetOptional: read response: %w", err)
-	}
-	out := &GetOptionalResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetOptional(ctx context.Context, opts ...runtime.CallOption) (*GetOptionalResponse, error) {
+	req := runtime.Request{Path: "/optional"}
+	return runtime.Call(ctx, c.opGetOptional, &req, new(GetOptionalResponse), opts)
 }
 
-// GetPublicResponse is the answer to GetPublic: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetPublicResponse is the answer to GetPublic; the resgen tags say which status fills which
+// field.
 type GetPublicResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetPublic calls GET /public.
@@ -1038,48 +636,19 @@ type GetPublicResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetPublic(ctx context.Context) (*GetPublicResponse, error) {
-	u := c.server + "/public"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetPublic: %w", err)
-	}
-	resp, attempts, err := c.opGetPublic.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetPublic.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetPublic: read response: %w", err)
-	}
-	out := &GetPublicResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) GetPublic(ctx context.Context, opts ...runtime.CallOption) (*GetPublicResponse, error) {
+	req := runtime.Request{Path: "/public"}
+	return runtime.Call(ctx, c.opGetPublic, &req, new(GetPublicResponse), opts)
 }
 
-// GetQueryParams are the query, header and cookie parameters of GetQuery.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// GetQueryParams are the query, header and cookie parameters of GetQuery (nil leaves one out).
 type GetQueryParams struct {
-	// Q is the query parameter "q".
-	Q *string
+	Q *string // query parameter "q"
 }
 
-// GetQueryResponse is the answer to GetQuery: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetQueryResponse is the answer to GetQuery; the resgen tags say which status fills which field.
 type GetQueryResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // GetQuery calls GET /query.
@@ -1089,37 +658,12 @@ type GetQueryResponse struct {
 //   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 30s in all.
-func (c *Client) GetQuery(ctx context.Context, params *GetQueryParams) (*GetQueryResponse, error) {
-	u := c.server + "/query"
-	var q runtime.Query
+func (c *Client) GetQuery(ctx context.Context, params *GetQueryParams, opts ...runtime.CallOption) (*GetQueryResponse, error) {
+	req := runtime.Request{Path: "/query"}
 	if params != nil {
 		if params.Q != nil {
-			q.Add("q", *params.Q)
+			req.Query.Add("q", *params.Q)
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetQuery: %w", err)
-	}
-	resp, attempts, err := c.opGetQuery.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetQuery.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetQuery: read response: %w", err)
-	}
-	out := &GetQueryResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opGetQuery, &req, new(GetQueryResponse), opts)
 }

@@ -4,10 +4,8 @@ package swagger2
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -36,6 +34,7 @@ type Client struct {
 	logger       *slog.Logger
 	observer     runtime.Observer
 	overrides    *runtime.Overrides
+	callOpts     []runtime.CallOption
 	engine       *runtime.Engine
 	breakers     map[string]*runtime.Breaker
 	opListUsers  *runtime.Operation
@@ -94,6 +93,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -109,11 +116,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -146,22 +155,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opListUsers = e.Operation(runtime.OperationSpec{
-		Name:         "listUsers",
-		Method:       "GET",
-		Path:         "/users",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      4 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listUsers", Method: "GET", Path: "/users", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 4 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opCreateUser = e.Operation(runtime.OperationSpec{
-		Name:         "createUser",
-		Method:       "POST",
-		Path:         "/users",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      4 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "createUser", Method: "POST", Path: "/users", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 4 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -185,25 +184,16 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListUsersParams are the query, header and cookie parameters of ListUsers.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListUsersParams are the query, header and cookie parameters of ListUsers (nil leaves one out).
 type ListUsersParams struct {
-	// Active is the query parameter "active".
-	Active *bool
+	Active *bool // query parameter "active"
 }
 
-// ListUsersResponse is the answer to ListUsers: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListUsersResponse is the answer to ListUsers; the resgen tags say which status fills which
+// field.
 type ListUsersResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 []User
+	runtime.Response
+	JSON200 []User `resgen:"200"` // ok.
 }
 
 // ListUsers calls GET /users.
@@ -213,69 +203,27 @@ type ListUsersResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 4s per attempt, 30s in all.
-func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams) (*ListUsersResponse, error) {
-	u := c.server + "/users"
-	var q runtime.Query
+func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams, opts ...runtime.CallOption) (*ListUsersResponse, error) {
+	req := runtime.Request{Path: "/users"}
 	if params != nil {
 		if params.Active != nil {
-			q.Add("active", strconv.FormatBool(*params.Active))
+			req.Query.Add("active", strconv.FormatBool(*params.Active))
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListUsers: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListUsers.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListUsers.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListUsers: read response: %w", err)
-	}
-	out := &ListUsersResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeValue(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListUsers: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListUsers, &req, new(ListUsersResponse), opts)
 }
 
-// CreateUserParams are the query, header and cookie parameters of CreateUser.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// CreateUserParams are the query, header and cookie parameters of CreateUser (nil leaves one out).
 type CreateUserParams struct {
-	// IdempotencyKey is the header parameter "Idempotency-Key".
 	// Left nil, the client makes one random key per call and sends it on every attempt.
-	IdempotencyKey *string
+	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// CreateUserResponse is the answer to CreateUser: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateUserResponse is the answer to CreateUser; the resgen tags say which status fills which
+// field.
 type CreateUserResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// created.
-	JSON201 *User
+	runtime.Response
+	JSON201 *User `resgen:"201"` // created.
 }
 
 // CreateUser calls POST /users.
@@ -287,49 +235,13 @@ type CreateUserResponse struct {
 //     Retry-After up to 30s.
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 4s per attempt, 30s in all.
-func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body User) (*CreateUserResponse, error) {
-	u := c.server + "/users"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateUser: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateUser: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
+func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body User, opts ...runtime.CallOption) (*CreateUserResponse, error) {
+	req := runtime.Request{Path: "/users", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := runtime.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
-	req.Header.Set("Idempotency-Key", key)
-	resp, attempts, err := c.opCreateUser.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateUser.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateUser: read response: %w", err)
-	}
-	out := &CreateUserResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreateUser: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	req.SetHeader("Idempotency-Key", key)
+	return runtime.Call(ctx, c.opCreateUser, &req, new(CreateUserResponse), opts)
 }

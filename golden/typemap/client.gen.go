@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -203,6 +202,7 @@ type Client struct {
 	logger       *slog.Logger
 	observer     runtime.Observer
 	overrides    *runtime.Overrides
+	callOpts     []runtime.CallOption
 	engine       *runtime.Engine
 	breakers     map[string]*runtime.Breaker
 	opEchoRecord *runtime.Operation
@@ -258,6 +258,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -273,11 +281,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -310,21 +320,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opEchoRecord = e.Operation(runtime.OperationSpec{
-		Name:         "echo-record",
-		Method:       "POST",
-		Path:         "/records",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "echo-record", Method: "POST", Path: "/records", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opFindRecord = e.Operation(runtime.OperationSpec{
-		Name:         "find-record",
-		Method:       "GET",
-		Path:         "/records/by-external-id",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "find-record", Method: "GET", Path: "/records/by-external-id", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -348,18 +349,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// EchoRecordResponse is the answer to EchoRecord: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// EchoRecordResponse is the answer to EchoRecord; the resgen tags say which status fills which
+// field.
 type EchoRecordResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the record as stored.
-	JSON200 *Record
+	runtime.Response
+	JSON200 *Record `resgen:"200"` // the record as stored.
 }
 
 // EchoRecord calls POST /records.
@@ -368,66 +362,21 @@ type EchoRecordResponse struct {
 //   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) EchoRecord(ctx context.Context, body Record) (*EchoRecordResponse, error) {
-	u := c.server + "/records"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("EchoRecord: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("EchoRecord: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opEchoRecord.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opEchoRecord.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("EchoRecord: read response: %w", err)
-	}
-	out := &EchoRecordResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("EchoRecord: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) EchoRecord(ctx context.Context, body Record, opts ...runtime.CallOption) (*EchoRecordResponse, error) {
+	req := runtime.Request{Path: "/records", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opEchoRecord, &req, new(EchoRecordResponse), opts)
 }
 
-// FindRecordParams are the query, header and cookie parameters of FindRecord.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// FindRecordParams are the query, header and cookie parameters of FindRecord (nil leaves one out).
 type FindRecordParams struct {
-	// ExternalID is the query parameter "external_id" (required).
-	ExternalID string
+	ExternalID string // query parameter "external_id" (required)
 }
 
-// FindRecordResponse is the answer to FindRecord: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// FindRecordResponse is the answer to FindRecord; the resgen tags say which status fills which
+// field.
 type FindRecordResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the record.
-	JSON200 *Record
+	runtime.Response
+	JSON200 *Record `resgen:"200"` // the record.
 }
 
 // FindRecord calls GET /records/by-external-id.
@@ -437,46 +386,13 @@ type FindRecordResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) FindRecord(ctx context.Context, params *FindRecordParams) (*FindRecordResponse, error) {
-	u := c.server + "/records/by-external-id"
+func (c *Client) FindRecord(ctx context.Context, params *FindRecordParams, opts ...runtime.CallOption) (*FindRecordResponse, error) {
+	req := runtime.Request{Path: "/records/by-external-id"}
 	if params == nil {
 		return nil, fmt.Errorf("FindRecord: params is required (it holds %s)", "external_id")
 	}
-	var q runtime.Query
 	if params != nil {
-		q.Add("external_id", params.ExternalID)
+		req.Query.Add("external_id", params.ExternalID)
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("FindRecord: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opFindRecord.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opFindRecord.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("FindRecord: read response: %w", err)
-	}
-	out := &FindRecordResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("FindRecord: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opFindRecord, &req, new(FindRecordResponse), opts)
 }

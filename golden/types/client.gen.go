@@ -5,10 +5,8 @@ package types
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -233,6 +231,7 @@ type Client struct {
 	logger       *slog.Logger
 	observer     runtime.Observer
 	overrides    *runtime.Overrides
+	callOpts     []runtime.CallOption
 	engine       *runtime.Engine
 	breakers     map[string]*runtime.Breaker
 	opListThings *runtime.Operation
@@ -288,6 +287,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -303,11 +310,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -340,22 +349,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opListThings = e.Operation(runtime.OperationSpec{
-		Name:         "list-things",
-		Method:       "GET",
-		Path:         "/things",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "list-things", Method: "GET", Path: "/things", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opType = e.Operation(runtime.OperationSpec{
-		Name:         "type",
-		Method:       "PUT",
-		Path:         "/things/{id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "type", Method: "PUT", Path: "/things/{id}", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -379,18 +378,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListThingsResponse2 is the answer to ListThings: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListThingsResponse2 is the answer to ListThings; the resgen tags say which status fills which
+// field.
 type ListThingsResponse2 struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *Thing
+	runtime.Response
+	JSON200 *Thing `resgen:"200"` // ok.
 }
 
 // ListThings calls GET /things.
@@ -400,52 +392,15 @@ type ListThingsResponse2 struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListThings(ctx context.Context) (*ListThingsResponse2, error) {
-	u := c.server + "/things"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListThings: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListThings.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListThings.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListThings: read response: %w", err)
-	}
-	out := &ListThingsResponse2{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListThings: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*ListThingsResponse2, error) {
+	req := runtime.Request{Path: "/things"}
+	return runtime.Call(ctx, c.opListThings, &req, new(ListThingsResponse2), opts)
 }
 
-// TypeResponse is the answer to Type: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// TypeResponse is the answer to Type; the resgen tags say which status fills which field.
 type TypeResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// ok.
-	JSON200 *TypeResponse200Body2
+	runtime.Response
+	JSON200 *TypeResponse200Body2 `resgen:"200"` // ok.
 }
 
 // Type calls PUT /things/{id}.
@@ -455,43 +410,7 @@ type TypeResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Type(ctx context.Context, id int64, body Thing) (*TypeResponse, error) {
-	u := c.server + "/things/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10))
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("Type: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("Type: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opType.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opType.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Type: read response: %w", err)
-	}
-	out := &TypeResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("Type: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) Type(ctx context.Context, id int64, body Thing, opts ...runtime.CallOption) (*TypeResponse, error) {
+	req := runtime.Request{Path: "/things/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10)), JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opType, &req, new(TypeResponse), opts)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -421,6 +420,7 @@ type Client struct {
 	logger              *slog.Logger
 	observer            runtime.Observer
 	overrides           *runtime.Overrides
+	callOpts            []runtime.CallOption
 	engine              *runtime.Engine
 	breakers            map[string]*runtime.Breaker
 	opListIssues        *runtime.Operation
@@ -478,6 +478,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -493,11 +501,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -530,40 +540,20 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opListIssues = e.Operation(runtime.OperationSpec{
-		Name:         "listIssues",
-		Method:       "GET",
-		Path:         "/issues/{ref}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listIssues", Method: "GET", Path: "/issues/{ref}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opMixedUnions = e.Operation(runtime.OperationSpec{
-		Name:         "mixedUnions",
-		Method:       "GET",
-		Path:         "/mixed/{at}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "mixedUnions", Method: "GET", Path: "/mixed/{at}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPathStyles = e.Operation(runtime.OperationSpec{
-		Name:         "pathStyles",
-		Method:       "GET",
-		Path:         "/styles/{lbl}/{mtx}/{lblx}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "pathStyles", Method: "GET", Path: "/styles/{lbl}/{mtx}/{lblx}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opUnsupportedParams = e.Operation(runtime.OperationSpec{
-		Name:         "unsupportedParams",
-		Method:       "GET",
-		Path:         "/unsupported",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "unsupportedParams", Method: "GET", Path: "/unsupported",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -587,36 +577,22 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListIssuesParams are the query, header and cookie parameters of ListIssues.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// ListIssuesParams are the query, header and cookie parameters of ListIssues (nil leaves one out).
 type ListIssuesParams struct {
-	// Project is the query parameter "project".
-	Project []IntOrString
-	// Level is the query parameter "level".
-	Level *ListIssuesLevel
-	// Tags is the query parameter "tags".
-	Tags []ListIssuesTagsItem
-	// Piped is the query parameter "piped".
-	Piped []IntOrString
-	// Spaced is the query parameter "spaced".
-	Spaced []IntOrString
-	// XShard is the header parameter "X-Shard".
-	XShard *IntOrString
-	// XShards is the header parameter "X-Shards".
-	XShards []IntOrString
-	// Region is the cookie parameter "region".
-	Region *ListIssuesRegion
+	Project []IntOrString        // query parameter "project"
+	Level   *ListIssuesLevel     // query parameter "level"
+	Tags    []ListIssuesTagsItem // query parameter "tags"
+	Piped   []IntOrString        // query parameter "piped"
+	Spaced  []IntOrString        // query parameter "spaced"
+	XShard  *IntOrString         // header parameter "X-Shard"
+	XShards []IntOrString        // header parameter "X-Shards"
+	Region  *ListIssuesRegion    // cookie parameter "region"
 }
 
-// ListIssuesResponse is the answer to ListIssues: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListIssuesResponse is the answer to ListIssues; the resgen tags say which status fills which
+// field.
 type ListIssuesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // ListIssues calls GET /issues/{ref}.
@@ -626,20 +602,19 @@ type ListIssuesResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIssuesParams) (*ListIssuesResponse, error) {
-	u := c.server + "/issues/" + runtime.PathSegment(ref.ParamText())
-	var q runtime.Query
+func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIssuesParams, opts ...runtime.CallOption) (*ListIssuesResponse, error) {
+	req := runtime.Request{Path: "/issues/" + runtime.PathSegment(ref.ParamText())}
 	if params != nil {
 		if params.Project != nil {
 			for _, v := range params.Project {
-				q.Add("project", v.ParamText())
+				req.Query.Add("project", v.ParamText())
 			}
 		}
 		if params.Level != nil {
-			q.Add("level", (*params.Level).ParamText())
+			req.Query.Add("level", (*params.Level).ParamText())
 		}
 		if params.Tags != nil {
-			q.AddList("tags", ",", func() []string {
+			req.Query.AddList("tags", ",", func() []string {
 				s := make([]string, 0, len(params.Tags))
 				for _, x := range params.Tags {
 					s = append(s, x.ParamText())
@@ -648,7 +623,7 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 			}()...)
 		}
 		if params.Piped != nil {
-			q.AddList("piped", "|", func() []string {
+			req.Query.AddList("piped", "|", func() []string {
 				s := make([]string, 0, len(params.Piped))
 				for _, x := range params.Piped {
 					s = append(s, x.ParamText())
@@ -657,7 +632,7 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 			}()...)
 		}
 		if params.Spaced != nil {
-			q.AddList("spaced", " ", func() []string {
+			req.Query.AddList("spaced", " ", func() []string {
 				s := make([]string, 0, len(params.Spaced))
 				for _, x := range params.Spaced {
 					s = append(s, x.ParamText())
@@ -666,19 +641,12 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 			}()...)
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListIssues: %w", err)
-	}
 	if params != nil {
 		if params.XShard != nil {
-			req.Header.Add("X-Shard", (*params.XShard).ParamText())
+			req.AddHeader("X-Shard", (*params.XShard).ParamText())
 		}
 		if params.XShards != nil {
-			req.Header.Add("X-Shards", strings.Join(func() []string {
+			req.AddHeader("X-Shards", strings.Join(func() []string {
 				s := make([]string, 0, len(params.XShards))
 				for _, x := range params.XShards {
 					s = append(s, x.ParamText())
@@ -687,54 +655,25 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 			}(), ","))
 		}
 		if params.Region != nil {
-			req.AddCookie(&http.Cookie{
-				Name:  "region",
-				Value: runtime.CookieValue((*params.Region).ParamText()),
-			})
+			req.AddCookie("region", runtime.CookieValue((*params.Region).ParamText()))
 		}
 	}
-	resp, attempts, err := c.opListIssues.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListIssues.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListIssues: read response: %w", err)
-	}
-	out := &ListIssuesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opListIssues, &req, new(ListIssuesResponse), opts)
 }
 
-// MixedUnionsParams are the query, header and cookie parameters of MixedUnions.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// MixedUnionsParams are the query, header and cookie parameters of MixedUnions (nil leaves one
+// out).
 type MixedUnionsParams struct {
-	// Created is the query parameter "created".
-	Created *MixedUnionsCreated
-	// Window is the query parameter "window".
-	Window *IDOrRange
-	// XWindow is the header parameter "X-Window".
-	XWindow *IDOrRange
-	// Kind is the query parameter "kind".
-	Kind *int64
+	Created *MixedUnionsCreated // query parameter "created"
+	Window  *IDOrRange          // query parameter "window"
+	XWindow *IDOrRange          // header parameter "X-Window"
+	Kind    *int64              // query parameter "kind"
 }
 
-// MixedUnionsResponse is the answer to MixedUnions: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// MixedUnionsResponse is the answer to MixedUnions; the resgen tags say which status fills which
+// field.
 type MixedUnionsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // MixedUnions calls GET /mixed/{at}.
@@ -744,73 +683,43 @@ type MixedUnionsResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams) (*MixedUnionsResponse, error) {
+func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams, opts ...runtime.CallOption) (*MixedUnionsResponse, error) {
 	atText, err := runtime.PathObject("matrix", false, "at", at)
 	if err != nil {
 		return nil, fmt.Errorf("MixedUnions: path parameter %q: %w", "at", err)
 	}
-	u := c.server + "/mixed/" + atText
-	var q runtime.Query
+	req := runtime.Request{Path: "/mixed/" + atText}
 	if params != nil {
 		if params.Created != nil {
-			if err := q.AddObject("created", "deepObject", true, params.Created); err != nil {
+			if err := req.Query.AddObject("created", "deepObject", true, params.Created); err != nil {
 				return nil, fmt.Errorf("MixedUnions: query parameter %q: %w", "created", err)
 			}
 		}
 		if params.Window != nil {
-			if err := q.AddObject("window", "", false, params.Window); err != nil {
+			if err := req.Query.AddObject("window", "", false, params.Window); err != nil {
 				return nil, fmt.Errorf("MixedUnions: query parameter %q: %w", "window", err)
 			}
 		}
 		if params.Kind != nil {
-			q.Add("kind", strconv.FormatInt(int64(*params.Kind), 10))
+			req.Query.Add("kind", strconv.FormatInt(int64(*params.Kind), 10))
 		}
-	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("MixedUnions: %w", err)
 	}
 	if params != nil {
 		if params.XWindow != nil {
 			if s, err := runtime.ObjectText(false, params.XWindow); err != nil {
 				return nil, fmt.Errorf("MixedUnions: header parameter %q: %w", "X-Window", err)
 			} else {
-				req.Header.Add("X-Window", s)
+				req.AddHeader("X-Window", s)
 			}
 		}
 	}
-	resp, attempts, err := c.opMixedUnions.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opMixedUnions.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("MixedUnions: read response: %w", err)
-	}
-	out := &MixedUnionsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opMixedUnions, &req, new(MixedUnionsResponse), opts)
 }
 
-// PathStylesResponse is the answer to PathStyles: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PathStylesResponse is the answer to PathStyles; the resgen tags say which status fills which
+// field.
 type PathStylesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // PathStyles calls GET /styles/{lbl}/{mtx}/{lblx}.
@@ -820,8 +729,8 @@ type PathStylesResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrString, lblx []IntOrString) (*PathStylesResponse, error) {
-	u := c.server + "/styles/" + runtime.PathValue("label", false, "lbl", func() []string {
+func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrString, lblx []IntOrString, opts ...runtime.CallOption) (*PathStylesResponse, error) {
+	req := runtime.Request{Path: "/styles/" + runtime.PathValue("label", false, "lbl", func() []string {
 		s := make([]string, 0, len(lbl))
 		for _, x := range lbl {
 			s = append(s, x.ParamText())
@@ -839,60 +748,30 @@ func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrS
 			s = append(s, x.ParamText())
 		}
 		return s
-	}()...)
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("PathStyles: %w", err)
-	}
-	resp, attempts, err := c.opPathStyles.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPathStyles.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PathStyles: read response: %w", err)
-	}
-	out := &PathStylesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	}()...)}
+	return runtime.Call(ctx, c.opPathStyles, &req, new(PathStylesResponse), opts)
 }
 
-// UnsupportedParamsParams are the query, header and cookie parameters of UnsupportedParams.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// UnsupportedParamsParams are the query, header and cookie parameters of UnsupportedParams (nil
+// leaves one out).
 type UnsupportedParamsParams struct {
-	// Target is the query parameter "target".
 	// resgen cannot write this parameter's schema by its style: set the text
 	// to send (the client escapes it); see the unsupported: warning.
-	Target *string
-	// Rows is the query parameter "rows".
+	Target *string // query parameter "target"
 	// resgen cannot write this parameter's schema by its style: set the text
 	// to send (the client escapes it); see the unsupported: warning.
-	Rows *string
-	// Grid is the query parameter "grid".
+	Rows *string // query parameter "rows"
 	// resgen cannot write this parameter's schema by its style: set the text
 	// to send (the client escapes it); see the unsupported: warning.
-	Grid *string
-	// Anything is the query parameter "anything".
+	Grid *string // query parameter "grid"
 	// Its schema does not say its type: the text is sent as it is (escaped).
-	Anything *string
+	Anything *string // query parameter "anything"
 }
 
-// UnsupportedParamsResponse is the answer to UnsupportedParams: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// UnsupportedParamsResponse is the answer to UnsupportedParams; the resgen tags say which status
+// fills which field.
 type UnsupportedParamsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // UnsupportedParams calls GET /unsupported.
@@ -902,46 +781,21 @@ type UnsupportedParamsResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) UnsupportedParams(ctx context.Context, params *UnsupportedParamsParams) (*UnsupportedParamsResponse, error) {
-	u := c.server + "/unsupported"
-	var q runtime.Query
+func (c *Client) UnsupportedParams(ctx context.Context, params *UnsupportedParamsParams, opts ...runtime.CallOption) (*UnsupportedParamsResponse, error) {
+	req := runtime.Request{Path: "/unsupported"}
 	if params != nil {
 		if params.Target != nil {
-			q.Add("target", *params.Target)
+			req.Query.Add("target", *params.Target)
 		}
 		if params.Rows != nil {
-			q.Add("rows", *params.Rows)
+			req.Query.Add("rows", *params.Rows)
 		}
 		if params.Grid != nil {
-			q.Add("grid", *params.Grid)
+			req.Query.Add("grid", *params.Grid)
 		}
 		if params.Anything != nil {
-			q.Add("anything", *params.Anything)
+			req.Query.Add("anything", *params.Anything)
 		}
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("UnsupportedParams: %w", err)
-	}
-	resp, attempts, err := c.opUnsupportedParams.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opUnsupportedParams.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("UnsupportedParams: read response: %w", err)
-	}
-	out := &UnsupportedParamsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opUnsupportedParams, &req, new(UnsupportedParamsResponse), opts)
 }

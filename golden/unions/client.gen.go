@@ -3,14 +3,10 @@
 package unions
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -1686,6 +1682,7 @@ type Client struct {
 	logger             *slog.Logger
 	observer           runtime.Observer
 	overrides          *runtime.Overrides
+	callOpts           []runtime.CallOption
 	engine             *runtime.Engine
 	breakers           map[string]*runtime.Breaker
 	opAddContact       *runtime.Operation
@@ -1754,6 +1751,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -1769,11 +1774,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -1806,128 +1813,64 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opAddContact = e.Operation(runtime.OperationSpec{
-		Name:         "addContact",
-		Method:       "POST",
-		Path:         "/contacts",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "addContact", Method: "POST", Path: "/contacts", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSaveCustomer = e.Operation(runtime.OperationSpec{
-		Name:         "saveCustomer",
-		Method:       "POST",
-		Path:         "/customers",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "saveCustomer", Method: "POST", Path: "/customers", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opStoreDocument = e.Operation(runtime.OperationSpec{
-		Name:         "storeDocument",
-		Method:       "POST",
-		Path:         "/documents",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "storeDocument", Method: "POST", Path: "/documents", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSaveDrawing = e.Operation(runtime.OperationSpec{
-		Name:         "saveDrawing",
-		Method:       "POST",
-		Path:         "/drawings",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "saveDrawing", Method: "POST", Path: "/drawings", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opEvaluate = e.Operation(runtime.OperationSpec{
-		Name:         "evaluate",
-		Method:       "POST",
-		Path:         "/evaluate",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "evaluate", Method: "POST", Path: "/evaluate", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opListEvents = e.Operation(runtime.OperationSpec{
-		Name:         "listEvents",
-		Method:       "GET",
-		Path:         "/events",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listEvents", Method: "GET", Path: "/events", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPublishEvent = e.Operation(runtime.OperationSpec{
-		Name:         "publishEvent",
-		Method:       "POST",
-		Path:         "/events",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "publishEvent", Method: "POST", Path: "/events", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSendNotification = e.Operation(runtime.OperationSpec{
-		Name:         "sendNotification",
-		Method:       "POST",
-		Path:         "/notifications",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "sendNotification", Method: "POST", Path: "/notifications", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opAddPaymentMethod = e.Operation(runtime.OperationSpec{
-		Name:         "addPaymentMethod",
-		Method:       "POST",
-		Path:         "/payment-methods",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "addPaymentMethod", Method: "POST", Path: "/payment-methods", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opListPets = e.Operation(runtime.OperationSpec{
-		Name:         "listPets",
-		Method:       "GET",
-		Path:         "/pets",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listPets", Method: "GET", Path: "/pets", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opAdoptPet = e.Operation(runtime.OperationSpec{
-		Name:         "adoptPet",
-		Method:       "POST",
-		Path:         "/pets",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "adoptPet", Method: "POST", Path: "/pets", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opSearch = e.Operation(runtime.OperationSpec{
-		Name:         "search",
-		Method:       "POST",
-		Path:         "/search",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "search", Method: "POST", Path: "/search", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPutSettings = e.Operation(runtime.OperationSpec{
-		Name:         "putSettings",
-		Method:       "PUT",
-		Path:         "/settings",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "putSettings", Method: "PUT", Path: "/settings", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opListShapes = e.Operation(runtime.OperationSpec{
-		Name:         "listShapes",
-		Method:       "GET",
-		Path:         "/shapes",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "listShapes", Method: "GET", Path: "/shapes", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opCreateShape = e.Operation(runtime.OperationSpec{
-		Name:         "createShape",
-		Method:       "POST",
-		Path:         "/shapes",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "createShape", Method: "POST", Path: "/shapes", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -1951,18 +1894,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// AddContactResponse is the answer to AddContact: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AddContactResponse is the answer to AddContact; the resgen tags say which status fills which
+// field.
 type AddContactResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the contact as stored.
-	JSON200 *Contact
+	runtime.Response
+	JSON200 *Contact `resgen:"200"` // the contact as stored.
 }
 
 // AddContact calls POST /contacts.
@@ -1971,59 +1907,16 @@ type AddContactResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) AddContact(ctx context.Context, body Contact) (*AddContactResponse, error) {
-	u := c.server + "/contacts"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("AddContact: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("AddContact: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opAddContact.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAddContact.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("AddContact: read response: %w", err)
-	}
-	out := &AddContactResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("AddContact: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) AddContact(ctx context.Context, body Contact, opts ...runtime.CallOption) (*AddContactResponse, error) {
+	req := runtime.Request{Path: "/contacts", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opAddContact, &req, new(AddContactResponse), opts)
 }
 
-// SaveCustomerResponse is the answer to SaveCustomer: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SaveCustomerResponse is the answer to SaveCustomer; the resgen tags say which status fills which
+// field.
 type SaveCustomerResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the customer as stored.
-	JSON200 *Customer
+	runtime.Response
+	JSON200 *Customer `resgen:"200"` // the customer as stored.
 }
 
 // SaveCustomer calls POST /customers.
@@ -2032,59 +1925,16 @@ type SaveCustomerResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) SaveCustomer(ctx context.Context, body Customer) (*SaveCustomerResponse, error) {
-	u := c.server + "/customers"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("SaveCustomer: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("SaveCustomer: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSaveCustomer.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opSaveCustomer.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SaveCustomer: read response: %w", err)
-	}
-	out := &SaveCustomerResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SaveCustomer: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SaveCustomer(ctx context.Context, body Customer, opts ...runtime.CallOption) (*SaveCustomerResponse, error) {
+	req := runtime.Request{Path: "/customers", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opSaveCustomer, &req, new(SaveCustomerResponse), opts)
 }
 
-// StoreDocumentResponse is the answer to StoreDocument: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// StoreDocumentResponse is the answer to StoreDocument; the resgen tags say which status fills
+// which field.
 type StoreDocumentResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the document as stored.
-	JSON200 *JSONValue
+	runtime.Response
+	JSON200 *JSONValue `resgen:"200"` // the document as stored.
 }
 
 // StoreDocument calls POST /documents.
@@ -2093,59 +1943,16 @@ type StoreDocumentResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) StoreDocument(ctx context.Context, body JSONValue) (*StoreDocumentResponse, error) {
-	u := c.server + "/documents"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("StoreDocument: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("StoreDocument: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opStoreDocument.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opStoreDocument.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("StoreDocument: read response: %w", err)
-	}
-	out := &StoreDocumentResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("StoreDocument: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) StoreDocument(ctx context.Context, body JSONValue, opts ...runtime.CallOption) (*StoreDocumentResponse, error) {
+	req := runtime.Request{Path: "/documents", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opStoreDocument, &req, new(StoreDocumentResponse), opts)
 }
 
-// SaveDrawingResponse is the answer to SaveDrawing: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SaveDrawingResponse is the answer to SaveDrawing; the resgen tags say which status fills which
+// field.
 type SaveDrawingResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the drawing as stored.
-	JSON200 *Drawing
+	runtime.Response
+	JSON200 *Drawing `resgen:"200"` // the drawing as stored.
 }
 
 // SaveDrawing calls POST /drawings.
@@ -2154,59 +1961,15 @@ type SaveDrawingResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) SaveDrawing(ctx context.Context, body Drawing) (*SaveDrawingResponse, error) {
-	u := c.server + "/drawings"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("SaveDrawing: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("SaveDrawing: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSaveDrawing.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opSaveDrawing.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SaveDrawing: read response: %w", err)
-	}
-	out := &SaveDrawingResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SaveDrawing: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SaveDrawing(ctx context.Context, body Drawing, opts ...runtime.CallOption) (*SaveDrawingResponse, error) {
+	req := runtime.Request{Path: "/drawings", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opSaveDrawing, &req, new(SaveDrawingResponse), opts)
 }
 
-// EvaluateResponse is the answer to Evaluate: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// EvaluateResponse is the answer to Evaluate; the resgen tags say which status fills which field.
 type EvaluateResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the expression, simplified.
-	JSON200 *Expr
+	runtime.Response
+	JSON200 *Expr `resgen:"200"` // the expression, simplified.
 }
 
 // Evaluate calls POST /evaluate.
@@ -2215,59 +1978,16 @@ type EvaluateResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Evaluate(ctx context.Context, body Expr) (*EvaluateResponse, error) {
-	u := c.server + "/evaluate"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("Evaluate: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("Evaluate: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opEvaluate.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opEvaluate.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Evaluate: read response: %w", err)
-	}
-	out := &EvaluateResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("Evaluate: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) Evaluate(ctx context.Context, body Expr, opts ...runtime.CallOption) (*EvaluateResponse, error) {
+	req := runtime.Request{Path: "/evaluate", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opEvaluate, &req, new(EvaluateResponse), opts)
 }
 
-// ListEventsResponse is the answer to ListEvents: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListEventsResponse is the answer to ListEvents; the resgen tags say which status fills which
+// field.
 type ListEventsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// a page of events.
-	JSON200 *EventPage
+	runtime.Response
+	JSON200 *EventPage `resgen:"200"` // a page of events.
 }
 
 // ListEvents calls GET /events.
@@ -2277,52 +1997,16 @@ type ListEventsResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListEvents(ctx context.Context) (*ListEventsResponse, error) {
-	u := c.server + "/events"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListEvents: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListEvents.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListEvents.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListEvents: read response: %w", err)
-	}
-	out := &ListEventsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListEvents: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ListEvents(ctx context.Context, opts ...runtime.CallOption) (*ListEventsResponse, error) {
+	req := runtime.Request{Path: "/events"}
+	return runtime.Call(ctx, c.opListEvents, &req, new(ListEventsResponse), opts)
 }
 
-// PublishEventResponse is the answer to PublishEvent: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PublishEventResponse is the answer to PublishEvent; the resgen tags say which status fills which
+// field.
 type PublishEventResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON202 is set when the status is 202.
-	// the event as queued.
-	JSON202 *Event
+	runtime.Response
+	JSON202 *Event `resgen:"202"` // the event as queued.
 }
 
 // PublishEvent calls POST /events.
@@ -2331,59 +2015,16 @@ type PublishEventResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PublishEvent(ctx context.Context, body Event) (*PublishEventResponse, error) {
-	u := c.server + "/events"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("PublishEvent: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PublishEvent: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opPublishEvent.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPublishEvent.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PublishEvent: read response: %w", err)
-	}
-	out := &PublishEventResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 202:
-		err = runtime.DecodeJSON(raw, &out.JSON202)
-	}
-	if err != nil {
-		return out, fmt.Errorf("PublishEvent: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) PublishEvent(ctx context.Context, body Event, opts ...runtime.CallOption) (*PublishEventResponse, error) {
+	req := runtime.Request{Path: "/events", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opPublishEvent, &req, new(PublishEventResponse), opts)
 }
 
-// SendNotificationResponse is the answer to SendNotification: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SendNotificationResponse is the answer to SendNotification; the resgen tags say which status
+// fills which field.
 type SendNotificationResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the notification as sent.
-	JSON200 *Notification
+	runtime.Response
+	JSON200 *Notification `resgen:"200"` // the notification as sent.
 }
 
 // SendNotification calls POST /notifications.
@@ -2392,59 +2033,16 @@ type SendNotificationResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) SendNotification(ctx context.Context, body Notification) (*SendNotificationResponse, error) {
-	u := c.server + "/notifications"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("SendNotification: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("SendNotification: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSendNotification.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opSendNotification.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("SendNotification: read response: %w", err)
-	}
-	out := &SendNotificationResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("SendNotification: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) SendNotification(ctx context.Context, body Notification, opts ...runtime.CallOption) (*SendNotificationResponse, error) {
+	req := runtime.Request{Path: "/notifications", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opSendNotification, &req, new(SendNotificationResponse), opts)
 }
 
-// AddPaymentMethodResponse is the answer to AddPaymentMethod: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AddPaymentMethodResponse is the answer to AddPaymentMethod; the resgen tags say which status
+// fills which field.
 type AddPaymentMethodResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON201 is set when the status is 201.
-	// the payment method as stored.
-	JSON201 *PaymentMethod
+	runtime.Response
+	JSON201 *PaymentMethod `resgen:"201"` // the payment method as stored.
 }
 
 // AddPaymentMethod calls POST /payment-methods.
@@ -2453,59 +2051,16 @@ type AddPaymentMethodResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod) (*AddPaymentMethodResponse, error) {
-	u := c.server + "/payment-methods"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("AddPaymentMethod: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("AddPaymentMethod: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opAddPaymentMethod.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAddPaymentMethod.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("AddPaymentMethod: read response: %w", err)
-	}
-	out := &AddPaymentMethodResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 201:
-		err = runtime.DecodeJSON(raw, &out.JSON201)
-	}
-	if err != nil {
-		return out, fmt.Errorf("AddPaymentMethod: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod, opts ...runtime.CallOption) (*AddPaymentMethodResponse, error) {
+	req := runtime.Request{Path: "/payment-methods", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opAddPaymentMethod, &req, new(AddPaymentMethodResponse), opts)
 }
 
-// ListPetsResponse is the answer to ListPets: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListPetsResponse is the answer to ListPets; the resgen tags say which status fills which field.
 type ListPetsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
+	runtime.Response
 	// pets, told apart by the discriminator their base declares.
-	JSON200 []AnyPet
+	JSON200 []AnyPet `resgen:"200"`
 }
 
 // ListPets calls GET /pets.
@@ -2515,52 +2070,15 @@ type ListPetsResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListPets(ctx context.Context) (*ListPetsResponse, error) {
-	u := c.server + "/pets"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListPets: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListPets.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListPets.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListPets: read response: %w", err)
-	}
-	out := &ListPetsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeValue(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListPets: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*ListPetsResponse, error) {
+	req := runtime.Request{Path: "/pets"}
+	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
-// AdoptPetResponse is the answer to AdoptPet: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AdoptPetResponse is the answer to AdoptPet; the resgen tags say which status fills which field.
 type AdoptPetResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the pet as adopted.
-	JSON200 *PetChoice
+	runtime.Response
+	JSON200 *PetChoice `resgen:"200"` // the pet as adopted.
 }
 
 // AdoptPet calls POST /pets.
@@ -2569,59 +2087,15 @@ type AdoptPetResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) AdoptPet(ctx context.Context, body PetChoice) (*AdoptPetResponse, error) {
-	u := c.server + "/pets"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("AdoptPet: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("AdoptPet: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opAdoptPet.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAdoptPet.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("AdoptPet: read response: %w", err)
-	}
-	out := &AdoptPetResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("AdoptPet: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) AdoptPet(ctx context.Context, body PetChoice, opts ...runtime.CallOption) (*AdoptPetResponse, error) {
+	req := runtime.Request{Path: "/pets", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opAdoptPet, &req, new(AdoptPetResponse), opts)
 }
 
-// SearchResponse is the answer to Search: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// SearchResponse is the answer to Search; the resgen tags say which status fills which field.
 type SearchResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the query as understood.
-	JSON200 *SearchRequest
+	runtime.Response
+	JSON200 *SearchRequest `resgen:"200"` // the query as understood.
 }
 
 // Search calls POST /search.
@@ -2630,59 +2104,16 @@ type SearchResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Search(ctx context.Context, body SearchRequest) (*SearchResponse, error) {
-	u := c.server + "/search"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("Search: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("Search: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opSearch.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opSearch.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Search: read response: %w", err)
-	}
-	out := &SearchResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("Search: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) Search(ctx context.Context, body SearchRequest, opts ...runtime.CallOption) (*SearchResponse, error) {
+	req := runtime.Request{Path: "/search", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
 }
 
-// PutSettingsResponse is the answer to PutSettings: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PutSettingsResponse is the answer to PutSettings; the resgen tags say which status fills which
+// field.
 type PutSettingsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the settings as stored.
-	JSON200 map[string]SettingValue
+	runtime.Response
+	JSON200 map[string]SettingValue `resgen:"200"` // the settings as stored.
 }
 
 // PutSettings calls PUT /settings.
@@ -2692,63 +2123,16 @@ type PutSettingsResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue) (*PutSettingsResponse, error) {
-	u := c.server + "/settings"
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("PutSettings: encode request body: %w", err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PutSettings: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opPutSettings.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPutSettings.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PutSettings: read response: %w", err)
-	}
-	out := &PutSettingsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeValue(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("PutSettings: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue, opts ...runtime.CallOption) (*PutSettingsResponse, error) {
+	req := runtime.Request{Path: "/settings", JSON: body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opPutSettings, &req, new(PutSettingsResponse), opts)
 }
 
-// ListShapesResponse is the answer to ListShapes: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ListShapesResponse is the answer to ListShapes; the resgen tags say which status fills which
+// field.
 type ListShapesResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// every shape of the canvas.
-	JSON200 []Shape
+	runtime.Response
+	JSON200 []Shape `resgen:"200"` // every shape of the canvas.
 }
 
 // ListShapes calls GET /shapes.
@@ -2758,52 +2142,16 @@ type ListShapesResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) ListShapes(ctx context.Context) (*ListShapesResponse, error) {
-	u := c.server + "/shapes"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ListShapes: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opListShapes.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opListShapes.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("ListShapes: read response: %w", err)
-	}
-	out := &ListShapesResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeValue(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("ListShapes: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) ListShapes(ctx context.Context, opts ...runtime.CallOption) (*ListShapesResponse, error) {
+	req := runtime.Request{Path: "/shapes"}
+	return runtime.Call(ctx, c.opListShapes, &req, new(ListShapesResponse), opts)
 }
 
-// CreateShapeResponse is the answer to CreateShape: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateShapeResponse is the answer to CreateShape; the resgen tags say which status fills which
+// field.
 type CreateShapeResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the shape as stored.
-	JSON200 *Shape
+	runtime.Response
+	JSON200 *Shape `resgen:"200"` // the shape as stored.
 }
 
 // CreateShape calls POST /shapes.
@@ -2812,43 +2160,7 @@ type CreateShapeResponse struct {
 //   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) CreateShape(ctx context.Context, body Shape) (*CreateShapeResponse, error) {
-	u := c.server + "/shapes"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateShape: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateShape: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCreateShape.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateShape.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateShape: read response: %w", err)
-	}
-	out := &CreateShapeResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreateShape: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CreateShape(ctx context.Context, body Shape, opts ...runtime.CallOption) (*CreateShapeResponse, error) {
+	req := runtime.Request{Path: "/shapes", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreateShape, &req, new(CreateShapeResponse), opts)
 }

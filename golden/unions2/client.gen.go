@@ -5,10 +5,8 @@ package unions2
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -719,6 +717,7 @@ type Client struct {
 	logger           *slog.Logger
 	observer         runtime.Observer
 	overrides        *runtime.Overrides
+	callOpts         []runtime.CallOption
 	engine           *runtime.Engine
 	breakers         map[string]*runtime.Breaker
 	opGetAnalytics   *runtime.Operation
@@ -778,6 +777,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -793,11 +800,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -830,53 +839,28 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opGetAnalytics = e.Operation(runtime.OperationSpec{
-		Name:         "getAnalytics",
-		Method:       "GET",
-		Path:         "/analytics",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "getAnalytics", Method: "GET", Path: "/analytics", Accept: "application/json",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opEmbed = e.Operation(runtime.OperationSpec{
-		Name:         "embed",
-		Method:       "POST",
-		Path:         "/embeddings",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "embed", Method: "POST", Path: "/embeddings", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opAddKey = e.Operation(runtime.OperationSpec{
-		Name:         "addKey",
-		Method:       "POST",
-		Path:         "/keys",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "addKey", Method: "POST", Path: "/keys", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opReply = e.Operation(runtime.OperationSpec{
-		Name:         "reply",
-		Method:       "POST",
-		Path:         "/replies",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "reply", Method: "POST", Path: "/replies", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPutSetting = e.Operation(runtime.OperationSpec{
-		Name:         "putSetting",
-		Method:       "POST",
-		Path:         "/settings",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "putSetting", Method: "POST", Path: "/settings", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opCreateTransfer = e.Operation(runtime.OperationSpec{
-		Name:         "createTransfer",
-		Method:       "POST",
-		Path:         "/transfers",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "createTransfer", Method: "POST", Path: "/transfers", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -900,18 +884,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetAnalyticsResponse is the answer to GetAnalytics: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// GetAnalyticsResponse is the answer to GetAnalytics; the resgen tags say which status fills which
+// field.
 type GetAnalyticsResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// rows by asset or by team.
-	JSON200 *GetAnalyticsResponse200Body
+	runtime.Response
+	JSON200 *GetAnalyticsResponse200Body `resgen:"200"` // rows by asset or by team.
 }
 
 // GetAnalytics calls GET /analytics.
@@ -921,52 +898,15 @@ type GetAnalyticsResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetAnalytics(ctx context.Context) (*GetAnalyticsResponse, error) {
-	u := c.server + "/analytics"
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("GetAnalytics: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opGetAnalytics.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opGetAnalytics.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("GetAnalytics: read response: %w", err)
-	}
-	out := &GetAnalyticsResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("GetAnalytics: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) GetAnalytics(ctx context.Context, opts ...runtime.CallOption) (*GetAnalyticsResponse, error) {
+	req := runtime.Request{Path: "/analytics"}
+	return runtime.Call(ctx, c.opGetAnalytics, &req, new(GetAnalyticsResponse), opts)
 }
 
-// EmbedResponse is the answer to Embed: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// EmbedResponse is the answer to Embed; the resgen tags say which status fills which field.
 type EmbedResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the input as read.
-	JSON200 *EmbeddingInput
+	runtime.Response
+	JSON200 *EmbeddingInput `resgen:"200"` // the input as read.
 }
 
 // Embed calls POST /embeddings.
@@ -975,59 +915,15 @@ type EmbedResponse struct {
 //   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Embed(ctx context.Context, body EmbeddingInput) (*EmbedResponse, error) {
-	u := c.server + "/embeddings"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("Embed: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("Embed: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opEmbed.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opEmbed.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Embed: read response: %w", err)
-	}
-	out := &EmbedResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("Embed: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) Embed(ctx context.Context, body EmbeddingInput, opts ...runtime.CallOption) (*EmbedResponse, error) {
+	req := runtime.Request{Path: "/embeddings", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opEmbed, &req, new(EmbedResponse), opts)
 }
 
-// AddKeyResponse is the answer to AddKey: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AddKeyResponse is the answer to AddKey; the resgen tags say which status fills which field.
 type AddKeyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the key as stored.
-	JSON200 *Key
+	runtime.Response
+	JSON200 *Key `resgen:"200"` // the key as stored.
 }
 
 // AddKey calls POST /keys.
@@ -1036,59 +932,15 @@ type AddKeyResponse struct {
 //   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) AddKey(ctx context.Context, body Key) (*AddKeyResponse, error) {
-	u := c.server + "/keys"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("AddKey: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("AddKey: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opAddKey.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAddKey.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("AddKey: read response: %w", err)
-	}
-	out := &AddKeyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("AddKey: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) AddKey(ctx context.Context, body Key, opts ...runtime.CallOption) (*AddKeyResponse, error) {
+	req := runtime.Request{Path: "/keys", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opAddKey, &req, new(AddKeyResponse), opts)
 }
 
-// ReplyResponse is the answer to Reply: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// ReplyResponse is the answer to Reply; the resgen tags say which status fills which field.
 type ReplyResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the reply as stored.
-	JSON200 *Reply
+	runtime.Response
+	JSON200 *Reply `resgen:"200"` // the reply as stored.
 }
 
 // Reply calls POST /replies.
@@ -1097,59 +949,16 @@ type ReplyResponse struct {
 //   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Reply(ctx context.Context, body Reply) (*ReplyResponse, error) {
-	u := c.server + "/replies"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("Reply: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("Reply: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opReply.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opReply.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Reply: read response: %w", err)
-	}
-	out := &ReplyResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("Reply: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) Reply(ctx context.Context, body Reply, opts ...runtime.CallOption) (*ReplyResponse, error) {
+	req := runtime.Request{Path: "/replies", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opReply, &req, new(ReplyResponse), opts)
 }
 
-// PutSettingResponse is the answer to PutSetting: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PutSettingResponse is the answer to PutSetting; the resgen tags say which status fills which
+// field.
 type PutSettingResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the setting as stored.
-	JSON200 *Setting
+	runtime.Response
+	JSON200 *Setting `resgen:"200"` // the setting as stored.
 }
 
 // PutSetting calls POST /settings.
@@ -1158,59 +967,16 @@ type PutSettingResponse struct {
 //   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PutSetting(ctx context.Context, body Setting) (*PutSettingResponse, error) {
-	u := c.server + "/settings"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("PutSetting: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PutSetting: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opPutSetting.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPutSetting.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PutSetting: read response: %w", err)
-	}
-	out := &PutSettingResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("PutSetting: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) PutSetting(ctx context.Context, body Setting, opts ...runtime.CallOption) (*PutSettingResponse, error) {
+	req := runtime.Request{Path: "/settings", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opPutSetting, &req, new(PutSettingResponse), opts)
 }
 
-// CreateTransferResponse is the answer to CreateTransfer: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateTransferResponse is the answer to CreateTransfer; the resgen tags say which status fills
+// which field.
 type CreateTransferResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the transfer request as stored.
-	JSON200 *TransferCreate
+	runtime.Response
+	JSON200 *TransferCreate `resgen:"200"` // the transfer request as stored.
 }
 
 // CreateTransfer calls POST /transfers.
@@ -1219,43 +985,7 @@ type CreateTransferResponse struct {
 //   - breaker [BreakerDefault] (shared by 6 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) CreateTransfer(ctx context.Context, body TransferCreate) (*CreateTransferResponse, error) {
-	u := c.server + "/transfers"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateTransfer: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateTransfer: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCreateTransfer.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateTransfer.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateTransfer: read response: %w", err)
-	}
-	out := &CreateTransferResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreateTransfer: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CreateTransfer(ctx context.Context, body TransferCreate, opts ...runtime.CallOption) (*CreateTransferResponse, error) {
+	req := runtime.Request{Path: "/transfers", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreateTransfer, &req, new(CreateTransferResponse), opts)
 }

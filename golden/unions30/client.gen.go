@@ -5,10 +5,8 @@ package unions30
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -360,6 +358,7 @@ type Client struct {
 	logger     *slog.Logger
 	observer   runtime.Observer
 	overrides  *runtime.Overrides
+	callOpts   []runtime.CallOption
 	engine     *runtime.Engine
 	breakers   map[string]*runtime.Breaker
 	opPutBoard *runtime.Operation
@@ -414,6 +413,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -429,11 +436,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -454,12 +463,8 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opPutBoard = e.Operation(runtime.OperationSpec{
-		Name:         "putBoard",
-		Method:       "PUT",
-		Path:         "/boards/{boardId}",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "putBoard", Method: "PUT", Path: "/boards/{boardId}", Accept: "application/json, application/problem+json",
+		Breaker: breakerDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -483,21 +488,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// PutBoardResponse is the answer to PutBoard: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PutBoardResponse is the answer to PutBoard; the resgen tags say which status fills which field.
 type PutBoardResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the board as stored.
-	JSON200 *Board
-	// JSONDefault is set when the status is any other.
-	// a problem.
-	JSONDefault *Problem
+	runtime.Response
+	JSON200     *Board   `resgen:"200"`     // the board as stored.
+	JSONDefault *Problem `resgen:"default"` // a problem.
 }
 
 // PutBoard calls PUT /boards/{boardId}.
@@ -506,42 +501,7 @@ type PutBoardResponse struct {
 //   - breaker [BreakerDefault] (this operation alone; its policy is on the constant).
 //   - no retry (retry: none).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PutBoard(ctx context.Context, boardID string, body Board) (*PutBoardResponse, error) {
-	u := c.server + "/boards/" + runtime.PathSegment(boardID)
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("PutBoard: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("PutBoard: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json, application/problem+json")
-	resp, attempts, err := c.opPutBoard.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("PutBoard: read response: %w", err)
-	}
-	out := &PutBoardResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	default:
-		err = runtime.DecodeJSON(raw, &out.JSONDefault)
-	}
-	if err != nil {
-		return out, fmt.Errorf("PutBoard: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) PutBoard(ctx context.Context, boardID string, body Board, opts ...runtime.CallOption) (*PutBoardResponse, error) {
+	req := runtime.Request{Path: "/boards/" + runtime.PathSegment(boardID), JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opPutBoard, &req, new(PutBoardResponse), opts)
 }

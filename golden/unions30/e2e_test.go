@@ -7,6 +7,7 @@ package unions30
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/resgen/resgen/runtime"
 	"go.uber.org/goleak"
 )
 
@@ -224,8 +226,9 @@ func TestProblemsByTypeURI(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, tc.status, "application/problem+json", tc.body)
 			resp, err := newClient(t, s).PutBoard(t.Context(), "b-1", Board{ID: "b-1"})
-			if err != nil {
-				t.Fatal(err)
+			var se *runtime.StatusError
+			if !errors.As(err, &se) || se.StatusCode != tc.status || se.Decoded != resp.JSONDefault {
+				t.Fatalf("%v; want a *runtime.StatusError with the decoded problem", err)
 			}
 			if resp.StatusCode != tc.status || resp.Attempts != 1 || resp.JSON200 != nil || resp.JSONDefault == nil {
 				t.Fatalf("status %d after %d attempts, JSON200 %v, JSONDefault %v", resp.StatusCode, resp.Attempts, resp.JSON200, resp.JSONDefault)

@@ -5,10 +5,8 @@ package valueunions
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -582,6 +580,7 @@ type Client struct {
 	logger          *slog.Logger
 	observer        runtime.Observer
 	overrides       *runtime.Overrides
+	callOpts        []runtime.CallOption
 	engine          *runtime.Engine
 	breakers        map[string]*runtime.Breaker
 	opAddAccount    *runtime.Operation
@@ -640,6 +639,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -655,11 +662,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -680,44 +689,24 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opAddAccount = e.Operation(runtime.OperationSpec{
-		Name:         "addAccount",
-		Method:       "POST",
-		Path:         "/accounts",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "addAccount", Method: "POST", Path: "/accounts", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opRunAction = e.Operation(runtime.OperationSpec{
-		Name:         "runAction",
-		Method:       "POST",
-		Path:         "/actions",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "runAction", Method: "POST", Path: "/actions", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opAddLink = e.Operation(runtime.OperationSpec{
-		Name:         "addLink",
-		Method:       "POST",
-		Path:         "/links",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "addLink", Method: "POST", Path: "/links", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opCreatePayment = e.Operation(runtime.OperationSpec{
-		Name:         "createPayment",
-		Method:       "POST",
-		Path:         "/payments",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "createPayment", Method: "POST", Path: "/payments", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opPing = e.Operation(runtime.OperationSpec{
-		Name:         "ping",
-		Method:       "POST",
-		Path:         "/pings",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "ping", Method: "POST", Path: "/pings", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -741,18 +730,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// AddAccountResponse is the answer to AddAccount: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AddAccountResponse is the answer to AddAccount; the resgen tags say which status fills which
+// field.
 type AddAccountResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the account as stored.
-	JSON200 *Account
+	runtime.Response
+	JSON200 *Account `resgen:"200"` // the account as stored.
 }
 
 // AddAccount calls POST /accounts.
@@ -761,59 +743,16 @@ type AddAccountResponse struct {
 //   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) AddAccount(ctx context.Context, body Account) (*AddAccountResponse, error) {
-	u := c.server + "/accounts"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("AddAccount: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("AddAccount: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opAddAccount.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAddAccount.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("AddAccount: read response: %w", err)
-	}
-	out := &AddAccountResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("AddAccount: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) AddAccount(ctx context.Context, body Account, opts ...runtime.CallOption) (*AddAccountResponse, error) {
+	req := runtime.Request{Path: "/accounts", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opAddAccount, &req, new(AddAccountResponse), opts)
 }
 
-// RunActionResponse is the answer to RunAction: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// RunActionResponse is the answer to RunAction; the resgen tags say which status fills which
+// field.
 type RunActionResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the next action.
-	JSON200 *NextAction
+	runtime.Response
+	JSON200 *NextAction `resgen:"200"` // the next action.
 }
 
 // RunAction calls POST /actions.
@@ -822,59 +761,15 @@ type RunActionResponse struct {
 //   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResponse, error) {
-	u := c.server + "/actions"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("RunAction: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("RunAction: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opRunAction.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opRunAction.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("RunAction: read response: %w", err)
-	}
-	out := &RunActionResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("RunAction: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) RunAction(ctx context.Context, body NextAction, opts ...runtime.CallOption) (*RunActionResponse, error) {
+	req := runtime.Request{Path: "/actions", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opRunAction, &req, new(RunActionResponse), opts)
 }
 
-// AddLinkResponse is the answer to AddLink: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AddLinkResponse is the answer to AddLink; the resgen tags say which status fills which field.
 type AddLinkResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the link as stored.
-	JSON200 *Link
+	runtime.Response
+	JSON200 *Link `resgen:"200"` // the link as stored.
 }
 
 // AddLink calls POST /links.
@@ -883,59 +778,16 @@ type AddLinkResponse struct {
 //   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) AddLink(ctx context.Context, body Link) (*AddLinkResponse, error) {
-	u := c.server + "/links"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("AddLink: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("AddLink: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opAddLink.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAddLink.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("AddLink: read response: %w", err)
-	}
-	out := &AddLinkResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("AddLink: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) AddLink(ctx context.Context, body Link, opts ...runtime.CallOption) (*AddLinkResponse, error) {
+	req := runtime.Request{Path: "/links", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opAddLink, &req, new(AddLinkResponse), opts)
 }
 
-// CreatePaymentResponse is the answer to CreatePayment: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreatePaymentResponse is the answer to CreatePayment; the resgen tags say which status fills
+// which field.
 type CreatePaymentResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the payment as created.
-	JSON200 *PaymentRequest
+	runtime.Response
+	JSON200 *PaymentRequest `resgen:"200"` // the payment as created.
 }
 
 // CreatePayment calls POST /payments.
@@ -944,59 +796,15 @@ type CreatePaymentResponse struct {
 //   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) CreatePayment(ctx context.Context, body PaymentRequest) (*CreatePaymentResponse, error) {
-	u := c.server + "/payments"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreatePayment: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreatePayment: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCreatePayment.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreatePayment.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreatePayment: read response: %w", err)
-	}
-	out := &CreatePaymentResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreatePayment: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CreatePayment(ctx context.Context, body PaymentRequest, opts ...runtime.CallOption) (*CreatePaymentResponse, error) {
+	req := runtime.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
 }
 
-// PingResponse is the answer to Ping: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// PingResponse is the answer to Ping; the resgen tags say which status fills which field.
 type PingResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the ping as received.
-	JSON200 *Ping
+	runtime.Response
+	JSON200 *Ping `resgen:"200"` // the ping as received.
 }
 
 // Ping calls POST /pings.
@@ -1005,43 +813,7 @@ type PingResponse struct {
 //   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Ping(ctx context.Context, body Ping) (*PingResponse, error) {
-	u := c.server + "/pings"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("Ping: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("Ping: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opPing.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opPing.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Ping: read response: %w", err)
-	}
-	out := &PingResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("Ping: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) Ping(ctx context.Context, body Ping, opts ...runtime.CallOption) (*PingResponse, error) {
+	req := runtime.Request{Path: "/pings", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opPing, &req, new(PingResponse), opts)
 }

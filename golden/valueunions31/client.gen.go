@@ -5,10 +5,8 @@ package valueunions31
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -252,6 +250,7 @@ type Client struct {
 	logger         *slog.Logger
 	observer       runtime.Observer
 	overrides      *runtime.Overrides
+	callOpts       []runtime.CallOption
 	engine         *runtime.Engine
 	breakers       map[string]*runtime.Breaker
 	opRunAction    *runtime.Operation
@@ -307,6 +306,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -322,11 +329,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -347,20 +356,12 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opRunAction = e.Operation(runtime.OperationSpec{
-		Name:         "runAction",
-		Method:       "POST",
-		Path:         "/actions",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "runAction", Method: "POST", Path: "/actions", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opAuthenticate = e.Operation(runtime.OperationSpec{
-		Name:         "authenticate",
-		Method:       "POST",
-		Path:         "/authentications",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "authenticate", Method: "POST", Path: "/authentications",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -384,18 +385,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// RunActionResponse is the answer to RunAction: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// RunActionResponse is the answer to RunAction; the resgen tags say which status fills which
+// field.
 type RunActionResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the next action.
-	JSON200 *NextAction
+	runtime.Response
+	JSON200 *NextAction `resgen:"200"` // the next action.
 }
 
 // RunAction calls POST /actions.
@@ -404,56 +398,15 @@ type RunActionResponse struct {
 //   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) RunAction(ctx context.Context, body NextAction) (*RunActionResponse, error) {
-	u := c.server + "/actions"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("RunAction: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("RunAction: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opRunAction.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opRunAction.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("RunAction: read response: %w", err)
-	}
-	out := &RunActionResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("RunAction: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) RunAction(ctx context.Context, body NextAction, opts ...runtime.CallOption) (*RunActionResponse, error) {
+	req := runtime.Request{Path: "/actions", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opRunAction, &req, new(RunActionResponse), opts)
 }
 
-// AuthenticateResponse is the answer to Authenticate: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AuthenticateResponse is the answer to Authenticate; the resgen tags say which status fills which
+// field.
 type AuthenticateResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"204"`
 }
 
 // Authenticate calls POST /authentications.
@@ -462,35 +415,7 @@ type AuthenticateResponse struct {
 //   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) Authenticate(ctx context.Context, body AuthenticateBody) (*AuthenticateResponse, error) {
-	u := c.server + "/authentications"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("Authenticate: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("Authenticate: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, attempts, err := c.opAuthenticate.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAuthenticate.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("Authenticate: read response: %w", err)
-	}
-	out := &AuthenticateResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) Authenticate(ctx context.Context, body AuthenticateBody, opts ...runtime.CallOption) (*AuthenticateResponse, error) {
+	req := runtime.Request{Path: "/authentications", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opAuthenticate, &req, new(AuthenticateResponse), opts)
 }

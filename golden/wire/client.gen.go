@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -119,6 +118,7 @@ type Client struct {
 	logger            *slog.Logger
 	observer          runtime.Observer
 	overrides         *runtime.Overrides
+	callOpts          []runtime.CallOption
 	engine            *runtime.Engine
 	breakers          map[string]*runtime.Breaker
 	opCreateEmbedding *runtime.Operation
@@ -176,6 +176,14 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithCallOptions applies opts to every call, before each call's own options.
+func WithCallOptions(opts ...runtime.CallOption) Option {
+	return func(c *Client) error {
+		c.callOpts = append(c.callOpts, opts...)
+		return nil
+	}
+}
+
 // NewClient returns a client of the server at the given base URL, e.g.
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
@@ -191,11 +199,13 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		}
 	}
 	e := runtime.NewEngine(runtime.Config{
+		CallOptions:    c.callOpts,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
 		Overrides:      c.overrides,
 		RequestEditors: c.editors,
+		Server:         base,
 	})
 	c.engine = e
 
@@ -228,38 +238,20 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 
 	c.opCreateEmbedding = e.Operation(runtime.OperationSpec{
-		Name:         "createEmbedding",
-		Method:       "POST",
-		Path:         "/embeddings",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "createEmbedding", Method: "POST", Path: "/embeddings", Accept: "application/json",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opUpdateFile = e.Operation(runtime.OperationSpec{
-		Name:         "updateFile",
-		Method:       "PUT",
-		Path:         "/files/{file_id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "updateFile", Method: "PUT", Path: "/files/{file_id}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opAddSharedLink = e.Operation(runtime.OperationSpec{
-		Name:         "addSharedLink",
-		Method:       "PUT",
-		Path:         "/files/{file_id}",
-		Breaker:      breakerDefault,
-		Retry:        retryDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "addSharedLink", Method: "PUT", Path: "/files/{file_id}",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	c.opCreateGroup = e.Operation(runtime.OperationSpec{
-		Name:         "createGroup",
-		Method:       "POST",
-		Path:         "/groups",
-		Breaker:      breakerDefault,
-		Timeout:      10 * time.Second,
-		TotalTimeout: 30 * time.Second,
+		Name: "createGroup", Method: "POST", Path: "/groups",
+		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -283,18 +275,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// CreateEmbeddingResponse is the answer to CreateEmbedding: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateEmbeddingResponse is the answer to CreateEmbedding; the resgen tags say which status fills
+// which field.
 type CreateEmbeddingResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-	// JSON200 is set when the status is 200.
-	// the request as the server read it.
-	JSON200 *EmbeddingRequest
+	runtime.Response
+	JSON200 *EmbeddingRequest `resgen:"200"` // the request as the server read it.
 }
 
 // CreateEmbedding calls POST /embeddings.
@@ -303,56 +288,15 @@ type CreateEmbeddingResponse struct {
 //   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) CreateEmbedding(ctx context.Context, body EmbeddingRequest) (*CreateEmbeddingResponse, error) {
-	u := c.server + "/embeddings"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateEmbedding: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateEmbedding: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, attempts, err := c.opCreateEmbedding.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateEmbedding.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateEmbedding: read response: %w", err)
-	}
-	out := &CreateEmbeddingResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	switch {
-	case resp.StatusCode == 200:
-		err = runtime.DecodeJSON(raw, &out.JSON200)
-	}
-	if err != nil {
-		return out, fmt.Errorf("CreateEmbedding: decode %d response: %w", resp.StatusCode, err)
-	}
-	return out, nil
+func (c *Client) CreateEmbedding(ctx context.Context, body EmbeddingRequest, opts ...runtime.CallOption) (*CreateEmbeddingResponse, error) {
+	req := runtime.Request{Path: "/embeddings", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreateEmbedding, &req, new(CreateEmbeddingResponse), opts)
 }
 
-// UpdateFileResponse is the answer to UpdateFile: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// UpdateFileResponse is the answer to UpdateFile; the resgen tags say which status fills which
+// field.
 type UpdateFileResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // UpdateFile calls PUT /files/{file_id}.
@@ -362,48 +306,21 @@ type UpdateFileResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) UpdateFile(ctx context.Context, fileID string) (*UpdateFileResponse, error) {
-	u := c.server + "/files/" + runtime.PathSegment(fileID)
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("UpdateFile: %w", err)
-	}
-	resp, attempts, err := c.opUpdateFile.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opUpdateFile.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("UpdateFile: read response: %w", err)
-	}
-	out := &UpdateFileResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) UpdateFile(ctx context.Context, fileID string, opts ...runtime.CallOption) (*UpdateFileResponse, error) {
+	req := runtime.Request{Path: "/files/" + runtime.PathSegment(fileID)}
+	return runtime.Call(ctx, c.opUpdateFile, &req, new(UpdateFileResponse), opts)
 }
 
-// AddSharedLinkParams are the query, header and cookie parameters of AddSharedLink.
-// Optional parameters are pointers (or nil slices): nil leaves them out.
+// AddSharedLinkParams are the query, header and cookie parameters of AddSharedLink (nil leaves one
+// out).
 type AddSharedLinkParams struct {
-	// Fields is the query parameter "fields" (required).
-	Fields string
+	Fields string // query parameter "fields" (required)
 }
 
-// AddSharedLinkResponse is the answer to AddSharedLink: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// AddSharedLinkResponse is the answer to AddSharedLink; the resgen tags say which status fills
+// which field.
 type AddSharedLinkResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // AddSharedLink calls PUT /files/{file_id}.
@@ -415,58 +332,21 @@ type AddSharedLinkResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSharedLinkParams, body AddSharedLinkBody) (*AddSharedLinkResponse, error) {
-	u := c.server + "/files/" + runtime.PathSegment(fileID)
+func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSharedLinkParams, body AddSharedLinkBody, opts ...runtime.CallOption) (*AddSharedLinkResponse, error) {
+	req := runtime.Request{Path: "/files/" + runtime.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
 	if params == nil {
 		return nil, fmt.Errorf("AddSharedLink: params is required (it holds %s)", "fields")
 	}
-	var q runtime.Query
 	if params != nil {
-		q.Add("fields", params.Fields)
+		req.Query.Add("fields", params.Fields)
 	}
-	if q.Len() > 0 {
-		u += "?" + q.Encode()
-	}
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("AddSharedLink: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "PUT", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("AddSharedLink: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, attempts, err := c.opAddSharedLink.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opAddSharedLink.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("AddSharedLink: read response: %w", err)
-	}
-	out := &AddSharedLinkResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+	return runtime.Call(ctx, c.opAddSharedLink, &req, new(AddSharedLinkResponse), opts)
 }
 
-// CreateGroupResponse is the answer to CreateGroup: the status, headers and raw body,
-// and the decoded body of each declared JSON response.
+// CreateGroupResponse is the answer to CreateGroup; the resgen tags say which status fills which
+// field.
 type CreateGroupResponse struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
+	runtime.Response `resgen:"200"`
 }
 
 // CreateGroup calls POST /groups.
@@ -475,35 +355,7 @@ type CreateGroupResponse struct {
 //   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) CreateGroup(ctx context.Context, body Group) (*CreateGroupResponse, error) {
-	u := c.server + "/groups"
-	rd, err := runtime.JSONBody(&body)
-	if err != nil {
-		return nil, fmt.Errorf("CreateGroup: encode request body: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", u, rd)
-	if err != nil {
-		return nil, fmt.Errorf("CreateGroup: %w", err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, attempts, err := c.opCreateGroup.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 400 {
-		return nil, c.opCreateGroup.StatusError(req, resp, attempts)
-	}
-	raw, err := runtime.ReadBody(resp)
-	if err != nil {
-		return nil, fmt.Errorf("CreateGroup: read response: %w", err)
-	}
-	out := &CreateGroupResponse{
-		StatusCode: resp.StatusCode,
-		Header:     resp.Header,
-		Body:       raw,
-		Attempts:   attempts,
-	}
-	return out, nil
+func (c *Client) CreateGroup(ctx context.Context, body Group, opts ...runtime.CallOption) (*CreateGroupResponse, error) {
+	req := runtime.Request{Path: "/groups", JSON: &body, ContentType: "application/json"}
+	return runtime.Call(ctx, c.opCreateGroup, &req, new(CreateGroupResponse), opts)
 }

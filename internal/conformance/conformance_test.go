@@ -63,7 +63,7 @@ func TestHarnessPassesACorrectClient(t *testing.T) {
 func TestHarnessCatchesAParameterInTheWrongStyle(t *testing.T) {
 	opts := testOptions(t)
 	// explode: false joins items with commas; a pipe is still a valid string.
-	opts.Mutate = mutation(t, `q.AddList("tags", ",", `, `q.AddList("tags", "|", `)
+	opts.Mutate = mutation(t, `req.Query.AddList("tags", ",", `, `req.Query.AddList("tags", "|", `)
 	r := Run(t.Context(), regressSpec, opts)
 	got := failuresOf(r, "value")
 	if len(got) == 0 || !strings.Contains(got[0].Detail, `"tags"`) {
@@ -168,7 +168,7 @@ func TestConformanceCorpus(t *testing.T) {
 // is caught, so each variant method is called and judged on its own.
 func TestHarnessCallsEveryBodyMethod(t *testing.T) {
 	opts := testOptions(t)
-	opts.Mutate = mutation(t, `c.sendCreatePet(ctx, params, "application/x-www-form-urlencoded", rd)`, `c.sendCreatePet(ctx, params, "text/plain", rd)`)
+	opts.Mutate = mutation(t, `req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}`, `req := runtime.Request{ContentType: "text/plain"}`)
 	r := Run(t.Context(), filepath.Join(opts.RepoRoot, "testdata", "specs", "bodies.yaml"), opts)
 	var caught []Failure
 	for _, f := range failuresOf(r, "body") {

@@ -56,6 +56,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -222,8 +223,10 @@ func call(server string, pc planCall) (res result) {
 		return
 	}
 	mt := m.Type()
-	if mt.NumIn() != len(pc.Args)+1 {
-		res.Err = fmt.Sprintf("harness: %s takes %d arguments; the plan has %d", pc.Method, mt.NumIn()-1, len(pc.Args))
+	// Every method ends with opts ...runtime.CallOption, which the plan
+	// leaves empty.
+	if !mt.IsVariadic() || mt.NumIn() != len(pc.Args)+2 {
+		res.Err = fmt.Sprintf("harness: %s takes %d arguments and options; the plan has %d", pc.Method, mt.NumIn()-2, len(pc.Args))
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -272,8 +275,14 @@ func call(server string, pc planCall) (res result) {
 		in = append(in, v)
 	}
 	out := m.Call(in)
+	// A status of 400 or more is a *runtime.StatusError beside the typed
+	// response, which must still decode: only a body that did not is a
+	// failure here.
 	if e, _ := out[1].Interface().(error); e != nil {
-		res.Err = e.Error()
+		var se *runtime.StatusError
+		if !errors.As(e, &se) || se.DecodeErr != nil || out[0].IsNil() {
+			res.Err = e.Error()
+		}
 	}
 	resp := out[0]
 	if resp.IsNil() {

@@ -1,0 +1,427 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Request is what a generated method fills for one call; the runtime
+// builds every attempt's *http.Request from it (a fresh one each attempt,
+// so request editors never see their own earlier changes).
+type Request struct {
+	// Path is the escaped path after the server URL ("/pets/a%2Fb"); it
+	// may hold a query of the spec's own ("/x?kind=a").
+	Path string
+	// Query is the query string built from the parameters.
+	Query Query
+	// Header holds the header and cookie parameters; nil when none.
+	Header http.Header
+	// Body is sent whole by every attempt; nil is no body.
+	Body []byte
+	// JSON, when not nil (nor a nil pointer, slice or map), is encoded
+	// into Body (encoding/json) by Call.
+	JSON any
+	// ContentType is Body's Content-Type, sent when Body is not nil.
+	ContentType string
+}
+
+// SetHeader sets a header of the request.
+func (r *Request) SetHeader(name, value string) {
+	if r.Header == nil {
+		r.Header = make(http.Header)
+	}
+	r.Header.Set(name, value)
+}
+
+// AddHeader adds a header value to the request.
+func (r *Request) AddHeader(name, value string) {
+	if r.Header == nil {
+		r.Header = make(http.Header)
+	}
+	r.Header.Add(name, value)
+}
+
+// first puts value before any value of a header parameter of the same
+// name.
+func (r *Request) first(name, value string) {
+	if r.Header == nil {
+		r.Header = make(http.Header, 2)
+	}
+	r.Header[name] = append([]string{value}, r.Header[name]...)
+}
+
+// AddCookie adds a cookie to the request's Cookie header, exactly as
+// http.Request.AddCookie does (value is already escaped).
+func (r *Request) AddCookie(name, value string) {
+	if r.Header == nil {
+		r.Header = make(http.Header)
+	}
+	(&http.Request{Header: r.Header}).AddCookie(&http.Cookie{Name: name, Value: value})
+}
+
+// CallOption adjusts one call (or, given to the generated client's
+// WithCallOptions, every call). No option makes an operation that is not
+// retry-safe retry: they can only take attempts away.
+type CallOption struct {
+	kind        optKind
+	n           int
+	d           time.Duration
+	name, value string
+	edit        RequestEditor
+}
+
+type optKind uint8
+
+const (
+	optNoRetry optKind = iota + 1
+	optMaxAttempts
+	optAttemptTimeout
+	optTotalTimeout
+	optHeader
+	optEditor
+	optAttemptHeader
+)
+
+// WithNoRetry makes the call a single attempt; a failure that would have
+// been retried stops with ErrRetryDisabled.
+func WithNoRetry() CallOption { return CallOption{kind: optNoRetry} }
+
+// WithMaxAttempts lowers the call's attempts to n (at least 1); it never
+// raises them above the policy's maxAttempts.
+func WithMaxAttempts(n int) CallOption { return CallOption{kind: optMaxAttempts, n: n} }
+
+// WithAttemptTimeout bounds each attempt of the call by d instead of the
+// policy's timeout (d <= 0: no per-attempt bound). An attempt that runs
+// out of it is retried like any timeout.
+func WithAttemptTimeout(d time.Duration) CallOption {
+	return CallOption{kind: optAttemptTimeout, d: d}
+}
+
+// WithTotalTimeout bounds the whole call, attempts and waits, by d instead
+// of the policy's totalTimeout (d <= 0: none).
+func WithTotalTimeout(d time.Duration) CallOption { return CallOption{kind: optTotalTimeout, d: d} }
+
+// WithHeader sets a header on every attempt of the call, before the
+// request editors run.
+func WithHeader(name, value string) CallOption {
+	return CallOption{kind: optHeader, name: name, value: value}
+}
+
+// WithRequestEditor runs fn on every attempt's request of the call, after
+// the client's editors.
+func WithRequestEditor(fn RequestEditor) CallOption { return CallOption{kind: optEditor, edit: fn} }
+
+// WithAttemptHeader sends the attempt's number (1, 2, ...) in the header
+// name on every attempt, so the server can tell a retry from a first try.
+func WithAttemptHeader(name string) CallOption {
+	return CallOption{kind: optAttemptHeader, name: name}
+}
+
+// apply takes the limits of opts into c; headers and editors are applied
+// to each attempt's request in build.
+func (c *call) apply(opts []CallOption) {
+	for i := range opts {
+		switch o := &opts[i]; o.kind {
+		case optNoRetry:
+			c.noRetry, c.max = true, 1
+		case optMaxAttempts:
+			c.max = max(min(c.max, o.n), 1)
+		case optAttemptTimeout:
+			c.timeout = max(o.d, 0)
+		case optTotalTimeout:
+			c.total = max(o.d, 0)
+		}
+	}
+}
+
+// edits applies the headers of opts to h (the attempt's own header map).
+func (c *call) edits(h http.Header, opts []CallOption) {
+	for i := range opts {
+		switch o := &opts[i]; o.kind {
+		case optHeader:
+			h.Set(o.name, o.value)
+		case optAttemptHeader:
+			h.Set(o.name, strconv.Itoa(c.attempts+1))
+		}
+	}
+}
+
+// editors runs the editors of opts on r.
+func editors(ctx context.Context, r *http.Request, opts []CallOption) error {
+	for i := range opts {
+		if o := &opts[i]; o.kind == optEditor {
+			if err := o.edit(ctx, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// hasEdits says whether opts change an attempt's header or request.
+func hasEdits(opts []CallOption) bool {
+	for i := range opts {
+		switch opts[i].kind {
+		case optHeader, optEditor, optAttemptHeader:
+			return true
+		}
+	}
+	return false
+}
+
+// attemptRequest is what one attempt allocates: the request, its URL, the
+// resend gate, the body reader and the spare body wrapper finish needs.
+type attemptRequest struct {
+	req    http.Request
+	url    url.URL
+	gate   resendGate
+	body   bytesBody
+	cancel cancelBody
+}
+
+// bytesBody re-reads the call's body; every attempt has its own. The
+// request's Body is io.NopCloser of its *bytes.Reader, which net/http
+// knows to be in memory: it writes headers and body at once, as for
+// http.NewRequest's.
+type bytesBody struct {
+	rd   bytes.Reader
+	data []byte
+}
+
+// get is the request's GetBody: the whole body again.
+func (b *bytesBody) get() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b.data)), nil }
+
+// build makes the request of the next attempt from the call's Request
+// (its header and body, kept in c: a pointer to the Request itself would
+// move it to the heap, as escape analysis sees one call struct as a
+// whole).
+func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
+	op, e := c.op, c.op.e
+	a := new(attemptRequest)
+	a.url = c.u
+	edits := len(e.opts) > 0 && hasEdits(e.opts) || len(c.opts) > 0 && hasEdits(c.opts)
+	// The first attempt sends the call's header map itself when nothing
+	// may change it before a later attempt copies it.
+	own := c.attempts > 0 || edits || len(e.editors) > 0 && c.max > 1
+	h := c.header0
+	if own {
+		h = h.Clone()
+	}
+	if h == nil {
+		h, own = make(http.Header, 2), true
+	}
+	tmp := http.Request{Method: op.spec.Method, URL: &a.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: a.url.Host}
+	if body := c.body; body != nil {
+		if len(body) == 0 {
+			tmp.Body, tmp.GetBody = http.NoBody, noBody0
+		} else {
+			a.body.rd.Reset(body)
+			a.body.data = body
+			tmp.Body, tmp.ContentLength, tmp.GetBody = io.NopCloser(&a.body.rd), int64(len(body)), a.body.get
+		}
+	}
+	if edits {
+		c.edits(h, e.opts)
+		c.edits(h, c.opts)
+	}
+	var g *resendGate
+	if resendOf(&tmp) == resendGated && !e.h2.Load() {
+		g = &a.gate
+		ctx = g.start(c, ctx)
+	}
+	a.req = *tmp.WithContext(ctx) // WithContext's copy stays on the stack
+	r := &a.req
+	c.spareBody = &a.cancel
+	// The operation's credentials, once per attempt (a token source is
+	// asked again on a retry), before the client's editors.
+	if err := e.authorize(ctx, &op.spec, r); err != nil {
+		return nil, nil, err
+	}
+	for _, ed := range e.editors {
+		if err := ed(ctx, r); err != nil {
+			return nil, nil, err
+		}
+	}
+	if edits {
+		if err := editors(ctx, r, e.opts); err != nil {
+			return nil, nil, err
+		}
+		if err := editors(ctx, r, c.opts); err != nil {
+			return nil, nil, err
+		}
+	}
+	r, g = c.wire(r, g, own)
+	return r, g, nil
+}
+
+func noBody0() (io.ReadCloser, error) { return http.NoBody, nil }
+
+// method and redactedURL describe the call's request for errors.
+func (c *call) method() string {
+	if c.req != nil {
+		return c.req.Method
+	}
+	return c.op.spec.Method
+}
+
+func (c *call) redactedURL() string {
+	if c.req != nil {
+		return c.op.e.redact.url(c.req.URL)
+	}
+	return c.op.e.redact.url(&c.u)
+}
+
+// target is the call's URL: the engine's server, rq's path, its query.
+// Common paths are joined without url.Parse (which allocates the URL and
+// needs the joined string), by the same rule: Path is the unescaped path,
+// RawPath the escaped one when escaping Path would not give it back.
+func (e *Engine) target(rq *Request) (url.URL, error) {
+	if b := e.serverURL; b != nil && !strings.ContainsAny(rq.Path, "?#") {
+		p := rq.Path
+		if e.serverPath != "" {
+			p = e.serverPath + p
+		}
+		if path, err := url.PathUnescape(p); err == nil {
+			u := *b
+			u.Path, u.RawPath, u.RawQuery = path, "", rq.Query.Encode()
+			if u.EscapedPath() != p {
+				u.RawPath = p
+			}
+			return u, nil
+		}
+	}
+	s := e.server + rq.Path
+	if rq.Query.Len() > 0 {
+		sep := "?"
+		if strings.Contains(rq.Path, "?") {
+			sep = "&"
+		}
+		s += sep + rq.Query.Encode()
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return url.URL{}, err
+	}
+	u.Host = strings.TrimSuffix(u.Host, ":") // as http.NewRequest does
+	return *u, nil
+}
+
+// parseServer keeps the server URL for target when it is a plain one
+// (no user, query or fragment).
+func (e *Engine) parseServer() {
+	u, err := url.Parse(e.server)
+	if err != nil || e.server == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || u.ForceQuery {
+		return
+	}
+	u.Host = strings.TrimSuffix(u.Host, ":")
+	e.serverURL, e.serverPath = u, u.EscapedPath()
+}
+
+// Response is what every generated response type embeds: the status, the
+// headers, the raw body and the attempts of the call.
+type Response struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the raw response body (at most 64 KiB of an undeclared
+	// status of 400 or more; nil for a stream).
+	Body []byte
+	// Attempts is how many attempts the call took.
+	Attempts int
+}
+
+func (r *Response) response() *Response { return r }
+
+// Typed is a pointer to a generated response type (which embeds
+// Response).
+type Typed interface{ response() *Response }
+
+// Call runs one call of op for the generated method: the breaker, the
+// attempts (each built from rq), then the answer decoded into out by the
+// struct tags of its fields (see decode.go). It returns out whenever
+// there is an HTTP answer; with a status of 400 or more the error is a
+// *StatusError, and a declared body below 400 that did not decode is a
+// *DecodeError. Without an answer it returns nil and the call's error
+// (*CallError, *CircuitOpenError, or a request that could not be built).
+func Call[P Typed](ctx context.Context, op *Operation, rq *Request, out P, opts []CallOption) (P, error) {
+	var zero P
+	if err := op.call(ctx, rq, out, opts); err != nil {
+		if _, ok := err.(answered); !ok {
+			return zero, err
+		}
+		return out, err.(answered).err
+	}
+	return out, nil
+}
+
+// isNil says whether v holds a nil pointer, slice or map: an optional
+// body left out.
+func isNil(v any) bool {
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// answered wraps the error of a call that has an answer in out.
+type answered struct{ err error }
+
+func (a answered) Error() string { return a.err.Error() }
+
+// call is Call without generics (one copy of the code for every response
+// type). An error that comes with an answer is wrapped in answered.
+func (op *Operation) call(ctx context.Context, rq *Request, out Typed, opts []CallOption) error {
+	pl, err := op.planFor(out)
+	if err != nil {
+		return err
+	}
+	if rq.JSON != nil && !isNil(rq.JSON) {
+		data, err := json.Marshal(rq.JSON)
+		if err != nil {
+			return errors.New(op.spec.Name + ": encode request body: " + err.Error())
+		}
+		rq.Body = data
+	}
+	u, err := op.e.target(rq)
+	if err != nil {
+		return errors.New(op.spec.Name + ": " + err.Error())
+	}
+	if op.accept != nil {
+		if rq.Header == nil {
+			rq.Header = make(http.Header, 2)
+		}
+		if v := rq.Header["Accept"]; len(v) == 0 {
+			// Shared by every call: its capacity is its length, so
+			// an Add copies it, never writes into it.
+			rq.Header["Accept"] = op.accept
+		} else {
+			rq.first("Accept", op.spec.Accept)
+		}
+	}
+	if rq.Body != nil && rq.ContentType != "" {
+		rq.first("Content-Type", rq.ContentType)
+	}
+	var c call
+	c.built, c.header0, c.body, c.u, c.opts = true, rq.Header, rq.Body, u, opts
+	resp, attempts, err := op.do(ctx, &c)
+	if err != nil {
+		return err
+	}
+	if err := op.decode(pl, c.stopErr, resp, attempts, out); err != nil {
+		if se, ok := err.(*StatusError); ok {
+			u := c.u // a copy: only an error's URL leaves the stack
+			se.URL = op.e.redact.url(&u)
+		}
+		return answered{err}
+	}
+	return nil
+}
