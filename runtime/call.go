@@ -327,7 +327,11 @@ func (e *Engine) parseServer() {
 }
 
 // Response is what every generated response type embeds: the status, the
-// headers, the raw body and the attempts of the call.
+// headers, the raw body and the attempts of the call. The generated type's
+// fields hold the declared headers and bodies; each one's resgen tag says
+// which status fills it (`resgen:"200"`, `resgen:"4XX"`,
+// `resgen:"default"`, `resgen:"header:X-Next"`), and the tag on the
+// embedded Response lists the declared statuses without a body.
 type Response struct {
 	StatusCode int
 	Header     http.Header

@@ -278,6 +278,9 @@ func (e *emitter) emitType(f *jen.File, t *model.Type) {
 		doc = append(doc, "Deprecated: the spec marks this schema as deprecated.")
 	}
 	comment(f, doc)
+	if len(doc) == 0 {
+		f.Line() // a blank line between declarations, as a comment would begin one
+	}
 	switch t.Kind {
 	case model.Union:
 		e.emitUnion(f, t)

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,16 +19,67 @@ func (e *emitter) emitParams(f *jen.File, op *model.Operation) {
 		return
 	}
 	comment(f, []string{op.ParamsType + " are the query, header and cookie parameters of " + op.Name + " (nil leaves one out)."})
-	f.Type().Id(op.ParamsType).StructFunc(func(g *jen.Group) {
-		for _, p := range op.Params {
-			what := string(p.In) + " parameter " + quoteLine(p.SpecName) + reqWord(p.Required)
-			if len(p.Doc) > 0 && strings.HasPrefix(p.Doc[0], p.GoName+" ") {
-				what = "" // its doc says what the field is
-			}
-			comment(g, p.Doc)
-			trailing(g.Id(p.GoName).Add(typeExpr(paramFieldType(p))), what)
+	var fields []structField
+	for _, p := range op.Params {
+		what := string(p.In) + " parameter " + quoteLine(p.SpecName) + reqWord(p.Required)
+		if len(p.Doc) > 0 && strings.HasPrefix(p.Doc[0], p.GoName+" ") {
+			what = "" // its doc says what the field is
 		}
-	})
+		fields = append(fields, structField{name: p.GoName, typ: typeExpr(paramFieldType(p)), doc: p.Doc, note: what})
+	}
+	f.Type().Id(op.ParamsType).StructFunc(func(g *jen.Group) { emitFields(g, fields, 0) })
+}
+
+// structField is one field of a generated struct: doc above it, and note,
+// a one-line comment after it where that line stays under maxColumns
+// (else above it too).
+type structField struct {
+	name string
+	typ  jen.Code
+	tag  string // the resgen tag, "" none
+	doc  []string
+	note string
+}
+
+// emitFields prints fields. gofmt aligns the names, types and tags of a
+// struct's fields, so with the widest of each (and of an embedded field's
+// name, nameWidth) a note that would pass maxColumns after its field is
+// known here and goes above it instead.
+func emitFields(g *jen.Group, fields []structField, nameWidth int) {
+	emitFieldsIn(g, fields, noteRoom(fields, nameWidth))
+}
+
+// noteRoom is how long a note after a field of fields may be.
+func noteRoom(fields []structField, nameWidth int) int {
+	wName, wType, wTag := nameWidth, 0, 0
+	for _, fl := range fields {
+		wName = max(wName, len(fl.name))
+		wType = max(wType, len(fmt.Sprintf("%#v", fl.typ)))
+		if fl.tag != "" {
+			wTag = max(wTag, len(fl.tag)+len("`resgen:\"\"` "))
+		}
+	}
+	return maxColumns - 1 - (tabWidth + wName + 1 + wType + 1 + wTag + len("// "))
+}
+
+// emitFieldsIn prints fields, with notes of at most room after them.
+func emitFieldsIn(g *jen.Group, fields []structField, room int) {
+	for _, fl := range fields {
+		field := jen.Id(fl.name).Add(fl.typ)
+		if fl.tag != "" {
+			field.Tag(map[string]string{"resgen": fl.tag})
+		}
+		doc := fl.doc
+		if note := sanitize.Comment(fl.note); note != "" {
+			if utf8.RuneCountInString(note) <= room {
+				field.Comment("// " + note)
+			} else {
+				doc = append(slices.Clip(doc), note)
+			}
+		}
+		comment(g, doc)
+		g.Add(field)
+	}
 }
 
 func quoteLine(s string) string { return "\"" + s + "\"" }
@@ -57,7 +109,7 @@ func bodyParamType(b *model.Body) *model.GoType {
 // embedded, and a field per declared header and body, whose resgen tag
 // tells runtime.Call how it decodes.
 func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
-	comment(f, []string{op.ResponseType + " is the answer to " + op.Name + "; the resgen tags say which status fills which field."})
+	comment(f, []string{op.ResponseType + " is the answer to " + op.Name + "."})
 	var bare, streams []string
 	for _, r := range op.Responses {
 		switch {
@@ -67,16 +119,11 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 			bare = append(bare, r.Status)
 		}
 	}
-	type field struct {
-		name string
-		typ  jen.Code
-		tag  string
-		doc  []string
-	}
-	var fields []field
+	var fields []structField
 	for _, h := range op.Headers {
-		fields = append(fields, field{h.FieldName, jen.Op("*").String(), "header:" + h.Name, h.Doc})
+		fields = append(fields, oneLineNote(structField{name: h.FieldName, typ: jen.Op("*").String(), tag: "header:" + h.Name}, h.Doc))
 	}
+	nHeaders := len(fields)
 	for _, r := range op.Responses {
 		if r.FieldName == "" {
 			continue
@@ -89,55 +136,34 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		if r.Encoding == "text" {
 			tag += ",text"
 		}
-		fields = append(fields, field{r.FieldName, typeExpr(t), tag, r.Doc})
+		fields = append(fields, oneLineNote(structField{name: r.FieldName, typ: typeExpr(t), tag: tag}, r.Doc))
 	}
-	// gofmt aligns the names, types and tags of the fields: with the
-	// widest of each, a one-line doc that would pass the comment width
-	// goes above its field instead of after it.
-	var wName, wType, wTag int
-	for _, fl := range fields {
-		wName = max(wName, len(fl.name))
-		wType = max(wType, len(fmt.Sprintf("%#v", fl.typ)))
-		wTag = max(wTag, len(fl.tag)+len("`resgen:\"\"`"))
-	}
-	room := maxColumns - 1 - (tabWidth + wName + 1 + wType + 1 + wTag + 1 + len("// "))
 	f.Type().Id(op.ResponseType).StructFunc(func(g *jen.Group) {
 		embed := jen.Qual(runtimePkg, "Response")
 		if len(bare) > 0 {
 			embed.Tag(map[string]string{"resgen": strings.Join(bare, " ")})
 		}
 		g.Add(embed)
-		n := 0
-		for _, fl := range fields[:len(op.Headers)] {
-			docField(g, jen.Id(fl.name).Add(fl.typ).Tag(map[string]string{"resgen": fl.tag}), fl.doc, room)
-			n++
-		}
+		// The embedded field sits in the name column; the Stream field
+		// between the headers and the bodies is aligned with both.
+		room := noteRoom(append(fields, structField{name: "Stream", typ: jen.Qual("io", "ReadCloser"), tag: strings.Join(streams, " ") + ",stream"}), len("runtime.Response"))
+		emitFieldsIn(g, fields[:nHeaders], room)
 		if len(streams) > 0 {
 			comment(g, []string{"Stream is the unread body (the caller must close it); Body is nil then."})
 			g.Id("Stream").Qual("io", "ReadCloser").Tag(map[string]string{"resgen": strings.Join(streams, " ") + ",stream"})
 		}
-		for _, fl := range fields[n:] {
-			docField(g, jen.Id(fl.name).Add(fl.typ).Tag(map[string]string{"resgen": fl.tag}), fl.doc, room)
-		}
+		emitFieldsIn(g, fields[nHeaders:], room)
 	})
 }
 
-// docField prints field with its doc: after it when the doc is one line
-// of at most room characters, else above it.
-func docField(g *jen.Group, field *jen.Statement, doc []string, room int) {
-	if len(doc) == 1 && utf8.RuneCountInString(sanitize.Comment(doc[0])) <= room {
-		trailing(field, doc[0])
+// oneLineNote makes a one-line doc fl's note, and a longer one its doc.
+func oneLineNote(fl structField, doc []string) structField {
+	if len(doc) == 1 {
+		fl.note = doc[0]
 	} else {
-		comment(g, doc)
+		fl.doc = doc
 	}
-	g.Add(field)
-}
-
-// trailing adds line as a comment at the end of s.
-func trailing(s *jen.Statement, line string) {
-	if l := sanitize.Comment(line); l != "" {
-		s.Comment("// " + l)
-	}
+	return fl
 }
 
 // emitOperation prints the method of one operation, and one more for each

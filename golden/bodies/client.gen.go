@@ -22,26 +22,32 @@ type NewPet struct {
 	Name string  `json:"name"`
 	Tag  *string `json:"tag,omitzero"`
 }
+
 type PostChargeForm struct {
 	Amount *int64                    `json:"amount,omitzero"`
 	Expand []string                  `json:"expand,omitzero"`
 	Lines  []PostChargeFormLinesItem `json:"lines,omitzero"`
 }
+
 type PostChargeFormLinesItem struct {
 	Price    *string `json:"price,omitzero"`
 	Quantity *int64  `json:"quantity,omitzero"`
 }
+
 type PostLooseForm struct {
 	Loose *PostLooseFormLoose     `json:"loose,omitzero"`
 	Piped []string                `json:"piped,omitzero"`
 	Rows  []PostLooseFormRowsItem `json:"rows,omitzero"`
 }
+
 type PostLooseFormLoose struct {
 	K *string `json:"k,omitzero"`
 }
+
 type PostLooseFormRowsItem struct {
 	K *string `json:"k,omitzero"`
 }
+
 type PostOrderForm struct {
 	Csv  []string           `json:"csv,omitzero"`
 	Meta *PostOrderFormMeta `json:"meta,omitzero"`
@@ -69,6 +75,7 @@ type CreatePetMultipart struct {
 	Name string  `json:"name,omitzero"`
 	Tag  *string `json:"tag,omitzero"`
 }
+
 type PatchPetBodyItem struct {
 	Op    string          `json:"op"`
 	Path  string          `json:"path"`
@@ -80,6 +87,7 @@ type PostReportMultipart struct {
 	Doc  *PostReportMultipartDoc `json:"doc,omitzero"`
 	Note *string                 `json:"note,omitzero"`
 }
+
 type PostReportMultipartDoc struct {
 	A *string `json:"a,omitzero"`
 }
@@ -98,9 +106,11 @@ type UploadMultipart struct {
 	// Title is required.
 	Title string `json:"title,omitzero"`
 }
+
 type UploadMultipartLabelsItem struct {
 	Key string `json:"key"`
 }
+
 type UploadMultipartMeta struct {
 	Owner *string `json:"owner,omitzero"`
 }
@@ -300,8 +310,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// PutAvatarResponse is the answer to PutAvatar; the resgen tags say which status fills which
-// field.
+// PutAvatarResponse is the answer to PutAvatar.
 type PutAvatarResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -328,8 +337,7 @@ func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Read
 	return runtime.Call(ctx, c.opPutAvatar, &req, new(PutAvatarResponse), opts)
 }
 
-// PostChargeResponse is the answer to PostCharge; the resgen tags say which status fills which
-// field.
+// PostChargeResponse is the answer to PostCharge.
 type PostChargeResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -352,8 +360,7 @@ func (c *Client) PostCharge(ctx context.Context, body PostChargeForm, opts ...ru
 	return runtime.Call(ctx, c.opPostCharge, &req, new(PostChargeResponse), opts)
 }
 
-// PostLooseResponse is the answer to PostLoose; the resgen tags say which status fills which
-// field.
+// PostLooseResponse is the answer to PostLoose.
 type PostLooseResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -399,8 +406,7 @@ func (c *Client) sendPostLoose(ctx context.Context, req *runtime.Request, opts [
 	return runtime.Call(ctx, c.opPostLoose, req, new(PostLooseResponse), opts)
 }
 
-// PostOrderResponse is the answer to PostOrder; the resgen tags say which status fills which
-// field.
+// PostOrderResponse is the answer to PostOrder.
 type PostOrderResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -433,8 +439,7 @@ type CreatePetParams struct {
 	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// CreatePetResponse is the answer to CreatePet; the resgen tags say which status fills which
-// field.
+// CreatePetResponse is the answer to CreatePet.
 type CreatePetResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -539,8 +544,7 @@ func (c *Client) sendCreatePet(ctx context.Context, params *CreatePetParams, req
 	return runtime.Call(ctx, c.opCreatePet, req, new(CreatePetResponse), opts)
 }
 
-// CreatePetWithFormResponse is the answer to CreatePetWithForm; the resgen tags say which status
-// fills which field.
+// CreatePetWithFormResponse is the answer to CreatePetWithForm.
 type CreatePetWithFormResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -556,7 +560,7 @@ func (c *Client) CreatePetWithForm(ctx context.Context, body *NewPet, opts ...ru
 	return runtime.Call(ctx, c.opCreatePetWithForm, &req, new(CreatePetWithFormResponse), opts)
 }
 
-// PatchPetResponse is the answer to PatchPet; the resgen tags say which status fills which field.
+// PatchPetResponse is the answer to PatchPet.
 type PatchPetResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -604,8 +608,7 @@ func (c *Client) sendPatchPet(ctx context.Context, id string, req *runtime.Reque
 	return runtime.Call(ctx, c.opPatchPet, req, new(PatchPetResponse), opts)
 }
 
-// PostReportResponse is the answer to PostReport; the resgen tags say which status fills which
-// field.
+// PostReportResponse is the answer to PostReport.
 type PostReportResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -658,7 +661,7 @@ func (c *Client) sendPostReport(ctx context.Context, req *runtime.Request, opts 
 	return runtime.Call(ctx, c.opPostReport, req, new(PostReportResponse), opts)
 }
 
-// UploadResponse is the answer to Upload; the resgen tags say which status fills which field.
+// UploadResponse is the answer to Upload.
 type UploadResponse struct {
 	runtime.Response `resgen:"201"`
 }

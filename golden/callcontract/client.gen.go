@@ -18,6 +18,7 @@ type Problem struct {
 	Code    int64   `json:"code"`
 	Message *string `json:"message,omitzero"`
 }
+
 type Thing struct {
 	Name string `json:"name"`
 }
@@ -245,8 +246,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// BudgetThingResponse is the answer to BudgetThing; the resgen tags say which status fills which
-// field.
+// BudgetThingResponse is the answer to BudgetThing.
 type BudgetThingResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -271,8 +271,7 @@ type KeyedThingParams struct {
 	IdempotencyKey *string
 }
 
-// KeyedThingResponse is the answer to KeyedThing; the resgen tags say which status fills which
-// field.
+// KeyedThingResponse is the answer to KeyedThing.
 type KeyedThingResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -297,7 +296,7 @@ func (c *Client) KeyedThing(ctx context.Context, params *KeyedThingParams, body 
 	return runtime.Call(ctx, c.opKeyedThing, &req, new(KeyedThingResponse), opts)
 }
 
-// OffThingResponse is the answer to OffThing; the resgen tags say which status fills which field.
+// OffThingResponse is the answer to OffThing.
 type OffThingResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -313,8 +312,7 @@ func (c *Client) OffThing(ctx context.Context, opts ...runtime.CallOption) (*Off
 	return runtime.Call(ctx, c.opOffThing, &req, new(OffThingResponse), opts)
 }
 
-// RangeThingResponse is the answer to RangeThing; the resgen tags say which status fills which
-// field.
+// RangeThingResponse is the answer to RangeThing.
 type RangeThingResponse struct {
 	runtime.Response
 	JSON200 *Thing   `resgen:"200"` // ok.
@@ -334,8 +332,7 @@ func (c *Client) RangeThing(ctx context.Context, opts ...runtime.CallOption) (*R
 	return runtime.Call(ctx, c.opRangeThing, &req, new(RangeThingResponse), opts)
 }
 
-// SlowThingResponse is the answer to SlowThing; the resgen tags say which status fills which
-// field.
+// SlowThingResponse is the answer to SlowThing.
 type SlowThingResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -352,8 +349,7 @@ func (c *Client) SlowThing(ctx context.Context, opts ...runtime.CallOption) (*Sl
 	return runtime.Call(ctx, c.opSlowThing, &req, new(SlowThingResponse), opts)
 }
 
-// ListThingsResponse is the answer to ListThings; the resgen tags say which status fills which
-// field.
+// ListThingsResponse is the answer to ListThings.
 type ListThingsResponse struct {
 	runtime.Response
 	JSON200     []Thing  `resgen:"200"`     // ok.
@@ -372,8 +368,7 @@ func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*L
 	return runtime.Call(ctx, c.opListThings, &req, new(ListThingsResponse), opts)
 }
 
-// CreateThingResponse is the answer to CreateThing; the resgen tags say which status fills which
-// field.
+// CreateThingResponse is the answer to CreateThing.
 type CreateThingResponse struct {
 	runtime.Response
 	JSON201     *Thing   `resgen:"201"`     // made.
@@ -391,7 +386,7 @@ func (c *Client) CreateThing(ctx context.Context, body Thing, opts ...runtime.Ca
 	return runtime.Call(ctx, c.opCreateThing, &req, new(CreateThingResponse), opts)
 }
 
-// GetThingResponse is the answer to GetThing; the resgen tags say which status fills which field.
+// GetThingResponse is the answer to GetThing.
 type GetThingResponse struct {
 	runtime.Response
 	JSON200 *Thing   `resgen:"200"` // ok.
@@ -410,8 +405,7 @@ func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOp
 	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }
 
-// TrialThingResponse is the answer to TrialThing; the resgen tags say which status fills which
-// field.
+// TrialThingResponse is the answer to TrialThing.
 type TrialThingResponse struct {
 	runtime.Response `resgen:"200"`
 }

@@ -243,8 +243,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// CappedWindowResponse is the answer to CappedWindow; the resgen tags say which status fills which
-// field.
+// CappedWindowResponse is the answer to CappedWindow.
 type CappedWindowResponse struct {
 	runtime.Response
 	JSON200 *Result `resgen:"200"` // ok.
@@ -263,8 +262,7 @@ func (c *Client) CappedWindow(ctx context.Context, opts ...runtime.CallOption) (
 	return runtime.Call(ctx, c.opCappedWindow, &req, new(CappedWindowResponse), opts)
 }
 
-// RecoveringResponse is the answer to Recovering; the resgen tags say which status fills which
-// field.
+// RecoveringResponse is the answer to Recovering.
 type RecoveringResponse struct {
 	runtime.Response
 	JSON200 *Result `resgen:"200"` // ok.
@@ -284,8 +282,7 @@ func (c *Client) Recovering(ctx context.Context, id string, opts ...runtime.Call
 	return runtime.Call(ctx, c.opRecovering, &req, new(RecoveringResponse), opts)
 }
 
-// SlowSuccessResponse is the answer to SlowSuccess; the resgen tags say which status fills which
-// field.
+// SlowSuccessResponse is the answer to SlowSuccess.
 type SlowSuccessResponse struct {
 	runtime.Response
 	JSON200 *Result `resgen:"200"` // ok.
@@ -305,8 +302,7 @@ func (c *Client) SlowSuccess(ctx context.Context, opts ...runtime.CallOption) (*
 	return runtime.Call(ctx, c.opSlowSuccess, &req, new(SlowSuccessResponse), opts)
 }
 
-// SustainedFailureResponse is the answer to SustainedFailure; the resgen tags say which status
-// fills which field.
+// SustainedFailureResponse is the answer to SustainedFailure.
 type SustainedFailureResponse struct {
 	runtime.Response
 	JSON200 *Result `resgen:"200"` // ok.

@@ -258,8 +258,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// PostEventResponse is the answer to PostEvent; the resgen tags say which status fills which
-// field.
+// PostEventResponse is the answer to PostEvent.
 type PostEventResponse struct {
 	runtime.Response
 	JSON200 *Item `resgen:"200"` // the event.
@@ -278,7 +277,7 @@ func (c *Client) PostEvent(ctx context.Context, body Item, opts ...runtime.CallO
 	return runtime.Call(ctx, c.opPostEvent, &req, new(PostEventResponse), opts)
 }
 
-// GetItemResponse is the answer to GetItem; the resgen tags say which status fills which field.
+// GetItemResponse is the answer to GetItem.
 type GetItemResponse struct {
 	runtime.Response
 	JSON200 *Item `resgen:"200"` // the item.
@@ -298,8 +297,7 @@ func (c *Client) GetItem(ctx context.Context, id string, opts ...runtime.CallOpt
 	return runtime.Call(ctx, c.opGetItem, &req, new(GetItemResponse), opts)
 }
 
-// TouchItemResponse is the answer to TouchItem; the resgen tags say which status fills which
-// field.
+// TouchItemResponse is the answer to TouchItem.
 type TouchItemResponse struct {
 	runtime.Response
 	JSON200 *Item `resgen:"200"` // the item, touched.
@@ -325,8 +323,7 @@ type CreateOrderParams struct {
 	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// CreateOrderResponse is the answer to CreateOrder; the resgen tags say which status fills which
-// field.
+// CreateOrderResponse is the answer to CreateOrder.
 type CreateOrderResponse struct {
 	runtime.Response
 	JSON200 *Item `resgen:"200"` // the order.
@@ -361,8 +358,7 @@ type CreatePaymentParams struct {
 	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// CreatePaymentResponse is the answer to CreatePayment; the resgen tags say which status fills
-// which field.
+// CreatePaymentResponse is the answer to CreatePayment.
 type CreatePaymentResponse struct {
 	runtime.Response
 	JSON200 *Item `resgen:"200"` // the payment.

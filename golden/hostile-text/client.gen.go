@@ -104,6 +104,7 @@ func (u *Tagged) UnmarshalJSON(data []byte) error {
 type TaggedAB0m struct {
 	Kind TaggedAB0mKind `json:"kind"`
 }
+
 type TaggedAB0mKind string
 
 // Values of TaggedAB0mKind the spec lists. A server may send others; they decode too.
@@ -122,6 +123,7 @@ func (v TaggedAB0mKind) MarshalJSON() ([]byte, error) {
 type TaggedCd struct {
 	Kind TaggedCdKind `json:"kind"`
 }
+
 type TaggedCdKind string
 
 // Values of TaggedCdKind the spec lists. A server may send others; they decode too.
@@ -311,7 +313,7 @@ type Get2JPetParams struct {
 	Q8HTTPEvil *Get2JPetQ8HTTPEvil // query parameter "q ]8;;http://evil "
 }
 
-// Get2JPetResponse is the answer to Get2JPet; the resgen tags say which status fills which field.
+// Get2JPetResponse is the answer to Get2JPet.
 type Get2JPetResponse struct {
 	runtime.Response
 	XEvil   *string `resgen:"header:X-Evil\u202e"` // h [5m.

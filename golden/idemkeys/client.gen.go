@@ -274,8 +274,7 @@ type BoundedKeyParams struct {
 	IdempotencyKey *int32 // header parameter "idempotency-key"
 }
 
-// BoundedKeyResponse is the answer to BoundedKey; the resgen tags say which status fills which
-// field.
+// BoundedKeyResponse is the answer to BoundedKey.
 type BoundedKeyResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -307,8 +306,7 @@ type CustomKeyParams struct {
 	XRequestID *int32 // header parameter "X-Request-Id"
 }
 
-// CustomKeyResponse is the answer to CustomKey; the resgen tags say which status fills which
-// field.
+// CustomKeyResponse is the answer to CustomKey.
 type CustomKeyResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -340,7 +338,7 @@ type IntKeyParams struct {
 	IdempotencyKey *int64 // header parameter "Idempotency-Key"
 }
 
-// IntKeyResponse is the answer to IntKey; the resgen tags say which status fills which field.
+// IntKeyResponse is the answer to IntKey.
 type IntKeyResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -371,7 +369,7 @@ type ListKeyParams struct {
 	IdempotencyKey []string // header parameter "IDEMPOTENCY-KEY"
 }
 
-// ListKeyResponse is the answer to ListKey; the resgen tags say which status fills which field.
+// ListKeyResponse is the answer to ListKey.
 type ListKeyResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -402,7 +400,7 @@ type NearMissParams struct {
 	XTrace          *string // header parameter "X-Trace"
 }
 
-// NearMissResponse is the answer to NearMiss; the resgen tags say which status fills which field.
+// NearMissResponse is the answer to NearMiss.
 type NearMissResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -432,8 +430,7 @@ type NearMissPrefixParams struct {
 	XIdempotencyKey *string // header parameter "X-Idempotency-Key"
 }
 
-// NearMissPrefixResponse is the answer to NearMissPrefix; the resgen tags say which status fills
-// which field.
+// NearMissPrefixResponse is the answer to NearMissPrefix.
 type NearMissPrefixResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -460,8 +457,7 @@ type NearMissTypoParams struct {
 	IdempotancyKey *string // header parameter "Idempotancy-Key"
 }
 
-// NearMissTypoResponse is the answer to NearMissTypo; the resgen tags say which status fills which
-// field.
+// NearMissTypoResponse is the answer to NearMissTypo.
 type NearMissTypoResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -489,8 +485,7 @@ type NumberKeyParams struct {
 	IdempotencyKey *float64 // header parameter "Idempotency-Key"
 }
 
-// NumberKeyResponse is the answer to NumberKey; the resgen tags say which status fills which
-// field.
+// NumberKeyResponse is the answer to NumberKey.
 type NumberKeyResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -521,7 +516,7 @@ type UnionKeyParams struct {
 	IdempotencyKey *UnionKeyIdempotencyKey // header parameter "Idempotency-Key"
 }
 
-// UnionKeyResponse is the answer to UnionKey; the resgen tags say which status fills which field.
+// UnionKeyResponse is the answer to UnionKey.
 type UnionKeyResponse struct {
 	runtime.Response `resgen:"200"`
 }

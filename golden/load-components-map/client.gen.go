@@ -18,11 +18,13 @@ type Owner struct {
 	Name string `json:"name"`
 	Pets []Pet  `json:"pets,omitzero"`
 }
+
 type Pet struct {
 	Born *time.Time `json:"born,omitzero"`
 	Kind *PetKind   `json:"kind,omitzero"`
 	Name string     `json:"name"`
 }
+
 type PetKind string
 
 // Values of PetKind the spec lists. A server may send others; they decode too.
@@ -190,7 +192,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetOwnerResponse is the answer to GetOwner; the resgen tags say which status fills which field.
+// GetOwnerResponse is the answer to GetOwner.
 type GetOwnerResponse struct {
 	runtime.Response
 	JSON200 *Owner                   `resgen:"200"` // the owner.

@@ -18,6 +18,7 @@ const _ = runtime.SupportPackageIsVersion1
 type Pet struct {
 	Name string `json:"name"`
 }
+
 type GetStoreResponse200Body struct {
 	ID    string          `json:"id"`
 	Owner json.RawMessage `json:"owner,omitzero"`
@@ -188,7 +189,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListPetsResponse is the answer to ListPets; the resgen tags say which status fills which field.
+// ListPetsResponse is the answer to ListPets.
 type ListPetsResponse struct {
 	runtime.Response
 	JSON200 []Pet `resgen:"200"` // the pets.
@@ -206,7 +207,7 @@ func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*Lis
 	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
-// GetPetResponse is the answer to GetPet; the resgen tags say which status fills which field.
+// GetPetResponse is the answer to GetPet.
 type GetPetResponse struct {
 	runtime.Response
 	JSON200 *Pet `resgen:"200"` // a pet.
@@ -224,7 +225,7 @@ func (c *Client) GetPet(ctx context.Context, id string, opts ...runtime.CallOpti
 	return runtime.Call(ctx, c.opGetPet, &req, new(GetPetResponse), opts)
 }
 
-// GetStoreResponse is the answer to GetStore; the resgen tags say which status fills which field.
+// GetStoreResponse is the answer to GetStore.
 type GetStoreResponse struct {
 	runtime.Response `resgen:"404"`
 	// a store, whose owner's schema is missing.

@@ -19,9 +19,11 @@ type Invoice struct {
 	Number string `json:"number"`
 	Total  Total  `json:"total"`
 }
+
 type Total struct {
 	Cents int64 `json:"cents"`
 }
+
 type GetOrderResponse200Body struct {
 	ID    string `json:"id"`
 	Lines []Line `json:"lines"`
@@ -42,6 +44,7 @@ type Line struct {
 	Qty   int64  `json:"qty"`
 	Sku   string `json:"sku"`
 }
+
 type Money struct {
 	Amount   string `json:"amount"`
 	Currency string `json:"currency"`
@@ -207,8 +210,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetInvoiceResponse is the answer to GetInvoice; the resgen tags say which status fills which
-// field.
+// GetInvoiceResponse is the answer to GetInvoice.
 type GetInvoiceResponse struct {
 	runtime.Response
 	JSON200 *Invoice `resgen:"200"` // an invoice, a component with $defs.
@@ -226,10 +228,11 @@ func (c *Client) GetInvoice(ctx context.Context, id string, opts ...runtime.Call
 	return runtime.Call(ctx, c.opGetInvoice, &req, new(GetInvoiceResponse), opts)
 }
 
-// GetOrderResponse is the answer to GetOrder; the resgen tags say which status fills which field.
+// GetOrderResponse is the answer to GetOrder.
 type GetOrderResponse struct {
 	runtime.Response
-	JSON200 *GetOrderResponse200Body `resgen:"200"` // the order, an inline schema with $defs.
+	// the order, an inline schema with $defs.
+	JSON200 *GetOrderResponse200Body `resgen:"200"`
 }
 
 // GetOrder calls GET /orders/{id}.

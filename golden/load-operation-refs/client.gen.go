@@ -29,9 +29,11 @@ type Pet struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
 }
+
 type PetGetResponseDefaultBody struct {
 	Message *string `json:"message,omitzero"`
 }
+
 type PetUpdateBody struct {
 	Tags []string `json:"tags"`
 }
@@ -212,7 +214,7 @@ type PetGetParams struct {
 	Fields []string    // query parameter "fields" (required)
 }
 
-// PetGetResponse is the answer to PetGet; the resgen tags say which status fills which field.
+// PetGetResponse is the answer to PetGet.
 type PetGetResponse struct {
 	runtime.Response
 	JSON200     *Pet                       `resgen:"200"`     // the pet.
@@ -244,8 +246,7 @@ func (c *Client) PetGet(ctx context.Context, petID int64, params *PetGetParams, 
 	return runtime.Call(ctx, c.opPetGet, &req, new(PetGetResponse), opts)
 }
 
-// PetUpdateResponse is the answer to PetUpdate; the resgen tags say which status fills which
-// field.
+// PetUpdateResponse is the answer to PetUpdate.
 type PetUpdateResponse struct {
 	runtime.Response `resgen:"204"`
 }

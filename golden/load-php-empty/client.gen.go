@@ -15,6 +15,7 @@ import (
 const _ = runtime.SupportPackageIsVersion1
 
 type Meta map[string]any
+
 type Thing struct {
 	ID   string `json:"id"`
 	Meta *Meta  `json:"meta,omitzero"`
@@ -180,7 +181,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetThingResponse is the answer to GetThing; the resgen tags say which status fills which field.
+// GetThingResponse is the answer to GetThing.
 type GetThingResponse struct {
 	runtime.Response
 	JSON200 *Thing `resgen:"200"` // the thing.
@@ -198,8 +199,7 @@ func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOp
 	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }
 
-// DeleteThingResponse is the answer to DeleteThing; the resgen tags say which status fills which
-// field.
+// DeleteThingResponse is the answer to DeleteThing.
 type DeleteThingResponse struct {
 	runtime.Response `resgen:"204"`
 }

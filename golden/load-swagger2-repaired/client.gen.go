@@ -20,6 +20,7 @@ const _ = runtime.SupportPackageIsVersion1
 // slack's shape: items written as a list, which resgen repairs; the repair re-encodes the whole
 // spec.
 type Pair []json.RawMessage
+
 type UpdateItemForm struct {
 	Count  int64 `json:"count"`
 	Public *bool `json:"public,omitzero"`
@@ -178,8 +179,7 @@ type UpdateItemParams struct {
 	XRatio *float64 // header parameter "X-Ratio"
 }
 
-// UpdateItemResponse is the answer to UpdateItem; the resgen tags say which status fills which
-// field.
+// UpdateItemResponse is the answer to UpdateItem.
 type UpdateItemResponse struct {
 	runtime.Response
 	JSON200 *Pair `resgen:"200"` // ok.

@@ -34,6 +34,7 @@ type Line struct {
 	Qty *int32  `json:"qty,omitzero"`
 	Sku *string `json:"sku,omitzero"`
 }
+
 type GetOrderResponse404Body struct {
 	Message *string `json:"message,omitzero"`
 }
@@ -193,7 +194,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetOrderResponse is the answer to GetOrder; the resgen tags say which status fills which field.
+// GetOrderResponse is the answer to GetOrder.
 type GetOrderResponse struct {
 	runtime.Response
 	JSON200 *Order                   `resgen:"200"` // ok.

@@ -19,8 +19,7 @@ type ListServersParams struct {
 	ChangesSince *time.Time    // query parameter "changes-since"
 }
 
-// ListServersResponse is the answer to ListServers; the resgen tags say which status fills which
-// field.
+// ListServersResponse is the answer to ListServers.
 type ListServersResponse struct {
 	runtime.Response
 	JSON200 *ListServersResponse200Body `resgen:"200"` // Servers.
@@ -52,8 +51,7 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opt
 	return runtime.Call(ctx, c.opListServers, &req, new(ListServersResponse), opts)
 }
 
-// CreateServerResponse is the answer to CreateServer; the resgen tags say which status fills which
-// field.
+// CreateServerResponse is the answer to CreateServer.
 type CreateServerResponse struct {
 	runtime.Response
 	JSON202 *Server `resgen:"202"` // Accepted.
@@ -72,8 +70,7 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...ru
 	return runtime.Call(ctx, c.opCreateServer, &req, new(CreateServerResponse), opts)
 }
 
-// ShowServerResponse is the answer to ShowServer; the resgen tags say which status fills which
-// field.
+// ShowServerResponse is the answer to ShowServer.
 type ShowServerResponse struct {
 	runtime.Response
 	JSON200 *Server `resgen:"200"` // One server.
@@ -92,8 +89,7 @@ func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtim
 	return runtime.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
 }
 
-// DeleteServerResponse is the answer to DeleteServer; the resgen tags say which status fills which
-// field.
+// DeleteServerResponse is the answer to DeleteServer.
 type DeleteServerResponse struct {
 	runtime.Response `resgen:"204"`
 }
@@ -119,8 +115,7 @@ type ServerActionParams struct {
 	IdempotencyKey *string
 }
 
-// ServerActionResponse is the answer to ServerAction; the resgen tags say which status fills which
-// field.
+// ServerActionResponse is the answer to ServerAction.
 type ServerActionResponse struct {
 	runtime.Response `resgen:"202"`
 }

@@ -9,8 +9,7 @@ import (
 	"github.com/resgen/resgen/runtime"
 )
 
-// IssueTokenResponse is the answer to IssueToken; the resgen tags say which status fills which
-// field.
+// IssueTokenResponse is the answer to IssueToken.
 type IssueTokenResponse struct {
 	runtime.Response
 	XSubjectToken *string `resgen:"header:X-Subject-Token"`
@@ -39,8 +38,7 @@ type RevokeTokenParams struct {
 	XSubjectToken string // header parameter "X-Subject-Token" (required)
 }
 
-// RevokeTokenResponse is the answer to RevokeToken; the resgen tags say which status fills which
-// field.
+// RevokeTokenResponse is the answer to RevokeToken.
 type RevokeTokenResponse struct {
 	runtime.Response `resgen:"204"`
 }

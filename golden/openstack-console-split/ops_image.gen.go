@@ -14,8 +14,7 @@ type ListImagesParams struct {
 	Tag        []string              // query parameter "tag"
 }
 
-// ListImagesResponse is the answer to ListImages; the resgen tags say which status fills which
-// field.
+// ListImagesResponse is the answer to ListImages.
 type ListImagesResponse struct {
 	runtime.Response
 	JSON200 *ListImagesResponse200Body `resgen:"200"` // Images.
@@ -43,8 +42,7 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts 
 	return runtime.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)
 }
 
-// UploadImageResponse is the answer to UploadImage; the resgen tags say which status fills which
-// field.
+// UploadImageResponse is the answer to UploadImage.
 type UploadImageResponse struct {
 	runtime.Response `resgen:"204"`
 }

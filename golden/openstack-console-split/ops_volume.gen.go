@@ -8,8 +8,7 @@ import (
 	"github.com/resgen/resgen/runtime"
 )
 
-// ListVolumesResponse is the answer to ListVolumes; the resgen tags say which status fills which
-// field.
+// ListVolumesResponse is the answer to ListVolumes.
 type ListVolumesResponse struct {
 	runtime.Response
 	JSON200 *ListVolumesResponse200Body `resgen:"200"` // Volumes.
@@ -27,8 +26,7 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runt
 	return runtime.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
 }
 
-// CreateVolumeResponse is the answer to CreateVolume; the resgen tags say which status fills which
-// field.
+// CreateVolumeResponse is the answer to CreateVolume.
 type CreateVolumeResponse struct {
 	runtime.Response
 	JSON202 *Volume `resgen:"202"` // Accepted.

@@ -10,30 +10,37 @@ import (
 type AuthRequest struct {
 	Auth AuthRequestAuth `json:"auth"`
 }
+
 type AuthRequestAuth struct {
 	Identity AuthRequestAuthIdentity `json:"identity"`
 }
+
 type AuthRequestAuthIdentity struct {
 	Methods  []string                         `json:"methods,omitzero"`
 	Password *AuthRequestAuthIdentityPassword `json:"password,omitzero"`
 }
+
 type AuthRequestAuthIdentityPassword struct {
 	User *AuthRequestAuthIdentityPasswordUser `json:"user,omitzero"`
 }
+
 type AuthRequestAuthIdentityPasswordUser struct {
 	Name     *string `json:"name,omitzero"`
 	Password *string `json:"password,omitzero"`
 }
+
 type Fault struct {
 	Code    *int64  `json:"code,omitzero"`
 	Message *string `json:"message,omitzero"`
 }
+
 type Image struct {
 	ID   *string  `json:"id,omitzero"`
 	Name *string  `json:"name,omitzero"`
 	Size *int64   `json:"size,omitzero"`
 	Tags []string `json:"tags,omitzero"`
 }
+
 type Server struct {
 	AccessIPv4 *string           `json:"accessIPv4,omitzero"`
 	ID         string            `json:"id"`
@@ -42,13 +49,16 @@ type Server struct {
 	Progress   *int32            `json:"progress,omitzero"`
 	Status     ServerStatus      `json:"status"`
 }
+
 type ServerAction struct {
 	OsStop map[string]any      `json:"os-stop,omitzero"`
 	Reboot *ServerActionReboot `json:"reboot,omitzero"`
 }
+
 type ServerActionReboot struct {
 	Type *ServerActionRebootType `json:"type,omitzero"`
 }
+
 type ServerActionRebootType string
 
 // Values of ServerActionRebootType the spec lists. A server may send others; they decode too.
@@ -60,11 +70,13 @@ const (
 type ServerCreate struct {
 	Server ServerCreateServer `json:"server"`
 }
+
 type ServerCreateServer struct {
 	FlavorRef string `json:"flavorRef"`
 	ImageRef  string `json:"imageRef"`
 	Name      string `json:"name"`
 }
+
 type ServerStatus string
 
 // Values of ServerStatus the spec lists. A server may send others; they decode too.
@@ -79,15 +91,18 @@ const (
 type Token struct {
 	Token *TokenToken `json:"token,omitzero"`
 }
+
 type TokenToken struct {
 	ExpiresAt *time.Time `json:"expires_at,omitzero"`
 	Methods   []string   `json:"methods,omitzero"`
 }
+
 type Volume struct {
 	ID     *string `json:"id,omitzero"`
 	Size   *int32  `json:"size,omitzero"`
 	Status *string `json:"status,omitzero"`
 }
+
 type ListServersResponse200Body struct {
 	Servers []Server `json:"servers"`
 }
@@ -115,6 +130,7 @@ const (
 type ListImagesResponse200Body struct {
 	Images []Image `json:"images,omitzero"`
 }
+
 type ListVolumesResponse200Body struct {
 	Volumes []Volume `json:"volumes,omitzero"`
 }

@@ -20,30 +20,37 @@ const _ = runtime.SupportPackageIsVersion1
 type AuthRequest struct {
 	Auth AuthRequestAuth `json:"auth"`
 }
+
 type AuthRequestAuth struct {
 	Identity AuthRequestAuthIdentity `json:"identity"`
 }
+
 type AuthRequestAuthIdentity struct {
 	Methods  []string                         `json:"methods,omitzero"`
 	Password *AuthRequestAuthIdentityPassword `json:"password,omitzero"`
 }
+
 type AuthRequestAuthIdentityPassword struct {
 	User *AuthRequestAuthIdentityPasswordUser `json:"user,omitzero"`
 }
+
 type AuthRequestAuthIdentityPasswordUser struct {
 	Name     *string `json:"name,omitzero"`
 	Password *string `json:"password,omitzero"`
 }
+
 type Fault struct {
 	Code    *int64  `json:"code,omitzero"`
 	Message *string `json:"message,omitzero"`
 }
+
 type Image struct {
 	ID   *string  `json:"id,omitzero"`
 	Name *string  `json:"name,omitzero"`
 	Size *int64   `json:"size,omitzero"`
 	Tags []string `json:"tags,omitzero"`
 }
+
 type Server struct {
 	AccessIPv4 *string           `json:"accessIPv4,omitzero"`
 	ID         string            `json:"id"`
@@ -52,13 +59,16 @@ type Server struct {
 	Progress   *int32            `json:"progress,omitzero"`
 	Status     ServerStatus      `json:"status"`
 }
+
 type ServerAction struct {
 	OsStop map[string]any      `json:"os-stop,omitzero"`
 	Reboot *ServerActionReboot `json:"reboot,omitzero"`
 }
+
 type ServerActionReboot struct {
 	Type *ServerActionRebootType `json:"type,omitzero"`
 }
+
 type ServerActionRebootType string
 
 // Values of ServerActionRebootType the spec lists. A server may send others; they decode too.
@@ -70,11 +80,13 @@ const (
 type ServerCreate struct {
 	Server ServerCreateServer `json:"server"`
 }
+
 type ServerCreateServer struct {
 	FlavorRef string `json:"flavorRef"`
 	ImageRef  string `json:"imageRef"`
 	Name      string `json:"name"`
 }
+
 type ServerStatus string
 
 // Values of ServerStatus the spec lists. A server may send others; they decode too.
@@ -89,15 +101,18 @@ const (
 type Token struct {
 	Token *TokenToken `json:"token,omitzero"`
 }
+
 type TokenToken struct {
 	ExpiresAt *time.Time `json:"expires_at,omitzero"`
 	Methods   []string   `json:"methods,omitzero"`
 }
+
 type Volume struct {
 	ID     *string `json:"id,omitzero"`
 	Size   *int32  `json:"size,omitzero"`
 	Status *string `json:"status,omitzero"`
 }
+
 type ListServersResponse200Body struct {
 	Servers []Server `json:"servers"`
 }
@@ -125,6 +140,7 @@ const (
 type ListImagesResponse200Body struct {
 	Images []Image `json:"images,omitzero"`
 }
+
 type ListVolumesResponse200Body struct {
 	Volumes []Volume `json:"volumes,omitzero"`
 }
@@ -431,8 +447,7 @@ type ListServersParams struct {
 	ChangesSince *time.Time    // query parameter "changes-since"
 }
 
-// ListServersResponse is the answer to ListServers; the resgen tags say which status fills which
-// field.
+// ListServersResponse is the answer to ListServers.
 type ListServersResponse struct {
 	runtime.Response
 	JSON200 *ListServersResponse200Body `resgen:"200"` // Servers.
@@ -464,8 +479,7 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opt
 	return runtime.Call(ctx, c.opListServers, &req, new(ListServersResponse), opts)
 }
 
-// CreateServerResponse is the answer to CreateServer; the resgen tags say which status fills which
-// field.
+// CreateServerResponse is the answer to CreateServer.
 type CreateServerResponse struct {
 	runtime.Response
 	JSON202 *Server `resgen:"202"` // Accepted.
@@ -484,8 +498,7 @@ func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...ru
 	return runtime.Call(ctx, c.opCreateServer, &req, new(CreateServerResponse), opts)
 }
 
-// ShowServerResponse is the answer to ShowServer; the resgen tags say which status fills which
-// field.
+// ShowServerResponse is the answer to ShowServer.
 type ShowServerResponse struct {
 	runtime.Response
 	JSON200 *Server `resgen:"200"` // One server.
@@ -504,8 +517,7 @@ func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtim
 	return runtime.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
 }
 
-// DeleteServerResponse is the answer to DeleteServer; the resgen tags say which status fills which
-// field.
+// DeleteServerResponse is the answer to DeleteServer.
 type DeleteServerResponse struct {
 	runtime.Response `resgen:"204"`
 }
@@ -531,8 +543,7 @@ type ServerActionParams struct {
 	IdempotencyKey *string
 }
 
-// ServerActionResponse is the answer to ServerAction; the resgen tags say which status fills which
-// field.
+// ServerActionResponse is the answer to ServerAction.
 type ServerActionResponse struct {
 	runtime.Response `resgen:"202"`
 }
@@ -559,8 +570,7 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	return runtime.Call(ctx, c.opServerAction, &req, new(ServerActionResponse), opts)
 }
 
-// IssueTokenResponse is the answer to IssueToken; the resgen tags say which status fills which
-// field.
+// IssueTokenResponse is the answer to IssueToken.
 type IssueTokenResponse struct {
 	runtime.Response
 	XSubjectToken *string `resgen:"header:X-Subject-Token"`
@@ -589,8 +599,7 @@ type RevokeTokenParams struct {
 	XSubjectToken string // header parameter "X-Subject-Token" (required)
 }
 
-// RevokeTokenResponse is the answer to RevokeToken; the resgen tags say which status fills which
-// field.
+// RevokeTokenResponse is the answer to RevokeToken.
 type RevokeTokenResponse struct {
 	runtime.Response `resgen:"204"`
 }
@@ -619,8 +628,7 @@ type ListImagesParams struct {
 	Tag        []string              // query parameter "tag"
 }
 
-// ListImagesResponse is the answer to ListImages; the resgen tags say which status fills which
-// field.
+// ListImagesResponse is the answer to ListImages.
 type ListImagesResponse struct {
 	runtime.Response
 	JSON200 *ListImagesResponse200Body `resgen:"200"` // Images.
@@ -648,8 +656,7 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts 
 	return runtime.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)
 }
 
-// UploadImageResponse is the answer to UploadImage; the resgen tags say which status fills which
-// field.
+// UploadImageResponse is the answer to UploadImage.
 type UploadImageResponse struct {
 	runtime.Response `resgen:"204"`
 }
@@ -669,8 +676,7 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, o
 	return runtime.Call(ctx, c.opUploadImage, &req, new(UploadImageResponse), opts)
 }
 
-// ListVolumesResponse is the answer to ListVolumes; the resgen tags say which status fills which
-// field.
+// ListVolumesResponse is the answer to ListVolumes.
 type ListVolumesResponse struct {
 	runtime.Response
 	JSON200 *ListVolumesResponse200Body `resgen:"200"` // Volumes.
@@ -688,8 +694,7 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runt
 	return runtime.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
 }
 
-// CreateVolumeResponse is the answer to CreateVolume; the resgen tags say which status fills which
-// field.
+// CreateVolumeResponse is the answer to CreateVolume.
 type CreateVolumeResponse struct {
 	runtime.Response
 	JSON202 *Volume `resgen:"202"` // Accepted.

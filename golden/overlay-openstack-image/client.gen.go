@@ -25,6 +25,7 @@ type CacheQueueImageFromAPIRequest map[string]any
 
 // Response of the cache/image_id:put operation.
 type CacheQueueImageFromAPIResponse map[string]any
+
 type ImageDeleteRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -633,6 +634,7 @@ const (
 )
 
 type ImageUpdateRequest string
+
 type ImageUpdateResponse struct {
 	// An MD5 hash over the image data. The value might be `null` (JSON null data type),
 	// as this field is no longer populated by the Image Service beginning with the
@@ -932,6 +934,7 @@ type ImagesActionsReactivateReactivateRequest map[string]any
 
 // Response of the images/image_id/actions/reactivate:post operation.
 type ImagesActionsReactivateResponse map[string]any
+
 type ImagesCreateRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -1465,7 +1468,9 @@ const (
 )
 
 type ImagesFileDownloadResponse string
+
 type ImagesFileUploadRequest string
+
 type ImagesImportImportImageRequest struct {
 	// When set to True the data will be imported to the set of stores you may
 	// consume from this particular deployment of Glance (ie: the same set of
@@ -1495,7 +1500,9 @@ type ImagesImportImportImageRequestMethod struct {
 	Name                   *string `json:"name,omitzero"`
 	URI                    *string `json:"uri,omitzero"`
 }
+
 type ImagesImportImportImageResponse = json.RawMessage
+
 type ImagesIndexRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -1664,6 +1671,7 @@ type ImagesListResponse struct {
 	Next   *string                        `json:"next,omitzero"`
 	Schema *string                        `json:"schema,omitzero"`
 }
+
 type ImagesListResponseImagesItem struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -1884,6 +1892,7 @@ const (
 
 // Request of the images/image_id/members/member_id:put operation.
 type ImagesMemberUpdateRequest map[string]any
+
 type ImagesMemberUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -1942,6 +1951,7 @@ const (
 
 // Request of the images/image_id/members:post operation.
 type ImagesMembersCreateRequest map[string]any
+
 type ImagesMembersCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -2007,6 +2017,7 @@ type ImagesMembersListResponse struct {
 	Next    *string                                `json:"next,omitzero"`
 	Schema  *string                                `json:"schema,omitzero"`
 }
+
 type ImagesMembersListResponseMembersItem struct {
 	// Date and time of image member creation.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -2043,6 +2054,7 @@ type ImagesTagUpdateRequest map[string]any
 
 // Response of the images/image_id/tags/tag_value:put operation.
 type ImagesTagUpdateResponse map[string]any
+
 type ImagesTasksGetTaskInfoRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -2212,6 +2224,7 @@ type ImagesTasksGetTaskInfoResponse struct {
 	// A list of *task* objects, associated with the given image.
 	Tasks []ImagesTasksGetTaskInfoResponseTasksItem `json:"tasks,omitzero"`
 }
+
 type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -2280,6 +2293,7 @@ type InfoImportGetImageImportResponseImportMethods struct {
 	Type        *string  `json:"type,omitzero"`
 	Value       []string `json:"value,omitzero"`
 }
+
 type InfoStoresDetailGetStoresDetailResponse struct {
 	// A list of store objects, where each store object may contain the
 	// following fields:
@@ -2304,6 +2318,7 @@ type InfoStoresDetailGetStoresDetailResponse struct {
 	// `properties`Contains store specific properties.
 	Stores []InfoStoresDetailGetStoresDetailResponseStoresItem `json:"stores,omitzero"`
 }
+
 type InfoStoresDetailGetStoresDetailResponseStoresItem struct {
 	Default     *bool          `json:"default,omitzero"`
 	Description *string        `json:"description,omitzero"`
@@ -2312,6 +2327,7 @@ type InfoStoresDetailGetStoresDetailResponseStoresItem struct {
 	Type        *string        `json:"type,omitzero"`
 	Weight      *float64       `json:"weight,omitzero"`
 }
+
 type InfoStoresGetStoresResponse struct {
 	// A list of store objects, where each store object may contain the
 	// following fields:
@@ -2329,14 +2345,17 @@ type InfoStoresGetStoresResponse struct {
 	// `read-only` (optional)Included only when the store is read only.
 	Stores []InfoStoresGetStoresResponseStoresItem `json:"stores,omitzero"`
 }
+
 type InfoStoresGetStoresResponseStoresItem struct {
 	Default     *bool   `json:"default,omitzero"`
 	Description *string `json:"description,omitzero"`
 	ID          *string `json:"id,omitzero"`
 }
+
 type InfoUsageGetUsageResponse struct {
 	Usage []map[string]any `json:"usage,omitzero"`
 }
+
 type MetadefsNamespaceDeleteRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -2361,12 +2380,14 @@ type MetadefsNamespaceDeleteRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespaceDeleteRequestVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespaceDeleteRequestObjectsItem struct {
 	Description *string                                                             `json:"description,omitzero"`
 	Name        *string                                                             `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                            `json:"required,omitzero"`
 }
+
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                `json:"default,omitzero"`
@@ -2389,10 +2410,12 @@ type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceDeleteRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -2441,10 +2464,12 @@ type MetadefsNamespaceDeleteRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceDeleteRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespaceDeleteRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceDeleteRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceDeleteRequestPropertiesValueItemsType the spec lists. A server may
@@ -2476,6 +2501,7 @@ type MetadefsNamespaceDeleteRequestResourceTypeAssociationsItem struct {
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespaceDeleteRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -2514,12 +2540,14 @@ type MetadefsNamespaceShowRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespaceShowRequestVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespaceShowRequestObjectsItem struct {
 	Description *string                                                           `json:"description,omitzero"`
 	Name        *string                                                           `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceShowRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                          `json:"required,omitzero"`
 }
+
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                              `json:"default,omitzero"`
@@ -2542,10 +2570,12 @@ type MetadefsNamespaceShowRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceShowRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -2594,10 +2624,12 @@ type MetadefsNamespaceShowRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceShowRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                     `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceShowRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceShowRequestPropertiesValueItemsType the spec lists. A server may send
@@ -2629,6 +2661,7 @@ type MetadefsNamespaceShowRequestResourceTypeAssociationsItem struct {
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespaceShowRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -2677,6 +2710,7 @@ type MetadefsNamespaceShowResponse struct {
 	// The namespace visibility, either `public` or `private`.
 	Visibility *MetadefsNamespaceShowResponseVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespaceShowResponseObjectsItem struct {
 	Description *string `json:"description,omitzero"`
 	Name        *string `json:"name,omitzero"`
@@ -2685,6 +2719,7 @@ type MetadefsNamespaceShowResponseObjectsItem struct {
 	Properties map[string]MetadefsNamespaceShowResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required   []string                                                           `json:"required,omitzero"`
 }
+
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                               `json:"default,omitzero"`
@@ -2707,10 +2742,12 @@ type MetadefsNamespaceShowResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceShowResponseObjectsItemPropertiesValueItemsType the spec lists. A
@@ -2759,10 +2796,12 @@ type MetadefsNamespaceShowResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceShowResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                      `json:"enum,omitzero"`
 	Type *MetadefsNamespaceShowResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceShowResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespaceShowResponsePropertiesValueItemsType the spec lists. A server may
@@ -2794,6 +2833,7 @@ type MetadefsNamespaceShowResponseResourceTypeAssociationsItem struct {
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespaceShowResponseTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -2835,12 +2875,14 @@ type MetadefsNamespaceUpdateRequest struct {
 	// Default is `private`.
 	Visibility *MetadefsNamespaceUpdateRequestVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespaceUpdateRequestObjectsItem struct {
 	Description *string                                                             `json:"description,omitzero"`
 	Name        *string                                                             `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                            `json:"required,omitzero"`
 }
+
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                `json:"default,omitzero"`
@@ -2863,10 +2905,12 @@ type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceUpdateRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -2915,10 +2959,12 @@ type MetadefsNamespaceUpdateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceUpdateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceUpdateRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceUpdateRequestPropertiesValueItemsType the spec lists. A server may
@@ -2950,6 +2996,7 @@ type MetadefsNamespaceUpdateRequestResourceTypeAssociationsItem struct {
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespaceUpdateRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -2996,12 +3043,14 @@ type MetadefsNamespaceUpdateResponse struct {
 	// The namespace visibility, either `public` or `private`.
 	Visibility *MetadefsNamespaceUpdateResponseVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespaceUpdateResponseObjectsItem struct {
 	Description *string                                                              `json:"description,omitzero"`
 	Name        *string                                                              `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                             `json:"required,omitzero"`
 }
+
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                           `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                 `json:"default,omitzero"`
@@ -3024,10 +3073,12 @@ type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                   `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespaceUpdateResponseObjectsItemPropertiesValueItemsType the spec lists. A
@@ -3076,10 +3127,12 @@ type MetadefsNamespaceUpdateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespaceUpdateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                        `json:"enum,omitzero"`
 	Type *MetadefsNamespaceUpdateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespaceUpdateResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespaceUpdateResponsePropertiesValueItemsType the spec lists. A server may
@@ -3111,6 +3164,7 @@ type MetadefsNamespaceUpdateResponseResourceTypeAssociationsItem struct {
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespaceUpdateResponseTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -3152,12 +3206,14 @@ type MetadefsNamespacesCreateRequest struct {
 	// Default is `private`.
 	Visibility *MetadefsNamespacesCreateRequestVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespacesCreateRequestObjectsItem struct {
 	Description *string                                                              `json:"description,omitzero"`
 	Name        *string                                                              `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesCreateRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                             `json:"required,omitzero"`
 }
+
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                           `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                 `json:"default,omitzero"`
@@ -3180,10 +3236,12 @@ type MetadefsNamespacesCreateRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                   `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesCreateRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -3232,10 +3290,12 @@ type MetadefsNamespacesCreateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesCreateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                        `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesCreateRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesCreateRequestPropertiesValueItemsType the spec lists. A server may
@@ -3267,6 +3327,7 @@ type MetadefsNamespacesCreateRequestResourceTypeAssociationsItem struct {
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespacesCreateRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -3313,12 +3374,14 @@ type MetadefsNamespacesCreateResponse struct {
 	// The namespace visibility, either `public` or `private`.
 	Visibility *MetadefsNamespacesCreateResponseVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespacesCreateResponseObjectsItem struct {
 	Description *string                                                               `json:"description,omitzero"`
 	Name        *string                                                               `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesCreateResponseObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                              `json:"required,omitzero"`
 }
+
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                            `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                  `json:"default,omitzero"`
@@ -3341,10 +3404,12 @@ type MetadefsNamespacesCreateResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                    `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesCreateResponseObjectsItemPropertiesValueItemsType the spec lists. A
@@ -3393,10 +3458,12 @@ type MetadefsNamespacesCreateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesCreateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                         `json:"enum,omitzero"`
 	Type *MetadefsNamespacesCreateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesCreateResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesCreateResponsePropertiesValueItemsType the spec lists. A server may
@@ -3428,6 +3495,7 @@ type MetadefsNamespacesCreateResponseResourceTypeAssociationsItem struct {
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespacesCreateResponseTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -3466,12 +3534,14 @@ type MetadefsNamespacesIndexRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesIndexRequestVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespacesIndexRequestObjectsItem struct {
 	Description *string                                                             `json:"description,omitzero"`
 	Name        *string                                                             `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesIndexRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                            `json:"required,omitzero"`
 }
+
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                          `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                `json:"default,omitzero"`
@@ -3494,10 +3564,12 @@ type MetadefsNamespacesIndexRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesIndexRequestObjectsItemPropertiesValueItemsType the spec lists. A
@@ -3546,10 +3618,12 @@ type MetadefsNamespacesIndexRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesIndexRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespacesIndexRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesIndexRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesIndexRequestPropertiesValueItemsType the spec lists. A server may
@@ -3581,6 +3655,7 @@ type MetadefsNamespacesIndexRequestResourceTypeAssociationsItem struct {
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespacesIndexRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -3601,6 +3676,7 @@ type MetadefsNamespacesListResponse struct {
 	Next       *string                                        `json:"next,omitzero"`
 	Schema     *string                                        `json:"schema,omitzero"`
 }
+
 type MetadefsNamespacesListResponseNamespacesItem struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -3625,12 +3701,14 @@ type MetadefsNamespacesListResponseNamespacesItem struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesListResponseNamespacesItemVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespacesListResponseNamespacesItemObjectsItem struct {
 	Description *string                                                                           `json:"description,omitzero"`
 	Name        *string                                                                           `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                          `json:"required,omitzero"`
 }
+
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                              `json:"default,omitzero"`
@@ -3653,10 +3731,12 @@ type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValue stru
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesListResponseNamespacesItemObjectsItemPropertiesValueItemsType the
@@ -3705,10 +3785,12 @@ type MetadefsNamespacesListResponseNamespacesItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                     `json:"enum,omitzero"`
 	Type *MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesListResponseNamespacesItemPropertiesValueItemsType the spec lists. A
@@ -3740,6 +3822,7 @@ type MetadefsNamespacesListResponseNamespacesItemResourceTypeAssociationsItem st
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespacesListResponseNamespacesItemTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -3766,6 +3849,7 @@ type MetadefsNamespacesObjectDeleteRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesObjectDeleteRequestPropertiesValue struct {
 	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                            `json:"default,omitzero"`
@@ -3788,10 +3872,12 @@ type MetadefsNamespacesObjectDeleteRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                              `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectDeleteRequestPropertiesValueItemsType the spec lists. A server
@@ -3830,6 +3916,7 @@ type MetadefsNamespacesObjectShowRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesObjectShowRequestPropertiesValue struct {
 	AdditionalItems *bool                                                    `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                          `json:"default,omitzero"`
@@ -3852,10 +3939,12 @@ type MetadefsNamespacesObjectShowRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectShowRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                            `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectShowRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectShowRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectShowRequestPropertiesValueItemsType the spec lists. A server
@@ -3905,6 +3994,7 @@ type MetadefsNamespacesObjectShowResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesObjectShowResponsePropertiesValue struct {
 	AdditionalItems *bool                                                     `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                           `json:"default,omitzero"`
@@ -3928,10 +4018,12 @@ type MetadefsNamespacesObjectShowResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectShowResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                             `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectShowResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectShowResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectShowResponsePropertiesValueItemsType the spec lists. A server
@@ -3975,6 +4067,7 @@ type MetadefsNamespacesObjectUpdateRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesObjectUpdateRequestPropertiesValue struct {
 	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                            `json:"default,omitzero"`
@@ -3998,10 +4091,12 @@ type MetadefsNamespacesObjectUpdateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                              `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectUpdateRequestPropertiesValueItemsType the spec lists. A server
@@ -4051,6 +4146,7 @@ type MetadefsNamespacesObjectUpdateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesObjectUpdateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                       `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                             `json:"default,omitzero"`
@@ -4074,10 +4170,12 @@ type MetadefsNamespacesObjectUpdateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                               `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectUpdateResponsePropertiesValueItemsType the spec lists. A
@@ -4121,6 +4219,7 @@ type MetadefsNamespacesObjectsCreateRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesObjectsCreateRequestPropertiesValue struct {
 	AdditionalItems *bool                                                       `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                             `json:"default,omitzero"`
@@ -4144,10 +4243,12 @@ type MetadefsNamespacesObjectsCreateRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                               `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsCreateRequestPropertiesValueItemsType the spec lists. A
@@ -4197,6 +4298,7 @@ type MetadefsNamespacesObjectsCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesObjectsCreateResponsePropertiesValue struct {
 	AdditionalItems *bool                                                        `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                              `json:"default,omitzero"`
@@ -4220,10 +4322,12 @@ type MetadefsNamespacesObjectsCreateResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsCreateResponsePropertiesValueItemsType the spec lists. A
@@ -4274,12 +4378,14 @@ type MetadefsNamespacesObjectsDeleteObjectsRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesObjectsDeleteObjectsRequestVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItem struct {
 	Description *string                                                                            `json:"description,omitzero"`
 	Name        *string                                                                            `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                           `json:"required,omitzero"`
 }
+
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                               `json:"default,omitzero"`
@@ -4302,10 +4408,12 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValue str
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsDeleteObjectsRequestObjectsItemPropertiesValueItemsType the
@@ -4354,10 +4462,12 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                                      `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsDeleteObjectsRequestPropertiesValueItemsType the spec lists.
@@ -4389,6 +4499,7 @@ type MetadefsNamespacesObjectsDeleteObjectsRequestResourceTypeAssociationsItem s
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespacesObjectsDeleteObjectsRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -4415,6 +4526,7 @@ type MetadefsNamespacesObjectsIndexRequest struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesObjectsIndexRequestPropertiesValue struct {
 	AdditionalItems *bool                                                      `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                            `json:"default,omitzero"`
@@ -4437,10 +4549,12 @@ type MetadefsNamespacesObjectsIndexRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                              `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsIndexRequestPropertiesValueItemsType the spec lists. A server
@@ -4473,6 +4587,7 @@ type MetadefsNamespacesObjectsListResponse struct {
 	Objects []MetadefsNamespacesObjectsListResponseObjectsItem `json:"objects,omitzero"`
 	Schema  *string                                            `json:"schema,omitzero"`
 }
+
 type MetadefsNamespacesObjectsListResponseObjectsItem struct {
 	// Date and time of object creation.
 	CreatedAt   *time.Time                                                                 `json:"created_at,omitzero"`
@@ -4485,6 +4600,7 @@ type MetadefsNamespacesObjectsListResponseObjectsItem struct {
 	// Date and time of the last object modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                 `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                       `json:"default,omitzero"`
@@ -4507,10 +4623,12 @@ type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                         `json:"enum,omitzero"`
 	Type *MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesObjectsListResponseObjectsItemPropertiesValueItemsType the spec
@@ -4588,6 +4706,7 @@ type MetadefsNamespacesPropertiesCreateRequestItems struct {
 	Enum []json.RawMessage                                   `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesCreateRequestItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesCreateRequestItemsType string
 
 // Values of MetadefsNamespacesPropertiesCreateRequestItemsType the spec lists. A server may send
@@ -4666,6 +4785,7 @@ type MetadefsNamespacesPropertiesCreateResponseItems struct {
 	Enum []json.RawMessage                                    `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesCreateResponseItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesCreateResponseItemsType string
 
 // Values of MetadefsNamespacesPropertiesCreateResponseItemsType the spec lists. A server may send
@@ -4717,12 +4837,14 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesPropertiesDeletePropertiesRequestVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItem struct {
 	Description *string                                                                                  `json:"description,omitzero"`
 	Name        *string                                                                                  `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                                 `json:"required,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                               `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                                     `json:"default,omitzero"`
@@ -4745,10 +4867,12 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesVal
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                                       `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesPropertiesDeletePropertiesRequestObjectsItemPropertiesValueItemsType
@@ -4797,10 +4921,12 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                                            `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesPropertiesDeletePropertiesRequestPropertiesValueItemsType the spec
@@ -4832,6 +4958,7 @@ type MetadefsNamespacesPropertiesDeletePropertiesRequestResourceTypeAssociations
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesDeletePropertiesRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -4868,10 +4995,12 @@ type MetadefsNamespacesPropertiesIndexRequest struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesIndexRequestItems struct {
 	Enum []json.RawMessage                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesIndexRequestItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesIndexRequestItemsType string
 
 // Values of MetadefsNamespacesPropertiesIndexRequestItemsType the spec lists. A server may send
@@ -4906,6 +5035,7 @@ type MetadefsNamespacesPropertiesListResponse struct {
 	Properties map[string]MetadefsNamespacesPropertiesListResponsePropertiesValue `json:"properties,omitzero"`
 	Schema     *string                                                            `json:"schema,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesListResponsePropertiesValue struct {
 	AdditionalItems *bool                                                         `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                               `json:"default,omitzero"`
@@ -4928,10 +5058,12 @@ type MetadefsNamespacesPropertiesListResponsePropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesListResponsePropertiesValueItems struct {
 	Enum []json.RawMessage                                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType string
 
 // Values of MetadefsNamespacesPropertiesListResponsePropertiesValueItemsType the spec lists. A
@@ -4980,10 +5112,12 @@ type MetadefsNamespacesPropertyDeleteRequest struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesPropertyDeleteRequestItems struct {
 	Enum []json.RawMessage                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyDeleteRequestItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertyDeleteRequestItemsType string
 
 // Values of MetadefsNamespacesPropertyDeleteRequestItemsType the spec lists. A server may send
@@ -5032,10 +5166,12 @@ type MetadefsNamespacesPropertyShowRequest struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesPropertyShowRequestItems struct {
 	Enum []json.RawMessage                               `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyShowRequestItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertyShowRequestItemsType string
 
 // Values of MetadefsNamespacesPropertyShowRequestItemsType the spec lists. A server may send
@@ -5113,6 +5249,7 @@ type MetadefsNamespacesPropertyShowResponseItems struct {
 	Enum []json.RawMessage                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyShowResponseItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertyShowResponseItemsType string
 
 // Values of MetadefsNamespacesPropertyShowResponseItemsType the spec lists. A server may send
@@ -5192,6 +5329,7 @@ type MetadefsNamespacesPropertyUpdateRequestItems struct {
 	Enum []json.RawMessage                                 `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyUpdateRequestItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertyUpdateRequestItemsType string
 
 // Values of MetadefsNamespacesPropertyUpdateRequestItemsType the spec lists. A server may send
@@ -5271,6 +5409,7 @@ type MetadefsNamespacesPropertyUpdateResponseItems struct {
 	Enum []json.RawMessage                                  `json:"enum,omitzero"`
 	Type *MetadefsNamespacesPropertyUpdateResponseItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesPropertyUpdateResponseItemsType string
 
 // Values of MetadefsNamespacesPropertyUpdateResponseItemsType the spec lists. A server may send
@@ -5316,6 +5455,7 @@ type MetadefsNamespacesResourceTypeDeleteRequest struct {
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesResourceTypesCreateRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5334,6 +5474,7 @@ type MetadefsNamespacesResourceTypesCreateRequest struct {
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesResourceTypesCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -5356,6 +5497,7 @@ type MetadefsNamespacesResourceTypesCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesResourceTypesShowRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5374,6 +5516,7 @@ type MetadefsNamespacesResourceTypesShowRequest struct {
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesResourceTypesShowResponse struct {
 	First *string `json:"first,omitzero"`
 	Next  *string `json:"next,omitzero"`
@@ -5382,6 +5525,7 @@ type MetadefsNamespacesResourceTypesShowResponse struct {
 	ResourceTypeAssociations []MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem `json:"resource_type_associations,omitzero"`
 	Schema                   *string                                                                   `json:"schema,omitzero"`
 }
+
 type MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5400,6 +5544,7 @@ type MetadefsNamespacesResourceTypesShowResponseResourceTypeAssociationsItem str
 	// Date and time of the last resource type association modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagCreateRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5407,6 +5552,7 @@ type MetadefsNamespacesTagCreateRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagCreateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -5419,6 +5565,7 @@ type MetadefsNamespacesTagCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagDeleteRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5426,6 +5573,7 @@ type MetadefsNamespacesTagDeleteRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagShowRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5433,6 +5581,7 @@ type MetadefsNamespacesTagShowRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagShowResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -5445,6 +5594,7 @@ type MetadefsNamespacesTagShowResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagUpdateRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5453,6 +5603,7 @@ type MetadefsNamespacesTagUpdateRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagUpdateResponse struct {
 	// The date and time when the resource was created.
 	//
@@ -5465,6 +5616,7 @@ type MetadefsNamespacesTagUpdateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagsCreateTagsRequest struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5472,6 +5624,7 @@ type MetadefsNamespacesTagsCreateTagsRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagsCreateTagsResponse struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5479,6 +5632,7 @@ type MetadefsNamespacesTagsCreateTagsResponse struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagsDeleteTagsRequest struct {
 	// Date and time of namespace creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5503,12 +5657,14 @@ type MetadefsNamespacesTagsDeleteTagsRequest struct {
 	// Scope of namespace accessibility.
 	Visibility *MetadefsNamespacesTagsDeleteTagsRequestVisibility `json:"visibility,omitzero"`
 }
+
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItem struct {
 	Description *string                                                                      `json:"description,omitzero"`
 	Name        *string                                                                      `json:"name,omitzero"`
 	Properties  map[string]MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue `json:"properties,omitzero"`
 	Required    []string                                                                     `json:"required,omitzero"`
 }
+
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue struct {
 	AdditionalItems *bool                                                                   `json:"additionalItems,omitzero"`
 	Default         json.RawMessage                                                         `json:"default,omitzero"`
@@ -5531,10 +5687,12 @@ type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItems struct {
 	Enum []json.RawMessage                                                           `json:"enum,omitzero"`
 	Type *MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesTagsDeleteTagsRequestObjectsItemPropertiesValueItemsType the spec
@@ -5583,10 +5741,12 @@ type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValue struct {
 	// Default: false.
 	UniqueItems *bool `json:"uniqueItems,omitzero"`
 }
+
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItems struct {
 	Enum []json.RawMessage                                                `json:"enum,omitzero"`
 	Type *MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType `json:"type,omitzero"`
 }
+
 type MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType string
 
 // Values of MetadefsNamespacesTagsDeleteTagsRequestPropertiesValueItemsType the spec lists. A
@@ -5618,6 +5778,7 @@ type MetadefsNamespacesTagsDeleteTagsRequestResourceTypeAssociationsItem struct 
 	Prefix           *string `json:"prefix,omitzero"`
 	PropertiesTarget *string `json:"properties_target,omitzero"`
 }
+
 type MetadefsNamespacesTagsDeleteTagsRequestTagsItem struct {
 	Name *string `json:"name,omitzero"`
 }
@@ -5639,6 +5800,7 @@ type MetadefsNamespacesTagsIndexRequest struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsNamespacesTagsListResponse struct {
 	First  *string `json:"first,omitzero"`
 	Next   *string `json:"next,omitzero"`
@@ -5647,6 +5809,7 @@ type MetadefsNamespacesTagsListResponse struct {
 	// [Metadefs Tag Schema](#md-schema-tag).
 	Tags []MetadefsNamespacesTagsListResponseTagsItem `json:"tags,omitzero"`
 }
+
 type MetadefsNamespacesTagsListResponseTagsItem struct {
 	// Date and time of tag creation.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5654,6 +5817,7 @@ type MetadefsNamespacesTagsListResponseTagsItem struct {
 	// Date and time of the last tag modification.
 	UpdatedAt *time.Time `json:"updated_at,omitzero"`
 }
+
 type MetadefsResourceTypesIndexRequest struct {
 	// Date and time of resource type association.
 	CreatedAt *time.Time `json:"created_at,omitzero"`
@@ -5740,6 +5904,7 @@ type SchemasTaskResponse string
 
 // Schema data as string.
 type SchemasTasksResponse string
+
 type StoreDeleteFromStoreRequest struct {
 	// md5 hash of image contents.
 	Checksum *string `json:"checksum,omitzero"`
@@ -6261,6 +6426,7 @@ type TasksListResponse struct {
 	// * `updated_at`
 	Tasks []TasksListResponseTasksItem `json:"tasks,omitzero"`
 }
+
 type TasksListResponseTasksItem struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
@@ -6924,7 +7090,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// CacheGetResponse is the answer to CacheGet; the resgen tags say which status fills which field.
+// CacheGetResponse is the answer to CacheGet.
 type CacheGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *CacheGetCacheStateResponse `resgen:"200"` // Ok.
@@ -6951,8 +7117,7 @@ func (c *Client) CacheGet(ctx context.Context, opts ...runtime.CallOption) (*Cac
 	return runtime.Call(ctx, c.opCacheGet, &req, new(CacheGetResponse), opts)
 }
 
-// CacheDeleteResponse is the answer to CacheDelete; the resgen tags say which status fills which
-// field.
+// CacheDeleteResponse is the answer to CacheDelete.
 type CacheDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -6979,8 +7144,7 @@ func (c *Client) CacheDelete(ctx context.Context, opts ...runtime.CallOption) (*
 	return runtime.Call(ctx, c.opCacheDelete, &req, new(CacheDeleteResponse), opts)
 }
 
-// CacheImageIDPutResponse is the answer to CacheImageIDPut; the resgen tags say which status fills
-// which field.
+// CacheImageIDPutResponse is the answer to CacheImageIDPut.
 type CacheImageIDPutResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *CacheQueueImageFromAPIResponse `resgen:"200"` // Ok.
@@ -7007,8 +7171,7 @@ func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *Cach
 	return runtime.Call(ctx, c.opCacheImageIDPut, &req, new(CacheImageIDPutResponse), opts)
 }
 
-// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete; the resgen tags say which status
-// fills which field.
+// CacheImageIDDeleteResponse is the answer to CacheImageIDDelete.
 type CacheImageIDDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -7096,8 +7259,7 @@ type ImagesGetParams struct {
 	Sort *string // query parameter "sort"
 }
 
-// ImagesGetResponse is the answer to ImagesGet; the resgen tags say which status fills which
-// field.
+// ImagesGetResponse is the answer to ImagesGet.
 type ImagesGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *ImagesListResponse `resgen:"200"` // Ok.
@@ -7224,8 +7386,7 @@ type ImagesPostParams struct {
 	IdempotencyKey *string
 }
 
-// ImagesPostResponse is the answer to ImagesPost; the resgen tags say which status fills which
-// field.
+// ImagesPostResponse is the answer to ImagesPost.
 type ImagesPostResponse struct {
 	runtime.Response `resgen:"404"`
 	// list of available stores.
@@ -7275,8 +7436,7 @@ func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body 
 	return runtime.Call(ctx, c.opImagesPost, &req, new(ImagesPostResponse), opts)
 }
 
-// ImagesImageIDGetResponse is the answer to ImagesImageIDGet; the resgen tags say which status
-// fills which field.
+// ImagesImageIDGetResponse is the answer to ImagesImageIDGet.
 type ImagesImageIDGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *ImageShowResponse `resgen:"200"` // Ok.
@@ -7307,8 +7467,7 @@ func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string, opts ...r
 	return runtime.Call(ctx, c.opImagesImageIDGet, &req, new(ImagesImageIDGetResponse), opts)
 }
 
-// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch; the resgen tags say which status
-// fills which field.
+// ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch.
 type ImagesImageIDPatchResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *ImageUpdateResponse `resgen:"200"` // Ok.
@@ -7360,8 +7519,7 @@ func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []
 	return runtime.Call(ctx, c.opImagesImageIDPatch, &req, new(ImagesImageIDPatchResponse), opts)
 }
 
-// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete; the resgen tags say which
-// status fills which field.
+// ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete.
 type ImagesImageIDDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -7394,8 +7552,7 @@ func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string, opts .
 	return runtime.Call(ctx, c.opImagesImageIDDelete, &req, new(ImagesImageIDDeleteResponse), opts)
 }
 
-// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost;
-// the resgen tags say which status fills which field.
+// ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost.
 type ImagesImageIDActionsDeactivatePostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *ImagesActionsDeactivateResponse `resgen:"201"` // Ok.
@@ -7432,8 +7589,7 @@ func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID
 	return runtime.Call(ctx, c.opImagesImageIDActionsDeactivatePost, &req, new(ImagesImageIDActionsDeactivatePostResponse), opts)
 }
 
-// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost;
-// the resgen tags say which status fills which field.
+// ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost.
 type ImagesImageIDActionsReactivatePostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *ImagesActionsReactivateResponse `resgen:"201"` // Ok.
@@ -7473,8 +7629,7 @@ type ImagesImageIDFileGetParams struct {
 	Range *string // header parameter "Range"
 }
 
-// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet; the resgen tags say which
-// status fills which field.
+// ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet.
 type ImagesImageIDFileGetResponse struct {
 	runtime.Response `resgen:"204 404"`
 	// The length of the body in octets (8-bit bytes)
@@ -7538,8 +7693,7 @@ type ImagesImageIDFilePutParams struct {
 	XImageMetaStore *string // header parameter "X-Image-Meta-Store"
 }
 
-// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut; the resgen tags say which
-// status fills which field.
+// ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut.
 type ImagesImageIDFilePutResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -7599,8 +7753,7 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 	return runtime.Call(ctx, c.opImagesImageIDFilePut, &req, new(ImagesImageIDFilePutResponse), opts)
 }
 
-// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost; the resgen tags say
-// which status fills which field.
+// ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost.
 type ImagesImageIDImportPostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *ImagesImportImportImageResponse `resgen:"201"` // Ok.
@@ -7661,8 +7814,7 @@ func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, bo
 	return runtime.Call(ctx, c.opImagesImageIDImportPost, &req, new(ImagesImageIDImportPostResponse), opts)
 }
 
-// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet; the resgen tags say
-// which status fills which field.
+// ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet.
 type ImagesImageIDMembersGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *ImagesMembersListResponse `resgen:"200"` // Ok.
@@ -7700,8 +7852,7 @@ func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string, op
 	return runtime.Call(ctx, c.opImagesImageIDMembersGet, &req, new(ImagesImageIDMembersGetResponse), opts)
 }
 
-// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost; the resgen tags say
-// which status fills which field.
+// ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost.
 type ImagesImageIDMembersPostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *ImagesMembersCreateResponse `resgen:"201"` // Ok.
@@ -7733,8 +7884,7 @@ func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, b
 	return runtime.Call(ctx, c.opImagesImageIDMembersPost, &req, new(ImagesImageIDMembersPostResponse), opts)
 }
 
-// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet; the
-// resgen tags say which status fills which field.
+// ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet.
 type ImagesImageIDMembersMemberIDGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *ImagesMemberShowResponse `resgen:"200"` // Ok.
@@ -7765,8 +7915,7 @@ func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID st
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDGet, &req, new(ImagesImageIDMembersMemberIDGetResponse), opts)
 }
 
-// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut; the
-// resgen tags say which status fills which field.
+// ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut.
 type ImagesImageIDMembersMemberIDPutResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *ImagesMemberUpdateResponse `resgen:"200"` // Ok.
@@ -7806,8 +7955,7 @@ func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID st
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDPut, &req, new(ImagesImageIDMembersMemberIDPutResponse), opts)
 }
 
-// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete;
-// the resgen tags say which status fills which field.
+// ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete.
 type ImagesImageIDMembersMemberIDDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -7840,8 +7988,7 @@ func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDDelete, &req, new(ImagesImageIDMembersMemberIDDeleteResponse), opts)
 }
 
-// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut; the resgen tags say which
-// status fills which field.
+// ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut.
 type ImagesImageIDStagePutResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *ImagesStageResponse `resgen:"200"` // Ok.
@@ -7886,8 +8033,7 @@ func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body
 	return runtime.Call(ctx, c.opImagesImageIDStagePut, &req, new(ImagesImageIDStagePutResponse), opts)
 }
 
-// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut; the resgen
-// tags say which status fills which field.
+// ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut.
 type ImagesImageIDTagsTagValuePutResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *ImagesTagUpdateResponse `resgen:"200"` // Ok.
@@ -7905,8 +8051,7 @@ func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID strin
 	return runtime.Call(ctx, c.opImagesImageIDTagsTagValuePut, &req, new(ImagesImageIDTagsTagValuePutResponse), opts)
 }
 
-// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete; the
-// resgen tags say which status fills which field.
+// ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete.
 type ImagesImageIDTagsTagValueDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -7924,8 +8069,7 @@ func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID st
 	return runtime.Call(ctx, c.opImagesImageIDTagsTagValueDelete, &req, new(ImagesImageIDTagsTagValueDeleteResponse), opts)
 }
 
-// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet; the resgen tags say which
-// status fills which field.
+// ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet.
 type ImagesImageIDTasksGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *ImagesTasksGetTaskInfoResponse `resgen:"200"` // Ok.
@@ -7957,8 +8101,7 @@ func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string, opts
 	return runtime.Call(ctx, c.opImagesImageIDTasksGet, &req, new(ImagesImageIDTasksGetResponse), opts)
 }
 
-// InfoImportGetResponse is the answer to InfoImportGet; the resgen tags say which status fills
-// which field.
+// InfoImportGetResponse is the answer to InfoImportGet.
 type InfoImportGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *InfoImportGetImageImportResponse `resgen:"200"` // Ok.
@@ -7990,8 +8133,7 @@ func (c *Client) InfoImportGet(ctx context.Context, opts ...runtime.CallOption) 
 	return runtime.Call(ctx, c.opInfoImportGet, &req, new(InfoImportGetResponse), opts)
 }
 
-// InfoStoresGetResponse is the answer to InfoStoresGet; the resgen tags say which status fills
-// which field.
+// InfoStoresGetResponse is the answer to InfoStoresGet.
 type InfoStoresGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *InfoStoresGetStoresResponse `resgen:"200"` // Ok.
@@ -8022,8 +8164,7 @@ func (c *Client) InfoStoresGet(ctx context.Context, opts ...runtime.CallOption) 
 	return runtime.Call(ctx, c.opInfoStoresGet, &req, new(InfoStoresGetResponse), opts)
 }
 
-// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet; the resgen tags say which
-// status fills which field.
+// InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet.
 type InfoStoresDetailGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *InfoStoresDetailGetStoresDetailResponse `resgen:"200"` // Ok.
@@ -8050,8 +8191,7 @@ func (c *Client) InfoStoresDetailGet(ctx context.Context, opts ...runtime.CallOp
 	return runtime.Call(ctx, c.opInfoStoresDetailGet, &req, new(InfoStoresDetailGetResponse), opts)
 }
 
-// InfoUsageGetResponse is the answer to InfoUsageGet; the resgen tags say which status fills which
-// field.
+// InfoUsageGetResponse is the answer to InfoUsageGet.
 type InfoUsageGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *InfoUsageGetUsageResponse `resgen:"200"` // Ok.
@@ -8076,8 +8216,7 @@ func (c *Client) InfoUsageGet(ctx context.Context, opts ...runtime.CallOption) (
 	return runtime.Call(ctx, c.opInfoUsageGet, &req, new(InfoUsageGetResponse), opts)
 }
 
-// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet; the resgen tags say which
-// status fills which field.
+// MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet.
 type MetadefsNamespacesGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesListResponse `resgen:"200"` // Ok.
@@ -8123,8 +8262,7 @@ func (c *Client) MetadefsNamespacesGet(ctx context.Context, opts ...runtime.Call
 	return runtime.Call(ctx, c.opMetadefsNamespacesGet, &req, new(MetadefsNamespacesGetResponse), opts)
 }
 
-// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost; the resgen tags say
-// which status fills which field.
+// MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost.
 type MetadefsNamespacesPostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *MetadefsNamespacesCreateResponse `resgen:"201"` // Ok.
@@ -8155,8 +8293,7 @@ func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNames
 	return runtime.Call(ctx, c.opMetadefsNamespacesPost, &req, new(MetadefsNamespacesPostResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet;
-// the resgen tags say which status fills which field.
+// MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet.
 type MetadefsNamespacesNamespaceNameGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespaceShowResponse `resgen:"200"` // Ok.
@@ -8190,8 +8327,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespa
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameGet, &req, new(MetadefsNamespacesNamespaceNameGetResponse), opts)
 }
 
-// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut;
-// the resgen tags say which status fills which field.
+// MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut.
 type MetadefsNamespacesNamespaceNamePutResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespaceUpdateResponse `resgen:"200"` // Ok.
@@ -8218,7 +8354,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespa
 }
 
 // MetadefsNamespacesNamespaceNameDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameDelete; the resgen tags say which status fills which field.
+// MetadefsNamespacesNamespaceNameDelete.
 type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -8248,7 +8384,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, name
 }
 
 // MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsGet; the resgen tags say which status fills which field.
+// MetadefsNamespacesNamespaceNameObjectsGet.
 type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesObjectsListResponse `resgen:"200"` // Ok.
@@ -8299,7 +8435,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, 
 }
 
 // MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsPost; the resgen tags say which status fills which field.
+// MetadefsNamespacesNamespaceNameObjectsPost.
 type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *MetadefsNamespacesObjectsCreateResponse `resgen:"201"` // Ok.
@@ -8326,8 +8462,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context,
 }
 
 // MetadefsNamespacesNamespaceNameObjectsDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsDelete; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNameObjectsDelete.
 type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -8347,8 +8482,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Contex
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsObjectNameGet; the resgen tags say which status fills
-// which field.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameGet.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesObjectShowResponse `resgen:"200"` // Ok.
@@ -8378,8 +8512,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsObjectNamePut; the resgen tags say which status fills
-// which field.
+// MetadefsNamespacesNamespaceNameObjectsObjectNamePut.
 type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesObjectUpdateResponse `resgen:"200"` // Ok.
@@ -8414,8 +8547,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete; the resgen tags say which status fills
-// which field.
+// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -8446,8 +8578,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx cont
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesGet; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNamePropertiesGet.
 type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesPropertiesListResponse `resgen:"200"` // Ok.
@@ -8475,8 +8606,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Contex
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesPost; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNamePropertiesPost.
 type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *MetadefsNamespacesPropertiesCreateResponse `resgen:"201"` // Ok.
@@ -8505,8 +8635,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Conte
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesDelete; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNamePropertiesDelete.
 type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -8526,8 +8655,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Con
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet; the resgen tags say which status fills
-// which field.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesPropertyShowResponse `resgen:"200"` // Ok.
@@ -8562,8 +8690,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx co
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut; the resgen tags say which status fills
-// which field.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesPropertyUpdateResponse `resgen:"200"` // Ok.
@@ -8591,8 +8718,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx co
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete; the resgen tags say which status
-// fills which field.
+// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -8623,8 +8749,7 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameResourceTypesGet; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNameResourceTypesGet.
 type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesResourceTypesShowResponse `resgen:"200"` // Ok.
@@ -8652,8 +8777,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Con
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to
-// MetadefsNamespacesNamespaceNameResourceTypesPost; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNameResourceTypesPost.
 type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *MetadefsNamespacesResourceTypesCreateResponse `resgen:"201"` // Ok.
@@ -8681,8 +8805,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Co
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete; the resgen tags say which status
-// fills which field.
+// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete.
 type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -8702,7 +8825,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(
 }
 
 // MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsGet; the resgen tags say which status fills which field.
+// MetadefsNamespacesNamespaceNameTagsGet.
 type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesTagsListResponse `resgen:"200"` // Ok.
@@ -8736,7 +8859,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, nam
 }
 
 // MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsPost; the resgen tags say which status fills which field.
+// MetadefsNamespacesNamespaceNameTagsPost.
 type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *MetadefsNamespacesTagsCreateTagsResponse `resgen:"201"` // Ok.
@@ -8763,7 +8886,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, na
 }
 
 // MetadefsNamespacesNamespaceNameTagsDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsDelete; the resgen tags say which status fills which field.
+// MetadefsNamespacesNamespaceNameTagsDelete.
 type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -8794,8 +8917,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, 
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsTagNameGet; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNameTagsTagNameGet.
 type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesTagShowResponse `resgen:"200"` // Ok.
@@ -8825,8 +8947,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Conte
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsTagNamePut; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNameTagsTagNamePut.
 type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsNamespacesTagUpdateResponse `resgen:"200"` // Ok.
@@ -8854,8 +8975,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Conte
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsTagNamePost; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNameTagsTagNamePost.
 type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *MetadefsNamespacesTagCreateResponse `resgen:"201"` // Ok.
@@ -8882,8 +9002,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Cont
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse is the answer to
-// MetadefsNamespacesNamespaceNameTagsTagNameDelete; the resgen tags say which status fills which
-// field.
+// MetadefsNamespacesNamespaceNameTagsTagNameDelete.
 type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -8913,8 +9032,7 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Co
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse), opts)
 }
 
-// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet; the resgen tags say
-// which status fills which field.
+// MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet.
 type MetadefsResourceTypesGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *MetadefsResourceTypesListResponse `resgen:"200"` // Ok.
@@ -8944,8 +9062,7 @@ func (c *Client) MetadefsResourceTypesGet(ctx context.Context, opts ...runtime.C
 	return runtime.Call(ctx, c.opMetadefsResourceTypesGet, &req, new(MetadefsResourceTypesGetResponse), opts)
 }
 
-// SchemasImageGetResponse is the answer to SchemasImageGet; the resgen tags say which status fills
-// which field.
+// SchemasImageGetResponse is the answer to SchemasImageGet.
 type SchemasImageGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasImageResponse `resgen:"200"` // Ok.
@@ -8976,8 +9093,7 @@ func (c *Client) SchemasImageGet(ctx context.Context, opts ...runtime.CallOption
 	return runtime.Call(ctx, c.opSchemasImageGet, &req, new(SchemasImageGetResponse), opts)
 }
 
-// SchemasImagesGetResponse is the answer to SchemasImagesGet; the resgen tags say which status
-// fills which field.
+// SchemasImagesGetResponse is the answer to SchemasImagesGet.
 type SchemasImagesGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasImagesResponse `resgen:"200"` // Ok.
@@ -9010,8 +9126,7 @@ func (c *Client) SchemasImagesGet(ctx context.Context, opts ...runtime.CallOptio
 	return runtime.Call(ctx, c.opSchemasImagesGet, &req, new(SchemasImagesGetResponse), opts)
 }
 
-// SchemasMemberGetResponse is the answer to SchemasMemberGet; the resgen tags say which status
-// fills which field.
+// SchemasMemberGetResponse is the answer to SchemasMemberGet.
 type SchemasMemberGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasMemberResponse `resgen:"200"` // Ok.
@@ -9042,8 +9157,7 @@ func (c *Client) SchemasMemberGet(ctx context.Context, opts ...runtime.CallOptio
 	return runtime.Call(ctx, c.opSchemasMemberGet, &req, new(SchemasMemberGetResponse), opts)
 }
 
-// SchemasMembersGetResponse is the answer to SchemasMembersGet; the resgen tags say which status
-// fills which field.
+// SchemasMembersGetResponse is the answer to SchemasMembersGet.
 type SchemasMembersGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasMembersResponse `resgen:"200"` // Ok.
@@ -9076,11 +9190,11 @@ func (c *Client) SchemasMembersGet(ctx context.Context, opts ...runtime.CallOpti
 	return runtime.Call(ctx, c.opSchemasMembersGet, &req, new(SchemasMembersGetResponse), opts)
 }
 
-// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet; the resgen
-// tags say which status fills which field.
+// SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet.
 type SchemasMetadefsNamespaceGetResponse struct {
 	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsNamespaceMetadefNamespaceResponse `resgen:"200"` // Ok.
+	// Ok.
+	JSON200 *SchemasMetadefsNamespaceMetadefNamespaceResponse `resgen:"200"`
 }
 
 // SchemasMetadefsNamespaceGet calls GET /v2/schemas/metadefs/namespace.
@@ -9106,11 +9220,11 @@ func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context, opts ...runtim
 	return runtime.Call(ctx, c.opSchemasMetadefsNamespaceGet, &req, new(SchemasMetadefsNamespaceGetResponse), opts)
 }
 
-// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet; the resgen
-// tags say which status fills which field.
+// SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet.
 type SchemasMetadefsNamespacesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsNamespacesMetadefNamespacesResponse `resgen:"200"` // Ok.
+	// Ok.
+	JSON200 *SchemasMetadefsNamespacesMetadefNamespacesResponse `resgen:"200"`
 }
 
 // SchemasMetadefsNamespacesGet calls GET /v2/schemas/metadefs/namespaces.
@@ -9139,8 +9253,7 @@ func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context, opts ...runti
 	return runtime.Call(ctx, c.opSchemasMetadefsNamespacesGet, &req, new(SchemasMetadefsNamespacesGetResponse), opts)
 }
 
-// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet; the resgen tags say
-// which status fills which field.
+// SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet.
 type SchemasMetadefsObjectGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasMetadefsObjectMetadefObjectResponse `resgen:"200"` // Ok.
@@ -9170,8 +9283,7 @@ func (c *Client) SchemasMetadefsObjectGet(ctx context.Context, opts ...runtime.C
 	return runtime.Call(ctx, c.opSchemasMetadefsObjectGet, &req, new(SchemasMetadefsObjectGetResponse), opts)
 }
 
-// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet; the resgen tags
-// say which status fills which field.
+// SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet.
 type SchemasMetadefsObjectsGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasMetadefsObjectsMetadefObjectsResponse `resgen:"200"` // Ok.
@@ -9203,11 +9315,11 @@ func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context, opts ...runtime.
 	return runtime.Call(ctx, c.opSchemasMetadefsObjectsGet, &req, new(SchemasMetadefsObjectsGetResponse), opts)
 }
 
-// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet; the resgen
-// tags say which status fills which field.
+// SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet.
 type SchemasMetadefsPropertiesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsPropertiesMetadefPropertiesResponse `resgen:"200"` // Ok.
+	// Ok.
+	JSON200 *SchemasMetadefsPropertiesMetadefPropertiesResponse `resgen:"200"`
 }
 
 // SchemasMetadefsPropertiesGet calls GET /v2/schemas/metadefs/properties.
@@ -9234,8 +9346,7 @@ func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context, opts ...runti
 	return runtime.Call(ctx, c.opSchemasMetadefsPropertiesGet, &req, new(SchemasMetadefsPropertiesGetResponse), opts)
 }
 
-// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet; the resgen tags
-// say which status fills which field.
+// SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet.
 type SchemasMetadefsPropertyGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasMetadefsPropertyMetadefPropertyResponse `resgen:"200"` // Ok.
@@ -9265,11 +9376,11 @@ func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context, opts ...runtime
 	return runtime.Call(ctx, c.opSchemasMetadefsPropertyGet, &req, new(SchemasMetadefsPropertyGetResponse), opts)
 }
 
-// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet; the
-// resgen tags say which status fills which field.
+// SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet.
 type SchemasMetadefsResourceTypeGetResponse struct {
 	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsResourceTypeMetadefResourceTypeResponse `resgen:"200"` // Ok.
+	// Ok.
+	JSON200 *SchemasMetadefsResourceTypeMetadefResourceTypeResponse `resgen:"200"`
 }
 
 // SchemasMetadefsResourceTypeGet calls GET /v2/schemas/metadefs/resource_type.
@@ -9296,11 +9407,11 @@ func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context, opts ...run
 	return runtime.Call(ctx, c.opSchemasMetadefsResourceTypeGet, &req, new(SchemasMetadefsResourceTypeGetResponse), opts)
 }
 
-// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet; the
-// resgen tags say which status fills which field.
+// SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet.
 type SchemasMetadefsResourceTypesGetResponse struct {
 	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsResourceTypesMetadefResourceTypesResponse `resgen:"200"` // Ok.
+	// Ok.
+	JSON200 *SchemasMetadefsResourceTypesMetadefResourceTypesResponse `resgen:"200"`
 }
 
 // SchemasMetadefsResourceTypesGet calls GET /v2/schemas/metadefs/resource_types.
@@ -9330,8 +9441,7 @@ func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context, opts ...ru
 	return runtime.Call(ctx, c.opSchemasMetadefsResourceTypesGet, &req, new(SchemasMetadefsResourceTypesGetResponse), opts)
 }
 
-// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet; the resgen tags say which
-// status fills which field.
+// SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet.
 type SchemasMetadefsTagGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasMetadefsTagMetadefTagResponse `resgen:"200"` // Ok.
@@ -9360,8 +9470,7 @@ func (c *Client) SchemasMetadefsTagGet(ctx context.Context, opts ...runtime.Call
 	return runtime.Call(ctx, c.opSchemasMetadefsTagGet, &req, new(SchemasMetadefsTagGetResponse), opts)
 }
 
-// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet; the resgen tags say
-// which status fills which field.
+// SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet.
 type SchemasMetadefsTagsGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasMetadefsTagsMetadefTagsResponse `resgen:"200"` // Ok.
@@ -9393,8 +9502,7 @@ func (c *Client) SchemasMetadefsTagsGet(ctx context.Context, opts ...runtime.Cal
 	return runtime.Call(ctx, c.opSchemasMetadefsTagsGet, &req, new(SchemasMetadefsTagsGetResponse), opts)
 }
 
-// SchemasTaskGetResponse is the answer to SchemasTaskGet; the resgen tags say which status fills
-// which field.
+// SchemasTaskGetResponse is the answer to SchemasTaskGet.
 type SchemasTaskGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasTaskResponse `resgen:"200"` // Ok.
@@ -9425,8 +9533,7 @@ func (c *Client) SchemasTaskGet(ctx context.Context, opts ...runtime.CallOption)
 	return runtime.Call(ctx, c.opSchemasTaskGet, &req, new(SchemasTaskGetResponse), opts)
 }
 
-// SchemasTasksGetResponse is the answer to SchemasTasksGet; the resgen tags say which status fills
-// which field.
+// SchemasTasksGetResponse is the answer to SchemasTasksGet.
 type SchemasTasksGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *SchemasTasksResponse `resgen:"200"` // Ok.
@@ -9460,8 +9567,7 @@ func (c *Client) SchemasTasksGet(ctx context.Context, opts ...runtime.CallOption
 	return runtime.Call(ctx, c.opSchemasTasksGet, &req, new(SchemasTasksGetResponse), opts)
 }
 
-// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete; the resgen tags
-// say which status fills which field.
+// StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete.
 type StoresStoreIDImageIDDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }
@@ -9488,7 +9594,7 @@ func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string,
 	return runtime.Call(ctx, c.opStoresStoreIDImageIDDelete, &req, new(StoresStoreIDImageIDDeleteResponse), opts)
 }
 
-// TasksGetResponse is the answer to TasksGet; the resgen tags say which status fills which field.
+// TasksGetResponse is the answer to TasksGet.
 type TasksGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *TasksListResponse `resgen:"200"` // Ok.
@@ -9514,8 +9620,7 @@ func (c *Client) TasksGet(ctx context.Context, opts ...runtime.CallOption) (*Tas
 	return runtime.Call(ctx, c.opTasksGet, &req, new(TasksGetResponse), opts)
 }
 
-// TasksPostResponse is the answer to TasksPost; the resgen tags say which status fills which
-// field.
+// TasksPostResponse is the answer to TasksPost.
 type TasksPostResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON201          *TasksCreateResponse `resgen:"201"` // Ok.
@@ -9540,8 +9645,7 @@ func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest, opts .
 	return runtime.Call(ctx, c.opTasksPost, &req, new(TasksPostResponse), opts)
 }
 
-// TasksTaskIDGetResponse is the answer to TasksTaskIDGet; the resgen tags say which status fills
-// which field.
+// TasksTaskIDGetResponse is the answer to TasksTaskIDGet.
 type TasksTaskIDGetResponse struct {
 	runtime.Response `resgen:"404"`
 	JSON200          *TaskGetResponse `resgen:"200"` // Ok.
@@ -9567,8 +9671,7 @@ func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string, opts ...runt
 	return runtime.Call(ctx, c.opTasksTaskIDGet, &req, new(TasksTaskIDGetResponse), opts)
 }
 
-// TasksTaskIDDeleteResponse is the answer to TasksTaskIDDelete; the resgen tags say which status
-// fills which field.
+// TasksTaskIDDeleteResponse is the answer to TasksTaskIDDelete.
 type TasksTaskIDDeleteResponse struct {
 	runtime.Response `resgen:"204 404"`
 }

@@ -22,40 +22,50 @@ type Filter struct {
 	MinSize *int64  `json:"minSize,omitzero"`
 	Status  *string `json:"status,omitzero"`
 }
+
 type PatchBothBody struct {
 	A *string `json:"a,omitzero"`
 }
+
 type DownloadResponse404Body struct {
 	Error *string `json:"error,omitzero"`
 }
+
 type PostFormForm struct {
 	Items    []PostFormFormItemsItem `json:"items,omitzero"`
 	Metadata map[string]string       `json:"metadata,omitzero"`
 	Name     *string                 `json:"name,omitzero"`
 	Tag      []string                `json:"tag,omitzero"`
 }
+
 type PostFormFormItemsItem struct {
 	Price    *string `json:"price,omitzero"`
 	Quantity *int64  `json:"quantity,omitzero"`
 }
+
 type GetItemsItemIDPartsPartResponse200Body struct {
 	Name *string `json:"name,omitzero"`
 }
+
 type GetItemsItemIDPartsPartResponse4XxBody struct {
 	Error *string `json:"error,omitzero"`
 }
+
 type ObjectParamsPage struct {
 	After *string `json:"after,omitzero"`
 	Size  *int64  `json:"size,omitzero"`
 }
+
 type ObjectParamsPoint struct {
 	X *int64 `json:"x,omitzero"`
 	Y *int64 `json:"y,omitzero"`
 }
+
 type ObjectParamsXShape struct {
 	H *int64 `json:"h,omitzero"`
 	W *int64 `json:"w,omitzero"`
 }
+
 type GetSearchSort string
 
 // Values of GetSearchSort the spec lists. A server may send others; they decode too.
@@ -74,6 +84,7 @@ type UploadMultipart struct {
 	Tags  []string             `json:"tags,omitzero"`
 	Title *string              `json:"title,omitzero"`
 }
+
 type UploadMultipartMeta struct {
 	Owner *string `json:"owner,omitzero"`
 }
@@ -293,7 +304,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// PutBlobResponse is the answer to PutBlob; the resgen tags say which status fills which field.
+// PutBlobResponse is the answer to PutBlob.
 type PutBlobResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -313,8 +324,7 @@ func (c *Client) PutBlob(ctx context.Context, name string, body []byte, opts ...
 	return runtime.Call(ctx, c.opPutBlob, &req, new(PutBlobResponse), opts)
 }
 
-// PatchBothResponse is the answer to PatchBoth; the resgen tags say which status fills which
-// field.
+// PatchBothResponse is the answer to PatchBoth.
 type PatchBothResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -353,7 +363,7 @@ func (c *Client) sendPatchBoth(ctx context.Context, req *runtime.Request, opts [
 	return runtime.Call(ctx, c.opPatchBoth, req, new(PatchBothResponse), opts)
 }
 
-// DownloadResponse is the answer to Download; the resgen tags say which status fills which field.
+// DownloadResponse is the answer to Download.
 type DownloadResponse struct {
 	runtime.Response
 	// Stream is the unread body (the caller must close it); Body is nil then.
@@ -373,7 +383,7 @@ func (c *Client) Download(ctx context.Context, name string, opts ...runtime.Call
 	return runtime.Call(ctx, c.opDownload, &req, new(DownloadResponse), opts)
 }
 
-// PostFormResponse is the answer to PostForm; the resgen tags say which status fills which field.
+// PostFormResponse is the answer to PostForm.
 type PostFormResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -421,12 +431,12 @@ func (c *Client) sendPostForm(ctx context.Context, req *runtime.Request, opts []
 	return runtime.Call(ctx, c.opPostForm, req, new(PostFormResponse), opts)
 }
 
-// GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart; the resgen tags say
-// which status fills which field.
+// GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart.
 type GetItemsItemIDPartsPartResponse struct {
 	runtime.Response
 	JSON200 *GetItemsItemIDPartsPartResponse200Body `resgen:"200"` // ok.
-	JSON4XX *GetItemsItemIDPartsPartResponse4XxBody `resgen:"4XX"` // client error.
+	// client error.
+	JSON4XX *GetItemsItemIDPartsPartResponse4XxBody `resgen:"4XX"`
 }
 
 // GetItemsItemIDPartsPart calls GET /items/{item-id}/parts/{part}.
@@ -447,8 +457,7 @@ type DeleteItemsItemIDPartsPartParams struct {
 	Force *bool // query parameter "force"
 }
 
-// DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart; the resgen tags
-// say which status fills which field.
+// DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart.
 type DeleteItemsItemIDPartsPartResponse struct {
 	runtime.Response `resgen:"204"`
 }
@@ -471,7 +480,7 @@ func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, p
 	return runtime.Call(ctx, c.opDeleteItemsItemIDPartsPart, &req, new(DeleteItemsItemIDPartsPartResponse), opts)
 }
 
-// PutNoteResponse is the answer to PutNote; the resgen tags say which status fills which field.
+// PutNoteResponse is the answer to PutNote.
 type PutNoteResponse struct {
 	runtime.Response
 	Text200 *string `resgen:"200,text"` // ok.
@@ -503,8 +512,7 @@ type ObjectParamsParams struct {
 	Piped  []string            // query parameter "piped"
 }
 
-// ObjectParamsResponse is the answer to ObjectParams; the resgen tags say which status fills which
-// field.
+// ObjectParamsResponse is the answer to ObjectParams.
 type ObjectParamsResponse struct {
 	runtime.Response
 	Text200 *string `resgen:"200,text"` // ok.
@@ -560,8 +568,7 @@ type PercentNamesParams struct {
 	RatePercentD string // query parameter "rate%d" (required)
 }
 
-// PercentNamesResponse is the answer to PercentNames; the resgen tags say which status fills which
-// field.
+// PercentNamesResponse is the answer to PercentNames.
 type PercentNamesResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -601,8 +608,7 @@ type GetSearchParams struct {
 	Ratio    *float64       // query parameter "ratio"
 }
 
-// GetSearchResponse is the answer to GetSearch; the resgen tags say which status fills which
-// field.
+// GetSearchResponse is the answer to GetSearch.
 type GetSearchResponse struct {
 	runtime.Response
 	JSON200 []string `resgen:"200"` // ok.
@@ -660,8 +666,7 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams, opts ..
 	return runtime.Call(ctx, c.opGetSearch, &req, new(GetSearchResponse), opts)
 }
 
-// PathStylesResponse is the answer to PathStyles; the resgen tags say which status fills which
-// field.
+// PathStylesResponse is the answer to PathStyles.
 type PathStylesResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -690,7 +695,7 @@ type UploadParams struct {
 	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// UploadResponse is the answer to Upload; the resgen tags say which status fills which field.
+// UploadResponse is the answer to Upload.
 type UploadResponse struct {
 	runtime.Response `resgen:"201"`
 }
@@ -748,8 +753,7 @@ type LegacyReportParams struct {
 	Day *string // query parameter "day"
 }
 
-// LegacyReportResponse is the answer to LegacyReport; the resgen tags say which status fills which
-// field.
+// LegacyReportResponse is the answer to LegacyReport.
 type LegacyReportResponse struct {
 	runtime.Response `resgen:"200"`
 }

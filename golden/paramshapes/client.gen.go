@@ -18,6 +18,7 @@ import (
 const _ = runtime.SupportPackageIsVersion1
 
 type Severities []SeveritiesItem
+
 type SeveritiesItem string
 
 // Values of SeveritiesItem the spec lists. A server may send others; they decode too.
@@ -74,10 +75,12 @@ type ListChargesCreatedVariant1 struct {
 	Gt *int64 `json:"gt,omitzero"`
 	Lt *int64 `json:"lt,omitzero"`
 }
+
 type DeepObjectListsLinesItem struct {
 	Amount *int64                       `json:"amount,omitzero"`
 	Tax    *DeepObjectListsLinesItemTax `json:"tax,omitzero"`
 }
+
 type DeepObjectListsLinesItemTax struct {
 	Rate *float64 `json:"rate,omitzero"`
 }
@@ -125,6 +128,7 @@ func (u *DeepObjectListsDiscounts) UnmarshalJSON(data []byte) error {
 type DeepObjectListsDiscountsVariant1Item struct {
 	Coupon *string `json:"coupon,omitzero"`
 }
+
 type DeepObjectListsDiscountsEmpty string
 
 // Values of DeepObjectListsDiscountsEmpty the spec lists. A server may send others; they decode
@@ -361,8 +365,7 @@ type ListChargesParams struct {
 	Created *ListChargesCreated // query parameter "created"
 }
 
-// ListChargesResponse is the answer to ListCharges; the resgen tags say which status fills which
-// field.
+// ListChargesResponse is the answer to ListCharges.
 type ListChargesResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -395,8 +398,7 @@ type DeepObjectListsParams struct {
 	Window    *DeepObjectListsWindow     // query parameter "window"
 }
 
-// DeepObjectListsResponse is the answer to DeepObjectLists; the resgen tags say which status fills
-// which field.
+// DeepObjectListsResponse is the answer to DeepObjectLists.
 type DeepObjectListsResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -440,8 +442,7 @@ type ListIssuesParams struct {
 	XSeverity        []SeveritiesItem // header parameter "X-Severity"
 }
 
-// ListIssuesResponse is the answer to ListIssues; the resgen tags say which status fills which
-// field.
+// ListIssuesResponse is the answer to ListIssues.
 type ListIssuesResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -499,8 +500,7 @@ type ListSortedParams struct {
 	Labels []string // query parameter "labels"
 }
 
-// ListSortedResponse is the answer to ListSorted; the resgen tags say which status fills which
-// field.
+// ListSortedResponse is the answer to ListSorted.
 type ListSortedResponse struct {
 	runtime.Response `resgen:"200"`
 }

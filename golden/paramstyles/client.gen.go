@@ -94,24 +94,30 @@ func (v Bot) MarshalJSON() ([]byte, error) {
 
 // a named date-time.
 type Before = time.Time
+
 type Color struct {
 	G   *int64  `json:"G,omitzero"`
 	R   *int64  `json:"R,omitzero"`
 	Tag *string `json:"tag,omitzero"`
 }
+
 type Meta map[string]string
 
 // a type defined as another.
 type OwnerID = UUID
+
 type UUID string
+
 type QueryStylesFilter struct {
 	Size   *QueryStylesFilterSize `json:"size,omitzero"`
 	Status *string                `json:"status,omitzero"`
 	Tags   []string               `json:"tags,omitzero"`
 }
+
 type QueryStylesFilterSize struct {
 	Min *int64 `json:"min,omitzero"`
 }
+
 type QueryStylesPage struct {
 	Size *int64   `json:"size,omitzero"`
 	Sort []string `json:"sort,omitzero"`
@@ -294,8 +300,7 @@ type CookieStylesParams struct {
 	Color *Color   // cookie parameter "color"
 }
 
-// CookieStylesResponse is the answer to CookieStyles; the resgen tags say which status fills which
-// field.
+// CookieStylesResponse is the answer to CookieStyles.
 type CookieStylesResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -330,8 +335,7 @@ type ExplodedCookieParams struct {
 	Exploded []string // cookie parameter "exploded"
 }
 
-// ExplodedCookieResponse is the answer to ExplodedCookie; the resgen tags say which status fills
-// which field.
+// ExplodedCookieResponse is the answer to ExplodedCookie.
 type ExplodedCookieResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -353,8 +357,7 @@ func (c *Client) ExplodedCookie(ctx context.Context, params *ExplodedCookieParam
 	return runtime.Call(ctx, c.opExplodedCookie, &req, new(ExplodedCookieResponse), opts)
 }
 
-// PathObjectsResponse is the answer to PathObjects; the resgen tags say which status fills which
-// field.
+// PathObjectsResponse is the answer to PathObjects.
 type PathObjectsResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -406,8 +409,7 @@ type QueryStylesParams struct {
 	Page    *QueryStylesPage   // query parameter "page"
 }
 
-// QueryStylesResponse is the answer to QueryStyles; the resgen tags say which status fills which
-// field.
+// QueryStylesResponse is the answer to QueryStyles.
 type QueryStylesResponse struct {
 	runtime.Response `resgen:"200"`
 }

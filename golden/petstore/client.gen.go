@@ -19,15 +19,18 @@ type Adoption struct {
 	AdoptedAt *time.Time `json:"adoptedAt,omitzero"`
 	Owner     string     `json:"owner"`
 }
+
 type Error struct {
 	Code    int32  `json:"code"`
 	Message string `json:"message"`
 }
+
 type Pet struct {
 	ID   int64   `json:"id"`
 	Name string  `json:"name"`
 	Tag  *string `json:"tag,omitzero"`
 }
+
 type Pets []Pet
 
 // Client calls the Swagger Petstore API. Every method runs behind its operation's circuit
@@ -210,12 +213,13 @@ type ListPetsParams struct {
 	Limit *int32 // query parameter "limit"
 }
 
-// ListPetsResponse is the answer to ListPets; the resgen tags say which status fills which field.
+// ListPetsResponse is the answer to ListPets.
 type ListPetsResponse struct {
 	runtime.Response
-	XNext       *string `resgen:"header:x-next"` // A link to the next page of responses.
-	JSON200     *Pets   `resgen:"200"`           // A paged array of pets.
-	JSONDefault *Error  `resgen:"default"`       // unexpected error.
+	// A link to the next page of responses.
+	XNext       *string `resgen:"header:x-next"`
+	JSON200     *Pets   `resgen:"200"`     // A paged array of pets.
+	JSONDefault *Error  `resgen:"default"` // unexpected error.
 }
 
 // ListPets calls GET /pets.
@@ -237,8 +241,7 @@ func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, opts ...r
 	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
-// CreatePetsResponse is the answer to CreatePets; the resgen tags say which status fills which
-// field.
+// CreatePetsResponse is the answer to CreatePets.
 type CreatePetsResponse struct {
 	runtime.Response `resgen:"201"`
 	JSONDefault      *Error `resgen:"default"` // unexpected error.
@@ -259,8 +262,7 @@ func (c *Client) CreatePets(ctx context.Context, body Pet, opts ...runtime.CallO
 	return runtime.Call(ctx, c.opCreatePets, &req, new(CreatePetsResponse), opts)
 }
 
-// ShowPetByIDResponse is the answer to ShowPetByID; the resgen tags say which status fills which
-// field.
+// ShowPetByIDResponse is the answer to ShowPetByID.
 type ShowPetByIDResponse struct {
 	runtime.Response
 	JSON200 *Pet   `resgen:"200"` // Expected response to a valid request.
@@ -287,7 +289,7 @@ type AdoptPetParams struct {
 	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// AdoptPetResponse is the answer to AdoptPet; the resgen tags say which status fills which field.
+// AdoptPetResponse is the answer to AdoptPet.
 type AdoptPetResponse struct {
 	runtime.Response
 	JSON201 *Adoption `resgen:"201"` // Adopted.

@@ -363,8 +363,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// DefaultsOnlyResponse is the answer to DefaultsOnly; the resgen tags say which status fills which
-// field.
+// DefaultsOnlyResponse is the answer to DefaultsOnly.
 type DefaultsOnlyResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -382,8 +381,7 @@ func (c *Client) DefaultsOnly(ctx context.Context, opts ...runtime.CallOption) (
 	return runtime.Call(ctx, c.opDefaultsOnly, &req, new(DefaultsOnlyResponse), opts)
 }
 
-// PutNotIdempotentResponse is the answer to PutNotIdempotent; the resgen tags say which status
-// fills which field.
+// PutNotIdempotentResponse is the answer to PutNotIdempotent.
 type PutNotIdempotentResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -399,8 +397,7 @@ func (c *Client) PutNotIdempotent(ctx context.Context, opts ...runtime.CallOptio
 	return runtime.Call(ctx, c.opPutNotIdempotent, &req, new(PutNotIdempotentResponse), opts)
 }
 
-// PostNotRetriedResponse is the answer to PostNotRetried; the resgen tags say which status fills
-// which field.
+// PostNotRetriedResponse is the answer to PostNotRetried.
 type PostNotRetriedResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -416,8 +413,7 @@ func (c *Client) PostNotRetried(ctx context.Context, opts ...runtime.CallOption)
 	return runtime.Call(ctx, c.opPostNotRetried, &req, new(PostNotRetriedResponse), opts)
 }
 
-// DeleteNoRetryResponse is the answer to DeleteNoRetry; the resgen tags say which status fills
-// which field.
+// DeleteNoRetryResponse is the answer to DeleteNoRetry.
 type DeleteNoRetryResponse struct {
 	runtime.Response `resgen:"204"`
 }
@@ -433,8 +429,7 @@ func (c *Client) DeleteNoRetry(ctx context.Context, opts ...runtime.CallOption) 
 	return runtime.Call(ctx, c.opDeleteNoRetry, &req, new(DeleteNoRetryResponse), opts)
 }
 
-// PathLevelResponse is the answer to PathLevel; the resgen tags say which status fills which
-// field.
+// PathLevelResponse is the answer to PathLevel.
 type PathLevelResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -451,8 +446,7 @@ func (c *Client) PathLevel(ctx context.Context, opts ...runtime.CallOption) (*Pa
 	return runtime.Call(ctx, c.opPathLevel, &req, new(PathLevelResponse), opts)
 }
 
-// PathRetrySkippedResponse is the answer to PathRetrySkipped; the resgen tags say which status
-// fills which field.
+// PathRetrySkippedResponse is the answer to PathRetrySkipped.
 type PathRetrySkippedResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -476,8 +470,7 @@ type KeyedByPolicyParams struct {
 	IdempotencyKey *string
 }
 
-// KeyedByPolicyResponse is the answer to KeyedByPolicy; the resgen tags say which status fills
-// which field.
+// KeyedByPolicyResponse is the answer to KeyedByPolicy.
 type KeyedByPolicyResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -502,8 +495,7 @@ func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams,
 	return runtime.Call(ctx, c.opKeyedByPolicy, &req, new(KeyedByPolicyResponse), opts)
 }
 
-// InlinePoliciesResponse is the answer to InlinePolicies; the resgen tags say which status fills
-// which field.
+// InlinePoliciesResponse is the answer to InlinePolicies.
 type InlinePoliciesResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -528,8 +520,7 @@ type CustomKeyHeaderParams struct {
 	IdempotencyKey *string
 }
 
-// CustomKeyHeaderResponse is the answer to CustomKeyHeader; the resgen tags say which status fills
-// which field.
+// CustomKeyHeaderResponse is the answer to CustomKeyHeader.
 type CustomKeyHeaderResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -561,8 +552,7 @@ type KeyedByParameterParams struct {
 	XIdempotencyKey *string // header parameter "x-idempotency-key"
 }
 
-// KeyedByParameterResponse is the answer to KeyedByParameter; the resgen tags say which status
-// fills which field.
+// KeyedByParameterResponse is the answer to KeyedByParameter.
 type KeyedByParameterResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -587,8 +577,7 @@ func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterP
 	return runtime.Call(ctx, c.opKeyedByParameter, &req, new(KeyedByParameterResponse), opts)
 }
 
-// PerOperationOneResponse is the answer to PerOperationOne; the resgen tags say which status fills
-// which field.
+// PerOperationOneResponse is the answer to PerOperationOne.
 type PerOperationOneResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -606,8 +595,7 @@ func (c *Client) PerOperationOne(ctx context.Context, id string, opts ...runtime
 	return runtime.Call(ctx, c.opPerOperationOne, &req, new(PerOperationOneResponse), opts)
 }
 
-// PerOperationTwoResponse is the answer to PerOperationTwo; the resgen tags say which status fills
-// which field.
+// PerOperationTwoResponse is the answer to PerOperationTwo.
 type PerOperationTwoResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -625,8 +613,7 @@ func (c *Client) PerOperationTwo(ctx context.Context, id string, opts ...runtime
 	return runtime.Call(ctx, c.opPerOperationTwo, &req, new(PerOperationTwoResponse), opts)
 }
 
-// SearchIdempotentResponse is the answer to SearchIdempotent; the resgen tags say which status
-// fills which field.
+// SearchIdempotentResponse is the answer to SearchIdempotent.
 type SearchIdempotentResponse struct {
 	runtime.Response `resgen:"200"`
 }

@@ -403,7 +403,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetBasicResponse is the answer to GetBasic; the resgen tags say which status fills which field.
+// GetBasicResponse is the answer to GetBasic.
 type GetBasicResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -420,8 +420,7 @@ func (c *Client) GetBasic(ctx context.Context, opts ...runtime.CallOption) (*Get
 	return runtime.Call(ctx, c.opGetBasic, &req, new(GetBasicResponse), opts)
 }
 
-// GetBearerResponse is the answer to GetBearer; the resgen tags say which status fills which
-// field.
+// GetBearerResponse is the answer to GetBearer.
 type GetBearerResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -438,7 +437,7 @@ func (c *Client) GetBearer(ctx context.Context, opts ...runtime.CallOption) (*Ge
 	return runtime.Call(ctx, c.opGetBearer, &req, new(GetBearerResponse), opts)
 }
 
-// GetBothResponse is the answer to GetBoth; the resgen tags say which status fills which field.
+// GetBothResponse is the answer to GetBoth.
 type GetBothResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -460,8 +459,7 @@ type GetCookieParams struct {
 	Theme *string // cookie parameter "theme"
 }
 
-// GetCookieResponse is the answer to GetCookie; the resgen tags say which status fills which
-// field.
+// GetCookieResponse is the answer to GetCookie.
 type GetCookieResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -483,8 +481,7 @@ func (c *Client) GetCookie(ctx context.Context, params *GetCookieParams, opts ..
 	return runtime.Call(ctx, c.opGetCookie, &req, new(GetCookieResponse), opts)
 }
 
-// GetDigestResponse is the answer to GetDigest; the resgen tags say which status fills which
-// field.
+// GetDigestResponse is the answer to GetDigest.
 type GetDigestResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -501,8 +498,7 @@ func (c *Client) GetDigest(ctx context.Context, opts ...runtime.CallOption) (*Ge
 	return runtime.Call(ctx, c.opGetDigest, &req, new(GetDigestResponse), opts)
 }
 
-// GetEitherResponse is the answer to GetEither; the resgen tags say which status fills which
-// field.
+// GetEitherResponse is the answer to GetEither.
 type GetEitherResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -519,8 +515,7 @@ func (c *Client) GetEither(ctx context.Context, opts ...runtime.CallOption) (*Ge
 	return runtime.Call(ctx, c.opGetEither, &req, new(GetEitherResponse), opts)
 }
 
-// GetHeaderResponse is the answer to GetHeader; the resgen tags say which status fills which
-// field.
+// GetHeaderResponse is the answer to GetHeader.
 type GetHeaderResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -537,7 +532,7 @@ func (c *Client) GetHeader(ctx context.Context, opts ...runtime.CallOption) (*Ge
 	return runtime.Call(ctx, c.opGetHeader, &req, new(GetHeaderResponse), opts)
 }
 
-// GetMtlsResponse is the answer to GetMtls; the resgen tags say which status fills which field.
+// GetMtlsResponse is the answer to GetMtls.
 type GetMtlsResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -554,7 +549,7 @@ func (c *Client) GetMtls(ctx context.Context, opts ...runtime.CallOption) (*GetM
 	return runtime.Call(ctx, c.opGetMtls, &req, new(GetMtlsResponse), opts)
 }
 
-// GetOAuthResponse is the answer to GetOAuth; the resgen tags say which status fills which field.
+// GetOAuthResponse is the answer to GetOAuth.
 type GetOAuthResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -571,7 +566,7 @@ func (c *Client) GetOAuth(ctx context.Context, opts ...runtime.CallOption) (*Get
 	return runtime.Call(ctx, c.opGetOAuth, &req, new(GetOAuthResponse), opts)
 }
 
-// GetOddResponse is the answer to GetOdd; the resgen tags say which status fills which field.
+// GetOddResponse is the answer to GetOdd.
 type GetOddResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -588,7 +583,7 @@ func (c *Client) GetOdd(ctx context.Context, opts ...runtime.CallOption) (*GetOd
 	return runtime.Call(ctx, c.opGetOdd, &req, new(GetOddResponse), opts)
 }
 
-// GetOidcResponse is the answer to GetOidc; the resgen tags say which status fills which field.
+// GetOidcResponse is the answer to GetOidc.
 type GetOidcResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -605,8 +600,7 @@ func (c *Client) GetOidc(ctx context.Context, opts ...runtime.CallOption) (*GetO
 	return runtime.Call(ctx, c.opGetOidc, &req, new(GetOidcResponse), opts)
 }
 
-// GetOptionalResponse is the answer to GetOptional; the resgen tags say which status fills which
-// field.
+// GetOptionalResponse is the answer to GetOptional.
 type GetOptionalResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -623,8 +617,7 @@ func (c *Client) GetOptional(ctx context.Context, opts ...runtime.CallOption) (*
 	return runtime.Call(ctx, c.opGetOptional, &req, new(GetOptionalResponse), opts)
 }
 
-// GetPublicResponse is the answer to GetPublic; the resgen tags say which status fills which
-// field.
+// GetPublicResponse is the answer to GetPublic.
 type GetPublicResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -646,7 +639,7 @@ type GetQueryParams struct {
 	Q *string // query parameter "q"
 }
 
-// GetQueryResponse is the answer to GetQuery; the resgen tags say which status fills which field.
+// GetQueryResponse is the answer to GetQuery.
 type GetQueryResponse struct {
 	runtime.Response `resgen:"200"`
 }

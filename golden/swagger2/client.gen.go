@@ -189,8 +189,7 @@ type ListUsersParams struct {
 	Active *bool // query parameter "active"
 }
 
-// ListUsersResponse is the answer to ListUsers; the resgen tags say which status fills which
-// field.
+// ListUsersResponse is the answer to ListUsers.
 type ListUsersResponse struct {
 	runtime.Response
 	JSON200 []User `resgen:"200"` // ok.
@@ -219,8 +218,7 @@ type CreateUserParams struct {
 	IdempotencyKey *string // header parameter "Idempotency-Key"
 }
 
-// CreateUserResponse is the answer to CreateUser; the resgen tags say which status fills which
-// field.
+// CreateUserResponse is the answer to CreateUser.
 type CreateUserResponse struct {
 	runtime.Response
 	JSON201 *User `resgen:"201"` // created.

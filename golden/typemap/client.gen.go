@@ -83,7 +83,9 @@ func (u *Choice) UnmarshalJSON(data []byte) error {
 type ChoiceValue struct {
 	Value int64 `json:"value"`
 }
+
 type ChoiceAlias = Choice
+
 type Kind string
 
 // Values of Kind the spec lists. A server may send others; they decode too.
@@ -100,6 +102,7 @@ func (v Kind) MarshalJSON() ([]byte, error) {
 }
 
 type KindAlias = Kind
+
 type Mapping struct {
 	// The spec requires this key but does not declare it as a property.
 	Expression json.RawMessage   `json:"expression"`
@@ -117,6 +120,7 @@ func (v Mapping) MarshalJSON() ([]byte, error) {
 }
 
 type NullTime = time.Time
+
 type Record struct {
 	Bag        *Bag          `json:"bag,omitzero"`
 	Choice     *Choice       `json:"choice,omitzero"`
@@ -182,9 +186,11 @@ type SeenAt = NullTime
 
 // Any JSON the identity schema allows.
 type Traits = json.RawMessage
+
 type Usage struct {
 	TotalTokens int64 `json:"total_tokens"`
 }
+
 type Versioned struct {
 	Version int64 `json:"version"`
 }
@@ -349,8 +355,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// EchoRecordResponse is the answer to EchoRecord; the resgen tags say which status fills which
-// field.
+// EchoRecordResponse is the answer to EchoRecord.
 type EchoRecordResponse struct {
 	runtime.Response
 	JSON200 *Record `resgen:"200"` // the record as stored.
@@ -372,8 +377,7 @@ type FindRecordParams struct {
 	ExternalID string // query parameter "external_id" (required)
 }
 
-// FindRecordResponse is the answer to FindRecord; the resgen tags say which status fills which
-// field.
+// FindRecordResponse is the answer to FindRecord.
 type FindRecordResponse struct {
 	runtime.Response
 	JSON200 *Record `resgen:"200"` // the record.

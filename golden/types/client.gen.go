@@ -17,6 +17,7 @@ import (
 const _ = runtime.SupportPackageIsVersion1
 
 type Alias = Base
+
 type Base struct {
 	ID   string  `json:"id"`
 	Note *string `json:"note,omitzero"`
@@ -42,10 +43,13 @@ const (
 )
 
 type Breakers string
+
 type Client2 struct {
 	X *string `json:"x,omitzero"`
 }
+
 type DefaultServerURL2 string
+
 type Kind string
 
 // Values of Kind the spec lists. A server may send others; they decode too.
@@ -69,6 +73,7 @@ const (
 type Limits struct {
 	Max *LimitsMax `json:"max,omitzero"`
 }
+
 type LimitsMax int64
 
 // Values of LimitsMax the spec lists. A server may send others; they decode too.
@@ -80,11 +85,13 @@ const (
 type ListThingsResponse struct {
 	Clash *string `json:"clash,omitzero"`
 }
+
 type Merged struct {
 	Extra int64   `json:"extra"`
 	ID    string  `json:"id"`
 	Note  *string `json:"note,omitzero"`
 }
+
 type Names struct {
 	// The spec names this property "", which Go struct tags cannot hold; it is encoded by
 	// hand.
@@ -201,19 +208,29 @@ type ThingNested struct {
 	Child *Thing `json:"child,omitzero"`
 	Depth *int64 `json:"depth,omitzero"`
 }
+
 type Tree struct {
 	Children []Tree `json:"children,omitzero"`
 	Left     *Tree  `json:"left"`
 	Value    string `json:"value"`
 }
+
 type TypeResponse200Body string
+
 type WithLogger2 int64
+
 type Context string
+
 type Error string
+
 type HTTP string
+
 type JSON string
+
 type Names2 string
+
 type String string
+
 type TypeResponse200Body2 struct {
 	Updated *bool `json:"updated,omitzero"`
 }
@@ -378,8 +395,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// ListThingsResponse2 is the answer to ListThings; the resgen tags say which status fills which
-// field.
+// ListThingsResponse2 is the answer to ListThings.
 type ListThingsResponse2 struct {
 	runtime.Response
 	JSON200 *Thing `resgen:"200"` // ok.
@@ -397,7 +413,7 @@ func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*L
 	return runtime.Call(ctx, c.opListThings, &req, new(ListThingsResponse2), opts)
 }
 
-// TypeResponse is the answer to Type; the resgen tags say which status fills which field.
+// TypeResponse is the answer to Type.
 type TypeResponse struct {
 	runtime.Response
 	JSON200 *TypeResponse200Body2 `resgen:"200"` // ok.

@@ -400,9 +400,11 @@ func (u *UnsupportedParamsTarget) UnmarshalJSON(data []byte) error {
 type UnsupportedParamsTargetVariant2 struct {
 	Owner *UnsupportedParamsTargetVariant2Owner `json:"owner,omitzero"`
 }
+
 type UnsupportedParamsTargetVariant2Owner struct {
 	ID *int64 `json:"id,omitzero"`
 }
+
 type UnsupportedParamsRowsItem struct {
 	ID *int64 `json:"id,omitzero"`
 }
@@ -589,8 +591,7 @@ type ListIssuesParams struct {
 	Region  *ListIssuesRegion    // cookie parameter "region"
 }
 
-// ListIssuesResponse is the answer to ListIssues; the resgen tags say which status fills which
-// field.
+// ListIssuesResponse is the answer to ListIssues.
 type ListIssuesResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -670,8 +671,7 @@ type MixedUnionsParams struct {
 	Kind    *int64              // query parameter "kind"
 }
 
-// MixedUnionsResponse is the answer to MixedUnions; the resgen tags say which status fills which
-// field.
+// MixedUnionsResponse is the answer to MixedUnions.
 type MixedUnionsResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -716,8 +716,7 @@ func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUni
 	return runtime.Call(ctx, c.opMixedUnions, &req, new(MixedUnionsResponse), opts)
 }
 
-// PathStylesResponse is the answer to PathStyles; the resgen tags say which status fills which
-// field.
+// PathStylesResponse is the answer to PathStyles.
 type PathStylesResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -768,8 +767,7 @@ type UnsupportedParamsParams struct {
 	Anything *string // query parameter "anything"
 }
 
-// UnsupportedParamsResponse is the answer to UnsupportedParams; the resgen tags say which status
-// fills which field.
+// UnsupportedParamsResponse is the answer to UnsupportedParams.
 type UnsupportedParamsResponse struct {
 	runtime.Response `resgen:"200"`
 }

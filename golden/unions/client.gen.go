@@ -20,6 +20,7 @@ type Address struct {
 	Country string  `json:"country"`
 	Line1   string  `json:"line1"`
 }
+
 type AnonymousContact struct {
 	Note *string `json:"note,omitzero"`
 }
@@ -127,11 +128,13 @@ type BankTransfer struct {
 	Iban   string  `json:"iban"`
 	Method string  `json:"method"`
 }
+
 type BinaryOp struct {
 	Left  Expr   `json:"left"`
 	Op    string `json:"op"`
 	Right Expr   `json:"right"`
 }
+
 type Call struct {
 	Args []Expr `json:"args"`
 	Fn   string `json:"fn"`
@@ -155,6 +158,7 @@ type Card struct {
 	Last4    string    `json:"last4"`
 	Method   string    `json:"method"`
 }
+
 type CardBrand string
 
 // Values of CardBrand the spec lists. A server may send others; they decode too.
@@ -169,6 +173,7 @@ type Cat struct {
 	Name         string          `json:"name"`
 	PetType      string          `json:"petType"`
 }
+
 type CatHuntingSkill string
 
 // Values of CatHuntingSkill the spec lists. A server may send others; they decode too.
@@ -184,6 +189,7 @@ type Circle struct {
 	Kind   CircleKind `json:"kind"`
 	Radius float64    `json:"radius"`
 }
+
 type CircleKind string
 
 // Values of CircleKind the spec lists. A server may send others; they decode too.
@@ -294,6 +300,7 @@ func (u *Contact) UnmarshalJSON(data []byte) error {
 type ContactName struct {
 	Name *string `json:"name,omitzero"`
 }
+
 type Customer struct {
 	BackupPayment  *PaymentMethod `json:"backupPayment,omitzero"`
 	BillingAddress *Address       `json:"billingAddress"`
@@ -507,6 +514,7 @@ type Dog struct {
 	PackSize *int32 `json:"packSize,omitzero"`
 	PetType  string `json:"petType"`
 }
+
 type Drawing struct {
 	// an inline union in an array.
 	Annotations []DrawingAnnotationsItem `json:"annotations,omitzero"`
@@ -615,6 +623,7 @@ type EmailContact struct {
 	Email string  `json:"email"`
 	Name  *string `json:"name,omitzero"`
 }
+
 type EmailNotification struct {
 	Channel string `json:"channel"`
 	Subject string `json:"subject"`
@@ -1014,12 +1023,14 @@ type NumberLit struct {
 	Op    string  `json:"op"`
 	Value float64 `json:"value"`
 }
+
 type OrderCancelled struct {
 	ID      string  `json:"id"`
 	OrderID string  `json:"orderId"`
 	Reason  *string `json:"reason,omitzero"`
 	Type    string  `json:"type"`
 }
+
 type OrderPlaced struct {
 	Currency *string `json:"currency,omitzero"`
 	ID       string  `json:"id"`
@@ -1027,6 +1038,7 @@ type OrderPlaced struct {
 	Total    float64 `json:"total"`
 	Type     string  `json:"type"`
 }
+
 type OrderShipped struct {
 	Carrier        string  `json:"carrier"`
 	ID             string  `json:"id"`
@@ -1237,27 +1249,32 @@ type PhoneContact struct {
 	Name        *string `json:"name,omitzero"`
 	Phone       string  `json:"phone"`
 }
+
 type Point struct {
 	X float64 `json:"x"`
 	Y float64 `json:"y"`
 }
+
 type PostalContact struct {
 	City     string  `json:"city"`
 	Name     *string `json:"name,omitzero"`
 	Postcode string  `json:"postcode"`
 	Street   string  `json:"street"`
 }
+
 type RangeFilter struct {
 	Field string   `json:"field"`
 	Gte   *float64 `json:"gte,omitzero"`
 	Lte   *float64 `json:"lte,omitzero"`
 }
+
 type Rectangle struct {
 	Height float64       `json:"height"`
 	Kind   RectangleKind `json:"kind"`
 	Origin *Point        `json:"origin,omitzero"`
 	Width  float64       `json:"width"`
 }
+
 type RectangleKind string
 
 // Values of RectangleKind the spec lists. A server may send others; they decode too.
@@ -1594,6 +1611,7 @@ type Triangle struct {
 	C    float64      `json:"c"`
 	Kind TriangleKind `json:"kind"`
 }
+
 type TriangleKind string
 
 // Values of TriangleKind the spec lists. A server may send others; they decode too.
@@ -1614,6 +1632,7 @@ type SmsNotification struct {
 	Phone   string `json:"phone"`
 	Text    string `json:"text"`
 }
+
 type TextFilter struct {
 	Fuzzy *bool  `json:"fuzzy,omitzero"`
 	Query string `json:"query"`
@@ -1663,6 +1682,7 @@ type VarRef struct {
 	Name string `json:"name"`
 	Op   string `json:"op"`
 }
+
 type Wallet struct {
 	Email    *string `json:"email,omitzero"`
 	Method   string  `json:"method"`
@@ -1894,8 +1914,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// AddContactResponse is the answer to AddContact; the resgen tags say which status fills which
-// field.
+// AddContactResponse is the answer to AddContact.
 type AddContactResponse struct {
 	runtime.Response
 	JSON200 *Contact `resgen:"200"` // the contact as stored.
@@ -1912,8 +1931,7 @@ func (c *Client) AddContact(ctx context.Context, body Contact, opts ...runtime.C
 	return runtime.Call(ctx, c.opAddContact, &req, new(AddContactResponse), opts)
 }
 
-// SaveCustomerResponse is the answer to SaveCustomer; the resgen tags say which status fills which
-// field.
+// SaveCustomerResponse is the answer to SaveCustomer.
 type SaveCustomerResponse struct {
 	runtime.Response
 	JSON200 *Customer `resgen:"200"` // the customer as stored.
@@ -1930,8 +1948,7 @@ func (c *Client) SaveCustomer(ctx context.Context, body Customer, opts ...runtim
 	return runtime.Call(ctx, c.opSaveCustomer, &req, new(SaveCustomerResponse), opts)
 }
 
-// StoreDocumentResponse is the answer to StoreDocument; the resgen tags say which status fills
-// which field.
+// StoreDocumentResponse is the answer to StoreDocument.
 type StoreDocumentResponse struct {
 	runtime.Response
 	JSON200 *JSONValue `resgen:"200"` // the document as stored.
@@ -1948,8 +1965,7 @@ func (c *Client) StoreDocument(ctx context.Context, body JSONValue, opts ...runt
 	return runtime.Call(ctx, c.opStoreDocument, &req, new(StoreDocumentResponse), opts)
 }
 
-// SaveDrawingResponse is the answer to SaveDrawing; the resgen tags say which status fills which
-// field.
+// SaveDrawingResponse is the answer to SaveDrawing.
 type SaveDrawingResponse struct {
 	runtime.Response
 	JSON200 *Drawing `resgen:"200"` // the drawing as stored.
@@ -1966,7 +1982,7 @@ func (c *Client) SaveDrawing(ctx context.Context, body Drawing, opts ...runtime.
 	return runtime.Call(ctx, c.opSaveDrawing, &req, new(SaveDrawingResponse), opts)
 }
 
-// EvaluateResponse is the answer to Evaluate; the resgen tags say which status fills which field.
+// EvaluateResponse is the answer to Evaluate.
 type EvaluateResponse struct {
 	runtime.Response
 	JSON200 *Expr `resgen:"200"` // the expression, simplified.
@@ -1983,8 +1999,7 @@ func (c *Client) Evaluate(ctx context.Context, body Expr, opts ...runtime.CallOp
 	return runtime.Call(ctx, c.opEvaluate, &req, new(EvaluateResponse), opts)
 }
 
-// ListEventsResponse is the answer to ListEvents; the resgen tags say which status fills which
-// field.
+// ListEventsResponse is the answer to ListEvents.
 type ListEventsResponse struct {
 	runtime.Response
 	JSON200 *EventPage `resgen:"200"` // a page of events.
@@ -2002,8 +2017,7 @@ func (c *Client) ListEvents(ctx context.Context, opts ...runtime.CallOption) (*L
 	return runtime.Call(ctx, c.opListEvents, &req, new(ListEventsResponse), opts)
 }
 
-// PublishEventResponse is the answer to PublishEvent; the resgen tags say which status fills which
-// field.
+// PublishEventResponse is the answer to PublishEvent.
 type PublishEventResponse struct {
 	runtime.Response
 	JSON202 *Event `resgen:"202"` // the event as queued.
@@ -2020,8 +2034,7 @@ func (c *Client) PublishEvent(ctx context.Context, body Event, opts ...runtime.C
 	return runtime.Call(ctx, c.opPublishEvent, &req, new(PublishEventResponse), opts)
 }
 
-// SendNotificationResponse is the answer to SendNotification; the resgen tags say which status
-// fills which field.
+// SendNotificationResponse is the answer to SendNotification.
 type SendNotificationResponse struct {
 	runtime.Response
 	JSON200 *Notification `resgen:"200"` // the notification as sent.
@@ -2038,8 +2051,7 @@ func (c *Client) SendNotification(ctx context.Context, body Notification, opts .
 	return runtime.Call(ctx, c.opSendNotification, &req, new(SendNotificationResponse), opts)
 }
 
-// AddPaymentMethodResponse is the answer to AddPaymentMethod; the resgen tags say which status
-// fills which field.
+// AddPaymentMethodResponse is the answer to AddPaymentMethod.
 type AddPaymentMethodResponse struct {
 	runtime.Response
 	JSON201 *PaymentMethod `resgen:"201"` // the payment method as stored.
@@ -2056,7 +2068,7 @@ func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod, opts 
 	return runtime.Call(ctx, c.opAddPaymentMethod, &req, new(AddPaymentMethodResponse), opts)
 }
 
-// ListPetsResponse is the answer to ListPets; the resgen tags say which status fills which field.
+// ListPetsResponse is the answer to ListPets.
 type ListPetsResponse struct {
 	runtime.Response
 	// pets, told apart by the discriminator their base declares.
@@ -2075,7 +2087,7 @@ func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*Lis
 	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
-// AdoptPetResponse is the answer to AdoptPet; the resgen tags say which status fills which field.
+// AdoptPetResponse is the answer to AdoptPet.
 type AdoptPetResponse struct {
 	runtime.Response
 	JSON200 *PetChoice `resgen:"200"` // the pet as adopted.
@@ -2092,7 +2104,7 @@ func (c *Client) AdoptPet(ctx context.Context, body PetChoice, opts ...runtime.C
 	return runtime.Call(ctx, c.opAdoptPet, &req, new(AdoptPetResponse), opts)
 }
 
-// SearchResponse is the answer to Search; the resgen tags say which status fills which field.
+// SearchResponse is the answer to Search.
 type SearchResponse struct {
 	runtime.Response
 	JSON200 *SearchRequest `resgen:"200"` // the query as understood.
@@ -2109,8 +2121,7 @@ func (c *Client) Search(ctx context.Context, body SearchRequest, opts ...runtime
 	return runtime.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
 }
 
-// PutSettingsResponse is the answer to PutSettings; the resgen tags say which status fills which
-// field.
+// PutSettingsResponse is the answer to PutSettings.
 type PutSettingsResponse struct {
 	runtime.Response
 	JSON200 map[string]SettingValue `resgen:"200"` // the settings as stored.
@@ -2128,8 +2139,7 @@ func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue, 
 	return runtime.Call(ctx, c.opPutSettings, &req, new(PutSettingsResponse), opts)
 }
 
-// ListShapesResponse is the answer to ListShapes; the resgen tags say which status fills which
-// field.
+// ListShapesResponse is the answer to ListShapes.
 type ListShapesResponse struct {
 	runtime.Response
 	JSON200 []Shape `resgen:"200"` // every shape of the canvas.
@@ -2147,8 +2157,7 @@ func (c *Client) ListShapes(ctx context.Context, opts ...runtime.CallOption) (*L
 	return runtime.Call(ctx, c.opListShapes, &req, new(ListShapesResponse), opts)
 }
 
-// CreateShapeResponse is the answer to CreateShape; the resgen tags say which status fills which
-// field.
+// CreateShapeResponse is the answer to CreateShape.
 type CreateShapeResponse struct {
 	runtime.Response
 	JSON200 *Shape `resgen:"200"` // the shape as stored.

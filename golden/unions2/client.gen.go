@@ -20,6 +20,7 @@ type AdminReply struct {
 	Body    *string         `json:"body,omitzero"`
 	Type    *AdminReplyType `json:"type,omitzero"`
 }
+
 type AdminReplyType string
 
 // Values of AdminReplyType the spec lists. A server may send others; they decode too.
@@ -40,16 +41,19 @@ type ByAsset struct {
 	Insertions   float64 `json:"insertions"`
 	Week         string  `json:"week"`
 }
+
 type ByTeam struct {
 	Insertions float64 `json:"insertions"`
 	TeamName   string  `json:"team_name"`
 	Week       string  `json:"week"`
 }
+
 type ContactByEmail struct {
 	Body  *string             `json:"body,omitzero"`
 	Email string              `json:"email"`
 	Type  *ContactByEmailType `json:"type,omitzero"`
 }
+
 type ContactByEmailType string
 
 // Values of ContactByEmailType the spec lists. A server may send others; they decode too.
@@ -70,6 +74,7 @@ type ContactByID struct {
 	IntercomUserID string           `json:"intercom_user_id"`
 	Type           *ContactByIDType `json:"type,omitzero"`
 }
+
 type ContactByIDType string
 
 // Values of ContactByIDType the spec lists. A server may send others; they decode too.
@@ -153,6 +158,7 @@ type EcKey struct {
 	X   *string   `json:"x,omitzero"`
 	Y   *string   `json:"y,omitzero"`
 }
+
 type EcKeyKty string
 
 // Values of EcKeyKty the spec lists. A server may send others; they decode too.
@@ -223,6 +229,7 @@ type EncryptionKey struct {
 	N   *string           `json:"n,omitzero"`
 	Use *EncryptionKeyUse `json:"use,omitzero"`
 }
+
 type EncryptionKeyKty string
 
 // Values of EncryptionKeyKty the spec lists. A server may send others; they decode too.
@@ -420,6 +427,7 @@ type RsaKey struct {
 	Kty *RsaKeyKty `json:"kty,omitzero"`
 	N   *string    `json:"n,omitzero"`
 }
+
 type RsaKeyKty string
 
 // Values of RsaKeyKty the spec lists. A server may send others; they decode too.
@@ -627,18 +635,22 @@ func (u *TransferCreate) UnmarshalJSON(data []byte) error {
 type TransferCreate30 struct {
 	Transfer TransferCreate30Transfer `json:"transfer"`
 }
+
 type TransferCreate30Transfer struct {
 	Name     *string `json:"name,omitzero"`
 	VolumeID string  `json:"volume_id"`
 }
+
 type TransferCreate355 struct {
 	Transfer TransferCreate355Transfer `json:"transfer"`
 }
+
 type TransferCreate355Transfer struct {
 	Name        *string `json:"name,omitzero"`
 	NoSnapshots *bool   `json:"no_snapshots,omitzero"`
 	VolumeID    string  `json:"volume_id"`
 }
+
 type GetAnalyticsResponse200Body struct {
 	Rows GetAnalyticsResponse200BodyRows `json:"rows"`
 }
@@ -884,11 +896,11 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// GetAnalyticsResponse is the answer to GetAnalytics; the resgen tags say which status fills which
-// field.
+// GetAnalyticsResponse is the answer to GetAnalytics.
 type GetAnalyticsResponse struct {
 	runtime.Response
-	JSON200 *GetAnalyticsResponse200Body `resgen:"200"` // rows by asset or by team.
+	// rows by asset or by team.
+	JSON200 *GetAnalyticsResponse200Body `resgen:"200"`
 }
 
 // GetAnalytics calls GET /analytics.
@@ -903,7 +915,7 @@ func (c *Client) GetAnalytics(ctx context.Context, opts ...runtime.CallOption) (
 	return runtime.Call(ctx, c.opGetAnalytics, &req, new(GetAnalyticsResponse), opts)
 }
 
-// EmbedResponse is the answer to Embed; the resgen tags say which status fills which field.
+// EmbedResponse is the answer to Embed.
 type EmbedResponse struct {
 	runtime.Response
 	JSON200 *EmbeddingInput `resgen:"200"` // the input as read.
@@ -920,7 +932,7 @@ func (c *Client) Embed(ctx context.Context, body EmbeddingInput, opts ...runtime
 	return runtime.Call(ctx, c.opEmbed, &req, new(EmbedResponse), opts)
 }
 
-// AddKeyResponse is the answer to AddKey; the resgen tags say which status fills which field.
+// AddKeyResponse is the answer to AddKey.
 type AddKeyResponse struct {
 	runtime.Response
 	JSON200 *Key `resgen:"200"` // the key as stored.
@@ -937,7 +949,7 @@ func (c *Client) AddKey(ctx context.Context, body Key, opts ...runtime.CallOptio
 	return runtime.Call(ctx, c.opAddKey, &req, new(AddKeyResponse), opts)
 }
 
-// ReplyResponse is the answer to Reply; the resgen tags say which status fills which field.
+// ReplyResponse is the answer to Reply.
 type ReplyResponse struct {
 	runtime.Response
 	JSON200 *Reply `resgen:"200"` // the reply as stored.
@@ -954,8 +966,7 @@ func (c *Client) Reply(ctx context.Context, body Reply, opts ...runtime.CallOpti
 	return runtime.Call(ctx, c.opReply, &req, new(ReplyResponse), opts)
 }
 
-// PutSettingResponse is the answer to PutSetting; the resgen tags say which status fills which
-// field.
+// PutSettingResponse is the answer to PutSetting.
 type PutSettingResponse struct {
 	runtime.Response
 	JSON200 *Setting `resgen:"200"` // the setting as stored.
@@ -972,8 +983,7 @@ func (c *Client) PutSetting(ctx context.Context, body Setting, opts ...runtime.C
 	return runtime.Call(ctx, c.opPutSetting, &req, new(PutSettingResponse), opts)
 }
 
-// CreateTransferResponse is the answer to CreateTransfer; the resgen tags say which status fills
-// which field.
+// CreateTransferResponse is the answer to CreateTransfer.
 type CreateTransferResponse struct {
 	runtime.Response
 	JSON200 *TransferCreate `resgen:"200"` // the transfer request as stored.

@@ -323,6 +323,7 @@ type Square struct {
 	Kind string  `json:"kind"`
 	Side float64 `json:"side"`
 }
+
 type ValidationProblem struct {
 	InvalidParams []ValidationProblemInvalidParamsItem `json:"invalidParams"`
 	Status        *int64                               `json:"status,omitzero"`
@@ -488,7 +489,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// PutBoardResponse is the answer to PutBoard; the resgen tags say which status fills which field.
+// PutBoardResponse is the answer to PutBoard.
 type PutBoardResponse struct {
 	runtime.Response
 	JSON200     *Board   `resgen:"200"`     // the board as stored.

@@ -98,11 +98,13 @@ type ActionBase struct {
 	Type string `json:"type"`
 	URL  string `json:"url"`
 }
+
 type AwaitAction struct {
 	TimeoutSeconds *int64          `json:"timeoutSeconds,omitzero"`
 	Type           AwaitActionType `json:"type"`
 	URL            string          `json:"url"`
 }
+
 type AwaitActionType string
 
 // Values of AwaitActionType the spec lists. A server may send others; they decode too.
@@ -123,6 +125,7 @@ type BankAccount struct {
 	ID     string            `json:"id"`
 	Scheme BankAccountScheme `json:"scheme"`
 }
+
 type BankAccountScheme string
 
 // Values of BankAccountScheme the spec lists. A server may send others; they decode too.
@@ -136,6 +139,7 @@ type CardAccount struct {
 	ID      string            `json:"id"`
 	Scheme  CardAccountScheme `json:"scheme"`
 }
+
 type CardAccountScheme string
 
 // Values of CardAccountScheme the spec lists. A server may send others; they decode too.
@@ -150,6 +154,7 @@ type DisplayAction struct {
 	Type DisplayTag `json:"type"`
 	URL  string     `json:"url"`
 }
+
 type DisplayTag string
 
 // Values of DisplayTag the spec lists. A server may send others; they decode too.
@@ -417,6 +422,7 @@ type PaymentRequestMethodIdeal struct {
 	Issuer string                        `json:"issuer"`
 	Type   PaymentRequestMethodIdealType `json:"type"`
 }
+
 type PaymentRequestMethodIdealType string
 
 // Values of PaymentRequestMethodIdealType the spec lists. A server may send others; they decode
@@ -438,6 +444,7 @@ type PaymentRequestMethodEps struct {
 	Issuer string                      `json:"issuer"`
 	Type   PaymentRequestMethodEpsType `json:"type"`
 }
+
 type PaymentRequestMethodEpsType string
 
 // Values of PaymentRequestMethodEpsType the spec lists. A server may send others; they decode too.
@@ -457,6 +464,7 @@ type PaymentRequestMethodCard struct {
 	Number string                       `json:"number"`
 	Type   PaymentRequestMethodCardType `json:"type"`
 }
+
 type PaymentRequestMethodCardType string
 
 // Values of PaymentRequestMethodCardType the spec lists. A server may send others; they decode
@@ -478,6 +486,7 @@ type Ping struct {
 	Message string       `json:"message"`
 	Version *PingVersion `json:"version,omitzero"`
 }
+
 type PingKind string
 
 // Values of PingKind the spec lists. A server may send others; they decode too.
@@ -518,6 +527,7 @@ type PollAction struct {
 	Type            PollActionType `json:"type"`
 	URL             string         `json:"url"`
 }
+
 type PollActionType string
 
 // Values of PollActionType the spec lists. A server may send others; they decode too.
@@ -538,6 +548,7 @@ type RedirectAction struct {
 	Type   RedirectActionType    `json:"type"`
 	URL    string                `json:"url"`
 }
+
 type RedirectActionMethod string
 
 // Values of RedirectActionMethod the spec lists. A server may send others; they decode too.
@@ -730,8 +741,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// AddAccountResponse is the answer to AddAccount; the resgen tags say which status fills which
-// field.
+// AddAccountResponse is the answer to AddAccount.
 type AddAccountResponse struct {
 	runtime.Response
 	JSON200 *Account `resgen:"200"` // the account as stored.
@@ -748,8 +758,7 @@ func (c *Client) AddAccount(ctx context.Context, body Account, opts ...runtime.C
 	return runtime.Call(ctx, c.opAddAccount, &req, new(AddAccountResponse), opts)
 }
 
-// RunActionResponse is the answer to RunAction; the resgen tags say which status fills which
-// field.
+// RunActionResponse is the answer to RunAction.
 type RunActionResponse struct {
 	runtime.Response
 	JSON200 *NextAction `resgen:"200"` // the next action.
@@ -766,7 +775,7 @@ func (c *Client) RunAction(ctx context.Context, body NextAction, opts ...runtime
 	return runtime.Call(ctx, c.opRunAction, &req, new(RunActionResponse), opts)
 }
 
-// AddLinkResponse is the answer to AddLink; the resgen tags say which status fills which field.
+// AddLinkResponse is the answer to AddLink.
 type AddLinkResponse struct {
 	runtime.Response
 	JSON200 *Link `resgen:"200"` // the link as stored.
@@ -783,8 +792,7 @@ func (c *Client) AddLink(ctx context.Context, body Link, opts ...runtime.CallOpt
 	return runtime.Call(ctx, c.opAddLink, &req, new(AddLinkResponse), opts)
 }
 
-// CreatePaymentResponse is the answer to CreatePayment; the resgen tags say which status fills
-// which field.
+// CreatePaymentResponse is the answer to CreatePayment.
 type CreatePaymentResponse struct {
 	runtime.Response
 	JSON200 *PaymentRequest `resgen:"200"` // the payment as created.
@@ -801,7 +809,7 @@ func (c *Client) CreatePayment(ctx context.Context, body PaymentRequest, opts ..
 	return runtime.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
 }
 
-// PingResponse is the answer to Ping; the resgen tags say which status fills which field.
+// PingResponse is the answer to Ping.
 type PingResponse struct {
 	runtime.Response
 	JSON200 *Ping `resgen:"200"` // the ping as received.

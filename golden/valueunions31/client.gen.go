@@ -20,6 +20,7 @@ type AwaitAction struct {
 	Type           AwaitActionType `json:"type"`
 	URL            string          `json:"url"`
 }
+
 type AwaitActionType string
 
 // Values of AwaitActionType the spec lists. A server may send others; they decode too.
@@ -103,6 +104,7 @@ type RedirectAction struct {
 	Type   RedirectActionType    `json:"type"`
 	URL    string                `json:"url"`
 }
+
 type RedirectActionMethod string
 
 // Values of RedirectActionMethod the spec lists. A server may send others; they decode too.
@@ -199,6 +201,7 @@ type AuthenticateBodyCredentialsPassword struct {
 	Password string                                  `json:"password"`
 	User     *string                                 `json:"user,omitzero"`
 }
+
 type AuthenticateBodyCredentialsPasswordKind string
 
 // Values of AuthenticateBodyCredentialsPasswordKind the spec lists. A server may send others; they
@@ -221,6 +224,7 @@ type AuthenticateBodyCredentialsOtp struct {
 	Password string                             `json:"password"`
 	User     *string                            `json:"user,omitzero"`
 }
+
 type AuthenticateBodyCredentialsOtpKind string
 
 // Values of AuthenticateBodyCredentialsOtpKind the spec lists. A server may send others; they
@@ -385,8 +389,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// RunActionResponse is the answer to RunAction; the resgen tags say which status fills which
-// field.
+// RunActionResponse is the answer to RunAction.
 type RunActionResponse struct {
 	runtime.Response
 	JSON200 *NextAction `resgen:"200"` // the next action.
@@ -403,8 +406,7 @@ func (c *Client) RunAction(ctx context.Context, body NextAction, opts ...runtime
 	return runtime.Call(ctx, c.opRunAction, &req, new(RunActionResponse), opts)
 }
 
-// AuthenticateResponse is the answer to Authenticate; the resgen tags say which status fills which
-// field.
+// AuthenticateResponse is the answer to Authenticate.
 type AuthenticateResponse struct {
 	runtime.Response `resgen:"204"`
 }

@@ -101,6 +101,7 @@ func (v Group) MarshalJSON() ([]byte, error) {
 type AddSharedLinkBody struct {
 	SharedLink *AddSharedLinkBodySharedLink `json:"shared_link,omitzero"`
 }
+
 type AddSharedLinkBodySharedLink struct {
 	Access *string `json:"access,omitzero"`
 }
@@ -275,8 +276,7 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
-// CreateEmbeddingResponse is the answer to CreateEmbedding; the resgen tags say which status fills
-// which field.
+// CreateEmbeddingResponse is the answer to CreateEmbedding.
 type CreateEmbeddingResponse struct {
 	runtime.Response
 	JSON200 *EmbeddingRequest `resgen:"200"` // the request as the server read it.
@@ -293,8 +293,7 @@ func (c *Client) CreateEmbedding(ctx context.Context, body EmbeddingRequest, opt
 	return runtime.Call(ctx, c.opCreateEmbedding, &req, new(CreateEmbeddingResponse), opts)
 }
 
-// UpdateFileResponse is the answer to UpdateFile; the resgen tags say which status fills which
-// field.
+// UpdateFileResponse is the answer to UpdateFile.
 type UpdateFileResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -317,8 +316,7 @@ type AddSharedLinkParams struct {
 	Fields string // query parameter "fields" (required)
 }
 
-// AddSharedLinkResponse is the answer to AddSharedLink; the resgen tags say which status fills
-// which field.
+// AddSharedLinkResponse is the answer to AddSharedLink.
 type AddSharedLinkResponse struct {
 	runtime.Response `resgen:"200"`
 }
@@ -343,8 +341,7 @@ func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSh
 	return runtime.Call(ctx, c.opAddSharedLink, &req, new(AddSharedLinkResponse), opts)
 }
 
-// CreateGroupResponse is the answer to CreateGroup; the resgen tags say which status fills which
-// field.
+// CreateGroupResponse is the answer to CreateGroup.
 type CreateGroupResponse struct {
 	runtime.Response `resgen:"200"`
 }
