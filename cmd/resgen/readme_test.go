@@ -88,3 +88,36 @@ func writeTestFile(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadmeSampleIsGenerated: the README's "What you get" sample is what
+// resgen generates for the Petstore (golden/petstore), line for line and
+// in order, the method shown by its signature.
+func TestReadmeSampleIsGenerated(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)## What you get\n\n```go\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README: no go block under \"## What you get\"")
+	}
+	golden, err := os.ReadFile("../../golden/petstore/client.gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(golden), "\n")
+	at := 0
+	for _, want := range strings.Split(strings.TrimRight(string(m[1]), "\n"), "\n") {
+		found := false
+		for ; at < len(lines); at++ {
+			if got := lines[at]; got == want || strings.HasPrefix(want, "func ") && got == want+" {" {
+				found = true
+				at++
+				break
+			}
+		}
+		if !found {
+			t.Fatalf("README sample line not in golden/petstore/client.gen.go (in order): %q", want)
+		}
+	}
+}
