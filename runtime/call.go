@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // Request is what a generated method fills for one call; the runtime
@@ -22,7 +24,7 @@ type Request struct {
 	// may hold a query of the spec's own ("/x?kind=a").
 	Path string
 	// Query is the query string built from the parameters.
-	Query Query
+	Query wire.Query
 	// Header holds the header and cookie parameters; nil when none.
 	Header http.Header
 	// Body is sent whole by every attempt; nil is no body.

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 func TestSuccessSingleAttempt(t *testing.T) {
@@ -69,7 +71,7 @@ func TestBodyResentAndSameKey(t *testing.T) {
 	e := NewEngine(Config{Logger: quiet})
 	op := e.Operation(OperationSpec{Name: "pay", Method: "POST", Retry: constRetry(3, time.Millisecond)})
 	req := post(t, s, `{"amount":1}`)
-	key := NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	req.Header.Set("Idempotency-Key", key)
 	code, n, err := do(t, op, req)
 	if err != nil || code != 200 || n != 3 {
@@ -83,7 +85,7 @@ func TestBodyResentAndSameKey(t *testing.T) {
 	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(key) {
 		t.Fatalf("key %q is not a UUID v4", key)
 	}
-	if NewIdempotencyKey() == key {
+	if wire.NewIdempotencyKey() == key {
 		t.Fatal("two keys are equal")
 	}
 }

@@ -21,6 +21,10 @@ import (
 
 const runtimePkg = "github.com/resgen/resgen/runtime"
 
+// wirePkg is what only generated code calls: parameter styles, bodies,
+// union JSON (runtime/wire).
+const wirePkg = runtimePkg + "/wire"
+
 // emitter prints one file.
 type emitter struct {
 	m     *model.File
@@ -84,6 +88,7 @@ func Render(f *model.File, split string) ([]Output, error) {
 		jf.NoFormat = true
 		jf.HeaderComment("// " + sanitize.Comment(hdr.String()))
 		jf.ImportName(runtimePkg, "runtime")
+		jf.ImportName(wirePkg, "wire")
 		jf.ImportName("net/url", "url")
 		jf.ImportName("log/slog", "slog")
 		jf.ImportName("encoding/json", "json")
@@ -354,7 +359,7 @@ func emitOnlyValue(f *jen.File, t *model.Type) {
 	}
 	comment(f, []string{"MarshalJSON writes " + string(text) + " (the zero value too); the spec allows no other."})
 	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.If(cond).Block(jen.Return(jen.Nil(), jen.Qual(runtimePkg, "OnlyValueError").Call(jen.Lit(t.Name), jsonText(string(text)), jen.Id("v")))),
+		jen.If(cond).Block(jen.Return(jen.Nil(), jen.Qual(wirePkg, "OnlyValueError").Call(jen.Lit(t.Name), jsonText(string(text)), jen.Id("v")))),
 		jen.Return(jen.Index().Byte().Parens(jsonText(string(text))), jen.Nil()),
 	)
 }

@@ -334,7 +334,7 @@ func (e *emitter) buildPath(g *jen.Group, op *model.Operation) jen.Code {
 	for _, p := range op.PathParams {
 		if p.Object {
 			/* objects in a path: by style, each key and value escaped */
-			g.List(jen.Id(p.GoName+"Text"), jen.Err()).Op(":=").Qual(runtimePkg, "PathObject").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), jen.Id(p.GoName))
+			g.List(jen.Id(p.GoName+"Text"), jen.Err()).Op(":=").Qual(wirePkg, "PathObject").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), jen.Id(p.GoName))
 			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
 		}
 	}
@@ -416,11 +416,11 @@ func (e *emitter) pathValue(p *model.Param) jen.Code {
 	case p.Object:
 		return jen.Id(p.GoName + "Text")
 	case p.Type.Kind == model.Slice:
-		return jen.Qual(runtimePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.stringSlice(p.Type, v).Op("..."))
+		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.stringSlice(p.Type, v).Op("..."))
 	case p.Style == "label" || p.Style == "matrix":
-		return jen.Qual(runtimePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.strExpr(p.Type, v))
+		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.strExpr(p.Type, v))
 	}
-	return jen.Qual(runtimePkg, "PathSegment").Call(e.strExpr(p.Type, v))
+	return jen.Qual(wirePkg, "PathSegment").Call(e.strExpr(p.Type, v))
 }
 
 // setParam prints the code that writes one params field with add: absent
@@ -446,7 +446,7 @@ func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) je
 				g.Id("req").Dot("Query").Dot("AddList").Call(jen.Lit(p.SpecName), jen.Lit(sep), e.stringSlice(t, v).Op("..."))
 			case p.In == model.InCookie:
 				// Each item escaped, the commas between them not.
-				g.Add(cookie(p, jen.Qual(runtimePkg, "CookieList").Call(e.stringSlice(t, v).Op("..."))))
+				g.Add(cookie(p, jen.Qual(wirePkg, "CookieList").Call(e.stringSlice(t, v).Op("..."))))
 			default:
 				g.Add(add(jen.Qual("strings", "Join").Call(e.stringSlice(t, v), jen.Lit(","))))
 			}
@@ -556,7 +556,7 @@ func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) {
 			decl = e.types[b.Type.Name]
 		}
 		enc = append(requiredChecks(op, decl, "form property"),
-			jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(runtimePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
+			jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(wirePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
 			set(jen.Index().Byte().Call(jen.Id("form"))),
 		)
@@ -604,9 +604,9 @@ func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 				p := p
 				if p.Object {
 					e.setObject(g, op, p, func(v jen.Code) jen.Code {
-						text, send := jen.Qual(runtimePkg, "ObjectText").Call(jen.Lit(p.Explode), v), e.headerOrCookie(p, jen.Id("s"))
+						text, send := jen.Qual(wirePkg, "ObjectText").Call(jen.Lit(p.Explode), v), e.headerOrCookie(p, jen.Id("s"))
 						if p.In == model.InCookie {
-							text, send = jen.Qual(runtimePkg, "CookieObject").Call(v), cookie(p, jen.Id("s"))
+							text, send = jen.Qual(wirePkg, "CookieObject").Call(v), cookie(p, jen.Id("s"))
 						}
 						return jen.If(jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(text), jen.Err().Op("!=").Nil()).Block(
 							jen.Return(jen.Nil(), errf(op, string(p.In)+" parameter %q: %w", jen.Lit(p.SpecName), jen.Err())),
@@ -623,9 +623,9 @@ func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 	if key != nil {
 		/* one key per logical call: every attempt sends the same header */
 		g.Comment("// One key per call: every attempt sends the same one.")
-		made := jen.Qual(runtimePkg, "NewIdempotencyKey").Call()
+		made := jen.Qual(wirePkg, "NewIdempotencyKey").Call()
 		if r := key.KeyInts; r != nil {
-			made = jen.Qual(runtimePkg, "NewIdempotencyKeyInt").Call(jen.Id(strconv.FormatInt(r[0], 10)), jen.Id(strconv.FormatInt(r[1], 10)))
+			made = jen.Qual(wirePkg, "NewIdempotencyKeyInt").Call(jen.Id(strconv.FormatInt(r[0], 10)), jen.Id(strconv.FormatInt(r[1], 10)))
 		}
 		g.Id("key").Op(":=").Add(made)
 		field := jen.Id("params").Dot(key.GoName)
@@ -654,7 +654,7 @@ func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
 	decl := e.types[b.Type.Name]
 	out := requiredChecks(op, decl, "multipart part")
-	out = append(out, jen.Id("mp").Op(":=").Qual(runtimePkg, "NewMultipart").Call())
+	out = append(out, jen.Id("mp").Op(":=").Qual(wirePkg, "NewMultipart").Call())
 	for _, f := range decl.Fields {
 		v := jen.Id("body").Dot(f.Name)
 		t := f.Type
@@ -733,7 +733,7 @@ func formStyles(ss []model.FormStyle) []jen.Code {
 	out := make([]jen.Code, len(ss))
 	for i, s := range ss {
 		/* one line a property: runtime.FormEncoding{Name: "tags", Style: "form", Explode: false} */
-		out[i] = jen.Qual(runtimePkg, "FormEncoding").Values(
+		out[i] = jen.Qual(wirePkg, "FormEncoding").Values(
 			jen.Id("Name").Op(":").Lit(s.Name), jen.Id("Style").Op(":").Lit(s.Style), jen.Id("Explode").Op(":").Lit(s.Explode))
 	}
 	return out
@@ -756,7 +756,7 @@ func (e *emitter) isText(t *model.GoType) bool {
 // headerOrCookie prints the statement that sends text v as p.
 func (e *emitter) headerOrCookie(p *model.Param, v jen.Code) jen.Code {
 	if p.In == model.InCookie {
-		return cookie(p, jen.Qual(runtimePkg, "CookieValue").Call(v))
+		return cookie(p, jen.Qual(wirePkg, "CookieValue").Call(v))
 	}
 	return jen.Id("req").Dot("AddHeader").Call(jen.Lit(p.SpecName), v)
 }

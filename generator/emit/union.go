@@ -74,7 +74,7 @@ func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
 			g.Type().Id("plain").Id(t.Name)
 			base = jen.Id("plain").Parens(jen.Id("u"))
 		}
-		g.Return(jen.Qual(runtimePkg, "MarshalUnion").Call(jen.Id("v"), prop, val, base))
+		g.Return(jen.Qual(wirePkg, "MarshalUnion").Call(jen.Id("v"), prop, val, base))
 	})
 
 	doc = []string{"UnmarshalJSON sets the variant the JSON value is; a value no variant", "matches is kept in Unknown."}
@@ -100,7 +100,7 @@ func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
 		if hasBase {
 			/* the shared properties first */
 			g.Type().Id("plain").Id(t.Name)
-			g.If(jen.Qual(runtimePkg, "Kind").Call(jen.Id("data")).Op("==").Qual(runtimePkg, "KindObject")).Block(
+			g.If(jen.Qual(wirePkg, "Kind").Call(jen.Id("data")).Op("==").Qual(wirePkg, "KindObject")).Block(
 				jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Parens(jen.Op("*").Id("plain")).Parens(jen.Id("u"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			)
 		}
@@ -127,7 +127,7 @@ func (e *emitter) emitParamText(f *jen.File, t *model.Type) {
 				}
 				g.Case(jen.Id("u").Dot(v.FieldName).Op("!=").Nil()).Block(jen.Return(e.strExpr(v.Type, val)))
 			}
-			g.Case(jen.Id("u").Dot("Unknown").Op("!=").Nil()).Block(jen.Return(jen.Qual(runtimePkg, "RawText").Call(jen.Id("u").Dot("Unknown"))))
+			g.Case(jen.Id("u").Dot("Unknown").Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "RawText").Call(jen.Id("u").Dot("Unknown"))))
 		})
 		g.Return(jen.Lit(""))
 	})
@@ -175,7 +175,7 @@ func decodeVariant(v *model.Variant) []jen.Code {
 
 func (e *emitter) unionByDiscriminator(g *jen.Group, t *model.Type) {
 	/* if d, ok := runtime.Discriminator(data, "type"); ok { switch d { case "a": ... } ; keep unknown } */
-	g.If(jen.List(jen.Id("d"), jen.Id("ok")).Op(":=").Qual(runtimePkg, "Discriminator").Call(jen.Id("data"), jen.Lit(t.Discriminator)), jen.Id("ok")).BlockFunc(func(g *jen.Group) {
+	g.If(jen.List(jen.Id("d"), jen.Id("ok")).Op(":=").Qual(wirePkg, "Discriminator").Call(jen.Id("data"), jen.Lit(t.Discriminator)), jen.Id("ok")).BlockFunc(func(g *jen.Group) {
 		g.Switch(jen.Id("d")).BlockFunc(func(g *jen.Group) {
 			for _, v := range t.Variants {
 				if len(v.Values) == 0 {
@@ -205,8 +205,8 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 		}
 		byKind[v.Kind] = append(byKind[v.Kind], v)
 	}
-	g.Switch(jen.Qual(runtimePkg, "Kind").Call(jen.Id("data"))).BlockFunc(func(g *jen.Group) {
-		g.Case(jen.Qual(runtimePkg, "KindNull")).Block(jen.Return(jen.Nil()))
+	g.Switch(jen.Qual(wirePkg, "Kind").Call(jen.Id("data"))).BlockFunc(func(g *jen.Group) {
+		g.Case(jen.Qual(wirePkg, "KindNull")).Block(jen.Return(jen.Nil()))
 		for _, kind := range []string{"object", "array", "string", "integer", "number", "boolean"} {
 			vs := byKind[kind]
 			if kind == "integer" && len(vs) == 0 {
@@ -216,7 +216,7 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 			if len(vs) == 0 {
 				continue
 			}
-			g.Case(jen.Qual(runtimePkg, kindConst[kind])).BlockFunc(func(g *jen.Group) {
+			g.Case(jen.Qual(wirePkg, kindConst[kind])).BlockFunc(func(g *jen.Group) {
 				if len(vs) == 1 {
 					addAll(g, decodeVariant(vs[0]))
 					return
@@ -230,7 +230,7 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 					// others are tried in order.
 					for _, v := range vs {
 						if vals := e.enumValues(v.Type); vals != nil {
-							g.If(jen.Qual(runtimePkg, "IsOneOf").Call(append([]jen.Code{jen.Id("data")}, vals...)...)).Block(decodeVariant(v)...)
+							g.If(jen.Qual(wirePkg, "IsOneOf").Call(append([]jen.Code{jen.Id("data")}, vals...)...)).Block(decodeVariant(v)...)
 						}
 					}
 					for _, v := range vs {
@@ -377,7 +377,7 @@ func (e *emitter) objectVariants(g *jen.Group, vs []*model.Variant) {
 	parsed := false
 	parse := func() {
 		if !parsed {
-			g.Id("obj").Op(":=").Qual(runtimePkg, "ParseObject").Call(jen.Id("data"))
+			g.Id("obj").Op(":=").Qual(wirePkg, "ParseObject").Call(jen.Id("data"))
 			parsed = true
 		}
 	}
@@ -428,7 +428,7 @@ func (e *emitter) arrayVariants(g *jen.Group, vs []*model.Variant) {
 		if match == nil {
 			continue // a form that takes any object
 		}
-		g.If(jen.Qual(runtimePkg, "EveryObject").Call(jen.Id("data"), match)).Block(tryVariant(v))
+		g.If(jen.Qual(wirePkg, "EveryObject").Call(jen.Id("data"), match)).Block(tryVariant(v))
 	}
 	for _, v := range vs {
 		g.Add(tryVariant(v))
@@ -488,7 +488,7 @@ func shapeConds(sh model.Shape) []jen.Code {
 		} else {
 			method = "AllowsKind"
 			for _, k := range c.Kinds {
-				args = append(args, jen.Qual(runtimePkg, kindConst[k]))
+				args = append(args, jen.Qual(wirePkg, kindConst[k]))
 			}
 		}
 		conds = append(conds, jen.Id("obj").Dot(method).Call(args...))
@@ -510,7 +510,7 @@ func formsMatch(forms []model.Shape) jen.Code {
 		}
 		alts = append(alts, jen.Parens(andAll(conds)))
 	}
-	return jen.Func().Params(jen.Id("obj").Qual(runtimePkg, "Object")).Bool().Block(jen.Return(orAll(alts)))
+	return jen.Func().Params(jen.Id("obj").Qual(wirePkg, "Object")).Bool().Block(jen.Return(orAll(alts)))
 }
 
 // orAll joins conditions with ||.
@@ -575,14 +575,14 @@ func (e *emitter) emitCustomJSON(f *jen.File, t *model.Type) {
 		g.Type().Id("plain").Id(t.Name)
 		g.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Parens(jen.Op("*").Id("plain")).Parens(jen.Id("v"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		if len(byHand) > 0 {
-			g.If(jen.Err().Op(":=").Qual(runtimePkg, "UnmarshalMembers").Call(jen.Id("data"), jen.Map(jen.String()).Any().ValuesFunc(func(g *jen.Group) {
+			g.If(jen.Err().Op(":=").Qual(wirePkg, "UnmarshalMembers").Call(jen.Id("data"), jen.Map(jen.String()).Any().ValuesFunc(func(g *jen.Group) {
 				for _, fl := range byHand {
 					g.Lit(fl.WireName).Op(":").Op("&").Id("v").Dot(fl.Name)
 				}
 			})), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}
 		if t.Extra != nil {
-			g.Return(jen.Qual(runtimePkg, "ExtraFields").Call(append([]jen.Code{jen.Id("data"), jen.Op("&").Id("v").Dot("AdditionalProperties")}, known...)...))
+			g.Return(jen.Qual(wirePkg, "ExtraFields").Call(append([]jen.Code{jen.Id("data"), jen.Op("&").Id("v").Dot("AdditionalProperties")}, known...)...))
 		} else {
 			g.Return(jen.Nil())
 		}
@@ -594,7 +594,7 @@ func (e *emitter) emitCustomJSON(f *jen.File, t *model.Type) {
 		addAll(g, fillEmpty(t))
 		encode := jen.Qual("encoding/json", "Marshal").Call(jen.Id("plain").Parens(jen.Id("v")))
 		if t.Extra != nil {
-			encode = jen.Qual(runtimePkg, "MarshalWithExtra").Call(jen.Id("plain").Parens(jen.Id("v")), jen.Id("v").Dot("AdditionalProperties"))
+			encode = jen.Qual(wirePkg, "MarshalWithExtra").Call(jen.Id("plain").Parens(jen.Id("v")), jen.Id("v").Dot("AdditionalProperties"))
 		}
 		if len(byHand) == 0 {
 			g.Return(encode)
@@ -608,9 +608,9 @@ func (e *emitter) emitCustomJSON(f *jen.File, t *model.Type) {
 			if fl.Type.Nilable() {
 				m = append(m, jen.Id("Omit").Op(":").Id("v").Dot(fl.Name).Op("==").Nil())
 			}
-			members = append(members, jen.Qual(runtimePkg, "Member").Values(m...))
+			members = append(members, jen.Qual(wirePkg, "Member").Values(m...))
 		}
-		g.Return(jen.Qual(runtimePkg, "AddMembers").Call(append([]jen.Code{jen.Id("data")}, members...)...))
+		g.Return(jen.Qual(wirePkg, "AddMembers").Call(append([]jen.Code{jen.Id("data")}, members...)...))
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -351,7 +352,7 @@ type PostChargeResponse struct {
 func (c *Client) PostCharge(ctx context.Context, body PostChargeForm, opts ...runtime.CallOption) (*PostChargeResponse, error) {
 	req := runtime.Request{Path: "/charges", ContentType: "application/x-www-form-urlencoded"}
 	{
-		form, err := runtime.FormBody(body, runtime.FormEncoding{Name: "expand", Style: "deepObject", Explode: true}, runtime.FormEncoding{Name: "lines", Style: "deepObject", Explode: true})
+		form, err := wire.FormBody(body, wire.FormEncoding{Name: "expand", Style: "deepObject", Explode: true}, wire.FormEncoding{Name: "lines", Style: "deepObject", Explode: true})
 		if err != nil {
 			return nil, fmt.Errorf("PostCharge: encode form body: %w", err)
 		}
@@ -376,7 +377,7 @@ type PostLooseResponse struct {
 func (c *Client) PostLoose(ctx context.Context, body PostLooseForm, opts ...runtime.CallOption) (*PostLooseResponse, error) {
 	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
-		form, err := runtime.FormBody(body)
+		form, err := wire.FormBody(body)
 		if err != nil {
 			return nil, fmt.Errorf("PostLoose: encode form body: %w", err)
 		}
@@ -423,7 +424,7 @@ func (c *Client) PostOrder(ctx context.Context, body PostOrderForm, opts ...runt
 		if len(body.Tags) == 0 {
 			return nil, fmt.Errorf("PostOrder: form property %q is required", "tags")
 		}
-		form, err := runtime.FormBody(body, runtime.FormEncoding{Name: "csv", Style: "form", Explode: false})
+		form, err := wire.FormBody(body, wire.FormEncoding{Name: "csv", Style: "form", Explode: false})
 		if err != nil {
 			return nil, fmt.Errorf("PostOrder: encode form body: %w", err)
 		}
@@ -476,7 +477,7 @@ func (c *Client) CreatePetWithBytes(ctx context.Context, params *CreatePetParams
 func (c *Client) CreatePetWithForm2(ctx context.Context, params *CreatePetParams, body NewPet, opts ...runtime.CallOption) (*CreatePetResponse, error) {
 	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
-		form, err := runtime.FormBody(body)
+		form, err := wire.FormBody(body)
 		if err != nil {
 			return nil, fmt.Errorf("CreatePet: encode form body: %w", err)
 		}
@@ -490,7 +491,7 @@ func (c *Client) CreatePetWithForm2(ctx context.Context, params *CreatePetParams
 func (c *Client) CreatePetWithMultipart(ctx context.Context, params *CreatePetParams, body CreatePetMultipart, opts ...runtime.CallOption) (*CreatePetResponse, error) {
 	req := runtime.Request{}
 	{
-		mp := runtime.NewMultipart()
+		mp := wire.NewMultipart()
 		mp.Field("name", body.Name)
 		if body.Tag != nil {
 			mp.Field("tag", *body.Tag)
@@ -536,7 +537,7 @@ func (c *Client) sendCreatePet(ctx context.Context, params *CreatePetParams, req
 		}
 	}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
@@ -604,7 +605,7 @@ func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType st
 
 // sendPatchPet sends PatchPet and its variants with req's body.
 func (c *Client) sendPatchPet(ctx context.Context, id string, req *runtime.Request, opts []runtime.CallOption) (*PatchPetResponse, error) {
-	req.Path = "/pets/" + runtime.PathSegment(id)
+	req.Path = "/pets/" + wire.PathSegment(id)
 	return runtime.Call(ctx, c.opPatchPet, req, new(PatchPetResponse), opts)
 }
 
@@ -624,7 +625,7 @@ type PostReportResponse struct {
 func (c *Client) PostReport(ctx context.Context, body PostReportMultipart, opts ...runtime.CallOption) (*PostReportResponse, error) {
 	req := runtime.Request{}
 	{
-		mp := runtime.NewMultipart()
+		mp := wire.NewMultipart()
 		if body.Doc != nil {
 			mp.JSON("doc", body.Doc)
 		}
@@ -681,7 +682,7 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runti
 		if len(body.Tags) == 0 {
 			return nil, fmt.Errorf("Upload: multipart part %q is required", "tags")
 		}
-		mp := runtime.NewMultipart()
+		mp := wire.NewMultipart()
 		if body.Count != nil {
 			mp.Field("count", strconv.FormatInt(int64(*body.Count), 10))
 		}

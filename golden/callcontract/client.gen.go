@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -288,7 +289,7 @@ type KeyedThingResponse struct {
 func (c *Client) KeyedThing(ctx context.Context, params *KeyedThingParams, body Thing, opts ...runtime.CallOption) (*KeyedThingResponse, error) {
 	req := runtime.Request{Path: "/keyed", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
@@ -401,7 +402,7 @@ type GetThingResponse struct {
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOption) (*GetThingResponse, error) {
-	req := runtime.Request{Path: "/things/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }
 

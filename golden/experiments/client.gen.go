@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -278,7 +279,7 @@ type RecoveringResponse struct {
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) Recovering(ctx context.Context, id string, opts ...runtime.CallOption) (*RecoveringResponse, error) {
-	req := runtime.Request{Path: "/recovering/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/recovering/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opRecovering, &req, new(RecoveringResponse), opts)
 }
 

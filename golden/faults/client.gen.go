@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -293,7 +294,7 @@ type GetItemResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) GetItem(ctx context.Context, id string, opts ...runtime.CallOption) (*GetItemResponse, error) {
-	req := runtime.Request{Path: "/items/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/items/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetItem, &req, new(GetItemResponse), opts)
 }
 
@@ -312,7 +313,7 @@ type TouchItemResponse struct {
 //   - no retry (idempotent: false: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) TouchItem(ctx context.Context, id string, opts ...runtime.CallOption) (*TouchItemResponse, error) {
-	req := runtime.Request{Path: "/items/" + runtime.PathSegment(id) + "/touch"}
+	req := runtime.Request{Path: "/items/" + wire.PathSegment(id) + "/touch"}
 	return runtime.Call(ctx, c.opTouchItem, &req, new(TouchItemResponse), opts)
 }
 
@@ -343,7 +344,7 @@ type CreateOrderResponse struct {
 func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, body Item, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
 	req := runtime.Request{Path: "/orders", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
@@ -376,7 +377,7 @@ type CreatePaymentResponse struct {
 func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams, body Item, opts ...runtime.CallOption) (*CreatePaymentResponse, error) {
 	req := runtime.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -32,7 +33,7 @@ func (v *Pet7m) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	if err := runtime.UnmarshalMembers(data, map[string]any{"name\u202e": &v.Name}); err != nil {
+	if err := wire.UnmarshalMembers(data, map[string]any{"name\u202e": &v.Name}); err != nil {
 		return err
 	}
 	return nil
@@ -45,7 +46,7 @@ func (v Pet7m) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runtime.AddMembers(data, runtime.Member{Name: "name\u202e", Value: v.Name, Omit: v.Name == nil})
+	return wire.AddMembers(data, wire.Member{Name: "name\u202e", Value: v.Name, Omit: v.Name == nil})
 }
 
 // Tagged is one of: TaggedAB0m, TaggedCd. The field that is set holds the value.
@@ -79,11 +80,11 @@ func (u Tagged) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *Tagged) UnmarshalJSON(data []byte) error {
 	*u = Tagged{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("kind") && obj.Allows("kind", "\"a`b\u202e\\u001b[0m\"") {
 			if v := new(TaggedAB0m); json.Unmarshal(data, v) == nil {
 				u.TaggedAB0m = v
@@ -115,7 +116,7 @@ const (
 // MarshalJSON writes "a`b\u001b[0m" (the zero value too); the spec allows no other.
 func (v TaggedAB0mKind) MarshalJSON() ([]byte, error) {
 	if v != TaggedAB0mKindAB0m && v != "" {
-		return nil, runtime.OnlyValueError("TaggedAB0mKind", "\"a`b\u202e\\u001b[0m\"", v)
+		return nil, wire.OnlyValueError("TaggedAB0mKind", "\"a`b\u202e\\u001b[0m\"", v)
 	}
 	return []byte("\"a`b\u202e\\u001b[0m\""), nil
 }
@@ -134,7 +135,7 @@ const (
 // MarshalJSON writes "\"c\\d\u2028" (the zero value too); the spec allows no other.
 func (v TaggedCdKind) MarshalJSON() ([]byte, error) {
 	if v != TaggedCdKindCD && v != "" {
-		return nil, runtime.OnlyValueError("TaggedCdKind", `"\"c\\d\u2028"`, v)
+		return nil, wire.OnlyValueError("TaggedCdKind", `"\"c\\d\u2028"`, v)
 	}
 	return []byte(`"\"c\\d\u2028"`), nil
 }
@@ -332,7 +333,7 @@ type Get2JPetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Get2JPet(ctx context.Context, iD0m string, params *Get2JPetParams, opts ...runtime.CallOption) (*Get2JPetResponse, error) {
-	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(iD0m)}
+	req := runtime.Request{Path: "/pets/" + wire.PathSegment(iD0m)}
 	if params != nil {
 		if params.Q8HTTPEvil != nil {
 			req.Query.Add("q\x1b]8;;http://evil\a", string(*params.Q8HTTPEvil))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -43,13 +44,13 @@ func (u UnionKeyIdempotencyKey) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *UnionKeyIdempotencyKey) UnmarshalJSON(data []byte) error {
 	*u = UnionKeyIdempotencyKey{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -67,7 +68,7 @@ func (u UnionKeyIdempotencyKey) ParamText() string {
 	case u.String != nil:
 		return *u.String
 	case u.Unknown != nil:
-		return runtime.RawText(u.Unknown)
+		return wire.RawText(u.Unknown)
 	}
 	return ""
 }
@@ -291,7 +292,7 @@ type BoundedKeyResponse struct {
 func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams, opts ...runtime.CallOption) (*BoundedKeyResponse, error) {
 	req := runtime.Request{Path: "/bounded"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKeyInt(1000, 1999)
+	key := wire.NewIdempotencyKeyInt(1000, 1999)
 	if params != nil && params.IdempotencyKey != nil {
 		key = strconv.FormatInt(int64(*params.IdempotencyKey), 10)
 	}
@@ -323,7 +324,7 @@ type CustomKeyResponse struct {
 func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams, opts ...runtime.CallOption) (*CustomKeyResponse, error) {
 	req := runtime.Request{Path: "/custom"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKeyInt(0, 2147483647)
+	key := wire.NewIdempotencyKeyInt(0, 2147483647)
 	if params != nil && params.XRequestID != nil {
 		key = strconv.FormatInt(int64(*params.XRequestID), 10)
 	}
@@ -355,7 +356,7 @@ type IntKeyResponse struct {
 func (c *Client) IntKey(ctx context.Context, params *IntKeyParams, opts ...runtime.CallOption) (*IntKeyResponse, error) {
 	req := runtime.Request{Path: "/int"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKeyInt(0, 9007199254740991)
+	key := wire.NewIdempotencyKeyInt(0, 9007199254740991)
 	if params != nil && params.IdempotencyKey != nil {
 		key = strconv.FormatInt(int64(*params.IdempotencyKey), 10)
 	}
@@ -386,7 +387,7 @@ type ListKeyResponse struct {
 func (c *Client) ListKey(ctx context.Context, params *ListKeyParams, opts ...runtime.CallOption) (*ListKeyResponse, error) {
 	req := runtime.Request{Path: "/list"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = strings.Join(params.IdempotencyKey, ",")
 	}
@@ -502,7 +503,7 @@ type NumberKeyResponse struct {
 func (c *Client) NumberKey(ctx context.Context, params *NumberKeyParams, opts ...runtime.CallOption) (*NumberKeyResponse, error) {
 	req := runtime.Request{Path: "/number"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKeyInt(1, 9007199254740991)
+	key := wire.NewIdempotencyKeyInt(1, 9007199254740991)
 	if params != nil && params.IdempotencyKey != nil {
 		key = strconv.FormatFloat(*params.IdempotencyKey, 'g', -1, 64)
 	}
@@ -533,7 +534,7 @@ type UnionKeyResponse struct {
 func (c *Client) UnionKey(ctx context.Context, params *UnionKeyParams, opts ...runtime.CallOption) (*UnionKeyResponse, error) {
 	req := runtime.Request{Path: "/union"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = (*params.IdempotencyKey).ParamText()
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -207,6 +208,6 @@ type GetOwnerResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetOwner(ctx context.Context, id string, opts ...runtime.CallOption) (*GetOwnerResponse, error) {
-	req := runtime.Request{Path: "/owners/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/owners/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetOwner, &req, new(GetOwnerResponse), opts)
 }

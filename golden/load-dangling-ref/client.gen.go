@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -221,7 +222,7 @@ type GetPetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetPet(ctx context.Context, id string, opts ...runtime.CallOption) (*GetPetResponse, error) {
-	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/pets/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetPet, &req, new(GetPetResponse), opts)
 }
 
@@ -240,6 +241,6 @@ type GetStoreResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetStore(ctx context.Context, id string, opts ...runtime.CallOption) (*GetStoreResponse, error) {
-	req := runtime.Request{Path: "/stores/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/stores/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetStore, &req, new(GetStoreResponse), opts)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -229,7 +230,7 @@ type PetGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PetGet(ctx context.Context, petID int64, params *PetGetParams, opts ...runtime.CallOption) (*PetGetResponse, error) {
-	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(strconv.FormatInt(int64(petID), 10))}
+	req := runtime.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10))}
 	if params == nil {
 		return nil, fmt.Errorf("PetGet: params is required (it holds %s)", "fields")
 	}
@@ -259,6 +260,6 @@ type PetUpdateResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PetUpdate(ctx context.Context, petID int64, body PetUpdateBody, opts ...runtime.CallOption) (*PetUpdateResponse, error) {
-	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(strconv.FormatInt(int64(petID), 10)), JSON: &body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10)), JSON: &body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opPetUpdate, &req, new(PetUpdateResponse), opts)
 }

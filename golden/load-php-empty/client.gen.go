@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -195,7 +196,7 @@ type GetThingResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOption) (*GetThingResponse, error) {
-	req := runtime.Request{Path: "/things/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }
 
@@ -213,6 +214,6 @@ type DeleteThingResponse struct {
 //     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeleteThing(ctx context.Context, id string, opts ...runtime.CallOption) (*DeleteThingResponse, error) {
-	req := runtime.Request{Path: "/things/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -192,7 +193,7 @@ type UpdateItemResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemParams, body *UpdateItemForm, opts ...runtime.CallOption) (*UpdateItemResponse, error) {
-	req := runtime.Request{Path: "/items/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10)), ContentType: "application/x-www-form-urlencoded"}
+	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), ContentType: "application/x-www-form-urlencoded"}
 	if params == nil {
 		return nil, fmt.Errorf("UpdateItem: params is required (it holds %s)", "limit")
 	}
@@ -203,7 +204,7 @@ func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemPar
 		}
 	}
 	if body != nil {
-		form, err := runtime.FormBody(body)
+		form, err := wire.FormBody(body)
 		if err != nil {
 			return nil, fmt.Errorf("UpdateItem: encode form body: %w", err)
 		}

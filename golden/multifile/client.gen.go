@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -209,6 +210,6 @@ type GetOrderResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetOrder(ctx context.Context, id string, opts ...runtime.CallOption) (*GetOrderResponse, error) {
-	req := runtime.Request{Path: "/orders/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/orders/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetOrder, &req, new(GetOrderResponse), opts)
 }

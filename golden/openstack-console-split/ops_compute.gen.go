@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // ListServersParams are the query, header and cookie parameters of ListServers (nil leaves one
@@ -85,7 +86,7 @@ type ShowServerResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*ShowServerResponse, error) {
-	req := runtime.Request{Path: "/compute/v2.1/servers/" + runtime.PathSegment(serverID)}
+	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
 	return runtime.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
 }
 
@@ -103,7 +104,7 @@ type DeleteServerResponse struct {
 //     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*DeleteServerResponse, error) {
-	req := runtime.Request{Path: "/compute/v2.1/servers/" + runtime.PathSegment(serverID)}
+	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
 	return runtime.Call(ctx, c.opDeleteServer, &req, new(DeleteServerResponse), opts)
 }
 
@@ -132,9 +133,9 @@ type ServerActionResponse struct {
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction, opts ...runtime.CallOption) (*ServerActionResponse, error) {
-	req := runtime.Request{Path: "/compute/v2.1/servers/" + runtime.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // ListImagesParams are the query, header and cookie parameters of ListImages (nil leaves one out).
@@ -55,7 +56,7 @@ type UploadImageResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 10m in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*UploadImageResponse, error) {
-	req := runtime.Request{Path: "/image/v2/images/" + runtime.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
+	req := runtime.Request{Path: "/image/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
 	}

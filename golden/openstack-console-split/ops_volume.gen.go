@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // ListVolumesResponse is the answer to ListVolumes.
@@ -22,7 +23,7 @@ type ListVolumesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runtime.CallOption) (*ListVolumesResponse, error) {
-	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes"}
+	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes"}
 	return runtime.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
 }
 
@@ -39,6 +40,6 @@ type CreateVolumeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume, opts ...runtime.CallOption) (*CreateVolumeResponse, error) {
-	req := runtime.Request{Path: "/volume/v3/" + runtime.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
 }

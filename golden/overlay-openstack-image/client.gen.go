@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -89,13 +90,13 @@ func (v *ImageDeleteRequest) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v ImageDeleteRequest) MarshalJSON() ([]byte, error) {
 	type plain ImageDeleteRequest
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the container.
@@ -250,13 +251,13 @@ func (v *ImageShowRequest) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v ImageShowRequest) MarshalJSON() ([]byte, error) {
 	type plain ImageShowRequest
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the container.
@@ -512,13 +513,13 @@ func (v *ImageShowResponse) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v ImageShowResponse) MarshalJSON() ([]byte, error) {
 	type plain ImageShowResponse
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the image container.
@@ -800,13 +801,13 @@ func (v *ImageUpdateResponse) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v ImageUpdateResponse) MarshalJSON() ([]byte, error) {
 	type plain ImageUpdateResponse
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the image container.
@@ -1049,13 +1050,13 @@ func (v *ImagesCreateRequest) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesCreateRequest) MarshalJSON() ([]byte, error) {
 	type plain ImagesCreateRequest
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the image container.
@@ -1344,13 +1345,13 @@ func (v *ImagesCreateResponse) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesCreateResponse) MarshalJSON() ([]byte, error) {
 	type plain ImagesCreateResponse
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the image container.
@@ -1566,13 +1567,13 @@ func (v *ImagesIndexRequest) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesIndexRequest) MarshalJSON() ([]byte, error) {
 	type plain ImagesIndexRequest
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the container.
@@ -1735,13 +1736,13 @@ func (v *ImagesListResponseImagesItem) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesListResponseImagesItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesListResponseImagesItem
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the container.
@@ -2118,13 +2119,13 @@ func (v *ImagesTasksGetTaskInfoRequest) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v ImagesTasksGetTaskInfoRequest) MarshalJSON() ([]byte, error) {
 	type plain ImagesTasksGetTaskInfoRequest
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the container.
@@ -5968,13 +5969,13 @@ func (v *StoreDeleteFromStoreRequest) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "checksum", "container_format", "created_at", "direct_url", "disk_format", "file", "id", "locations", "min_disk", "min_ram", "name", "os_hash_algo", "os_hash_value", "os_hidden", "owner", "protected", "schema", "self", "size", "status", "stores", "tags", "updated_at", "virtual_size", "visibility")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v StoreDeleteFromStoreRequest) MarshalJSON() ([]byte, error) {
 	type plain StoreDeleteFromStoreRequest
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 // Format of the container.
@@ -7167,7 +7168,7 @@ type CacheImageIDPutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest, opts ...runtime.CallOption) (*CacheImageIDPutResponse, error) {
-	req := runtime.Request{Path: "/v2/cache/" + runtime.PathSegment(imageID), JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/cache/" + wire.PathSegment(imageID), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opCacheImageIDPut, &req, new(CacheImageIDPutResponse), opts)
 }
 
@@ -7194,7 +7195,7 @@ type CacheImageIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*CacheImageIDDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/cache/" + runtime.PathSegment(imageID)}
+	req := runtime.Request{Path: "/v2/cache/" + wire.PathSegment(imageID)}
 	return runtime.Call(ctx, c.opCacheImageIDDelete, &req, new(CacheImageIDDeleteResponse), opts)
 }
 
@@ -7428,7 +7429,7 @@ type ImagesPostResponse struct {
 func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest, opts ...runtime.CallOption) (*ImagesPostResponse, error) {
 	req := runtime.Request{Path: "/v2/images", JSON: body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
@@ -7463,7 +7464,7 @@ type ImagesImageIDGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDGetResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID)}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID)}
 	return runtime.Call(ctx, c.opImagesImageIDGet, &req, new(ImagesImageIDGetResponse), opts)
 }
 
@@ -7512,7 +7513,7 @@ type ImagesImageIDPatchResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*ImagesImageIDPatchResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID), ContentType: "application/openstack-images-v2.1-json-patch"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID), ContentType: "application/openstack-images-v2.1-json-patch"}
 	if body != nil {
 		req.Body = body
 	}
@@ -7548,7 +7549,7 @@ type ImagesImageIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID)}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID)}
 	return runtime.Call(ctx, c.opImagesImageIDDelete, &req, new(ImagesImageIDDeleteResponse), opts)
 }
 
@@ -7585,7 +7586,7 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsDeactivatePostResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/deactivate", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/actions/deactivate", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDActionsDeactivatePost, &req, new(ImagesImageIDActionsDeactivatePostResponse), opts)
 }
 
@@ -7618,7 +7619,7 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsReactivatePostResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/actions/reactivate", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/actions/reactivate", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDActionsReactivatePost, &req, new(ImagesImageIDActionsReactivatePostResponse), opts)
 }
 
@@ -7672,7 +7673,7 @@ type ImagesImageIDFileGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams, opts ...runtime.CallOption) (*ImagesImageIDFileGetResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/file"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/file"}
 	if params != nil {
 		if params.Range != nil {
 			req.AddHeader("Range", *params.Range)
@@ -7738,7 +7739,7 @@ type ImagesImageIDFilePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte, opts ...runtime.CallOption) (*ImagesImageIDFilePutResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
 	}
@@ -7810,7 +7811,7 @@ type ImagesImageIDImportPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest, opts ...runtime.CallOption) (*ImagesImageIDImportPostResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/import", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/import", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDImportPost, &req, new(ImagesImageIDImportPostResponse), opts)
 }
 
@@ -7848,7 +7849,7 @@ type ImagesImageIDMembersGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDMembersGetResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members"}
 	return runtime.Call(ctx, c.opImagesImageIDMembersGet, &req, new(ImagesImageIDMembersGetResponse), opts)
 }
 
@@ -7880,7 +7881,7 @@ type ImagesImageIDMembersPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersPostResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDMembersPost, &req, new(ImagesImageIDMembersPostResponse), opts)
 }
 
@@ -7911,7 +7912,7 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDGetResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID)}
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDGet, &req, new(ImagesImageIDMembersMemberIDGetResponse), opts)
 }
 
@@ -7951,7 +7952,7 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDPutResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID), JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDPut, &req, new(ImagesImageIDMembersMemberIDPutResponse), opts)
 }
 
@@ -7984,7 +7985,7 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/members/" + runtime.PathSegment(memberID)}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID)}
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDDelete, &req, new(ImagesImageIDMembersMemberIDDeleteResponse), opts)
 }
 
@@ -8029,7 +8030,7 @@ type ImagesImageIDStagePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest, opts ...runtime.CallOption) (*ImagesImageIDStagePutResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/stage", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/stage", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDStagePut, &req, new(ImagesImageIDStagePutResponse), opts)
 }
 
@@ -8047,7 +8048,7 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValuePutResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue), JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tags/" + wire.PathSegment(tagValue), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDTagsTagValuePut, &req, new(ImagesImageIDTagsTagValuePutResponse), opts)
 }
 
@@ -8065,7 +8066,7 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tags/" + runtime.PathSegment(tagValue)}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tags/" + wire.PathSegment(tagValue)}
 	return runtime.Call(ctx, c.opImagesImageIDTagsTagValueDelete, &req, new(ImagesImageIDTagsTagValueDeleteResponse), opts)
 }
 
@@ -8097,7 +8098,7 @@ type ImagesImageIDTasksGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDTasksGetResponse, error) {
-	req := runtime.Request{Path: "/v2/images/" + runtime.PathSegment(imageID) + "/tasks"}
+	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tasks"}
 	return runtime.Call(ctx, c.opImagesImageIDTasksGet, &req, new(ImagesImageIDTasksGetResponse), opts)
 }
 
@@ -8323,7 +8324,7 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameGet, &req, new(MetadefsNamespacesNamespaceNameGetResponse), opts)
 }
 
@@ -8349,7 +8350,7 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName), JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePut, &req, new(MetadefsNamespacesNamespaceNamePutResponse), opts)
 }
 
@@ -8379,7 +8380,7 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName)}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameDelete, &req, new(MetadefsNamespacesNamespaceNameDeleteResponse), opts)
 }
 
@@ -8430,7 +8431,7 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsGet, &req, new(MetadefsNamespacesNamespaceNameObjectsGetResponse), opts)
 }
 
@@ -8457,7 +8458,7 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsPost, &req, new(MetadefsNamespacesNamespaceNameObjectsPostResponse), opts)
 }
 
@@ -8477,7 +8478,7 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsDeleteResponse), opts)
 }
 
@@ -8507,7 +8508,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse), opts)
 }
 
@@ -8542,7 +8543,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName), JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse), opts)
 }
 
@@ -8573,7 +8574,7 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/objects/" + runtime.PathSegment(objectName)}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse), opts)
 }
 
@@ -8601,7 +8602,7 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesGetResponse), opts)
 }
 
@@ -8630,7 +8631,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPost, &req, new(MetadefsNamespacesNamespaceNamePropertiesPostResponse), opts)
 }
 
@@ -8650,7 +8651,7 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesDeleteResponse), opts)
 }
 
@@ -8685,7 +8686,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse), opts)
 }
 
@@ -8713,7 +8714,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName), JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse), opts)
 }
 
@@ -8744,7 +8745,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/properties/" + runtime.PathSegment(propertyName)}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse), opts)
 }
 
@@ -8772,7 +8773,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesGet, &req, new(MetadefsNamespacesNamespaceNameResourceTypesGetResponse), opts)
 }
 
@@ -8800,7 +8801,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesPost, &req, new(MetadefsNamespacesNamespaceNameResourceTypesPostResponse), opts)
 }
 
@@ -8820,7 +8821,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/resource_types/" + runtime.PathSegment(resourceType)}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types/" + wire.PathSegment(resourceType)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete, &req, new(MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse), opts)
 }
 
@@ -8854,7 +8855,7 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsGet, &req, new(MetadefsNamespacesNamespaceNameTagsGetResponse), opts)
 }
 
@@ -8881,7 +8882,7 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags", JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsPost, &req, new(MetadefsNamespacesNamespaceNameTagsPostResponse), opts)
 }
 
@@ -8912,7 +8913,7 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsDelete, &req, new(MetadefsNamespacesNamespaceNameTagsDeleteResponse), opts)
 }
 
@@ -8942,7 +8943,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameGet, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameGetResponse), opts)
 }
 
@@ -8970,7 +8971,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePutResponse), opts)
 }
 
@@ -8997,7 +8998,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName), JSON: body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePostResponse), opts)
 }
 
@@ -9028,7 +9029,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + runtime.PathSegment(namespaceName) + "/tags/" + runtime.PathSegment(tagName)}
+	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse), opts)
 }
 
@@ -9590,7 +9591,7 @@ type StoresStoreIDImageIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string, opts ...runtime.CallOption) (*StoresStoreIDImageIDDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/stores/" + runtime.PathSegment(storeID) + "/" + runtime.PathSegment(imageID)}
+	req := runtime.Request{Path: "/v2/stores/" + wire.PathSegment(storeID) + "/" + wire.PathSegment(imageID)}
 	return runtime.Call(ctx, c.opStoresStoreIDImageIDDelete, &req, new(StoresStoreIDImageIDDeleteResponse), opts)
 }
 
@@ -9667,7 +9668,7 @@ type TasksTaskIDGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDGetResponse, error) {
-	req := runtime.Request{Path: "/v2/tasks/" + runtime.PathSegment(taskID)}
+	req := runtime.Request{Path: "/v2/tasks/" + wire.PathSegment(taskID)}
 	return runtime.Call(ctx, c.opTasksTaskIDGet, &req, new(TasksTaskIDGetResponse), opts)
 }
 
@@ -9685,6 +9686,6 @@ type TasksTaskIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/tasks/" + runtime.PathSegment(taskID)}
+	req := runtime.Request{Path: "/v2/tasks/" + wire.PathSegment(taskID)}
 	return runtime.Call(ctx, c.opTasksTaskIDDelete, &req, new(TasksTaskIDDeleteResponse), opts)
 }

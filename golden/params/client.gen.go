@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -317,7 +318,7 @@ type PutBlobResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBlob(ctx context.Context, name string, body []byte, opts ...runtime.CallOption) (*PutBlobResponse, error) {
-	req := runtime.Request{Path: "/blobs/" + runtime.PathSegment(name), ContentType: "application/octet-stream"}
+	req := runtime.Request{Path: "/blobs/" + wire.PathSegment(name), ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
 	}
@@ -379,7 +380,7 @@ type DownloadResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Download(ctx context.Context, name string, opts ...runtime.CallOption) (*DownloadResponse, error) {
-	req := runtime.Request{Path: "/files/" + runtime.PathSegment(name)}
+	req := runtime.Request{Path: "/files/" + wire.PathSegment(name)}
 	return runtime.Call(ctx, c.opDownload, &req, new(DownloadResponse), opts)
 }
 
@@ -401,7 +402,7 @@ type PostFormResponse struct {
 func (c *Client) PostForm(ctx context.Context, body PostFormForm, opts ...runtime.CallOption) (*PostFormResponse, error) {
 	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
-		form, err := runtime.FormBody(body)
+		form, err := wire.FormBody(body)
 		if err != nil {
 			return nil, fmt.Errorf("PostForm: encode form body: %w", err)
 		}
@@ -447,7 +448,7 @@ type GetItemsItemIDPartsPartResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, opts ...runtime.CallOption) (*GetItemsItemIDPartsPartResponse, error) {
-	req := runtime.Request{Path: "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)}
+	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + wire.PathSegment(part)}
 	return runtime.Call(ctx, c.opGetItemsItemIDPartsPart, &req, new(GetItemsItemIDPartsPartResponse), opts)
 }
 
@@ -471,7 +472,7 @@ type DeleteItemsItemIDPartsPartResponse struct {
 //     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, params *DeleteItemsItemIDPartsPartParams, opts ...runtime.CallOption) (*DeleteItemsItemIDPartsPartResponse, error) {
-	req := runtime.Request{Path: "/items/" + runtime.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + runtime.PathSegment(part)}
+	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + wire.PathSegment(part)}
 	if params != nil {
 		if params.Force != nil {
 			req.Query.Add("force", strconv.FormatBool(*params.Force))
@@ -552,7 +553,7 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams, o
 	}
 	if params != nil {
 		if params.XShape != nil {
-			if s, err := runtime.ObjectText(true, params.XShape); err != nil {
+			if s, err := wire.ObjectText(true, params.XShape); err != nil {
 				return nil, fmt.Errorf("ObjectParams: header parameter %q: %w", "X-Shape", err)
 			} else {
 				req.AddHeader("X-Shape", s)
@@ -660,7 +661,7 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams, opts ..
 			req.AddHeader("X-Flags", strings.Join(params.XFlags, ","))
 		}
 		if params.Session != nil {
-			req.AddCookie("session", runtime.CookieValue(*params.Session))
+			req.AddCookie("session", wire.CookieValue(*params.Session))
 		}
 	}
 	return runtime.Call(ctx, c.opGetSearch, &req, new(GetSearchResponse), opts)
@@ -679,13 +680,13 @@ type PathStylesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64, simple []string, opts ...runtime.CallOption) (*PathStylesResponse, error) {
-	req := runtime.Request{Path: "/styles" + runtime.PathValue("label", false, "label", label...) + runtime.PathValue("matrix", true, "matrix", func() []string {
+	req := runtime.Request{Path: "/styles" + wire.PathValue("label", false, "label", label...) + wire.PathValue("matrix", true, "matrix", func() []string {
 		s := make([]string, 0, len(matrix))
 		for _, x := range matrix {
 			s = append(s, strconv.FormatInt(int64(x), 10))
 		}
 		return s
-	}()...) + "/" + runtime.PathValue("", false, "simple", simple...)}
+	}()...) + "/" + wire.PathValue("", false, "simple", simple...)}
 	return runtime.Call(ctx, c.opPathStyles, &req, new(PathStylesResponse), opts)
 }
 
@@ -715,7 +716,7 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 		if body.File == nil || body.File.Content == nil {
 			return nil, fmt.Errorf("Upload: multipart part %q is required", "file")
 		}
-		mp := runtime.NewMultipart()
+		mp := wire.NewMultipart()
 		for _, x := range body.Attachments {
 			mp.File("attachments", x)
 		}
@@ -739,7 +740,7 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 		req.Body, req.ContentType = raw, ctype
 	}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -57,13 +58,13 @@ func (u ListChargesCreated) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *ListChargesCreated) UnmarshalJSON(data []byte) error {
 	*u = ListChargesCreated{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
+	case wire.KindObject:
 		u.ListChargesCreatedVariant1 = new(ListChargesCreatedVariant1)
 		return json.Unmarshal(data, u.ListChargesCreatedVariant1)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -112,12 +113,12 @@ func (u DeepObjectListsDiscounts) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *DeepObjectListsDiscounts) UnmarshalJSON(data []byte) error {
 	*u = DeepObjectListsDiscounts{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindArray:
+	case wire.KindArray:
 		return json.Unmarshal(data, &u.Array)
-	case runtime.KindString:
+	case wire.KindString:
 		u.DeepObjectListsDiscountsEmpty = new(DeepObjectListsDiscountsEmpty)
 		return json.Unmarshal(data, u.DeepObjectListsDiscountsEmpty)
 	}
@@ -140,7 +141,7 @@ const (
 // MarshalJSON writes "" (the zero value too); the spec allows no other.
 func (v DeepObjectListsDiscountsEmpty) MarshalJSON() ([]byte, error) {
 	if v != DeepObjectListsDiscountsEmptyEmpty {
-		return nil, runtime.OnlyValueError("DeepObjectListsDiscountsEmpty", `""`, v)
+		return nil, wire.OnlyValueError("DeepObjectListsDiscountsEmpty", `""`, v)
 	}
 	return []byte(`""`), nil
 }
@@ -172,13 +173,13 @@ func (u DeepObjectListsWindow) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *DeepObjectListsWindow) UnmarshalJSON(data []byte) error {
 	*u = DeepObjectListsWindow{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
+	case wire.KindObject:
 		u.DeepObjectListsWindowVariant2 = new(DeepObjectListsWindowVariant2)
 		return json.Unmarshal(data, u.DeepObjectListsWindowVariant2)
-	case runtime.KindArray:
+	case wire.KindArray:
 		return json.Unmarshal(data, &u.Array)
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
@@ -455,7 +456,7 @@ type ListIssuesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, params *ListIssuesParams, opts ...runtime.CallOption) (*ListIssuesResponse, error) {
-	req := runtime.Request{Path: "/issues/" + runtime.PathValue("", false, "severities", func() []string {
+	req := runtime.Request{Path: "/issues/" + wire.PathValue("", false, "severities", func() []string {
 		s := make([]string, 0, len(severities))
 		for _, x := range severities {
 			s = append(s, string(x))

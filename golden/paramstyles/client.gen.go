@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -43,15 +44,15 @@ func (u AuthorType) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *AuthorType) UnmarshalJSON(data []byte) error {
 	*u = AuthorType{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
-		if runtime.IsOneOf(data, "user") {
+	case wire.KindString:
+		if wire.IsOneOf(data, "user") {
 			u.User = new(User)
 			return json.Unmarshal(data, u.User)
 		}
-		if runtime.IsOneOf(data, "bot") {
+		if wire.IsOneOf(data, "bot") {
 			u.Bot = new(Bot)
 			return json.Unmarshal(data, u.Bot)
 		}
@@ -71,7 +72,7 @@ const (
 // MarshalJSON writes "user" (the zero value too); the spec allows no other.
 func (v User) MarshalJSON() ([]byte, error) {
 	if v != UserUser && v != "" {
-		return nil, runtime.OnlyValueError("User", `"user"`, v)
+		return nil, wire.OnlyValueError("User", `"user"`, v)
 	}
 	return []byte(`"user"`), nil
 }
@@ -87,7 +88,7 @@ const (
 // MarshalJSON writes "bot" (the zero value too); the spec allows no other.
 func (v Bot) MarshalJSON() ([]byte, error) {
 	if v != BotBot && v != "" {
-		return nil, runtime.OnlyValueError("Bot", `"bot"`, v)
+		return nil, wire.OnlyValueError("Bot", `"bot"`, v)
 	}
 	return []byte(`"bot"`), nil
 }
@@ -316,10 +317,10 @@ func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams, o
 	req := runtime.Request{Path: "/cookies"}
 	if params != nil {
 		if params.List != nil {
-			req.AddCookie("list", runtime.CookieList(params.List...))
+			req.AddCookie("list", wire.CookieList(params.List...))
 		}
 		if params.Color != nil {
-			if s, err := runtime.CookieObject(params.Color); err != nil {
+			if s, err := wire.CookieObject(params.Color); err != nil {
 				return nil, fmt.Errorf("CookieStyles: cookie parameter %q: %w", "color", err)
 			} else {
 				req.AddCookie("color", s)
@@ -351,7 +352,7 @@ func (c *Client) ExplodedCookie(ctx context.Context, params *ExplodedCookieParam
 	req := runtime.Request{Path: "/cookies-exploded"}
 	if params != nil {
 		if params.Exploded != nil {
-			req.AddCookie("exploded", runtime.CookieList(params.Exploded...))
+			req.AddCookie("exploded", wire.CookieList(params.Exploded...))
 		}
 	}
 	return runtime.Call(ctx, c.opExplodedCookie, &req, new(ExplodedCookieResponse), opts)
@@ -370,23 +371,23 @@ type PathObjectsResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, labelx Color, matrix Color, matrixx Color, opts ...runtime.CallOption) (*PathObjectsResponse, error) {
-	simpleText, err := runtime.PathObject("", true, "simple", simple)
+	simpleText, err := wire.PathObject("", true, "simple", simple)
 	if err != nil {
 		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "simple", err)
 	}
-	labelText, err := runtime.PathObject("label", false, "label", label)
+	labelText, err := wire.PathObject("label", false, "label", label)
 	if err != nil {
 		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "label", err)
 	}
-	labelxText, err := runtime.PathObject("label", true, "labelx", labelx)
+	labelxText, err := wire.PathObject("label", true, "labelx", labelx)
 	if err != nil {
 		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "labelx", err)
 	}
-	matrixText, err := runtime.PathObject("matrix", false, "matrix", matrix)
+	matrixText, err := wire.PathObject("matrix", false, "matrix", matrix)
 	if err != nil {
 		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "matrix", err)
 	}
-	matrixxText, err := runtime.PathObject("matrix", true, "matrixx", matrixx)
+	matrixxText, err := wire.PathObject("matrix", true, "matrixx", matrixx)
 	if err != nil {
 		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "matrixx", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -279,7 +280,7 @@ type ShowPetByIDResponse struct {
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ShowPetByID(ctx context.Context, petID string, opts ...runtime.CallOption) (*ShowPetByIDResponse, error) {
-	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(petID)}
+	req := runtime.Request{Path: "/pets/" + wire.PathSegment(petID)}
 	return runtime.Call(ctx, c.opShowPetByID, &req, new(ShowPetByIDResponse), opts)
 }
 
@@ -309,9 +310,9 @@ type AdoptPetResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption, opts ...runtime.CallOption) (*AdoptPetResponse, error) {
-	req := runtime.Request{Path: "/pets/" + runtime.PathSegment(petID) + "/adoptions", JSON: &body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/pets/" + wire.PathSegment(petID) + "/adoptions", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -487,7 +488,7 @@ type KeyedByPolicyResponse struct {
 func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams, opts ...runtime.CallOption) (*KeyedByPolicyResponse, error) {
 	req := runtime.Request{Path: "/b"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
@@ -537,7 +538,7 @@ type CustomKeyHeaderResponse struct {
 func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderParams, opts ...runtime.CallOption) (*CustomKeyHeaderResponse, error) {
 	req := runtime.Request{Path: "/c"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
@@ -569,7 +570,7 @@ type KeyedByParameterResponse struct {
 func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterParams, opts ...runtime.CallOption) (*KeyedByParameterResponse, error) {
 	req := runtime.Request{Path: "/c"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.XIdempotencyKey != nil {
 		key = *params.XIdempotencyKey
 	}
@@ -591,7 +592,7 @@ type PerOperationOneResponse struct {
 //     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationOne(ctx context.Context, id string, opts ...runtime.CallOption) (*PerOperationOneResponse, error) {
-	req := runtime.Request{Path: "/d/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/d/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opPerOperationOne, &req, new(PerOperationOneResponse), opts)
 }
 
@@ -609,7 +610,7 @@ type PerOperationTwoResponse struct {
 //     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationTwo(ctx context.Context, id string, opts ...runtime.CallOption) (*PerOperationTwoResponse, error) {
-	req := runtime.Request{Path: "/d/" + runtime.PathSegment(id)}
+	req := runtime.Request{Path: "/d/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opPerOperationTwo, &req, new(PerOperationTwoResponse), opts)
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -475,7 +476,7 @@ func (c *Client) GetCookie(ctx context.Context, params *GetCookieParams, opts ..
 	req := runtime.Request{Path: "/cookie"}
 	if params != nil {
 		if params.Theme != nil {
-			req.AddCookie("theme", runtime.CookieValue(*params.Theme))
+			req.AddCookie("theme", wire.CookieValue(*params.Theme))
 		}
 	}
 	return runtime.Call(ctx, c.opGetCookie, &req, new(GetCookieResponse), opts)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -236,7 +237,7 @@ type CreateUserResponse struct {
 func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body User, opts ...runtime.CallOption) (*CreateUserResponse, error) {
 	req := runtime.Request{Path: "/users", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
-	key := runtime.NewIdempotencyKey()
+	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}

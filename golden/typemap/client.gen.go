@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -29,13 +30,13 @@ func (v *Bag) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	return runtime.ExtraFields(data, &v.AdditionalProperties, "name")
+	return wire.ExtraFields(data, &v.AdditionalProperties, "name")
 }
 
 // MarshalJSON writes every field, then AdditionalProperties.
 func (v Bag) MarshalJSON() ([]byte, error) {
 	type plain Bag
-	return runtime.MarshalWithExtra(plain(v), v.AdditionalProperties)
+	return wire.MarshalWithExtra(plain(v), v.AdditionalProperties)
 }
 
 type BagAlias = Bag
@@ -66,13 +67,13 @@ func (u Choice) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *Choice) UnmarshalJSON(data []byte) error {
 	*u = Choice{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
+	case wire.KindObject:
 		u.ChoiceValue = new(ChoiceValue)
 		return json.Unmarshal(data, u.ChoiceValue)
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
 	}
@@ -96,7 +97,7 @@ const (
 // MarshalJSON writes "thing" (the zero value too); the spec allows no other.
 func (v Kind) MarshalJSON() ([]byte, error) {
 	if v != KindThing && v != "" {
-		return nil, runtime.OnlyValueError("Kind", `"thing"`, v)
+		return nil, wire.OnlyValueError("Kind", `"thing"`, v)
 	}
 	return []byte(`"thing"`), nil
 }
@@ -168,13 +169,13 @@ func (u RecordSwitch) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *RecordSwitch) UnmarshalJSON(data []byte) error {
 	*u = RecordSwitch{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindBool:
+	case wire.KindBool:
 		u.Bool = new(bool)
 		return json.Unmarshal(data, u.Bool)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -117,7 +118,7 @@ func (v *Names) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {
 		return err
 	}
-	if err := runtime.UnmarshalMembers(data, map[string]any{"": &v.Field, "quote\"and`tick": &v.QuoteAndTick}); err != nil {
+	if err := wire.UnmarshalMembers(data, map[string]any{"": &v.Field, "quote\"and`tick": &v.QuoteAndTick}); err != nil {
 		return err
 	}
 	return nil
@@ -130,7 +131,7 @@ func (v Names) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runtime.AddMembers(data, runtime.Member{Name: "", Value: v.Field, Omit: v.Field == nil}, runtime.Member{Name: "quote\"and`tick", Value: v.QuoteAndTick, Omit: v.QuoteAndTick == nil})
+	return wire.AddMembers(data, wire.Member{Name: "", Value: v.Field, Omit: v.Field == nil}, wire.Member{Name: "quote\"and`tick", Value: v.QuoteAndTick, Omit: v.QuoteAndTick == nil})
 }
 
 type Option2 string
@@ -190,13 +191,13 @@ func (u ThingChoice) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *ThingChoice) UnmarshalJSON(data []byte) error {
 	*u = ThingChoice{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -427,6 +428,6 @@ type TypeResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Type(ctx context.Context, id int64, body Thing, opts ...runtime.CallOption) (*TypeResponse, error) {
-	req := runtime.Request{Path: "/things/" + runtime.PathSegment(strconv.FormatInt(int64(id), 10)), JSON: &body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/things/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), JSON: &body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opType, &req, new(TypeResponse), opts)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -50,15 +51,15 @@ func (u IDOrRange) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *IDOrRange) UnmarshalJSON(data []byte) error {
 	*u = IDOrRange{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
+	case wire.KindObject:
 		u.IDOrRangeFrom = new(IDOrRangeFrom)
 		return json.Unmarshal(data, u.IDOrRangeFrom)
-	case runtime.KindArray:
+	case wire.KindArray:
 		return json.Unmarshal(data, &u.Array)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -97,13 +98,13 @@ func (u IntOrString) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *IntOrString) UnmarshalJSON(data []byte) error {
 	*u = IntOrString{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -121,7 +122,7 @@ func (u IntOrString) ParamText() string {
 	case u.String != nil:
 		return *u.String
 	case u.Unknown != nil:
-		return runtime.RawText(u.Unknown)
+		return wire.RawText(u.Unknown)
 	}
 	return ""
 }
@@ -152,13 +153,13 @@ func (u ListIssuesLevel) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *ListIssuesLevel) UnmarshalJSON(data []byte) error {
 	*u = ListIssuesLevel{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.ListIssuesLevelVariant2 = new(ListIssuesLevelVariant2)
 		return json.Unmarshal(data, u.ListIssuesLevelVariant2)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int32)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -176,7 +177,7 @@ func (u ListIssuesLevel) ParamText() string {
 	case u.ListIssuesLevelVariant2 != nil:
 		return string(*u.ListIssuesLevelVariant2)
 	case u.Unknown != nil:
-		return runtime.RawText(u.Unknown)
+		return wire.RawText(u.Unknown)
 	}
 	return ""
 }
@@ -218,16 +219,16 @@ func (u ListIssuesTagsItem) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *ListIssuesTagsItem) UnmarshalJSON(data []byte) error {
 	*u = ListIssuesTagsItem{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
-	case runtime.KindBool:
+	case wire.KindBool:
 		u.Bool = new(bool)
 		return json.Unmarshal(data, u.Bool)
 	}
@@ -247,7 +248,7 @@ func (u ListIssuesTagsItem) ParamText() string {
 	case u.String != nil:
 		return *u.String
 	case u.Unknown != nil:
-		return runtime.RawText(u.Unknown)
+		return wire.RawText(u.Unknown)
 	}
 	return ""
 }
@@ -278,16 +279,16 @@ func (u ListIssuesRegion) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *ListIssuesRegion) UnmarshalJSON(data []byte) error {
 	*u = ListIssuesRegion{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Number = new(float64)
 		return json.Unmarshal(data, u.Number)
-	case runtime.KindNumber:
+	case wire.KindNumber:
 		u.Number = new(float64)
 		return json.Unmarshal(data, u.Number)
 	}
@@ -305,7 +306,7 @@ func (u ListIssuesRegion) ParamText() string {
 	case u.String != nil:
 		return *u.String
 	case u.Unknown != nil:
-		return runtime.RawText(u.Unknown)
+		return wire.RawText(u.Unknown)
 	}
 	return ""
 }
@@ -337,13 +338,13 @@ func (u MixedUnionsCreated) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *MixedUnionsCreated) UnmarshalJSON(data []byte) error {
 	*u = MixedUnionsCreated{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
+	case wire.KindObject:
 		u.MixedUnionsCreatedVariant2 = new(MixedUnionsCreatedVariant2)
 		return json.Unmarshal(data, u.MixedUnionsCreatedVariant2)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -383,13 +384,13 @@ func (u UnsupportedParamsTarget) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *UnsupportedParamsTarget) UnmarshalJSON(data []byte) error {
 	*u = UnsupportedParamsTarget{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
+	case wire.KindObject:
 		u.UnsupportedParamsTargetVariant2 = new(UnsupportedParamsTargetVariant2)
 		return json.Unmarshal(data, u.UnsupportedParamsTargetVariant2)
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
 	}
@@ -604,7 +605,7 @@ type ListIssuesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIssuesParams, opts ...runtime.CallOption) (*ListIssuesResponse, error) {
-	req := runtime.Request{Path: "/issues/" + runtime.PathSegment(ref.ParamText())}
+	req := runtime.Request{Path: "/issues/" + wire.PathSegment(ref.ParamText())}
 	if params != nil {
 		if params.Project != nil {
 			for _, v := range params.Project {
@@ -656,7 +657,7 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 			}(), ","))
 		}
 		if params.Region != nil {
-			req.AddCookie("region", runtime.CookieValue((*params.Region).ParamText()))
+			req.AddCookie("region", wire.CookieValue((*params.Region).ParamText()))
 		}
 	}
 	return runtime.Call(ctx, c.opListIssues, &req, new(ListIssuesResponse), opts)
@@ -684,7 +685,7 @@ type MixedUnionsResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams, opts ...runtime.CallOption) (*MixedUnionsResponse, error) {
-	atText, err := runtime.PathObject("matrix", false, "at", at)
+	atText, err := wire.PathObject("matrix", false, "at", at)
 	if err != nil {
 		return nil, fmt.Errorf("MixedUnions: path parameter %q: %w", "at", err)
 	}
@@ -706,7 +707,7 @@ func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUni
 	}
 	if params != nil {
 		if params.XWindow != nil {
-			if s, err := runtime.ObjectText(false, params.XWindow); err != nil {
+			if s, err := wire.ObjectText(false, params.XWindow); err != nil {
 				return nil, fmt.Errorf("MixedUnions: header parameter %q: %w", "X-Window", err)
 			} else {
 				req.AddHeader("X-Window", s)
@@ -729,19 +730,19 @@ type PathStylesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrString, lblx []IntOrString, opts ...runtime.CallOption) (*PathStylesResponse, error) {
-	req := runtime.Request{Path: "/styles/" + runtime.PathValue("label", false, "lbl", func() []string {
+	req := runtime.Request{Path: "/styles/" + wire.PathValue("label", false, "lbl", func() []string {
 		s := make([]string, 0, len(lbl))
 		for _, x := range lbl {
 			s = append(s, x.ParamText())
 		}
 		return s
-	}()...) + "/" + runtime.PathValue("matrix", true, "mtx", func() []string {
+	}()...) + "/" + wire.PathValue("matrix", true, "mtx", func() []string {
 		s := make([]string, 0, len(mtx))
 		for _, x := range mtx {
 			s = append(s, x.ParamText())
 		}
 		return s
-	}()...) + "/" + runtime.PathValue("label", true, "lblx", func() []string {
+	}()...) + "/" + wire.PathValue("label", true, "lblx", func() []string {
 		s := make([]string, 0, len(lblx))
 		for _, x := range lblx {
 			s = append(s, x.ParamText())

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -52,7 +53,7 @@ func (u AnyPet) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "petType", d, nil)
+	return wire.MarshalUnion(v, "petType", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -62,7 +63,7 @@ func (u AnyPet) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *AnyPet) UnmarshalJSON(data []byte) error {
 	*u = AnyPet{}
-	if d, ok := runtime.Discriminator(data, "petType"); ok {
+	if d, ok := wire.Discriminator(data, "petType"); ok {
 		switch d {
 		case "Cat":
 			u.Cat = new(Cat)
@@ -77,11 +78,11 @@ func (u *AnyPet) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("huntingSkill", "name", "petType") && obj.Within("huntingSkill", "name", "petType") {
 			if v := new(Cat); json.Unmarshal(data, v) == nil {
 				u.Cat = v
@@ -200,7 +201,7 @@ const (
 // MarshalJSON writes "circle" (the zero value too); the spec allows no other.
 func (v CircleKind) MarshalJSON() ([]byte, error) {
 	if v != CircleKindCircle && v != "" {
-		return nil, runtime.OnlyValueError("CircleKind", `"circle"`, v)
+		return nil, wire.OnlyValueError("CircleKind", `"circle"`, v)
 	}
 	return []byte(`"circle"`), nil
 }
@@ -241,11 +242,11 @@ func (u Contact) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *Contact) UnmarshalJSON(data []byte) error {
 	*u = Contact{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("city", "postcode", "street") && obj.Within("city", "name", "postcode", "street") {
 			if v := new(PostalContact); json.Unmarshal(data, v) == nil {
 				u.PostalContact = v
@@ -347,11 +348,11 @@ func (u CustomerDefaultPayment) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *CustomerDefaultPayment) UnmarshalJSON(data []byte) error {
 	*u = CustomerDefaultPayment{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("brand", "expMonth", "expYear", "last4", "method") && obj.Within("brand", "expMonth", "expYear", "last4", "method") {
 			if v := new(Card); json.Unmarshal(data, v) == nil {
 				u.Card = v
@@ -409,13 +410,13 @@ func (u CustomerExternalID) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *CustomerExternalID) UnmarshalJSON(data []byte) error {
 	*u = CustomerExternalID{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -451,11 +452,11 @@ func (u CustomerFavouriteColor) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *CustomerFavouriteColor) UnmarshalJSON(data []byte) error {
 	*u = CustomerFavouriteColor{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
-		if runtime.IsOneOf(data, "red", "green", "blue") {
+	case wire.KindString:
+		if wire.IsOneOf(data, "red", "green", "blue") {
 			u.KnownColor = new(KnownColor)
 			return json.Unmarshal(data, u.KnownColor)
 		}
@@ -496,12 +497,12 @@ func (u CustomerRecipients) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *CustomerRecipients) UnmarshalJSON(data []byte) error {
 	*u = CustomerRecipients{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindArray:
+	case wire.KindArray:
 		return json.Unmarshal(data, &u.Array)
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
 	}
@@ -565,13 +566,13 @@ func (u DrawingAnnotationsItem) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *DrawingAnnotationsItem) UnmarshalJSON(data []byte) error {
 	*u = DrawingAnnotationsItem{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
+	case wire.KindObject:
 		u.Point = new(Point)
 		return json.Unmarshal(data, u.Point)
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
 	}
@@ -605,13 +606,13 @@ func (u DrawingLabelsValue) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *DrawingLabelsValue) UnmarshalJSON(data []byte) error {
 	*u = DrawingLabelsValue{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -655,7 +656,7 @@ func (u Event) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "type", d, nil)
+	return wire.MarshalUnion(v, "type", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -665,7 +666,7 @@ func (u Event) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *Event) UnmarshalJSON(data []byte) error {
 	*u = Event{}
-	if d, ok := runtime.Discriminator(data, "type"); ok {
+	if d, ok := wire.Discriminator(data, "type"); ok {
 		switch d {
 		case "order.placed":
 			u.OrderPlaced = new(OrderPlaced)
@@ -680,11 +681,11 @@ func (u *Event) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("id", "orderId", "total", "type") && obj.Within("currency", "id", "orderId", "total", "type") {
 			if v := new(OrderPlaced); json.Unmarshal(data, v) == nil {
 				u.OrderPlaced = v
@@ -770,7 +771,7 @@ func (u Expr) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "op", d, nil)
+	return wire.MarshalUnion(v, "op", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -780,7 +781,7 @@ func (u Expr) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *Expr) UnmarshalJSON(data []byte) error {
 	*u = Expr{}
-	if d, ok := runtime.Discriminator(data, "op"); ok {
+	if d, ok := wire.Discriminator(data, "op"); ok {
 		switch d {
 		case "num":
 			u.NumberLit = new(NumberLit)
@@ -798,11 +799,11 @@ func (u *Expr) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("left", "op", "right") && obj.Within("left", "op", "right") {
 			if v := new(BinaryOp); json.Unmarshal(data, v) == nil {
 				u.BinaryOp = v
@@ -893,23 +894,23 @@ func (u JSONValue) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *JSONValue) UnmarshalJSON(data []byte) error {
 	*u = JSONValue{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
+	case wire.KindObject:
 		return json.Unmarshal(data, &u.Object)
-	case runtime.KindArray:
+	case wire.KindArray:
 		return json.Unmarshal(data, &u.Array)
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Number = new(float64)
 		return json.Unmarshal(data, u.Number)
-	case runtime.KindNumber:
+	case wire.KindNumber:
 		u.Number = new(float64)
 		return json.Unmarshal(data, u.Number)
-	case runtime.KindBool:
+	case wire.KindBool:
 		u.Bool = new(bool)
 		return json.Unmarshal(data, u.Bool)
 	}
@@ -957,7 +958,7 @@ func (u Notification) MarshalJSON() ([]byte, error) {
 		v = u.Unknown
 	}
 	type plain Notification
-	return runtime.MarshalUnion(v, "channel", d, plain(u))
+	return wire.MarshalUnion(v, "channel", d, plain(u))
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -968,12 +969,12 @@ func (u Notification) MarshalJSON() ([]byte, error) {
 func (u *Notification) UnmarshalJSON(data []byte) error {
 	*u = Notification{}
 	type plain Notification
-	if runtime.Kind(data) == runtime.KindObject {
+	if wire.Kind(data) == wire.KindObject {
 		if err := json.Unmarshal(data, (*plain)(u)); err != nil {
 			return err
 		}
 	}
-	if d, ok := runtime.Discriminator(data, "channel"); ok {
+	if d, ok := wire.Discriminator(data, "channel"); ok {
 		switch d {
 		case "email":
 			u.EmailNotification = new(EmailNotification)
@@ -985,11 +986,11 @@ func (u *Notification) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("channel", "subject", "to") && obj.Within("channel", "subject", "to") {
 			if v := new(EmailNotification); json.Unmarshal(data, v) == nil {
 				u.EmailNotification = v
@@ -1072,7 +1073,7 @@ func (u PaymentMethod) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "method", d, nil)
+	return wire.MarshalUnion(v, "method", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -1082,7 +1083,7 @@ func (u PaymentMethod) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 	*u = PaymentMethod{}
-	if d, ok := runtime.Discriminator(data, "method"); ok {
+	if d, ok := wire.Discriminator(data, "method"); ok {
 		switch d {
 		case "Card":
 			u.Card = new(Card)
@@ -1097,11 +1098,11 @@ func (u *PaymentMethod) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("brand", "expMonth", "expYear", "last4", "method") && obj.Within("brand", "expMonth", "expYear", "last4", "method") {
 			if v := new(Card); json.Unmarshal(data, v) == nil {
 				u.Card = v
@@ -1173,7 +1174,7 @@ func (u PetChoice) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "petType", d, nil)
+	return wire.MarshalUnion(v, "petType", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -1183,7 +1184,7 @@ func (u PetChoice) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *PetChoice) UnmarshalJSON(data []byte) error {
 	*u = PetChoice{}
-	if d, ok := runtime.Discriminator(data, "petType"); ok {
+	if d, ok := wire.Discriminator(data, "petType"); ok {
 		switch d {
 		case "Cat":
 			u.Cat = new(Cat)
@@ -1198,11 +1199,11 @@ func (u *PetChoice) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("huntingSkill", "name", "petType") && obj.Within("huntingSkill", "name", "petType") {
 			if v := new(Cat); json.Unmarshal(data, v) == nil {
 				u.Cat = v
@@ -1312,11 +1313,11 @@ func (u SearchFilter) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *SearchFilter) UnmarshalJSON(data []byte) error {
 	*u = SearchFilter{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("query") && obj.Within("fuzzy", "query") {
 			if v := new(TextFilter); json.Unmarshal(data, v) == nil {
 				u.TextFilter = v
@@ -1391,13 +1392,13 @@ func (u SearchRequestID) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *SearchRequestID) UnmarshalJSON(data []byte) error {
 	*u = SearchRequestID{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -1431,13 +1432,13 @@ func (u SearchRequestLimit) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *SearchRequestLimit) UnmarshalJSON(data []byte) error {
 	*u = SearchRequestLimit{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -1484,23 +1485,23 @@ func (u SettingValue) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *SettingValue) UnmarshalJSON(data []byte) error {
 	*u = SettingValue{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
+	case wire.KindObject:
 		return json.Unmarshal(data, &u.Object)
-	case runtime.KindArray:
+	case wire.KindArray:
 		return json.Unmarshal(data, &u.Array)
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
-	case runtime.KindNumber:
+	case wire.KindNumber:
 		u.Number = new(float64)
 		return json.Unmarshal(data, u.Number)
-	case runtime.KindBool:
+	case wire.KindBool:
 		u.Bool = new(bool)
 		return json.Unmarshal(data, u.Bool)
 	}
@@ -1533,7 +1534,7 @@ func (u Shape) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "kind", d, nil)
+	return wire.MarshalUnion(v, "kind", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -1543,7 +1544,7 @@ func (u Shape) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *Shape) UnmarshalJSON(data []byte) error {
 	*u = Shape{}
-	if d, ok := runtime.Discriminator(data, "kind"); ok {
+	if d, ok := wire.Discriminator(data, "kind"); ok {
 		switch d {
 		case "circle":
 			u.Circle = new(Circle)
@@ -1558,11 +1559,11 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("a", "b", "c", "kind") && obj.Allows("kind", `"triangle"`) && obj.Within("a", "b", "c", "kind") {
 			if v := new(Triangle); json.Unmarshal(data, v) == nil {
 				u.Triangle = v
@@ -1622,7 +1623,7 @@ const (
 // MarshalJSON writes "triangle" (the zero value too); the spec allows no other.
 func (v TriangleKind) MarshalJSON() ([]byte, error) {
 	if v != TriangleKindTriangle && v != "" {
-		return nil, runtime.OnlyValueError("TriangleKind", `"triangle"`, v)
+		return nil, wire.OnlyValueError("TriangleKind", `"triangle"`, v)
 	}
 	return []byte(`"triangle"`), nil
 }
@@ -1664,13 +1665,13 @@ func (u Tier) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *Tier) UnmarshalJSON(data []byte) error {
 	*u = Tier{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}

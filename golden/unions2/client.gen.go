@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -31,7 +32,7 @@ const (
 // MarshalJSON writes "admin" (the zero value too); the spec allows no other.
 func (v AdminReplyType) MarshalJSON() ([]byte, error) {
 	if v != AdminReplyTypeAdmin && v != "" {
-		return nil, runtime.OnlyValueError("AdminReplyType", `"admin"`, v)
+		return nil, wire.OnlyValueError("AdminReplyType", `"admin"`, v)
 	}
 	return []byte(`"admin"`), nil
 }
@@ -64,7 +65,7 @@ const (
 // MarshalJSON writes "user" (the zero value too); the spec allows no other.
 func (v ContactByEmailType) MarshalJSON() ([]byte, error) {
 	if v != ContactByEmailTypeUser && v != "" {
-		return nil, runtime.OnlyValueError("ContactByEmailType", `"user"`, v)
+		return nil, wire.OnlyValueError("ContactByEmailType", `"user"`, v)
 	}
 	return []byte(`"user"`), nil
 }
@@ -85,7 +86,7 @@ const (
 // MarshalJSON writes "user" (the zero value too); the spec allows no other.
 func (v ContactByIDType) MarshalJSON() ([]byte, error) {
 	if v != ContactByIDTypeUser && v != "" {
-		return nil, runtime.OnlyValueError("ContactByIDType", `"user"`, v)
+		return nil, wire.OnlyValueError("ContactByIDType", `"user"`, v)
 	}
 	return []byte(`"user"`), nil
 }
@@ -119,11 +120,11 @@ func (u ContactReply) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *ContactReply) UnmarshalJSON(data []byte) error {
 	*u = ContactReply{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("intercom_user_id") && obj.Within("body", "intercom_user_id", "type") {
 			if v := new(ContactByID); json.Unmarshal(data, v) == nil {
 				u.ContactByID = v
@@ -169,7 +170,7 @@ const (
 // MarshalJSON writes "EC" (the zero value too); the spec allows no other.
 func (v EcKeyKty) MarshalJSON() ([]byte, error) {
 	if v != EcKeyKtyEc && v != "" {
-		return nil, runtime.OnlyValueError("EcKeyKty", `"EC"`, v)
+		return nil, wire.OnlyValueError("EcKeyKty", `"EC"`, v)
 	}
 	return []byte(`"EC"`), nil
 }
@@ -203,10 +204,10 @@ func (u EmbeddingInput) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *EmbeddingInput) UnmarshalJSON(data []byte) error {
 	*u = EmbeddingInput{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindArray:
+	case wire.KindArray:
 		if json.Unmarshal(data, &u.Array) == nil {
 			return nil
 		}
@@ -215,7 +216,7 @@ func (u *EmbeddingInput) UnmarshalJSON(data []byte) error {
 			return nil
 		}
 		u.Array2 = nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
 	}
@@ -240,7 +241,7 @@ const (
 // MarshalJSON writes "RSA" (the zero value too); the spec allows no other.
 func (v EncryptionKeyKty) MarshalJSON() ([]byte, error) {
 	if v != EncryptionKeyKtyRsa && v != "" {
-		return nil, runtime.OnlyValueError("EncryptionKeyKty", `"RSA"`, v)
+		return nil, wire.OnlyValueError("EncryptionKeyKty", `"RSA"`, v)
 	}
 	return []byte(`"RSA"`), nil
 }
@@ -255,7 +256,7 @@ const (
 // MarshalJSON writes "enc" (the zero value too); the spec allows no other.
 func (v EncryptionKeyUse) MarshalJSON() ([]byte, error) {
 	if v != EncryptionKeyUseEnc && v != "" {
-		return nil, runtime.OnlyValueError("EncryptionKeyUse", `"enc"`, v)
+		return nil, wire.OnlyValueError("EncryptionKeyUse", `"enc"`, v)
 	}
 	return []byte(`"enc"`), nil
 }
@@ -295,11 +296,11 @@ func (u Key) MarshalJSON() ([]byte, error) {
 // A variant that is a union of objects is tried as each of its variants.
 func (u *Key) UnmarshalJSON(data []byte) error {
 	*u = Key{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("kty") && obj.Allows("kty", `"RSA"`) && obj.Within("e", "kty", "n") {
 			if v := new(SigningKey); json.Unmarshal(data, v) == nil {
 				u.SigningKey = v
@@ -376,11 +377,11 @@ func (u Reply) MarshalJSON() ([]byte, error) {
 // A variant that is a union of objects is tried as each of its variants.
 func (u *Reply) UnmarshalJSON(data []byte) error {
 	*u = Reply{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("intercom_user_id") && obj.Allows("type", `"user"`) && obj.Within("body", "intercom_user_id", "type") {
 			if v := new(ContactReply); json.Unmarshal(data, v) == nil {
 				u.ContactReply = v
@@ -438,7 +439,7 @@ const (
 // MarshalJSON writes "RSA" (the zero value too); the spec allows no other.
 func (v RsaKeyKty) MarshalJSON() ([]byte, error) {
 	if v != RsaKeyKtyRsa && v != "" {
-		return nil, runtime.OnlyValueError("RsaKeyKty", `"RSA"`, v)
+		return nil, wire.OnlyValueError("RsaKeyKty", `"RSA"`, v)
 	}
 	return []byte(`"RSA"`), nil
 }
@@ -473,11 +474,11 @@ func (u Setting) MarshalJSON() ([]byte, error) {
 // A variant with additionalProperties: false takes no member it does not name.
 func (u *Setting) UnmarshalJSON(data []byte) error {
 	*u = Setting{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("name") && obj.Within("enabled", "name") {
 			if v := new(Flag); json.Unmarshal(data, v) == nil {
 				u.Flag = v
@@ -517,7 +518,7 @@ func (u SigningKey) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "kty", d, nil)
+	return wire.MarshalUnion(v, "kty", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -527,7 +528,7 @@ func (u SigningKey) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *SigningKey) UnmarshalJSON(data []byte) error {
 	*u = SigningKey{}
-	if d, ok := runtime.Discriminator(data, "kty"); ok {
+	if d, ok := wire.Discriminator(data, "kty"); ok {
 		switch d {
 		case "RSA":
 			u.RsaKey = new(RsaKey)
@@ -539,11 +540,11 @@ func (u *SigningKey) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Allows("kty", `"RSA"`) && obj.Within("e", "kty", "n") {
 			if v := new(RsaKey); json.Unmarshal(data, v) == nil {
 				u.RsaKey = v
@@ -606,12 +607,12 @@ func (u TransferCreate) MarshalJSON() ([]byte, error) {
 // keys and values its variant's schema gives it.
 func (u *TransferCreate) UnmarshalJSON(data []byte) error {
 	*u = TransferCreate{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
-		if obj.Has("transfer") && obj.Fits("transfer", func(obj runtime.Object) bool {
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
+		if obj.Has("transfer") && obj.Fits("transfer", func(obj wire.Object) bool {
 			return (obj.Has("volume_id") && obj.Within("name", "volume_id"))
 		}) && obj.Within("transfer") {
 			if v := new(TransferCreate30); json.Unmarshal(data, v) == nil {
@@ -619,7 +620,7 @@ func (u *TransferCreate) UnmarshalJSON(data []byte) error {
 				return nil
 			}
 		}
-		if obj.Has("transfer") && obj.Fits("transfer", func(obj runtime.Object) bool {
+		if obj.Has("transfer") && obj.Fits("transfer", func(obj wire.Object) bool {
 			return (obj.Has("volume_id") && obj.Within("name", "no_snapshots", "volume_id"))
 		}) && obj.Within("transfer") {
 			if v := new(TransferCreate355); json.Unmarshal(data, v) == nil {
@@ -683,11 +684,11 @@ func (u GetAnalyticsResponse200BodyRows) MarshalJSON() ([]byte, error) {
 // element forms every element is one of, else to the first it decodes into.
 func (u *GetAnalyticsResponse200BodyRows) UnmarshalJSON(data []byte) error {
 	*u = GetAnalyticsResponse200BodyRows{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindArray:
-		if runtime.EveryObject(data, func(obj runtime.Object) bool {
+	case wire.KindArray:
+		if wire.EveryObject(data, func(obj wire.Object) bool {
 			return (obj.Has("component_key", "insertions", "week"))
 		}) {
 			if json.Unmarshal(data, &u.Array) == nil {
@@ -695,7 +696,7 @@ func (u *GetAnalyticsResponse200BodyRows) UnmarshalJSON(data []byte) error {
 			}
 			u.Array = nil
 		}
-		if runtime.EveryObject(data, func(obj runtime.Object) bool {
+		if wire.EveryObject(data, func(obj wire.Object) bool {
 			return (obj.Has("insertions", "team_name", "week"))
 		}) {
 			if json.Unmarshal(data, &u.Array2) == nil {

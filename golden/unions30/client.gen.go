@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -55,13 +56,13 @@ func (u BoardNote) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *BoardNote) UnmarshalJSON(data []byte) error {
 	*u = BoardNote{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
-	case runtime.KindInteger:
+	case wire.KindInteger:
 		u.Int = new(int64)
 		return json.Unmarshal(data, u.Int)
 	}
@@ -96,7 +97,7 @@ func (u NullableShape) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "kind", d, nil)
+	return wire.MarshalUnion(v, "kind", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -106,7 +107,7 @@ func (u NullableShape) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *NullableShape) UnmarshalJSON(data []byte) error {
 	*u = NullableShape{}
-	if d, ok := runtime.Discriminator(data, "kind"); ok {
+	if d, ok := wire.Discriminator(data, "kind"); ok {
 		switch d {
 		case "circle":
 			u.Circle = new(Circle)
@@ -118,11 +119,11 @@ func (u *NullableShape) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("kind", "radius") && obj.Within("kind", "radius") {
 			if v := new(Circle); json.Unmarshal(data, v) == nil {
 				u.Circle = v
@@ -179,7 +180,7 @@ func (u Problem) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "type", d, nil)
+	return wire.MarshalUnion(v, "type", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -189,7 +190,7 @@ func (u Problem) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *Problem) UnmarshalJSON(data []byte) error {
 	*u = Problem{}
-	if d, ok := runtime.Discriminator(data, "type"); ok {
+	if d, ok := wire.Discriminator(data, "type"); ok {
 		switch d {
 		case "https://example.com/probs/validation":
 			u.ValidationProblem = new(ValidationProblem)
@@ -201,11 +202,11 @@ func (u *Problem) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("invalidParams", "title", "type") && obj.Within("invalidParams", "status", "title", "type") {
 			if v := new(ValidationProblem); json.Unmarshal(data, v) == nil {
 				u.ValidationProblem = v
@@ -263,7 +264,7 @@ func (u Shape) MarshalJSON() ([]byte, error) {
 	case u.Unknown != nil:
 		v = u.Unknown
 	}
-	return runtime.MarshalUnion(v, "kind", d, nil)
+	return wire.MarshalUnion(v, "kind", d, nil)
 }
 
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
@@ -273,7 +274,7 @@ func (u Shape) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *Shape) UnmarshalJSON(data []byte) error {
 	*u = Shape{}
-	if d, ok := runtime.Discriminator(data, "kind"); ok {
+	if d, ok := wire.Discriminator(data, "kind"); ok {
 		switch d {
 		case "circle":
 			u.Circle = new(Circle)
@@ -285,11 +286,11 @@ func (u *Shape) UnmarshalJSON(data []byte) error {
 		u.Unknown = append(json.RawMessage(nil), data...)
 		return nil
 	}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("kind", "radius") && obj.Within("kind", "radius") {
 			if v := new(Circle); json.Unmarshal(data, v) == nil {
 				u.Circle = v
@@ -503,6 +504,6 @@ type PutBoardResponse struct {
 //   - no retry (retry: none).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBoard(ctx context.Context, boardID string, body Board, opts ...runtime.CallOption) (*PutBoardResponse, error) {
-	req := runtime.Request{Path: "/boards/" + runtime.PathSegment(boardID), JSON: &body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/boards/" + wire.PathSegment(boardID), JSON: &body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opPutBoard, &req, new(PutBoardResponse), opts)
 }

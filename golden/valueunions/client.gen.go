@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -48,42 +49,42 @@ func (u Account) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *Account) UnmarshalJSON(data []byte) error {
 	*u = Account{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
-		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindString) && obj.Allows("scheme", `"mastercard"`, `"visa"`) && obj.Within("expires", "id", "scheme") {
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
+		if obj.Has("id", "scheme") && obj.AllowsKind("id", wire.KindString) && obj.Allows("scheme", `"mastercard"`, `"visa"`) && obj.Within("expires", "id", "scheme") {
 			if v := new(CardAccount); json.Unmarshal(data, v) == nil {
 				u.CardAccount = v
 				return nil
 			}
 		}
-		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindString) && obj.Allows("scheme", `"ach"`, `"sepa"`) && obj.Within("iban", "id", "scheme") {
+		if obj.Has("id", "scheme") && obj.AllowsKind("id", wire.KindString) && obj.Allows("scheme", `"ach"`, `"sepa"`) && obj.Within("iban", "id", "scheme") {
 			if v := new(BankAccount); json.Unmarshal(data, v) == nil {
 				u.BankAccount = v
 				return nil
 			}
 		}
-		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindInteger) && obj.AllowsKind("scheme", runtime.KindString) && obj.Within("branch", "id", "scheme") {
+		if obj.Has("id", "scheme") && obj.AllowsKind("id", wire.KindInteger) && obj.AllowsKind("scheme", wire.KindString) && obj.Within("branch", "id", "scheme") {
 			if v := new(LegacyAccount); json.Unmarshal(data, v) == nil {
 				u.LegacyAccount = v
 				return nil
 			}
 		}
-		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindString) && obj.Allows("scheme", `"mastercard"`, `"visa"`) {
+		if obj.Has("id", "scheme") && obj.AllowsKind("id", wire.KindString) && obj.Allows("scheme", `"mastercard"`, `"visa"`) {
 			if v := new(CardAccount); json.Unmarshal(data, v) == nil {
 				u.CardAccount = v
 				return nil
 			}
 		}
-		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindString) && obj.Allows("scheme", `"ach"`, `"sepa"`) {
+		if obj.Has("id", "scheme") && obj.AllowsKind("id", wire.KindString) && obj.Allows("scheme", `"ach"`, `"sepa"`) {
 			if v := new(BankAccount); json.Unmarshal(data, v) == nil {
 				u.BankAccount = v
 				return nil
 			}
 		}
-		if obj.Has("id", "scheme") && obj.AllowsKind("id", runtime.KindInteger) && obj.AllowsKind("scheme", runtime.KindString) {
+		if obj.Has("id", "scheme") && obj.AllowsKind("id", wire.KindInteger) && obj.AllowsKind("scheme", wire.KindString) {
 			if v := new(LegacyAccount); json.Unmarshal(data, v) == nil {
 				u.LegacyAccount = v
 				return nil
@@ -115,7 +116,7 @@ const (
 // MarshalJSON writes "await" (the zero value too); the spec allows no other.
 func (v AwaitActionType) MarshalJSON() ([]byte, error) {
 	if v != AwaitActionTypeAwait && v != "" {
-		return nil, runtime.OnlyValueError("AwaitActionType", `"await"`, v)
+		return nil, wire.OnlyValueError("AwaitActionType", `"await"`, v)
 	}
 	return []byte(`"await"`), nil
 }
@@ -165,7 +166,7 @@ const (
 // MarshalJSON writes "display" (the zero value too); the spec allows no other.
 func (v DisplayTag) MarshalJSON() ([]byte, error) {
 	if v != DisplayTagDisplay && v != "" {
-		return nil, runtime.OnlyValueError("DisplayTag", `"display"`, v)
+		return nil, wire.OnlyValueError("DisplayTag", `"display"`, v)
 	}
 	return []byte(`"display"`), nil
 }
@@ -206,11 +207,11 @@ func (u Link) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *Link) UnmarshalJSON(data []byte) error {
 	*u = Link{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("href") && obj.Within("href") {
 			if v := new(PlainLink); json.Unmarshal(data, v) == nil {
 				u.PlainLink = v
@@ -276,11 +277,11 @@ func (u NextAction) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *NextAction) UnmarshalJSON(data []byte) error {
 	*u = NextAction{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("type", "url") && obj.Allows("type", `"await"`) && obj.Within("timeoutSeconds", "type", "url") {
 			if v := new(AwaitAction); json.Unmarshal(data, v) == nil {
 				u.AwaitAction = v
@@ -372,11 +373,11 @@ func (u PaymentRequestMethod) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *PaymentRequestMethod) UnmarshalJSON(data []byte) error {
 	*u = PaymentRequestMethod{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("issuer", "type") && obj.Allows("type", `"ideal"`) && obj.Within("issuer", "type") {
 			if v := new(PaymentRequestMethodIdeal); json.Unmarshal(data, v) == nil {
 				u.PaymentRequestMethodIdeal = v
@@ -434,7 +435,7 @@ const (
 // MarshalJSON writes "ideal" (the zero value too); the spec allows no other.
 func (v PaymentRequestMethodIdealType) MarshalJSON() ([]byte, error) {
 	if v != PaymentRequestMethodIdealTypeIdeal && v != "" {
-		return nil, runtime.OnlyValueError("PaymentRequestMethodIdealType", `"ideal"`, v)
+		return nil, wire.OnlyValueError("PaymentRequestMethodIdealType", `"ideal"`, v)
 	}
 	return []byte(`"ideal"`), nil
 }
@@ -455,7 +456,7 @@ const (
 // MarshalJSON writes "eps" (the zero value too); the spec allows no other.
 func (v PaymentRequestMethodEpsType) MarshalJSON() ([]byte, error) {
 	if v != PaymentRequestMethodEpsTypeEps && v != "" {
-		return nil, runtime.OnlyValueError("PaymentRequestMethodEpsType", `"eps"`, v)
+		return nil, wire.OnlyValueError("PaymentRequestMethodEpsType", `"eps"`, v)
 	}
 	return []byte(`"eps"`), nil
 }
@@ -476,7 +477,7 @@ const (
 // MarshalJSON writes "card" (the zero value too); the spec allows no other.
 func (v PaymentRequestMethodCardType) MarshalJSON() ([]byte, error) {
 	if v != PaymentRequestMethodCardTypeCard && v != "" {
-		return nil, runtime.OnlyValueError("PaymentRequestMethodCardType", `"card"`, v)
+		return nil, wire.OnlyValueError("PaymentRequestMethodCardType", `"card"`, v)
 	}
 	return []byte(`"card"`), nil
 }
@@ -497,7 +498,7 @@ const (
 // MarshalJSON writes "ping" (the zero value too); the spec allows no other.
 func (v PingKind) MarshalJSON() ([]byte, error) {
 	if v != PingKindPing && v != "" {
-		return nil, runtime.OnlyValueError("PingKind", `"ping"`, v)
+		return nil, wire.OnlyValueError("PingKind", `"ping"`, v)
 	}
 	return []byte(`"ping"`), nil
 }
@@ -512,7 +513,7 @@ const (
 // MarshalJSON writes 2 (the zero value too); the spec allows no other.
 func (v PingVersion) MarshalJSON() ([]byte, error) {
 	if v != PingVersionX2 && v != 0 {
-		return nil, runtime.OnlyValueError("PingVersion", `2`, v)
+		return nil, wire.OnlyValueError("PingVersion", `2`, v)
 	}
 	return []byte(`2`), nil
 }
@@ -538,7 +539,7 @@ const (
 // MarshalJSON writes "poll" (the zero value too); the spec allows no other.
 func (v PollActionType) MarshalJSON() ([]byte, error) {
 	if v != PollActionTypePoll && v != "" {
-		return nil, runtime.OnlyValueError("PollActionType", `"poll"`, v)
+		return nil, wire.OnlyValueError("PollActionType", `"poll"`, v)
 	}
 	return []byte(`"poll"`), nil
 }
@@ -567,7 +568,7 @@ const (
 // MarshalJSON writes "redirect" (the zero value too); the spec allows no other.
 func (v RedirectActionType) MarshalJSON() ([]byte, error) {
 	if v != RedirectActionTypeRedirect && v != "" {
-		return nil, runtime.OnlyValueError("RedirectActionType", `"redirect"`, v)
+		return nil, wire.OnlyValueError("RedirectActionType", `"redirect"`, v)
 	}
 	return []byte(`"redirect"`), nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -31,7 +32,7 @@ const (
 // MarshalJSON writes "await" (the zero value too); the spec allows no other.
 func (v AwaitActionType) MarshalJSON() ([]byte, error) {
 	if v != AwaitActionTypeAwait && v != "" {
-		return nil, runtime.OnlyValueError("AwaitActionType", `"await"`, v)
+		return nil, wire.OnlyValueError("AwaitActionType", `"await"`, v)
 	}
 	return []byte(`"await"`), nil
 }
@@ -65,11 +66,11 @@ func (u NextAction) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *NextAction) UnmarshalJSON(data []byte) error {
 	*u = NextAction{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("type", "url") && obj.Allows("type", `"await"`) && obj.Within("timeoutSeconds", "type", "url") {
 			if v := new(AwaitAction); json.Unmarshal(data, v) == nil {
 				u.AwaitAction = v
@@ -123,7 +124,7 @@ const (
 // MarshalJSON writes "redirect" (the zero value too); the spec allows no other.
 func (v RedirectActionType) MarshalJSON() ([]byte, error) {
 	if v != RedirectActionTypeRedirect && v != "" {
-		return nil, runtime.OnlyValueError("RedirectActionType", `"redirect"`, v)
+		return nil, wire.OnlyValueError("RedirectActionType", `"redirect"`, v)
 	}
 	return []byte(`"redirect"`), nil
 }
@@ -162,11 +163,11 @@ func (u AuthenticateBodyCredentials) MarshalJSON() ([]byte, error) {
 // then more required keys, tried first.
 func (u *AuthenticateBodyCredentials) UnmarshalJSON(data []byte) error {
 	*u = AuthenticateBodyCredentials{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindObject:
-		obj := runtime.ParseObject(data)
+	case wire.KindObject:
+		obj := wire.ParseObject(data)
 		if obj.Has("kind", "password") && obj.Allows("kind", `"password"`) && obj.Within("kind", "password", "user") {
 			if v := new(AuthenticateBodyCredentialsPassword); json.Unmarshal(data, v) == nil {
 				u.AuthenticateBodyCredentialsPassword = v
@@ -213,7 +214,7 @@ const (
 // MarshalJSON writes "password" (the zero value too); the spec allows no other.
 func (v AuthenticateBodyCredentialsPasswordKind) MarshalJSON() ([]byte, error) {
 	if v != AuthenticateBodyCredentialsPasswordKindPassword && v != "" {
-		return nil, runtime.OnlyValueError("AuthenticateBodyCredentialsPasswordKind", `"password"`, v)
+		return nil, wire.OnlyValueError("AuthenticateBodyCredentialsPasswordKind", `"password"`, v)
 	}
 	return []byte(`"password"`), nil
 }
@@ -236,7 +237,7 @@ const (
 // MarshalJSON writes "otp" (the zero value too); the spec allows no other.
 func (v AuthenticateBodyCredentialsOtpKind) MarshalJSON() ([]byte, error) {
 	if v != AuthenticateBodyCredentialsOtpKindOtp && v != "" {
-		return nil, runtime.OnlyValueError("AuthenticateBodyCredentialsOtpKind", `"otp"`, v)
+		return nil, wire.OnlyValueError("AuthenticateBodyCredentialsOtpKind", `"otp"`, v)
 	}
 	return []byte(`"otp"`), nil
 }

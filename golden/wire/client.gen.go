@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
@@ -53,10 +54,10 @@ func (u EmbeddingRequestInput) MarshalJSON() ([]byte, error) {
 // matches is kept in Unknown.
 func (u *EmbeddingRequestInput) UnmarshalJSON(data []byte) error {
 	*u = EmbeddingRequestInput{}
-	switch runtime.Kind(data) {
-	case runtime.KindNull:
+	switch wire.Kind(data) {
+	case wire.KindNull:
 		return nil
-	case runtime.KindArray:
+	case wire.KindArray:
 		if json.Unmarshal(data, &u.Array) == nil {
 			return nil
 		}
@@ -69,7 +70,7 @@ func (u *EmbeddingRequestInput) UnmarshalJSON(data []byte) error {
 			return nil
 		}
 		u.Array3 = nil
-	case runtime.KindString:
+	case wire.KindString:
 		u.String = new(string)
 		return json.Unmarshal(data, u.String)
 	}
@@ -306,7 +307,7 @@ type UpdateFileResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UpdateFile(ctx context.Context, fileID string, opts ...runtime.CallOption) (*UpdateFileResponse, error) {
-	req := runtime.Request{Path: "/files/" + runtime.PathSegment(fileID)}
+	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID)}
 	return runtime.Call(ctx, c.opUpdateFile, &req, new(UpdateFileResponse), opts)
 }
 
@@ -331,7 +332,7 @@ type AddSharedLinkResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSharedLinkParams, body AddSharedLinkBody, opts ...runtime.CallOption) (*AddSharedLinkResponse, error) {
-	req := runtime.Request{Path: "/files/" + runtime.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
+	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
 	if params == nil {
 		return nil, fmt.Errorf("AddSharedLink: params is required (it holds %s)", "fields")
 	}
