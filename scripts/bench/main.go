@@ -134,6 +134,10 @@ func main() {
 	if errors.Is(err, errGoalMissed) {
 		os.Exit(1)
 	}
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintln(os.Stderr, "bench: interrupted (temporary files removed)")
+		os.Exit(1)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
