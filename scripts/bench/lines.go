@@ -43,7 +43,8 @@ func (f *fileLines) mean() float64 {
 // const or func declaration (a spec of a grouped one), or a statement of
 // NewClient's body. Doc comments count as its lines.
 type unit struct {
-	kind     string // "type", "var", "func", "method", "stmt"
+	kind     string // "type", "var", "func", "method" (the client's), "recvmethod" (another type's), "stmt"
+	recv     string // the receiver type of a recvmethod
 	name     string // declared name (first of a var spec), or "NewClient statement N"
 	names    []string
 	lines    int
@@ -97,6 +98,7 @@ func countLines(filename string, src []byte) (*fileLines, error) {
 
 	var units []*unit
 	var clientFields []string
+	opTyped := map[string]bool{} // client fields of type *runtime.Operation
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
@@ -120,6 +122,9 @@ func countLines(filename string, src []byte) (*fileLines, error) {
 						for _, fl := range st.Fields.List {
 							for _, n := range fl.Names {
 								clientFields = append(clientFields, n.Name)
+								if sel, ok := starOf(fl.Type).(*ast.SelectorExpr); ok && sel.Sel.Name == "Operation" {
+									opTyped[n.Name] = true
+								}
 							}
 						}
 					}
@@ -147,10 +152,13 @@ func countLines(filename string, src []byte) (*fileLines, error) {
 			u := &unit{kind: "func", name: d.Name.Name, names: []string{d.Name.Name}, node: d,
 				lines: span(d.Doc, d.Pos(), d.End()), sig: d.Type}
 			if d.Recv != nil {
-				if typeName(d.Recv.List[0].Type) != clientType {
-					continue // a method of another type: a schema's, not an operation's
+				u.names = nil
+				if r := typeName(d.Recv.List[0].Type); r != clientType {
+					u.kind, u.recv = "recvmethod", r // its type's owner owns it
+					units = append(units, u)
+					continue
 				}
-				u.kind, u.names = "method", nil
+				u.kind = "method"
 				u.exported = ast.IsExported(d.Name.Name)
 				u.ctxFirst = firstParamIsContext(d.Type)
 			}
@@ -158,21 +166,34 @@ func countLines(filename string, src []byte) (*fileLines, error) {
 		}
 	}
 
-	// Operations: op<Name> fields of the client, else ctx-first exported
-	// methods that are not another one's With... variant.
-	var ops []string
-	for _, fl := range clientFields {
-		if rest, ok := strings.CutPrefix(fl, "op"); ok && startsUpper(rest) {
-			ops = append(ops, rest)
+	// Operations: the client's op<Name> fields (or fields of type
+	// *runtime.Operation, named after the method whose name they match),
+	// else ctx-first exported methods that are not another one's With...
+	// variant.
+	var ctxMethods []string
+	for _, u := range units {
+		if u.kind == "method" && u.exported && u.ctxFirst {
+			ctxMethods = append(ctxMethods, u.name)
 		}
 	}
-	if len(ops) == 0 {
-		var ctxMethods []string
-		for _, u := range units {
-			if u.kind == "method" && u.exported && u.ctxFirst {
-				ctxMethods = append(ctxMethods, u.name)
+	var ops []string
+	fieldOp := map[string]string{}
+	for _, fl := range clientFields {
+		rest, ok := strings.CutPrefix(fl, "op")
+		switch {
+		case ok && startsUpper(rest):
+		case opTyped[fl]:
+			rest = fl
+			if i := slices.IndexFunc(ctxMethods, func(m string) bool { return strings.EqualFold(m, fl) }); i >= 0 {
+				rest = ctxMethods[i]
 			}
+		default:
+			continue
 		}
+		ops = append(ops, rest)
+		fieldOp[fl] = rest
+	}
+	if len(ops) == 0 {
 		for _, m := range ctxMethods {
 			variant := slices.ContainsFunc(ctxMethods, func(o string) bool {
 				return o != m && strings.HasPrefix(m, o+"With")
@@ -188,10 +209,6 @@ func countLines(filename string, src []byte) (*fileLines, error) {
 	isOp := map[string]bool{}
 	for _, o := range ops {
 		isOp[o] = true
-	}
-	fieldOp := map[string]string{}
-	for _, o := range ops {
-		fieldOp["op"+o] = o
 	}
 	methodNames := map[string]bool{}
 	for _, u := range units {
@@ -300,7 +317,7 @@ func countLines(filename string, src []byte) (*fileLines, error) {
 			if o := prefixOp(u.name); o != "" && (u.name == o+"Params" || strings.HasPrefix(u.name, o+"Response")) {
 				u.owner = o
 			}
-		case (u.kind == "method" || u.kind == "stmt" || u.kind == "var" || u.kind == "func") && len(opRefs[u]) == 1:
+		case u.kind != "recvmethod" && len(opRefs[u]) == 1:
 			u.owner = opRefs[u][0]
 		}
 	}
@@ -337,6 +354,10 @@ func countLines(filename string, src []byte) (*fileLines, error) {
 				}
 			case "stmt":
 				o = ownerOfOwned(refs[u])
+			case "recvmethod":
+				if t := byName[u.recv]; t != nil {
+					o = t.owner
+				}
 			}
 			if o != "" {
 				u.owner, changed = o, true
@@ -413,6 +434,13 @@ func typeName(e ast.Expr) string {
 		return typeName(e.X)
 	}
 	return ""
+}
+
+func starOf(e ast.Expr) ast.Expr {
+	if s, ok := e.(*ast.StarExpr); ok {
+		return s.X
+	}
+	return e
 }
 
 func firstParamIsContext(ft *ast.FuncType) bool {
