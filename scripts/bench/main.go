@@ -19,7 +19,7 @@
 //   - `go build` of that output: wall time and peak RSS (goal ≤ 0.5× each).
 //     Each side builds its own output in a fresh module whose replace
 //     points at that side's tree, with one GOCACHE for the run (a
-//     temporary folder, removed afterwards) warmed untimed with every
+//     temporary folder, removed afterwards, unless -gocache) warmed untimed with every
 //     dependency of the generated package and one build of the package
 //     itself (the first compile ran slower in trials), and a file with a unique
 //     constant in the package so that only the generated package is
@@ -83,10 +83,11 @@ var (
 	check     = flag.Bool("check", false, "exit 1 when a goal is missed")
 	verbose   = flag.Bool("v", false, "print every benchmark line as it comes, and each operation's lines")
 	cpu       = flag.String("cpu", "1", "-test.cpu of the runtime benchmarks (issue 3's reference numbers are -cpu 1)")
-	baseRev   = flag.String("base", "f683eee", "git revision of the baseline, built in this run from a `git archive` of it")
+	baseRev   = flag.String("base", "f683eee", "git revision of the baseline, built in this run from a git archive of it")
 	builds    = flag.Int("builds", 2, "go builds of the Cloudflare output per side (median); 0 skips them")
 	goalsOnly = flag.Bool("goals-only", false, "print issue 10's goal table only (and run only the benchmarks it needs)")
 	cfSpec    = flag.String("cloudflare", "", "the Cloudflare spec (default ../shared/specs/real/cloudflare-2024-08.json from the repository root)")
+	gocache   = flag.String("gocache", "", "GOCACHE of the Cloudflare builds (default: a temporary one, removed afterwards; e.g. $(go env GOCACHE) skips rebuilding the standard library)")
 	keep      = flag.Bool("keep", false, "keep the temporary folder (exports, outputs, build modules) and print its path")
 )
 
@@ -325,7 +326,11 @@ var goCommandRSSKiB float64
 // buildCloudflare times `go build` of each side's Cloudflare output in a
 // module of its own (see the package comment), sides alternating.
 func buildCloudflare(ctx context.Context, tmp string, sides []*side) error {
-	env := []string{"GOCACHE=" + filepath.Join(tmp, "gocache"), "GOWORK=off", "GOFLAGS=-mod=mod"}
+	cache := *gocache
+	if cache == "" {
+		cache = filepath.Join(tmp, "gocache")
+	}
+	env := []string{"GOCACHE=" + cache, "GOWORK=off", "GOFLAGS=-mod=mod"}
 	for _, s := range sides {
 		dir := filepath.Join(s.work, "cf")
 		gomod := fmt.Sprintf("module example.com/bench\n\ngo 1.26\n\nrequire github.com/resgen/resgen v0.0.0\n\nreplace github.com/resgen/resgen => %s\n", s.src)
