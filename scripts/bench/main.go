@@ -124,6 +124,7 @@ type side struct {
 	petLines    *fileLines
 	cfLines     int
 	buildSecs   []float64
+	buildCPU    []float64 // user+sys seconds of the same builds
 	buildRSSKiB []float64
 	all         runs
 }
@@ -379,39 +380,48 @@ func buildCloudflare(ctx context.Context, tmp string, sides []*side) error {
 				return err
 			}
 			logf("%s: go build of the Cloudflare output (%d/%d)", s.name, i+1, *builds)
-			wall, rss, out, err := measure(ctx, dir, env, "go", "build", "./...")
+			m, err := measure(ctx, dir, env, "go", "build", "./...")
 			if err != nil {
-				return fmt.Errorf("%s: go build of the Cloudflare output: %v\n%s", s.name, err, lastLines(out, 10))
+				return fmt.Errorf("%s: go build of the Cloudflare output: %v\n%s", s.name, err, lastLines(m.out, 10))
 			}
-			logf("%s: %.1f s, %s", s.name, wall.Seconds(), mib(float64(rss)))
-			s.buildSecs = append(s.buildSecs, wall.Seconds())
+			logf("%s: %.1f s (CPU %.1f s), %s", s.name, m.wall.Seconds(), m.cpu.Seconds(), mib(float64(m.rssKiB)))
+			s.buildSecs = append(s.buildSecs, m.wall.Seconds())
+			s.buildCPU = append(s.buildCPU, m.cpu.Seconds())
+			rss := m.rssKiB
 			s.buildRSSKiB = append(s.buildRSSKiB, float64(rss))
 			// The same build again is a cache hit: the go command's own
 			// peak, which shows the peak above is the compiler's.
-			if _, rss, _, err := measure(ctx, dir, env, "go", "build", "./..."); err == nil {
-				goCommandRSSKiB = max(goCommandRSSKiB, float64(rss))
+			if m, err := measure(ctx, dir, env, "go", "build", "./..."); err == nil {
+				goCommandRSSKiB = max(goCommandRSSKiB, float64(m.rssKiB))
 			}
 		}
 	}
 	return nil
 }
 
+// measured is what measure saw of one command.
+type measured struct {
+	wall, cpu time.Duration // cpu: user+sys of it and its descendants
+	rssKiB    int64         // ru_maxrss
+	out       string
+}
+
 // measure runs a command in its own process group (killed as a group on
-// interrupt) and returns its wall time and ru_maxrss in KiB.
-func measure(ctx context.Context, dir string, env []string, name string, args ...string) (time.Duration, int64, string, error) {
+// interrupt) and returns its wall and CPU time and ru_maxrss.
+func measure(ctx context.Context, dir string, env []string, name string, args ...string) (measured, error) {
 	cmd := command(ctx, dir, env, name, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t := time.Now()
 	err := cmd.Run()
-	wall := time.Since(t)
-	var rss int64
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = int64(ru.Maxrss) // KiB on Linux
+	m := measured{wall: time.Since(t), out: out.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		m.cpu = ps.UserTime() + ps.SystemTime()
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			m.rssKiB = int64(ru.Maxrss) // KiB on Linux
 		}
 	}
-	return wall, rss, out.String(), err
+	return m, err
 }
 
 // command is name args in dir, in its own process group, which an
