@@ -70,6 +70,7 @@ func goalTable(base, cur *side, took time.Duration) bool {
 
 	fmt.Println()
 	g := median(cur.all["GobreakerExecute"], ns)
+	fmt.Printf("Call overhead: median over the rounds of each round's difference. ")
 	fmt.Printf("%d rounds of -benchtime %s (medians; loopback: median of the rounds' paired ratios, range in brackets), sides alternating; ", *rounds, *benchtime)
 	if len(base.buildSecs) > 0 {
 		fmt.Printf("Cloudflare builds: warm cache, only the generated package compiled; peak RSS = ru_maxrss of `go build`, i.e. the compiler's (a cache-hit `go build` peaks at %s). ", mib(goCommandRSSKiB))
@@ -94,17 +95,23 @@ type cost struct {
 }
 
 // overhead is OperationCallTimeouts − HandRequestTimeout when the side
-// has them, else OperationDoTimeouts − BareDoerTimeout.
+// has them, else OperationDoTimeouts − BareDoerTimeout: the median of the
+// rounds' differences (both measured in the same process, seconds apart).
 func overhead(all runs) cost {
 	for _, p := range [][2]string{{"OperationCallTimeouts", "HandRequestTimeout"}, {"OperationDoTimeouts", "BareDoerTimeout"}} {
 		o, b := all[p[0]], all[p[1]]
-		if len(o) == 0 || len(b) == 0 {
+		n := min(len(o), len(b))
+		if n == 0 {
 			continue
 		}
-		return cost{pair: p[0] + " − " + p[1],
-			ns:     median(o, ns) - median(b, ns),
-			allocs: median(o, allocs) - median(b, allocs),
-			bytes:  median(o, bytesOf) - median(b, bytesOf)}
+		diff := func(f func(result) float64) float64 {
+			d := make([]float64, n)
+			for i := range n {
+				d[i] = f(o[i]) - f(b[i])
+			}
+			return medianOf(d)
+		}
+		return cost{pair: p[0] + " − " + p[1], ns: diff(ns), allocs: diff(allocs), bytes: diff(bytesOf)}
 	}
 	return cost{}
 }
