@@ -37,12 +37,17 @@ CONFORMANCE_SPECS = $(wildcard ../shared/specs/real/*.yaml ../shared/specs/real/
 conformance:
 	$(GO) run ./scripts/conformance -v $(CONFORMANCE_FLAGS) $(CONFORMANCE_SPECS)
 
-# Runtime benchmarks (no-op transport, loopback) and the generated Petstore
-# client against hand-written net/http, BENCH_ROUNDS rounds; prints medians
-# and the ratios of issue 3's goals against baselines of the same run.
+# Issue 10's goal table (markdown), the working tree against BENCH_BASE
+# built in the same run from a git archive of it: generated lines per
+# operation on petstore, Cloudflare's output lines and its go build time
+# and peak RSS (needs ../shared/specs/real), the call overhead with default
+# timeouts, the loopback ratio; then issue 3's ratios (new side), medians
+# of BENCH_ROUNDS rounds. BENCH_FLAGS=-goals-only prints the table only.
 BENCH_ROUNDS ?= 5
+BENCH_BASE ?= f683eee
+BENCH_FLAGS ?=
 bench:
-	$(GO) run ./scripts/bench -rounds $(BENCH_ROUNDS)
+	$(GO) run ./scripts/bench -rounds $(BENCH_ROUNDS) -base $(BENCH_BASE) $(BENCH_FLAGS)
 
 # Run oapi-codegen v2.8.2, ogen v1.24.0 and resgen (HEAD) on ../shared/specs/real
 # side by side: generate ok/time, go build ok/time/peak RSS, totals (not part of

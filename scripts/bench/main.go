@@ -1,6 +1,41 @@
-// Command bench runs the runtime's benchmarks and the generated-client
-// loopback benchmark, and prints medians and the ratios issue 3 sets goals
-// for, each against a baseline measured in the same run:
+//go:build unix
+
+// Command bench measures issue 10's goals and issue 3's ratios, each
+// against a baseline measured in the same run, and is what `make bench`
+// runs.
+//
+// Issue 10's table compares two sides built in this run: the baseline (a
+// `git archive` of -base, default f683eee, into a temporary folder) and
+// the working tree ("new"):
+//
+//   - generated lines per operation on testdata/specs/petstore.yaml (each
+//     side's generator on its own copy of the spec): the lines of each
+//     operation's Params and Response types, its methods (body variants and
+//     shared send method included), the package-level vars and funcs only
+//     it uses or that carry its name (decode tables), and its registration
+//     statement(s) in NewClient, doc comments included (lines.go); goal
+//     ≤ 40;
+//   - lines of the Cloudflare spec's output (goal new/base ≤ 0.65);
+//   - `go build` of that output: wall time and peak RSS (goal ≤ 0.5× each).
+//     Each side builds its own output in a fresh module whose replace
+//     points at that side's tree, with one GOCACHE for the run (a
+//     temporary folder, removed afterwards, unless -gocache) warmed untimed with every
+//     dependency of the generated package and one build of the package
+//     itself (the first compile ran slower in trials), and a file with a unique
+//     constant in the package so that only the generated package is
+//     compiled, never a cache hit. Peak RSS is ru_maxrss of wait4 on `go
+//     build`: Linux reports the largest resident set of it and of every
+//     descendant it waited for, i.e. the compile of the generated package
+//     (GNU time's %M gives the same). Builds alternate sides (ABBA); the
+//     table shows medians of -builds;
+//   - the runtime's cost per call with the default timeouts over a hand
+//     baseline on a canned transport: OperationCallTimeouts −
+//     HandRequestTimeout where the side has them, else OperationDoTimeouts
+//     − BareDoerTimeout (the table says which); goal ≤ 400 ns, ≤ 1 alloc;
+//   - generated client / hand-written net/http on loopback (golden/petstore
+//     BenchmarkLoopbackShowPetByID, paired; goal ≤ 1.05).
+//
+// Issue 3's rows (the new side only, unless -goals-only) are:
 //
 //   - the wrapper's cost per successful call with a no-op transport:
 //     OperationDo − BareDoer (goal ≤ 400 ns, ≤ 1 allocation), and with the
@@ -13,43 +48,59 @@
 //     (golden/petstore BenchmarkLoopbackShowPetByID; goal < 1.05), and the
 //     runtime's own loopback pairs.
 //
-// It is what `make bench` runs. Method: each test binary is built once;
-// then, for -rounds rounds, the runtime benchmarks run once (-count 1) and
-// the two loopback variants run in separate processes in alternating
-// order (ABBA), so drift of a noisy machine falls on both sides. A ratio
-// is the median of the per-round ratios (each round's pair measured
-// minutes apart at most), shown with its range over the rounds. Goals are
-// printed as ok/over and never fail the run unless -check is given:
+// Method: each test binary is built once per side; then, for -rounds
+// rounds, the runtime benchmarks issue 10's table needs run once (-count
+// 1) on each side back to back, then issue 3's set on the new side, then
+// the loopback benchmark in its own process per side, sides alternating
+// (ABBA), so drift of a noisy machine falls on both. A ratio or a
+// difference is the median of the per-round ones, shown with its range
+// over the rounds where it helps. Goals are
+// printed as met or not and never fail the run unless -check is given:
 // speed is shown by numbers measured in the same run, not asserted.
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 var (
 	rounds    = flag.Int("rounds", 5, "rounds of every benchmark (medians over rounds)")
 	benchtime = flag.String("benchtime", "1s", "-test.benchtime of each benchmark run")
-	filter    = flag.String("bench", ".", "regexp of runtime benchmarks to run")
+	filter    = flag.String("bench", ".", "regexp of the new side's runtime benchmarks to run (issue 3's rows)")
 	check     = flag.Bool("check", false, "exit 1 when a goal is missed")
-	verbose   = flag.Bool("v", false, "print every benchmark line as it comes")
+	verbose   = flag.Bool("v", false, "print every benchmark line as it comes, and each operation's lines")
 	cpu       = flag.String("cpu", "1", "-test.cpu of the runtime benchmarks (issue 3's reference numbers are -cpu 1)")
+	baseRev   = flag.String("base", "f683eee", "git revision of the baseline, built in this run from a git archive of it")
+	builds    = flag.Int("builds", 2, "go builds of the Cloudflare output per side (median); 0 skips them")
+	goalsOnly = flag.Bool("goals-only", false, "print issue 10's goal table only (and run only the benchmarks it needs)")
+	cfSpec    = flag.String("cloudflare", "", "the Cloudflare spec (default ../shared/specs/real/cloudflare-2024-08.json from the repository root)")
+	gocache   = flag.String("gocache", "", "GOCACHE of the Cloudflare builds (default: a temporary one, removed afterwards; e.g. $(go env GOCACHE) skips rebuilding the standard library)")
+	keep      = flag.Bool("keep", false, "keep the temporary folder (exports, outputs, build modules) and print its path")
 )
 
 // gobreakerRef is gobreaker Execute's cost on the machine issue 3's goal
 // was set on (2 vCPU VM, -cpu 1). Dividing by gobreaker's cost measured in
 // the same run scales a wrapper cost to that machine.
 const gobreakerRef = 181.0
+
+// goalBenchmarks are the runtime benchmarks issue 10's table needs: the
+// new pair, the old pair it falls back on, and gobreaker for the scale.
+const goalBenchmarks = "^Benchmark(OperationCallTimeouts|HandRequestTimeout|OperationDoTimeouts|BareDoerTimeout|GobreakerExecute)$"
 
 // result is one benchmark line: ns/op, B/op, allocs/op and any metric
 // the benchmark reported (by unit).
@@ -61,56 +112,386 @@ type result struct {
 // runs holds every round's result by benchmark name (without -GOMAXPROCS).
 type runs map[string][]result
 
-func main() {
-	flag.Parse()
-	dir, err := os.MkdirTemp("", "resgen-bench-")
-	must(err)
-	defer os.RemoveAll(dir)
+// side is one of the two trees compared: its source, what was built from
+// it, and what was measured.
+type side struct {
+	name   string // "baseline" or "new"
+	rev    string // short revision, "+changes" for a working tree with edits
+	src    string // the tree
+	work   string // its folder under the run's temporary folder
+	resgen string // binaries
+	rtTest string
+	pet    string
 
-	rt := build(dir, "./runtime", "runtime.test")
-	pet := build(dir, "./golden/petstore", "petstore.test")
-
-	all := runs{}
-	for r := range *rounds {
-		fmt.Fprintf(os.Stderr, "round %d/%d\n", r+1, *rounds)
-		bench(all, rt, *filter, "-test.cpu", *cpu)
-		bench(all, pet, "^BenchmarkLoopbackShowPetByID$")
-	}
-
-	printTable(all)
-	fmt.Println()
-	ok := true
-	g := median(all["GobreakerExecute"], ns)
-	if g > 0 {
-		fmt.Printf("gobreaker Execute alone: %.0f ns/op here, %.0f ns on issue 3's machine: scale ×%.2f\n", g, gobreakerRef, gobreakerRef/g)
-	}
-	ok = wrapper(all, "no timeouts", "OperationDo", "BareDoer", g) && ok
-	ok = wrapper(all, "timeouts 10s/30s", "OperationDoTimeouts", "BareDoerTimeout", g) && ok
-	fmt.Println()
-	ok = paired(all, "generated client / hand-written net/http, loopback, paired calls", "LoopbackShowPetByID/paired", 1.05) && ok
-	fmt.Println("separate loops (each side in its own loop: on a busy machine load falls unevenly, read with care):")
-	ratio(all, "  generated client / hand-written net/http, loopback", "LoopbackShowPetByID/generated", "LoopbackShowPetByID/handwritten", 0)
-	ratio(all, "  runtime Operation.Do / plain http.Client, loopback", "LoopbackRuntime", "LoopbackPlainHTTP", 0)
-	ratio(all, "  runtime with timeouts / plain with context timeout, loopback", "LoopbackRuntimeTimeouts", "LoopbackPlainHTTPTimeout", 0)
-	if !ok && *check {
-		os.Exit(1)
-	}
+	petLines    *fileLines
+	cfLines     int
+	buildSecs   []float64
+	buildCPU    []float64 // user+sys seconds of the same builds
+	buildRSSKiB []float64
+	all         runs
 }
 
-func must(err error) {
+func main() {
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, started)
+	stop()
+	if errors.Is(err, errGoalMissed) {
+		os.Exit(1)
+	}
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintln(os.Stderr, "bench: interrupted (temporary files removed)")
+		os.Exit(1)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-// build compiles the test binary of pkg.
-func build(dir, pkg, name string) string {
-	out := filepath.Join(dir, name)
-	cmd := exec.Command("go", "test", "-c", "-o", out, pkg)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	must(cmd.Run())
-	return out
+var errGoalMissed = errors.New("a goal was missed")
+
+func run(ctx context.Context, start time.Time) error {
+	root, err := output(ctx, ".", "git", "rev-parse", "--show-toplevel")
+	if err != nil {
+		return fmt.Errorf("not in a git checkout: %w", err)
+	}
+	cf := *cfSpec
+	if cf == "" {
+		cf = filepath.Join(root, "..", "shared", "specs", "real", "cloudflare-2024-08.json")
+	}
+	if _, err := os.Stat(cf); err != nil {
+		return fmt.Errorf("the Cloudflare spec: %w (pass -cloudflare FILE)", err)
+	}
+	tmp, err := os.MkdirTemp("", "resgen-bench-")
+	if err != nil {
+		return err
+	}
+	if *keep {
+		fmt.Fprintln(os.Stderr, "bench: keeping", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+
+	base := &side{name: "baseline", work: filepath.Join(tmp, "baseline"), src: filepath.Join(tmp, "baseline", "src"), all: runs{}}
+	cur := &side{name: "new", work: filepath.Join(tmp, "new"), src: root, all: runs{}}
+	if base.rev, err = output(ctx, root, "git", "rev-parse", "--short", *baseRev+"^{commit}"); err != nil {
+		return fmt.Errorf("-base %s: %w", *baseRev, err)
+	}
+	if cur.rev, err = output(ctx, root, "git", "rev-parse", "--short", "HEAD"); err != nil {
+		return err
+	}
+	if changes, _ := output(ctx, root, "git", "status", "--porcelain", "--untracked-files=no"); changes != "" {
+		cur.rev += "+changes"
+	}
+	logf("baseline %s (exported to %s), new %s (%s)", base.rev, base.src, cur.rev, root)
+	if err := exportRev(ctx, root, base.rev, base.src); err != nil {
+		return fmt.Errorf("export %s: %w", base.rev, err)
+	}
+	sides := []*side{base, cur}
+	issue3Runs := runs{}
+	for _, s := range sides {
+		if err := s.build(ctx); err != nil {
+			return err
+		}
+	}
+	for _, s := range sides {
+		if err := s.countLines(ctx, cf); err != nil {
+			return err
+		}
+	}
+	if *builds > 0 {
+		if err := buildCloudflare(ctx, tmp, sides); err != nil {
+			return err
+		}
+	}
+	for r := range *rounds {
+		order := sides
+		if r%2 == 1 {
+			order = []*side{cur, base}
+		}
+		logf("round %d/%d", r+1, *rounds)
+		// The same benchmarks on both sides, back to back; issue 3's
+		// set on the new side after them.
+		for _, s := range order {
+			if err := bench(ctx, s.all, s.rtTest, goalBenchmarks, "-test.cpu", *cpu); err != nil {
+				return err
+			}
+		}
+		if !*goalsOnly {
+			if err := bench(ctx, issue3Runs, cur.rtTest, *filter, "-test.cpu", *cpu); err != nil {
+				return err
+			}
+		}
+		for _, s := range order {
+			all := s.all
+			if s == cur && !*goalsOnly {
+				all = issue3Runs // and copied to cur.all below
+			}
+			if err := bench(ctx, all, s.pet, "^BenchmarkLoopbackShowPetByID$"); err != nil {
+				return err
+			}
+		}
+	}
+
+	if !*goalsOnly {
+		cur.all["LoopbackShowPetByID/paired"] = issue3Runs["LoopbackShowPetByID/paired"]
+	}
+	ok := goalTable(base, cur, time.Since(start))
+	if !*goalsOnly {
+		fmt.Println()
+		fmt.Println("Issue 3's rows (new side):")
+		fmt.Println()
+		ok = issue3(issue3Runs) && ok
+	}
+	if !ok && *check {
+		return errGoalMissed
+	}
+	return nil
+}
+
+var started = time.Now()
+
+// logf reports progress on stderr, with the time since the start.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench %5.0fs: "+format+"\n", append([]any{time.Since(started).Seconds()}, args...)...)
+}
+
+// build compiles the side's generator and the test binaries of its
+// runtime and golden/petstore.
+func (s *side) build(ctx context.Context) error {
+	if err := os.MkdirAll(s.work, 0o755); err != nil {
+		return err
+	}
+	s.resgen = filepath.Join(s.work, "resgen")
+	s.rtTest = filepath.Join(s.work, "runtime.test")
+	s.pet = filepath.Join(s.work, "petstore.test")
+	logf("%s: building resgen and the test binaries", s.name)
+	for _, args := range [][]string{
+		{"build", "-o", s.resgen, "./cmd/resgen"},
+		{"test", "-c", "-o", s.rtTest, "./runtime"},
+		{"test", "-c", "-o", s.pet, "./golden/petstore"},
+	} {
+		if out, err := combined(ctx, s.src, nil, "go", args...); err != nil {
+			return fmt.Errorf("%s: go %s: %v\n%s", s.name, strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
+}
+
+// countLines generates the petstore and the Cloudflare clients with the
+// side's generator and counts their lines.
+func (s *side) countLines(ctx context.Context, cf string) error {
+	pet := filepath.Join(s.work, "petstore", "client.gen.go")
+	if err := s.generate(ctx, filepath.Join(s.src, "testdata", "specs", "petstore.yaml"), "petstore", pet); err != nil {
+		return err
+	}
+	src, err := os.ReadFile(pet)
+	if err != nil {
+		return err
+	}
+	if s.petLines, err = countLines(pet, src); err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	if *verbose {
+		for _, o := range s.petLines.Ops {
+			logf("%s: petstore %s: %d lines %v", s.name, o.Name, o.Lines, o.Parts)
+		}
+	}
+	logf("%s: generating the Cloudflare client", s.name)
+	out := filepath.Join(s.work, "cf", "gen", "client.gen.go")
+	if err := s.generate(ctx, cf, "gen", out); err != nil {
+		return err
+	}
+	s.cfLines, err = goLines(filepath.Dir(out))
+	return err
+}
+
+func (s *side) generate(ctx context.Context, spec, pkg, out string) error {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	if o, err := combined(ctx, s.work, nil, s.resgen, "generate", "-spec", spec, "-package", pkg, "-o", out); err != nil {
+		return fmt.Errorf("%s: resgen generate -spec %s: %v\n%s", s.name, spec, err, lastLines(o, 10))
+	}
+	return nil
+}
+
+// goLines counts the lines of the .go files in dir.
+func goLines(dir string) (int, error) {
+	n := 0
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return 0, err
+		}
+		n += bytes.Count(b, []byte("\n"))
+	}
+	return n, err
+}
+
+const nonceFile = "zz_bench_nonce.go"
+
+// goCommandRSSKiB is the largest peak of a `go build` that compiled
+// nothing (a cache hit): the go command's own share of a peak RSS.
+var goCommandRSSKiB float64
+
+// buildCloudflare times `go build` of each side's Cloudflare output in a
+// module of its own (see the package comment), sides alternating.
+func buildCloudflare(ctx context.Context, tmp string, sides []*side) error {
+	cache := *gocache
+	if cache == "" {
+		cache = filepath.Join(tmp, "gocache")
+	}
+	env := []string{"GOCACHE=" + cache, "GOWORK=off", "GOFLAGS=-mod=mod"}
+	for _, s := range sides {
+		dir := filepath.Join(s.work, "cf")
+		gomod := fmt.Sprintf("module example.com/bench\n\ngo 1.26\n\nrequire github.com/resgen/resgen v0.0.0\n\nreplace github.com/resgen/resgen => %s\n", s.src)
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+			return err
+		}
+		if b, err := os.ReadFile(filepath.Join(s.src, "go.sum")); err == nil {
+			if err := os.WriteFile(filepath.Join(dir, "go.sum"), b, 0o644); err != nil {
+				return err
+			}
+		}
+		logf("%s: warming the build cache with the generated package's dependencies (untimed)", s.name)
+		if out, err := combined(ctx, dir, env, "go", "mod", "tidy"); err != nil {
+			return fmt.Errorf("%s: go mod tidy: %v\n%s", s.name, err, lastLines(out, 10))
+		}
+		deps, err := command(ctx, dir, env, "go", "list", "-deps", "./...").Output()
+		if err != nil {
+			return fmt.Errorf("%s: go list -deps: %v", s.name, err)
+		}
+		var pkgs []string
+		for _, p := range strings.Fields(string(deps)) {
+			if p != "example.com/bench" && !strings.HasPrefix(p, "example.com/bench/") {
+				pkgs = append(pkgs, p)
+			}
+		}
+		if out, err := combined(ctx, dir, env, "go", append([]string{"build"}, pkgs...)...); err != nil {
+			return fmt.Errorf("%s: go build of the dependencies: %v\n%s", s.name, err, lastLines(out, 10))
+		}
+		// And one untimed build of the package itself: the first compile
+		// after the cache is warmed ran 30-60% slower in trials, which
+		// would fall on whichever side builds first.
+		logf("%s: one untimed go build of the Cloudflare output", s.name)
+		if out, err := combined(ctx, dir, env, "go", "build", "./..."); err != nil {
+			return fmt.Errorf("%s: go build of the Cloudflare output: %v\n%s", s.name, err, lastLines(out, 10))
+		}
+	}
+	for i := range *builds {
+		order := sides
+		if i%2 == 1 {
+			order = []*side{sides[1], sides[0]}
+		}
+		for _, s := range order {
+			dir := filepath.Join(s.work, "cf")
+			nonce := fmt.Sprintf("package gen\n\n// benchNonce makes this build's cache key unique.\nconst benchNonce = %q\n", fmt.Sprint(s.name, i, time.Now().UnixNano()))
+			if err := os.WriteFile(filepath.Join(dir, "gen", nonceFile), []byte(nonce), 0o644); err != nil {
+				return err
+			}
+			logf("%s: go build of the Cloudflare output (%d/%d)", s.name, i+1, *builds)
+			m, err := measure(ctx, dir, env, "go", "build", "./...")
+			if err != nil {
+				return fmt.Errorf("%s: go build of the Cloudflare output: %v\n%s", s.name, err, lastLines(m.out, 10))
+			}
+			logf("%s: %.1f s (CPU %.1f s), %s", s.name, m.wall.Seconds(), m.cpu.Seconds(), mib(float64(m.rssKiB)))
+			s.buildSecs = append(s.buildSecs, m.wall.Seconds())
+			s.buildCPU = append(s.buildCPU, m.cpu.Seconds())
+			rss := m.rssKiB
+			s.buildRSSKiB = append(s.buildRSSKiB, float64(rss))
+			// The same build again is a cache hit: the go command's own
+			// peak, which shows the peak above is the compiler's.
+			if m, err := measure(ctx, dir, env, "go", "build", "./..."); err == nil {
+				goCommandRSSKiB = max(goCommandRSSKiB, float64(m.rssKiB))
+			}
+		}
+	}
+	return nil
+}
+
+// measured is what measure saw of one command.
+type measured struct {
+	wall, cpu time.Duration // cpu: user+sys of it and its descendants
+	rssKiB    int64         // ru_maxrss
+	out       string
+}
+
+// measure runs a command in its own process group (killed as a group on
+// interrupt) and returns its wall and CPU time and ru_maxrss.
+func measure(ctx context.Context, dir string, env []string, name string, args ...string) (measured, error) {
+	cmd := command(ctx, dir, env, name, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t := time.Now()
+	err := cmd.Run()
+	m := measured{wall: time.Since(t), out: out.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		m.cpu = ps.UserTime() + ps.SystemTime()
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			m.rssKiB = int64(ru.Maxrss) // KiB on Linux
+		}
+	}
+	return m, err
+}
+
+// command is name args in dir, in its own process group, which an
+// interrupt kills whole.
+func command(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+func combined(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
+	cmd := command(ctx, dir, append([]string{"GOWORK=off"}, env...), name, args...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func output(ctx context.Context, dir, name string, args ...string) (string, error) {
+	cmd := command(ctx, dir, nil, name, args...)
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// exportRev writes the tree of rev into dst with git archive | tar: no
+// worktree is registered, so an interrupted run leaves only a temporary
+// folder behind, which it removes.
+func exportRev(ctx context.Context, repo, rev, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	archive := command(ctx, repo, nil, "git", "archive", "--format=tar", rev)
+	untar := command(ctx, dst, nil, "tar", "-x", "-f", "-")
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	archive.Stderr, untar.Stderr, untar.Stdin = &stderr, &stderr, pipe
+	if err := archive.Start(); err != nil {
+		return err
+	}
+	uerr := untar.Run()
+	if err := archive.Wait(); err != nil {
+		return fmt.Errorf("git archive: %v: %s", err, stderr.String())
+	}
+	if uerr != nil {
+		return fmt.Errorf("tar: %v: %s", uerr, stderr.String())
+	}
+	return nil
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(ls[max(0, len(ls)-n):], "\n")
 }
 
 var (
@@ -119,16 +500,15 @@ var (
 )
 
 // bench runs the benchmarks of one test binary that match re, once each.
-func bench(all runs, bin, re string, args ...string) {
+func bench(ctx context.Context, all runs, bin, re string, args ...string) error {
 	args = append([]string{"-test.run", "^$", "-test.bench", re, "-test.benchmem",
 		"-test.count", "1", "-test.benchtime", *benchtime}, args...)
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = filepath.Dir(bin)
+	cmd := command(ctx, filepath.Dir(bin), nil, bin, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Run(); err != nil {
 		os.Stderr.Write(out.Bytes())
-		must(fmt.Errorf("%s -test.bench %s: %w", filepath.Base(bin), re, err))
+		return fmt.Errorf("%s -test.bench %s: %w", bin, re, err)
 	}
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {
@@ -158,6 +538,27 @@ func bench(all runs, bin, re string, args ...string) {
 		}
 		all[m[1]] = append(all[m[1]], r)
 	}
+	return nil
+}
+
+// issue3 prints issue 3's rows from one side's runs.
+func issue3(all runs) bool {
+	printTable(all)
+	fmt.Println()
+	ok := true
+	g := median(all["GobreakerExecute"], ns)
+	if g > 0 {
+		fmt.Printf("gobreaker Execute alone: %.0f ns/op here, %.0f ns on issue 3's machine: scale ×%.2f\n", g, gobreakerRef, gobreakerRef/g)
+	}
+	ok = wrapper(all, "no timeouts", "OperationDo", "BareDoer", g) && ok
+	ok = wrapper(all, "timeouts 10s/30s", "OperationDoTimeouts", "BareDoerTimeout", g) && ok
+	fmt.Println()
+	ok = paired(all, "generated client / hand-written net/http, loopback, paired calls", "LoopbackShowPetByID/paired", 1.05) && ok
+	fmt.Println("separate loops (each side in its own loop: on a busy machine load falls unevenly, read with care):")
+	ratio(all, "  generated client / hand-written net/http, loopback", "LoopbackShowPetByID/generated", "LoopbackShowPetByID/handwritten", 0)
+	ratio(all, "  runtime Operation.Do / plain http.Client, loopback", "LoopbackRuntime", "LoopbackPlainHTTP", 0)
+	ratio(all, "  runtime with timeouts / plain with context timeout, loopback", "LoopbackRuntimeTimeouts", "LoopbackPlainHTTPTimeout", 0)
+	return ok
 }
 
 func ns(r result) float64      { return r.ns }
