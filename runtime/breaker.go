@@ -407,7 +407,7 @@ func (b *Breaker) refuse(ctx context.Context, op string, berr error) error {
 		if err.HalfOpen {
 			stop = "rejected: half-open, its trial calls are taken"
 		}
-		e.obs.CallEnd(CallEndEvent{Context: ctx, Operation: op, Err: err, Stop: stop})
+		e.obs.CallEnd(CallEndEvent{Context: ctx, Operation: op, Err: err, StopErr: ErrCircuitOpen, Stop: stop})
 	}
 	return err
 }

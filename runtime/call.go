@@ -422,11 +422,13 @@ func (op *Operation) call(ctx context.Context, rq *Request, out Typed, opts []Ca
 	if err != nil {
 		return err
 	}
-	if err := op.decode(pl, c.stopErr, resp, attempts, out); err != nil {
-		if se, ok := err.(*StatusError); ok {
-			u := c.u // a copy: only an error's URL leaves the stack
-			se.URL = op.e.redact.url(&u)
-		}
+	err = op.decode(pl, c.stopErr, resp, attempts, out)
+	if se, ok := err.(*StatusError); ok {
+		u := c.u // a copy: only an error's URL leaves the stack
+		se.URL = op.e.redact.url(&u)
+	}
+	c.reportEnd(err)
+	if err != nil {
 		return answered{err}
 	}
 	return nil

@@ -56,8 +56,14 @@ type CallEndEvent struct {
 	// StatusCode of the returned response, 0 when there is none.
 	StatusCode int
 	// Err is the error the call returns: a *CircuitOpenError when the
-	// breaker refused it.
+	// breaker refused it, the *StatusError of a status of 400 or more,
+	// the *DecodeError of an answer whose declared body did not decode
+	// (for Operation.Do, which decodes nothing, nil with any response).
 	Err error
+	// StopErr is why no further attempt was made, as a sentinel
+	// (ErrAttemptsExhausted, ErrNotRetrySafe, ...; ErrCircuitOpen for a
+	// refused call); nil when the first answer was the call's answer.
+	StopErr error
 	// Active is the sum of the attempts' durations (waits excluded).
 	Active time.Duration
 	// Stop says why no further attempt was made; for a refused call it

@@ -507,10 +507,18 @@ func (c *call) finish() (*http.Response, int, error) {
 			c.cancel()
 		}
 	}
-	if e := c.op.e; e.observe {
-		e.obs.CallEnd(CallEndEvent{Context: c.caller, Operation: c.op.spec.Name, Attempts: c.attempts, StatusCode: statusOf(c.resp), Err: err, Active: c.active, Stop: c.stop})
+	// Call reports the end once the answer is decoded, with its error.
+	if !c.built || c.resp == nil {
+		c.reportEnd(err)
 	}
 	return c.resp, c.attempts, err
+}
+
+// reportEnd reports the call's end to the observer, err being what it returns.
+func (c *call) reportEnd(err error) {
+	if e := c.op.e; e.observe {
+		e.obs.CallEnd(CallEndEvent{Context: c.caller, Operation: c.op.spec.Name, Attempts: c.attempts, StatusCode: statusOf(c.resp), Err: err, StopErr: c.stopErr, Active: c.active, Stop: c.stop})
+	}
 }
 
 func statusOf(r *http.Response) int {

@@ -394,7 +394,7 @@ func TestObserverEvents(t *testing.T) {
 			"start cappedWindow breaker=capped trial=false",
 			"attempt cappedWindow #1 status=500 err=<nil>",
 			"state capped closed→open: failure rate 100% (10 of 10 calls) ≥ 50%; slow-call rate 0%",
-			"end cappedWindow attempts=1 status=500 err=false stop=no retry policy",
+			"end cappedWindow attempts=1 status=500 err=true stop=no retry policy",
 		})
 		n = rec.len()
 		before := time.Now()
