@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
-	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
 )
@@ -592,8 +591,6 @@ func (r *resolver) enum(ptr string, v any, dst *string, allowed ...string) {
 func number(v any) (float64, bool) { return rawval.Number(v) }
 
 func show(v any) string { return rawval.Show(v) }
-
-func dur(d time.Duration) string { return human.Duration(d) }
 
 func lastTok(ptr string) string {
 	t := ptr[strings.LastIndex(ptr, "/")+1:]
