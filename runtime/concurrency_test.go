@@ -66,7 +66,19 @@ func TestConcurrentCallsOneBreaker(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	b.State() // flush the last changes
+	// An open breaker's timer moves it to half-open on its own goroutine,
+	// which logs the change and then reports it: wait until the breaker
+	// has left open and both of the last change are in (a bounded wait,
+	// not a timed assertion: the checks below decide).
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		open := b.State() == StateOpen
+		rec.mu.Lock()
+		n := len(rec.changes)
+		rec.mu.Unlock()
+		if !open && strings.Count(logs.String(), `breaker "shared" `) == n {
+			break
+		}
+	}
 
 	if attempts.Load() != sent.Load() {
 		t.Fatalf("attempts %d, requests sent %d", attempts.Load(), sent.Load())
