@@ -506,12 +506,3 @@ func TestPanicDoesNotOpen(t *testing.T) {
 		t.Fatalf("after a panic: %+v", m)
 	}
 }
-
-func TestRetryOutsideWithoutBreaker(t *testing.T) {
-	s := scripted(t, 503, 200)
-	e := NewEngine(Config{Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "op", Retry: constRetry(2, time.Millisecond)}).RetryOutside()
-	if code, n, err := do(t, op, get(t, s)); code != 200 || n != 2 || err != nil {
-		t.Fatalf("code %d attempts %d err %v", code, n, err)
-	}
-}

@@ -176,17 +176,6 @@ func (e *Engine) Operation(spec OperationSpec) *Operation {
 	return newOperation(e, spec, false)
 }
 
-// OperationRetryOutside registers an operation whose breaker sits INSIDE
-// the retry loop, the order of Resilience4j's and Polly's defaults: every
-// attempt is admitted and recorded by the breaker on its own, and a
-// refused attempt is retried like a failure. It exists only so tests can
-// show what resgen's order (breaker outside) changes; generated clients
-// never call it.
-func (e *Engine) OperationRetryOutside(spec OperationSpec) *Operation {
-	spec.auth = e.authPlan(spec.Security)
-	return newOperation(e, spec, true)
-}
-
 // ServerURL checks a client's base URL (an absolute http or https URL)
 // and returns it without trailing slashes. Its error quotes the URL
 // without the password and without the query, which may hold keys.

@@ -27,7 +27,7 @@ func expEngine(t *testing.T, swapped bool, waitInOpen time.Duration) (*Operation
 	b := e.Breaker("nova", p)
 	op := e.Operation(OperationSpec{Name: "listServers", Method: "GET", Path: "/servers", Breaker: b, Retry: constRetry(3, expWait)})
 	if swapped {
-		op = op.RetryOutside()
+		op = swapOrder(t, op)
 	}
 	return op, b, rec
 }

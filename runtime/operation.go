@@ -53,7 +53,7 @@ func (op *Operation) Do(ctx context.Context, req *http.Request) (resp *http.Resp
 
 // do runs the call c (its request, c.req or the fields Call sets, already set).
 func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, error) {
-	if op.retryOutside {
+	if swappedOrder && op.retryOutside {
 		c.start(op, ctx, false)
 		c.guard = true
 		c.run()
@@ -83,13 +83,6 @@ func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, erro
 
 // Breaker returns the operation's breaker, nil when it has none.
 func (op *Operation) Breaker() *Breaker { return op.spec.Breaker }
-
-// RetryOutside returns a copy of op in the swapped order, the breaker
-// inside the retry loop (see Engine.OperationRetryOutside). For tests
-// that compare the two orders only.
-func (op *Operation) RetryOutside() *Operation {
-	return &Operation{e: op.e, spec: op.spec, retry: op.retry, maxAttempts: op.maxAttempts, retryOutside: true, accept: op.accept}
-}
 
 // kind is what an attempt produced.
 type kind uint8
@@ -234,7 +227,7 @@ func (c *call) cancelled() error {
 // order.
 func (c *call) attempt() {
 	c.tries++
-	if c.guard && c.op.spec.Breaker != nil {
+	if swappedOrder && c.guard && c.op.spec.Breaker != nil {
 		c.guardedAttempt()
 		return
 	}

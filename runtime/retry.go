@@ -8,7 +8,6 @@ import (
 	"time"
 
 	retry "github.com/avast/retry-go/v4"
-	"github.com/sony/gobreaker/v2"
 )
 
 func unrecoverable(err error) error { return retry.Unrecoverable(err) }
@@ -140,23 +139,4 @@ func (c *call) reason() string {
 		return "breaker refused the attempt"
 	}
 	return "transport: " + c.err.Error()
-}
-
-// guardedAttempt is one attempt admitted and recorded by the breaker on
-// its own (retry-outside order only).
-func (c *call) guardedAttempt() {
-	b := c.op.spec.Breaker
-	before := c.active
-	_, berr := b.cb.Execute(func() (struct{}, error) {
-		gen, _ := b.admitted()
-		c.plainAttempt()
-		o, ignored := c.outcome(c.active - before) // slow is judged per attempt here
-		return struct{}{}, b.record(c.caller, gen, o, ignored, c.end)
-	})
-	b.flush()
-	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
-		c.kind, c.err = kRejected, b.rejection(c.caller, c.op.spec.Name, berr)
-		c.discard()
-		c.status, c.header = 0, nil
-	}
 }

@@ -85,14 +85,6 @@ func newClient(t *testing.T, s *server, opts ...Option) *Client {
 	return c
 }
 
-// swap moves every operation's breaker inside its retry loop.
-func swap(c *Client) {
-	c.opSustainedFailure = c.opSustainedFailure.RetryOutside()
-	c.opRecovering = c.opRecovering.RetryOutside()
-	c.opSlowSuccess = c.opSlowSuccess.RetryOutside()
-	c.opCappedWindow = c.opCappedWindow.RetryOutside()
-}
-
 // recorder is an Observer that keeps every event as a line of text.
 type recorder struct {
 	mu     sync.Mutex
@@ -219,7 +211,7 @@ func TestExperiment1And2SustainedFailure(t *testing.T) {
 		s := newServer(t, failing)
 		rec := &recorder{}
 		c := newClient(t, s, WithObserver(rec))
-		swap(c)
+		swap(t, c)
 		// 1: every attempt is a sample: 6 requests make 18, the 7th's
 		// second attempt is the 20th and opens it; its third is refused.
 		if n, hits := requestsUntilOpen(t, c), s.hits.Load(); n != 7 || hits != 20 {
@@ -281,7 +273,7 @@ func TestExperiment3FirstAttemptFails(t *testing.T) {
 	t.Run("swapped", func(t *testing.T) {
 		s := newServer(t, firstAttemptFails())
 		c := newClient(t, s)
-		swap(c)
+		swap(t, c)
 		// Each failed first attempt is a failure sample: after 10
 		// requests, 10 of 20 samples failed (50% ≥ 40%) and it opens;
 		// the other 40 requests are refused on every attempt.

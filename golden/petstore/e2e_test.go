@@ -70,14 +70,6 @@ func newClient(t *testing.T, s *server, opts ...Option) *Client {
 	return c
 }
 
-// swapped moves every operation's breaker inside its retry loop.
-func swapped(c *Client) {
-	c.opListPets = c.opListPets.RetryOutside()
-	c.opCreatePets = c.opCreatePets.RetryOutside()
-	c.opShowPetByID = c.opShowPetByID.RetryOutside()
-	c.opAdoptPet = c.opAdoptPet.RetryOutside()
-}
-
 func TestGETFailingOnceIsRetriedAndSucceeds(t *testing.T) {
 	s := newServer(t, `{"id": 1, "name": "rex"}`, 503, 200)
 	c := newClient(t, s)
@@ -104,7 +96,7 @@ func TestGETFailingOnceIsRetriedAndSucceeds(t *testing.T) {
 	t.Run("swapped order records the failed attempt", func(t *testing.T) {
 		s := newServer(t, `{"id": 1, "name": "rex"}`, 503, 200)
 		c := newClient(t, s)
-		swapped(c)
+		swapped(t, c)
 		if _, err := c.ShowPetByID(context.Background(), "1"); err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +191,7 @@ func TestKeyedPOSTIsRetriedWithOneKey(t *testing.T) {
 	t.Run("swapped order records every failed attempt", func(t *testing.T) {
 		s4 := newServer(t, `{"owner": "ann"}`, 503, 502, 201)
 		c4 := newClient(t, s4)
-		swapped(c4)
+		swapped(t, c4)
 		if _, err := c4.AdoptPet(context.Background(), "7", nil, Adoption{Owner: "ann"}); err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +252,7 @@ func TestOpenBreakerFailsFastWithoutReachingTheServer(t *testing.T) {
 	t.Run("swapped order opens on attempts", func(t *testing.T) {
 		s := newServer(t, ``, 500)
 		c := newClient(t, s)
-		swapped(c)
+		swapped(t, c)
 		calls, hits := callsUntilOpen(t, c, s)
 		if calls == 4 && hits == 12 {
 			t.Fatalf("swapped order gave the same numbers as breaker-outside")

@@ -1,0 +1,48 @@
+//go:build resgen_swapped
+
+package runtime
+
+import "github.com/sony/gobreaker/v2"
+
+// The swapped order, the breaker inside the retry loop, exists only so
+// tests can show what resgen's order (breaker outside) changes: it is
+// built only with -tags resgen_swapped (make test runs those tests), so
+// no production build carries it.
+const swappedOrder = true
+
+// OperationRetryOutside registers an operation whose breaker sits INSIDE
+// the retry loop, the order of Resilience4j's and Polly's defaults: every
+// attempt is admitted and recorded by the breaker on its own, and a
+// refused attempt is retried like a failure. It exists only so tests can
+// show what resgen's order (breaker outside) changes; generated clients
+// never call it.
+func (e *Engine) OperationRetryOutside(spec OperationSpec) *Operation {
+	spec.auth = e.authPlan(spec.Security)
+	return newOperation(e, spec, true)
+}
+
+// RetryOutside returns a copy of op in the swapped order, the breaker
+// inside the retry loop (see Engine.OperationRetryOutside). For tests
+// that compare the two orders only.
+func (op *Operation) RetryOutside() *Operation {
+	return &Operation{e: op.e, spec: op.spec, retry: op.retry, maxAttempts: op.maxAttempts, retryOutside: true, accept: op.accept}
+}
+
+// guardedAttempt is one attempt admitted and recorded by the breaker on
+// its own (retry-outside order only).
+func (c *call) guardedAttempt() {
+	b := c.op.spec.Breaker
+	before := c.active
+	_, berr := b.cb.Execute(func() (struct{}, error) {
+		gen, _ := b.admitted()
+		c.plainAttempt()
+		o, ignored := c.outcome(c.active - before) // slow is judged per attempt here
+		return struct{}{}, b.record(c.caller, gen, o, ignored, c.end)
+	})
+	b.flush()
+	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
+		c.kind, c.err = kRejected, b.rejection(c.caller, c.op.spec.Name, berr)
+		c.discard()
+		c.status, c.header = 0, nil
+	}
+}
