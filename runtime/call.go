@@ -141,6 +141,8 @@ func (c *call) apply(opts []CallOption) {
 			c.timeout = max(o.d, 0)
 		case optTotalTimeout:
 			c.total = max(o.d, 0)
+		case optHeader, optEditor, optAttemptHeader:
+			c.edited = true
 		}
 	}
 }
@@ -167,17 +169,6 @@ func editors(ctx context.Context, r *http.Request, opts []CallOption) error {
 		}
 	}
 	return nil
-}
-
-// hasEdits says whether opts change an attempt's header or request.
-func hasEdits(opts []CallOption) bool {
-	for i := range opts {
-		switch opts[i].kind {
-		case optHeader, optEditor, optAttemptHeader:
-			return true
-		}
-	}
-	return false
 }
 
 // attemptRequest is what one attempt allocates: the request, its URL, the
@@ -210,7 +201,7 @@ func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
 	op, e := c.op, c.op.e
 	a := new(attemptRequest)
 	a.url = c.u
-	edits := len(e.opts) > 0 && hasEdits(e.opts) || len(c.opts) > 0 && hasEdits(c.opts)
+	edits := c.edited
 	// The first attempt sends the call's header map itself when nothing
 	// may change it before a later attempt copies it.
 	own := c.attempts > 0 || edits || len(e.editors) > 0 && c.max > 1

@@ -126,6 +126,7 @@ type call struct {
 	trial   bool
 	guard   bool // retry-outside order: the breaker guards each attempt
 	noRetry bool // WithNoRetry
+	edited  bool // an option changes each attempt's header or request (set by apply)
 
 	attempts int           // requests sent
 	tries    int           // attempts begun, refused ones included (retry-outside order)

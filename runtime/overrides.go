@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/resgen/resgen/internal/rawval"
@@ -110,7 +111,7 @@ func LoadOverrides(path string) (*Overrides, error) {
 func overridesOf(doc map[string]any) (*Overrides, error) {
 	o := &Overrides{}
 	var errs []error
-	for _, sec := range sortedNames(doc) {
+	for _, sec := range slices.Sorted(maps.Keys(doc)) {
 		v := doc[sec]
 		var dst *map[string]map[string]any
 		switch sec {
@@ -134,7 +135,7 @@ func overridesOf(doc map[string]any) (*Overrides, error) {
 			continue
 		}
 		*dst = make(map[string]map[string]any, len(names))
-		for _, name := range sortedNames(names) {
+		for _, name := range slices.Sorted(maps.Keys(names)) {
 			what := overrideWhat(sec, name)
 			m, ok := names[name].(map[string]any)
 			if !ok {
@@ -181,15 +182,6 @@ func overrideErr(what string, pe *PolicyError) error {
 		msg += " (fix: " + pe.Hint + ")"
 	}
 	return errors.New(msg)
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // overrideState is what an Engine with overrides remembers while the
@@ -274,7 +266,7 @@ func (e *Engine) CheckOverrides() error {
 	}
 	errs := append([]error(nil), s.errs...)
 	missing := func(kind string, given map[string]map[string]any, has func(string) bool, known []string, list bool) {
-		for _, name := range sortedNames(given) {
+		for _, name := range slices.Sorted(maps.Keys(given)) {
 			if has(name) {
 				continue
 			}
@@ -289,9 +281,9 @@ func (e *Engine) CheckOverrides() error {
 			errs = append(errs, errors.New(msg))
 		}
 	}
-	missing("breaker", s.o.breakers, func(n string) bool { return e.breakers[n] != nil }, sortedNames(e.breakers), true)
-	missing("retry policy", s.o.retries, func(n string) bool { return s.retries[n] }, sortedNames(s.retries), true)
+	missing("breaker", s.o.breakers, func(n string) bool { return e.breakers[n] != nil }, slices.Sorted(maps.Keys(e.breakers)), true)
+	missing("retry policy", s.o.retries, func(n string) bool { return s.retries[n] }, slices.Sorted(maps.Keys(s.retries)), true)
 	// A client may have thousands of operations: suggest, do not list.
-	missing("operation", s.o.operations, func(n string) bool { return s.operations[n] }, sortedNames(s.operations), false)
+	missing("operation", s.o.operations, func(n string) bool { return s.operations[n] }, slices.Sorted(maps.Keys(s.operations)), false)
 	return errors.Join(errs...)
 }
