@@ -18,6 +18,7 @@ import (
 	"go/token"
 	"path/filepath"
 
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/emit"
 	"github.com/resgen/resgen/generator/model"
 )
@@ -100,7 +101,7 @@ func generate(ctx context.Context, cfg Config, data []byte, overlays []overlayFi
 		return nil, err
 	}
 	if diags.HasErrors() || s == nil {
-		diags = diags.dedupe()
+		diags = diags.Dedupe()
 		diags.Sort()
 		return nil, &InputError{Diags: diags}
 	}
@@ -108,7 +109,7 @@ func generate(ctx context.Context, cfg Config, data []byte, overlays []overlayFi
 	file, bdiags := build(s, r, cfg.Package, filepath.Base(cfg.Spec))
 	r.lintOperations(file.Operations)
 	diags = append(append(diags, r.diags...), bdiags...)
-	diags = diags.dedupe()
+	diags = diags.Dedupe()
 	if cfg.Strict {
 		for i := range diags {
 			diags[i].Severity = Error
@@ -124,3 +125,20 @@ func generate(ctx context.Context, cfg Config, data []byte, overlays []overlayFi
 	}
 	return &Result{Source: files[0].Source, Files: files, Model: file, Diags: diags}, nil
 }
+
+// The diagnostics of every stage are generator/diag's; these aliases keep
+// them where cmd/resgen and the tests have always found them.
+type (
+	Severity    = diag.Severity
+	Diagnostic  = diag.Diagnostic
+	Diagnostics = diag.Diagnostics
+	InputError  = diag.InputError
+)
+
+const (
+	Warning = diag.Warning
+	Error   = diag.Error
+)
+
+// IsInputError reports whether err is the user's input's fault.
+func IsInputError(err error) bool { return diag.IsInputError(err) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/diag"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -48,13 +49,13 @@ func (g *readGuard) inlineMaps(file string, loc *url.URL, root *yaml.Node, from 
 		if !mapHolders[k.Value] || v.Kind != yaml.MappingNode {
 			continue
 		}
-		inline(v, pointerJoin("", k.Value))
+		inline(v, diag.PointerJoin("", k.Value))
 		if k.Value != "components" {
 			continue
 		}
 		for j := 0; j+1 < len(v.Content); j += 2 {
 			if c := v.Content[j+1]; c.Kind == yaml.MappingNode && !strings.HasPrefix(v.Content[j].Value, "x-") {
-				inline(c, pointerJoin("", k.Value, v.Content[j].Value))
+				inline(c, diag.PointerJoin("", k.Value, v.Content[j].Value))
 			}
 		}
 	}
@@ -244,7 +245,7 @@ func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, sp
 	}
 	if spec {
 		for _, holder := range [][]string{{"paths"}, {"webhooks"}, {"components", "pathItems"}} {
-			items := lookupNode(root, pointerJoin("", holder...), true)
+			items := lookupNode(root, diag.PointerJoin("", holder...), true)
 			if items == nil || items.Kind != yaml.MappingNode {
 				continue
 			}
@@ -255,7 +256,7 @@ func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, sp
 				}
 				for j := 0; j+1 < len(item.Content); j += 2 {
 					if op := item.Content[j+1]; operationKeys[item.Content[j].Value] && op.Kind == yaml.MappingNode {
-						inline(op, pointerJoin("", append(holder, items.Content[i].Value, item.Content[j].Value)...), "an operation", "kin-openapi reads an empty operation", &ops)
+						inline(op, diag.PointerJoin("", append(holder, items.Content[i].Value, item.Content[j].Value)...), "an operation", "kin-openapi reads an empty operation", &ops)
 					}
 				}
 			}
@@ -301,14 +302,14 @@ func (s *spec) refOperations() Diagnostics {
 			ops := item.Operations()
 			for _, method := range slices.Sorted(maps.Keys(ops)) {
 				op := ops[method]
-				at := pointerJoin(ptr, name, strings.ToLower(method))
+				at := diag.PointerJoin(ptr, name, strings.ToLower(method))
 				if ref, ok := op.Extensions["$ref"].(string); ok {
 					diags = append(diags, s.diag(Error, at, fmt.Sprintf("the operation is a $ref (%q) where OpenAPI allows none, and resgen reads it only in a path item written in the spec's paths, webhooks or components.pathItems", ref),
 						"write the operation in place, or make the path item that holds it part of the spec"))
 				}
 				for cname, cb := range op.Callbacks {
 					if cb != nil && cb.Value != nil {
-						items(pointerJoin(at, "callbacks", cname), cb.Value.Map())
+						items(diag.PointerJoin(at, "callbacks", cname), cb.Value.Map())
 					}
 				}
 			}

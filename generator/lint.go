@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/rawval"
@@ -147,7 +148,7 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 	}
 	for _, op := range ops {
 		p := op.Policy
-		opPtr := pointerJoin("/paths", op.Path, strings.ToLower(op.Method))
+		opPtr := diag.PointerJoin("/paths", op.Path, strings.ToLower(op.Method))
 		if b := p.Breaker; b != nil && p.Timeout > 0 && b.Policy.SlowCallDuration >= p.Timeout &&
 			(b.Policy.SlowCallDuration != bdef.SlowCallDuration || b.Policy.SlowCallRateThreshold != bdef.SlowCallRateThreshold) {
 			bp, to := b.Policy, p.Timeout
@@ -254,11 +255,11 @@ func (r *resolver) lintExtensionNames() {
 		return
 	}
 	for i := 0; i+1 < len(paths.Content); i += 2 {
-		item, itemPtr := paths.Content[i+1], pointerJoin("/paths", paths.Content[i].Value)
+		item, itemPtr := paths.Content[i+1], diag.PointerJoin("/paths", paths.Content[i].Value)
 		r.nearMisses(item, itemPtr)
 		for j := 0; item.Kind == yaml.MappingNode && j+1 < len(item.Content); j += 2 {
 			if m := item.Content[j].Value; operationKeys[m] {
-				r.nearMisses(item.Content[j+1], pointerJoin(itemPtr, m))
+				r.nearMisses(item.Content[j+1], diag.PointerJoin(itemPtr, m))
 			}
 		}
 	}
@@ -272,7 +273,7 @@ func (r *resolver) nearMisses(n *yaml.Node, ptr string) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i].Value; isNearMiss(k, extName) {
-			r.warnf(pointerJoin(ptr, k), "rename it to "+extName+"; resgen reads no other spelling",
+			r.warnf(diag.PointerJoin(ptr, k), "rename it to "+extName+"; resgen reads no other spelling",
 				"unknown extension %q: did you mean %s?", k, extName)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/diag"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -140,10 +141,10 @@ func pointerAt(n *yaml.Node, line, col int) (string, bool) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Line == line && k.Column == col {
-				return pointerJoin("", k.Value), true
+				return diag.PointerJoin("", k.Value), true
 			}
 			if p, ok := pointerAt(v, line, col); ok {
-				return pointerJoin("", k.Value) + p, true
+				return diag.PointerJoin("", k.Value) + p, true
 			}
 		}
 	case yaml.SequenceNode:
@@ -216,7 +217,7 @@ func narrowSwagger(root *yaml.Node, msg string) (string, bool) {
 				k, v := cur.Content[i], cur.Content[i+1]
 				if fails(alone(k, v)) {
 					path = append(path, step{v, k})
-					ptr = pointerJoin(ptr, k.Value)
+					ptr = diag.PointerJoin(ptr, k.Value)
 					cur, found = v, true
 				}
 			}
@@ -247,7 +248,7 @@ func conversionPointer(root *yaml.Node, msg string) (string, bool) {
 		defs := mapValue(root, "securityDefinitions")
 		for i := 0; defs != nil && defs.Kind == yaml.MappingNode && i+1 < len(defs.Content); i += 2 {
 			if f := mapValue(defs.Content[i+1], "flow"); f != nil && f.Value == flow {
-				return pointerJoin("/securityDefinitions", defs.Content[i].Value, "flow"), true
+				return diag.PointerJoin("/securityDefinitions", defs.Content[i].Value, "flow"), true
 			}
 		}
 	case msg == "multiple body parameters cannot exist for the same operation":
@@ -293,7 +294,7 @@ func findParameter(root *yaml.Node, match func(ins []string, i int) bool) (strin
 			}
 			for k := range ins {
 				if match(ins, k) {
-					return pointerJoin("/paths", paths.Content[i].Value, item.Content[j].Value, "parameters", strconv.Itoa(k)), true
+					return diag.PointerJoin("/paths", paths.Content[i].Value, item.Content[j].Value, "parameters", strconv.Itoa(k)), true
 				}
 			}
 		}
@@ -333,16 +334,16 @@ func findRef(n *yaml.Node, ptr string, match func(string) bool) (string, bool) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && match(v.Value) {
-				return pointerJoin(ptr, "$ref"), true
+				return diag.PointerJoin(ptr, "$ref"), true
 			}
 			if k.Value == "mapping" && v.Kind == yaml.MappingNode {
 				for j := 0; j+1 < len(v.Content); j += 2 {
 					if v.Content[j+1].Kind == yaml.ScalarNode && match(v.Content[j+1].Value) {
-						return pointerJoin(ptr, "mapping", v.Content[j].Value), true
+						return diag.PointerJoin(ptr, "mapping", v.Content[j].Value), true
 					}
 				}
 			}
-			if p, ok := findRef(v, pointerJoin(ptr, k.Value), match); ok {
+			if p, ok := findRef(v, diag.PointerJoin(ptr, k.Value), match); ok {
 				return p, true
 			}
 		}
@@ -422,34 +423,34 @@ func (s *spec) validationPointer(err error) string {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch w := e.(type) {
 		case *openapi3.SectionValidationError:
-			ptr = pointerJoin("", w.Section)
+			ptr = diag.PointerJoin("", w.Section)
 		case *openapi3.PathValidationError:
-			ptr = pointerJoin("/paths", w.Path)
+			ptr = diag.PointerJoin("/paths", w.Path)
 		case *openapi3.RequiredFieldError:
 			// Field is dotted, relative to the document for these only.
 			if w.Field == "openapi" || strings.HasPrefix(w.Field, "info.") {
 				ptr = "/" + strings.ReplaceAll(w.Field, ".", "/")
 			}
 		case *openapi3.PathParametersError:
-			ptr = pointerJoin("/paths", w.Path)
+			ptr = diag.PointerJoin("/paths", w.Path)
 			if w.Method != "" {
-				ptr = pointerJoin(ptr, strings.ToLower(w.Method))
+				ptr = diag.PointerJoin(ptr, strings.ToLower(w.Method))
 			}
 		case *openapi3.ConflictingPathsError:
-			ptr = pointerJoin("/paths", w.Path2) // the later of the two
+			ptr = diag.PointerJoin("/paths", w.Path2) // the later of the two
 		case *openapi3.OperationValidationError:
-			ptr = pointerJoin(ptr, strings.ToLower(w.Method))
+			ptr = diag.PointerJoin(ptr, strings.ToLower(w.Method))
 		case *openapi3.WebhookValidationError:
-			ptr = pointerJoin("/webhooks", w.Name)
+			ptr = diag.PointerJoin("/webhooks", w.Name)
 		case *openapi3.ComponentValidationError:
 			if key, ok := componentKeys[w.Section]; ok {
-				ptr = pointerJoin("/components", key, w.Name)
+				ptr = diag.PointerJoin("/components", key, w.Name)
 			}
 		case *openapi3.ParameterFieldValidationError:
 			if params := s.src.lookup(ptr+"/parameters", true); params != nil && params.Kind == yaml.SequenceNode {
 				for i, p := range params.Content {
 					if n := mapValue(p, "name"); n != nil && n.Value == w.ParameterName {
-						ptr = pointerJoin(ptr, "parameters", strconv.Itoa(i), w.Field)
+						ptr = diag.PointerJoin(ptr, "parameters", strconv.Itoa(i), w.Field)
 						break
 					}
 				}

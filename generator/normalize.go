@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/resgen/resgen/generator/diag"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -38,7 +39,7 @@ func (e specEntry) val() *yaml.Node { return e.m.Content[e.i+1] }
 
 // pointer is the JSON pointer of m, with tokens below it.
 func (e specEntry) pointer(tokens ...string) string {
-	return "#" + pointerJoin("", append(e.path[:len(e.path):len(e.path)], tokens...)...)
+	return "#" + diag.PointerJoin("", append(e.path[:len(e.path):len(e.path)], tokens...)...)
 }
 
 // literalKeys hold values (an example, a default), in which nothing is a
@@ -179,7 +180,7 @@ func enclosingDefs(root *yaml.Node, path []string, fragment string) (holder stri
 		return "", false
 	}
 	for depth := len(path); depth > 0; depth-- {
-		ptr := pointerJoin("", path[:depth]...)
+		ptr := diag.PointerJoin("", path[:depth]...)
 		n := lookupNode(root, ptr, true)
 		if n == nil || n.Kind != yaml.MappingNode {
 			continue

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/model"
 )
 
@@ -47,7 +48,7 @@ func (b *builder) operations() {
 		if len(fragments) > 1 {
 			more = fmt.Sprintf(" (and %d more path keys)", len(fragments)-1)
 		}
-		b.diags = append(b.diags, b.s.diag(Warning, pointerJoin("/paths", fragments[0]),
+		b.diags = append(b.diags, b.s.diag(Warning, diag.PointerJoin("/paths", fragments[0]),
 			fmt.Sprintf("path key %q%s has a #fragment; it is not sent: requests go to %q, the method's doc comment names the key", fragments[0], more, urlPath(fragments[0])),
 			"a path key is a URL path; tell operations apart by operationId"))
 	}
@@ -73,7 +74,7 @@ func (b *builder) operations() {
 		if dup = dup && base != ""; dup {
 			// OpenAPI requires unique operationIds; which one gets the
 			// plain name depends on path order, so say so.
-			b.diags = append(b.diags, b.s.diag(Warning, pointerJoin("/paths", o.path, strings.ToLower(o.method), "operationId"),
+			b.diags = append(b.diags, b.s.diag(Warning, diag.PointerJoin("/paths", o.path, strings.ToLower(o.method), "operationId"),
 				fmt.Sprintf("operationId %q is used again (first by %s); this one gets a numbered method name", base, first), "give every operation its own operationId"))
 		} else {
 			ids[base] = o.method + " " + o.path
@@ -85,7 +86,7 @@ func (b *builder) operations() {
 			names[i] = methods.name(exportedName(base, "Call")) // warned above
 			continue
 		}
-		names[i] = b.claimAt(methods, exportedName(base, "Call"), "the method of "+opWords(o), b.at(pointerJoin("/paths", o.path, strings.ToLower(o.method))))
+		names[i] = b.claimAt(methods, exportedName(base, "Call"), "the method of "+opWords(o), b.at(diag.PointerJoin("/paths", o.path, strings.ToLower(o.method))))
 	}
 	for i, o := range ops {
 		name := names[i]
@@ -104,7 +105,7 @@ func (b *builder) operations() {
 		if bi := op.Policy.Breaker; bi != nil {
 			bi.Operations++
 			if _, ok := firstOp[bi]; !ok {
-				firstOp[bi] = pointerJoin("/paths", op.Path, strings.ToLower(op.Method))
+				firstOp[bi] = diag.PointerJoin("/paths", op.Path, strings.ToLower(op.Method))
 			}
 		}
 	}
@@ -156,7 +157,7 @@ func opWords(o opRef) string {
 var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f", "contentType", "opts"}
 
 func (b *builder) operation(o opRef, name, field string, methods *namer) *model.Operation {
-	opPtr := pointerJoin("/paths", o.path, strings.ToLower(o.method))
+	opPtr := diag.PointerJoin("/paths", o.path, strings.ToLower(o.method))
 	op := &model.Operation{
 		Name: name, ID: o.op.OperationID, Method: o.method, Path: o.path, URLPath: urlPath(o.path),
 		Summary: strings.Join(docLines(strings.SplitN(o.op.Summary, "\n", 2)[0]), ""),
@@ -177,15 +178,15 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	paramPtr := map[*openapi3.Parameter]string{}
 	idx := map[key]int{}
 	for li, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
-		listPtr := pointerJoin("/paths", o.path, "parameters")
+		listPtr := diag.PointerJoin("/paths", o.path, "parameters")
 		if li == 1 {
-			listPtr = pointerJoin(opPtr, "parameters")
+			listPtr = diag.PointerJoin(opPtr, "parameters")
 		}
 		for i, pr := range list {
 			if pr == nil || pr.Value == nil {
 				continue
 			}
-			paramPtr[pr.Value] = pointerJoin(listPtr, strconv.Itoa(i))
+			paramPtr[pr.Value] = diag.PointerJoin(listPtr, strconv.Itoa(i))
 			k := key{pr.Value.In, pr.Value.Name}
 			if i, ok := idx[k]; ok {
 				params[i] = pr.Value
@@ -211,7 +212,7 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	if keyParam == nil {
 		b.keyNearMiss(params, paramPtr, keyHeader)
 	}
-	in := opInput{name: op.ID, method: o.method, path: o.path, opPtr: opPtr, pathPtr: pointerJoin("/paths", o.path)}
+	in := opInput{name: op.ID, method: o.method, path: o.path, opPtr: opPtr, pathPtr: diag.PointerJoin("/paths", o.path)}
 	if v, ok := o.item.Extensions[extName]; ok {
 		in.pathExt = v
 	}
@@ -727,18 +728,18 @@ func (b *builder) bodies(op *model.Operation, rb *openapi3.RequestBodyRef, opPtr
 	if mt == nil {
 		return
 	}
-	base, local := pointerJoin(opPtr, "requestBody", "content"), true
+	base, local := diag.PointerJoin(opPtr, "requestBody", "content"), true
 	switch {
 	case strings.HasPrefix(rb.Ref, "#/"):
 		base = rb.Ref[1:] + "/content"
 	case rb.Ref != "":
-		base, local = pointerJoin(opPtr, "requestBody"), false
+		base, local = diag.PointerJoin(opPtr, "requestBody"), false
 	}
 	ptrOf := func(tokens ...string) string {
 		if !local {
 			return base
 		}
-		return pointerJoin(base, tokens...)
+		return diag.PointerJoin(base, tokens...)
 	}
 	var issues []bodyIssue
 	op.Body = b.body(ct, mt, rb.Value.Required, op.Name, ptrOf, &issues)
@@ -966,7 +967,7 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		if !validStatusKey(k) {
 			// A response the client would silently drop: the author meant
 			// some status, and a wrong client is worse than none.
-			b.diags = append(b.diags, b.s.diag(Error, pointerJoin(opPtr, "responses", k),
+			b.diags = append(b.diags, b.s.diag(Error, diag.PointerJoin(opPtr, "responses", k),
 				fmt.Sprintf("response code %q is not an HTTP status", k), "write a status code from 100 to 599, a range from 1XX to 5XX, or default"))
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
@@ -143,7 +144,7 @@ func newResolver(s *spec) *resolver {
 	return r
 }
 
-func esc(tok string) string { return pointerJoin("", tok)[1:] }
+func esc(tok string) string { return diag.PointerJoin("", tok)[1:] }
 
 func (r *resolver) object(ptr string, v any, what string) (rawObj, bool) {
 	m, ok := v.(map[string]any)

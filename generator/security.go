@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/model"
 )
 
@@ -31,7 +32,7 @@ func (b *builder) securitySchemes() {
 		if ref == nil || ref.Value == nil {
 			continue
 		}
-		ptr := pointerJoin("/components/securitySchemes", name)
+		ptr := diag.PointerJoin("/components/securitySchemes", name)
 		if ss := b.securityScheme(name, ref.Value, ptr); ss != nil {
 			b.file.SecuritySchemes = append(b.file.SecuritySchemes, ss)
 		}
@@ -56,7 +57,7 @@ func (b *builder) securityOptions() {
 		}
 		want := "With" + exportedName(ss.Name, "Scheme")
 		if ss.Option = b.pkg.name(want); ss.Option != want {
-			b.diags = append(b.diags, b.s.diag(Warning, pointerJoin("/components/securitySchemes", ss.Name),
+			b.diags = append(b.diags, b.s.diag(Warning, diag.PointerJoin("/components/securitySchemes", ss.Name),
 				fmt.Sprintf("security scheme %q: its client option is %s, as %s is taken", ss.Name, ss.Option, want), ""))
 		}
 		kept = append(kept, ss)

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/model"
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -223,7 +224,7 @@ func (b *builder) warnSchema(s *openapi3.Schema, kind, key, msg, hint string) {
 	}
 	b.warned[w] = true
 	if ptr, ok := b.objectSchemaAt(s); ok {
-		b.diags = append(b.diags, b.s.diag(Warning, pointerJoin(ptr, key), msg, hint))
+		b.diags = append(b.diags, b.s.diag(Warning, diag.PointerJoin(ptr, key), msg, hint))
 		return
 	}
 	b.diags = append(b.diags, Diagnostic{Severity: Warning, File: b.s.file, Msg: msg, Hint: hint})
@@ -244,7 +245,7 @@ func (b *builder) objectSchemaAt(s *openapi3.Schema) (string, bool) {
 					return
 				}
 				if sch := schemaAt(b.s.doc, path); sch != nil {
-					b.objectSchemas[sch] = pointerJoin("", path...)
+					b.objectSchemas[sch] = diag.PointerJoin("", path...)
 				}
 			})
 		}
@@ -284,7 +285,7 @@ func (b *builder) fields(owner string, s *openapi3.Schema, props []prop, extra b
 		at := func(msg, hint string) Diagnostic {
 			ptr, _ := b.objectSchemaAt(s)
 			if _, own := s.Properties[p.name]; own && ptr != "" {
-				ptr = pointerJoin(ptr, "properties", p.name)
+				ptr = diag.PointerJoin(ptr, "properties", p.name)
 			}
 			return b.at(ptr)(msg, hint)
 		}
@@ -626,7 +627,7 @@ func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any
 				case lit != nil:
 					d = b.s.nodeDiag(Warning, lit, msg, "")
 				case ptr != "":
-					d = b.s.diag(Warning, pointerJoin(ptr, "enum", strconv.Itoa(i)), msg, "")
+					d = b.s.diag(Warning, diag.PointerJoin(ptr, "enum", strconv.Itoa(i)), msg, "")
 				}
 				b.diags = append(b.diags, d)
 			}
@@ -646,7 +647,7 @@ func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any
 		case lit != nil:
 			at = func(msg, hint string) Diagnostic { return b.s.nodeDiag(Warning, lit, msg, hint) }
 		case ptr != "":
-			at = b.at(pointerJoin(ptr, "enum", strconv.Itoa(i)))
+			at = b.at(diag.PointerJoin(ptr, "enum", strconv.Itoa(i)))
 		}
 		name := b.claimAt(b.pkg, decl.Name+exportedName(text, "Empty"), fmt.Sprintf("the constant of %s's enum value %q", decl.Name, text), at)
 		decl.Values = append(decl.Values, model.EnumValue{Name: name, Value: val})

@@ -1,4 +1,9 @@
-package generator
+// Package diag holds what every stage reports about its input: a
+// Diagnostic (severity, file:line:col, JSON pointer, message, fix), lists of
+// them, and InputError, the error of a run whose input is bad. It takes
+// nothing and imports no stage; load, policy and build give Diagnostics,
+// and the generator package sorts, dedupes and returns them.
+package diag
 
 import (
 	"errors"
@@ -64,9 +69,9 @@ func (d Diagnostic) String() string {
 // them is an Error.
 type Diagnostics []Diagnostic
 
-// dedupe drops repeats: an inline policy under a path item is checked
+// Dedupe drops repeats: an inline policy under a path item is checked
 // once per operation.
-func (ds Diagnostics) dedupe() Diagnostics {
+func (ds Diagnostics) Dedupe() Diagnostics {
 	seen := map[Diagnostic]bool{}
 	out := ds[:0]
 	for _, d := range ds {
@@ -130,9 +135,9 @@ func IsInputError(err error) bool {
 	return errors.As(err, &ie)
 }
 
-// pointerJoin appends reference tokens to a JSON pointer, escaping as
+// PointerJoin appends reference tokens to a JSON pointer, escaping as
 // RFC 6901 says (~ as ~0, / as ~1).
-func pointerJoin(ptr string, tokens ...string) string {
+func PointerJoin(ptr string, tokens ...string) string {
 	var b strings.Builder
 	b.WriteString(ptr)
 	for _, t := range tokens {
