@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/sanitize"
 	yaml "go.yaml.in/yaml/v4"
@@ -15,7 +16,7 @@ import (
 // gives the same names (protoc-gen-go's rule: names in the model, never
 // while printing).
 type builder struct {
-	s     *spec
+	s     *load.Spec
 	r     *resolver
 	file  *model.File
 	diags Diagnostics
@@ -57,7 +58,7 @@ func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Built
 // clientReserved are the package-level names the client itself declares.
 var clientReserved = []string{"Client", "Option", "NewClient", "WithHTTPClient", "WithRequestEditor", "WithLogger", "WithObserver", "WithCallOptions", "DefaultServerURL"}
 
-func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnostics) {
+func build(s *load.Spec, r *resolver, pkgName, source string) (*model.File, Diagnostics) {
 	reserved := append(append(append([]string{}, clientReserved...), predeclared...), importNames...)
 	reserved = append(reserved, pkgName)
 	b := &builder{
@@ -69,14 +70,14 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 		ignored: map[string]int{},
 		seen:    map[*openapi3.Schema]bool{},
 	}
-	if s.doc.Info != nil {
-		b.file.Title = s.doc.Info.Title
+	if s.Doc.Info != nil {
+		b.file.Title = s.Doc.Info.Title
 	}
 	b.schemas()
 	b.securitySchemes()
 	b.operations()
 	b.securityOptions()
-	for _, sv := range s.doc.Servers {
+	for _, sv := range s.Doc.Servers {
 		if sv == nil || sv.URL == "" {
 			continue
 		}
@@ -88,7 +89,7 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 		}
 		b.file.Servers = append(b.file.Servers, u)
 	}
-	b.file.SecretQueryParams = secretQueryParams(s.doc)
+	b.file.SecretQueryParams = secretQueryParams(s.Doc)
 	breakValueCycles(b.file.Types)
 	aliasJSONTypes(b.file.Types)
 	for _, kw := range sortedKeys(b.ignored) {
@@ -96,7 +97,7 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 		if n == 1 {
 			what = "schema uses"
 		}
-		b.diags = append(b.diags, Diagnostic{Severity: Warning, File: s.file,
+		b.diags = append(b.diags, Diagnostic{Severity: Warning, File: s.File,
 			Msg: fmt.Sprintf("unsupported: %d %s %s; the generated types ignore it (the value still decodes, unchecked)", n, what, kw)})
 	}
 	return b.file, b.diags

@@ -8,6 +8,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-openapi/jsonpointer"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -106,23 +107,23 @@ func isDecimalInt(s string) bool {
 // walked once, on the first such enum.
 func (b *builder) enumLiterals(s *openapi3.Schema) []*yaml.Node {
 	if b.bigEnums == nil {
-		b.bigEnums = b.s.bigEnums()
+		b.bigEnums = bigEnums(b.s)
 	}
 	return b.bigEnums[s]
 }
 
 // bigEnums finds every enum of the root document that holds a number beyond
 // 2^53 and maps its schema, as kin-openapi decoded it, to the enum's items.
-func (s *spec) bigEnums() map[*openapi3.Schema][]*yaml.Node {
+func bigEnums(s *load.Spec) map[*openapi3.Schema][]*yaml.Node {
 	out := map[*openapi3.Schema][]*yaml.Node{}
-	if s.swagger {
+	if s.Swagger {
 		return out
 	}
-	walkMappings(s.src.tree(), nil, func(m *yaml.Node, path []string) {
+	walkMappings(s.Tree(), nil, func(m *yaml.Node, path []string) {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i], m.Content[i+1]
 			if k.Value == "enum" && v.Kind == yaml.SequenceNode && holdsBigNumber(v) {
-				if sch := schemaAt(s.doc, path); sch != nil && sameNumbers(sch.Enum, v.Content) {
+				if sch := schemaAt(s.Doc, path); sch != nil && sameNumbers(sch.Enum, v.Content) {
 					out[sch] = v.Content
 				}
 			}
@@ -202,14 +203,4 @@ func schemaAt(doc *openapi3.T, path []string) (found *openapi3.Schema) {
 		return x
 	}
 	return nil
-}
-
-// nodeDiag builds a diagnostic at a node of the root document or of an
-// overlay.
-func (s *spec) nodeDiag(sev Severity, n *yaml.Node, msg, hint string) Diagnostic {
-	file := s.file
-	if f, ok := s.src.from[n]; ok {
-		file = f
-	}
-	return Diagnostic{Severity: sev, File: file, Line: n.Line, Col: n.Column, Msg: msg, Hint: hint}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/emit"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/runtime"
 	yaml "go.yaml.in/yaml/v4"
@@ -314,7 +315,7 @@ func FuzzResilience(f *testing.F) {
 				t.Skip()
 			}
 		}
-		s := &spec{doc: &doc, file: "fuzz.yaml", src: &srcMap{file: "fuzz.yaml", data: root, from: map[*yaml.Node]string{}}}
+		s := load.NewSpec(&doc, "fuzz.yaml", root)
 		r := newResolver(s)
 		var pols []*model.OpPolicy
 		for _, method := range []string{"GET", "POST"} {
@@ -368,7 +369,7 @@ func decodeValue(data []byte, exact bool) (any, error) {
 	if err := yaml.Unmarshal(data, &y); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(stringKeys(y))
+	b, err := json.Marshal(load.StringKeys(y))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/diag"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/rawval"
@@ -19,7 +20,7 @@ import (
 // most likely meant. Each is a warning; -strict makes them errors.
 
 func (r *resolver) warnf(ptr, hint, format string, args ...any) {
-	r.diags = append(r.diags, r.s.diag(Warning, ptr, fmt.Sprintf(format, args...), hint))
+	r.diags = append(r.diags, r.s.Diag(Warning, ptr, fmt.Sprintf(format, args...), hint))
 }
 
 // lintBreaker checks one breaker policy object where it is written.
@@ -237,20 +238,17 @@ func opList(ops []string) string {
 	return fmt.Sprintf("%d operations (%s, …)", len(ops), strings.Join(ops[:2], ", "))
 }
 
-// operationKeys are the keys of a path item that hold operations.
-var operationKeys = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true, "query": true}
-
 // lintExtensionNames warns about a near miss of x-resilience (x-resiliance,
 // X-Resilience, x_resilience) where resgen reads it: the root, each path
 // item and each operation. resgen ignores such a key, so the policy its
 // author meant would silently not apply.
 func (r *resolver) lintExtensionNames() {
-	root := r.s.src.tree()
+	root := r.s.Tree()
 	if root == nil {
 		return
 	}
 	r.nearMisses(root, "")
-	paths := mapValue(root, "paths")
+	paths := load.MapValue(root, "paths")
 	if paths == nil || paths.Kind != yaml.MappingNode {
 		return
 	}
@@ -258,7 +256,7 @@ func (r *resolver) lintExtensionNames() {
 		item, itemPtr := paths.Content[i+1], diag.PointerJoin("/paths", paths.Content[i].Value)
 		r.nearMisses(item, itemPtr)
 		for j := 0; item.Kind == yaml.MappingNode && j+1 < len(item.Content); j += 2 {
-			if m := item.Content[j].Value; operationKeys[m] {
+			if m := item.Content[j].Value; load.OperationKeys[m] {
 				r.nearMisses(item.Content[j+1], diag.PointerJoin(itemPtr, m))
 			}
 		}

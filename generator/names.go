@@ -212,8 +212,8 @@ func (b *builder) claimAt(n *namer, want, who string, at func(msg, hint string) 
 func (b *builder) at(ptr string) func(msg, hint string) Diagnostic {
 	return func(msg, hint string) Diagnostic {
 		if ptr == "" {
-			return Diagnostic{Severity: Warning, File: b.s.file, Msg: msg, Hint: hint}
+			return Diagnostic{Severity: Warning, File: b.s.File, Msg: msg, Hint: hint}
 		}
-		return b.s.diag(Warning, ptr, msg, hint)
+		return b.s.Diag(Warning, ptr, msg, hint)
 	}
 }

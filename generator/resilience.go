@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/diag"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
@@ -61,7 +62,7 @@ type rawObj struct {
 
 // resolver resolves the policies of one spec.
 type resolver struct {
-	s     *spec
+	s     *load.Spec
 	diags Diagnostics
 
 	keyHeader   string
@@ -79,10 +80,10 @@ type resolver struct {
 }
 
 func (r *resolver) errorf(ptr, hint, format string, args ...any) {
-	r.diags = append(r.diags, r.s.diag(Error, ptr, fmt.Sprintf(format, args...), hint))
+	r.diags = append(r.diags, r.s.Diag(Error, ptr, fmt.Sprintf(format, args...), hint))
 }
 
-func newResolver(s *spec) *resolver {
+func newResolver(s *load.Spec) *resolver {
 	r := &resolver{
 		s: s, keyHeader: defaultKeyHeader,
 		breakerDefs: map[string]rawObj{}, retryDefs: map[string]rawObj{},
@@ -90,7 +91,7 @@ func newResolver(s *spec) *resolver {
 		resolving: map[string]bool{}, instances: map[string]*model.BreakerInstance{}, Used: map[string]int{},
 	}
 	r.lintExtensionNames()
-	v, ok := s.doc.Extensions[extName]
+	v, ok := s.Doc.Extensions[extName]
 	if !ok {
 		return r
 	}

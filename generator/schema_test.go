@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resgen/resgen/generator/load"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -49,7 +50,7 @@ func schemaValid(t *testing.T, s *jsonschema.Schema, data []byte) error {
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(stringKeys(raw))
+	b, err := json.Marshal(load.StringKeys(raw))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,13 +20,13 @@ var laterOptions = []string{"WithCallOptions", "WithOverrides"}
 // securitySchemes fills the model's schemes, in name order, and warns of
 // the schemes resgen cannot apply.
 func (b *builder) securitySchemes() {
-	if b.s.doc.Components == nil {
+	if b.s.Doc.Components == nil {
 		return
 	}
 	for _, n := range laterOptions {
 		b.pkg.taken[n] = "a client option resgen generates"
 	}
-	schemes := b.s.doc.Components.SecuritySchemes
+	schemes := b.s.Doc.Components.SecuritySchemes
 	for _, name := range sortedKeys(schemes) {
 		ref := schemes[name]
 		if ref == nil || ref.Value == nil {
@@ -57,7 +57,7 @@ func (b *builder) securityOptions() {
 		}
 		want := "With" + exportedName(ss.Name, "Scheme")
 		if ss.Option = b.pkg.name(want); ss.Option != want {
-			b.diags = append(b.diags, b.s.diag(Warning, diag.PointerJoin("/components/securitySchemes", ss.Name),
+			b.diags = append(b.diags, b.s.Diag(Warning, diag.PointerJoin("/components/securitySchemes", ss.Name),
 				fmt.Sprintf("security scheme %q: its client option is %s, as %s is taken", ss.Name, ss.Option, want), ""))
 		}
 		kept = append(kept, ss)
@@ -101,7 +101,7 @@ func (b *builder) securityScheme(name string, v *openapi3.SecurityScheme, ptr st
 		why = fmt.Sprintf("type %q", v.Type)
 	}
 	if why != "" {
-		b.diags = append(b.diags, b.s.diag(Warning, ptr,
+		b.diags = append(b.diags, b.s.Diag(Warning, ptr,
 			fmt.Sprintf("unsupported: security scheme %q: %s; no client option is generated for it; %s", name, why, hatch), ""))
 		return nil
 	}
@@ -127,7 +127,7 @@ func tokenName(n string) bool {
 // requirement, security: [], or only empty alternatives). Names in an
 // alternative are sorted; alternatives keep the spec's order.
 func (b *builder) opSecurity(op *openapi3.Operation) [][]string {
-	reqs := b.s.doc.Security
+	reqs := b.s.Doc.Security
 	if op.Security != nil {
 		reqs = *op.Security
 	}

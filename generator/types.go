@@ -13,6 +13,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -23,12 +24,12 @@ import (
 // schemas declares every components/schemas entry. Names are reserved
 // for all of them first, so references resolve in any order.
 func (b *builder) schemas() {
-	if b.s.doc.Components == nil {
+	if b.s.Doc.Components == nil {
 		return
 	}
-	names := sortedKeys(b.s.doc.Components.Schemas)
+	names := sortedKeys(b.s.Doc.Components.Schemas)
 	for _, n := range names {
-		ref := b.s.doc.Components.Schemas[n]
+		ref := b.s.Doc.Components.Schemas[n]
 		if ref == nil || ref.Value == nil {
 			continue
 		}
@@ -44,7 +45,7 @@ func (b *builder) schemas() {
 		b.byRef["#/components/schemas/"+n] = t
 	}
 	for _, n := range names {
-		ref := b.s.doc.Components.Schemas[n]
+		ref := b.s.Doc.Components.Schemas[n]
 		if ref == nil || ref.Value == nil {
 			continue
 		}
@@ -224,10 +225,10 @@ func (b *builder) warnSchema(s *openapi3.Schema, kind, key, msg, hint string) {
 	}
 	b.warned[w] = true
 	if ptr, ok := b.objectSchemaAt(s); ok {
-		b.diags = append(b.diags, b.s.diag(Warning, diag.PointerJoin(ptr, key), msg, hint))
+		b.diags = append(b.diags, b.s.Diag(Warning, diag.PointerJoin(ptr, key), msg, hint))
 		return
 	}
-	b.diags = append(b.diags, Diagnostic{Severity: Warning, File: b.s.file, Msg: msg, Hint: hint})
+	b.diags = append(b.diags, Diagnostic{Severity: Warning, File: b.s.File, Msg: msg, Hint: hint})
 }
 
 // objectSchemaAt returns the JSON pointer of s in the root document when
@@ -236,15 +237,15 @@ func (b *builder) warnSchema(s *openapi3.Schema, kind, key, msg, hint string) {
 func (b *builder) objectSchemaAt(s *openapi3.Schema) (string, bool) {
 	if b.objectSchemas == nil {
 		b.objectSchemas = map[*openapi3.Schema]string{}
-		if !b.s.swagger {
-			walkMappings(b.s.src.tree(), nil, func(m *yaml.Node, path []string) {
-				_, props := childNode(m, "properties")
-				_, req := childNode(m, "required")
-				_, parts := childNode(m, "allOf")
+		if !b.s.Swagger {
+			walkMappings(b.s.Tree(), nil, func(m *yaml.Node, path []string) {
+				_, props := load.ChildNode(m, "properties")
+				_, req := load.ChildNode(m, "required")
+				_, parts := load.ChildNode(m, "allOf")
 				if props == nil && parts == nil && (req == nil || req.Kind != yaml.SequenceNode) {
 					return
 				}
-				if sch := schemaAt(b.s.doc, path); sch != nil {
+				if sch := schemaAt(b.s.Doc, path); sch != nil {
 					b.objectSchemas[sch] = diag.PointerJoin("", path...)
 				}
 			})
@@ -622,12 +623,12 @@ func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any
 		if !ok {
 			if why != "" {
 				msg := fmt.Sprintf("unsupported: %s's enum value %s; no constant is generated for it (the type still takes the value)", decl.Name, why)
-				d := Diagnostic{Severity: Warning, File: b.s.file, Msg: msg}
+				d := Diagnostic{Severity: Warning, File: b.s.File, Msg: msg}
 				switch {
 				case lit != nil:
-					d = b.s.nodeDiag(Warning, lit, msg, "")
+					d = b.s.NodeDiag(Warning, lit, msg, "")
 				case ptr != "":
-					d = b.s.diag(Warning, diag.PointerJoin(ptr, "enum", strconv.Itoa(i)), msg, "")
+					d = b.s.Diag(Warning, diag.PointerJoin(ptr, "enum", strconv.Itoa(i)), msg, "")
 				}
 				b.diags = append(b.diags, d)
 			}
@@ -645,7 +646,7 @@ func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any
 		at := b.at(ptr)
 		switch {
 		case lit != nil:
-			at = func(msg, hint string) Diagnostic { return b.s.nodeDiag(Warning, lit, msg, hint) }
+			at = func(msg, hint string) Diagnostic { return b.s.NodeDiag(Warning, lit, msg, hint) }
 		case ptr != "":
 			at = b.at(diag.PointerJoin(ptr, "enum", strconv.Itoa(i)))
 		}

@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/resgen/resgen/generator/diag"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -21,17 +22,17 @@ import (
 // repairs collects the warnings of every file a run reads.
 type repairs struct {
 	mu    sync.Mutex
-	diags Diagnostics
+	diags diag.Diagnostics
 	// seen are the diagnostics of diags: the loader may read a file twice
 	// (the spec itself again, for a $ref it cannot resolve).
-	seen map[Diagnostic]bool
+	seen map[diag.Diagnostic]bool
 }
 
-func (rp *repairs) add(d Diagnostic) {
+func (rp *repairs) add(d diag.Diagnostic) {
 	rp.mu.Lock()
 	if !rp.seen[d] {
 		if rp.seen == nil {
-			rp.seen = map[Diagnostic]bool{}
+			rp.seen = map[diag.Diagnostic]bool{}
 		}
 		rp.seen[d] = true
 		rp.diags = append(rp.diags, d)
@@ -39,7 +40,7 @@ func (rp *repairs) add(d Diagnostic) {
 	rp.mu.Unlock()
 }
 
-func (rp *repairs) addAll(ds Diagnostics) {
+func (rp *repairs) addAll(ds diag.Diagnostics) {
 	for _, d := range ds {
 		rp.add(d)
 	}
@@ -51,7 +52,7 @@ func (rp *repairs) repairTree(file string, root *yaml.Node) int {
 	n := 0
 	repairNode(root, func(node *yaml.Node, msg string) {
 		n++
-		rp.add(Diagnostic{Severity: Warning, File: file, Line: node.Line, Col: node.Column, Msg: "repaired: " + msg})
+		rp.add(diag.Diagnostic{Severity: diag.Warning, File: file, Line: node.Line, Col: node.Column, Msg: "repaired: " + msg})
 	}, "")
 	return n + rp.normalize(file, root)
 }
@@ -64,15 +65,15 @@ func (rp *repairs) hasErrors() bool {
 }
 
 func isSchemaLike(m *yaml.Node) bool {
-	has := func(k string) bool { return mapValue(m, k) != nil }
+	has := func(k string) bool { return MapValue(m, k) != nil }
 	// A type that is a parameter is a name in a file of named parameters
 	// (DigitalOcean's resources/*/parameters.yml), not a schema's keyword.
-	typ := mapValue(m, "type")
-	hasType := typ != nil && !(typ.Kind == yaml.MappingNode && mapValue(typ, "in") != nil && mapValue(typ, "name") != nil)
+	typ := MapValue(m, "type")
+	hasType := typ != nil && !(typ.Kind == yaml.MappingNode && MapValue(typ, "in") != nil && MapValue(typ, "name") != nil)
 	return (hasType || has("properties") || has("items") || has("allOf") || has("oneOf") || has("anyOf") || has("additionalProperties") || has("patternProperties")) && !has("in") && !has("schema") && !has("content")
 }
 
-func mapValue(m *yaml.Node, key string) *yaml.Node {
+func MapValue(m *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
 			return m.Content[i+1]

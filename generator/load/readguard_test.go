@@ -1,12 +1,13 @@
-package generator
+package load
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/resgen/resgen/generator/diag"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -88,19 +89,36 @@ func moduleWithCommon(t *testing.T) string {
 // $refs go up (../common) but stay in the module, and stops at the module.
 func TestRefsBelowTheModuleLoad(t *testing.T) {
 	tmp := moduleWithCommon(t)
-	if _, err := Generate(context.Background(), Config{Spec: filepath.Join(tmp, "api", "spec.yaml"), Package: "p"}); err != nil {
+	if err := loadFile(t, filepath.Join(tmp, "api", "spec.yaml"), nil); err != nil {
 		t.Fatalf("a $ref inside the module: %v", err)
 	}
 	// The same spec in a module of its own reaches out of it.
 	writeFiles(t, tmp, map[string]string{"outside/go.mod": "module o\n", "outside/spec.yaml": refToCommon})
 	outside := filepath.Join(tmp, "outside", "spec.yaml")
-	_, err := Generate(context.Background(), Config{Spec: outside, Package: "p"})
-	if !IsInputError(err) || !strings.Contains(err.Error(), "outside the folders this spec may read") {
+	err := loadFile(t, outside, nil)
+	if !diag.IsInputError(err) || !strings.Contains(err.Error(), "outside the folders this spec may read") {
 		t.Fatalf("a $ref out of the module: %v", err)
 	}
-	if _, err := Generate(context.Background(), Config{Spec: outside, Package: "p", ReadRoots: []string{filepath.Join(tmp, "common")}}); err != nil {
+	if err := loadFile(t, outside, []string{filepath.Join(tmp, "common")}); err != nil {
 		t.Fatalf("with its folder allowed: %v", err)
 	}
+}
+
+// loadFile loads the spec at path; bad input is an *InputError.
+func loadFile(t *testing.T, path string, readRoots []string) error {
+	t.Helper()
+	data, err := ReadNamed(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, diags, err := Load(context.Background(), path, data, nil, readRoots)
+	if err != nil {
+		return err
+	}
+	if diags.HasErrors() || s == nil {
+		return &diag.InputError{Diags: diags}
+	}
+	return nil
 }
 
 // TestReadBudget: the files of a run share one budget of bytes.
@@ -111,35 +129,11 @@ func TestReadBudget(t *testing.T) {
 		t.Fatal(diags)
 	}
 	g.read = maxReadBytes - 10 // as if other files had taken the rest
-	_, diags, err := load(context.Background(), spec, []byte(refToCommon), nil, false, g)
+	_, diags, err := load(context.Background(), spec, []byte(refToCommon), nil, g)
 	if err != nil || !diags.HasErrors() || !strings.Contains(diags.Error(), "MiB in all") {
 		t.Fatalf("diags %v, err %v; want the budget exceeded", diags, err)
 	}
 	if d := diags[0]; d.File != spec || d.Line != 11 || d.Col != 24 {
 		t.Errorf("the error is at %s:%d:%d, not at the $ref", d.File, d.Line, d.Col)
-	}
-}
-
-// TestJSONThatYAMLDoesNotParse: YAML refuses escaped UTF-16 surrogates,
-// which JSON allows; such a spec still loads, with positions, and its
-// referenced files too.
-func TestJSONThatYAMLDoesNotParse(t *testing.T) {
-	tmp := t.TempDir()
-	writeFiles(t, tmp, map[string]string{
-		"go.mod": "module m\n",
-		"spec.json": `{"openapi": "3.0.3", "info": {"title": "\ud83d\ude00", "version": "1"},
- "paths": {"/pets": {"get": {"responses": {"200": {"description": "ok",
-   "content": {"application/json": {"schema": {"$ref": "pet.json#/Pet"}}}}}}}},
- "x-resilience": {"nope": 1}}
-`,
-		"pet.json": `{"Pet": {"type": "object", "description": "\ud83d\udc08", "properties": {"name": {"type": "string"}}}}`,
-	})
-	_, err := Generate(context.Background(), Config{Spec: filepath.Join(tmp, "spec.json"), Package: "p"})
-	var ie *InputError
-	if !errors.As(err, &ie) {
-		t.Fatalf("want the bad x-resilience as an input error, got %v", err)
-	}
-	if d := ie.Diags[0]; d.Line != 4 || d.Col != 19 || !strings.Contains(d.Msg, `unknown key "nope"`) {
-		t.Errorf("diagnostic %v: want it at 4:19, about the unknown key", d)
 	}
 }

@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/resgen/resgen/generator/diag"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -47,16 +48,16 @@ const (
 // checkTree refuses what would make decoding blow up, and what JSON
 // decoders accept silently: YAML aliases that expand beyond maxAliasNodes,
 // and a key written twice in one mapping.
-func checkTree(file string, root *yaml.Node) Diagnostics {
+func checkTree(file string, root *yaml.Node) diag.Diagnostics {
 	c := &treeCheck{file: file}
 	c.walk(root)
 	if c.added > maxAliasNodes {
-		c.diags = append(c.diags, Diagnostic{Severity: Error, File: file, Line: c.worst.Line, Col: c.worst.Column,
+		c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: file, Line: c.worst.Line, Col: c.worst.Column,
 			Msg:  fmt.Sprintf("YAML aliases expand this document by more than %d nodes; *%s alone expands to %d", maxAliasNodes, c.worst.Value, c.worstSize),
 			Hint: "write what is shared once, as a component, and $ref it"})
 	}
 	if c.pairs > maxKeyPairs {
-		c.diags = append(c.diags, Diagnostic{Severity: Error, File: file, Line: c.biggest.Line, Col: c.biggest.Column,
+		c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: file, Line: c.biggest.Line, Col: c.biggest.Column,
 			Msg:  fmt.Sprintf("the mappings of this document are too big to decode: more than %d pairs of keys to compare; this one has %d keys", maxKeyPairs, len(c.biggest.Content)/2),
 			Hint: "split it into smaller mappings or files"})
 	}
@@ -73,7 +74,7 @@ type treeCheck struct {
 	worstSize int
 	pairs     int        // pairs of keys in all mappings, saturated
 	biggest   *yaml.Node // the mapping with most keys
-	diags     Diagnostics
+	diags     diag.Diagnostics
 }
 
 // sizeCap keeps sizes from overflowing: 60 levels of aliases are 2^60.
@@ -86,7 +87,7 @@ func (c *treeCheck) walk(n *yaml.Node) int {
 		if !ok {
 			// Anchors come first, so this alias is inside its own anchor:
 			// the tree is a cycle, which nothing may walk.
-			c.diags = append(c.diags, Diagnostic{Severity: Error, File: c.file, Line: n.Line, Col: n.Column,
+			c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: c.file, Line: n.Line, Col: n.Column,
 				Msg: fmt.Sprintf("the YAML alias *%s is inside its own anchor", n.Value)})
 			return 1
 		}
@@ -151,7 +152,7 @@ func (c *treeCheck) duplicateKeys(m *yaml.Node) {
 }
 
 func (c *treeCheck) duplicate(k, first *yaml.Node) {
-	c.diags = append(c.diags, Diagnostic{Severity: Error, File: c.file, Line: k.Line, Col: k.Column,
+	c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: c.file, Line: k.Line, Col: k.Column,
 		Msg:  fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, first.Line),
 		Hint: "a JSON decoder keeps one of the two, silently; remove or rename one"})
 }
@@ -160,19 +161,19 @@ func (c *treeCheck) duplicate(k, first *yaml.Node) {
 // file (maxRefDepth, maxRefSteps, maxRefVisits), adding it to the work of
 // the other files of the run, and records each $ref to another file so
 // that a refusal to read that file points at the $ref.
-func (g *readGuard) checkRefs(file string, base *url.URL, root *yaml.Node) Diagnostics {
+func (g *readGuard) checkRefs(file string, base *url.URL, root *yaml.Node) diag.Diagnostics {
 	c := &refGraph{root: root, id: map[*yaml.Node]int32{}, targets: map[string]int32{}}
 	external := 0
 	c.collect(root, 0, false, func(k *yaml.Node, ref string) {
 		external++
 		g.addSite(base, file, k, ref)
 	})
-	errAt := func(k *yaml.Node, hint, format string, args ...any) Diagnostics {
-		d := Diagnostic{Severity: Error, File: file, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	errAt := func(k *yaml.Node, hint, format string, args ...any) diag.Diagnostics {
+		d := diag.Diagnostic{Severity: diag.Error, File: file, Msg: fmt.Sprintf(format, args...), Hint: hint}
 		if k != nil {
 			d.Line, d.Col = k.Line, k.Column
 		}
-		return Diagnostics{d}
+		return diag.Diagnostics{d}
 	}
 	into := g.refsInto(base)
 	for fragment := range into {
@@ -453,7 +454,7 @@ func (c *refGraph) lookup(fragment string) *yaml.Node {
 			n = n.Alias
 		}
 		if n.Kind != yaml.MappingNode || len(n.Content) <= 32 {
-			if _, n = childNode(n, tok); n == nil {
+			if _, n = ChildNode(n, tok); n == nil {
 				return nil
 			}
 			continue

@@ -1,4 +1,12 @@
-package generator
+// Package load is the first stage: it takes the spec's bytes (and the
+// overlays') and gives a *Spec, the OpenAPI 3 document kin-openapi loaded
+// with the node tree positions come from. On the way: the read guard
+// (which files $refs may read, and how much), the tree checks, $ref
+// checks and inlining, OpenAPI Overlays (JSONPath in generator/jsonpath),
+// the decode repairs real specs need, Swagger 2.0 conversion, and every
+// load error placed at its file:line:col. Validation is a separate step,
+// Validate. It knows nothing of x-resilience (generator/policy) or of Go.
+package load
 
 import (
 	"bytes"
@@ -15,39 +23,76 @@ import (
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/diag"
 	yaml "go.yaml.in/yaml/v4"
 )
 
 // spec is a loaded, resolved OpenAPI 3 document with what is needed to
 // point back into the file the user wrote.
-type spec struct {
-	doc     *openapi3.T
-	file    string // path as given, for diagnostics
+type Spec struct {
+	Doc     *openapi3.T
+	File    string // path as given, for diagnostics
 	src     *srcMap
-	swagger bool // converted from Swagger 2.0: positions are approximate
+	Swagger bool // converted from Swagger 2.0: positions are approximate
 }
 
 // diag builds a diagnostic at a JSON pointer of the root document.
-func (s *spec) diag(sev Severity, ptr, msg, hint string) Diagnostic {
-	d := Diagnostic{Severity: sev, Pointer: "#" + ptr, Msg: msg, Hint: hint}
+func (s *Spec) Diag(sev diag.Severity, ptr, msg, hint string) diag.Diagnostic {
+	d := diag.Diagnostic{Severity: sev, Pointer: "#" + ptr, Msg: msg, Hint: hint}
 	d.File, d.Line, d.Col = s.src.pos(ptr)
 	return d
 }
+
+// NodeDiag builds a diagnostic at a node of the root document or of an
+// overlay.
+func (s *Spec) NodeDiag(sev diag.Severity, n *yaml.Node, msg, hint string) diag.Diagnostic {
+	file := s.File
+	if f, ok := s.src.from[n]; ok {
+		file = f
+	}
+	return diag.Diagnostic{Severity: sev, File: file, Line: n.Line, Col: n.Column, Msg: msg, Hint: hint}
+}
+
+// Load reads the spec (data, as read from path) and applies the overlays
+// in order: the tree checks, $ref checks and inlining below the read roots
+// (readRoots, besides the spec's own module, repository or folder),
+// repairs, Swagger 2.0 conversion and kin-openapi's load. Bad read roots
+// are an *diag.InputError; other bad input is error Diagnostics (s nil);
+// any other error is a resgen fault. It does not validate: see Validate.
+func Load(ctx context.Context, path string, data []byte, overlays []Overlay, readRoots []string) (*Spec, diag.Diagnostics, error) {
+	g, gdiags := newReadGuard(path, readRoots)
+	if gdiags != nil {
+		return nil, nil, &diag.InputError{Diags: gdiags}
+	}
+	g.read = int64(len(data))
+	for _, o := range overlays {
+		g.read += int64(len(o.Data))
+	}
+	return load(ctx, path, data, overlays, g)
+}
+
+// NewSpec is the Spec of a document decoded elsewhere, positions read from
+// data (the file's bytes): for tests of the later stages.
+func NewSpec(doc *openapi3.T, file string, data []byte) *Spec {
+	return &Spec{Doc: doc, File: file, src: &srcMap{file: file, data: data, from: map[*yaml.Node]string{}}}
+}
+
+// Tree is the document's node tree, as overlays and repairs left it: what
+// build reads exact literals and positions from.
+func (s *Spec) Tree() *yaml.Node { return s.src.tree() }
 
 // load parses the spec once into a node tree, checks it (checkTree,
 // checkRefs), applies the overlays and the decode repairs to that tree,
 // converts Swagger 2.0, and resolves every $ref (relative ones against the
 // spec's own folder) through g, which confines and bounds what they read.
-// Validation failures are warnings: many real specs have bad examples or
-// defaults that do not change what a client sends or receives.
-func load(ctx context.Context, path string, data []byte, overlays []overlayFile, strict bool, g *readGuard) (_ *spec, diags Diagnostics, _ error) {
-	s := &spec{file: path, src: &srcMap{file: path, data: data, from: map[*yaml.Node]string{}}}
+func load(ctx context.Context, path string, data []byte, overlays []Overlay, g *readGuard) (_ *Spec, diags diag.Diagnostics, _ error) {
+	s := &Spec{File: path, src: &srcMap{file: path, data: data, from: map[*yaml.Node]string{}}}
 	rp := &repairs{}
 	g.rp = rp
 	defer func() { diags = append(diags, rp.diags...) }()
 	root := s.src.tree()
 	if root == nil {
-		return nil, Diagnostics{s.decodeError(data, s.src.err)}, nil
+		return nil, diag.Diagnostics{s.decodeError(data, s.src.err)}, nil
 	}
 	// reencode replaces data with the (edited) node tree.
 	reencoded := false
@@ -75,8 +120,8 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 			return nil, nil, err
 		}
 	}
-	if root.Kind != yaml.MappingNode || mapValue(root, "openapi") == nil && mapValue(root, "swagger") == nil {
-		return nil, append(diags, Diagnostic{Severity: Error, File: path, Msg: "not an OpenAPI document: no openapi or swagger key at the top level"}), nil
+	if root.Kind != yaml.MappingNode || MapValue(root, "openapi") == nil && MapValue(root, "swagger") == nil {
+		return nil, append(diags, diag.Diagnostic{Severity: diag.Error, File: path, Msg: "not an OpenAPI document: no openapi or swagger key at the top level"}), nil
 	}
 
 	abs, err := filepath.Abs(path)
@@ -114,8 +159,8 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 		loader.IsExternalRefsAllowed = true
 		loader.ReadFromURIFunc = g.readRef
 		// From the tree: a re-encoded JSON spec is YAML in flow style.
-		s.swagger = isSwagger2(root)
-		if s.swagger {
+		s.Swagger = isSwagger2(root)
+		if s.Swagger {
 			var doc2 openapi2.T
 			var decodeErr error
 			if reencoded {
@@ -127,11 +172,11 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 				return &swaggerDecodeError{decodeErr}
 			}
 			doc, err := openapi2conv.ToV3WithLoader(&doc2, loader, loc)
-			s.doc = doc
+			s.Doc = doc
 			return err
 		}
 		doc, err := loader.LoadFromDataWithPath(data, loc)
-		s.doc = doc
+		s.Doc = doc
 		return err
 	}
 	err = decode()
@@ -174,13 +219,26 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	if rp.hasErrors() {
 		return nil, diags, nil
 	}
-	if s.doc.Paths == nil {
-		s.doc.Paths = openapi3.NewPaths()
+	if s.Doc.Paths == nil {
+		s.Doc.Paths = openapi3.NewPaths()
 	}
 	if rdiags := s.refOperations(); rdiags != nil {
 		return nil, append(diags, rdiags...), nil
 	}
 
+	return s, diags, nil
+}
+
+// Validate validates the loaded document with kin-openapi. Failures are
+// warnings: many real specs have bad examples or defaults that do not
+// change what a client sends or receives. Validation is relaxed (no
+// examples, defaults or patterns, the sibling keys real specs carry) unless
+// strict. A failure is one warning (an error under strict) at the first
+// place kin-openapi names. It is a step of its own so that the top
+// package can run it beside build and emit, once that is shown safe
+// (kin-openapi's Validate must only read the document).
+func Validate(ctx context.Context, s *Spec, strict bool) diag.Diagnostics {
+	path := s.File
 	opts := []openapi3.ValidationOption{
 		openapi3.DisableExamplesValidation(),
 		openapi3.DisableSchemaDefaultsValidation(),
@@ -190,23 +248,23 @@ func load(ctx context.Context, path string, data []byte, overlays []overlayFile,
 	if strict {
 		opts = nil
 	}
-	if err := s.doc.Validate(ctx, opts...); err != nil {
-		sev := Warning
+	if err := s.Doc.Validate(ctx, opts...); err != nil {
+		sev := diag.Warning
 		if strict {
-			sev = Error
+			sev = diag.Error
 		}
-		d := Diagnostic{Severity: sev, File: path, Msg: "spec does not validate: " + err.Error(), Hint: "a client can still be generated; -strict makes this an error"}
+		d := diag.Diagnostic{Severity: sev, File: path, Msg: "spec does not validate: " + err.Error(), Hint: "a client can still be generated; -strict makes this an error"}
 		if ptr := s.validationPointer(err); ptr != "" {
-			d = s.diag(sev, ptr, d.Msg, d.Hint)
+			d = s.Diag(sev, ptr, d.Msg, d.Hint)
 		}
-		diags = append(diags, d)
+		return diag.Diagnostics{d}
 	}
-	return s, diags, nil
+	return nil
 }
 
 // isSwagger2 reports whether the document root is Swagger 2.0.
 func isSwagger2(root *yaml.Node) bool {
-	v := mapValue(root, "swagger")
+	v := MapValue(root, "swagger")
 	return v != nil && v.Kind == yaml.ScalarNode && strings.HasPrefix(v.Value, "2")
 }
 
@@ -216,7 +274,7 @@ func decodeTreeAsJSON(n *yaml.Node, v any) error {
 	if err := n.Decode(&raw); err != nil {
 		return err
 	}
-	b, err := json.Marshal(stringKeys(raw))
+	b, err := json.Marshal(StringKeys(raw))
 	if err != nil {
 		return err
 	}
@@ -233,7 +291,7 @@ func decodeYAMLAsJSON(data []byte, v any) error {
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	b, err := json.Marshal(stringKeys(raw))
+	b, err := json.Marshal(StringKeys(raw))
 	if err != nil {
 		return err
 	}
@@ -244,8 +302,8 @@ var yamlLine = regexp.MustCompile(`line (\d+)(?::(\d+))?`)
 
 // decodeError turns a decode failure into a diagnostic, keeping the line
 // the YAML or JSON decoder reported when there is one.
-func (s *spec) decodeError(data []byte, err error) Diagnostic {
-	d := Diagnostic{Severity: Error, File: s.file, Msg: "cannot load spec: " + err.Error()}
+func (s *Spec) decodeError(data []byte, err error) diag.Diagnostic {
+	d := diag.Diagnostic{Severity: diag.Error, File: s.File, Msg: "cannot load spec: " + err.Error()}
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		d.Line, _ = strconv.Atoi(m[1])
 		if m[2] != "" {
@@ -285,7 +343,7 @@ func offsetPos(data []byte, off int) (line, col int) {
 
 // readNamed reads a file the user named (the spec, an overlay): anything
 // that can be read, a pipe too, of at most maxFileBytes.
-func readNamed(path string) ([]byte, error) {
+func ReadNamed(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -294,24 +352,24 @@ func readNamed(path string) ([]byte, error) {
 	return readAtMost(f, maxFileBytes)
 }
 
-// stringKeys makes every map key a string, as JSON needs: YAML decodes
+// StringKeys makes every map key a string, as JSON needs: YAML decodes
 // `200:` (a response code) as an integer key.
-func stringKeys(v any) any {
+func StringKeys(v any) any {
 	switch x := v.(type) {
 	case map[any]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[fmt.Sprint(k)] = stringKeys(e)
+			m[fmt.Sprint(k)] = StringKeys(e)
 		}
 		return m
 	case map[string]any:
 		for k, e := range x {
-			x[k] = stringKeys(e)
+			x[k] = StringKeys(e)
 		}
 		return x
 	case []any:
 		for i, e := range x {
-			x[i] = stringKeys(e)
+			x[i] = StringKeys(e)
 		}
 		return x
 	}

@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func (e *swaggerDecodeError) Unwrap() error { return e.err }
 
 // loadErrors turns a failure to decode, convert or resolve the document
 // into diagnostics. root is the (repaired) node tree, data what was decoded.
-func (s *spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard) Diagnostics {
+func (s *Spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard) diag.Diagnostics {
 	const prefix = "cannot load spec: "
 	var lerrs *yaml.LoadErrors
 	if errors.As(err, &lerrs) && len(lerrs.Errors) > 0 {
@@ -44,7 +44,7 @@ func (s *spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard)
 		// The marks are positions in data: find their node there, and the
 		// node's position in the file through its pointer.
 		decoded, _ := parseTree(data)
-		var ds Diagnostics
+		var ds diag.Diagnostics
 		for _, e := range lerrs.Errors {
 			ptr, ok := pointerAt(decoded, e.Mark.Line, e.Mark.Column)
 			msg := trimPointer(e.Message)
@@ -54,59 +54,59 @@ func (s *spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard)
 				ds = append(ds, d)
 				continue
 			}
-			ds = append(ds, s.diag(Error, ptr, prefix+msg, ""))
+			ds = append(ds, s.Diag(diag.Error, ptr, prefix+msg, ""))
 		}
 		return ds
 	}
 	var sde *swaggerDecodeError
 	if errors.As(err, &sde) {
 		if ptr, ok := narrowSwagger(root, err.Error()); ok {
-			return Diagnostics{s.diag(Error, ptr, prefix+err.Error(), "")}
+			return diag.Diagnostics{s.Diag(diag.Error, ptr, prefix+err.Error(), "")}
 		}
 	}
-	if s.swagger {
+	if s.Swagger {
 		if ptr, ok := conversionPointer(root, err.Error()); ok {
-			return Diagnostics{s.diag(Error, ptr, prefix+err.Error(), "")}
+			return diag.Diagnostics{s.Diag(diag.Error, ptr, prefix+err.Error(), "")}
 		}
 	}
 	if ptr, ok := refPointer(root, err.Error()); ok {
-		d := s.diag(Error, ptr, prefix+err.Error(), "")
+		d := s.Diag(diag.Error, ptr, prefix+err.Error(), "")
 		if cause, ok := s.externalCause(root, ptr, d, err.Error(), g); ok {
-			return Diagnostics{cause}
+			return diag.Diagnostics{cause}
 		}
-		return Diagnostics{d}
+		return diag.Diagnostics{d}
 	}
-	return Diagnostics{s.unplaced(data, err)}
+	return diag.Diagnostics{s.unplaced(data, err)}
 }
 
 // unplaced is an error no node was found for: at the line the decoder
 // names if it decoded the file as written; a line of the re-encoding would
 // point at text that is not in the file.
-func (s *spec) unplaced(data []byte, err error) Diagnostic {
+func (s *Spec) unplaced(data []byte, err error) diag.Diagnostic {
 	if bytes.Equal(data, s.src.data) {
 		return s.decodeError(data, err)
 	}
-	return Diagnostic{Severity: Error, File: s.file, Msg: "cannot load spec: " + err.Error()}
+	return diag.Diagnostic{Severity: diag.Error, File: s.File, Msg: "cannot load spec: " + err.Error()}
 }
 
 // referencedFileErrors places the decode errors of a referenced file (one
 // a $ref names whole, decoded apart from the spec) in that file; nil when
 // the errors are the spec's own.
-func (s *spec) referencedFileErrors(lerrs *yaml.LoadErrors, g *readGuard) Diagnostics {
+func (s *Spec) referencedFileErrors(lerrs *yaml.LoadErrors, g *readGuard) diag.Diagnostics {
 	g.mu.Lock()
 	last := g.last
 	data := g.files[siteKey(&url.URL{Path: last})]
 	g.mu.Unlock()
-	abs, err := filepath.Abs(s.file)
+	abs, err := filepath.Abs(s.File)
 	if last == "" || err != nil || last == filepath.ToSlash(abs) {
 		return nil
 	}
 	file := displayPath(filepath.FromSlash(last))
 	decoded, _ := parseTree(data)                 // what the loader decoded
 	tree := g.tree(siteKey(&url.URL{Path: last})) // with the file's positions
-	var ds Diagnostics
+	var ds diag.Diagnostics
 	for _, e := range lerrs.Errors {
-		d := Diagnostic{Severity: Error, File: file, Msg: "cannot load spec: " + trimPointer(e.Message)}
+		d := diag.Diagnostic{Severity: diag.Error, File: file, Msg: "cannot load spec: " + trimPointer(e.Message)}
 		if ptr, ok := pointerAt(decoded, e.Mark.Line, e.Mark.Column); ok {
 			d.Pointer = "#" + ptr
 			if n := lookupNode(tree, ptr, false); n != nil {
@@ -245,9 +245,9 @@ func conversionPointer(root *yaml.Node, msg string) (string, bool) {
 		return "/host", true
 	case strings.HasPrefix(msg, "unsupported flow "):
 		flow, _ := strconv.Unquote(strings.TrimPrefix(msg, "unsupported flow "))
-		defs := mapValue(root, "securityDefinitions")
+		defs := MapValue(root, "securityDefinitions")
 		for i := 0; defs != nil && defs.Kind == yaml.MappingNode && i+1 < len(defs.Content); i += 2 {
-			if f := mapValue(defs.Content[i+1], "flow"); f != nil && f.Value == flow {
+			if f := MapValue(defs.Content[i+1], "flow"); f != nil && f.Value == flow {
 				return diag.PointerJoin("/securityDefinitions", defs.Content[i].Value, "flow"), true
 			}
 		}
@@ -275,20 +275,20 @@ func conversionPointer(root *yaml.Node, msg string) (string, bool) {
 // document order, for which match (given the in of each of the operation's
 // parameters) holds.
 func findParameter(root *yaml.Node, match func(ins []string, i int) bool) (string, bool) {
-	paths := mapValue(root, "paths")
+	paths := MapValue(root, "paths")
 	for i := 0; paths != nil && paths.Kind == yaml.MappingNode && i+1 < len(paths.Content); i += 2 {
 		item := paths.Content[i+1]
 		for j := 0; item.Kind == yaml.MappingNode && j+1 < len(item.Content); j += 2 {
-			if !operationKeys[item.Content[j].Value] {
+			if !OperationKeys[item.Content[j].Value] {
 				continue
 			}
-			params := mapValue(item.Content[j+1], "parameters")
+			params := MapValue(item.Content[j+1], "parameters")
 			if params == nil || params.Kind != yaml.SequenceNode {
 				continue
 			}
 			ins := make([]string, len(params.Content))
 			for k, p := range params.Content {
-				if in := mapValue(p, "in"); in != nil {
+				if in := MapValue(p, "in"); in != nil {
 					ins[k] = in.Value
 				}
 			}
@@ -374,27 +374,27 @@ var refTargets = map[string]func() any{
 // another file) does not decode, which the loader's "bad data in" error
 // does not say: the target is decoded again from that file's node tree, so
 // the error has the file's own line. at is the error at the $ref.
-func (s *spec) externalCause(root *yaml.Node, refPtr string, at Diagnostic, msg string, g *readGuard) (Diagnostic, bool) {
+func (s *Spec) externalCause(root *yaml.Node, refPtr string, at diag.Diagnostic, msg string, g *readGuard) (diag.Diagnostic, bool) {
 	m := badData.FindStringSubmatch(msg)
 	ref := lookupNode(root, refPtr, true)
 	if m == nil || refTargets[m[1]] == nil || ref == nil {
-		return Diagnostic{}, false
+		return diag.Diagnostic{}, false
 	}
 	file, frag, _ := strings.Cut(ref.Value, "#")
 	if file == "" || strings.Contains(file, "://") {
-		return Diagnostic{}, false
+		return diag.Diagnostic{}, false
 	}
-	abs, err := filepath.Abs(filepath.Join(filepath.Dir(s.file), filepath.FromSlash(file)))
+	abs, err := filepath.Abs(filepath.Join(filepath.Dir(s.File), filepath.FromSlash(file)))
 	if err != nil {
-		return Diagnostic{}, false
+		return diag.Diagnostic{}, false
 	}
 	target := lookupNode(g.tree(siteKey(&url.URL{Path: filepath.ToSlash(abs)})), frag, true)
 	if target == nil {
-		return Diagnostic{}, false
+		return diag.Diagnostic{}, false
 	}
 	var lerrs *yaml.LoadErrors
 	if err := target.Decode(refTargets[m[1]]()); !errors.As(err, &lerrs) || len(lerrs.Errors) == 0 {
-		return Diagnostic{}, false
+		return diag.Diagnostic{}, false
 	}
 	e := lerrs.Errors[0]
 	line, col := e.Mark.Line, e.Mark.Column
@@ -402,7 +402,7 @@ func (s *spec) externalCause(root *yaml.Node, refPtr string, at Diagnostic, msg 
 	if n := lookupNode(target, sub, false); n != nil {
 		line, col = n.Line, n.Column // the key, as elsewhere
 	}
-	return Diagnostic{Severity: Error, File: displayPath(abs), Line: line, Col: col, Pointer: "#" + frag + sub,
+	return diag.Diagnostic{Severity: diag.Error, File: displayPath(abs), Line: line, Col: col, Pointer: "#" + frag + sub,
 		Msg:  "cannot load spec: " + trimPointer(e.Message),
 		Hint: fmt.Sprintf("read through the $ref at %s:%d:%d", at.File, at.Line, at.Col)}, true
 }
@@ -418,7 +418,7 @@ var componentKeys = map[string]string{
 // validationPointer is the pointer of what a validation error is about, as
 // far as its typed context wrappers tell, in the document as written (for
 // Swagger 2.0, the section the converted one came from).
-func (s *spec) validationPointer(err error) string {
+func (s *Spec) validationPointer(err error) string {
 	ptr := ""
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch w := e.(type) {
@@ -449,7 +449,7 @@ func (s *spec) validationPointer(err error) string {
 		case *openapi3.ParameterFieldValidationError:
 			if params := s.src.lookup(ptr+"/parameters", true); params != nil && params.Kind == yaml.SequenceNode {
 				for i, p := range params.Content {
-					if n := mapValue(p, "name"); n != nil && n.Value == w.ParameterName {
+					if n := MapValue(p, "name"); n != nil && n.Value == w.ParameterName {
 						ptr = diag.PointerJoin(ptr, "parameters", strconv.Itoa(i), w.Field)
 						break
 					}
@@ -457,7 +457,7 @@ func (s *spec) validationPointer(err error) string {
 			}
 		}
 	}
-	if s.swagger {
+	if s.Swagger {
 		for v3, v2 := range map[string]string{"/components/schemas/": "/definitions/", "/components/parameters/": "/parameters/",
 			"/components/requestBodies/": "/parameters/", "/components/responses/": "/responses/", "/components/securitySchemes/": "/securityDefinitions/"} {
 			if strings.HasPrefix(ptr, v3) {
@@ -478,15 +478,15 @@ var reusableSections = []string{"/parameters/", "/responses/", "/definitions/",
 // about and that no $ref of the spec uses, and returns a warning for each;
 // nil when there is none. What a broken entry that is used breaks stays an
 // error.
-func (s *spec) skipUnused(root *yaml.Node, ds Diagnostics) Diagnostics {
-	var warnings Diagnostics
+func (s *Spec) skipUnused(root *yaml.Node, ds diag.Diagnostics) diag.Diagnostics {
+	var warnings diag.Diagnostics
 	for _, d := range ds {
-		if d.File != s.file {
+		if d.File != s.File {
 			continue // a pointer into another file
 		}
 		ptr := strings.TrimPrefix(d.Pointer, "#")
 		for _, sec := range reusableSections {
-			if strings.HasPrefix(sec, "/components/") == s.swagger || !strings.HasPrefix(ptr, sec) {
+			if strings.HasPrefix(sec, "/components/") == s.Swagger || !strings.HasPrefix(ptr, sec) {
 				continue
 			}
 			name, _, _ := strings.Cut(ptr[len(sec):], "/")
@@ -502,7 +502,7 @@ func (s *spec) skipUnused(root *yaml.Node, ds Diagnostics) Diagnostics {
 				continue
 			}
 			w := d
-			w.Severity = Warning
+			w.Severity = diag.Warning
 			w.Msg = strings.TrimPrefix(d.Msg, "cannot load spec: ")
 			w.Msg = strings.Trim(sec, "/") + " entry " + strconv.Quote(unescape(name)) + " is skipped: no $ref uses it, and it cannot be read: " + w.Msg
 			w.Hint = "fix the entry, or delete it"

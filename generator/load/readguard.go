@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/diag"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -65,7 +66,7 @@ type readGuard struct {
 	// into counts the $refs to each fragment of another file, by siteKey
 	// and fragment: resolving each costs what the fragment reaches.
 	into    map[string]map[string]int
-	refused Diagnostics
+	refused diag.Diagnostics
 }
 
 // refSite is where a $ref to another file is written.
@@ -77,14 +78,14 @@ type refSite struct {
 
 // newReadGuard returns the guard of a run on spec: its default root plus
 // the folders of allow, which must exist.
-func newReadGuard(spec string, allow []string) (*readGuard, Diagnostics) {
+func newReadGuard(spec string, allow []string) (*readGuard, diag.Diagnostics) {
 	g := &readGuard{spec: spec, files: map[string][]byte{}, repaired: map[string]*yaml.Node{}, failed: map[string]bool{}, sites: map[string]refSite{}, into: map[string]map[string]int{}}
 	root, err := defaultReadRoot(spec)
 	if err != nil {
-		return nil, Diagnostics{{Severity: Error, File: spec, Msg: "cannot read spec: " + err.Error()}}
+		return nil, diag.Diagnostics{{Severity: diag.Error, File: spec, Msg: "cannot read spec: " + err.Error()}}
 	}
 	g.roots = append(g.roots, root)
-	var diags Diagnostics
+	var diags diag.Diagnostics
 	for _, dir := range allow {
 		real, err := resolvedAbs(dir)
 		if err == nil {
@@ -94,7 +95,7 @@ func newReadGuard(spec string, allow []string) (*readGuard, Diagnostics) {
 			}
 		}
 		if err != nil {
-			diags = append(diags, Diagnostic{Severity: Error, File: "-allow-read", Msg: fmt.Sprintf("%s: %v", dir, err)})
+			diags = append(diags, diag.Diagnostic{Severity: diag.Error, File: "-allow-read", Msg: fmt.Sprintf("%s: %v", dir, err)})
 			continue
 		}
 		g.roots = append(g.roots, real)
@@ -197,19 +198,19 @@ func (g *readGuard) refuse(u *url.URL, msg, hint string) error {
 }
 
 // atRef is an error about the file u names, at the first $ref to it.
-func (g *readGuard) atRef(u *url.URL, msg, hint string) Diagnostic {
+func (g *readGuard) atRef(u *url.URL, msg, hint string) diag.Diagnostic {
 	g.mu.Lock()
 	s, ok := g.sites[siteKey(u)]
 	g.mu.Unlock()
 	if !ok {
-		return Diagnostic{Severity: Error, File: g.spec, Msg: "a $ref: " + msg, Hint: hint}
+		return diag.Diagnostic{Severity: diag.Error, File: g.spec, Msg: "a $ref: " + msg, Hint: hint}
 	}
-	return Diagnostic{Severity: Error, File: s.file, Line: s.line, Col: s.col, Msg: fmt.Sprintf("$ref %q: %s", s.ref, msg), Hint: hint}
+	return diag.Diagnostic{Severity: diag.Error, File: s.file, Line: s.line, Col: s.col, Msg: fmt.Sprintf("$ref %q: %s", s.ref, msg), Hint: hint}
 }
 
 // refusedAt records a diagnostic about a file that was read (a limit
 // inside it) and returns the error that stops the loader.
-func (g *readGuard) refusedAt(ds Diagnostics) error {
+func (g *readGuard) refusedAt(ds diag.Diagnostics) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.refused = append(g.refused, ds...)
@@ -312,7 +313,7 @@ func (g *readGuard) readNew(u *url.URL) ([]byte, *yaml.Node, error) {
 	p := filepath.FromSlash(u.Path)
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return nil, nil, g.refuse(u, "cannot read "+displayPath(p)+": "+pathErrText(err), "")
+		return nil, nil, g.refuse(u, "cannot read "+displayPath(p)+": "+PathErrText(err), "")
 	}
 	if !g.within(real) {
 		return nil, nil, g.refuse(u, fmt.Sprintf("%s is outside the folders this spec may read (%s)", displayPath(p), strings.Join(g.roots, ", ")),
@@ -335,14 +336,14 @@ func (g *readGuard) readNew(u *url.URL) ([]byte, *yaml.Node, error) {
 func (g *readGuard) readRegular(p string) ([]byte, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, errors.New(pathErrText(err))
+		return nil, errors.New(PathErrText(err))
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, errors.New("not a regular file")
 	}
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, errors.New(pathErrText(err))
+		return nil, errors.New(PathErrText(err))
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
@@ -352,7 +353,7 @@ func (g *readGuard) readRegular(p string) ([]byte, error) {
 }
 
 // pathErrText is an error without the path, which the caller names.
-func pathErrText(err error) string {
+func PathErrText(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
@@ -363,7 +364,7 @@ func pathErrText(err error) string {
 // checkFile checks a referenced file (a mapping, within the limits of
 // checkTree and checkRefs) and returns it repaired with its tree, or the
 // errors.
-func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, *yaml.Node, Diagnostics) {
+func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, *yaml.Node, diag.Diagnostics) {
 	root, err := parseTree(data)
 	if err != nil || root.Kind != yaml.MappingNode {
 		// The parser's message may quote the file: give its line only.
@@ -371,7 +372,7 @@ func (g *readGuard) checkFile(file string, u *url.URL, data []byte) ([]byte, *ya
 		if m := yamlLine.FindStringSubmatch(fmt.Sprint(err)); m != nil {
 			msg = file + ": not a YAML or JSON mapping (it does not parse at line " + m[1] + "), so not part of a spec"
 		}
-		return nil, nil, Diagnostics{g.atRef(u, msg, "")}
+		return nil, nil, diag.Diagnostics{g.atRef(u, msg, "")}
 	}
 	if diags := checkTree(file, root); diags != nil {
 		return nil, nil, diags

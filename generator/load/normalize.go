@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"fmt"
@@ -106,7 +106,7 @@ func emptyObjectFor(e specEntry) bool {
 	case k == "examples":
 		// A map of examples beside a schema (a parameter, a media type);
 		// in a schema, examples is a list.
-		return mapValue(e.m, "schema") != nil || mapValue(e.m, "in") != nil
+		return MapValue(e.m, "schema") != nil || MapValue(e.m, "in") != nil
 	}
 	return false
 }
@@ -124,7 +124,7 @@ func (rp *repairs) normalize(file string, root *yaml.Node) int {
 	lookup := &refGraph{root: root}
 	warn := func(at *yaml.Node, ptr, msg, hint string) {
 		n++
-		rp.add(Diagnostic{Severity: Warning, File: file, Line: at.Line, Col: at.Column, Pointer: ptr, Msg: msg, Hint: hint})
+		rp.add(diag.Diagnostic{Severity: diag.Warning, File: file, Line: at.Line, Col: at.Column, Pointer: ptr, Msg: msg, Hint: hint})
 	}
 	const phpHint = "write {} for an empty object"
 	walkSpec(root, func(e specEntry) {
@@ -186,7 +186,7 @@ func enclosingDefs(root *yaml.Node, path []string, fragment string) (holder stri
 			continue
 		}
 		found := lookupNode(n, fragment, true) != nil
-		if mapValue(n, "$id") != nil {
+		if MapValue(n, "$id") != nil {
 			// The base JSON Schema resolves against: found or not, no
 			// schema further out is what the $ref means.
 			if found {
@@ -262,7 +262,7 @@ func dangling(e specEntry, warn func(at *yaml.Node, ptr, msg, hint string), rp *
 		e.m.Content[e.i] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "description", Line: k.Line, Column: k.Column}
 		e.m.Content[e.i+1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "not in the spec: " + v.Value, Line: v.Line, Column: v.Column}
 	default:
-		rp.add(Diagnostic{Severity: Error, File: file, Line: k.Line, Col: k.Column, Pointer: e.pointer(),
+		rp.add(diag.Diagnostic{Severity: diag.Error, File: file, Line: k.Line, Col: k.Column, Pointer: e.pointer(),
 			Msg: fmt.Sprintf("$ref %q names nothing in this document", v.Value), Hint: hint})
 	}
 }

@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"strconv"
@@ -53,7 +53,7 @@ func lookupNode(n *yaml.Node, ptr string, value bool) *yaml.Node {
 	var key *yaml.Node
 	for _, t := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
 		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-		if key, n = childNode(n, t); n == nil {
+		if key, n = ChildNode(n, t); n == nil {
 			return nil
 		}
 	}
@@ -66,7 +66,7 @@ func lookupNode(n *yaml.Node, ptr string, value bool) *yaml.Node {
 // childNode is one step of a pointer: the value n (aliases followed) holds
 // under the unescaped token t, with its key when n is a mapping; nil when
 // there is none.
-func childNode(n *yaml.Node, t string) (key, val *yaml.Node) {
+func ChildNode(n *yaml.Node, t string) (key, val *yaml.Node) {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}

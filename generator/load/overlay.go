@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"fmt"
@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/jsonpath"
+	"github.com/resgen/resgen/internal/rawval"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -17,99 +19,99 @@ import (
 // nodes they add keep their positions in the overlay's file, so an error
 // inside an overlay's x-resilience names the overlay's file and line.
 
-type overlayFile struct {
-	path string
-	data []byte
+type Overlay struct {
+	Path string
+	Data []byte
 }
 
 var overlayActionKeys = []string{"target", "description", "update", "remove"}
 
 // applyOverlay applies one overlay to src's tree and returns how many
 // nodes it changed.
-func applyOverlay(src *srcMap, o overlayFile) (changed int, diags Diagnostics) {
-	errAt := func(n *yaml.Node, sev Severity, format string, args ...any) {
-		d := Diagnostic{Severity: sev, File: o.path, Msg: fmt.Sprintf(format, args...)}
+func applyOverlay(src *srcMap, o Overlay) (changed int, diags diag.Diagnostics) {
+	errAt := func(n *yaml.Node, sev diag.Severity, format string, args ...any) {
+		d := diag.Diagnostic{Severity: sev, File: o.Path, Msg: fmt.Sprintf(format, args...)}
 		if n != nil {
 			d.Line, d.Col = n.Line, n.Column
 		}
 		diags = append(diags, d)
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(o.data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		d := Diagnostic{Severity: Error, File: o.path, Msg: "cannot load overlay: not a YAML or JSON object"}
+	if err := yaml.Unmarshal(o.Data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		d := diag.Diagnostic{Severity: diag.Error, File: o.Path, Msg: "cannot load overlay: not a YAML or JSON object"}
 		if err != nil {
 			d.Msg = "cannot load overlay: " + err.Error()
 			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 				d.Line, _ = strconv.Atoi(m[1])
 			}
 		}
-		return 0, Diagnostics{d}
+		return 0, diag.Diagnostics{d}
 	}
 	root := doc.Content[0]
-	if ds := checkTree(o.path, root); ds != nil {
+	if ds := checkTree(o.Path, root); ds != nil {
 		return 0, ds
 	}
-	if v := mapValue(root, "overlay"); v == nil || !strings.HasPrefix(v.Value, "1.") {
-		errAt(root, Error, "not an OpenAPI Overlay 1.x document: it needs `overlay: 1.0.0`")
+	if v := MapValue(root, "overlay"); v == nil || !strings.HasPrefix(v.Value, "1.") {
+		errAt(root, diag.Error, "not an OpenAPI Overlay 1.x document: it needs `overlay: 1.0.0`")
 		return 0, diags
 	}
-	actions := mapValue(root, "actions")
+	actions := MapValue(root, "actions")
 	if actions == nil || actions.Kind != yaml.SequenceNode {
-		errAt(root, Error, "an overlay needs a list of actions")
+		errAt(root, diag.Error, "an overlay needs a list of actions")
 		return 0, diags
 	}
 	for _, a := range actions.Content {
 		if a.Kind != yaml.MappingNode {
-			errAt(a, Error, "an overlay action must be an object")
+			errAt(a, diag.Error, "an overlay action must be an object")
 			continue
 		}
 		for i := 0; i+1 < len(a.Content); i += 2 {
 			k := a.Content[i].Value
 			if !slices.Contains(overlayActionKeys, k) && !strings.HasPrefix(k, "x-") {
 				msg := fmt.Sprintf("unknown key %q in overlay action", k)
-				if s := suggest(k, overlayActionKeys); s != "" {
+				if s := rawval.Suggest(k, overlayActionKeys); s != "" {
 					msg += fmt.Sprintf("; did you mean %q?", s)
 				}
-				errAt(a.Content[i], Error, "%s", msg)
+				errAt(a.Content[i], diag.Error, "%s", msg)
 			}
 		}
-		target := mapValue(a, "target")
+		target := MapValue(a, "target")
 		if target == nil || target.Kind != yaml.ScalarNode {
-			errAt(a, Error, "an overlay action needs a target (a JSONPath such as $.paths['/pets'].get)")
+			errAt(a, diag.Error, "an overlay action needs a target (a JSONPath such as $.paths['/pets'].get)")
 			continue
 		}
 		path, err := jsonpath.Parse(target.Value)
 		if err != nil {
-			errAt(target, Error, "bad JSONPath %q: %v", target.Value, err)
+			errAt(target, diag.Error, "bad JSONPath %q: %v", target.Value, err)
 			continue
 		}
 		matches := path.Eval(src.tree())
 		if len(matches) == 0 {
-			errAt(target, Warning, "target %s selects nothing in the spec", target.Value)
+			errAt(target, diag.Warning, "target %s selects nothing in the spec", target.Value)
 			continue
 		}
-		if rm := mapValue(a, "remove"); rm != nil && rm.Value == "true" {
+		if rm := MapValue(a, "remove"); rm != nil && rm.Value == "true" {
 			changed += removeNodes(matches)
 			continue
 		}
-		update := mapValue(a, "update")
+		update := MapValue(a, "update")
 		if update == nil {
-			errAt(a, Error, "an overlay action needs update or remove: true")
+			errAt(a, diag.Error, "an overlay action needs update or remove: true")
 			continue
 		}
-		markFrom(src.from, update, o.path)
+		markFrom(src.from, update, o.Path)
 		for _, m := range matches {
 			switch m.Node.Kind {
 			case yaml.MappingNode:
 				if update.Kind != yaml.MappingNode {
-					errAt(update, Error, "target %s is an object; its update must be an object too", target.Value)
+					errAt(update, diag.Error, "target %s is an object; its update must be an object too", target.Value)
 					continue
 				}
 				mergeInto(m.Node, update)
 			case yaml.SequenceNode:
 				m.Node.Content = append(m.Node.Content, update)
 			default:
-				errAt(target, Error, "target %s selects a %s; only objects and lists can be updated", target.Value, kindName(m.Node))
+				errAt(target, diag.Error, "target %s selects a %s; only objects and lists can be updated", target.Value, kindName(m.Node))
 				continue
 			}
 			changed++
@@ -137,7 +139,7 @@ func markFrom(from map[*yaml.Node]string, n *yaml.Node, file string) {
 func mergeInto(target, update *yaml.Node) {
 	for i := 0; i+1 < len(update.Content); i += 2 {
 		k, v := update.Content[i], update.Content[i+1]
-		if old := mapValue(target, k.Value); old != nil {
+		if old := MapValue(target, k.Value); old != nil {
 			if old.Kind == yaml.MappingNode && v.Kind == yaml.MappingNode {
 				mergeInto(old, v)
 				continue

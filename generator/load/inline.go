@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"fmt"
@@ -36,9 +36,9 @@ const maxMapRefs = 8
 // inlineMaps replaces each $ref standing for a whole map of the root
 // document with that map, and returns how many it replaced. Nodes read
 // from another file are recorded in from, with the file's name.
-func (g *readGuard) inlineMaps(file string, loc *url.URL, root *yaml.Node, from map[*yaml.Node]string) (int, Diagnostics) {
+func (g *readGuard) inlineMaps(file string, loc *url.URL, root *yaml.Node, from map[*yaml.Node]string) (int, diag.Diagnostics) {
 	n := 0
-	var diags Diagnostics
+	var diags diag.Diagnostics
 	inline := func(m *yaml.Node, ptr string) {
 		k, d := g.inlineMap(file, loc, root, m, ptr, "map", from)
 		n += k
@@ -65,19 +65,19 @@ func (g *readGuard) inlineMaps(file string, loc *url.URL, root *yaml.Node, from 
 // inlineMap replaces the $ref of the map m, at ptr in the root document,
 // with the entries of the map it names, until m has no $ref; what names
 // the object m stands for, in errors.
-func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr, what string, from map[*yaml.Node]string) (int, Diagnostics) {
+func (g *readGuard) inlineMap(file string, loc *url.URL, root, m *yaml.Node, ptr, what string, from map[*yaml.Node]string) (int, diag.Diagnostics) {
 	for n := 0; ; n++ {
 		i := refIndex(m)
 		if i < 0 {
 			return n, nil
 		}
 		k, ref := m.Content[i], m.Content[i+1].Value
-		errAt := func(msg string) Diagnostics {
+		errAt := func(msg string) diag.Diagnostics {
 			kfile := file
 			if f, ok := from[k]; ok {
 				kfile = f // written in a file inlined before
 			}
-			return Diagnostics{{Severity: Error, File: kfile, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
+			return diag.Diagnostics{{Severity: diag.Error, File: kfile, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
 				Msg: fmt.Sprintf("$ref %q stands for the %s at %s: %s", ref, what, ptr, msg)}}
 		}
 		if n == maxMapRefs {
@@ -212,13 +212,13 @@ func rebaseRefs(entries []*yaml.Node, rel, rootName, fragment, ptr string) {
 // inlineObjects inlines the operation $refs of the path items of the
 // spec's root (spec set) and the properties-map and media-type $refs of
 // any file, and returns how many it inlined.
-func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, spec bool, from map[*yaml.Node]string) (int, Diagnostics) {
-	var diags Diagnostics
+func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, spec bool, from map[*yaml.Node]string) (int, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	n := 0
 	// first is the warning for the first $ref of a kind; more counts the
 	// others.
 	type kind struct {
-		first *Diagnostic
+		first *diag.Diagnostic
 		more  int
 	}
 	var ops, props, media kind
@@ -233,7 +233,7 @@ func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, sp
 			if ff, ok := from[k]; ok {
 				f = ff
 			}
-			seen.first = &Diagnostic{Severity: Warning, File: f, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
+			seen.first = &diag.Diagnostic{Severity: diag.Warning, File: f, Line: k.Line, Col: k.Column, Pointer: "#" + ptr,
 				Msg:  fmt.Sprintf("$ref %q stands for %s: OpenAPI allows no $ref there (%s); resgen reads what it names in its place, as the author meant", ref, what, kin),
 				Hint: "for other tools, write it in place (a bundler does)"}
 		} else {
@@ -255,7 +255,7 @@ func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, sp
 					continue
 				}
 				for j := 0; j+1 < len(item.Content); j += 2 {
-					if op := item.Content[j+1]; operationKeys[item.Content[j].Value] && op.Kind == yaml.MappingNode {
+					if op := item.Content[j+1]; OperationKeys[item.Content[j].Value] && op.Kind == yaml.MappingNode {
 						inline(op, diag.PointerJoin("", append(holder, items.Content[i].Value, item.Content[j].Value)...), "an operation", "kin-openapi reads an empty operation", &ops)
 					}
 				}
@@ -290,8 +290,8 @@ func (g *readGuard) inlineObjects(file string, loc *url.URL, root *yaml.Node, sp
 // $ref that inlineObjects could not reach (in a path item that is itself
 // a $ref to a file, or in a callback): each would be a method with nothing
 // of what the file declares.
-func (s *spec) refOperations() Diagnostics {
-	var diags Diagnostics
+func (s *Spec) refOperations() diag.Diagnostics {
+	var diags diag.Diagnostics
 	var items func(ptr string, m map[string]*openapi3.PathItem)
 	items = func(ptr string, m map[string]*openapi3.PathItem) {
 		for _, name := range slices.Sorted(maps.Keys(m)) {
@@ -304,7 +304,7 @@ func (s *spec) refOperations() Diagnostics {
 				op := ops[method]
 				at := diag.PointerJoin(ptr, name, strings.ToLower(method))
 				if ref, ok := op.Extensions["$ref"].(string); ok {
-					diags = append(diags, s.diag(Error, at, fmt.Sprintf("the operation is a $ref (%q) where OpenAPI allows none, and resgen reads it only in a path item written in the spec's paths, webhooks or components.pathItems", ref),
+					diags = append(diags, s.Diag(diag.Error, at, fmt.Sprintf("the operation is a $ref (%q) where OpenAPI allows none, and resgen reads it only in a path item written in the spec's paths, webhooks or components.pathItems", ref),
 						"write the operation in place, or make the path item that holds it part of the spec"))
 				}
 				for cname, cb := range op.Callbacks {
@@ -315,9 +315,12 @@ func (s *spec) refOperations() Diagnostics {
 			}
 		}
 	}
-	if s.doc.Paths != nil {
-		items("/paths", s.doc.Paths.Map())
+	if s.Doc.Paths != nil {
+		items("/paths", s.Doc.Paths.Map())
 	}
-	items("/webhooks", s.doc.Webhooks)
+	items("/webhooks", s.Doc.Webhooks)
 	return diags
 }
+
+// OperationKeys are the keys of a path item that hold operations.
+var OperationKeys = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true, "query": true}

@@ -1,4 +1,4 @@
-package generator
+package load
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // read. The conformance harness feeds them to its kin-openapi oracle when
 // kin-openapi cannot load the raw spec, and says so.
 func Repaired(path string) ([]byte, int, error) {
-	data, err := readNamed(path)
+	data, err := ReadNamed(path)
 	if err != nil {
 		return nil, 0, err
 	}
