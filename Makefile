@@ -80,7 +80,7 @@ corpus-extra:
 # with the seeds; FUZZFLAGS=-parallel=1 shares the machine.
 FUZZTIME ?= 30s
 FUZZFLAGS ?=
-FUZZ_TARGETS = generator:FuzzGenerate generator:FuzzGenerateSchema generator:FuzzResilience \
+FUZZ_TARGETS = generator:FuzzGenerate generator:FuzzGenerateSchema generator/policy:FuzzResilience \
 	generator:FuzzGoName generator/jsonpath:FuzzOverlayPath runtime:FuzzParseRetryAfter
 .PHONY: fuzz
 fuzz:

@@ -2,11 +2,14 @@ package generator
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/generator/policy"
 	"github.com/resgen/resgen/internal/sanitize"
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -17,7 +20,7 @@ import (
 // while printing).
 type builder struct {
 	s     *load.Spec
-	r     *resolver
+	r     *policy.Resolver
 	file  *model.File
 	diags Diagnostics
 
@@ -58,7 +61,7 @@ func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Built
 // clientReserved are the package-level names the client itself declares.
 var clientReserved = []string{"Client", "Option", "NewClient", "WithHTTPClient", "WithRequestEditor", "WithLogger", "WithObserver", "WithCallOptions", "DefaultServerURL"}
 
-func build(s *load.Spec, r *resolver, pkgName, source string) (*model.File, Diagnostics) {
+func build(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.File, Diagnostics) {
 	reserved := append(append(append([]string{}, clientReserved...), predeclared...), importNames...)
 	reserved = append(reserved, pkgName)
 	b := &builder{
@@ -92,7 +95,7 @@ func build(s *load.Spec, r *resolver, pkgName, source string) (*model.File, Diag
 	b.file.SecretQueryParams = secretQueryParams(s.Doc)
 	breakValueCycles(b.file.Types)
 	aliasJSONTypes(b.file.Types)
-	for _, kw := range sortedKeys(b.ignored) {
+	for _, kw := range slices.Sorted(maps.Keys(b.ignored)) {
 		n, what := b.ignored[kw], "schemas use"
 		if n == 1 {
 			what = "schema uses"
@@ -118,7 +121,7 @@ func secretQueryParams(doc *openapi3.T) []string {
 			seen[v.Name] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // docLines turns spec prose into comment lines: sanitised, no trailing

@@ -10,6 +10,7 @@ import (
 	"github.com/go-openapi/jsonpointer"
 	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/rawval"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -41,7 +42,7 @@ func enumConstant(under *model.GoType, v any, lit *yaml.Node) (val any, text, wh
 		bl, isBool := v.(bool)
 		return bl, fmt.Sprint(bl), "", isBool
 	case "float32", "float64":
-		f, isNum := number(v)
+		f, isNum := rawval.Number(v)
 		if !isNum {
 			return nil, "", "", false
 		}
@@ -53,7 +54,7 @@ func enumConstant(under *model.GoType, v any, lit *yaml.Node) (val any, text, wh
 	default:
 		return nil, "", "", false
 	}
-	f, isNum := number(v)
+	f, isNum := rawval.Number(v)
 	if !isNum {
 		return nil, "", "", false
 	}

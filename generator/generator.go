@@ -22,6 +22,7 @@ import (
 	"github.com/resgen/resgen/generator/emit"
 	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/generator/policy"
 )
 
 // Output is one generated file.
@@ -101,10 +102,10 @@ func generate(ctx context.Context, cfg Config, data []byte, overlays []load.Over
 		diags.Sort()
 		return nil, &InputError{Diags: diags}
 	}
-	r := newResolver(s)
+	r := policy.New(s)
 	file, bdiags := build(s, r, cfg.Package, filepath.Base(cfg.Spec))
-	r.lintOperations(file.Operations)
-	diags = append(append(diags, r.diags...), bdiags...)
+	r.LintOperations(file.Operations)
+	diags = append(append(diags, r.Diags()...), bdiags...)
 	diags = diags.Dedupe()
 	if cfg.Strict {
 		for i := range diags {

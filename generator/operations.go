@@ -2,8 +2,10 @@ package generator
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/generator/policy"
 )
 
 // Operations become methods here: their parameters, request body and
@@ -109,11 +112,11 @@ func (b *builder) operations() {
 			}
 		}
 	}
-	for _, inst := range sortedKeys(b.r.instances) {
-		bi := b.r.instances[inst]
+	for _, bi := range b.r.Instances() {
+		inst := bi.Instance
 		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
 		bi.Const = b.claimAt(b.pkg, "Breaker"+exportedName(inst, "Default"), fmt.Sprintf("the constant of breaker %q", inst),
-			b.at(b.r.policyPtr("breakers", bi.Policy.Name, "", firstOp[bi])))
+			b.at(b.r.PolicyPtr("breakers", bi.Policy.Name, "", firstOp[bi])))
 		b.file.Breakers = append(b.file.Breakers, bi)
 	}
 	seen := map[*model.RetryPolicy]bool{}
@@ -197,32 +200,12 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		}
 	}
 
-	keyHeader := b.r.keyHeader
-	if v, ok := o.op.Extensions[extName].(map[string]any); ok {
-		if s, ok := v["idempotencyKey"].(string); ok {
-			keyHeader = s
-		}
-	}
-	var keyParam *openapi3.Parameter
-	for _, p := range params {
-		if p.In == "header" && strings.EqualFold(p.Name, keyHeader) {
-			keyParam = p
-		}
-	}
+	pol := b.r.Operation(policy.Op{ID: op.ID, Method: o.method, Path: o.path, Item: o.item, Op: o.op, Params: params})
+	op.Policy = pol.Policy
+	keyParam := pol.KeyParam
 	if keyParam == nil {
-		b.keyNearMiss(params, paramPtr, keyHeader)
+		b.keyNearMiss(params, paramPtr, pol.KeyHeader)
 	}
-	in := opInput{name: op.ID, method: o.method, path: o.path, opPtr: opPtr, pathPtr: diag.PointerJoin("/paths", o.path)}
-	if v, ok := o.item.Extensions[extName]; ok {
-		in.pathExt = v
-	}
-	if v, ok := o.op.Extensions[extName]; ok {
-		in.opExt = v
-	}
-	if keyParam != nil {
-		in.keyParam, in.keyParamName = true, keyParam.Name
-	}
-	op.Policy = b.r.operation(in)
 
 	args := newNamer(append(append(append([]string{}, argReserved...), importNames...), predeclared...)...)
 	pfields := newNamer()
@@ -310,7 +293,7 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 	mp.Type = builtin("string")
 	ref := p.Schema
 	if ref == nil {
-		for _, ct := range sortedKeys(p.Content) {
+		for _, ct := range slices.Sorted(maps.Keys(p.Content)) {
 			if mt := p.Content[ct]; mt != nil && encodingOf(ct) == "json" {
 				// content: application/json means the value's JSON text.
 				mp.Type = rawMessage
@@ -665,7 +648,7 @@ func paramEncodable(b *builder, t *model.GoType) bool {
 // JSON, then forms, then text, then bytes.
 func mediaPick(c openapi3.Content) (string, *openapi3.MediaType) {
 	best, bestRank := "", 100
-	for _, ct := range sortedKeys(c) {
+	for _, ct := range slices.Sorted(maps.Keys(c)) {
 		r := mediaRank(ct)
 		if r < bestRank {
 			best, bestRank = ct, r
@@ -745,7 +728,7 @@ func (b *builder) bodies(op *model.Operation, rb *openapi3.RequestBodyRef, opPtr
 	op.Body = b.body(ct, mt, rb.Value.Required, op.Name, ptrOf, &issues)
 	var raw []string
 	suffixes := newNamer()
-	for _, other := range sortedKeys(content) {
+	for _, other := range slices.Sorted(maps.Keys(content)) {
 		if other == ct || content[other] == nil {
 			continue
 		}
@@ -916,7 +899,7 @@ func (b *builder) multipartType(name string, props []prop, encs map[string]*open
 			continue
 		}
 		if len(enc.Headers) > 0 {
-			*issues = append(*issues, bodyIssue{ptrOf(p.name), fmt.Sprintf("multipart part %q declares headers (%s), which resgen does not send", p.name, strings.Join(sortedKeys(enc.Headers), ", "))})
+			*issues = append(*issues, bodyIssue{ptrOf(p.name), fmt.Sprintf("multipart part %q declares headers (%s), which resgen does not send", p.name, strings.Join(slices.Sorted(maps.Keys(enc.Headers)), ", "))})
 		}
 		ct := strings.TrimSpace(enc.ContentType)
 		if ct == "" {
@@ -987,7 +970,7 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		if rr.Value.Description != nil {
 			r.Doc = docLines(*rr.Value.Description)
 		}
-		for _, hn := range sortedKeys(rr.Value.Headers) {
+		for _, hn := range slices.Sorted(maps.Keys(rr.Value.Headers)) {
 			canon := http.CanonicalHeaderKey(hn)
 			if seen[canon] || canon == "Content-Type" {
 				continue

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/load"
+	"github.com/resgen/resgen/runtime"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -169,17 +170,17 @@ func TestSchemaBoundsAreResgens(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if want := overPattern(maxDuration); doc.Defs.OverADay.Pattern != want {
-		t.Errorf("overADay pattern is not that of %v; want\n%s", maxDuration, want)
+	if want := overPattern(runtime.MaxPolicyDuration); doc.Defs.OverADay.Pattern != want {
+		t.Errorf("overADay pattern is not that of %v; want\n%s", runtime.MaxPolicyDuration, want)
 	}
-	if want := overPattern(maxWindowDuration); doc.Defs.OverAnHour.Pattern != want {
-		t.Errorf("overAnHour pattern is not that of %v; want\n%s", maxWindowDuration, want)
+	if want := overPattern(runtime.MaxWindowDuration); doc.Defs.OverAnHour.Pattern != want {
+		t.Errorf("overAnHour pattern is not that of %v; want\n%s", runtime.MaxWindowDuration, want)
 	}
-	if got := doc.Defs.BreakerPolicy.Properties.WindowSize.Maximum; got != maxWindowSize {
-		t.Errorf("windowSize maximum is %d, want %d", got, maxWindowSize)
+	if got := doc.Defs.BreakerPolicy.Properties.WindowSize.Maximum; got != runtime.MaxWindowSize {
+		t.Errorf("windowSize maximum is %d, want %d", got, runtime.MaxWindowSize)
 	}
-	if got := doc.Defs.BreakerPolicy.Properties.HalfOpenCalls.Maximum; got != maxHalfOpenCalls {
-		t.Errorf("halfOpenCalls maximum is %d, want %d", got, maxHalfOpenCalls)
+	if got := doc.Defs.BreakerPolicy.Properties.HalfOpenCalls.Maximum; got != runtime.MaxHalfOpenCalls {
+		t.Errorf("halfOpenCalls maximum is %d, want %d", got, runtime.MaxHalfOpenCalls)
 	}
 }
 

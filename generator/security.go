@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -27,7 +28,7 @@ func (b *builder) securitySchemes() {
 		b.pkg.taken[n] = "a client option resgen generates"
 	}
 	schemes := b.s.Doc.Components.SecuritySchemes
-	for _, name := range sortedKeys(schemes) {
+	for _, name := range slices.Sorted(maps.Keys(schemes)) {
 		ref := schemes[name]
 		if ref == nil || ref.Value == nil {
 			continue
@@ -134,7 +135,7 @@ func (b *builder) opSecurity(op *openapi3.Operation) [][]string {
 	var out [][]string
 	needs := false
 	for _, r := range reqs {
-		names := sortedKeys(r)
+		names := slices.Sorted(maps.Keys(r))
 		needs = needs || len(names) > 0
 		if !slices.ContainsFunc(out, func(o []string) bool { return slices.Equal(o, names) }) {
 			out = append(out, names)

@@ -27,13 +27,13 @@ func (b *builder) schemas() {
 	if b.s.Doc.Components == nil {
 		return
 	}
-	names := sortedKeys(b.s.Doc.Components.Schemas)
+	names := slices.Sorted(maps.Keys(b.s.Doc.Components.Schemas))
 	for _, n := range names {
 		ref := b.s.Doc.Components.Schemas[n]
 		if ref == nil || ref.Value == nil {
 			continue
 		}
-		t := &model.GoType{Kind: model.Named, Name: b.claimAt(b.pkg, exportedName(n, "Schema"), fmt.Sprintf("schema %q", n), b.at("/components/schemas/"+esc(n)))}
+		t := &model.GoType{Kind: model.Named, Name: b.claimAt(b.pkg, exportedName(n, "Schema"), fmt.Sprintf("schema %q", n), b.at(diag.PointerJoin("/components/schemas", n)))}
 		local := strings.HasPrefix(ref.Ref, "#/")
 		if _, dup := b.named[ref.Value]; !dup && !local {
 			// Its own schema, or one from another file it names.
@@ -55,7 +55,7 @@ func (b *builder) schemas() {
 			b.file.Types = append(b.file.Types, &model.Type{Name: t.Name, Kind: model.Defined, Underlying: b.typeOf(ref, t.Name, "", true)})
 			continue
 		}
-		b.declare(t.Name, ref.Value, "/components/schemas/"+esc(n))
+		b.declare(t.Name, ref.Value, diag.PointerJoin("/components/schemas", n))
 	}
 }
 
@@ -152,7 +152,7 @@ func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool)
 			typ := strings.Join(types, " or ")
 			b.warnSchema(s, "properties", "properties",
 				fmt.Sprintf("type %s with properties (%s): properties apply to objects only; the value is typed as %s and they are ignored",
-					typ, strings.Join(sortedKeys(s.Properties), ", "), typ),
+					typ, strings.Join(slices.Sorted(maps.Keys(s.Properties)), ", "), typ),
 				"drop the properties, or make the type object if the value is one")
 		}
 		return nil, false
@@ -207,7 +207,7 @@ func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool)
 			"declare them under properties, or fix their names")
 	}
 	out := make([]prop, 0, len(byName))
-	for _, n := range sortedKeys(byName) {
+	for _, n := range slices.Sorted(maps.Keys(byName)) {
 		out = append(out, byName[n])
 	}
 	return out, true
@@ -892,7 +892,7 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	}
 	decl.Discriminator = d.PropertyName
 	mapped := map[*model.Variant]bool{}
-	for _, val := range sortedKeys(d.Mapping) {
+	for _, val := range slices.Sorted(maps.Keys(d.Mapping)) {
 		mr := d.Mapping[val]
 		for ref, v := range byRef {
 			if mappingMatches(mr, ref, refs) {
@@ -1107,7 +1107,7 @@ func (b *builder) formsSignature(forms []objectShape) string {
 	var w strings.Builder
 	for _, sh := range forms {
 		fmt.Fprintf(&w, "%v|%v|%v|", sh.required, sh.closed, sh.declared)
-		for _, name := range sortedKeys(sh.members) {
+		for _, name := range slices.Sorted(maps.Keys(sh.members)) {
 			c := sh.members[name]
 			fmt.Fprintf(&w, "%s%v%v{%s}", name, c.Values, c.Kinds, b.formsSignature(b.memberForms(sh, name)))
 		}
@@ -1138,7 +1138,7 @@ func (b *builder) flattenShapes(byVariant [][]objectShape) variantShapes {
 		ms := model.Shape{Required: sh.required, Checks: telling(k, members), Closed: sh.closed}
 		ms.Checks = append(ms.Checks, b.tellingForms(k, all)...)
 		if sh.declared || sh.closed {
-			ms.Declared = sortedKeys(sh.members)
+			ms.Declared = slices.Sorted(maps.Keys(sh.members))
 		}
 		out.shapes = append(out.shapes, ms)
 	}
@@ -1150,7 +1150,7 @@ func (b *builder) flattenShapes(byVariant [][]objectShape) variantShapes {
 // order: the member must be one of its own forms.
 func (b *builder) tellingForms(k int, all []objectShape) []model.MemberCheck {
 	var out []model.MemberCheck
-	for _, name := range sortedKeys(all[k].objects) {
+	for _, name := range slices.Sorted(maps.Keys(all[k].objects)) {
 		forms := make([][]objectShape, len(all))
 		shared := false
 		for j, other := range all {
@@ -1282,7 +1282,7 @@ func allowedValues(s *openapi3.Schema, depth int) []string {
 // constrains otherwise (or not at all), in property order.
 func telling(i int, members []map[string]*model.MemberCheck) []model.MemberCheck {
 	var out []model.MemberCheck
-	for _, name := range sortedKeys(members[i]) {
+	for _, name := range slices.Sorted(maps.Keys(members[i])) {
 		c := members[i][name]
 		if c.Values == nil && c.Kinds == nil {
 			continue

@@ -1,8 +1,10 @@
-package generator
+package policy
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,12 +21,12 @@ import (
 // Lint warnings: policies that are valid but do not do what their author
 // most likely meant. Each is a warning; -strict makes them errors.
 
-func (r *resolver) warnf(ptr, hint, format string, args ...any) {
-	r.diags = append(r.diags, r.s.Diag(Warning, ptr, fmt.Sprintf(format, args...), hint))
+func (r *Resolver) warnf(ptr, hint, format string, args ...any) {
+	r.diags = append(r.diags, r.s.Diag(diag.Warning, ptr, fmt.Sprintf(format, args...), hint))
 }
 
 // lintBreaker checks one breaker policy object where it is written.
-func (r *resolver) lintBreaker(o rawObj, p *model.BreakerPolicy) {
+func (r *Resolver) lintBreaker(o rawObj, p *model.BreakerPolicy) {
 	if p.WindowType == "count" && p.MinimumCalls > p.WindowSize {
 		ptr := o.ptr + "/minimumCalls"
 		if _, ok := o.m["minimumCalls"]; !ok {
@@ -36,7 +38,7 @@ func (r *resolver) lintBreaker(o rawObj, p *model.BreakerPolicy) {
 }
 
 // lintRetry checks one retry policy object where it is written.
-func (r *resolver) lintRetry(o rawObj, p *model.RetryPolicy) {
+func (r *Resolver) lintRetry(o rawObj, p *model.RetryPolicy) {
 	if p.Jitter == "none" && p.MaxAttempts > 2 {
 		ptr := o.ptr + "/jitter"
 		if _, ok := o.m["jitter"]; !ok {
@@ -125,10 +127,10 @@ func addDur(a, b time.Duration) time.Duration {
 	return a + b
 }
 
-// lintOperations runs the checks that need an operation's whole policy,
+// LintOperations runs the checks that need an operation's whole policy,
 // once per distinct combination so a big spec gets one line per mistake,
 // not one per operation.
-func (r *resolver) lintOperations(ops []*model.Operation) {
+func (r *Resolver) LintOperations(ops []*model.Operation) {
 	bdef := builtinBreaker()
 	_, retryRedefined := r.retryDefs["default"]
 	type group struct {
@@ -153,7 +155,7 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 		if b := p.Breaker; b != nil && p.Timeout > 0 && b.Policy.SlowCallDuration >= p.Timeout &&
 			(b.Policy.SlowCallDuration != bdef.SlowCallDuration || b.Policy.SlowCallRateThreshold != bdef.SlowCallRateThreshold) {
 			bp, to := b.Policy, p.Timeout
-			add(fmt.Sprintf("slow/%s/%s", bp.Name, to), r.policyPtr("breakers", bp.Name, "slowCallDuration", opPtr), op.ID, func(ptr string, ops []string) {
+			add(fmt.Sprintf("slow/%s/%s", bp.Name, to), r.PolicyPtr("breakers", bp.Name, "slowCallDuration", opPtr), op.ID, func(ptr string, ops []string) {
 				r.warnf(ptr, fmt.Sprintf("make slowCallDuration shorter than %s, or the timeout longer", human.Duration(to)),
 					"slowCallDuration %s of breaker %q is not shorter than the timeout %s of %s: a slow call times out first, so the slow-call rate can never count it", human.Duration(bp.SlowCallDuration), bp.Name, human.Duration(to), opList(ops))
 			})
@@ -165,7 +167,7 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 			builtin := rp.Name == "default" && !retryRedefined && p.Timeout == defaultTimeout && p.TotalTimeout == defaultTotalTimeout
 			if worst > p.TotalTimeout && !builtin {
 				total := p.TotalTimeout
-				add(fmt.Sprintf("worst/%s/%s/%s", rp.Name, p.Timeout, total), r.policyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
+				add(fmt.Sprintf("worst/%s/%s/%s", rp.Name, p.Timeout, total), r.PolicyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
 					r.warnf(ptr, "lower maxAttempts or the timeout, or raise totalTimeout",
 						"retry %q can take %s (%d attempts × %s timeout + waits), longer than the totalTimeout %s of %s: the last attempt can be cut short, or never start", rp.Name, human.Duration(worst), rp.MaxAttempts, human.Duration(p.Timeout), human.Duration(total), opList(ops))
 				})
@@ -182,7 +184,7 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 		if kind == "retries" {
 			defs = r.retryDefs
 		}
-		for _, name := range sortedKeys(defs) {
+		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			if r.Used[kind+"/"+name] == 0 && !r.extended(kind, name, map[string]bool{}) {
 				word := map[string]string{"breakers": "breaker", "retries": "retry"}[kind]
 				r.warnf(defs[name].ptr, "use it with x-resilience: {"+word+": "+name+"}, or delete it",
@@ -194,7 +196,7 @@ func (r *resolver) lintOperations(ops []*model.Operation) {
 
 // extended reports whether a used policy extends name, directly or not;
 // seen stops at extends cycles (reported as errors elsewhere).
-func (r *resolver) extended(kind, name string, seen map[string]bool) bool {
+func (r *Resolver) extended(kind, name string, seen map[string]bool) bool {
 	if seen[name] {
 		return false
 	}
@@ -211,9 +213,9 @@ func (r *resolver) extended(kind, name string, seen map[string]bool) bool {
 	return false
 }
 
-// policyPtr points at key of a named policy's definition, or at the
+// PolicyPtr points at key of a named policy's definition, or at the
 // operation when the policy is built in or inline.
-func (r *resolver) policyPtr(kind, name, key, opPtr string) string {
+func (r *Resolver) PolicyPtr(kind, name, key, opPtr string) string {
 	defs := r.breakerDefs
 	if kind == "retries" {
 		defs = r.retryDefs
@@ -242,7 +244,7 @@ func opList(ops []string) string {
 // X-Resilience, x_resilience) where resgen reads it: the root, each path
 // item and each operation. resgen ignores such a key, so the policy its
 // author meant would silently not apply.
-func (r *resolver) lintExtensionNames() {
+func (r *Resolver) lintExtensionNames() {
 	root := r.s.Tree()
 	if root == nil {
 		return
@@ -265,7 +267,7 @@ func (r *resolver) lintExtensionNames() {
 
 // nearMisses warns about each key of the mapping n (at ptr) that is a near
 // miss of x-resilience.
-func (r *resolver) nearMisses(n *yaml.Node, ptr string) {
+func (r *Resolver) nearMisses(n *yaml.Node, ptr string) {
 	if n.Kind != yaml.MappingNode {
 		return
 	}

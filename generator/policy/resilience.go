@@ -1,13 +1,24 @@
-package generator
+// Package policy is the only reader of x-resilience. It takes a loaded
+// spec (*load.Spec) and gives, per operation, one resolved policy
+// (Resolver.Operation): breaker instance and retry policy as model types,
+// timeouts, whether retrying is safe and why, and the idempotency key's
+// header with the declared header parameter that carries it, if any. It
+// decodes and checks every key with its position, resolves built-in
+// defaults → root defaults → path item → operation, extends, inline and
+// named policies, and lints the policies it resolved (lint.go). The
+// built-in policies are the runtime's own (runtime.DefaultBreakerPolicy,
+// runtime.DefaultRetryPolicy).
+package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
@@ -31,16 +42,6 @@ func builtinRetry() model.RetryPolicy {
 	return modelRetry(runtime.DefaultRetryPolicy(), "default")
 }
 
-// Bounds on the values a policy gives the runtime live in the runtime
-// (runtime/rules.go), which reads every policy key for resgen as it does
-// for runtime overrides; these names are for the schema's tests.
-const (
-	maxWindowSize     = runtime.MaxWindowSize
-	maxWindowDuration = runtime.MaxWindowDuration
-	maxHalfOpenCalls  = runtime.MaxHalfOpenCalls
-	maxDuration       = runtime.MaxPolicyDuration
-)
-
 const (
 	defaultTimeout      = 10 * time.Second
 	defaultTotalTimeout = 30 * time.Second
@@ -60,10 +61,10 @@ type rawObj struct {
 	m   map[string]any
 }
 
-// resolver resolves the policies of one spec.
-type resolver struct {
+// Resolver resolves the policies of one spec.
+type Resolver struct {
 	s     *load.Spec
-	diags Diagnostics
+	diags diag.Diagnostics
 
 	keyHeader   string
 	defaults    rawObj
@@ -79,12 +80,14 @@ type resolver struct {
 	Used map[string]int
 }
 
-func (r *resolver) errorf(ptr, hint, format string, args ...any) {
-	r.diags = append(r.diags, r.s.Diag(Error, ptr, fmt.Sprintf(format, args...), hint))
+func (r *Resolver) errorf(ptr, hint, format string, args ...any) {
+	r.diags = append(r.diags, r.s.Diag(diag.Error, ptr, fmt.Sprintf(format, args...), hint))
 }
 
-func newResolver(s *load.Spec) *resolver {
-	r := &resolver{
+// New reads the root x-resilience of s and resolves every named policy,
+// so mistakes in unused ones are reported too.
+func New(s *load.Spec) *Resolver {
+	r := &Resolver{
 		s: s, keyHeader: defaultKeyHeader,
 		breakerDefs: map[string]rawObj{}, retryDefs: map[string]rawObj{},
 		breakers: map[string]*model.BreakerPolicy{}, retries: map[string]*model.RetryPolicy{},
@@ -122,7 +125,7 @@ func newResolver(s *load.Spec) *resolver {
 		if !ok {
 			continue
 		}
-		for _, name := range sortedKeys(o.m) {
+		for _, name := range slices.Sorted(maps.Keys(o.m)) {
 			p, ok := r.object(o.ptr+"/"+esc(name), o.m[name], kind[:len(kind)-1]+" policy")
 			if !ok {
 				continue
@@ -136,10 +139,10 @@ func newResolver(s *load.Spec) *resolver {
 	}
 	// Resolve every definition now, so mistakes in unused policies are
 	// reported too.
-	for _, name := range sortedKeys(r.breakerDefs) {
+	for _, name := range slices.Sorted(maps.Keys(r.breakerDefs)) {
 		r.namedBreaker(name, "")
 	}
-	for _, name := range sortedKeys(r.retryDefs) {
+	for _, name := range slices.Sorted(maps.Keys(r.retryDefs)) {
 		r.namedRetry(name, "")
 	}
 	return r
@@ -147,7 +150,7 @@ func newResolver(s *load.Spec) *resolver {
 
 func esc(tok string) string { return diag.PointerJoin("", tok)[1:] }
 
-func (r *resolver) object(ptr string, v any, what string) (rawObj, bool) {
+func (r *Resolver) object(ptr string, v any, what string) (rawObj, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		r.errorf(ptr, "", "%s must be an object, got %s", what, show(v))
@@ -157,8 +160,8 @@ func (r *resolver) object(ptr string, v any, what string) (rawObj, bool) {
 }
 
 // checkKeys reports unknown keys, with the nearest known key as suggestion.
-func (r *resolver) checkKeys(o rawObj, known []string, what string) {
-	for _, k := range sortedKeys(o.m) {
+func (r *Resolver) checkKeys(o rawObj, known []string, what string) {
+	for _, k := range slices.Sorted(maps.Keys(o.m)) {
 		if slices.Contains(known, k) || strings.HasPrefix(k, "x-") {
 			continue
 		}
@@ -174,7 +177,7 @@ func (r *resolver) checkKeys(o rawObj, known []string, what string) {
 
 // namedBreaker resolves a breaker policy by name; from is the pointer of
 // the reference, "" when resolving a definition.
-func (r *resolver) namedBreaker(name, from string) *model.BreakerPolicy {
+func (r *Resolver) namedBreaker(name, from string) *model.BreakerPolicy {
 	if p, ok := r.breakers[name]; ok {
 		return p
 	}
@@ -205,7 +208,7 @@ func (r *resolver) namedBreaker(name, from string) *model.BreakerPolicy {
 }
 
 // cycle prints an extends cycle starting at name.
-func (r *resolver) cycle(kind, name string) string {
+func (r *Resolver) cycle(kind, name string) string {
 	defs := r.breakerDefs
 	if kind == "retries" {
 		defs = r.retryDefs
@@ -222,8 +225,8 @@ func (r *resolver) cycle(kind, name string) string {
 	return strings.Join(path, " → ")
 }
 
-func (r *resolver) names(defs map[string]rawObj) []string {
-	n := sortedKeys(defs)
+func (r *Resolver) names(defs map[string]rawObj) []string {
+	n := slices.Sorted(maps.Keys(defs))
 	if !slices.Contains(n, "default") {
 		n = append([]string{"default"}, n...)
 	}
@@ -233,7 +236,7 @@ func (r *resolver) names(defs map[string]rawObj) []string {
 // breakerObj resolves one breaker policy object (a definition or inline).
 // The runtime reads and checks its values; only extends and scope, which
 // the runtime never sees, are read here.
-func (r *resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
+func (r *Resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 	p := builtinBreaker()
 	if ext, ok := o.m["extends"]; ok {
 		en, ok := ext.(string)
@@ -254,7 +257,7 @@ func (r *resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 }
 
 // policyErrors reports the runtime's rule errors for the object at ptr.
-func (r *resolver) policyErrors(ptr string, err error) {
+func (r *Resolver) policyErrors(ptr string, err error) {
 	for _, pe := range runtime.PolicyErrors(err) {
 		at := ptr + "/" + esc(pe.Key)
 		if pe.Elem != "" {
@@ -355,7 +358,7 @@ func matchOf(toks []string) runtime.Match {
 	return m
 }
 
-func (r *resolver) namedRetry(name, from string) *model.RetryPolicy {
+func (r *Resolver) namedRetry(name, from string) *model.RetryPolicy {
 	if p, ok := r.retries[name]; ok {
 		return p
 	}
@@ -385,7 +388,7 @@ func (r *resolver) namedRetry(name, from string) *model.RetryPolicy {
 	return p
 }
 
-func (r *resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
+func (r *Resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
 	p := builtinRetry()
 	if ext, ok := o.m["extends"]; ok {
 		en, ok := ext.(string)
@@ -404,23 +407,70 @@ func (r *resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
 
 // useExtended counts the policy an inline policy object extends as used:
 // an operation that writes {extends: nova} uses nova.
-func (r *resolver) useExtended(kind string, inline map[string]any) {
+func (r *Resolver) useExtended(kind string, inline map[string]any) {
 	if name, ok := inline["extends"].(string); ok {
 		r.Used[kind+"/"+name]++
 	}
+}
+
+// Op is one operation as the resolver needs it.
+type Op struct {
+	ID, Method, Path string
+	Item             *openapi3.PathItem
+	Op               *openapi3.Operation
+	// Params are the operation's parameters: the path item's, overridden
+	// by the operation's by (in, name).
+	Params []*openapi3.Parameter
+}
+
+// Resolved is one operation's resolved policy.
+type Resolved struct {
+	Policy *model.OpPolicy
+	// KeyHeader is the header the idempotency key travels in when the
+	// operation has one: the nearest layer's idempotencyKey when it names
+	// a header, else idempotencyKeyHeader. KeyParam is the declared header
+	// parameter of that name (case-insensitively), nil when there is none:
+	// then the key, if the policy wants one, needs a parameter of its own.
+	KeyHeader string
+	KeyParam  *openapi3.Parameter
+}
+
+// Diags are the findings of every resolution so far.
+func (r *Resolver) Diags() diag.Diagnostics { return r.diags }
+
+// Instances are the breaker instances the operations resolved so far use,
+// sorted by instance name.
+func (r *Resolver) Instances() []*model.BreakerInstance {
+	out := make([]*model.BreakerInstance, 0, len(r.instances))
+	for _, inst := range slices.Sorted(maps.Keys(r.instances)) {
+		out = append(out, r.instances[inst])
+	}
+	return out
+}
+
+// Operation resolves the policy of one operation.
+func (r *Resolver) Operation(op Op) Resolved {
+	in := opInput{name: op.ID, method: op.Method, path: op.Path, params: op.Params,
+		opPtr: diag.PointerJoin("/paths", op.Path, strings.ToLower(op.Method)), pathPtr: diag.PointerJoin("/paths", op.Path)}
+	if op.Item != nil {
+		in.pathExt = op.Item.Extensions[extName]
+	}
+	if op.Op != nil {
+		in.opExt = op.Op.Extensions[extName]
+	}
+	return r.operation(in)
 }
 
 // opInput is what the resolver needs to know of one operation.
 type opInput struct {
 	name, method, path string
 	opPtr, pathPtr     string
-	pathExt, opExt     any  // raw extension values; nil when absent
-	keyParam           bool // declares a header named like the idempotency key header
-	keyParamName       string
+	pathExt, opExt     any // raw extension values; nil when absent
+	params             []*openapi3.Parameter
 }
 
 // operation resolves the policy of one operation.
-func (r *resolver) operation(in opInput) *model.OpPolicy {
+func (r *Resolver) operation(in opInput) Resolved {
 	layers := []rawObj{r.defaults}
 	for _, l := range []struct {
 		v   any
@@ -463,9 +513,22 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 			r.errorf(ptr, "", "idempotent must be true or false, got %s", show(v))
 		}
 	}
+	// A declared header named as the key header carries the key: a key
+	// of its own would be a second field for the same header.
+	res := Resolved{KeyHeader: r.keyHeader}
+	if v, _, _ := pick("idempotencyKey"); v != nil {
+		if name, ok := v.(string); ok {
+			res.KeyHeader = name
+		}
+	}
+	for _, p := range in.params {
+		if p.In == "header" && strings.EqualFold(p.Name, res.KeyHeader) {
+			res.KeyParam = p
+		}
+	}
 	keyHeader := ""
-	if in.keyParam {
-		keyHeader = in.keyParamName
+	if res.KeyParam != nil {
+		keyHeader = res.KeyParam.Name
 	}
 	if v, ptr, _ := pick("idempotencyKey"); ptr != "" {
 		switch kv := v.(type) {
@@ -545,7 +608,8 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 	}
 	if s, ok := rv.(string); ok && s == "none" {
 		pol.RetryWhy = "retry: none"
-		return pol
+		res.Policy = pol
+		return res
 	}
 	if !safe {
 		if rlayer == len(layers)-1 {
@@ -556,7 +620,8 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 			r.errorf(rptr, retryFixHints, "retry on %s %s, which is not retry-safe: %s", in.method, in.path, reason)
 		}
 		pol.RetryWhy = why
-		return pol
+		res.Policy = pol
+		return res
 	}
 	pol.RetryWhy = why
 	switch rr := rv.(type) {
@@ -570,12 +635,13 @@ func (r *resolver) operation(in opInput) *model.OpPolicy {
 	default:
 		r.errorf(rptr, "", "retry must be a policy name, none, or a policy object, got %s", show(rv))
 	}
-	return pol
+	res.Policy = pol
+	return res
 }
 
 // Value readers. Each reports its own error and leaves dst unchanged.
 
-func (r *resolver) enum(ptr string, v any, dst *string, allowed ...string) {
+func (r *Resolver) enum(ptr string, v any, dst *string, allowed ...string) {
 	s, ok := v.(string)
 	if ok && slices.Contains(allowed, s) {
 		*dst = s
@@ -589,8 +655,6 @@ func (r *resolver) enum(ptr string, v any, dst *string, allowed ...string) {
 	}
 	r.errorf(ptr, "", "%s", msg)
 }
-
-func number(v any) (float64, bool) { return rawval.Number(v) }
 
 func show(v any) string { return rawval.Show(v) }
 
@@ -609,15 +673,6 @@ func validHeaderName(s string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func suggest(s string, known []string) string { return rawval.Suggest(s, known) }
