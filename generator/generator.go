@@ -18,6 +18,7 @@ import (
 	"go/token"
 	"path/filepath"
 
+	"github.com/resgen/resgen/generator/build"
 	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/emit"
 	"github.com/resgen/resgen/generator/load"
@@ -103,7 +104,7 @@ func generate(ctx context.Context, cfg Config, data []byte, overlays []load.Over
 		return nil, &InputError{Diags: diags}
 	}
 	r := policy.New(s)
-	file, bdiags := build(s, r, cfg.Package, filepath.Base(cfg.Spec))
+	file, bdiags := build.Model(s, r, cfg.Package, filepath.Base(cfg.Spec))
 	r.LintOperations(file.Operations)
 	diags = append(append(diags, r.Diags()...), bdiags...)
 	diags = diags.Dedupe()

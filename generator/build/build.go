@@ -1,4 +1,12 @@
-package generator
+// Package build turns a loaded spec (*load.Spec) and its resolved
+// policies (*policy.Resolver) into the model (*model.File) the emitter
+// prints: Go types for schemas (types.go, enums.go), operations with
+// their parameters, bodies, responses and policies (operations.go,
+// idemkey.go), security (security.go). Every name is settled here, in a
+// sorted order (names.go), clear of the names the emitter reserves for
+// itself (model/reserved.go). Warnings about schemas and types are
+// Diagnostics; the model says nothing of how it is printed.
+package build
 
 import (
 	"fmt"
@@ -7,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/generator/policy"
@@ -22,7 +31,7 @@ type builder struct {
 	s     *load.Spec
 	r     *policy.Resolver
 	file  *model.File
-	diags Diagnostics
+	diags diag.Diagnostics
 
 	pkg *namer // package-level identifiers
 	// named maps a component schema (by pointer, so external files work)
@@ -61,7 +70,9 @@ func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Built
 // clientReserved are the package-level names the client itself declares.
 var clientReserved = []string{"Client", "Option", "NewClient", "WithHTTPClient", "WithRequestEditor", "WithLogger", "WithObserver", "WithCallOptions", "DefaultServerURL"}
 
-func build(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.File, Diagnostics) {
+// Model builds the model of s, package pkgName; source is the spec's file
+// name, for the generated file's header.
+func Model(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.File, diag.Diagnostics) {
 	reserved := append(append(append([]string{}, clientReserved...), predeclared...), importNames...)
 	reserved = append(reserved, pkgName)
 	b := &builder{
@@ -100,7 +111,7 @@ func build(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.Fil
 		if n == 1 {
 			what = "schema uses"
 		}
-		b.diags = append(b.diags, Diagnostic{Severity: Warning, File: s.File,
+		b.diags = append(b.diags, diag.Diagnostic{Severity: diag.Warning, File: s.File,
 			Msg: fmt.Sprintf("unsupported: %d %s %s; the generated types ignore it (the value still decodes, unchecked)", n, what, kw)})
 	}
 	return b.file, b.diags

@@ -1,4 +1,4 @@
-package generator
+package build
 
 import (
 	"encoding/json"
@@ -225,10 +225,10 @@ func (b *builder) warnSchema(s *openapi3.Schema, kind, key, msg, hint string) {
 	}
 	b.warned[w] = true
 	if ptr, ok := b.objectSchemaAt(s); ok {
-		b.diags = append(b.diags, b.s.Diag(Warning, diag.PointerJoin(ptr, key), msg, hint))
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin(ptr, key), msg, hint))
 		return
 	}
-	b.diags = append(b.diags, Diagnostic{Severity: Warning, File: b.s.File, Msg: msg, Hint: hint})
+	b.diags = append(b.diags, diag.Diagnostic{Severity: diag.Warning, File: b.s.File, Msg: msg, Hint: hint})
 }
 
 // objectSchemaAt returns the JSON pointer of s in the root document when
@@ -283,7 +283,7 @@ func (b *builder) fields(owner string, s *openapi3.Schema, props []prop, extra b
 		// A renamed field is warned at its property when s declares it in
 		// the root document, else at s, else at the file (looked up only
 		// then: finding s walks the document).
-		at := func(msg, hint string) Diagnostic {
+		at := func(msg, hint string) diag.Diagnostic {
 			ptr, _ := b.objectSchemaAt(s)
 			if _, own := s.Properties[p.name]; own && ptr != "" {
 				ptr = diag.PointerJoin(ptr, "properties", p.name)
@@ -623,12 +623,12 @@ func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any
 		if !ok {
 			if why != "" {
 				msg := fmt.Sprintf("unsupported: %s's enum value %s; no constant is generated for it (the type still takes the value)", decl.Name, why)
-				d := Diagnostic{Severity: Warning, File: b.s.File, Msg: msg}
+				d := diag.Diagnostic{Severity: diag.Warning, File: b.s.File, Msg: msg}
 				switch {
 				case lit != nil:
-					d = b.s.NodeDiag(Warning, lit, msg, "")
+					d = b.s.NodeDiag(diag.Warning, lit, msg, "")
 				case ptr != "":
-					d = b.s.Diag(Warning, diag.PointerJoin(ptr, "enum", strconv.Itoa(i)), msg, "")
+					d = b.s.Diag(diag.Warning, diag.PointerJoin(ptr, "enum", strconv.Itoa(i)), msg, "")
 				}
 				b.diags = append(b.diags, d)
 			}
@@ -646,7 +646,7 @@ func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any
 		at := b.at(ptr)
 		switch {
 		case lit != nil:
-			at = func(msg, hint string) Diagnostic { return b.s.NodeDiag(Warning, lit, msg, hint) }
+			at = func(msg, hint string) diag.Diagnostic { return b.s.NodeDiag(diag.Warning, lit, msg, hint) }
 		case ptr != "":
 			at = b.at(diag.PointerJoin(ptr, "enum", strconv.Itoa(i)))
 		}

@@ -1,4 +1,4 @@
-package generator
+package build
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/rawval"
 )
@@ -36,7 +37,7 @@ func (b *builder) keyParam(mp *model.Param, p *openapi3.Parameter, ptr string) {
 		s := keyIntSchema(p.Schema)
 		lo, hi, ok := keyIntRange(s)
 		if !ok {
-			b.diags = append(b.diags, b.s.Diag(Error, ptr,
+			b.diags = append(b.diags, b.s.Diag(diag.Error, ptr,
 				fmt.Sprintf("header %q carries the idempotency key, but its schema allows no non-negative integer the client could make a key of", p.Name),
 				"widen minimum/maximum, or declare the header as type: string"))
 			return
@@ -44,7 +45,7 @@ func (b *builder) keyParam(mp *model.Param, p *openapi3.Parameter, ptr string) {
 		mp.KeyInts = &[2]int64{lo, hi}
 		what = fmt.Sprintf("one random integer from %d to %d", lo, hi)
 	default:
-		b.diags = append(b.diags, b.s.Diag(Error, ptr,
+		b.diags = append(b.diags, b.s.Diag(diag.Error, ptr,
 			fmt.Sprintf("header %q carries the idempotency key, but its schema is %s: a key must be a string or an integer", p.Name, kind),
 			"declare the header as type: string (or integer)"))
 		return
@@ -163,7 +164,7 @@ func (b *builder) keyNearMiss(params []*openapi3.Parameter, ptrs map[*openapi3.P
 		if p.In != "header" || !nearMissHeader(p.Name, key) {
 			continue
 		}
-		b.diags = append(b.diags, b.s.Diag(Warning, ptrs[p],
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, ptrs[p],
 			fmt.Sprintf("header %q is not the idempotency key header; did you mean %q?", p.Name, key),
 			"rename it to "+strconv.Quote(key)+", or name it as the key with x-resilience idempotencyKey: "+strconv.Quote(p.Name)))
 	}

@@ -1,4 +1,4 @@
-package generator
+package build
 
 import (
 	"fmt"
@@ -58,7 +58,7 @@ func (b *builder) securityOptions() {
 		}
 		want := "With" + exportedName(ss.Name, "Scheme")
 		if ss.Option = b.pkg.name(want); ss.Option != want {
-			b.diags = append(b.diags, b.s.Diag(Warning, diag.PointerJoin("/components/securitySchemes", ss.Name),
+			b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin("/components/securitySchemes", ss.Name),
 				fmt.Sprintf("security scheme %q: its client option is %s, as %s is taken", ss.Name, ss.Option, want), ""))
 		}
 		kept = append(kept, ss)
@@ -102,7 +102,7 @@ func (b *builder) securityScheme(name string, v *openapi3.SecurityScheme, ptr st
 		why = fmt.Sprintf("type %q", v.Type)
 	}
 	if why != "" {
-		b.diags = append(b.diags, b.s.Diag(Warning, ptr,
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, ptr,
 			fmt.Sprintf("unsupported: security scheme %q: %s; no client option is generated for it; %s", name, why, hatch), ""))
 		return nil
 	}

@@ -1,4 +1,4 @@
-package generator
+package build
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ func (b *builder) operations() {
 		if len(fragments) > 1 {
 			more = fmt.Sprintf(" (and %d more path keys)", len(fragments)-1)
 		}
-		b.diags = append(b.diags, b.s.Diag(Warning, diag.PointerJoin("/paths", fragments[0]),
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin("/paths", fragments[0]),
 			fmt.Sprintf("path key %q%s has a #fragment; it is not sent: requests go to %q, the method's doc comment names the key", fragments[0], more, urlPath(fragments[0])),
 			"a path key is a URL path; tell operations apart by operationId"))
 	}
@@ -77,7 +77,7 @@ func (b *builder) operations() {
 		if dup = dup && base != ""; dup {
 			// OpenAPI requires unique operationIds; which one gets the
 			// plain name depends on path order, so say so.
-			b.diags = append(b.diags, b.s.Diag(Warning, diag.PointerJoin("/paths", o.path, strings.ToLower(o.method), "operationId"),
+			b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin("/paths", o.path, strings.ToLower(o.method), "operationId"),
 				fmt.Sprintf("operationId %q is used again (first by %s); this one gets a numbered method name", base, first), "give every operation its own operationId"))
 		} else {
 			ids[base] = o.method + " " + o.path
@@ -223,7 +223,7 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		if p.In == "path" && !inPath[p.Name] {
 			// kin's validation names only the first such operation of a
 			// spec (openstack-network has 15); each is a value not sent.
-			b.diags = append(b.diags, b.s.Diag(Warning, paramPtr[p],
+			b.diags = append(b.diags, b.s.Diag(diag.Warning, paramPtr[p],
 				fmt.Sprintf("path parameter %q is not in the path %q: the client has no argument for it and sends nothing", p.Name, o.path),
 				"remove the parameter, or put {"+p.Name+"} in the path"))
 		}
@@ -346,7 +346,7 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		// deepObject nests brackets (a[b][c]=1); other styles define no
 		// nesting at all.
 		if nested := b.nestedProps(t); len(nested) > 0 && p.Style != "deepObject" {
-			b.diags = append(b.diags, b.s.Diag(Warning, ptr,
+			b.diags = append(b.diags, b.s.Diag(diag.Warning, ptr,
 				fmt.Sprintf("unsupported: %s parameter %q: %s, which no style but deepObject defines; the client writes such values as JSON text", p.In, p.Name, notScalars(nested)),
 				"make them scalars, or use style: deepObject in a query; a RequestEditor can rewrite the request"))
 		}
@@ -358,10 +358,10 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		// Stripe's lines, invoice_items: a raw text field could not
 		// carry them, since the name is fixed and the text escaped.
 		mp.Type, mp.Object = t, true
-		b.diags = append(b.diags, b.s.Diag(Warning, ptr,
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, ptr,
 			fmt.Sprintf("unsupported: query parameter %q: style deepObject is defined only for objects; the client writes the list's items indexed (name[0][key]=value), as form bodies are and as Stripe reads them", p.Name), ""))
 	default:
-		b.diags = append(b.diags, b.s.Diag(Warning, ptr,
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, ptr,
 			fmt.Sprintf("unsupported: %s parameter %q: %s, which no parameter style writes as text; the client sends the text you put in its field as is (escaped)", p.In, p.Name, b.unwritable(t)),
 			"write the value's text yourself, or change the schema to scalars or a list of scalars"))
 		mp.Doc = append(mp.Doc, "resgen cannot write this parameter's schema by its style: set the text", "to send (the client escapes it); see the unsupported: warning.")
@@ -582,7 +582,7 @@ func (b *builder) checkStyle(mp *model.Param, p *openapi3.Parameter, ptr string)
 	if mp.In == model.InCookie || mp.Object && (p.Style == "spaceDelimited" || p.Style == "pipeDelimited") {
 		mp.Explode = false
 	}
-	b.diags = append(b.diags, b.s.Diag(Warning, ptr, fmt.Sprintf("unsupported: %s parameter %q: %s", p.In, p.Name, why), ""))
+	b.diags = append(b.diags, b.s.Diag(diag.Warning, ptr, fmt.Sprintf("unsupported: %s parameter %q: %s", p.In, p.Name, why), ""))
 }
 
 // listVariant says whether union t has a list variant and of what:
@@ -749,11 +749,11 @@ func (b *builder) bodies(op *model.Operation, rb *openapi3.RequestBodyRef, opPtr
 		op.Variants = append(op.Variants, &model.BodyVariant{Name: rawName, Body: &model.Body{Encoding: "raw", Type: ioReader}})
 	}
 	if len(raw) > 0 {
-		b.diags = append(b.diags, b.s.Diag(Warning, ptrOf(raw[0]),
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, ptrOf(raw[0]),
 			fmt.Sprintf("unsupported: %s accepts %s request bodies, which resgen does not encode; send them with %s(..., contentType, body)", op.ID, strings.Join(raw, ", "), rawName), ""))
 	}
 	for _, is := range issues {
-		b.diags = append(b.diags, b.s.Diag(Warning, is.ptr, "unsupported: "+is.msg+"; send the body as the spec says with "+rawName+"(..., contentType, body)", ""))
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, is.ptr, "unsupported: "+is.msg+"; send the body as the spec says with "+rawName+"(..., contentType, body)", ""))
 	}
 }
 
@@ -950,7 +950,7 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		if !validStatusKey(k) {
 			// A response the client would silently drop: the author meant
 			// some status, and a wrong client is worse than none.
-			b.diags = append(b.diags, b.s.Diag(Error, diag.PointerJoin(opPtr, "responses", k),
+			b.diags = append(b.diags, b.s.Diag(diag.Error, diag.PointerJoin(opPtr, "responses", k),
 				fmt.Sprintf("response code %q is not an HTTP status", k), "write a status code from 100 to 599, a range from 1XX to 5XX, or default"))
 			continue
 		}

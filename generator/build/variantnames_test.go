@@ -1,4 +1,4 @@
-package generator
+package build
 
 import (
 	"slices"
@@ -34,12 +34,9 @@ paths:
                     - {title: Named, type: object, properties: {n: {type: integer}}}
       responses: {"204": {description: ok}}
 `
-	res, err := generateText(t, spec, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file := buildSpec(t, spec)
 	var names []string
-	for _, ty := range res.Model.Types {
+	for _, ty := range file.Types {
 		names = append(names, ty.Name)
 	}
 	// Every variant shares one prefix, shortened for the longest suffix.

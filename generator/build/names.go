@@ -1,4 +1,4 @@
-package generator
+package build
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/resgen/resgen/generator/diag"
 )
 
 // Every Go identifier resgen emits is made here, from spec text of any
@@ -196,7 +198,7 @@ const clashHint = "rename one of them in the spec (or with an overlay) to choose
 // when want was taken, warns at (see b.at) which name who got and what
 // holds want: a renamed type or method changes the code that uses it, so
 // it must not happen silently.
-func (b *builder) claimAt(n *namer, want, who string, at func(msg, hint string) Diagnostic) string {
+func (b *builder) claimAt(n *namer, want, who string, at func(msg, hint string) diag.Diagnostic) string {
 	got, holder := n.claim(want, who)
 	if got != want {
 		if holder == "" {
@@ -209,11 +211,11 @@ func (b *builder) claimAt(n *namer, want, who string, at func(msg, hint string) 
 
 // at positions a warning at the node of JSON pointer ptr, or at the file
 // when ptr is "".
-func (b *builder) at(ptr string) func(msg, hint string) Diagnostic {
-	return func(msg, hint string) Diagnostic {
+func (b *builder) at(ptr string) func(msg, hint string) diag.Diagnostic {
+	return func(msg, hint string) diag.Diagnostic {
 		if ptr == "" {
-			return Diagnostic{Severity: Warning, File: b.s.File, Msg: msg, Hint: hint}
+			return diag.Diagnostic{Severity: diag.Warning, File: b.s.File, Msg: msg, Hint: hint}
 		}
-		return b.s.Diag(Warning, ptr, msg, hint)
+		return b.s.Diag(diag.Warning, ptr, msg, hint)
 	}
 }
