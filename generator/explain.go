@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/resgen/resgen/generator/emit"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/sanitize"
@@ -23,7 +22,7 @@ type ExplainOp struct {
 	// Policy holds the values (numbers, Go durations, lists) for tools;
 	// Facts the same in words, as the doc comment says them.
 	Policy explainPolicy `json:"policy"`
-	Facts  emit.Facts    `json:"text"`
+	Facts  model.Facts   `json:"text"`
 }
 
 // explainPolicy is an operation's resolved policy in machine form.
@@ -94,7 +93,7 @@ func machinePolicy(p *model.OpPolicy) explainPolicy {
 func Explain(m *model.File, format string) ([]byte, error) {
 	ops := make([]ExplainOp, 0, len(m.Operations))
 	for _, op := range m.Operations {
-		ops = append(ops, ExplainOp{ID: op.ID, Method: op.Method, Path: op.Path, Policy: machinePolicy(op.Policy), Facts: emit.PolicyFacts(op.Policy)})
+		ops = append(ops, ExplainOp{ID: op.ID, Method: op.Method, Path: op.Path, Policy: machinePolicy(op.Policy), Facts: model.PolicyFacts(op.Policy)})
 	}
 	var buf bytes.Buffer
 	switch format {
@@ -111,9 +110,9 @@ func Explain(m *model.File, format string) ([]byte, error) {
 		// encoding/json leaves bidirectional controls and C1 controls raw.
 		return sanitize.JSON(buf.Bytes()), nil
 	case "markdown":
-		var breakers []*emit.BreakerFacts
+		var breakers []*model.BreakerFacts
 		for _, bi := range m.Breakers {
-			breakers = append(breakers, terminalBreaker(emit.PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker))
+			breakers = append(breakers, terminalBreaker(model.PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker))
 		}
 		title := m.Title
 		if title == "" {
@@ -157,7 +156,7 @@ func terminalOps(ops []ExplainOp) []ExplainOp {
 	return out
 }
 
-func terminalBreaker(b *emit.BreakerFacts) *emit.BreakerFacts {
+func terminalBreaker(b *model.BreakerFacts) *model.BreakerFacts {
 	if b == nil {
 		return nil
 	}

@@ -66,31 +66,82 @@ type Result struct {
 	Diags Diagnostics
 }
 
+// Checked is what Check gives: the model a run would print, and its
+// warnings, sorted by position.
+type Checked struct {
+	Model *model.File
+	Diags Diagnostics
+}
+
 // Generate runs the whole pipeline. Bad input gives an *InputError listing
 // every error found (sorted); any other error is a resgen fault.
 func Generate(ctx context.Context, cfg Config) (*Result, error) {
-	if !token.IsIdentifier(cfg.Package) || token.IsKeyword(cfg.Package) || cfg.Package == "_" {
-		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: "-package", Msg: fmt.Sprintf("%q is not a Go package name", cfg.Package)}}}
+	if err := checkPackage(cfg.Package); err != nil {
+		return nil, err
 	}
 	if cfg.Split != emit.SplitNone && cfg.Split != emit.SplitKind && cfg.Split != emit.SplitTag {
 		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: "-split", Msg: fmt.Sprintf("%q is not a layout: use kind or tag", cfg.Split)}}}
 	}
+	data, overlays, err := readInputs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return generate(ctx, cfg, data, overlays)
+}
+
+// Check runs the stages before printing (load, policy, build) and stops:
+// `resgen lint` and `resgen explain` use it, so a fault of the printer
+// cannot break them. cfg.Split is not looked at. Errors are Generate's.
+func Check(ctx context.Context, cfg Config) (*Checked, error) {
+	if err := checkPackage(cfg.Package); err != nil {
+		return nil, err
+	}
+	data, overlays, err := readInputs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return check(ctx, cfg, data, overlays)
+}
+
+func checkPackage(name string) error {
+	if !token.IsIdentifier(name) || token.IsKeyword(name) || name == "_" {
+		return &InputError{Diags: Diagnostics{{Severity: Error, File: "-package", Msg: fmt.Sprintf("%q is not a Go package name", name)}}}
+	}
+	return nil
+}
+
+// readInputs reads the spec and the overlays the user named.
+func readInputs(cfg Config) ([]byte, []load.Overlay, error) {
 	data, err := load.ReadNamed(cfg.Spec)
 	if err != nil {
-		return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: cfg.Spec, Msg: "cannot read spec: " + load.PathErrText(err)}}}
+		return nil, nil, &InputError{Diags: Diagnostics{{Severity: Error, File: cfg.Spec, Msg: "cannot read spec: " + load.PathErrText(err)}}}
 	}
 	var overlays []load.Overlay
 	for _, o := range cfg.Overlays {
 		od, err := load.ReadNamed(o)
 		if err != nil {
-			return nil, &InputError{Diags: Diagnostics{{Severity: Error, File: o, Msg: "cannot read overlay: " + err.Error()}}}
+			return nil, nil, &InputError{Diags: Diagnostics{{Severity: Error, File: o, Msg: "cannot read overlay: " + err.Error()}}}
 		}
 		overlays = append(overlays, load.Overlay{Path: o, Data: od})
 	}
-	return generate(ctx, cfg, data, overlays)
+	return data, overlays, nil
 }
 
 func generate(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay) (*Result, error) {
+	c, err := check(ctx, cfg, data, overlays)
+	if err != nil {
+		return nil, err
+	}
+	files, err := emit.Render(c.Model, cfg.Split)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Source: files[0].Source, Files: files, Model: c.Model, Diags: c.Diags}, nil
+}
+
+// check is load → validate → policy → build, with every diagnostic of
+// the run deduped and sorted; any error among them is an *InputError.
+func check(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay) (*Checked, error) {
 	s, diags, err := load.Load(ctx, cfg.Spec, data, overlays, cfg.ReadRoots)
 	if err != nil {
 		return nil, err
@@ -117,11 +168,7 @@ func generate(ctx context.Context, cfg Config, data []byte, overlays []load.Over
 	if diags.HasErrors() {
 		return nil, &InputError{Diags: diags}
 	}
-	files, err := emit.Render(file, cfg.Split)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Source: files[0].Source, Files: files, Model: file, Diags: diags}, nil
+	return &Checked{Model: file, Diags: diags}, nil
 }
 
 // The diagnostics of every stage are generator/diag's; these aliases keep

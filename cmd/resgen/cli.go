@@ -61,6 +61,10 @@ const issues = "https://github.com/resgen/resgen/issues"
 // ways no input should (a panic, code gofmt cannot parse).
 var generate = generator.Generate
 
+// checkSpec is the stages before printing: lint and explain stop there,
+// so a fault of the printer cannot break them.
+var checkSpec = generator.Check
+
 // run is the whole CLI, callable from tests in-process. A panic anywhere
 // is a resgen bug: it becomes one line on stderr and exit status 1, not a
 // goroutine dump.
@@ -180,7 +184,16 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 			return outputError(stderr, *out, err)
 		}
 	}
-	res, err := generate(ctx, cfg)
+	var res *generator.Result
+	var checked *generator.Checked
+	var err error
+	if cmd == "generate" {
+		if res, err = generate(ctx, cfg); err == nil {
+			checked = &generator.Checked{Model: res.Model, Diags: res.Diags}
+		}
+	} else {
+		checked, err = checkSpec(ctx, cfg)
+	}
 	if err != nil {
 		var ie *generator.InputError
 		if errors.As(err, &ie) {
@@ -189,7 +202,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 		}
 		return internalError(stderr, err)
 	}
-	printDiags(stderr, res.Diags)
+	printDiags(stderr, checked.Diags)
 	switch cmd {
 	case "generate":
 		if *check {
@@ -212,7 +225,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 			return outputError(stderr, *out, err)
 		}
 	case "explain":
-		text, err := generator.Explain(res.Model, *format)
+		text, err := generator.Explain(checked.Model, *format)
 		if err != nil {
 			return internalError(stderr, err)
 		}

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/resgen/resgen/generator"
 )
 
 // runCLI runs resgen in-process from the repository root.
@@ -307,5 +310,30 @@ func TestGenerateWarnsOfRenamedNames(t *testing.T) {
 		if !strings.Contains(string(src), decl) {
 			t.Errorf("the client lacks %q", decl)
 		}
+	}
+}
+
+// TestLintAndExplainDoNotPrint: lint and explain stop before the printer
+// (generator.Check), so a broken printer leaves them working: with
+// generate made to fail as a printer bug would, both still succeed and
+// explain prints its golden.
+func TestLintAndExplainDoNotPrint(t *testing.T) {
+	t.Chdir("../..")
+	t.Cleanup(func() { generate = generator.Generate })
+	generate = func(context.Context, generator.Config) (*generator.Result, error) {
+		return nil, &generator.FormatError{Err: errors.New("1:1: the printer is broken"), Source: []byte("package")}
+	}
+	if code, _, stderr := runCLI(t, "generate", "-spec", "testdata/specs/petstore.yaml", "-package", "p", "-o", filepath.Join(t.TempDir(), "c.go")); code != exitInternal {
+		t.Fatalf("generate with the broken printer: exit %d, stderr %q; want %d", code, stderr, exitInternal)
+	}
+	if code, stdout, stderr := runCLI(t, "lint", "-spec", "testdata/specs/petstore.yaml"); code != exitOK || stdout != "" {
+		t.Fatalf("lint: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	want, err := os.ReadFile("golden/explain/openstack-console.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runCLI(t, "explain", "-spec", "testdata/specs/openstack-console.yaml"); code != exitOK || stdout != string(want) {
+		t.Fatalf("explain: exit %d, stderr %q; stdout differs from its golden", code, stderr)
 	}
 }

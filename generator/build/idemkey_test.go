@@ -27,4 +27,3 @@ func TestNearMissHeader(t *testing.T) {
 		}
 	}
 }
-

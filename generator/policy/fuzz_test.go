@@ -162,4 +162,3 @@ func validOutcomes(list []string) bool {
 	}
 	return true
 }
-

@@ -1,4 +1,4 @@
-package emit
+package model
 
 import (
 	"fmt"
@@ -6,10 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/human"
-	"github.com/resgen/resgen/templates"
 )
+
+// The policy facts: an operation's resolved policy in words, the same
+// for the doc comment emit prints above each method and for `resgen
+// explain`, so the two never disagree. They live beside the model so
+// that explain reads them without the printer.
 
 // Facts is an operation's resolved policy in words, as reviewers read it
 // above each method and `resgen explain` prints it.
@@ -52,7 +55,7 @@ type RetryFacts struct {
 }
 
 // PolicyFacts puts p in words.
-func PolicyFacts(p *model.OpPolicy) Facts {
+func PolicyFacts(p *OpPolicy) Facts {
 	f := Facts{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: durOff(p.Timeout), TotalTimeout: durOff(p.TotalTimeout)}
 	if bi := p.Breaker; bi != nil {
 		b := bi.Policy
@@ -84,28 +87,6 @@ func PolicyFacts(p *model.OpPolicy) Facts {
 		f.Retry = rf
 	}
 	return f
-}
-
-// DocLines renders the opdoc template as comment lines: the retry and the
-// timeouts in full, the breaker by its constant (BreakerDocLines says the
-// policy, once, above the constant).
-func DocLines(p *model.OpPolicy) []string {
-	return docTemplate("opdoc", PolicyFacts(p))
-}
-
-// BreakerDocLines renders the breakerdoc template: a breaker's policy in
-// words, the doc comment of its constant.
-func BreakerDocLines(bi *model.BreakerInstance) []string {
-	return docTemplate("breakerdoc", PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker)
-}
-
-func docTemplate(name string, data any) []string {
-	var b strings.Builder
-	if err := templates.T.ExecuteTemplate(&b, name, data); err != nil {
-		// The templates are fixed and tested; failing here is a resgen bug.
-		panic("resgen: " + name + " template: " + err.Error())
-	}
-	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }
 
 func pct(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) + "%" }
