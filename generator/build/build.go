@@ -67,13 +67,10 @@ var (
 
 func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Builtin, Name: name} }
 
-// clientReserved are the package-level names the client itself declares.
-var clientReserved = []string{"Client", "Option", "NewClient", "WithHTTPClient", "WithRequestEditor", "WithLogger", "WithObserver", "WithCallOptions", "DefaultServerURL"}
-
 // Model builds the model of s, package pkgName; source is the spec's file
 // name, for the generated file's header.
 func Model(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.File, diag.Diagnostics) {
-	reserved := append(append(append([]string{}, clientReserved...), predeclared...), importNames...)
+	reserved := append(append(append([]string{}, model.ClientNames...), predeclared...), model.ImportNames...)
 	reserved = append(reserved, pkgName)
 	b := &builder{
 		s: s, r: r,

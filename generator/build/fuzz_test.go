@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/resgen/resgen/generator/model"
 )
 
 // FuzzGoName: every identifier resgen emits comes from exportedName or
@@ -20,7 +22,7 @@ func FuzzGoName(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	reserved := append(append([]string{"Client"}, importNames...), predeclared...)
+	reserved := append(append([]string{"Client"}, model.ImportNames...), predeclared...)
 	f.Fuzz(func(t *testing.T, input string) {
 		exported, unexported := newNamer(reserved...), newNamer(reserved...)
 		// From each namer: the names it gave, and for what.

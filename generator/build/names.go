@@ -187,10 +187,6 @@ var predeclared = []string{
 	"copy", "delete", "imag", "len", "make", "max", "min", "new", "panic", "print", "println", "real", "recover",
 }
 
-// importNames are the package names the generated file imports; no local or
-// package-level name may shadow them.
-var importNames = []string{"bytes", "context", "errors", "fmt", "http", "io", "json", "slog", "strconv", "strings", "time", "url", "runtime", "multipart", "maps"}
-
 // clashHint is the fix for every renamed-to-avoid-a-clash warning.
 const clashHint = "rename one of them in the spec (or with an overlay) to choose the Go names"
 

@@ -65,9 +65,9 @@ func (b *builder) operations() {
 		}
 		return ops[i].method < ops[j].method
 	})
-	methods := newNamer("Breakers")
+	methods := newNamer(model.ClientMethods...)
 	ids := map[string]string{}
-	fields := newNamer("server", "hc", "editors", "logger", "observer", "engine", "breakers")
+	fields := newNamer(model.ClientFields...)
 	// Every operation's own name first: a variant method (CreatePetWithForm)
 	// never takes the name of an operation the spec declares.
 	names := make([]string, len(ops))
@@ -100,7 +100,7 @@ func (b *builder) operations() {
 		b.file.Operations = append(b.file.Operations, op)
 	}
 	// Breaker instances and retry policies in a stable order.
-	locals := newNamer(append(append([]string{"c", "e", "o", "opts", "server", "err", "u"}, importNames...), predeclared...)...)
+	locals := newNamer(append(append(append([]string{}, model.NewClientLocals...), model.ImportNames...), predeclared...)...)
 	// A clash of a breaker's constant is warned at its policy, or at its
 	// first operation when the spec does not define it (the built-in one).
 	firstOp := map[*model.BreakerInstance]string{}
@@ -156,8 +156,6 @@ func opWords(o opRef) string {
 	return "operation " + o.method + " " + o.path
 }
 
-// argReserved are the names a generated method uses for itself.
-var argReserved = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f", "contentType", "opts"}
 
 func (b *builder) operation(o opRef, name, field string, methods *namer) *model.Operation {
 	opPtr := diag.PointerJoin("/paths", o.path, strings.ToLower(o.method))
@@ -207,7 +205,7 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		b.keyNearMiss(params, paramPtr, pol.KeyHeader)
 	}
 
-	args := newNamer(append(append(append([]string{}, argReserved...), importNames...), predeclared...)...)
+	args := newNamer(append(append(append([]string{}, model.MethodLocals...), model.ImportNames...), predeclared...)...)
 	pfields := newNamer()
 	declared := map[string]*openapi3.Parameter{}
 	for _, p := range params {
@@ -238,6 +236,13 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		}
 		mp.GoName = args.name(unexportedName(pname, "param"))
 		op.PathParams = append(op.PathParams, mp)
+	}
+	// The printer writes an object's text into a local of its own; named
+	// after the arguments, so that an argument keeps its name.
+	for _, mp := range op.PathParams {
+		if mp.Object {
+			mp.TextVar = args.name(model.ObjectText(mp.GoName))
+		}
 	}
 	for _, p := range params {
 		if p.In == "path" {

@@ -23,7 +23,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		"and its breakers and retry budget only protect calls that share them.",
 	})
 	/* type Client struct { server string; hc runtime.Doer; ...; opX *runtime.Operation } */
-	f.Type().Id("Client").StructFunc(func(g *jen.Group) {
+	f.Type().Id(model.ClientType).StructFunc(func(g *jen.Group) {
 		g.Id("server").String()
 		g.Id("hc").Qual(runtimePkg, "Doer")
 		g.Id("editors").Index().Qual(runtimePkg, "RequestEditor")
@@ -50,28 +50,28 @@ func (e *emitter) emitClient(f *jen.File) {
 			}
 		}
 		comment(f, doc)
-		f.Const().Id("DefaultServerURL").Op("=").Lit(e.m.Servers[0])
+		f.Const().Id(model.DefaultServerURL).Op("=").Lit(e.m.Servers[0])
 	}
 
 	comment(f, []string{"Option configures a Client."})
-	f.Type().Id("Option").Func().Params(jen.Op("*").Id("Client")).Error()
+	f.Type().Id(model.OptionType).Func().Params(jen.Op("*").Id(model.ClientType)).Error()
 
 	option := func(name string, doc []string, param string, ptype jen.Code, body ...jen.Code) {
 		comment(f, doc)
-		f.Func().Id(name).Params(jen.Id(param).Add(ptype)).Id("Option").Block(
-			jen.Return(jen.Func().Params(jen.Id("c").Op("*").Id("Client")).Error().Block(append(body, jen.Return(jen.Nil()))...)),
+		f.Func().Id(name).Params(jen.Id(param).Add(ptype)).Id(model.OptionType).Block(
+			jen.Return(jen.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Error().Block(append(body, jen.Return(jen.Nil()))...)),
 		)
 	}
-	option("WithHTTPClient", []string{"WithHTTPClient sends requests with d instead of http.DefaultClient."}, "d", jen.Qual(runtimePkg, "Doer"),
+	option(model.WithHTTPClient, []string{"WithHTTPClient sends requests with d instead of http.DefaultClient."}, "d", jen.Qual(runtimePkg, "Doer"),
 		jen.Id("c").Dot("hc").Op("=").Id("d"))
-	option("WithRequestEditor", []string{"WithRequestEditor runs fn on every attempt's request before it is sent", "(authentication, tracing headers). Editors run in the order given."}, "fn", jen.Qual(runtimePkg, "RequestEditor"),
+	option(model.WithRequestEdit, []string{"WithRequestEditor runs fn on every attempt's request before it is sent", "(authentication, tracing headers). Editors run in the order given."}, "fn", jen.Qual(runtimePkg, "RequestEditor"),
 		jen.Id("c").Dot("editors").Op("=").Append(jen.Id("c").Dot("editors"), jen.Id("fn")))
-	option("WithLogger", []string{"WithLogger logs breaker state changes (with their reason) and retries to l", "instead of slog.Default()."}, "l", jen.Op("*").Qual("log/slog", "Logger"),
+	option(model.WithLogger, []string{"WithLogger logs breaker state changes (with their reason) and retries to l", "instead of slog.Default()."}, "l", jen.Op("*").Qual("log/slog", "Logger"),
 		jen.Id("c").Dot("logger").Op("=").Id("l"))
-	option("WithObserver", []string{"WithObserver passes every call, attempt, retry wait, rejection and breaker", "state change to o (metrics, tracing)."}, "o", jen.Qual(runtimePkg, "Observer"),
+	option(model.WithObserver, []string{"WithObserver passes every call, attempt, retry wait, rejection and breaker", "state change to o (metrics, tracing)."}, "o", jen.Qual(runtimePkg, "Observer"),
 		jen.Id("c").Dot("observer").Op("=").Id("o"))
 	e.emitSecurityOptions(f)
-	option("WithOverrides", []string{
+	option(model.WithOverrides, []string{
 		"WithOverrides adjusts the policies written above the methods (breakers by",
 		"instance name, retry policies by name, timeouts by operationId), e.g. from",
 		"runtime.LoadOverrides. NewClient fails if one names nothing of this client",
@@ -79,8 +79,8 @@ func (e *emitter) emitClient(f *jen.File) {
 	}, "o", jen.Op("*").Qual(runtimePkg, "Overrides"),
 		jen.Id("c").Dot("overrides").Op("=").Id("o"))
 	comment(f, []string{"WithCallOptions applies opts to every call, before each call's own options."})
-	f.Func().Id("WithCallOptions").Params(jen.Id("opts").Op("...").Qual(runtimePkg, "CallOption")).Id("Option").Block(
-		jen.Return(jen.Func().Params(jen.Id("c").Op("*").Id("Client")).Error().Block(
+	f.Func().Id(model.WithCallOptions).Params(jen.Id("opts").Op("...").Qual(runtimePkg, "CallOption")).Id(model.OptionType).Block(
+		jen.Return(jen.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Error().Block(
 			jen.Id("c").Dot("callOpts").Op("=").Append(jen.Id("c").Dot("callOpts"), jen.Id("opts").Op("...")),
 			jen.Return(jen.Nil()))),
 	)
@@ -90,11 +90,11 @@ func (e *emitter) emitClient(f *jen.File) {
 		"\"https://api.example.com/v1\". Each call's resilience policy is written above",
 		"its method.",
 	})
-	f.Func().Id("NewClient").Params(jen.Id("server").String(), jen.Id("opts").Op("...").Id("Option")).Params(jen.Op("*").Id("Client"), jen.Error()).BlockFunc(func(g *jen.Group) {
+	f.Func().Id(model.NewClientFunc).Params(jen.Id("server").String(), jen.Id("opts").Op("...").Id(model.OptionType)).Params(jen.Op("*").Id(model.ClientType), jen.Error()).BlockFunc(func(g *jen.Group) {
 		/* base, err := runtime.ServerURL(server): checked, its error without the password */
 		g.List(jen.Id("base"), jen.Err()).Op(":=").Qual(runtimePkg, "ServerURL").Call(jen.Id("server"))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
-		g.Id("c").Op(":=").Op("&").Id("Client").Values(jen.Dict{jen.Id("server"): jen.Id("base")})
+		g.Id("c").Op(":=").Op("&").Id(model.ClientType).Values(jen.Dict{jen.Id("server"): jen.Id("base")})
 		g.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(
 			jen.If(jen.Err().Op(":=").Id("o").Call(jen.Id("c")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		)
@@ -208,7 +208,7 @@ func (e *emitter) emitBreakers(f *jen.File) {
 		"constants), for health checks and metrics: each one's State and Metrics",
 		"say whether it lets calls through and why.",
 	})
-	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id("Breakers").Params().Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").Block(
+	f.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Id("Breakers").Params().Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").Block(
 		jen.Return(jen.Qual("maps", "Clone").Call(jen.Id("c").Dot("breakers"))),
 	)
 }

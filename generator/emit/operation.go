@@ -236,7 +236,7 @@ func (e *emitter) emitMethod(f *jen.File, op *model.Operation, name string, body
 		}
 	}
 	params = append(params, jen.Id("opts").Op("...").Qual(runtimePkg, "CallOption"))
-	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(name).Params(params...).
+	f.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Id(name).Params(params...).
 		Params(jen.Op("*").Id(op.ResponseType), jen.Error()).BlockFunc(func(g *jen.Group) {
 		if op.SendMethod != "" {
 			/* req := runtime.Request{...}; the body; return c.sendX(ctx, path..., params, &req, opts) */
@@ -274,7 +274,7 @@ func (e *emitter) emitSend(f *jen.File, op *model.Operation) {
 	}
 	params = append(params, jen.Id("req").Op("*").Qual(runtimePkg, "Request"), jen.Id("opts").Index().Qual(runtimePkg, "CallOption"))
 	comment(f, []string{op.SendMethod + " sends " + op.Name + " and its variants with req's body."})
-	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(op.SendMethod).Params(params...).
+	f.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Id(op.SendMethod).Params(params...).
 		Params(jen.Op("*").Id(op.ResponseType), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.Id("req").Dot("Path").Op("=").Add(e.buildPath(g, op))
 		e.buildQuery(g, op)
@@ -334,7 +334,7 @@ func (e *emitter) buildPath(g *jen.Group, op *model.Operation) jen.Code {
 	for _, p := range op.PathParams {
 		if p.Object {
 			/* objects in a path: by style, each key and value escaped */
-			g.List(jen.Id(p.GoName+"Text"), jen.Err()).Op(":=").Qual(wirePkg, "PathObject").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), jen.Id(p.GoName))
+			g.List(jen.Id(p.TextVar), jen.Err()).Op(":=").Qual(wirePkg, "PathObject").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), jen.Id(p.GoName))
 			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
 		}
 	}
@@ -414,7 +414,7 @@ func (e *emitter) pathValue(p *model.Param) jen.Code {
 	v := jen.Id(p.GoName)
 	switch {
 	case p.Object:
-		return jen.Id(p.GoName + "Text")
+		return jen.Id(p.TextVar)
 	case p.Type.Kind == model.Slice:
 		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.stringSlice(p.Type, v).Op("..."))
 	case p.Style == "label" || p.Style == "matrix":

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/resgen/resgen/generator/model"
 )
 
 var authKinds = map[string]string{"bearer": "AuthBearer", "basic": "AuthBasic", "header": "AuthHeader", "query": "AuthQuery", "cookie": "AuthCookie"}
@@ -45,8 +46,8 @@ func (e *emitter) emitSecurityOptions(f *jen.File) {
 			doc = append(append(doc, ""), s.Doc...)
 		}
 		comment(f, doc)
-		f.Func().Id(s.Option).Params(params...).Id("Option").Block(
-			jen.Return(jen.Func().Params(jen.Id("c").Op("*").Id("Client")).Error().BlockFunc(func(g *jen.Group) {
+		f.Func().Id(s.Option).Params(params...).Id(model.OptionType).Block(
+			jen.Return(jen.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Error().BlockFunc(func(g *jen.Group) {
 				if check != nil {
 					g.Add(check)
 				}

@@ -221,6 +221,9 @@ type Param struct {
 	// Object marks a struct or map value written as key/value pairs as
 	// its style says (form, deepObject, simple).
 	Object bool
+	// TextVar is the local holding an Object path parameter's text, named
+	// after model.ObjectText(GoName) clear of every other argument.
+	TextVar string
 }
 
 // Body is an operation's request body.
