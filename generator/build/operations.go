@@ -156,7 +156,6 @@ func opWords(o opRef) string {
 	return "operation " + o.method + " " + o.path
 }
 
-
 func (b *builder) operation(o opRef, name, field string, methods *namer) *model.Operation {
 	opPtr := diag.PointerJoin("/paths", o.path, strings.ToLower(o.method))
 	op := &model.Operation{
