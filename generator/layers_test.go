@@ -1,0 +1,120 @@
+package generator
+
+import (
+	"bufio"
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/resgen/resgen/"
+
+// stageLevel is each package of generator/ and the floor it stands on:
+// a package imports, directly or not, only packages of lower floors.
+var stageLevel = map[string]int{
+	"generator/diag":     0,
+	"generator/model":    0,
+	"generator/jsonpath": 0,
+	"generator/load":     1,
+	"generator/policy":   2,
+	"generator/build":    3,
+	"generator/emit":     4,
+	"generator":          5,
+}
+
+// goList runs go list in the module root and returns its output's lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", args, err)
+	}
+	var lines []string
+	for sc := bufio.NewScanner(bytes.NewReader(out)); sc.Scan(); {
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
+
+// TestStagesImportOnlyEarlierStages: go list -deps of each stage holds no
+// stage of its own floor or a later one; model and the other packages of
+// floor 0 import no stage at all; emit imports none of load, policy and
+// build (the printer works from the model alone); the runtime imports no
+// part of the generator. Every package under generator/ has a floor.
+func TestStagesImportOnlyEarlierStages(t *testing.T) {
+	for _, pkg := range goList(t, "./generator/...") {
+		if _, ok := stageLevel[strings.TrimPrefix(pkg, mod)]; !ok {
+			t.Errorf("package %s has no floor in stageLevel: place it", pkg)
+		}
+	}
+	for stage, level := range stageLevel {
+		for _, dep := range goList(t, "-deps", "./"+stage) {
+			name, ok := strings.CutPrefix(dep, mod)
+			if !ok || name == stage {
+				continue
+			}
+			depLevel, isStage := stageLevel[name]
+			switch {
+			case !isStage:
+			case depLevel >= level:
+				t.Errorf("%s imports %s, a stage of floor %d (its own floor is %d)", stage, name, depLevel, level)
+			case stage == "generator/emit" && depLevel > 0:
+				t.Errorf("emit imports %s: the printer reads the model, never the spec or policies", name)
+			}
+		}
+	}
+	for _, dep := range goList(t, "-deps", "./runtime/...") {
+		if strings.HasPrefix(dep, mod+"generator") {
+			t.Errorf("the runtime imports %s", dep)
+		}
+	}
+}
+
+// TestPolicyIsTheOnlyReaderOfTheExtension: outside generator/policy no
+// source file of the generator names the key "x-resilience", and only
+// load (for an operation's $ref) reads a kin-openapi Extensions map, so
+// nothing else can look the extension up.
+func TestPolicyIsTheOnlyReaderOfTheExtension(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"diag", "model", "jsonpath", "load", "build", "emit"} {
+		more, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, more...)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BasicLit:
+				if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && strings.EqualFold(s, "x-resilience") {
+					t.Errorf("%s: the key %s; only generator/policy reads the extension", fset.Position(n.Pos()), n.Value)
+				}
+			case *ast.SelectorExpr:
+				if n.Sel.Name == "Extensions" && filepath.Dir(name) != "load" {
+					t.Errorf("%s: reads an Extensions map; only generator/policy reads x-resilience", fset.Position(n.Pos()))
+				}
+			}
+			return true
+		})
+	}
+}
