@@ -1,15 +1,24 @@
 // Package generator turns an OpenAPI spec annotated with x-resilience into
-// Go client source, in memory. The stages, each in its own file:
+// Go client source, in memory. It is the orchestrator of the stages, each
+// a package that imports only the ones above it in this list (a test,
+// layers_test.go, checks it):
 //
-//	load.go        read, convert Swagger 2.0, resolve $refs, validate (tolerantly)
-//	srcmap.go      JSON pointer → line:col, for every diagnostic
-//	resilience.go  x-resilience: check every key, resolve one policy per operation
-//	build.go       spec + policies → model (names settled here, in sorted order):
-//	               types.go for schemas, operations.go for operations
-//	emit/          model → Go with jennifer → gofmt
+//	diag      Diagnostic, Diagnostics, InputError: what every stage reports
+//	model     the IR the printer reads; policy facts in words (facts.go);
+//	          the names the printer reserves for itself (reserved.go)
+//	jsonpath  the JSONPath subset of overlay targets, over a *yaml.Node tree
+//	load      bytes → *load.Spec: read guard, tree and $ref checks,
+//	          overlays, repairs, Swagger 2.0 conversion, kin-openapi load,
+//	          positions; Validate, a step of its own
+//	policy    *load.Spec → one resolved policy per operation: the only
+//	          reader of x-resilience (decoding, resolution, lint)
+//	build     spec + policies → *model.File: types, operations, names
+//	emit      *model.File → Go with jennifer → gofmt
 //
-// Nothing is written to disk here: the CLI decides whether to write, diff
-// or check the result.
+// Generate runs load → policy → build → emit; Check stops before emit
+// (lint and explain use it); Explain prints a model's policies. Nothing
+// is written to disk here: the CLI decides whether to write, diff or
+// check the result.
 package generator
 
 import (
