@@ -1,6 +1,8 @@
 // Package emit prints a model.File as Go source with jennifer. It decides
-// nothing: every name comes from the model, and spec text only ever enters
-// the output through jen.Lit or through comment lines it sanitised.
+// nothing: every name comes from the model, or is one of the printer's own
+// in model/reserved.go, and spec text only ever enters the output through
+// jen.Lit or through comment lines it sanitised. It takes a *model.File and
+// gives gofmt'd files (Render); it imports no earlier stage but model.
 package emit
 
 import (
