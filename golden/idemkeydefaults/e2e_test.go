@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/resgen/resgen/internal/wirecheck"
+	"github.com/resgen/resgen/runtime"
 	"go.uber.org/goleak"
 )
 
@@ -109,4 +110,30 @@ func TestLeftNilTheClientMakesOneKeyPerCall(t *testing.T) {
 		_, err := c.CreateNote(t.Context(), nil)
 		return err
 	})
+}
+
+// TestBuiltInPoliciesAreTheRuntimes: a spec that names no breaker or retry
+// policy gets the runtime's own defaults, runtime.DefaultBreakerPolicy and
+// runtime.DefaultRetryPolicy (one definition of the defaults).
+func TestBuiltInPoliciesAreTheRuntimes(t *testing.T) {
+	c, err := NewClient("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runtime.DefaultBreakerPolicy()
+	if want.WindowType == runtime.CountWindow {
+		want.WindowDuration = 0 // a count window has no duration; the client leaves it out
+	}
+	if got := c.Breakers()[BreakerDefault].Policy(); !reflect.DeepEqual(got, want) {
+		t.Errorf("the client's default breaker is\n%+v\nthe runtime's\n%+v", got, want)
+	}
+	// Every attempt fails with 503: the default retry makes MaxAttempts.
+	s := wirecheck.New(t, spec, http.StatusServiceUnavailable)
+	if c, err = NewClient(s.URL, WithLogger(slog.New(slog.DiscardHandler))); err != nil {
+		t.Fatal(err)
+	}
+	c.CreateNote(t.Context(), nil)
+	if got, want := len(s.Requests()), runtime.DefaultRetryPolicy().MaxAttempts; got != want {
+		t.Errorf("%d attempts, want the runtime's default %d", got, want)
+	}
 }
