@@ -162,7 +162,7 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		Name: name, ID: o.op.OperationID, Method: o.method, Path: o.path, URLPath: urlPath(o.path),
 		Summary: strings.Join(docLines(strings.SplitN(o.op.Summary, "\n", 2)[0]), ""),
 		Doc:     docLines(o.op.Description), Deprecated: o.op.Deprecated, OpField: field,
-		Security: b.opSecurity(o.op),
+		Security: b.opSecurity(o.op), Pos: b.s.Pos(opPtr),
 	}
 	if op.ID == "" {
 		op.ID = o.method + " " + o.path

@@ -26,3 +26,31 @@ func buildSpec(t *testing.T, spec string) *model.File {
 	}
 	return file
 }
+
+// TestModelNodesCarryPositions: a component schema's type and an
+// operation carry where the spec writes them.
+func TestModelNodesCarryPositions(t *testing.T) {
+	file := buildSpec(t, `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Pet"}}}}
+components:
+  schemas:
+    Pet:
+      type: object
+      properties: {name: {type: string}}
+`)
+	want := map[string]model.Pos{"Pet": {File: "spec.yaml", Line: 11, Col: 5}}
+	for _, ty := range file.Types {
+		if w, ok := want[ty.Name]; ok && (ty.Pos.Line != w.Line || ty.Pos.Col != w.Col || filepath.Base(ty.Pos.File) != w.File) {
+			t.Errorf("type %s at %+v, want %+v", ty.Name, ty.Pos, w)
+		}
+	}
+	if op := file.Operations[0]; op.Pos.Line != 5 || op.Pos.Col != 5 {
+		t.Errorf("operation %s at %+v, want line 5, column 5", op.ID, op.Pos)
+	}
+}

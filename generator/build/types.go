@@ -81,6 +81,9 @@ func (b *builder) noteIgnored(s *openapi3.Schema) {
 func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 	b.noteIgnored(s)
 	decl := &model.Type{Name: name, Doc: docLines(s.Title, s.Description), Deprecated: s.Deprecated}
+	if strings.HasPrefix(ptr, "/components/schemas/") {
+		decl.Pos = b.s.Pos(ptr)
+	}
 	b.file.Types = append(b.file.Types, decl)
 	// `anyOf: [{type: object, ...}, {type: "null"}]` (a nullable object,
 	// in 3.1) is declared as the object; the null stays with s, where a

@@ -24,6 +24,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
+	"github.com/resgen/resgen/generator/model"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -69,6 +70,14 @@ func Load(ctx context.Context, path string, data []byte, overlays []Overlay, rea
 		g.read += int64(len(o.Data))
 	}
 	return load(ctx, path, data, overlays, g)
+}
+
+// Pos is the position of a JSON pointer of the root document, as a
+// model position (see Diag for how a missing node is placed).
+func (s *Spec) Pos(ptr string) model.Pos {
+	var p model.Pos
+	p.File, p.Line, p.Col = s.src.pos(ptr)
+	return p
 }
 
 // NewSpec is the Spec of a document decoded elsewhere, positions read from

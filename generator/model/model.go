@@ -90,9 +90,18 @@ const (
 	Union            // oneOf/anyOf: a struct with one field per variant
 )
 
+// Pos is where a node of the model is written in the spec: the file (the
+// spec's, or an overlay's), 1-based line and column; 0 when unknown.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
 // Type is a named Go type declaration.
 type Type struct {
-	Name       string
+	Name string
+	// Pos is where a component schema is written; zero for inline types.
+	Pos        Pos
 	Kind       TypeKind
 	Doc        []string
 	Fields     []*Field
@@ -288,6 +297,8 @@ type Operation struct {
 	// Name is the Go method name; ID the operationId ("" when none).
 	Name, ID     string
 	Method, Path string
+	// Pos is where the operation is written.
+	Pos Pos
 	// URLPath is the path template requests go to: Path without a
 	// "#fragment", which some specs add only to tell path keys apart.
 	URLPath string
