@@ -61,7 +61,7 @@ bench:
 # the three largest specs of ../shared/specs/real (-shared DIR or
 # RESGEN_SHARED elsewhere; -specs a,b for others). Each run is a process of
 # its own, floor/new/base interleaved; medians of BENCH_GEN_ROUNDS rounds of
-# wall time and peak RSS. A report: the exit status does not depend on the goal.
+# wall time, CPU time and peak RSS. A report: the exit status does not depend on the goal.
 BENCH_GEN_ROUNDS ?= 3
 BENCH_GEN_BASE ?= c2a4528
 BENCH_GEN_FLAGS ?=

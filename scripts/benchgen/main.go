@@ -17,7 +17,9 @@
 // rounds, every spec is run by floor, new and base, one after the other,
 // so the drift of a noisy machine falls on all three. The table shows the
 // medians of each side's wall time and of its peak RSS (ru_maxrss of the
-// child), and new and base over the floor (median over median). Goals are
+// child), and new and base over the floor (median over median); a second
+// one the spread of the wall times and the CPU times (user+sys), which a
+// busy machine disturbs less. Goals are
 // shown as met or not and never fail the run: the exit status is non-zero
 // only when something could not be built or run.
 package main
@@ -138,8 +140,7 @@ type side struct {
 	bin  string // the built binary
 	out  string // its output folder (resgen sides)
 
-	wall [][]float64 // seconds, by spec index, one per round
-	rss  [][]float64 // KiB
+	runs [][]sample // by spec index, one per round
 }
 
 // args is the command line of one run of the side on sp.
@@ -226,8 +227,7 @@ func run(ctx context.Context, o *options, stdout io.Writer) error {
 	for _, s := range sides {
 		s.bin = filepath.Join(tmp, s.name, "bin", filepath.Base(s.pkg))
 		s.out = filepath.Join(tmp, s.name, "out")
-		s.wall = make([][]float64, len(specs))
-		s.rss = make([][]float64, len(specs))
+		s.runs = make([][]sample, len(specs))
 	}
 
 	if o.dryRun {
@@ -254,6 +254,7 @@ func run(ctx context.Context, o *options, stdout io.Writer) error {
 			return fmt.Errorf("%s: go build %s: %v\n%s", s.name, s.pkg, err, benchrun.LastLines(out, 10))
 		}
 	}
+	loadStart := loadAverage()
 	// Untimed: whoever read a spec first would pay for the disk.
 	for _, sp := range specs {
 		if _, err := os.ReadFile(sp.path); err != nil {
@@ -266,7 +267,8 @@ func run(ctx context.Context, o *options, stdout io.Writer) error {
 				if err := s.measure(ctx, i, sp); err != nil {
 					return err
 				}
-				logf("round %d/%d %s %s: %.2f s, %s", r+1, o.rounds, sp.name, s.name, last(s.wall[i]), benchrun.MiB(last(s.rss[i])))
+				m := s.runs[i][r]
+				logf("round %d/%d %s %s: %.2f s (CPU %.2f s), %s", r+1, o.rounds, sp.name, s.name, m.wall, m.cpu, benchrun.MiB(m.rssKiB))
 			}
 		}
 	}
@@ -275,7 +277,7 @@ func run(ctx context.Context, o *options, stdout io.Writer) error {
 	for i, sp := range specs {
 		rows[i] = row{spec: sp}
 		for _, s := range sides {
-			m := medians{wall: benchrun.MedianOf(s.wall[i]), rssKiB: benchrun.MedianOf(s.rss[i])}
+			m := summarize(s.runs[i])
 			switch s {
 			case floor:
 				rows[i].floor = m
@@ -289,7 +291,7 @@ func run(ctx context.Context, o *options, stdout io.Writer) error {
 	goVersion, _ := benchrun.Output(ctx, root, "go", "env", "GOVERSION")
 	writeTable(stdout, table{
 		baseRev: baseRev, newRev: newRev, floor: floor.rev, rounds: o.rounds, rows: rows,
-		machine: machine(goVersion), took: time.Since(started),
+		machine: machine(goVersion, loadStart), took: time.Since(started),
 	})
 	return nil
 }
@@ -311,12 +313,9 @@ func (s *side) measure(ctx context.Context, i int, sp spec) error {
 	if err != nil {
 		return fmt.Errorf("%s on %s: %v\n%s", s.name, sp.name, err, benchrun.LastLines(m.Out, 10))
 	}
-	s.wall[i] = append(s.wall[i], m.Wall.Seconds())
-	s.rss[i] = append(s.rss[i], float64(m.RSSKiB))
+	s.runs[i] = append(s.runs[i], sample{wall: m.Wall.Seconds(), cpu: m.CPU.Seconds(), rssKiB: float64(m.RSSKiB)})
 	return nil
 }
-
-func last(v []float64) float64 { return v[len(v)-1] }
 
 // kinVersion is the kin-openapi version go.mod requires, which the floor
 // is built with.

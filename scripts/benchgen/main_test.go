@@ -87,9 +87,11 @@ func TestWriteTable(t *testing.T) {
 		baseRev: "c2a4528", newRev: "abc1234", floor: "kin-openapi v0.153.0", rounds: 3, machine: "GOMAXPROCS 2, nproc 2", took: 61 * time.Second,
 		rows: []row{
 			{spec: spec{name: "big.yaml", size: 4164534},
-				floor: medians{wall: 2.0, rssKiB: 200 << 10}, base: medians{wall: 3.3, rssKiB: 500 << 10}, cur: medians{wall: 2.6, rssKiB: 300 << 10}},
+				floor: summary{wall: 2.0, wallMin: 1.9, wallMax: 2.5, cpu: 2.2, rssKiB: 200 << 10},
+				base:  summary{wall: 3.3, wallMin: 3.0, wallMax: 3.4, cpu: 4.4, rssKiB: 500 << 10},
+				cur:   summary{wall: 2.6, wallMin: 2.6, wallMax: 2.6, cpu: 3.3, rssKiB: 300 << 10}},
 			{spec: spec{name: "small.json", size: 2048},
-				floor: medians{wall: 0.5, rssKiB: 1 << 10}, base: medians{wall: 1.5, rssKiB: 2 << 10}, cur: medians{wall: 0.66, rssKiB: 3 << 20}},
+				floor: summary{wall: 0.5, rssKiB: 1 << 10}, base: summary{wall: 1.5, rssKiB: 2 << 10}, cur: summary{wall: 0.66, rssKiB: 3 << 20}},
 		},
 	})
 	want := []string{
@@ -101,6 +103,12 @@ func TestWriteTable(t *testing.T) {
 		"| big.yaml | 4.0 MiB | 2.00 | 3.30 | 1.65× | 2.60 | 1.30× | ≤ 2.60 s | yes | 200 MiB | 500 MiB | 300 MiB |",
 		"| small.json | 2 KiB | 0.50 | 1.50 | 3.00× | 0.66 | 1.32× | ≤ 0.65 s | no | 1 MiB | 2 MiB | 3.00 GiB |",
 		"",
+		"| spec | floor wall min – max | base wall min – max | new wall min – max | floor CPU s | base CPU s | base CPU ×floor | new CPU s | new CPU ×floor |",
+		"|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+		"| big.yaml | 1.90 – 2.50 | 3.00 – 3.40 | 2.60 – 2.60 | 2.20 | 4.40 | 2.00× | 3.30 | 1.50× |",
+		// No CPU time measured: no ratio.
+		"| small.json | 0.00 – 0.00 | 0.00 – 0.00 | 0.00 – 0.00 | 0.00 | 0.00 | – | 0.00 | – |",
+		"",
 	}
 	lines := strings.Split(b.String(), "\n")
 	if len(lines) < len(want)+1 || !slices.Equal(lines[:len(want)], want) {
@@ -111,6 +119,17 @@ func TestWriteTable(t *testing.T) {
 		if !strings.Contains(foot, s) {
 			t.Errorf("the note under the table lacks %q: %s", s, foot)
 		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	got := summarize([]sample{{wall: 3, cpu: 1, rssKiB: 30}, {wall: 1, cpu: 5, rssKiB: 10}, {wall: 2, cpu: 2, rssKiB: 50}})
+	want := summary{wall: 2, cpu: 2, rssKiB: 30, wallMin: 1, wallMax: 3}
+	if got != want {
+		t.Errorf("summarize = %+v, want %+v", got, want)
+	}
+	if got := summarize(nil); got != (summary{}) {
+		t.Errorf("summarize(nil) = %+v", got)
 	}
 }
 
