@@ -138,7 +138,7 @@ type side struct {
 	src  string // the tree it is built from
 	pkg  string // the main package, relative to src
 	bin  string // the built binary
-	out  string // its output folder (resgen sides)
+	out  string // the output folder of a resgen side
 
 	runs [][]sample // by spec index, one per round
 }
@@ -296,10 +296,11 @@ func run(ctx context.Context, o *options, stdout io.Writer) error {
 	return nil
 }
 
-// measure runs the side once on spec i and keeps its wall time and peak
-// RSS. A run that fails fails the benchmark: its time would mean nothing.
+// measure runs the side once on spec i and keeps its wall and CPU time
+// and peak RSS. A run that fails fails the benchmark: its time would mean
+// nothing.
 func (s *side) measure(ctx context.Context, i int, sp spec) error {
-	if s.out != "" && s.name != "floor" {
+	if s.name != "floor" {
 		// Each run writes a new file, as the first one did.
 		out := s.output(sp)
 		if err := os.RemoveAll(filepath.Dir(out)); err != nil {
