@@ -1,4 +1,4 @@
-# resgen: make test (what CI runs), make golden, make demo, make corpus, make bench, make fuzz.
+# resgen: make test (what CI runs), make golden, make demo, make corpus, make bench, make bench-gen, make fuzz.
 GO ?= go
 
 .PHONY: test golden demo corpus bench vet conformance
@@ -54,6 +54,20 @@ BENCH_BASE ?= f683eee
 BENCH_FLAGS ?=
 bench:
 	$(GO) run ./scripts/bench -rounds $(BENCH_ROUNDS) -base $(BENCH_BASE) $(BENCH_FLAGS)
+
+# Issue 11's speed table (markdown): resgen generate of the working tree and
+# of BENCH_GEN_BASE (built in the same run from a git archive of it) over
+# the floor, kin-openapi loading the same spec with relaxed validation, on
+# the three largest specs of ../shared/specs/real (-shared DIR or
+# RESGEN_SHARED elsewhere; -specs a,b for others). Each run is a process of
+# its own, floor/new/base interleaved; medians of BENCH_GEN_ROUNDS rounds of
+# wall time, CPU time and peak RSS. A report: the exit status does not depend on the goal.
+BENCH_GEN_ROUNDS ?= 3
+BENCH_GEN_BASE ?= c2a4528
+BENCH_GEN_FLAGS ?=
+.PHONY: bench-gen
+bench-gen:
+	$(GO) run ./scripts/benchgen -rounds $(BENCH_GEN_ROUNDS) -base $(BENCH_GEN_BASE) $(BENCH_GEN_FLAGS)
 
 # Run oapi-codegen v2.8.2, ogen v1.24.0 and resgen (HEAD) on ../shared/specs/real
 # side by side: generate ok/time, go build ok/time/peak RSS, totals (not part of

@@ -67,7 +67,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -76,6 +75,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/resgen/resgen/scripts/internal/benchrun"
 )
 
 var (
@@ -135,11 +136,12 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, started)
+	interrupted := ctx.Err() != nil // before stop, which cancels ctx
 	stop()
 	if errors.Is(err, errGoalMissed) {
 		os.Exit(1)
 	}
-	if err != nil && ctx.Err() != nil {
+	if err != nil && interrupted {
 		fmt.Fprintln(os.Stderr, "bench: interrupted (temporary files removed)")
 		os.Exit(1)
 	}
@@ -152,7 +154,7 @@ func main() {
 var errGoalMissed = errors.New("a goal was missed")
 
 func run(ctx context.Context, start time.Time) error {
-	root, err := output(ctx, ".", "git", "rev-parse", "--show-toplevel")
+	root, err := benchrun.Output(ctx, ".", "git", "rev-parse", "--show-toplevel")
 	if err != nil {
 		return fmt.Errorf("not in a git checkout: %w", err)
 	}
@@ -175,17 +177,17 @@ func run(ctx context.Context, start time.Time) error {
 
 	base := &side{name: "baseline", work: filepath.Join(tmp, "baseline"), src: filepath.Join(tmp, "baseline", "src"), all: runs{}}
 	cur := &side{name: "new", work: filepath.Join(tmp, "new"), src: root, all: runs{}}
-	if base.rev, err = output(ctx, root, "git", "rev-parse", "--short", *baseRev+"^{commit}"); err != nil {
+	if base.rev, err = benchrun.Output(ctx, root, "git", "rev-parse", "--short", *baseRev+"^{commit}"); err != nil {
 		return fmt.Errorf("-base %s: %w", *baseRev, err)
 	}
-	if cur.rev, err = output(ctx, root, "git", "rev-parse", "--short", "HEAD"); err != nil {
+	if cur.rev, err = benchrun.Output(ctx, root, "git", "rev-parse", "--short", "HEAD"); err != nil {
 		return err
 	}
-	if changes, _ := output(ctx, root, "git", "status", "--porcelain", "--untracked-files=no"); changes != "" {
+	if changes, _ := benchrun.Output(ctx, root, "git", "status", "--porcelain", "--untracked-files=no"); changes != "" {
 		cur.rev += "+changes"
 	}
 	logf("baseline %s (exported to %s), new %s (%s)", base.rev, base.src, cur.rev, root)
-	if err := exportRev(ctx, root, base.rev, base.src); err != nil {
+	if err := benchrun.ExportRev(ctx, root, base.rev, base.src); err != nil {
 		return fmt.Errorf("export %s: %w", base.rev, err)
 	}
 	sides := []*side{base, cur}
@@ -272,7 +274,7 @@ func (s *side) build(ctx context.Context) error {
 		{"test", "-c", "-o", s.rtTest, "./runtime"},
 		{"test", "-c", "-o", s.pet, "./golden/petstore"},
 	} {
-		if out, err := combined(ctx, s.src, nil, "go", args...); err != nil {
+		if out, err := benchrun.Combined(ctx, s.src, nil, "go", args...); err != nil {
 			return fmt.Errorf("%s: go %s: %v\n%s", s.name, strings.Join(args, " "), err, out)
 		}
 	}
@@ -311,8 +313,8 @@ func (s *side) generate(ctx context.Context, spec, pkg, out string) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if o, err := combined(ctx, s.work, nil, s.resgen, "generate", "-spec", spec, "-package", pkg, "-o", out); err != nil {
-		return fmt.Errorf("%s: resgen generate -spec %s: %v\n%s", s.name, spec, err, lastLines(o, 10))
+	if o, err := benchrun.Combined(ctx, s.work, nil, s.resgen, "generate", "-spec", spec, "-package", pkg, "-o", out); err != nil {
+		return fmt.Errorf("%s: resgen generate -spec %s: %v\n%s", s.name, spec, err, benchrun.LastLines(o, 10))
 	}
 	return nil
 }
@@ -357,10 +359,10 @@ func buildCloudflare(ctx context.Context, tmp string, sides []*side) error {
 			}
 		}
 		logf("%s: warming the build cache with the generated package's dependencies (untimed)", s.name)
-		if out, err := combined(ctx, dir, env, "go", "mod", "tidy"); err != nil {
-			return fmt.Errorf("%s: go mod tidy: %v\n%s", s.name, err, lastLines(out, 10))
+		if out, err := benchrun.Combined(ctx, dir, env, "go", "mod", "tidy"); err != nil {
+			return fmt.Errorf("%s: go mod tidy: %v\n%s", s.name, err, benchrun.LastLines(out, 10))
 		}
-		deps, err := command(ctx, dir, env, "go", "list", "-deps", "./...").Output()
+		deps, err := benchrun.Command(ctx, dir, env, "go", "list", "-deps", "./...").Output()
 		if err != nil {
 			return fmt.Errorf("%s: go list -deps: %v", s.name, err)
 		}
@@ -370,15 +372,15 @@ func buildCloudflare(ctx context.Context, tmp string, sides []*side) error {
 				pkgs = append(pkgs, p)
 			}
 		}
-		if out, err := combined(ctx, dir, env, "go", append([]string{"build"}, pkgs...)...); err != nil {
-			return fmt.Errorf("%s: go build of the dependencies: %v\n%s", s.name, err, lastLines(out, 10))
+		if out, err := benchrun.Combined(ctx, dir, env, "go", append([]string{"build"}, pkgs...)...); err != nil {
+			return fmt.Errorf("%s: go build of the dependencies: %v\n%s", s.name, err, benchrun.LastLines(out, 10))
 		}
 		// And one untimed build of the package itself: the first compile
 		// after the cache is warmed ran 30-60% slower in trials, which
 		// would fall on whichever side builds first.
 		logf("%s: one untimed go build of the Cloudflare output", s.name)
-		if out, err := combined(ctx, dir, env, "go", "build", "./..."); err != nil {
-			return fmt.Errorf("%s: go build of the Cloudflare output: %v\n%s", s.name, err, lastLines(out, 10))
+		if out, err := benchrun.Combined(ctx, dir, env, "go", "build", "./..."); err != nil {
+			return fmt.Errorf("%s: go build of the Cloudflare output: %v\n%s", s.name, err, benchrun.LastLines(out, 10))
 		}
 	}
 	for i := range *builds {
@@ -393,105 +395,23 @@ func buildCloudflare(ctx context.Context, tmp string, sides []*side) error {
 				return err
 			}
 			logf("%s: go build of the Cloudflare output (%d/%d)", s.name, i+1, *builds)
-			m, err := measure(ctx, dir, env, "go", "build", "./...")
+			m, err := benchrun.Measure(ctx, dir, env, "go", "build", "./...")
 			if err != nil {
-				return fmt.Errorf("%s: go build of the Cloudflare output: %v\n%s", s.name, err, lastLines(m.out, 10))
+				return fmt.Errorf("%s: go build of the Cloudflare output: %v\n%s", s.name, err, benchrun.LastLines(m.Out, 10))
 			}
-			logf("%s: %.1f s (CPU %.1f s), %s", s.name, m.wall.Seconds(), m.cpu.Seconds(), mib(float64(m.rssKiB)))
-			s.buildSecs = append(s.buildSecs, m.wall.Seconds())
-			s.buildCPU = append(s.buildCPU, m.cpu.Seconds())
-			rss := m.rssKiB
+			logf("%s: %.1f s (CPU %.1f s), %s", s.name, m.Wall.Seconds(), m.CPU.Seconds(), benchrun.MiB(float64(m.RSSKiB)))
+			s.buildSecs = append(s.buildSecs, m.Wall.Seconds())
+			s.buildCPU = append(s.buildCPU, m.CPU.Seconds())
+			rss := m.RSSKiB
 			s.buildRSSKiB = append(s.buildRSSKiB, float64(rss))
 			// The same build again is a cache hit: the go command's own
 			// peak, which shows the peak above is the compiler's.
-			if m, err := measure(ctx, dir, env, "go", "build", "./..."); err == nil {
-				goCommandRSSKiB = max(goCommandRSSKiB, float64(m.rssKiB))
+			if m, err := benchrun.Measure(ctx, dir, env, "go", "build", "./..."); err == nil {
+				goCommandRSSKiB = max(goCommandRSSKiB, float64(m.RSSKiB))
 			}
 		}
 	}
 	return nil
-}
-
-// measured is what measure saw of one command.
-type measured struct {
-	wall, cpu time.Duration // cpu: user+sys of it and its descendants
-	rssKiB    int64         // ru_maxrss
-	out       string
-}
-
-// measure runs a command in its own process group (killed as a group on
-// interrupt) and returns its wall and CPU time and ru_maxrss.
-func measure(ctx context.Context, dir string, env []string, name string, args ...string) (measured, error) {
-	cmd := command(ctx, dir, env, name, args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	t := time.Now()
-	err := cmd.Run()
-	m := measured{wall: time.Since(t), out: out.String()}
-	if ps := cmd.ProcessState; ps != nil {
-		m.cpu = ps.UserTime() + ps.SystemTime()
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			m.rssKiB = int64(ru.Maxrss) // KiB on Linux
-		}
-	}
-	return m, err
-}
-
-// command is name args in dir, in its own process group, which an
-// interrupt kills whole.
-func command(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
-}
-
-func combined(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
-	cmd := command(ctx, dir, append([]string{"GOWORK=off"}, env...), name, args...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
-func output(ctx context.Context, dir, name string, args ...string) (string, error) {
-	cmd := command(ctx, dir, nil, name, args...)
-	out, err := cmd.Output()
-	return strings.TrimSpace(string(out)), err
-}
-
-// exportRev writes the tree of rev into dst with git archive | tar: no
-// worktree is registered, so an interrupted run leaves only a temporary
-// folder behind, which it removes.
-func exportRev(ctx context.Context, repo, rev, dst string) error {
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return err
-	}
-	archive := command(ctx, repo, nil, "git", "archive", "--format=tar", rev)
-	untar := command(ctx, dst, nil, "tar", "-x", "-f", "-")
-	pipe, err := archive.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	var stderr bytes.Buffer
-	archive.Stderr, untar.Stderr, untar.Stdin = &stderr, &stderr, pipe
-	if err := archive.Start(); err != nil {
-		return err
-	}
-	uerr := untar.Run()
-	if err := archive.Wait(); err != nil {
-		return fmt.Errorf("git archive: %v: %s", err, stderr.String())
-	}
-	if uerr != nil {
-		return fmt.Errorf("tar: %v: %s", uerr, stderr.String())
-	}
-	return nil
-}
-
-func lastLines(s string, n int) string {
-	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(ls[max(0, len(ls)-n):], "\n")
 }
 
 var (
@@ -503,7 +423,7 @@ var (
 func bench(ctx context.Context, all runs, bin, re string, args ...string) error {
 	args = append([]string{"-test.run", "^$", "-test.bench", re, "-test.benchmem",
 		"-test.count", "1", "-test.benchtime", *benchtime}, args...)
-	cmd := command(ctx, filepath.Dir(bin), nil, bin, args...)
+	cmd := benchrun.Command(ctx, filepath.Dir(bin), nil, bin, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -573,17 +493,7 @@ func median(rs []result, f func(result) float64) float64 {
 	for i, r := range rs {
 		v[i] = f(r)
 	}
-	return medianOf(v)
-}
-
-func medianOf(v []float64) float64 {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
+	return benchrun.MedianOf(v)
 }
 
 func printTable(all runs) {
@@ -660,12 +570,12 @@ func paired(all runs, label, name string, goal float64) bool {
 		gen = append(gen, r.metrics["gen-median-ns"])
 		hand = append(hand, r.metrics["hand-median-ns"])
 	}
-	m := medianOf(med)
+	m := benchrun.MedianOf(med)
 	ok := m < goal
 	fmt.Printf("%s: %.3f (rounds %.3f – %.3f; median call %.0f / %.0f ns)   [goal < %.2f: %s]\n",
-		label, m, slices.Min(med), slices.Max(med), medianOf(gen), medianOf(hand), goal, verdict(ok))
+		label, m, slices.Min(med), slices.Max(med), benchrun.MedianOf(gen), benchrun.MedianOf(hand), goal, verdict(ok))
 	fmt.Printf("  total time / total time: %.3f (rounds %.3f – %.3f); without the slowest 1%% of pairs: %.3f (rounds %.3f – %.3f)\n",
-		medianOf(sum), slices.Min(sum), slices.Max(sum), medianOf(trim), slices.Min(trim), slices.Max(trim))
+		benchrun.MedianOf(sum), slices.Min(sum), slices.Max(sum), benchrun.MedianOf(trim), slices.Min(trim), slices.Max(trim))
 	return ok
 }
 
@@ -681,7 +591,7 @@ func ratio(all runs, label, a, b string, goal float64) bool {
 	for i := range n {
 		per[i] = ra[i].ns / rb[i].ns
 	}
-	m := medianOf(per)
+	m := benchrun.MedianOf(per)
 	s := fmt.Sprintf("%s: %.3f (rounds %.3f – %.3f; medians %.0f / %.0f ns; allocs %.0f / %.0f)",
 		label, m, slices.Min(per), slices.Max(per), median(ra, ns), median(rb, ns), median(ra, allocs), median(rb, allocs))
 	ok := goal == 0 || m < goal

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/resgen/resgen/scripts/internal/benchrun"
 )
 
 // goalTable prints issue 10's goals as a markdown table, baseline against
@@ -42,17 +44,17 @@ func goalTable(base, cur *side, took time.Duration) bool {
 		div(float64(cur.cfLines), float64(base.cfLines)), div(float64(cur.cfLines), float64(base.cfLines)) <= 0.65)
 	if len(base.buildSecs) > 0 {
 		secs := func(v []float64) string {
-			return fmt.Sprintf("%.1f s (%.1f – %.1f)", medianOf(v), slices.Min(v), slices.Max(v))
+			return fmt.Sprintf("%.1f s (%.1f – %.1f)", benchrun.MedianOf(v), slices.Min(v), slices.Max(v))
 		}
-		bt, nt := medianOf(base.buildSecs), medianOf(cur.buildSecs)
-		bc, nc := medianOf(base.buildCPU), medianOf(cur.buildCPU)
-		br, nr := medianOf(base.buildRSSKiB), medianOf(cur.buildRSSKiB)
+		bt, nt := benchrun.MedianOf(base.buildSecs), benchrun.MedianOf(cur.buildSecs)
+		bc, nc := benchrun.MedianOf(base.buildCPU), benchrun.MedianOf(cur.buildCPU)
+		br, nr := benchrun.MedianOf(base.buildRSSKiB), benchrun.MedianOf(cur.buildRSSKiB)
 		row(fmt.Sprintf("Cloudflare: `go build` wall time ≤ 0.5× (median of %d, range)", len(base.buildSecs)),
 			secs(base.buildSecs), secs(cur.buildSecs), div(nt, bt), div(nt, bt) <= 0.5)
 		row("Cloudflare: `go build` CPU time (user+sys) ≤ 0.5×, steadier than wall time on a busy machine",
 			secs(base.buildCPU), secs(cur.buildCPU), div(nc, bc), div(nc, bc) <= 0.5)
 		row(fmt.Sprintf("Cloudflare: `go build` peak RSS ≤ 0.5× (median of %d)", len(base.buildRSSKiB)),
-			mib(br), mib(nr), div(nr, br), div(nr, br) <= 0.5)
+			benchrun.MiB(br), benchrun.MiB(nr), div(nr, br), div(nr, br) <= 0.5)
 	}
 	bo, no := overhead(base.all), overhead(cur.all)
 	if bo.pair != "" && no.pair != "" {
@@ -73,7 +75,7 @@ func goalTable(base, cur *side, took time.Duration) bool {
 	fmt.Printf("Call overhead: median over the rounds of each round's difference. ")
 	fmt.Printf("%d rounds of -benchtime %s (medians; loopback: median of the rounds' paired ratios, range in brackets), sides alternating; ", *rounds, *benchtime)
 	if len(base.buildSecs) > 0 {
-		fmt.Printf("Cloudflare builds: warm cache, only the generated package compiled; peak RSS = ru_maxrss of `go build`, i.e. the compiler's (a cache-hit `go build` peaks at %s). ", mib(goCommandRSSKiB))
+		fmt.Printf("Cloudflare builds: warm cache, only the generated package compiled; peak RSS = ru_maxrss of `go build`, i.e. the compiler's (a cache-hit `go build` peaks at %s). ", benchrun.MiB(goCommandRSSKiB))
 	}
 	if g > 0 {
 		fmt.Printf("gobreaker Execute here %.0f ns (issue 3's machine: %.0f ns); new overhead scaled to it: %.0f ns. ", g, gobreakerRef, no.ns*gobreakerRef/g)
@@ -109,7 +111,7 @@ func overhead(all runs) cost {
 			for i := range n {
 				d[i] = f(o[i]) - f(b[i])
 			}
-			return medianOf(d)
+			return benchrun.MedianOf(d)
 		}
 		return cost{pair: p[0] + " − " + p[1], ns: diff(ns), allocs: diff(allocs), bytes: diff(bytesOf)}
 	}
@@ -133,7 +135,7 @@ func pairedRatio(all runs) (med, lo, hi float64) {
 	if len(v) == 0 {
 		return 0, 0, 0
 	}
-	return medianOf(v), slices.Min(v), slices.Max(v)
+	return benchrun.MedianOf(v), slices.Min(v), slices.Max(v)
 }
 
 func yesNo(ok bool) string {
@@ -141,14 +143,6 @@ func yesNo(ok bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// mib formats KiB as MiB, or GiB from 1 GiB.
-func mib(kib float64) string {
-	if kib >= 1<<20 {
-		return fmt.Sprintf("%.2f GiB", kib/(1<<20))
-	}
-	return fmt.Sprintf("%.0f MiB", kib/(1<<10))
 }
 
 func thousands(n int) string {
