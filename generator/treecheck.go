@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/resgen/resgen/internal/jsontree"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -481,6 +482,13 @@ func (c *refGraph) lookup(fragment string) *yaml.Node {
 
 // parseTree parses a YAML or JSON document into its node tree.
 func parseTree(data []byte) (*yaml.Node, error) {
+	if isJSONObject(data) {
+		// The tree YAML gives, without libyaml's cost; what jsontree
+		// refuses, YAML (or jsonTree) reads as before.
+		if root, err := jsontree.Parse(data); err == nil {
+			return root, nil
+		}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		if isJSONObject(data) {
