@@ -34,22 +34,34 @@ func yamlTree(data []byte) (*yaml.Node, error) {
 func treeDiff(want, got *yaml.Node) string {
 	type pair struct {
 		want, got *yaml.Node
-		path      string
+		parent    int // index in seen, -1 for the root
+		index     int // in the parent's Content
 	}
-	todo := []pair{{want, got, "$"}}
+	var seen []pair // every pair visited, for the path to a difference
+	todo := []int{0}
+	seen = append(seen, pair{want, got, -1, 0})
 	for len(todo) > 0 {
-		w, g, path := todo[len(todo)-1].want, todo[len(todo)-1].got, todo[len(todo)-1].path
+		at := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
-		describe := func(n *yaml.Node) string {
-			return fmt.Sprintf("{Kind %d Style %d Tag %q Value %.40q Anchor %q Alias %v Line %d Col %d comments %q %q %q Stream %v, %d children}",
-				n.Kind, n.Style, n.Tag, n.Value, n.Anchor, n.Alias != nil, n.Line, n.Column,
-				n.HeadComment, n.LineComment, n.FootComment, n.Stream != nil, len(n.Content))
-		}
-		if dw, dg := describe(w), describe(g); dw != dg || w.Value != g.Value {
-			return fmt.Sprintf("at %s:\nyaml     %s\njsontree %s", path, dw, dg)
+		w, g := seen[at].want, seen[at].got
+		if w.Kind != g.Kind || w.Style != g.Style || w.Tag != g.Tag || w.Value != g.Value ||
+			w.Anchor != g.Anchor || w.Alias != nil || g.Alias != nil || len(w.Content) != len(g.Content) ||
+			w.HeadComment != g.HeadComment || w.LineComment != g.LineComment || w.FootComment != g.FootComment ||
+			w.Line != g.Line || w.Column != g.Column || w.Stream != nil || g.Stream != nil {
+			path := ""
+			for i := at; seen[i].parent >= 0; i = seen[i].parent {
+				path = fmt.Sprintf("[%d]%s", seen[i].index, path)
+			}
+			describe := func(n *yaml.Node) string {
+				return fmt.Sprintf("{Kind %d Style %d Tag %q Value %.40q Anchor %q Alias %v Line %d Col %d comments %q %q %q Stream %v, %d children}",
+					n.Kind, n.Style, n.Tag, n.Value, n.Anchor, n.Alias != nil, n.Line, n.Column,
+					n.HeadComment, n.LineComment, n.FootComment, n.Stream != nil, len(n.Content))
+			}
+			return fmt.Sprintf("at $%s:\nyaml     %s\njsontree %s", path, describe(w), describe(g))
 		}
 		for i := len(w.Content) - 1; i >= 0; i-- {
-			todo = append(todo, pair{w.Content[i], g.Content[i], fmt.Sprintf("%s[%d]", path, i)})
+			todo = append(todo, len(seen))
+			seen = append(seen, pair{w.Content[i], g.Content[i], at, i})
 		}
 	}
 	return ""
@@ -192,6 +204,8 @@ var sameAsYAML = []string{
 	"{\"a\":\"\x7f\u0080\u009f\ufeff\ufffd\U0010FFFF\"}",
 	"{\"a\"\n:\n1\n,\"b\"  :  [ 1 , 2 ]}",
 	"{\"a\":\r\n1,\r\"b\":2,\n\r\"c\":\r\r3}",
+	"{\"a\"\n\n\n:1, \"b\"\r\n:\r\n[\r\n]\r\n}",
+	"[\n-1,\n0,\n\"-\",\n\"---\",\n\"...\",\n\"#\",\n{\"? x\": \"- y\"}\n]",
 	" \n {\"a\":1} \n\n",
 	"{\n\t\"a\": {\n\t\t\"b\": [\n\t\t\t1\n\t\t]\n\t}\n}\n",
 	`{"a":1,"a":2}`,
