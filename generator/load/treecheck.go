@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/resgen/resgen/generator/diag"
+	"github.com/resgen/resgen/internal/jsontree"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -482,6 +483,13 @@ func (c *refGraph) lookup(fragment string) *yaml.Node {
 
 // parseTree parses a YAML or JSON document into its node tree.
 func parseTree(data []byte) (*yaml.Node, error) {
+	if isJSONObject(data) {
+		// The tree YAML gives, without libyaml's cost; what jsontree
+		// refuses, YAML (or jsonTree) reads as before.
+		if root, err := jsontree.Parse(data); err == nil {
+			return root, nil
+		}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		if isJSONObject(data) {
