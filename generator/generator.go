@@ -137,36 +137,46 @@ func readInputs(cfg Config) ([]byte, []load.Overlay, error) {
 }
 
 func generate(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay) (*Result, error) {
-	c, err := check(ctx, cfg, data, overlays)
-	if err != nil {
-		return nil, err
-	}
-	files, err := emit.Render(c.Model, cfg.Split)
+	c, files, err := run(ctx, cfg, data, overlays, true)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Source: files[0].Source, Files: files, Model: c.Model, Diags: c.Diags}, nil
 }
 
-// check is load → validate → policy → build, with every diagnostic of
-// the run deduped and sorted; any error among them is an *InputError.
 func check(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay) (*Checked, error) {
+	c, _, err := run(ctx, cfg, data, overlays, false)
+	return c, err
+}
+
+// run is load, then validate beside policy → build (→ emit when print is
+// set), with every diagnostic of the run deduped and sorted; any error
+// among them is an *InputError. Validation only adds warnings and reads
+// the document as build does, so it runs on the other core: on Stripe it
+// takes longer than build and emit together.
+func run(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay, print bool) (*Checked, []Output, error) {
 	s, diags, err := load.Load(ctx, cfg.Spec, data, overlays, cfg.ReadRoots)
 	if err != nil {
-		return nil, err
-	}
-	if s != nil {
-		diags = append(diags, load.Validate(ctx, s, cfg.Strict)...)
+		return nil, nil, err
 	}
 	if diags.HasErrors() || s == nil {
 		diags = diags.Dedupe()
 		diags.Sort()
-		return nil, &InputError{Diags: diags}
+		return nil, nil, &InputError{Diags: diags}
 	}
+	validated := make(chan Diagnostics, 1)
+	go func() { validated <- load.Validate(ctx, s, cfg.Strict) }()
 	r := policy.New(s)
 	file, bdiags := build.Model(s, r, cfg.Package, filepath.Base(cfg.Spec))
 	r.LintOperations(file.Operations)
 	diags = append(append(diags, r.Diags()...), bdiags...)
+	var files []Output
+	var rerr error
+	// What fails already is not printed (a strict run fails on any warning).
+	if print && !diags.HasErrors() && !(cfg.Strict && len(diags) > 0) {
+		files, rerr = emit.Render(file, cfg.Split)
+	}
+	diags = append(diags, <-validated...)
 	diags = diags.Dedupe()
 	if cfg.Strict {
 		for i := range diags {
@@ -175,9 +185,12 @@ func check(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay
 	}
 	diags.Sort()
 	if diags.HasErrors() {
-		return nil, &InputError{Diags: diags}
+		return nil, nil, &InputError{Diags: diags}
 	}
-	return &Checked{Model: file, Diags: diags}, nil
+	if rerr != nil {
+		return nil, nil, rerr
+	}
+	return &Checked{Model: file, Diags: diags}, files, nil
 }
 
 // The diagnostics of every stage are generator/diag's; these aliases keep
