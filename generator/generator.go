@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"go/token"
 	"path/filepath"
+	"slices"
 
 	"github.com/resgen/resgen/generator/build"
 	"github.com/resgen/resgen/generator/diag"
@@ -164,6 +165,7 @@ func run(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay, 
 		diags.Sort()
 		return nil, nil, &InputError{Diags: diags}
 	}
+	ldiags := slices.Clip(diags)
 	validated := make(chan Diagnostics, 1)
 	go func() { validated <- load.Validate(ctx, s, cfg.Strict) }()
 	r := policy.New(s)
@@ -176,7 +178,15 @@ func run(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay, 
 	if print && !diags.HasErrors() && !(cfg.Strict && len(diags) > 0) {
 		files, rerr = emit.Render(file, cfg.Split)
 	}
-	diags = append(diags, <-validated...)
+	vdiags := <-validated
+	if vdiags.HasErrors() {
+		// As when validation ran before build: a spec that does not
+		// validate (-strict) fails with what load and validation found.
+		diags = append(ldiags, vdiags...).Dedupe()
+		diags.Sort()
+		return nil, nil, &InputError{Diags: diags}
+	}
+	diags = append(diags, vdiags...)
 	diags = diags.Dedupe()
 	if cfg.Strict {
 		for i := range diags {
