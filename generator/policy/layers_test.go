@@ -60,25 +60,29 @@ func wantDiags(t *testing.T, ds diag.Diagnostics, want ...string) {
 	}
 }
 
-// doc is a document with named breakers and retries bd/bp/bo and rd/rp/ro
-// (one per layer) and the given defaults, path item and operation
-// policies, each a flow mapping ("" for none).
-func doc(defaults, path, op string) string {
-	text := "x-resilience:\n" +
-		"  breakers: {bd: {halfOpenCalls: 1}, bp: {halfOpenCalls: 2}, bo: {halfOpenCalls: 3}}\n" +
-		"  retries: {rd: {maxAttempts: 1}, rp: {maxAttempts: 2}, ro: {maxAttempts: 3}}\n"
-	if defaults != "" {
-		text += "  defaults: " + defaults + "\n"
-	}
-	text += "paths:\n  /things:\n"
+// opDoc is a document whose operation `method` of /things has the given
+// layers of x-resilience: root, path item and operation ("" for none).
+func opDoc(method, root, path, op string) string {
+	text := "x-resilience: " + root + "\npaths:\n  /things:\n"
 	if path != "" {
 		text += "    x-resilience: " + path + "\n"
 	}
-	text += "    get:\n"
+	text += "    " + method + ":\n"
 	if op != "" {
 		text += "      x-resilience: " + op + "\n"
 	}
 	return text
+}
+
+// doc is opDoc's GET with named breakers and retries bd/bp/bo and rd/rp/ro
+// (one per layer) and the given defaults.
+func doc(defaults, path, op string) string {
+	root := "\n  breakers: {bd: {halfOpenCalls: 1}, bp: {halfOpenCalls: 2}, bo: {halfOpenCalls: 3}}" +
+		"\n  retries: {rd: {maxAttempts: 1}, rp: {maxAttempts: 2}, ro: {maxAttempts: 3}}"
+	if defaults != "" {
+		root += "\n  defaults: " + defaults
+	}
+	return opDoc("get", root, path, op)
 }
 
 // TestEachLayerOverridesTheOneBefore: breaker, retry, timeout, totalTimeout
@@ -287,19 +291,6 @@ func TestInlinePolicies(t *testing.T) {
 	}
 }
 
-// keyedDoc is a document whose POST /things has the given layers.
-func keyedDoc(root, path, op string) string {
-	text := "x-resilience: " + root + "\npaths:\n  /things:\n"
-	if path != "" {
-		text += "    x-resilience: " + path + "\n"
-	}
-	text += "    post:\n"
-	if op != "" {
-		text += "      x-resilience: " + op + "\n"
-	}
-	return text
-}
-
 // TestRetrySafety: GET, HEAD, OPTIONS, TRACE, PUT and DELETE are retried;
 // POST and PATCH only with an idempotency key from any layer, or when
 // marked idempotent; defaults and path-item retries skip unsafe
@@ -333,7 +324,7 @@ func TestRetrySafety(t *testing.T) {
 		{"idempotent true", `{}`, `{idempotent: true}`, `{retry: default}`, true, "idempotent: true"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, r := resolveDoc(t, keyedDoc(tc.root, tc.path, tc.op), "POST")
+			res, r := resolveDoc(t, opDoc("post", tc.root, tc.path, tc.op), "POST")
 			wantDiags(t, r.Diags())
 			if res.Policy.NotRetrySafe == tc.safe || (res.Policy.Retry != nil) != tc.safe || res.Policy.RetryWhy != tc.why {
 				t.Errorf("%+v, want safe %v (%s)", res.Policy, tc.safe, tc.why)
@@ -341,7 +332,7 @@ func TestRetrySafety(t *testing.T) {
 		})
 	}
 	// A declared key header parameter makes a POST retry-safe.
-	res, r := resolveDoc(t, keyedDoc(`{}`, "", `{retry: default}`), "POST", header("Idempotency-Key"))
+	res, r := resolveDoc(t, opDoc("post", `{}`, "", `{retry: default}`), "POST", header("Idempotency-Key"))
 	wantDiags(t, r.Diags())
 	if res.Policy.NotRetrySafe || res.Policy.Retry == nil {
 		t.Errorf("POST with a declared key: %+v", res.Policy)
@@ -349,7 +340,7 @@ func TestRetrySafety(t *testing.T) {
 
 	// An operation's own retry where it is not safe: the error, at the
 	// retry key, with the three ways to make it safe.
-	_, r = resolveDoc(t, keyedDoc(`{}`, "", "\n        retry: default"), "POST")
+	_, r = resolveDoc(t, opDoc("post", `{}`, "", "\n        retry: default"), "POST")
 	wantDiags(t, r.Diags(), `6:9 #/paths/~1things/post/x-resilience/retry: retry on POST /things, which is not retry-safe: a POST without an idempotency key`)
 	if h := r.Diags()[0].Hint; h != retryFixHints {
 		t.Errorf("hint %q", h)
@@ -389,7 +380,7 @@ func TestKeyHeaderMatching(t *testing.T) {
 		{"only a cookie parameter, key true", `{idempotencyKeyHeader: X-Key}`, "", `{idempotencyKey: true}`, []*openapi3.Parameter{cookie}, nil, "X-Key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, r := resolveDoc(t, keyedDoc(tc.root, tc.path, tc.op), "POST", tc.params...)
+			res, r := resolveDoc(t, opDoc("post", tc.root, tc.path, tc.op), "POST", tc.params...)
 			wantDiags(t, r.Diags())
 			if res.KeyParam != tc.param || !strings.EqualFold(res.Policy.IdempotencyHeader, tc.header) {
 				t.Errorf("KeyParam %+v, header %q; want %+v, %q", res.KeyParam, res.Policy.IdempotencyHeader, tc.param, tc.header)
@@ -400,7 +391,7 @@ func TestKeyHeaderMatching(t *testing.T) {
 		})
 	}
 	// Only a query parameter of the default key's name: no key at all.
-	res, _ := resolveDoc(t, keyedDoc(`{}`, "", ""), "POST", &openapi3.Parameter{Name: "Idempotency-Key", In: "query"})
+	res, _ := resolveDoc(t, opDoc("post", `{}`, "", ""), "POST", &openapi3.Parameter{Name: "Idempotency-Key", In: "query"})
 	if res.KeyParam != nil || res.Policy.IdempotencyHeader != "" || !res.Policy.NotRetrySafe {
 		t.Errorf("a query parameter named Idempotency-Key keys nothing: %+v", res.Policy)
 	}
