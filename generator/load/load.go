@@ -35,6 +35,9 @@ type Spec struct {
 	File    string // path as given, for diagnostics
 	src     *srcMap
 	Swagger bool // converted from Swagger 2.0: positions are approximate
+	// decodedTree is set when Doc was decoded from src's tree (decodeTree)
+	// rather than by kin-openapi parsing the bytes again.
+	decodedTree bool
 }
 
 // diag builds a diagnostic at a JSON pointer of the root document.
@@ -183,6 +186,13 @@ func load(ctx context.Context, path string, data []byte, overlays []Overlay, g *
 			doc, err := openapi2conv.ToV3WithLoader(&doc2, loader, loc)
 			s.Doc = doc
 			return err
+		}
+		if !reencoded && len(g.sites) == 0 && s.src.json && yamlReadsAsJSON(data) && !externalMappings(root) {
+			if doc, err := decodeTree(loader, root); err == nil {
+				s.Doc, s.decodedTree = doc, true
+				return nil
+			}
+			// kin-openapi's own load says why, in its words.
 		}
 		doc, err := loader.LoadFromDataWithPath(data, loc)
 		s.Doc = doc

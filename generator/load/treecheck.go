@@ -483,13 +483,25 @@ func (c *refGraph) lookup(fragment string) *yaml.Node {
 
 // parseTree parses a YAML or JSON document into its node tree.
 func parseTree(data []byte) (*yaml.Node, error) {
+	root, _, err := parseTreeJSON(data)
+	return root, err
+}
+
+// parseTreeJSON is parseTree, and reports whether the tree came from
+// jsontree, which builds for JSON the tree YAML builds.
+func parseTreeJSON(data []byte) (_ *yaml.Node, fromJSON bool, _ error) {
 	if isJSONObject(data) {
 		// The tree YAML gives, without libyaml's cost; what jsontree
 		// refuses, YAML (or jsonTree) reads as before.
 		if root, err := jsontree.Parse(data); err == nil {
-			return root, nil
+			return root, true, nil
 		}
 	}
+	root, err := parseTreeYAML(data)
+	return root, false, err
+}
+
+func parseTreeYAML(data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		if isJSONObject(data) {

@@ -1,0 +1,91 @@
+package load
+
+import (
+	"bytes"
+	"regexp"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// decodeTree is kin-openapi's load of a spec from the node tree we parsed
+// already, for a JSON spec of one file. kin-openapi parses every document
+// with YAML, JSON too, and decodes the node tree with its types'
+// UnmarshalYAML methods; for JSON that YAML reads, internal/jsontree
+// builds that same tree (tested node by node against YAML's), so decoding
+// it here is the same decode without the second parse, the costliest step
+// of a load (0.9 s of Cloudflare's 1.2 s). kin-openapi's scalar
+// preparation before the decode (local tags, timestamps, infinities,
+// non-string keys, aliases) has nothing to change in a JSON tree. Refs
+// resolve as LoadFromData resolves them: every $ref is within the
+// document (the caller checks), so there is no file to locate them
+// against. TestDecodedTreeIsKinsOwnLoad compares the documents.
+func decodeTree(loader *openapi3.Loader, root *yaml.Node) (*openapi3.T, error) {
+	doc := &openapi3.T{}
+	if err := root.Decode(doc); err != nil {
+		return nil, err
+	}
+	if err := loader.ResolveRefsIn(doc, nil); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// surrogateEscape matches a \u escape of a UTF-16 surrogate, which YAML
+// refuses and JSON decoders read.
+var surrogateEscape = regexp.MustCompile(`\\u[dD][89abAB]|\\u[dD][c-fC-F]`)
+
+// yamlReadsAsJSON reports whether YAML reads JSON data as JSON does:
+// YAML refuses some characters JSON allows raw (DEL, the C1 controls,
+// U+FFFE and U+FFFF) and escapes of surrogates, and kin-openapi then
+// decodes such a document through encoding/json instead, which gives
+// extension values other types. A key longer than YAML's 1024-character
+// limit on implicit keys is refused too (see longKey). The test is
+// conservative: an escaped backslash before "ud800" also says no.
+func yamlReadsAsJSON(data []byte) bool {
+	if bytes.IndexByte(data, 0x7f) >= 0 || bytes.Contains(data, []byte("\uFFFE")) || bytes.Contains(data, []byte("\uFFFF")) {
+		return false
+	}
+	for i := bytes.IndexByte(data, 0xc2); i >= 0; {
+		if i+1 < len(data) && data[i+1] >= 0x80 && data[i+1] <= 0x9f {
+			return false
+		}
+		j := bytes.IndexByte(data[i+1:], 0xc2)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return !surrogateEscape.Match(data)
+}
+
+// externalMappings reports whether a discriminator's mapping names a
+// schema in another file ("pets.json#/Dog"), which kin-openapi resolves
+// against the document's location, or a key is too long for YAML's
+// implicit keys.
+func externalMappings(n *yaml.Node) bool {
+	if n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode {
+		return false
+	}
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 {
+			if len(c.Value) > 1000 {
+				return true
+			}
+			if c.Value == "discriminator" && i+1 < len(n.Content) {
+				if _, m := ChildNode(n.Content[i+1], "mapping"); m != nil && m.Kind == yaml.MappingNode {
+					for j := 1; j < len(m.Content); j += 2 {
+						if v := m.Content[j].Value; bytes.ContainsRune([]byte(v), '/') && v[0] != '#' {
+							return true
+						}
+					}
+				}
+			}
+			continue
+		}
+		if externalMappings(c) {
+			return true
+		}
+	}
+	return false
+}
