@@ -40,6 +40,12 @@ type builder struct {
 	// schema and kind, so each is given once (types.go).
 	objectSchemas map[*openapi3.Schema]string
 	warned        map[schemaWarning]bool
+
+	// declByName indexes file.Types by name (the first of a name) up to
+	// declsIndexed: types are only appended, and decl runs for every
+	// parameter and field, too often for a scan.
+	declByName   map[string]*model.Type
+	declsIndexed int
 }
 
 type schemaWarning struct {
@@ -68,6 +74,8 @@ func build(s *spec, r *resolver, pkgName, source string) (*model.File, Diagnosti
 		byRef:   map[string]*model.GoType{},
 		ignored: map[string]int{},
 		seen:    map[*openapi3.Schema]bool{},
+
+		declByName: map[string]*model.Type{},
 	}
 	if s.doc.Info != nil {
 		b.file.Title = s.doc.Info.Title
