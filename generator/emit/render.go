@@ -85,27 +85,41 @@ func render(f *model.File, split string, workers, minUnits int) ([]Output, error
 		return out, nil
 	}
 	// Every file is cut into chunks of consecutive units; workers print and
-	// gofmt the chunks of all files, and each file is joined in order.
-	var chunks []*chunk
+	// gofmt the chunks of all files (a file of one chunk whole), and each
+	// file is joined in order.
+	var tasks []func()
 	perFile := make([][]*chunk, len(names))
+	errs := make([]error, len(names))
 	for i, name := range names {
-		for _, us := range split4(units[name], workers, minUnits) {
+		cut := split4(units[name], workers, minUnits)
+		if len(cut) == 1 {
+			tasks = append(tasks, func() { out[i].Source, errs[i] = renderWhole(f.Package, header, name, units[name]) })
+			continue
+		}
+		for _, us := range cut {
 			c := &chunk{units: us}
 			perFile[i] = append(perFile[i], c)
-			chunks = append(chunks, c)
+			tasks = append(tasks, func() { c.print(f.Package) })
 		}
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(workers, len(chunks)) {
+	for range min(workers, len(tasks)) {
 		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(chunks)); i = next.Add(1) - 1 {
-				chunks[i].print(f.Package)
+			for i := next.Add(1) - 1; i < int64(len(tasks)); i = next.Add(1) - 1 {
+				tasks[i]()
 			}
 		})
 	}
 	wg.Wait()
 	for i, name := range names {
+		out[i].Name = name
+		if perFile[i] == nil {
+			if errs[i] != nil {
+				return nil, errs[i]
+			}
+			continue
+		}
 		src, ok := join(f.Package, header, perFile[i])
 		if !ok {
 			// A chunk gofmt refused, or imports the chunks name differently:
@@ -115,7 +129,7 @@ func render(f *model.File, split string, workers, minUnits int) ([]Output, error
 				return nil, err
 			}
 		}
-		out[i] = Output{Name: name, Source: src}
+		out[i].Source = src
 	}
 	return out, nil
 }
