@@ -53,6 +53,12 @@ type builder struct {
 	// schema and kind, so each is given once (types.go).
 	objectSchemas map[*openapi3.Schema]string
 	warned        map[schemaWarning]bool
+
+	// declByName indexes file.Types by name (the first of a name) up to
+	// declsIndexed: types are only appended, and decl runs for every
+	// parameter and field, too often for a scan.
+	declByName   map[string]*model.Type
+	declsIndexed int
 }
 
 type schemaWarning struct {
@@ -80,6 +86,8 @@ func Model(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.Fil
 		byRef:   map[string]*model.GoType{},
 		ignored: map[string]int{},
 		seen:    map[*openapi3.Schema]bool{},
+
+		declByName: map[string]*model.Type{},
 	}
 	if s.Doc.Info != nil {
 		b.file.Title = s.Doc.Info.Title

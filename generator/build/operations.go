@@ -548,12 +548,13 @@ func (b *builder) listType(t *model.GoType) *model.GoType {
 
 // decl is the declared type named name, or nil.
 func (b *builder) decl(name string) *model.Type {
-	for _, d := range b.file.Types {
-		if d.Name == name {
-			return d
+	for ; b.declsIndexed < len(b.file.Types); b.declsIndexed++ {
+		d := b.file.Types[b.declsIndexed]
+		if _, dup := b.declByName[d.Name]; !dup {
+			b.declByName[d.Name] = d
 		}
 	}
-	return nil
+	return b.declByName[name]
 }
 
 // checkStyle reports the style and explode combinations OpenAPI does not

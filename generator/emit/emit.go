@@ -9,8 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"go/format"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +16,6 @@ import (
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/sanitize"
-	"github.com/resgen/resgen/templates"
 )
 
 const runtimePkg = "github.com/resgen/resgen/runtime"
@@ -65,78 +62,6 @@ func (e *FormatError) Unwrap() error { return e.Err }
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-// Render prints f as gofmt'd Go source in the given layout. An error means
-// resgen built bad code: a *FormatError.
-func Render(f *model.File, split string) ([]Output, error) {
-	e := &emitter{m: f, types: map[string]*model.Type{}}
-	for _, t := range f.Types {
-		e.types[t.Name] = t
-	}
-	var hdr strings.Builder
-	if err := templates.T.ExecuteTemplate(&hdr, "header", f.Source); err != nil {
-		return nil, err
-	}
-	files := map[string]*jen.File{}
-	var order []string
-	file := func(name string) *jen.File {
-		if jf, ok := files[name]; ok {
-			return jf
-		}
-		jf := jen.NewFile(f.Package)
-		// gofmt runs below, so a failure keeps the source apart from the
-		// message (jennifer's own error quotes all of it).
-		jf.NoFormat = true
-		jf.HeaderComment("// " + sanitize.Comment(hdr.String()))
-		jf.ImportName(runtimePkg, "runtime")
-		jf.ImportName(wirePkg, "wire")
-		jf.ImportName("net/url", "url")
-		jf.ImportName("log/slog", "slog")
-		jf.ImportName("encoding/json", "json")
-		files[name] = jf
-		order = append(order, name)
-		return jf
-	}
-	typesFile, clientFile, opsFile := "", "", ""
-	if split != SplitNone {
-		typesFile, clientFile, opsFile = "types.gen.go", "client.gen.go", "operations.gen.go"
-	}
-	cf := file(clientFile)
-	/* const _ = runtime.SupportPackageIsVersion1 */
-	cf.Comment("// This file needs a runtime package of the same resgen version.")
-	cf.Const().Id("_").Op("=").Qual(runtimePkg, "SupportPackageIsVersion1")
-
-	for _, t := range f.Types {
-		e.emitType(file(typesFile), t)
-	}
-	e.emitClient(cf)
-	e.emitBreakers(cf)
-	tagFiles := newFileNames("types.gen.go", "client.gen.go")
-	for _, op := range f.Operations {
-		name := opsFile
-		if split == SplitTag {
-			name = tagFiles.name(op.Tag)
-		}
-		of := file(name)
-		e.emitParams(of, op)
-		e.emitResponse(of, op)
-		e.emitOperation(of, op)
-	}
-	out := make([]Output, 0, len(order))
-	sort.Strings(order)
-	for _, name := range order {
-		var buf bytes.Buffer
-		if err := files[name].Render(&buf); err != nil {
-			return nil, err
-		}
-		src, err := format.Source(buf.Bytes())
-		if err != nil {
-			return nil, &FormatError{File: name, Err: err, Source: buf.Bytes()}
-		}
-		out = append(out, Output{Name: name, Source: groupImports(src)})
-	}
-	return out, nil
 }
 
 // groupImports puts the standard library's imports first and the others
@@ -243,6 +168,26 @@ func comment(g interface{ Comment(string) *jen.Statement }, lines []string) {
 			g.Comment("// " + l)
 		}
 	}
+}
+
+// typeWidth is how many columns typeExpr(t) takes when gofmt prints it
+// alone (a package named as jennifer names it then: its path's last
+// element, for the packages model types come from). noteRoom runs for
+// every field, so it counts rather than prints.
+func typeWidth(t *model.GoType) int {
+	switch t.Kind {
+	case model.Named:
+		return len(t.Name)
+	case model.Qual:
+		return len(t.Pkg) - strings.LastIndexByte(t.Pkg, '/') + len(t.Name)
+	case model.Slice:
+		return len("[]") + typeWidth(t.Elem)
+	case model.Map:
+		return len("map[string]") + typeWidth(t.Elem)
+	case model.Pointer:
+		return len("*") + typeWidth(t.Elem)
+	}
+	return len(t.Name) // string, []byte, any, ...
 }
 
 // typeExpr is the one place model types become Go type expressions.

@@ -25,7 +25,7 @@ func (e *emitter) emitParams(f *jen.File, op *model.Operation) {
 		if len(p.Doc) > 0 && strings.HasPrefix(p.Doc[0], p.GoName+" ") {
 			what = "" // its doc says what the field is
 		}
-		fields = append(fields, structField{name: p.GoName, typ: typeExpr(paramFieldType(p)), doc: p.Doc, note: what})
+		fields = append(fields, structField{name: p.GoName, typ: paramFieldType(p), doc: p.Doc, note: what})
 	}
 	f.Type().Id(op.ParamsType).StructFunc(func(g *jen.Group) { emitFields(g, fields, 0) })
 }
@@ -35,7 +35,7 @@ func (e *emitter) emitParams(f *jen.File, op *model.Operation) {
 // (else above it too).
 type structField struct {
 	name string
-	typ  jen.Code
+	typ  *model.GoType
 	tag  string // the resgen tag, "" none
 	doc  []string
 	note string
@@ -54,7 +54,7 @@ func noteRoom(fields []structField, nameWidth int) int {
 	wName, wType, wTag := nameWidth, 0, 0
 	for _, fl := range fields {
 		wName = max(wName, len(fl.name))
-		wType = max(wType, len(fmt.Sprintf("%#v", fl.typ)))
+		wType = max(wType, typeWidth(fl.typ))
 		if fl.tag != "" {
 			wTag = max(wTag, len(fl.tag)+len("`resgen:\"\"` "))
 		}
@@ -65,7 +65,7 @@ func noteRoom(fields []structField, nameWidth int) int {
 // emitFieldsIn prints fields, with notes of at most room after them.
 func emitFieldsIn(g *jen.Group, fields []structField, room int) {
 	for _, fl := range fields {
-		field := jen.Id(fl.name).Add(fl.typ)
+		field := jen.Id(fl.name).Add(typeExpr(fl.typ))
 		if fl.tag != "" {
 			field.Tag(map[string]string{"resgen": fl.tag})
 		}
@@ -121,7 +121,7 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 	}
 	var fields []structField
 	for _, h := range op.Headers {
-		fields = append(fields, oneLineNote(structField{name: h.FieldName, typ: jen.Op("*").String(), tag: "header:" + h.Name}, h.Doc))
+		fields = append(fields, oneLineNote(structField{name: h.FieldName, typ: stringPtr, tag: "header:" + h.Name}, h.Doc))
 	}
 	nHeaders := len(fields)
 	for _, r := range op.Responses {
@@ -136,7 +136,7 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		if r.Encoding == "text" {
 			tag += ",text"
 		}
-		fields = append(fields, oneLineNote(structField{name: r.FieldName, typ: typeExpr(t), tag: tag}, r.Doc))
+		fields = append(fields, oneLineNote(structField{name: r.FieldName, typ: t, tag: tag}, r.Doc))
 	}
 	f.Type().Id(op.ResponseType).StructFunc(func(g *jen.Group) {
 		embed := jen.Qual(runtimePkg, "Response")
@@ -146,7 +146,7 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		g.Add(embed)
 		// The embedded field sits in the name column; the Stream field
 		// between the headers and the bodies is aligned with both.
-		room := noteRoom(append(fields, structField{name: "Stream", typ: jen.Qual("io", "ReadCloser"), tag: strings.Join(streams, " ") + ",stream"}), len("runtime.Response"))
+		room := noteRoom(append(fields, structField{name: "Stream", typ: ioReadCloser, tag: strings.Join(streams, " ") + ",stream"}), len("runtime.Response"))
 		emitFieldsIn(g, fields[:nHeaders], room)
 		if len(streams) > 0 {
 			comment(g, []string{"Stream is the unread body (the caller must close it); Body is nil then."})
@@ -155,6 +155,12 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		emitFieldsIn(g, fields[nHeaders:], room)
 	})
 }
+
+// The types of a response's header fields and of its Stream field.
+var (
+	stringPtr    = &model.GoType{Kind: model.Pointer, Elem: &model.GoType{Kind: model.Builtin, Name: "string"}}
+	ioReadCloser = &model.GoType{Kind: model.Qual, Pkg: "io", Name: "ReadCloser"}
+)
 
 // oneLineNote makes a one-line doc fl's note, and a longer one its doc.
 func oneLineNote(fl structField, doc []string) structField {
