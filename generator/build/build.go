@@ -5,7 +5,10 @@
 // idemkey.go), security (security.go). Every name is settled here, in a
 // sorted order (names.go), clear of the names the emitter reserves for
 // itself (model/reserved.go). Warnings about schemas and types are
-// Diagnostics; the model says nothing of how it is printed.
+// Diagnostics at the file:line:col of what they are about, in the root
+// document or a file a $ref read (schemapos.go); a renamed name's warning
+// also says where the holder of the name is. The model says nothing of
+// how it is printed.
 package build
 
 import (

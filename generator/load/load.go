@@ -4,8 +4,11 @@
 // (which files $refs may read, and how much), the tree checks, $ref
 // checks and inlining, OpenAPI Overlays (JSONPath in generator/jsonpath),
 // the decode repairs real specs need, Swagger 2.0 conversion, and every
-// load error placed at its file:line:col. Validation is a separate step,
-// Validate. It knows nothing of x-resilience (generator/policy) or of Go.
+// load error placed at its file:line:col. Later stages place their
+// diagnostics with Diag (a pointer of the root document; for Swagger 2.0,
+// the converted document's pointer is mapped back, swaggerpos.go) and
+// DiagIn (a pointer of a file a $ref read, indexed on first use).
+// Validation is a separate step, Validate. It knows nothing of x-resilience (generator/policy) or of Go.
 package load
 
 import (
