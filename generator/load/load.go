@@ -8,7 +8,8 @@
 // diagnostics with Diag (a pointer of the root document; for Swagger 2.0,
 // the converted document's pointer is mapped back, swaggerpos.go) and
 // DiagIn (a pointer of a file a $ref read, indexed on first use).
-// Validation is a separate step, Validate. It knows nothing of x-resilience (generator/policy) or of Go.
+// Validation is a separate step, Validate. It knows nothing of
+// x-resilience (generator/policy) or of Go.
 package load
 
 import (
