@@ -335,3 +335,44 @@ definitions:
 		{"query parameter enum constant clash", `AddPetModeXLarge is taken by the constant of AddPetMode's enum value "x-large"`, "swagger.yaml:18:65", "x_large"},
 	})
 }
+
+// TestWarningPositionsCyclic: the schema index ends on schemas that
+// reach themselves, in the root document and across files, and still
+// places what is inside them.
+func TestWarningPositionsCyclic(t *testing.T) {
+	ds := warningsOf(t, "spec.yaml", map[string]string{"spec.yaml": `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /nodes:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "ext.yaml#/A"}
+components:
+  schemas:
+    Node:
+      type: object
+      properties:
+        next: {$ref: "#/components/schemas/Node"}
+        bad: {type: string, properties: {x: {type: string}}}
+`, "ext.yaml": `A:
+  type: object
+  properties:
+    b: {$ref: "#/B"}
+B:
+  type: object
+  properties:
+    a: {$ref: "#/A"}
+    bad: {type: integer, properties: {y: {type: string}}}
+`})
+	checkPlaced(t, ds, []placed{
+		{"root cycle", "type string with properties (x)", "spec.yaml:18:29", "properties:"},
+		{"cycle across files", "type integer with properties (y)", "ext.yaml:9:26", "properties:"},
+		// kin-openapi gives A reached as #/A inside ext.yaml a schema of
+		// its own, so it is declared twice (as before); both are placed.
+		{"cycle back into a file", "schema #/A is named A2 in Go: A is taken by schema ext.yaml#/A (at ext.yaml:1:1)", "ext.yaml:1:1", "A:"},
+	})
+}
