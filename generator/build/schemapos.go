@@ -44,7 +44,7 @@ func indexSchemas(doc *openapi3.T, root string) map[*openapi3.Schema]schemaLoc {
 	x := schemaIndex{locs: map[*openapi3.Schema]schemaLoc{}}
 	if c := doc.Components; c != nil {
 		for _, n := range slices.Sorted(maps.Keys(c.Schemas)) {
-			x.ref(c.Schemas[n], root, diag.PointerJoin("/components/schemas", n))
+			x.ref(c.Schemas[n], root, "/components/schemas", "", n)
 		}
 		for _, n := range slices.Sorted(maps.Keys(c.Parameters)) {
 			x.param(c.Parameters[n], root, diag.PointerJoin("/components/parameters", n))
@@ -53,7 +53,7 @@ func indexSchemas(doc *openapi3.T, root string) map[*openapi3.Schema]schemaLoc {
 			if h := c.Headers[n]; h != nil {
 				file, ptr := x.at(h.Ref, root, diag.PointerJoin("/components/headers", n))
 				if h.Value != nil {
-					x.ref(h.Value.Schema, file, ptr+"/schema")
+					x.ref(h.Value.Schema, file, ptr, "/schema", "")
 					x.content(h.Value.Content, file, ptr)
 				}
 			}
@@ -105,6 +105,9 @@ func (x *schemaIndex) at(ref, file, ptr string) (string, string) {
 	if ref == "" {
 		return file, ptr
 	}
+	if ref[0] == '#' && !strings.Contains(ref, "%") {
+		return file, ref[1:] // the common case, without a URL's cost
+	}
 	u, err := url.Parse(ref)
 	if err != nil {
 		return file, ptr
@@ -113,30 +116,48 @@ func (x *schemaIndex) at(ref, file, ptr string) (string, string) {
 	return t.Path, t.Fragment
 }
 
-func (x *schemaIndex) ref(r *openapi3.SchemaRef, file, ptr string) {
+// ref enters the schema of r, written at parent+sub in file, where sub
+// is a keyword with its slashes ("/items") or, for a property, name
+// (escaped here): the pointer is made only for a schema not yet entered,
+// as most $refs lead to one that is.
+func (x *schemaIndex) ref(r *openapi3.SchemaRef, file, parent, sub, name string) {
 	if r == nil || r.Value == nil {
 		return
 	}
-	file, ptr = x.at(r.Ref, file, ptr)
 	s := r.Value
 	if _, seen := x.locs[s]; seen {
 		return
 	}
-	x.locs[s] = schemaLoc{file, ptr}
-	for _, n := range slices.Sorted(maps.Keys(s.Properties)) {
-		x.ref(s.Properties[n], file, diag.PointerJoin(ptr+"/properties", n))
+	ptr := parent + sub
+	if name != "" {
+		ptr = diag.PointerJoin(ptr, name)
 	}
-	x.ref(s.Items, file, ptr+"/items")
-	x.ref(s.AdditionalProperties.Schema, file, ptr+"/additionalProperties")
-	for _, l := range [...]struct {
-		kw   string
-		list openapi3.SchemaRefs
-	}{{"allOf", s.AllOf}, {"oneOf", s.OneOf}, {"anyOf", s.AnyOf}} {
-		for i, v := range l.list {
-			x.ref(v, file, ptr+"/"+l.kw+"/"+strconv.Itoa(i))
+	file, ptr = x.at(r.Ref, file, ptr)
+	x.locs[s] = schemaLoc{file, ptr}
+	if len(s.Properties) > 0 {
+		names := make([]string, 0, len(s.Properties))
+		for n := range s.Properties {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			x.ref(s.Properties[n], file, ptr, "/properties", n)
 		}
 	}
-	x.ref(s.Not, file, ptr+"/not")
+	x.ref(s.Items, file, ptr, "/items", "")
+	x.ref(s.AdditionalProperties.Schema, file, ptr, "/additionalProperties", "")
+	x.list(s.AllOf, file, ptr, "/allOf/")
+	x.list(s.OneOf, file, ptr, "/oneOf/")
+	x.list(s.AnyOf, file, ptr, "/anyOf/")
+	x.ref(s.Not, file, ptr, "/not", "")
+}
+
+// list walks the schemas of an allOf, oneOf or anyOf (kw, with its
+// slashes) of the schema at ptr.
+func (x *schemaIndex) list(refs openapi3.SchemaRefs, file, ptr, kw string) {
+	for i, v := range refs {
+		x.ref(v, file, ptr, kw+strconv.Itoa(i), "")
+	}
 }
 
 func (x *schemaIndex) param(pr *openapi3.ParameterRef, file, ptr string) {
@@ -144,7 +165,7 @@ func (x *schemaIndex) param(pr *openapi3.ParameterRef, file, ptr string) {
 		return
 	}
 	file, ptr = x.at(pr.Ref, file, ptr)
-	x.ref(pr.Value.Schema, file, ptr+"/schema")
+	x.ref(pr.Value.Schema, file, ptr, "/schema", "")
 	x.content(pr.Value.Content, file, ptr)
 }
 
@@ -165,7 +186,7 @@ func (x *schemaIndex) response(rr *openapi3.ResponseRef, file, ptr string) {
 	for _, n := range slices.Sorted(maps.Keys(rr.Value.Headers)) {
 		if h := rr.Value.Headers[n]; h != nil && h.Value != nil {
 			hf, hp := x.at(h.Ref, file, diag.PointerJoin(ptr+"/headers", n))
-			x.ref(h.Value.Schema, hf, hp+"/schema")
+			x.ref(h.Value.Schema, hf, hp, "/schema", "")
 		}
 	}
 }
@@ -175,7 +196,7 @@ func (x *schemaIndex) response(rr *openapi3.ResponseRef, file, ptr string) {
 func (x *schemaIndex) content(c openapi3.Content, file, ptr string) {
 	for _, mt := range slices.Sorted(maps.Keys(c)) {
 		if m := c[mt]; m != nil {
-			x.ref(m.Schema, file, diag.PointerJoin(ptr+"/content", mt, "schema"))
+			x.ref(m.Schema, file, diag.PointerJoin(ptr+"/content", mt), "/schema", "")
 		}
 	}
 }
