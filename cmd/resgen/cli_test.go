@@ -276,7 +276,8 @@ func TestSpecTextReachesTheTerminalEscaped(t *testing.T) {
 
 // TestGenerateWarnsOfRenamedNames: a Go name that had to change to avoid a
 // clash is a warning at the schema or operation that lost its name, saying
-// which name it got and what holds the one it wanted; the client still
+// which name it got and what holds the one it wanted, and where (the
+// schema, property, operation or enum value that kept it); the client still
 // generates, with those names.
 func TestGenerateWarnsOfRenamedNames(t *testing.T) {
 	t.Chdir("../..")
@@ -287,13 +288,13 @@ func TestGenerateWarnsOfRenamedNames(t *testing.T) {
 	}
 	const f = "testdata/lint/name-clash.yaml"
 	for _, want := range []string{
-		f + `:5:5: warning: the response type of operation "listPets" is named ListPetsResponse2 in Go: ListPetsResponse is taken by schema "ListPetsResponse"`,
-		f + `:14:5: warning: the method of operation "ListPets" is named ListPets2 in Go: ListPets is taken by the method of operation "listPets"`,
-		f + `:28:9: warning: property "pet_id" of Pet is named PetID2 in Go: PetID is taken by property "petId" of Pet`,
-		f + `:30:5: warning: schema "pet" is named Pet2 in Go: Pet is taken by schema "Pet"`,
+		f + `:5:5: warning: the response type of operation "listPets" is named ListPetsResponse2 in Go: ListPetsResponse is taken by schema "ListPetsResponse" (at ` + f + `:20:5)`,
+		f + `:14:5: warning: the method of operation "ListPets" is named ListPets2 in Go: ListPets is taken by the method of operation "listPets" (at ` + f + `:5:5)`,
+		f + `:28:9: warning: property "pet_id" of Pet is named PetID2 in Go: PetID is taken by property "petId" of Pet (at ` + f + `:29:9)`,
+		f + `:30:5: warning: schema "pet" is named Pet2 in Go: Pet is taken by schema "Pet" (at ` + f + `:23:5)`,
 		f + `:32:5: warning: schema "Client" is named Client2 in Go: Client is taken by the generated code`,
-		f + `:5:5: warning: the constant of breaker "default" is named BreakerDefault2 in Go: BreakerDefault is taken by schema "BreakerDefault"`,
-		f + `:38:23: warning: the constant of Size's enum value "x_large" is named SizeXLarge2 in Go: SizeXLarge is taken by the constant of Size's enum value "x-large"`,
+		f + `:5:5: warning: the constant of breaker "default" is named BreakerDefault2 in Go: BreakerDefault is taken by schema "BreakerDefault" (at ` + f + `:34:5)`,
+		f + `:38:23: warning: the constant of Size's enum value "x_large" is named SizeXLarge2 in Go: SizeXLarge is taken by the constant of Size's enum value "x-large" (at ` + f + `:38:14)`,
 	} {
 		if !strings.Contains(stderr, want+"\n") {
 			t.Errorf("stderr lacks\n%s\n\ngot:\n%s", want, stderr)

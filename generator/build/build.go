@@ -5,7 +5,10 @@
 // idemkey.go), security (security.go). Every name is settled here, in a
 // sorted order (names.go), clear of the names the emitter reserves for
 // itself (model/reserved.go). Warnings about schemas and types are
-// Diagnostics; the model says nothing of how it is printed.
+// Diagnostics at the file:line:col of what they are about, in the root
+// document or a file a $ref read (schemapos.go); a renamed name's warning
+// also says where the holder of the name is. The model says nothing of
+// how it is printed.
 package build
 
 import (
@@ -47,12 +50,15 @@ type builder struct {
 	// bigEnums maps schemas to their enum's literals in the root document,
 	// for integers a float64 cannot hold; built on first use (enums.go).
 	bigEnums map[*openapi3.Schema][]*yaml.Node
-	// objectSchemas maps the schemas of the root document that have
-	// properties, required keys or allOf parts to their JSON pointers, for warnings
-	// about them; built on first use. warned holds the warnings given, by
-	// schema and kind, so each is given once (types.go).
-	objectSchemas map[*openapi3.Schema]string
-	warned        map[schemaWarning]bool
+	// schemaLocs maps every schema the document reaches to where it is
+	// written, for warnings about them; built on the first (schemapos.go).
+	// warned holds the warnings given, by schema and kind, so each is
+	// given once (types.go).
+	schemaLocs map[*openapi3.Schema]schemaLoc
+	warned     map[schemaWarning]bool
+	// firstIgnored is the first schema found using each ignored keyword,
+	// where its warning is placed.
+	firstIgnored map[string]*openapi3.Schema
 
 	// declByName indexes file.Types by name (the first of a name) up to
 	// declsIndexed: types are only appended, and decl runs for every
@@ -80,12 +86,13 @@ func Model(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.Fil
 	reserved = append(reserved, pkgName)
 	b := &builder{
 		s: s, r: r,
-		file:    &model.File{Package: pkgName, Source: source},
-		pkg:     newNamer(reserved...),
-		named:   map[*openapi3.Schema]*model.GoType{},
-		byRef:   map[string]*model.GoType{},
-		ignored: map[string]int{},
-		seen:    map[*openapi3.Schema]bool{},
+		file:         &model.File{Package: pkgName, Source: source},
+		pkg:          newNamer(reserved...),
+		named:        map[*openapi3.Schema]*model.GoType{},
+		byRef:        map[string]*model.GoType{},
+		ignored:      map[string]int{},
+		firstIgnored: map[string]*openapi3.Schema{},
+		seen:         map[*openapi3.Schema]bool{},
 
 		declByName: map[string]*model.Type{},
 	}
@@ -116,8 +123,13 @@ func Model(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.Fil
 		if n == 1 {
 			what = "schema uses"
 		}
-		b.diags = append(b.diags, diag.Diagnostic{Severity: diag.Warning, File: s.File,
-			Msg: fmt.Sprintf("unsupported: %d %s %s; the generated types ignore it (the value still decodes, unchecked)", n, what, kw)})
+		msg := fmt.Sprintf("unsupported: %d %s %s; the generated types ignore it (the value still decodes, unchecked)", n, what, kw)
+		if n > 1 {
+			msg += "; this is the first"
+		}
+		// At the first schema that uses it, at the keyword (if/then/else
+		// at its if).
+		b.diags = append(b.diags, b.schemaDiag(b.firstIgnored[kw], msg, "", strings.TrimSuffix(kw, "/then/else")))
 	}
 	return b.file, b.diags
 }

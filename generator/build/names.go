@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
 )
 
@@ -140,40 +141,49 @@ func unexportedName(s, fallback string) string {
 // a name gets it; later ones get a numeric suffix. Callers ask in a sorted
 // order, so the result is the same on every run.
 type namer struct {
-	// taken maps each name handed out to what holds it, in words for a
-	// warning ("schema \"Pet\""); reserved names hold reservedHolder.
-	taken map[string]string
+	// taken maps each name handed out to what holds it.
+	taken map[string]claimant
+}
+
+// claimant is what holds a name: in words, for a warning ("schema
+// \"Pet\""; reservedHolder for a name the generated code declares), and
+// where it is written, asked only when another wants the name (nil when
+// nowhere).
+type claimant struct {
+	who string
+	at  func(msg, hint string) diag.Diagnostic
 }
 
 // reservedHolder is what holds a name the generated code declares itself.
 const reservedHolder = "the generated code"
 
 func newNamer(reserved ...string) *namer {
-	n := &namer{taken: map[string]string{}}
+	n := &namer{taken: map[string]claimant{}}
 	for _, r := range reserved {
-		n.taken[r] = reservedHolder
+		n.taken[r] = claimant{who: reservedHolder}
 	}
 	return n
 }
 
 func (n *namer) name(want string) string {
-	got, _ := n.claim(want, "")
+	got, _ := n.claim(want, "", nil)
 	return got
 }
 
-// claim hands out want, or want with a numeric suffix when it is taken;
-// then holder says what took want first, for the warning that says why
-// who did not get it.
-func (n *namer) claim(want, who string) (got, holder string) {
+// claim hands out want, or want with a numeric suffix when it is taken, to
+// who, written where at places; then holder is what took want first, for
+// the warning that says why who did not get it.
+func (n *namer) claim(want, who string, at func(msg, hint string) diag.Diagnostic) (got string, holder claimant) {
+	c := claimant{who, at}
 	if _, taken := n.taken[want]; !taken {
-		n.taken[want] = who
-		return want, ""
+		n.taken[want] = c
+		return want, claimant{}
 	}
 	for i := 2; ; i++ {
-		c := want + strconv.Itoa(i)
-		if _, taken := n.taken[c]; !taken {
-			n.taken[c] = who
-			return c, n.taken[want]
+		name := want + strconv.Itoa(i)
+		if _, taken := n.taken[name]; !taken {
+			n.taken[name] = c
+			return name, n.taken[want]
 		}
 	}
 }
@@ -192,15 +202,21 @@ const clashHint = "rename one of them in the spec (or with an overlay) to choose
 
 // claimAt hands out want from n for who (in words, "schema \"pet\"") and,
 // when want was taken, warns at (see b.at) which name who got and what
-// holds want: a renamed type or method changes the code that uses it, so
-// it must not happen silently.
+// holds want, and where: a renamed type or method changes the code that
+// uses it, so it must not happen silently.
 func (b *builder) claimAt(n *namer, want, who string, at func(msg, hint string) diag.Diagnostic) string {
-	got, holder := n.claim(want, who)
+	got, holder := n.claim(want, who, at)
 	if got != want {
-		if holder == "" {
-			holder = "another generated name"
+		what := holder.who
+		if what == "" {
+			what = "another generated name"
 		}
-		b.diags = append(b.diags, at(fmt.Sprintf("%s is named %s in Go: %s is taken by %s", who, got, want, holder), clashHint))
+		if holder.at != nil {
+			if d := holder.at("", ""); d.Line > 0 {
+				what += fmt.Sprintf(" (at %s:%d:%d)", d.File, d.Line, d.Col)
+			}
+		}
+		b.diags = append(b.diags, at(fmt.Sprintf("%s is named %s in Go: %s is taken by %s", who, got, want, what), clashHint))
 	}
 	return got
 }
@@ -214,4 +230,10 @@ func (b *builder) at(ptr string) func(msg, hint string) diag.Diagnostic {
 		}
 		return b.s.Diag(diag.Warning, ptr, msg, hint)
 	}
+}
+
+// schemaAt positions a warning at the tokens sub below schema s, where s
+// is written (see schemaDiag).
+func (b *builder) schemaAt(s *openapi3.Schema, sub ...string) func(msg, hint string) diag.Diagnostic {
+	return func(msg, hint string) diag.Diagnostic { return b.schemaDiag(s, msg, hint, sub...) }
 }

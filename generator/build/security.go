@@ -25,7 +25,7 @@ func (b *builder) securitySchemes() {
 		return
 	}
 	for _, n := range laterOptions {
-		b.pkg.taken[n] = "a client option resgen generates"
+		b.pkg.taken[n] = claimant{who: "a client option resgen generates"}
 	}
 	schemes := b.s.Doc.Components.SecuritySchemes
 	for _, name := range slices.Sorted(maps.Keys(schemes)) {

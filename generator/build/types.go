@@ -13,7 +13,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
-	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -72,6 +71,9 @@ func (b *builder) noteIgnored(s *openapi3.Schema) {
 		"prefixItems":       len(s.PrefixItems) > 0,
 	} {
 		if used {
+			if b.ignored[kw] == 0 {
+				b.firstIgnored[kw] = s
+			}
 			b.ignored[kw]++
 		}
 	}
@@ -217,7 +219,7 @@ func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool)
 }
 
 // warnSchema warns about schema s once per kind of warning, at the
-// keyword key of s when s is found in the root document, else at the file.
+// keyword key of s where s is written.
 func (b *builder) warnSchema(s *openapi3.Schema, kind, key, msg, hint string) {
 	w := schemaWarning{s, kind}
 	if b.warned[w] {
@@ -227,35 +229,7 @@ func (b *builder) warnSchema(s *openapi3.Schema, kind, key, msg, hint string) {
 		b.warned = map[schemaWarning]bool{}
 	}
 	b.warned[w] = true
-	if ptr, ok := b.objectSchemaAt(s); ok {
-		b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin(ptr, key), msg, hint))
-		return
-	}
-	b.diags = append(b.diags, diag.Diagnostic{Severity: diag.Warning, File: b.s.File, Msg: msg, Hint: hint})
-}
-
-// objectSchemaAt returns the JSON pointer of s in the root document when
-// s has properties, required keys or allOf parts there. The tree is walked once, on
-// the first warning.
-func (b *builder) objectSchemaAt(s *openapi3.Schema) (string, bool) {
-	if b.objectSchemas == nil {
-		b.objectSchemas = map[*openapi3.Schema]string{}
-		if !b.s.Swagger {
-			walkMappings(b.s.Tree(), nil, func(m *yaml.Node, path []string) {
-				_, props := load.ChildNode(m, "properties")
-				_, req := load.ChildNode(m, "required")
-				_, parts := load.ChildNode(m, "allOf")
-				if props == nil && parts == nil && (req == nil || req.Kind != yaml.SequenceNode) {
-					return
-				}
-				if sch := schemaAt(b.s.Doc, path); sch != nil {
-					b.objectSchemas[sch] = diag.PointerJoin("", path...)
-				}
-			})
-		}
-	}
-	ptr, ok := b.objectSchemas[s]
-	return ptr, ok
+	b.diags = append(b.diags, b.schemaDiag(s, msg, hint, key))
 }
 
 // jsonTagName reports whether encoding/json accepts s as a tag name.
@@ -283,15 +257,14 @@ func (b *builder) fields(owner string, s *openapi3.Schema, props []prop, extra b
 	}
 	var out []*model.Field
 	for _, p := range props {
-		// A renamed field is warned at its property when s declares it in
-		// the root document, else at s, else at the file (looked up only
+		// A renamed field is warned at its property when s declares it,
+		// else (an allOf part's, a required key's) at s (looked up only
 		// then: finding s walks the document).
 		at := func(msg, hint string) diag.Diagnostic {
-			ptr, _ := b.objectSchemaAt(s)
-			if _, own := s.Properties[p.name]; own && ptr != "" {
-				ptr = diag.PointerJoin(ptr, "properties", p.name)
+			if _, own := s.Properties[p.name]; own {
+				return b.schemaDiag(s, msg, hint, "properties", p.name)
 			}
-			return b.at(ptr)(msg, hint)
+			return b.schemaDiag(s, msg, hint)
 		}
 		goName := b.claimAt(fn, exportedName(p.name, "Field"), fmt.Sprintf("property %q of %s", p.name, owner), at)
 		var desc, title string
@@ -358,7 +331,7 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		if declareInline {
 			tok := ref.Ref[strings.LastIndexAny(ref.Ref, "/#")+1:]
 			tok = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(tok, ".yaml"), ".yml"), ".json")
-			t := &model.GoType{Kind: model.Named, Name: b.claimAt(b.pkg, exportedName(tok, hint), fmt.Sprintf("schema %s", ref.Ref), b.at(""))}
+			t := &model.GoType{Kind: model.Named, Name: b.claimAt(b.pkg, exportedName(tok, hint), fmt.Sprintf("schema %s", ref.Ref), b.schemaAt(s))}
 			b.byRef[ref.Ref] = t
 			b.named[s] = t
 			b.declare(t.Name, s, "")
@@ -402,7 +375,7 @@ func (b *builder) inlineType(s *openapi3.Schema, hint, fallback, ptr string, dec
 	if !declare {
 		return rawMessage
 	}
-	t := &model.GoType{Kind: model.Named, Name: b.inlineName(exportedName(hint, fallback))}
+	t := &model.GoType{Kind: model.Named, Name: b.inlineName(exportedName(hint, fallback), s)}
 	b.named[s] = t
 	b.declare(t.Name, s, ptr)
 	return t
@@ -411,8 +384,8 @@ func (b *builder) inlineType(s *openapi3.Schema, hint, fallback, ptr string, dec
 // inlineName names the type of an inline schema. Its name is made from
 // where it sits, not chosen in the spec, so a numbered one is no surprise
 // and is not warned about; it is recorded for the warnings of later names.
-func (b *builder) inlineName(want string) string {
-	got, _ := b.pkg.claim(want, "an inline schema")
+func (b *builder) inlineName(want string, s *openapi3.Schema) string {
+	got, _ := b.pkg.claim(want, "an inline schema", b.schemaAt(s))
 	return got
 }
 
@@ -626,12 +599,14 @@ func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any
 		if !ok {
 			if why != "" {
 				msg := fmt.Sprintf("unsupported: %s's enum value %s; no constant is generated for it (the type still takes the value)", decl.Name, why)
-				d := diag.Diagnostic{Severity: diag.Warning, File: b.s.File, Msg: msg}
+				var d diag.Diagnostic
 				switch {
 				case lit != nil:
 					d = b.s.NodeDiag(diag.Warning, lit, msg, "")
 				case ptr != "":
 					d = b.s.Diag(diag.Warning, diag.PointerJoin(ptr, "enum", strconv.Itoa(i)), msg, "")
+				default:
+					d = b.schemaDiag(s, msg, "", "enum", strconv.Itoa(i))
 				}
 				b.diags = append(b.diags, d)
 			}
@@ -646,12 +621,14 @@ func (b *builder) enumConstants(decl *model.Type, s *openapi3.Schema, vals []any
 			// -5 is Minus5: "X5" and a numbered "X52" would read as other values.
 			text = "minus " + text[1:]
 		}
-		at := b.at(ptr)
+		var at func(msg, hint string) diag.Diagnostic
 		switch {
 		case lit != nil:
 			at = func(msg, hint string) diag.Diagnostic { return b.s.NodeDiag(diag.Warning, lit, msg, hint) }
 		case ptr != "":
 			at = b.at(diag.PointerJoin(ptr, "enum", strconv.Itoa(i)))
+		default:
+			at = b.schemaAt(s, "enum", strconv.Itoa(i))
 		}
 		name := b.claimAt(b.pkg, decl.Name+exportedName(text, "Empty"), fmt.Sprintf("the constant of %s's enum value %q", decl.Name, text), at)
 		decl.Values = append(decl.Values, model.EnumValue{Name: name, Value: val})
@@ -795,7 +772,11 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	if props, ok := b.declaredProps(s, true); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
 		decl.Fields = b.fields(decl.Name, s, props, false)
 		for _, f := range decl.Fields {
-			fields.taken[f.Name] = "a property of the union"
+			wire := f.JSONName
+			if f.ByHand {
+				wire = f.WireName
+			}
+			fields.taken[f.Name] = claimant{who: "a property of the union", at: b.schemaAt(s, "properties", wire)}
 		}
 	}
 	refs := s.OneOf

@@ -304,7 +304,7 @@ func (s *Spec) refOperations() diag.Diagnostics {
 				op := ops[method]
 				at := diag.PointerJoin(ptr, name, strings.ToLower(method))
 				if ref, ok := op.Extensions["$ref"].(string); ok {
-					diags = append(diags, s.Diag(diag.Error, at, fmt.Sprintf("the operation is a $ref (%q) where OpenAPI allows none, and resgen reads it only in a path item written in the spec's paths, webhooks or components.pathItems", ref),
+					diags = append(diags, s.diagAt(diag.Error, at, fmt.Sprintf("the operation is a $ref (%q) where OpenAPI allows none, and resgen reads it only in a path item written in the spec's paths, webhooks or components.pathItems", ref),
 						"write the operation in place, or make the path item that holds it part of the spec"))
 				}
 				for cname, cb := range op.Callbacks {

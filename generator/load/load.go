@@ -4,8 +4,12 @@
 // (which files $refs may read, and how much), the tree checks, $ref
 // checks and inlining, OpenAPI Overlays (JSONPath in generator/jsonpath),
 // the decode repairs real specs need, Swagger 2.0 conversion, and every
-// load error placed at its file:line:col. Validation is a separate step,
-// Validate. It knows nothing of x-resilience (generator/policy) or of Go.
+// load error placed at its file:line:col. Later stages place their
+// diagnostics with Diag (a pointer of the root document; for Swagger 2.0,
+// the converted document's pointer is mapped back, swaggerpos.go) and
+// DiagIn (a pointer of a file a $ref read, indexed on first use).
+// Validation is a separate step, Validate. It knows nothing of
+// x-resilience (generator/policy) or of Go.
 package load
 
 import (
@@ -19,6 +23,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -38,13 +43,70 @@ type Spec struct {
 	// decodedTree is set when Doc was decoded from src's tree (decodeTree)
 	// rather than by kin-openapi parsing the bytes again.
 	decodedTree bool
+
+	// root is the root document's absolute, slash-separated path, the
+	// base its $refs resolve against; g holds the files they read, whose
+	// position indexes ext holds, each built on the first warning in it.
+	root  string
+	g     *readGuard
+	extMu sync.Mutex
+	ext   map[string]*srcMap
 }
 
 // diag builds a diagnostic at a JSON pointer of the root document.
+// For a Swagger 2.0 spec, ptr may be a pointer of the converted document
+// (see swaggerPointer).
 func (s *Spec) Diag(sev diag.Severity, ptr, msg, hint string) diag.Diagnostic {
+	return s.diagAt(sev, s.swaggerPointer(ptr), msg, hint)
+}
+
+// diagAt is Diag at a pointer of the document as written (for Swagger 2.0,
+// the 2.0 one): what load finds in the node tree.
+func (s *Spec) diagAt(sev diag.Severity, ptr, msg, hint string) diag.Diagnostic {
 	d := diag.Diagnostic{Severity: sev, Pointer: "#" + ptr, Msg: msg, Hint: hint}
 	d.File, d.Line, d.Col = s.src.pos(ptr)
 	return d
+}
+
+// Root is the root document's absolute, slash-separated path: what a $ref
+// written in it resolves against, and what PosIn takes for it.
+func (s *Spec) Root() string { return s.root }
+
+// DiagIn is Diag at a pointer of the file at the absolute, slash-separated
+// path file: the root document (Root) or a file one of its $refs read.
+func (s *Spec) DiagIn(sev diag.Severity, file, ptr, msg, hint string) diag.Diagnostic {
+	if file == "" || file == s.root {
+		return s.Diag(sev, ptr, msg, hint)
+	}
+	d := diag.Diagnostic{Severity: sev, Pointer: "#" + ptr, Msg: msg, Hint: hint}
+	d.File, d.Line, d.Col = s.extMap(file).pos(ptr)
+	return d
+}
+
+// PosIn is Pos in the file at file, as DiagIn places it.
+func (s *Spec) PosIn(file, ptr string) model.Pos {
+	d := s.DiagIn(diag.Warning, file, ptr, "", "")
+	return model.Pos{File: d.File, Line: d.Line, Col: d.Col}
+}
+
+// extMap is the position index of a referenced file, built on first use
+// from the tree the read guard keeps (the file as written); a file that
+// was not read has an index with no nodes, which names the file only.
+func (s *Spec) extMap(file string) *srcMap {
+	s.extMu.Lock()
+	defer s.extMu.Unlock()
+	if m, ok := s.ext[file]; ok {
+		return m
+	}
+	m := &srcMap{file: displayPath(filepath.FromSlash(file)), parsed: true}
+	if s.g != nil {
+		m.root = s.g.tree(siteKey(&url.URL{Path: file}))
+	}
+	if s.ext == nil {
+		s.ext = map[string]*srcMap{}
+	}
+	s.ext[file] = m
+	return m
 }
 
 // NodeDiag builds a diagnostic at a node of the root document or of an
@@ -79,14 +141,15 @@ func Load(ctx context.Context, path string, data []byte, overlays []Overlay, rea
 // model position (see Diag for how a missing node is placed).
 func (s *Spec) Pos(ptr string) model.Pos {
 	var p model.Pos
-	p.File, p.Line, p.Col = s.src.pos(ptr)
+	p.File, p.Line, p.Col = s.src.pos(s.swaggerPointer(ptr))
 	return p
 }
 
 // NewSpec is the Spec of a document decoded elsewhere, positions read from
 // data (the file's bytes): for tests of the later stages.
 func NewSpec(doc *openapi3.T, file string, data []byte) *Spec {
-	return &Spec{Doc: doc, File: file, src: &srcMap{file: file, data: data, from: map[*yaml.Node]string{}}}
+	abs, _ := filepath.Abs(file)
+	return &Spec{Doc: doc, File: file, root: filepath.ToSlash(abs), src: &srcMap{file: file, data: data, from: map[*yaml.Node]string{}}}
 }
 
 // Tree is the document's node tree, as overlays and repairs left it: what
@@ -141,6 +204,7 @@ func load(ctx context.Context, path string, data []byte, overlays []Overlay, g *
 		return nil, nil, err
 	}
 	loc := &url.URL{Path: filepath.ToSlash(abs)}
+	s.root, s.g = loc.Path, g
 	if rdiags := g.checkRefs(path, loc, root); rdiags != nil {
 		return nil, append(diags, rdiags...), nil
 	}
@@ -274,7 +338,7 @@ func Validate(ctx context.Context, s *Spec, strict bool) diag.Diagnostics {
 		}
 		d := diag.Diagnostic{Severity: sev, File: path, Msg: "spec does not validate: " + err.Error(), Hint: "a client can still be generated; -strict makes this an error"}
 		if ptr := s.validationPointer(err); ptr != "" {
-			d = s.Diag(sev, ptr, d.Msg, d.Hint)
+			d = s.diagAt(sev, ptr, d.Msg, d.Hint)
 		}
 		return diag.Diagnostics{d}
 	}

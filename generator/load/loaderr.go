@@ -54,23 +54,23 @@ func (s *Spec) loadErrors(root *yaml.Node, data []byte, err error, g *readGuard)
 				ds = append(ds, d)
 				continue
 			}
-			ds = append(ds, s.Diag(diag.Error, ptr, prefix+msg, ""))
+			ds = append(ds, s.diagAt(diag.Error, ptr, prefix+msg, ""))
 		}
 		return ds
 	}
 	var sde *swaggerDecodeError
 	if errors.As(err, &sde) {
 		if ptr, ok := narrowSwagger(root, err.Error()); ok {
-			return diag.Diagnostics{s.Diag(diag.Error, ptr, prefix+err.Error(), "")}
+			return diag.Diagnostics{s.diagAt(diag.Error, ptr, prefix+err.Error(), "")}
 		}
 	}
 	if s.Swagger {
 		if ptr, ok := conversionPointer(root, err.Error()); ok {
-			return diag.Diagnostics{s.Diag(diag.Error, ptr, prefix+err.Error(), "")}
+			return diag.Diagnostics{s.diagAt(diag.Error, ptr, prefix+err.Error(), "")}
 		}
 	}
 	if ptr, ok := refPointer(root, err.Error()); ok {
-		d := s.Diag(diag.Error, ptr, prefix+err.Error(), "")
+		d := s.diagAt(diag.Error, ptr, prefix+err.Error(), "")
 		if cause, ok := s.externalCause(root, ptr, d, err.Error(), g); ok {
 			return diag.Diagnostics{cause}
 		}
