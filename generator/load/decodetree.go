@@ -3,22 +3,21 @@ package load
 import (
 	"bytes"
 	"regexp"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	yaml "go.yaml.in/yaml/v4"
 )
 
 // decodeTree is kin-openapi's load of a spec from the node tree we parsed
-// already, for a JSON spec of one file. kin-openapi parses every document
-// with YAML, JSON too, and decodes the node tree with its types'
-// UnmarshalYAML methods; for JSON that YAML reads, internal/jsontree
-// builds that same tree (tested node by node against YAML's), so decoding
-// it here is the same decode without the second parse, the costliest step
-// of a load (0.9 s of Cloudflare's 1.2 s). kin-openapi's scalar
-// preparation before the decode (local tags, timestamps, infinities,
-// non-string keys, aliases) has nothing to change in a JSON tree. Refs
-// resolve as LoadFromData resolves them: every $ref is within the
-// document (the caller checks), so there is no file to locate them
+// already, for a spec of one file. kin-openapi parses every document with
+// go-yaml, JSON too, prepares the tree's scalars (see treeIsKins) and
+// decodes it with its types' UnmarshalYAML methods; our tree is that same
+// tree (go-yaml's, or for JSON internal/jsontree's, tested node by node
+// against go-yaml's), so decoding it here is the same decode without the
+// second parse, the costliest step of a load (0.9 s of Cloudflare's
+// 1.2 s). Refs resolve as LoadFromData resolves them: every $ref is within
+// the document (the caller checks), so there is no file to locate them
 // against. TestDecodedTreeIsKinsOwnLoad compares the documents.
 func decodeTree(loader *openapi3.Loader, root *yaml.Node) (*openapi3.T, error) {
 	doc := &openapi3.T{}
@@ -84,6 +83,63 @@ func externalMappings(n *yaml.Node) bool {
 			continue
 		}
 		if externalMappings(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// treeIsKins reports whether root, parsed from data by source, is the tree
+// kin-openapi decodes for data: the tree its own go-yaml parse builds, and
+// one its scalar preparation leaves as it is. kin-openapi retags local
+// tags, timestamps and non-string keys as strings, refuses infinities,
+// null keys and alias cycles, and merges "<<" keys itself; a tree with
+// any of them, or with an alias at all, is left to kin-openapi. So is a
+// spec whose discriminator maps to another file, data with a raw U+0085
+// (kin-openapi reads that JSON with encoding/json), and JSON that YAML
+// would not read as JSON (yamlReadsAsJSON).
+func treeIsKins(source treeSource, data []byte, root *yaml.Node) bool {
+	switch source {
+	case fromJSONTree:
+		if !yamlReadsAsJSON(data) {
+			return false
+		}
+	case fromYAML:
+		if bytes.Contains(data, []byte("\u0085")) {
+			return false
+		}
+	default:
+		return false
+	}
+	return !externalMappings(root) && !needsPreparing(root)
+}
+
+// needsPreparing reports whether kin-openapi's scalar preparation would
+// change or refuse the tree below n (see treeIsKins).
+func needsPreparing(n *yaml.Node) bool {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return true
+	case yaml.ScalarNode:
+		switch {
+		case n.Tag == "!!timestamp", strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!"):
+			return true
+		case n.Tag == "!!float":
+			switch strings.ToLower(strings.TrimLeft(n.Value, "+-")) {
+			case ".inf", ".nan":
+				return true
+			}
+		}
+		return false
+	}
+	if n.Anchor != "" {
+		return true
+	}
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 && (c.Kind != yaml.ScalarNode || c.Tag != "!!str") {
+			return true
+		}
+		if needsPreparing(c) {
 			return true
 		}
 	}

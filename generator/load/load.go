@@ -251,7 +251,7 @@ func load(ctx context.Context, path string, data []byte, overlays []Overlay, g *
 			s.Doc = doc
 			return err
 		}
-		if !reencoded && len(g.sites) == 0 && s.src.json && yamlReadsAsJSON(data) && !externalMappings(root) {
+		if !reencoded && len(g.sites) == 0 && treeIsKins(s.src.source, data, root) {
 			if doc, err := decodeTree(loader, root); err == nil {
 				s.Doc, s.decodedTree = doc, true
 				return nil

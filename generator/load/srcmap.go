@@ -19,10 +19,9 @@ type srcMap struct {
 	// thing, to check the document).
 	root   *yaml.Node
 	parsed bool
-	// json is set when root came from internal/jsontree: data is JSON and
-	// root is the tree YAML would have built for it.
-	json bool
-	err  error // why data did not parse
+	// from says which parser built root (treecheck.go).
+	source treeSource
+	err    error // why data did not parse
 	// from names the overlay file of nodes an overlay added.
 	from map[*yaml.Node]string
 }
@@ -32,7 +31,7 @@ type srcMap struct {
 func (m *srcMap) tree() *yaml.Node {
 	if !m.parsed {
 		m.parsed = true
-		m.root, m.json, m.err = parseTreeJSON(m.data)
+		m.root, m.source, m.err = parseTreeFrom(m.data)
 	}
 	return m.root
 }

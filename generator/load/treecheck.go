@@ -483,39 +483,42 @@ func (c *refGraph) lookup(fragment string) *yaml.Node {
 
 // parseTree parses a YAML or JSON document into its node tree.
 func parseTree(data []byte) (*yaml.Node, error) {
-	root, _, err := parseTreeJSON(data)
+	root, _, err := parseTreeFrom(data)
 	return root, err
 }
 
-// parseTreeJSON is parseTree, and reports whether the tree came from
-// jsontree, which builds for JSON the tree YAML builds.
-func parseTreeJSON(data []byte) (_ *yaml.Node, fromJSON bool, _ error) {
+// treeSource says which parser built a node tree.
+type treeSource uint8
+
+const (
+	fromYAML     treeSource = iota // go-yaml, as kin-openapi parses
+	fromJSONTree                   // internal/jsontree: YAML's tree for JSON
+	fromJSON                       // jsonTree: JSON that YAML refuses
+)
+
+// parseTreeFrom is parseTree, and says which parser built the tree.
+func parseTreeFrom(data []byte) (*yaml.Node, treeSource, error) {
 	if isJSONObject(data) {
 		// The tree YAML gives, without libyaml's cost; what jsontree
 		// refuses, YAML (or jsonTree) reads as before.
 		if root, err := jsontree.Parse(data); err == nil {
-			return root, true, nil
+			return root, fromJSONTree, nil
 		}
 	}
-	root, err := parseTreeYAML(data)
-	return root, false, err
-}
-
-func parseTreeYAML(data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		if isJSONObject(data) {
 			// YAML refuses some JSON that JSON decoders read.
 			if root, jerr := jsonTree(data); jerr == nil {
-				return root, nil
+				return root, fromJSON, nil
 			}
 		}
-		return nil, err
+		return nil, fromYAML, err
 	}
 	if len(doc.Content) == 0 {
-		return nil, errors.New("the file is empty")
+		return nil, fromYAML, errors.New("the file is empty")
 	}
-	return doc.Content[0], nil
+	return doc.Content[0], fromYAML, nil
 }
 
 // isJSONObject reports whether data starts as a JSON object does.
