@@ -1,0 +1,6 @@
+//go:build !race
+
+package load
+
+// raceSpecLimit: no bound without the race detector (see race_on_test.go).
+const raceSpecLimit = 1 << 62
