@@ -387,7 +387,7 @@ func TestSingleSendWireUnchanged(t *testing.T) {
 				op := e.Operation(OperationSpec{Name: "op", Method: tc.method, Retry: retry})
 				do(t, op, build(url))
 			})
-			if strings.ToLower(viaResgen) != strings.ToLower(plain) {
+			if !strings.EqualFold(viaResgen, plain) {
 				t.Errorf("%s %q (retry %v): resgen wrote\n%q\nplain net/http wrote\n%q", tc.method, tc.body, retry != nil, viaResgen, plain)
 			}
 		}

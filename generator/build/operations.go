@@ -297,13 +297,14 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 	mp.Type = builtin("string")
 	ref := p.Schema
 	if ref == nil {
-		for _, ct := range slices.Sorted(maps.Keys(p.Content)) {
-			if mt := p.Content[ct]; mt != nil && encodingOf(ct) == "json" {
-				// content: application/json means the value's JSON text.
-				mp.Type = rawMessage
-				mp.Doc = append(mp.Doc, "It is the JSON text of the value (the parameter's content is "+ct+").")
-			}
-			break
+		// A parameter's content has one entry: the first in sorted order.
+		if len(p.Content) == 0 {
+			return
+		}
+		if ct := slices.Min(slices.Collect(maps.Keys(p.Content))); p.Content[ct] != nil && encodingOf(ct) == "json" {
+			// content: application/json means the value's JSON text.
+			mp.Type = rawMessage
+			mp.Doc = append(mp.Doc, "It is the JSON text of the value (the parameter's content is "+ct+").")
 		}
 		return
 	}

@@ -173,7 +173,7 @@ func jsonEqual(raw []byte, want string) bool {
 		var sr, sw string
 		return json.Unmarshal(raw, &sr) == nil && json.Unmarshal([]byte(want), &sw) == nil && sr == sw
 	case isNumberStart(r) && isNumberStart(w):
-		if bytes.IndexAny(raw, ".eE") < 0 && strings.IndexAny(want, ".eE") < 0 {
+		if !bytes.ContainsAny(raw, ".eE") && !strings.ContainsAny(want, ".eE") {
 			return false
 		}
 		fr, errR := strconv.ParseFloat(string(raw), 64)
