@@ -34,6 +34,7 @@ import (
 	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/generator/policy"
+	"github.com/resgen/resgen/internal/gopanic"
 )
 
 // Output is one generated file.
@@ -166,8 +167,9 @@ func run(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay, 
 		return nil, nil, &InputError{Diags: diags}
 	}
 	ldiags := slices.Clip(diags)
-	validated := make(chan Diagnostics, 1)
-	go func() { validated <- load.Validate(ctx, s, cfg.Strict) }()
+	var vdiags Diagnostics
+	var validating gopanic.Group
+	validating.Go(func() { vdiags = load.Validate(ctx, s, cfg.Strict) })
 	r := policy.New(s)
 	file, bdiags := build.Model(s, r, cfg.Package, filepath.Base(cfg.Spec))
 	r.LintOperations(file.Operations)
@@ -178,7 +180,7 @@ func run(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay, 
 	if print && !diags.HasErrors() && !(cfg.Strict && len(diags) > 0) {
 		files, rerr = emit.Render(file, cfg.Split)
 	}
-	vdiags := <-validated
+	validating.Wait()
 	if vdiags.HasErrors() {
 		// As when validation ran before build: a spec that does not
 		// validate (-strict) fails with what load and validation found.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/internal/gopanic"
 )
 
 // Bad input through the CLI: each case exits 2 with a diagnostic of the
@@ -185,6 +186,29 @@ func TestPanicIsOneLineExit1(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, old) {
 		t.Fatalf("the old output changed: %q", got)
+	}
+}
+
+// TestWorkerPanicIsOneLineExit1: a panic on one of the generator's worker
+// goroutines (validation, emit's printers run on a gopanic.Group) is
+// answered the same way, naming the site in the worker.
+func TestWorkerPanicIsOneLineExit1(t *testing.T) {
+	t.Chdir("../..")
+	t.Cleanup(func() { generate = generator.Generate })
+	generate = func(context.Context, generator.Config) (*generator.Result, error) {
+		var g gopanic.Group
+		g.Go(func() {
+			var m map[string]int
+			//lint:ignore SA5000 the panic is what the test is about
+			m["boom"]++
+		})
+		g.Wait()
+		return nil, nil
+	}
+	code, stderr := runCLIWithin(t, "generate", "-spec", "testdata/specs/petstore.yaml", "-package", "p", "-o", filepath.Join(t.TempDir(), "c.go"))
+	want := "resgen: internal error: panic: assignment to entry in nil map at resgen.TestWorkerPanicIsOneLineExit1.func2.1 (badinput_test.go:"
+	if code != exitInternal || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, "goroutine") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and one line starting %q", code, stderr, want)
 	}
 }
 

@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"path/filepath"
-	goruntime "runtime"
 	"runtime/debug"
 	"strings"
 
 	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/internal/gopanic"
 	"github.com/resgen/resgen/internal/sanitize"
 )
 
@@ -72,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "resgen: internal error: panic: %s%s (a bug in resgen: please report it, with the spec if you can, at %s)\n",
-				oneLine(fmt.Sprint(p)), panicSite(), issues)
+				oneLine(fmt.Sprint(p)), panicSite(p), issues)
 			code = exitInternal
 		}
 	}()
@@ -271,18 +269,14 @@ func oneLine(s string) string {
 
 // panicSite names the function and line that panicked, from the deferred
 // recover: " at generator.statusRank (operations.go:478)", or "".
-func panicSite() string {
-	pcs := make([]uintptr, 32)
-	frames := goruntime.CallersFrames(pcs[:goruntime.Callers(3, pcs)])
-	for {
-		f, more := frames.Next()
-		if !strings.HasPrefix(f.Function, "runtime.") && f.Function != "" {
-			return fmt.Sprintf(" at %s (%s:%d)", path.Base(f.Function), filepath.Base(f.File), f.Line)
-		}
-		if !more {
-			return ""
-		}
+// panicSite names where p was raised: on a worker goroutine of the
+// generator, the site it carries; else the frame that panicked (the
+// deferred function calling panicSite is skipped).
+func panicSite(p any) string {
+	if gp, ok := p.(*gopanic.Panic); ok {
+		return gp.Site
 	}
+	return gopanic.Site(3)
 }
 
 func printDiags(w io.Writer, ds generator.Diagnostics) {

@@ -6,11 +6,11 @@ import (
 	goruntime "runtime"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/gopanic"
 	"github.com/resgen/resgen/internal/sanitize"
 	"github.com/resgen/resgen/templates"
 )
@@ -103,7 +103,7 @@ func render(f *model.File, split string, workers, minUnits int) ([]Output, error
 		}
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var wg gopanic.Group // a printer's panic is Render's
 	for range min(workers, len(tasks)) {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < int64(len(tasks)); i = next.Add(1) - 1 {
