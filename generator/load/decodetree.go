@@ -39,7 +39,7 @@ var surrogateEscape = regexp.MustCompile(`\\u[dD][89abAB]|\\u[dD][c-fC-F]`)
 // U+FFFE and U+FFFF) and escapes of surrogates, and kin-openapi then
 // decodes such a document through encoding/json instead, which gives
 // extension values other types. A key longer than YAML's 1024-character
-// limit on implicit keys is refused too (see longKey). The test is
+// limit on implicit keys is refused too (see readsApart). The test is
 // conservative: an escaped backslash before "ud800" also says no.
 func yamlReadsAsJSON(data []byte) bool {
 	if bytes.IndexByte(data, 0x7f) >= 0 || bytes.Contains(data, []byte("\uFFFE")) || bytes.Contains(data, []byte("\uFFFF")) {
@@ -58,11 +58,12 @@ func yamlReadsAsJSON(data []byte) bool {
 	return !surrogateEscape.Match(data)
 }
 
-// externalMappings reports whether a discriminator's mapping names a
-// schema in another file ("pets.json#/Dog"), which kin-openapi resolves
-// against the document's location, or a key is too long for YAML's
-// implicit keys.
-func externalMappings(n *yaml.Node) bool {
+// readsApart reports whether kin-openapi would read part of the tree
+// below n apart from the decode: a discriminator's mapping to a schema in
+// another file ("pets.json#/Dog"), resolved against the document's
+// location, or a key too long for YAML's implicit keys, which makes
+// go-yaml refuse JSON and kin-openapi fall back to encoding/json.
+func readsApart(n *yaml.Node) bool {
 	if n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode {
 		return false
 	}
@@ -82,7 +83,7 @@ func externalMappings(n *yaml.Node) bool {
 			}
 			continue
 		}
-		if externalMappings(c) {
+		if readsApart(c) {
 			return true
 		}
 	}
@@ -111,7 +112,7 @@ func treeIsKins(source treeSource, data []byte, root *yaml.Node) bool {
 	default:
 		return false
 	}
-	return !externalMappings(root) && !needsPreparing(root)
+	return !readsApart(root) && !needsPreparing(root)
 }
 
 // needsPreparing reports whether kin-openapi's scalar preparation would

@@ -19,7 +19,7 @@ type srcMap struct {
 	// thing, to check the document).
 	root   *yaml.Node
 	parsed bool
-	// from says which parser built root (treecheck.go).
+	// source says which parser built root (treecheck.go).
 	source treeSource
 	err    error // why data did not parse
 	// from names the overlay file of nodes an overlay added.

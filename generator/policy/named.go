@@ -26,31 +26,44 @@ func builtinRetry() model.RetryPolicy {
 // namedBreaker resolves a breaker policy by name; from is the pointer of
 // the reference, "" when resolving a definition.
 func (r *Resolver) namedBreaker(name, from string) *model.BreakerPolicy {
-	if p, ok := r.breakers[name]; ok {
+	return named(r, "breakers", "breaker", name, from, r.breakers, r.breakerDefs, builtinBreaker, r.breakerObj)
+}
+
+// namedRetry is namedBreaker for retry policies.
+func (r *Resolver) namedRetry(name, from string) *model.RetryPolicy {
+	return named(r, "retries", "retry", name, from, r.retries, r.retryDefs, builtinRetry, r.retryObj)
+}
+
+// named resolves a policy of one kind ("breakers" or "retries", one
+// policy a "breaker" or "retry") by name, once: done caches what
+// resolved, defs are the spec's definitions, builtin makes "default"
+// when the spec does not define it, and obj resolves a definition.
+func named[P any](r *Resolver, kind, what, name, from string, done map[string]*P, defs map[string]rawObj, builtin func() P, obj func(rawObj, string) *P) *P {
+	if p, ok := done[name]; ok {
 		return p
 	}
-	def, ok := r.breakerDefs[name]
+	def, ok := defs[name]
 	if !ok {
 		if name == "default" {
-			b := builtinBreaker()
-			r.breakers[name] = &b
-			return &b
+			p := builtin()
+			done[name] = &p
+			return &p
 		}
 		if from != "" {
-			r.errorf(from, "define it under x-resilience.breakers, or use one of: "+strings.Join(r.names(r.breakerDefs), ", "), "unknown breaker policy %q", name)
+			r.errorf(from, "define it under x-resilience."+kind+", or use one of: "+strings.Join(r.names(defs), ", "), "unknown %s policy %q", what, name)
 		}
 		return nil
 	}
-	key := "breakers/" + name
+	key := kind + "/" + name
 	if r.resolving[key] {
-		r.errorf(def.ptr+"/extends", "remove one of the extends", "breaker policy %q extends itself: %s", name, r.cycle("breakers", name))
+		r.errorf(def.ptr+"/extends", "remove one of the extends", "%s policy %q extends itself: %s", what, name, r.cycle(kind, name))
 		return nil
 	}
 	r.resolving[key] = true
 	defer delete(r.resolving, key)
-	p := r.breakerObj(def, name)
+	p := obj(def, name)
 	if p != nil {
-		r.breakers[name] = p
+		done[name] = p
 	}
 	return p
 }
@@ -102,36 +115,6 @@ func (r *Resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 	p = modelBreaker(rp, name, p.Scope)
 	r.lintBreaker(o, &p)
 	return &p
-}
-
-func (r *Resolver) namedRetry(name, from string) *model.RetryPolicy {
-	if p, ok := r.retries[name]; ok {
-		return p
-	}
-	def, ok := r.retryDefs[name]
-	if !ok {
-		if name == "default" {
-			p := builtinRetry()
-			r.retries[name] = &p
-			return &p
-		}
-		if from != "" {
-			r.errorf(from, "define it under x-resilience.retries, or use one of: "+strings.Join(r.names(r.retryDefs), ", "), "unknown retry policy %q", name)
-		}
-		return nil
-	}
-	key := "retries/" + name
-	if r.resolving[key] {
-		r.errorf(def.ptr+"/extends", "remove one of the extends", "retry policy %q extends itself: %s", name, r.cycle("retries", name))
-		return nil
-	}
-	r.resolving[key] = true
-	defer delete(r.resolving, key)
-	p := r.retryObj(def, name)
-	if p != nil {
-		r.retries[name] = p
-	}
-	return p
 }
 
 func (r *Resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
