@@ -81,3 +81,12 @@ func matchOf(toks []string) runtime.Match {
 	}
 	return m
 }
+
+// RuntimeBreaker is the runtime policy a generated client registers for
+// the model's breaker policy: the one conversion emit's literals and
+// `resgen lab` share.
+func RuntimeBreaker(p *model.BreakerPolicy) runtime.BreakerPolicy { return runtimeBreaker(p) }
+
+// RuntimeRetry is the runtime policy a generated client registers for the
+// model's retry policy.
+func RuntimeRetry(p *model.RetryPolicy) runtime.RetryPolicy { return runtimeRetry(p) }
