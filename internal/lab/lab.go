@@ -285,3 +285,38 @@ func suggest(name string, known []string) string {
 	}
 	return " (it has " + strings.Join(known, ", ") + ")"
 }
+
+// Run runs one scenario on the target. The clock is Options.Speed.
+func Run(ctx context.Context, scenario string, t *Target, o Options) (*Report, error) {
+	if o.Speed < 1 {
+		o.Speed = 1
+	}
+	var run func(context.Context, *Target, Options) (*Report, error)
+	switch scenario {
+	case "storm":
+		run = storm
+	case "order":
+		run = order
+	case "slow":
+		run = slow
+	case "outage":
+		run = outage
+	default:
+		return nil, fmt.Errorf("unknown scenario %q%s", scenario, suggestScenario(scenario))
+	}
+	start := time.Now()
+	r, err := run(ctx, t, o)
+	if err != nil {
+		return nil, err
+	}
+	r.Scenario, r.Spec, r.Operation, r.Speed = scenario, t.Spec, t.OperationID, o.Speed
+	r.Started, r.Took = start, time.Since(start)
+	return r, nil
+}
+
+func suggestScenario(s string) string {
+	if g := rawval.Suggest(s, Scenarios); g != "" {
+		return fmt.Sprintf(" (did you mean %q?)", g)
+	}
+	return " (scenarios: " + strings.Join(Scenarios, ", ") + ")"
+}
