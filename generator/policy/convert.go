@@ -83,8 +83,8 @@ func matchOf(toks []string) runtime.Match {
 }
 
 // RuntimeBreaker is the runtime policy a generated client registers for
-// the model's breaker policy: the one conversion emit's literals and
-// `resgen lab` share.
+// the model's breaker policy (emit prints the same fields as a literal;
+// golden/lab checks that the two agree). `resgen lab` runs it.
 func RuntimeBreaker(p *model.BreakerPolicy) runtime.BreakerPolicy { return runtimeBreaker(p) }
 
 // RuntimeRetry is the runtime policy a generated client registers for the
