@@ -324,13 +324,18 @@ func md(s string) string {
 		switch c {
 		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '&', '$', '!':
 			b.WriteByte('\\')
-		case '#', '-', '+', '=':
+		case '#', '=':
 			if i == 0 {
 				b.WriteByte('\\')
 			}
+		case '-', '+':
+			// "- x" starts a list, "---" is a rule.
+			if i == 0 && (strings.HasPrefix(s[1:], " ") || strings.Trim(s, string(c)+" ") == "") {
+				b.WriteByte('\\')
+			}
 		case '.', ')':
-			// "1." and "1)" start an ordered list.
-			if i > 0 && strings.Trim(s[:i], "0123456789") == "" {
+			// "1. x" and "1) x" start an ordered list.
+			if i > 0 && strings.Trim(s[:i], "0123456789") == "" && (i+1 == len(s) || s[i+1] == ' ') {
 				b.WriteByte('\\')
 			}
 		}

@@ -30,6 +30,8 @@ const (
 	// charW is a generous estimate of a sans-serif glyph's advance at
 	// fontSize, for sizing the legend and keeping mark labels apart.
 	charW = 0.62 * fontSize
+	// titleCharW is the same for the bold 16px title.
+	titleCharW = 0.62 * 16
 )
 
 // Bounds on what one chart draws, so that a file stays small whatever
@@ -41,9 +43,9 @@ const (
 	maxSeries   = 24
 	maxMarks    = 24
 	maxMarkRows = 3
-	maxLegend   = 40  // runes of a legend entry
-	maxLabel    = 34  // runes of a mark label
-	maxTitle    = 110 // runes of a title or axis label
+	maxLegend   = 40 // runes of a legend entry
+	maxLabel    = 34 // runes of a mark label
+	maxTitle    = 95 // runes of a title or axis label: (svgWidth-16)/titleCharW
 )
 
 // palette is Okabe and Ito's colour-blind-safe set, the yellow last (it
@@ -149,7 +151,11 @@ func (p Plot) SVG() []byte {
 	// A white ground: viewers in dark mode would otherwise show black
 	// text on black.
 	b.s(`<rect width="100%" height="100%" fill="#ffffff"/>` + "\n")
-	b.s(`<text x="`).f(midX).s(`" y="`).i(titleY).s(`" text-anchor="middle" font-size="16" font-weight="bold">`).text(p.Title, maxTitle).s("</text>\n")
+	// The title is centred over the plot area unless it is too wide for
+	// that, and cut to the document's width.
+	title := truncate(sanitize.Comment(p.Title), maxTitle)
+	tw := float64(utf8.RuneCountInString(title)) * titleCharW
+	b.s(`<text x="`).f(clamp(midX, tw/2+8, svgWidth-tw/2-8)).s(`" y="`).i(titleY).s(`" text-anchor="middle" font-size="16" font-weight="bold">`).text(title, maxTitle).s("</text>\n")
 
 	// Grid, ticks and their labels, axes and their labels.
 	b.s(`<g stroke="#e3e3e3" stroke-width="1">` + "\n")
@@ -314,13 +320,13 @@ func ticksFor(lo, hi float64, want int) ticks {
 	if math.IsInf(span, 0) || math.IsNaN(span) {
 		lo, hi, span = 0, 1, 1
 	}
-	raw := span / float64(want)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * mag
-	for _, f := range []float64{1, 2, 5} {
-		if raw <= f*mag {
+	// Of the 1-2-5 steps around span/want, the one giving the nearest
+	// number of steps to want.
+	mag := math.Pow(10, math.Floor(math.Log10(span/float64(want))))
+	step := mag
+	for _, f := range []float64{2, 5, 10} {
+		if math.Abs(span/(f*mag)-float64(want)) < math.Abs(span/step-float64(want)) {
 			step = f * mag
-			break
 		}
 	}
 	k0 := math.Floor(lo/step + 1e-9)
