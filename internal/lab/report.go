@@ -30,8 +30,9 @@ type Report struct {
 	// Speed is Options.Speed; tables say a run was sped up when it is > 1.
 	Speed float64 `json:"speed"`
 	// Started is when the run began; Took how long it ran (wall time).
+	// results.json has Took in seconds (MarshalJSON).
 	Started time.Time     `json:"started"`
-	Took    time.Duration `json:"tookNs"`
+	Took    time.Duration `json:"tookS"`
 	// Setup describes the scenario's model, one line each ("50 users × 5
 	// requests, no think time", "capacity 10 concurrent × 200ms").
 	Setup []string `json:"setup"`
@@ -414,6 +415,21 @@ type jsonReport struct {
 // keys), durations in seconds, and no raw rune a terminal would act on
 // when the file is printed (sanitize.JSON).
 func (r *Report) JSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r.view()); err != nil {
+		return nil, fmt.Errorf("lab: results.json: %w", err)
+	}
+	return sanitize.JSON(b.Bytes()), nil
+}
+
+// MarshalJSON gives results.json's shape (unindented) wherever a Report
+// is encoded.
+func (r Report) MarshalJSON() ([]byte, error) { return json.Marshal(r.view()) }
+
+func (r *Report) view() jsonReport {
 	v := jsonReport{
 		Scenario: r.Scenario, Spec: r.Spec, Operation: r.Operation, Policy: r.Policy,
 		Speed: r.Speed, Started: r.Started.UTC().Round(0), TookS: r.Took.Seconds(),
@@ -426,14 +442,7 @@ func (r *Report) JSON() ([]byte, error) {
 	if v.Tables == nil {
 		v.Tables = []Table{}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("lab: results.json: %w", err)
-	}
-	return sanitize.JSON(b.Bytes()), nil
+	return v
 }
 
 // WriteDir writes report.md, results.json and one SVG per plot into dir,

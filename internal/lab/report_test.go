@@ -293,6 +293,12 @@ func TestJSONRoundTripsAndIsStable(t *testing.T) {
 	if got := strings.Join(keys, " "); got != "scenario spec operation policy speed started tookS setup tables plots log findings results" {
 		t.Errorf("keys %s", got)
 	}
+	compact, err := json.Marshal(*r)
+	var want bytes.Buffer
+	json.Compact(&want, data)
+	if err != nil || !bytes.Equal(compact, want.Bytes()) {
+		t.Errorf("json.Marshal(Report) differs from JSON():\n%s\n%s", compact, want.Bytes())
+	}
 	if bytes.Contains(data, []byte(`"Points"`)) || !bytes.HasPrefix(data, []byte("{\n  \"scenario\"")) {
 		t.Errorf("not indented or holds plot data:\n%s", data)
 	}
