@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -202,7 +203,7 @@ func (p Plot) SVG() []byte {
 		if l.end {
 			anchor, x = "end", c.px(m.X)-3
 		}
-		b.s(`<text x="`).f(x).s(`" y="`).i(markTop+l.row*markRowH).s(`" text-anchor="`).s(anchor).s(`" font-size="11" fill="#333333">`).text(m.Label, maxLabel).s("</text>\n")
+		b.s(`<text x="`).f(x).s(`" y="`).i(markTop+l.row*markRowH).s(`" text-anchor="`).s(anchor).s(`" font-size="11" fill="#333333" stroke="#ffffff" stroke-width="3" paint-order="stroke">`).text(m.Label, maxLabel).s("</text>\n")
 	}
 
 	// Series, then the legend.
@@ -363,32 +364,43 @@ type markLabel struct {
 	end bool
 }
 
+// placeMarks puts each mark's label in the first row above the plot area
+// where it does not overlap another label, taking marks from left to
+// right. A label that fits in no row is left out; its line then starts at
+// the plot area's top. (Where another mark's line crosses a label, the
+// label's white halo hides it.)
 func placeMarks(marks []Mark, px func(float64) float64) (labels []markLabel, rows int) {
-	type span struct{ from, to float64 }
-	var taken [maxMarkRows][]span
-	for _, m := range marks {
-		x := px(m.X)
-		w := float64(min(utf8.RuneCountInString(sanitize.Comment(m.Label)), maxLabel))*charW*11/fontSize + 6
-		sp, end := span{x, x + w}, false
+	type placed struct {
+		from, to float64
+		row      int
+	}
+	order := make([]int, len(marks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return marks[order[a]].X < marks[order[b]].X })
+	labels = make([]markLabel, len(marks))
+	var done []placed
+	for _, i := range order {
+		x := px(marks[i].X)
+		w := float64(min(utf8.RuneCountInString(sanitize.Comment(marks[i].Label)), maxLabel))*charW*11/fontSize + 6
+		me := placed{from: x, to: x + w, row: -1}
 		if x+w > svgWidth-4 {
-			sp, end = span{x - w, x}, true
+			me.from, me.to, labels[i].end = x-w, x, true
 		}
-		l := markLabel{row: -1, end: end}
-		for r := range taken {
+		for r := 0; r < maxMarkRows && me.row < 0; r++ {
 			free := true
-			for _, o := range taken[r] {
-				if sp.from < o.to+4 && o.from < sp.to+4 {
+			for _, o := range done {
+				if o.row == r && me.from < o.to+4 && o.from < me.to+4 {
 					free = false
-					break
 				}
 			}
 			if free {
-				taken[r] = append(taken[r], sp)
-				l.row, rows = r, max(rows, r+1)
-				break
+				me.row, rows = r, max(rows, r+1)
 			}
 		}
-		labels = append(labels, l)
+		labels[i].row = me.row
+		done = append(done, me)
 	}
 	return labels, rows
 }
