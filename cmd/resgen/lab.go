@@ -181,6 +181,9 @@ func runLab(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	// Once the lab is told to stop, a second Ctrl-C kills at once, as it
+	// would without the lab.
+	defer context.AfterFunc(ctx, stop)()
 	r, err := labRun(ctx, scenario, target, o)
 	switch {
 	case err == nil:

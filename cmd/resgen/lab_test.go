@@ -264,6 +264,34 @@ func TestLabErrors(t *testing.T) {
 	})
 }
 
+// TestLabCtrlC: a real SIGINT while the lab runs cancels the lab's
+// context (the process lives on) and the answer is exit status 130.
+func TestLabCtrlC(t *testing.T) {
+	t.Chdir("../..")
+	fakeLab(t, func(ctx context.Context, _ string, _ *lab.Target, _ lab.Options) (*lab.Report, error) {
+		self, err := os.FindProcess(os.Getpid())
+		if err == nil {
+			err = self.Signal(os.Interrupt)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("skip: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("the interrupt did not stop the lab")
+		}
+	})
+	code, stdout, stderr := runCLI(t, "lab", "storm", "-spec", labSpec, "-op", "listItems")
+	if strings.Contains(stderr, "skip: ") {
+		t.Skip("cannot interrupt this process:", stderr)
+	}
+	if code != exitInterrupted || stdout != "" || afterWarnings(stderr) != "resgen lab: storm interrupted\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
 // TestLabWritesDir: with -o the report goes to stdout and into the folder
 // (made if missing), and stderr lists the files written, each there.
 func TestLabWritesDir(t *testing.T) {
