@@ -203,8 +203,8 @@ func runLab(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return outputError(stderr, *out, err)
 		}
-		for _, f := range files {
-			fmt.Fprintf(stderr, "wrote %s\n", sanitize.Terminal(f))
+		for _, f := range files { // names in dir
+			fmt.Fprintf(stderr, "wrote %s\n", sanitize.Terminal(filepath.Join(*out, f)))
 		}
 	}
 	return exitOK

@@ -23,7 +23,8 @@ func (r *Report) Text(w io.Writer) error {
 	return nil
 }
 
-// WriteDir is a stub: report.md only, not atomically.
+// WriteDir is a stub: report.md only, not atomically; it returns the
+// names written in dir, as report.go's does.
 func (r *Report) WriteDir(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -37,5 +38,5 @@ func (r *Report) WriteDir(dir string) ([]string, error) {
 	if cerr := fh.Close(); err == nil {
 		err = cerr
 	}
-	return []string{f}, err
+	return []string{"report.md"}, err
 }
