@@ -1,4 +1,4 @@
-# resgen: make test (what CI runs), make golden, make demo, make corpus, make bench, make bench-gen, make fuzz.
+# resgen: make test (what CI runs), make golden, make demo (a client and a lab run), make corpus, make bench, make bench-gen, make fuzz.
 GO ?= go
 
 .PHONY: test golden demo corpus bench vet conformance
@@ -28,11 +28,16 @@ vet:
 golden:
 	$(GO) test ./generator -update
 
-# Generate a client for the Petstore into demo/ (git-ignored) and build it.
+# Generate a client for the Petstore into demo/ (git-ignored) and build it,
+# then run a retry storm against the overload preset and the alternatives,
+# sped up ×$(DEMO_SPEED) (a few seconds): the product doing its job.
+DEMO_SPEED ?= 20
 demo:
 	$(GO) run ./cmd/resgen generate -spec testdata/specs/petstore.yaml -package petstore -o demo/petstore/client.gen.go
 	$(GO) build ./demo/...
 	@echo "demo: wrote and built demo/petstore/client.gen.go"
+	$(GO) run ./cmd/resgen lab storm -spec testdata/specs/lab.yaml -op listItemsOverload -compare -speed $(DEMO_SPEED) -o demo/lab
+	@echo "demo: the lab's report, results and plots are in demo/lab (docs/labs.md says how to read them)"
 
 # Every spec of ../shared/specs/real, big ones included: generate, go build, go vet.
 corpus:

@@ -37,10 +37,13 @@ Usage:
   resgen lint -spec FILE                               check x-resilience, write nothing
   resgen explain -spec FILE [-format table|markdown|json]
                                                        print each operation's policy
+  resgen lab SCENARIO -spec FILE -op OPERATION_ID [-compare] [-speed N] [-o DIR]
+                                                       run an operation's policy against a
+                                                       storm, order, slow or outage server
   resgen version                                       print the version
   resgen help                                          print this help
 
-generate, lint and explain take -overlay FILE (OpenAPI Overlay 1.0, repeatable,
+generate, lint, explain and lab take -overlay FILE (OpenAPI Overlay 1.0, repeatable,
 applied in order), -strict (warnings become errors) and -allow-read DIR
 (repeatable): a $ref reads only files below the spec's Go module, else its
 repository, else its folder, and below each -allow-read folder.
@@ -49,7 +52,8 @@ Run "resgen COMMAND -h" for a command's flags.
 
 Exit status: 0 success; 2 bad input (spec, flags, x-resilience) or an -o that
 cannot be written; 1 a bug in resgen (one line, please report it); 3 stale
-output (generate -check). A failed run never changes an existing output file.
+output (generate -check); 130 a lab stopped by Ctrl-C. A failed run never
+changes an existing output file.
 `
 
 // issues is where a resgen bug is reported.
@@ -81,6 +85,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	switch args[0] {
 	case "generate", "lint", "explain":
 		return runCommand(ctx, args[0], args[1:], stdout, stderr)
+	case "lab":
+		return runLab(ctx, args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintln(stdout, "resgen "+version())
 		return exitOK
@@ -107,24 +113,59 @@ var commandHelp = map[string][2]string{
 		"Checks the spec and its x-resilience: errors, then warnings about policies that\nwill not do what they seem to. Writes nothing. Exit status 2 on any error\n(and on any warning with -strict)."},
 	"explain": {"resgen explain -spec FILE [-overlay FILE]... [-format table|markdown|json]",
 		"Prints each operation's breaker, retry (on or off, and why), attempts, waits\nand timeouts: the facts written above each generated method."},
+	"lab": {labUsage, labHelp},
+}
+
+// specFlags are the flags of every command that reads a spec.
+type specFlags struct {
+	spec                *string
+	strict              *bool
+	overlays, allowRead []string
+}
+
+func addSpecFlags(fs *flag.FlagSet) *specFlags {
+	f := &specFlags{spec: fs.String("spec", "", "OpenAPI 3 or Swagger 2.0 spec, YAML or JSON (required)")}
+	fs.Func("overlay", "OpenAPI Overlay 1.0 `FILE` applied to the spec before loading (repeatable, in order)", func(v string) error {
+		f.overlays = append(f.overlays, v)
+		return nil
+	})
+	f.strict = fs.Bool("strict", false, "treat warnings as errors")
+	fs.Func("allow-read", "let $refs read files below `DIR` too (repeatable); by default only below the spec's Go module, else its repository, else its folder", func(v string) error {
+		f.allowRead = append(f.allowRead, v)
+		return nil
+	})
+	return f
+}
+
+// config is the generator's configuration the flags say.
+func (f *specFlags) config() generator.Config {
+	return generator.Config{Spec: *f.spec, Package: "client", Overlays: f.overlays, Strict: *f.strict, ReadRoots: f.allowRead}
+}
+
+// printHelp prints cmd's usage, description and flags.
+func printHelp(fs *flag.FlagSet, cmd string, w io.Writer) {
+	h := commandHelp[cmd]
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n\nFlags:\n", h[0], h[1])
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// specError answers a spec that did not load or check: its diagnostics
+// and exit status 2 for bad input, one line and 1 for a resgen fault.
+func specError(stderr io.Writer, err error) int {
+	var ie *generator.InputError
+	if errors.As(err, &ie) {
+		printDiags(stderr, ie.Diags)
+		return exitInput
+	}
+	return internalError(stderr, err)
 }
 
 // runCommand runs generate, lint or explain.
 func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("resgen "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	specPath := fs.String("spec", "", "OpenAPI 3 or Swagger 2.0 spec, YAML or JSON (required)")
-	var overlays []string
-	fs.Func("overlay", "OpenAPI Overlay 1.0 `FILE` applied to the spec before loading (repeatable, in order)", func(v string) error {
-		overlays = append(overlays, v)
-		return nil
-	})
-	strict := fs.Bool("strict", false, "treat warnings as errors")
-	var allowRead []string
-	fs.Func("allow-read", "let $refs read files below `DIR` too (repeatable); by default only below the spec's Go module, else its repository, else its folder", func(v string) error {
-		allowRead = append(allowRead, v)
-		return nil
-	})
+	sf := addSpecFlags(fs)
 	var pkg, out, format, split *string
 	var check *bool
 	required := []string{"-spec"}
@@ -138,11 +179,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 	case "explain":
 		format = fs.String("format", "table", "output format: table, markdown or json")
 	}
-	fs.Usage = func() {
-		h := commandHelp[cmd]
-		fmt.Fprintf(stderr, "Usage: %s\n\n%s\n\nFlags:\n", h[0], h[1])
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { printHelp(fs, cmd, stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -168,7 +205,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 		fmt.Fprintf(stderr, "resgen explain: -format must be table, markdown or json, not %q\n", *format)
 		return exitInput
 	}
-	cfg := generator.Config{Spec: *specPath, Package: "client", Overlays: overlays, Strict: *strict, ReadRoots: allowRead}
+	cfg := sf.config()
 	if pkg != nil {
 		cfg.Package = *pkg
 	}
@@ -193,12 +230,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 		checked, err = checkSpec(ctx, cfg)
 	}
 	if err != nil {
-		var ie *generator.InputError
-		if errors.As(err, &ie) {
-			printDiags(stderr, ie.Diags)
-			return exitInput
-		}
-		return internalError(stderr, err)
+		return specError(stderr, err)
 	}
 	printDiags(stderr, checked.Diags)
 	switch cmd {

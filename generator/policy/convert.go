@@ -85,7 +85,17 @@ func matchOf(toks []string) runtime.Match {
 // RuntimeBreaker is the runtime policy a generated client registers for
 // the model's breaker policy (emit prints the same fields as a literal;
 // golden/lab checks that the two agree). `resgen lab` runs it.
-func RuntimeBreaker(p *model.BreakerPolicy) runtime.BreakerPolicy { return runtimeBreaker(p) }
+func RuntimeBreaker(p *model.BreakerPolicy) runtime.BreakerPolicy {
+	rp := runtimeBreaker(p)
+	// emit writes only the field its window type reads; so must this, or
+	// the lab's policy differs from the client's in a field neither reads.
+	if rp.WindowType == runtime.TimeWindow {
+		rp.WindowSize = 0
+	} else {
+		rp.WindowDuration = 0
+	}
+	return rp
+}
 
 // RuntimeRetry is the runtime policy a generated client registers for the
 // model's retry policy.

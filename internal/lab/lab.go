@@ -79,14 +79,21 @@ func Resolve(ctx context.Context, cfg generator.Config, opID string) (*Target, e
 	if err != nil {
 		return nil, err
 	}
+	return Find(checked, cfg.Spec, opID)
+}
+
+// Find returns the operation of a checked spec whose operationId is opID:
+// Resolve without the load, for a caller (the CLI) that prints the
+// check's warnings itself.
+func Find(checked *generator.Checked, spec, opID string) (*Target, error) {
 	var ids []string
 	for _, op := range checked.Model.Operations {
 		if op.ID == opID {
-			return target(cfg.Spec, op), nil
+			return target(spec, op), nil
 		}
 		ids = append(ids, op.ID)
 	}
-	return nil, &NoOperationError{Spec: cfg.Spec, ID: opID, Known: ids}
+	return nil, &NoOperationError{Spec: spec, ID: opID, Known: ids}
 }
 
 // NoOperationError: the spec has no operation with that operationId.
@@ -145,6 +152,12 @@ func SpecStrategy(t *Target) Strategy {
 	}
 	return s
 }
+
+// ErrRefused: the scenario cannot run on this target (an operation
+// without the breaker the scenario is about). A scenario wraps it in an
+// error that says why; the CLI answers it, like ErrNotRetrySafe, as bad
+// input (exit status 2), and any other error as a resgen fault.
+var ErrRefused = errors.New("cannot run on this operation")
 
 // ErrNotRetrySafe: a strategy that retries was asked of an operation
 // that must not be retried.
