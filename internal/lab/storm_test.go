@@ -85,10 +85,11 @@ func TestStormModel(t *testing.T) {
 	tg.Breaker = nil
 	o := Options{Speed: stormSpeed, Compare: true}
 	ss := stormStrategies(tg, o)
-	// At 5×: with all 20 rejected users' five attempts packed into the
-	// first milliseconds, the client's own time per attempt must stay
-	// small against the 40 ms service time, under -race too.
-	clk := clock{5}
+	// At 2×: the 20 users turned away hammer the server, and how many of
+	// them slip in between an answer and its user's next request depends on
+	// the loopback's round trip against the service time; sped up further
+	// (and under -race) the round trip weighs more than it does at 1×.
+	clk := clock{2}
 	run := func(name string) StormStrategyResult {
 		for _, s := range ss {
 			if s.Name == name {
@@ -110,13 +111,11 @@ func TestStormModel(t *testing.T) {
 	if none.Rejected < 20 {
 		t.Errorf("none: %d rejected; want at least the 20 beyond the queue at t=0", none.Rejected)
 	}
-	// Naive retries at least double the load and buy next to nothing: at
-	// real speed they get what "none" gets (60%); the few points above it
-	// here are the client's own time per attempt, ×10 on this clock.
+	// Naive retries at least double the load and buy next to nothing.
 	naive := run("naive")
 	t.Logf("none %.2f× %.0f%%, naive %.2f× %.0f%%", none.Amplification, none.SuccessPct, naive.Amplification, naive.SuccessPct)
-	if naive.Amplification < 2 || naive.SuccessPct > min(75, none.SuccessPct+15) {
-		t.Errorf("naive: %.2f× at %.0f%% (none: %.0f%%); want ≥ 2 and at most 15 points above none, ≤ 75%%", naive.Amplification, naive.SuccessPct, none.SuccessPct)
+	if naive.Amplification < 2 || naive.SuccessPct > 70 {
+		t.Errorf("naive: %.2f× at %.0f%%; want ≥ 2 and ≤ 70%%", naive.Amplification, naive.SuccessPct)
 	}
 }
 
