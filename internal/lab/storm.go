@@ -543,7 +543,7 @@ func stormFindings(rs []StormStrategyResult) []string {
 	}
 	worst := slices.MaxFunc(rs, func(a, b StormStrategyResult) int { return cmp.Compare(a.Amplification, b.Amplification) })
 	if worst.Amplification > 1.5 {
-		f = append(f, fmt.Sprintf("%s sent %d requests for %d calls (%.2f×) and %.0f%% succeeded: retries that come back at once only add load", worst.Name, worst.ServerRequests, stormUsers*stormCallsPerUser, worst.Amplification, worst.SuccessPct))
+		f = append(f, fmt.Sprintf("most load: %s, %d requests for %d calls (%.2f×), %.0f%% succeeded", worst.Name, worst.ServerRequests, stormUsers*stormCallsPerUser, worst.Amplification, worst.SuccessPct))
 	}
 	return f
 }
