@@ -75,11 +75,7 @@ type stormStrategy struct {
 // stormStrategies are the strategies of a run: the spec's policy, and with
 // Compare the alternatives, all with the target's breaker.
 func stormStrategies(t *Target, o Options) []stormStrategy {
-	spec := SpecStrategy(t)
-	if t.NotRetrySafe {
-		spec.Retry = nil // as generated: one attempt
-	}
-	out := []stormStrategy{{spec, o.RetryAfter}}
+	out := []stormStrategy{{stormSpec(t), o.RetryAfter}}
 	if !o.Compare {
 		return out
 	}
@@ -114,6 +110,16 @@ func stormStrategies(t *Target, o Options) []stormStrategy {
 		add("overload+hints", "the overload preset, the server sending Retry-After", &p, true)
 	}
 	return out
+}
+
+// stormSpec is the spec's strategy as the generated client runs it: an
+// operation that is not retry-safe makes one attempt whatever its retry.
+func stormSpec(t *Target) Strategy {
+	s := SpecStrategy(t)
+	if t.NotRetrySafe {
+		s.Retry = nil
+	}
+	return s
 }
 
 // describeRetry says a retry policy in a few words.
@@ -465,7 +471,14 @@ func stormReport(t *Target, o Options, rs []StormStrategyResult) *Report {
 	if o.Overload == "timeout" {
 		excess = fmt.Sprintf("no answer for %v (holding no slot), then a 503: overload shows as slow answers", stormHold)
 	}
-	rep := &Report{Policy: describeRetry(t.Retry)}
+	bk := "no breaker"
+	if t.Breaker != nil {
+		bk = "breaker " + t.BreakerName
+		if t.Breaker.Policy != "" && t.Breaker.Policy != t.BreakerName {
+			bk += " (" + t.Breaker.Policy + ")"
+		}
+	}
+	rep := &Report{Policy: "retry: " + describeRetry(stormSpec(t).Retry) + "; " + bk}
 	rep.Setup = []string{
 		fmt.Sprintf("%d users × %d requests each, a closed loop with no think time, all starting at t=0 (%d logical calls)", stormUsers, stormCallsPerUser, calls),
 		fmt.Sprintf("server: %d served at a time, %v each; a queue of %d in arrival order; beyond %d in the system, %s", stormCapacity, stormService, stormQueueSize, stormCapacity+stormQueueSize, excess),
@@ -486,13 +499,6 @@ func stormReport(t *Target, o Options, rs []StormStrategyResult) *Report {
 			fmt.Sprintf("%.0f%%", r.SuccessPct), fmt.Sprintf("%.2f", r.WallS), fmt.Sprintf("%.2f×", r.WallOverFloor),
 			fmt.Sprintf("%.2f", r.P50S), fmt.Sprintf("%.2f", r.P99S), strconv.Itoa(r.BreakerOpens), strconv.FormatInt(r.BudgetRefused, 10)})
 		tb.Notes = append(tb.Notes, r.Name+": "+r.About)
-	}
-	bk := "no breaker"
-	if t.Breaker != nil {
-		bk = "breaker " + t.BreakerName
-		if t.Breaker.Policy != "" {
-			bk += " (" + t.Breaker.Policy + ")"
-		}
 	}
 	tb.Notes = append(tb.Notes,
 		fmt.Sprintf("every strategy keeps the spec's breaker (%s): it is what the client would have", bk),
