@@ -450,12 +450,14 @@ func (l *lockedBuffer) lines() []string {
 
 // peakPerBucket reduces a step series to the highest value in each bucket
 // of width seconds, so a plot of hundreds of changes stays small and
-// still shows every peak.
+// still shows every peak. A point stamped a hair before the one kept
+// before it (the server takes the time before its lock) joins that
+// bucket, so X stays ascending.
 func peakPerBucket(pts []Point, width float64) []Point {
 	var out []Point
 	for _, p := range pts {
 		x := math.Floor(p.X/width) * width
-		if n := len(out); n > 0 && out[n-1].X == x {
+		if n := len(out); n > 0 && out[n-1].X >= x {
 			out[n-1].Y = max(out[n-1].Y, p.Y)
 			continue
 		}

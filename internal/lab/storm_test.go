@@ -231,3 +231,12 @@ func TestStormBadOverload(t *testing.T) {
 		t.Error("-overload drop accepted")
 	}
 }
+
+func TestPeakPerBucket(t *testing.T) {
+	w := 0.1
+	got := peakPerBucket([]Point{{0.01, 1}, {0.05, 3}, {0.02, 2}, {0.12, 1}, {0.11, 4}, {0.35, 0}}, w)
+	want := []Point{{0, 3}, {w, 4}, {3 * w, 0}} // 0.11 after 0.12 joins its bucket
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
