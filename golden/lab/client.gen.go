@@ -202,10 +202,10 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Policy:          "overload",
 		MaxAttempts:     6,
 		Backoff:         runtime.ConstantBackoff,
-		InitialInterval: 2 * time.Second,
+		InitialInterval: 2500 * time.Millisecond,
 		Multiplier:      2.0,
 		MaxInterval:     5 * time.Second,
-		Jitter:          runtime.FullJitter,
+		Jitter:          runtime.EqualJitter,
 		RetryOn:         runtime.Match{Transport: true, Timeout: true, Codes: []int{408, 429, 500, 502, 503, 504}},
 		RetryAfter:      true,
 		MaxRetryAfter:   30 * time.Second,
@@ -339,7 +339,7 @@ type ListItemsOverloadResponse struct {
 //
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault] (shared by 3 operations; its policy is on the constant).
-//   - retry "overload" (on: GET): up to 6 attempts; waits 2s between attempts, full jitter;
+//   - retry "overload" (on: GET): up to 6 attempts; waits 2.5s between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) ListItemsOverload(ctx context.Context, opts ...runtime.CallOption) (*ListItemsOverloadResponse, error) {
