@@ -146,6 +146,12 @@ func SpecStrategy(t *Target) Strategy {
 	return s
 }
 
+// ErrRefused: the scenario cannot run on this target (an operation
+// without the breaker the scenario is about). A scenario wraps it in an
+// error that says why; the CLI answers it, like ErrNotRetrySafe, as bad
+// input (exit status 2), and any other error as a resgen fault.
+var ErrRefused = errors.New("cannot run on this operation")
+
 // ErrNotRetrySafe: a strategy that retries was asked of an operation
 // that must not be retried.
 var ErrNotRetrySafe = errors.New("not retry-safe")
