@@ -97,8 +97,11 @@ func outage(ctx context.Context, t *Target, o Options) (*Report, error) {
 		names[i] = s.Name
 	}
 	done := o.progress("outage", strings.Join(names, ", "), clk.d(p.horizon))
-	runs := clk.runOutages(ctx, t, strategies, p, true)
+	runs, err := clk.runOutages(ctx, t, strategies, p, true)
 	done()
+	if err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -125,18 +128,19 @@ func outageStrategies(t *Target, compare bool) []Strategy {
 }
 
 // runOutages runs every strategy, concurrently or one after the other.
-func (c clock) runOutages(ctx context.Context, t *Target, ss []Strategy, p outagePlan, concurrent bool) []*outageRun {
+func (c clock) runOutages(ctx context.Context, t *Target, ss []Strategy, p outagePlan, concurrent bool) ([]*outageRun, error) {
 	runs := make([]*outageRun, len(ss))
+	errs := make([]error, len(ss))
 	var wg sync.WaitGroup
 	for i, s := range ss {
 		if !concurrent {
-			runs[i] = c.runOutage(ctx, t, s, p)
+			runs[i], errs[i] = c.runOutage(ctx, t, s, p)
 			continue
 		}
-		wg.Go(func() { runs[i] = c.runOutage(ctx, t, s, p) })
+		wg.Go(func() { runs[i], errs[i] = c.runOutage(ctx, t, s, p) })
 	}
 	wg.Wait()
-	return runs
+	return runs, errors.Join(errs...)
 }
 
 // outageRun is what one strategy's run saw, in scenario seconds from the
@@ -171,7 +175,7 @@ type outageCall struct {
 
 type outageCallKey struct{}
 
-func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePlan) *outageRun {
+func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePlan) (*outageRun, error) {
 	r := &outageRun{s: s}
 	var mu sync.Mutex
 	srv := c.NewServer(func(srv *Server, w http.ResponseWriter, _ *http.Request) {
@@ -214,11 +218,21 @@ func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePla
 		}
 	}()
 
+	// Each user has its own request, which each call copies with its
+	// context: no two users share a header map.
+	reqs := make([]*http.Request, p.users)
+	for u := range reqs {
+		req, err := http.NewRequest(t.Method, r.clients[u%len(r.clients)].URL, nil)
+		if err != nil {
+			return nil, fmt.Errorf("lab outage: %s %s: %w", t.Method, t.Path, err)
+		}
+		reqs[u] = req
+	}
 	perUser := make([][]outageCall, p.users)
 	var wg sync.WaitGroup
 	for u := range p.users {
 		cl := r.clients[u%len(r.clients)]
-		wg.Go(func() { perUser[u] = c.outageUser(ctx, srv, cl, stop, p.think) })
+		wg.Go(func() { perUser[u] = c.outageUser(ctx, srv, cl, reqs[u], stop, p.think) })
 	}
 	wg.Wait()
 	<-watched
@@ -229,7 +243,7 @@ func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePla
 	mu.Lock()
 	defer mu.Unlock()
 	slices.Sort(r.arrivals)
-	return r
+	return r, nil
 }
 
 // closed reports whether every replica's breaker (if any) is closed.
@@ -243,11 +257,10 @@ func (r *outageRun) closed() bool {
 }
 
 // outageUser calls in a closed loop with think time until stop or ctx.
-func (c clock) outageUser(ctx context.Context, srv *Server, cl *outageClient, stop <-chan struct{}, think time.Duration) []outageCall {
+func (c clock) outageUser(ctx context.Context, srv *Server, cl *outageClient, base *http.Request, stop <-chan struct{}, think time.Duration) []outageCall {
 	var calls []outageCall
-	pause := time.NewTimer(0)
-	defer pause.Stop()
-	<-pause.C
+	pause := time.NewTimer(c.d(think))
+	pause.Stop() // armed by Reset after each call
 	for {
 		select {
 		case <-stop:
@@ -258,11 +271,7 @@ func (c clock) outageUser(ctx context.Context, srv *Server, cl *outageClient, st
 		}
 		oc := &outageCall{start: srv.Now().Seconds()}
 		cctx := context.WithValue(ctx, outageCallKey{}, oc)
-		req, err := http.NewRequestWithContext(cctx, http.MethodGet, cl.URL, nil)
-		if err != nil {
-			panic(err) // the URL is the loopback server's
-		}
-		resp, _, err := cl.Op.Do(cctx, req)
+		resp, _, err := cl.Op.Do(cctx, base.WithContext(cctx))
 		oc.end = srv.Now().Seconds()
 		oc.ok = err == nil && resp.StatusCode == http.StatusOK
 		oc.refused = oc.sent == 0 && errors.Is(err, runtime.ErrCircuitOpen)
@@ -574,8 +583,10 @@ func outageReport(t *Target, o Options, p outagePlan, runs []*outageRun) *Report
 		fmt.Sprintf("%d users in a closed loop: each calls %s %s, waits %v after the answer (or the refusal), and calls again", p.users, t.Method, t.Path, p.think),
 		fmt.Sprintf("the server answers 200 at once while healthy; from %v to %v (%v) it is down: it answers every request 503 at once, without Retry-After", p.downAt, p.upAt, down),
 		fmt.Sprintf("the run ends once every breaker is closed, at %v at the earliest (the server's return + the breaker's wait in open + %v) and at %v at the latest", p.horizon, outageTail, p.bound),
-		"each strategy has its own server and client; they run at the same time",
 		"a request reached the dead server when it got the 503; \"before the open\" are those answered before the breaker first opened, \"in flight\" the later attempts of calls the breaker admitted before it opened, \"trials\" its half-open trial calls",
+	}
+	if len(runs) > 1 {
+		rep.Setup = append(rep.Setup, "each strategy has its own server and client; they run at the same time")
 	}
 	var notes []string
 	if o.Speed > 1 {

@@ -12,8 +12,11 @@ import (
 	"github.com/resgen/resgen/runtime"
 )
 
-// outageSpeed keeps the run at about 2 s (20 s of scenario time).
-const outageSpeed = 10
+// outageSpeed keeps the run at about 4 s (20 s of scenario time). At
+// ×10 the requests the no-breaker strategy sends to the dead server alone
+// are about 2400 a second of wall time, more than -race on 2 shared cores
+// keeps up with, and its count then falls with the machine's load.
+const outageSpeed = 5
 
 func outageTarget(t *testing.T) *Target {
 	t.Helper()
@@ -108,8 +111,10 @@ func TestOutage(t *testing.T) {
 	if none.OpenedAfterS != nil || none.Refused != 0 || len(none.HalfOpen) != 0 {
 		t.Errorf("no breaker: %+v", none)
 	}
-	if none.DeadRequests < 10*spec.DeadRequests {
-		t.Errorf("no breaker: %d requests reached the dead server, want ≥ 10× the spec's %d", none.DeadRequests, spec.DeadRequests)
+	// About 30× on an idle machine; 14–25× under -race with a load
+	// average of 6, where the no-breaker strategy sends fewer.
+	if none.DeadRequests < 8*spec.DeadRequests {
+		t.Errorf("no breaker: %d requests reached the dead server, want ≥ 8× the spec's %d", none.DeadRequests, spec.DeadRequests)
 	}
 	if none.FailedDownP50S <= spec.FailedDownP50S {
 		t.Errorf("no breaker: failed calls took %.4fs (median), want longer than the spec's %.4fs", none.FailedDownP50S, spec.FailedDownP50S)
@@ -138,7 +143,7 @@ func TestOutage(t *testing.T) {
 
 	// The report: tables in order, the log has the open line, plots have
 	// a series per strategy, the results marshal.
-	if len(rep.Tables) != 3 || len(rep.Tables[0].Rows) != 3 || !strings.Contains(rep.Tables[0].Notes[0], "sped up ×10") {
+	if len(rep.Tables) != 3 || len(rep.Tables[0].Rows) != 3 || !strings.Contains(rep.Tables[0].Notes[0], "sped up ×5") {
 		t.Errorf("tables: %+v", rep.Tables)
 	}
 	if len(rep.Log) == 0 || !strings.Contains(rep.Log[0], `breaker "downstream" opened: failure rate`) {
