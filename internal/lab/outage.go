@@ -148,7 +148,7 @@ func (c clock) runOutages(ctx context.Context, t *Target, ss []Strategy, p outag
 type outageRun struct {
 	s       Strategy
 	clients []*outageClient
-	// arrivals are when requests reached the server.
+	// arrivals are when requests reached the server, sorted.
 	arrivals []float64
 	calls    []outageCall
 	end      float64
@@ -177,12 +177,10 @@ type outageCallKey struct{}
 
 func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePlan) (*outageRun, error) {
 	r := &outageRun{s: s}
-	var mu sync.Mutex
+	var arrivals outageList[float64]
 	srv := c.NewServer(func(srv *Server, w http.ResponseWriter, _ *http.Request) {
 		now := srv.Now()
-		mu.Lock()
-		r.arrivals = append(r.arrivals, now.Seconds())
-		mu.Unlock()
+		arrivals.add(now.Seconds())
 		if now >= p.downAt && now < p.upAt {
 			srv.Rejected()
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -240,8 +238,7 @@ func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePla
 	for _, calls := range perUser {
 		r.calls = append(r.calls, calls...)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	r.arrivals = arrivals.all()
 	slices.Sort(r.arrivals)
 	return r, nil
 }
@@ -295,8 +292,7 @@ func (c clock) outageUser(ctx context.Context, srv *Server, cl *outageClient, ba
 // when, whether it was a half-open trial, and the call it belongs to.
 type outageObserver struct {
 	*Counter
-	mu    sync.Mutex
-	sends []outageSend
+	sends outageList[outageSend]
 }
 
 // outageSend is one request that got an answer.
@@ -331,15 +327,7 @@ func (o *outageObserver) Attempt(e runtime.AttemptEvent) {
 		}
 		s.callStart = oc.start
 	}
-	o.mu.Lock()
-	o.sends = append(o.sends, s)
-	o.mu.Unlock()
-}
-
-func (o *outageObserver) sent() []outageSend {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return slices.Clone(o.sends)
+	o.sends.add(s)
 }
 
 // outageLog keeps the runtime's log lines (breaker state changes) with
@@ -347,28 +335,36 @@ func (o *outageObserver) sent() []outageSend {
 type outageLog struct {
 	clk   clock
 	start time.Time
-	mu    sync.Mutex
-	lines []string
+	lines outageList[string]
 }
 
 // Enabled leaves out debug: the runtime logs every retry there.
 func (l *outageLog) Enabled(_ context.Context, lv slog.Level) bool { return lv >= slog.LevelInfo }
 
 func (l *outageLog) Handle(_ context.Context, r slog.Record) error {
-	line := fmt.Sprintf("%6.2fs %-4s %s", l.clk.back(r.Time.Sub(l.start)).Seconds(), r.Level, r.Message)
-	l.mu.Lock()
-	l.lines = append(l.lines, line)
-	l.mu.Unlock()
+	l.lines.add(fmt.Sprintf("%6.2fs %-4s %s", l.clk.back(r.Time.Sub(l.start)).Seconds(), r.Level, r.Message))
 	return nil
 }
 
 func (l *outageLog) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l *outageLog) WithGroup(string) slog.Handler      { return l }
 
-func (l *outageLog) all() []string {
+// outageList is a list that many goroutines append to.
+type outageList[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+func (l *outageList[T]) add(v T) {
+	l.mu.Lock()
+	l.items = append(l.items, v)
+	l.mu.Unlock()
+}
+
+func (l *outageList[T]) all() []T {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Clone(l.lines)
+	return slices.Clone(l.items)
 }
 
 // outagePolicyWords says a strategy's breaker and retry in a few words.
@@ -517,7 +513,7 @@ func (r *outageRun) results(p outagePlan) OutageStrategyResults {
 				res.RecoveredAfterS = new(at - up)
 			}
 		}
-		sends := cl.obs.sent()
+		sends := cl.obs.sends.all()
 		for _, s := range sends {
 			if s.status != http.StatusServiceUnavailable {
 				continue
@@ -625,7 +621,7 @@ func outageReport(t *Target, o Options, p outagePlan, runs []*outageRun) *Report
 		rep.Tables = append(rep.Tables, trials)
 	}
 	rep.Plots = outagePlots(p, runs, res)
-	rep.Log = runs[0].clients[0].log.all()
+	rep.Log = runs[0].clients[0].log.lines.all()
 	rep.Findings = outageFindings(p, res.Strategies)
 	return rep
 }
