@@ -109,8 +109,9 @@ func outage(ctx context.Context, t *Target, o Options) (*Report, error) {
 }
 
 // outageStrategies: the spec's policy first; with compare, the same retry
-// with no breaker (the load a breaker saves) and the breaker inside the
-// retry (each attempt a sample, refusals retried).
+// with no breaker (the load a breaker saves) and, when the spec retries,
+// the breaker inside the retry (each attempt a sample, refusals retried).
+// Without retries the two orders are one.
 func outageStrategies(t *Target, compare bool) []Strategy {
 	spec := SpecStrategy(t)
 	spec.About = "as generated: " + outagePolicyWords(spec) + "; the breaker outside the retry"
@@ -121,11 +122,17 @@ func outageStrategies(t *Target, compare bool) []Strategy {
 	none := SpecStrategy(t)
 	none.Name, none.Breaker = "no breaker", nil
 	none.About = "the spec's retry without a breaker: " + outagePolicyWords(none)
+	ss = append(ss, none)
+	if !outageRetries(spec) {
+		return ss
+	}
 	swapped := SpecStrategy(t)
 	swapped.Name, swapped.Swapped = "swapped", true
 	swapped.About = "the spec's policy with the breaker inside the retry: each attempt is a sample, a refused attempt is retried"
-	return append(ss, none, swapped)
+	return append(ss, swapped)
 }
+
+func outageRetries(s Strategy) bool { return s.Retry != nil && s.Retry.MaxAttempts > 1 }
 
 // runOutages runs every strategy, concurrently or one after the other.
 func (c clock) runOutages(ctx context.Context, t *Target, ss []Strategy, p outagePlan, concurrent bool) ([]*outageRun, error) {
@@ -384,7 +391,7 @@ func outagePolicyWords(s Strategy) string {
 	} else {
 		parts = append(parts, "no breaker")
 	}
-	if r := s.Retry; r != nil && r.MaxAttempts > 1 {
+	if r := s.Retry; outageRetries(s) {
 		parts = append(parts, fmt.Sprintf("retry %s (%d attempts, %s from %v, %s jitter)", r.Policy, r.MaxAttempts, r.Backoff, r.InitialInterval, r.Jitter))
 	} else {
 		parts = append(parts, "no retry")
@@ -583,6 +590,9 @@ func outageReport(t *Target, o Options, p outagePlan, runs []*outageRun) *Report
 	}
 	if len(runs) > 1 {
 		rep.Setup = append(rep.Setup, "each strategy has its own server and client; they run at the same time")
+	}
+	if o.Compare && !outageRetries(runs[0].s) {
+		rep.Setup = append(rep.Setup, "no swapped order: the operation is not retried, so the breaker is inside or outside the same single attempt")
 	}
 	var notes []string
 	if o.Speed > 1 {

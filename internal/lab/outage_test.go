@@ -207,17 +207,27 @@ func TestOutageStopsOnCancel(t *testing.T) {
 	}
 }
 
-// The short outage: a -down shorter than the breaker's wait in open
-// still opens it, and the breaker closes at its first half-open.
-func TestOutageShortDown(t *testing.T) {
-	tg := outageTarget(t)
-	rep, err := Run(t.Context(), "outage", tg, Options{Speed: outageSpeed, Down: 2 * time.Second})
+// TestOutageShortDownWithoutRetry: a -down shorter than the breaker's
+// wait in open still opens it, and it closes at its first half-open; an
+// operation that is not retried has no swapped order to compare (the two
+// orders are one), and says so.
+func TestOutageShortDownWithoutRetry(t *testing.T) {
+	tg := *outageTarget(t)
+	tg.Retry = nil
+	rep, err := Run(t.Context(), "outage", &tg, Options{Speed: outageSpeed * 2, Down: 2 * time.Second, Compare: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := rep.Results.(OutageResults)
+	if len(res.Strategies) != 2 || res.Strategies[1].Name != "no breaker" || !strings.Contains(strings.Join(rep.Setup, "\n"), "no swapped order") {
+		t.Fatalf("strategies %+v, setup %q", res.Strategies, rep.Setup)
+	}
 	s := res.Strategies[0]
 	if res.UpAtS-res.DownAtS != 2 || s.OpenedAfterS == nil || s.RecoveredAfterS == nil || len(s.HalfOpen) != 1 || s.HalfOpen[0].Then != runtime.StateClosed.String() {
 		t.Fatalf("%+v", s)
+	}
+	// Without retries a call that reaches the dead server sends one request.
+	if s.DeadRequests != s.DeadCalls || res.Strategies[1].DeadRequests != res.Strategies[1].DeadCalls {
+		t.Errorf("dead requests %d/%d for dead calls %d/%d", s.DeadRequests, res.Strategies[1].DeadRequests, s.DeadCalls, res.Strategies[1].DeadCalls)
 	}
 }
