@@ -24,7 +24,9 @@ import (
 // The model, in scenario time.
 const (
 	// outageUsers call in a closed loop, each waiting outageThink after
-	// every call (success, failure or refusal) before the next.
+	// every call (success, failure or refusal) before the next. User u
+	// makes its first call u/outageUsers of a think time after the start,
+	// so the users do not call in lockstep.
 	outageUsers = 20
 	outageThink = 100 * time.Millisecond
 	// outageHealthy is the healthy time before the outage: enough calls
@@ -39,7 +41,7 @@ const (
 	// outagePoll is how often the run looks whether it may end.
 	outagePoll = 100 * time.Millisecond
 	// outageBucket is the width of the rate plot's buckets, in seconds.
-	outageBucket = 0.25
+	outageBucket = 0.5
 )
 
 // outagePlan is one run's timeline (scenario time from the server's start).
@@ -237,7 +239,8 @@ func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePla
 	var wg sync.WaitGroup
 	for u := range p.users {
 		cl := r.clients[u%len(r.clients)]
-		wg.Go(func() { perUser[u] = c.outageUser(ctx, srv, cl, reqs[u], stop, p.think) })
+		first := p.think * time.Duration(u) / time.Duration(p.users)
+		wg.Go(func() { perUser[u] = c.outageUser(ctx, srv, cl, reqs[u], stop, first, p.think) })
 	}
 	wg.Wait()
 	<-watched
@@ -260,18 +263,19 @@ func (r *outageRun) closed() bool {
 	return true
 }
 
-// outageUser calls in a closed loop with think time until stop or ctx.
-func (c clock) outageUser(ctx context.Context, srv *Server, cl *outageClient, base *http.Request, stop <-chan struct{}, think time.Duration) []outageCall {
+// outageUser calls in a closed loop with think time until stop or ctx,
+// the first call after first.
+func (c clock) outageUser(ctx context.Context, srv *Server, cl *outageClient, base *http.Request, stop <-chan struct{}, first, think time.Duration) []outageCall {
 	var calls []outageCall
-	pause := time.NewTimer(c.d(think))
-	pause.Stop() // armed by Reset after each call
+	pause := time.NewTimer(c.d(first))
+	defer pause.Stop()
 	for {
 		select {
+		case <-pause.C:
 		case <-stop:
 			return calls
 		case <-ctx.Done():
 			return calls
-		default:
 		}
 		oc := &outageCall{start: srv.Now().Seconds()}
 		cctx := context.WithValue(ctx, outageCallKey{}, oc)
@@ -285,13 +289,6 @@ func (c clock) outageUser(ctx context.Context, srv *Server, cl *outageClient, ba
 		}
 		calls = append(calls, *oc)
 		pause.Reset(c.d(think))
-		select {
-		case <-pause.C:
-		case <-stop:
-			return calls
-		case <-ctx.Done():
-			return calls
-		}
 	}
 }
 
@@ -583,7 +580,7 @@ func outageReport(t *Target, o Options, p outagePlan, runs []*outageRun) *Report
 	down := p.upAt - p.downAt
 	rep := &Report{Policy: outagePolicyWords(runs[0].s), Results: res}
 	rep.Setup = []string{
-		fmt.Sprintf("%d users in a closed loop: each calls %s %s, waits %v after the answer (or the refusal), and calls again", p.users, t.Method, t.Path, p.think),
+		fmt.Sprintf("%d users in a closed loop: each calls %s %s, waits %v after the answer (or the refusal), and calls again; their first calls are spread over the first %v", p.users, t.Method, t.Path, p.think, p.think),
 		fmt.Sprintf("the server answers 200 at once while healthy; from %v to %v (%v) it is down: it answers every request 503 at once, without Retry-After", p.downAt, p.upAt, down),
 		fmt.Sprintf("the run ends once every breaker is closed, at %v at the earliest (the server's return + the breaker's wait in open + %v) and at %v at the latest", p.horizon, outageTail, p.bound),
 		"a request reached the dead server when it got the 503; \"before the open\" are those answered before the breaker first opened, \"in flight\" the later attempts of calls the breaker admitted before it opened, \"trials\" its half-open trial calls",
@@ -661,7 +658,7 @@ func outagePlots(p outagePlan, runs []*outageRun, res OutageResults) []Plot {
 		Marks: marks[:2], Step: true}
 	level := map[runtime.State]float64{runtime.StateClosed: 0, runtime.StateHalfOpen: 1, runtime.StateOpen: 2}
 	for i, r := range runs {
-		load.Series = append(load.Series, Series{Name: r.s.Name, Points: Rate(r.arrivals, outageBucket)})
+		load.Series = append(load.Series, Series{Name: r.s.Name, Points: outageRate(r.arrivals, r.end)})
 		if r.s.Breaker == nil {
 			continue
 		}
@@ -674,6 +671,19 @@ func outagePlots(p outagePlan, runs []*outageRun, res OutageResults) []Plot {
 		states.Series = append(states.Series, Series{Name: r.s.Name, Points: append(pts, Point{res.Strategies[i].EndS, last})})
 	}
 	return []Plot{load, states}
+}
+
+// outageRate is requests/s in buckets of outageBucket, each drawn at its
+// middle; a last bucket the run ended inside is left out, as its rate
+// would be too low.
+func outageRate(times []float64, end float64) []Point {
+	var pts []Point
+	for _, p := range Rate(times, outageBucket) {
+		if p.X+outageBucket <= end {
+			pts = append(pts, Point{p.X + outageBucket/2, p.Y})
+		}
+	}
+	return pts
 }
 
 // outageFindings says what the numbers show, strategy by strategy.
