@@ -206,6 +206,17 @@ func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePla
 		r.clients = append(r.clients, cl)
 	}
 
+	// Each user has its own request, which each call copies with its
+	// context: no two users share a header map.
+	reqs := make([]*http.Request, p.users)
+	for u := range reqs {
+		req, err := http.NewRequest(t.Method, r.clients[u%len(r.clients)].URL, nil)
+		if err != nil {
+			return nil, fmt.Errorf("lab outage: %s %s: %w", t.Method, t.Path, err)
+		}
+		reqs[u] = req
+	}
+
 	stop := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {
@@ -225,16 +236,6 @@ func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePla
 		}
 	}()
 
-	// Each user has its own request, which each call copies with its
-	// context: no two users share a header map.
-	reqs := make([]*http.Request, p.users)
-	for u := range reqs {
-		req, err := http.NewRequest(t.Method, r.clients[u%len(r.clients)].URL, nil)
-		if err != nil {
-			return nil, fmt.Errorf("lab outage: %s %s: %w", t.Method, t.Path, err)
-		}
-		reqs[u] = req
-	}
 	perUser := make([][]outageCall, p.users)
 	var wg sync.WaitGroup
 	for u := range p.users {
