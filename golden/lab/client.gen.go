@@ -140,7 +140,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		FailureRateThreshold:  50.0,
 		SlowCallDuration:      time.Minute,
 		SlowCallRateThreshold: 100.0,
-		WaitInOpen:            5 * time.Second,
+		WaitInOpen:            3 * time.Second,
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
@@ -250,7 +250,7 @@ const (
 	BreakerDefault = "default"
 	// BreakerDownstream is the name of the circuit breaker "downstream" (policy downstream,
 	// scope shared, 1 operation): last 20 calls, decides after 10; opens at 50% failures or
-	// 100% of calls taking 1m or more; stays open 5s, then lets 3 trial calls through;
+	// 100% of calls taking 1m or more; stays open 3s, then lets 3 trial calls through;
 	// failures are transport, timeout, 5xx.
 	BreakerDownstream = "downstream"
 	// BreakerExperiment is the name of the circuit breaker "experiment" (policy experiment,
