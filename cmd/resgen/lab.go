@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/internal/lab"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/internal/sanitize"
@@ -166,10 +167,22 @@ func runLab(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return specError(stderr, err)
 	}
-	printDiags(stderr, checked.Diags)
 	target, err := lab.Find(checked, cfg.Spec, *opID)
 	if err != nil {
+		printDiags(stderr, checked.Diags)
 		return bad("%s", oneLine(err.Error()))
+	}
+	// The warnings about what the lab runs are shown; the others are
+	// counted: they are lint's business, not the experiment's.
+	var shown diag.Diagnostics
+	for _, d := range checked.Diags {
+		if target.Concerns(d.Pointer) {
+			shown = append(shown, d)
+		}
+	}
+	printDiags(stderr, shown)
+	if n := len(checked.Diags) - len(shown); n > 0 {
+		fmt.Fprintf(stderr, "%s: %d more %s about other parts of the spec (resgen lint lists them)\n", sanitize.Terminal(cfg.Spec), n, plural(n, "warning", "warnings"))
 	}
 
 	o := lab.Options{Speed: speed, Compare: *compare, RetryAfter: *retryAfter, Down: down}
@@ -240,4 +253,11 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

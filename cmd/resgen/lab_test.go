@@ -19,15 +19,31 @@ import (
 
 const labSpec = "testdata/specs/lab.yaml"
 
-// afterWarnings is stderr without the spec's warnings, which every lab
-// of labSpec prints first (its published jitter: none draws one).
+// afterWarnings is stderr without the spec's warnings, which a lab of
+// labSpec prints first (its published jitter: none draws one) or counts.
 func afterWarnings(stderr string) string {
 	lines := strings.SplitAfter(stderr, "\n")
 	i := 0
-	for i < len(lines) && (strings.HasPrefix(lines[i], labSpec+":") && strings.Contains(lines[i], ": warning: ") || strings.HasPrefix(lines[i], "\t")) {
+	for i < len(lines) && (strings.HasPrefix(lines[i], labSpec+":") && (strings.Contains(lines[i], ": warning: ") || strings.Contains(lines[i], " more warning")) || strings.HasPrefix(lines[i], "\t")) {
 		i++
 	}
 	return strings.Join(lines[i:], "")
+}
+
+// lineOf is the 1-based line of the first line of file containing s.
+func lineOf(t *testing.T, file, s string) int {
+	t.Helper()
+	data, err := os.ReadFile(file) // the tests run from the module root
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, s) && !strings.HasPrefix(strings.TrimSpace(l), "#") {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s has no %q", file, s)
+	return 0
 }
 
 // labCall is what a replaced labRun was called with.
@@ -99,7 +115,7 @@ func TestLabBadInput(t *testing.T) {
 		{"spec missing", []string{"lab", "storm", "-spec", "testdata/specs/nope.yaml", "-op", "x"}, "testdata/specs/nope.yaml: error: cannot read spec"},
 		{"spec invalid", []string{"lab", "storm", "-spec", "testdata/specs/invalid/retry-on-post.yaml", "-op", "x"},
 			"testdata/specs/invalid/retry-on-post.yaml:9:9: error: retry on POST /servers, which is not retry-safe"},
-		{"-strict makes the warning an error", append(with("storm"), "-strict"), "testdata/specs/lab.yaml:44:7: error: jitter: none with 3 attempts"},
+		{"-strict makes the warning an error", append(with("storm"), "-strict"), fmt.Sprintf("testdata/specs/lab.yaml:%d:7: error: jitter: none with 3 attempts", lineOf(t, labSpec, "jitter: none"))},
 		{"no such operation", []string{"lab", "storm", "-spec", labSpec, "-op", "listItem"},
 			"resgen lab: testdata/specs/lab.yaml: no operation has operationId \"listItem\" (did you mean \"listItems\"?)\n"},
 		{"no operation close", []string{"lab", "storm", "-spec", labSpec, "-op", "zzz"},
@@ -162,6 +178,31 @@ func TestLabOptions(t *testing.T) {
 				t.Fatalf("the report's table is not on stdout: %q", stdout)
 			}
 		})
+	}
+}
+
+// TestLabShowsTheWarningsAboutItsTarget: a lab prints the spec's
+// warnings about the operation it runs and the policies that operation
+// uses, and only counts the others.
+func TestLabShowsTheWarningsAboutItsTarget(t *testing.T) {
+	t.Chdir("../..")
+	const jitter = "warning: jitter: none with 3 attempts"
+	for _, c := range []struct {
+		op         string
+		shown      bool
+		countsMore string
+	}{
+		{"sustainedFailure", true, ""}, // its retry policy is the one warned about
+		{"listItemsOverload", false, labSpec + ": 1 more warning about other parts of the spec (resgen lint lists them)\n"},
+	} {
+		fakeLab(t, nil)
+		code, _, stderr := runCLI(t, "lab", "order", "-spec", labSpec, "-op", c.op)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", c.op, code, stderr)
+		}
+		if strings.Contains(stderr, jitter) != c.shown || !strings.Contains(stderr, c.countsMore) {
+			t.Errorf("%s: stderr %q", c.op, stderr)
+		}
 	}
 }
 

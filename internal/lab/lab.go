@@ -58,6 +58,9 @@ type Target struct {
 	Spec, OperationID, Method, Path string
 	// GoName is the generated client's method name.
 	GoName string
+	// pointers are where the spec writes what the target runs: the
+	// operation, and the policies it uses (for Concerns).
+	pointers []string
 	// BreakerName is the breaker instance ("" with breaker: none).
 	BreakerName string
 	Breaker     *runtime.BreakerPolicy // nil: breaker none
@@ -108,9 +111,17 @@ func (e *NoOperationError) Error() string {
 
 func target(spec string, op *model.Operation) *Target {
 	t := &Target{Spec: spec, OperationID: op.ID, Method: op.Method, Path: op.URLPath, GoName: op.Name}
+	esc := strings.NewReplacer("~", "~0", "/", "~1")
+	t.pointers = []string{"#/paths/" + esc.Replace(op.Path) + "/" + strings.ToLower(op.Method), "#/x-resilience/defaults"}
 	p := op.Policy
 	if p == nil {
 		return t
+	}
+	if p.Breaker != nil {
+		t.pointers = append(t.pointers, "#/x-resilience/breakers/"+esc.Replace(p.Breaker.Policy.Name))
+	}
+	if p.Retry != nil {
+		t.pointers = append(t.pointers, "#/x-resilience/retries/"+esc.Replace(p.Retry.Name))
 	}
 	t.RetryWhy, t.NotRetrySafe, t.Timeout, t.TotalTimeout = p.RetryWhy, p.NotRetrySafe, p.Timeout, p.TotalTimeout
 	if p.Breaker != nil {
@@ -122,6 +133,18 @@ func target(spec string, op *model.Operation) *Target {
 		t.Retry = &r
 	}
 	return t
+}
+
+// Concerns reports whether a diagnostic at the JSON pointer ptr is about
+// what the lab runs: the operation or a policy it uses. The lab shows
+// those and only counts the rest, which `resgen lint` lists.
+func (t *Target) Concerns(ptr string) bool {
+	for _, p := range t.pointers {
+		if ptr == p || strings.HasPrefix(ptr, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // Strategy is one way of calling the target: its breaker and retry
