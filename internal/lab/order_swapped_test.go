@@ -41,7 +41,9 @@ func TestOrderSwappedSameAsRuntime(t *testing.T) {
 	}
 	for _, speed := range orderSpeeds {
 		clk := clock{speed}
-		lab := func(s Strategy, base string, obs runtime.Observer) *Client { return clk.NewClient(tg, s, base, obs, nil) }
+		lab := func(s Strategy, base string, obs runtime.Observer) *Client {
+			return clk.NewClient(tg, s, base, obs, nil)
+		}
 		var res [2]orderPhases
 		var errs [2]error
 		var wg sync.WaitGroup
