@@ -2,9 +2,11 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSlowOpensOnSlowCallsAlone(t *testing.T) {
@@ -77,5 +79,18 @@ func TestSlowCannotOpen(t *testing.T) {
 				t.Errorf("findings: %s", f)
 			}
 		})
+	}
+}
+
+func TestSlowCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := Run(ctx, "slow", labTarget(t, "slowReport"), Options{Speed: 2, Compare: true})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v to stop", d)
 	}
 }
