@@ -59,12 +59,12 @@ type orderPhases struct {
 	FinalState       string  `json:"finalState"`
 	FailureRatePct   float64 `json:"failureRatePct"`
 	TransientS       float64 `json:"transientS"`
-	// DriftMs (swapped order) is how late, at most, the first trial after
+	// DriftS (swapped order) is how late, at most, the first trial after
 	// an open came against its ideal time, the first whole number of
-	// waits after the open period (scenario ms); Slipped says one came
+	// waits after the open period (scenario seconds); Slipped says one came
 	// earlier, i.e. an attempt drifted past the end of the open period.
 	// What the exact counts depend on.
-	DriftMs float64 `json:"driftMs,omitempty"`
+	DriftS  float64 `json:"driftS,omitempty"`
 	Slipped bool    `json:"slipped,omitempty"`
 	// InMargin: the drift stayed under the margin and nothing slipped, so
 	// the swapped counts are the model's, not the timers'.
@@ -260,29 +260,29 @@ func orderRun(ctx context.Context, clk clock, t *Target, s Strategy, mk mkClient
 		w, inOpen := s.Retry.InitialInterval, s.Breaker.WaitInOpen
 		d12, slip12 := trialDrift(calls12, opens12, w, inOpen)
 		d3, slip3 := trialDrift(calls3, opens3, w, inOpen)
-		r.DriftMs, r.Slipped = max(d12, d3), slip12 || slip3
-		r.InMargin = !r.Slipped && time.Duration(r.DriftMs*1e6) < orderMargin(s.Breaker, s.Retry)
+		r.DriftS, r.Slipped = max(d12, d3), slip12 || slip3
+		r.InMargin = !r.Slipped && time.Duration(r.DriftS*1e9) < orderMargin(s.Breaker, s.Retry)
 	}
 	return r, nil
 }
 
-// trialDrift returns, in scenario ms, how late at most the first server
+// trialDrift returns, in scenario seconds, how late at most the first server
 // call after each open came against the first whole number of waits past
 // the open period, and whether one came before it (an earlier attempt
 // slipped past the end of the open period). calls are the times of one
 // server's calls, sorted; an open without a later call is skipped.
-func trialDrift(calls, opens []float64, wait, inOpen time.Duration) (worstMs float64, slipped bool) {
+func trialDrift(calls, opens []float64, wait, inOpen time.Duration) (worst float64, slipped bool) {
 	ideal := (time.Duration(int(inOpen/wait)+1) * wait).Seconds()
 	for _, o := range opens {
 		i, _ := slices.BinarySearch(calls, o)
 		if i == len(calls) {
 			continue
 		}
-		late := (calls[i] - o - ideal) * 1e3
+		late := calls[i] - o - ideal
 		slipped = slipped || late < 0
-		worstMs = max(worstMs, late)
+		worst = max(worst, late)
 	}
-	return worstMs, slipped
+	return worst, slipped
 }
 
 // constantWait: every wait of the policy is InitialInterval exactly (the
@@ -492,11 +492,14 @@ func orderReport(t *Target, o Options, res []orderPhases) *Report {
 		// the margin between the two.
 		inOpen := int(b.WaitInOpen / rp.InitialInterval)
 		margin := orderMargin(b, rp)
-		drift := time.Duration(sw.DriftMs * 1e6)
+		drift := time.Duration(sw.DriftS * 1e9)
 		r.Findings = append(r.Findings, fmt.Sprintf("swapped: the first trial after an open came at most %v late against %d waits after it; the counts are exact while that stays under the margin of %v (waitInOpen %v = %d waits + %v)",
 			drift.Round(100*time.Microsecond), inOpen+1, margin, b.WaitInOpen, inOpen, margin))
-		if !sw.InMargin {
-			r.Findings = append(r.Findings, "warning: the swapped order's attempts drifted past that margin (timers fire late, and -speed shrinks the margin, not the lateness), so its counts depend on timing here: run at a lower -speed")
+		switch {
+		case sw.Slipped:
+			r.Findings = append(r.Findings, "warning: a swapped attempt came so late that it passed the end of an open period and was let through as a trial a wait early, so the swapped counts depend on timing here (timers fire late, and -speed shrinks the margin, not the lateness): run at a lower -speed or on a quieter machine")
+		case !sw.InMargin:
+			r.Findings = append(r.Findings, "warning: the swapped order's attempts drifted past that margin (timers fire late, and -speed shrinks the margin, not the lateness), so its counts depend on timing here: run at a lower -speed or on a quieter machine")
 		}
 	}
 	if o.Speed > orderMaxExactSpeed {

@@ -61,7 +61,7 @@ func TestOrderSwappedSameAsRuntime(t *testing.T) {
 			}
 		}
 		if !res[0].InMargin || !res[1].InMargin {
-			t.Logf("speed %g: out of margin (drift %.1f / %.1f ms scenario), trying slower", speed, res[0].DriftMs, res[1].DriftMs)
+			t.Logf("speed %g: out of margin (drift %.1f / %.1f ms scenario), trying slower", speed, res[0].DriftS*1e3, res[1].DriftS*1e3)
 			continue
 		}
 		lc, rc := countsOf(res[0]), countsOf(res[1])

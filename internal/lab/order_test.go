@@ -48,11 +48,11 @@ func TestOrderPublishedCounts(t *testing.T) {
 		}
 		if !swapped.InMargin {
 			t.Logf("speed %g: the swapped order's attempts left the margin of %v (wall) (drift %.1f ms, slipped %v): counts %v; trying slower",
-				speed, clock{speed}.d(orderMargin(tg.Breaker, tg.Retry)), swapped.DriftMs/speed, swapped.Slipped, countsOf(swapped))
+				speed, clock{speed}.d(orderMargin(tg.Breaker, tg.Retry)), swapped.DriftS*1e3/speed, swapped.Slipped, countsOf(swapped))
 			continue
 		}
 		if !res.Matched {
-			t.Fatalf("speed %g: in margin (drift %.1f ms of %v), yet missed %v", speed, swapped.DriftMs, orderMargin(tg.Breaker, tg.Retry), res.Missed)
+			t.Fatalf("speed %g: in margin (drift %.1f ms of %v), yet missed %v", speed, swapped.DriftS*1e3, orderMargin(tg.Breaker, tg.Retry), res.Missed)
 		}
 		// The table marks every published count as matched.
 		marks := 0
@@ -164,9 +164,9 @@ func TestOrderExactSpeeds(t *testing.T) {
 			if res.Matched {
 				exact++
 			} else {
-				t.Logf("speed %g: missed %v (drift %.1f ms wall, slipped %v)", speed, res.Missed, sw.DriftMs/speed, sw.Slipped)
+				t.Logf("speed %g: missed %v (drift %.1f ms wall, slipped %v)", speed, res.Missed, sw.DriftS*1e3/speed, sw.Slipped)
 			}
-			worst = max(worst, sw.DriftMs/speed)
+			worst = max(worst, sw.DriftS*1e3/speed)
 		}
 		t.Logf("speed %g: %d of %d runs exact; worst drift %.1f ms wall (margin %.1f ms)", speed, exact, rounds, worst, orderMargin(tg.Breaker, tg.Retry).Seconds()*1e3/speed)
 	}
