@@ -27,8 +27,8 @@ const (
 
 // orderMaxExactSpeed is the highest -speed at which the swapped order's
 // counts came out exact under -race on 2 cores (order_test.go's
-// TestOrderExactSpeeds: at load ~1, ×10 5 runs of 5, ×15 1 of 4, ×20 0
-// of 4). Above it the report warns. The counts depend on each attempt
+// TestOrderExactSpeeds, at load 1 to 5: ×10 14 runs of 14, ×15 5 of 9,
+// ×20 2 of 9; at load 7, ×5 slipped once in 6). Above it the report warns. The counts depend on each attempt
 // landing inside its wait of the breaker's open period: timers fire
 // late by a fixed ~0.5–1.5 ms per wait (more on a busy machine), which
 // -speed does not shrink while it shrinks the margin; each run also
