@@ -18,7 +18,7 @@ NORACE_PKGS = ./internal/jsontree ./generator/load
 
 # The swapped order (breaker inside the retry loop) exists only in a
 # -tags resgen_swapped build, for the tests that compare it with resgen's.
-SWAPPED_PKGS = ./runtime ./golden/experiments ./golden/petstore
+SWAPPED_PKGS = ./runtime ./golden/experiments ./golden/petstore ./internal/lab
 
 vet:
 	$(GO) vet ./...
