@@ -421,7 +421,6 @@ func orderReport(t *Target, o Options, res []orderPhases) *Report {
 	b, rp := t.Breaker, t.Retry
 	r := &Report{Policy: policyWords(t)}
 	r.Setup = []string{
-		"policy: " + r.Policy,
 		"one user, requests one after the other, no think time; each request is keyed by its " + labRequestHeader + " header",
 		"phase 1: the server answers 500 to every request; requests until the breaker opens",
 		fmt.Sprintf("phase 2: %d more requests against the same server", orderAfterOpen),

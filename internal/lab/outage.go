@@ -116,14 +116,14 @@ func outage(ctx context.Context, t *Target, o Options) (*Report, error) {
 // Without retries the two orders are one.
 func outageStrategies(t *Target, compare bool) []Strategy {
 	spec := SpecStrategy(t)
-	spec.About = "as generated: " + outagePolicyWords(spec) + "; the breaker outside the retry"
+	spec.About = "as generated: " + strategyWords(spec) + "; the breaker outside the retry"
 	ss := []Strategy{spec}
 	if !compare {
 		return ss
 	}
 	none := SpecStrategy(t)
 	none.Name, none.Breaker = "no breaker", nil
-	none.About = "the spec's retry without a breaker: " + outagePolicyWords(none)
+	none.About = "the spec's retry without a breaker: " + strategyWords(none)
 	ss = append(ss, none)
 	if !outageRetries(spec) {
 		return ss
@@ -372,33 +372,6 @@ func (l *outageList[T]) all() []T {
 	return slices.Clone(l.items)
 }
 
-// outagePolicyWords says a strategy's breaker and retry in a few words.
-func outagePolicyWords(s Strategy) string {
-	var parts []string
-	if b := s.Breaker; b != nil {
-		win := fmt.Sprintf("last %d calls", b.WindowSize)
-		if b.WindowType == runtime.TimeWindow {
-			win = "calls of the last " + b.WindowDuration.String()
-		}
-		w := fmt.Sprintf("breaker %s (opens at ≥ %s failures of the %s, once ≥ %d; open %v, then %d trial calls)",
-			b.Policy, outagePct(b.FailureRateThreshold), win, b.MinimumCalls, b.WaitInOpen, b.HalfOpenCalls)
-		if b.SlowCallRateThreshold > 0 && b.SlowCallRateThreshold < 100 {
-			w = strings.TrimSuffix(w, ")") + fmt.Sprintf("; or ≥ %s calls ≥ %v)", outagePct(b.SlowCallRateThreshold), b.SlowCallDuration)
-		}
-		parts = append(parts, w)
-	} else {
-		parts = append(parts, "no breaker")
-	}
-	if r := s.Retry; outageRetries(s) {
-		parts = append(parts, fmt.Sprintf("retry %s (%d attempts, %s from %v, %s jitter)", r.Policy, r.MaxAttempts, r.Backoff, r.InitialInterval, r.Jitter))
-	} else {
-		parts = append(parts, "no retry")
-	}
-	return strings.Join(parts, ", ")
-}
-
-func outagePct(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%" }
-
 // OutageResults are the outage scenario's numbers, in scenario time.
 type OutageResults struct {
 	Users   int     `json:"users"`
@@ -579,7 +552,7 @@ func outageReport(t *Target, o Options, p outagePlan, runs []*outageRun) *Report
 		res.Strategies = append(res.Strategies, r.results(p))
 	}
 	down := p.upAt - p.downAt
-	rep := &Report{Policy: outagePolicyWords(runs[0].s), Results: res}
+	rep := &Report{Policy: strategyWords(runs[0].s), Results: res}
 	rep.Setup = []string{
 		fmt.Sprintf("%d users in a closed loop: each calls %s %s, waits %v after the answer (or the refusal), and calls again; their first calls are spread over the first %v", p.users, t.Method, t.Path, p.think, p.think),
 		fmt.Sprintf("the server answers 200 at once while healthy; from %v to %v (%v) it is down: it answers every request 503 at once, without Retry-After", p.downAt, p.upAt, down),
@@ -594,7 +567,7 @@ func outageReport(t *Target, o Options, p outagePlan, runs []*outageRun) *Report
 	}
 	var notes []string
 	if o.Speed > 1 {
-		sped := fmt.Sprintf("sped up ×%s (all durations ÷%s); times are scenario time", strconv.FormatFloat(o.Speed, 'f', -1, 64), strconv.FormatFloat(o.Speed, 'f', -1, 64))
+		sped := speedNote(o.Speed)
 		rep.Setup = append(rep.Setup, sped, "the log lines are the runtime's own, with the sped-up durations it ran with")
 		notes = append(notes, sped)
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/resgen/resgen/generator"
 	"github.com/resgen/resgen/runtime"
 )
 
@@ -20,10 +19,7 @@ const outageSpeed = 5
 
 func outageTarget(t *testing.T) *Target {
 	t.Helper()
-	tg, err := Resolve(context.Background(), generator.Config{Spec: "../../testdata/specs/lab.yaml"}, "getStatus")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg := labTarget(t, "getStatus")
 	if tg.Breaker == nil || tg.Retry == nil {
 		t.Fatalf("getStatus should have a breaker and a retry: %+v", tg)
 	}

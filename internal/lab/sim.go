@@ -5,12 +5,15 @@ package lab
 // users, percentiles and progress lines.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -217,4 +220,37 @@ func (o Options) progress(scenario, strategy string, expected time.Duration) (do
 		close(stop)
 		<-finished
 	}
+}
+
+// lockedBuffer is where a client's logger writes: the caller and the
+// breaker's timer goroutine may write at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// lines returns the log lines written so far.
+func (b *lockedBuffer) lines() []string {
+	return strings.FieldsFunc(b.String(), func(r rune) bool { return r == '\n' })
+}
+
+// dropTime leaves the time out of captured log lines: the report shows
+// when things happened in scenario time already.
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
 }

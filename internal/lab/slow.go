@@ -7,7 +7,6 @@ package lab
 // no error returned before, and the runtime's log line saying why.
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -273,34 +272,6 @@ func slowRunOne(ctx context.Context, clk clock, t *Target, s Strategy, plan slow
 	return r, nil
 }
 
-// lockedBuffer is a log destination the breaker's timer goroutine and the
-// caller may write at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// dropTime leaves the time out of captured log lines: the report shows
-// when things happened in scenario time already.
-func dropTime(groups []string, a slog.Attr) slog.Attr {
-	if len(groups) == 0 && a.Key == slog.TimeKey {
-		return slog.Attr{}
-	}
-	return a
-}
-
 func slowReportOf(t *Target, o Options, plan slowPlan, res []slowRun) *Report {
 	sec := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 	r := &Report{Policy: policyWords(t)}
@@ -309,7 +280,6 @@ func slowReportOf(t *Target, o Options, plan slowPlan, res []slowRun) *Report {
 		steps = append(steps, plan.latencies[i].String())
 	}
 	r.Setup = []string{
-		"policy: " + r.Policy,
 		fmt.Sprintf("one user, %d calls one after the other, no think time; the server answers every call 200, taking longer and longer: %d calls at each of %s (the last step until the end)", len(plan.latencies), slowPerStep, strings.Join(compactSteps(steps), ", ")),
 	}
 	if plan.why == "" {

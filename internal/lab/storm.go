@@ -9,7 +9,6 @@ package lab
 // policy does in those seconds is the experiment.
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -19,7 +18,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,7 +102,7 @@ func stormStrategies(t *Target, o Options) []stormStrategy {
 		}
 	}
 	preset := OverloadPreset()
-	add("overload", "the overload preset: "+describeRetry(&preset), &preset, o.RetryAfter)
+	add("overload", "the overload preset: "+retryWords(&preset), &preset, o.RetryAfter)
 	if !o.RetryAfter {
 		p := OverloadPreset()
 		add("overload+hints", "the overload preset, the server sending Retry-After", &p, true)
@@ -118,29 +116,6 @@ func stormSpec(t *Target) Strategy {
 	s := SpecStrategy(t)
 	if t.NotRetrySafe {
 		s.Retry = nil
-	}
-	return s
-}
-
-// describeRetry says a retry policy in a few words.
-func describeRetry(p *runtime.RetryPolicy) string {
-	if p == nil || p.MaxAttempts <= 1 {
-		return "no retry"
-	}
-	s := fmt.Sprintf("%d attempts, %s %v", p.MaxAttempts, p.Backoff, p.InitialInterval)
-	if p.Backoff == runtime.ExponentialBackoff {
-		m := p.Multiplier
-		if m <= 0 {
-			m = 2
-		}
-		s += fmt.Sprintf(" × %g", m)
-		if p.MaxInterval > 0 {
-			s += fmt.Sprintf(" up to %v", p.MaxInterval)
-		}
-	}
-	s += ", " + p.Jitter.String() + " jitter"
-	if p.Budget != nil {
-		s += fmt.Sprintf(", budget %g%% + %g/s", p.Budget.Ratio*100, p.Budget.MinPerSecond)
 	}
 	return s
 }
@@ -439,25 +414,6 @@ func (o *stormObserver) CallEnd(e runtime.CallEndEvent) {
 	}
 }
 
-// lockedBuffer is a log destination the strategy's client writes from
-// many goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.FieldsFunc(l.b.String(), func(r rune) bool { return r == '\n' })
-}
-
 // peakPerBucket reduces a step series to the highest value in each bucket
 // of width seconds, so a plot of hundreds of changes stays small and
 // still shows every peak. A point stamped a hair before the one kept
@@ -495,7 +451,7 @@ func stormReport(t *Target, o Options, rs []StormStrategyResult) *Report {
 			bk += " (" + t.Breaker.Policy + ")"
 		}
 	}
-	rep := &Report{Policy: "retry: " + describeRetry(stormSpec(t).Retry) + "; " + bk}
+	rep := &Report{Policy: policyWords(t)}
 	rep.Setup = []string{
 		fmt.Sprintf("%d users × %d requests each, a closed loop with no think time, all starting at t=0 (%d logical calls)", stormUsers, stormCallsPerUser, calls),
 		fmt.Sprintf("server: %d served at a time, %v each; a queue of %d in arrival order; beyond %d in the system, %s", stormCapacity, stormService, stormQueueSize, stormCapacity+stormQueueSize, excess),
@@ -505,7 +461,7 @@ func stormReport(t *Target, o Options, rs []StormStrategyResult) *Report {
 		rep.Setup = append(rep.Setup, "every 503 carries Retry-After: the time until a request joining the queue would be served, whole seconds, at least 1")
 	}
 	if o.Speed > 1 {
-		rep.Setup = append(rep.Setup, fmt.Sprintf("sped up ×%g (all durations ÷%g)", o.Speed, o.Speed))
+		rep.Setup = append(rep.Setup, speedNote(o.Speed))
 	}
 	tb := Table{
 		Title:   "storm: " + t.OperationID,
@@ -521,7 +477,7 @@ func stormReport(t *Target, o Options, rs []StormStrategyResult) *Report {
 		fmt.Sprintf("every strategy keeps the spec's breaker (%s): it is what the client would have", bk),
 		fmt.Sprintf("amplification = server requests ÷ %d logical calls; latency is of logical calls (waits included, failures too); wall/floor against %v", calls, stormFloor))
 	if o.Speed > 1 {
-		tb.Notes = append(tb.Notes, fmt.Sprintf("sped up ×%g (all durations ÷%g); times are in scenario seconds", o.Speed, o.Speed))
+		tb.Notes = append(tb.Notes, speedNote(o.Speed))
 	}
 	rep.Tables = []Table{tb}
 
@@ -572,12 +528,4 @@ func stormFindings(rs []StormStrategyResult) []string {
 		f = append(f, fmt.Sprintf("most load: %s, %d requests for %d calls (%.2f×), %.0f%% succeeded", worst.Name, worst.ServerRequests, stormUsers*stormCallsPerUser, worst.Amplification, worst.SuccessPct))
 	}
 	return f
-}
-
-// dropTime leaves the time out of the log lines a report shows.
-func dropTime(groups []string, a slog.Attr) slog.Attr {
-	if len(groups) == 0 && a.Key == slog.TimeKey {
-		return slog.Attr{}
-	}
-	return a
 }

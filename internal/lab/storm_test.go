@@ -7,22 +7,11 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/resgen/resgen/generator"
 )
 
 // stormSpeed keeps each storm under a second of wall time; under -race on
 // two cores the 20 ms service time is still far above the scheduling noise.
 const stormSpeed = 10
-
-func labTarget(t *testing.T, op string) *Target {
-	t.Helper()
-	tg, err := Resolve(context.Background(), generator.Config{Spec: "../../testdata/specs/lab.yaml"}, op)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tg
-}
 
 func byName(t *testing.T, rs []StormStrategyResult, name string) StormStrategyResult {
 	t.Helper()
