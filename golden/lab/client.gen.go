@@ -152,7 +152,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		FailureRateThreshold:  40.0,
 		SlowCallDuration:      time.Minute,
 		SlowCallRateThreshold: 100.0,
-		WaitInOpen:            2700 * time.Millisecond,
+		WaitInOpen:            2790 * time.Millisecond,
 		HalfOpenCalls:         5,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
@@ -255,7 +255,7 @@ const (
 	BreakerDownstream = "downstream"
 	// BreakerExperiment is the name of the circuit breaker "experiment" (policy experiment,
 	// scope shared, 1 operation): last 50 calls, decides after 20; opens at 40% failures or
-	// 100% of calls taking 1m or more; stays open 2.7s, then lets 5 trial calls through;
+	// 100% of calls taking 1m or more; stays open 2.79s, then lets 5 trial calls through;
 	// failures are transport, timeout, 5xx.
 	BreakerExperiment = "experiment"
 	// BreakerSlowcalls is the name of the circuit breaker "slowcalls" (policy slowcalls, scope
