@@ -35,8 +35,8 @@ func TestStormCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := rep.Results.(StormResults)
-	if len(res.Strategies) != 13 || len(rep.Tables[0].Rows) != 13 || len(rep.Plots) != 2 || len(rep.Plots[0].Series) != 13 {
-		t.Fatalf("strategies %d, rows %d, plots %d", len(res.Strategies), len(rep.Tables[0].Rows), len(rep.Plots))
+	if len(res.Strategies) != 13 || len(rep.Tables[0].Rows) != 13 || len(rep.Plots) != 2 || len(rep.Plots[0].Series) != len(stormPlotted) {
+		t.Fatalf("strategies %d, rows %d, plots %d (%d lines, want %d)", len(res.Strategies), len(rep.Tables[0].Rows), len(rep.Plots), len(rep.Plots[0].Series), len(stormPlotted))
 	}
 	for _, r := range res.Strategies {
 		t.Logf("%-24s %4d req %.2f× %3.0f%% wall %.2f× opens %d budget %d", r.Name, r.ServerRequests, r.Amplification, r.SuccessPct, r.WallOverFloor, r.BreakerOpens, r.BudgetRefused)
