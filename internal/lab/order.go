@@ -512,8 +512,11 @@ func orderReport(t *Target, o Options, res []orderPhases) *Report {
 			pts = append(pts, Point{at, float64(i + 1)})
 		}
 		plot.Series = append(plot.Series, Series{Name: p.Strategy, Points: pts})
-		for _, at := range p.opens {
-			plot.Marks = append(plot.Marks, Mark{X: at, Label: p.Strategy + " open"})
+		// Only the first open, sustained failure's: the swapped order
+		// re-opens after every half-open, and a mark each would bury the
+		// one that matters.
+		if len(p.opens) > 0 {
+			plot.Marks = append(plot.Marks, Mark{X: p.opens[0], Label: p.Strategy + " opened"})
 		}
 	}
 	r.Plots = []Plot{plot}
