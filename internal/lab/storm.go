@@ -508,7 +508,11 @@ func stormFindings(rs []StormStrategyResult) []string {
 	var f []string
 	for _, r := range rs {
 		if r.BreakerOpens > 0 {
-			f = append(f, fmt.Sprintf("%s: the breaker opened %d time(s); %d calls were refused without reaching the server", r.Name, r.BreakerOpens, r.CallsRefused))
+			times := "once"
+			if r.BreakerOpens > 1 {
+				times = strconv.Itoa(r.BreakerOpens) + " times"
+			}
+			f = append(f, fmt.Sprintf("%s: the breaker opened %s; %d calls were refused without reaching the server", r.Name, times, r.CallsRefused))
 		}
 	}
 	var best *StormStrategyResult
