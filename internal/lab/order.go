@@ -103,21 +103,9 @@ func order(ctx context.Context, t *Target, o Options) (*Report, error) {
 	mk := func(s Strategy, base string, obs runtime.Observer) *Client {
 		return clk.NewClient(t, s, base, obs, nil)
 	}
-	res := make([]orderPhases, len(strategies))
-	errs := make([]error, len(strategies))
-	expected := orderExpected(t)
-	var wg sync.WaitGroup
-	for i, s := range strategies {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			done := o.progress("order", s.Name, clk.d(expected))
-			defer done()
-			res[i], errs[i] = orderRun(ctx, clk, t, s, mk)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	res, err := runEach(o, "order", strategyNames(strategies), clk.d(orderExpected(t)), len(strategies), 0,
+		func(i int) (orderPhases, error) { return orderRun(ctx, clk, t, strategies[i], mk) })
+	if err != nil {
 		return nil, err
 	}
 	return orderReport(t, o, res), nil

@@ -94,13 +94,7 @@ func outage(ctx context.Context, t *Target, o Options) (*Report, error) {
 	}
 	clk := clock{o.Speed}
 	p := newOutagePlan(t, down)
-	names := make([]string, len(strategies))
-	for i, s := range strategies {
-		names[i] = s.Name
-	}
-	done := o.progress("outage", strings.Join(names, ", "), clk.d(p.horizon))
-	runs, err := clk.runOutages(ctx, t, strategies, p, true)
-	done()
+	runs, err := clk.runOutages(ctx, o, t, strategies, p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -137,19 +131,13 @@ func outageStrategies(t *Target, compare bool) []Strategy {
 func outageRetries(s Strategy) bool { return s.Retry != nil && s.Retry.MaxAttempts > 1 }
 
 // runOutages runs every strategy, concurrently or one after the other.
-func (c clock) runOutages(ctx context.Context, t *Target, ss []Strategy, p outagePlan, concurrent bool) ([]*outageRun, error) {
-	runs := make([]*outageRun, len(ss))
-	errs := make([]error, len(ss))
-	var wg sync.WaitGroup
-	for i, s := range ss {
-		if !concurrent {
-			runs[i], errs[i] = c.runOutage(ctx, t, s, p)
-			continue
-		}
-		wg.Go(func() { runs[i], errs[i] = c.runOutage(ctx, t, s, p) })
+func (c clock) runOutages(ctx context.Context, o Options, t *Target, ss []Strategy, p outagePlan, concurrent bool) ([]*outageRun, error) {
+	parallel := 1
+	if concurrent {
+		parallel = len(ss)
 	}
-	wg.Wait()
-	return runs, errors.Join(errs...)
+	return runEach(o, "outage", strategyNames(ss), c.d(p.horizon), len(ss), parallel,
+		func(i int) (*outageRun, error) { return c.runOutage(ctx, t, ss[i], p) })
 }
 
 // outageRun is what one strategy's run saw, in scenario seconds from the

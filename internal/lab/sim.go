@@ -7,6 +7,7 @@ package lab
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -186,6 +187,40 @@ func Drain(resp *http.Response) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
+}
+
+// runEach runs run(i) for each of n strategies, at most parallel at once
+// (below 1: all at once), under one progress line that expects each to
+// take about each (wall time), and returns the results in order with
+// their errors joined.
+func runEach[R any](o Options, scenario, what string, each time.Duration, n, parallel int, run func(i int) (R, error)) ([]R, error) {
+	if parallel < 1 || parallel > n {
+		parallel = max(n, 1)
+	}
+	done := o.progress(scenario, what, each*time.Duration((n+parallel-1)/parallel))
+	defer done()
+	res := make([]R, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			res[i], errs[i] = run(i)
+		})
+	}
+	wg.Wait()
+	return res, errors.Join(errs...)
+}
+
+// strategyNames lists the strategies' names for a progress line.
+func strategyNames(ss []Strategy) string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // progress shows, on o.Progress (a terminal), which strategy of which

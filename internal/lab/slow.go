@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/resgen/resgen/runtime"
@@ -161,20 +160,9 @@ func slow(ctx context.Context, t *Target, o Options) (*Report, error) {
 	for _, d := range plan.latencies {
 		expected += d
 	}
-	res := make([]slowRun, len(strategies))
-	errs := make([]error, len(strategies))
-	var wg sync.WaitGroup
-	for i, s := range strategies {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			done := o.progress("slow", s.Name, clk.d(expected))
-			defer done()
-			res[i], errs[i] = slowRunOne(ctx, clk, t, s, plan)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	res, err := runEach(o, "slow", strategyNames(strategies), clk.d(expected), len(strategies), 0,
+		func(i int) (slowRun, error) { return slowRunOne(ctx, clk, t, strategies[i], plan) })
+	if err != nil {
 		return nil, err
 	}
 	return slowReportOf(t, o, plan, res), nil

@@ -187,9 +187,6 @@ func stormRun(ctx context.Context, t *Target, o Options, sequential bool) (*Repo
 		}
 	}
 	clk := clock{o.Speed}
-	done := o.progress("storm", fmt.Sprintf("%d strategies", len(strategies)), clk.d(3*stormFloor))
-	results := make([]StormStrategyResult, len(strategies))
-	errs := make([]error, len(strategies))
 	// At real speed the strategies run together: each is 50 users at 50
 	// requests/s, far from what the machine can serve, and the whole
 	// comparison stays under a minute. Sped up ×N, each strategy asks N
@@ -200,21 +197,14 @@ func stormRun(ctx context.Context, t *Target, o Options, sequential bool) (*Repo
 	if sequential {
 		parallel = 1
 	}
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i, s := range strategies {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			results[i], errs[i] = stormOne(ctx, clk, t, s, o.Overload == "timeout")
+	results, err := runEach(o, "storm", fmt.Sprintf("%d strategies", len(strategies)), clk.d(3*stormFloor/2), len(strategies), parallel,
+		func(i int) (StormStrategyResult, error) {
+			return stormOne(ctx, clk, t, strategies[i], o.Overload == "timeout")
 		})
-	}
-	wg.Wait()
-	done()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return stormReport(t, o, results), nil
