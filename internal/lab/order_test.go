@@ -81,7 +81,7 @@ func TestOrderPublishedCounts(t *testing.T) {
 		if speed > 1 && !strings.Contains(strings.Join(r.Setup, "\n"), "sped up ×") {
 			t.Errorf("setup does not say the run was sped up: %q", r.Setup)
 		}
-		if p := r.Plots[0]; len(p.Series) != 2 || len(p.Series[0].Points) != 1+60+100 || len(p.Marks) != 1+len(swapped.opens) {
+		if p := r.Plots[0]; len(p.Series) != 2 || len(p.Series[0].Points) != 1+60+100 || len(p.Marks) != 2 || p.Marks[0].Label != "outside opened" || p.Marks[1].Label != "swapped opened" {
 			t.Errorf("plot: %d series, %d points, %d marks", len(p.Series), len(p.Series[0].Points), len(p.Marks))
 		}
 		return
