@@ -287,7 +287,7 @@ func TestTicksAreOneTwoFiveAndCoverTheData(t *testing.T) {
 	if got := ticksFor(0, 0.037, 6).label(0.035); got != "0.035" {
 		t.Errorf("label %q", got)
 	}
-	if got := ticksFor(-1, 1, 6).label(-0.0); got != "0" {
+	if got := ticksFor(-1, 1, 6).label(math.Copysign(0, -1)); got != "0" { // a negative zero prints as 0
 		t.Errorf("label %q", got)
 	}
 }
