@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/internal/atomicfile"
 )
 
 // Writing the output. A file is replaced atomically: the new bytes go to a
@@ -23,7 +24,7 @@ import (
 
 // tempMarker is in the name of every temp file resgen writes:
 // .<name>.resgen-<digits>, as os.CreateTemp fills the pattern.
-const tempMarker = ".resgen-"
+const tempMarker = atomicfile.Marker
 
 // staleAfter is how old a temp file must be before a later run removes it:
 // a run still writing is never disturbed (it holds its temp file for
@@ -144,27 +145,11 @@ func stage(target string, data []byte) (p pending, ok bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return pending{}, false, err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+tempMarker+"*")
+	tmp, err := atomicfile.WriteTemp(dir, filepath.Base(target), data, mode)
 	if err != nil {
 		return pending{}, false, err
 	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		// On disk before the rename: a crash then leaves the old file or
-		// the new one, never an empty one.
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return pending{}, false, err
-	}
-	return pending{tmp.Name(), target}, true, nil
+	return pending{tmp, target}, true, nil
 }
 
 // commit renames the staged files into place and syncs their folders; on

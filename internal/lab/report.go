@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/resgen/resgen/internal/atomicfile"
 	"github.com/resgen/resgen/internal/sanitize"
 )
 
@@ -507,23 +508,9 @@ func (r *Report) WriteDir(dir string) (files []string, err error) {
 // writeTemp writes data to a new temporary file in dir, synced and
 // readable like a file os.WriteFile creates, and returns its path.
 func writeTemp(dir, name string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	tmp, err := atomicfile.WriteTemp(dir, name, data, 0o644)
 	if err != nil {
 		return "", fmt.Errorf("lab: writing %s: %w", name, err)
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("lab: writing %s: %w", name, err)
-	}
-	return f.Name(), nil
+	return tmp, nil
 }
