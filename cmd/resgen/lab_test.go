@@ -365,22 +365,29 @@ func TestLabWritesDir(t *testing.T) {
 func TestLabNotRetrySafe(t *testing.T) {
 	t.Chdir("../..")
 	code, stdout, stderr := runCLI(t, "lab", "storm", "-spec", labSpec, "-op", "createItem", "-compare", "-speed", "20")
-	if strings.Contains(stderr, "not written yet") {
-		t.Skip("the storm scenario is not merged yet")
-	}
 	if code != exitInput || stdout != "" || !strings.Contains(stderr, "resgen lab: not retry-safe: POST /items (createItem) is not retry-safe") || !strings.Contains(stderr, `strategy "`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 
+// TestLabRefusesWhatTheScenarioCannotRun: the real order lab on an
+// operation without retry is bad input (exit 2, one line naming it), not
+// a resgen fault.
+func TestLabRefusesWhatTheScenarioCannotRun(t *testing.T) {
+	t.Chdir("../..")
+	code, stdout, stderr := runCLI(t, "lab", "order", "-spec", labSpec, "-op", "createItem", "-speed", "20")
+	last := afterWarnings(stderr)
+	if code != exitInput || stdout != "" || strings.Count(last, "\n") != 1 ||
+		!strings.HasPrefix(last, "resgen lab: cannot run on this operation: lab order compares the breaker outside and inside the retry loop, so it needs both, and POST /items (createItem) has breaker default, no retry (POST without key: off)") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
 // TestLabOrderRuns: a sped-up order lab through the CLI prints its table
-// and exits 0 (the real lab: skipped while the order scenario is a stub).
+// and exits 0.
 func TestLabOrderRuns(t *testing.T) {
 	t.Chdir("../..")
 	code, stdout, stderr := runCLI(t, "lab", "order", "-spec", labSpec, "-op", "sustainedFailure", "-speed", "20")
-	if strings.Contains(stderr, "not written yet") {
-		t.Skip("the order scenario is not merged yet")
-	}
 	if code != exitOK || !strings.Contains(stdout, "sustainedFailure") || !strings.Contains(stdout, "20") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

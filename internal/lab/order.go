@@ -91,7 +91,14 @@ type mkClient func(s Strategy, base string, obs runtime.Observer) *Client
 
 func order(ctx context.Context, t *Target, o Options) (*Report, error) {
 	if t.Breaker == nil || t.Retry == nil || t.Retry.MaxAttempts <= 1 {
-		return nil, fmt.Errorf("lab order: %s (%s) needs a breaker and a retry policy of 2 attempts or more, the two whose order the lab compares; it has %s", t.OperationID, t.Method+" "+t.Path, policyWords(t))
+		has := "breaker " + t.BreakerName
+		if t.Breaker == nil {
+			has = "no breaker"
+		}
+		if t.Retry == nil || t.Retry.MaxAttempts <= 1 {
+			has += ", no retry (" + t.RetryWhy + ")"
+		}
+		return nil, fmt.Errorf("%w: lab order compares the breaker outside and inside the retry loop, so it needs both, and %s %s (%s) has %s", ErrRefused, t.Method, t.Path, t.OperationID, has)
 	}
 	strategies := orderStrategies(t, o.Compare)
 	for _, s := range strategies {

@@ -113,13 +113,13 @@ func TestOrderCompareAddsPolly(t *testing.T) {
 func TestOrderNeedsBreakerAndRetry(t *testing.T) {
 	// createItem is a POST without an idempotency key: not retried.
 	_, err := Run(context.Background(), "order", labTarget(t, "createItem"), Options{Speed: 10})
-	if err == nil || !strings.Contains(err.Error(), "needs a breaker and a retry policy") || !strings.Contains(err.Error(), "no retry (POST without key: off)") {
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "needs both") || !strings.Contains(err.Error(), "has breaker default, no retry (POST without key: off)") {
 		t.Errorf("createItem: %v", err)
 	}
 	tg := labTarget(t, "sustainedFailure")
 	tg.Breaker, tg.BreakerName = nil, ""
 	_, err = Run(context.Background(), "order", tg, Options{Speed: 10})
-	if err == nil || !strings.Contains(err.Error(), "no breaker") {
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "has no breaker") {
 		t.Errorf("no breaker: %v", err)
 	}
 }
