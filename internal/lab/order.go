@@ -256,7 +256,10 @@ func orderRun(ctx context.Context, clk clock, t *Target, s Strategy, mk mkClient
 		d12, slip12 := trialDrift(calls12, opens12, w, inOpen)
 		d3, slip3 := trialDrift(calls3, opens3, w, inOpen)
 		r.DriftS, r.Slipped = max(d12, d3), slip12 || slip3
-		r.InMargin = !r.Slipped && time.Duration(r.DriftS*1e9) < orderMargin(s.Breaker, s.Retry)
+		// Half the margin: the drift measured is the first trial's, and
+		// on a loaded machine the attempts around it drift as much again
+		// (a run 186ms late against a 190ms margin missed the counts).
+		r.InMargin = !r.Slipped && time.Duration(r.DriftS*1e9) < orderMargin(s.Breaker, s.Retry)/2
 	}
 	return r, nil
 }
@@ -487,7 +490,7 @@ func orderReport(t *Target, o Options, res []orderPhases) *Report {
 		inOpen := int(b.WaitInOpen / rp.InitialInterval)
 		margin := orderMargin(b, rp)
 		drift := time.Duration(sw.DriftS * 1e9)
-		r.Findings = append(r.Findings, fmt.Sprintf("swapped: the first trial after an open came at most %v late against %d waits after it; the counts are exact while that stays under the margin of %v (waitInOpen %v = %d waits + %v)",
+		r.Findings = append(r.Findings, fmt.Sprintf("swapped: the first trial after an open came at most %v late against %d waits after it; the counts are exact while that stays well under the margin of %v (waitInOpen %v = %d waits + %v; the run checks half of it)",
 			drift.Round(100*time.Microsecond), inOpen+1, margin, b.WaitInOpen, inOpen, margin))
 		switch {
 		case sw.Slipped:
