@@ -60,8 +60,8 @@ type job struct {
 	outNode   *yaml.Node // the output's value, where a clash is reported
 }
 
-// label names j in messages: job 2 ("billing").
-func (j *job) label() string { return fmt.Sprintf("job %d (%q)", j.index, j.name) }
+// label names j in messages: job 2 "billing".
+func (j *job) label() string { return fmt.Sprintf("job %d %q", j.index, j.name) }
 
 // configDecoder walks one config's tree and collects its errors.
 type configDecoder struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -106,7 +107,7 @@ func TestConfigCheck(t *testing.T) {
 	data, _ := os.ReadFile(spec)
 	writeTestFile(t, spec, strings.Replace(string(data), "timeout: 2s", "timeout: 3s", 1))
 	code, _, stderr := runCLI(t, "generate", "-check")
-	want := filepath.Join("petstore", "client.gen.go") + ": stale: regenerate with resgen generate (job 1 (\"petstore\"))\n"
+	want := filepath.Join("petstore", "client.gen.go") + ": stale: regenerate with resgen generate (job 1 \"petstore\")\n"
 	if code != exitStale || stderr != want {
 		t.Fatalf("exit %d, stderr %q; want 3, %q", code, stderr, want)
 	}
@@ -274,9 +275,9 @@ func TestConfigErrors(t *testing.T) {
 		{"duplicate names", "jobs:\n  - {name: api, spec: a.yaml, package: a, output: a.go}\n  - {name: api, spec: b.yaml, package: b, output: b.go}\n",
 			"resgen.yaml:3:5: error: job 2 is named \"api\" like job 1: names must differ\n"},
 		{"duplicate outputs", "jobs:\n  - {name: a, spec: a.yaml, package: a, output: gen/client.go}\n  - {name: b, spec: b.yaml, package: b, output: ./gen//client.go}\n",
-			"resgen.yaml:3:49: error: job 2 writes ./gen//client.go, which job 1 (\"a\") writes too\n"},
+			"resgen.yaml:3:49: error: job 2 writes ./gen//client.go, which job 1 \"a\" writes too\n"},
 		{"a file in a split folder", "jobs:\n  - {name: a, spec: a.yaml, package: a, output: gen, split: kind}\n  - {name: b, spec: b.yaml, package: b, output: gen/extra.gen.go}\n",
-			"resgen.yaml:3:49: error: job 2 writes gen/extra.gen.go into the split folder of job 1 (\"a\"), which replaces or removes the .gen.go files there\n"},
+			"resgen.yaml:3:49: error: job 2 writes gen/extra.gen.go into the split folder of job 1 \"a\", which replaces or removes the .gen.go files there\n"},
 		{"terminal escapes", "jobs:\n  - {spec: a.yaml, package: a, output: a.go, \"\\e]0;pwned\\a\": 1}\n",
 			`resgen.yaml:2:46: error: unknown key "\x1b]0;pwned\a" in job 1; the keys are name, spec, overlays, package, output, split, strict` + "\n"},
 	}
@@ -444,6 +445,7 @@ func TestConfigSchemaAgrees(t *testing.T) {
 		ok,
 		"jobs:\n  - {name: n, spec: a.yaml, overlays: [o.yaml, p.yaml], package: api_v2, output: gen, split: tag, strict: false}\n",
 		"jobs:\n  - {spec: a.yaml, package: ünïcode, output: a.go}\n",
+		"jobs:\n  - {spec: &s a.yaml, package: a, output: a.go, overlays: &o [o.yaml]}\n  - {spec: *s, package: b, output: b.go, overlays: *o}\n",
 		"jobs: []\n",
 		"job: []\n",
 		"jobs:\n  - {spec: a.yaml, package: a}\n",
@@ -471,17 +473,21 @@ func TestConfigSchemaAgrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	examples["testdata/config/resgen.yaml"] = string(data)
-	doc, err := os.ReadFile("../../docs/config.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllSubmatch(doc, -1) {
-		if bytes.Contains(m[1], []byte("jobs:")) && !bytes.Contains(m[1], []byte("with mistakes")) {
-			examples["docs/config.md block "+string(rune('1'+i))] = string(m[1])
+	for _, page := range []string{"docs/config.md", "README.md"} {
+		doc, err := os.ReadFile("../../" + page)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(examples) < 2 {
-		t.Fatal("docs/config.md shows no config")
+		n := 0
+		for _, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllSubmatch(doc, -1) {
+			if bytes.Contains(m[1], []byte("\njobs:")) && !bytes.Contains(m[1], []byte("with mistakes")) {
+				n++
+				examples[fmt.Sprintf("%s config %d", page, n)] = string(m[1])
+			}
+		}
+		if n == 0 {
+			t.Fatalf("%s shows no config", page)
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(examples)) {
 		if _, diags := decodeConfig("resgen.yaml", []byte(examples[name])); diags.HasErrors() {
@@ -506,5 +512,49 @@ func TestConfigSchemaAgrees(t *testing.T) {
 	}
 	if accepted < 3 || accepted == len(configs) {
 		t.Fatalf("%d of %d configs accepted: the table tests one side only", accepted, len(configs))
+	}
+}
+
+// TestConfigDecodes: every field lands in its job, paths joined to the
+// config's folder (leaving it, or absolute), aliases followed, the name
+// defaulting to the output as written.
+func TestConfigDecodes(t *testing.T) {
+	abs := filepath.Join(t.TempDir(), "api.yaml")
+	config := "jobs:\n" +
+		"  - {name: one, spec: &s ../specs/a.yaml, overlays: [o1.yaml, o/o2.yaml], package: one, output: gen/one.go, split: kind, strict: true}\n" +
+		"  - {spec: *s, package: two, output: two.go}\n" +
+		"  - {spec: " + abs + ", package: three, output: three, split: tag, strict: false}\n"
+	jobs, diags := decodeConfig(filepath.Join("mod", "resgen.yaml"), []byte(config))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	got := make([]job, len(jobs))
+	for i, j := range jobs {
+		got[i] = *j
+		got[i].outNode = nil
+	}
+	want := []job{
+		{index: 1, name: "one", line: 2, col: 5, spec: "specs/a.yaml", overlays: []string{"mod/o1.yaml", "mod/o/o2.yaml"}, pkg: "one", output: "mod/gen/one.go", split: "kind", strict: true},
+		{index: 2, name: "two.go", line: 3, col: 5, spec: "specs/a.yaml", pkg: "two", output: "mod/two.go"},
+		{index: 3, name: "three", line: 4, col: 5, spec: abs, pkg: "three", output: "mod/three", split: "tag"},
+	}
+	for i := range want {
+		w := &want[i]
+		if !filepath.IsAbs(w.spec) {
+			w.spec = filepath.FromSlash(w.spec)
+		}
+		w.output = filepath.FromSlash(w.output)
+		for k := range w.overlays {
+			w.overlays[k] = filepath.FromSlash(w.overlays[k])
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d jobs, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if g, w := got[i], want[i]; g.index != w.index || g.name != w.name || g.line != w.line || g.col != w.col || g.spec != w.spec ||
+			!slices.Equal(g.overlays, w.overlays) || g.pkg != w.pkg || g.output != w.output || g.split != w.split || g.strict != w.strict {
+			t.Errorf("job %d:\n got %+v\nwant %+v", i+1, g, w)
+		}
 	}
 }
