@@ -418,12 +418,24 @@ func runJobs(ctx context.Context, f *jobFlags, stderr io.Writer) int {
 		return code
 	}
 	runs := make([]*jobRun, len(jobs))
+	targets := map[string]*job{}
 	for i, j := range jobs {
-		runs[i] = f.prepare(j)
+		r := f.prepare(j)
+		runs[i] = r
 		// Before any work, as with flags: an output that is a device or
 		// a folder is refused whatever the specs say.
-		if err := checkOutput(runs[i].out, runs[i].cfg.Split != ""); err != nil {
-			return outputError(stderr, runs[i].out, err)
+		if err := checkOutput(r.out, r.cfg.Split != ""); err != nil {
+			return outputError(stderr, r.out, err)
+		}
+		// Outputs differ as written (the decoder checks); a symbolic
+		// link can still lead two of them to one file.
+		if target, err := outputTarget(r.out); err == nil && r.cfg.Split == "" {
+			if abs, err := filepath.Abs(target); err == nil {
+				if first, dup := targets[abs]; dup {
+					return outputError(stderr, r.out, fmt.Errorf("is the file %s writes too (through a symbolic link)", first.label()))
+				}
+				targets[abs] = j
+			}
 		}
 	}
 	code = exitOK

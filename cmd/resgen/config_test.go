@@ -233,6 +233,20 @@ func TestConfigFlagsOverride(t *testing.T) {
 	mustRun(t, "generate", "-spec", "../specs/petstore.yaml", "-package", "p", "-o", "classic.go")
 }
 
+// TestConfigLinkedOutputs: two outputs that a symbolic link makes one
+// file are refused before any work.
+func TestConfigLinkedOutputs(t *testing.T) {
+	exampleTree(t)
+	writeTestFile(t, "linked.yaml", "jobs:\n  - {spec: ../specs/petstore.yaml, package: a, output: real.go}\n  - {spec: ../specs/petstore.yaml, package: b, output: link.go}\n")
+	if err := os.Symlink("real.go", "link.go"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "generate", "-config", "linked.yaml"); code != exitInput ||
+		stderr != "link.go: error: cannot write the output: is the file job 1 \"real.go\" writes too (through a symbolic link)\n" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
 // TestConfigErrors: the decoder's errors, each at its line and column,
 // every one of a file in one run, exit status 2, nothing written.
 func TestConfigErrors(t *testing.T) {
