@@ -102,7 +102,7 @@ func readConfigFile(path string) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err == nil && len(data) > maxConfigBytes {
-		err = fmt.Errorf("larger than %d KiB: a config lists jobs", maxConfigBytes>>10)
+		err = fmt.Errorf("larger than %d MiB: a config lists jobs", maxConfigBytes>>20)
 	}
 	return data, err
 }
@@ -116,19 +116,19 @@ func decodeConfig(path string, data []byte) ([]*job, generator.Diagnostics) {
 	}
 	var doc yaml.Node
 	if err := l.Load(&doc); err != nil && !errors.Is(err, io.EOF) {
-		dg := generator.Diagnostic{Severity: generator.Error, File: path, Msg: "not YAML: " + oneLine(err.Error())}
-		if le, ok := errors.AsType[*yaml.LoadError](err); ok {
-			dg.Line, dg.Col, dg.Msg = le.Mark.Line, le.Mark.Column, "not YAML: "+le.Message
-		}
-		return nil, generator.Diagnostics{dg}
+		d.syntaxError(err)
+		return nil, d.diags
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		d.errAt(nil, "no jobs: a config is a mapping with a jobs: list (see docs/config.md)")
 		return nil, d.diags
 	}
 	var extra yaml.Node
-	if l.Load(&extra) == nil {
+	switch err := l.Load(&extra); {
+	case err == nil:
 		d.errAt(&extra, "a second YAML document: a config is one document")
+	case !errors.Is(err, io.EOF):
+		d.syntaxError(err)
 	}
 	jobs := d.root(doc.Content[0])
 	d.clashes(jobs)
@@ -137,6 +137,15 @@ func decodeConfig(path string, data []byte) ([]*job, generator.Diagnostics) {
 		return nil, d.diags
 	}
 	return jobs, nil
+}
+
+// syntaxError reports YAML that does not parse, at go-yaml's position.
+func (d *configDecoder) syntaxError(err error) {
+	dg := generator.Diagnostic{Severity: generator.Error, File: d.file, Msg: "not YAML: " + err.Error()}
+	if le, ok := errors.AsType[*yaml.LoadError](err); ok {
+		dg.Line, dg.Col, dg.Msg = le.Mark.Line, le.Mark.Column, "not YAML: "+le.Message
+	}
+	d.diags = append(d.diags, dg)
 }
 
 // resolve follows an alias to the node it names. Merge keys are refused
@@ -205,7 +214,7 @@ func (d *configDecoder) root(n *yaml.Node) []*job {
 		}
 	})
 	if !hasJobs && !d.diags.HasErrors() {
-		d.errAt(n, "no jobs: key (see docs/config.md)")
+		d.errAt(n, "no jobs key: a config is a mapping with a jobs: list (see docs/config.md)")
 	}
 	return jobs
 }
@@ -248,7 +257,7 @@ func (d *configDecoder) job(index int, n *yaml.Node) *job {
 				d.errAt(v, "strict%s must be true or false, not %s", where, kindName(v))
 				return
 			}
-			j.strict = v.Value == "true"
+			j.strict = strings.EqualFold(v.Value, "true") // YAML's True and TRUE too
 		case "overlays":
 			if v.Kind != yaml.SequenceNode {
 				d.errAt(v, "overlays%s must be a list of files, not %s", where, kindName(v))

@@ -273,10 +273,13 @@ func TestConfigErrors(t *testing.T) {
 		{"job not a mapping", "jobs: [a.yaml]\n", "resgen.yaml:1:8: error: job 1 must be a mapping (spec, package, output, ...), not the string \"a.yaml\"\n"},
 		{"no jobs", "jobs: []\n", "resgen.yaml:1:1: error: jobs is empty: list at least one job\n"},
 		{"empty file", "# nothing yet\n", "resgen.yaml: error: no jobs: a config is a mapping with a jobs: list (see docs/config.md)\n"},
+		{"no jobs key", "{}\n", "resgen.yaml:1:1: error: no jobs key: a config is a mapping with a jobs: list (see docs/config.md)\n"},
 		{"not a mapping", "- a\n", "resgen.yaml:1:1: error: a config is a mapping with a jobs: list, not a list\n"},
 		{"YAML syntax", "jobs:\n  - {spec: a.yaml\n", "resgen.yaml:3:1: error: not YAML: did not find expected ',' or '}'\n"},
 		{"two documents", "jobs: [{spec: a.yaml, package: a, output: a.go}]\n---\njobs: []\n",
 			"resgen.yaml:2:1: error: a second YAML document: a config is one document\n"},
+		{"a second document that is not YAML", "jobs: [{spec: a.yaml, package: a, output: a.go}]\n---\njobs: [\n",
+			"resgen.yaml:4:1: error: not YAML: did not find expected node content\n"},
 		{"key twice", "jobs:\n  - {spec: a.yaml, package: a, output: a.go, spec: b.yaml}\n",
 			"resgen.yaml:2:46: error: spec is given twice in job 1\n"},
 		{"merge key", "jobs:\n  - <<: {strict: true}\n    spec: a.yaml\n    package: a\n    output: a.go\n",
@@ -316,7 +319,7 @@ func TestConfigErrors(t *testing.T) {
 	t.Run("too big", func(t *testing.T) {
 		writeTestFile(t, "big.yaml", "jobs:\n"+strings.Repeat("# padding\n", maxConfigBytes/10+1))
 		code, _, stderr := runCLI(t, "generate", "-config", "big.yaml")
-		if want := "big.yaml: error: cannot read config: larger than 1024 KiB: a config lists jobs\n"; code != exitInput || stderr != want {
+		if want := "big.yaml: error: cannot read config: larger than 1 MiB: a config lists jobs\n"; code != exitInput || stderr != want {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
 	})
@@ -535,7 +538,7 @@ func TestConfigSchemaAgrees(t *testing.T) {
 func TestConfigDecodes(t *testing.T) {
 	abs := filepath.Join(t.TempDir(), "api.yaml")
 	config := "jobs:\n" +
-		"  - {name: one, spec: &s ../specs/a.yaml, overlays: [o1.yaml, o/o2.yaml], package: one, output: gen/one.go, split: kind, strict: true}\n" +
+		"  - {name: one, spec: &s ../specs/a.yaml, overlays: [o1.yaml, o/o2.yaml], package: one, output: gen/one.go, split: kind, strict: True}\n" +
 		"  - {spec: *s, package: two, output: two.go}\n" +
 		"  - {spec: " + abs + ", package: three, output: three, split: tag, strict: false}\n"
 	jobs, diags := decodeConfig(filepath.Join("mod", "resgen.yaml"), []byte(config))
