@@ -34,6 +34,7 @@ annotated with x-resilience (breaker outside, retry inside).
 
 Usage:
   resgen generate -spec FILE -package NAME -o OUT.go   write a client
+  resgen generate [-config FILE] [-job NAME]           write the clients resgen.yaml lists
   resgen lint -spec FILE                               check x-resilience, write nothing
   resgen explain -spec FILE [-format table|markdown|json]
                                                        print each operation's policy
@@ -107,8 +108,8 @@ func version() string {
 
 // commandHelp is each spec command's usage line and description.
 var commandHelp = map[string][2]string{
-	"generate": {"resgen generate -spec FILE -package NAME -o OUT.go [-split kind|tag] [-check] [-overlay FILE]... [-strict]",
-		"Writes one gofmt'd Go file with a typed client for every operation of the spec.\nThe file is replaced atomically (a temp file in its folder, synced, renamed over\nit); a failed run leaves it as it was. It keeps its permission bits. If -o is a\nsymbolic link, the file it points to is replaced and the link kept. A folder, a\ndevice or a pipe is refused.\n\nWith -split, -o is a folder and the client is written as several files:\nkind: types.gen.go, client.gen.go, operations.gen.go; tag: types.gen.go,\nclient.gen.go and ops_<tag>.gen.go per tag. Files resgen wrote there before\nand no longer writes are removed.\n\nWith -check nothing is written: exit status 3 says the output on disk is stale\n(for CI), 0 that it is current."},
+	"generate": {"resgen generate -spec FILE -package NAME -o OUT.go [-split kind|tag] [-check] [-overlay FILE]... [-strict]\n       resgen generate [-config FILE] [-job NAME] [-check] [-strict] [-split kind|tag]",
+		"Writes one gofmt'd Go file with a typed client for every operation of the spec.\nThe file is replaced atomically (a temp file in its folder, synced, renamed over\nit); a failed run leaves it as it was. It keeps its permission bits. If -o is a\nsymbolic link, the file it points to is replaced and the link kept. A folder, a\ndevice or a pipe is refused.\n\nWith -split, -o is a folder and the client is written as several files:\nkind: types.gen.go, client.gen.go, operations.gen.go; tag: types.gen.go,\nclient.gen.go and ops_<tag>.gen.go per tag. Files resgen wrote there before\nand no longer writes are removed.\n\nWith -check nothing is written: exit status 3 says the output on disk is stale\n(for CI), 0 that it is current.\n\nWith no -spec, the jobs of ./resgen.yaml (or of -config FILE) run: each job\nnames a spec, overlays, package, output, split and strict, paths relative to\nthe config's folder (docs/config.md). Every job is generated before any file\nis written, and nothing is written unless every job succeeds. -job NAME runs\none job (its name, else its output as written). -strict and -split given\nexplicitly override every job; -spec, -overlay, -package and -o only the one\njob selected. The exit status is the worst of the jobs'."},
 	"lint": {"resgen lint -spec FILE [-overlay FILE]... [-strict]",
 		"Checks the spec and its x-resilience: errors, then warnings about policies that\nwill not do what they seem to. Writes nothing. Exit status 2 on any error\n(and on any warning with -strict)."},
 	"explain": {"resgen explain -spec FILE [-overlay FILE]... [-format table|markdown|json]",
@@ -168,11 +169,14 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 	sf := addSpecFlags(fs)
 	var pkg, out, format, split *string
 	var check *bool
+	var jobs *jobFlags
 	required := []string{"-spec"}
 	switch cmd {
 	case "generate":
-		pkg = fs.String("package", "", "Go package name of the output (required)")
-		out = fs.String("o", "", "output Go `FILE` (required), or folder with -split; written atomically")
+		jobs = &jobFlags{sf: sf}
+		addJobFlags(fs, jobs)
+		pkg = fs.String("package", "", "Go package name of the output (required without a config)")
+		out = fs.String("o", "", "output Go `FILE` (required without a config), or folder with -split; written atomically")
 		split = fs.String("split", "", "write several files into the -o folder, by kind or by tag")
 		check = fs.Bool("check", false, "write nothing; exit 3 if the output on disk differs from what the spec generates")
 		required = append(required, "-package", "-o")
@@ -186,6 +190,11 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 		}
 		return exitInput
 	}
+	if jobs != nil {
+		if code, ran := jobs.run(ctx, fs, pkg, out, split, check, stderr); ran {
+			return code
+		}
+	}
 	var missing []string
 	for _, name := range required {
 		if fs.Lookup(name[1:]).Value.String() == "" {
@@ -195,6 +204,9 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 	if len(missing) > 0 || fs.NArg() > 0 {
 		if len(missing) > 0 {
 			fmt.Fprintf(stderr, "resgen %s: missing %s\n", cmd, strings.Join(missing, ", "))
+			if jobs != nil {
+				fmt.Fprintf(stderr, "(or run it where a %s lists the jobs, or give -config FILE)\n", defaultConfig)
+			}
 		} else {
 			fmt.Fprintf(stderr, "resgen %s: unexpected argument %q\n", cmd, fs.Arg(0))
 		}

@@ -236,16 +236,35 @@ func stagePath(path string, data []byte) (pending, bool, error) {
 // to) with data. An unchanged file is left alone, keeping its modification
 // time.
 func writeAtomic(path string, data []byte) error {
-	target, err := outputTarget(path)
+	ps, err := stageFile(path, data)
 	if err != nil {
 		return err
+	}
+	return commit(ps)
+}
+
+// stageFile stages data for the file at path: nothing when it holds data
+// already.
+func stageFile(path string, data []byte) ([]pending, error) {
+	target, err := outputTarget(path)
+	if err != nil {
+		return nil, err
 	}
 	removeStaleTemps(filepath.Dir(target), func(name string) bool { return name == filepath.Base(target) })
 	p, changed, err := stage(target, data)
 	if err != nil || !changed {
-		return err
+		return nil, err
 	}
-	return commit([]pending{p})
+	return []pending{p}, nil
+}
+
+// stageOutput stages a run's output at out: its one file, or with split
+// the files of the folder out.
+func stageOutput(out string, split bool, files []generator.Output) ([]pending, error) {
+	if !split {
+		return stageFile(out, files[0].Source)
+	}
+	return stageFolder(out, files)
 }
 
 // staleFiles lists the output files whose bytes on disk differ from files
@@ -296,31 +315,48 @@ func leftovers(dir string, keep map[string]bool) []string {
 // changes nothing. Files resgen wrote before that are no longer part of the
 // output are removed.
 func writeFolder(dir string, files []generator.Output) error {
-	if err := checkOutput(dir, true); err != nil {
+	ps, err := stageFolder(dir, files)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := commit(ps); err != nil {
 		return err
+	}
+	removeLeftovers(dir, files)
+	return nil
+}
+
+// stageFolder stages the files of a split output in dir.
+func stageFolder(dir string, files []generator.Output) ([]pending, error) {
+	if err := checkOutput(dir, true); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
 	removeStaleTemps(dir, func(name string) bool { return strings.HasSuffix(name, ".gen.go") })
 	var ps []pending
-	keep := map[string]bool{}
 	for _, f := range files {
-		keep[f.Name] = true
 		p, changed, err := stagePath(filepath.Join(dir, f.Name), f.Source)
 		if err != nil {
 			discard(ps)
-			return fmt.Errorf("%s: %w", f.Name, err)
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		if changed {
 			ps = append(ps, p)
 		}
 	}
-	if err := commit(ps); err != nil {
-		return err
+	return ps, nil
+}
+
+// removeLeftovers removes the files of a split folder that resgen wrote
+// before and that files no longer holds, once files are in place.
+func removeLeftovers(dir string, files []generator.Output) {
+	keep := map[string]bool{}
+	for _, f := range files {
+		keep[f.Name] = true
 	}
 	for _, p := range leftovers(dir, keep) {
 		os.Remove(p)
 	}
-	return nil
 }
