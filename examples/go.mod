@@ -4,7 +4,10 @@ go 1.26
 
 tool github.com/resgen/resgen/cmd/resgen
 
-require github.com/resgen/resgen v0.0.0
+require (
+	github.com/resgen/resgen v0.0.0
+	go.yaml.in/yaml/v4 v4.0.0
+)
 
 require (
 	github.com/avast/retry-go/v4 v4.7.0 // indirect
@@ -14,7 +17,6 @@ require (
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/sony/gobreaker/v2 v2.4.0 // indirect
-	go.yaml.in/yaml/v4 v4.0.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
 
