@@ -77,7 +77,8 @@ wait_for_server() {
 cd "$work"
 ln -s "$repo" resgen
 export GOWORK=off
-export PORT=$(free_port)
+PORT=$(free_port)
+export PORT
 set -x
 
 # --- README quick start ---
