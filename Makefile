@@ -4,11 +4,13 @@ GO ?= go
 .PHONY: test golden demo corpus bench vet conformance
 
 # vet, then every test with the race detector. The real-spec corpus runs
-# its specs under 2 MB here; `make corpus` runs all of them.
+# its specs under 2 MB here; `make corpus` runs all of them. Then the
+# consumer example, a module of its own (examples/).
 test: vet
 	$(GO) test -race ./...
 	$(GO) test -race -tags resgen_swapped $(SWAPPED_PKGS)
 	$(GO) test -run '$(NORACE_TESTS)' $(NORACE_PKGS)
+	cd examples && $(GO) vet ./... && $(GO) test ./...
 
 # The comparisons with go-yaml's tree and kin-openapi's own load over the
 # real specs: under -race they take only the specs below 512 KB; here,

@@ -26,6 +26,12 @@ func TestReadmeAddToModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(readme)
+	// The quick start has a go:generate line of its own (scripts/newcomer.sh runs that one).
+	at := strings.Index(text, "## Add it to a module")
+	if at < 0 {
+		t.Fatal(`README: no "## Add it to a module" section`)
+	}
+	text = text[at:]
 	edit := regexp.MustCompile(`(?s)go mod edit -replace github.com/resgen/resgen=\.\./resgen \\\n\s*(.*?)\n`).FindStringSubmatch(text)
 	if edit == nil {
 		t.Fatal("README: no `go mod edit -replace github.com/resgen/resgen=../resgen \\` line")
@@ -120,4 +126,85 @@ func TestReadmeSampleIsGenerated(t *testing.T) {
 			t.Fatalf("README sample line not in golden/petstore/client.gen.go (in order): %q", want)
 		}
 	}
+}
+
+// TestReadmeQuickStartIsNewcomerScript: scripts/newcomer.sh, which CI
+// runs, performs the README's "Quick start" and nothing else: each of its
+// steps is a command of the quick start (its output may be kept with
+// `| tee FILE`), a file the quick start shows (cut from the README by
+// readme_file), a quick-start command it says it does not run and why, or
+// a line marked "# not in README"; and each command and file of the quick
+// start is one of its steps.
+func TestReadmeQuickStartIsNewcomerScript(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := regexp.MustCompile(`(?s)\n## Quick start\n(.*?)\n## `).FindSubmatch(readme)
+	if section == nil {
+		t.Fatal(`README: no "## Quick start" section`)
+	}
+	commands := map[string]bool{} // command -> seen in the script
+	for _, block := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllSubmatch(section[1], -1) {
+		for _, line := range strings.Split(strings.TrimSpace(string(block[1])), "\n") {
+			commands[stepText(line)] = false
+		}
+	}
+	files := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)`([^`]+)`:\n\n```").FindAllSubmatch(section[1], -1) {
+		files[string(m[1])] = false
+	}
+	if len(commands) == 0 || len(files) == 0 {
+		t.Fatalf("README quick start: %d commands, %d files", len(commands), len(files))
+	}
+
+	script, err := os.ReadFile("../../scripts/newcomer.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := regexp.MustCompile(`(?s)\n# --- README quick start ---\n(.*?)\n# --- end ---\n`).FindSubmatch(script)
+	if steps == nil {
+		t.Fatal("scripts/newcomer.sh: no `# --- README quick start ---` ... `# --- end ---` steps")
+	}
+	tee := regexp.MustCompile(` \| tee \S+$`)
+	for _, line := range strings.Split(string(steps[1]), "\n") {
+		line = strings.TrimSpace(line)
+		var seen map[string]bool
+		var key string
+		switch {
+		case line == "", strings.Contains(line, "# not in README"):
+			continue
+		case strings.HasPrefix(line, "# README, not run: "):
+			seen, key = commands, strings.TrimPrefix(line, "# README, not run: ")
+		case strings.HasPrefix(line, "#"):
+			continue
+		case strings.HasPrefix(line, "readme_file "):
+			seen, key = files, strings.TrimPrefix(line, "readme_file ")
+		default:
+			seen, key = commands, tee.ReplaceAllString(stepText(line), "")
+		}
+		if _, ok := seen[key]; !ok {
+			t.Errorf("scripts/newcomer.sh step not in the README's quick start: %q", line)
+			continue
+		}
+		seen[key] = true
+	}
+	for cmd, ok := range commands {
+		if !ok {
+			t.Errorf("README quick-start command not in scripts/newcomer.sh: %q", cmd)
+		}
+	}
+	for name, ok := range files {
+		if !ok {
+			t.Errorf("README quick-start file not written by scripts/newcomer.sh: %q", name)
+		}
+	}
+}
+
+// stepText is a shell line without its trailing comment or spaces.
+func stepText(line string) string {
+	if i := strings.Index(line, " #"); i >= 0 {
+		line = line[:i]
+	}
+	return strings.TrimSpace(line)
 }
