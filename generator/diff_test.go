@@ -3,6 +3,7 @@ package generator
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,37 @@ func TestGoldenDiff(t *testing.T) {
 				t.Errorf("the new spec against itself: changed %v, %d unchanged of %d", same.Changed, same.Unchanged, len(new.Model.Operations))
 			}
 		})
+	}
+}
+
+// TestDiffShowsHostileTextSafely: the names of hostile-text.yaml (escape
+// sequences, bidirectional overrides, pipes, backticks) come out escaped
+// in every layout, and cannot break a markdown table row or code span.
+func TestDiffShowsHostileTextSafely(t *testing.T) {
+	t.Chdir("..")
+	hostile := checkedModel(t, Config{Spec: "testdata/specs/hostile-text.yaml"})
+	pets := checkedModel(t, Config{Spec: "testdata/specs/petstore.yaml"})
+	d := DiffPolicies(hostile.Model, pets.Model, "a|`b`\x1b[31m", "new")
+	if len(d.Removed) == 0 {
+		t.Fatal("no operation removed: the test shows nothing")
+	}
+	for _, format := range []string{"text", "markdown", "json"} {
+		text, err := d.Render(format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkNoUnsafeText(t, "diff -format "+format, text)
+		if format != "markdown" {
+			continue
+		}
+		for _, line := range strings.Split(string(text), "\n") {
+			unescaped := strings.ReplaceAll(line, `\|`, "")
+			if strings.HasPrefix(line, "|") && strings.Count(unescaped, "|") != 4 {
+				t.Errorf("a table row with a stray pipe: %q", line)
+			}
+			if strings.Count(line, "`")%2 != 0 {
+				t.Errorf("a line with an unclosed code span: %q", line)
+			}
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/resgen/resgen/generator"
@@ -139,9 +141,19 @@ func loadSide(ctx context.Context, side diffSide, strict bool, allowRead []strin
 	return checked, exitOK
 }
 
-// relabelAll names the files of diagnostics git:REV:path.
+// relabelAll names the files of diagnostics git:REV:path, in their
+// messages too: the temp folder means nothing to the user.
 func (g *gitSide) relabelAll(ds generator.Diagnostics) {
+	sep := string(filepath.Separator)
+	pairs := []string{g.dir + sep, g.label}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, g.dir); err == nil {
+			pairs = append(pairs, rel+sep, g.label)
+		}
+	}
+	inDir := strings.NewReplacer(pairs...)
 	for i := range ds {
 		ds[i].File = g.relabel(ds[i].File)
+		ds[i].Msg, ds[i].Hint = inDir.Replace(ds[i].Msg), inDir.Replace(ds[i].Hint)
 	}
 }

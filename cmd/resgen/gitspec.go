@@ -24,10 +24,11 @@ import (
 // stay inside the temp folder, and their sizes are bounded before a byte
 // is read; git cat-file writes them there.
 
-const (
+// Variables so that a test can lower them.
+var (
 	// maxGitBytes bounds the files taken from a revision, together: the
 	// loader reads at most as much in one run.
-	maxGitBytes = 256 << 20
+	maxGitBytes int64 = 256 << 20
 	// maxGitFiles bounds how many files are taken.
 	maxGitFiles = 20_000
 )
@@ -50,7 +51,11 @@ func (g *gitSide) Close() error { return os.RemoveAll(g.dir) }
 
 // relabel makes a path in the temp folder read as git:REV:path.
 func (g *gitSide) relabel(p string) string {
-	if rel, err := filepath.Rel(g.dir, p); err == nil && filepath.IsLocal(rel) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(g.dir, abs); err == nil && filepath.IsLocal(rel) {
 		return g.label + filepath.ToSlash(rel)
 	}
 	return p
@@ -135,7 +140,7 @@ func materializeGit(ctx context.Context, arg string) (*gitSide, error) {
 		total += f.size
 		take = append(take, f)
 		if total > maxGitBytes || len(take) > maxGitFiles {
-			return nil, &gitError{fmt.Sprintf("%s: the YAML and JSON files below %s at %s exceed %d MiB or %d files", arg, root, rev, maxGitBytes>>20, maxGitFiles)}
+			return nil, &gitError{fmt.Sprintf("%s: the YAML and JSON files below %s at %s exceed %d bytes or %d files", arg, root, rev, maxGitBytes, maxGitFiles)}
 		}
 	}
 	dir, err := os.MkdirTemp("", "resgen-git-*")
