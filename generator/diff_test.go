@@ -2,6 +2,7 @@ package generator
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,11 +63,30 @@ func TestDiffShowsHostileTextSafely(t *testing.T) {
 	t.Chdir("..")
 	hostile := checkedModel(t, Config{Spec: "testdata/specs/hostile-text.yaml"})
 	pets := checkedModel(t, Config{Spec: "testdata/specs/petstore.yaml"})
-	d := DiffPolicies(hostile.Model, pets.Model, "a|`b`\x1b[31m", "new")
-	if len(d.Removed) == 0 {
-		t.Fatal("no operation removed: the test shows nothing")
+	overlay := filepath.Join(t.TempDir(), "pipes.yaml")
+	if err := os.WriteFile(overlay, []byte(`overlay: 1.0.0
+info: {title: pipes, version: "1"}
+actions:
+  - target: $['x-resilience'].breakers
+    update:
+      "a|b`+"`"+`c\e[31m\u202e": {windowSize: 10, minimumCalls: 5, failureRateThreshold: 20}
+  - target: $['x-resilience'].defaults
+    update:
+      breaker: "a|b`+"`"+`c\e[31m\u202e"
+`), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, format := range []string{"text", "markdown", "json"} {
+	moved := checkedModel(t, Config{Spec: "testdata/specs/hostile-text.yaml", Overlays: []string{overlay}})
+	removed := DiffPolicies(hostile.Model, pets.Model, "a|`b`\x1b[31m", "new")
+	changed := DiffPolicies(hostile.Model, moved.Model, "old", "new")
+	if len(removed.Removed) == 0 || len(changed.Operations) == 0 {
+		t.Fatal("no operation removed or changed: the test shows nothing")
+	}
+	for _, c := range []struct {
+		d      *PolicyDiff
+		format string
+	}{{removed, "text"}, {removed, "markdown"}, {removed, "json"}, {changed, "text"}, {changed, "markdown"}, {changed, "json"}} {
+		d, format := c.d, c.format
 		text, err := d.Render(format)
 		if err != nil {
 			t.Fatal(err)

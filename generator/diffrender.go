@@ -78,7 +78,7 @@ var markdownStyle = diffStyle{
 	sentence: func(s string) string { return "- " + s + "\n" },
 	changes: func(cs []changeLine) string {
 		var b strings.Builder
-		b.WriteString("\n| field | old | new |\n|---|---|---|\n")
+		b.WriteString("| field | old | new |\n|---|---|---|\n")
 		for _, c := range cs {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.label, c.old, c.new)
 		}
@@ -118,12 +118,7 @@ func (d *PolicyDiff) render(st diffStyle) []byte {
 		for _, o := range d.Operations {
 			b.WriteString(st.op(opTitle(st, o)))
 			sentences, cs := opLines(st, o)
-			for _, s := range sentences {
-				b.WriteString(st.sentence(s))
-			}
-			if len(cs) > 0 {
-				b.WriteString(st.changes(cs))
-			}
+			b.WriteString(st.lines(sentences, cs))
 		}
 	}
 	if len(d.Breakers) > 0 {
@@ -156,12 +151,7 @@ func (d *PolicyDiff) render(st diffStyle) []byte {
 					sentences = append(sentences, "now behind it: "+opList(st, br.Operations))
 				}
 			}
-			for _, s := range sentences {
-				b.WriteString(st.sentence(s))
-			}
-			if len(br.Changes) > 0 {
-				b.WriteString(st.changes(changeLines(st, br.Changes, "breaker.")))
-			}
+			b.WriteString(st.lines(sentences, changeLines(st, br.Changes, "breaker.")))
 		}
 	}
 	for _, part := range []struct {
@@ -185,6 +175,21 @@ func (d *PolicyDiff) render(st diffStyle) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// lines writes an entry's sentences, then its changed fields.
+func (st diffStyle) lines(sentences []string, cs []changeLine) string {
+	var b strings.Builder
+	for _, s := range sentences {
+		b.WriteString(st.sentence(s))
+	}
+	if len(cs) > 0 {
+		if st.markdown && len(sentences) > 0 {
+			b.WriteString("\n") // a table after a list needs a blank line
+		}
+		b.WriteString(st.changes(cs))
+	}
+	return b.String()
 }
 
 // sentenceTop is a line under the title.
@@ -248,12 +253,24 @@ func changeLines(st diffStyle, cs []DiffChange, trim string) []changeLine {
 	for _, c := range cs {
 		kind := fieldKinds[c.Field]
 		label := strings.ReplaceAll(strings.TrimPrefix(c.Field, trim), ".", " ")
-		if c.Field == "idempotencyKeyHeader" {
+		o, n := c.Old, c.New
+		switch c.Field {
+		case "idempotencyKeyHeader":
 			label = "idempotency key header"
+		case "notRetrySafe":
+			// Said without the double negative.
+			label, o, n = "retry-safe", not(o), not(n)
 		}
-		out = append(out, changeLine{label, st.q(valueText(kind, c.Old)), st.q(valueText(kind, c.New))})
+		out = append(out, changeLine{label, st.q(valueText(kind, o)), st.q(valueText(kind, n))})
 	}
 	return out
+}
+
+func not(v any) any {
+	if b, ok := v.(bool); ok {
+		return !b
+	}
+	return v
 }
 
 // opLines is a changed operation in words: sentences for what reads best

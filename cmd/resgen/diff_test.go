@@ -198,6 +198,10 @@ func TestDiffOldFromGit(t *testing.T) {
 	if code, _, stderr := runCLI(t, "diff", "-old", "git:HEAD:openapi.yaml", "-new", "openapi.yaml"); code != exitInput || !strings.Contains(stderr, "exceed") {
 		t.Errorf("over the size bound: exit %d, stderr %q", code, stderr)
 	}
+	t.Chdir(t.TempDir())
+	if code, _, stderr := runCLI(t, "diff", "-old", "git:HEAD:openapi.yaml", "-new", filepath.Join(repo, "api", "openapi.yaml")); code != exitInput || !strings.Contains(stderr, "not in a git repository") {
+		t.Errorf("outside a repository: exit %d, stderr %q", code, stderr)
+	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "resgen-git-*")); len(left) > 0 {
 		t.Errorf("temp folders left behind: %v", left)
 	}
