@@ -248,25 +248,46 @@ func DiffPolicies(old, new *model.File, oldName, newName string) *PolicyDiff {
 	}
 	newKeys := map[string]bool{}
 	for _, op := range new.Operations {
+		newKeys[opKey(op)] = true
+	}
+	// An operation whose key alone changed (an operationId renamed, added
+	// or dropped) is the one of the other side at the same method and
+	// path, if that one has no match of its own.
+	renamed := map[string]*model.Operation{}
+	for _, op := range old.Operations {
+		if !newKeys[opKey(op)] {
+			renamed[op.Method+" "+op.Path] = op
+		}
+	}
+	paired := map[*model.Operation]bool{}
+	renames := map[string]string{} // old key → new key
+	for _, op := range new.Operations {
 		key := opKey(op)
-		newKeys[key] = true
 		was, ok := oldOps[key]
+		var cs []DiffChange
+		if !ok {
+			if was, ok = renamed[op.Method+" "+op.Path]; ok {
+				paired[was] = true
+				renames[opKey(was)] = key
+				cs = []DiffChange{{"operation", opKey(was), key}}
+			}
+		}
 		if !ok {
 			d.Added = append(d.Added, DiffOp{Operation: key, Method: op.Method, Path: op.Path, Changes: changes(nil, op.Policy, nil), new: op.Policy})
 			continue
 		}
-		if cs := changes(was.Policy, op.Policy, nil); len(cs) > 0 {
+		if cs = append(cs, changes(was.Policy, op.Policy, nil)...); len(cs) > 0 {
 			d.Operations = append(d.Operations, DiffOp{Operation: key, Method: op.Method, Path: op.Path, Changes: cs, old: was.Policy, new: op.Policy})
 		} else {
 			d.Unchanged++
 		}
 	}
 	for _, op := range old.Operations {
-		if key := opKey(op); !newKeys[key] {
+		if key := opKey(op); !newKeys[key] && !paired[op] {
 			d.Removed = append(d.Removed, DiffOp{Operation: key, Method: op.Method, Path: op.Path, Changes: changes(op.Policy, nil, nil), old: op.Policy})
 		}
 	}
-	d.Breakers = diffBreakers(old, new)
+	d.Breakers = diffBreakers(old, new, renames)
 	d.Changed = len(d.Operations)+len(d.Added)+len(d.Removed)+len(d.Breakers) > 0
 	return d
 }
@@ -279,7 +300,9 @@ type breakerSide struct {
 	members map[string][]string
 }
 
-func breakersOf(m *model.File) breakerSide {
+// breakersOf lists m's breakers; rename maps a key to the one members are
+// listed by (an old operation's new key).
+func breakersOf(m *model.File, rename map[string]string) breakerSide {
 	s := breakerSide{policy: map[string]*model.OpPolicy{}, members: map[string][]string{}}
 	for _, bi := range m.Breakers {
 		s.order = append(s.order, bi.Instance)
@@ -291,7 +314,11 @@ func breakersOf(m *model.File) breakerSide {
 				s.order = append(s.order, bi.Instance)
 				s.policy[bi.Instance] = &model.OpPolicy{Breaker: bi}
 			}
-			s.members[bi.Instance] = append(s.members[bi.Instance], opKey(op))
+			key := opKey(op)
+			if k, ok := rename[key]; ok {
+				key = k
+			}
+			s.members[bi.Instance] = append(s.members[bi.Instance], key)
 		}
 	}
 	return s
@@ -299,8 +326,10 @@ func breakersOf(m *model.File) breakerSide {
 
 // diffBreakers lists the breaker instances added, removed, or changed in
 // policy or members: the new side's in its order, then the removed ones.
-func diffBreakers(old, new *model.File) []DiffBreaker {
-	o, n := breakersOf(old), breakersOf(new)
+// An operation renamed is listed by its new key on both sides: it did not
+// move.
+func diffBreakers(old, new *model.File, renames map[string]string) []DiffBreaker {
+	o, n := breakersOf(old, renames), breakersOf(new, nil)
 	out := []DiffBreaker{}
 	for _, inst := range n.order {
 		b := DiffBreaker{Instance: inst, Operations: list(n.members[inst]), Changes: []DiffChange{}, Joined: []string{}, Left: []string{}, scope: n.policy[inst].Breaker.Policy.Scope}

@@ -255,6 +255,8 @@ func changeLines(st diffStyle, cs []DiffChange, trim string) []changeLine {
 		label := strings.ReplaceAll(strings.TrimPrefix(c.Field, trim), ".", " ")
 		o, n := c.Old, c.New
 		switch c.Field {
+		case "operation":
+			label = "renamed"
 		case "idempotencyKeyHeader":
 			label = "idempotency key header"
 		case "notRetrySafe":
