@@ -39,13 +39,14 @@ func (d *PolicyDiff) Render(format string) ([]byte, error) {
 type diffStyle struct {
 	// q quotes text that comes from the spec (names, headers, paths); w
 	// writes a word resgen checked (a method, a scope, a jitter).
-	q, w               func(string) string
-	title, section     func(string) string
-	op                 func(name string) string
-	sentence           func(string) string
-	changes            func([]changeLine) string
-	markdown           bool
-	bold, on, off, arr string
+	q, w           func(string) string
+	title, section func(string) string
+	op             func(name string) string
+	sentence       func(string) string
+	changes        func([]changeLine) string
+	markdown       bool
+	// on and off are how "retry turned ON/OFF" stands out.
+	on, off string
 }
 
 // changeLine is one changed field in words.
