@@ -23,9 +23,9 @@ const diffHelp = `Compares the resolved resilience policy of every operation bet
 (matched by operationId, else "METHOD path"): breaker and its thresholds, retry
 on or off and why, attempts, waits, jitter, retryOn, Retry-After, budget,
 timeouts, idempotency key; operations added and removed; the operations a
-changed breaker affects. -old may be git:REV:FILE, the spec as of a git
-revision (FILE relative to the current folder), with the files it $refs as of
-that revision.
+changed breaker affects. Either side may be git:REV:FILE, the spec as of a
+git revision (FILE relative to the current folder), with the files it $refs
+as of that revision. Each side's warnings and errors go to stderr.
 
 Exit status: 0 no policy change; 4 the policy changed; 2 bad input (a spec
 that does not load, with its diagnostics); 1 a bug in resgen.`
