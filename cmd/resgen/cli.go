@@ -38,6 +38,9 @@ Usage:
   resgen lint -spec FILE                               check x-resilience, write nothing
   resgen explain -spec FILE [-format table|markdown|json]
                                                        print each operation's policy
+  resgen diff -old FILE|git:REV:FILE -new FILE [-format text|markdown|json]
+                                                       what a spec change does to each
+                                                       operation's policy (exit 4: changed)
   resgen lab SCENARIO -spec FILE -op OPERATION_ID [-compare] [-speed N] [-o DIR]
                                                        run an operation's policy against a
                                                        storm, order, slow or outage server
@@ -53,7 +56,7 @@ Run "resgen COMMAND -h" for a command's flags.
 
 Exit status: 0 success; 2 bad input (spec, flags, x-resilience) or an -o that
 cannot be written; 1 a bug in resgen (one line, please report it); 3 stale
-output (generate -check); 130 a lab stopped by Ctrl-C. A failed run never
+output (generate -check); 4 a policy changed (diff); 130 a lab stopped by Ctrl-C. A failed run never
 changes an existing output file.
 `
 
@@ -86,6 +89,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	switch args[0] {
 	case "generate", "lint", "explain":
 		return runCommand(ctx, args[0], args[1:], stdout, stderr)
+	case "diff":
+		return runDiff(ctx, args[1:], stdout, stderr)
 	case "lab":
 		return runLab(ctx, args[1:], stdout, stderr)
 	case "version", "-version", "--version":
