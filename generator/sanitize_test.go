@@ -110,7 +110,7 @@ func TestExplainEscapesEveryField(t *testing.T) {
 	}
 	m := &model.File{Title: evil, Source: evil}
 	for _, format := range []string{"table", "markdown", "json"} {
-		out, err := Explain(m, format)
+		out, err := Explain(m, Diagnostics{{File: evil, Line: 1, Msg: evil, Pointer: evil, Hint: evil}}, format)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -255,7 +255,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 			return outputError(stderr, *out, err)
 		}
 	case "explain":
-		text, err := generator.Explain(checked.Model, *format)
+		text, err := generator.Explain(checked.Model, checked.Diags, *format)
 		if err != nil {
 			return internalError(stderr, err)
 		}
