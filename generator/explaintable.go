@@ -45,17 +45,16 @@ const (
 )
 
 type tableRow struct {
-	path  string
-	cells [numCols]string
+	path, id, goName, why string
+	cells                 [numCols]string
 }
 
 func writeTable(buf *bytes.Buffer, ops []ExplainOp, breakers []*model.BreakerFacts, retries []*model.RetryFacts) {
 	rows := make([]tableRow, len(ops))
 	for i, o := range ops {
 		c := &rows[i].cells
-		rows[i].path = o.Path
+		rows[i].path, rows[i].id, rows[i].goName = o.Path, o.ID, o.GoMethod
 		c[colMethod] = "  " + o.Method
-		c[colOp] = opCell(o.ID, o.GoMethod)
 		c[colBreaker], c[colRetry], c[colAttempts] = "none", "off", "1"
 		if b := o.Facts.Breaker; b != nil {
 			c[colBreaker] = b.Instance
@@ -63,7 +62,7 @@ func writeTable(buf *bytes.Buffer, ops []ExplainOp, breakers []*model.BreakerFac
 		if r := o.Facts.Retry; r != nil {
 			c[colRetry], c[colAttempts] = r.Policy, strconv.Itoa(r.MaxAttempts)
 		}
-		c[colWhy] = strings.TrimSuffix(o.Facts.RetryWhy, ": off")
+		rows[i].why = strings.TrimSuffix(o.Facts.RetryWhy, ": off")
 		c[colTimeouts] = o.Facts.Timeout + " / " + o.Facts.TotalTimeout
 	}
 	bkeys, rkeys := fitRows(rows)
@@ -118,13 +117,21 @@ func writeTable(buf *bytes.Buffer, ops []ExplainOp, breakers []*model.BreakerFac
 	}
 }
 
-// opCell is the operationId with the Go method name in parentheses; an
-// operation without an operationId shows the Go name alone, in them.
-func opCell(id, goName string) string {
+// opCell is the operationId with the Go method name in parentheses (an
+// operation without an operationId shows the Go name alone, in them), in
+// width columns at most. The Go name is cut first, to 8 columns (it mostly
+// repeats the operationId), then the operationId; each in the middle, so
+// both keep their start and end.
+func opCell(id, goName string, width int) string {
 	if id == "" {
-		return "(" + goName + ")"
+		return "(" + cutMiddle(goName, width-2) + ")"
 	}
-	return id + " (" + goName + ")"
+	idW, goW := displayWidth(id), displayWidth(goName)
+	if room := width - 3; idW+goW > room {
+		goW = max(min(goW, 8), room-idW)
+		idW = max(1, room-goW)
+	}
+	return cutMiddle(id, idW) + " (" + cutMiddle(goName, goW) + ")"
 }
 
 // fitRows makes every row fit tableWidth: it cuts the operation cells,
@@ -149,16 +156,27 @@ func fitRows(rows []tableRow) (bkeys, rkeys map[string]string) {
 		if over := total() - tableWidth; over > 0 {
 			to := max(floor, displayWidth(tableHeader[col]), width(col)-over)
 			for i := range rows {
-				rows[i].cells[col] = cutMiddle(rows[i].cells[col], to)
+				if col == colOp {
+					rows[i].cells[col] = opCell(rows[i].id, rows[i].goName, to)
+				} else {
+					rows[i].cells[col] = cutMiddle(rows[i].cells[col], to)
+				}
 			}
 		}
 	}
-	shrink(colOp, 32)
-	shrink(colWhy, 16)
-	shrink(colOp, opMin)
-	shrink(colWhy, whyMin)
+	fit := func() {
+		for i := range rows {
+			rows[i].cells[colOp] = opCell(rows[i].id, rows[i].goName, tableWidth)
+			rows[i].cells[colWhy] = rows[i].why
+		}
+		shrink(colOp, 32)
+		shrink(colWhy, 16)
+		shrink(colOp, opMin)
+		shrink(colWhy, whyMin)
+	}
+	fit()
 	bkeys, rkeys = map[string]string{}, map[string]string{}
-	for total() > tableWidth {
+	for ; total() > tableWidth; fit() {
 		// Key the wider of the two name columns, one width at a time.
 		col, keys, prefix := colBreaker, bkeys, "B"
 		if width(colRetry) > width(colBreaker) {
