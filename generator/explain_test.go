@@ -2,6 +2,7 @@ package generator
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -182,5 +183,28 @@ func TestExplainMarkdownDetails(t *testing.T) {
 	}
 	if !strings.Contains(string(md), `breaker policy "unused\\x1b\[31m\\u202e" is defined but no operation uses it`) {
 		t.Errorf("the unused-policy warning is not escaped for markdown:\n%s", md)
+	}
+}
+
+// TestReadmeShowsExplain: the table the README shows is what explain
+// prints for testdata/specs/petstore.yaml today.
+func TestReadmeShowsExplain(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../golden/explain/petstore.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var indented strings.Builder
+	for _, l := range strings.SplitAfter(string(want), "\n") {
+		if strings.TrimSpace(l) != "" {
+			indented.WriteString("  ")
+		}
+		indented.WriteString(l)
+	}
+	if !strings.Contains(string(readme), "  ```text\n"+indented.String()+"  ```\n") {
+		t.Error("README.md does not show golden/explain/petstore.txt (indented by two spaces in a text block): update it")
 	}
 }
