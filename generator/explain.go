@@ -22,7 +22,7 @@ type ExplainOp struct {
 	// GoMethod is the generated method's name.
 	GoMethod string `json:"goMethod"`
 	Method   string `json:"method"`
-	Path   string `json:"path"`
+	Path     string `json:"path"`
 	// Policy holds the values (numbers, Go durations, lists) for tools;
 	// Facts the same in words, as the doc comment says them.
 	Policy explainPolicy `json:"policy"`
