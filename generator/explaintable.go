@@ -38,9 +38,12 @@ var tableHeader = [numCols]string{"  METHOD", "OPERATION (GO METHOD)", "BREAKER"
 const (
 	colGap = 2
 	// A name wider than nameKeyWidth may become a key when a row does
-	// not fit; opMin and whyMin are how far those cells may be cut.
+	// not fit. The operation and reason cells are cut in two rounds: to
+	// opFirst and whyFirst columns, then to their header's width and
+	// whyMin.
 	nameKeyWidth = 16
-	opMin        = 16
+	opFirst      = 32
+	whyFirst     = 16
 	whyMin       = 8
 )
 
@@ -169,9 +172,9 @@ func fitRows(rows []tableRow) (bkeys, rkeys map[string]string) {
 			rows[i].cells[colOp] = opCell(rows[i].id, rows[i].goName, tableWidth)
 			rows[i].cells[colWhy] = rows[i].why
 		}
-		shrink(colOp, 32)
-		shrink(colWhy, 16)
-		shrink(colOp, opMin)
+		shrink(colOp, opFirst)
+		shrink(colWhy, whyFirst)
+		shrink(colOp, 0)
 		shrink(colWhy, whyMin)
 	}
 	fit()
