@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/human"
@@ -16,9 +18,11 @@ import (
 // prints it. Facts are the same the doc comment above the generated
 // method is made of, so the two never disagree.
 type ExplainOp struct {
-	ID     string `json:"operationId"`
-	Method string `json:"method"`
-	Path   string `json:"path"`
+	ID string `json:"operationId"`
+	// GoMethod is the generated method's name.
+	GoMethod string `json:"goMethod"`
+	Method   string `json:"method"`
+	Path     string `json:"path"`
 	// Policy holds the values (numbers, Go durations, lists) for tools;
 	// Facts the same in words, as the doc comment says them.
 	Policy explainPolicy `json:"policy"`
@@ -88,51 +92,96 @@ func machinePolicy(p *model.OpPolicy) explainPolicy {
 	return out
 }
 
+// ExplainWarning is one warning of the run, as -format json lists it.
+type ExplainWarning struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Pointer string `json:"pointer,omitempty"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
 // Explain renders the policies of a generated model in format table,
 // markdown or json, one operation per row, sorted by path then method.
-func Explain(m *model.File, format string) ([]byte, error) {
+// diags are the run's warnings (Checked.Diags): markdown and json list
+// them; the table leaves them to stderr, where the CLI prints them.
+func Explain(m *model.File, diags Diagnostics, format string) ([]byte, error) {
 	ops := make([]ExplainOp, 0, len(m.Operations))
 	for _, op := range m.Operations {
-		ops = append(ops, ExplainOp{ID: op.ID, Method: op.Method, Path: op.Path, Policy: machinePolicy(op.Policy), Facts: model.PolicyFacts(op.Policy)})
+		ops = append(ops, ExplainOp{ID: op.ID, GoMethod: op.Name, Method: op.Method, Path: op.Path, Policy: machinePolicy(op.Policy), Facts: model.PolicyFacts(op.Policy)})
 	}
 	var buf bytes.Buffer
 	switch format {
 	case "json":
+		warnings := make([]ExplainWarning, 0, len(diags))
+		for _, d := range diags {
+			warnings = append(warnings, ExplainWarning{File: d.File, Line: d.Line, Col: d.Col, Pointer: d.Pointer, Message: d.Msg, Hint: d.Hint})
+		}
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
-			Title      string      `json:"title"`
-			Operations []ExplainOp `json:"operations"`
-		}{m.Title, ops}); err != nil {
+			Title      string           `json:"title"`
+			Operations []ExplainOp      `json:"operations"`
+			Warnings   []ExplainWarning `json:"warnings"`
+		}{m.Title, ops, warnings}); err != nil {
 			return nil, err
 		}
 		// encoding/json leaves bidirectional controls and C1 controls raw.
 		return sanitize.JSON(buf.Bytes()), nil
 	case "markdown":
-		var breakers []*model.BreakerFacts
-		for _, bi := range m.Breakers {
-			breakers = append(breakers, terminalBreaker(model.PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker))
-		}
 		title := m.Title
 		if title == "" {
 			title = m.Source
 		}
-		if err := templates.T.ExecuteTemplate(&buf, "explain.markdown", map[string]any{"Title": sanitize.Terminal(title), "Ops": terminalOps(ops), "Breakers": breakers}); err != nil {
+		type mdWarning struct{ Pos, Msg, Pointer, Hint string }
+		var warnings []mdWarning
+		t := sanitize.Terminal
+		for _, d := range diags {
+			pos := d.File
+			if d.Line > 0 {
+				pos += ":" + strconv.Itoa(d.Line)
+				if d.Col > 0 {
+					pos += ":" + strconv.Itoa(d.Col)
+				}
+			}
+			warnings = append(warnings, mdWarning{t(pos), t(d.Msg), t(d.Pointer), t(d.Hint)})
+		}
+		if err := templates.T.ExecuteTemplate(&buf, "explain.markdown", map[string]any{
+			"Title": sanitize.Terminal(title), "Ops": terminalOps(ops), "Breakers": breakerFacts(m),
+			"Retries": retryFacts(m), "Warnings": warnings,
+		}); err != nil {
 			return nil, err
 		}
 	case "table", "":
-		tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
-		if err := templates.T.ExecuteTemplate(tw, "explain.table", terminalOps(ops)); err != nil {
-			return nil, err
-		}
-		if err := tw.Flush(); err != nil {
-			return nil, err
-		}
+		writeTable(&buf, terminalOps(ops), breakerFacts(m), retryFacts(m))
 	default:
 		return nil, fmt.Errorf("unknown format %q: use table, markdown or json", format)
 	}
 	return buf.Bytes(), nil
+}
+
+// breakerFacts describes each breaker instance of m once, sorted by name,
+// its text escaped for a terminal.
+func breakerFacts(m *model.File) []*model.BreakerFacts {
+	out := make([]*model.BreakerFacts, 0, len(m.Breakers))
+	for _, bi := range m.Breakers {
+		out = append(out, terminalBreaker(model.PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker))
+	}
+	slices.SortFunc(out, func(a, b *model.BreakerFacts) int { return strings.Compare(a.Instance, b.Instance) })
+	return out
+}
+
+// retryFacts describes each retry policy of m once, sorted by name, its
+// text escaped for a terminal.
+func retryFacts(m *model.File) []*model.RetryFacts {
+	out := make([]*model.RetryFacts, 0, len(m.Retries))
+	for _, r := range m.Retries {
+		out = append(out, terminalRetry(model.PolicyFacts(&model.OpPolicy{Retry: r}).Retry))
+	}
+	slices.SortFunc(out, func(a, b *model.RetryFacts) int { return strings.Compare(a.Policy, b.Policy) })
+	return out
 }
 
 // terminalOps returns the text of ops for the table and markdown layouts,
@@ -146,14 +195,20 @@ func terminalOps(ops []ExplainOp) []ExplainOp {
 		f := o.Facts
 		f.RetryWhy, f.IdempotencyHeader, f.Timeout, f.TotalTimeout = t(f.RetryWhy), t(f.IdempotencyHeader), t(f.Timeout), t(f.TotalTimeout)
 		f.Breaker = terminalBreaker(f.Breaker)
-		if r := f.Retry; r != nil {
-			c := *r
-			c.Policy, c.Waits, c.RetryOn, c.MaxRetryAfter, c.Budget = t(c.Policy), t(c.Waits), t(c.RetryOn), t(c.MaxRetryAfter), t(c.Budget)
-			f.Retry = &c
-		}
-		out[i] = ExplainOp{ID: t(o.ID), Method: t(o.Method), Path: t(o.Path), Facts: f}
+		f.Retry = terminalRetry(f.Retry)
+		out[i] = ExplainOp{ID: t(o.ID), GoMethod: t(o.GoMethod), Method: t(o.Method), Path: t(o.Path), Facts: f}
 	}
 	return out
+}
+
+func terminalRetry(r *model.RetryFacts) *model.RetryFacts {
+	if r == nil {
+		return nil
+	}
+	t := sanitize.Terminal
+	c := *r
+	c.Policy, c.Waits, c.RetryOn, c.MaxRetryAfter, c.Budget = t(c.Policy), t(c.Waits), t(c.RetryOn), t(c.MaxRetryAfter), t(c.Budget)
+	return &c
 }
 
 func terminalBreaker(b *model.BreakerFacts) *model.BreakerFacts {

@@ -147,7 +147,7 @@ func TestGolden(t *testing.T) {
 			checkGolden(t, filepath.Join("golden", name, "client.gen.go"), res.Source)
 			checkNoUnsafeText(t, "the output", res.Source)
 			for format, ext := range map[string]string{"table": "txt", "markdown": "md", "json": "json"} {
-				text, err := Explain(res.Model, format)
+				text, err := Explain(res.Model, res.Diags, format)
 				if err != nil {
 					t.Fatal(err)
 				}

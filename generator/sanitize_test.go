@@ -81,7 +81,7 @@ func TestExplainEscapesEveryField(t *testing.T) {
 	}
 	var op ExplainOp
 	fill(reflect.ValueOf(&op.Facts))
-	op.ID, op.Method, op.Path = evil, evil, evil
+	op.ID, op.GoMethod, op.Method, op.Path = evil, evil, evil, evil
 	safe := terminalOps([]ExplainOp{op})[0]
 	var check func(v reflect.Value, name string)
 	check = func(v reflect.Value, name string) {
@@ -103,14 +103,21 @@ func TestExplainEscapesEveryField(t *testing.T) {
 		}
 	}
 	check(reflect.ValueOf(safe.Facts), "Facts")
-	for _, s := range []string{safe.ID, safe.Method, safe.Path} {
+	for _, s := range []string{safe.ID, safe.GoMethod, safe.Method, safe.Path} {
 		if strings.ContainsFunc(s, sanitize.Unsafe) {
 			t.Errorf("a name is not escaped: %q", s)
 		}
 	}
-	m := &model.File{Title: evil, Source: evil}
+	// A model with evil names everywhere the layouts print one, and a
+	// warning: the table, its lists and the markdown escape them all.
+	bi := &model.BreakerInstance{Instance: evil, Const: evil, Operations: 1,
+		Policy: &model.BreakerPolicy{Name: evil, Scope: evil, WindowType: "count", WindowSize: 1, MinimumCalls: 1, RecordOn: []string{evil}}}
+	rp := &model.RetryPolicy{Name: evil, MaxAttempts: 2, Backoff: "constant", Jitter: evil, RetryOn: []string{evil}, RetryAfter: true, Budget: &model.Budget{Ratio: 0.1}}
+	m := &model.File{Title: evil, Source: evil, Breakers: []*model.BreakerInstance{bi}, Retries: []*model.RetryPolicy{rp},
+		Operations: []*model.Operation{{ID: evil, Name: evil, Method: evil, Path: evil,
+			Policy: &model.OpPolicy{Breaker: bi, Retry: rp, RetryWhy: evil, IdempotencyHeader: evil}}}}
 	for _, format := range []string{"table", "markdown", "json"} {
-		out, err := Explain(m, format)
+		out, err := Explain(m, Diagnostics{{File: evil, Line: 1, Msg: evil, Pointer: evil, Hint: evil}}, format)
 		if err != nil {
 			t.Fatal(err)
 		}

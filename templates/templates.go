@@ -15,9 +15,18 @@ var files embed.FS
 
 // T holds every template, parsed once; a syntax error fails at init (and in
 // the package's test), never in a user's run.
-var T = template.Must(template.New("").Funcs(template.FuncMap{"md": mdEscape}).ParseFS(files, "*.tmpl"))
+var T = template.Must(template.New("").Funcs(template.FuncMap{"md": mdEscape, "mdText": mdText}).ParseFS(files, "*.tmpl"))
 
-// mdEscape keeps spec text from breaking a markdown table cell.
+// mdEscape keeps spec text from breaking a markdown table cell or the
+// code span it is written in.
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'").Replace(s)
 }
+
+// mdText makes spec text plain text in a markdown table cell or list item:
+// the characters that would start emphasis, code, a link, an HTML tag or
+// entity, or end the cell are backslash-escaped.
+func mdText(s string) string { return mdTextEscaper.Replace(s) }
+
+var mdTextEscaper = strings.NewReplacer("\\", `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", `\<`, ">", `\>`, "|", `\|`, "~", `\~`, "&", `\&`, "\n", " ")

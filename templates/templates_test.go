@@ -3,7 +3,7 @@ package templates
 import "testing"
 
 func TestTemplatesParse(t *testing.T) {
-	for _, name := range []string{"header", "opdoc", "breakerdoc", "explain.table", "explain.markdown"} {
+	for _, name := range []string{"header", "opdoc", "breakerdoc", "explain.markdown"} {
 		if T.Lookup(name) == nil {
 			t.Errorf("template %q is missing", name)
 		}
