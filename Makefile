@@ -3,12 +3,14 @@ GO ?= go
 
 .PHONY: test golden demo corpus bench vet conformance
 
-# vet, then every test with the race detector. The real-spec corpus runs
+# vet, then every test with the race detector; then the otel/ module's
+# (a module of its own, so the main module links no OpenTelemetry). The real-spec corpus runs
 # its specs under 2 MB here; `make corpus` runs all of them.
 test: vet
 	$(GO) test -race ./...
 	$(GO) test -race -tags resgen_swapped $(SWAPPED_PKGS)
 	$(GO) test -run '$(NORACE_TESTS)' $(NORACE_PKGS)
+	cd otel && $(GO) vet ./... && $(GO) test -race ./...
 
 # The comparisons with go-yaml's tree and kin-openapi's own load over the
 # real specs: under -race they take only the specs below 512 KB; here,
