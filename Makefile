@@ -3,9 +3,10 @@ GO ?= go
 
 .PHONY: test golden demo corpus bench vet conformance
 
-# vet, then every test with the race detector; then the otel/ module's
-# (a module of its own, so the main module links no OpenTelemetry). The real-spec corpus runs
-# its specs under 2 MB here; `make corpus` runs all of them.
+# vet, then every test with the race detector. The real-spec corpus runs
+# its specs under 2 MB here; `make corpus` runs all of them. otel/ is a
+# module of its own (the main module links no OpenTelemetry): its line
+# vets and tests it.
 test: vet
 	$(GO) test -race ./...
 	$(GO) test -race -tags resgen_swapped $(SWAPPED_PKGS)

@@ -325,8 +325,11 @@ func (o *Observer) CallEnd(e runtime.CallEndEvent) {
 	}
 	s.span.SetAttributes(c.span...)
 	s.span.SetAttributes(KeyAttempts.Int(e.Attempts), KeyStop.String(e.Stop))
-	if e.Err != nil {
+	switch {
+	case e.Err != nil:
 		s.span.SetStatus(codes.Error, e.Err.Error())
+	case c.failed: // Operation.Do returns a status of 400 or more without an error
+		s.span.SetStatus(codes.Error, "")
 	}
 	s.span.End()
 }

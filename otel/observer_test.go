@@ -515,3 +515,43 @@ func TestCallSpanIsChildOfCallersSpan(t *testing.T) {
 		}
 	}
 }
+
+// Concurrent calls, collections and AddBreakers on one observer (run with
+// -race): every call is counted once.
+func TestConcurrentCalls(t *testing.T) {
+	r := newRig(t)
+	c, _ := r.newClient(t, "", 200)
+	const workers, calls = 8, 25
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range calls {
+				if _, err := c.ListPets(context.Background(), nil); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 10 {
+			r.obs.AddBreakers(c.Breakers())
+			var rm metricdata.ResourceMetrics
+			if err := r.reader.Collect(context.Background(), &rm); err != nil {
+				t.Error(err) // not Fatal: this is not the test's goroutine
+			}
+		}
+	})
+	wg.Wait()
+	rm := r.collect(t)
+	if n := count(t, rm, "resgen.client.calls"); n != workers*calls {
+		t.Errorf("calls = %d, want %d", n, workers*calls)
+	}
+	if n := len(r.spans.Ended()); n != 2*workers*calls {
+		t.Errorf("%d spans, want %d (a call and an attempt each)", n, 2*workers*calls)
+	}
+	m, _ := find(rm, "resgen.client.breaker.state")
+	if n := len(m.Data.(metricdata.Gauge[int64]).DataPoints); n != 1 {
+		t.Errorf("%d gauge points for a breaker added 11 times, want 1", n)
+	}
+}
