@@ -21,7 +21,7 @@ type cache[K comparable, V any] struct {
 	m  atomic.Pointer[map[K]V]
 }
 
-func (c *cache[K, V]) get(k K, make func(K) V) V {
+func (c *cache[K, V]) get(k K, newValue func(K) V) V {
 	if m := c.m.Load(); m != nil {
 		if v, ok := (*m)[k]; ok {
 			return v
@@ -36,7 +36,7 @@ func (c *cache[K, V]) get(k K, make func(K) V) V {
 	if v, ok := old[k]; ok {
 		return v
 	}
-	v := make(k)
+	v := newValue(k)
 	if len(old) >= maxEntries {
 		return v
 	}

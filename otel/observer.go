@@ -360,7 +360,6 @@ type opKey struct{ op, breaker, method, path, host string }
 // opInfo holds an operation's span options and attribute sets, made once
 // so that a call allocates none.
 type opInfo struct {
-	key                        opKey
 	base                       []attribute.KeyValue // operation, breaker, method, template, server
 	start, startTrial          []trace.SpanStartOption
 	attemptName                string
@@ -372,7 +371,7 @@ type opInfo struct {
 }
 
 func newOpInfo(k opKey) *opInfo {
-	op := &opInfo{key: k, attemptName: k.method}
+	op := &opInfo{attemptName: k.method}
 	op.base = append(op.base, KeyOperation.String(k.op))
 	if k.breaker != "" {
 		op.base = append(op.base, KeyBreaker.String(k.breaker))
