@@ -374,6 +374,10 @@ func TestRejectedByOpenBreaker(t *testing.T) {
 	wantAttr(t, refused, resgenotel.KeyAttempts.Int(0))
 	wantAttr(t, refused, resgenotel.KeyStopReason.String(runtime.ErrCircuitOpen.Error()))
 	noAttr(t, refused, semconv.HTTPResponseStatusCodeKey)
+	// A refused call is labelled like any other (its CallStart comes from the breaker).
+	wantAttr(t, refused, semconv.URLTemplate("/pets"))
+	wantAttr(t, refused, semconv.HTTPRequestMethodGet)
+	wantAttr(t, refused, semconv.ServerAddress("127.0.0.1"))
 	ev := refused.Events()
 	if len(ev) != 1 || ev[0].Name != "breaker rejected call" ||
 		!hasAll(attribute.NewSet(ev[0].Attributes...), []attribute.KeyValue{resgenotel.KeyBreaker.String("pets"), resgenotel.KeyBreakerState.String("open")}) {
