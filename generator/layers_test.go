@@ -118,3 +118,19 @@ func TestPolicyIsTheOnlyReaderOfTheExtension(t *testing.T) {
 		})
 	}
 }
+
+// TestMainModuleLinksNoOpenTelemetry: OpenTelemetry lives in the otel/
+// module only, so a client that does not use it links none: go list -deps
+// of every package of the main module (and of the generated clients, with
+// their test files) names no go.opentelemetry.io package.
+func TestMainModuleLinksNoOpenTelemetry(t *testing.T) {
+	deps := goList(t, "-deps", "-test", "./...")
+	if len(deps) < 100 {
+		t.Fatalf("go list -deps -test ./... listed %d packages: not the module", len(deps))
+	}
+	for _, dep := range deps {
+		if strings.Contains(dep, "go.opentelemetry.io") || strings.HasPrefix(dep, mod+"otel") {
+			t.Errorf("the main module depends on %s", dep)
+		}
+	}
+}

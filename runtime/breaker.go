@@ -396,10 +396,11 @@ func pct(v float64) string {
 
 // refuse ends a call gobreaker refused, and observes it like any call:
 // CallStart, Rejected, then CallEnd with Attempts 0.
-func (b *Breaker) refuse(ctx context.Context, op string, berr error) error {
+func (b *Breaker) refuse(start CallStartEvent, berr error) error {
 	e := b.e
+	ctx, op := start.Context, start.Operation
 	if e.observe {
-		ctx = e.obs.CallStart(CallStartEvent{Context: ctx, Operation: op, Breaker: b.name})
+		ctx = e.obs.CallStart(start)
 	}
 	err := b.rejection(ctx, op, berr)
 	if e.observe {

@@ -39,6 +39,12 @@ type CallStartEvent struct {
 	Operation string
 	// Breaker is empty when the operation has none.
 	Breaker string
+	// Method and Path are the operation's HTTP method and path template
+	// ("/pets/{petId}"), as OpenTelemetry's http.request.method and
+	// url.template want them.
+	Method, Path string
+	// Host is the host (and port, if any) the call's requests go to.
+	Host string
 	// HalfOpenTrial is true when the breaker admitted the call as one of
 	// its half-open trials, so it makes a single attempt. It is false for
 	// a call in the closed state and for a call the breaker refuses.

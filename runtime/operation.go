@@ -76,7 +76,7 @@ func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, erro
 	})
 	b.flush()
 	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
-		return nil, 0, b.refuse(ctx, op.spec.Name, berr)
+		return nil, 0, b.refuse(c.startEvent(op, ctx, false), berr)
 	}
 	return c.finish()
 }
@@ -151,7 +151,7 @@ type call struct {
 func (c *call) start(op *Operation, ctx context.Context, trial bool) {
 	e := op.e
 	if e.observe {
-		ctx = e.obs.CallStart(CallStartEvent{Context: ctx, Operation: op.spec.Name, Breaker: op.spec.Breaker.Name(), HalfOpenTrial: trial})
+		ctx = e.obs.CallStart(c.startEvent(op, ctx, trial))
 	}
 	c.op, c.caller, c.ctx, c.trial = op, ctx, ctx, trial
 	c.max, c.timeout, c.total = op.maxAttempts, op.spec.Timeout, op.spec.TotalTimeout
@@ -171,6 +171,19 @@ func (c *call) start(op *Operation, ctx context.Context, trial bool) {
 	if op.retry != nil && op.retry.Budget != nil {
 		e.budget.deposit(e.now())
 	}
+}
+
+// startEvent is the CallStart event of the call c of op.
+func (c *call) startEvent(op *Operation, ctx context.Context, trial bool) CallStartEvent {
+	var host string
+	switch {
+	case c.built:
+		host = c.u.Host
+	case c.req != nil && c.req.URL != nil:
+		host = c.req.URL.Host
+	}
+	return CallStartEvent{Context: ctx, Operation: op.spec.Name, Breaker: op.spec.Breaker.Name(),
+		Method: op.spec.Method, Path: op.spec.Path, Host: host, HalfOpenTrial: trial}
 }
 
 // run makes the first attempt directly and enters retry-go only after a
