@@ -1,8 +1,3 @@
-//go:build resgen_otel
-
-// TODO(merge): the tag keeps this file out of the build until the otel
-// module (../otel) is merged; then drop it and run go mod tidy.
-
 package service_test
 
 import (

@@ -1,9 +1,3 @@
-//go:build resgen_otel
-
-// TODO(merge): the tag keeps this file out of the build until the otel
-// module (../otel) is merged; then drop the tag, delete otel_off.go and run
-// go mod tidy.
-
 package main
 
 import (
