@@ -328,7 +328,7 @@ func cutMiddle(s string, width int) string {
 	}
 	rs := []rune(s)
 	room := width - 1 // the ellipsis
-	headW, tailW := (room+1)/2, room/2
+	headW := (room + 1) / 2
 	var head, tail []rune
 	w := 0
 	for _, r := range rs {
@@ -338,7 +338,7 @@ func cutMiddle(s string, width int) string {
 		head = append(head, r)
 		w += runeWidth(r)
 	}
-	tailW = room - w
+	tailW := room - w // the tail takes what the head left, as a wide rune may
 	w = 0
 	for i := len(rs) - 1; i >= len(head); i-- {
 		if w+runeWidth(rs[i]) > tailW {

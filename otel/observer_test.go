@@ -202,14 +202,14 @@ func attr(s sdktrace.ReadOnlySpan, k attribute.Key) (attribute.Value, bool) {
 func wantAttr(t *testing.T, s sdktrace.ReadOnlySpan, want attribute.KeyValue) {
 	t.Helper()
 	if v, ok := attr(s, want.Key); !ok || v != want.Value {
-		t.Errorf("span %q: %s = %v (present %v), want %v", s.Name(), want.Key, v.Emit(), ok, want.Value.Emit())
+		t.Errorf("span %q: %s = %v (present %v), want %v", s.Name(), want.Key, v.String(), ok, want.Value.String())
 	}
 }
 
 func noAttr(t *testing.T, s sdktrace.ReadOnlySpan, k attribute.Key) {
 	t.Helper()
 	if v, ok := attr(s, k); ok {
-		t.Errorf("span %q: %s = %v, want none", s.Name(), k, v.Emit())
+		t.Errorf("span %q: %s = %v, want none", s.Name(), k, v.String())
 	}
 }
 
