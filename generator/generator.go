@@ -114,8 +114,14 @@ func Check(ctx context.Context, cfg Config) (*Checked, error) {
 	return check(ctx, cfg, data, overlays)
 }
 
+// IsPackageName reports whether name can be the Go package name of an
+// output: an identifier that is not a keyword or the blank name.
+func IsPackageName(name string) bool {
+	return token.IsIdentifier(name) && !token.IsKeyword(name) && name != "_"
+}
+
 func checkPackage(name string) error {
-	if !token.IsIdentifier(name) || token.IsKeyword(name) || name == "_" {
+	if !IsPackageName(name) {
 		return &InputError{Diags: Diagnostics{{Severity: Error, File: "-package", Msg: fmt.Sprintf("%q is not a Go package name", name)}}}
 	}
 	return nil

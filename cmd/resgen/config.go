@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -239,7 +238,7 @@ func (d *configDecoder) job(index int, n *yaml.Node) *job {
 			j.spec = d.path(j.spec)
 		case "package":
 			str(key, v, &j.pkg)
-			if j.pkg != "" && !goPackageName(j.pkg) {
+			if j.pkg != "" && !generator.IsPackageName(j.pkg) {
 				d.errAt(v, "package%s: %q is not a Go package name", where, j.pkg)
 			}
 		case "output":
@@ -370,11 +369,6 @@ func kindName(n *yaml.Node) string {
 		return n.Value
 	}
 	return "an empty value"
-}
-
-// goPackageName is generator's rule for -package.
-func goPackageName(s string) bool {
-	return token.IsIdentifier(s) && !token.IsKeyword(s) && s != "_"
 }
 
 // jobFlags are generate's flags that a config's jobs take: given
