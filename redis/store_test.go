@@ -544,3 +544,60 @@ func TestMessageIsFleetStateJSON(t *testing.T) {
 		t.Fatalf("decode(%s) = %+v, %v", b, got, ok)
 	}
 }
+
+// TestConcurrentSyncsAtomic: replicas syncing one breaker at once lose
+// no outcome, and the slow-call rate opens it like the failure rate.
+func TestConcurrentSyncsAtomic(t *testing.T) {
+	srv := redistest.Start(t)
+	p := countPolicy
+	p.CountWindow, p.MinimumCalls, p.FailureRateThreshold, p.SlowCallRateThreshold = 1000, 1000, 0, 10
+	prefix := fmt.Sprintf("t%d", prefixes.Add(1))
+	replica := func() *Store {
+		s, err := NewStore(srv.Client(), prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := replica()
+	r := runtime.FleetSync{Key: "k", Policy: p}
+	g := sync1(t, s, r).Gen
+	var wg sync.WaitGroup
+	for range 5 {
+		s := replica()
+		wg.Go(func() {
+			for range 20 {
+				r := runtime.FleetSync{Key: "k", Policy: p, Gen: g, Closed: runtime.FleetCounts{OK: 2}}
+				if _, err := s.Sync(context.Background(), []runtime.FleetSync{r}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	r.Gen = g
+	check(t, "5 replicas × 20 syncs × 2", sync1(t, s, r), g, runtime.StateClosed, 200, 0, 0, runtime.FleetCauseNone)
+	r.Closed = runtime.FleetCounts{OK: 700, Slow: 99}
+	check(t, "999 calls, 99 slow", sync1(t, s, r), g, runtime.StateClosed, 999, 0, 99, runtime.FleetCauseNone)
+	r.Closed = runtime.FleetCounts{Slow: 1}
+	check(t, "1000 calls, 100 slow", sync1(t, s, r), g+1, runtime.StateOpen, 1000, 0, 100, runtime.FleetCauseWindow)
+}
+
+// TestForgottenBreakerNewGen: a breaker whose keys expired starts again
+// at a generation above any it had.
+func TestForgottenBreakerNewGen(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newStore(t, srv)
+	r := runtime.FleetSync{Key: "k", Policy: countPolicy}
+	r.Gen = sync1(t, s, r).Gen
+	r.Closed = runtime.FleetCounts{Failed: 4}
+	old := sync1(t, s, r).Gen
+	time.Sleep(2 * time.Millisecond)
+	if err := srv.Client().FlushAll(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if st := sync1(t, s, r); st.Gen <= old || st.State != runtime.StateClosed || st.Calls != 0 {
+		t.Fatalf("after the keys went: %+v, want closed, empty, gen above %d", st, old)
+	}
+}
