@@ -66,6 +66,7 @@ type Store struct {
 	digests map[string]string
 
 	badMessages atomic.Uint64
+	watchPing   time.Duration // watchPing but in tests
 }
 
 var _ runtime.FleetStore = (*Store)(nil)
@@ -82,7 +83,8 @@ func NewStore(rdb redis.UniversalClient, prefix string) (*Store, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
 	}
-	return &Store{rdb: rdb, prefix: prefix, channel: prefix + ":fleet", digests: map[string]string{}}, nil
+	return &Store{rdb: rdb, prefix: prefix, channel: prefix + ":fleet", digests: map[string]string{},
+		watchPing: watchPing}, nil
 }
 
 func checkPrefix(p string) error {
@@ -289,7 +291,7 @@ func (s *Store) Watch(ctx context.Context, ready func(), fn func(runtime.FleetSt
 		return fmt.Errorf("resgenredis: watch: %w", err)
 	}
 	for subscribed := false; !subscribed; {
-		msg, err := ps.ReceiveTimeout(ctx, watchPing)
+		msg, err := ps.ReceiveTimeout(ctx, s.watchPing)
 		if err != nil {
 			return fail(err)
 		}
@@ -300,7 +302,7 @@ func (s *Store) Watch(ctx context.Context, ready func(), fn func(runtime.FleetSt
 	ready()
 	pinged := false
 	for {
-		msg, err := ps.ReceiveTimeout(ctx, watchPing)
+		msg, err := ps.ReceiveTimeout(ctx, s.watchPing)
 		if err != nil {
 			var nerr interface{ Timeout() bool }
 			if !pinged && errors.As(err, &nerr) && nerr.Timeout() && ctx.Err() == nil {

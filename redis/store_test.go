@@ -601,3 +601,31 @@ func TestForgottenBreakerNewGen(t *testing.T) {
 		t.Fatalf("after the keys went: %+v, want closed, empty, gen above %d", st, old)
 	}
 }
+
+// TestWatchServerFrozen: a server that stops answering without closing
+// the connection (a partition) ends Watch after a ping goes unanswered.
+func TestWatchServerFrozen(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newStore(t, srv)
+	s.watchPing = 100 * time.Millisecond
+	errc := make(chan error, 1)
+	ready := make(chan struct{})
+	go func() { errc <- s.Watch(context.Background(), func() { close(ready) }, func(runtime.FleetState) {}) }()
+	<-ready
+	time.Sleep(250 * time.Millisecond) // idle: pinged and answered
+	select {
+	case err := <-errc:
+		t.Fatalf("Watch ended with %v while the server answered pings", err)
+	default:
+	}
+	srv.Freeze()
+	defer srv.Thaw()
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Fatal("Watch returned nil for a frozen server")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Watch still running 2s after the server froze")
+	}
+}

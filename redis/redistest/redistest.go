@@ -141,6 +141,21 @@ func (s *Server) Kill() {
 	<-done
 }
 
+// Freeze stops the server (SIGSTOP): connections stay open and nothing
+// answers, as in a partition that drops packets. Thaw resumes it.
+func (s *Server) Freeze() { s.signal(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server (SIGCONT).
+func (s *Server) Thaw() { s.signal(syscall.SIGCONT) }
+
+func (s *Server) signal(sig syscall.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		_ = s.cmd.Process.Signal(sig)
+	}
+}
+
 // Restart kills the server if it runs and starts a new one on the same
 // port: with no data, as persistence is off.
 func (s *Server) Restart() {
