@@ -629,3 +629,32 @@ func TestWatchServerFrozen(t *testing.T) {
 		t.Fatal("Watch still running 2s after the server froze")
 	}
 }
+
+// BenchmarkSync is one Sync of a replica with 10 closed breakers, each
+// with a batch of outcomes: one round trip, ten script runs.
+func BenchmarkSync(b *testing.B) {
+	srv := redistest.Start(b)
+	s, err := NewStore(srv.Client(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := countPolicy
+	p.CountWindow, p.MinimumCalls = 100, 100
+	reqs := make([]runtime.FleetSync, 10)
+	for i := range reqs {
+		reqs[i] = runtime.FleetSync{Key: fmt.Sprintf("svc%d#0123456789abcdef", i), Policy: p}
+	}
+	ctx := context.Background()
+	out, err := s.Sync(ctx, reqs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range reqs {
+		reqs[i].Gen, reqs[i].Closed = out[i].Gen, runtime.FleetCounts{OK: 20}
+	}
+	for b.Loop() {
+		if _, err := s.Sync(ctx, reqs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -34,9 +34,13 @@ local returned, want = tonumber(ARGV[18]), tonumber(ARGV[19])
 -- g gen, st state (0 closed, 1 open, 2 half-open), ou openUntil ms,
 -- c cause, wc/wf/ws window totals, wl the time window's newest second,
 -- pc/pf/ps tripped totals, hc/hf/hs trial totals, tk taken, lg lastGrant.
-local s = {}
+-- o keeps the stored values: only the fields that differ are written.
+local s, o = {}, {}
 local raw = redis.call('HGETALL', sk)
-for i = 1, #raw, 2 do s[raw[i]] = tonumber(raw[i + 1]) end
+for i = 1, #raw, 2 do
+	local v = tonumber(raw[i + 1])
+	s[raw[i]], o[raw[i]] = v, v
+end
 local dirty, changed = false, false
 
 if s.g == nil then
@@ -128,8 +132,9 @@ if reqGen == s.g then
 			end
 			s.wc, s.wf, s.ws = s.wc + kept, s.wf + kf, s.ws + ks
 			local extra = redis.call('LLEN', wk) - cw
-			if extra > 0 then
-				for _, o in ipairs(redis.call('LPOP', wk, extra)) do
+			local popped = extra > 0 and redis.call('LPOP', wk, extra)
+			if popped then
+				for _, o in ipairs(popped) do
 					s.wc = s.wc - 1
 					if o == 'f' or o == 'x' then s.wf = s.wf - 1 end
 					if o == 's' or o == 'x' then s.ws = s.ws - 1 end
@@ -197,10 +202,12 @@ if changed then dirty = true end
 if dirty then
 	local fields = {}
 	for k, v in pairs(s) do
-		fields[#fields + 1] = k
-		fields[#fields + 1] = int(v)
+		if o[k] ~= v then
+			fields[#fields + 1] = k
+			fields[#fields + 1] = int(v)
+		end
 	end
-	redis.call('HSET', sk, unpack(fields))
+	if #fields > 0 then redis.call('HSET', sk, unpack(fields)) end
 	redis.call('PEXPIRE', sk, ARGV[22])
 	redis.call('PEXPIRE', wk, ARGV[23])
 end
