@@ -109,10 +109,13 @@ func checkPrefix(p string) error {
 func (s *Store) BadMessages() uint64 { return s.badMessages.Load() }
 
 // keyPart is how a breaker key appears in the Redis keys and messages:
-// as is, or as "~" and its digest when long or not UTF-8 (no key used as
-// is starts with "~", so two keys never share a part).
+// as is, or as "~" and its digest when it is long or not UTF-8 (a JSON
+// message could not carry it), or empty or starts with "}" (the hash tag
+// "{}" would be empty, and Redis Cluster would hash the whole key: the two
+// keys of the breaker would land in different slots). No key used as is
+// starts with "~", so two keys never share a part.
 func (s *Store) keyPart(key string) string {
-	if len(key) <= maxKeyPart && utf8.ValidString(key) && !strings.HasPrefix(key, "~") {
+	if key != "" && len(key) <= maxKeyPart && key[0] != '}' && key[0] != '~' && utf8.ValidString(key) {
 		return key
 	}
 	sum := sha256.Sum256([]byte(key))

@@ -122,6 +122,7 @@ func (w *watcher) count() int {
 // half-open after the wait, fleet-wide permits, close on good trials, and
 // each change published with the state the Sync answered.
 func TestStateMachine(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	w := watch(t, s)
@@ -202,6 +203,7 @@ func TestStateMachine(t *testing.T) {
 // TestTrialsFailuresFirst: a batch of trials larger than what is left of
 // halfOpenCalls counts its failures first, and a failed trial reopens.
 func TestTrialsFailuresFirst(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	p := countPolicy
@@ -226,6 +228,7 @@ func TestTrialsFailuresFirst(t *testing.T) {
 // TestCountWindowEvicts: the count window keeps the last CountWindow
 // outcomes, a batch in the order OK, Slow, Failed, FailedSlow.
 func TestCountWindowEvicts(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	p := countPolicy
@@ -249,40 +252,45 @@ func TestCountWindowEvicts(t *testing.T) {
 // seconds by the store's clock, bucket by bucket; old ones drop out even
 // without calls.
 func TestTimeWindow(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	p := countPolicy
 	p.CountWindow, p.TimeWindow, p.MinimumCalls = 0, 1500*time.Millisecond, 100 // 2 buckets
 	r := runtime.FleetSync{Key: "k", Policy: p}
 	g := sync1(t, s, r).Gen
-	// Start 100 ms into a second of the store's clock.
-	now, err := srv.Client().Time(context.Background()).Result()
-	if err != nil {
-		t.Fatal(err)
+	// Each step 100 ms into the next second of the store's clock.
+	nextSecond := func() {
+		now, err := srv.Client().Time(context.Background()).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second - time.Duration(now.Nanosecond()) + 100*time.Millisecond)
 	}
-	time.Sleep(time.Second - time.Duration(now.Nanosecond()) + 100*time.Millisecond)
+	nextSecond()
 	r.Gen, r.Closed = g, runtime.FleetCounts{OK: 3, Failed: 2}
 	check(t, "5 calls", sync1(t, s, r), g, runtime.StateClosed, 5, 2, 0, runtime.FleetCauseNone)
 	ttl, err := srv.Client().PTTL(context.Background(), s.prefix+":{k}:w").Result()
 	if err != nil || ttl < time.Minute || ttl > 2*time.Minute {
 		t.Fatalf("window TTL %v (%v), want max(1.5s, 1m) + 1m", ttl, err)
 	}
-	time.Sleep(time.Second)
+	nextSecond()
 	r.Closed = runtime.FleetCounts{Slow: 1, FailedSlow: 1}
 	check(t, "the next second", sync1(t, s, r), g, runtime.StateClosed, 7, 3, 2, runtime.FleetCauseNone)
 	r.Closed = runtime.FleetCounts{}
-	time.Sleep(time.Second)
+	nextSecond()
 	check(t, "the first second out", sync1(t, s, r), g, runtime.StateClosed, 2, 1, 2, runtime.FleetCauseNone)
-	time.Sleep(time.Second)
+	nextSecond()
 	check(t, "both out", sync1(t, s, r), g, runtime.StateClosed, 0, 0, 0, runtime.FleetCauseNone)
 }
 
 // TestPermitLease: permits nobody reported for PermitLease are offered again.
 func TestPermitLease(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	p := countPolicy
-	p.MinimumCalls, p.WaitInOpen, p.PermitLease = 1, 10*time.Millisecond, 100*time.Millisecond
+	p.MinimumCalls, p.WaitInOpen, p.PermitLease = 1, 10*time.Millisecond, 300*time.Millisecond
 	r := runtime.FleetSync{Key: "k", Policy: p}
 	g := sync1(t, s, r).Gen
 	r.Gen, r.Closed = g, runtime.FleetCounts{Failed: 1}
@@ -295,7 +303,7 @@ func TestPermitLease(t *testing.T) {
 	if st := sync1(t, s, r); st.Granted != 0 {
 		t.Fatalf("granted %d within the lease, want 0", st.Granted)
 	}
-	time.Sleep(110 * time.Millisecond)
+	time.Sleep(310 * time.Millisecond)
 	if st := sync1(t, s, r); st.Granted != 2 {
 		t.Fatalf("granted %d after the lease, want 2", st.Granted)
 	}
@@ -304,6 +312,7 @@ func TestPermitLease(t *testing.T) {
 // TestPipelined: one Sync of many requests is one round trip, and each
 // request gets its own answer.
 func TestPipelined(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	rdb := srv.Client()
 	var calls atomic.Int64
@@ -351,6 +360,7 @@ func (h countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 // TestKeysExpireInOneSlot: a breaker's two keys carry the breaker key as
 // their hash tag, and expire (state 24h, a count window with it).
 func TestKeysExpireInOneSlot(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	r := runtime.FleetSync{Key: "svc#0123456789abcdef", Policy: countPolicy}
@@ -395,6 +405,7 @@ func hashTag(k string) string {
 // TestNoScript: after SCRIPT FLUSH the next Sync loads the script again,
 // and applies each request once.
 func TestNoScript(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	r := runtime.FleetSync{Key: "k", Policy: countPolicy}
@@ -410,6 +421,7 @@ func TestNoScript(t *testing.T) {
 // TestWatchServerKilled: Watch returns an error when the server dies, and
 // a new Watch works once it is back (as the Fleet's loop does).
 func TestWatchServerKilled(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	errc := make(chan error, 1)
@@ -449,6 +461,7 @@ func TestWatchServerKilled(t *testing.T) {
 // TestOtherPrefixIgnored: a Store sees its own prefix's changes only,
 // and skips (and counts) messages on its channel that are not states.
 func TestOtherPrefixIgnored(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	rdb := srv.Client()
 	a, _ := NewStore(rdb, "fleet")
@@ -488,6 +501,7 @@ func TestOtherPrefixIgnored(t *testing.T) {
 // refused; any breaker key works, keeps its own two keys, and comes back
 // intact in messages.
 func TestHostileNames(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	rdb := srv.Client()
 	for _, p := range []string{"", "a{b", "a}b", "a\nb", "a\x00", strings.Repeat("p", MaxPrefix+1), "\xff"} {
@@ -548,6 +562,7 @@ func TestMessageIsFleetStateJSON(t *testing.T) {
 // TestConcurrentSyncsAtomic: replicas syncing one breaker at once lose
 // no outcome, and the slow-call rate opens it like the failure rate.
 func TestConcurrentSyncsAtomic(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	p := countPolicy
 	p.CountWindow, p.MinimumCalls, p.FailureRateThreshold, p.SlowCallRateThreshold = 1000, 1000, 0, 10
@@ -587,6 +602,7 @@ func TestConcurrentSyncsAtomic(t *testing.T) {
 // TestForgottenBreakerNewGen: a breaker whose keys expired starts again
 // at a generation above any it had.
 func TestForgottenBreakerNewGen(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	r := runtime.FleetSync{Key: "k", Policy: countPolicy}
@@ -605,6 +621,7 @@ func TestForgottenBreakerNewGen(t *testing.T) {
 // TestWatchServerFrozen: a server that stops answering without closing
 // the connection (a partition) ends Watch after a ping goes unanswered.
 func TestWatchServerFrozen(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	s := newStore(t, srv)
 	s.watchPing = 100 * time.Millisecond
@@ -655,6 +672,37 @@ func BenchmarkSync(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.Sync(ctx, reqs); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestCluster: on a Redis Cluster, which refuses a script whose keys are
+// in different slots (CROSSSLOT), every breaker key, hostile ones too,
+// has its two keys in one slot, and messages reach a subscriber.
+func TestCluster(t *testing.T) {
+	t.Parallel()
+	srv := redistest.StartCluster(t)
+	rdb := srv.ClusterClient()
+	s, err := NewStore(rdb, "cl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := watch(t, s)
+	keys := []string{"svc#0123456789abcdef", "a}b", "{a}{b}", "}", "{", "", "x\n}:s{"}
+	for i, k := range keys {
+		r := runtime.FleetSync{Key: k, Policy: countPolicy}
+		r.Gen = sync1(t, s, r).Gen
+		r.Closed = runtime.FleetCounts{Failed: 4}
+		check(t, "open", sync1(t, s, r), r.Gen+1, runtime.StateOpen, 4, 4, 0, runtime.FleetCauseWindow)
+		if m := w.wait(t, i+1); m.Key != k {
+			t.Fatalf("message for %q names %q", k, m.Key)
+		}
+		ctx := context.Background()
+		base := "cl:{" + s.keyPart(k) + "}:"
+		a, errA := rdb.ClusterKeySlot(ctx, base+"s").Result()
+		b, errB := rdb.ClusterKeySlot(ctx, base+"w").Result()
+		if errA != nil || errB != nil || a != b {
+			t.Fatalf("key %q: slots %d, %d (%v, %v)", k, a, b, errA, errB)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -21,9 +22,11 @@ import (
 // A Server is one redis-server process (or none, between Kill and
 // Restart) on a fixed loopback port.
 type Server struct {
-	t    testing.TB
-	bin  string
-	port int
+	t       testing.TB
+	bin     string
+	port    int
+	dir     string // the server's working directory
+	cluster bool
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -35,6 +38,19 @@ type Server struct {
 // the environment variable CI is set (.ci/run sets it): CI never skips.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t, false)
+}
+
+// StartCluster is Start for a Redis Cluster of one node that serves
+// every slot: a ClusterClient of it refuses, as a real cluster does, a
+// script whose keys are in different slots.
+func StartCluster(t testing.TB) *Server {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, cluster bool) *Server {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -42,7 +58,7 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skipf("redistest: redis-server not found: %v", err)
 	}
-	s := &Server{t: t, bin: bin}
+	s := &Server{t: t, bin: bin, dir: t.TempDir(), cluster: cluster}
 	t.Cleanup(s.Kill)
 	// Another process may take the port between our Listen and
 	// redis-server's: pick another one then.
@@ -72,8 +88,12 @@ func freePort() (int, error) {
 // start runs redis-server on s.port and waits for its PONG.
 func (s *Server) start() error {
 	out := new(bytes.Buffer)
-	cmd := exec.Command(s.bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
-		"--save", "", "--appendonly", "no", "--daemonize", "no")
+	args := []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", s.dir}
+	if s.cluster {
+		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	}
+	cmd := exec.Command(s.bin, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return err
@@ -102,10 +122,41 @@ func (s *Server) start() error {
 			return errors.New(where + " did not answer PING: " + err.Error() + ": " + out.String())
 		}
 	}
+	if s.cluster {
+		if err := serveAllSlots(rdb); err != nil {
+			_ = cmd.Process.Kill()
+			<-done
+			return errors.New(where + ": " + err.Error() + ": " + out.String())
+		}
+	}
 	s.mu.Lock()
 	s.cmd, s.done = cmd, done
 	s.mu.Unlock()
 	return nil
+}
+
+// serveAllSlots gives a cluster's one node every slot (a restarted node
+// has them from its nodes.conf) and waits until the cluster is up.
+func serveAllSlots(rdb *redis.Client) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := rdb.ClusterAddSlotsRange(ctx, 0, 16383).Err(); err != nil && !strings.Contains(err.Error(), "already busy") {
+		return err
+	}
+	for {
+		info, err := rdb.ClusterInfo(ctx).Result()
+		if err != nil {
+			return err
+		}
+		if strings.Contains(info, "cluster_state:ok") {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.New("cluster state not ok: " + info)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func errString(err error) string {
@@ -117,6 +168,14 @@ func errString(err error) string {
 
 // Addr is the server's host:port.
 func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
+
+// ClusterClient returns a new go-redis cluster client of a server that
+// StartCluster started, closed at the test's cleanup.
+func (s *Server) ClusterClient() *redis.ClusterClient {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{s.Addr()}})
+	s.t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
 
 // Client returns a new go-redis client of the server, closed at the
 // test's cleanup (before the server is killed).
