@@ -7,6 +7,13 @@
 // `<prefix>:{<key>}:w` (its window): the hash tag keeps both in one cluster
 // slot, so that one Lua script can change them atomically. Every change of
 // state is published, inside the same script, on `<prefix>:fleet`.
+//
+// A Sync's outcomes must count at most once (a Fleet drops the counts of
+// a failed Sync rather than send them again). go-redis retries a pipeline
+// whose connection broke after it was sent, which could run a script
+// twice: with the Fleet's deadline on every Sync a timeout is not
+// retried, but a connection reset is, so give the Store a client with
+// MaxRetries: -1 where a failover may replay a pipeline.
 package resgenredis
 
 import (
