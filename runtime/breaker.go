@@ -157,11 +157,9 @@ func (b *Breaker) Policy() BreakerPolicy { return b.p }
 // time even when nobody calls State; State agrees with the events
 // observed: a change it makes is reported before it returns.
 func (b *Breaker) State() State {
-	if l := b.link; l != nil {
-		if v := l.snap.Load(); v&1 != 0 {
-			b.flush()
-			return State(v >> 1 & 3)
-		}
+	if l := b.link; l != nil && l.decides() {
+		b.flush()
+		return State(l.snap.Load() >> 1 & 3)
 	}
 	s := b.cb.State()
 	b.flush()
@@ -185,7 +183,7 @@ type BreakerMetrics struct {
 // A breaker sharing its state with a fleet reports the fleet's state and
 // totals as last synced.
 func (b *Breaker) Metrics() BreakerMetrics {
-	if l := b.link; l != nil && l.snap.Load()&1 != 0 {
+	if l := b.link; l != nil && l.decides() {
 		b.flush()
 		return l.metrics()
 	}

@@ -138,9 +138,7 @@ func (f *Fleet) join(b *Breaker) *fleetLink {
 		go f.work(ctx)
 		go f.watch(ctx)
 	}
-	if f.reach.Load() == reachOK {
-		f.wake() // have its state before the next interval
-	}
+	f.wake() // have its state before the next interval
 	return l
 }
 
@@ -192,8 +190,18 @@ func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) 
 		reqs = append(reqs, l.take())
 	}
 	sctx, cancel := context.WithTimeout(ctx, f.opt.Timeout)
+	// A store that overruns its deadline must not keep the breakers on a
+	// stale state: after 2×SyncInterval they fall back while it runs on.
+	stuck := make(chan struct{})
+	dog := time.AfterFunc(2*f.opt.SyncInterval, func() {
+		defer close(stuck)
+		f.fallBack(links, errStuckSync)
+	})
 	states, err := f.store.Sync(sctx, reqs)
 	cancel()
+	if !dog.Stop() {
+		<-stuck
+	}
 	if ctx.Err() != nil {
 		return links // closing
 	}
@@ -202,14 +210,7 @@ func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) 
 	}
 	if err != nil {
 		// The counts are dropped, not resent: at most once, never twice.
-		if f.reach.Swap(reachDown) != reachDown {
-			for _, l := range links {
-				l.setActive(false)
-			}
-			f.log.LogAttrs(context.Background(), slog.LevelWarn,
-				"resgen fleet: store unreachable ("+err.Error()+"); breakers fall back to local state",
-				slog.String("error", err.Error()))
-		}
+		f.fallBack(links, err)
 		return links
 	}
 	for i, l := range links {
@@ -221,7 +222,24 @@ func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) 
 	return links
 }
 
-var errShortSync = errorString("store answered a different number of states than requests")
+// fallBack makes links run on their local breakers, logging the switch
+// once.
+func (f *Fleet) fallBack(links []*fleetLink, err error) {
+	if f.reach.Swap(reachDown) == reachDown {
+		return
+	}
+	for _, l := range links {
+		l.setActive(false)
+	}
+	f.log.LogAttrs(context.Background(), slog.LevelWarn,
+		"resgen fleet: store unreachable ("+err.Error()+"); breakers fall back to local state",
+		slog.String("error", err.Error()))
+}
+
+var (
+	errShortSync = errorString("store answered a different number of states than requests")
+	errStuckSync = errorString("sync overran twice the sync interval")
+)
 
 type errorString string
 
@@ -361,6 +379,11 @@ func (l *fleetLink) apply(st FleetState, fromSync bool) bool {
 	}
 	changed := st.Gen != l.gen
 	from := l.state
+	report := changed
+	if !l.active {
+		// Resuming: the breaker reported its local state meanwhile.
+		from, report = fromGobreaker(b.cb.State()), true
+	}
 	l.gen, l.state, l.last = st.Gen, st.State, st
 	if fromSync {
 		l.active = true
@@ -380,7 +403,7 @@ func (l *fleetLink) apply(st FleetState, fromSync bool) bool {
 	}
 	l.store()
 	queued := false
-	if changed && from != st.State {
+	if report && from != st.State {
 		queued = true
 		b.mu.Lock()
 		b.pending = append(b.pending, StateChangeEvent{Context: context.Background(), Breaker: b.name,
@@ -413,6 +436,16 @@ func (b *Breaker) fleetReason(st FleetState) string {
 		r = "the fleet's breaker is closed"
 	}
 	return r + " (fleet)"
+}
+
+// decides reports whether the fleet's state is the breaker's: while the
+// store is reachable, and in fallback while the fleet's open holds.
+func (l *fleetLink) decides() bool {
+	if l.snap.Load()&1 != 0 {
+		return true
+	}
+	until := l.heldUntil.Load()
+	return until != 0 && int64(l.b.e.now()) < until
 }
 
 // metrics reports the fleet's state as last applied.

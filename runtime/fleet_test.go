@@ -207,11 +207,15 @@ func TestFleetHalfOpenTrialsFleetWide(t *testing.T) {
 type faultyStore struct {
 	FleetStore
 	down  atomic.Bool
+	stuck atomic.Bool // Sync ignores its deadline for a while
 	syncs atomic.Int64
 }
 
 func (f *faultyStore) Sync(ctx context.Context, reqs []FleetSync) ([]FleetState, error) {
 	f.syncs.Add(1)
+	if f.stuck.Load() {
+		time.Sleep(200 * time.Millisecond)
+	}
 	if f.down.Load() {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -277,6 +281,69 @@ func TestFleetFallbackAndResume(t *testing.T) {
 	if st := local.b.State(); st != StateClosed {
 		t.Errorf("resumed breaker %v, want the fleet's closed", st)
 	}
+	local.rec.mu.Lock()
+	last := local.rec.changes[len(local.rec.changes)-1]
+	local.rec.mu.Unlock()
+	if last.From != StateOpen || last.To != StateClosed || !strings.HasSuffix(last.Reason, " (fleet)") {
+		t.Errorf("resume reported %+v, want open -> closed (fleet)", last)
+	}
+}
+
+// frozenStore passes Syncs to the shared store until frozen; then it
+// answers each breaker's last state again, so its replica can learn of a
+// change only from Watch.
+type frozenStore struct {
+	FleetStore
+	frozen atomic.Bool
+	mu     sync.Mutex
+	last   []FleetState
+}
+
+func (f *frozenStore) Sync(ctx context.Context, reqs []FleetSync) ([]FleetState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.frozen.Load() && len(f.last) == len(reqs) {
+		return append([]FleetState(nil), f.last...), nil
+	}
+	st, err := f.FleetStore.Sync(ctx, reqs)
+	if err == nil {
+		f.last = append(f.last[:0], st...)
+	}
+	return st, err
+}
+
+// An open state reaches the other replicas through Watch, not at their
+// next Sync.
+func TestFleetOpenPropagatesByWatch(t *testing.T) {
+	s := newServer(t, status(500))
+	shared := newStubStore()
+	p := fleetPolicyForTest(20, 10, 2, time.Minute)
+	opt := FleetOptions{SyncInterval: 20 * time.Millisecond}
+	opener := newReplicas(t, 1, shared, p, opt)[0]
+	var frozen []*frozenStore
+	var rs []*replica
+	for range 4 {
+		fs := &frozenStore{FleetStore: shared}
+		rs = append(rs, newReplicas(t, 1, fs, p, opt)...)
+		frozen = append(frozen, fs)
+	}
+	for _, fs := range frozen {
+		fs.frozen.Store(true)
+	}
+	for range 10 {
+		do(t, opener.op, get(t, s))
+	}
+	waitFor(t, "the opener sees the fleet open", func() bool { return opener.b.State() == StateOpen })
+	opened := time.Now()
+	waitFor(t, "the watchers see it", func() bool {
+		for _, r := range rs {
+			if r.b.State() != StateOpen {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("propagated in %v", time.Since(opened))
 }
 
 // A fleet's open keeps refusing when the store becomes unreachable during
@@ -400,4 +467,19 @@ func (r *recorder) decided(to State) bool {
 		}
 	}
 	return false
+}
+
+// A Sync that overruns its deadline makes the replica fall back after
+// 2×SyncInterval, while the Sync still runs.
+func TestFleetStuckSyncFallsBack(t *testing.T) {
+	store := &faultyStore{FleetStore: newStubStore()}
+	r := newReplicas(t, 1, store, fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: 20 * time.Millisecond})[0]
+	store.stuck.Store(true)
+	waitFor(t, "fallback", func() bool { return !r.b.link.isActive() })
+	store.stuck.Store(false)
+	waitFor(t, "resume", func() bool { return r.b.link.isActive() })
+	if got := r.log.String(); strings.Count(got, "store unreachable (sync overran twice the sync interval)") != 1 ||
+		strings.Count(got, "store reachable again") != 1 {
+		t.Errorf("log:\n%s", got)
+	}
 }
