@@ -158,33 +158,48 @@ func (f *Fleet) work(ctx context.Context) {
 	defer tick.Stop()
 	wait := time.NewTimer(time.Hour)
 	defer wait.Stop()
-	var reqs []FleetSync
 	var links []*fleetLink
+	var reqs []FleetSync
 	for {
-		links = f.sync(ctx, links[:0], reqs[:0])
+		links, reqs = f.sync(ctx, links[:0], reqs[:0])
 		if d, ok := f.nextWake(links); ok {
 			wait.Reset(d)
 		} else {
 			wait.Stop()
 		}
+		synced := time.Now()
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-		case <-f.poke:
 		case <-wait.C:
+		case <-f.poke:
+			// Every refused half-open call pokes: keep the Syncs it
+			// causes at most one per SyncInterval/pokeDivisor.
+			if gap := f.opt.SyncInterval/pokeDivisor - time.Since(synced); gap > 0 {
+				t := time.NewTimer(gap)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return
+				case <-t.C:
+				}
+			}
 		}
 	}
 }
 
+// pokeDivisor spaces the Syncs a poke causes by SyncInterval/pokeDivisor.
+const pokeDivisor = 10
+
 // sync sends one Sync for every link and applies the answers. It returns
-// the links it synced (the slice is reused between rounds).
-func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) []*fleetLink {
+// the links it synced and the requests (both reused between rounds).
+func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) ([]*fleetLink, []FleetSync) {
 	f.mu.Lock()
 	links = append(links, f.links...)
 	f.mu.Unlock()
 	if len(links) == 0 {
-		return links
+		return links, reqs
 	}
 	for _, l := range links {
 		reqs = append(reqs, l.take())
@@ -203,7 +218,7 @@ func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) 
 		<-stuck
 	}
 	if ctx.Err() != nil {
-		return links // closing
+		return links, reqs // closing
 	}
 	if err == nil && len(states) != len(reqs) {
 		err = errShortSync
@@ -211,7 +226,7 @@ func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) 
 	if err != nil {
 		// The counts are dropped, not resent: at most once, never twice.
 		f.fallBack(links, err)
-		return links
+		return links, reqs
 	}
 	for i, l := range links {
 		l.apply(states[i], true)
@@ -219,7 +234,7 @@ func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) 
 	if f.reach.Swap(reachOK) == reachDown {
 		f.log.LogAttrs(context.Background(), slog.LevelInfo, "resgen fleet: store reachable again; breakers share state")
 	}
-	return links
+	return links, reqs
 }
 
 // fallBack makes links run on their local breakers, logging the switch
@@ -250,11 +265,11 @@ func (f *Fleet) nextWake(links []*fleetLink) (time.Duration, bool) {
 	var d time.Duration
 	ok := false
 	for _, l := range links {
-		until := l.heldUntil.Load()
-		if until == 0 {
-			continue
+		left := time.Duration(l.heldUntil.Load()) - l.b.e.now()
+		if left <= 0 {
+			continue // not open, or its wait is over (the Sync after it ran)
 		}
-		left := max(time.Duration(until)-l.b.e.now(), 0) + time.Millisecond
+		left += time.Millisecond // the store's clock may lag a little
 		if !ok || left < d {
 			d, ok = left, true
 		}

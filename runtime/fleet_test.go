@@ -483,3 +483,40 @@ func TestFleetStuckSyncFallsBack(t *testing.T) {
 		t.Errorf("log:\n%s", got)
 	}
 }
+
+// A trial call whose caller gave up is no outcome: its permit is given
+// back; a refused half-open call asks for permits.
+func TestFleetTrialGivenBack(t *testing.T) {
+	s := newServer(t, status(200))
+	f := NewFleet(newStubStore(), FleetOptions{Logger: quiet})
+	e := NewEngine(Config{Logger: quiet, Fleet: f})
+	b := e.Breaker("b", fleetPolicyForTest(20, 10, 2, time.Minute))
+	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	f.Close() // the link is driven by hand below
+	l := b.link
+	l.apply(FleetState{Key: l.key, Gen: 1 << 40, State: StateHalfOpen, Granted: 1}, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := get(t, s).WithContext(ctx)
+	if _, n, err := op.Do(ctx, req); err == nil || n > 1 {
+		t.Fatalf("cancelled trial: attempts %d, err %v", n, err)
+	}
+	if r := l.take(); r.Returned != 1 || r.Trials.Calls() != 0 {
+		t.Errorf("request %+v, want the permit returned and no trial outcome", r)
+	}
+	_, n, err := do(t, op, get(t, s))
+	var coe *CircuitOpenError
+	if !errors.As(err, &coe) || !coe.HalfOpen || n != 0 {
+		t.Fatalf("no permit left: attempts %d, err %v", n, err)
+	}
+	if r := l.take(); r.Want != 1 {
+		t.Errorf("want %d permits after a refusal, want 1", r.Want)
+	}
+	l.apply(FleetState{Key: l.key, Gen: 1 << 40, State: StateHalfOpen, Granted: 1}, true)
+	if code, n, err := do(t, op, get(t, s)); code != 200 || n != 1 || err != nil {
+		t.Fatalf("trial: %d %d %v", code, n, err)
+	}
+	if r := l.take(); r.Trials.OK != 1 {
+		t.Errorf("request %+v, want one OK trial", r)
+	}
+}
