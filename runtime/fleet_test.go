@@ -229,11 +229,11 @@ func (f *faultyStore) Sync(ctx context.Context, reqs []FleetSync) ([]FleetState,
 func TestFleetFallbackAndResume(t *testing.T) {
 	s := newServer(t, status(200))
 	store := &faultyStore{FleetStore: newStubStore()}
-	interval := 40 * time.Millisecond
+	interval := 100 * time.Millisecond
 	rs := newReplicas(t, 3, store, fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: interval, Timeout: interval})
 	store.down.Store(true)
 	// Calls made while the Syncs block: none waits for one.
-	for deadline := time.Now().Add(5 * interval); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(3 * interval); time.Now().Before(deadline); {
 		for _, r := range rs {
 			start := time.Now()
 			if code, _, err := do(t, r.op, get(t, s)); code != 200 || err != nil {
@@ -247,7 +247,7 @@ func TestFleetFallbackAndResume(t *testing.T) {
 	}
 	for _, r := range rs {
 		if r.b.link.isActive() {
-			t.Fatal("replica still on the fleet's state after 5 failed syncs")
+			t.Fatal("replica still on the fleet's state after 3 intervals of failed syncs")
 		}
 	}
 	// The local breaker decides now: 10 local failures open it alone.
