@@ -94,6 +94,17 @@ func NewStore(rdb redis.UniversalClient, prefix string) (*Store, error) {
 		watchPing: watchPing}, nil
 }
 
+// NewFleet is NewStore and runtime.NewFleet: one replica's connection to
+// the breakers its fleet shares under prefix. Close the Fleet when done;
+// the Redis client stays the caller's.
+func NewFleet(rdb redis.UniversalClient, prefix string, opt runtime.FleetOptions) (*runtime.Fleet, error) {
+	s, err := NewStore(rdb, prefix)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.NewFleet(s, opt), nil
+}
+
 func checkPrefix(p string) error {
 	switch {
 	case p == "":
@@ -147,7 +158,7 @@ func (s *Store) key(part string) (string, bool) {
 
 // Sync runs the script once per request, all in one pipeline (one round
 // trip). Requests the server did not know the script for (NOSCRIPT: not
-// run) are sent again after loading it.
+// run) are sent again with EVAL, which loads it: one round trip more.
 func (s *Store) Sync(ctx context.Context, reqs []runtime.FleetSync) ([]runtime.FleetState, error) {
 	if len(reqs) == 0 {
 		return nil, nil
@@ -158,33 +169,26 @@ func (s *Store) Sync(ctx context.Context, reqs []runtime.FleetSync) ([]runtime.F
 		keys[i], args[i] = s.request(&reqs[i])
 	}
 	cmds := make([]*redis.Cmd, len(reqs))
-	run := func(todo []int) error {
-		pipe := s.rdb.Pipeline()
-		hash := syncScript.Hash()
-		for _, i := range todo {
-			cmds[i] = pipe.EvalSha(ctx, hash, keys[i], args[i]...)
-		}
-		_, err := pipe.Exec(ctx)
-		return err
+	pipe := s.rdb.Pipeline()
+	hash := syncScript.Hash()
+	for i := range reqs {
+		cmds[i] = pipe.EvalSha(ctx, hash, keys[i], args[i]...)
 	}
-	all := make([]int, len(reqs))
-	for i := range all {
-		all[i] = i
-	}
-	if err := run(all); err != nil {
-		var again []int
+	if _, err := pipe.Exec(ctx); err != nil {
+		again := false
 		for i, c := range cmds {
 			if err := c.Err(); err != nil {
 				if !redis.HasErrorPrefix(err, "NOSCRIPT") {
 					return nil, fmt.Errorf("resgenredis: sync: %w", err)
 				}
-				again = append(again, i)
+				cmds[i] = pipe.Eval(ctx, syncSource, keys[i], args[i]...)
+				again = true
 			}
 		}
-		if err := syncScript.Load(ctx, s.rdb).Err(); err != nil {
-			return nil, fmt.Errorf("resgenredis: loading the sync script: %w", err)
+		if !again {
+			return nil, fmt.Errorf("resgenredis: sync: %w", err)
 		}
-		if err := run(again); err != nil {
+		if _, err := pipe.Exec(ctx); err != nil {
 			return nil, fmt.Errorf("resgenredis: sync: %w", err)
 		}
 	}
