@@ -41,14 +41,13 @@ for i = 1, #raw, 2 do
 	local v = tonumber(raw[i + 1])
 	s[raw[i]], o[raw[i]] = v, v
 end
-local dirty, changed = false, false
+local wrote, changed = false, false -- wrote: the window
 
 if s.g == nil then
 	-- 1. a new (or expired) breaker: a generation no replica has seen.
 	s = {g = now * 1024, st = 0, ou = 0, c = 0, wc = 0, wf = 0, ws = 0, wl = 0,
 		pc = 0, pf = 0, ps = 0, hc = 0, hf = 0, hs = 0, tk = 0, lg = 0}
 	redis.call('DEL', wk)
-	dirty = true
 end
 
 local function over(n, of, pct) return pct > 0 and n * 100 >= pct * of end
@@ -92,7 +91,6 @@ if s.st == 0 and cw == 0 then
 			end
 		end
 		s.wl = sec
-		dirty = true
 	end
 	sec = s.wl
 end
@@ -151,7 +149,7 @@ if reqGen == s.g then
 			redis.call('HSET', wk, int(sec), int(c) .. ' ' .. int(f) .. ' ' .. int(sl))
 			s.wc, s.wf, s.ws = s.wc + n, s.wf + cF + cFS, s.ws + cS + cFS
 		end
-		dirty = true
+		wrote = true
 		if s.wc >= minCalls and exceeded(s.wc, s.wf, s.ws) then
 			open(s.wc, s.wf, s.ws)
 			s.c = 1
@@ -159,10 +157,9 @@ if reqGen == s.g then
 		end
 	elseif s.st == 2 then
 		-- 3b. half-open: permits given back, then the trials, failures
-		-- first so that a capped batch cannot hide one.
-		local tk = s.tk - returned
-		if tk < s.hc then tk = s.hc end
-		if tk ~= s.tk then s.tk, dirty = tk, true end
+		-- first so that a capped batch cannot hide one, then taken =
+		-- max(taken - returned, trials) with the trials just counted.
+		s.tk = math.max(s.tk - returned, 0)
 		local room = half - s.hc
 		for _, k in ipairs({{tFS, true, true}, {tF, true, false}, {tS, false, true}, {tOK, false, false}}) do
 			local d = math.min(k[1], room)
@@ -171,9 +168,10 @@ if reqGen == s.g then
 				s.hc = s.hc + d
 				if k[2] then s.hf = s.hf + d end
 				if k[3] then s.hs = s.hs + d end
-				dirty = true
 			end
 		end
+		-- permits used are never offered again: taken ≥ trials
+		s.tk = math.max(s.tk, s.hc)
 		if s.hc >= half then
 			if exceeded(s.hc, s.hf, s.hs) then
 				open(s.hc, s.hf, s.hs)
@@ -191,23 +189,23 @@ end
 -- generation; permits unreported for a lease are offered again.
 local grant = 0
 if s.st == 2 and want > 0 then
-	if s.tk > s.hc and now - s.lg >= lease then s.tk, dirty = s.hc, true end
+	if s.tk > s.hc and now - s.lg >= lease then s.tk = s.hc end
 	grant = math.max(math.min(want, half - s.tk), 0)
 	if grant > 0 then
-		s.tk, s.lg, dirty = s.tk + grant, now, true
+		s.tk, s.lg = s.tk + grant, now
 	end
 end
 
-if changed then dirty = true end
-if dirty then
-	local fields = {}
-	for k, v in pairs(s) do
-		if o[k] ~= v then
-			fields[#fields + 1] = k
-			fields[#fields + 1] = int(v)
-		end
+-- Write the fields that changed; refresh both keys' expiry on any write.
+local fields = {}
+for k, v in pairs(s) do
+	if o[k] ~= v then
+		fields[#fields + 1] = k
+		fields[#fields + 1] = int(v)
 	end
-	if #fields > 0 then redis.call('HSET', sk, unpack(fields)) end
+end
+if #fields > 0 then redis.call('HSET', sk, unpack(fields)) end
+if #fields > 0 or wrote then
 	redis.call('PEXPIRE', sk, ARGV[22])
 	redis.call('PEXPIRE', wk, ARGV[23])
 end
