@@ -73,6 +73,28 @@ func (r *replica) call(t *testing.T, url string) (int, error) {
 	return n, err
 }
 
+// allIn says whether every replica's breaker is in state st.
+func allIn(rs []*replica, st runtime.State) bool {
+	for _, r := range rs {
+		if r.b.State() != st {
+			return false
+		}
+	}
+	return true
+}
+
+// failAcross makes 10 failing calls, dealt round robin over rs (2 each
+// for 5: fewer than any local breaker opens on), none of which may fail
+// for another reason.
+func failAcross(t *testing.T, rs []*replica, url string) {
+	t.Helper()
+	for i := range 10 {
+		if _, err := rs[i%len(rs)].call(t, url); err != nil {
+			t.Fatalf("closed call %d: %v", i, err)
+		}
+	}
+}
+
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(3 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
@@ -103,19 +125,8 @@ func TestFleetOnRedis(t *testing.T) {
 	other := newReplicas(t, srv, "other", 1, p)[0]
 	// Let every replica's first Sync land: calls before it count locally.
 	time.Sleep(200 * time.Millisecond)
-	for i := range 10 { // 2 a replica: no local breaker would open
-		if _, err := rs[i%5].call(t, down.URL); err != nil {
-			t.Fatalf("closed call %d: %v", i, err)
-		}
-	}
-	eventually(t, "every replica sees the fleet open", func() bool {
-		for _, r := range rs {
-			if r.b.State() != runtime.StateOpen {
-				return false
-			}
-		}
-		return true
-	})
+	failAcross(t, rs, down.URL)
+	eventually(t, "every replica sees the fleet open", func() bool { return allIn(rs, runtime.StateOpen) })
 	for _, r := range rs {
 		var coe *runtime.CircuitOpenError
 		if n, err := r.call(t, down.URL); !errors.As(err, &coe) || n != 0 {
@@ -157,28 +168,10 @@ func TestFleetOnRedis(t *testing.T) {
 	}
 	// The new Redis knows no breaker: a new generation, closed, which
 	// every replica takes, and which opens again for all on 10 failures.
-	eventually(t, "every replica takes the new, closed state", func() bool {
-		for _, r := range rs {
-			if r.b.State() != runtime.StateClosed {
-				return false
-			}
-		}
-		return true
-	})
+	eventually(t, "every replica takes the new, closed state", func() bool { return allIn(rs, runtime.StateClosed) })
 	hits.Store(0)
-	for i := range 10 {
-		if _, err := rs[i%5].call(t, down.URL); err != nil {
-			t.Fatalf("closed call %d after the restart: %v", i, err)
-		}
-	}
-	eventually(t, "every replica sees the fleet open again", func() bool {
-		for _, r := range rs {
-			if r.b.State() != runtime.StateOpen {
-				return false
-			}
-		}
-		return true
-	})
+	failAcross(t, rs, down.URL)
+	eventually(t, "every replica sees the fleet open again", func() bool { return allIn(rs, runtime.StateOpen) })
 	if n := hits.Load(); n != 10 {
 		t.Fatalf("the downstream saw %d calls after the restart, want 10", n)
 	}
