@@ -45,8 +45,7 @@ const (
 	// MaxPrefix is the longest prefix NewStore takes.
 	MaxPrefix = 200
 	// maxKeyPart is the longest breaker key used as is in the Redis keys
-	// and messages; a longer one (or one that is not UTF-8, which a JSON
-	// message could not carry) is replaced by its digest.
+	// and messages; a longer one goes by its digest (see keyPart).
 	maxKeyPart = 512
 	// maxMessage bounds a message Watch decodes: a state with a key of
 	// maxKeyPart bytes, each escaped, is well below it.
@@ -67,13 +66,14 @@ type Store struct {
 	prefix  string
 	channel string
 
-	// digests maps the digest of each long key this Store has synced back
-	// to the key, for the messages that name it by its digest.
+	// digests maps the digest of each key this Store has synced by its
+	// digest back to the key, for the messages that name it so (one entry
+	// per such breaker of this replica).
 	mu      sync.Mutex
 	digests map[string]string
 
 	badMessages atomic.Uint64
-	watchPing   time.Duration // watchPing but in tests
+	watchPing   time.Duration // the constant; shorter in tests
 }
 
 var _ runtime.FleetStore = (*Store)(nil)
