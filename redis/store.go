@@ -6,7 +6,9 @@
 // Each breaker has two keys, `<prefix>:{<key>}:s` (its state, a hash) and
 // `<prefix>:{<key>}:w` (its window): the hash tag keeps both in one cluster
 // slot, so that one Lua script can change them atomically. Every change of
-// state is published, inside the same script, on `<prefix>:fleet`.
+// state is published, inside the same script, on `<prefix>:fleet`. The
+// script needs Redis 6.2 or later (LPOP with a count); the tests run on
+// Debian's redis-server 7.0, standalone and as a one-node cluster.
 //
 // A Sync's outcomes must count at most once (a Fleet drops the counts of
 // a failed Sync rather than send them again). go-redis retries a pipeline
