@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -705,4 +706,54 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("key %q: slots %d, %d (%v, %v)", k, a, b, errA, errB)
 		}
 	}
+}
+
+// BenchmarkOpenPropagation is the time from the start of the Sync that
+// opens a breaker on one replica's Store to another replica's Watch
+// delivering it (the store's share of the open-propagation delay):
+// reported as p50 and p99 over b.N opens.
+func BenchmarkOpenPropagation(b *testing.B) {
+	srv := redistest.Start(b)
+	from, err := NewStore(srv.Client(), "prop")
+	if err != nil {
+		b.Fatal(err)
+	}
+	to, _ := NewStore(srv.Client(), "prop")
+	got := make(chan time.Time, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	ready := make(chan struct{})
+	go func() {
+		done <- to.Watch(ctx, func() { close(ready) }, func(st runtime.FleetState) {
+			if st.State == runtime.StateOpen {
+				got <- time.Now()
+			}
+		})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Error(err)
+		}
+	}()
+	<-ready
+	var delays []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		r := runtime.FleetSync{Key: fmt.Sprint("k", i), Policy: countPolicy}
+		st, err := from.Sync(ctx, []runtime.FleetSync{r})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Gen, r.Closed = st[0].Gen, runtime.FleetCounts{Failed: 4}
+		start := time.Now()
+		if _, err := from.Sync(ctx, []runtime.FleetSync{r}); err != nil {
+			b.Fatal(err)
+		}
+		delays = append(delays, (<-got).Sub(start))
+	}
+	slices.Sort(delays)
+	b.ReportMetric(float64(delays[len(delays)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(delays[len(delays)*99/100].Microseconds()), "p99-µs")
 }
