@@ -217,6 +217,9 @@ func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePla
 			return nil, fmt.Errorf("lab outage: the fleet's store: %w", err)
 		}
 		defer done() // after the Fleets' Close, deferred below
+		if len(stores) != p.replicas {
+			return nil, fmt.Errorf("lab outage: the fleet has %d stores for %d replicas", len(stores), p.replicas)
+		}
 	}
 	for i := range p.replicas {
 		obs := &outageObserver{Counter: &Counter{clk: c, start: srv.start}}
