@@ -19,6 +19,7 @@ import (
 // calls of one client alone would not, and then neither sends a request.
 // Without WithFleet the same calls leave both breakers closed.
 func TestWithFleetSharesTheBreaker(t *testing.T) {
+	const sync = 10 * time.Millisecond
 	for _, shared := range []bool{true, false} {
 		var hits atomic.Int64
 		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -30,7 +31,7 @@ func TestWithFleetSharesTheBreaker(t *testing.T) {
 		for i := range clients {
 			opts := []Option{WithHTTPClient(s.Client()), WithLogger(slog.New(slog.DiscardHandler)), WithCallOptions(runtime.WithNoRetry())}
 			if shared {
-				f := runtime.NewFleet(store, runtime.FleetOptions{SyncInterval: 10 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+				f := runtime.NewFleet(store, runtime.FleetOptions{SyncInterval: sync, Logger: slog.New(slog.DiscardHandler)})
 				defer f.Close()
 				opts = append(opts, WithFleet(f))
 			}
@@ -40,6 +41,9 @@ func TestWithFleetSharesTheBreaker(t *testing.T) {
 			}
 			clients[i] = c
 		}
+		// A breaker shares once its Fleet's first Sync has answered (at
+		// once, as it joins); until then it decides locally.
+		time.Sleep(10 * sync)
 		ctx := context.Background()
 		for range 5 {
 			for _, c := range clients {

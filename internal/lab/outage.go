@@ -757,6 +757,10 @@ func outageFleetFindings(t *Target, p outagePlan, l, f OutageStrategyResults) []
 	if f.StoppedAfterS != nil && l.StoppedAfterS != nil {
 		fs = append(fs, fmt.Sprintf("the replicas stopped calling the dead server %.2fs into the outage with a fleet, %.2fs with local breakers", *f.StoppedAfterS, *l.StoppedAfterS))
 	}
+	if f.RecoveredAfterS != nil && l.RecoveredAfterS != nil {
+		fs = append(fs, fmt.Sprintf("after the server came back the last breaker closed %.2fs later with a fleet (one half-open for all), %.2fs with local breakers (each opened, and so went half-open, at its own time); calls refused while healthy: %d and %d",
+			*f.RecoveredAfterS, *l.RecoveredAfterS, f.RefusedWhileUp, l.RefusedWhileUp))
+	}
 	return fs
 }
 
