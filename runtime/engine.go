@@ -44,8 +44,6 @@ type Config struct {
 	// Credentials are the client's credentials for the spec's security
 	// schemes (auth.go); each operation gets those its Security names.
 	Credentials []Credential
-	// Fleet shares the breakers' state with other replicas (PLACEHOLDER).
-	Fleet *Fleet
 
 	// Server is the base URL (checked by ServerURL) that Call's requests
 	// go to.
