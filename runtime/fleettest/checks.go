@@ -72,7 +72,9 @@ func staleGenerationDropped(t *testing.T, f *fleet) {
 }
 
 func outcomesOfAnotherStateDropped(t *testing.T, f *fleet) {
-	b := newBreaker(t, f.replica(0), "k", policy())
+	p := policy()
+	p.WaitInOpen = 200 * time.Millisecond // the Syncs while open must end within it
+	b := newBreaker(t, f.replica(0), "k", p)
 	gen := b.first()
 	r := b.req(gen)
 	r.Trials.Failed, r.Returned, r.Want = 10, 2, 2
@@ -83,10 +85,20 @@ func outcomesOfAnotherStateDropped(t *testing.T, f *fleet) {
 	r.Closed.OK, r.Trials.OK, r.Returned, r.Want = 50, 3, 1, 2
 	b.check("closed outcomes, trials and a permit request while open", b.sync(r),
 		want{gen: open, state: runtime.StateOpen, calls: n, failed: n, slow: n, cause: runtime.FleetCauseWindow})
+	stillOpen(t, at, p)
 	h := b.halfOpen(open, at, 0).Gen
 	r = b.req(h)
 	r.Closed.Failed = 10
 	b.check("closed outcomes while half-open", b.sync(r), want{gen: h, state: runtime.StateHalfOpen, cause: runtime.FleetCauseWait})
+}
+
+// stillOpen fails the check when the Syncs meant to find the breaker open
+// ended too late for that (a slow machine, not a wrong store).
+func stillOpen(t *testing.T, at time.Time, p runtime.FleetPolicy) {
+	t.Helper()
+	if d := time.Since(at); d > p.WaitInOpen-20*time.Millisecond {
+		t.Fatalf("the Syncs while open ended %v after the trip: too slow for a wait of %v", d, p.WaitInOpen)
+	}
 }
 
 func openUntilWaitInOpen(t *testing.T, f *fleet) {

@@ -2,7 +2,7 @@
 // store (the memory store, the Redis store, one of your own) must pass Run.
 //
 // The suite drives Sync and Watch directly, with real time (a store's clock
-// cannot be set): waits in open are 50–100 ms and one check waits for whole
+// cannot be set): waits in open are 50–200 ms and one check waits for whole
 // seconds of a time window, so Run takes about 4 s, its checks running in
 // parallel. Each check computes what the store must answer from the rules
 // of the state machine (docs/fleet.md), never by asking the store.

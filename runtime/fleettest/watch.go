@@ -113,6 +113,7 @@ func watchSeesEachChangeOnce(t *testing.T, f *fleet) {
 	s1, s2, other := f.replica(0), f.replica(0), f.replica(1)
 	w1, w2, wo := watch(t, "1", s1), watch(t, "2", s2), watch(t, "other", other)
 	p := policy()
+	p.WaitInOpen = 200 * time.Millisecond // the Sync while open must end within it
 	n := int64(p.MinimumCalls)
 	a := newBreaker(t, s2, "k", p)
 	o := newBreaker(t, other, "k", p)
@@ -126,7 +127,9 @@ func watchSeesEachChangeOnce(t *testing.T, f *fleet) {
 
 	r := a.req(open)
 	r.Closed.OK, r.Want = 5, 1
-	a.on(s1).sync(r) // no change
+	a.on(s1).check("closed outcomes and a permit request while open", a.on(s1).sync(r),
+		want{gen: open, state: runtime.StateOpen, calls: n, failed: n, slow: n, cause: runtime.FleetCauseWindow})
+	stillOpen(t, at, p)
 	a.on(s1).halfOpen(open, at, 1)
 	half := want{gen: open + 1, state: runtime.StateHalfOpen, cause: runtime.FleetCauseWait}
 	w1.next(a, "the half-open", half)
