@@ -77,7 +77,7 @@ func fleetPolicyForTest(size, minCalls, halfOpen int, wait time.Duration) Breake
 // refuses without calling.
 func TestFleetOpensAcrossReplicas(t *testing.T) {
 	s := newServer(t, status(500))
-	rs := newReplicas(t, 5, newStubStore(), fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: 50 * time.Millisecond})
+	rs := newReplicas(t, 5, NewMemoryFleetStore(), fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: 50 * time.Millisecond})
 	for _, r := range rs {
 		for range 2 { // 2 per replica, 10 in all: no local breaker would open
 			if code, _, err := do(t, r.op, get(t, s)); code != 500 || err != nil {
@@ -147,7 +147,7 @@ func TestFleetHalfOpenTrialsFleetWide(t *testing.T) {
 			code.Store(500)
 			s := newServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(int(code.Load())) })
 			wait := 150 * time.Millisecond
-			rs := newReplicas(t, 5, newStubStore(), fleetPolicyForTest(20, 10, 3, wait), FleetOptions{SyncInterval: 50 * time.Millisecond})
+			rs := newReplicas(t, 5, NewMemoryFleetStore(), fleetPolicyForTest(20, 10, 3, wait), FleetOptions{SyncInterval: 50 * time.Millisecond})
 			openFleet(t, rs, s)
 			code.Store(int64(tc.trial))
 			before := s.calls.Load()
@@ -228,7 +228,7 @@ func (f *faultyStore) Sync(ctx context.Context, reqs []FleetSync) ([]FleetState,
 // again, sharing resumes with one info line.
 func TestFleetFallbackAndResume(t *testing.T) {
 	s := newServer(t, status(200))
-	store := &faultyStore{FleetStore: newStubStore()}
+	store := &faultyStore{FleetStore: NewMemoryFleetStore()}
 	interval := 100 * time.Millisecond
 	rs := newReplicas(t, 3, store, fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: interval, Timeout: interval})
 	store.down.Store(true)
@@ -316,7 +316,7 @@ func (f *frozenStore) Sync(ctx context.Context, reqs []FleetSync) ([]FleetState,
 // next Sync.
 func TestFleetOpenPropagatesByWatch(t *testing.T) {
 	s := newServer(t, status(500))
-	shared := newStubStore()
+	shared := NewMemoryFleetStore()
 	p := fleetPolicyForTest(20, 10, 2, time.Minute)
 	opt := FleetOptions{SyncInterval: 20 * time.Millisecond}
 	opener := newReplicas(t, 1, shared, p, opt)[0]
@@ -351,7 +351,7 @@ func TestFleetOpenPropagatesByWatch(t *testing.T) {
 // replica's traffic through.
 func TestFleetOpenHoldsInFallback(t *testing.T) {
 	s := newServer(t, status(500))
-	store := &faultyStore{FleetStore: newStubStore()}
+	store := &faultyStore{FleetStore: NewMemoryFleetStore()}
 	interval := 30 * time.Millisecond
 	rs := newReplicas(t, 2, store, fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: interval})
 	openFleet(t, rs, s)
@@ -372,7 +372,7 @@ func TestFleetOpenHoldsInFallback(t *testing.T) {
 
 // States older than the link's are ignored; an equal generation refreshes.
 func TestFleetGenerationRule(t *testing.T) {
-	f := NewFleet(newStubStore(), FleetOptions{Logger: quiet})
+	f := NewFleet(NewMemoryFleetStore(), FleetOptions{Logger: quiet})
 	defer f.Close()
 	e := NewEngine(Config{Logger: quiet, Fleet: f})
 	b := e.Breaker("b", fleetPolicyForTest(20, 10, 2, time.Minute))
@@ -402,7 +402,7 @@ func TestFleetGenerationRule(t *testing.T) {
 // Close stops the goroutines and the breakers run on their local state.
 func TestFleetClose(t *testing.T) {
 	s := newServer(t, status(500))
-	rs := newReplicas(t, 1, newStubStore(), fleetPolicyForTest(4, 4, 1, time.Minute), FleetOptions{SyncInterval: 20 * time.Millisecond})
+	rs := newReplicas(t, 1, NewMemoryFleetStore(), fleetPolicyForTest(4, 4, 1, time.Minute), FleetOptions{SyncInterval: 20 * time.Millisecond})
 	r := rs[0]
 	if err := r.fleet.Close(); err != nil {
 		t.Fatal(err)
@@ -472,7 +472,7 @@ func (r *recorder) decided(to State) bool {
 // A Sync that overruns its deadline makes the replica fall back after
 // 2×SyncInterval, while the Sync still runs.
 func TestFleetStuckSyncFallsBack(t *testing.T) {
-	store := &faultyStore{FleetStore: newStubStore()}
+	store := &faultyStore{FleetStore: NewMemoryFleetStore()}
 	r := newReplicas(t, 1, store, fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: 20 * time.Millisecond})[0]
 	store.stuck.Store(true)
 	waitFor(t, "fallback", func() bool { return !r.b.link.isActive() })
@@ -488,7 +488,7 @@ func TestFleetStuckSyncFallsBack(t *testing.T) {
 // back; a refused half-open call asks for permits.
 func TestFleetTrialGivenBack(t *testing.T) {
 	s := newServer(t, status(200))
-	f := NewFleet(newStubStore(), FleetOptions{Logger: quiet})
+	f := NewFleet(NewMemoryFleetStore(), FleetOptions{Logger: quiet})
 	e := NewEngine(Config{Logger: quiet, Fleet: f})
 	b := e.Breaker("b", fleetPolicyForTest(20, 10, 2, time.Minute))
 	op := e.Operation(OperationSpec{Name: "op", Breaker: b})

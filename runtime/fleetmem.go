@@ -91,15 +91,17 @@ type memPolicy struct {
 }
 
 func memPolicyOf(p FleetPolicy) memPolicy {
+	// As the Redis store bounds them: a wait of at least 1 ms, and a
+	// count window unless only TimeWindow is set.
 	m := memPolicy{fail: p.FailureRateThreshold, slow: p.SlowCallRateThreshold,
-		waitMs: max(p.WaitInOpen.Milliseconds(), 0), leaseMs: p.PermitLease.Milliseconds(),
+		waitMs: max(p.WaitInOpen.Milliseconds(), 1), leaseMs: max(p.PermitLease.Milliseconds(), 0),
 		half: min(max(p.HalfOpenCalls, 1), MaxHalfOpenCalls), minCalls: max(p.MinimumCalls, 1)}
-	if p.TimeWindow > 0 {
-		d := min(p.TimeWindow, MaxWindowDuration)
-		m.timeN = int((d + time.Second - 1) / time.Second)
-	} else {
+	if p.CountWindow > 0 || p.TimeWindow <= 0 {
 		m.countN = min(max(p.CountWindow, 1), MaxWindowSize)
 		m.minCalls = min(m.minCalls, m.countN)
+	} else {
+		d := min(p.TimeWindow, MaxWindowDuration)
+		m.timeN = int((d + time.Second - 1) / time.Second)
 	}
 	return m
 }
@@ -308,7 +310,9 @@ func (s *memFleetStore) apply(r *FleetSync, now int64) FleetState {
 				}
 			}
 		case StateHalfOpen:
-			b.taken = max(b.taken-max(r.Returned, 0), 0)
+			// Permits used are never offered again: taken ≥ the trials
+			// recorded before this request's.
+			b.taken = max(b.taken-max(r.Returned, 0), int(b.trials.calls))
 			if c := memNonNeg(r.Trials); c.Calls() > 0 {
 				b.trials.add(memCapFailuresFirst(c, int64(p.half)-b.trials.calls))
 				if b.trials.calls >= int64(p.half) {
@@ -320,10 +324,6 @@ func (s *memFleetStore) apply(r *FleetSync, now int64) FleetState {
 					}
 					s.publish(b, r.Key, now)
 				}
-			}
-			if b.state == StateHalfOpen {
-				// Permits used are never re-offered (taken ≥ trials).
-				b.taken = max(b.taken, int(b.trials.calls))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/fleettest"
 )
 
 // memSubBufferForTest is a lower bound of the memory store's per-watcher
@@ -99,7 +100,10 @@ func TestMemoryFleetStoreDropsSlowWatcher(t *testing.T) {
 	for changes := 0; changes < 600; {
 		st := memSync(t, s, req)[0]
 		req.Gen, changes = st.Gen, int(st.Gen-g0)
-		for fastSeen.Load() < int64(changes-memSubBufferForTest/2) {
+		for deadline := time.Now().Add(5 * time.Second); fastSeen.Load() < int64(changes-memSubBufferForTest/2); {
+			if time.Now().After(deadline) {
+				t.Fatalf("the watcher that keeps up saw %d of %d changes after 5 s", fastSeen.Load(), changes)
+			}
 			time.Sleep(time.Millisecond) // pace the changes for the watcher that keeps up
 		}
 		req.Closed, req.Trials = runtime.FleetCounts{}, runtime.FleetCounts{}
@@ -162,4 +166,21 @@ func TestMemoryFleetStoreConcurrent(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	cancel()
 	wg.Wait()
+}
+
+// The memory store passes the conformance suite: a prefix is one store,
+// shared by the replicas asking for it.
+func TestMemoryFleetStoreConformance(t *testing.T) {
+	var mu sync.Mutex
+	stores := map[string]runtime.FleetStore{}
+	fleettest.Run(t, func(t *testing.T, prefix string) runtime.FleetStore {
+		mu.Lock()
+		defer mu.Unlock()
+		s, ok := stores[prefix]
+		if !ok {
+			s = runtime.NewMemoryFleetStore()
+			stores[prefix] = s
+		}
+		return s
+	})
 }
