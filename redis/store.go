@@ -218,12 +218,12 @@ func (s *Store) request(r *runtime.FleetSync) ([]string, []any) {
 	base := s.prefix + ":{" + part + "}:"
 	cw, tws := 0, 0
 	windowTTL := stateTTL
-	if p.TimeWindow > 0 {
+	if p.CountWindow > 0 || p.TimeWindow <= 0 {
+		cw = min(max(p.CountWindow, 1), runtime.MaxWindowSize)
+	} else {
 		tw := min(p.TimeWindow, runtime.MaxWindowDuration)
 		tws = int((tw + time.Second - 1) / time.Second)
 		windowTTL = max(tw, time.Minute) + windowMargin
-	} else {
-		cw = min(max(p.CountWindow, 1), runtime.MaxWindowSize)
 	}
 	minCalls := max(p.MinimumCalls, 1)
 	if cw > 0 {
@@ -233,7 +233,7 @@ func (s *Store) request(r *runtime.FleetSync) ([]string, []any) {
 	return []string{base + "s", base + "w"}, []any{
 		strconv.FormatUint(r.Gen, 10), cw, tws, minCalls,
 		pct(p.FailureRateThreshold), pct(p.SlowCallRateThreshold),
-		max(p.WaitInOpen.Milliseconds(), 0), half, max(p.PermitLease.Milliseconds(), 0),
+		max(p.WaitInOpen.Milliseconds(), 1), half, max(p.PermitLease.Milliseconds(), 0),
 		count(r.Closed.OK), count(r.Closed.Failed), count(r.Closed.Slow), count(r.Closed.FailedSlow),
 		count(r.Trials.OK), count(r.Trials.Failed), count(r.Trials.Slow), count(r.Trials.FailedSlow),
 		max(r.Returned, 0), min(max(r.Want, 0), half),

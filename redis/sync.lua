@@ -156,10 +156,11 @@ if reqGen == s.g then
 			emptyWindow()
 		end
 	elseif s.st == 2 then
-		-- 3b. half-open: permits given back, then the trials, failures
-		-- first so that a capped batch cannot hide one, then taken =
-		-- max(taken - returned, trials) with the trials just counted.
-		s.tk = math.max(s.tk - returned, 0)
+		-- 3b. half-open: permits given back (permits used are never
+		-- offered again: taken ≥ the trials recorded before this
+		-- request's), then the trials, failures first so that a capped
+		-- batch cannot hide one.
+		s.tk = math.max(s.tk - returned, s.hc)
 		local room = half - s.hc
 		for _, k in ipairs({{tFS, true, true}, {tF, true, false}, {tS, false, true}, {tOK, false, false}}) do
 			local d = math.min(k[1], room)
@@ -170,8 +171,6 @@ if reqGen == s.g then
 				if k[3] then s.hs = s.hs + d end
 			end
 		end
-		-- permits used are never offered again: taken ≥ trials
-		s.tk = math.max(s.tk, s.hc)
 		if s.hc >= half then
 			if exceeded(s.hc, s.hf, s.hs) then
 				open(s.hc, s.hf, s.hs)
