@@ -1,0 +1,497 @@
+package resgenredis_test
+
+// The benchmarks of issue 14, printed as one table by `make bench-fleet`
+// (TestFleetBenchTable with RESGEN_FLEET_BENCH=1): every number comes from
+// the same run, on one redis-server on loopback.
+//
+//  1. The added cost per call: the generated client's GetStatus through a
+//     fleet breaker whose snapshot is fresh vs the same call through the
+//     local breaker, on a canned transport (no network: the breaker's cost
+//     is not lost in a round trip's noise); medians of interleaved rounds,
+//     and the Redis commands per call, counted by a go-redis hook (the
+//     sync loop's own commands included: they do not grow with the calls).
+//  2. The open-propagation delay: 5 replicas, replica A's failures open
+//     the fleet; how long after A's breaker each other replica's turns
+//     open (State polled every 50 µs), over rounds with a new prefix each.
+//  3. Calls per second, 5 replicas × 50 goroutines against one httptest
+//     server for a fixed wall time: gobreaker's DistributedCircuitBreaker
+//     on the same Redis (the baseline), resgen's fleet, resgen's local
+//     breakers.
+//
+// BenchmarkCallLocal and BenchmarkCallFleet are (1) for go test -bench.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/resgen/resgen/golden/lab"
+	"github.com/resgen/resgen/runtime"
+	"github.com/sony/gobreaker/v2"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// cmdCounter is a go-redis hook that counts the commands a client sends
+// (a pipeline's each) and its round trips (a pipeline is one).
+type cmdCounter struct{ cmds, trips atomic.Int64 }
+
+func (h *cmdCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *cmdCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.cmds.Add(1)
+		h.trips.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h *cmdCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.cmds.Add(int64(len(cmds)))
+		h.trips.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+func countedClient(tb testing.TB, addr string, h *cmdCounter) *redis.Client {
+	rdb := newRedisClient(tb, addr)
+	rdb.AddHook(h)
+	return rdb
+}
+
+func overrides(tb testing.TB, doc string) *runtime.Overrides {
+	o, err := runtime.ParseOverrides([]byte(doc))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return o
+}
+
+// cannedDoer answers 200 without a network, a fresh response each time
+// as a transport makes.
+type cannedDoer struct{}
+
+func (cannedDoer) Do(*http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Body: http.NoBody, Header: http.Header{}}, nil
+}
+
+func newLabClient(tb testing.TB, server string, opts ...lab.Option) *lab.Client {
+	c, err := lab.NewClient(server, append([]lab.Option{lab.WithLogger(quiet)}, opts...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// benchCalls is (1)'s loop; with h, it reports h's commands per call.
+func benchCalls(b *testing.B, c *lab.Client, h *cmdCounter) {
+	ctx := context.Background()
+	var before int64
+	if h != nil {
+		before = h.cmds.Load()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.GetStatus(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if h != nil {
+		b.ReportMetric(float64(h.cmds.Load()-before)/float64(b.N), "cmds/op")
+	}
+}
+
+// hotFleetClient is (1)'s fleet replica: a lab client on a canned
+// transport whose breakers joined a fleet and synced once (a fresh
+// snapshot).
+func hotFleetClient(tb testing.TB, addr string, h *cmdCounter) *lab.Client {
+	const sync = 100 * time.Millisecond
+	opt, closeFleet, err := fleetOption(countedClient(tb, addr, h), uniquePrefix("hot"), sync, quiet)
+	if err != nil {
+		tb.Skip(err)
+	}
+	tb.Cleanup(func() { closeFleet() })
+	c := newLabClient(tb, "http://example.invalid", lab.WithHTTPClient(cannedDoer{}), opt)
+	if _, err := c.GetStatus(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); h.trips.Load() == 0; time.Sleep(sync / 10) {
+		if time.Now().After(deadline) {
+			tb.Fatal("the fleet did not sync")
+		}
+	}
+	time.Sleep(2 * sync)
+	return c
+}
+
+func BenchmarkCallLocal(b *testing.B) {
+	benchCalls(b, newLabClient(b, "http://example.invalid", lab.WithHTTPClient(cannedDoer{})), nil)
+}
+
+func BenchmarkCallFleet(b *testing.B) {
+	srv := startRedis(b)
+	h := new(cmdCounter)
+	benchCalls(b, hotFleetClient(b, srv.Addr, h), h)
+}
+
+var prefixes atomic.Int64
+
+// uniquePrefix is a key prefix no other fleet of this process uses.
+func uniquePrefix(name string) string {
+	return fmt.Sprintf("%s-%d-%d", name, os.Getpid(), prefixes.Add(1))
+}
+
+// failingServer answers 500 and counts its hits.
+func failingServer(tb testing.TB, hits *atomic.Int64) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if hits != nil {
+			hits.Add(1)
+		}
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// propagation is (2): for each of rounds, 5 fresh replicas (a new prefix)
+// of which replica 0 calls a failing server until its breaker refuses;
+// it returns how long after replica 0's breaker each other's turned open,
+// and how many never did within a second.
+func propagation(tb testing.TB, addr string, rounds int) (delays []time.Duration, missed int) {
+	const replicas, sync = 5, 100 * time.Millisecond
+	srv := failingServer(tb, nil)
+	rdbs := make([]*redis.Client, replicas)
+	for i := range rdbs {
+		rdbs[i] = newRedisClient(tb, addr)
+	}
+	// Single attempts, and an open that outlasts the measurement.
+	o := overrides(tb, `{"retries": {"default": {"maxAttempts": 1}}, "breakers": {"downstream": {"waitInOpen": "3s"}}}`)
+	for range rounds {
+		prefix := uniquePrefix("prop")
+		brs := make([]*runtime.Breaker, replicas)
+		var closers []func() error
+		var clients []*lab.Client
+		for i := range replicas {
+			opt, closeFleet, err := fleetOption(rdbs[i], prefix, sync, quiet)
+			if err != nil {
+				return nil, 0
+			}
+			closers = append(closers, closeFleet)
+			c := newLabClient(tb, srv.URL, lab.WithHTTPClient(srv.Client()), lab.WithOverrides(o), opt)
+			clients = append(clients, c)
+			brs[i] = c.Breakers()[lab.BreakerDownstream]
+		}
+		time.Sleep(2 * sync) // every replica's breaker joined and synced
+		opened := make([]time.Time, replicas)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for left, end := replicas, time.Now().Add(2*time.Second); left > 0 && time.Now().Before(end); time.Sleep(50 * time.Microsecond) {
+				for i, b := range brs {
+					if opened[i].IsZero() && b.State() == runtime.StateOpen {
+						opened[i] = time.Now()
+						left--
+					}
+				}
+			}
+		}()
+		for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+			if _, err := clients[0].GetStatus(context.Background()); errors.As(err, new(*runtime.CircuitOpenError)) {
+				break
+			}
+		}
+		<-done
+		for i := 1; i < replicas; i++ {
+			if opened[0].IsZero() || opened[i].IsZero() {
+				missed++
+				continue
+			}
+			delays = append(delays, opened[i].Sub(opened[0]))
+		}
+		for _, c := range closers {
+			c()
+		}
+	}
+	srv.Client().CloseIdleConnections()
+	return delays, missed
+}
+
+// load is (3)'s result for one kind of breaker.
+type load struct {
+	calls, failed int // completed within the wall time
+	idle          int // goroutines that completed no call
+	wall          time.Duration
+	p50, p99      time.Duration
+	cmds          int64 // Redis commands sent within the wall time
+}
+
+func (l load) perSecond() float64 { return float64(l.calls) / l.wall.Seconds() }
+
+// runLoad runs call(replica) from goroutines per replica until wall ends;
+// atEnd runs when it ends (calls finished later are not counted).
+func runLoad(replicas, goroutines int, wall time.Duration, call func(replica int) error, atEnd func()) load {
+	var mu sync.Mutex
+	var lat []time.Duration
+	failed, idle := 0, 0
+	end := time.Now().Add(wall)
+	stop := time.AfterFunc(wall, atEnd)
+	defer stop.Stop()
+	var wg sync.WaitGroup
+	for r := range replicas {
+		for range goroutines {
+			wg.Go(func() {
+				var mine []time.Duration
+				bad := 0
+				for {
+					t0 := time.Now()
+					if !t0.Before(end) {
+						break
+					}
+					err := call(r)
+					t1 := time.Now()
+					if t1.After(end) {
+						break
+					}
+					mine = append(mine, t1.Sub(t0))
+					if err != nil {
+						bad++
+					}
+				}
+				mu.Lock()
+				lat = append(lat, mine...)
+				failed += bad
+				if len(mine) == 0 {
+					idle++
+				}
+				mu.Unlock()
+			})
+		}
+	}
+	wg.Wait()
+	slices.Sort(lat)
+	l := load{calls: len(lat), failed: failed, idle: idle, wall: wall}
+	if len(lat) > 0 {
+		l.p50, l.p99 = lat[len(lat)/2], lat[len(lat)*99/100]
+	}
+	return l
+}
+
+// okServer answers 200.
+func okServer(tb testing.TB) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// replicaHTTP is one replica's own HTTP client, pooled for its goroutines.
+func replicaHTTP(tb testing.TB, goroutines int) *http.Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: goroutines}
+	tb.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+const replicas, goroutines = 5, 50
+
+// loadGobreaker is (3) with gobreaker's DistributedCircuitBreaker: one
+// per replica, each with its own go-redis client, all on one lock.
+func loadGobreaker(tb testing.TB, addr string, srv *httptest.Server, wall time.Duration) load {
+	h := new(cmdCounter)
+	prefix := uniquePrefix("gobreaker")
+	stores := make([]*gobreakerStore, replicas)
+	dcbs := make([]*gobreaker.DistributedCircuitBreaker[struct{}], replicas)
+	hcs := make([]*http.Client, replicas)
+	for i := range replicas {
+		stores[i] = newGobreakerStore(countedClient(tb, addr, h), prefix)
+		dcb, err := gobreaker.NewDistributedCircuitBreaker[struct{}](stores[i], gobreaker.Settings{Name: "downstream"})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		dcbs[i], hcs[i] = dcb, replicaHTTP(tb, goroutines)
+	}
+	before := h.cmds.Load()
+	var cmds int64
+	l := runLoad(replicas, goroutines, wall, func(r int) error {
+		_, err := dcbs[r].Execute(func() (struct{}, error) { return struct{}{}, get(hcs[r], srv.URL+"/status") })
+		return err
+	}, func() {
+		cmds = h.cmds.Load() - before
+		for _, s := range stores {
+			s.released.Store(true)
+		}
+	})
+	l.cmds = cmds
+	return l
+}
+
+func get(hc *http.Client, url string) error {
+	resp, err := hc.Get(url)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		return errors.New(resp.Status)
+	}
+	return nil
+}
+
+// loadResgen is (3) with generated lab clients, one per replica; with
+// fleet, each is a replica of one fleet with its own go-redis client.
+func loadResgen(tb testing.TB, addr string, srv *httptest.Server, wall time.Duration, fleet bool) load {
+	h := new(cmdCounter)
+	prefix := uniquePrefix("load")
+	clients := make([]*lab.Client, replicas)
+	for i := range replicas {
+		opts := []lab.Option{lab.WithHTTPClient(replicaHTTP(tb, goroutines))}
+		if fleet {
+			opt, closeFleet, err := fleetOption(countedClient(tb, addr, h), prefix, 100*time.Millisecond, quiet)
+			if err != nil {
+				return load{}
+			}
+			tb.Cleanup(func() { closeFleet() })
+			opts = append(opts, opt)
+		}
+		clients[i] = newLabClient(tb, srv.URL, opts...)
+	}
+	before := h.cmds.Load()
+	var cmds int64
+	l := runLoad(replicas, goroutines, wall, func(r int) error {
+		_, err := clients[r].GetStatus(context.Background())
+		return err
+	}, func() { cmds = h.cmds.Load() - before })
+	l.cmds = cmds
+	return l
+}
+
+// median of xs (sorted in place).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	slices.Sort(ds)
+	return ds[min(len(ds)*p/100, len(ds)-1)]
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+// TestFleetBenchTable prints the table of `make bench-fleet`.
+// RESGEN_FLEET_BENCH_ROUNDS (5) rounds of (1), RESGEN_FLEET_BENCH_PROP
+// (50) rounds of (2), RESGEN_FLEET_BENCH_WALL (2) seconds per kind in (3).
+func TestFleetBenchTable(t *testing.T) {
+	if os.Getenv("RESGEN_FLEET_BENCH") != "1" {
+		t.Skip("RESGEN_FLEET_BENCH=1 (make bench-fleet) runs it")
+	}
+	srv := startRedis(t)
+	rounds := envInt("RESGEN_FLEET_BENCH_ROUNDS", 5)
+	propRounds := envInt("RESGEN_FLEET_BENCH_PROP", 50)
+	wall := time.Duration(envInt("RESGEN_FLEET_BENCH_WALL", 2)) * time.Second
+	var rows [][]string
+	row := func(cells ...string) { rows = append(rows, cells) }
+
+	// (1) Interleaved rounds, medians.
+	h := new(cmdCounter)
+	local := newLabClient(t, "http://example.invalid", lab.WithHTTPClient(cannedDoer{}))
+	var fleetClient *lab.Client
+	if _, _, err := fleetOption(nil, "", 0, nil); err == nil {
+		fleetClient = hotFleetClient(t, srv.Addr, h)
+	}
+	var nsLocal, nsFleet, allocLocal, allocFleet, cmdsFleet []float64
+	for range rounds {
+		r := testing.Benchmark(func(b *testing.B) { benchCalls(b, local, nil) })
+		nsLocal, allocLocal = append(nsLocal, float64(r.NsPerOp())), append(allocLocal, float64(r.AllocsPerOp()))
+		if fleetClient != nil {
+			r = testing.Benchmark(func(b *testing.B) { benchCalls(b, fleetClient, h) })
+			nsFleet, allocFleet = append(nsFleet, float64(r.NsPerOp())), append(allocFleet, float64(r.AllocsPerOp()))
+			cmdsFleet = append(cmdsFleet, r.Extra["cmds/op"])
+		}
+	}
+	if fleetClient != nil {
+		l, f := median(nsLocal), median(nsFleet)
+		row("call cost, GetStatus on a canned transport (median of "+strconv.Itoa(rounds)+" interleaved rounds)", "",
+			fmt.Sprintf("%.0f ns/op, %.0f allocs", l, median(allocLocal)),
+			fmt.Sprintf("%.0f ns/op, %.0f allocs", f, median(allocFleet)),
+			fmt.Sprintf("%+.0f ns (×%.2f)", f-l, f/l), "≤ +100 ns")
+		row("Redis commands per call (hook; the sync loop's included)", "", "0",
+			fmt.Sprintf("%.2g", median(cmdsFleet)), "", "0")
+	} else {
+		row("call cost, GetStatus on a canned transport", "", fmt.Sprintf("%.0f ns/op", median(nsLocal)), "pending", "", "≤ +100 ns")
+	}
+
+	// (2)
+	if delays, missed := propagation(t, srv.Addr, propRounds); len(delays) > 0 || missed > 0 {
+		cell := "none"
+		if len(delays) > 0 {
+			cell = fmt.Sprintf("p50 %s, p99 %s, max %s", ms(percentile(delays, 50)), ms(percentile(delays, 99)), ms(slices.Max(delays)))
+		}
+		if missed > 0 {
+			cell += fmt.Sprintf(", %d never opened in 2 s", missed)
+		}
+		row(fmt.Sprintf("open propagation, replica A → 4 others, %d rounds (State polled every 50 µs)", propRounds), "", "", cell, "", "p99 ≤ 50 ms")
+	}
+
+	// (3)
+	s := okServer(t)
+	base := loadGobreaker(t, srv.Addr, s, wall)
+	loc := loadResgen(t, srv.Addr, s, wall, false)
+	fl := loadResgen(t, srv.Addr, s, wall, true)
+	cells := func(l load) string {
+		if l.wall == 0 {
+			return "pending"
+		}
+		c := fmt.Sprintf("%.0f calls/s (p50 %s, p99 %s", l.perSecond(), ms(l.p50), ms(l.p99))
+		if l.failed > 0 {
+			c += fmt.Sprintf(", %d failed", l.failed)
+		}
+		if l.idle > 0 {
+			c += fmt.Sprintf(", %d goroutines never got a call through", l.idle)
+		}
+		return c + ")"
+	}
+	cmdsPer := func(l load) string {
+		if l.calls == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.3g", float64(l.cmds)/float64(l.calls))
+	}
+	ratio := ""
+	if fl.calls > 0 && base.calls > 0 {
+		ratio = fmt.Sprintf("fleet ×%.0f gobreaker's", fl.perSecond()/base.perSecond())
+	}
+	row(fmt.Sprintf("throughput, %d replicas × %d goroutines, httptest server, %s each", replicas, goroutines, wall),
+		cells(base), cells(loc), cells(fl), ratio, "")
+	row("Redis commands per call in that run", cmdsPer(base), "0", cmdsPer(fl), "", "")
+
+	load, _ := os.ReadFile("/proc/loadavg")
+	var out strings.Builder
+	fmt.Fprintf(&out, "\nresgen fleet breakers on one redis-server (loopback); load average %s\n\n", strings.Join(strings.Fields(string(load))[:3], " "))
+	fmt.Fprintln(&out, "| measure | gobreaker DistributedCircuitBreaker | resgen local | resgen fleet | fleet vs | goal |")
+	fmt.Fprintln(&out, "|---|---|---|---|---|---|")
+	for _, r := range rows {
+		fmt.Fprintln(&out, "| "+strings.Join(r, " | ")+" |")
+	}
+	fmt.Print(out.String())
+}
