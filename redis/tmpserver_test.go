@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,5 +66,14 @@ func (s *redisServer) Kill() {
 		s.cmd.Process.Kill()
 		s.cmd.Wait()
 		s.cmd = nil
+	}
+}
+
+// Pause stops the server's process (SIGSTOP): it keeps its connections
+// but answers nothing, as behind a partition. Kill and Restart work on a
+// paused server.
+func (s *redisServer) Pause() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Signal(syscall.SIGSTOP)
 	}
 }

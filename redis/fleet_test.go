@@ -1,0 +1,410 @@
+package resgenredis_test
+
+// Issue 14's acceptance tests: five generated lab clients (golden/lab,
+// WithFleet) in one process act as the replicas of a service, each with
+// its own go-redis client and Fleet, against a real redis-server and
+// httptest servers on loopback. Retries are turned off by an override so
+// that every call is one server hit; the waits are shortened by overrides
+// of the spec's breakers.
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/resgen/resgen/golden/lab"
+	"github.com/resgen/resgen/runtime"
+)
+
+// testSync is the replicas' SyncInterval.
+const testSync = 50 * time.Millisecond
+
+// logRecorder is a slog.Handler that keeps the records it is given.
+type logRecorder struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *logRecorder) WithGroup(string) slog.Handler            { return r }
+func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	r.recs = append(r.recs, rec.Clone())
+	r.mu.Unlock()
+	return nil
+}
+
+// count is the number of records at level whose message contains sub.
+func (r *logRecorder) count(level slog.Level, sub string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, rec := range r.recs {
+		if rec.Level == level && strings.Contains(rec.Message, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+// server is a loopback server whose status and delay a test sets, and
+// which counts its hits.
+type server struct {
+	*httptest.Server
+	status atomic.Int32
+	delay  atomic.Int64 // time.Duration
+	hits   atomic.Int64
+}
+
+func newServer(t *testing.T) *server {
+	s := &server{}
+	s.status.Store(http.StatusOK)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		s.hits.Add(1)
+		time.Sleep(time.Duration(s.delay.Load()))
+		w.WriteHeader(int(s.status.Load()))
+	}))
+	t.Cleanup(func() {
+		s.Close()
+		s.Client().CloseIdleConnections()
+	})
+	return s
+}
+
+// replica is one generated client of a fleet.
+type replica struct {
+	c   *lab.Client
+	log *logRecorder // its Fleet's log
+}
+
+// testOverrides: single attempts, and waits short enough for a test.
+const testOverrides = `{
+  "retries": {"default": {"maxAttempts": 1}},
+  "breakers": {
+    "downstream": {"waitInOpen": "1s"},
+    "slowcalls": {"slowCallDuration": "20ms", "waitInOpen": "2s"}
+  }
+}`
+
+// newReplicas makes n replicas of the fleet prefix on the Redis at addr,
+// calling s, and waits until every one has synced with the store.
+func newReplicas(t *testing.T, addr, prefix string, n int, s *server) []*replica {
+	t.Helper()
+	o := overrides(t, testOverrides)
+	rs := make([]*replica, n)
+	for i := range rs {
+		rec := new(logRecorder)
+		opt, closeFleet, err := fleetOption(newRedisClient(t, addr), prefix, testSync, slog.New(rec))
+		if errors.Is(err, errFleetPending) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { closeFleet() })
+		rs[i] = &replica{c: newLabClient(t, s.URL, lab.WithHTTPClient(s.Client()), lab.WithOverrides(o), opt), log: rec}
+	}
+	// The breakers joined at NewClient; a replica counts for the fleet
+	// from its first answered Sync.
+	time.Sleep(3 * testSync)
+	return rs
+}
+
+func isRefusal(err error) bool { return errors.As(err, new(*runtime.CircuitOpenError)) }
+
+// eachReplica runs fn for every replica at once and waits.
+func eachReplica(rs []*replica, fn func(i int, r *replica)) {
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		wg.Go(func() { fn(i, r) })
+	}
+	wg.Wait()
+}
+
+// waitFor polls cond until it holds or within passes.
+func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > within {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+func allIn(rs []*replica, breaker string, st runtime.State) func() bool {
+	return func() bool {
+		for _, r := range rs {
+			if r.c.Breakers()[breaker].State() != st {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// failSpread makes each replica call getStatus per times at once against
+// the failing s, and checks each call reached the server and failed.
+func failSpread(t *testing.T, rs []*replica, per int) {
+	t.Helper()
+	var refused atomic.Int64
+	eachReplica(rs, func(_ int, r *replica) {
+		for range per {
+			_, err := r.c.GetStatus(context.Background())
+			if err == nil || isRefusal(err) {
+				refused.Add(1)
+			}
+		}
+	})
+	if refused.Load() > 0 {
+		t.Fatalf("%d calls did not fail at the server", refused.Load())
+	}
+}
+
+// openFleet: 5 replicas × 2 failing calls = the downstream breaker's
+// minimumCalls (10) in total, which no replica reaches alone, open every
+// replica's breaker within a few sync intervals; then every replica
+// refuses, and the server sees no call after the 10.
+func openFleet(t *testing.T, rs []*replica, s *server) {
+	t.Helper()
+	s.status.Store(http.StatusInternalServerError)
+	before := s.hits.Load()
+	failSpread(t, rs, 2)
+	took := waitFor(t, 10*testSync, "every replica's breaker open", allIn(rs, lab.BreakerDownstream, runtime.StateOpen))
+	t.Logf("every replica open %s after the last failure", took)
+	for i, r := range rs {
+		if _, err := r.c.GetStatus(context.Background()); !isRefusal(err) {
+			t.Fatalf("replica %d after the fleet opened: %v, want a refusal", i, err)
+		}
+	}
+	if n := s.hits.Load() - before; n != 10 {
+		t.Fatalf("the server saw %d calls, want the 10 that opened the fleet", n)
+	}
+}
+
+// TestFleetOpensOnFailuresAcrossReplicas: the fleet opens after
+// minimumCalls failures in total across the replicas, and every replica
+// rejects once the open is published.
+func TestFleetOpensOnFailuresAcrossReplicas(t *testing.T) {
+	srv := startRedis(t)
+	s := newServer(t)
+	openFleet(t, newReplicas(t, srv.Addr, uniquePrefix("open"), 5, s), s)
+}
+
+// TestFleetHalfOpenTrialsFleetWide: at half-open the whole fleet sends
+// halfOpenCalls (3) trial calls, not 3 per replica: 5 replicas call the
+// failing server all through the first half-open, and it sees 3 calls
+// between the open and the next open's end (the trials fail, so the
+// breaker opens again for its 1 s wait).
+func TestFleetHalfOpenTrialsFleetWide(t *testing.T) {
+	srv := startRedis(t)
+	s := newServer(t)
+	rs := newReplicas(t, srv.Addr, uniquePrefix("trials"), 5, s)
+	openFleet(t, rs, s)
+	opened := time.Now()
+	before := s.hits.Load()
+	// The trials go out about 1 s after the open; the next half-open is
+	// 1 s after they fail. Stop in between.
+	until := opened.Add(1500 * time.Millisecond)
+	eachReplica(rs, func(_ int, r *replica) {
+		for time.Now().Before(until) {
+			r.c.GetStatus(context.Background())
+			time.Sleep(2 * time.Millisecond)
+		}
+	})
+	if n := s.hits.Load() - before; n != 3 {
+		t.Fatalf("the server saw %d trial calls from 5 replicas, want halfOpenCalls = 3 in all", n)
+	}
+	if !allIn(rs, lab.BreakerDownstream, runtime.StateOpen)() {
+		t.Fatal("the failed trials did not open every replica's breaker again")
+	}
+}
+
+// latencies collects call durations from many goroutines.
+type latencies struct {
+	mu sync.Mutex
+	ds []time.Duration
+}
+
+func (l *latencies) add(d time.Duration) { l.mu.Lock(); l.ds = append(l.ds, d); l.mu.Unlock() }
+
+func (l *latencies) p(pct int) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ds := slices.Clone(l.ds)
+	slices.Sort(ds)
+	return ds[min(len(ds)*pct/100, len(ds)-1)]
+}
+
+// TestFleetRedisOutage: Redis hung (SIGSTOP), then killed, while 5
+// replicas call a healthy server: every replica falls back within a few
+// sync intervals, every call still reaches the server and succeeds, none
+// is slower for it, and each replica logs the fallback once; while it is down each
+// replica's breaker decides alone (one replica's failures open its own
+// breaker only). Redis restarted: each replica logs the resume once and
+// the breakers are shared again (failures spread over the replicas open
+// them all).
+func TestFleetRedisOutage(t *testing.T) {
+	srv := startRedis(t)
+	s := newServer(t)
+	rs := newReplicas(t, srv.Addr, uniquePrefix("outage"), 5, s)
+
+	var calls, failed atomic.Int64
+	var before, during latencies
+	var down atomic.Bool
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, r := range rs {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				t0 := time.Now()
+				_, err := r.c.GetStatus(context.Background())
+				d := time.Since(t0)
+				calls.Add(1)
+				if err != nil {
+					failed.Add(1)
+				}
+				if down.Load() {
+					during.add(d)
+				} else {
+					before.add(d)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	time.Sleep(10 * testSync)
+	// First Redis hangs (a partition: every command waits for its
+	// timeout), then it dies.
+	down.Store(true)
+	srv.Pause()
+	fellBack := waitFor(t, 10*testSync, "every replica's fallback line", func() bool {
+		for _, r := range rs {
+			if r.log.count(slog.LevelWarn, "unreachable") == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	time.Sleep(10 * testSync)
+	srv.Kill()
+	time.Sleep(10 * testSync)
+	close(stop)
+	wg.Wait()
+	if failed.Load() > 0 {
+		t.Fatalf("%d of %d calls failed", failed.Load(), calls.Load())
+	}
+	if h, c := s.hits.Load(), calls.Load(); h != c {
+		t.Fatalf("%d calls, %d reached the server", c, h)
+	}
+	// A call that waited for Redis would take a sync timeout or more.
+	if b, d := before.p(99), during.p(99); d > 3*b+5*time.Millisecond {
+		t.Fatalf("p99 call latency %s with Redis down, %s before", d, b)
+	}
+	t.Logf("fallback logged %s after Redis hung; p99 call latency %s before, %s after (%d calls)",
+		fellBack, before.p(99), during.p(99), calls.Load())
+	for i, r := range rs {
+		if n := r.log.count(slog.LevelWarn, "unreachable"); n != 1 {
+			t.Fatalf("replica %d logged the fallback %d times, want once", i, n)
+		}
+	}
+
+	// Local decisions: replica 0's 10 failures open its breaker only.
+	s.status.Store(http.StatusInternalServerError)
+	failSpread(t, rs[:1], 10)
+	waitFor(t, time.Second, "replica 0's local breaker open", allIn(rs[:1], lab.BreakerDownstream, runtime.StateOpen))
+	for i, r := range rs[1:] {
+		if _, err := r.c.GetStatus(context.Background()); err == nil || isRefusal(err) {
+			t.Fatalf("replica %d while Redis is down: %v, want the server's failure", i+1, err)
+		}
+	}
+
+	srv.Restart()
+	for i, r := range rs {
+		waitFor(t, 5*time.Second, "the resume line", func() bool { return r.log.count(slog.LevelInfo, "reachable again") > 0 })
+		if n := r.log.count(slog.LevelInfo, "reachable again"); n != 1 {
+			t.Fatalf("replica %d logged the resume %d times, want once", i, n)
+		}
+	}
+	// Replica 0's local open ends with its wait (1 s): let it, so that the
+	// fleet's state is what every replica shows.
+	waitFor(t, 2*time.Second, "every replica closed (the fleet's new breaker)", allIn(rs, lab.BreakerDownstream, runtime.StateClosed))
+	time.Sleep(3 * testSync)
+	openFleet(t, rs, s)
+	for i, r := range rs {
+		if n := r.log.count(slog.LevelWarn, "unreachable"); n != 1 {
+			t.Fatalf("replica %d logged the fallback %d times in all, want once", i, n)
+		}
+	}
+}
+
+// TestFleetPrefixesDoNotInterfere: two fleets on one Redis with the same
+// breakers under different prefixes: one's open leaves the other closed,
+// and the failures that opened it are not in the other's window (9 more
+// failures there do not reach its minimumCalls of 10).
+func TestFleetPrefixesDoNotInterfere(t *testing.T) {
+	srv := startRedis(t)
+	s := newServer(t)
+	a := newReplicas(t, srv.Addr, uniquePrefix("a"), 5, s)
+	b := newReplicas(t, srv.Addr, uniquePrefix("b"), 3, s)
+	openFleet(t, a, s)
+	time.Sleep(3 * testSync)
+	before := s.hits.Load()
+	failSpread(t, b, 3)
+	time.Sleep(3 * testSync)
+	if !allIn(b, lab.BreakerDownstream, runtime.StateClosed)() {
+		t.Fatal("the other prefix's breakers left closed")
+	}
+	s.status.Store(http.StatusOK)
+	for i, r := range b {
+		if _, err := r.c.GetStatus(context.Background()); err != nil {
+			t.Fatalf("fleet b replica %d: %v", i, err)
+		}
+	}
+	if n := s.hits.Load() - before; n != 9+3 {
+		t.Fatalf("the server saw %d calls from fleet b, want 12", n)
+	}
+}
+
+// TestFleetSlowCallsShared: the slowcalls breaker (window 10, minimum 10,
+// 50% slow) opens on slow calls spread over the replicas: 2 slow
+// successes each, which no replica reaches the minimum with alone.
+func TestFleetSlowCallsShared(t *testing.T) {
+	srv := startRedis(t)
+	s := newServer(t)
+	rs := newReplicas(t, srv.Addr, uniquePrefix("slow"), 5, s)
+	s.delay.Store(int64(30 * time.Millisecond))
+	eachReplica(rs, func(i int, r *replica) {
+		for range 2 {
+			if _, err := r.c.SlowReport(context.Background()); err != nil {
+				t.Errorf("replica %d: %v", i, err)
+			}
+		}
+	})
+	waitFor(t, 10*testSync, "every replica's slowcalls breaker open", allIn(rs, lab.BreakerSlowcalls, runtime.StateOpen))
+	before := s.hits.Load()
+	for i, r := range rs {
+		if _, err := r.c.SlowReport(context.Background()); !isRefusal(err) {
+			t.Fatalf("replica %d: %v, want a refusal", i, err)
+		}
+	}
+	if n := s.hits.Load() - before; n != 0 {
+		t.Fatalf("%d calls reached the server after the open", n)
+	}
+}
