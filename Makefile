@@ -6,12 +6,14 @@ GO ?= go
 # vet, then every test with the race detector. The real-spec corpus runs
 # its specs under 2 MB here; `make corpus` runs all of them. Then the
 # modules of their own: otel/ (so the main module links no OpenTelemetry)
-# and the consumer example, examples/, which uses it.
+# and the consumer example, examples/, which uses it; redis/ (go-redis),
+# whose tests start a real redis-server.
 test: vet
 	$(GO) test -race ./...
 	$(GO) test -race -tags resgen_swapped $(SWAPPED_PKGS)
 	$(GO) test -run '$(NORACE_TESTS)' $(NORACE_PKGS)
 	cd otel && $(GO) vet ./... && $(GO) test -race ./...
+	cd redis && $(GO) vet ./... && $(GO) test -race ./...
 	cd examples && $(GO) vet ./... && $(GO) test ./...
 
 # The comparisons with go-yaml's tree and kin-openapi's own load over the

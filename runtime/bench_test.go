@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,6 +207,54 @@ func BenchmarkOperationCallTimeouts(b *testing.B) {
 
 // BenchmarkOperationDo is resgen's call: breaker + retry, no timeouts.
 func BenchmarkOperationDo(b *testing.B) { benchOperation(b, 0, 0) }
+
+// BenchmarkOperationDoFleet is BenchmarkOperationDo with the breaker shared
+// by a Fleet, the fleet's breaker closed: the call decides from the link's
+// snapshot and counts its outcome in an atomic. The store is never on the
+// call's path: its Syncs (one per SyncInterval, on the Fleet's goroutine)
+// are reported per call.
+func BenchmarkOperationDoFleet(b *testing.B) {
+	store := &countingStore{}
+	f := NewFleet(store, FleetOptions{Logger: quiet})
+	defer f.Close()
+	e := NewEngine(Config{HTTPClient: newCanned(), Fleet: f})
+	br := e.Breaker("b", DefaultBreakerPolicy())
+	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x",
+		Breaker: br, Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0]})
+	for !br.link.isActive() {
+		time.Sleep(time.Millisecond)
+	}
+	req := benchReq(b)
+	ctx := req.Context()
+	syncs := store.syncs.Load()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, _, err := op.Do(ctx, req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	b.ReportMetric(float64(store.syncs.Load()-syncs)/float64(b.N), "syncs/op")
+}
+
+// countingStore answers every Sync with a closed state and counts them.
+type countingStore struct{ syncs atomic.Int64 }
+
+func (s *countingStore) Sync(_ context.Context, reqs []FleetSync) ([]FleetState, error) {
+	s.syncs.Add(1)
+	out := make([]FleetState, len(reqs))
+	for i, r := range reqs {
+		out[i] = FleetState{Key: r.Key, Gen: 1024}
+	}
+	return out, nil
+}
+
+func (s *countingStore) Watch(ctx context.Context, ready func(), _ func(FleetState)) error {
+	ready()
+	<-ctx.Done()
+	return nil
+}
 
 // BenchmarkOperationDoTimeouts adds the per-attempt and total timeouts
 // (two contexts with timers, and the body wrapper that cancels them).

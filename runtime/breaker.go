@@ -61,6 +61,9 @@ type Breaker struct {
 	p        BreakerPolicy
 	minCalls int
 	cb       *gobreaker.CircuitBreaker[struct{}]
+	// link is the breaker's membership in its engine's Fleet; nil without
+	// one (the local breaker alone).
+	link *fleetLink
 
 	// gs packs gen<<2 | state for lock-free reads at admission; written
 	// under mu by onStateChange.
@@ -154,6 +157,10 @@ func (b *Breaker) Policy() BreakerPolicy { return b.p }
 // time even when nobody calls State; State agrees with the events
 // observed: a change it makes is reported before it returns.
 func (b *Breaker) State() State {
+	if l := b.link; l != nil && l.decides() {
+		b.flush()
+		return State(l.snap.Load() >> 1 & 3)
+	}
 	s := b.cb.State()
 	b.flush()
 	return fromGobreaker(s)
@@ -173,7 +180,13 @@ type BreakerMetrics struct {
 }
 
 // Metrics returns a snapshot of the breaker.
+// A breaker sharing its state with a fleet reports the fleet's state and
+// totals as last synced.
 func (b *Breaker) Metrics() BreakerMetrics {
+	if l := b.link; l != nil && l.decides() {
+		b.flush()
+		return l.metrics()
+	}
 	st := b.State()
 	b.mu.Lock()
 	defer b.mu.Unlock()

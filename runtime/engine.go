@@ -50,6 +50,9 @@ type Config struct {
 	Server string
 	// CallOptions apply to every call, before the call's own options.
 	CallOptions []CallOption
+	// Fleet, when set, shares every breaker of the engine with the
+	// breakers of the same name in the other replicas (see Fleet).
+	Fleet *Fleet
 
 	// clock replaces the monotonic clock in tests of time windows and
 	// budgets; nil means the real one.
@@ -88,6 +91,8 @@ type Engine struct {
 	// whose empty body HTTP/2 would send as a DATA frame (resend.go).
 	h2 atomic.Bool
 
+	fleet *Fleet // nil: local breakers only
+
 	mu       sync.Mutex
 	breakers map[string]*Breaker
 	ov       *overrideState // nil without overrides
@@ -106,6 +111,7 @@ func NewEngine(cfg Config) *Engine {
 		opts:     cfg.CallOptions,
 		base:     time.Now(),
 		clock:    cfg.clock,
+		fleet:    cfg.Fleet,
 		breakers: make(map[string]*Breaker),
 	}
 	if cfg.Overrides != nil {
@@ -159,6 +165,9 @@ func (e *Engine) Breaker(name string, p BreakerPolicy) *Breaker {
 		p = e.ov.breaker(name, p)
 	}
 	b := newBreaker(e, name, p)
+	if e.fleet != nil {
+		b.link = e.fleet.join(b) // join touches only the Fleet
+	}
 	e.breakers[name] = b
 	return b
 }

@@ -65,6 +65,15 @@ func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, erro
 		c.run()
 		return c.finish()
 	}
+	if l := b.link; l != nil {
+		if v := l.snap.Load(); v&1 != 0 {
+			return op.doFleet(ctx, c, b, l, v)
+		}
+		if until := l.heldUntil.Load(); until != 0 && int64(op.e.now()) < until {
+			// The fleet's open holds while the store is unreachable.
+			return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrOpenState)
+		}
+	}
 	_, berr := b.cb.Execute(func() (struct{}, error) {
 		gen, st := b.admitted()
 		// Any state but closed here is a half-open trial (or a call
@@ -77,6 +86,44 @@ func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, erro
 	b.flush()
 	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
 		return nil, 0, b.refuse(c.startEvent(op, ctx, false), berr)
+	}
+	return c.finish()
+}
+
+// doFleet runs the call c as the fleet's state v (the link's snapshot)
+// decides: closed, a full call whose outcome is counted for the next
+// Sync; open, a refusal; half-open (or open past its wait), a single-
+// attempt trial if the link holds a permit, else a refusal that asks the
+// worker for permits.
+func (op *Operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetLink, v uint64) (*http.Response, int, error) {
+	gen := v >> 3
+	st := State(v >> 1 & 3)
+	if st == StateClosed {
+		c.start(op, ctx, false)
+		c.run()
+		if o, ignored := c.outcome(c.active); !ignored && l.snap.Load()>>3 == gen {
+			l.closed[o].Add(1)
+		}
+		return c.finish()
+	}
+	if st == StateOpen && int64(op.e.now()) < l.heldUntil.Load() {
+		l.demand.Add(1)
+		return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrOpenState)
+	}
+	if !l.permit() {
+		l.demand.Add(1)
+		l.f.wake()
+		return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrTooManyRequests)
+	}
+	c.start(op, ctx, true)
+	c.run()
+	if l.snap.Load()>>3 == gen {
+		if o, ignored := c.outcome(c.active); ignored {
+			l.returned.Add(1)
+		} else {
+			l.trials[o].Add(1)
+		}
+		l.f.wake()
 	}
 	return c.finish()
 }
