@@ -39,6 +39,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/resgen/resgen/golden/lab"
+	"github.com/resgen/resgen/redis/redistest"
 	"github.com/resgen/resgen/runtime"
 	"github.com/sony/gobreaker/v2"
 )
@@ -143,9 +144,9 @@ func BenchmarkCallLocal(b *testing.B) {
 }
 
 func BenchmarkCallFleet(b *testing.B) {
-	srv := startRedis(b)
+	srv := redistest.Start(b)
 	h := new(cmdCounter)
-	benchCalls(b, hotFleetClient(b, srv.Addr, h), h)
+	benchCalls(b, hotFleetClient(b, srv.Addr(), h), h)
 }
 
 var prefixes atomic.Int64
@@ -405,7 +406,7 @@ func TestFleetBenchTable(t *testing.T) {
 	if os.Getenv("RESGEN_FLEET_BENCH") != "1" {
 		t.Skip("RESGEN_FLEET_BENCH=1 (make bench-fleet) runs it")
 	}
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	rounds := envInt("RESGEN_FLEET_BENCH_ROUNDS", 5)
 	propRounds := envInt("RESGEN_FLEET_BENCH_PROP", 50)
 	wall := time.Duration(envInt("RESGEN_FLEET_BENCH_WALL", 2)) * time.Second
@@ -417,7 +418,7 @@ func TestFleetBenchTable(t *testing.T) {
 	local := newLabClient(t, "http://example.invalid", lab.WithHTTPClient(cannedDoer{}))
 	var fleetClient *lab.Client
 	if _, _, err := fleetOption(nil, "", 0, nil); err == nil {
-		fleetClient = hotFleetClient(t, srv.Addr, h)
+		fleetClient = hotFleetClient(t, srv.Addr(), h)
 	}
 	var nsLocal, nsFleet, allocLocal, allocFleet, cmdsFleet []float64
 	for range rounds {
@@ -442,7 +443,7 @@ func TestFleetBenchTable(t *testing.T) {
 	}
 
 	// (2)
-	if delays, missed := propagation(t, srv.Addr, propRounds); len(delays) > 0 || missed > 0 {
+	if delays, missed := propagation(t, srv.Addr(), propRounds); len(delays) > 0 || missed > 0 {
 		cell := "none"
 		if len(delays) > 0 {
 			cell = fmt.Sprintf("p50 %s, p99 %s, max %s", ms(percentile(delays, 50)), ms(percentile(delays, 99)), ms(slices.Max(delays)))
@@ -455,9 +456,9 @@ func TestFleetBenchTable(t *testing.T) {
 
 	// (3)
 	s := okServer(t)
-	base := loadGobreaker(t, srv.Addr, s, wall)
-	loc := loadResgen(t, srv.Addr, s, wall, false)
-	fl := loadResgen(t, srv.Addr, s, wall, true)
+	base := loadGobreaker(t, srv.Addr(), s, wall)
+	loc := loadResgen(t, srv.Addr(), s, wall, false)
+	fl := loadResgen(t, srv.Addr(), s, wall, true)
 	cells := func(l load) string {
 		if l.wall == 0 {
 			return "pending"

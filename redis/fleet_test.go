@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/golden/lab"
+	"github.com/resgen/resgen/redis/redistest"
 	"github.com/resgen/resgen/runtime"
 )
 
@@ -197,9 +198,9 @@ func openFleet(t *testing.T, rs []*replica, s *server) {
 // minimumCalls failures in total across the replicas, and every replica
 // rejects once the open is published.
 func TestFleetOpensOnFailuresAcrossReplicas(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	s := newServer(t)
-	openFleet(t, newReplicas(t, srv.Addr, uniquePrefix("open"), 5, s), s)
+	openFleet(t, newReplicas(t, srv.Addr(), uniquePrefix("open"), 5, s), s)
 }
 
 // TestFleetHalfOpenTrialsFleetWide: at half-open the whole fleet sends
@@ -208,9 +209,9 @@ func TestFleetOpensOnFailuresAcrossReplicas(t *testing.T) {
 // between the open and the next open's end (the trials fail, so the
 // breaker opens again for its 1 s wait).
 func TestFleetHalfOpenTrialsFleetWide(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	s := newServer(t)
-	rs := newReplicas(t, srv.Addr, uniquePrefix("trials"), 5, s)
+	rs := newReplicas(t, srv.Addr(), uniquePrefix("trials"), 5, s)
 	openFleet(t, rs, s)
 	opened := time.Now()
 	before := s.hits.Load()
@@ -256,9 +257,9 @@ func (l *latencies) p(pct int) time.Duration {
 // the breakers are shared again (failures spread over the replicas open
 // them all).
 func TestFleetRedisOutage(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	s := newServer(t)
-	rs := newReplicas(t, srv.Addr, uniquePrefix("outage"), 5, s)
+	rs := newReplicas(t, srv.Addr(), uniquePrefix("outage"), 5, s)
 
 	var calls, failed atomic.Int64
 	var before, during latencies
@@ -293,7 +294,7 @@ func TestFleetRedisOutage(t *testing.T) {
 	// First Redis hangs (a partition: every command waits for its
 	// timeout), then it dies.
 	down.Store(true)
-	srv.Pause()
+	srv.Freeze()
 	fellBack := waitFor(t, 10*testSync, "every replica's fallback line", func() bool {
 		for _, r := range rs {
 			if r.log.count(slog.LevelWarn, "unreachable") == 0 {
@@ -359,10 +360,10 @@ func TestFleetRedisOutage(t *testing.T) {
 // and the failures that opened it are not in the other's window (9 more
 // failures there do not reach its minimumCalls of 10).
 func TestFleetPrefixesDoNotInterfere(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	s := newServer(t)
-	a := newReplicas(t, srv.Addr, uniquePrefix("a"), 5, s)
-	b := newReplicas(t, srv.Addr, uniquePrefix("b"), 3, s)
+	a := newReplicas(t, srv.Addr(), uniquePrefix("a"), 5, s)
+	b := newReplicas(t, srv.Addr(), uniquePrefix("b"), 3, s)
 	openFleet(t, a, s)
 	time.Sleep(3 * testSync)
 	before := s.hits.Load()
@@ -386,9 +387,9 @@ func TestFleetPrefixesDoNotInterfere(t *testing.T) {
 // 50% slow) opens on slow calls spread over the replicas: 2 slow
 // successes each, which no replica reaches the minimum with alone.
 func TestFleetSlowCallsShared(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	s := newServer(t)
-	rs := newReplicas(t, srv.Addr, uniquePrefix("slow"), 5, s)
+	rs := newReplicas(t, srv.Addr(), uniquePrefix("slow"), 5, s)
 	s.delay.Store(int64(30 * time.Millisecond))
 	eachReplica(rs, func(i int, r *replica) {
 		for range 2 {

@@ -1,8 +1,5 @@
 package resgenredis_test
 
-// TEMPORARY until runtime.Fleet, resgenredis.NewFleet and lab.WithFleet
-// are merged: the fleet variants report errFleetPending and are skipped.
-
 import (
 	"errors"
 	"log/slog"
@@ -10,12 +7,24 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/resgen/resgen/golden/lab"
+	resgenredis "github.com/resgen/resgen/redis"
+	"github.com/resgen/resgen/runtime"
 )
 
-var errFleetPending = errors.New("the fleet is not merged yet")
+// TEMPORARY until lab.WithFleet (the generated option) is merged.
+var errFleetPending = errors.New("the generated WithFleet is not merged yet")
 
 // fleetOption makes a lab client one replica of the fleet prefix on rdb:
 // its option and its Fleet's Close.
 func fleetOption(rdb *redis.Client, prefix string, sync time.Duration, log *slog.Logger) (lab.Option, func() error, error) {
-	return nil, nil, errFleetPending
+	if rdb == nil {
+		return nil, nil, errFleetPending
+	}
+	st, err := resgenredis.NewStore(rdb, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	f := runtime.NewFleet(st, runtime.FleetOptions{SyncInterval: sync, Logger: log})
+	_ = f
+	return nil, f.Close, errFleetPending
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/resgen/resgen/redis/redistest"
 	"github.com/sony/gobreaker/v2"
 )
 
@@ -110,9 +111,9 @@ func newRedisClient(t testing.TB, addr string) *redis.Client {
 // TestGobreakerStoreLock: the lock is exclusive across clients, and a
 // replica cannot release another's lock.
 func TestGobreakerStoreLock(t *testing.T) {
-	srv := startRedis(t)
-	a := newGobreakerStore(newRedisClient(t, srv.Addr), "lock")
-	b := newGobreakerStore(newRedisClient(t, srv.Addr), "lock")
+	srv := redistest.Start(t)
+	a := newGobreakerStore(newRedisClient(t, srv.Addr()), "lock")
+	b := newGobreakerStore(newRedisClient(t, srv.Addr()), "lock")
 	if err := a.Lock("m"); err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +139,10 @@ func TestGobreakerStoreLock(t *testing.T) {
 // breaker: failures through one replica's DistributedCircuitBreaker open
 // the other's, which then refuses without calling.
 func TestGobreakerDistributedShares(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	newDCB := func() *gobreaker.DistributedCircuitBreaker[struct{}] {
 		dcb, err := gobreaker.NewDistributedCircuitBreaker[struct{}](
-			newGobreakerStore(newRedisClient(t, srv.Addr), "share"), gobreaker.Settings{Name: "downstream"})
+			newGobreakerStore(newRedisClient(t, srv.Addr()), "share"), gobreaker.Settings{Name: "downstream"})
 		if err != nil {
 			t.Fatal(err)
 		}
