@@ -105,9 +105,6 @@ func newReplicas(t *testing.T, addr, prefix string, n int, s *server) []*replica
 	for i := range rs {
 		rec := new(logRecorder)
 		opt, closeFleet, err := fleetOption(newRedisClient(t, addr), prefix, testSync, slog.New(rec))
-		if errors.Is(err, errFleetPending) {
-			t.Skip(err)
-		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,11 @@ const maxSpeed = 1000
 // and beyond 10 minutes it shows nothing a shorter one does not.
 const maxDown = 10 * time.Minute
 
-const labUsage = "resgen lab SCENARIO -spec FILE -op OPERATION_ID [-overlay FILE]... [-allow-read DIR]... [-strict] [-compare] [-speed N] [-o DIR] [-overload reject|timeout] [-retry-after] [-down DURATION]"
+// maxReplicas bounds -replicas: each replica is a client with its own
+// connections, and a hundred make the point a thousand would.
+const maxReplicas = 100
+
+const labUsage = "resgen lab SCENARIO -spec FILE -op OPERATION_ID [-overlay FILE]... [-allow-read DIR]... [-strict] [-compare] [-speed N] [-o DIR] [-overload reject|timeout] [-retry-after] [-down DURATION] [-replicas N]"
 
 const labHelp = `Runs the operation's resolved x-resilience policy (the real runtime: breaker,
 retry, budget, Retry-After) against an in-process loopback server that models
@@ -48,7 +52,8 @@ Scenarios:
   slow    a server that answers correctly but slowly: does the breaker open
           on slow calls alone?
   outage  healthy, down for -down, healthy again: time to open, calls wasted,
-          time to recover
+          time to recover; -replicas N runs N clients with local breakers
+          against the same N sharing one breaker (a fleet, in memory)
 
 -compare runs the scenario's alternative strategies side by side; a strategy
 that retries is refused on an operation that is not retry-safe. With -o the
@@ -100,6 +105,18 @@ func runLab(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		down = d
 		return nil
 	})
+	replicas := 0
+	fs.Func("replicas", fmt.Sprintf("outage: run `N` replicas (1 to %d), with local breakers and with a fleet that shares them", maxReplicas), func(v string) error {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			return errors.New("not a whole number")
+		case n < 1 || n > maxReplicas:
+			return fmt.Errorf("must be from 1 to %d", maxReplicas)
+		}
+		replicas = n
+		return nil
+	})
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "resgen lab: %s\n", sanitize.Terminal(fmt.Sprintf(format, a...)))
 		return exitInput
@@ -146,7 +163,7 @@ func runLab(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *overload != "reject" && *overload != "timeout" {
 		return bad("-overload must be reject or timeout, not %q", *overload)
 	}
-	only := map[string]string{"overload": "storm", "retry-after": "storm", "down": "outage"}
+	only := map[string]string{"overload": "storm", "retry-after": "storm", "down": "outage", "replicas": "outage"}
 	var misplaced error
 	fs.Visit(func(f *flag.Flag) {
 		if s, ok := only[f.Name]; ok && s != scenario && misplaced == nil {
@@ -188,6 +205,9 @@ func runLab(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o := lab.Options{Speed: speed, Compare: *compare, RetryAfter: *retryAfter, Down: down}
 	if scenario == "storm" {
 		o.Overload = *overload
+	}
+	if replicas > 0 {
+		o.Replicas, o.Fleet, o.FleetAbout = replicas, lab.MemoryFleet, "the runtime's memory store"
 	}
 	if isTerminal(stderr) {
 		o.Progress = stderr

@@ -110,6 +110,11 @@ func TestLabBadInput(t *testing.T) {
 		{"-down negative", with("outage", "-down", "-5s"), "resgen lab: invalid value \"-5s\" for flag -down: must be more than 0 and at most 10m"},
 		{"-down too long", with("outage", "-down", "10m1s"), "resgen lab: invalid value \"10m1s\" for flag -down: must be more than 0 and at most 10m"},
 		{"-down not a duration", with("outage", "-down", "20"), "resgen lab: invalid value \"20\" for flag -down: not a duration (e.g. 20s)"},
+		{"-replicas not outage", with("storm", "-replicas", "5"), "resgen lab: -replicas is for the outage scenario, not storm\n"},
+		{"-replicas 0", with("outage", "-replicas", "0"), "resgen lab: invalid value \"0\" for flag -replicas: must be from 1 to 100 (resgen lab -h lists the flags)\n"},
+		{"-replicas above 100", with("outage", "-replicas", "101"), "resgen lab: invalid value \"101\" for flag -replicas: must be from 1 to 100"},
+		{"-replicas a word", with("outage", "-replicas", "ten"), "resgen lab: invalid value \"ten\" for flag -replicas: not a whole number"},
+		{"-replicas a fraction", with("outage", "-replicas", "2.5"), "resgen lab: invalid value \"2.5\" for flag -replicas: not a whole number"},
 		{"-o a file", with("storm", "-o", file), file + ": error: cannot write the output: is not a folder: -o names the folder the report goes to\n"},
 		{"-o below a file", with("storm", "-o", filepath.Join(file, "report")), filepath.Join(file, "report") + ": error: cannot write the output: " + file + " is not a folder\n"},
 		{"spec missing", []string{"lab", "storm", "-spec", "testdata/specs/nope.yaml", "-op", "x"}, "testdata/specs/nope.yaml: error: cannot read spec"},
@@ -159,6 +164,9 @@ func TestLabOptions(t *testing.T) {
 		{[]string{"outage", "-spec", labSpec, "-op", "getStatus", "-down", "10m", "-speed", "2.5"}, "outage", "getStatus", lab.Options{Speed: 2.5, Down: 10 * time.Minute}},
 		{[]string{"order", "-spec", labSpec, "-op", "sustainedFailure", "-speed", "1000"}, "order", "sustainedFailure", lab.Options{Speed: 1000}},
 		{[]string{"slow", "-op", "slowReport", "-spec", labSpec, "-compare"}, "slow", "slowReport", lab.Options{Speed: 1, Compare: true}},
+		// -replicas runs the fleet in memory (Fleet is compared apart: a func).
+		{[]string{"outage", "-spec", labSpec, "-op", "getStatus", "-replicas", "10", "-compare"}, "outage", "getStatus",
+			lab.Options{Speed: 1, Compare: true, Replicas: 10, FleetAbout: "the runtime's memory store"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -168,7 +176,11 @@ func TestLabOptions(t *testing.T) {
 				t.Fatalf("exit %d, %d runs; stderr %s", code, len(*calls), stderr)
 			}
 			got := (*calls)[0]
-			if got.scenario != c.scenario || got.opts != c.want {
+			if fleet := got.opts.Fleet != nil; fleet != (c.want.Replicas > 0) {
+				t.Fatalf("fleet %v with %d replicas", fleet, c.want.Replicas)
+			}
+			got.opts.Fleet = nil
+			if got.scenario != c.scenario || !reflect.DeepEqual(got.opts, c.want) {
 				t.Fatalf("scenario %q, options %+v; want %q, %+v", got.scenario, got.opts, c.scenario, c.want)
 			}
 			if got.target.OperationID != c.op || got.target.Spec != labSpec {
@@ -393,13 +405,24 @@ func TestLabOrderRuns(t *testing.T) {
 	}
 }
 
+// TestLabOutageReplicasRuns: -replicas runs the outage with local
+// breakers and a fleet in memory, and leads with the table comparing them.
+func TestLabOutageReplicasRuns(t *testing.T) {
+	t.Chdir("../..")
+	code, stdout, stderr := runCLI(t, "lab", "outage", "-spec", labSpec, "-op", "getStatus", "-replicas", "3", "-down", "2s", "-speed", "20")
+	if code != exitOK || !strings.Contains(stdout, "\n3 replicas: local breakers and a fleet\n") || !strings.Contains(stdout, "trial calls at recovery") ||
+		!strings.Contains(stdout, "  fleet  ") || !strings.Contains(stdout, "the runtime's memory store") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
 // TestLabHelp: resgen lab -h documents every flag; resgen help lists lab.
 func TestLabHelp(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "lab", "-h")
 	if code != exitOK || stdout != "" || !strings.HasPrefix(stderr, "Usage: "+labUsage+"\n") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	for _, f := range []string{"spec", "op", "overlay", "allow-read", "strict", "compare", "speed", "o", "overload", "retry-after", "down"} {
+	for _, f := range []string{"spec", "op", "overlay", "allow-read", "strict", "compare", "speed", "o", "overload", "retry-after", "down", "replicas"} {
 		if !strings.Contains(labUsage, "-"+f+" ") && !strings.Contains(labUsage, "-"+f+"]") {
 			t.Errorf("the usage line lacks -%s", f)
 		}

@@ -30,6 +30,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.Id("logger").Op("*").Qual("log/slog", "Logger")
 		g.Id("observer").Qual(runtimePkg, "Observer")
 		g.Id("overrides").Op("*").Qual(runtimePkg, "Overrides")
+		g.Id("fleet").Op("*").Qual(runtimePkg, "Fleet")
 		g.Id("callOpts").Index().Qual(runtimePkg, "CallOption")
 		g.Id("engine").Op("*").Qual(runtimePkg, "Engine")
 		g.Id("breakers").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker")
@@ -78,6 +79,15 @@ func (e *emitter) emitClient(f *jen.File) {
 		"or breaks a rule. An override cannot make an operation without retries retry.",
 	}, "o", jen.Op("*").Qual(runtimePkg, "Overrides"),
 		jen.Id("c").Dot("overrides").Op("=").Id("o"))
+	option(model.WithFleet, []string{
+		"WithFleet shares the client's breakers with the other replicas of the",
+		"service through f (runtime.NewFleet; see docs/fleet.md). It is a deployment",
+		"concern, not a spec key: breakers with the same name, in every replica whose",
+		"Fleet uses the same store and key prefix, share one window and one state.",
+		"No call waits for the store; while it is unreachable each breaker decides",
+		"alone, except that a fleet-wide open holds until its wait ends.",
+	}, "f", jen.Op("*").Qual(runtimePkg, "Fleet"),
+		jen.Id("c").Dot("fleet").Op("=").Id("f"))
 	comment(f, []string{"WithCallOptions applies opts to every call, before each call's own options."})
 	f.Func().Id(model.WithCallOptions).Params(jen.Id("opts").Op("...").Qual(runtimePkg, "CallOption")).Id(model.OptionType).Block(
 		jen.Return(jen.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Error().Block(
@@ -104,6 +114,7 @@ func (e *emitter) emitClient(f *jen.File) {
 			jen.Id("Observer"):       jen.Id("c").Dot("observer"),
 			jen.Id("RequestEditors"): jen.Id("c").Dot("editors"),
 			jen.Id("Overrides"):      jen.Id("c").Dot("overrides"),
+			jen.Id("Fleet"):          jen.Id("c").Dot("fleet"),
 			jen.Id("Server"):         jen.Id("base"),
 			jen.Id("CallOptions"):    jen.Id("c").Dot("callOpts"),
 		}

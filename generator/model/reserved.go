@@ -18,19 +18,20 @@ const (
 	WithLogger       = "WithLogger"
 	WithObserver     = "WithObserver"
 	WithOverrides    = "WithOverrides"
+	WithFleet        = "WithFleet"
 	WithCallOptions  = "WithCallOptions"
 	DefaultServerURL = "DefaultServerURL"
 )
 
 // ClientNames are the package-level names the client declares itself.
-var ClientNames = []string{ClientType, OptionType, NewClientFunc, WithHTTPClient, WithRequestEdit, WithLogger, WithObserver, WithOverrides, WithCallOptions, DefaultServerURL}
+var ClientNames = []string{ClientType, OptionType, NewClientFunc, WithHTTPClient, WithRequestEdit, WithLogger, WithObserver, WithOverrides, WithFleet, WithCallOptions, DefaultServerURL}
 
 // ClientMethods are the methods of Client besides the operations'.
 var ClientMethods = []string{"Breakers"}
 
 // ClientFields are the unexported fields of Client besides the
 // operations' (Operation.OpField, Operation.SendMethod).
-var ClientFields = []string{"server", "hc", "editors", "logger", "observer", "overrides", "callOpts", "engine", "breakers", "credentials"}
+var ClientFields = []string{"server", "hc", "editors", "logger", "observer", "overrides", "fleet", "callOpts", "engine", "breakers", "credentials"}
 
 // MethodLocals are the names an operation's method uses for itself: its
 // receiver, context and params arguments, and its locals. A path

@@ -46,8 +46,34 @@ type Options struct {
 	RetryAfter bool
 	// Down (outage) is how long the server is down, in scenario time.
 	Down time.Duration
+	// Replicas (outage) is how many clients share the users, round robin,
+	// each with its own engine and breaker; below 1 means 1.
+	Replicas int
+	// Fleet (outage), when not nil, adds a strategy whose replicas share
+	// their breaker through a runtime.Fleet on the stores it returns.
+	Fleet FleetStores
+	// FleetAbout names the fleet's store in the report ("the runtime's
+	// memory store").
+	FleetAbout string
 	// Progress, when not nil, receives progress lines (a terminal).
 	Progress io.Writer
+}
+
+// FleetStores returns the stores of a new fleet, one per replica (they
+// may all be one store): the replicas of one run share them, and nothing
+// of them is shared with the stores of another call. done releases them,
+// after the run has closed its Fleets.
+type FleetStores func(replicas int) (stores []runtime.FleetStore, done func(), err error)
+
+// MemoryFleet is FleetStores in this process: one runtime memory store
+// for every replica.
+func MemoryFleet(replicas int) ([]runtime.FleetStore, func(), error) {
+	store := runtime.NewMemoryFleetStore()
+	stores := make([]runtime.FleetStore, replicas)
+	for i := range stores {
+		stores[i] = store
+	}
+	return stores, func() {}, nil
 }
 
 // Target is the operation under test with its resolved policies, exactly
@@ -160,6 +186,9 @@ type Strategy struct {
 	// admitted and recorded on its own), the order of Resilience4j's and
 	// Polly's defaults; resgen's is the breaker outside.
 	Swapped bool
+	// Fleet shares the breaker of every replica through a runtime.Fleet
+	// (Options.Fleet).
+	Fleet bool
 }
 
 // SpecStrategy is the target's own policy, as generated.
@@ -261,6 +290,11 @@ func (c *Client) Close() { c.tr.CloseIdleConnections() }
 // Retry(CircuitBreaker(call)) composes them, so a refused attempt is
 // retried like a failed one.
 func (c clock) NewClient(t *Target, s Strategy, base string, obs runtime.Observer, log *slog.Logger) *Client {
+	return c.newClient(t, s, base, obs, log, nil)
+}
+
+// newClient is NewClient whose breaker joins fleet (nil: local only).
+func (c clock) newClient(t *Target, s Strategy, base string, obs runtime.Observer, log *slog.Logger, fleet *runtime.Fleet) *Client {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -277,7 +311,7 @@ func (c clock) NewClient(t *Target, s Strategy, base string, obs runtime.Observe
 		Timeout: c.d(t.Timeout), TotalTimeout: c.d(t.TotalTimeout), NotRetrySafe: t.NotRetrySafe && rp == nil}
 	cl := &Client{URL: base + t.Path, tr: tr}
 	if !s.Swapped || bp == nil {
-		e := runtime.NewEngine(runtime.Config{HTTPClient: hc, Logger: log, Observer: obs})
+		e := runtime.NewEngine(runtime.Config{HTTPClient: hc, Logger: log, Observer: obs, Fleet: fleet})
 		if bp != nil {
 			cl.Breaker = e.Breaker(name, *bp)
 			spec.Breaker = cl.Breaker
@@ -285,7 +319,7 @@ func (c clock) NewClient(t *Target, s Strategy, base string, obs runtime.Observe
 		cl.Op = e.Operation(spec)
 		return cl
 	}
-	inner := runtime.NewEngine(runtime.Config{HTTPClient: hc, Logger: log, Observer: obs})
+	inner := runtime.NewEngine(runtime.Config{HTTPClient: hc, Logger: log, Observer: obs, Fleet: fleet})
 	cl.Breaker = inner.Breaker(name, *bp)
 	in := spec
 	in.Retry, in.Breaker, in.TotalTimeout = nil, cl.Breaker, 0

@@ -42,6 +42,13 @@ const (
 	outagePoll = 100 * time.Millisecond
 	// outageBucket is the width of the rate plot's buckets, in seconds.
 	outageBucket = 0.5
+	// outageSync is a fleet replica's sync interval, runtime.FleetOptions'
+	// default; outageLease its permit lease, the default for that interval.
+	outageSync  = 100 * time.Millisecond
+	outageLease = time.Second
+	// maxReplicas bounds Options.Replicas: each is a client with its own
+	// connections, and a hundred make the point of a thousand.
+	maxReplicas = 100
 )
 
 // outagePlan is one run's timeline (scenario time from the server's start).
@@ -57,14 +64,18 @@ type outagePlan struct {
 	// replicas is how many clients (each its own engine and breaker)
 	// share the users, round robin, against the one server.
 	replicas int
+	// fleet makes the stores of the fleet strategy's run.
+	fleet FleetStores
 }
 
-func newOutagePlan(t *Target, down time.Duration) outagePlan {
+// newOutagePlan: with more replicas than outageUsers, one user each.
+func newOutagePlan(t *Target, down time.Duration, o Options) outagePlan {
 	wait := 60 * time.Second // the runtime's meaning of WaitInOpen ≤ 0
 	if t.Breaker.WaitInOpen > 0 {
 		wait = t.Breaker.WaitInOpen
 	}
-	p := outagePlan{users: outageUsers, think: outageThink, downAt: outageHealthy, replicas: 1}
+	replicas := max(o.Replicas, 1)
+	p := outagePlan{users: max(outageUsers, replicas), think: outageThink, downAt: outageHealthy, replicas: replicas, fleet: o.Fleet}
 	p.upAt = p.downAt + down
 	p.horizon = p.upAt + wait + outageTail
 	p.bound = p.horizon + wait
@@ -86,14 +97,17 @@ func outage(ctx context.Context, t *Target, o Options) (*Report, error) {
 	case down == 0:
 		down = outageDown
 	}
-	strategies := outageStrategies(t, o.Compare)
+	if o.Replicas > maxReplicas {
+		return nil, fmt.Errorf("lab outage: at most %d replicas, not %d", maxReplicas, o.Replicas)
+	}
+	strategies := outageStrategies(t, o.Compare, o.Fleet != nil)
 	for _, s := range strategies {
 		if err := checkRetrySafe(t, s); err != nil {
 			return nil, err
 		}
 	}
 	clk := clock{o.Speed}
-	p := newOutagePlan(t, down)
+	p := newOutagePlan(t, down, o)
 	runs, err := clk.runOutages(ctx, o, t, strategies, p, true)
 	if err != nil {
 		return nil, err
@@ -104,14 +118,23 @@ func outage(ctx context.Context, t *Target, o Options) (*Report, error) {
 	return outageReport(t, o, p, runs), nil
 }
 
-// outageStrategies: the spec's policy first; with compare, the same retry
-// with no breaker (the load a breaker saves) and, when the spec retries,
-// the breaker inside the retry (each attempt a sample, refusals retried).
-// Without retries the two orders are one.
-func outageStrategies(t *Target, compare bool) []Strategy {
+// outageStrategies: the spec's policy first; with fleet, named local, and
+// then the same with the replicas' breakers shared (fleet); with compare,
+// the same retry with no breaker (the load a breaker saves) and, when the
+// spec retries, the breaker inside the retry (each attempt a sample,
+// refusals retried). Without retries the two orders are one.
+func outageStrategies(t *Target, compare, fleet bool) []Strategy {
 	spec := SpecStrategy(t)
 	spec.About = "as generated: " + strategyWords(spec) + "; the breaker outside the retry"
 	ss := []Strategy{spec}
+	if fleet {
+		ss[0].Name = "local"
+		ss[0].About += "; one breaker per replica"
+		shared := ss[0]
+		shared.Name, shared.Fleet = "fleet", true
+		shared.About = "as generated, the replicas' breakers shared through a runtime.Fleet (WithFleet)"
+		ss = append(ss, shared)
+	}
 	if !compare {
 		return ss
 	}
@@ -186,10 +209,28 @@ func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePla
 		w.WriteHeader(http.StatusOK)
 	})
 	defer srv.Close()
-	for range p.replicas {
+	var stores []runtime.FleetStore
+	if s.Fleet {
+		var done func()
+		var err error
+		if stores, done, err = p.fleet(p.replicas); err != nil {
+			return nil, fmt.Errorf("lab outage: the fleet's store: %w", err)
+		}
+		defer done() // after the Fleets' Close, deferred below
+		if len(stores) != p.replicas {
+			return nil, fmt.Errorf("lab outage: the fleet has %d stores for %d replicas", len(stores), p.replicas)
+		}
+	}
+	for i := range p.replicas {
 		obs := &outageObserver{Counter: &Counter{clk: c, start: srv.start}}
 		log := &outageLog{clk: c, start: srv.start}
-		cl := &outageClient{Client: c.NewClient(t, s, srv.URL, obs, slog.New(log)), obs: obs, log: log}
+		var fleet *runtime.Fleet
+		if s.Fleet {
+			// The fleet's durations are scaled like the policy's.
+			fleet = runtime.NewFleet(stores[i], runtime.FleetOptions{SyncInterval: c.d(outageSync), PermitLease: c.d(outageLease), Logger: slog.New(log)})
+			defer fleet.Close()
+		}
+		cl := &outageClient{Client: c.newClient(t, s, srv.URL, obs, slog.New(log), fleet), obs: obs, log: log}
 		defer cl.Close()
 		r.clients = append(r.clients, cl)
 	}
@@ -378,6 +419,9 @@ type OutageStrategyResults struct {
 	About   string `json:"about"`
 	Breaker bool   `json:"breaker"`
 	Swapped bool   `json:"swapped"`
+	// Fleet: the replicas' breakers were shared.
+	Fleet    bool `json:"fleet"`
+	Replicas int  `json:"replicas"`
 	// EndS is when the run ended.
 	EndS           float64 `json:"endS"`
 	Calls          int     `json:"calls"`
@@ -397,8 +441,14 @@ type OutageStrategyResults struct {
 	DeadOther      int `json:"deadOther"`
 	// DeadCalls are the logical calls that sent at least one of them.
 	DeadCalls int `json:"deadCalls"`
+	// StoppedAfterS: the outage's start to the last request that reached
+	// the dead server and was not a half-open trial: when every replica
+	// had stopped calling it (retries of calls admitted before the open
+	// included).
+	StoppedAfterS *float64 `json:"stoppedAfterS"`
 	// Refused are calls the breaker refused without any request reaching
-	// the server; RefusedWhileUp those begun after the server was back.
+	// the server; RefusedWhileUp those begun while the server was healthy
+	// (before the outage or after it).
 	Refused        int `json:"refused"`
 	RefusedWhileUp int `json:"refusedWhileUp"`
 	// FailedDownP50S is the median time a call that failed took, of the
@@ -411,9 +461,14 @@ type OutageStrategyResults struct {
 	RecoveredAfterS *float64 `json:"recoveredAfterS"`
 	// FirstSuccessAfterS: the server's return to the first call that
 	// succeeded after it.
-	FirstSuccessAfterS *float64         `json:"firstSuccessAfterS"`
-	HalfOpen           []OutageHalfOpen `json:"halfOpen"`
-	Changes            []OutageChange   `json:"changes"`
+	FirstSuccessAfterS *float64 `json:"firstSuccessAfterS"`
+	// RecoveryTrials are the trial calls at recovery: those of the
+	// half-open periods that closed the breaker, summed over the replicas
+	// (with local breakers each replica has its own such period; with a
+	// fleet they all share one).
+	RecoveryTrials int              `json:"recoveryTrials"`
+	HalfOpen       []OutageHalfOpen `json:"halfOpen"`
+	Changes        []OutageChange   `json:"changes"`
 }
 
 // OutageHalfOpen is one half-open period: its trial calls and what they
@@ -438,7 +493,7 @@ type OutageChange struct {
 // results reduces a run to its numbers.
 func (r *outageRun) results(p outagePlan) OutageStrategyResults {
 	down, up := p.downAt.Seconds(), p.upAt.Seconds()
-	res := OutageStrategyResults{Name: r.s.Name, About: r.s.About, Breaker: r.s.Breaker != nil, Swapped: r.s.Swapped,
+	res := OutageStrategyResults{Name: r.s.Name, About: r.s.About, Breaker: r.s.Breaker != nil, Swapped: r.s.Swapped, Fleet: r.s.Fleet, Replicas: len(r.clients),
 		EndS: r.end, Calls: len(r.calls), ServerRequests: len(r.arrivals), HalfOpen: []OutageHalfOpen{}, Changes: []OutageChange{}}
 	var failedDown []time.Duration
 	for _, c := range r.calls {
@@ -450,7 +505,7 @@ func (r *outageRun) results(p outagePlan) OutageStrategyResults {
 		}
 		if c.refused {
 			res.Refused++
-			if c.start >= up {
+			if c.start < down || c.start >= up {
 				res.RefusedWhileUp++
 			}
 		}
@@ -485,6 +540,9 @@ func (r *outageRun) results(p outagePlan) OutageStrategyResults {
 				continue
 			}
 			res.DeadRequests++
+			if !s.trial && (res.StoppedAfterS == nil || s.at-down > *res.StoppedAfterS) {
+				res.StoppedAfterS = new(s.at - down)
+			}
 			switch {
 			case openAt < 0 || s.at < openAt:
 				res.DeadBeforeOpen++
@@ -496,7 +554,13 @@ func (r *outageRun) results(p outagePlan) OutageStrategyResults {
 				res.DeadOther++
 			}
 		}
-		res.HalfOpen = append(res.HalfOpen, outageHalfOpens(changes, sends)...)
+		hs := outageHalfOpens(changes, sends)
+		for _, h := range hs {
+			if h.Then == runtime.StateClosed.String() {
+				res.RecoveryTrials += h.Trials
+			}
+		}
+		res.HalfOpen = append(res.HalfOpen, hs...)
 	}
 	return res
 }
@@ -547,8 +611,16 @@ func outageReport(t *Target, o Options, p outagePlan, runs []*outageRun) *Report
 		fmt.Sprintf("the run ends once every breaker is closed, at %v at the earliest (the server's return + the breaker's wait in open + %v) and at %v at the latest", p.horizon, outageTail, p.bound),
 		"a request reached the dead server when it got the 503; \"before the open\" are those answered before the breaker first opened, \"in flight\" the later attempts of calls the breaker admitted before it opened, \"trials\" its half-open trial calls",
 	}
+	if p.replicas > 1 {
+		rep.Setup = append(rep.Setup, fmt.Sprintf("%d replicas: each a client with its own engine and breaker; user u calls through replica u mod %d", p.replicas, p.replicas))
+	}
+	if p.fleet != nil {
+		rep.Setup = append(rep.Setup,
+			fmt.Sprintf("fleet: each replica's breaker joins a runtime.Fleet on the same store (%s), syncing every %v (permit lease %v); local: the same replicas, each breaker on its own", o.FleetAbout, outageSync, outageLease),
+			"trial calls at recovery are the half-open trial calls of the half-open periods that closed the breakers, summed over the replicas; \"stopped calling after\" is the outage's start to the last request that reached the dead server other than a trial")
+	}
 	if len(runs) > 1 {
-		rep.Setup = append(rep.Setup, "each strategy has its own server and client; they run at the same time")
+		rep.Setup = append(rep.Setup, "each strategy has its own server and clients; they run at the same time")
 	}
 	if o.Compare && !outageRetries(runs[0].s) {
 		rep.Setup = append(rep.Setup, "no swapped order: the operation is not retried, so the breaker is inside or outside the same single attempt")
@@ -586,13 +658,40 @@ func outageReport(t *Target, o Options, p outagePlan, runs []*outageRun) *Report
 		}
 	}
 	rep.Tables = []Table{during, after}
-	if len(trials.Rows) > 0 {
+	if p.fleet != nil {
+		rep.Tables = append([]Table{outageReplicasTable(p, res, notes)}, rep.Tables...)
+	}
+	// With replicas each has its own rows: the replicas table sums them.
+	if len(trials.Rows) > 0 && p.replicas == 1 {
 		rep.Tables = append(rep.Tables, trials)
 	}
 	rep.Plots = outagePlots(p, runs, res)
 	rep.Log = runs[0].clients[0].log.lines.all()
+	if p.fleet != nil {
+		for _, l := range runs[1].clients[0].log.lines.all() {
+			rep.Log = append(rep.Log, "fleet "+l)
+		}
+	}
 	rep.Findings = outageFindings(p, res.Strategies)
+	if p.fleet != nil {
+		rep.Findings = append(outageFleetFindings(t, p, res.Strategies[0], res.Strategies[1]), rep.Findings...)
+	}
 	return rep
+}
+
+// outageReplicasTable compares the strategies over the replicas: what the
+// fleet is for.
+func outageReplicasTable(p outagePlan, res OutageResults, notes []string) Table {
+	t := Table{Title: fmt.Sprintf("%d replicas: local breakers and a fleet", p.replicas), Notes: notes,
+		Columns: []string{"strategy", "calls that reached the dead server", "requests to it", "stopped calling after", "trial calls at recovery", "calls refused while healthy"}}
+	for _, s := range res.Strategies {
+		rt, rf := "—", "—"
+		if s.Breaker {
+			rt, rf = strconv.Itoa(s.RecoveryTrials), strconv.Itoa(s.RefusedWhileUp)
+		}
+		t.Rows = append(t.Rows, []string{s.Name, strconv.Itoa(s.DeadCalls), strconv.Itoa(s.DeadRequests), outageSecs(s.StoppedAfterS, true), rt, rf})
+	}
+	return t
 }
 
 // outageSecs prints a time in seconds; "—" when it cannot apply, "never"
@@ -646,6 +745,31 @@ func outageRate(times []float64, end float64) []Point {
 		}
 	}
 	return pts
+}
+
+// outageFleetFindings compares the local breakers (l) and the fleet (f).
+func outageFleetFindings(t *Target, p outagePlan, l, f OutageStrategyResults) []string {
+	fs := []string{fmt.Sprintf("%d replicas: %d calls reached the dead server with a fleet, %d with local breakers (%s)",
+		p.replicas, f.DeadCalls, l.DeadCalls, ratio(f.DeadCalls, l.DeadCalls))}
+	h := t.Breaker.HalfOpenCalls
+	fs = append(fs, fmt.Sprintf("trial calls at recovery: %d with a fleet, %d with local breakers (halfOpenCalls %d: the fleet's %d in all, against %d for %d replicas each on its own)",
+		f.RecoveryTrials, l.RecoveryTrials, h, h, p.replicas*h, p.replicas))
+	if f.StoppedAfterS != nil && l.StoppedAfterS != nil {
+		fs = append(fs, fmt.Sprintf("the replicas stopped calling the dead server %.2fs into the outage with a fleet, %.2fs with local breakers", *f.StoppedAfterS, *l.StoppedAfterS))
+	}
+	if f.RecoveredAfterS != nil && l.RecoveredAfterS != nil {
+		fs = append(fs, fmt.Sprintf("after the server came back the last breaker closed %.2fs later with a fleet (one half-open for all), %.2fs with local breakers (each opened, and so went half-open, at its own time); calls refused while healthy: %d and %d",
+			*f.RecoveredAfterS, *l.RecoveredAfterS, f.RefusedWhileUp, l.RefusedWhileUp))
+	}
+	return fs
+}
+
+// ratio says a as a fraction of b ("0.12×"), or "—" when b is 0.
+func ratio(a, b int) string {
+	if b == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f×", float64(a)/float64(b))
 }
 
 // outageFindings says what the numbers show, strategy by strategy.
