@@ -7,7 +7,7 @@ package resgenredis_test
 //  1. The added cost per call: the generated client's GetStatus through a
 //     fleet breaker whose snapshot is fresh vs the same call through the
 //     local breaker, on a canned transport (no network: the breaker's cost
-//     is not lost in a round trip's noise); medians of interleaved rounds,
+//     is not lost in a round trip's noise); medians of paired blocks,
 //     and the Redis commands per call, counted by a go-redis hook (the
 //     sync loop's own commands included: they do not grow with the calls).
 //  2. The open-propagation delay: 5 replicas, replica A's failures open
@@ -233,14 +233,21 @@ func propagation(tb testing.TB, addr string, rounds int) (delays []time.Duration
 
 // load is (3)'s result for one kind of breaker.
 type load struct {
-	calls, failed int // completed within the wall time
-	idle          int // goroutines that completed no call
-	wall          time.Duration
-	p50, p99      time.Duration
-	cmds          int64 // Redis commands sent within the wall time
+	lat    []time.Duration // of the calls completed within the wall time
+	failed int             // of those, the calls that returned an error
+	idle   int             // goroutines that completed no call
+	rounds int
+	wall   time.Duration
+	cmds   int64 // Redis commands sent within the wall time
 }
 
-func (l load) perSecond() float64 { return float64(l.calls) / l.wall.Seconds() }
+func (l load) perSecond() float64 { return float64(len(l.lat)) / l.wall.Seconds() }
+
+// add sums the rounds l and m of one kind.
+func (l load) add(m load) load {
+	return load{lat: append(l.lat, m.lat...), failed: l.failed + m.failed, idle: l.idle + m.idle,
+		rounds: l.rounds + m.rounds, wall: l.wall + m.wall, cmds: l.cmds + m.cmds}
+}
 
 // runLoad runs call(replica) from goroutines per replica until wall ends;
 // atEnd runs when it ends (calls finished later are not counted).
@@ -283,12 +290,7 @@ func runLoad(replicas, goroutines int, wall time.Duration, call func(replica int
 		}
 	}
 	wg.Wait()
-	slices.Sort(lat)
-	l := load{calls: len(lat), failed: failed, idle: idle, wall: wall}
-	if len(lat) > 0 {
-		l.p50, l.p99 = lat[len(lat)/2], lat[len(lat)*99/100]
-	}
-	return l
+	return load{lat: lat, failed: failed, idle: idle, rounds: 1, wall: wall}
 }
 
 // okServer answers 200.
@@ -400,39 +402,65 @@ func envInt(name string, def int) int {
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 
 // TestFleetBenchTable prints the table of `make bench-fleet`.
-// RESGEN_FLEET_BENCH_ROUNDS (5) rounds of (1), RESGEN_FLEET_BENCH_PROP
-// (50) rounds of (2), RESGEN_FLEET_BENCH_WALL (2) seconds per kind in (3).
+// RESGEN_FLEET_BENCH_PAIRS (200) pairs of blocks in (1), RESGEN_FLEET_BENCH_PROP
+// (50) rounds of (2), RESGEN_FLEET_BENCH_LOAD (3) rounds of 1 s per kind in (3).
 func TestFleetBenchTable(t *testing.T) {
 	if os.Getenv("RESGEN_FLEET_BENCH") != "1" {
 		t.Skip("RESGEN_FLEET_BENCH=1 (make bench-fleet) runs it")
 	}
 	srv := redistest.Start(t)
-	rounds := envInt("RESGEN_FLEET_BENCH_ROUNDS", 5)
+	pairs := envInt("RESGEN_FLEET_BENCH_PAIRS", 200)
 	propRounds := envInt("RESGEN_FLEET_BENCH_PROP", 50)
-	wall := time.Duration(envInt("RESGEN_FLEET_BENCH_WALL", 2)) * time.Second
+	loadRounds := envInt("RESGEN_FLEET_BENCH_LOAD", 3)
 	var rows [][]string
 	row := func(cells ...string) { rows = append(rows, cells) }
 
-	// (1) Interleaved rounds, medians.
+	// (1) Paired blocks: a block of calls through each client in turn
+	// (the order alternating), so that the machine's load drifts over
+	// both alike; medians of the blocks' ns per call and of the pairs'
+	// differences.
 	h := new(cmdCounter)
 	local := newLabClient(t, "http://example.invalid", lab.WithHTTPClient(cannedDoer{}))
 	fleetClient := hotFleetClient(t, srv.Addr(), h)
-	var nsLocal, nsFleet, allocLocal, allocFleet, cmdsFleet, cmdsPerSec []float64
-	for range rounds {
-		r := testing.Benchmark(func(b *testing.B) { benchCalls(b, local, nil) })
-		nsLocal, allocLocal = append(nsLocal, float64(r.NsPerOp())), append(allocLocal, float64(r.AllocsPerOp()))
-		r = testing.Benchmark(func(b *testing.B) { benchCalls(b, fleetClient, h) })
-		nsFleet, allocFleet = append(nsFleet, float64(r.NsPerOp())), append(allocFleet, float64(r.AllocsPerOp()))
-		cmdsFleet = append(cmdsFleet, r.Extra["cmds/op"])
-		cmdsPerSec = append(cmdsPerSec, r.Extra["cmds/op"]*float64(r.N)/r.T.Seconds())
+	const block = 5000
+	ctx := context.Background()
+	timeBlock := func(c *lab.Client) float64 {
+		t0 := time.Now()
+		for range block {
+			if _, err := c.GetStatus(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return float64(time.Since(t0).Nanoseconds()) / block
 	}
-	l, f := median(nsLocal), median(nsFleet)
-	row("call cost, GetStatus on a canned transport (median of "+strconv.Itoa(rounds)+" interleaved rounds)", "",
-		fmt.Sprintf("%.0f ns/op, %.0f allocs", l, median(allocLocal)),
-		fmt.Sprintf("%.0f ns/op, %.0f allocs", f, median(allocFleet)),
-		fmt.Sprintf("%+.0f ns (×%.2f)", f-l, f/l), "≤ +100 ns")
+	var fleetCmds int64
+	var fleetTime time.Duration
+	fleetBlock := func() float64 {
+		before, t0 := h.cmds.Load(), time.Now()
+		ns := timeBlock(fleetClient)
+		fleetCmds, fleetTime = fleetCmds+h.cmds.Load()-before, fleetTime+time.Since(t0)
+		return ns
+	}
+	var nsLocal, nsFleet, diffs []float64
+	for i := range pairs {
+		var l, f float64
+		if i%2 == 0 {
+			l, f = timeBlock(local), fleetBlock()
+		} else {
+			f, l = fleetBlock(), timeBlock(local)
+		}
+		nsLocal, nsFleet, diffs = append(nsLocal, l), append(nsFleet, f), append(diffs, f-l)
+	}
+	allocs := func(c *lab.Client) float64 {
+		return testing.AllocsPerRun(1000, func() { c.GetStatus(ctx) })
+	}
+	row(fmt.Sprintf("call cost, GetStatus on a canned transport (medians of %d paired blocks of %d calls)", pairs, block), "",
+		fmt.Sprintf("%.0f ns/op, %.0f allocs", median(nsLocal), allocs(local)),
+		fmt.Sprintf("%.0f ns/op, %.0f allocs", median(nsFleet), allocs(fleetClient)),
+		fmt.Sprintf("%+.0f ns (×%.2f)", median(diffs), median(nsFleet)/median(nsLocal)), "≤ +100 ns")
+	fleetCalls := float64(pairs * block)
 	row("Redis commands per call (hook; the sync loop's included)", "", "0",
-		fmt.Sprintf("%.2g (%.0f/s: the sync loop, 6 breakers every 100 ms)", median(cmdsFleet), median(cmdsPerSec)), "", "0")
+		fmt.Sprintf("%.2g (%d in %.1f s of calls: the sync loop's)", float64(fleetCmds)/fleetCalls, fleetCmds, fleetTime.Seconds()), "", "0")
 
 	// (2)
 	if delays, missed := propagation(t, srv.Addr(), propRounds); len(delays) > 0 || missed > 0 {
@@ -446,33 +474,30 @@ func TestFleetBenchTable(t *testing.T) {
 		row(fmt.Sprintf("open propagation, replica A → 4 others, %d rounds (State polled every 50 µs)", propRounds), "", "", cell, "", "p99 ≤ 50 ms")
 	}
 
-	// (3)
+	// (3) Rounds of 1 s of each kind in turn, so that the machine's load
+	// drifts over the three alike.
 	s := okServer(t)
-	base := loadGobreaker(t, srv.Addr(), s, wall)
-	loc := loadResgen(t, srv.Addr(), s, wall, false)
-	fl := loadResgen(t, srv.Addr(), s, wall, true)
+	var base, loc, fl load
+	for range loadRounds {
+		base = base.add(loadGobreaker(t, srv.Addr(), s, time.Second))
+		loc = loc.add(loadResgen(t, srv.Addr(), s, time.Second, false))
+		fl = fl.add(loadResgen(t, srv.Addr(), s, time.Second, true))
+	}
 	cells := func(l load) string {
-		c := fmt.Sprintf("%.0f calls/s (p50 %s, p99 %s", l.perSecond(), ms(l.p50), ms(l.p99))
+		c := fmt.Sprintf("%.0f calls/s (p50 %s, p99 %s", l.perSecond(), ms(percentile(l.lat, 50)), ms(percentile(l.lat, 99)))
 		if l.failed > 0 {
 			c += fmt.Sprintf(", %d failed", l.failed)
 		}
 		if l.idle > 0 {
-			c += fmt.Sprintf(", %d goroutines never got a call through", l.idle)
+			c += fmt.Sprintf("; %d of %d goroutines completed no call in a round", l.idle/l.rounds, replicas*goroutines)
 		}
 		return c + ")"
 	}
 	cmdsPer := func(l load) string {
-		if l.calls == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.3g (%.0f/s)", float64(l.cmds)/float64(l.calls), float64(l.cmds)/l.wall.Seconds())
+		return fmt.Sprintf("%.3g (%.0f/s)", float64(l.cmds)/float64(len(l.lat)), float64(l.cmds)/l.wall.Seconds())
 	}
-	ratio := ""
-	if fl.calls > 0 && base.calls > 0 {
-		ratio = fmt.Sprintf("fleet ×%.0f gobreaker's", fl.perSecond()/base.perSecond())
-	}
-	row(fmt.Sprintf("throughput, %d replicas × %d goroutines, httptest server, %s each", replicas, goroutines, wall),
-		cells(base), cells(loc), cells(fl), ratio, "")
+	row(fmt.Sprintf("throughput, %d replicas × %d goroutines, httptest server, %d rounds of 1 s", replicas, goroutines, loadRounds),
+		cells(base), cells(loc), cells(fl), fmt.Sprintf("×%.1f gobreaker's, ×%.2f local", fl.perSecond()/base.perSecond(), fl.perSecond()/loc.perSecond()), "")
 	row("Redis commands per call in that run", cmdsPer(base), "0", cmdsPer(fl), "", "")
 
 	load, _ := os.ReadFile("/proc/loadavg")
