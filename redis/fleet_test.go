@@ -410,3 +410,33 @@ func TestFleetSlowCallsShared(t *testing.T) {
 		t.Fatalf("%d calls reached the server after the open", n)
 	}
 }
+
+// TestFleetCallsSendNoRedisCommands: a call sends nothing to Redis: 2000
+// calls through a fleet breaker cost only the sync loop's commands, which
+// grow with time, not with the calls (counted by a go-redis hook).
+func TestFleetCallsSendNoRedisCommands(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newServer(t)
+	h := new(cmdCounter)
+	opt, closeFleet, err := fleetOption(countedClient(t, srv.Addr(), h), uniquePrefix("cmds"), testSync, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeFleet() })
+	c := newLabClient(t, s.URL, lab.WithHTTPClient(s.Client()), opt)
+	time.Sleep(3 * testSync)
+	const calls = 2000
+	before, t0 := h.trips.Load(), time.Now()
+	for range calls {
+		if _, err := c.GetStatus(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trips, took := h.trips.Load()-before, time.Since(t0)
+	// One Sync (a pipeline, one round trip) per interval, and slack for
+	// the watch's reconnects: far from one per call.
+	if limit := int64(took/testSync) + 5; trips > limit {
+		t.Fatalf("%d calls in %s made %d Redis round trips, want at most %d (the sync loop's)", calls, took, trips, limit)
+	}
+	t.Logf("%d calls in %s: %d Redis round trips", calls, took, trips)
+}
