@@ -10,9 +10,11 @@ package resgenredis_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -44,17 +46,32 @@ func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
 	return nil
 }
 
-// count is the number of records at level whose message contains sub.
-func (r *logRecorder) count(level slog.Level, sub string) int {
+// transitions is the Fleet's fallback (F) and resume (R) lines in order.
+func (r *logRecorder) transitions() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
+	var b strings.Builder
 	for _, rec := range r.recs {
-		if rec.Level == level && strings.Contains(rec.Message, sub) {
-			n++
+		switch {
+		case rec.Level == slog.LevelWarn && strings.Contains(rec.Message, "unreachable"):
+			b.WriteByte('F')
+		case rec.Level == slog.LevelInfo && strings.Contains(rec.Message, "reachable again"):
+			b.WriteByte('R')
 		}
 	}
-	return n
+	return b.String()
+}
+
+// String lists the records, for a failure's message.
+func (r *logRecorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for _, rec := range r.recs {
+		fmt.Fprintf(&b, "\n\t%s %s %s", rec.Time.Format("15:04:05.000"), rec.Level, rec.Message)
+		rec.Attrs(func(a slog.Attr) bool { fmt.Fprintf(&b, " %s", a); return true })
+	}
+	return b.String()
 }
 
 // server is a loopback server whose status and delay a test sets, and
@@ -248,7 +265,8 @@ func (l *latencies) p(pct int) time.Duration {
 // TestFleetRedisOutage: Redis hung (SIGSTOP), then killed, while 5
 // replicas call a healthy server: every replica falls back within a few
 // sync intervals, every call still reaches the server and succeeds, none
-// is slower for it, and each replica logs the fallback once; while it is down each
+// is slower for it, and each replica logs the fallback once (once per
+// real change: see fallbacks), nothing while Redis is dead; meanwhile each
 // replica's breaker decides alone (one replica's failures open its own
 // breaker only). Redis restarted: each replica logs the resume once and
 // the breakers are shared again (failures spread over the replicas open
@@ -294,7 +312,7 @@ func TestFleetRedisOutage(t *testing.T) {
 	srv.Freeze()
 	fellBack := waitFor(t, 20*testSync, "every replica's fallback line", func() bool {
 		for _, r := range rs {
-			if r.log.count(slog.LevelWarn, "unreachable") == 0 {
+			if !strings.HasSuffix(r.log.transitions(), "F") {
 				return false
 			}
 		}
@@ -321,9 +339,17 @@ func TestFleetRedisOutage(t *testing.T) {
 	}
 	t.Logf("fallback logged %s after Redis hung (sync interval %s); call latency p50 %s → %s, p90 %s → %s (%d calls)",
 		fellBack, testSync, before.p(50), during.p(50), before.p(90), during.p(90), calls.Load())
+	// One fallback line per replica; a second only after a resume line,
+	// when a Sync sent before the freeze answered after the fallback (a
+	// loaded machine can delay one that long).
+	dead := make([]string, len(rs))
 	for i, r := range rs {
-		if n := r.log.count(slog.LevelWarn, "unreachable"); n != 1 {
-			t.Fatalf("replica %d logged the fallback %d times, want once", i, n)
+		dead[i] = r.log.transitions()
+		if !fallbacks.MatchString(dead[i]) {
+			t.Fatalf("replica %d's fallback (F) and resume (R) lines: %s, want F, or F after each R:%s", i, dead[i], r.log)
+		}
+		if dead[i] != "F" {
+			t.Logf("replica %d: a late Sync answered after the fallback: %s", i, dead[i])
 		}
 	}
 
@@ -337,11 +363,16 @@ func TestFleetRedisOutage(t *testing.T) {
 		}
 	}
 
+	for i, r := range rs {
+		if got := r.log.transitions(); got != dead[i] {
+			t.Fatalf("replica %d logged %s while Redis was dead, want no line", i, got[len(dead[i]):])
+		}
+	}
 	srv.Restart()
 	for i, r := range rs {
-		waitFor(t, 5*time.Second, "the resume line", func() bool { return r.log.count(slog.LevelInfo, "reachable again") > 0 })
-		if n := r.log.count(slog.LevelInfo, "reachable again"); n != 1 {
-			t.Fatalf("replica %d logged the resume %d times, want once", i, n)
+		waitFor(t, 5*time.Second, "the resume line", func() bool { return r.log.transitions() != dead[i] })
+		if got := r.log.transitions(); got != dead[i]+"R" {
+			t.Fatalf("replica %d after the restart: %s, want one resume line:%s", i, got[len(dead[i]):], r.log)
 		}
 	}
 	// Replica 0's local open ends with its wait (1 s): let it, so that the
@@ -350,11 +381,15 @@ func TestFleetRedisOutage(t *testing.T) {
 	time.Sleep(3 * testSync)
 	openFleet(t, rs, s)
 	for i, r := range rs {
-		if n := r.log.count(slog.LevelWarn, "unreachable"); n != 1 {
-			t.Fatalf("replica %d logged the fallback %d times in all, want once", i, n)
+		if got := r.log.transitions(); got != dead[i]+"R" {
+			t.Fatalf("replica %d logged %s after the resume, want no line:%s", i, got[len(dead[i])+1:], r.log)
 		}
 	}
 }
+
+// fallbacks is a replica's fallback (F) and resume (R) lines while the
+// store is down: one fallback, or more with a resume before each.
+var fallbacks = regexp.MustCompile(`^F(RF)*$`)
 
 // TestFleetPrefixesDoNotInterfere: two fleets on one Redis with the same
 // breakers under different prefixes: one's open leaves the other closed,
