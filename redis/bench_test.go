@@ -14,9 +14,10 @@ package resgenredis_test
 //     the fleet; how long after A's breaker each other replica's turns
 //     open (State polled every 50 µs), over rounds with a new prefix each.
 //  3. Calls per second, 5 replicas × 50 goroutines against one httptest
-//     server for a fixed wall time: gobreaker's DistributedCircuitBreaker
-//     on the same Redis (the baseline), resgen's fleet, resgen's local
-//     breakers.
+//     server, in rounds of 1 s of each kind in turn: gobreaker's
+//     DistributedCircuitBreaker on the same Redis (the baseline; its lock
+//     polling is cut short at the end of each round), resgen's fleet,
+//     resgen's local breakers. Only calls completed within a round count.
 //
 // BenchmarkCallLocal and BenchmarkCallFleet are (1) for go test -bench.
 
