@@ -83,6 +83,20 @@ bench:
 BENCH_GEN_ROUNDS ?= 3
 BENCH_GEN_BASE ?= c2a4528
 BENCH_GEN_FLAGS ?=
+# Issue 14's table (markdown): resgen's fleet breakers on a redis-server of
+# their own (loopback): the added cost per call over a local breaker, the
+# open-propagation delay between 5 replicas, and calls/s of 5 replicas × 50
+# goroutines against gobreaker's DistributedCircuitBreaker on the same
+# Redis. BENCH_FLEET_PAIRS paired blocks of calls for the call cost (medians),
+# BENCH_FLEET_PROP propagation rounds, BENCH_FLEET_LOAD rounds of 1 s of load each.
+BENCH_FLEET_PAIRS ?= 200
+BENCH_FLEET_PROP ?= 50
+BENCH_FLEET_LOAD ?= 3
+.PHONY: bench-fleet
+bench-fleet:
+	cd redis && RESGEN_FLEET_BENCH=1 RESGEN_FLEET_BENCH_PAIRS=$(BENCH_FLEET_PAIRS) RESGEN_FLEET_BENCH_PROP=$(BENCH_FLEET_PROP) \
+		RESGEN_FLEET_BENCH_LOAD=$(BENCH_FLEET_LOAD) $(GO) test -run '^TestFleetBenchTable$$' -count=1 -timeout 10m
+
 .PHONY: bench-gen
 bench-gen:
 	$(GO) run ./scripts/benchgen -rounds $(BENCH_GEN_ROUNDS) -base $(BENCH_GEN_BASE) $(BENCH_GEN_FLAGS)

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/resgen/resgen v0.0.0
+	github.com/sony/gobreaker/v2 v2.4.0
 	go.uber.org/goleak v1.3.0
 )
 
@@ -16,7 +17,6 @@ require (
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/sony/gobreaker/v2 v2.4.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
