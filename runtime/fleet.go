@@ -205,20 +205,30 @@ func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) 
 		reqs = append(reqs, l.take())
 	}
 	sctx, cancel := context.WithTimeout(ctx, f.opt.Timeout)
-	// A store that overruns its deadline must not keep the breakers on a
-	// stale state: after 2×SyncInterval they fall back while it runs on.
+	// The Fleet enforces Timeout itself: a store that overruns its
+	// deadline (go-redis ignores contexts unless ContextTimeoutEnabled)
+	// must not keep the breakers on a stale state. They fall back when
+	// Timeout ends, while the Sync runs on, and its late answer counts as
+	// a failure: applying it would resume on a store that just proved too
+	// slow, and log a resume and a second fallback for one stall.
+	// A quarter of Timeout's grace lets a store that honours its context
+	// report its own error.
 	stuck := make(chan struct{})
-	dog := time.AfterFunc(2*f.opt.SyncInterval, func() {
+	dog := time.AfterFunc(f.opt.Timeout+f.opt.Timeout/4, func() {
 		defer close(stuck)
 		f.fallBack(links, errStuckSync)
 	})
 	states, err := f.store.Sync(sctx, reqs)
 	cancel()
-	if !dog.Stop() {
+	late := !dog.Stop()
+	if late {
 		<-stuck
 	}
 	if ctx.Err() != nil {
 		return links, reqs // closing
+	}
+	if late {
+		return links, reqs // already fallen back; the counts are dropped
 	}
 	if err == nil && len(states) != len(reqs) {
 		err = errShortSync
@@ -253,7 +263,7 @@ func (f *Fleet) fallBack(links []*fleetLink, err error) {
 
 var (
 	errShortSync = errorString("store answered a different number of states than requests")
-	errStuckSync = errorString("sync overran twice the sync interval")
+	errStuckSync = errorString("sync overran its timeout")
 )
 
 type errorString string

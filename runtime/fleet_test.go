@@ -469,8 +469,9 @@ func (r *recorder) decided(to State) bool {
 	return false
 }
 
-// A Sync that overruns its deadline makes the replica fall back after
-// 2×SyncInterval, while the Sync still runs.
+// A Sync that overruns its deadline makes the replica fall back when its
+// Timeout ends, while the Sync still runs; its late answer is not a
+// resume.
 func TestFleetStuckSyncFallsBack(t *testing.T) {
 	store := &faultyStore{FleetStore: NewMemoryFleetStore()}
 	r := newReplicas(t, 1, store, fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: 20 * time.Millisecond})[0]
@@ -478,7 +479,7 @@ func TestFleetStuckSyncFallsBack(t *testing.T) {
 	waitFor(t, "fallback", func() bool { return !r.b.link.isActive() })
 	store.stuck.Store(false)
 	waitFor(t, "resume", func() bool { return r.b.link.isActive() })
-	if got := r.log.String(); strings.Count(got, "store unreachable (sync overran twice the sync interval)") != 1 ||
+	if got := r.log.String(); strings.Count(got, "store unreachable (sync overran its timeout)") != 1 ||
 		strings.Count(got, "store reachable again") != 1 {
 		t.Errorf("log:\n%s", got)
 	}
