@@ -49,6 +49,7 @@ type Client struct {
 	logger          *slog.Logger
 	observer        runtime.Observer
 	overrides       *runtime.Overrides
+	fleet           *runtime.Fleet
 	callOpts        []runtime.CallOption
 	engine          *runtime.Engine
 	breakers        map[string]*runtime.Breaker
@@ -108,6 +109,19 @@ func WithOverrides(o *runtime.Overrides) Option {
 	}
 }
 
+// WithFleet shares the client's breakers with the other replicas of the
+// service through f (runtime.NewFleet; see docs/fleet.md). It is a deployment
+// concern, not a spec key: breakers with the same name, in every replica whose
+// Fleet uses the same store and key prefix, share one window and one state.
+// No call waits for the store; while it is unreachable each breaker decides
+// alone, except that a fleet-wide open holds until its wait ends.
+func WithFleet(f *runtime.Fleet) Option {
+	return func(c *Client) error {
+		c.fleet = f
+		return nil
+	}
+}
+
 // WithCallOptions applies opts to every call, before each call's own options.
 func WithCallOptions(opts ...runtime.CallOption) Option {
 	return func(c *Client) error {
@@ -132,6 +146,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	}
 	e := runtime.NewEngine(runtime.Config{
 		CallOptions:    c.callOpts,
+		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
 		Logger:         c.logger,
 		Observer:       c.observer,
