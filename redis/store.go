@@ -197,13 +197,14 @@ func (s *Store) Sync(ctx context.Context, reqs []runtime.FleetSync) ([]runtime.F
 	out := make([]runtime.FleetState, len(reqs))
 	for i, c := range cmds {
 		v, err := c.Int64Slice()
-		if err != nil || len(v) != 8 {
+		if err != nil || len(v) != 11 {
 			return nil, fmt.Errorf("resgenredis: sync: unexpected answer %v (%v)", c.Val(), err)
 		}
 		out[i] = runtime.FleetState{
 			Key: reqs[i].Key, Gen: uint64(v[0]), State: runtime.State(v[1]),
 			OpenFor: time.Duration(v[2]) * time.Millisecond, Granted: int(v[3]),
 			Calls: v[4], Failed: v[5], Slow: v[6], Cause: runtime.FleetCause(v[7]),
+			TrialCalls: v[8], TrialFailed: v[9], TrialSlow: v[10],
 		}
 	}
 	return out, nil
@@ -266,6 +267,8 @@ type message struct {
 	OpenFor             time.Duration
 	Calls, Failed, Slow int64
 	Cause               runtime.FleetCause
+
+	TrialCalls, TrialFailed, TrialSlow int64
 }
 
 // decode checks a message strictly: any field out of its range and the
@@ -277,7 +280,8 @@ func (s *Store) decode(payload string) (runtime.FleetState, bool) {
 	var m message
 	if json.Unmarshal([]byte(payload), &m) != nil || m.Key == "" || m.Gen == 0 ||
 		m.State > runtime.StateHalfOpen || m.Cause > runtime.FleetCauseTrials ||
-		m.OpenFor < 0 || m.Calls < 0 || m.Failed < 0 || m.Slow < 0 || m.Failed > m.Calls || m.Slow > m.Calls {
+		m.OpenFor < 0 || m.Calls < 0 || m.Failed < 0 || m.Slow < 0 || m.Failed > m.Calls || m.Slow > m.Calls ||
+		m.TrialCalls < 0 || m.TrialFailed < 0 || m.TrialSlow < 0 || m.TrialFailed > m.TrialCalls || m.TrialSlow > m.TrialCalls {
 		return runtime.FleetState{}, false
 	}
 	key, ok := s.key(m.Key)
@@ -285,7 +289,8 @@ func (s *Store) decode(payload string) (runtime.FleetState, bool) {
 		return runtime.FleetState{}, false
 	}
 	return runtime.FleetState{Key: key, Gen: m.Gen, State: m.State, OpenFor: m.OpenFor,
-		Calls: m.Calls, Failed: m.Failed, Slow: m.Slow, Cause: m.Cause}, true
+		Calls: m.Calls, Failed: m.Failed, Slow: m.Slow, Cause: m.Cause,
+		TrialCalls: m.TrialCalls, TrialFailed: m.TrialFailed, TrialSlow: m.TrialSlow}, true
 }
 
 // Watch subscribes to the prefix's channel and calls fn with each state

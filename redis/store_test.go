@@ -550,7 +550,7 @@ func TestMessageIsFleetStateJSON(t *testing.T) {
 	}
 	defer s.rdb.Close()
 	want := runtime.FleetState{Key: "k\n\"", Gen: 1<<51 + 3, State: runtime.StateHalfOpen, OpenFor: 7 * time.Millisecond,
-		Calls: 1, Failed: 1, Slow: 1, Cause: runtime.FleetCauseTrials}
+		Calls: 1, Failed: 1, Slow: 1, Cause: runtime.FleetCauseTrials, TrialCalls: 3, TrialFailed: 2, TrialSlow: 1}
 	b, err := json.Marshal(want)
 	if err != nil {
 		t.Fatal(err)

@@ -217,11 +217,16 @@ if s.st == 1 then
 elseif s.st == 2 then
 	c, f, sl = s.hc, s.hf, s.hs
 end
+-- The trials that decided a change stay as they were until the next
+-- half-open.
+local tc, tf, ts = 0, 0, 0
+if s.c == 3 then tc, tf, ts = s.hc, s.hf, s.hs end
 if changed then
 	redis.call('PUBLISH', ARGV[21], '{"Key":' .. cjson.encode(ARGV[20]) ..
 		',"Gen":' .. int(s.g) .. ',"State":' .. int(s.st) ..
 		',"OpenFor":' .. int(openFor * 1000000) ..
 		',"Calls":' .. int(c) .. ',"Failed":' .. int(f) .. ',"Slow":' .. int(sl) ..
-		',"Cause":' .. int(s.c) .. '}')
+		',"Cause":' .. int(s.c) ..
+		',"TrialCalls":' .. int(tc) .. ',"TrialFailed":' .. int(tf) .. ',"TrialSlow":' .. int(ts) .. '}')
 end
-return {s.g, s.st, openFor, grant, c, f, sl, s.c}
+return {s.g, s.st, openFor, grant, c, f, sl, s.c, tc, tf, ts}

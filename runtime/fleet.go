@@ -456,7 +456,7 @@ func (b *Breaker) fleetReason(st FleetState) string {
 	case st.State == StateOpen:
 		r = b.openReason("", t)
 	case st.Cause == FleetCauseTrials:
-		r = b.closeReason(t)
+		r = b.closeReason(tally{calls: int(st.TrialCalls), failed: int(st.TrialFailed), slow: int(st.TrialSlow)})
 	default:
 		r = "the fleet's breaker is closed"
 	}

@@ -198,6 +198,17 @@ func TestFleetHalfOpenTrialsFleetWide(t *testing.T) {
 			if refused.Load() == 0 {
 				t.Error("no call was refused while half-open: the trials were not capped")
 			}
+			// Every replica's line reports the fleet's 3 trials, as a
+			// local breaker reports its own.
+			line := `closed: trial calls: failure rate 0% (0 of 3 calls)`
+			if tc.want == StateOpen {
+				line = `opened: trial calls: failure rate 100% (3 of 3 calls) ≥ 50%`
+			}
+			for i, r := range rs {
+				if got := r.log.String(); !strings.Contains(got, line) {
+					t.Errorf("replica %d's log lacks %q:\n%s", i, line, got)
+				}
+			}
 		})
 	}
 }

@@ -254,6 +254,10 @@ func (b *memBreaker) answer(key string, now int64, granted int) FleetState {
 		t = b.trials
 	}
 	st.Calls, st.Failed, st.Slow = t.calls, t.failed, t.slow
+	if b.cause == FleetCauseTrials {
+		// The trials stay as they were until the next half-open.
+		st.TrialCalls, st.TrialFailed, st.TrialSlow = b.trials.calls, b.trials.failed, b.trials.slow
+	}
 	return st
 }
 

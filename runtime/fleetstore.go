@@ -121,4 +121,10 @@ type FleetState struct {
 	Calls, Failed, Slow int64
 	// Cause is what made the change to this generation.
 	Cause FleetCause
+	// TrialCalls, TrialFailed and TrialSlow are, when Cause is
+	// FleetCauseTrials, the trial calls that decided the change: when
+	// open they equal Calls, Failed and Slow; when closed they are what
+	// the log line reports, Calls then counting the new window. 0 for any
+	// other Cause.
+	TrialCalls, TrialFailed, TrialSlow int64
 }

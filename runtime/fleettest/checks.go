@@ -156,15 +156,15 @@ func returnedFreesPermits(t *testing.T, f *fleet) {
 		return want{gen: h, state: runtime.StateHalfOpen, cause: runtime.FleetCauseWait, calls: calls, granted: granted}
 	}
 	none := runtime.FleetCounts{}
-	step(b, h, none, 0, 1, half(0, 0))                                                              // taken 3
-	step(b, h, none, 1, 0, half(0, 0))                                                              // taken 2
-	step(a, open, none, 2, 0, half(0, 0))                                                           // stale: taken 2
-	step(b, h, none, 0, 2, half(0, 1))                                                              // taken 3
-	step(a, h, runtime.FleetCounts{OK: 1}, 1, 0, half(1, 0))                                        // max(3-1, 1 trial) = 2
-	step(b, h, none, 0, 3, half(1, 1))                                                              // taken 3
-	step(a, h, none, 10, 5, half(1, 2))                                                             // max(3-10, 1) = 1, then 2 granted
-	step(b, h, none, 0, 1, half(1, 0))                                                              // taken 3
-	step(a, h, runtime.FleetCounts{OK: 2}, 0, 0, want{gen: h + 1, cause: runtime.FleetCauseTrials}) // 3 of 3 OK
+	step(b, h, none, 0, 1, half(0, 0))                                                                                         // taken 3
+	step(b, h, none, 1, 0, half(0, 0))                                                                                         // taken 2
+	step(a, open, none, 2, 0, half(0, 0))                                                                                      // stale: taken 2
+	step(b, h, none, 0, 2, half(0, 1))                                                                                         // taken 3
+	step(a, h, runtime.FleetCounts{OK: 1}, 1, 0, half(1, 0))                                                                   // max(3-1, 1 trial) = 2
+	step(b, h, none, 0, 3, half(1, 1))                                                                                         // taken 3
+	step(a, h, none, 10, 5, half(1, 2))                                                                                        // max(3-10, 1) = 1, then 2 granted
+	step(b, h, none, 0, 1, half(1, 0))                                                                                         // taken 3
+	step(a, h, runtime.FleetCounts{OK: 2}, 0, 0, want{gen: h + 1, cause: runtime.FleetCauseTrials, trials: [3]int64{3, 0, 0}}) // 3 of 3 OK
 }
 
 func permitLeaseReoffers(t *testing.T, f *fleet) {
@@ -230,10 +230,10 @@ func trialsDecide(t *testing.T, f *fleet) {
 	p := policy() // 3 trials, 50% failures, minimum 4
 	b, h := halfOpenBreaker(t, f, "closes", p)
 	b.check("2 good trials", b.trials(h, runtime.FleetCounts{OK: 2}), want{gen: h, state: runtime.StateHalfOpen, calls: 2, cause: runtime.FleetCauseWait})
-	b.check("a failed 3rd: 1 of 3", b.trials(h, runtime.FleetCounts{Failed: 1}), want{gen: h + 1, cause: runtime.FleetCauseTrials})
+	b.check("a failed 3rd: 1 of 3", b.trials(h, runtime.FleetCounts{Failed: 1}), want{gen: h + 1, cause: runtime.FleetCauseTrials, trials: [3]int64{3, 1, 0}})
 	r := b.req(h + 1)
 	r.Closed.Failed = 3
-	b.check("3 failures after closing: a new, empty window", b.sync(r), want{gen: h + 1, calls: 3, failed: 3, cause: runtime.FleetCauseTrials})
+	b.check("3 failures after closing: a new, empty window", b.sync(r), want{gen: h + 1, calls: 3, failed: 3, cause: runtime.FleetCauseTrials, trials: [3]int64{3, 1, 0}})
 
 	b, h = halfOpenBreaker(t, f, "opens", p)
 	b.check("trials, 2 of 3 failed", b.trials(h, runtime.FleetCounts{OK: 1, Failed: 2}),
@@ -246,7 +246,7 @@ func trialsDecide(t *testing.T, f *fleet) {
 	b.check("trials, 2 of 3 slow", b.trials(h, runtime.FleetCounts{OK: 1, Slow: 2}),
 		want{gen: h + 1, state: runtime.StateOpen, calls: 3, slow: 2, cause: runtime.FleetCauseTrials, justOpened: true})
 	b, h = halfOpenBreaker(t, f, "failure-rate-off", p)
-	b.check("trials, 3 of 3 failed, the failure rate off", b.trials(h, runtime.FleetCounts{Failed: 3}), want{gen: h + 1, cause: runtime.FleetCauseTrials})
+	b.check("trials, 3 of 3 failed, the failure rate off", b.trials(h, runtime.FleetCounts{Failed: 3}), want{gen: h + 1, cause: runtime.FleetCauseTrials, trials: [3]int64{3, 3, 0}})
 }
 
 func cappedTrialsCountFailuresFirst(t *testing.T, f *fleet) {
@@ -270,7 +270,7 @@ func cappedTrialsCountFailuresFirst(t *testing.T, f *fleet) {
 	p.FailureRateThreshold, p.SlowCallRateThreshold = 50, 0
 	b, h = halfOpenBreaker(t, f, "one-left", p)
 	b.check("2 trials", b.trials(h, runtime.FleetCounts{OK: 1, Slow: 1}), want{gen: h, state: runtime.StateHalfOpen, calls: 2, slow: 1, cause: runtime.FleetCauseWait})
-	b.check("5 failures for the 1 left: 1 of 3", b.trials(h, runtime.FleetCounts{Failed: 5}), want{gen: h + 1, cause: runtime.FleetCauseTrials})
+	b.check("5 failures for the 1 left: 1 of 3", b.trials(h, runtime.FleetCounts{Failed: 5}), want{gen: h + 1, cause: runtime.FleetCauseTrials, trials: [3]int64{3, 1, 1}})
 }
 
 func requestsApplyInOrder(t *testing.T, f *fleet) {
@@ -304,7 +304,7 @@ func requestsApplyInOrder(t *testing.T, f *fleet) {
 	k1.check("request 0: 2 permits wanted after the wait", out[0], half)
 	half.granted = 1
 	k1.check("request 1: 2 more wanted", out[1], half)
-	closed := want{gen: g + 3, cause: runtime.FleetCauseTrials}
+	closed := want{gen: g + 3, cause: runtime.FleetCauseTrials, trials: [3]int64{3, 0, 0}}
 	k1.check("request 2: 3 good trials", out[2], closed)
 	k1.check("request 3: a permit wanted once closed", out[3], closed)
 }

@@ -138,6 +138,9 @@ type want struct {
 	calls, failed, slow int64
 	cause               runtime.FleetCause
 	granted             int
+	// trials are the deciding trials' calls, failed and slow when cause
+	// is Trials; unset for an open breaker, they are calls, failed, slow.
+	trials [3]int64
 	// justOpened: the answer is at the store time of the change, so OpenFor
 	// is the whole WaitInOpen.
 	justOpened bool
@@ -147,6 +150,12 @@ func (b *breaker) check(what string, got runtime.FleetState, w want) {
 	b.t.Helper()
 	wantState := runtime.FleetState{Key: b.key, Gen: w.gen, State: w.state, Granted: w.granted,
 		Calls: w.calls, Failed: w.failed, Slow: w.slow, Cause: w.cause, OpenFor: got.OpenFor}
+	if w.cause == runtime.FleetCauseTrials {
+		if w.state == runtime.StateOpen && w.trials == [3]int64{} {
+			w.trials = [3]int64{w.calls, w.failed, w.slow}
+		}
+		wantState.TrialCalls, wantState.TrialFailed, wantState.TrialSlow = w.trials[0], w.trials[1], w.trials[2]
+	}
 	wait := b.p.WaitInOpen.Truncate(time.Millisecond)
 	switch {
 	case w.state != runtime.StateOpen:

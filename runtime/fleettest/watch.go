@@ -134,8 +134,8 @@ func watchSeesEachChangeOnce(t *testing.T, f *fleet) {
 	half := want{gen: open + 1, state: runtime.StateHalfOpen, cause: runtime.FleetCauseWait}
 	w1.next(a, "the half-open", half)
 	w2.next(a, "the half-open", half)
-	a.check("3 good trials", a.trials(open+1, runtime.FleetCounts{OK: 3}), want{gen: open + 2, cause: runtime.FleetCauseTrials})
-	closed := want{gen: open + 2, cause: runtime.FleetCauseTrials}
+	a.check("3 good trials", a.trials(open+1, runtime.FleetCounts{OK: 3}), want{gen: open + 2, cause: runtime.FleetCauseTrials, trials: [3]int64{3, 0, 0}})
+	closed := want{gen: open + 2, cause: runtime.FleetCauseTrials, trials: [3]int64{3, 0, 0}}
 	w1.next(a, "the close", closed)
 	w2.next(a, "the close", closed)
 
