@@ -406,8 +406,12 @@ func (l *fleetLink) apply(st FleetState, fromSync bool) bool {
 	from := l.state
 	report := changed
 	if !l.active {
-		// Resuming: the breaker reported its local state meanwhile.
-		from, report = fromGobreaker(b.cb.State()), true
+		// Resuming: the breaker reported its local state meanwhile, unless
+		// the fleet's open held (then it reported l.state all along).
+		if until := l.heldUntil.Load(); until == 0 || int64(b.e.now()) >= until {
+			from = fromGobreaker(b.cb.State())
+		}
+		report = true
 	}
 	l.gen, l.state, l.last = st.Gen, st.State, st
 	if fromSync {
