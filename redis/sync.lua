@@ -48,6 +48,10 @@ if s.g == nil then
 	s = {g = now * 1024, st = 0, ou = 0, c = 0, wc = 0, wf = 0, ws = 0, wl = 0,
 		pc = 0, pf = 0, ps = 0, hc = 0, hf = 0, hs = 0, tk = 0, lg = 0}
 	redis.call('DEL', wk)
+elseif s.wc ~= 0 and redis.call('EXISTS', wk) == 0 then
+	-- The window went without its state (evicted: a time window's key has
+	-- the shorter TTL): its totals went with it.
+	s.wc, s.wf, s.ws = 0, 0, 0
 end
 
 local function over(n, of, pct) return pct > 0 and n * 100 >= pct * of end
