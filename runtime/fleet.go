@@ -344,7 +344,10 @@ type fleetLink struct {
 	closed, trials [4]atomic.Int64
 	returned       atomic.Int64 // trial permits given back unused
 	permits        atomic.Int64 // trial permits held for the current gen
-	demand         atomic.Int64 // calls refused for want of a permit
+	// permitsUntil is the engine-clock end of the held permits' lease:
+	// after it the store may offer them to another replica.
+	permitsUntil atomic.Int64
+	demand       atomic.Int64 // calls refused for want of a permit
 	// heldUntil is the engine-clock end of the fleet's open state last
 	// applied, 0 when not open: it keeps refusing in fallback.
 	heldUntil atomic.Int64
@@ -428,6 +431,11 @@ func (l *fleetLink) apply(st FleetState, fromSync bool) bool {
 		l.permits.Store(0) // a new generation's permits are granted anew
 	}
 	if st.Granted > 0 {
+		now := int64(b.e.now())
+		if now >= l.permitsUntil.Load() {
+			l.permits.Store(0) // leased out: the store may have offered them again
+		}
+		l.permitsUntil.Store(now + int64(l.f.permitHold()))
 		l.permits.Add(int64(st.Granted))
 	}
 	l.store()
@@ -487,8 +495,20 @@ func (l *fleetLink) metrics() BreakerMetrics {
 		FailureRate: rate(failed, calls), SlowCallRate: rate(slow, calls)}
 }
 
-// permit takes one trial permit, if the link holds any.
-func (l *fleetLink) permit() bool {
+// permitHold is how long a replica may use the permits of a grant: the
+// lease, less the oldest an answer can be when applied (later ones are
+// dropped), so that it stops before the store offers them again.
+func (f *Fleet) permitHold() time.Duration {
+	lease := f.opt.PermitLease
+	return lease - min(f.opt.Timeout+f.opt.Timeout/4, lease/2)
+}
+
+// permit takes one trial permit, if the link holds any whose lease has not
+// ended at now.
+func (l *fleetLink) permit(now time.Duration) bool {
+	if int64(now) >= l.permitsUntil.Load() {
+		return false
+	}
 	for {
 		n := l.permits.Load()
 		if n <= 0 {

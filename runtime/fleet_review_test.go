@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -32,5 +33,41 @@ func TestFleetResumeDuringHeldOpenIsNoChange(t *testing.T) {
 		if n := r.rec.opens(); n != 1 {
 			t.Errorf("replica %d observed %d opens, want 1", i, n)
 		}
+	}
+}
+
+// Permits a replica held past PermitLease, which the store then offered
+// to another replica, are not the holder's any more: halfOpenCalls trial
+// calls in the whole fleet, not one more per stale holder.
+func TestFleetStalePermitsNotUsedAfterLease(t *testing.T) {
+	fail := newServer(t, status(500))
+	rs := newReplicas(t, 2, NewMemoryFleetStore(), fleetPolicyForTest(20, 10, 1, 150*time.Millisecond),
+		FleetOptions{SyncInterval: 20 * time.Millisecond, PermitLease: 100 * time.Millisecond})
+	a, b := rs[0], rs[1]
+	openFleet(t, rs, fail)
+	waitFor(t, "half-open", func() bool { return a.b.State() == StateHalfOpen })
+	do(t, a.op, get(t, fail)) // refused: a asks for a permit and holds it, unused
+	waitFor(t, "a holds a permit", func() bool { return a.b.link.permits.Load() == 1 })
+	time.Sleep(150 * time.Millisecond) // past the lease: the store offers it again
+
+	release := make(chan struct{})
+	slow := newServer(t, func(int64, http.ResponseWriter, *http.Request) { <-release })
+	done := make(chan struct{})
+	go func() { // b's trial: refused until b is granted the permit, then in flight
+		defer close(done)
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+			if _, n, _ := do(t, b.op, get(t, slow)); n > 0 {
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	waitFor(t, "b's trial in flight", func() bool { return slow.calls.Load() == 1 })
+	ok := newServer(t, status(200))
+	do(t, a.op, get(t, ok))
+	close(release)
+	<-done
+	if n := ok.calls.Load(); n != 0 {
+		t.Errorf("a sent %d trial calls on a permit the store had given b: 2 trials for halfOpenCalls 1", n)
 	}
 }

@@ -110,7 +110,7 @@ func (op *Operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetL
 		l.demand.Add(1)
 		return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrOpenState)
 	}
-	if !l.permit() {
+	if !l.permit(op.e.now()) {
 		l.demand.Add(1)
 		l.f.wake()
 		return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrTooManyRequests)
