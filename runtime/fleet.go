@@ -112,7 +112,8 @@ func (f *Fleet) Close() error {
 	f.mu.Unlock()
 	f.wg.Wait()
 	for _, l := range links {
-		l.setActive(false)
+		l.heldUntil.Store(0) // closed: the local breakers decide, as documented
+		l.deactivate("the fleet is closed; the local breaker decides")
 	}
 	return nil
 }
@@ -122,7 +123,7 @@ func (f *Fleet) Close() error {
 func (f *Fleet) join(b *Breaker) *fleetLink {
 	pol := fleetPolicy(b.p)
 	pol.PermitLease = f.opt.PermitLease
-	l := &fleetLink{f: f, b: b, key: fleetKey(b.name, pol), pol: pol}
+	l := &fleetLink{f: f, b: b, key: fleetKey(b.name, pol), pol: pol, local: true}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -162,6 +163,11 @@ func (f *Fleet) work(ctx context.Context) {
 	var reqs []FleetSync
 	for {
 		links, reqs = f.sync(ctx, links[:0], reqs[:0])
+		for _, l := range links {
+			if l.snap.Load()&1 == 0 && l.heldUntil.Load() != 0 {
+				l.endHold()
+			}
+		}
 		if d, ok := f.nextWake(links); ok {
 			wait.Reset(d)
 		} else {
@@ -253,12 +259,12 @@ func (f *Fleet) fallBack(links []*fleetLink, err error) {
 	if f.reach.Swap(reachDown) == reachDown {
 		return
 	}
-	for _, l := range links {
-		l.setActive(false)
-	}
 	f.log.LogAttrs(context.Background(), slog.LevelWarn,
 		"resgen fleet: store unreachable ("+err.Error()+"); breakers fall back to local state",
 		slog.String("error", err.Error()))
+	for _, l := range links {
+		l.deactivate("no answer from the fleet's store; the local breaker decides")
+	}
 }
 
 var (
@@ -356,7 +362,10 @@ type fleetLink struct {
 	gen    uint64
 	state  State
 	active bool
-	last   FleetState
+	// local says the breaker reports its local breaker's state (and has
+	// reported the switch): inactive, and the fleet's open not holding.
+	local bool
+	last  FleetState
 }
 
 // take swaps the counters to zero and makes the link's Sync request.
@@ -378,13 +387,49 @@ func (l *fleetLink) take() FleetSync {
 	return r
 }
 
-// setActive switches the link between the fleet's state and the local
-// breaker's.
-func (l *fleetLink) setActive(on bool) {
+// deactivate makes the local breaker decide, once the fleet's open no
+// longer holds (endHold), and reports the switch for the reason given.
+func (l *fleetLink) deactivate(reason string) {
 	l.mu.Lock()
-	l.active = on
+	l.active = false
 	l.store()
+	queued := !l.held() && l.goLocal(reason)
 	l.mu.Unlock()
+	if queued {
+		l.b.flush()
+	}
+}
+
+// endHold reports the end of a fleet open that held while inactive: the
+// breaker reports its local state from then on.
+func (l *fleetLink) endHold() {
+	l.mu.Lock()
+	queued := !l.active && !l.held() && l.goLocal("the fleet's open ended without an answer from its store; the local breaker decides")
+	l.mu.Unlock()
+	if queued {
+		l.b.flush()
+	}
+}
+
+// goLocal, under l.mu, marks the switch to the local breaker's state and
+// queues it as a change from the fleet's state the breaker reported; the
+// caller flushes when it returns true.
+func (l *fleetLink) goLocal(reason string) bool {
+	if l.local {
+		return false
+	}
+	l.local = true
+	b := l.b
+	to := fromGobreaker(b.cb.State())
+	if to == l.state {
+		return false
+	}
+	b.mu.Lock()
+	b.pending = append(b.pending, StateChangeEvent{Context: context.Background(), Breaker: b.name,
+		From: l.state, To: to, Reason: reason})
+	b.mu.Unlock()
+	b.hasPending.Store(true)
+	return true
 }
 
 func (l *fleetLink) store() {
@@ -411,14 +456,14 @@ func (l *fleetLink) apply(st FleetState, fromSync bool) bool {
 	if !l.active {
 		// Resuming: the breaker reported its local state meanwhile, unless
 		// the fleet's open held (then it reported l.state all along).
-		if until := l.heldUntil.Load(); until == 0 || int64(b.e.now()) >= until {
+		if l.local {
 			from = fromGobreaker(b.cb.State())
 		}
 		report = true
 	}
 	l.gen, l.state, l.last = st.Gen, st.State, st
 	if fromSync {
-		l.active = true
+		l.active, l.local = true, false
 	}
 	if st.State == StateOpen {
 		until := int64(b.e.now() + st.OpenFor)
@@ -478,9 +523,11 @@ func (b *Breaker) fleetReason(st FleetState) string {
 // decides reports whether the fleet's state is the breaker's: while the
 // store is reachable, and in fallback while the fleet's open holds.
 func (l *fleetLink) decides() bool {
-	if l.snap.Load()&1 != 0 {
-		return true
-	}
+	return l.snap.Load()&1 != 0 || l.held()
+}
+
+// held reports whether the fleet's open last applied has not ended.
+func (l *fleetLink) held() bool {
 	until := l.heldUntil.Load()
 	return until != 0 && int64(l.b.e.now()) < until
 }

@@ -71,3 +71,45 @@ func TestFleetStalePermitsNotUsedAfterLease(t *testing.T) {
 		t.Errorf("a sent %d trial calls on a permit the store had given b: 2 trials for halfOpenCalls 1", n)
 	}
 }
+
+// The observed state changes of a breaker form one chain (each From is
+// the previous To) that ends in the state it reports, through a fallback
+// whose fleet open holds, the end of that hold, and the resume: a
+// breaker that switches from the fleet's state to its local one says so.
+func TestFleetFallbackStateChangesChain(t *testing.T) {
+	s := newServer(t, status(500))
+	store := &faultyStore{FleetStore: NewMemoryFleetStore()}
+	r := newReplicas(t, 1, store, fleetPolicyForTest(20, 10, 2, 300*time.Millisecond), FleetOptions{SyncInterval: 30 * time.Millisecond})[0]
+	chain := func(what string) {
+		t.Helper()
+		r.rec.mu.Lock()
+		defer r.rec.mu.Unlock()
+		prev := StateClosed
+		for _, c := range r.rec.changes {
+			if c.From != prev {
+				t.Fatalf("%s: %v -> %v after a change to %v; changes %+v", what, c.From, c.To, prev, r.rec.changes)
+			}
+			prev = c.To
+		}
+		if st := r.b.State(); st != prev {
+			t.Fatalf("%s: the breaker reports %v, its last change was to %v", what, st, prev)
+		}
+	}
+	openFleet(t, []*replica{r}, s)
+	store.down.Store(true)
+	waitFor(t, "fallback", func() bool { return !r.b.link.isActive() })
+	chain("held in fallback")
+	time.Sleep(350 * time.Millisecond) // the fleet's open ends
+	waitFor(t, "the end of the hold reported", func() bool {
+		r.rec.mu.Lock()
+		defer r.rec.mu.Unlock()
+		return r.rec.changes[len(r.rec.changes)-1].To == StateClosed
+	})
+	chain("after the hold")
+	store.down.Store(false)
+	waitFor(t, "resume", func() bool { return r.b.link.isActive() })
+	chain("resumed")
+	if got := r.log.String(); !strings.Contains(got, `INFO breaker "b" closed: the fleet's open ended without an answer from its store; the local breaker decides`) {
+		t.Errorf("log lacks the end of the hold:\n%s", got)
+	}
+}
