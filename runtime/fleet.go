@@ -466,7 +466,9 @@ func (l *fleetLink) apply(st FleetState, fromSync bool) bool {
 		l.active, l.local = true, false
 	}
 	if st.State == StateOpen {
-		until := int64(b.e.now() + st.OpenFor)
+		// No store answer holds the breaker open longer than its own
+		// wait: a hostile or corrupt OpenFor must not overflow the clock.
+		until := int64(b.e.now() + min(max(st.OpenFor, 0), b.waitInOpen()))
 		b.openUntil.Store(until) // the RetryAt of its refusals
 		l.heldUntil.Store(until)
 	} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -407,6 +408,12 @@ func TestFleetGenerationRule(t *testing.T) {
 	l.apply(FleetState{Key: l.key, Gen: 102, State: StateClosed, Cause: FleetCauseTrials, Calls: 2}, true)
 	if l.permits.Load() != 0 {
 		t.Errorf("%d permits left from an earlier generation", l.permits.Load())
+	}
+	// A corrupt OpenFor holds the breaker no longer than its own wait.
+	now := e.now()
+	l.apply(FleetState{Key: l.key, Gen: 103, State: StateOpen, OpenFor: math.MaxInt64, Calls: 10, Failed: 10}, true)
+	if held := time.Duration(l.heldUntil.Load()) - now; held <= 0 || held > time.Minute+time.Second {
+		t.Errorf("held open for %v after OpenFor = MaxInt64, want about the policy's 1m", held)
 	}
 }
 

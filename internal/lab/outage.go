@@ -227,7 +227,12 @@ func (c clock) runOutage(ctx context.Context, t *Target, s Strategy, p outagePla
 		var fleet *runtime.Fleet
 		if s.Fleet {
 			// The fleet's durations are scaled like the policy's.
-			fleet = runtime.NewFleet(stores[i], runtime.FleetOptions{SyncInterval: c.d(outageSync), PermitLease: c.d(outageLease), Logger: slog.New(log)})
+			// A Sync may take the whole interval: at a speed-up the
+			// default (half of it) is a few ms, which a loaded machine's
+			// round trip can overrun, and the lab would then measure
+			// fallbacks instead of the fleet.
+			sync := c.d(outageSync)
+			fleet = runtime.NewFleet(stores[i], runtime.FleetOptions{SyncInterval: sync, Timeout: sync, PermitLease: c.d(outageLease), Logger: slog.New(log)})
 			defer fleet.Close()
 		}
 		cl := &outageClient{Client: c.newClient(t, s, srv.URL, obs, slog.New(log), fleet), obs: obs, log: log}
@@ -439,6 +444,11 @@ type OutageStrategyResults struct {
 	DeadInFlight   int `json:"deadInFlight"`
 	DeadTrials     int `json:"deadTrials"`
 	DeadOther      int `json:"deadOther"`
+	// StoreFallbacks counts the replicas' "store unreachable" lines: each
+	// is a switch to the local breakers (a Sync that failed or overran its
+	// timeout), after which local breakers may let through what the
+	// fleet's would not (DeadOther).
+	StoreFallbacks int `json:"storeFallbacks,omitempty"`
 	// DeadCalls are the logical calls that sent at least one of them.
 	DeadCalls int `json:"deadCalls"`
 	// StoppedAfterS: the outage's start to the last request that reached
@@ -519,6 +529,11 @@ func (r *outageRun) results(p outagePlan) OutageStrategyResults {
 	res.FailedDownP50S = Percentile(failedDown, 50).Seconds()
 	for _, cl := range r.clients {
 		res.RefusedAttempts += int(cl.obs.Rejections.Load())
+		for _, l := range cl.log.lines.all() {
+			if strings.Contains(l, "resgen fleet: store unreachable") {
+				res.StoreFallbacks++
+			}
+		}
 		changes := cl.obs.Changes()
 		openAt := -1.0
 		for _, ch := range changes {
@@ -756,6 +771,9 @@ func outageFleetFindings(t *Target, p outagePlan, l, f OutageStrategyResults) []
 		f.RecoveryTrials, l.RecoveryTrials, h, h, p.replicas*h, p.replicas))
 	if f.StoppedAfterS != nil && l.StoppedAfterS != nil {
 		fs = append(fs, fmt.Sprintf("the replicas stopped calling the dead server %.2fs into the outage with a fleet, %.2fs with local breakers", *f.StoppedAfterS, *l.StoppedAfterS))
+	}
+	if f.StoreFallbacks > 0 {
+		fs = append(fs, fmt.Sprintf("the fleet's store did not answer in time %d times (a replica's Sync failed or overran its timeout): those replicas' local breakers decided until the next Sync; %d requests reached the dead server that the fleet's breaker would have refused", f.StoreFallbacks, f.DeadOther))
 	}
 	if f.RecoveredAfterS != nil && l.RecoveredAfterS != nil {
 		fs = append(fs, fmt.Sprintf("after the server came back the last breaker closed %.2fs later with a fleet (one half-open for all), %.2fs with local breakers (each opened, and so went half-open, at its own time); calls refused while healthy: %d and %d",
