@@ -358,17 +358,28 @@ func TestFleetOpenPropagatesByWatch(t *testing.T) {
 	t.Logf("propagated in %v", time.Since(opened))
 }
 
+// heldOpenSync is heldOpenFleet's sync interval.
+const heldOpenSync = 30 * time.Millisecond
+
+// heldOpenFleet opens a 2-replica fleet on a failing server, then makes
+// its store unreachable and waits until both replicas fell back: the
+// fleet's open (a minute) holds.
+func heldOpenFleet(t *testing.T) (*server, *faultyStore, []*replica) {
+	t.Helper()
+	s := newServer(t, status(500))
+	store := &faultyStore{FleetStore: NewMemoryFleetStore()}
+	rs := newReplicas(t, 2, store, fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: heldOpenSync})
+	openFleet(t, rs, s)
+	store.down.Store(true)
+	waitFor(t, "fallback", func() bool { return !rs[0].b.link.isActive() && !rs[1].b.link.isActive() })
+	return s, store, rs
+}
+
 // A fleet's open keeps refusing when the store becomes unreachable during
 // the wait: a store outage during a downstream outage must not let every
 // replica's traffic through.
 func TestFleetOpenHoldsInFallback(t *testing.T) {
-	s := newServer(t, status(500))
-	store := &faultyStore{FleetStore: NewMemoryFleetStore()}
-	interval := 30 * time.Millisecond
-	rs := newReplicas(t, 2, store, fleetPolicyForTest(20, 10, 2, time.Minute), FleetOptions{SyncInterval: interval})
-	openFleet(t, rs, s)
-	store.down.Store(true)
-	waitFor(t, "fallback", func() bool { return !rs[0].b.link.isActive() && !rs[1].b.link.isActive() })
+	s, _, rs := heldOpenFleet(t)
 	hits := s.calls.Load()
 	for _, r := range rs {
 		_, n, err := do(t, r.op, get(t, s))

@@ -65,22 +65,6 @@ func (t *memTally) add(c FleetCounts) {
 	t.slow += c.Slow + c.FailedSlow
 }
 
-func (t *memTally) sub(u memTally) {
-	t.calls -= u.calls
-	t.failed -= u.failed
-	t.slow -= u.slow
-}
-
-func (t *memTally) addOutcome(o outcome, sign int64) {
-	t.calls += sign
-	if o&outFailed != 0 {
-		t.failed += sign
-	}
-	if o&outSlow != 0 {
-		t.slow += sign
-	}
-}
-
 // memPolicy is a FleetPolicy bounded to the runtime's limits, in the
 // store's units (ms).
 type memPolicy struct {
@@ -114,102 +98,27 @@ func (p *memPolicy) exceeded(t memTally) bool {
 	return t.calls > 0 && (memOver(t.failed, t.calls, p.fail) || memOver(t.slow, t.calls, p.slow))
 }
 
-// memWindow is a closed breaker's window: a ring of the last countN
-// outcomes, or one bucket per second of the last timeN seconds, indexed by
-// second mod timeN (as window.go, with counts added in bulk).
-type memWindow struct {
-	total memTally
-
-	ring []outcome
-	head int
-	full bool
-
-	buckets []memBucket
-	last    int64 // newest second advanced to
-}
-
-type memBucket struct {
-	sec int64
-	t   memTally
-}
-
-func newMemWindow(p *memPolicy) memWindow {
+// newMemWindow is a closed breaker's window: runtime/window.go's, fed
+// in bulk (addCounts).
+func newMemWindow(p *memPolicy) window {
 	if p.timeN > 0 {
-		return memWindow{buckets: make([]memBucket, p.timeN)}
+		return newTimeWindow(p.timeN)
 	}
-	return memWindow{ring: make([]outcome, p.countN)}
+	return newCountWindow(p.countN)
 }
 
-// fits says whether the window has the policy's shape (a Key's policy
-// never changes, its fingerprint being in the Key; this only guards).
-func (w *memWindow) fits(p *memPolicy) bool {
+// memFits says whether w has the policy's shape (a Key's policy never
+// changes, its fingerprint being in the Key; this only guards).
+func memFits(w *window, p *memPolicy) bool {
 	if p.timeN > 0 {
 		return len(w.buckets) == p.timeN
 	}
 	return w.buckets == nil && len(w.ring) == p.countN
 }
 
-// add records a batch of outcomes that ended at second sec. A count window
-// takes them in the order OK, Slow, Failed, FailedSlow; of a batch longer
-// than the window only its last entries matter.
-func (w *memWindow) add(c FleetCounts, sec int64) {
-	if w.buckets != nil {
-		w.advance(sec)
-		b := &w.buckets[mod(w.last, len(w.buckets))]
-		b.t.add(c)
-		w.total.add(c)
-		return
-	}
-	skip := c.Calls() - int64(len(w.ring))
-	for _, k := range [...]struct {
-		o outcome
-		n int64
-	}{{0, c.OK}, {outSlow, c.Slow}, {outFailed, c.Failed}, {outFailed | outSlow, c.FailedSlow}} {
-		n := k.n
-		if skip > 0 {
-			d := min(skip, n)
-			n, skip = n-d, skip-d
-		}
-		for ; n > 0; n-- {
-			w.push(k.o)
-		}
-	}
-}
-
-func (w *memWindow) push(o outcome) {
-	if w.full {
-		w.total.addOutcome(w.ring[w.head], -1)
-	}
-	w.ring[w.head] = o
-	w.total.addOutcome(o, 1)
-	w.head++
-	if w.head == len(w.ring) {
-		w.head, w.full = 0, true
-	}
-}
-
-// advance moves a time window to second sec: the buckets of seconds
-// ≤ sec - timeN drop out.
-func (w *memWindow) advance(sec int64) {
-	if w.buckets == nil || sec <= w.last {
-		return
-	}
-	n := int64(len(w.buckets))
-	from := max(w.last+1, sec-n+1)
-	for s := from; s <= sec; s++ {
-		b := &w.buckets[mod(s, len(w.buckets))]
-		w.total.sub(b.t)
-		*b = memBucket{sec: s}
-	}
-	w.last = sec
-}
-
-func (w *memWindow) reset() {
-	w.total = memTally{}
-	clear(w.ring)
-	w.head, w.full = 0, false
-	clear(w.buckets)
-	w.last = 0
+// memTallyOf widens a window's totals.
+func memTallyOf(t tally) memTally {
+	return memTally{calls: int64(t.calls), failed: int64(t.failed), slow: int64(t.slow)}
 }
 
 // memBreaker is one Key's state (the normative state machine's fields).
@@ -218,7 +127,7 @@ type memBreaker struct {
 	state     State
 	openUntil int64 // ms
 	cause     FleetCause
-	win       memWindow
+	win       window
 	tripped   memTally
 	trials    memTally
 	taken     int   // permits granted in this gen, less those returned
@@ -246,7 +155,7 @@ func (b *memBreaker) answer(key string, now int64, granted int) FleetState {
 	var t memTally
 	switch b.state {
 	case StateClosed:
-		t = b.win.total
+		t = memTallyOf(b.win.total)
 	case StateOpen:
 		t = b.tripped
 		st.OpenFor = time.Duration(max(b.openUntil-now, 0)) * time.Millisecond
@@ -291,7 +200,7 @@ func (s *memFleetStore) apply(r *FleetSync, now int64) FleetState {
 	if b == nil || now-b.lastUsed >= memIdleMs {
 		b = &memBreaker{gen: uint64(now) * 1024, win: newMemWindow(&p)}
 		s.keys[r.Key] = b
-	} else if !b.win.fits(&p) {
+	} else if !memFits(&b.win, &p) {
 		b.win = newMemWindow(&p)
 	}
 	b.lastUsed = now
@@ -305,8 +214,8 @@ func (s *memFleetStore) apply(r *FleetSync, now int64) FleetState {
 		switch b.state {
 		case StateClosed:
 			if c := memNonNeg(r.Closed); c.Calls() > 0 {
-				b.win.add(c, sec)
-				if t := b.win.total; t.calls >= int64(p.minCalls) && p.exceeded(t) {
+				b.win.addCounts(c, sec)
+				if t := memTallyOf(b.win.total); t.calls >= int64(p.minCalls) && p.exceeded(t) {
 					b.tripped = t
 					b.enter(StateOpen, FleetCauseWindow, now, &p)
 					b.win.reset()

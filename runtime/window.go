@@ -21,6 +21,12 @@ func (t *tally) add(o outcome, sign int) {
 	}
 }
 
+func (t *tally) addCounts(c FleetCounts) {
+	t.calls += int(c.Calls())
+	t.failed += int(c.Failed + c.FailedSlow)
+	t.slow += int(c.Slow + c.FailedSlow)
+}
+
 // window is a breaker's closed-state sliding window: the last n calls
 // (count) or the calls of the last n seconds (time), Resilience4j's
 // FixedSizeSlidingWindowMetrics and SlidingTimeWindowMetrics. Every
@@ -65,6 +71,35 @@ func (w *window) add(o outcome, sec int64) {
 	w.head++
 	if w.head == len(w.ring) {
 		w.head, w.full = 0, true
+	}
+}
+
+// addCounts records a batch of calls that ended at second sec, as the
+// fleet stores do (docs/fleet.md): a time window adds them to sec's
+// bucket; a count window takes them in the order OK, Slow, Failed,
+// FailedSlow, and of a batch longer than the window only the last
+// entries matter.
+func (w *window) addCounts(c FleetCounts, sec int64) {
+	if w.buckets != nil {
+		w.advance(sec)
+		b := &w.buckets[mod(w.last, len(w.buckets))]
+		b.t.addCounts(c)
+		w.total.addCounts(c)
+		return
+	}
+	skip := c.Calls() - int64(len(w.ring))
+	for _, k := range [...]struct {
+		o outcome
+		n int64
+	}{{0, c.OK}, {outSlow, c.Slow}, {outFailed, c.Failed}, {outFailed | outSlow, c.FailedSlow}} {
+		n := k.n
+		if skip > 0 {
+			d := min(skip, n)
+			n, skip = n-d, skip-d
+		}
+		for ; n > 0; n-- {
+			w.add(k.o, sec)
+		}
 	}
 }
 
