@@ -20,6 +20,9 @@ type planCall struct {
 	Args   []planArg `json:"args"`
 	// Field is the response struct's typed field to print ("" for none).
 	Field string `json:"field,omitempty"`
+	// Headers are the response struct's header fields to print: Go field
+	// name -> the header it is declared for.
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 type planArg struct {
@@ -43,6 +46,9 @@ type driverResult struct {
 	// Coerced lists arguments whose Go type could not hold the schema's
 	// value; the driver passed the value's text instead.
 	Coerced []string `json:"coerced,omitempty"`
+	// Headers are the set header fields' JSON by Go field name (a nil
+	// one is left out).
+	Headers map[string]rawJSON `json:"headers,omitempty"`
 }
 
 // callHeader carries the call id from the driver to the server.
@@ -81,6 +87,7 @@ type planCall struct {
 	Method string    ` + "`json:\"method\"`" + `
 	Args   []planArg ` + "`json:\"args\"`" + `
 	Field  string    ` + "`json:\"field\"`" + `
+	Headers map[string]string ` + "`json:\"headers\"`" + `
 }
 
 type result struct {
@@ -90,6 +97,7 @@ type result struct {
 	Field    json.RawMessage ` + "`json:\"field,omitempty\"`" + `
 	FieldNil bool            ` + "`json:\"fieldNil,omitempty\"`" + `
 	Coerced  []string        ` + "`json:\"coerced,omitempty\"`" + `
+	Headers  map[string]json.RawMessage ` + "`json:\"headers,omitempty\"`" + `
 }
 
 // coerce puts a JSON scalar into a string-kinded argument whose Go type
@@ -290,6 +298,27 @@ func call(server string, pc planCall) (res result) {
 	}
 	resp = resp.Elem()
 	res.Status = int(resp.FieldByName("StatusCode").Int())
+	// Each typed header field as it decoded, by Go field name: the
+	// harness knows which header each is declared for.
+	for name := range pc.Headers {
+		f := resp.FieldByName(name)
+		if !f.IsValid() {
+			res.Err = "harness: no response header field " + name
+			return
+		}
+		if (f.Kind() == reflect.Pointer || f.Kind() == reflect.Slice || f.Kind() == reflect.Map || f.Kind() == reflect.Interface) && f.IsNil() {
+			continue
+		}
+		b, err := json.Marshal(f.Interface())
+		if err != nil {
+			res.Err = "re-encode response header field " + name + ": " + err.Error()
+			return
+		}
+		if res.Headers == nil {
+			res.Headers = map[string]json.RawMessage{}
+		}
+		res.Headers[name] = b
+	}
 	if pc.Field != "" {
 		f := resp.FieldByName(pc.Field)
 		if !f.IsValid() {

@@ -44,8 +44,17 @@ type call struct {
 	respBody    []byte
 	respHeaders http.Header
 	respValue   any // what respBody holds (nil: no typed field checked)
-	field       string
-	fieldText   bool // the field is a string holding respBody
+	// respHeaderVals are the intended values of respHeaders by canonical
+	// name (what the typed header fields must hold).
+	respHeaderVals map[string]any
+	// bodyOmitted marks the call that leaves an optional body out:
+	// nothing may be sent, not even a Content-Type.
+	bodyOmitted bool
+	// gaps are what could not be synthesized for the call (optional
+	// parameters and response headers it goes without): synth failures.
+	gaps      []string
+	field     string
+	fieldText bool // the field is a string holding respBody
 }
 
 type intendedParam struct {
@@ -103,11 +112,17 @@ func (p *planner) precheck(s *openapi3.Schema, v any, opts ...openapi3.SchemaVal
 
 // instance synthesizes a value of ref that kin-openapi itself accepts,
 // trying a few seeds.
-func (p *planner) instance(ref *openapi3.SchemaRef, seed, variant int, writing bool) (any, error) {
+func (p *planner) instance(ref *openapi3.SchemaRef, seed, variant int, writing bool, at place) (any, error) {
+	return p.instanceOf(ref, seed, variant, writing, at, false)
+}
+
+// instanceOf is instance; minimal leaves every optional property out.
+func (p *planner) instanceOf(ref *openapi3.SchemaRef, seed, variant int, writing bool, at place, minimal bool) (any, error) {
 	var lastErr error
 	for try := 0; try < 4; try++ {
 		g := newSynth(seed+try*7, variant, writing)
-		g.minimal = try >= 2
+		g.place = at
+		g.minimal = minimal || try >= 2
 		v, err := g.value(ref, 0, 0)
 		if err != nil {
 			lastErr = err
@@ -136,19 +151,21 @@ func oneLine(s string) string {
 	return s
 }
 
-// skipped is a call that could not be planned, with why.
+// skipped is a value or answer that could not be synthesized: a harness
+// failure (kind synth), whose call is not made when what it lacks is
+// required.
 type skipped struct {
-	op, reason string
+	op, what, reason string
 }
 
 func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 	item := p.doc.Paths.Find(op.Path)
 	if item == nil {
-		return nil, []skipped{{op.Name, "the oracle has no path " + op.Path}}
+		return nil, []skipped{{op.Name, "", "the oracle has no path " + op.Path}}
 	}
 	kinOp := item.GetOperation(strings.ToUpper(op.Method))
 	if kinOp == nil {
-		return nil, []skipped{{op.Name, "the oracle has no operation " + op.Method + " " + op.Path}}
+		return nil, []skipped{{op.Name, "", "the oracle has no operation " + op.Method + " " + op.Path}}
 	}
 	kinParams := operationParams(item, kinOp)
 	byKey := map[string]*openapi3.Parameter{}
@@ -158,7 +175,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 	var skips []skipped
 	tmpl, err := compileTemplate(op.Path, kinParams)
 	if err != nil {
-		return nil, []skipped{{op.Name, "path template: " + err.Error()}}
+		return nil, []skipped{{op.Name, "", "path template: " + err.Error()}}
 	}
 
 	// Variants of the body: one call per top-level union variant.
@@ -182,13 +199,24 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 		// sends (op.Name and op.Body but for the content-type variants).
 		method string
 		body   *model.Body
+		// minimal leaves the body's optional properties unset; noBody
+		// leaves an optional body out.
+		minimal, noBody bool
 	}
-	shapes := []shape{{"all parameters", 0, true, 0, 0, op.Name, op.Body}}
+	shapes := []shape{{what: "all parameters", optional: true, method: op.Name, body: op.Body}}
 	if hasOptional(op) {
-		shapes = append(shapes, shape{"required parameters only", 1, false, 0, 0, op.Name, op.Body})
+		shapes = append(shapes, shape{what: "required parameters only", seed: 1, method: op.Name, body: op.Body})
+	}
+	if op.Body != nil && bodyMT != nil && typedObjectBody(op.Body) && hasOptionalProps(bodyMT.Schema, 0) {
+		// What catches a field that sends its zero value (or null) when
+		// left unset: the body must then hold the required ones only.
+		shapes = append(shapes, shape{what: "optional body properties unset", seed: 1, optional: true, method: op.Name, body: op.Body, minimal: true})
+	}
+	if op.Body != nil && !op.Body.Required && bodyMT != nil && !kinOp.RequestBody.Value.Required && oneBodyArg(op.Body) {
+		shapes = append(shapes, shape{what: "body left out", optional: true, method: op.Name, body: op.Body, noBody: true})
 	}
 	for v := 1; v < bodyVariants; v++ {
-		shapes = append(shapes, shape{fmt.Sprintf("body variant %d", v+1), v, true, v, 0, op.Name, op.Body})
+		shapes = append(shapes, shape{what: fmt.Sprintf("body variant %d", v+1), seed: v, optional: true, variant: v, method: op.Name, body: op.Body})
 	}
 	// One call per method of another request content type, the raw
 	// WithBody one included.
@@ -197,11 +225,11 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 		if bv.Body.Encoding == "raw" {
 			what = "raw body"
 		}
-		shapes = append(shapes, shape{what + " (" + bv.Name + ")", 0, true, 0, 0, bv.Name, bv.Body})
+		shapes = append(shapes, shape{what: what + " (" + bv.Name + ")", optional: true, method: bv.Name, body: bv.Body})
 	}
 	answers := p.answers(op, kinOp)
 	for i := 1; i < len(answers); i++ {
-		shapes = append(shapes, shape{answers[i].what, 2 + i, true, 0, i, op.Name, op.Body})
+		shapes = append(shapes, shape{what: answers[i].what, seed: 2 + i, optional: true, respPick: i, method: op.Name, body: op.Body})
 	}
 
 	var calls []*call
@@ -252,6 +280,9 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 				v, err := p.paramValue(kp, sh.seed)
 				if err != nil {
 					if !kp.Required && !mp.Required {
+						// The call goes without it, and the gap is a
+						// failure of its own.
+						skips = append(skips, skipped{op.Name, sh.what, string(mp.In) + " parameter " + mp.SpecName + " (optional, left out): " + err.Error()})
 						continue
 					}
 					fail = string(mp.In) + " parameter " + mp.SpecName + ": " + err.Error()
@@ -267,8 +298,14 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 			}
 			c.plan.Args = append(c.plan.Args, planArg{Kind: "params", Fields: fields})
 		}
-		if fail == "" && sh.body != nil {
-			args, err := p.body(c, sh.body, sh.seed, sh.variant)
+		if fail == "" && sh.body != nil && sh.noBody {
+			c.plan.Args = append(c.plan.Args, planArg{Kind: "body", Value: rawJSON("null")})
+			c.bodyOmitted = true
+		} else if fail == "" && sh.body != nil {
+			args, err := p.body(c, sh.body, sh.seed, sh.variant, sh.minimal)
+			if m, ok := c.body.(map[string]any); ok && err == nil && sh.minimal && len(m) == 0 && c.bodyCT != "" && !strings.Contains(mediaBase(c.bodyCT), "json") {
+				continue // an empty form is no body: the plain call's optional ones are what it would check
+			}
 			if err != nil {
 				fail = "body: " + err.Error()
 			} else {
@@ -286,16 +323,63 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 			c.status = 200
 		}
 		if fail != "" {
-			skips = append(skips, skipped{op.Name, sh.what + ": " + fail})
+			skips = append(skips, skipped{op.Name, sh.what, fail})
 			continue
 		}
 		p.nextID++
 		c.id = "c" + strconv.Itoa(p.nextID)
 		c.plan.ID = c.id
 		c.plan.Field = c.field
+		for _, h := range op.Headers {
+			if c.plan.Headers == nil {
+				c.plan.Headers = map[string]string{}
+			}
+			c.plan.Headers[h.FieldName] = h.Name
+		}
 		calls = append(calls, c)
 	}
 	return calls, skips
+}
+
+// typedObjectBody reports whether b is written from a typed object whose
+// unset fields must stay off the wire (JSON, form, multipart).
+func typedObjectBody(b *model.Body) bool {
+	switch b.Encoding {
+	case "json", "form", "form-typed", "multipart", "multipart-fields":
+		return true
+	}
+	return false
+}
+
+// oneBodyArg reports whether b is one argument a nil leaves out.
+func oneBodyArg(b *model.Body) bool {
+	switch b.Encoding {
+	case "json", "form", "form-typed", "multipart-fields", "text", "bytes":
+		return b.Type == nil || b.Type.Nilable() || !b.Required
+	}
+	return false
+}
+
+// hasOptionalProps reports whether an object schema (its allOf parts and
+// union variants included) has a property it does not require.
+func hasOptionalProps(ref *openapi3.SchemaRef, depth int) bool {
+	if ref == nil || ref.Value == nil || depth > maxDepth {
+		return false
+	}
+	s := ref.Value
+	for name := range s.Properties {
+		if !slices.Contains(s.Required, name) {
+			return true
+		}
+	}
+	for _, list := range []openapi3.SchemaRefs{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, part := range list {
+			if hasOptionalProps(part, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // transportHeaders are header parameters OpenAPI says to ignore (Accept,
@@ -330,16 +414,42 @@ func (p *planner) paramValue(kp *openapi3.Parameter, seed int) (any, error) {
 	if ref == nil {
 		return "alpha", nil
 	}
-	// The spec's own example of a scalar, when valid, for the first call.
-	if seed == 0 && ref.Value != nil {
+	// The spec's own example of a scalar, when valid: the tame value of
+	// the second call (the first gets an adversarial one), and the value
+	// when none can be synthesized.
+	var example any
+	if ref.Value != nil {
 		switch ex := normalize(kp.Example).(type) {
 		case string, float64, bool:
-			if p.precheck(ref.Value, ex) == nil {
-				return ex, nil
+			if ex != "" && p.precheck(ref.Value, ex) == nil {
+				example = ex
 			}
 		}
 	}
-	return p.instance(ref, seed, -1, true)
+	if seed == 1 && example != nil {
+		return example, nil
+	}
+	v, err := p.instance(ref, seed, -1, true, paramPlace(kp))
+	if err != nil && example != nil {
+		return example, nil
+	}
+	return v, err
+}
+
+// paramPlace is where a parameter's value goes.
+func paramPlace(kp *openapi3.Parameter) place {
+	switch kp.In {
+	case "path":
+		if kp.Style == "label" || kp.Style == "matrix" {
+			return inPathDelimited
+		}
+		return inPath
+	case "header":
+		return inHeader
+	case "cookie":
+		return inCookie
+	}
+	return inQuery
 }
 
 // argJSON is the JSON the driver decodes into an argument of type t.
@@ -355,7 +465,7 @@ func argJSON(t *model.GoType, v any) (rawJSON, error) {
 }
 
 // body plans the request body of c as method argument(s) for b.
-func (p *planner) body(c *call, b *model.Body, seed, variant int) ([]planArg, error) {
+func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) ([]planArg, error) {
 	var content openapi3.Content
 	if rb := c.kinOp.RequestBody; rb != nil && rb.Value != nil {
 		content = rb.Value.Content
@@ -369,7 +479,11 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int) ([]planArg, er
 	}
 	c.bodyCT = b.ContentType
 	c.bodySent = true
-	v, err := p.instance(mt.Schema, seed, variant, true)
+	at := inJSON
+	if b.Encoding == "form" || b.Encoding == "form-typed" || strings.HasPrefix(b.Encoding, "multipart") {
+		at = inForm
+	}
+	v, err := p.instanceOf(mt.Schema, seed, variant, true, at, minimal)
 	if err != nil {
 		return nil, err
 	}
@@ -444,12 +558,16 @@ func (p *planner) rawBody(c *call, b *model.Body, content openapi3.Content, seed
 		if mt == nil {
 			continue
 		}
-		v, err := p.instance(mt.Schema, seed, -1, true)
+		send := concreteType(ct)
+		at := inJSON
+		if base := mediaBase(send); base == "application/x-www-form-urlencoded" || base == "multipart/form-data" {
+			at = inForm
+		}
+		v, err := p.instance(mt.Schema, seed, -1, true, at)
 		if err != nil {
 			lastErr = err
 			continue
 		}
-		send := concreteType(ct)
 		data, header, err := encodeAs(send, v, mt)
 		if err != nil {
 			lastErr = fmt.Errorf("%s: %w", ct, err)
@@ -739,11 +857,17 @@ type answer struct {
 	field   string
 	text    bool
 	headers http.Header
-	err     error
+	// headerVals are the headers' intended values by canonical name;
+	// gaps the declared headers that could not be synthesized.
+	headerVals map[string]any
+	gaps       []string
+	err        error
 }
 
 func (a answer) apply(c *call) {
 	c.status, c.respCT, c.respBody, c.respValue, c.field, c.fieldText, c.respHeaders = a.code, a.ct, a.body, a.value, a.field, a.text, a.headers
+	c.respHeaderVals = a.headerVals
+	c.gaps = append(c.gaps, a.gaps...)
 }
 
 // answers lists the responses to exercise: the first is the main one (the
@@ -808,14 +932,16 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 			sort.Strings(cts)
 			ct := cts[0]
 			a.ct = ct
-			val, err := p.instance(kr.Content[ct].Schema, 0, 0, false)
+			val, err := p.instance(kr.Content[ct].Schema, 0, 0, false, inJSON)
 			a.err = err
 			if str, ok := val.(string); ok && !strings.Contains(ct, "json") {
 				a.body = []byte(str)
 			} else {
 				a.body, _ = json.Marshal(val)
 			}
-			a.headers = p.responseHeaders(kr)
+			a.headers, a.headerVals, a.gaps = p.responseHeaders(kr)
+		} else if kr != nil {
+			a.headers, a.headerVals, a.gaps = p.responseHeaders(kr)
 		}
 		out = append(out, a)
 	}
@@ -826,7 +952,11 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		}
 		if code == 204 || code == 304 {
 			// HTTP gives these no body, whatever the spec declares.
-			out = append(out, answer{what: "status " + r.Status, status: r.Status, code: code})
+			a := answer{what: "status " + r.Status, status: r.Status, code: code}
+			if kr := kinResponse(kinOp, r.Status); kr != nil {
+				a.headers, a.headerVals, a.gaps = p.responseHeaders(kr)
+			}
+			out = append(out, a)
 			continue
 		}
 		kr := kinResponse(kinOp, r.Status)
@@ -848,7 +978,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 			if mt == nil {
 				a.err = fmt.Errorf("the oracle declares no %s content", r.ContentType)
 			} else {
-				val, err := p.instance(mt.Schema, i+v, v, false)
+				val, err := p.instance(mt.Schema, i+v, v, false, inJSON)
 				a.err = err
 				if err == nil {
 					if a.text {
@@ -865,7 +995,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 				}
 			}
 			if kr != nil {
-				a.headers = p.responseHeaders(kr)
+				a.headers, a.headerVals, a.gaps = p.responseHeaders(kr)
 			}
 			out = append(out, a)
 		}
@@ -940,41 +1070,119 @@ func kinResponse(op *openapi3.Operation, status string) *openapi3.Response {
 	return r.Value
 }
 
-// responseHeaders synthesizes the declared headers of a response.
-func (p *planner) responseHeaders(r *openapi3.Response) http.Header {
-	h := http.Header{}
+// serverHeaders are response headers net/http writes or acts on itself: a
+// value the harness made up would break the exchange (a Content-Length
+// that is not the body's, a Content-Encoding the transport decodes), so
+// they are neither sent nor compared.
+var serverHeaders = map[string]bool{"Content-Type": true, "Content-Length": true, "Transfer-Encoding": true, "Connection": true,
+	"Content-Encoding": true, "Trailer": true, "Upgrade": true, "Keep-Alive": true, "Proxy-Connection": true, "Te": true}
+
+// responseHeaders synthesizes the declared headers of a response, each a
+// different value where its schema allows (so that a field bound to
+// another header's name shows), typed by its schema; vals are the
+// intended values by canonical name, gaps the headers that could not be
+// synthesized.
+func (p *planner) responseHeaders(r *openapi3.Response) (h http.Header, vals map[string]any, gaps []string) {
+	h, vals = http.Header{}, map[string]any{}
 	names := make([]string, 0, len(r.Headers))
 	for n := range r.Headers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
+	seen := map[string]bool{}
+	for i, n := range names {
 		hr := r.Headers[n]
-		if hr == nil || hr.Value == nil || strings.EqualFold(n, "content-type") {
-			continue
+		if hr == nil || hr.Value == nil || serverHeaders[http.CanonicalHeaderKey(n)] || !headerToken(n) {
+			continue // net/http's own, or a name HTTP cannot carry (no field can get it)
 		}
 		ref := hr.Value.Schema
 		if ref == nil {
-			continue
-		}
-		v, err := p.instance(ref, 0, -1, false)
-		if err != nil {
-			continue
-		}
-		switch x := v.(type) {
-		case []any:
-			parts := make([]string, len(x))
-			for i, it := range x {
-				parts[i] = scalarText(it)
+			for _, mt := range hr.Value.Content {
+				if mt != nil {
+					ref = mt.Schema
+				}
+				break
 			}
-			h.Set(n, strings.Join(parts, ","))
-		case map[string]any:
+		}
+		if ref == nil {
+			ref = openapi3.NewStringSchema().NewRef()
+		}
+		var text string
+		var v any
+		var err error
+		// Distinct texts where the schema has room for them.
+		for try := 0; try < 6; try++ {
+			v, err = p.instance(ref, 2*i+try, -1, false, inHeader)
+			if err != nil {
+				break
+			}
+			if text, err = headerText(v, hr.Value.Explode != nil && *hr.Value.Explode); err != nil || !seen[text] {
+				break
+			}
+		}
+		if err != nil {
+			gaps = append(gaps, fmt.Sprintf("response header %q: %v", n, err))
 			continue
-		default:
-			h.Set(n, scalarText(x))
+		}
+		seen[text] = true
+		h.Set(n, text)
+		vals[http.CanonicalHeaderKey(n)] = v
+	}
+	return h, vals, gaps
+}
+
+// headerToken reports whether name is an HTTP field name (RFC 9110's
+// token), one net/http sends.
+func headerToken(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
 		}
 	}
-	return h
+	return true
+}
+
+// headerText is a header value in style simple: a list's items joined by
+// commas, an object's keys and values so (or k=v pairs, exploded).
+func headerText(v any, explode bool) (string, error) {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, it := range x {
+			switch it.(type) {
+			case []any, map[string]any:
+				return "", fmt.Errorf("%w: a list of lists or objects in a header", errUnsynthesizable)
+			}
+			parts[i] = scalarText(it)
+		}
+		return strings.Join(parts, ","), nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var parts []string
+		for _, k := range keys {
+			switch x[k].(type) {
+			case []any, map[string]any:
+				return "", fmt.Errorf("%w: a nested object in a header", errUnsynthesizable)
+			}
+			if explode {
+				parts = append(parts, k+"="+scalarText(x[k]))
+			} else {
+				parts = append(parts, k, scalarText(x[k]))
+			}
+		}
+		return strings.Join(parts, ","), nil
+	case nil:
+		return "", fmt.Errorf("%w: null in a header", errUnsynthesizable)
+	}
+	return scalarText(v), nil
 }
 
 // mediaBase is a content type without parameters, lower case.

@@ -68,17 +68,30 @@ func escapeLiteral(s string) string {
 
 // match returns the path parameters (unescaped) of an escaped path.
 func (t *template) match(escaped string) (map[string]string, bool) {
+	raw, ok := t.matchRaw(escaped)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]string, len(raw))
+	for n, r := range raw {
+		v, err := url.PathUnescape(r)
+		if err != nil {
+			v = r
+		}
+		out[n] = v
+	}
+	return out, true
+}
+
+// matchRaw returns the path parameters of an escaped path as written.
+func (t *template) matchRaw(escaped string) (map[string]string, bool) {
 	m := t.re.FindStringSubmatch(escaped)
 	if m == nil {
 		return nil, false
 	}
 	out := make(map[string]string, len(t.names))
 	for i, n := range t.names {
-		v, err := url.PathUnescape(m[i+1])
-		if err != nil {
-			v = m[i+1]
-		}
-		out[n] = v
+		out[n] = m[i+1]
 	}
 	return out, true
 }

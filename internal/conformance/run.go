@@ -53,8 +53,14 @@ type Failure struct {
 	OpID      string // operationId
 	Call      string // what the call exercised
 	Method    string // the Go method called (Operation's or a body variant's)
-	Kind      string // load, generate, build, driver, route, request, value, body, client, type, status, decode, roundtrip, exception
-	Detail    string
+	// Kind is load, generate, build, driver, synth (a value or answer the
+	// harness could not make), route, request, value, text (a parameter
+	// not in its canonical text), extra (a parameter, header, cookie,
+	// field or body the call did not set), accept, body, client, type,
+	// status, decode, header (a response header field), roundtrip or
+	// exception.
+	Kind   string
+	Detail string
 	// Excepted is the reason of the exception that covers it ("" when none).
 	Excepted string
 	// Open marks a failure open-defects.yaml lists (ApplyOpenDefects).
@@ -80,10 +86,12 @@ type Report struct {
 	Exceptions            int
 	// Warned counts the failures resgen itself reported as unsupported:
 	// a typed body method's (pointing to the raw method) or a parameter's.
-	Warned   int
-	Skipped  []string
-	Failures []Failure
-	Notes    []string
+	Warned int
+	// NeverCalled are the operations (Go methods) no call reached: each
+	// has synth failures that say why.
+	NeverCalled []string
+	Failures    []Failure
+	Notes       []string
 	// Phases are the durations of generate, oracle, plan, build and calls.
 	Phases []Phase
 	// Repaired is true when the oracle loaded resgen's repaired bytes.
@@ -156,15 +164,21 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 
 	p := &planner{doc: doc, is31: doc.IsOpenAPI31OrLater()}
 	var calls []*call
+	// What cannot be synthesized is a harness failure, never a silent
+	// skip: the call that needs it is not made, and an operation with no
+	// call left is counted as never called.
+	synthFail := func(op *model.Operation, what, detail string) {
+		rep.Failures = append(rep.Failures, Failure{Operation: op.Name, OpID: op.ID, Call: what, Method: op.Name, Kind: "synth", Detail: oneLine(detail)})
+	}
 	for _, op := range res.Model.Operations {
 		cs, skips := p.plan(op)
 		calls = append(calls, cs...)
 		for _, s := range skips {
-			rep.Skipped = append(rep.Skipped, s.op+": "+s.reason)
+			synthFail(op, s.what, s.reason)
 		}
 	}
 
-	srv := &server{doc: doc, calls: map[string]*call{}, verdicts: map[string]*verdict{}}
+	srv := &server{doc: doc, calls: map[string]*call{}, verdicts: map[string]*verdict{}, creds: credentials(doc)}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	doc.Servers = openapi3.Servers{{URL: ts.URL}}
@@ -175,11 +189,23 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		route := &routers.Route{Spec: doc, Path: c.op.Path, PathItem: c.item, Method: strings.ToUpper(c.op.Method), Operation: c.kinOp}
 		req := httptest.NewRequest(route.Method, ts.URL+"/", nil)
 		if err := checkResponse(route, c, req); err != nil {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %s: the synthesized %d answer is invalid: %s", c.op.Name, c.what, c.status, oneLine(err.Error())))
+			synthFail(c.op, c.what, fmt.Sprintf("the synthesized %d answer is invalid: %s", c.status, oneLine(err.Error())))
 			continue
+		}
+		for _, g := range c.gaps {
+			synthFail(c.op, c.what, g)
 		}
 		srv.calls[c.id] = c
 		planned = append(planned, c)
+	}
+	called := map[*model.Operation]bool{}
+	for _, c := range planned {
+		called[c.op] = true
+	}
+	for _, op := range res.Model.Operations {
+		if !called[op] {
+			rep.NeverCalled = append(rep.NeverCalled, op.Name)
+		}
 	}
 
 	if n := bytesOnlyNote(planned); n != "" {
@@ -235,7 +261,6 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 	}
 	markWarned(rep, res)
 	applyExceptions(rep, opts.Exceptions)
-	sort.Strings(rep.Skipped)
 	return rep
 }
 
@@ -334,6 +359,9 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	if dr.Status != c.status {
 		add("status", fmt.Sprintf("the response has status %d; the server sent %d", dr.Status, c.status))
 		return
+	}
+	for _, d := range headerDiffs(c, dr.Headers) {
+		add("header", d)
 	}
 	if c.field == "" || c.respValue == nil {
 		rep.Decoded++

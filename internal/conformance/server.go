@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -30,6 +33,9 @@ type problem struct {
 type server struct {
 	doc   *openapi3.T
 	calls map[string]*call
+	// creds are the credentials the spec's security schemes declare (see
+	// credentials).
+	creds map[string]bool
 
 	mu       sync.Mutex
 	verdicts map[string]*verdict
@@ -98,6 +104,10 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 	if err != nil {
 		return []problem{{"route", err.Error()}}
 	}
+	rawPath, _ := c.tmpl.matchRaw(r.URL.EscapedPath())
+	// kin-openapi reads cookies as written; it judges them decoded.
+	wire := r
+	r = decodedCookies(r, c)
 	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: pathParams, Route: route, Options: options()}
 	if c.bodySent && !kinDecodes(c.bodyCT) {
 		// kin-openapi has no decoder for this media type: checkBody
@@ -112,16 +122,65 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 	// The values kin-openapi decodes must be the ones intended: a wrong
 	// style can still be valid (a|b is a valid string).
 	for _, ip := range c.params {
+		if ip.param.In == "cookie" {
+			continue // checkText compares cookies, decoded, with the intended text
+		}
 		reset(r, body)
 		pin := &openapi3filter.RequestValidationInput{Request: r, PathParams: pathParams, Route: route, Options: options()}
 		if err := openapi3filter.ValidateParameter(ctx, pin, pinned(ip)); err != nil {
 			probs = append(probs, problem{"value", fmt.Sprintf("%s parameter %q: intended %s, sent %s; %s", ip.param.In, ip.param.Name, short(ip.value), wireOf(r, ip.param), oneLine(err.Error()))})
 		}
 	}
+	probs = append(probs, checkText(wire, rawPath, c)...)
+	probs = append(probs, s.checkExtra(wire, c)...)
+	probs = append(probs, checkAccept(wire, c)...)
+	if c.bodyOmitted && (len(body) > 0 || wire.Header.Get("Content-Type") != "") {
+		probs = append(probs, problem{"extra", fmt.Sprintf("the call left the optional body out; sent Content-Type %q and %d bytes %q", wire.Header.Get("Content-Type"), len(body), truncate(string(body), 100))})
+	}
 	if c.bodySent {
 		probs = append(probs, s.checkBody(r, body, c)...)
+		probs = append(probs, checkFields(wire, body, c)...)
 	}
 	return probs
+}
+
+// decodedCookies is r with the cookie parameters' values percent-decoded
+// where the decoded text is still a cookie value net/http parses (else
+// as written), for kin-openapi, which reads them as they are.
+func decodedCookies(r *http.Request, c *call) *http.Request {
+	pairs := cookiePairs(r)
+	if len(pairs) == 0 {
+		return r
+	}
+	mine := map[string]bool{}
+	for _, ip := range c.params {
+		if ip.param.In == "cookie" {
+			mine[ip.param.Name] = true
+		}
+	}
+	parts := make([]string, 0, len(pairs))
+	for _, kv := range pairs {
+		v := kv[1]
+		if mine[kv[0]] {
+			if d, err := url.PathUnescape(v); err == nil && cookieSafe(d) {
+				v = d
+			}
+		}
+		parts = append(parts, kv[0]+"="+v)
+	}
+	cp := r.Clone(r.Context())
+	cp.Header.Set("Cookie", strings.Join(parts, "; "))
+	return cp
+}
+
+// cookieSafe reports whether net/http parses s as a cookie value as is.
+func cookieSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b <= ' ' || b >= 0x7f || b == '"' || b == ';' || b == '\\' || b == ',' {
+			return false
+		}
+	}
+	return true
 }
 
 // pinned is a copy of p that is required and whose schema admits only the
@@ -134,7 +193,12 @@ func pinned(ip intendedParam) *openapi3.Parameter {
 			return ref
 		}
 		sc := *ref.Value
-		sc.Enum = []any{ip.value}
+		if !holdsBigInt(ip.value) {
+			// kin-openapi compares numbers as float64 (and its 2020
+			// validator so converts the decoded value): an integer past
+			// 2^53 is compared exactly by checkText instead.
+			sc.Enum = []any{ip.value}
+		}
 		return &openapi3.SchemaRef{Value: &sc}
 	}
 	if cp.Schema != nil {
@@ -149,6 +213,24 @@ func pinned(ip intendedParam) *openapi3.Parameter {
 		cp.Content = content
 	}
 	return &cp
+}
+
+// holdsBigInt reports whether v holds an integer float64 cannot (a
+// json.Number).
+func holdsBigInt(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		return true
+	case []any:
+		return slices.ContainsFunc(x, holdsBigInt)
+	case map[string]any:
+		for _, e := range x {
+			if holdsBigInt(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *server) checkBody(r *http.Request, body []byte, c *call) []problem {

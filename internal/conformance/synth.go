@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"regexp"
 	"regexp/syntax"
 	"sort"
@@ -49,7 +51,43 @@ type synth struct {
 	// minimal leaves out optional properties (so that a oneOf variant
 	// matches only itself).
 	minimal bool
+	// place is where the value goes; its text must be one that place can
+	// carry unambiguously (see strPool).
+	place place
 }
+
+// place is where a synthesized value is sent: each place bounds which
+// adversarial texts a correct client can carry so that the oracle reads
+// them back unambiguously.
+type place int
+
+const (
+	// inJSON is a JSON body (request or response): any text, empty
+	// strings and explicit nulls included.
+	inJSON place = iota
+	// inForm is a form or multipart body: any text, empty strings for
+	// properties; items of lists and objects carry no delimiter (a form
+	// with explode false joins them with commas, which kin-openapi splits
+	// after unescaping); no nulls (no form style writes one).
+	inForm
+	// inQuery, inPath, inHeader and inCookie are parameters: a scalar
+	// string may hold any text but the empty one; the items and values of
+	// lists and objects carry no delimiter of any style (kin-openapi
+	// splits after unescaping, so an escaped comma inside an item would
+	// still split it).
+	inQuery
+	inPath
+	// inPathDelimited is a label or matrix path parameter: whose scalar
+	// is written after "." or ";name=" too, so no text holds a delimiter.
+	inPathDelimited
+	// inHeader: HTTP field values, never a CTL and never leading or
+	// trailing white space (HTTP strips it). Non-ASCII text goes as is:
+	// OpenAPI's simple style does not percent-encode headers and RFC 9110
+	// carries other octets as opaque obs-text, so a client must send the
+	// UTF-8 bytes unchanged (and kin-openapi reads them so).
+	inHeader
+	inCookie
+)
 
 func newSynth(seed, variant int, writing bool) *synth {
 	return &synth{seed: seed, variant: variant, stack: map[*openapi3.Schema]int{}, writing: writing}
@@ -123,15 +161,21 @@ func (g *synth) value(ref *openapi3.SchemaRef, depth int, salt int) (any, error)
 	case "array":
 		return g.array(s, depth, salt)
 	case "integer":
-		return g.number(s, true, salt)
+		return g.number(s, true, depth, salt)
 	case "number":
-		return g.number(s, false, salt)
+		return g.number(s, false, depth, salt)
 	case "boolean":
 		return (g.seed+salt)%2 == 0, nil
 	case "null":
 		return nil, nil
 	}
-	return g.str(s, salt)
+	return g.str(s, depth, salt)
+}
+
+// nullable reports whether s admits null (3.0's nullable, a 3.1 type list
+// with "null").
+func nullable(s *openapi3.Schema) bool {
+	return s.Nullable || (s.Type != nil && s.Type.IsMultiple() && s.Type.Includes("null"))
 }
 
 // unionOf is a schema's oneOf or anyOf alternatives, without the ones
@@ -202,9 +246,24 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 	collect(s, 0)
 	if !objectLike && len(unions) == 0 {
 		if scalar != nil {
-			return g.value(scalar, depth+1, salt)
+			// The part's constraints with the whole's type and bounds
+			// (type: integer, allOf: [{minimum: 0}] is an integer).
+			cp := *scalar.Value
+			if cp.Type == nil {
+				cp.Type = s.Type
+			}
+			if cp.Format == "" {
+				cp.Format = s.Format
+			}
+			if s.Min != nil && (cp.Min == nil || *s.Min > *cp.Min) {
+				cp.Min, cp.ExclusiveMin = s.Min, s.ExclusiveMin
+			}
+			if s.Max != nil && (cp.Max == nil || *s.Max < *cp.Max) {
+				cp.Max, cp.ExclusiveMax = s.Max, s.ExclusiveMax
+			}
+			return g.value(&openapi3.SchemaRef{Value: &cp}, depth+1, salt)
 		}
-		return g.str(s, salt)
+		return g.str(s, depth, salt)
 	}
 	m := map[string]any{}
 	for _, u := range unions {
@@ -256,6 +315,12 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 			continue
 		}
 		if _, set := m[n]; set {
+			continue
+		}
+		if g.place == inJSON && nullable(p.Value) && !g.minimal && (g.seed+salt+i)%3 == 1 {
+			// An explicit null, where the schema admits one: the client
+			// must send it (and keep it when it reads it), not drop it.
+			m[n] = nil
 			continue
 		}
 		v, err := g.value(p, depth+1, salt+i+1)
@@ -331,7 +396,24 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-func (g *synth) number(s *openapi3.Schema, integer bool, salt int) (any, error) {
+// Numbers to try, in turn by seed and salt: the tame ones a careless
+// client gets right beside the ones it gets wrong: values above 2^53 (a
+// float64 loses them), the int64 extremes, a million (strconv's 'g' format
+// writes 1e+06), fractions, magnitudes JSON writes with an exponent.
+var (
+	int32Values  = []string{"2147483647", "7", "-2147483648", "5", "-3"}
+	int64Values  = []string{"9007199254740993", "5", "-9223372036854775808", "42", "9223372036854775807", "-7"}
+	uint32Values = []string{"4294967295", "7", "3000000000", "5"}
+	uint64Values = []string{"18446744073709551615", "5", "9007199254740993", "42"}
+	floatValues  = []string{"1000000", "3.5", "0.5", "-2.5", "12345.5"}
+	doubleValues = []string{"1000000", "3.5", "1234567.25", "0.5", "1e+21", "-2.5"}
+)
+
+// exactFloat is the largest magnitude below which every integer is a
+// float64; an integer at or past it is synthesized as a json.Number.
+const exactFloat = 1 << 53
+
+func (g *synth) number(s *openapi3.Schema, integer bool, depth, salt int) (any, error) {
 	lo, hi := math.Inf(-1), math.Inf(1)
 	if s.Min != nil {
 		lo = *s.Min
@@ -351,14 +433,40 @@ func (g *synth) number(s *openapi3.Schema, integer bool, salt int) (any, error) 
 	if v := s.ExclusiveMax.Value; v != nil {
 		hi = math.Min(hi, nextBelow(*v, integer))
 	}
+	if s.Format == "int32" || s.Format == "int64" || s.Format == "uint" || s.Format == "uint32" || s.Format == "uint64" {
+		integer = true
+	}
+	var pool []string
+	switch {
+	case s.Format == "int32":
+		pool = int32Values
+	case s.Format == "uint32" || s.Format == "uint":
+		pool = uint32Values
+	case s.Format == "uint64":
+		pool = uint64Values
+	case integer:
+		pool = int64Values
+	case s.Format == "float":
+		pool = floatValues // float32 holds each exactly
+	default:
+		pool = doubleValues
+	}
+	// The adversarial values go in every place but a composite
+	// parameter's items (where one item a style mangles would hide the
+	// others); each is tried from the seed's own on.
+	if depth == 0 || g.place == inJSON || g.place == inForm {
+		start := g.seed + salt
+		for k := range pool {
+			text := pool[(start+k)%len(pool)]
+			if v, ok := fitNumber(text, integer, lo, hi, s.MultipleOf); ok {
+				return v, nil
+			}
+		}
+	}
 	// A value that is not zero (omitempty would drop it) and differs by salt.
 	want := float64(3 + (g.seed+salt)%5)
 	if !integer {
 		want += 0.5
-	}
-	if s.Format == "int32" || s.Format == "int64" || s.Format == "uint" {
-		integer = true
-		want = math.Floor(want)
 	}
 	v := math.Min(math.Max(want, lo), hi)
 	if integer {
@@ -376,6 +484,36 @@ func (g *synth) number(s *openapi3.Schema, integer bool, salt int) (any, error) 
 	return v, nil
 }
 
+// fitNumber is text as a value when it lies in [lo, hi] and is a multiple
+// of multipleOf: a float64, or for an integer a float64 cannot hold, a
+// json.Number.
+func fitNumber(text string, integer bool, lo, hi float64, multipleOf *float64) (any, bool) {
+	r, ok := new(big.Rat).SetString(text)
+	if !ok {
+		return nil, false
+	}
+	f, _ := r.Float64()
+	if f < lo || f > hi {
+		return nil, false
+	}
+	if !math.IsInf(lo, 0) && new(big.Rat).SetFloat64(lo).Cmp(r) > 0 {
+		return nil, false
+	}
+	if !math.IsInf(hi, 0) && new(big.Rat).SetFloat64(hi).Cmp(r) < 0 {
+		return nil, false
+	}
+	if m := multipleOf; m != nil && *m > 0 {
+		q := new(big.Rat).Quo(r, new(big.Rat).SetFloat64(*m))
+		if !q.IsInt() {
+			return nil, false
+		}
+	}
+	if integer && math.Abs(f) >= exactFloat {
+		return json.Number(text), true
+	}
+	return f, true
+}
+
 func nextAbove(v float64, integer bool) float64 {
 	if integer {
 		return math.Floor(v) + 1
@@ -390,15 +528,17 @@ func nextBelow(v float64, integer bool) float64 {
 	return v - math.Max(math.Abs(v)*1e-9, 0.25)
 }
 
-// formats are valid values of the formats kin-openapi and resgen know.
+// formats are valid values of the formats kin-openapi and resgen know: the
+// first of each is the adversarial one (an offset and a fraction, a "+"
+// that a query must escape, a URL's own reserved characters).
 var formats = map[string][]string{
-	"date-time": {"2024-02-03T04:05:06Z", "2023-11-12T13:14:15Z"},
+	"date-time": {"2026-01-02T03:04:05.123+05:30", "2024-02-03T04:05:06Z", "2023-11-12T13:14:15.5-07:00"},
 	"date":      {"2024-02-03", "2023-11-12"},
 	"time":      {"04:05:06", "13:14:15"},
 	"uuid":      {"3fa85f64-5717-4562-b3fc-2c963f66afa6", "9b2c3d4e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"},
-	"email":     {"alice@example.com", "bob@example.org"},
-	"uri":       {"https://example.com/alpha", "https://example.org/bravo"},
-	"url":       {"https://example.com/alpha", "https://example.org/bravo"},
+	"email":     {"alice+tag@example.com", "bob@example.org"},
+	"uri":       {"https://example.com/a%20b?c=d&e=f+g#h", "https://example.org/bravo"},
+	"url":       {"https://example.com/a%20b?c=d&e=f+g#h", "https://example.org/bravo"},
 	"hostname":  {"alpha.example.com", "bravo.example.org"},
 	"ipv4":      {"192.0.2.1", "198.51.100.2"},
 	"ipv6":      {"2001:db8::1", "2001:db8::2"},
@@ -410,7 +550,54 @@ var formats = map[string][]string{
 
 var words = []string{"alpha", "bravo", "charlie", "delta", "echo"}
 
-func (g *synth) str(s *openapi3.Schema, salt int) (any, error) {
+// adversarial are texts a client must escape (or carry as is) to send
+// right: the reserved characters of URLs, forms and cookies, a literal
+// "%20", quotes and angle brackets, non-ASCII letters, CJK, an emoji.
+var adversarial = []string{
+	"a/b?c#d&e=f+g,h;i j%20k",
+	`say "hi", it's <ok>`,
+	"café é",
+	"日本語",
+	"emoji 😀 ok",
+	"100% = 1+1 & more",
+}
+
+// plainAdversarial are the texts that hold no delimiter of any parameter
+// style or form (, ; . = | space [ ]): the items and values of composite
+// parameters and form lists, and label and matrix path parameters.
+var plainAdversarial = []string{
+	"a/b?c#d&e+f",
+	"café",
+	"日本語",
+	`"quoted"`,
+	"😀",
+	"100%",
+}
+
+// strPool is the strings to pick from for a plain string at depth in the
+// place: adversarial and tame ones alternate (adversarial first, so that
+// an operation called once meets one), with the empty string where the
+// place carries it as itself.
+func (g *synth) strPool(depth int) []string {
+	adv := adversarial
+	composite := depth > 0 && g.place != inJSON && g.place != inForm || depth > 1 && g.place == inForm
+	if composite || g.place == inPathDelimited {
+		adv = plainAdversarial
+	}
+	out := make([]string, 0, 2*len(adv)+2)
+	for i, a := range adv {
+		out = append(out, a, words[i%len(words)])
+	}
+	// An empty string is a value of its own in a body's property; a
+	// parameter's would mean no value (allowEmptyValue), a top-level
+	// body's no body.
+	if depth > 0 && (g.place == inJSON || g.place == inForm && !composite) {
+		out = append(out, "")
+	}
+	return out
+}
+
+func (g *synth) str(s *openapi3.Schema, depth, salt int) (any, error) {
 	i := g.seed + salt
 	if s.Pattern != "" {
 		if v, ok := fromPattern(s.Pattern, s, i); ok {
@@ -426,6 +613,17 @@ func (g *synth) str(s *openapi3.Schema, salt int) (any, error) {
 	}
 	if v, ok := exampleString(s); ok && s.Format != "" {
 		return v, nil
+	}
+	// The seed's own text, else the next one that fits without being cut
+	// (a cut could end in a space, which a header cannot carry).
+	pool := g.strPool(depth)
+	for k := range pool {
+		v := pool[(i+k)%len(pool)]
+		n := uint64(len([]rune(v)))
+		if n < s.MinLength && v == "" || s.MaxLength != nil && n > *s.MaxLength {
+			continue
+		}
+		return fitLength(v, s)
 	}
 	return fitLength(words[i%len(words)], s)
 }
