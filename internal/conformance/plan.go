@@ -121,7 +121,7 @@ func (p *planner) instanceOf(ref *openapi3.SchemaRef, seed, variant int, writing
 	var lastErr error
 	for try := 0; try < 4; try++ {
 		g := newSynth(seed+try*7, variant, writing)
-		g.place = at
+		g.place, g.is31 = at, p.is31
 		g.minimal = minimal || try >= 2
 		v, err := g.value(ref, 0, 0)
 		if err != nil {
@@ -428,6 +428,13 @@ func (p *planner) paramValue(kp *openapi3.Parameter, seed int) (any, error) {
 	}
 	if seed == 1 && example != nil {
 		return example, nil
+	}
+	if kp.In == "header" && http.CanonicalHeaderKey(kp.Name) == "Cookie" && ref.Value != nil {
+		// A header parameter that is the Cookie header: its text is a
+		// cookie string (name=value pairs), whatever the schema's words.
+		if v := "session=a%2Fb%20c%C3%A9; theme=bravo"; p.precheck(ref.Value, v) == nil {
+			return v, nil
+		}
 	}
 	v, err := p.instance(ref, seed, -1, true, paramPlace(kp))
 	if err != nil && example != nil {
@@ -901,26 +908,10 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 	sort.SliceStable(typed, func(i, j int) bool { return rank(typed[i].Status) < rank(typed[j].Status) })
 	sort.SliceStable(plain, func(i, j int) bool { return rank(plain[i].Status) < rank(plain[j].Status) })
 	var out []answer
-	mainIs2xx := len(typed) > 0 && rank(typed[0].Status) < 300
-	if !mainIs2xx {
-		// No typed 2xx: answer with the lowest declared 2xx (or 200) empty.
-		code, status := 200, "200"
-		found := false
-		for _, r := range plain {
-			if rank(r.Status) < 300 {
-				code, status, found = statusCode(r.Status, nil), r.Status, true
-				break
-			}
-		}
-		if !found && kinOp.Responses != nil {
-			// The client declares no 2xx: answer with the spec's lowest.
-			best := 1000
-			for st := range kinOp.Responses.Map() {
-				if r := rank(st); r < 300 && r < best {
-					best, code, status = r, statusCode(st, nil), st
-				}
-			}
-		}
+	// No typed 2xx: the main answer is the lowest declared 2xx (or 200),
+	// empty; with no 2xx declared at all (a redirect only, and a
+	// default) the typed answers below are the calls' answers.
+	if code, status, ok := untypedMain(typed, plain, kinOp, rank); ok {
 		a := answer{what: "untyped " + strconv.Itoa(code), status: status, code: code}
 		// A declared body the client does not decode still has to be a
 		// valid one.
@@ -1011,6 +1002,30 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		out = out[:8]
 	}
 	return out
+}
+
+// untypedMain is the status of an operation's main answer when no typed
+// 2xx is: the lowest 2xx the client or else the spec declares, 200 when
+// none is and no typed answer either; ok is false when typed answers are
+// all there is to answer with.
+func untypedMain(typed, plain []*model.Response, kinOp *openapi3.Operation, rank func(string) int) (code int, status string, ok bool) {
+	if len(typed) > 0 && rank(typed[0].Status) < 300 {
+		return 0, "", false
+	}
+	for _, r := range plain {
+		if rank(r.Status) < 300 {
+			return statusCode(r.Status, nil), r.Status, true
+		}
+	}
+	code, status, best := 200, "200", 1000
+	if kinOp.Responses != nil {
+		for st := range kinOp.Responses.Map() {
+			if r := rank(st); r < 300 && r < best {
+				best, code, status = r, statusCode(st, nil), st
+			}
+		}
+	}
+	return code, status, best < 1000 || len(typed) == 0
 }
 
 // statusCode is a concrete status for a declared one.

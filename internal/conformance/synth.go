@@ -17,12 +17,12 @@ import (
 
 // Bounds that keep a hostile spec from making synthesis run away.
 const (
-	maxDepth     = 8   // nesting of objects and arrays
-	maxNodes     = 400 // values in one instance
-	maxArray     = 4   // items beyond minItems are never added past this
-	maxMinItems  = 16  // a larger minItems is not synthesized
-	maxStringLen = 512 // a larger minLength is not synthesized
-	maxRepeats   = 2   // times one schema may nest inside itself
+	maxDepth     = 8    // nesting of objects and arrays
+	maxNodes     = 2000 // values in one instance
+	maxArray     = 4    // items beyond minItems are never added past this
+	maxMinItems  = 16   // a larger minItems is not synthesized
+	maxStringLen = 512  // a larger minLength is not synthesized
+	maxRepeats   = 2    // times one schema may nest inside itself
 )
 
 // undeclared is the value of a required key that no property declares: a
@@ -54,6 +54,9 @@ type synth struct {
 	// place is where the value goes; its text must be one that place can
 	// carry unambiguously (see strPool).
 	place place
+	// is31 reads nullable as 3.1 does: only a type list with "null" (3.0's
+	// nullable: true is no keyword there).
+	is31 bool
 }
 
 // place is where a synthesized value is sent: each place bounds which
@@ -172,10 +175,10 @@ func (g *synth) value(ref *openapi3.SchemaRef, depth int, salt int) (any, error)
 	return g.str(s, depth, salt)
 }
 
-// nullable reports whether s admits null (3.0's nullable, a 3.1 type list
-// with "null").
-func nullable(s *openapi3.Schema) bool {
-	return s.Nullable || (s.Type != nil && s.Type.IsMultiple() && s.Type.Includes("null"))
+// nullable reports whether s admits null: 3.0's nullable, a 3.1 type list
+// with "null".
+func nullable(s *openapi3.Schema, is31 bool) bool {
+	return s.Nullable && !is31 || (s.Type != nil && s.Type.IsMultiple() && s.Type.Includes("null"))
 }
 
 // unionOf is a schema's oneOf or anyOf alternatives, without the ones
@@ -202,7 +205,7 @@ func unionOf(s *openapi3.Schema) openapi3.SchemaRefs {
 func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 	merged := &openapi3.Schema{Properties: openapi3.Schemas{}, AdditionalProperties: s.AdditionalProperties}
 	var unions []*openapi3.SchemaRef
-	var scalar *openapi3.SchemaRef
+	var scalars []*openapi3.Schema
 	objectLike := typeOf(s) == "object" && (s.Type != nil || len(s.Properties) > 0)
 	var collect func(x *openapi3.Schema, n int)
 	collect = func(x *openapi3.Schema, n int) {
@@ -233,8 +236,8 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 				unions = append(unions, part)
 				collect(&openapi3.Schema{Properties: pv.Properties, Required: pv.Required}, n+1)
 			case len(pv.Enum) > 0 || pv.Const != nil || (!objectLike && typeOf(pv) != "object"):
-				if scalar == nil && len(pv.Properties) == 0 && len(pv.AllOf) == 0 {
-					scalar = part
+				if len(pv.Properties) == 0 && len(pv.AllOf) == 0 {
+					scalars = append(scalars, pv)
 				} else {
 					collect(pv, n+1)
 				}
@@ -245,22 +248,15 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 	}
 	collect(s, 0)
 	if !objectLike && len(unions) == 0 {
-		if scalar != nil {
-			// The part's constraints with the whole's type and bounds
-			// (type: integer, allOf: [{minimum: 0}] is an integer).
-			cp := *scalar.Value
-			if cp.Type == nil {
-				cp.Type = s.Type
+		if len(scalars) > 0 {
+			// The parts' constraints together, with the whole's
+			// (type: integer, allOf: [{minimum: 0}] is an integer;
+			// allOf: [{type: number}, {enum: [400]}] is 400).
+			cp := *scalars[0]
+			for _, x := range append(scalars[1:], s) {
+				meet(&cp, x)
 			}
-			if cp.Format == "" {
-				cp.Format = s.Format
-			}
-			if s.Min != nil && (cp.Min == nil || *s.Min > *cp.Min) {
-				cp.Min, cp.ExclusiveMin = s.Min, s.ExclusiveMin
-			}
-			if s.Max != nil && (cp.Max == nil || *s.Max < *cp.Max) {
-				cp.Max, cp.ExclusiveMax = s.Max, s.ExclusiveMax
-			}
+			cp.AllOf = nil
 			return g.value(&openapi3.SchemaRef{Value: &cp}, depth+1, salt)
 		}
 		return g.str(s, depth, salt)
@@ -286,6 +282,41 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// meet narrows the scalar schema cp by x's type, format, enum, const,
+// bounds, pattern and lengths (the tighter of the two).
+func meet(cp, x *openapi3.Schema) {
+	if cp.Type == nil {
+		cp.Type = x.Type
+	}
+	if cp.Format == "" {
+		cp.Format = x.Format
+	}
+	if len(x.Enum) > 0 && len(cp.Enum) == 0 {
+		cp.Enum = x.Enum
+	}
+	if x.Const != nil && cp.Const == nil {
+		cp.Const = x.Const
+	}
+	if x.Min != nil && (cp.Min == nil || *x.Min > *cp.Min) {
+		cp.Min, cp.ExclusiveMin = x.Min, x.ExclusiveMin
+	}
+	if x.Max != nil && (cp.Max == nil || *x.Max < *cp.Max) {
+		cp.Max, cp.ExclusiveMax = x.Max, x.ExclusiveMax
+	}
+	if cp.MultipleOf == nil {
+		cp.MultipleOf = x.MultipleOf
+	}
+	if cp.Pattern == "" {
+		cp.Pattern = x.Pattern
+	}
+	if x.MinLength > cp.MinLength {
+		cp.MinLength = x.MinLength
+	}
+	if x.MaxLength != nil && (cp.MaxLength == nil || *x.MaxLength < *cp.MaxLength) {
+		cp.MaxLength = x.MaxLength
+	}
 }
 
 // fillObject adds s's properties to m: all of them near the top, only the
@@ -317,7 +348,7 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 		if _, set := m[n]; set {
 			continue
 		}
-		if g.place == inJSON && nullable(p.Value) && !g.minimal && (g.seed+salt+i)%3 == 1 {
+		if g.place == inJSON && nullable(p.Value, g.is31) && !g.minimal && (g.seed+salt+i)%3 == 1 {
 			// An explicit null, where the schema admits one: the client
 			// must send it (and keep it when it reads it), not drop it.
 			m[n] = nil
@@ -331,6 +362,19 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 			continue
 		}
 		m[n] = v
+	}
+	// minProperties counts optional properties too: take them in order.
+	for _, n := range names {
+		if uint64(len(m)) >= s.MinProps {
+			break
+		}
+		p := s.Properties[n]
+		if _, set := m[n]; set || p == nil || p.Value == nil || (g.writing && p.Value.ReadOnly) || (!g.writing && p.Value.WriteOnly) {
+			continue
+		}
+		if v, err := g.value(p, depth+1, salt+1); err == nil {
+			m[n] = v
+		}
 	}
 	for _, r := range s.Required {
 		if _, set := m[r]; !set {

@@ -499,7 +499,7 @@ func (s *server) checkExtra(r *http.Request, c *call) []problem {
 			probs = append(probs, problem{"extra", what("header", k) + fmt.Sprintf(" (%q)", truncate(strings.Join(r.Header.Values(k), ","), 80))})
 		}
 	}
-	if cookies {
+	if cookies && !set[paramKey("header", "Cookie")] { // a Cookie header parameter holds any cookies
 		seen := map[string]bool{}
 		for _, ck := range cookiePairs(r) {
 			if set[paramKey("cookie", ck[0])] || creds[paramKey("cookie", ck[0])] || seen[ck[0]] {
