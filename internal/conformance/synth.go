@@ -498,7 +498,7 @@ func (g *synth) number(s *openapi3.Schema, integer bool, depth, salt int) (any, 
 	// The adversarial values go in every place but a composite
 	// parameter's items (where one item a style mangles would hide the
 	// others); each is tried from the seed's own on.
-	if depth == 0 || g.place == inJSON || g.place == inForm {
+	if (depth == 0 || g.place == inJSON || g.place == inForm) && g.place != inPathDelimited {
 		start := g.seed + salt
 		for k := range pool {
 			text := pool[(start+k)%len(pool)]
@@ -509,7 +509,7 @@ func (g *synth) number(s *openapi3.Schema, integer bool, depth, salt int) (any, 
 	}
 	// A value that is not zero (omitempty would drop it) and differs by salt.
 	want := float64(3 + (g.seed+salt)%5)
-	if !integer {
+	if !integer && g.place != inPathDelimited { // a label's "." would split a fraction
 		want += 0.5
 	}
 	v := math.Min(math.Max(want, lo), hi)
