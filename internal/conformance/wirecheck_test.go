@@ -93,11 +93,11 @@ func TestCheckAccept(t *testing.T) {
 	c := &call{kinOp: op}
 	for accept, want := range map[string]string{
 		"application/json, application/problem+json": "",
-		"application/json, application/*":             "",
-		"*/*":                         "",
-		"":                            "no Accept header",
-		"application/json":            "accepts none of a response's media types application/problem+json, application/problem+xml",
-		"application/json, text/html": "Accept lists text/html, which no response declares",
+		"application/json, application/*":            "",
+		"*/*":                                        "",
+		"":                                           "no Accept header",
+		"application/json":                           "accepts none of a response's media types application/problem+json, application/problem+xml",
+		"application/json, text/html":                "Accept lists text/html, which no response declares",
 		"application/json;q=1, application/problem+json;q=0": "accepts none of",
 	} {
 		r := httptest.NewRequest("GET", "http://h/x", nil)
