@@ -529,9 +529,11 @@ func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
 		case "uint32", "uint64":
 			return jen.Qual("strconv", "FormatUint").Call(jen.Uint64().Call(v), jen.Lit(10))
 		case "float32":
-			return jen.Qual("strconv", "FormatFloat").Call(jen.Float64().Call(v), jen.LitRune('g'), jen.Lit(-1), jen.Lit(32))
+			// The shortest decimal that reads back as the value, never
+			// with an exponent: no OpenAPI style writes 1e+06.
+			return jen.Qual("strconv", "FormatFloat").Call(jen.Float64().Call(v), jen.LitRune('f'), jen.Lit(-1), jen.Lit(32))
 		case "float64":
-			return jen.Qual("strconv", "FormatFloat").Call(v, jen.LitRune('g'), jen.Lit(-1), jen.Lit(64))
+			return jen.Qual("strconv", "FormatFloat").Call(v, jen.LitRune('f'), jen.Lit(-1), jen.Lit(64))
 		}
 	}
 	return jen.Qual("fmt", "Sprint").Call(v)

@@ -665,7 +665,7 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams, opts ..
 			req.Query.Add("exact", strconv.FormatBool(*params.Exact))
 		}
 		if params.Ratio != nil {
-			req.Query.Add("ratio", strconv.FormatFloat(*params.Ratio, 'g', -1, 64))
+			req.Query.Add("ratio", strconv.FormatFloat(*params.Ratio, 'f', -1, 64))
 		}
 	}
 	if params != nil {

@@ -302,7 +302,7 @@ func (u *ListIssuesRegion) UnmarshalJSON(data []byte) error {
 func (u ListIssuesRegion) ParamText() string {
 	switch {
 	case u.Number != nil:
-		return strconv.FormatFloat(*u.Number, 'g', -1, 64)
+		return strconv.FormatFloat(*u.Number, 'f', -1, 64)
 	case u.String != nil:
 		return *u.String
 	case u.Unknown != nil:

@@ -83,14 +83,32 @@ func pairsOf(data []byte) ([][2]string, error) {
 	return out, nil
 }
 
-// scalarText is a JSON value as parameter text: strings unquoted, others
-// as written.
+// scalarText is a JSON value as parameter text: strings unquoted, numbers
+// without an exponent (numberText), others as written.
 func scalarText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
+	if len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+		return numberText(string(raw))
+	}
 	return string(raw)
+}
+
+// numberText is a JSON number as parameter text: as written, unless it has
+// an exponent (encoding/json writes 1e+21 and 1e-7 so), then the shortest
+// decimal of the same float64 value: no OpenAPI style writes an exponent.
+// A number beyond float64's range stays as written.
+func numberText(n string) string {
+	if !strings.ContainsAny(n, "eE") {
+		return n
+	}
+	f, err := strconv.ParseFloat(n, 64)
+	if err != nil {
+		return n
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // Query builds a query string in the order parameters are added. Unlike
@@ -501,7 +519,7 @@ func formScalar(v any) (string, bool) {
 	case string:
 		return x, true
 	case json.Number:
-		return x.String(), true
+		return numberText(x.String()), true
 	case bool:
 		return strconv.FormatBool(x), true
 	}
