@@ -83,7 +83,7 @@ func TestObjectStylesEscapeValuesNotDelimiters(t *testing.T) {
 	if got, _ := CookieObject(v); got != "a,x%2Cy,b%3B,1" {
 		t.Errorf("CookieObject = %q", got)
 	}
-	if got := CookieList("a,b", "c d"); got != "a%2Cb,c+d" {
+	if got := CookieList("a,b", "c d", "e+f"); got != "a%2Cb,c%20d,e%2Bf" {
 		t.Errorf("CookieList = %q", got)
 	}
 	for style, want := range map[string]string{"form": "o=a,x%2Cy,b%3B,1", "pipeDelimited": "o=a|x%2Cy|b%3B|1", "spaceDelimited": "o=a%20x%2Cy%20b%3B%201"} {
