@@ -316,6 +316,27 @@ func PathObject(style string, explode bool, name string, v any) (string, error) 
 	return prefix + pv.join(pairSep, kvSep, PathSegment), nil
 }
 
+// EmptyValue reports whether v, an object path parameter's value, has no
+// text in any style: null, an object with no properties, a list with no
+// item or one empty item (a union's variant), or an empty string. A
+// required path parameter cannot be empty: /items/{id} would become
+// /items/, another resource.
+func EmptyValue(v any) bool {
+	pv, err := valueOf(v)
+	if err != nil {
+		return false // PathObject reports it
+	}
+	switch pv.kind {
+	case 'o':
+		return len(pv.pairs) == 0
+	case 'a':
+		return len(pv.items) == 0 || len(pv.items) == 1 && pv.items[0] == ""
+	case 's':
+		return pv.text == ""
+	}
+	return true
+}
+
 // ObjectText formats an object parameter for a header, style simple:
 // a,1,b,2 or, exploded, a=1,b=2; a list (a union's variant) as a,b, a
 // scalar as its text.
