@@ -91,6 +91,13 @@ func (r *Resolver) operation(in opInput) Resolved {
 			res.KeyParam = p
 		}
 	}
+	if kv, _, _ := pick("idempotencyKey"); safeMethods[in.method] && kv != true && !isString(kv) {
+		// A GET (HEAD, PUT, DELETE...) is retry-safe by its method: a key
+		// header it declares is an ordinary one, the caller's to set, sent
+		// only when set (the same on every attempt), never made up. Only
+		// a policy that asks for a key (idempotencyKey) gets one made.
+		res.KeyParam = nil
+	}
 	keyHeader := ""
 	if res.KeyParam != nil {
 		keyHeader = res.KeyParam.Name
@@ -203,3 +210,5 @@ func (r *Resolver) operation(in opInput) Resolved {
 	res.Policy = pol
 	return res
 }
+
+func isString(v any) bool { _, ok := v.(string); return ok }
