@@ -263,8 +263,9 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		}
 		b.setParamType(mp, p, name+exportedName(p.Name, "Param"), paramPtr[p])
 		if p == keyParam {
-			mp.IdempotencyKey, mp.Required = true, false
-			b.keyParam(mp, p, paramPtr[p])
+			if b.keyParam(mp, p, paramPtr[p], pol.DropKey) {
+				mp.IdempotencyKey, mp.Required = true, false
+			}
 		}
 		mp.GoName = pfields.name(exportedName(p.Name, "Param"))
 		op.Params = append(op.Params, mp)

@@ -80,7 +80,7 @@ func (r *Resolver) operation(in opInput) Resolved {
 	}
 	// A declared header named as the key header carries the key: a key
 	// of its own would be a second field for the same header.
-	res := Resolved{KeyHeader: r.keyHeader}
+	res := Resolved{KeyHeader: r.keyHeader, method: in.method, idem: idem}
 	if v, _, _ := pick("idempotencyKey"); v != nil {
 		if name, ok := v.(string); ok {
 			res.KeyHeader = name
