@@ -839,26 +839,55 @@ func (b *builder) formEncoding(body *model.Body, props []prop, encs map[string]*
 		if p.schema == nil || p.schema.Value == nil {
 			continue
 		}
-		ps := p.schema.Value
+		// A nullable property (oneOf [null, X], type: [X, null]) is sent
+		// as X is: null leaves it out of the form.
+		ps := unwrapNull(p.schema.Value)
 		sm := encs[p.name].SerializationMethod() // nil-safe: form, explode
 		ptr := ptrOf("schema", "properties", p.name)
 		if encs[p.name] != nil {
 			ptr = ptrOf("encoding", p.name)
 		}
-		object := ps.Type.Is("object") || len(ps.Properties) > 0 || ps.AdditionalProperties.Schema != nil
-		list := ps.Type.Is("array")
+		object := formObject(ps)
+		list := formList(ps)
 		switch {
 		case sm.Style == openapi3.SerializationForm && !sm.Explode && (object || list),
 			sm.Style == openapi3.SerializationDeepObject && list:
 			body.FormStyles = append(body.FormStyles, model.FormStyle{Name: p.name, Style: sm.Style, Explode: sm.Explode})
 		case object && sm.Style != openapi3.SerializationDeepObject:
 			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is an object of style %s, explode true, which would spread its properties over the form; resgen sends %s[key]=value (deepObject)", p.name, sm.Style, p.name)})
-		case list && ps.Items != nil && ps.Items.Value != nil && (ps.Items.Value.Type.Is("object") || ps.Items.Value.Type.Is("array")):
+		case list && ps.Items != nil && ps.Items.Value != nil && (formObject(unwrapNull(ps.Items.Value)) || formList(unwrapNull(ps.Items.Value))):
 			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is a list of objects or lists of style %s, which cannot write them; resgen sends %s[0][key]=value (what deepObject means on a list)", p.name, sm.Style, p.name)})
 		case list && sm.Style != openapi3.SerializationForm:
 			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q has style %s; resgen sends the list as %s=a&%s=b", p.name, sm.Style, p.name, p.name)})
 		}
 	}
+}
+
+// unwrapNull is the schema a nullable wrapper stands for: the only
+// non-null variant of a oneOf/anyOf or the one part of an allOf (nested
+// wrappers too, a bounded number of them), else s itself. type: [X,
+// "null"] needs no unwrapping: formObject and formList skip "null".
+func unwrapNull(s *openapi3.Schema) *openapi3.Schema {
+	for range 8 {
+		w := wrapped(s)
+		if w == nil || w.Value == nil {
+			break
+		}
+		s = w.Value
+	}
+	return s
+}
+
+// formObject reports whether a form property's schema is an object.
+func formObject(s *openapi3.Schema) bool {
+	return slices.Contains(nonNullTypes(s), "object") || len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil
+}
+
+// formList reports whether a form property's schema is a list, and only
+// a list (type: array, or [array, "null"]).
+func formList(s *openapi3.Schema) bool {
+	t := nonNullTypes(s)
+	return len(t) == 1 && t[0] == "array"
 }
 
 var ioReader = &model.GoType{Kind: model.Qual, Pkg: "io", Name: "Reader"}
