@@ -1012,9 +1012,12 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 				continue
 			}
 			seen[canon] = true
-			h := &model.ResponseHeader{FieldName: fields.name(exportedName(hn, "Header")), Name: hn}
+			h := &model.ResponseHeader{FieldName: fields.name(exportedName(hn, "Header")), Name: hn, Type: headerString}
 			if hr := rr.Value.Headers[hn]; hr != nil && hr.Value != nil {
 				h.Doc = docLines(hr.Value.Description)
+				if sr := hr.Value.Schema; sr != nil && sr.Value != nil {
+					h.Type = b.headerType(sr.Value)
+				}
 			}
 			headers = append(headers, h)
 		}
@@ -1040,6 +1043,42 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		out = append(out, r)
 	}
 	return out, headers
+}
+
+// headerString is the type of a response header field that holds the
+// header's text.
+var headerString = &model.GoType{Kind: model.Pointer, Elem: builtin("string")}
+
+// headerType is the field type of a response header of schema s: a
+// pointer to its integer, float or bool type, a slice of those or of
+// strings for a list (style simple, a,b), else *string (text, dates,
+// objects and unions: the header's text as sent).
+func (b *builder) headerType(s *openapi3.Schema) *model.GoType {
+	s = unwrapNull(s)
+	scalar := func(s *openapi3.Schema) *model.GoType {
+		if s == nil || len(s.Properties) > 0 {
+			return nil
+		}
+		t := b.primitive(s)
+		if t == nil || t.Kind != model.Builtin {
+			return nil // time.Time: a header's date may be an HTTP-date
+		}
+		switch t.Name {
+		case "string", "bool", "int32", "int64", "uint32", "uint64", "float32", "float64":
+			return t
+		}
+		return nil // []byte: the text as sent
+	}
+	if formList(s) && s.Items != nil && s.Items.Value != nil {
+		if t := scalar(unwrapNull(s.Items.Value)); t != nil {
+			return &model.GoType{Kind: model.Slice, Elem: t}
+		}
+		return headerString
+	}
+	if t := scalar(s); t != nil {
+		return &model.GoType{Kind: model.Pointer, Elem: t}
+	}
+	return headerString
 }
 
 // validStatusKey reports whether k is a response key OpenAPI allows: a

@@ -121,7 +121,11 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 	}
 	var fields []structField
 	for _, h := range op.Headers {
-		fields = append(fields, oneLineNote(structField{name: h.FieldName, typ: stringPtr, tag: "header:" + h.Name}, h.Doc))
+		t := h.Type
+		if t == nil {
+			t = stringPtr
+		}
+		fields = append(fields, oneLineNote(structField{name: h.FieldName, typ: t, tag: "header:" + h.Name}, h.Doc))
 	}
 	nHeaders := len(fields)
 	for _, r := range op.Responses {

@@ -7412,7 +7412,7 @@ type ImagesPostParams struct {
 type ImagesPostResponse struct {
 	runtime.Response `resgen:"404"`
 	// list of available stores.
-	OpenStackImageStoreIds *string `resgen:"header:OpenStack-image-store-ids"`
+	OpenStackImageStoreIds []string `resgen:"header:OpenStack-image-store-ids"`
 	// Ok.
 	JSON201 *ImagesCreateResponse `resgen:"201"`
 }
