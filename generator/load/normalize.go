@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -317,7 +318,11 @@ func wrongKind(e specEntry, target *yaml.Node, root *yaml.Node, swagger bool, ho
 		refuse("whose schema is too large to copy")
 		return
 	default:
-		to = hoist(root, swagger, tokens[len(tokens)-1], schema)
+		name := tokens[len(tokens)-1]
+		if u, err := url.PathUnescape(name); err == nil {
+			name = u
+		}
+		to = hoist(root, swagger, strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~"), schema)
 		if to == "" {
 			refuse("and the document's schemas cannot take a copy of its schema")
 			return
