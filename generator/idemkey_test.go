@@ -72,3 +72,21 @@ testdata/specs/paramshapes.yaml:93:11: warning: unsupported: query parameter "wi
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// A key header whose schema cannot hold a key made generate fail (issue
+// 22, defect 12a); it is a warning at the parameter now, and the output is
+// golden/idemkeyunusable.
+func TestUnusableKeyHeaderWarnsAtTheParameter(t *testing.T) {
+	got := warnings(t, "testdata/specs/idemkeyunusable.yaml", "cannot carry the idempotency key")
+	const off = "; the client sends it as an ordinary header, only when the caller sets it, and the operation is not retried (nothing else makes it retry-safe)"
+	want := []string{
+		`testdata/specs/idemkeyunusable.yaml:15:11: warning: header "Idempotency-Key" cannot carry the idempotency key: its schema is an object: a key must be a string or an integer` + off,
+		`testdata/specs/idemkeyunusable.yaml:24:11: warning: header "idempotency-key" cannot carry the idempotency key: its schema is an object: a key must be a string or an integer` + off,
+		`testdata/specs/idemkeyunusable.yaml:31:11: warning: header "Idempotency-Key" cannot carry the idempotency key: its schema is a boolean: a key must be a string or an integer` + off,
+		`testdata/specs/idemkeyunusable.yaml:38:11: warning: header "Idempotency-Key" cannot carry the idempotency key: its schema allows no non-negative integer the client could make a key of` + off,
+		`testdata/specs/idemkeyunusable.yaml:47:11: warning: header "Idempotency-Key" cannot carry the idempotency key: its schema is a boolean: a key must be a string or an integer; the client sends it as an ordinary header, only when the caller sets it`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -252,6 +252,12 @@ func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
 			return nil, nil, err
 		}
 	}
+	if edits || len(e.editors) > 0 {
+		// Call checked its own headers; these are the editors' and options'.
+		if err := checkHeader(op.spec.Name, r.Header); err != nil {
+			return nil, nil, err
+		}
+	}
 	r, g = c.wire(r, g, own)
 	return r, g, nil
 }
@@ -406,6 +412,9 @@ func (op *Operation) call(ctx context.Context, rq *Request, out Typed, opts []Ca
 	}
 	if rq.Body != nil && rq.ContentType != "" {
 		rq.first("Content-Type", rq.ContentType)
+	}
+	if err := checkHeader(op.spec.Name, rq.Header); err != nil {
+		return err // before the breaker: nothing to send, nothing to count
 	}
 	var c call
 	c.built, c.header0, c.body, c.u, c.opts = true, rq.Header, rq.Body, u, opts

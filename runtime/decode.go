@@ -50,6 +50,9 @@ type plan struct {
 type headerField struct {
 	field int
 	name  string
+	kind  reflect.Kind // of the value: the pointer's or the slice's element
+	list  bool         // a slice: the items of a comma-separated list
+	typ   reflect.Type // the element type
 }
 
 func (p *plan) lookup(status int) *decodeCase {
@@ -101,7 +104,22 @@ func newPlan(t reflect.Type) (*plan, error) {
 			continue
 		}
 		if name, ok := strings.CutPrefix(tag, "header:"); ok {
-			p.headers = append(p.headers, headerField{i, name})
+			h := headerField{field: i, name: name}
+			switch f.Type.Kind() {
+			case reflect.Pointer:
+				h.typ = f.Type.Elem()
+			case reflect.Slice:
+				h.typ, h.list = f.Type.Elem(), true
+			default:
+				return nil, errors.New("the header field " + f.Name + " of " + st.String() + " is neither a pointer nor a slice")
+			}
+			switch h.kind = h.typ.Kind(); h.kind {
+			case reflect.String, reflect.Bool, reflect.Int, reflect.Int32, reflect.Int64,
+				reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+			default:
+				return nil, errors.New("the header field " + f.Name + " of " + st.String() + " holds a " + h.typ.String())
+			}
+			p.headers = append(p.headers, h)
 			continue
 		}
 		statuses, mode, _ := strings.Cut(tag, ",")
@@ -134,15 +152,29 @@ func (op *Operation) decode(p *plan, stop error, resp *http.Response, attempts i
 	base := out.response()
 	base.StatusCode, base.Header, base.Attempts = resp.StatusCode, resp.Header, attempts
 	v := reflect.ValueOf(out).Elem()
-	for _, h := range p.headers {
-		if vals := resp.Header.Values(h.name); len(vals) > 0 {
+	// herr is the first declared header that did not decode: its field
+	// stays nil, its text stays in Header, and the call's error says so.
+	var herr error
+	for i := range p.headers {
+		h := &p.headers[i]
+		vals := resp.Header.Values(h.name)
+		switch {
+		case len(vals) == 0:
+		case h.kind == reflect.String && !h.list:
 			v.Field(h.field).Set(reflect.ValueOf(&vals[0]))
+		default:
+			if err := h.set(v.Field(h.field), vals); err != nil && herr == nil {
+				herr = err
+			}
 		}
 	}
 	status := resp.StatusCode
 	dc := p.lookup(status)
 	if dc != nil && dc.how == howStream && status < 400 {
 		v.Field(dc.field).Set(reflect.ValueOf(resp.Body))
+		if herr != nil {
+			return &DecodeError{Operation: op.spec.Name, StatusCode: status, Attempts: attempts, Err: herr}
+		}
 		return nil
 	}
 	if dc == nil || dc.how == howStream {
@@ -150,7 +182,7 @@ func (op *Operation) decode(p *plan, stop error, resp *http.Response, attempts i
 			// Undeclared: a bounded part, so a huge error body never
 			// reaches memory.
 			base.Body = readBounded(resp.Body)
-			return op.statusError(stop, base, nil, nil)
+			return op.statusError(stop, base, nil, herr)
 		}
 	}
 	raw, err := readBody(resp, op.spec.Method == http.MethodHead)
@@ -183,6 +215,9 @@ func (op *Operation) decode(p *plan, stop error, resp *http.Response, attempts i
 			decoded = &s
 		}
 	}
+	if derr == nil {
+		derr = herr
+	}
 	if status >= 400 {
 		return op.statusError(stop, base, decoded, derr)
 	}
@@ -190,6 +225,149 @@ func (op *Operation) decode(p *plan, stop error, resp *http.Response, attempts i
 		return &DecodeError{Operation: op.spec.Name, StatusCode: status, Attempts: attempts, Err: derr}
 	}
 	return nil
+}
+
+// HeaderError says that a declared response header's value is not of the
+// type its schema gives it (an integer header that reads "12abc", say).
+// The typed response still comes back: the header's field is nil, and its
+// text is in Response.Header. It is the Err of a *DecodeError, or the
+// DecodeErr of a *StatusError.
+type HeaderError struct {
+	// Header is the header's name as the spec writes it.
+	Header string
+	// Type is what the value should be: "an integer", "a number", ...
+	Type string
+}
+
+func (e *HeaderError) Error() string {
+	return "response header " + strconv.Quote(e.Header) + " is not " + e.Type
+}
+
+// set decodes a declared header's values into f, strictly: integers as
+// decimal digits without a sign but "-" or a leading zero, numbers as
+// JSON writes them, booleans as true or false; a list's items are the
+// comma-separated parts of every value, each trimmed of spaces and tabs.
+func (h *headerField) set(f reflect.Value, vals []string) error {
+	if !h.list {
+		x, err := h.scalar(vals[0])
+		if err != nil {
+			return err
+		}
+		pv := reflect.New(h.typ)
+		pv.Elem().Set(x)
+		f.Set(pv)
+		return nil
+	}
+	n := 0
+	for _, v := range vals {
+		n += strings.Count(v, ",") + 1
+	}
+	out := reflect.MakeSlice(f.Type(), 0, n)
+	for _, v := range vals {
+		if strings.TrimSpace(v) == "" {
+			continue // an empty value: no item
+		}
+		for item := range strings.SplitSeq(v, ",") {
+			x, err := h.scalar(strings.Trim(item, " \t"))
+			if err != nil {
+				return err
+			}
+			out = reflect.Append(out, x)
+		}
+	}
+	f.Set(out)
+	return nil
+}
+
+// scalar decodes one value of h's element type.
+func (h *headerField) scalar(s string) (reflect.Value, error) {
+	x := reflect.New(h.typ).Elem()
+	bad := func(what string) (reflect.Value, error) {
+		return reflect.Value{}, &HeaderError{Header: h.name, Type: what}
+	}
+	switch h.kind {
+	case reflect.String:
+		x.SetString(s)
+	case reflect.Bool:
+		switch s {
+		case "true":
+			x.SetBool(true)
+		case "false":
+		default:
+			return bad("a boolean (true or false)")
+		}
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, h.typ.Bits())
+		if err != nil || !decimalInt(strings.TrimPrefix(s, "-")) {
+			return bad("an integer (" + h.typ.String() + ")")
+		}
+		x.SetInt(n)
+	case reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(s, 10, h.typ.Bits())
+		if err != nil || !decimalInt(s) {
+			return bad("a non-negative integer (" + h.typ.String() + ")")
+		}
+		x.SetUint(n)
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(s, h.typ.Bits())
+		if err != nil || !jsonNumber(s) {
+			return bad("a number")
+		}
+		x.SetFloat(f)
+	}
+	return x, nil
+}
+
+// decimalInt reports whether s is an unsigned decimal integer without a
+// leading zero ("0" itself is one): what JSON and the parameter styles
+// write. strconv also takes "+5", "05" and "1_000" (base 0 only).
+func decimalInt(s string) bool {
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonNumber reports whether s is a number as JSON writes it: an optional
+// "-", an integer without a leading zero, an optional fraction and
+// exponent. strconv also takes "+1", ".5", "0x1p4", "Inf" and "NaN".
+func jsonNumber(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if !decimalInt(s[:i]) {
+		return false
+	}
+	digits := func() bool {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // statusError is the error of base; Call fills in the URL.

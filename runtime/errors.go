@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -129,6 +130,63 @@ func (e *DecodeError) Error() string {
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// RequestError is the error of a call refused before anything was sent:
+// its arguments cannot make the request the spec means. An empty required
+// path parameter would send another URL (PUT /items/), a header value with
+// a control byte or a header name that is not a token cannot be sent at
+// all. Such a call fails the same way on every try, so it fails at once:
+// no attempt, no retry, no wait, and the breaker is not asked (an open one
+// does not hide the mistake, a closed one does not count it). A header
+// that a request editor or a call option sets is checked on each attempt;
+// that refusal comes wrapped in a *CallError with 0 attempts, as an
+// editor's own error does.
+type RequestError struct {
+	// Operation is the operation's name.
+	Operation string
+	// Reason says what is wrong, naming the parameter or header; it never
+	// holds the value, which may be a secret.
+	Reason string
+}
+
+func (e *RequestError) Error() string {
+	return e.Operation + ": request not sent: " + e.Reason
+}
+
+// checkHeader returns the RequestError of the first header of h that
+// cannot be sent: a name that is not a token, or a value with a control
+// byte other than tab. net/http refuses both only once sending, as a
+// transport error that would be retried and counted.
+func checkHeader(op string, h http.Header) error {
+	for name, vals := range h {
+		if !headerName(name) {
+			return &RequestError{Operation: op, Reason: "header name " + strconv.Quote(name) + " is not an HTTP token"}
+		}
+		for _, v := range vals {
+			if !headerValue(v) {
+				return &RequestError{Operation: op, Reason: "header " + strconv.Quote(name) + " holds a control byte, which a header cannot carry"}
+			}
+		}
+	}
+	return nil
+}
+
+// headerName reports whether s is an HTTP token (RFC 9110 5.6.2).
+func headerName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // CallError is returned when the call ends without an HTTP response to
 // return: the last attempt failed in transport or timed out, or the call

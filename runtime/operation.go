@@ -435,6 +435,9 @@ func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) 
 			return nil, nil, err
 		}
 	}
+	if err := checkHeader(c.op.spec.Name, r.Header); err != nil {
+		return nil, nil, err
+	}
 	r, g = c.wire(r, g, own)
 	return r, g, nil
 }

@@ -609,3 +609,31 @@ func TestSlogObserver(t *testing.T) {
 		}
 	}
 }
+
+// A request whose header cannot be sent fails at once, in op.Do too: net/http
+// refused it only when sending, as a transport error that was retried with
+// backoff and counted by the breaker (issue 22, defect 10).
+func TestUnsendableHeaderIsALocalError(t *testing.T) {
+	s := newServer(t, status(200))
+	p := constRetry(3, 50*time.Millisecond)
+	p.RetryOn = Match{Transport: true}
+	e := NewEngine(Config{Logger: quiet})
+	b := e.Breaker("b", BreakerPolicy{WindowSize: 2, MinimumCalls: 1, FailureRateThreshold: 50, WaitInOpen: time.Minute, HalfOpenCalls: 1, RecordOn: Match{Transport: true}})
+	op := e.Operation(OperationSpec{Name: "op", Method: "GET", Retry: p, Breaker: b})
+	for _, set := range []func(h http.Header){
+		func(h http.Header) { h.Set("X-A", "a\r\nb") },
+		func(h http.Header) { h["Bad Name"] = []string{"x"} },
+	} {
+		req := get(t, s)
+		set(req.Header)
+		start := time.Now()
+		_, n, err := do(t, op, req)
+		var re *RequestError
+		if n != 0 || !errors.As(err, &re) || time.Since(start) > 40*time.Millisecond {
+			t.Errorf("%d attempts in %v, error %v; want none, at once, a *RequestError", n, time.Since(start), err)
+		}
+	}
+	if m := b.Metrics(); m.Calls != 0 || m.State != StateClosed || s.calls.Load() != 0 {
+		t.Errorf("breaker %+v, server calls %d; want nothing recorded, nothing sent", m, s.calls.Load())
+	}
+}

@@ -65,8 +65,8 @@ func TestBadInputExits2AndKeepsTheOldOutput(t *testing.T) {
 			"testdata/specs/invalid/retry-on-post.yaml:9:9: error: retry on POST /servers, which is not retry-safe: a POST without an idempotency key\n" +
 				"\tat #/paths/~1servers/post/x-resilience/retry\n" +
 				"\tfix: make it retry-safe: declare an idempotency-key header parameter, set idempotencyKey: true, or set idempotent: true if repeating it is harmless; or remove retry\n"},
-		{"idempotency key of object schema", []string{"-spec", "testdata/specs/invalid/idemkey-not-a-key.yaml"},
-			"testdata/specs/invalid/idemkey-not-a-key.yaml:11:11: error: header \"Idempotency-Key\" carries the idempotency key, but its schema is an object: a key must be a string or an integer\n"},
+		{"idempotency key of object schema under -strict", []string{"-strict", "-spec", "testdata/specs/idemkeyunusable.yaml"},
+			"testdata/specs/idemkeyunusable.yaml:15:11: error: header \"Idempotency-Key\" cannot carry the idempotency key: its schema is an object: a key must be a string or an integer;"},
 		{"near miss of the key header under -strict", []string{"-strict", "-spec", "testdata/specs/idemkeys.yaml"},
 			"testdata/specs/idemkeys.yaml:61:11: error: header \"Idempotency-Keys\" is not the idempotency key header; did you mean \"Idempotency-Key\"?\n"},
 		{"YAML syntax", []string{"-spec", "testdata/specs/invalid/not-yaml.yaml"},

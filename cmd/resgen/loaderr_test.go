@@ -96,6 +96,27 @@ func TestLoadDiagnosticsThroughTheCLI(t *testing.T) {
 		{"$ref to something of another kind", []string{"-spec", load + "ref-wrong-kind.yaml"}, exitInput,
 			[]string{load + "ref-wrong-kind.yaml:13:24: error: cannot load spec: bad data in \"#/info/title\" (expecting ref to schema object)\n\tat #/paths/~1x/get/responses/200/content/application~1json/schema/$ref\n"},
 			nil},
+		// Issue 22, defect 12b: a schema $ref to another kind of component
+		// was refused with no position, or at another $ref's line.
+		{"schema $ref to a response", []string{"-spec", "testdata/specs/load/ref-to-response.yaml"}, exitOK,
+			[]string{
+				"testdata/specs/load/ref-to-response.yaml:28:25: warning: repaired: $ref \"#/components/responses/Thing\" is where a schema belongs, but it names a response; it is read as the schema that response holds, copied to #/components/schemas/Thing\n",
+				"testdata/specs/load/ref-to-response.yaml:35:22: warning: repaired: $ref \"#/components/responses/Error\" is where a schema belongs, but it names a response; it is read as the schema that response holds, #/components/schemas/Problem\n",
+			},
+			[]string{"error", "ref-to-response.yaml:17:"}},
+		{"Swagger schema $ref to a body parameter", []string{"-spec", "testdata/specs/load/ref-to-parameter.yaml"}, exitOK,
+			[]string{
+				"testdata/specs/load/ref-to-parameter.yaml:21:20: warning: repaired: $ref \"#/parameters/Order\" is where a schema belongs, but it names a parameter; it is read as the schema that parameter holds, copied to #/definitions/Order\n",
+				"testdata/specs/load/ref-to-parameter.yaml:31:21: warning: repaired: $ref \"#/parameters/Order\" is where a schema belongs, but it names a parameter; it is read as the schema that parameter holds, copied to #/definitions/Order\n",
+				"testdata/specs/load/ref-to-parameter.yaml:35:20: warning: repaired: $ref \"#/parameters/Note\" is where a schema belongs, but it names a parameter; it is read as the schema that parameter holds, #/definitions/Note\n",
+			},
+			[]string{"error"}},
+		{"schema $ref to a response of two schemas", []string{"-spec", load + "ref-wrong-kind-ambiguous.yaml"}, exitInput,
+			[]string{load + "ref-wrong-kind-ambiguous.yaml:20:24: error: $ref \"#/components/responses/Two\" is where a schema belongs, but it names a response, which holds no single schema to read instead\n\tat #/paths/~1b/get/responses/200/content/application~1json/schema\n"},
+			[]string{"ref-wrong-kind-ambiguous.yaml:12:"}},
+		{"Swagger schema $ref to a query parameter", []string{"-spec", load + "swagger-ref-to-query-parameter.yaml"}, exitInput,
+			[]string{load + "swagger-ref-to-query-parameter.yaml:13:20: error: $ref \"#/parameters/Limit\" is where a schema belongs, but it names a parameter, which holds no single schema to read instead\n"},
+			[]string{"components/parameters"}},
 		{"near misses of x-resilience", []string{"-spec", lint + "near-miss-extension.yaml"}, exitOK,
 			[]string{
 				lint + "near-miss-extension.yaml:5:1: warning: unknown extension \"x_resilience\": did you mean x-resilience?\n\tat #/x_resilience\n",

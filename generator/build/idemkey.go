@@ -22,35 +22,44 @@ const maxSafeInt = 1<<53 - 1
 
 // keyParam checks that mp, the header that carries the idempotency key,
 // can hold a random key, and says which: a UUID for text, a random
-// integer for integers and numbers (a list holds one). Booleans and
-// objects cannot be a key: an error at ptr.
-func (b *builder) keyParam(mp *model.Param, p *openapi3.Parameter, ptr string) {
+// integer for integers and numbers (a list holds one). Booleans, objects
+// and the like cannot be a key: a warning at ptr, and false; the header is
+// then an ordinary one (the caller's to set) and drop takes the key out of
+// the operation's policy, turning its retry off unless something else
+// makes it retry-safe.
+func (b *builder) keyParam(mp *model.Param, p *openapi3.Parameter, ptr string, drop func() bool) bool {
 	t := mp.Type
 	if t.Kind == model.Slice {
 		t = t.Elem
 	}
 	kind := b.keyKind(t)
 	what := "one random key"
+	var why, fix string
 	switch kind {
 	case "string":
 	case "integer", "number":
 		s := keyIntSchema(p.Schema)
 		lo, hi, ok := keyIntRange(s)
 		if !ok {
-			b.diags = append(b.diags, b.s.Diag(diag.Error, ptr,
-				fmt.Sprintf("header %q carries the idempotency key, but its schema allows no non-negative integer the client could make a key of", p.Name),
-				"widen minimum/maximum, or declare the header as type: string"))
-			return
+			why, fix = "its schema allows no non-negative integer the client could make a key of", "widen minimum/maximum, or declare the header as type: string"
+			break
 		}
 		mp.KeyInts = &[2]int64{lo, hi}
 		what = fmt.Sprintf("one random integer from %d to %d", lo, hi)
 	default:
-		b.diags = append(b.diags, b.s.Diag(diag.Error, ptr,
-			fmt.Sprintf("header %q carries the idempotency key, but its schema is %s: a key must be a string or an integer", p.Name, kind),
-			"declare the header as type: string (or integer)"))
-		return
+		why, fix = "its schema is "+kind+": a key must be a string or an integer", "declare the header as type: string (or integer)"
+	}
+	if why != "" {
+		off := ""
+		if drop() {
+			off = ", and the operation is not retried (nothing else makes it retry-safe)"
+		}
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, ptr,
+			fmt.Sprintf("header %q cannot carry the idempotency key: %s; the client sends it as an ordinary header, only when the caller sets it%s", p.Name, why, off), fix))
+		return false
 	}
 	mp.Doc = append(mp.Doc, "Left nil, the client makes "+what+" per call and sends it on every attempt.")
+	return true
 }
 
 // keyKind is the kind of value t holds, as a key sees it: string,

@@ -263,8 +263,9 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		}
 		b.setParamType(mp, p, name+exportedName(p.Name, "Param"), paramPtr[p])
 		if p == keyParam {
-			mp.IdempotencyKey, mp.Required = true, false
-			b.keyParam(mp, p, paramPtr[p])
+			if b.keyParam(mp, p, paramPtr[p], pol.DropKey) {
+				mp.IdempotencyKey, mp.Required = true, false
+			}
 		}
 		mp.GoName = pfields.name(exportedName(p.Name, "Param"))
 		op.Params = append(op.Params, mp)
@@ -838,26 +839,55 @@ func (b *builder) formEncoding(body *model.Body, props []prop, encs map[string]*
 		if p.schema == nil || p.schema.Value == nil {
 			continue
 		}
-		ps := p.schema.Value
+		// A nullable property (oneOf [null, X], type: [X, null]) is sent
+		// as X is: null leaves it out of the form.
+		ps := unwrapNull(p.schema.Value)
 		sm := encs[p.name].SerializationMethod() // nil-safe: form, explode
 		ptr := ptrOf("schema", "properties", p.name)
 		if encs[p.name] != nil {
 			ptr = ptrOf("encoding", p.name)
 		}
-		object := ps.Type.Is("object") || len(ps.Properties) > 0 || ps.AdditionalProperties.Schema != nil
-		list := ps.Type.Is("array")
+		object := formObject(ps)
+		list := formList(ps)
 		switch {
 		case sm.Style == openapi3.SerializationForm && !sm.Explode && (object || list),
 			sm.Style == openapi3.SerializationDeepObject && list:
 			body.FormStyles = append(body.FormStyles, model.FormStyle{Name: p.name, Style: sm.Style, Explode: sm.Explode})
 		case object && sm.Style != openapi3.SerializationDeepObject:
 			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is an object of style %s, explode true, which would spread its properties over the form; resgen sends %s[key]=value (deepObject)", p.name, sm.Style, p.name)})
-		case list && ps.Items != nil && ps.Items.Value != nil && (ps.Items.Value.Type.Is("object") || ps.Items.Value.Type.Is("array")):
+		case list && ps.Items != nil && ps.Items.Value != nil && (formObject(unwrapNull(ps.Items.Value)) || formList(unwrapNull(ps.Items.Value))):
 			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is a list of objects or lists of style %s, which cannot write them; resgen sends %s[0][key]=value (what deepObject means on a list)", p.name, sm.Style, p.name)})
 		case list && sm.Style != openapi3.SerializationForm:
 			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q has style %s; resgen sends the list as %s=a&%s=b", p.name, sm.Style, p.name, p.name)})
 		}
 	}
+}
+
+// unwrapNull is the schema a nullable wrapper stands for: the only
+// non-null variant of a oneOf/anyOf or the one part of an allOf (nested
+// wrappers too, a bounded number of them), else s itself. type: [X,
+// "null"] needs no unwrapping: formObject and formList skip "null".
+func unwrapNull(s *openapi3.Schema) *openapi3.Schema {
+	for range 8 {
+		w := wrapped(s)
+		if w == nil || w.Value == nil {
+			break
+		}
+		s = w.Value
+	}
+	return s
+}
+
+// formObject reports whether a form property's schema is an object.
+func formObject(s *openapi3.Schema) bool {
+	return slices.Contains(nonNullTypes(s), "object") || len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil
+}
+
+// formList reports whether a form property's schema is a list, and only
+// a list (type: array, or [array, "null"]).
+func formList(s *openapi3.Schema) bool {
+	t := nonNullTypes(s)
+	return len(t) == 1 && t[0] == "array"
 }
 
 var ioReader = &model.GoType{Kind: model.Qual, Pkg: "io", Name: "Reader"}
@@ -982,9 +1012,12 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 				continue
 			}
 			seen[canon] = true
-			h := &model.ResponseHeader{FieldName: fields.name(exportedName(hn, "Header")), Name: hn}
+			h := &model.ResponseHeader{FieldName: fields.name(exportedName(hn, "Header")), Name: hn, Type: headerString}
 			if hr := rr.Value.Headers[hn]; hr != nil && hr.Value != nil {
 				h.Doc = docLines(hr.Value.Description)
+				if sr := hr.Value.Schema; sr != nil && sr.Value != nil {
+					h.Type = b.headerType(sr.Value)
+				}
 			}
 			headers = append(headers, h)
 		}
@@ -1010,6 +1043,42 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		out = append(out, r)
 	}
 	return out, headers
+}
+
+// headerString is the type of a response header field that holds the
+// header's text.
+var headerString = &model.GoType{Kind: model.Pointer, Elem: builtin("string")}
+
+// headerType is the field type of a response header of schema s: a
+// pointer to its integer, float or bool type, a slice of those or of
+// strings for a list (style simple, a,b), else *string (text, dates,
+// objects and unions: the header's text as sent).
+func (b *builder) headerType(s *openapi3.Schema) *model.GoType {
+	s = unwrapNull(s)
+	scalar := func(s *openapi3.Schema) *model.GoType {
+		if s == nil || len(s.Properties) > 0 {
+			return nil
+		}
+		t := b.primitive(s)
+		if t == nil || t.Kind != model.Builtin {
+			return nil // time.Time: a header's date may be an HTTP-date
+		}
+		switch t.Name {
+		case "string", "bool", "int32", "int64", "uint32", "uint64", "float32", "float64":
+			return t
+		}
+		return nil // []byte: the text as sent
+	}
+	if formList(s) && s.Items != nil && s.Items.Value != nil {
+		if t := scalar(unwrapNull(s.Items.Value)); t != nil {
+			return &model.GoType{Kind: model.Slice, Elem: t}
+		}
+		return headerString
+	}
+	if t := scalar(s); t != nil {
+		return &model.GoType{Kind: model.Pointer, Elem: t}
+	}
+	return headerString
 }
 
 // validStatusKey reports whether k is a response key OpenAPI allows: a

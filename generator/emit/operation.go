@@ -121,7 +121,11 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 	}
 	var fields []structField
 	for _, h := range op.Headers {
-		fields = append(fields, oneLineNote(structField{name: h.FieldName, typ: stringPtr, tag: "header:" + h.Name}, h.Doc))
+		t := h.Type
+		if t == nil {
+			t = stringPtr
+		}
+		fields = append(fields, oneLineNote(structField{name: h.FieldName, typ: t, tag: "header:" + h.Name}, h.Doc))
 	}
 	nHeaders := len(fields)
 	for _, r := range op.Responses {
@@ -344,6 +348,14 @@ func (e *emitter) buildPath(g *jen.Group, op *model.Operation) jen.Code {
 			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
 		}
 	}
+	for _, p := range op.PathParams {
+		/* if id == "" { return nil, &runtime.RequestError{...} } */
+		if cond := e.emptyCond(p); cond != nil {
+			g.If(cond).Block(jen.Return(jen.Nil(), jen.Op("&").Qual(runtimePkg, "RequestError").Values(
+				jen.Id("Operation").Op(":").Lit(op.ID), // as the runtime names it
+				jen.Id("Reason").Op(":").Lit(fmt.Sprintf("path parameter %q is empty: it would send another URL", p.SpecName)))))
+		}
+	}
 	var parts []jen.Code
 	rest := op.URLPath
 	byName := map[string]*model.Param{}
@@ -372,6 +384,65 @@ func (e *emitter) buildPath(g *jen.Group, op *model.Operation) jen.Code {
 		stmt.Op("+").Add(p)
 	}
 	return stmt
+}
+
+// emptyCond is the condition under which path parameter p has no text (an
+// empty string or list, a union with no variant set, an empty object), nil
+// when its type always has some: a required path parameter cannot be
+// empty, since /items/{id} with "" is /items/, another resource.
+func (e *emitter) emptyCond(p *model.Param) *jen.Statement {
+	v := jen.Id(p.GoName)
+	if p.Object {
+		return jen.Qual(wirePkg, "EmptyValue").Call(v)
+	}
+	t := p.Type
+	if t.Kind == model.Slice {
+		n := jen.Len(v.Clone()).Op("==").Lit(0)
+		if one := e.emptyText(t.Elem, jen.Id(p.GoName).Index(jen.Lit(0))); one != nil {
+			// One empty item is empty text too.
+			return n.Op("||").Len(v.Clone()).Op("==").Lit(1).Op("&&").Add(one)
+		}
+		return n
+	}
+	return e.emptyText(t, v)
+}
+
+// emptyText is the condition under which v, a scalar of type t, is written
+// as empty text; nil when it never is.
+func (e *emitter) emptyText(t *model.GoType, v *jen.Statement) *jen.Statement {
+	switch t.Kind {
+	case model.Builtin:
+		switch t.Name {
+		case "string":
+			return v.Clone().Op("==").Lit("")
+		case "[]byte":
+			return jen.Len(v.Clone()).Op("==").Lit(0)
+		}
+	case model.Named:
+		d := e.types[t.Name]
+		switch {
+		case d == nil:
+		case d.ParamText:
+			return v.Clone().Dot("ParamText").Call().Op("==").Lit("")
+		case d.Kind != model.Struct && d.Underlying != nil && e.isStringKind(d.Underlying):
+			return v.Clone().Op("==").Lit("") // type Kind string, and so on
+		case d.Kind != model.Struct && d.Underlying != nil && d.Underlying.Kind == model.Builtin && d.Underlying.Name == "[]byte":
+			return jen.Len(v.Clone()).Op("==").Lit(0)
+		}
+	}
+	return nil
+}
+
+// isStringKind reports whether t's values are Go strings underneath.
+func (e *emitter) isStringKind(t *model.GoType) bool {
+	switch t.Kind {
+	case model.Builtin:
+		return t.Name == "string"
+	case model.Named:
+		d := e.types[t.Name]
+		return d != nil && d.Kind != model.Struct && d.Underlying != nil && e.isStringKind(d.Underlying)
+	}
+	return false
 }
 
 // buildQuery prints the required-params check and the query parameters.
@@ -529,9 +600,11 @@ func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
 		case "uint32", "uint64":
 			return jen.Qual("strconv", "FormatUint").Call(jen.Uint64().Call(v), jen.Lit(10))
 		case "float32":
-			return jen.Qual("strconv", "FormatFloat").Call(jen.Float64().Call(v), jen.LitRune('g'), jen.Lit(-1), jen.Lit(32))
+			// The shortest decimal that reads back as the value, never
+			// with an exponent: no OpenAPI style writes 1e+06.
+			return jen.Qual("strconv", "FormatFloat").Call(jen.Float64().Call(v), jen.LitRune('f'), jen.Lit(-1), jen.Lit(32))
 		case "float64":
-			return jen.Qual("strconv", "FormatFloat").Call(v, jen.LitRune('g'), jen.Lit(-1), jen.Lit(64))
+			return jen.Qual("strconv", "FormatFloat").Call(v, jen.LitRune('f'), jen.Lit(-1), jen.Lit(64))
 		}
 	}
 	return jen.Qual("fmt", "Sprint").Call(v)

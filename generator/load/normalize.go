@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -127,6 +128,8 @@ func (rp *repairs) normalize(file string, root *yaml.Node) int {
 		rp.add(diag.Diagnostic{Severity: diag.Warning, File: file, Line: at.Line, Col: at.Column, Pointer: ptr, Msg: msg, Hint: hint})
 	}
 	const phpHint = "write {} for an empty object"
+	swagger := isSwagger2(root)
+	hoisted := map[*yaml.Node]string{} // wrongKind's copies, by the schema copied
 	walkSpec(root, func(e specEntry) {
 		k, v := e.key(), e.val()
 		switch {
@@ -149,7 +152,10 @@ func (rp *repairs) normalize(file string, root *yaml.Node) int {
 				}
 			}
 		case k.Value == "$ref" && !e.names && v.Kind == yaml.ScalarNode && strings.HasPrefix(v.Value, "#"):
-			if lookup.lookup(v.Value[1:]) != nil {
+			if t := lookup.lookup(v.Value[1:]); t != nil {
+				if refKind(e.path) == "schemas" {
+					wrongKind(e, t, root, swagger, hoisted, warn, rp, file)
+				}
 				return
 			}
 			if holder, fromID := enclosingDefs(root, e.path, v.Value[1:]); holder != "" {
@@ -265,4 +271,145 @@ func dangling(e specEntry, warn func(at *yaml.Node, ptr, msg, hint string), rp *
 		rp.add(diag.Diagnostic{Severity: diag.Error, File: file, Line: k.Line, Col: k.Column, Pointer: e.pointer(),
 			Msg: fmt.Sprintf("$ref %q names nothing in this document", v.Value), Hint: hint})
 	}
+}
+
+// wrongKind handles the $ref of e, written where a schema belongs, whose
+// target (which exists) is another kind of component: a response, a
+// parameter, a request body or a header. Real specs do this (a schema
+// $ref to a response; a Swagger 2.0 schema $ref to a body parameter), and
+// kin-openapi refuses them with no position, or with the position of
+// another, correct $ref to the same component. When the component holds
+// one schema, that schema is what the author meant: the $ref is read as a
+// $ref to it, with a warning at the $ref. An inline schema is copied once
+// into the document's schemas (components/schemas, or definitions in
+// Swagger 2.0, whose conversion moves body parameters where no pointer
+// reaches them) under the component's name. Otherwise it is an error at
+// the $ref.
+func wrongKind(e specEntry, target *yaml.Node, root *yaml.Node, swagger bool, hoisted map[*yaml.Node]string, warn func(at *yaml.Node, ptr, msg, hint string), rp *repairs, file string) {
+	k, v := e.key(), e.val()
+	tokens := strings.Split(strings.TrimPrefix(v.Value[1:], "/"), "/")
+	var kind string
+	switch {
+	case len(tokens) == 3 && tokens[0] == "components":
+		kind = tokens[1]
+	case len(tokens) == 2 && swagger:
+		kind = tokens[0]
+	}
+	what := map[string]string{"responses": "a response", "parameters": "a parameter", "requestBodies": "a request body", "headers": "a header"}[kind]
+	if what == "" || target.Kind != yaml.MappingNode {
+		return
+	}
+	hint := "write a $ref to the schema itself (components/schemas, or definitions in Swagger 2.0)"
+	refuse := func(why string) {
+		rp.add(diag.Diagnostic{Severity: diag.Error, File: file, Line: k.Line, Col: k.Column, Pointer: e.pointer(),
+			Msg: fmt.Sprintf("$ref %q is where a schema belongs, but it names %s, %s", v.Value, what, why), Hint: hint})
+	}
+	schema := componentSchema(target)
+	if schema == nil {
+		refuse("which holds no single schema to read instead")
+		return
+	}
+	to, copied := hoisted[schema], true
+	switch ref := MapValue(schema, "$ref"); {
+	case to != "":
+	case ref != nil && ref.Kind == yaml.ScalarNode && strings.HasPrefix(ref.Value, "#") && len(schema.Content) == 2:
+		to, copied = ref.Value, false // the schema is a $ref itself: the same target
+	case nodes(schema, maxCopied) > maxCopied:
+		refuse("whose schema is too large to copy")
+		return
+	default:
+		name := tokens[len(tokens)-1]
+		if u, err := url.PathUnescape(name); err == nil {
+			name = u
+		}
+		to = hoist(root, swagger, strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~"), schema)
+		if to == "" {
+			refuse("and the document's schemas cannot take a copy of its schema")
+			return
+		}
+		hoisted[schema] = to
+	}
+	as := to
+	if copied {
+		as = "copied to " + to
+	}
+	warn(k, e.pointer(), fmt.Sprintf("repaired: $ref %q is where a schema belongs, but it names %s; it is read as the schema that %s holds, %s", v.Value, what, strings.TrimPrefix(what, "a "), as), hint)
+	v.Value = to
+}
+
+// hoist copies schema into the document's schemas (components/schemas,
+// or Swagger 2.0's definitions) under name, or name with a number when
+// that is taken, and returns the $ref to the copy; "" when the schemas
+// are not a map.
+func hoist(root *yaml.Node, swagger bool, name string, schema *yaml.Node) string {
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	child := func(m *yaml.Node, key string) *yaml.Node {
+		c := MapValue(m, key)
+		if c == nil {
+			c = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			m.Content = append(m.Content, str(key), c)
+		}
+		return c
+	}
+	var schemas *yaml.Node
+	prefix := "#/definitions/"
+	if swagger {
+		schemas = child(root, "definitions")
+	} else if c := child(root, "components"); c.Kind == yaml.MappingNode {
+		schemas, prefix = child(c, "schemas"), "#/components/schemas/"
+	}
+	if schemas == nil || schemas.Kind != yaml.MappingNode {
+		return ""
+	}
+	free := name
+	for i := 2; MapValue(schemas, free) != nil; i++ {
+		free = name + strconv.Itoa(i)
+	}
+	schemas.Content = append(schemas.Content, str(free), copyNode(schema))
+	return prefix + strings.ReplaceAll(strings.ReplaceAll(free, "~", "~0"), "/", "~1")
+}
+
+// componentSchema is the one schema a response, parameter, request body
+// or header holds (its schema, or the schema of its only media type); nil
+// when it has none or several.
+func componentSchema(c *yaml.Node) *yaml.Node {
+	if s := MapValue(c, "schema"); s != nil && s.Kind == yaml.MappingNode {
+		return s
+	}
+	content := MapValue(c, "content")
+	if content == nil || content.Kind != yaml.MappingNode || len(content.Content) != 2 {
+		return nil
+	}
+	if s := MapValue(content.Content[1], "schema"); s != nil && s.Kind == yaml.MappingNode {
+		return s
+	}
+	return nil
+}
+
+// maxCopied bounds the nodes of a schema wrongKind copies.
+const maxCopied = 10000
+
+// nodes counts the nodes of n, stopping past limit.
+func nodes(n *yaml.Node, limit int) int {
+	c := 1
+	for _, x := range n.Content {
+		if c > limit {
+			break
+		}
+		c += nodes(x, limit-c)
+	}
+	if n.Kind == yaml.AliasNode {
+		c = limit + 1 // an alias may expand to anything: not copied
+	}
+	return c
+}
+
+// copyNode is a deep copy of n.
+func copyNode(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		c.Content[i] = copyNode(x)
+	}
+	return &c
 }

@@ -290,6 +290,10 @@ type Response struct {
 type ResponseHeader struct {
 	FieldName, Name string
 	Doc             []string
+	// Type is the field's type, by the header's schema: *string, a
+	// pointer to an integer, float or bool, or a slice of those (a list,
+	// style simple: a,b); the runtime decodes the value strictly.
+	Type *GoType
 }
 
 // Operation is one API call and the method that makes it.

@@ -146,6 +146,28 @@ type Resolved struct {
 	// then the key, if the policy wants one, needs a parameter of its own.
 	KeyHeader string
 	KeyParam  *openapi3.Parameter
+
+	method string
+	idem   *bool // idempotent: as the policy says, nil when it says nothing
+}
+
+// DropKey makes Policy that of an operation whose declared key header
+// cannot carry a key (its schema takes no string or integer): the header
+// is an ordinary one, and the operation is retry-safe only by its method
+// or idempotent: true. It reports whether that turned a retry off.
+func (res *Resolved) DropKey() (retryOff bool) {
+	p := res.Policy
+	res.KeyParam, p.IdempotencyHeader = nil, ""
+	switch {
+	case res.idem != nil && !*res.idem, safeMethods[res.method]:
+		return false // the key did not make it retry-safe
+	case res.idem != nil && *res.idem:
+		p.RetryWhy = "idempotent: true"
+		return false
+	}
+	retryOff = p.Retry != nil
+	p.Retry, p.NotRetrySafe, p.RetryWhy = nil, true, res.method+" without key: off"
+	return retryOff
 }
 
 // Diags are the findings of every resolution so far.

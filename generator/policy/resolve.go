@@ -80,7 +80,7 @@ func (r *Resolver) operation(in opInput) Resolved {
 	}
 	// A declared header named as the key header carries the key: a key
 	// of its own would be a second field for the same header.
-	res := Resolved{KeyHeader: r.keyHeader}
+	res := Resolved{KeyHeader: r.keyHeader, method: in.method, idem: idem}
 	if v, _, _ := pick("idempotencyKey"); v != nil {
 		if name, ok := v.(string); ok {
 			res.KeyHeader = name
@@ -90,6 +90,13 @@ func (r *Resolver) operation(in opInput) Resolved {
 		if p.In == "header" && strings.EqualFold(p.Name, res.KeyHeader) {
 			res.KeyParam = p
 		}
+	}
+	if kv, _, _ := pick("idempotencyKey"); safeMethods[in.method] && kv != true && !isString(kv) {
+		// A GET (HEAD, PUT, DELETE...) is retry-safe by its method: a key
+		// header it declares is an ordinary one, the caller's to set, sent
+		// only when set (the same on every attempt), never made up. Only
+		// a policy that asks for a key (idempotencyKey) gets one made.
+		res.KeyParam = nil
 	}
 	keyHeader := ""
 	if res.KeyParam != nil {
@@ -203,3 +210,5 @@ func (r *Resolver) operation(in opInput) Resolved {
 	res.Policy = pol
 	return res
 }
+
+func isString(v any) bool { _, ok := v.(string); return ok }

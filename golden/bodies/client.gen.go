@@ -621,6 +621,9 @@ func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType st
 // sendPatchPet sends PatchPet and its variants with req's body.
 func (c *Client) sendPatchPet(ctx context.Context, id string, req *runtime.Request, opts []runtime.CallOption) (*PatchPetResponse, error) {
 	req.Path = "/pets/" + wire.PathSegment(id)
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "patchPet", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	return runtime.Call(ctx, c.opPatchPet, req, new(PatchPetResponse), opts)
 }
 

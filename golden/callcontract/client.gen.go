@@ -417,6 +417,9 @@ type GetThingResponse struct {
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOption) (*GetThingResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "getThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }

@@ -294,6 +294,9 @@ type RecoveringResponse struct {
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) Recovering(ctx context.Context, id string, opts ...runtime.CallOption) (*RecoveringResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "recovering", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/recovering/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opRecovering, &req, new(RecoveringResponse), opts)
 }

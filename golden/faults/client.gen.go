@@ -309,6 +309,9 @@ type GetItemResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) GetItem(ctx context.Context, id string, opts ...runtime.CallOption) (*GetItemResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "getItem", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/items/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetItem, &req, new(GetItemResponse), opts)
 }
@@ -328,6 +331,9 @@ type TouchItemResponse struct {
 //   - no retry (idempotent: false: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) TouchItem(ctx context.Context, id string, opts ...runtime.CallOption) (*TouchItemResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "touchItem", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/items/" + wire.PathSegment(id) + "/touch"}
 	return runtime.Call(ctx, c.opTouchItem, &req, new(TouchItemResponse), opts)
 }

@@ -348,6 +348,9 @@ type Get2JPetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Get2JPet(ctx context.Context, iD0m string, params *Get2JPetParams, opts ...runtime.CallOption) (*Get2JPetResponse, error) {
+	if iD0m == "" {
+		return nil, &runtime.RequestError{Operation: "get\x1b[2JPet\u202e\r", Reason: "path parameter \"id\\x1b[0m\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/pets/" + wire.PathSegment(iD0m)}
 	if params != nil {
 		if params.Q8HTTPEvil != nil {

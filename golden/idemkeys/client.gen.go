@@ -520,7 +520,7 @@ func (c *Client) NumberKey(ctx context.Context, params *NumberKeyParams, opts ..
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKeyInt(1, 9007199254740991)
 	if params != nil && params.IdempotencyKey != nil {
-		key = strconv.FormatFloat(*params.IdempotencyKey, 'g', -1, 64)
+		key = strconv.FormatFloat(*params.IdempotencyKey, 'f', -1, 64)
 	}
 	req.SetHeader("Idempotency-Key", key)
 	return runtime.Call(ctx, c.opNumberKey, &req, new(NumberKeyResponse), opts)

@@ -223,6 +223,9 @@ type GetOwnerResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetOwner(ctx context.Context, id string, opts ...runtime.CallOption) (*GetOwnerResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "getOwner", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/owners/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetOwner, &req, new(GetOwnerResponse), opts)
 }

@@ -237,6 +237,9 @@ type GetPetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetPet(ctx context.Context, id string, opts ...runtime.CallOption) (*GetPetResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "getPet", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/pets/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetPet, &req, new(GetPetResponse), opts)
 }
@@ -256,6 +259,9 @@ type GetStoreResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetStore(ctx context.Context, id string, opts ...runtime.CallOption) (*GetStoreResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "getStore", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/stores/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetStore, &req, new(GetStoreResponse), opts)
 }

@@ -240,6 +240,9 @@ type GetInvoiceResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetInvoice(ctx context.Context, id string, opts ...runtime.CallOption) (*GetInvoiceResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "getInvoice", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/invoices/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetInvoice, &req, new(GetInvoiceResponse), opts)
 }
@@ -259,6 +262,9 @@ type GetOrderResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetOrder(ctx context.Context, id string, opts ...runtime.CallOption) (*GetOrderResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "getOrder", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/orders/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetOrder, &req, new(GetOrderResponse), opts)
 }

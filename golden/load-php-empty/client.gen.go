@@ -211,6 +211,9 @@ type GetThingResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOption) (*GetThingResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "getThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }
@@ -229,6 +232,9 @@ type DeleteThingResponse struct {
 //     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeleteThing(ctx context.Context, id string, opts ...runtime.CallOption) (*DeleteThingResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "deleteThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
 }

@@ -227,7 +227,7 @@ func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemPar
 	}
 	if params != nil {
 		if params.XRatio != nil {
-			req.AddHeader("X-Ratio", strconv.FormatFloat(*params.XRatio, 'g', -1, 64))
+			req.AddHeader("X-Ratio", strconv.FormatFloat(*params.XRatio, 'f', -1, 64))
 		}
 	}
 	return runtime.Call(ctx, c.opUpdateItem, &req, new(UpdateItemResponse), opts)

@@ -86,6 +86,9 @@ type ShowServerResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*ShowServerResponse, error) {
+	if serverID == "" {
+		return nil, &runtime.RequestError{Operation: "showServer", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
 	return runtime.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
 }
@@ -104,6 +107,9 @@ type DeleteServerResponse struct {
 //     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*DeleteServerResponse, error) {
+	if serverID == "" {
+		return nil, &runtime.RequestError{Operation: "deleteServer", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
 	return runtime.Call(ctx, c.opDeleteServer, &req, new(DeleteServerResponse), opts)
 }
@@ -133,6 +139,9 @@ type ServerActionResponse struct {
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction, opts ...runtime.CallOption) (*ServerActionResponse, error) {
+	if serverID == "" {
+		return nil, &runtime.RequestError{Operation: "serverAction", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()

@@ -56,6 +56,9 @@ type UploadImageResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 10m in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*UploadImageResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "uploadImage", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/image/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body

@@ -23,6 +23,9 @@ type ListVolumesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runtime.CallOption) (*ListVolumesResponse, error) {
+	if projectID == "" {
+		return nil, &runtime.RequestError{Operation: "listVolumes", Reason: "path parameter \"project_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes"}
 	return runtime.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
 }
@@ -40,6 +43,9 @@ type CreateVolumeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume, opts ...runtime.CallOption) (*CreateVolumeResponse, error) {
+	if projectID == "" {
+		return nil, &runtime.RequestError{Operation: "createVolume", Reason: "path parameter \"project_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
 }

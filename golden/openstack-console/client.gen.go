@@ -529,6 +529,9 @@ type ShowServerResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*ShowServerResponse, error) {
+	if serverID == "" {
+		return nil, &runtime.RequestError{Operation: "showServer", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
 	return runtime.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
 }
@@ -547,6 +550,9 @@ type DeleteServerResponse struct {
 //     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*DeleteServerResponse, error) {
+	if serverID == "" {
+		return nil, &runtime.RequestError{Operation: "deleteServer", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
 	return runtime.Call(ctx, c.opDeleteServer, &req, new(DeleteServerResponse), opts)
 }
@@ -576,6 +582,9 @@ type ServerActionResponse struct {
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction, opts ...runtime.CallOption) (*ServerActionResponse, error) {
+	if serverID == "" {
+		return nil, &runtime.RequestError{Operation: "serverAction", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
@@ -685,6 +694,9 @@ type UploadImageResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 10m in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*UploadImageResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "uploadImage", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/image/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
@@ -706,6 +718,9 @@ type ListVolumesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runtime.CallOption) (*ListVolumesResponse, error) {
+	if projectID == "" {
+		return nil, &runtime.RequestError{Operation: "listVolumes", Reason: "path parameter \"project_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes"}
 	return runtime.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
 }
@@ -723,6 +738,9 @@ type CreateVolumeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume, opts ...runtime.CallOption) (*CreateVolumeResponse, error) {
+	if projectID == "" {
+		return nil, &runtime.RequestError{Operation: "createVolume", Reason: "path parameter \"project_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
 }

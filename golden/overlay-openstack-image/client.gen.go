@@ -7183,6 +7183,9 @@ type CacheImageIDPutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest, opts ...runtime.CallOption) (*CacheImageIDPutResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "cache/image_id:put", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/cache/" + wire.PathSegment(imageID), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opCacheImageIDPut, &req, new(CacheImageIDPutResponse), opts)
 }
@@ -7210,6 +7213,9 @@ type CacheImageIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*CacheImageIDDeleteResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "cache/image_id:delete", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/cache/" + wire.PathSegment(imageID)}
 	return runtime.Call(ctx, c.opCacheImageIDDelete, &req, new(CacheImageIDDeleteResponse), opts)
 }
@@ -7406,7 +7412,7 @@ type ImagesPostParams struct {
 type ImagesPostResponse struct {
 	runtime.Response `resgen:"404"`
 	// list of available stores.
-	OpenStackImageStoreIds *string `resgen:"header:OpenStack-image-store-ids"`
+	OpenStackImageStoreIds []string `resgen:"header:OpenStack-image-store-ids"`
 	// Ok.
 	JSON201 *ImagesCreateResponse `resgen:"201"`
 }
@@ -7479,6 +7485,9 @@ type ImagesImageIDGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDGetResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id:get", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID)}
 	return runtime.Call(ctx, c.opImagesImageIDGet, &req, new(ImagesImageIDGetResponse), opts)
 }
@@ -7528,6 +7537,9 @@ type ImagesImageIDPatchResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*ImagesImageIDPatchResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id:patch", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID), ContentType: "application/openstack-images-v2.1-json-patch"}
 	if body != nil {
 		req.Body = body
@@ -7564,6 +7576,9 @@ type ImagesImageIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDDeleteResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id:delete", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID)}
 	return runtime.Call(ctx, c.opImagesImageIDDelete, &req, new(ImagesImageIDDeleteResponse), opts)
 }
@@ -7601,6 +7616,9 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsDeactivatePostResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/actions/deactivate:post", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/actions/deactivate", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDActionsDeactivatePost, &req, new(ImagesImageIDActionsDeactivatePostResponse), opts)
 }
@@ -7634,6 +7652,9 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsReactivatePostResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/actions/reactivate:post", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/actions/reactivate", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDActionsReactivatePost, &req, new(ImagesImageIDActionsReactivatePostResponse), opts)
 }
@@ -7688,6 +7709,9 @@ type ImagesImageIDFileGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams, opts ...runtime.CallOption) (*ImagesImageIDFileGetResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/file:get", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/file"}
 	if params != nil {
 		if params.Range != nil {
@@ -7754,6 +7778,9 @@ type ImagesImageIDFilePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte, opts ...runtime.CallOption) (*ImagesImageIDFilePutResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/file:put", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
@@ -7826,6 +7853,9 @@ type ImagesImageIDImportPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest, opts ...runtime.CallOption) (*ImagesImageIDImportPostResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/import:post", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/import", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDImportPost, &req, new(ImagesImageIDImportPostResponse), opts)
 }
@@ -7864,6 +7894,9 @@ type ImagesImageIDMembersGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDMembersGetResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/members:get", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members"}
 	return runtime.Call(ctx, c.opImagesImageIDMembersGet, &req, new(ImagesImageIDMembersGetResponse), opts)
 }
@@ -7896,6 +7929,9 @@ type ImagesImageIDMembersPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersPostResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/members:post", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDMembersPost, &req, new(ImagesImageIDMembersPostResponse), opts)
 }
@@ -7927,6 +7963,12 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDGetResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/members/member_id:get", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
+	if memberID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/members/member_id:get", Reason: "path parameter \"member_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID)}
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDGet, &req, new(ImagesImageIDMembersMemberIDGetResponse), opts)
 }
@@ -7967,6 +8009,12 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDPutResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/members/member_id:put", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
+	if memberID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/members/member_id:put", Reason: "path parameter \"member_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDPut, &req, new(ImagesImageIDMembersMemberIDPutResponse), opts)
 }
@@ -8000,6 +8048,12 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/members/member_id:delete", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
+	if memberID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/members/member_id:delete", Reason: "path parameter \"member_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID)}
 	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDDelete, &req, new(ImagesImageIDMembersMemberIDDeleteResponse), opts)
 }
@@ -8045,6 +8099,9 @@ type ImagesImageIDStagePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest, opts ...runtime.CallOption) (*ImagesImageIDStagePutResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/stage:put", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/stage", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDStagePut, &req, new(ImagesImageIDStagePutResponse), opts)
 }
@@ -8063,6 +8120,12 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValuePutResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/tags/tag_value:put", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
+	if tagValue == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/tags/tag_value:put", Reason: "path parameter \"tag_value\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tags/" + wire.PathSegment(tagValue), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opImagesImageIDTagsTagValuePut, &req, new(ImagesImageIDTagsTagValuePutResponse), opts)
 }
@@ -8081,6 +8144,12 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/tags/tag_value:delete", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
+	if tagValue == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/tags/tag_value:delete", Reason: "path parameter \"tag_value\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tags/" + wire.PathSegment(tagValue)}
 	return runtime.Call(ctx, c.opImagesImageIDTagsTagValueDelete, &req, new(ImagesImageIDTagsTagValueDeleteResponse), opts)
 }
@@ -8113,6 +8182,9 @@ type ImagesImageIDTasksGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDTasksGetResponse, error) {
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "images/image_id/tasks:get", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tasks"}
 	return runtime.Call(ctx, c.opImagesImageIDTasksGet, &req, new(ImagesImageIDTasksGetResponse), opts)
 }
@@ -8339,6 +8411,9 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameGet, &req, new(MetadefsNamespacesNamespaceNameGetResponse), opts)
 }
@@ -8365,6 +8440,9 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name:put", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePut, &req, new(MetadefsNamespacesNamespaceNamePutResponse), opts)
 }
@@ -8395,6 +8473,9 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameDelete, &req, new(MetadefsNamespacesNamespaceNameDeleteResponse), opts)
 }
@@ -8446,6 +8527,9 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsGet, &req, new(MetadefsNamespacesNamespaceNameObjectsGetResponse), opts)
 }
@@ -8473,6 +8557,9 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects:post", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsPost, &req, new(MetadefsNamespacesNamespaceNameObjectsPostResponse), opts)
 }
@@ -8493,6 +8580,9 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsDeleteResponse), opts)
 }
@@ -8523,6 +8613,12 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects/object_name:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if objectName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects/object_name:get", Reason: "path parameter \"object_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse), opts)
 }
@@ -8558,6 +8654,12 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects/object_name:put", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if objectName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects/object_name:put", Reason: "path parameter \"object_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse), opts)
 }
@@ -8589,6 +8691,12 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects/object_name:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if objectName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects/object_name:delete", Reason: "path parameter \"object_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse), opts)
 }
@@ -8617,6 +8725,9 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesGetResponse), opts)
 }
@@ -8646,6 +8757,9 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties:post", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPost, &req, new(MetadefsNamespacesNamespaceNamePropertiesPostResponse), opts)
 }
@@ -8666,6 +8780,9 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesDeleteResponse), opts)
 }
@@ -8701,6 +8818,12 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties/property_name:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if propertyName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties/property_name:get", Reason: "path parameter \"property_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse), opts)
 }
@@ -8729,6 +8852,12 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties/property_name:put", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if propertyName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties/property_name:put", Reason: "path parameter \"property_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse), opts)
 }
@@ -8760,6 +8889,12 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties/property_name:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if propertyName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties/property_name:delete", Reason: "path parameter \"property_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse), opts)
 }
@@ -8788,6 +8923,9 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/resource_types:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesGet, &req, new(MetadefsNamespacesNamespaceNameResourceTypesGetResponse), opts)
 }
@@ -8816,6 +8954,9 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/resource_types:post", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesPost, &req, new(MetadefsNamespacesNamespaceNameResourceTypesPostResponse), opts)
 }
@@ -8836,6 +8977,12 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/resource_types/resource_type:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if resourceType == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/resource_types/resource_type:delete", Reason: "path parameter \"resource_type\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types/" + wire.PathSegment(resourceType)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete, &req, new(MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse), opts)
 }
@@ -8870,6 +9017,9 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsGet, &req, new(MetadefsNamespacesNamespaceNameTagsGetResponse), opts)
 }
@@ -8897,6 +9047,9 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags:post", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags", JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsPost, &req, new(MetadefsNamespacesNamespaceNameTagsPostResponse), opts)
 }
@@ -8928,6 +9081,9 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsDelete, &req, new(MetadefsNamespacesNamespaceNameTagsDeleteResponse), opts)
 }
@@ -8958,6 +9114,12 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if tagName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:get", Reason: "path parameter \"tag_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameGet, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameGetResponse), opts)
 }
@@ -8986,6 +9148,12 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:put", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if tagName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:put", Reason: "path parameter \"tag_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePutResponse), opts)
 }
@@ -9013,6 +9181,12 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:post", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if tagName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:post", Reason: "path parameter \"tag_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName), JSON: body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePostResponse), opts)
 }
@@ -9044,6 +9218,12 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
+	if namespaceName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
+	}
+	if tagName == "" {
+		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:delete", Reason: "path parameter \"tag_name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName)}
 	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse), opts)
 }
@@ -9606,6 +9786,12 @@ type StoresStoreIDImageIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string, opts ...runtime.CallOption) (*StoresStoreIDImageIDDeleteResponse, error) {
+	if storeID == "" {
+		return nil, &runtime.RequestError{Operation: "stores/store_id/image_id:delete", Reason: "path parameter \"store_id\" is empty: it would send another URL"}
+	}
+	if imageID == "" {
+		return nil, &runtime.RequestError{Operation: "stores/store_id/image_id:delete", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/stores/" + wire.PathSegment(storeID) + "/" + wire.PathSegment(imageID)}
 	return runtime.Call(ctx, c.opStoresStoreIDImageIDDelete, &req, new(StoresStoreIDImageIDDeleteResponse), opts)
 }
@@ -9683,6 +9869,9 @@ type TasksTaskIDGetResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDGetResponse, error) {
+	if taskID == "" {
+		return nil, &runtime.RequestError{Operation: "tasks/task_id:get", Reason: "path parameter \"task_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/tasks/" + wire.PathSegment(taskID)}
 	return runtime.Call(ctx, c.opTasksTaskIDGet, &req, new(TasksTaskIDGetResponse), opts)
 }
@@ -9701,6 +9890,9 @@ type TasksTaskIDDeleteResponse struct {
 //     to 30s.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDDeleteResponse, error) {
+	if taskID == "" {
+		return nil, &runtime.RequestError{Operation: "tasks/task_id:delete", Reason: "path parameter \"task_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/v2/tasks/" + wire.PathSegment(taskID)}
 	return runtime.Call(ctx, c.opTasksTaskIDDelete, &req, new(TasksTaskIDDeleteResponse), opts)
 }

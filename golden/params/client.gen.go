@@ -333,6 +333,9 @@ type PutBlobResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBlob(ctx context.Context, name string, body []byte, opts ...runtime.CallOption) (*PutBlobResponse, error) {
+	if name == "" {
+		return nil, &runtime.RequestError{Operation: "putBlob", Reason: "path parameter \"name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/blobs/" + wire.PathSegment(name), ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
@@ -395,6 +398,9 @@ type DownloadResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Download(ctx context.Context, name string, opts ...runtime.CallOption) (*DownloadResponse, error) {
+	if name == "" {
+		return nil, &runtime.RequestError{Operation: "download", Reason: "path parameter \"name\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/files/" + wire.PathSegment(name)}
 	return runtime.Call(ctx, c.opDownload, &req, new(DownloadResponse), opts)
 }
@@ -463,6 +469,9 @@ type GetItemsItemIDPartsPartResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, opts ...runtime.CallOption) (*GetItemsItemIDPartsPartResponse, error) {
+	if part == "" {
+		return nil, &runtime.RequestError{Operation: "GET /items/{item-id}/parts/{part}", Reason: "path parameter \"part\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + wire.PathSegment(part)}
 	return runtime.Call(ctx, c.opGetItemsItemIDPartsPart, &req, new(GetItemsItemIDPartsPartResponse), opts)
 }
@@ -487,6 +496,9 @@ type DeleteItemsItemIDPartsPartResponse struct {
 //     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, params *DeleteItemsItemIDPartsPartParams, opts ...runtime.CallOption) (*DeleteItemsItemIDPartsPartResponse, error) {
+	if part == "" {
+		return nil, &runtime.RequestError{Operation: "DELETE /items/{item-id}/parts/{part}", Reason: "path parameter \"part\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + wire.PathSegment(part)}
 	if params != nil {
 		if params.Force != nil {
@@ -665,7 +677,7 @@ func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams, opts ..
 			req.Query.Add("exact", strconv.FormatBool(*params.Exact))
 		}
 		if params.Ratio != nil {
-			req.Query.Add("ratio", strconv.FormatFloat(*params.Ratio, 'g', -1, 64))
+			req.Query.Add("ratio", strconv.FormatFloat(*params.Ratio, 'f', -1, 64))
 		}
 	}
 	if params != nil {
@@ -695,6 +707,15 @@ type PathStylesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64, simple []string, opts ...runtime.CallOption) (*PathStylesResponse, error) {
+	if len(label) == 0 || len(label) == 1 && label[0] == "" {
+		return nil, &runtime.RequestError{Operation: "pathStyles", Reason: "path parameter \"label\" is empty: it would send another URL"}
+	}
+	if len(matrix) == 0 {
+		return nil, &runtime.RequestError{Operation: "pathStyles", Reason: "path parameter \"matrix\" is empty: it would send another URL"}
+	}
+	if len(simple) == 0 || len(simple) == 1 && simple[0] == "" {
+		return nil, &runtime.RequestError{Operation: "pathStyles", Reason: "path parameter \"simple\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/styles" + wire.PathValue("label", false, "label", label...) + wire.PathValue("matrix", true, "matrix", func() []string {
 		s := make([]string, 0, len(matrix))
 		for _, x := range matrix {

@@ -471,6 +471,9 @@ type ListIssuesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, params *ListIssuesParams, opts ...runtime.CallOption) (*ListIssuesResponse, error) {
+	if len(severities) == 0 || len(severities) == 1 && severities[0] == "" {
+		return nil, &runtime.RequestError{Operation: "listIssues", Reason: "path parameter \"severities\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/issues/" + wire.PathValue("", false, "severities", func() []string {
 		s := make([]string, 0, len(severities))
 		for _, x := range severities {

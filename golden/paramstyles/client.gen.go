@@ -406,6 +406,21 @@ func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, lab
 	if err != nil {
 		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "matrixx", err)
 	}
+	if wire.EmptyValue(simple) {
+		return nil, &runtime.RequestError{Operation: "pathObjects", Reason: "path parameter \"simple\" is empty: it would send another URL"}
+	}
+	if wire.EmptyValue(label) {
+		return nil, &runtime.RequestError{Operation: "pathObjects", Reason: "path parameter \"label\" is empty: it would send another URL"}
+	}
+	if wire.EmptyValue(labelx) {
+		return nil, &runtime.RequestError{Operation: "pathObjects", Reason: "path parameter \"labelx\" is empty: it would send another URL"}
+	}
+	if wire.EmptyValue(matrix) {
+		return nil, &runtime.RequestError{Operation: "pathObjects", Reason: "path parameter \"matrix\" is empty: it would send another URL"}
+	}
+	if wire.EmptyValue(matrixx) {
+		return nil, &runtime.RequestError{Operation: "pathObjects", Reason: "path parameter \"matrixx\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/objects/" + simpleText + "/" + labelText + "/" + labelxText + "/" + matrixText + "/" + matrixxText}
 	return runtime.Call(ctx, c.opPathObjects, &req, new(PathObjectsResponse), opts)
 }

@@ -295,6 +295,9 @@ type ShowPetByIDResponse struct {
 //     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ShowPetByID(ctx context.Context, petID string, opts ...runtime.CallOption) (*ShowPetByIDResponse, error) {
+	if petID == "" {
+		return nil, &runtime.RequestError{Operation: "showPetById", Reason: "path parameter \"petId\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/pets/" + wire.PathSegment(petID)}
 	return runtime.Call(ctx, c.opShowPetByID, &req, new(ShowPetByIDResponse), opts)
 }
@@ -325,6 +328,9 @@ type AdoptPetResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption, opts ...runtime.CallOption) (*AdoptPetResponse, error) {
+	if petID == "" {
+		return nil, &runtime.RequestError{Operation: "adoptPet", Reason: "path parameter \"petId\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/pets/" + wire.PathSegment(petID) + "/adoptions", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()

@@ -607,6 +607,9 @@ type PerOperationOneResponse struct {
 //     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationOne(ctx context.Context, id string, opts ...runtime.CallOption) (*PerOperationOneResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "perOperationOne", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/d/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opPerOperationOne, &req, new(PerOperationOneResponse), opts)
 }
@@ -625,6 +628,9 @@ type PerOperationTwoResponse struct {
 //     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationTwo(ctx context.Context, id string, opts ...runtime.CallOption) (*PerOperationTwoResponse, error) {
+	if id == "" {
+		return nil, &runtime.RequestError{Operation: "perOperationTwo", Reason: "path parameter \"id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/d/" + wire.PathSegment(id)}
 	return runtime.Call(ctx, c.opPerOperationTwo, &req, new(PerOperationTwoResponse), opts)
 }

@@ -302,7 +302,7 @@ func (u *ListIssuesRegion) UnmarshalJSON(data []byte) error {
 func (u ListIssuesRegion) ParamText() string {
 	switch {
 	case u.Number != nil:
-		return strconv.FormatFloat(*u.Number, 'g', -1, 64)
+		return strconv.FormatFloat(*u.Number, 'f', -1, 64)
 	case u.String != nil:
 		return *u.String
 	case u.Unknown != nil:
@@ -620,6 +620,9 @@ type ListIssuesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIssuesParams, opts ...runtime.CallOption) (*ListIssuesResponse, error) {
+	if ref.ParamText() == "" {
+		return nil, &runtime.RequestError{Operation: "listIssues", Reason: "path parameter \"ref\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/issues/" + wire.PathSegment(ref.ParamText())}
 	if params != nil {
 		if params.Project != nil {
@@ -704,6 +707,9 @@ func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUni
 	if err != nil {
 		return nil, fmt.Errorf("MixedUnions: path parameter %q: %w", "at", err)
 	}
+	if wire.EmptyValue(at) {
+		return nil, &runtime.RequestError{Operation: "mixedUnions", Reason: "path parameter \"at\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/mixed/" + atText}
 	if params != nil {
 		if params.Created != nil {
@@ -745,6 +751,15 @@ type PathStylesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrString, lblx []IntOrString, opts ...runtime.CallOption) (*PathStylesResponse, error) {
+	if len(lbl) == 0 || len(lbl) == 1 && lbl[0].ParamText() == "" {
+		return nil, &runtime.RequestError{Operation: "pathStyles", Reason: "path parameter \"lbl\" is empty: it would send another URL"}
+	}
+	if len(mtx) == 0 || len(mtx) == 1 && mtx[0].ParamText() == "" {
+		return nil, &runtime.RequestError{Operation: "pathStyles", Reason: "path parameter \"mtx\" is empty: it would send another URL"}
+	}
+	if len(lblx) == 0 || len(lblx) == 1 && lblx[0].ParamText() == "" {
+		return nil, &runtime.RequestError{Operation: "pathStyles", Reason: "path parameter \"lblx\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/styles/" + wire.PathValue("label", false, "lbl", func() []string {
 		s := make([]string, 0, len(lbl))
 		for _, x := range lbl {

@@ -519,6 +519,9 @@ type PutBoardResponse struct {
 //   - no retry (retry: none).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBoard(ctx context.Context, boardID string, body Board, opts ...runtime.CallOption) (*PutBoardResponse, error) {
+	if boardID == "" {
+		return nil, &runtime.RequestError{Operation: "putBoard", Reason: "path parameter \"boardId\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/boards/" + wire.PathSegment(boardID), JSON: &body, ContentType: "application/json"}
 	return runtime.Call(ctx, c.opPutBoard, &req, new(PutBoardResponse), opts)
 }

@@ -322,6 +322,9 @@ type UpdateFileResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UpdateFile(ctx context.Context, fileID string, opts ...runtime.CallOption) (*UpdateFileResponse, error) {
+	if fileID == "" {
+		return nil, &runtime.RequestError{Operation: "updateFile", Reason: "path parameter \"file_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID)}
 	return runtime.Call(ctx, c.opUpdateFile, &req, new(UpdateFileResponse), opts)
 }
@@ -347,6 +350,9 @@ type AddSharedLinkResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSharedLinkParams, body AddSharedLinkBody, opts ...runtime.CallOption) (*AddSharedLinkResponse, error) {
+	if fileID == "" {
+		return nil, &runtime.RequestError{Operation: "addSharedLink", Reason: "path parameter \"file_id\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
 	if params == nil {
 		return nil, fmt.Errorf("AddSharedLink: params is required (it holds %s)", "fields")

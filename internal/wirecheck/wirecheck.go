@@ -82,6 +82,19 @@ func NewReplying(t *testing.T, path, reply string) *Server {
 	})
 }
 
+// NewDocReplying is NewReplying for a document already loaded.
+func NewDocReplying(t *testing.T, doc *openapi3.T, reply string) *Server {
+	t.Helper()
+	return start(t, doc, func(w http.ResponseWriter, _ int, body []byte) {
+		out := []byte(reply)
+		if len(out) == 0 {
+			out = body
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(out)
+	})
+}
+
 func load(t *testing.T, path string) *openapi3.T {
 	t.Helper()
 	loader := openapi3.NewLoader()

@@ -83,14 +83,32 @@ func pairsOf(data []byte) ([][2]string, error) {
 	return out, nil
 }
 
-// scalarText is a JSON value as parameter text: strings unquoted, others
-// as written.
+// scalarText is a JSON value as parameter text: strings unquoted, numbers
+// without an exponent (numberText), others as written.
 func scalarText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
+	if len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+		return numberText(string(raw))
+	}
 	return string(raw)
+}
+
+// numberText is a JSON number as parameter text: as written, unless it has
+// an exponent (encoding/json writes 1e+21 and 1e-7 so), then the shortest
+// decimal of the same float64 value: no OpenAPI style writes an exponent.
+// A number beyond float64's range stays as written.
+func numberText(n string) string {
+	if !strings.ContainsAny(n, "eE") {
+		return n
+	}
+	f, err := strconv.ParseFloat(n, 64)
+	if err != nil {
+		return n
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // Query builds a query string in the order parameters are added. Unlike
@@ -203,23 +221,27 @@ func styleDelimiter(style string) string {
 	return ","
 }
 
-// CookieValue escapes a cookie parameter's value: http.Cookie would drop
-// the bytes a cookie cannot hold (; , " \ space, non-ASCII) instead.
-func CookieValue(v string) string { return url.QueryEscape(v) }
+// CookieValue escapes a cookie parameter's value as OpenAPI's cookie
+// style, form, means it: RFC 6570 percent-encoding, every byte but the
+// unreserved ones (A-Z a-z 0-9 - . _ ~) as %XX, a space as %20 (not the +
+// of a form body, which a server that percent-decodes reads as a plus).
+// http.Cookie would drop the bytes a cookie cannot hold (; , " \ space,
+// non-ASCII) instead.
+func CookieValue(v string) string { return escape6570(v) }
 
 // CookieList formats a list cookie (style form, explode false): each item
-// escaped, joined by commas left as they are.
+// escaped as CookieValue does, joined by commas left as they are.
 func CookieList(items ...string) string {
 	esc := make([]string, len(items))
 	for i, it := range items {
-		esc[i] = url.QueryEscape(it)
+		esc[i] = escape6570(it)
 	}
 	return strings.Join(esc, ",")
 }
 
 // CookieObject formats an object cookie (style form, explode false):
-// a,1,b,2, each key and value escaped; a list or scalar (a union's
-// variant) as CookieList and CookieValue do.
+// a,1,b,2, each key and value escaped as CookieValue does; a list or
+// scalar (a union's variant) as CookieList and CookieValue do.
 func CookieObject(v any) (string, error) {
 	pv, err := valueOf(v)
 	switch pv.kind {
@@ -228,7 +250,36 @@ func CookieObject(v any) (string, error) {
 	case 's':
 		return CookieValue(pv.text), err
 	}
-	return pv.join(",", ",", url.QueryEscape), err
+	return pv.join(",", ",", escape6570), err
+}
+
+// escape6570 percent-encodes every byte of s but the unreserved ones, as
+// RFC 6570 expands a value (upper-case hex, as RFC 3986 recommends).
+func escape6570(s string) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !unreserved(s[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+2*n)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; unreserved(c) {
+			b = append(b, c)
+		} else {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return string(b)
+}
+
+// unreserved reports whether c is an RFC 3986 unreserved character.
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // PathObject formats an object path parameter in style (simple, label or
@@ -263,6 +314,27 @@ func PathObject(style string, explode bool, name string, v any) (string, error) 
 		}
 	}
 	return prefix + pv.join(pairSep, kvSep, PathSegment), nil
+}
+
+// EmptyValue reports whether v, an object path parameter's value, has no
+// text in any style: null, an object with no properties, a list with no
+// item or one empty item (a union's variant), or an empty string. A
+// required path parameter cannot be empty: /items/{id} would become
+// /items/, another resource.
+func EmptyValue(v any) bool {
+	pv, err := valueOf(v)
+	if err != nil {
+		return false // PathObject reports it
+	}
+	switch pv.kind {
+	case 'o':
+		return len(pv.pairs) == 0
+	case 'a':
+		return len(pv.items) == 0 || len(pv.items) == 1 && pv.items[0] == ""
+	case 's':
+		return pv.text == ""
+	}
+	return true
 }
 
 // ObjectText formats an object parameter for a header, style simple:
@@ -501,7 +573,7 @@ func formScalar(v any) (string, bool) {
 	case string:
 		return x, true
 	case json.Number:
-		return x.String(), true
+		return numberText(x.String()), true
 	case bool:
 		return strconv.FormatBool(x), true
 	}

@@ -83,7 +83,7 @@ func TestObjectStylesEscapeValuesNotDelimiters(t *testing.T) {
 	if got, _ := CookieObject(v); got != "a,x%2Cy,b%3B,1" {
 		t.Errorf("CookieObject = %q", got)
 	}
-	if got := CookieList("a,b", "c d"); got != "a%2Cb,c+d" {
+	if got := CookieList("a,b", "c d", "e+f"); got != "a%2Cb,c%20d,e%2Bf" {
 		t.Errorf("CookieList = %q", got)
 	}
 	for style, want := range map[string]string{"form": "o=a,x%2Cy,b%3B,1", "pipeDelimited": "o=a|x%2Cy|b%3B|1", "spaceDelimited": "o=a%20x%2Cy%20b%3B%201"} {
@@ -106,5 +106,32 @@ func TestNewIdempotencyKeyIntStaysInRange(t *testing.T) {
 				t.Fatalf("key %s out of [%d, %d]", k, r[0], r[1])
 			}
 		}
+	}
+}
+
+// encoding/json writes large and tiny float64 values with an exponent
+// (1e+21, 1e-7); as parameter or form text they are plain decimals (issue
+// 22, defect 5), in every writer that goes through a value's JSON form.
+func TestNumbersFromJSONAreWrittenWithoutExponent(t *testing.T) {
+	v := map[string]any{"big": 1e21, "tiny": 1.5e-7, "int": int64(9007199254740993), "neg": -2e22}
+	want := "big=1000000000000000000000&int=9007199254740993&neg=-20000000000000000000000&tiny=0.00000015"
+	if got, err := FormBody(v); err != nil || got != want {
+		t.Errorf("FormBody = %q, %v; want %q", got, err, want)
+	}
+	var q Query
+	if err := q.AddObject("o", "deepObject", true, v); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := q.Encode(), "o%5Bbig%5D=1000000000000000000000&o%5Bint%5D=9007199254740993&o%5Bneg%5D=-20000000000000000000000&o%5Btiny%5D=0.00000015"; got != want {
+		t.Errorf("deepObject = %q, want %q", got, want)
+	}
+	if got, err := ObjectText(false, v); err != nil || got != "big,1000000000000000000000,int,9007199254740993,neg,-20000000000000000000000,tiny,0.00000015" {
+		t.Errorf("ObjectText = %q, %v", got, err)
+	}
+	if got := RawText([]byte("1E+3")); got != "1000" {
+		t.Errorf("RawText(1E+3) = %q, want 1000", got)
+	}
+	if got := RawText([]byte("1e400")); got != "1e400" {
+		t.Errorf("RawText(1e400) = %q, want it as written (beyond float64)", got)
 	}
 }
