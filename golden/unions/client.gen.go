@@ -991,13 +991,13 @@ func (u *Notification) UnmarshalJSON(data []byte) error {
 		return nil
 	case wire.KindObject:
 		obj := wire.ParseObject(data)
-		if obj.Has("channel", "subject", "to") && obj.Within("channel", "subject", "to") {
+		if obj.Has("channel", "subject", "to") && obj.Within("channel", "createdAt", "id", "subject", "to") {
 			if v := new(EmailNotification); json.Unmarshal(data, v) == nil {
 				u.EmailNotification = v
 				return nil
 			}
 		}
-		if obj.Has("channel", "phone", "text") && obj.Within("channel", "phone", "text") {
+		if obj.Has("channel", "phone", "text") && obj.Within("channel", "createdAt", "id", "phone", "text") {
 			if v := new(SmsNotification); json.Unmarshal(data, v) == nil {
 				u.SmsNotification = v
 				return nil
