@@ -24,3 +24,31 @@ func TestAllOfUnionWarnings(t *testing.T) {
 		{"two union parts", "unsupported: a value that is one of each of 2 oneOf/anyOf schemas (allOf parts) has no Go type; it is a json.RawMessage", "spec.yaml:157:7", "allOf:"},
 	})
 }
+
+const mergedWarnSpec = `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths: {}
+components:
+  schemas:
+    List:
+      allOf:
+        - properties:
+            meta:
+              properties:
+                next: {type: string}
+        - properties:
+            meta:
+              required: [ghost]
+              properties:
+                count: {type: integer}
+`
+
+// A property two allOf parts declare is one type with the members of
+// both; a warning about it is at the declaration it is about, not at no
+// line (issue 22, defect 2).
+func TestMergedPropertyWarningPlaced(t *testing.T) {
+	ds := warningsOf(t, "spec.yaml", map[string]string{"spec.yaml": mergedWarnSpec})
+	checkPlaced(t, ds, []placed{
+		{"required key undeclared", "required keys no property declares (ghost)", "spec.yaml:14:15", "required:"},
+	})
+}

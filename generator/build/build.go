@@ -56,6 +56,12 @@ type builder struct {
 	// given once (types.go).
 	schemaLocs map[*openapi3.Schema]schemaLoc
 	warned     map[schemaWarning]bool
+	// merged holds the schema made for a property two allOf parts both
+	// declare, so it is one type (types.go),
+	// by the declarations it merges (their pointers), and those of each
+	// schema made.
+	merged      map[string]*openapi3.SchemaRef
+	mergedParts map[*openapi3.Schema][]*openapi3.SchemaRef
 	// firstIgnored is the first schema found using each ignored keyword,
 	// where its warning is placed.
 	firstIgnored map[string]*openapi3.Schema

@@ -277,6 +277,9 @@ func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool)
 			walk(allOfPart(part), depth+1)
 		}
 		for n, p := range s.Properties {
+			if prev, ok := byName[n]; ok {
+				p = b.mergeDecl(prev.schema, p, 0)
+			}
 			byName[n] = prop{name: n, schema: p}
 		}
 		for _, n := range s.Required {
@@ -318,6 +321,120 @@ func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool)
 		out = append(out, byName[n])
 	}
 	return out, true
+}
+
+// mergeDecl is the schema of a property that two allOf parts declare,
+// first as a and then as later: the allOf of both when both are objects
+// (each may declare members the other does not: a list answer's "meta"
+// with its pagination token in one part and its count in another), a
+// list of the merged items when both are lists, else later (a scalar
+// declared twice, or a part that only narrows it). A schema made is kept
+// by the declarations it merges, so a type declared for it is declared
+// once, and merging a declaration it already holds gives it back.
+func (b *builder) mergeDecl(a, later *openapi3.SchemaRef, depth int) *openapi3.SchemaRef {
+	if a == nil || a.Value == nil || later == nil || later.Value == nil || a.Value == later.Value || depth > 8 {
+		return later
+	}
+	pa, pl := b.mergedOf(a), b.mergedOf(later)
+	all := slices.Clone(pa)
+	for _, p := range pl {
+		if !slices.ContainsFunc(all, func(q *openapi3.SchemaRef) bool { return q.Value == p.Value }) {
+			all = append(all, p)
+		}
+	}
+	switch {
+	case len(all) == len(pa):
+		return a // a holds later already
+	case len(all) == len(pl):
+		return later
+	}
+	var key strings.Builder
+	for _, p := range all {
+		fmt.Fprintf(&key, "%p,", p.Value)
+	}
+	if m, ok := b.merged[key.String()]; ok {
+		return m
+	}
+	if b.merged == nil {
+		b.merged = map[string]*openapi3.SchemaRef{}
+		b.mergedParts = map[*openapi3.Schema][]*openapi3.SchemaRef{}
+	}
+	// later until the merge is made: a cycle through these declarations
+	// (a member's type merged again inside it) ends there.
+	b.merged[key.String()] = later
+	av, lv := a.Value, later.Value
+	if !b.adds(av, lv, 0) {
+		// later has every member a declares: it is the type, as a named
+		// one stays (a part that narrows a free-form object to Pet is Pet).
+		return later
+	}
+	var m *openapi3.Schema
+	if items := arrayItems(av); items != nil {
+		m = &openapi3.Schema{Type: &openapi3.Types{"array"}, Items: b.mergeDecl(items, arrayItems(lv), depth+1)}
+	} else {
+		m = &openapi3.Schema{AllOf: all}
+	}
+	// Both declarations apply: null only when both allow it, read- or
+	// write-only when either says so.
+	m.Nullable = isNullable(av) && isNullable(lv)
+	m.ReadOnly, m.WriteOnly = av.ReadOnly || lv.ReadOnly, av.WriteOnly || lv.WriteOnly
+	m.Title, m.Description = lv.Title, lv.Description
+	if m.Description == "" && m.Title == "" {
+		m.Title, m.Description = av.Title, av.Description
+	}
+	ref := &openapi3.SchemaRef{Value: m}
+	b.merged[key.String()] = ref
+	b.mergedParts[m] = all
+	return ref
+}
+
+// mergedOf is the declarations the schema r merges (r itself when it is
+// no merge).
+func (b *builder) mergedOf(r *openapi3.SchemaRef) []*openapi3.SchemaRef {
+	if parts, ok := b.mergedParts[r.Value]; ok {
+		return parts
+	}
+	return []*openapi3.SchemaRef{r}
+}
+
+// adds reports whether the object or list of objects a declares a member
+// (at any depth, through object members and list items) that later,
+// another declaration of the same property, does not.
+func (b *builder) adds(a, later *openapi3.Schema, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	if ai, li := arrayItems(a), arrayItems(later); ai != nil || li != nil {
+		return ai != nil && li != nil && ai.Value != nil && li.Value != nil && ai.Value != li.Value && b.adds(ai.Value, li.Value, depth+1)
+	}
+	if jsonKind(a) != "object" || jsonKind(later) != "object" || len(unionParts(a)) > 0 || len(unionParts(later)) > 0 {
+		return false
+	}
+	ap, _ := b.declaredProps(a, true)
+	lp, _ := b.declaredProps(later, true)
+	for _, p := range ap {
+		i := slices.IndexFunc(lp, func(q prop) bool { return q.name == p.name })
+		if i < 0 {
+			return true
+		}
+		q := lp[i]
+		if p.schema != nil && p.schema.Value != nil && q.schema != nil && q.schema.Value != nil && p.schema.Value != q.schema.Value && b.adds(p.schema.Value, q.schema.Value, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// arrayItems is the items schema of a list schema (type array, or no
+// type and items), else nil.
+func arrayItems(s *openapi3.Schema) *openapi3.SchemaRef {
+	if s == nil || s.Items == nil || s.Items.Value == nil {
+		return nil
+	}
+	if types := nonNullTypes(s); len(types) == 0 && len(s.Properties) == 0 || len(types) == 1 && types[0] == "array" {
+		return s.Items
+	}
+	return nil
 }
 
 // warnSchema warns about schema s once per kind of warning, at the
