@@ -81,6 +81,10 @@ type schemaWarning struct {
 var (
 	rawMessage = &model.GoType{Kind: model.Qual, Pkg: "encoding/json", Name: "RawMessage"}
 	timeTime   = &model.GoType{Kind: model.Qual, Pkg: "time", Name: "Time"}
+	// freeForm is an object whose members the spec leaves open: a
+	// map[string]any whose numbers decode as json.Number, so an int64
+	// above 2^53 keeps its digits.
+	freeForm = &model.GoType{Kind: model.Map, Elem: builtin("any"), Pkg: "github.com/resgen/resgen/runtime", Name: "FreeForm"}
 )
 
 func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Builtin, Name: name} }

@@ -585,7 +585,7 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		if ap := s.AdditionalProperties.Schema; ap != nil {
 			return &model.GoType{Kind: model.Map, Elem: b.elem(ap, hint+"Value")}
 		}
-		return &model.GoType{Kind: model.Map, Elem: builtin("any")}
+		return freeForm
 	}
 	return rawMessage
 }
@@ -938,7 +938,7 @@ func breakValueCycles(types []*model.Type) {
 // name is that schema; no generated code declares methods on T.
 func aliasJSONTypes(types []*model.Type) {
 	for _, t := range types {
-		if t.Kind == model.Defined && t.Underlying != nil && (t.Underlying.Kind == model.Qual || t.Underlying.Kind == model.Named) {
+		if u := t.Underlying; t.Kind == model.Defined && u != nil && (u.Kind == model.Qual || u.Kind == model.Named || u.Kind == model.Map && u.Name != "") {
 			t.Alias = true
 		}
 	}

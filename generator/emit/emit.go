@@ -183,6 +183,9 @@ func typeWidth(t *model.GoType) int {
 	case model.Slice:
 		return len("[]") + typeWidth(t.Elem)
 	case model.Map:
+		if t.Name != "" {
+			return len(t.Pkg) - strings.LastIndexByte(t.Pkg, '/') + len(t.Name)
+		}
 		return len("map[string]") + typeWidth(t.Elem)
 	case model.Pointer:
 		return len("*") + typeWidth(t.Elem)
@@ -200,6 +203,9 @@ func typeExpr(t *model.GoType) *jen.Statement {
 	case model.Slice:
 		return jen.Index().Add(typeExpr(t.Elem))
 	case model.Map:
+		if t.Name != "" {
+			return jen.Qual(t.Pkg, t.Name)
+		}
 		return jen.Map(jen.String()).Add(typeExpr(t.Elem))
 	case model.Pointer:
 		return jen.Op("*").Add(typeExpr(t.Elem))

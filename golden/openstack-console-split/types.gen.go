@@ -5,6 +5,8 @@ package openstackconsolesplit
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 type AuthRequest struct {
@@ -51,7 +53,7 @@ type Server struct {
 }
 
 type ServerAction struct {
-	OsStop map[string]any      `json:"os-stop,omitzero"`
+	OsStop runtime.FreeForm    `json:"os-stop,omitzero"`
 	Reboot *ServerActionReboot `json:"reboot,omitzero"`
 }
 

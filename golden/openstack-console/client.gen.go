@@ -62,7 +62,7 @@ type Server struct {
 }
 
 type ServerAction struct {
-	OsStop map[string]any      `json:"os-stop,omitzero"`
+	OsStop runtime.FreeForm    `json:"os-stop,omitzero"`
 	Reboot *ServerActionReboot `json:"reboot,omitzero"`
 }
 

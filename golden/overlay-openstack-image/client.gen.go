@@ -19,13 +19,13 @@ import (
 const _ = runtime.SupportPackageIsVersion1
 
 // Response of the cache:get operation.
-type CacheGetCacheStateResponse map[string]any
+type CacheGetCacheStateResponse = runtime.FreeForm
 
 // Request of the cache/image_id:put operation.
-type CacheQueueImageFromAPIRequest map[string]any
+type CacheQueueImageFromAPIRequest = runtime.FreeForm
 
 // Response of the cache/image_id:put operation.
-type CacheQueueImageFromAPIResponse map[string]any
+type CacheQueueImageFromAPIResponse = runtime.FreeForm
 
 type ImageDeleteRequest struct {
 	// md5 hash of image contents.
@@ -135,8 +135,8 @@ const (
 )
 
 type ImageDeleteRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageDeleteRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -147,7 +147,7 @@ type ImageDeleteRequestLocationsItem struct {
 func (v ImageDeleteRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImageDeleteRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -295,8 +295,8 @@ const (
 )
 
 type ImageShowRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -307,7 +307,7 @@ type ImageShowRequestLocationsItem struct {
 func (v ImageShowRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImageShowRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -582,8 +582,8 @@ const (
 )
 
 type ImageShowResponseLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowResponseLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -594,7 +594,7 @@ type ImageShowResponseLocationsItem struct {
 func (v ImageShowResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImageShowResponseLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -871,8 +871,8 @@ const (
 )
 
 type ImageUpdateResponseLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageUpdateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -883,7 +883,7 @@ type ImageUpdateResponseLocationsItem struct {
 func (v ImageUpdateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImageUpdateResponseLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -925,16 +925,16 @@ const (
 )
 
 // Request of the images/image_id/actions/deactivate:post operation.
-type ImagesActionsDeactivateDeactivateRequest map[string]any
+type ImagesActionsDeactivateDeactivateRequest = runtime.FreeForm
 
 // Response of the images/image_id/actions/deactivate:post operation.
-type ImagesActionsDeactivateResponse map[string]any
+type ImagesActionsDeactivateResponse = runtime.FreeForm
 
 // Request of the images/image_id/actions/reactivate:post operation.
-type ImagesActionsReactivateReactivateRequest map[string]any
+type ImagesActionsReactivateReactivateRequest = runtime.FreeForm
 
 // Response of the images/image_id/actions/reactivate:post operation.
-type ImagesActionsReactivateResponse map[string]any
+type ImagesActionsReactivateResponse = runtime.FreeForm
 
 type ImagesCreateRequest struct {
 	// md5 hash of image contents.
@@ -1120,8 +1120,8 @@ const (
 )
 
 type ImagesCreateRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesCreateRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -1132,7 +1132,7 @@ type ImagesCreateRequestLocationsItem struct {
 func (v ImagesCreateRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesCreateRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -1415,8 +1415,8 @@ const (
 )
 
 type ImagesCreateResponseLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesCreateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -1427,7 +1427,7 @@ type ImagesCreateResponseLocationsItem struct {
 func (v ImagesCreateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesCreateResponseLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -1612,8 +1612,8 @@ const (
 )
 
 type ImagesIndexRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesIndexRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -1624,7 +1624,7 @@ type ImagesIndexRequestLocationsItem struct {
 func (v ImagesIndexRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesIndexRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -1781,8 +1781,8 @@ const (
 )
 
 type ImagesListResponseImagesItemLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesListResponseImagesItemLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -1793,7 +1793,7 @@ type ImagesListResponseImagesItemLocationsItem struct {
 func (v ImagesListResponseImagesItemLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesListResponseImagesItemLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -1892,7 +1892,7 @@ const (
 )
 
 // Request of the images/image_id/members/member_id:put operation.
-type ImagesMemberUpdateRequest map[string]any
+type ImagesMemberUpdateRequest = runtime.FreeForm
 
 type ImagesMemberUpdateResponse struct {
 	// The date and time when the resource was created.
@@ -1951,7 +1951,7 @@ const (
 )
 
 // Request of the images/image_id/members:post operation.
-type ImagesMembersCreateRequest map[string]any
+type ImagesMembersCreateRequest = runtime.FreeForm
 
 type ImagesMembersCreateResponse struct {
 	// The date and time when the resource was created.
@@ -2045,16 +2045,16 @@ const (
 )
 
 // Response of the images/image_id/stage:put operation.
-type ImagesStageResponse map[string]any
+type ImagesStageResponse = runtime.FreeForm
 
 // Request of the images/image_id/stage:put operation.
-type ImagesStageStageRequest map[string]any
+type ImagesStageStageRequest = runtime.FreeForm
 
 // Request of the images/image_id/tags/tag_value:put operation.
-type ImagesTagUpdateRequest map[string]any
+type ImagesTagUpdateRequest = runtime.FreeForm
 
 // Response of the images/image_id/tags/tag_value:put operation.
-type ImagesTagUpdateResponse map[string]any
+type ImagesTagUpdateResponse = runtime.FreeForm
 
 type ImagesTasksGetTaskInfoRequest struct {
 	// md5 hash of image contents.
@@ -2164,8 +2164,8 @@ const (
 )
 
 type ImagesTasksGetTaskInfoRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesTasksGetTaskInfoRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -2176,7 +2176,7 @@ type ImagesTasksGetTaskInfoRequestLocationsItem struct {
 func (v ImagesTasksGetTaskInfoRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesTasksGetTaskInfoRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -2236,7 +2236,7 @@ type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.FreeForm `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -2244,9 +2244,9 @@ type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.FreeForm `json:"result,omitzero"`
+	Schema *string          `json:"schema,omitzero"`
+	Self   *string          `json:"self,omitzero"`
 	// The current status of this task.
 	Status *ImagesTasksGetTaskInfoResponseTasksItemStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -2321,12 +2321,12 @@ type InfoStoresDetailGetStoresDetailResponse struct {
 }
 
 type InfoStoresDetailGetStoresDetailResponseStoresItem struct {
-	Default     *bool          `json:"default,omitzero"`
-	Description *string        `json:"description,omitzero"`
-	ID          *string        `json:"id,omitzero"`
-	Properties  map[string]any `json:"properties,omitzero"`
-	Type        *string        `json:"type,omitzero"`
-	Weight      *float64       `json:"weight,omitzero"`
+	Default     *bool            `json:"default,omitzero"`
+	Description *string          `json:"description,omitzero"`
+	ID          *string          `json:"id,omitzero"`
+	Properties  runtime.FreeForm `json:"properties,omitzero"`
+	Type        *string          `json:"type,omitzero"`
+	Weight      *float64         `json:"weight,omitzero"`
 }
 
 type InfoStoresGetStoresResponse struct {
@@ -2354,7 +2354,7 @@ type InfoStoresGetStoresResponseStoresItem struct {
 }
 
 type InfoUsageGetUsageResponse struct {
-	Usage []map[string]any `json:"usage,omitzero"`
+	Usage []runtime.FreeForm `json:"usage,omitzero"`
 }
 
 type MetadefsNamespaceDeleteRequest struct {
@@ -6014,8 +6014,8 @@ const (
 )
 
 type StoreDeleteFromStoreRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *StoreDeleteFromStoreRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -6026,7 +6026,7 @@ type StoreDeleteFromStoreRequestLocationsItem struct {
 func (v StoreDeleteFromStoreRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain StoreDeleteFromStoreRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -6078,7 +6078,7 @@ type TaskDeleteRequest struct {
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.FreeForm `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6086,9 +6086,9 @@ type TaskDeleteRequest struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.FreeForm `json:"result,omitzero"`
+	Schema *string          `json:"schema,omitzero"`
+	Self   *string          `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TaskDeleteRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -6129,7 +6129,7 @@ type TaskGetRequest struct {
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.FreeForm `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6137,9 +6137,9 @@ type TaskGetRequest struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.FreeForm `json:"result,omitzero"`
+	Schema *string          `json:"schema,omitzero"`
+	Self   *string          `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TaskGetRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -6191,7 +6191,7 @@ type TaskGetResponse struct {
 	ImageID *string `json:"image_id,omitzero"`
 	// A JSON object specifying the input parameters to the task. Consult your
 	// cloud provider’s documentation for details.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.FreeForm `json:"input,omitzero"`
 	// Human-readable text, possibly an empty string, usually displayed in an
 	// error situation to provide more information about what has occurred.
 	Message *string `json:"message,omitzero"`
@@ -6201,7 +6201,7 @@ type TaskGetResponse struct {
 	RequestID *string `json:"request_id,omitzero"`
 	// A JSON object specifying information about the ultimate outcome of the
 	// task. Consult your cloud provider’s documentation for details.
-	Result map[string]any `json:"result,omitzero"`
+	Result runtime.FreeForm `json:"result,omitzero"`
 	// The URI for the schema describing an image task.
 	Schema *string `json:"schema,omitzero"`
 	// A URI for this task.
@@ -6254,7 +6254,7 @@ type TasksCreateRequest struct {
 	ImageID *string `json:"image_id,omitzero"`
 	// A JSON object specifying the input parameters to the task. Consult your
 	// cloud provider’s documentation for details.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.FreeForm `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6262,9 +6262,9 @@ type TasksCreateRequest struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.FreeForm `json:"result,omitzero"`
+	Schema *string          `json:"schema,omitzero"`
+	Self   *string          `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TasksCreateRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -6308,7 +6308,7 @@ type TasksCreateResponse struct {
 	ImageID *string `json:"image_id,omitzero"`
 	// A JSON object specifying the input parameters to the task. Consult your
 	// cloud provider’s documentation for details.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.FreeForm `json:"input,omitzero"`
 	// Human-readable text, possibly an empty string, usually displayed in an
 	// error situation to provide more information about what has occurred.
 	Message *string `json:"message,omitzero"`
@@ -6318,7 +6318,7 @@ type TasksCreateResponse struct {
 	RequestID *string `json:"request_id,omitzero"`
 	// A JSON object specifying information about the ultimate outcome of the
 	// task. Consult your cloud provider’s documentation for details.
-	Result map[string]any `json:"result,omitzero"`
+	Result runtime.FreeForm `json:"result,omitzero"`
 	// The URI for the schema describing an image task.
 	Schema *string `json:"schema,omitzero"`
 	// A URI for this task.
@@ -6370,7 +6370,7 @@ type TasksIndexRequest struct {
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.FreeForm `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6378,9 +6378,9 @@ type TasksIndexRequest struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.FreeForm `json:"result,omitzero"`
+	Schema *string          `json:"schema,omitzero"`
+	Self   *string          `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TasksIndexRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -6438,7 +6438,7 @@ type TasksListResponseTasksItem struct {
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.FreeForm `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6446,9 +6446,9 @@ type TasksListResponseTasksItem struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.FreeForm `json:"result,omitzero"`
+	Schema *string          `json:"schema,omitzero"`
+	Self   *string          `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TasksListResponseTasksItemStatus `json:"status,omitzero"`
 	// The type of task represented by this content.

@@ -148,7 +148,7 @@ type Thing struct {
 	Created          time.Time         `json:"created"`
 	Day              *string           `json:"day,omitzero"`
 	Enabled          *bool             `json:"enabled,omitzero"`
-	Extra            map[string]any    `json:"extra,omitzero"`
+	Extra            runtime.FreeForm  `json:"extra,omitzero"`
 	ID               int64             `json:"id"`
 	Kind             Kind              `json:"kind"`
 	Labels           map[string]string `json:"labels,omitzero"`
