@@ -52,3 +52,13 @@ func TestMergedPropertyWarningPlaced(t *testing.T) {
 		{"required key undeclared", "required keys no property declares (ghost)", "spec.yaml:14:15", "required:"},
 	})
 }
+
+// A form body cannot write null: a nullable property of one is warned
+// about, naming the raw method (issue 22, defect 13). The JSON body of
+// the same operation, which can, is not.
+func TestNullableFormPropertyWarns(t *testing.T) {
+	ds := warningsOf(t, "spec.yaml", specOf(t, "nullable.yaml"))
+	checkPlaced(t, ds, []placed{
+		{"nullable form property", `unsupported: form property "name" may be null, which this body cannot write; the client leaves a null value out; send the body as the spec says with PatchPetWithBody(..., contentType, body)`, "spec.yaml:24:13", "schema:"},
+	})
+}

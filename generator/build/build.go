@@ -87,6 +87,24 @@ var (
 	freeForm = &model.GoType{Kind: model.Map, Elem: builtin("any"), Pkg: "github.com/resgen/resgen/runtime", Name: "FreeForm"}
 )
 
+// nullableOf is runtime.Nullable[t]: an optional property that may be
+// null, unset, null or t.
+func nullableOf(t *model.GoType) *model.GoType {
+	return &model.GoType{Kind: model.Qual, Pkg: "github.com/resgen/resgen/runtime", Name: "Nullable", Elem: t}
+}
+
+// holdsNull reports whether a value of t can be JSON null apart from
+// its zero value, which means absent: json.RawMessage("null"), or an any
+// holding one.
+func holdsNull(t *model.GoType) bool {
+	return t == rawMessage || t.Kind == model.Qual && t.Pkg == "encoding/json" && t.Name == "RawMessage" || t.Kind == model.Builtin && t.Name == "any"
+}
+
+// isNullableType reports whether t is runtime.Nullable[...].
+func isNullableType(t *model.GoType) bool {
+	return t.Kind == model.Qual && t.Name == "Nullable" && t.Pkg == "github.com/resgen/resgen/runtime"
+}
+
 func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Builtin, Name: name} }
 
 // Model builds the model of s, package pkgName; source is the spec's file

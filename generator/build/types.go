@@ -520,6 +520,9 @@ func (b *builder) fields(owner string, s *openapi3.Schema, props []prop, extra b
 		case p.required && !nullable:
 			f.Type = t
 			f.EmptyNotNull = t.Kind == model.Slice || t.Kind == model.Map || t.Kind == model.Builtin && t.Name == "[]byte"
+		case !p.required && nullable && !holdsNull(t):
+			// Left out, null or a value: a PATCH can clear the field.
+			f.Type, f.OmitEmpty = nullableOf(t), true
 		case t.Nilable():
 			f.Type, f.OmitEmpty = t, !p.required
 		default:
@@ -866,6 +869,9 @@ func breakValueCycles(types []*model.Type) {
 	}
 	// valueTarget returns the struct type a field holds by value, or nil.
 	valueTarget := func(g *model.GoType) *model.Type {
+		if isNullableType(g) {
+			g = g.Elem // runtime.Nullable[T] holds a T
+		}
 		if g.Kind != model.Named {
 			return nil
 		}
@@ -894,6 +900,10 @@ func breakValueCycles(types []*model.Type) {
 			}
 			switch color[u] {
 			case grey:
+				if isNullableType(f.Type) {
+					f.Type = nullableOf(&model.GoType{Kind: model.Pointer, Elem: f.Type.Elem})
+					break
+				}
 				f.Type = &model.GoType{Kind: model.Pointer, Elem: f.Type}
 			case white:
 				visit(u)

@@ -179,7 +179,11 @@ func typeWidth(t *model.GoType) int {
 	case model.Named:
 		return len(t.Name)
 	case model.Qual:
-		return len(t.Pkg) - strings.LastIndexByte(t.Pkg, '/') + len(t.Name)
+		n := len(t.Pkg) - strings.LastIndexByte(t.Pkg, '/') + len(t.Name)
+		if t.Elem != nil {
+			n += len("[]") + typeWidth(t.Elem)
+		}
+		return n
 	case model.Slice:
 		return len("[]") + typeWidth(t.Elem)
 	case model.Map:
@@ -193,12 +197,21 @@ func typeWidth(t *model.GoType) int {
 	return len(t.Name) // string, []byte, any, ...
 }
 
+// isNullable reports whether t is runtime.Nullable[...], an optional
+// property that may be null.
+func isNullable(t *model.GoType) bool {
+	return t.Kind == model.Qual && t.Pkg == runtimePkg && t.Name == "Nullable"
+}
+
 // typeExpr is the one place model types become Go type expressions.
 func typeExpr(t *model.GoType) *jen.Statement {
 	switch t.Kind {
 	case model.Named:
 		return jen.Id(t.Name)
 	case model.Qual:
+		if t.Elem != nil {
+			return jen.Qual(t.Pkg, t.Name).Types(typeExpr(t.Elem))
+		}
 		return jen.Qual(t.Pkg, t.Name)
 	case model.Slice:
 		return jen.Index().Add(typeExpr(t.Elem))

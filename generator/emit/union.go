@@ -649,8 +649,12 @@ func (e *emitter) emitCustomJSON(f *jen.File, t *model.Type) {
 		var members []jen.Code
 		for _, fl := range byHand {
 			m := []jen.Code{jen.Id("Name").Op(":").Lit(fl.WireName), jen.Id("Value").Op(":").Id("v").Dot(fl.Name)}
-			if fl.Type.Nilable() {
+			switch {
+			case fl.Type.Nilable():
 				m = append(m, jen.Id("Omit").Op(":").Id("v").Dot(fl.Name).Op("==").Nil())
+			case isNullable(fl.Type):
+				// runtime.Nullable: left out when unset.
+				m = append(m, jen.Id("Omit").Op(":").Op("!").Id("v").Dot(fl.Name).Dot("IsSet").Call())
 			}
 			members = append(members, jen.Qual(wirePkg, "Member").Values(m...))
 		}

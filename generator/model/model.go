@@ -53,7 +53,7 @@ type GoType struct {
 	// numbers keep their text).
 	Name string
 	Pkg  string  // import path, for Qual
-	Elem *GoType // Slice, Map (value), Pointer
+	Elem *GoType // Slice, Map (value), Pointer; a Qual's type argument (runtime.Nullable[T])
 }
 
 // GoKind tells what a GoType is.
