@@ -56,6 +56,12 @@ type builder struct {
 	// given once (types.go).
 	schemaLocs map[*openapi3.Schema]schemaLoc
 	warned     map[schemaWarning]bool
+	// merged holds the schema made for a property two allOf parts both
+	// declare, so it is one type (types.go),
+	// by the declarations it merges (their pointers), and those of each
+	// schema made.
+	merged      map[string]*openapi3.SchemaRef
+	mergedParts map[*openapi3.Schema][]*openapi3.SchemaRef
 	// firstIgnored is the first schema found using each ignored keyword,
 	// where its warning is placed.
 	firstIgnored map[string]*openapi3.Schema
@@ -75,7 +81,29 @@ type schemaWarning struct {
 var (
 	rawMessage = &model.GoType{Kind: model.Qual, Pkg: "encoding/json", Name: "RawMessage"}
 	timeTime   = &model.GoType{Kind: model.Qual, Pkg: "time", Name: "Time"}
+	// freeForm is an object whose members the spec leaves open: a
+	// map[string]any whose numbers decode as json.Number, so an int64
+	// above 2^53 keeps its digits.
+	freeForm = &model.GoType{Kind: model.Map, Elem: builtin("any"), Pkg: "github.com/resgen/resgen/runtime", Name: "FreeForm"}
 )
+
+// nullableOf is runtime.Nullable[t]: an optional property that may be
+// null, unset, null or t.
+func nullableOf(t *model.GoType) *model.GoType {
+	return &model.GoType{Kind: model.Qual, Pkg: "github.com/resgen/resgen/runtime", Name: "Nullable", Elem: t}
+}
+
+// holdsNull reports whether a value of t can be JSON null apart from
+// its zero value, which means absent: json.RawMessage("null"), or an any
+// holding one.
+func holdsNull(t *model.GoType) bool {
+	return t == rawMessage || t.Kind == model.Qual && t.Pkg == "encoding/json" && t.Name == "RawMessage" || t.Kind == model.Builtin && t.Name == "any"
+}
+
+// isNullableType reports whether t is runtime.Nullable[...].
+func isNullableType(t *model.GoType) bool {
+	return t.Kind == model.Qual && t.Name == "Nullable" && t.Pkg == "github.com/resgen/resgen/runtime"
+}
 
 func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Builtin, Name: name} }
 

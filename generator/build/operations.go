@@ -803,6 +803,7 @@ func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName 
 			if props, ok := b.objectProps(mt.Schema.Value); ok {
 				body.Type = b.multipartType(opName+"Multipart", props, mt.Encoding, body, func(part string) string { return ptrOf(ct, "encoding", part) }, issues)
 				body.Encoding = "multipart-fields"
+				nullProps("multipart part", props, func(name string) string { return ptrOf(ct, "schema", "properties", name) }, issues)
 				break
 			}
 		}
@@ -818,6 +819,7 @@ func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName 
 				body.Type = b.typeOf(mt.Schema, opName+"Form", "", true)
 				body.Encoding = "form-typed"
 				b.formEncoding(body, props, mt.Encoding, func(tokens ...string) string { return ptrOf(append([]string{ct}, tokens...)...) }, issues)
+				nullProps("form property", props, func(name string) string { return ptrOf(ct, "schema", "properties", name) }, issues)
 			}
 		}
 	case "text":
@@ -888,6 +890,38 @@ func formObject(s *openapi3.Schema) bool {
 func formList(s *openapi3.Schema) bool {
 	t := nonNullTypes(s)
 	return len(t) == 1 && t[0] == "array"
+}
+
+// nullProps reports, once per body, the properties of a form or
+// multipart body (what names one) that may be null: neither body can write
+// a null, and the client leaves a null (or nil) value out, which for a
+// required one is a request the spec refuses.
+func nullProps(what string, props []prop, ptrOf func(name string) string, issues *[]bodyIssue) {
+	var names, required []string
+	ptr := ""
+	for _, p := range props {
+		if p.schema == nil || p.schema.Value == nil || !isNullable(p.schema.Value) {
+			continue
+		}
+		if ptr == "" {
+			ptr = ptrOf(p.name)
+		}
+		names = append(names, strconv.Quote(p.name))
+		if p.required {
+			required = append(required, strconv.Quote(p.name))
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	if len(names) > 1 {
+		what = strings.TrimSuffix(what, "y") + map[bool]string{true: "ies", false: "s"}[strings.HasSuffix(what, "y")]
+	}
+	msg := fmt.Sprintf("%s %s may be null, which this body cannot write; the client leaves a null value out", what, strings.Join(names, ", "))
+	if len(required) > 0 {
+		msg += fmt.Sprintf(" (a request the spec refuses for the required %s)", strings.Join(required, ", "))
+	}
+	*issues = append(*issues, bodyIssue{ptr, msg})
 }
 
 var ioReader = &model.GoType{Kind: model.Qual, Pkg: "io", Name: "Reader"}

@@ -31,6 +31,11 @@ func (b *builder) schemaDiag(s *openapi3.Schema, msg, hint string, sub ...string
 	}
 	loc, ok := b.schemaLocs[s]
 	if !ok {
+		// A schema made for a property two allOf parts declare is where
+		// a declaration it merges is written.
+		if made, merge := b.mergedParts[s]; merge {
+			return b.schemaDiag(writtenPart(made, sub), msg, hint, sub...)
+		}
 		return diag.Diagnostic{Severity: diag.Warning, File: b.s.File, Msg: msg, Hint: hint}
 	}
 	return b.s.DiagIn(diag.Warning, loc.file, diag.PointerJoin(loc.ptr, sub...), msg, hint)
@@ -199,4 +204,26 @@ func (x *schemaIndex) content(c openapi3.Content, file, ptr string) {
 			x.ref(m.Schema, file, diag.PointerJoin(ptr+"/content", mt), "/schema", "")
 		}
 	}
+}
+
+// writtenPart is the declaration among parts (those a merged schema
+// merges) that a warning about keyword sub[0] is about: the last that
+// has the keyword, else the last.
+func writtenPart(parts []*openapi3.SchemaRef, sub []string) *openapi3.Schema {
+	for i := len(parts) - 1; i >= 0 && len(sub) > 0; i-- {
+		s := parts[i].Value
+		switch sub[0] {
+		case "required":
+			if len(s.Required) > 0 {
+				return s
+			}
+		case "properties":
+			if len(sub) > 1 {
+				if _, ok := s.Properties[sub[1]]; ok {
+					return s
+				}
+			}
+		}
+	}
+	return parts[len(parts)-1].Value
 }

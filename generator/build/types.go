@@ -98,7 +98,11 @@ func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 		s = inner.Value
 		b.noteIgnored(s)
 	}
-	if isUnion(s) {
+	if b.manyUnions(s) {
+		decl.Kind, decl.Underlying = model.Defined, rawMessage
+		return
+	}
+	if isUnion(s) || allOfUnion(s) != nil {
 		b.declareUnion(decl, s)
 		return
 	}
@@ -139,12 +143,112 @@ type prop struct {
 
 // objectProps returns the properties of an object schema, allOf parts
 // merged in (later parts win on a name clash), or false when s is not a
-// struct-like object.
+// struct-like object: a union, or an allOf with a union part.
 func (b *builder) objectProps(s *openapi3.Schema) ([]prop, bool) {
-	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 || len(unionParts(s)) > 0 {
 		return nil, false
 	}
 	return b.declaredProps(s, false)
+}
+
+// maxAllOfDepth bounds how deep allOf parts inside allOf parts are read.
+const maxAllOfDepth = 32
+
+// unionParts returns the unions s is one of each of: s itself when it is
+// a oneOf/anyOf of several variants, and each allOf part that is one,
+// found through nested allOf parts and the wrappers that make a part
+// nullable (`oneOf: [X, {type: "null"}]`, which inside an allOf with an
+// object is X).
+func unionParts(s *openapi3.Schema) []*openapi3.Schema {
+	var out []*openapi3.Schema
+	if (len(s.OneOf) > 0 || len(s.AnyOf) > 0) && isUnion(s) {
+		out = append(out, s)
+	}
+	seen := map[*openapi3.Schema]bool{s: true}
+	var walk func(parts openapi3.SchemaRefs, depth int)
+	walk = func(parts openapi3.SchemaRefs, depth int) {
+		if depth > maxAllOfDepth {
+			return
+		}
+		for _, part := range parts {
+			p := allOfPart(part)
+			if p == nil || seen[p] {
+				continue
+			}
+			seen[p] = true
+			if (len(p.OneOf) > 0 || len(p.AnyOf) > 0) && isUnion(p) {
+				out = append(out, p)
+			}
+			walk(p.AllOf, depth+1)
+		}
+	}
+	walk(s.AllOf, 0)
+	return out
+}
+
+// requiredKeys are the keys s and its allOf parts require, sorted.
+func requiredKeys(s *openapi3.Schema) []string {
+	var out []string
+	var walk func(s *openapi3.Schema, depth int)
+	walk = func(s *openapi3.Schema, depth int) {
+		if s == nil || depth > maxAllOfDepth {
+			return
+		}
+		for _, part := range s.AllOf {
+			walk(allOfPart(part), depth+1)
+		}
+		out = append(out, s.Required...)
+	}
+	walk(s, 0)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// allOfPart is the schema an allOf part adds to the value: the part, or
+// the one schema a nullable wrapper part stands for (the value of an
+// allOf with an object part is not null); nil for none.
+func allOfPart(part *openapi3.SchemaRef) *openapi3.Schema {
+	for depth := 0; part != nil && part.Value != nil && depth < 8; depth++ {
+		p := part.Value
+		if len(p.Properties) > 0 || len(p.OneOf) == 0 && len(p.AnyOf) == 0 {
+			return p
+		}
+		inner := singleVariant(p)
+		if inner == nil {
+			return p
+		}
+		part = inner
+	}
+	return nil
+}
+
+// allOfUnion returns the one union an allOf of s has as a part, when s
+// has no oneOf/anyOf of its own and only this one: s is a union of that
+// union's variants, and its other parts' properties are fields every
+// variant shares. Nil otherwise.
+func allOfUnion(s *openapi3.Schema) *openapi3.Schema {
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 || len(s.AllOf) == 0 {
+		return nil
+	}
+	if parts := unionParts(s); len(parts) == 1 {
+		return parts[0]
+	}
+	return nil
+}
+
+// manyUnions reports (and warns, once per schema) whether s is one of
+// each of several unions (its own oneOf and an allOf part's, or two allOf
+// parts'): no Go struct holds such a value, which is typed
+// json.RawMessage.
+func (b *builder) manyUnions(s *openapi3.Schema) bool {
+	parts := unionParts(s)
+	if len(parts) < 2 {
+		return false
+	}
+	b.warnSchema(s, "many unions", "allOf",
+		fmt.Sprintf("unsupported: a value that is one of each of %d oneOf/anyOf schemas (allOf parts) has no Go type; it is a json.RawMessage: write and read its JSON yourself", len(parts)),
+		"")
+	return true
 }
 
 // declaredProps is objectProps for s's own properties and allOf parts,
@@ -170,11 +274,12 @@ func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool)
 			return
 		}
 		for _, part := range s.AllOf {
-			if part != nil {
-				walk(part.Value, depth+1)
-			}
+			walk(allOfPart(part), depth+1)
 		}
 		for n, p := range s.Properties {
+			if prev, ok := byName[n]; ok {
+				p = b.mergeDecl(prev.schema, p, 0)
+			}
 			byName[n] = prop{name: n, schema: p}
 		}
 		for _, n := range s.Required {
@@ -216,6 +321,120 @@ func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool)
 		out = append(out, byName[n])
 	}
 	return out, true
+}
+
+// mergeDecl is the schema of a property that two allOf parts declare,
+// first as a and then as later: the allOf of both when both are objects
+// (each may declare members the other does not: a list answer's "meta"
+// with its pagination token in one part and its count in another), a
+// list of the merged items when both are lists, else later (a scalar
+// declared twice, or a part that only narrows it). A schema made is kept
+// by the declarations it merges, so a type declared for it is declared
+// once, and merging a declaration it already holds gives it back.
+func (b *builder) mergeDecl(a, later *openapi3.SchemaRef, depth int) *openapi3.SchemaRef {
+	if a == nil || a.Value == nil || later == nil || later.Value == nil || a.Value == later.Value || depth > 8 {
+		return later
+	}
+	pa, pl := b.mergedOf(a), b.mergedOf(later)
+	all := slices.Clone(pa)
+	for _, p := range pl {
+		if !slices.ContainsFunc(all, func(q *openapi3.SchemaRef) bool { return q.Value == p.Value }) {
+			all = append(all, p)
+		}
+	}
+	switch {
+	case len(all) == len(pa):
+		return a // a holds later already
+	case len(all) == len(pl):
+		return later
+	}
+	var key strings.Builder
+	for _, p := range all {
+		fmt.Fprintf(&key, "%p,", p.Value)
+	}
+	if m, ok := b.merged[key.String()]; ok {
+		return m
+	}
+	if b.merged == nil {
+		b.merged = map[string]*openapi3.SchemaRef{}
+		b.mergedParts = map[*openapi3.Schema][]*openapi3.SchemaRef{}
+	}
+	// later until the merge is made: a cycle through these declarations
+	// (a member's type merged again inside it) ends there.
+	b.merged[key.String()] = later
+	av, lv := a.Value, later.Value
+	if !b.adds(av, lv, 0) {
+		// later has every member a declares: it is the type, as a named
+		// one stays (a part that narrows a free-form object to Pet is Pet).
+		return later
+	}
+	var m *openapi3.Schema
+	if items := arrayItems(av); items != nil {
+		m = &openapi3.Schema{Type: &openapi3.Types{"array"}, Items: b.mergeDecl(items, arrayItems(lv), depth+1)}
+	} else {
+		m = &openapi3.Schema{AllOf: all}
+	}
+	// Both declarations apply: null only when both allow it, read- or
+	// write-only when either says so.
+	m.Nullable = isNullable(av) && isNullable(lv)
+	m.ReadOnly, m.WriteOnly = av.ReadOnly || lv.ReadOnly, av.WriteOnly || lv.WriteOnly
+	m.Title, m.Description = lv.Title, lv.Description
+	if m.Description == "" && m.Title == "" {
+		m.Title, m.Description = av.Title, av.Description
+	}
+	ref := &openapi3.SchemaRef{Value: m}
+	b.merged[key.String()] = ref
+	b.mergedParts[m] = all
+	return ref
+}
+
+// mergedOf is the declarations the schema r merges (r itself when it is
+// no merge).
+func (b *builder) mergedOf(r *openapi3.SchemaRef) []*openapi3.SchemaRef {
+	if parts, ok := b.mergedParts[r.Value]; ok {
+		return parts
+	}
+	return []*openapi3.SchemaRef{r}
+}
+
+// adds reports whether the object or list of objects a declares a member
+// (at any depth, through object members and list items) that later,
+// another declaration of the same property, does not.
+func (b *builder) adds(a, later *openapi3.Schema, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	if ai, li := arrayItems(a), arrayItems(later); ai != nil || li != nil {
+		return ai != nil && li != nil && ai.Value != nil && li.Value != nil && ai.Value != li.Value && b.adds(ai.Value, li.Value, depth+1)
+	}
+	if jsonKind(a) != "object" || jsonKind(later) != "object" || len(unionParts(a)) > 0 || len(unionParts(later)) > 0 {
+		return false
+	}
+	ap, _ := b.declaredProps(a, true)
+	lp, _ := b.declaredProps(later, true)
+	for _, p := range ap {
+		i := slices.IndexFunc(lp, func(q prop) bool { return q.name == p.name })
+		if i < 0 {
+			return true
+		}
+		q := lp[i]
+		if p.schema != nil && p.schema.Value != nil && q.schema != nil && q.schema.Value != nil && p.schema.Value != q.schema.Value && b.adds(p.schema.Value, q.schema.Value, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// arrayItems is the items schema of a list schema (type array, or no
+// type and items), else nil.
+func arrayItems(s *openapi3.Schema) *openapi3.SchemaRef {
+	if s == nil || s.Items == nil || s.Items.Value == nil {
+		return nil
+	}
+	if types := nonNullTypes(s); len(types) == 0 && len(s.Properties) == 0 || len(types) == 1 && types[0] == "array" {
+		return s.Items
+	}
+	return nil
 }
 
 // warnSchema warns about schema s once per kind of warning, at the
@@ -301,6 +520,9 @@ func (b *builder) fields(owner string, s *openapi3.Schema, props []prop, extra b
 		case p.required && !nullable:
 			f.Type = t
 			f.EmptyNotNull = t.Kind == model.Slice || t.Kind == model.Map || t.Kind == model.Builtin && t.Name == "[]byte"
+		case !p.required && nullable && !holdsNull(t):
+			// Left out, null or a value: a PATCH can clear the field.
+			f.Type, f.OmitEmpty = nullableOf(t), true
 		case t.Nilable():
 			f.Type, f.OmitEmpty = t, !p.required
 		default:
@@ -343,11 +565,14 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 			return b.typeOf(v, hint, ptr, declareInline)
 		}
 	}
-	if isUnion(s) {
-		return b.inlineType(s, hint, "Union", ptr, declareInline)
-	}
-	if len(s.AllOf) == 1 && len(s.Properties) == 0 && !narrowsOnly(s, s.AllOf[0]) {
+	if len(s.AllOf) == 1 && len(s.Properties) == 0 && !isUnion(s) && !narrowsOnly(s, s.AllOf[0]) {
 		return b.typeOf(s.AllOf[0], hint, ptr, declareInline)
+	}
+	if b.manyUnions(s) {
+		return rawMessage
+	}
+	if isUnion(s) || allOfUnion(s) != nil {
+		return b.inlineType(s, hint, "Union", ptr, declareInline)
 	}
 	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.enumUnder(s) != nil) {
 		return b.inlineType(s, hint, "Object", ptr, declareInline)
@@ -363,7 +588,7 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 		if ap := s.AdditionalProperties.Schema; ap != nil {
 			return &model.GoType{Kind: model.Map, Elem: b.elem(ap, hint+"Value")}
 		}
-		return &model.GoType{Kind: model.Map, Elem: builtin("any")}
+		return freeForm
 	}
 	return rawMessage
 }
@@ -644,6 +869,9 @@ func breakValueCycles(types []*model.Type) {
 	}
 	// valueTarget returns the struct type a field holds by value, or nil.
 	valueTarget := func(g *model.GoType) *model.Type {
+		if isNullableType(g) {
+			g = g.Elem // runtime.Nullable[T] holds a T
+		}
 		if g.Kind != model.Named {
 			return nil
 		}
@@ -672,6 +900,10 @@ func breakValueCycles(types []*model.Type) {
 			}
 			switch color[u] {
 			case grey:
+				if isNullableType(f.Type) {
+					f.Type = nullableOf(&model.GoType{Kind: model.Pointer, Elem: f.Type.Elem})
+					break
+				}
 				f.Type = &model.GoType{Kind: model.Pointer, Elem: f.Type}
 			case white:
 				visit(u)
@@ -716,7 +948,7 @@ func breakValueCycles(types []*model.Type) {
 // name is that schema; no generated code declares methods on T.
 func aliasJSONTypes(types []*model.Type) {
 	for _, t := range types {
-		if t.Kind == model.Defined && t.Underlying != nil && (t.Underlying.Kind == model.Qual || t.Underlying.Kind == model.Named) {
+		if u := t.Underlying; t.Kind == model.Defined && u != nil && (u.Kind == model.Qual || u.Kind == model.Named || u.Kind == model.Map && u.Name != "") {
 			t.Alias = true
 		}
 	}
@@ -767,9 +999,17 @@ var kindFieldNames = map[string]string{"string": "String", "integer": "Int", "nu
 func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	decl.Kind = model.Union
 	fields := newNamer("Unknown", "ParamText")
-	// Properties written next to the oneOf belong to every variant: they
-	// are fields of the union itself.
-	if props, ok := b.declaredProps(s, true); ok && (len(s.OneOf) > 0 || len(s.AnyOf) > 0) {
+	// An allOf of objects and one union is that union's variants with the
+	// objects' properties.
+	union := s
+	if part := allOfUnion(s); part != nil {
+		union = part
+	}
+	// Properties written next to the oneOf (or in the other allOf parts)
+	// belong to every variant: they are fields of the union itself.
+	var shared map[string]*model.MemberCheck
+	if props, ok := b.declaredProps(s, true); ok && (len(union.OneOf) > 0 || len(union.AnyOf) > 0) {
+		shared = memberChecks(props)
 		decl.Fields = b.fields(decl.Name, s, props, false)
 		for _, f := range decl.Fields {
 			wire := f.JSONName
@@ -779,9 +1019,9 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 			fields.taken[f.Name] = claimant{who: "a property of the union", at: b.schemaAt(s, "properties", wire)}
 		}
 	}
-	refs := s.OneOf
+	refs := union.OneOf
 	if len(refs) == 0 {
-		refs, decl.AnyOf = s.AnyOf, true
+		refs, decl.AnyOf = union.AnyOf, true
 	}
 	if len(refs) == 0 {
 		// type: [integer, string, ...]
@@ -826,6 +1066,13 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 		switch jsonKind(ref.Value) {
 		case "object", "any":
 			shapes[i] = b.objectShapes(ref.Value, 0)
+			if shared != nil {
+				// The union's own properties are members of every form:
+				// an object that has them is still all its variant knows.
+				for k, sh := range shapes[i] {
+					shapes[i][k] = sh.with(objectShape{members: shared, declared: true})
+				}
+			}
 		case "array":
 			if it := ref.Value.Items; it != nil {
 				itemShapes[i] = b.objectShapes(it.Value, 0)
@@ -867,6 +1114,9 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 		byRef[ref] = v
 	}
 	d := s.Discriminator
+	if d == nil || d.PropertyName == "" {
+		d = union.Discriminator
+	}
 	if d == nil || d.PropertyName == "" {
 		// Cat and Dog may each inherit one from a common base (allOf).
 		d = inheritedDiscriminator(refs)
@@ -983,22 +1233,32 @@ func (b *builder) objectShapes(s *openapi3.Schema, depth int) []objectShape {
 	if s == nil || depth > 8 {
 		return nil
 	}
+	union := s
 	if len(s.OneOf) == 0 && len(s.AnyOf) == 0 {
-		if jsonKind(s) != "object" {
-			return nil
+		if union = allOfUnion(s); union == nil {
+			if jsonKind(s) != "object" || len(unionParts(s)) > 1 {
+				return nil
+			}
+			return []objectShape{b.ownShape(s, depth)}
 		}
-		return []objectShape{b.ownShape(s, depth)}
 	}
 	var base *objectShape
-	if len(s.Properties) > 0 {
-		// Properties beside the variants belong to each of them.
-		plain := *s
-		plain.OneOf, plain.AnyOf, plain.Discriminator = nil, nil, nil
-		sh := b.ownShape(&plain, depth)
+	if union != s || len(s.Properties) > 0 {
+		// Properties beside the variants (or in the other allOf parts)
+		// belong to each of them.
+		props, _ := b.declaredProps(s, true)
+		sh := b.shapeOf(s, props, depth)
+		// Keys required beside the variants are required of each, also
+		// those only the variants declare.
+		sh.required = requiredKeys(s)
 		base = &sh
 	}
+	d := s.Discriminator
+	if d == nil || d.PropertyName == "" {
+		d = union.Discriminator
+	}
 	var out []objectShape
-	for _, alt := range append(slices.Clip(s.OneOf), s.AnyOf...) {
+	for _, alt := range append(slices.Clip(union.OneOf), union.AnyOf...) {
 		if alt == nil || alt.Value == nil {
 			return nil
 		}
@@ -1013,7 +1273,7 @@ func (b *builder) objectShapes(s *openapi3.Schema, depth int) []objectShape {
 			if base != nil {
 				sh = sh.with(*base)
 			}
-			if d := s.Discriminator; d != nil && d.PropertyName != "" && !slices.Contains(sh.required, d.PropertyName) {
+			if d != nil && d.PropertyName != "" && !slices.Contains(sh.required, d.PropertyName) {
 				// A union with a discriminator is one of its variants only
 				// when the object names it: the property is required.
 				sh.required = append(slices.Clip(sh.required), d.PropertyName)
@@ -1026,8 +1286,14 @@ func (b *builder) objectShapes(s *openapi3.Schema, depth int) []objectShape {
 
 // ownShape is the one form of the object schema s.
 func (b *builder) ownShape(s *openapi3.Schema, depth int) objectShape {
+	props, _ := b.objectProps(s)
+	return b.shapeOf(s, props, depth)
+}
+
+// shapeOf is the form of an object schema s with properties props.
+func (b *builder) shapeOf(s *openapi3.Schema, props []prop, depth int) objectShape {
 	sh := objectShape{members: map[string]*model.MemberCheck{}, depth: depth}
-	if props, ok := b.objectProps(s); ok {
+	if len(props) > 0 {
 		sh.members = memberChecks(props)
 		for _, p := range props {
 			if p.required {

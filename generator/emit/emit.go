@@ -179,15 +179,28 @@ func typeWidth(t *model.GoType) int {
 	case model.Named:
 		return len(t.Name)
 	case model.Qual:
-		return len(t.Pkg) - strings.LastIndexByte(t.Pkg, '/') + len(t.Name)
+		n := len(t.Pkg) - strings.LastIndexByte(t.Pkg, '/') + len(t.Name)
+		if t.Elem != nil {
+			n += len("[]") + typeWidth(t.Elem)
+		}
+		return n
 	case model.Slice:
 		return len("[]") + typeWidth(t.Elem)
 	case model.Map:
+		if t.Name != "" {
+			return len(t.Pkg) - strings.LastIndexByte(t.Pkg, '/') + len(t.Name)
+		}
 		return len("map[string]") + typeWidth(t.Elem)
 	case model.Pointer:
 		return len("*") + typeWidth(t.Elem)
 	}
 	return len(t.Name) // string, []byte, any, ...
+}
+
+// isNullable reports whether t is runtime.Nullable[...], an optional
+// property that may be null.
+func isNullable(t *model.GoType) bool {
+	return t.Kind == model.Qual && t.Pkg == runtimePkg && t.Name == "Nullable"
 }
 
 // typeExpr is the one place model types become Go type expressions.
@@ -196,10 +209,16 @@ func typeExpr(t *model.GoType) *jen.Statement {
 	case model.Named:
 		return jen.Id(t.Name)
 	case model.Qual:
+		if t.Elem != nil {
+			return jen.Qual(t.Pkg, t.Name).Types(typeExpr(t.Elem))
+		}
 		return jen.Qual(t.Pkg, t.Name)
 	case model.Slice:
 		return jen.Index().Add(typeExpr(t.Elem))
 	case model.Map:
+		if t.Name != "" {
+			return jen.Qual(t.Pkg, t.Name)
+		}
 		return jen.Map(jen.String()).Add(typeExpr(t.Elem))
 	case model.Pointer:
 		return jen.Op("*").Add(typeExpr(t.Elem))

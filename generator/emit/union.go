@@ -92,7 +92,7 @@ func (e *emitter) emitUnion(f *jen.File, t *model.Type) {
 		}
 	}
 	if itemForms(t) {
-		doc = append(doc, "An array goes to the first array variant (most specific first) whose", "element forms every element is one of, else to the first it decodes into.")
+		doc = append(doc, "An array goes to the first array variant (most specific first) whose", "element forms every element is one of, else to the first it decodes into", "among those whose elements' forms it was not tested against.")
 	}
 	comment(f, doc)
 	f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().BlockFunc(func(g *jen.Group) {
@@ -406,8 +406,12 @@ func (e *emitter) objectVariants(g *jen.Group, vs []*model.Variant) {
 // arrayVariants prints the choice among array variants: one whose
 // elements are objects is taken when every element is one of its
 // elements' forms (tested as objectVariants tests an object, most
-// specific first), then the others in the spec's order, each if the
-// array decodes into it. An empty array is the first that decodes.
+// specific first; when a form could take an element whose members a
+// later one declares, a first pass takes a form only when it declares
+// every member each element has), then the others in the spec's order,
+// each if the array decodes into it. A variant whose elements' forms the
+// array failed is not tried again: decoding it would succeed and invent
+// the keys its elements lack. An empty array is the first that decodes.
 func (e *emitter) arrayVariants(g *jen.Group, vs []*model.Variant) {
 	var byItems []*model.Variant
 	for _, v := range vs {
@@ -423,16 +427,56 @@ func (e *emitter) arrayVariants(g *jen.Group, vs []*model.Variant) {
 		}
 		return len(bi.shape.Required) > len(bj.shape.Required)
 	})
+	exact := false
+	for i, v := range byItems {
+		var later []candidate
+		for _, w := range byItems[i+1:] {
+			for _, sh := range w.Items {
+				later = append(later, candidate{w, sh})
+			}
+		}
+		for _, sh := range v.Items {
+			exact = exact || losesToLater(sh, later)
+		}
+	}
+	if exact {
+		for _, v := range byItems {
+			if match := exactMatch(v.Items); match != nil {
+				g.If(jen.Qual(wirePkg, "EveryObject").Call(jen.Id("data"), match)).Block(tryVariant(v))
+			}
+		}
+	}
+	checked := map[*model.Variant]bool{}
 	for _, v := range byItems {
 		match := formsMatch(v.Items)
 		if match == nil {
 			continue // a form that takes any object
 		}
+		checked[v] = true
 		g.If(jen.Qual(wirePkg, "EveryObject").Call(jen.Id("data"), match)).Block(tryVariant(v))
 	}
 	for _, v := range vs {
-		g.Add(tryVariant(v))
+		if !checked[v] {
+			g.Add(tryVariant(v))
+		}
 	}
+}
+
+// exactMatch prints a func(wire.Object) bool that reports whether an
+// object is one of forms and has no member that form does not declare, or
+// returns nil when no form names all the members it takes.
+func exactMatch(forms []model.Shape) jen.Code {
+	var alts []jen.Code
+	for _, sh := range forms {
+		if sh.Declared == nil || sh.Closed {
+			continue // a closed form checks its members in formsMatch
+		}
+		alts = append(alts, jen.Parens(andAll(append(shapeConds(sh), within(sh)))))
+	}
+	if len(alts) == 0 {
+		return nil
+	}
+	return jen.Func().Params(jen.Id("obj").Qual(wirePkg, "Object")).Bool().Block(jen.Return(orAll(alts)))
 }
 
 // losesToLater reports whether a form tried after sh declares a property
@@ -605,8 +649,12 @@ func (e *emitter) emitCustomJSON(f *jen.File, t *model.Type) {
 		var members []jen.Code
 		for _, fl := range byHand {
 			m := []jen.Code{jen.Id("Name").Op(":").Lit(fl.WireName), jen.Id("Value").Op(":").Id("v").Dot(fl.Name)}
-			if fl.Type.Nilable() {
+			switch {
+			case fl.Type.Nilable():
 				m = append(m, jen.Id("Omit").Op(":").Id("v").Dot(fl.Name).Op("==").Nil())
+			case isNullable(fl.Type):
+				// runtime.Nullable: left out when unset.
+				m = append(m, jen.Id("Omit").Op(":").Op("!").Id("v").Dot(fl.Name).Dot("IsSet").Call())
 			}
 			members = append(members, jen.Qual(wirePkg, "Member").Values(m...))
 		}

@@ -48,10 +48,12 @@ type SecurityScheme struct {
 type GoType struct {
 	Kind GoKind
 	// Name is the builtin or local type name (Builtin, Named) or the
-	// identifier inside Pkg (Qual).
+	// identifier inside Pkg (Qual); for a Map, when set, the map type of
+	// Pkg it is written as (runtime.FreeForm: a map[string]any whose
+	// numbers keep their text).
 	Name string
 	Pkg  string  // import path, for Qual
-	Elem *GoType // Slice, Map (value), Pointer
+	Elem *GoType // Slice, Map (value), Pointer; a Qual's type argument (runtime.Nullable[T])
 }
 
 // GoKind tells what a GoType is.

@@ -22,12 +22,12 @@ type Extra struct {
 }
 
 type CreateOrderForm struct {
-	Extra *Extra                     `json:"extra,omitzero"`
-	Grid  [][]string                 `json:"grid,omitzero"`
-	Items []CreateOrderFormItemsItem `json:"items,omitzero"`
-	Meta  *CreateOrderFormMeta       `json:"meta,omitzero"`
-	Note  *string                    `json:"note,omitzero"`
-	Tags  []string                   `json:"tags,omitzero"`
+	Extra runtime.Nullable[Extra]                      `json:"extra,omitzero"`
+	Grid  runtime.Nullable[[][]string]                 `json:"grid,omitzero"`
+	Items runtime.Nullable[[]CreateOrderFormItemsItem] `json:"items,omitzero"`
+	Meta  runtime.Nullable[CreateOrderFormMeta]        `json:"meta,omitzero"`
+	Note  runtime.Nullable[string]                     `json:"note,omitzero"`
+	Tags  runtime.Nullable[[]string]                   `json:"tags,omitzero"`
 }
 
 type CreateOrderFormItemsItem struct {

@@ -15,7 +15,7 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = runtime.SupportPackageIsVersion1
 
-type Meta map[string]any
+type Meta = runtime.FreeForm
 
 type Thing struct {
 	ID   string `json:"id"`

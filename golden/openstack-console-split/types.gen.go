@@ -5,6 +5,8 @@ package openstackconsolesplit
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/resgen/resgen/runtime"
 )
 
 type AuthRequest struct {
@@ -35,24 +37,24 @@ type Fault struct {
 }
 
 type Image struct {
-	ID   *string  `json:"id,omitzero"`
-	Name *string  `json:"name,omitzero"`
-	Size *int64   `json:"size,omitzero"`
-	Tags []string `json:"tags,omitzero"`
+	ID   *string                  `json:"id,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
+	Size runtime.Nullable[int64]  `json:"size,omitzero"`
+	Tags []string                 `json:"tags,omitzero"`
 }
 
 type Server struct {
-	AccessIPv4 *string           `json:"accessIPv4,omitzero"`
-	ID         string            `json:"id"`
-	Metadata   map[string]string `json:"metadata,omitzero"`
-	Name       string            `json:"name"`
-	Progress   *int32            `json:"progress,omitzero"`
-	Status     ServerStatus      `json:"status"`
+	AccessIPv4 runtime.Nullable[string] `json:"accessIPv4,omitzero"`
+	ID         string                   `json:"id"`
+	Metadata   map[string]string        `json:"metadata,omitzero"`
+	Name       string                   `json:"name"`
+	Progress   runtime.Nullable[int32]  `json:"progress,omitzero"`
+	Status     ServerStatus             `json:"status"`
 }
 
 type ServerAction struct {
-	OsStop map[string]any      `json:"os-stop,omitzero"`
-	Reboot *ServerActionReboot `json:"reboot,omitzero"`
+	OsStop runtime.Nullable[runtime.FreeForm] `json:"os-stop,omitzero"`
+	Reboot *ServerActionReboot                `json:"reboot,omitzero"`
 }
 
 type ServerActionReboot struct {

@@ -532,7 +532,7 @@ func TestServerActionIsKeyedWithXRequestKey(t *testing.T) {
 	})
 	t.Run("os-stop can be sent", func(t *testing.T) {
 		s.script("nova", 0)
-		if _, err := c.ServerAction(t.Context(), serverID, nil, ServerAction{OsStop: map[string]any{}}); err != nil {
+		if _, err := c.ServerAction(t.Context(), serverID, nil, ServerAction{OsStop: runtime.Value(runtime.FreeForm{})}); err != nil {
 			t.Fatal(err)
 		}
 		if b := s.last(1)[0].Body; !strings.Contains(b, `"os-stop"`) {
@@ -590,7 +590,7 @@ func TestComputeReadsDecode(t *testing.T) {
 		t.Fatalf("JSON200 %+v", resp.JSON200)
 	}
 	sv := resp.JSON200.Servers[0]
-	if sv.ID != serverID || sv.Status != ServerStatusActive || sv.AccessIPv4 != nil || sv.Progress == nil || *sv.Progress != 40 || sv.Metadata["k"] != "v" {
+	if sv.ID != serverID || sv.Status != ServerStatusActive || !sv.AccessIPv4.IsNull() || sv.Progress != runtime.Value[int32](40) || sv.Metadata["k"] != "v" {
 		t.Errorf("server %+v", sv)
 	}
 

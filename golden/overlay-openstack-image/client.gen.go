@@ -19,25 +19,25 @@ import (
 const _ = runtime.SupportPackageIsVersion1
 
 // Response of the cache:get operation.
-type CacheGetCacheStateResponse map[string]any
+type CacheGetCacheStateResponse = runtime.FreeForm
 
 // Request of the cache/image_id:put operation.
-type CacheQueueImageFromAPIRequest map[string]any
+type CacheQueueImageFromAPIRequest = runtime.FreeForm
 
 // Response of the cache/image_id:put operation.
-type CacheQueueImageFromAPIResponse map[string]any
+type CacheQueueImageFromAPIResponse = runtime.FreeForm
 
 type ImageDeleteRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImageDeleteRequestContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[ImageDeleteRequestContainerFormat] `json:"container_format,omitzero"`
 	// Date and time of image registration.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
 	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImageDeleteRequestDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[ImageDeleteRequestDiskFormat] `json:"disk_format,omitzero"`
 	// An image file url.
 	File *string `json:"file,omitzero"`
 	// An identifier for the image.
@@ -49,15 +49,15 @@ type ImageDeleteRequest struct {
 	// Amount of ram (in MB) required to boot image.
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
 	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// If true, image will not be deletable.
 	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
@@ -65,7 +65,7 @@ type ImageDeleteRequest struct {
 	// An image self url.
 	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImageDeleteRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -76,7 +76,7 @@ type ImageDeleteRequest struct {
 	// Date and time of the last image modification.
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
 	Visibility *ImageDeleteRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -135,8 +135,8 @@ const (
 )
 
 type ImageDeleteRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageDeleteRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -147,7 +147,7 @@ type ImageDeleteRequestLocationsItem struct {
 func (v ImageDeleteRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImageDeleteRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -190,15 +190,15 @@ const (
 
 type ImageShowRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImageShowRequestContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[ImageShowRequestContainerFormat] `json:"container_format,omitzero"`
 	// Date and time of image registration.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
 	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImageShowRequestDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[ImageShowRequestDiskFormat] `json:"disk_format,omitzero"`
 	// An image file url.
 	File *string `json:"file,omitzero"`
 	// An identifier for the image.
@@ -210,15 +210,15 @@ type ImageShowRequest struct {
 	// Amount of ram (in MB) required to boot image.
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
 	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// If true, image will not be deletable.
 	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
@@ -226,7 +226,7 @@ type ImageShowRequest struct {
 	// An image self url.
 	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImageShowRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -237,7 +237,7 @@ type ImageShowRequest struct {
 	// Date and time of the last image modification.
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
 	Visibility *ImageShowRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -295,8 +295,8 @@ const (
 )
 
 type ImageShowRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -307,7 +307,7 @@ type ImageShowRequestLocationsItem struct {
 func (v ImageShowRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImageShowRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -353,7 +353,7 @@ type ImageShowResponse struct {
 	// Victoria release. It remains present for backward compatibility with legacy
 	// images. To validate image data, instead use the secure multihash fields
 	// `os_hash_algo` and `os_hash_value`.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the image container.
 	//
 	// Values may vary based on the configuration available in a
@@ -364,7 +364,7 @@ type ImageShowResponse struct {
 	// `ovf`, `ova`, or `docker`.
 	//
 	// The value might be `null` (JSON null data type).
-	ContainerFormat *ImageShowResponseContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[ImageShowResponseContainerFormat] `json:"container_format,omitzero"`
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -401,7 +401,7 @@ type ImageShowResponse struct {
 	//
 	// **Ocata changes**: The `ploop` disk format is a supported
 	// value.
-	DiskFormat *ImageShowResponseDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[ImageShowResponseDiskFormat] `json:"disk_format,omitzero"`
 	// The URL for the virtual machine image file.
 	File *string `json:"file,omitzero"`
 	// A unique, user-defined image UUID, in the format:
@@ -438,20 +438,20 @@ type ImageShowResponse struct {
 	// The value might be `null` (JSON null data type).
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// The name of the image. Value might be `null` (JSON null data type).
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// The algorithm used to compute a secure hash of the image data for this
 	// image. The result of the computation is displayed as the value of the
 	// `os_hash_value` property. The value might be `null` (JSON null
 	// data type). The algorithm used is chosen by the cloud operator; it
 	// may not be configured by end users. *(Since Image API v2.7)*
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// The hexdigest of the secure hash of the image data computed using the
 	// algorithm whose name is the value of the `os_hash_algo` property.
 	// The value might be `null` (JSON null data type) if data has not
 	// yet been associated with this image, or if the image was created using
 	// a version of the Image Service API prior to version 2.7.
 	// *(Since Image API v2.7)*
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// This field controls whether an image is displayed in the default
 	// image-list response. A “hidden” image is out of date somehow (for
 	// example, it may not have the latest updates applied) and hence should
@@ -463,7 +463,7 @@ type ImageShowResponse struct {
 	// An identifier for the owner of the image, usually the project (also
 	// called the “tenant”) ID.
 	// The value might be `null` (JSON null data type).
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// A boolean value that must be `false` or the image cannot be deleted.
 	Protected *bool `json:"protected,omitzero"`
 	// The URL for the schema describing a virtual machine image.
@@ -472,7 +472,7 @@ type ImageShowResponse struct {
 	Self *string `json:"self,omitzero"`
 	// The size of the image data, in bytes. The value
 	// might be `null` (JSON null data type).
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// The image status.
 	Status *ImageShowResponseStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -499,7 +499,7 @@ type ImageShowResponse struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// The virtual size of the image. The value might
 	// be `null` (JSON null data type).
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Image visibility, that is, the access permission for the image.
 	Visibility *ImageShowResponseVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -582,8 +582,8 @@ const (
 )
 
 type ImageShowResponseLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageShowResponseLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -594,7 +594,7 @@ type ImageShowResponseLocationsItem struct {
 func (v ImageShowResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImageShowResponseLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -642,7 +642,7 @@ type ImageUpdateResponse struct {
 	// Victoria release. It remains present for backward compatibility with legacy
 	// images. To validate image data, instead use the secure multihash fields
 	// `os_hash_algo` and `os_hash_value`.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the image container.
 	//
 	// Values may vary based on the configuration available in a
@@ -653,7 +653,7 @@ type ImageUpdateResponse struct {
 	// `ovf`, `ova`, or `docker`.
 	//
 	// The value might be `null` (JSON null data type).
-	ContainerFormat *ImageUpdateResponseContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[ImageUpdateResponseContainerFormat] `json:"container_format,omitzero"`
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -690,7 +690,7 @@ type ImageUpdateResponse struct {
 	//
 	// **Ocata changes**: The `ploop` disk format is a supported
 	// value.
-	DiskFormat *ImageUpdateResponseDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[ImageUpdateResponseDiskFormat] `json:"disk_format,omitzero"`
 	// The URL for the virtual machine image file.
 	File *string `json:"file,omitzero"`
 	// A unique, user-defined image UUID, in the format:
@@ -727,20 +727,20 @@ type ImageUpdateResponse struct {
 	// The value might be `null` (JSON null data type).
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// The name of the image. Value might be `null` (JSON null data type).
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// The algorithm used to compute a secure hash of the image data for this
 	// image. The result of the computation is displayed as the value of the
 	// `os_hash_value` property. The value might be `null` (JSON null
 	// data type). The algorithm used is chosen by the cloud operator; it
 	// may not be configured by end users. *(Since Image API v2.7)*
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// The hexdigest of the secure hash of the image data computed using the
 	// algorithm whose name is the value of the `os_hash_algo` property.
 	// The value might be `null` (JSON null data type) if data has not
 	// yet been associated with this image, or if the image was created using
 	// a version of the Image Service API prior to version 2.7.
 	// *(Since Image API v2.7)*
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// This field controls whether an image is displayed in the default
 	// image-list response. A “hidden” image is out of date somehow (for
 	// example, it may not have the latest updates applied) and hence should
@@ -752,7 +752,7 @@ type ImageUpdateResponse struct {
 	// An identifier for the owner of the image, usually the project (also
 	// called the “tenant”) ID.
 	// The value might be `null` (JSON null data type).
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// A boolean value that must be `false` or the image cannot be deleted.
 	Protected *bool `json:"protected,omitzero"`
 	// The URL for the schema describing a virtual machine image.
@@ -761,7 +761,7 @@ type ImageUpdateResponse struct {
 	Self *string `json:"self,omitzero"`
 	// The size of the image data, in bytes. The value
 	// might be `null` (JSON null data type).
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// The image status.
 	Status *ImageUpdateResponseStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -787,7 +787,7 @@ type ImageUpdateResponse struct {
 	// `null`.
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Image visibility, that is, the access permission for the image.
 	Visibility *ImageUpdateResponseVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -871,8 +871,8 @@ const (
 )
 
 type ImageUpdateResponseLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImageUpdateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -883,7 +883,7 @@ type ImageUpdateResponseLocationsItem struct {
 func (v ImageUpdateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImageUpdateResponseLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -925,20 +925,20 @@ const (
 )
 
 // Request of the images/image_id/actions/deactivate:post operation.
-type ImagesActionsDeactivateDeactivateRequest map[string]any
+type ImagesActionsDeactivateDeactivateRequest = runtime.FreeForm
 
 // Response of the images/image_id/actions/deactivate:post operation.
-type ImagesActionsDeactivateResponse map[string]any
+type ImagesActionsDeactivateResponse = runtime.FreeForm
 
 // Request of the images/image_id/actions/reactivate:post operation.
-type ImagesActionsReactivateReactivateRequest map[string]any
+type ImagesActionsReactivateReactivateRequest = runtime.FreeForm
 
 // Response of the images/image_id/actions/reactivate:post operation.
-type ImagesActionsReactivateResponse map[string]any
+type ImagesActionsReactivateResponse = runtime.FreeForm
 
 type ImagesCreateRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the image container.
 	//
 	// Values may vary based on the configuration available in a
@@ -949,7 +949,7 @@ type ImagesCreateRequest struct {
 	// `ovf`, `ova`, or `docker`.
 	//
 	// The value might be `null` (JSON null data type).
-	ContainerFormat *ImagesCreateRequestContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[ImagesCreateRequestContainerFormat] `json:"container_format,omitzero"`
 	// Date and time of image registration.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
@@ -971,7 +971,7 @@ type ImagesCreateRequest struct {
 	//
 	// **Ocata changes**: The `ploop` disk format is a supported
 	// value.
-	DiskFormat *ImagesCreateRequestDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[ImagesCreateRequestDiskFormat] `json:"disk_format,omitzero"`
 	// An image file url.
 	File *string `json:"file,omitzero"`
 	// A unique, user-defined image UUID, in the format:
@@ -1001,15 +1001,15 @@ type ImagesCreateRequest struct {
 	// Amount of RAM in MB that is required to boot the image.
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// The name of the image.
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
 	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// Image protection for deletion. Valid value is `true` or `false`.
 	// Default is `false`.
 	Protected *bool `json:"protected,omitzero"`
@@ -1018,7 +1018,7 @@ type ImagesCreateRequest struct {
 	// An image self url.
 	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesCreateRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -1030,7 +1030,7 @@ type ImagesCreateRequest struct {
 	// Date and time of the last image modification.
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Visibility for this image. Valid value is one of: `public`, `private`,
 	// `shared`, or `community`.
 	// At most sites, only an administrator can make an image `public`.
@@ -1120,8 +1120,8 @@ const (
 )
 
 type ImagesCreateRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesCreateRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -1132,7 +1132,7 @@ type ImagesCreateRequestLocationsItem struct {
 func (v ImagesCreateRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesCreateRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -1185,7 +1185,7 @@ type ImagesCreateResponse struct {
 	// Victoria release. It remains present for backward compatibility with legacy
 	// images. To validate image data, instead use the secure multihash fields
 	// `os_hash_algo` and `os_hash_value`.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the image container.
 	//
 	// Values may vary based on the configuration available in a
@@ -1196,7 +1196,7 @@ type ImagesCreateResponse struct {
 	// `ovf`, `ova`, or `docker`.
 	//
 	// The value might be `null` (JSON null data type).
-	ContainerFormat *ImagesCreateResponseContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[ImagesCreateResponseContainerFormat] `json:"container_format,omitzero"`
 	// The date and time when the resource was created.
 	//
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601):
@@ -1233,7 +1233,7 @@ type ImagesCreateResponse struct {
 	//
 	// **Ocata changes**: The `ploop` disk format is a supported
 	// value.
-	DiskFormat *ImagesCreateResponseDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[ImagesCreateResponseDiskFormat] `json:"disk_format,omitzero"`
 	// The URL for the virtual machine image file.
 	File *string `json:"file,omitzero"`
 	// A unique, user-defined image UUID, in the format:
@@ -1270,20 +1270,20 @@ type ImagesCreateResponse struct {
 	// The value might be `null` (JSON null data type).
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// The name of the image. Value might be `null` (JSON null data type).
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// The algorithm used to compute a secure hash of the image data for this
 	// image. The result of the computation is displayed as the value of the
 	// `os_hash_value` property. The value might be `null` (JSON null
 	// data type). The algorithm used is chosen by the cloud operator; it
 	// may not be configured by end users. *(Since Image API v2.7)*
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// The hexdigest of the secure hash of the image data computed using the
 	// algorithm whose name is the value of the `os_hash_algo` property.
 	// The value might be `null` (JSON null data type) if data has not
 	// yet been associated with this image, or if the image was created using
 	// a version of the Image Service API prior to version 2.7.
 	// *(Since Image API v2.7)*
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// This field controls whether an image is displayed in the default
 	// image-list response. A “hidden” image is out of date somehow (for
 	// example, it may not have the latest updates applied) and hence should
@@ -1295,7 +1295,7 @@ type ImagesCreateResponse struct {
 	// An identifier for the owner of the image, usually the project (also
 	// called the “tenant”) ID.
 	// The value might be `null` (JSON null data type).
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// A boolean value that must be `false` or the image cannot be deleted.
 	Protected *bool `json:"protected,omitzero"`
 	// The URL for the schema describing a virtual machine image.
@@ -1304,7 +1304,7 @@ type ImagesCreateResponse struct {
 	Self *string `json:"self,omitzero"`
 	// The size of the image data, in bytes. The value
 	// might be `null` (JSON null data type).
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// The image status.
 	Status *ImagesCreateResponseStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -1331,7 +1331,7 @@ type ImagesCreateResponse struct {
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// The virtual size of the image. The value might
 	// be `null` (JSON null data type).
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Image visibility, that is, the access permission for the image.
 	Visibility *ImagesCreateResponseVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -1415,8 +1415,8 @@ const (
 )
 
 type ImagesCreateResponseLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesCreateResponseLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -1427,7 +1427,7 @@ type ImagesCreateResponseLocationsItem struct {
 func (v ImagesCreateResponseLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesCreateResponseLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -1506,15 +1506,15 @@ type ImagesImportImportImageResponse = json.RawMessage
 
 type ImagesIndexRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImagesIndexRequestContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[ImagesIndexRequestContainerFormat] `json:"container_format,omitzero"`
 	// Date and time of image registration.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
 	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImagesIndexRequestDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[ImagesIndexRequestDiskFormat] `json:"disk_format,omitzero"`
 	// An image file url.
 	File *string `json:"file,omitzero"`
 	// An identifier for the image.
@@ -1526,15 +1526,15 @@ type ImagesIndexRequest struct {
 	// Amount of ram (in MB) required to boot image.
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
 	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// If true, image will not be deletable.
 	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
@@ -1542,7 +1542,7 @@ type ImagesIndexRequest struct {
 	// An image self url.
 	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesIndexRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -1553,7 +1553,7 @@ type ImagesIndexRequest struct {
 	// Date and time of the last image modification.
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
 	Visibility *ImagesIndexRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -1612,8 +1612,8 @@ const (
 )
 
 type ImagesIndexRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesIndexRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -1624,7 +1624,7 @@ type ImagesIndexRequestLocationsItem struct {
 func (v ImagesIndexRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesIndexRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -1675,15 +1675,15 @@ type ImagesListResponse struct {
 
 type ImagesListResponseImagesItem struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImagesListResponseImagesItemContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[ImagesListResponseImagesItemContainerFormat] `json:"container_format,omitzero"`
 	// Date and time of image registration.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
 	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImagesListResponseImagesItemDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[ImagesListResponseImagesItemDiskFormat] `json:"disk_format,omitzero"`
 	// An image file url.
 	File *string `json:"file,omitzero"`
 	// An identifier for the image.
@@ -1695,15 +1695,15 @@ type ImagesListResponseImagesItem struct {
 	// Amount of ram (in MB) required to boot image.
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
 	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// If true, image will not be deletable.
 	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
@@ -1711,7 +1711,7 @@ type ImagesListResponseImagesItem struct {
 	// An image self url.
 	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesListResponseImagesItemStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -1722,7 +1722,7 @@ type ImagesListResponseImagesItem struct {
 	// Date and time of the last image modification.
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
 	Visibility *ImagesListResponseImagesItemVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -1781,8 +1781,8 @@ const (
 )
 
 type ImagesListResponseImagesItemLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesListResponseImagesItemLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -1793,7 +1793,7 @@ type ImagesListResponseImagesItemLocationsItem struct {
 func (v ImagesListResponseImagesItemLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesListResponseImagesItemLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -1892,7 +1892,7 @@ const (
 )
 
 // Request of the images/image_id/members/member_id:put operation.
-type ImagesMemberUpdateRequest map[string]any
+type ImagesMemberUpdateRequest = runtime.FreeForm
 
 type ImagesMemberUpdateResponse struct {
 	// The date and time when the resource was created.
@@ -1951,7 +1951,7 @@ const (
 )
 
 // Request of the images/image_id/members:post operation.
-type ImagesMembersCreateRequest map[string]any
+type ImagesMembersCreateRequest = runtime.FreeForm
 
 type ImagesMembersCreateResponse struct {
 	// The date and time when the resource was created.
@@ -2045,28 +2045,28 @@ const (
 )
 
 // Response of the images/image_id/stage:put operation.
-type ImagesStageResponse map[string]any
+type ImagesStageResponse = runtime.FreeForm
 
 // Request of the images/image_id/stage:put operation.
-type ImagesStageStageRequest map[string]any
+type ImagesStageStageRequest = runtime.FreeForm
 
 // Request of the images/image_id/tags/tag_value:put operation.
-type ImagesTagUpdateRequest map[string]any
+type ImagesTagUpdateRequest = runtime.FreeForm
 
 // Response of the images/image_id/tags/tag_value:put operation.
-type ImagesTagUpdateResponse map[string]any
+type ImagesTagUpdateResponse = runtime.FreeForm
 
 type ImagesTasksGetTaskInfoRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *ImagesTasksGetTaskInfoRequestContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[ImagesTasksGetTaskInfoRequestContainerFormat] `json:"container_format,omitzero"`
 	// Date and time of image registration.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
 	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *ImagesTasksGetTaskInfoRequestDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[ImagesTasksGetTaskInfoRequestDiskFormat] `json:"disk_format,omitzero"`
 	// An image file url.
 	File *string `json:"file,omitzero"`
 	// An identifier for the image.
@@ -2078,15 +2078,15 @@ type ImagesTasksGetTaskInfoRequest struct {
 	// Amount of ram (in MB) required to boot image.
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
 	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// If true, image will not be deletable.
 	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
@@ -2094,7 +2094,7 @@ type ImagesTasksGetTaskInfoRequest struct {
 	// An image self url.
 	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// Status of the image.
 	Status *ImagesTasksGetTaskInfoRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -2105,7 +2105,7 @@ type ImagesTasksGetTaskInfoRequest struct {
 	// Date and time of the last image modification.
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
 	Visibility *ImagesTasksGetTaskInfoRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -2164,8 +2164,8 @@ const (
 )
 
 type ImagesTasksGetTaskInfoRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *ImagesTasksGetTaskInfoRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -2176,7 +2176,7 @@ type ImagesTasksGetTaskInfoRequestLocationsItem struct {
 func (v ImagesTasksGetTaskInfoRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain ImagesTasksGetTaskInfoRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -2230,13 +2230,13 @@ type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitzero"`
+	ExpiresAt runtime.Nullable[string] `json:"expires_at,omitzero"`
 	// An identifier for the task.
 	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.Nullable[runtime.FreeForm] `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -2244,9 +2244,9 @@ type ImagesTasksGetTaskInfoResponseTasksItem struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.Nullable[runtime.FreeForm] `json:"result,omitzero"`
+	Schema *string                            `json:"schema,omitzero"`
+	Self   *string                            `json:"self,omitzero"`
 	// The current status of this task.
 	Status *ImagesTasksGetTaskInfoResponseTasksItemStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -2321,12 +2321,12 @@ type InfoStoresDetailGetStoresDetailResponse struct {
 }
 
 type InfoStoresDetailGetStoresDetailResponseStoresItem struct {
-	Default     *bool          `json:"default,omitzero"`
-	Description *string        `json:"description,omitzero"`
-	ID          *string        `json:"id,omitzero"`
-	Properties  map[string]any `json:"properties,omitzero"`
-	Type        *string        `json:"type,omitzero"`
-	Weight      *float64       `json:"weight,omitzero"`
+	Default     *bool            `json:"default,omitzero"`
+	Description *string          `json:"description,omitzero"`
+	ID          *string          `json:"id,omitzero"`
+	Properties  runtime.FreeForm `json:"properties,omitzero"`
+	Type        *string          `json:"type,omitzero"`
+	Weight      *float64         `json:"weight,omitzero"`
 }
 
 type InfoStoresGetStoresResponse struct {
@@ -2354,7 +2354,7 @@ type InfoStoresGetStoresResponseStoresItem struct {
 }
 
 type InfoUsageGetUsageResponse struct {
-	Usage []map[string]any `json:"usage,omitzero"`
+	Usage []runtime.FreeForm `json:"usage,omitzero"`
 }
 
 type MetadefsNamespaceDeleteRequest struct {
@@ -5908,15 +5908,15 @@ type SchemasTasksResponse string
 
 type StoreDeleteFromStoreRequest struct {
 	// md5 hash of image contents.
-	Checksum *string `json:"checksum,omitzero"`
+	Checksum runtime.Nullable[string] `json:"checksum,omitzero"`
 	// Format of the container.
-	ContainerFormat *StoreDeleteFromStoreRequestContainerFormat `json:"container_format,omitzero"`
+	ContainerFormat runtime.Nullable[StoreDeleteFromStoreRequestContainerFormat] `json:"container_format,omitzero"`
 	// Date and time of image registration.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// URL to access the image file kept in external store.
 	DirectURL *string `json:"direct_url,omitzero"`
 	// Format of the disk.
-	DiskFormat *StoreDeleteFromStoreRequestDiskFormat `json:"disk_format,omitzero"`
+	DiskFormat runtime.Nullable[StoreDeleteFromStoreRequestDiskFormat] `json:"disk_format,omitzero"`
 	// An image file url.
 	File *string `json:"file,omitzero"`
 	// An identifier for the image.
@@ -5928,15 +5928,15 @@ type StoreDeleteFromStoreRequest struct {
 	// Amount of ram (in MB) required to boot image.
 	MinRAM *int64 `json:"min_ram,omitzero"`
 	// Descriptive name for the image.
-	Name *string `json:"name,omitzero"`
+	Name runtime.Nullable[string] `json:"name,omitzero"`
 	// Algorithm to calculate the os_hash_value.
-	OsHashAlgo *string `json:"os_hash_algo,omitzero"`
+	OsHashAlgo runtime.Nullable[string] `json:"os_hash_algo,omitzero"`
 	// Hexdigest of the image contents using the algorithm specified by the os_hash_algo.
-	OsHashValue *string `json:"os_hash_value,omitzero"`
+	OsHashValue runtime.Nullable[string] `json:"os_hash_value,omitzero"`
 	// If true, image will not appear in default image list response.
 	OsHidden *bool `json:"os_hidden,omitzero"`
 	// Owner of the image.
-	Owner *string `json:"owner,omitzero"`
+	Owner runtime.Nullable[string] `json:"owner,omitzero"`
 	// If true, image will not be deletable.
 	Protected *bool `json:"protected,omitzero"`
 	// An image schema url.
@@ -5944,7 +5944,7 @@ type StoreDeleteFromStoreRequest struct {
 	// An image self url.
 	Self *string `json:"self,omitzero"`
 	// Size of image file in bytes.
-	Size *int64 `json:"size,omitzero"`
+	Size runtime.Nullable[int64] `json:"size,omitzero"`
 	// Status of the image.
 	Status *StoreDeleteFromStoreRequestStatus `json:"status,omitzero"`
 	// Store in which image data resides. Only present when the operator has enabled multiple
@@ -5955,7 +5955,7 @@ type StoreDeleteFromStoreRequest struct {
 	// Date and time of the last image modification.
 	UpdatedAt *string `json:"updated_at,omitzero"`
 	// Virtual size of image in bytes.
-	VirtualSize *int64 `json:"virtual_size,omitzero"`
+	VirtualSize runtime.Nullable[int64] `json:"virtual_size,omitzero"`
 	// Scope of image accessibility.
 	Visibility *StoreDeleteFromStoreRequestVisibility `json:"visibility,omitzero"`
 	// AdditionalProperties holds the properties the schema does not name.
@@ -6014,8 +6014,8 @@ const (
 )
 
 type StoreDeleteFromStoreRequestLocationsItem struct {
-	Metadata map[string]any `json:"metadata"`
-	URL      string         `json:"url"`
+	Metadata runtime.FreeForm `json:"metadata"`
+	URL      string           `json:"url"`
 	// Values to be used to populate the corresponding image properties. If the image status is
 	// not 'queued', values must exactly match those already contained in the image properties.
 	ValidationData *StoreDeleteFromStoreRequestLocationsItemValidationData `json:"validation_data,omitzero"`
@@ -6026,7 +6026,7 @@ type StoreDeleteFromStoreRequestLocationsItem struct {
 func (v StoreDeleteFromStoreRequestLocationsItem) MarshalJSON() ([]byte, error) {
 	type plain StoreDeleteFromStoreRequestLocationsItem
 	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
+		v.Metadata = runtime.FreeForm{}
 	}
 	return json.Marshal(plain(v))
 }
@@ -6072,13 +6072,13 @@ type TaskDeleteRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitzero"`
+	ExpiresAt runtime.Nullable[string] `json:"expires_at,omitzero"`
 	// An identifier for the task.
 	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.Nullable[runtime.FreeForm] `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6086,9 +6086,9 @@ type TaskDeleteRequest struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.Nullable[runtime.FreeForm] `json:"result,omitzero"`
+	Schema *string                            `json:"schema,omitzero"`
+	Self   *string                            `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TaskDeleteRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -6123,13 +6123,13 @@ type TaskGetRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitzero"`
+	ExpiresAt runtime.Nullable[string] `json:"expires_at,omitzero"`
 	// An identifier for the task.
 	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.Nullable[runtime.FreeForm] `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6137,9 +6137,9 @@ type TaskGetRequest struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.Nullable[runtime.FreeForm] `json:"result,omitzero"`
+	Schema *string                            `json:"schema,omitzero"`
+	Self   *string                            `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TaskGetRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -6184,14 +6184,14 @@ type TaskGetResponse struct {
 	// This value is only set when the task reaches status `success` or
 	// `failure`. Otherwise its value is `null`. It may not appear in
 	// the response when its value is `null`.
-	ExpiresAt *string `json:"expires_at,omitzero"`
+	ExpiresAt runtime.Nullable[string] `json:"expires_at,omitzero"`
 	// The UUID of the task.
 	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// A JSON object specifying the input parameters to the task. Consult your
 	// cloud provider’s documentation for details.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.Nullable[runtime.FreeForm] `json:"input,omitzero"`
 	// Human-readable text, possibly an empty string, usually displayed in an
 	// error situation to provide more information about what has occurred.
 	Message *string `json:"message,omitzero"`
@@ -6201,7 +6201,7 @@ type TaskGetResponse struct {
 	RequestID *string `json:"request_id,omitzero"`
 	// A JSON object specifying information about the ultimate outcome of the
 	// task. Consult your cloud provider’s documentation for details.
-	Result map[string]any `json:"result,omitzero"`
+	Result runtime.Nullable[runtime.FreeForm] `json:"result,omitzero"`
 	// The URI for the schema describing an image task.
 	Schema *string `json:"schema,omitzero"`
 	// A URI for this task.
@@ -6247,14 +6247,14 @@ type TasksCreateRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitzero"`
+	ExpiresAt runtime.Nullable[string] `json:"expires_at,omitzero"`
 	// An identifier for the task.
 	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// A JSON object specifying the input parameters to the task. Consult your
 	// cloud provider’s documentation for details.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.Nullable[runtime.FreeForm] `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6262,9 +6262,9 @@ type TasksCreateRequest struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.Nullable[runtime.FreeForm] `json:"result,omitzero"`
+	Schema *string                            `json:"schema,omitzero"`
+	Self   *string                            `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TasksCreateRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -6301,14 +6301,14 @@ type TasksCreateResponse struct {
 	// The date and time stamp format is [ISO 8601](https://en.wikipedia.org/wiki/ISO_8601).
 	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitzero"`
+	ExpiresAt runtime.Nullable[string] `json:"expires_at,omitzero"`
 	// The UUID of the task.
 	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// A JSON object specifying the input parameters to the task. Consult your
 	// cloud provider’s documentation for details.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.Nullable[runtime.FreeForm] `json:"input,omitzero"`
 	// Human-readable text, possibly an empty string, usually displayed in an
 	// error situation to provide more information about what has occurred.
 	Message *string `json:"message,omitzero"`
@@ -6318,7 +6318,7 @@ type TasksCreateResponse struct {
 	RequestID *string `json:"request_id,omitzero"`
 	// A JSON object specifying information about the ultimate outcome of the
 	// task. Consult your cloud provider’s documentation for details.
-	Result map[string]any `json:"result,omitzero"`
+	Result runtime.Nullable[runtime.FreeForm] `json:"result,omitzero"`
 	// The URI for the schema describing an image task.
 	Schema *string `json:"schema,omitzero"`
 	// A URI for this task.
@@ -6364,13 +6364,13 @@ type TasksIndexRequest struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitzero"`
+	ExpiresAt runtime.Nullable[string] `json:"expires_at,omitzero"`
 	// An identifier for the task.
 	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.Nullable[runtime.FreeForm] `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6378,9 +6378,9 @@ type TasksIndexRequest struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.Nullable[runtime.FreeForm] `json:"result,omitzero"`
+	Schema *string                            `json:"schema,omitzero"`
+	Self   *string                            `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TasksIndexRequestStatus `json:"status,omitzero"`
 	// The type of task represented by this content.
@@ -6432,13 +6432,13 @@ type TasksListResponseTasksItem struct {
 	// Datetime when this resource was created.
 	CreatedAt *string `json:"created_at,omitzero"`
 	// Datetime when this resource would be subject to removal.
-	ExpiresAt *string `json:"expires_at,omitzero"`
+	ExpiresAt runtime.Nullable[string] `json:"expires_at,omitzero"`
 	// An identifier for the task.
 	ID *string `json:"id,omitzero"`
 	// Image associated with the task.
 	ImageID *string `json:"image_id,omitzero"`
 	// The parameters required by task, JSON blob.
-	Input map[string]any `json:"input,omitzero"`
+	Input runtime.Nullable[runtime.FreeForm] `json:"input,omitzero"`
 	// Human-readable informative message only included when appropriate (usually on failure)
 	Message *string `json:"message,omitzero"`
 	// An identifier for the owner of this task.
@@ -6446,9 +6446,9 @@ type TasksListResponseTasksItem struct {
 	// Human-readable informative request-id.
 	RequestID *string `json:"request_id,omitzero"`
 	// The result of current task, JSON blob.
-	Result map[string]any `json:"result,omitzero"`
-	Schema *string        `json:"schema,omitzero"`
-	Self   *string        `json:"self,omitzero"`
+	Result runtime.Nullable[runtime.FreeForm] `json:"result,omitzero"`
+	Schema *string                            `json:"schema,omitzero"`
+	Self   *string                            `json:"self,omitzero"`
 	// The current status of this task.
 	Status *TasksListResponseTasksItemStatus `json:"status,omitzero"`
 	// The type of task represented by this content.

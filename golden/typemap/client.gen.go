@@ -123,24 +123,24 @@ func (v Mapping) MarshalJSON() ([]byte, error) {
 type NullTime = time.Time
 
 type Record struct {
-	Bag        *Bag          `json:"bag,omitzero"`
-	Choice     *Choice       `json:"choice,omitzero"`
-	Count      *int64        `json:"count,omitzero"`
-	Flags      []bool        `json:"flags,omitzero"`
-	ID         string        `json:"id"`
-	Kind       *Kind         `json:"kind,omitzero"`
-	Label      *string       `json:"label,omitzero"`
-	Mapping    *Mapping      `json:"mapping,omitzero"`
-	Note       *string       `json:"note,omitzero"`
-	PublicKey  []int64       `json:"public_key,omitzero"`
-	Ratio      *float64      `json:"ratio,omitzero"`
-	SeenAt     *NullTime     `json:"seen_at,omitzero"`
-	Small      []int64       `json:"small,omitzero"`
-	Switch     *RecordSwitch `json:"switch,omitzero"`
-	Traits     *Traits       `json:"traits,omitzero"`
-	Usage      *Usage        `json:"usage,omitzero"`
-	VerifiedAt *NullTime     `json:"verified_at,omitzero"`
-	Versioned  *Versioned    `json:"versioned,omitzero"`
+	Bag        *Bag                       `json:"bag,omitzero"`
+	Choice     *Choice                    `json:"choice,omitzero"`
+	Count      *int64                     `json:"count,omitzero"`
+	Flags      []bool                     `json:"flags,omitzero"`
+	ID         string                     `json:"id"`
+	Kind       *Kind                      `json:"kind,omitzero"`
+	Label      *string                    `json:"label,omitzero"`
+	Mapping    *Mapping                   `json:"mapping,omitzero"`
+	Note       runtime.Nullable[string]   `json:"note,omitzero"`
+	PublicKey  []int64                    `json:"public_key,omitzero"`
+	Ratio      *float64                   `json:"ratio,omitzero"`
+	SeenAt     runtime.Nullable[NullTime] `json:"seen_at,omitzero"`
+	Small      []int64                    `json:"small,omitzero"`
+	Switch     *RecordSwitch              `json:"switch,omitzero"`
+	Traits     *Traits                    `json:"traits,omitzero"`
+	Usage      runtime.Nullable[Usage]    `json:"usage,omitzero"`
+	VerifiedAt runtime.Nullable[NullTime] `json:"verified_at,omitzero"`
+	Versioned  *Versioned                 `json:"versioned,omitzero"`
 }
 
 // RecordSwitch is any of: String, Bool. The field that is set holds the value.

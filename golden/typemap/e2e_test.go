@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/internal/wirecheck"
+	"github.com/resgen/resgen/runtime"
 	"go.uber.org/goleak"
 )
 
@@ -59,7 +60,7 @@ func TestRecordDecodesAndReencodes(t *testing.T) {
 	at := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 	traits := json.RawMessage(`{"email":"b@example.com"}`)
 	resp, err := newClient(t, s.URL).EchoRecord(t.Context(), Record{
-		ID: "r0", VerifiedAt: &at, Traits: &traits, PublicKey: []int64{1, 2},
+		ID: "r0", VerifiedAt: runtime.Value(at), Traits: &traits, PublicKey: []int64{1, 2},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -72,10 +73,10 @@ func TestRecordDecodesAndReencodes(t *testing.T) {
 	if got == nil {
 		t.Fatal("no typed 200 body")
 	}
-	if got.Usage == nil || got.Usage.TotalTokens != 7 {
+	if u, ok := got.Usage.Get(); !ok || u.TotalTokens != 7 {
 		t.Errorf("usage decoded as %+v, want total_tokens 7", got.Usage)
 	}
-	if got.VerifiedAt == nil || !got.VerifiedAt.Equal(at) {
+	if v, ok := got.VerifiedAt.Get(); !ok || !v.Equal(at) {
 		t.Errorf("verified_at decoded as %v, want %v", got.VerifiedAt, at)
 	}
 	// A oneOf/allOf that only narrows the declared type keeps it.

@@ -142,27 +142,27 @@ type Pair []json.RawMessage
 // A thing with one field of each kind.
 // */ this line tries to close a comment; it must stay a comment.
 type Thing struct {
-	Anything         json.RawMessage   `json:"anything,omitzero"`
-	Choice           *ThingChoice      `json:"choice,omitzero"`
-	Count32          *int32            `json:"count32,omitzero"`
-	Created          time.Time         `json:"created"`
-	Day              *string           `json:"day,omitzero"`
-	Enabled          *bool             `json:"enabled,omitzero"`
-	Extra            map[string]any    `json:"extra,omitzero"`
-	ID               int64             `json:"id"`
-	Kind             Kind              `json:"kind"`
-	Labels           map[string]string `json:"labels,omitzero"`
-	Level            *Level            `json:"level,omitzero"`
-	MaybeKind        *Kind             `json:"maybeKind,omitzero"`
-	Merged           *Merged           `json:"merged,omitzero"`
-	Name             string            `json:"name"`
-	Nested           *ThingNested      `json:"nested,omitzero"`
-	NullableName     *string           `json:"nullableName,omitzero"`
-	Ratio            *float32          `json:"ratio,omitzero"`
-	Raw              []byte            `json:"raw,omitzero"`
-	RequiredNullable *Level            `json:"requiredNullable,omitzero"`
-	Score            *float64          `json:"score,omitzero"`
-	Tags             []string          `json:"tags,omitzero"`
+	Anything         json.RawMessage          `json:"anything,omitzero"`
+	Choice           *ThingChoice             `json:"choice,omitzero"`
+	Count32          *int32                   `json:"count32,omitzero"`
+	Created          time.Time                `json:"created"`
+	Day              *string                  `json:"day,omitzero"`
+	Enabled          *bool                    `json:"enabled,omitzero"`
+	Extra            runtime.FreeForm         `json:"extra,omitzero"`
+	ID               int64                    `json:"id"`
+	Kind             Kind                     `json:"kind"`
+	Labels           map[string]string        `json:"labels,omitzero"`
+	Level            runtime.Nullable[Level]  `json:"level,omitzero"`
+	MaybeKind        *Kind                    `json:"maybeKind,omitzero"`
+	Merged           *Merged                  `json:"merged,omitzero"`
+	Name             string                   `json:"name"`
+	Nested           *ThingNested             `json:"nested,omitzero"`
+	NullableName     runtime.Nullable[string] `json:"nullableName,omitzero"`
+	Ratio            *float32                 `json:"ratio,omitzero"`
+	Raw              []byte                   `json:"raw,omitzero"`
+	RequiredNullable runtime.Nullable[Level]  `json:"requiredNullable,omitzero"`
+	Score            *float64                 `json:"score,omitzero"`
+	Tags             []string                 `json:"tags,omitzero"`
 }
 
 // ThingChoice is one of: String, Int. The field that is set holds the value.

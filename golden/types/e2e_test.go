@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resgen/resgen/runtime"
 	"go.uber.org/goleak"
 )
 
@@ -149,19 +150,19 @@ func TestFullThingRoundTrips(t *testing.T) {
 		Day:       ptr("2024-02-29"),
 		Tags:      []string{"a", "b"},
 		Labels:    map[string]string{"env": "prod", "": "empty key"},
-		Extra:     map[string]any{"n": 1.5, "list": []any{"x", true, nil}, "obj": map[string]any{"k": "v"}},
+		Extra:     map[string]any{"n": json.Number("1.5"), "list": []any{"x", true, nil}, "obj": map[string]any{"k": "v"}},
 		Anything:  json.RawMessage(`{"deep":[1,{"x":null}]}`),
 		Choice:    &ThingChoice{String: ptr("a string branch")},
 		MaybeKind: ptr(KindX2x),
-		Level:     ptr(LevelX3),
+		Level:     runtime.Value(LevelX3),
 		Merged:    &Merged{ID: "m1", Note: ptr("n"), Extra: 0},
 		Nested: &ThingNested{
 			Depth: ptr[int64](1),
 			Child: &Thing{ID: 2, Name: "child", Kind: KindSmall, Created: created.UTC(),
 				Nested: &ThingNested{Depth: ptr[int64](2)}},
 		},
-		NullableName:     ptr("not null"),
-		RequiredNullable: ptr(LevelX1),
+		NullableName:     runtime.Value("not null"),
+		RequiredNullable: runtime.Value(LevelX1),
 	}
 	sent, back := roundTrip(t, th)
 
@@ -248,11 +249,11 @@ func TestServerValuesOutsideTheSpecStillDecode(t *testing.T) {
 	if th.Kind != "huge" || th.MaybeKind == nil || *th.MaybeKind != "tiny" {
 		t.Errorf("unknown enum values: kind %q, maybeKind %v", th.Kind, th.MaybeKind)
 	}
-	if th.Level == nil || *th.Level != 7 {
+	if th.Level != runtime.Value[Level](7) {
 		t.Errorf("unknown integer enum value: level %v", th.Level)
 	}
-	if th.NullableName != nil || th.RequiredNullable != nil {
-		t.Errorf("null decoded to %v, %v; want nil", th.NullableName, th.RequiredNullable)
+	if !th.NullableName.IsNull() || !th.RequiredNullable.IsNull() {
+		t.Errorf("null decoded to %v, %v; want null", th.NullableName, th.RequiredNullable)
 	}
 	if th.Choice == nil || th.Choice.Int == nil || *th.Choice.Int != 42 || th.Choice.String != nil || th.Choice.Unknown != nil {
 		t.Errorf("oneOf: choice %+v; want the integer variant 42", th.Choice)

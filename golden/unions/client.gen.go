@@ -303,8 +303,8 @@ type ContactName struct {
 }
 
 type Customer struct {
-	BackupPayment  *PaymentMethod `json:"backupPayment,omitzero"`
-	BillingAddress *Address       `json:"billingAddress"`
+	BackupPayment  runtime.Nullable[PaymentMethod] `json:"backupPayment,omitzero"`
+	BillingAddress *Address                        `json:"billingAddress"`
 	// null until the customer adds one.
 	DefaultPayment *CustomerDefaultPayment `json:"defaultPayment"`
 	// the id in the CRM, a number or a string, or null.
@@ -728,9 +728,9 @@ func (u *Event) UnmarshalJSON(data []byte) error {
 }
 
 type EventPage struct {
-	Data          []Event          `json:"data"`
-	LatestByOrder map[string]Event `json:"latestByOrder,omitzero"`
-	Next          *string          `json:"next,omitzero"`
+	Data          []Event                  `json:"data"`
+	LatestByOrder map[string]Event         `json:"latestByOrder,omitzero"`
+	Next          runtime.Nullable[string] `json:"next,omitzero"`
 }
 
 // MarshalJSON writes every field.
@@ -991,13 +991,13 @@ func (u *Notification) UnmarshalJSON(data []byte) error {
 		return nil
 	case wire.KindObject:
 		obj := wire.ParseObject(data)
-		if obj.Has("channel", "subject", "to") && obj.Within("channel", "subject", "to") {
+		if obj.Has("channel", "subject", "to") && obj.Within("channel", "createdAt", "id", "subject", "to") {
 			if v := new(EmailNotification); json.Unmarshal(data, v) == nil {
 				u.EmailNotification = v
 				return nil
 			}
 		}
-		if obj.Has("channel", "phone", "text") && obj.Within("channel", "phone", "text") {
+		if obj.Has("channel", "phone", "text") && obj.Within("channel", "createdAt", "id", "phone", "text") {
 			if v := new(SmsNotification); json.Unmarshal(data, v) == nil {
 				u.SmsNotification = v
 				return nil
@@ -1350,8 +1350,8 @@ func (u *SearchFilter) UnmarshalJSON(data []byte) error {
 type SearchRequest struct {
 	Filters []SearchFilter `json:"filters"`
 	// a UUID or a legacy numeric id.
-	ID    SearchRequestID     `json:"id"`
-	Limit *SearchRequestLimit `json:"limit,omitzero"`
+	ID    SearchRequestID                      `json:"id"`
+	Limit runtime.Nullable[SearchRequestLimit] `json:"limit,omitzero"`
 }
 
 // MarshalJSON writes every field.

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/resgen/resgen/runtime"
 	"go.uber.org/goleak"
 )
 
@@ -504,7 +505,7 @@ func TestEventsMappedByRef(t *testing.T) {
 	sameUnion(t, "order.shipped", page.Data[1], shipped)
 	sameUnion(t, "order.refunded", page.Data[3], Event{Unknown: json.RawMessage(`{"type": "order.refunded", "id": "evt_4", "orderId": "o-2", "amount": 10}`)})
 	sameUnion(t, "latestByOrder[o-1]", page.LatestByOrder["o-1"], Event{OrderShipped: &OrderShipped{Type: "order.shipped", ID: "evt_2", OrderID: "o-1", Carrier: "DHL"}})
-	if page.Next == nil || *page.Next != "cursor-2" {
+	if page.Next != runtime.Value("cursor-2") {
 		t.Errorf("next %v", page.Next)
 	}
 
@@ -713,16 +714,17 @@ func TestSearchAnyOfAndTypeArrays(t *testing.T) {
 	for i, w := range wantFilters {
 		sameUnion(t, "filter "+string(rune('0'+i)), got.Filters[i], w)
 	}
-	if got.Limit == nil {
-		t.Fatal("limit nil")
+	limit, ok := got.Limit.Get()
+	if !ok {
+		t.Fatal("no limit")
 	}
-	sameUnion(t, "limit", *got.Limit, SearchRequestLimit{String: ptr("20")})
+	sameUnion(t, "limit", limit, SearchRequestLimit{String: ptr("20")})
 
 	// Integer ids and limits, sent and echoed.
 	req := SearchRequest{
 		ID:      SearchRequestID{Int: ptr[int64](9007199254740993)},
 		Filters: []SearchFilter{{RangeFilter: &RangeFilter{Field: "rating", Gte: ptr(4.5)}}, {TextFilter: &TextFilter{Query: "tent"}}},
-		Limit:   &SearchRequestLimit{Int: ptr[int64](50)},
+		Limit:   runtime.Value(SearchRequestLimit{Int: ptr[int64](50)}),
 	}
 	echo := newServer(t, 200, "")
 	back, err := newClient(t, echo).Search(t.Context(), req)
@@ -748,7 +750,8 @@ func TestSearchUnmatchedValues(t *testing.T) {
 	}
 	got := resp.JSON200
 	sameUnion(t, "id", got.ID, SearchRequestID{Unknown: json.RawMessage(`12.5`)})
-	sameUnion(t, "limit", *got.Limit, SearchRequestLimit{Unknown: json.RawMessage(`2.5`)})
+	limit, _ := got.Limit.Get()
+	sameUnion(t, "limit", limit, SearchRequestLimit{Unknown: json.RawMessage(`2.5`)})
 	echo := newServer(t, 200, "")
 	if _, err := newClient(t, echo).Search(t.Context(), *got); err != nil {
 		t.Fatal(err)
@@ -842,7 +845,7 @@ func TestCustomerUnionVariants(t *testing.T) {
 		Recipients:     CustomerRecipients{Array: []string{"ap@example.com", "cfo@example.com"}},
 		DefaultPayment: &CustomerDefaultPayment{Card: &Card{Method: "Card", Brand: CardBrandVisa, Last4: "4242", ExpMonth: 12, ExpYear: 2030}},
 		BillingAddress: &Address{Line1: "10 Downing St", City: ptr("London"), Country: "GB"},
-		BackupPayment:  &PaymentMethod{Wallet: &Wallet{Method: "Wallet", Provider: "applepay"}},
+		BackupPayment:  runtime.Value(PaymentMethod{Wallet: &Wallet{Method: "Wallet", Provider: "applepay"}}),
 		FavouriteColor: &CustomerFavouriteColor{KnownColor: ptr(KnownColorGreen)},
 		Tier:           &Tier{Int: ptr[int64](3)},
 	}
@@ -861,7 +864,7 @@ func TestCustomerUnionVariants(t *testing.T) {
 	c.ExternalID = &CustomerExternalID{String: ptr("crm-0042")}
 	c.Recipients = CustomerRecipients{String: ptr("one@example.com")}
 	c.DefaultPayment = &CustomerDefaultPayment{BankTransfer: &BankTransfer{Method: "BankTransfer", Iban: "GB82WEST12345698765432"}}
-	c.BackupPayment = nil
+	c.BackupPayment = runtime.Nullable[PaymentMethod]{}
 	c.FavouriteColor = nil
 	c.Tier = &Tier{String: ptr("enterprise")}
 	back, sent := saveCustomer(t, "", c)

@@ -681,13 +681,30 @@ func (u GetAnalyticsResponse200BodyRows) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON sets the variant the JSON value is; a value no variant
 // matches is kept in Unknown.
 // An array goes to the first array variant (most specific first) whose
-// element forms every element is one of, else to the first it decodes into.
+// element forms every element is one of, else to the first it decodes into
+// among those whose elements' forms it was not tested against.
 func (u *GetAnalyticsResponse200BodyRows) UnmarshalJSON(data []byte) error {
 	*u = GetAnalyticsResponse200BodyRows{}
 	switch wire.Kind(data) {
 	case wire.KindNull:
 		return nil
 	case wire.KindArray:
+		if wire.EveryObject(data, func(obj wire.Object) bool {
+			return (obj.Has("component_key", "insertions", "week") && obj.Within("component_key", "insertions", "week"))
+		}) {
+			if json.Unmarshal(data, &u.Array) == nil {
+				return nil
+			}
+			u.Array = nil
+		}
+		if wire.EveryObject(data, func(obj wire.Object) bool {
+			return (obj.Has("insertions", "team_name", "week") && obj.Within("insertions", "team_name", "week"))
+		}) {
+			if json.Unmarshal(data, &u.Array2) == nil {
+				return nil
+			}
+			u.Array2 = nil
+		}
 		if wire.EveryObject(data, func(obj wire.Object) bool {
 			return (obj.Has("component_key", "insertions", "week"))
 		}) {
@@ -704,14 +721,6 @@ func (u *GetAnalyticsResponse200BodyRows) UnmarshalJSON(data []byte) error {
 			}
 			u.Array2 = nil
 		}
-		if json.Unmarshal(data, &u.Array) == nil {
-			return nil
-		}
-		u.Array = nil
-		if json.Unmarshal(data, &u.Array2) == nil {
-			return nil
-		}
-		u.Array2 = nil
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil

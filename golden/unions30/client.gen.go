@@ -24,8 +24,8 @@ type Board struct {
 	Note  *BoardNote `json:"note,omitzero"`
 	Owner *Owner     `json:"owner"`
 	// a nullable $ref to a union, the 3.0 way.
-	Pinned   *Shape         `json:"pinned"`
-	Previous *NullableShape `json:"previous,omitzero"`
+	Pinned   *Shape                          `json:"pinned"`
+	Previous runtime.Nullable[NullableShape] `json:"previous,omitzero"`
 }
 
 // BoardNote is one of: String, Int. The field that is set holds the value.

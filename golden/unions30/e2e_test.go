@@ -155,7 +155,7 @@ func TestNullableUnionsDecodeTheirVariants(t *testing.T) {
 			  "note": "looks good"}`,
 			Board{ID: "b-2",
 				Current:  &NullableShape{Circle: &Circle{Kind: "circle", Radius: 3}},
-				Previous: &NullableShape{Square: &Square{Kind: "square", Side: 1.5}},
+				Previous: runtime.Value(NullableShape{Square: &Square{Kind: "square", Side: 1.5}}),
 				Pinned:   &Shape{Square: &Square{Kind: "square", Side: 4}},
 				Owner:    &Owner{Login: "octocat", DisplayName: ptr("The Octocat")},
 				Note:     &BoardNote{String: ptr("looks good")},
@@ -186,7 +186,7 @@ func TestBoardRoundTrips(t *testing.T) {
 	b := Board{
 		ID:       "b-5",
 		Current:  &NullableShape{Square: &Square{Kind: "square", Side: 10}},
-		Previous: &NullableShape{Circle: &Circle{Kind: "circle", Radius: 0.5}},
+		Previous: runtime.Value(NullableShape{Circle: &Circle{Kind: "circle", Radius: 0.5}}),
 		Pinned:   &Shape{Circle: &Circle{Kind: "circle", Radius: 2}},
 		History:  []Shape{{Square: &Square{Kind: "square", Side: 1}}, {}},
 		Note:     &BoardNote{Int: ptr[int64](-1)},

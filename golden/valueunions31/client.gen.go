@@ -17,9 +17,9 @@ import (
 const _ = runtime.SupportPackageIsVersion1
 
 type AwaitAction struct {
-	TimeoutSeconds *int64          `json:"timeoutSeconds,omitzero"`
-	Type           AwaitActionType `json:"type"`
-	URL            string          `json:"url"`
+	TimeoutSeconds runtime.Nullable[int64] `json:"timeoutSeconds,omitzero"`
+	Type           AwaitActionType         `json:"type"`
+	URL            string                  `json:"url"`
 }
 
 type AwaitActionType string
