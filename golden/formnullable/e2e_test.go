@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/resgen/resgen/internal/wirecheck"
+	"github.com/resgen/resgen/runtime"
 	"go.uber.org/goleak"
 )
 
@@ -21,7 +22,6 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const spec = "../../testdata/specs/formnullable.yaml"
 
-func ptr[T any](v T) *T { return &v }
 
 func newClient(t *testing.T, server string) *Client {
 	t.Helper()
@@ -50,7 +50,7 @@ func TestRawMethodSendsTheCallersForm(t *testing.T) {
 // (nil) property is left out.
 func TestNullablePropertiesThatFormWritesAreSent(t *testing.T) {
 	s := wirecheck.New(t, spec, 201)
-	if _, err := newClient(t, s.URL).CreateOrder(t.Context(), CreateOrderForm{Tags: []string{"a b", "c"}, Note: ptr("n")}); err != nil {
+	if _, err := newClient(t, s.URL).CreateOrder(t.Context(), CreateOrderForm{Tags: runtime.Value([]string{"a b", "c"}), Note: runtime.Value("n")}); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Last(t)
