@@ -651,10 +651,10 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 			allowed, _ = formValues(cp, mt.Encoding, mt.Schema)
 		}
 	}
-	var props map[string]*openapi3.SchemaRef
+	props := map[string]bool{}
 	if rb := c.kinOp.RequestBody; rb != nil && rb.Value != nil {
-		if mt := rb.Value.Content.Get(c.bodyCT); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
-			props = mt.Schema.Value.Properties
+		if mt := rb.Value.Content.Get(c.bodyCT); mt != nil {
+			declaredProps(mt.Schema, props, 0)
 		}
 	}
 	var probs []problem
@@ -693,8 +693,10 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 		}
 		seen[k] = true
 		top := k
-		if i := strings.IndexByte(k, '['); i > 0 {
-			top = k[:i]
+		if _, ok := m[k]; !ok {
+			if i := strings.IndexByte(k, '['); i > 0 {
+				top = k[:i] // a nested value's key (name[0][key])
+			}
 		}
 		if _, ok := m[top]; ok {
 			continue
@@ -702,7 +704,7 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 		if _, ok := allowed[k]; ok {
 			continue // an exploded object's own keys
 		}
-		if _, ok := props[top]; ok {
+		if props[k] || props[top] {
 			probs = append(probs, problem{"extra", fmt.Sprintf("body field %q is sent; the call left it unset", k)})
 		} else {
 			probs = append(probs, problem{"extra", fmt.Sprintf("body field %q is sent; the body declares no such property", k)})
@@ -787,4 +789,20 @@ func jsonKind(v any) string {
 		return "a boolean"
 	}
 	return "a number"
+}
+
+// declaredProps adds the property names of an object schema, its allOf
+// parts and union variants included, to out.
+func declaredProps(ref *openapi3.SchemaRef, out map[string]bool, depth int) {
+	if ref == nil || ref.Value == nil || depth > maxDepth {
+		return
+	}
+	for name := range ref.Value.Properties {
+		out[name] = true
+	}
+	for _, list := range []openapi3.SchemaRefs{ref.Value.AllOf, ref.Value.OneOf, ref.Value.AnyOf} {
+		for _, part := range list {
+			declaredProps(part, out, depth+1)
+		}
+	}
 }
