@@ -667,7 +667,7 @@ var plainAdversarial = []string{
 // place carries it as itself.
 func (g *synth) strPool(depth int) []string {
 	adv := adversarial
-	composite := depth > 0 && g.place != inJSON && g.place != inForm || depth > 1 && g.place == inForm
+	composite := (depth > 0 && g.place != inJSON && g.place != inForm) || (depth > 1 && g.place == inForm)
 	if composite || g.place == inPathDelimited {
 		adv = plainAdversarial
 	}
