@@ -228,7 +228,12 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		if x.AdditionalProperties.Has != nil && !*x.AdditionalProperties.Has {
 			merged.AdditionalProperties = x.AdditionalProperties
 		}
-		if len(x.Properties) > 0 || len(x.Required) > 0 || (x.Type != nil && x.Type.Is("object")) {
+		if x.AdditionalProperties.Schema != nil && merged.AdditionalProperties.Schema == nil && merged.AdditionalProperties.Has == nil {
+			// A map part (allOf: [{additionalProperties: {...}}]): an
+			// object whose values are that schema's.
+			merged.AdditionalProperties = x.AdditionalProperties
+		}
+		if len(x.Properties) > 0 || len(x.Required) > 0 || (x.Type != nil && x.Type.Is("object")) || x.AdditionalProperties.Schema != nil {
 			objectLike = true
 		}
 		for _, part := range x.AllOf {
@@ -852,8 +857,9 @@ func typeOf(s *openapi3.Schema) string {
 		}
 	}
 	switch {
-	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || len(s.Required) > 0:
-		return "object"
+	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Has != nil || len(s.Required) > 0 ||
+		s.MinProps > 0 || s.MaxProps != nil:
+		return "object" // additionalProperties, even false, speaks of an object
 	case s.Items != nil:
 		return "array"
 	case s.Min != nil || s.Max != nil || s.MultipleOf != nil:
