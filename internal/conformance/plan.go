@@ -299,7 +299,9 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 			c.plan.Args = append(c.plan.Args, planArg{Kind: "params", Fields: fields})
 		}
 		if fail == "" && sh.body != nil && sh.noBody {
-			c.plan.Args = append(c.plan.Args, planArg{Kind: "body", Value: rawJSON("null")})
+			// No value: the argument's zero value (a JSON null would make
+			// a json.RawMessage hold "null").
+			c.plan.Args = append(c.plan.Args, planArg{Kind: "body"})
 			c.bodyOmitted = true
 		} else if fail == "" && sh.body != nil {
 			args, err := p.body(c, sh.body, sh.seed, sh.variant, sh.minimal)

@@ -4,6 +4,17 @@
 // kin-openapi's openapi3filter (an oracle that shares no code with resgen's
 // generator), answers with a synthesized declared response, and checks that
 // the client decodes it into the typed field and re-encodes it unchanged.
+//
+// The values are adversarial where the schema allows (synth.go): reserved
+// and non-ASCII text, empty strings and explicit nulls in bodies, int64
+// extremes and integers past 2^53, a million, fractions, time offsets.
+// Beside kin-openapi's verdict the server reads the request as written
+// (wirecheck.go): each parameter's scalars in their canonical text,
+// nothing the call did not set (no undeclared or unset parameter, header,
+// cookie or form field, no body when the call left an optional one out),
+// and an Accept that lists the responses' media types; the driver prints
+// the typed response header fields, each compared with its own header.
+// What cannot be synthesized is a failure (kind synth), never a skip.
 package conformance
 
 import (

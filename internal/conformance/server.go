@@ -295,6 +295,11 @@ func checkResponse(route *routers.Route, c *call, req *http.Request) error {
 	if c.respCT != "" && bodyDecoder(mediaBase(c.respCT)) == nil {
 		in.Options.ExcludeResponseBody = true // kin-openapi cannot read it
 	}
+	if c.status == http.StatusNoContent || c.status == http.StatusNotModified {
+		// HTTP gives these no body (nor its Content-Type), whatever the
+		// spec declares: there is none to judge.
+		in.Options.ExcludeResponseBody = true
+	}
 	for k, v := range c.respHeaders {
 		in.Header[k] = v
 	}

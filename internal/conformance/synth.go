@@ -128,6 +128,7 @@ func (g *synth) value(ref *openapi3.SchemaRef, depth int, salt int) (any, error)
 		if len(vals) > 0 {
 			return vals[(g.seed+salt)%len(vals)], nil
 		}
+		return nil, nil // enum: [null], the one value
 	}
 	if len(s.AllOf) > 0 {
 		return g.allOf(s, depth, salt)
@@ -203,6 +204,9 @@ func unionOf(s *openapi3.Schema) openapi3.SchemaRefs {
 // the value another part describes), union parts are synthesized apart and
 // merged in.
 func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
+	if conflictingNullable(s) {
+		return nil, nil // parts of different types that all admit null: null is the one value all meet
+	}
 	merged := &openapi3.Schema{Properties: openapi3.Schemas{}, AdditionalProperties: s.AdditionalProperties}
 	var unions []*openapi3.SchemaRef
 	var scalars []*openapi3.Schema
@@ -224,7 +228,12 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		if x.AdditionalProperties.Has != nil && !*x.AdditionalProperties.Has {
 			merged.AdditionalProperties = x.AdditionalProperties
 		}
-		if len(x.Properties) > 0 || len(x.Required) > 0 || (x.Type != nil && x.Type.Is("object")) {
+		if x.AdditionalProperties.Schema != nil && merged.AdditionalProperties.Schema == nil && merged.AdditionalProperties.Has == nil {
+			// A map part (allOf: [{additionalProperties: {...}}]): an
+			// object whose values are that schema's.
+			merged.AdditionalProperties = x.AdditionalProperties
+		}
+		if len(x.Properties) > 0 || len(x.Required) > 0 || (x.Type != nil && x.Type.Is("object")) || x.AdditionalProperties.Schema != nil {
 			objectLike = true
 		}
 		for _, part := range x.AllOf {
@@ -284,6 +293,36 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 	return m, nil
 }
 
+// conflictingNullable reports whether s's allOf parts (and s) declare
+// different types and each admits null.
+func conflictingNullable(s *openapi3.Schema) bool {
+	types := map[string]bool{}
+	for _, x := range append([]*openapi3.Schema{s}, partsOf(s.AllOf)...) {
+		if x.Type == nil || len(x.Type.Slice()) == 0 {
+			continue
+		}
+		if !x.Nullable && !x.Type.Includes("null") {
+			return false
+		}
+		for _, t := range x.Type.Slice() {
+			if t != "null" {
+				types[t] = true
+			}
+		}
+	}
+	return len(types) > 1
+}
+
+func partsOf(refs openapi3.SchemaRefs) []*openapi3.Schema {
+	var out []*openapi3.Schema
+	for _, r := range refs {
+		if r != nil && r.Value != nil {
+			out = append(out, r.Value)
+		}
+	}
+	return out
+}
+
 // meet narrows the scalar schema cp by x's type, format, enum, const,
 // bounds, pattern and lengths (the tighter of the two).
 func meet(cp, x *openapi3.Schema) {
@@ -316,6 +355,15 @@ func meet(cp, x *openapi3.Schema) {
 	}
 	if x.MaxLength != nil && (cp.MaxLength == nil || *x.MaxLength < *cp.MaxLength) {
 		cp.MaxLength = x.MaxLength
+	}
+	switch {
+	case cp.Items == nil:
+		cp.Items = x.Items
+	case x.Items != nil && x.Items != cp.Items:
+		cp.Items = &openapi3.SchemaRef{Value: &openapi3.Schema{AllOf: openapi3.SchemaRefs{cp.Items, x.Items}}}
+	}
+	if x.Nullable != cp.Nullable {
+		cp.Nullable = false // null only where every part admits it
 	}
 }
 
@@ -624,7 +672,7 @@ var plainAdversarial = []string{
 // place carries it as itself.
 func (g *synth) strPool(depth int) []string {
 	adv := adversarial
-	composite := depth > 0 && g.place != inJSON && g.place != inForm || depth > 1 && g.place == inForm
+	composite := (depth > 0 && g.place != inJSON && g.place != inForm) || (depth > 1 && g.place == inForm)
 	if composite || g.place == inPathDelimited {
 		adv = plainAdversarial
 	}
@@ -809,8 +857,9 @@ func typeOf(s *openapi3.Schema) string {
 		}
 	}
 	switch {
-	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || len(s.Required) > 0:
-		return "object"
+	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Has != nil || len(s.Required) > 0 ||
+		s.MinProps > 0 || s.MaxProps != nil:
+		return "object" // additionalProperties, even false, speaks of an object
 	case s.Items != nil:
 		return "array"
 	case s.Min != nil || s.Max != nil || s.MultipleOf != nil:

@@ -607,6 +607,7 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 		return nil
 	}
 	var sent []string
+	values := map[string][]string{} // a field's texts, in order
 	switch mediaBase(r.Header.Get("Content-Type")) {
 	case "application/x-www-form-urlencoded":
 		pairs, err := rawQueryPairs(string(body))
@@ -615,6 +616,7 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 		}
 		for _, kv := range pairs {
 			sent = append(sent, kv[0])
+			values[kv[0]] = append(values[kv[0]], kv[1])
 		}
 	case "multipart/form-data":
 		_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -631,6 +633,10 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 				return nil // checkBody reports it
 			}
 			sent = append(sent, part.FormName())
+			if mediaBase(part.Header.Get("Content-Type")) == "" || strings.HasPrefix(mediaBase(part.Header.Get("Content-Type")), "text/plain") {
+				data, _ := io.ReadAll(io.LimitReader(part, 4096))
+				values[part.FormName()] = append(values[part.FormName()], string(data))
+			}
 		}
 	default:
 		return nil
@@ -645,13 +651,41 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 			allowed, _ = formValues(cp, mt.Encoding, mt.Schema)
 		}
 	}
-	var props map[string]*openapi3.SchemaRef
+	props := map[string]bool{}
 	if rb := c.kinOp.RequestBody; rb != nil && rb.Value != nil {
-		if mt := rb.Value.Content.Get(c.bodyCT); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
-			props = mt.Schema.Value.Properties
+		if mt := rb.Value.Content.Get(c.bodyCT); mt != nil {
+			declaredProps(mt.Schema, props, 0)
 		}
 	}
 	var probs []problem
+	// Each number or boolean field in its canonical text (kin-openapi's
+	// form decoder parses them as leniently as parameters).
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		got := values[k]
+		items, list := m[k].([]any)
+		if !list {
+			items = []any{m[k]}
+		}
+		if len(got) == 1 && len(items) > 1 {
+			got = strings.FieldsFunc(got[0], func(r rune) bool { return r == ',' || r == '|' || r == ' ' })
+		}
+		if len(got) != len(items) {
+			continue // kin-openapi's decode and the comparison judge it
+		}
+		for i, it := range items {
+			if d := textDiff(it, got[i], false); d != "" {
+				if list {
+					d = fmt.Sprintf("item %d %s", i+1, d)
+				}
+				probs = append(probs, problem{"text", fmt.Sprintf("body field %q: %s", k, d)})
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, k := range sent {
 		if seen[k] {
@@ -659,8 +693,10 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 		}
 		seen[k] = true
 		top := k
-		if i := strings.IndexByte(k, '['); i > 0 {
-			top = k[:i]
+		if _, ok := m[k]; !ok {
+			if i := strings.IndexByte(k, '['); i > 0 {
+				top = k[:i] // a nested value's key (name[0][key])
+			}
 		}
 		if _, ok := m[top]; ok {
 			continue
@@ -668,7 +704,7 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 		if _, ok := allowed[k]; ok {
 			continue // an exploded object's own keys
 		}
-		if _, ok := props[top]; ok {
+		if props[k] || props[top] {
 			probs = append(probs, problem{"extra", fmt.Sprintf("body field %q is sent; the call left it unset", k)})
 		} else {
 			probs = append(probs, problem{"extra", fmt.Sprintf("body field %q is sent; the body declares no such property", k)})
@@ -753,4 +789,20 @@ func jsonKind(v any) string {
 		return "a boolean"
 	}
 	return "a number"
+}
+
+// declaredProps adds the property names of an object schema, its allOf
+// parts and union variants included, to out.
+func declaredProps(ref *openapi3.SchemaRef, out map[string]bool, depth int) {
+	if ref == nil || ref.Value == nil || depth > maxDepth {
+		return
+	}
+	for name := range ref.Value.Properties {
+		out[name] = true
+	}
+	for _, list := range []openapi3.SchemaRefs{ref.Value.AllOf, ref.Value.OneOf, ref.Value.AnyOf} {
+		for _, part := range list {
+			declaredProps(part, out, depth+1)
+		}
+	}
 }

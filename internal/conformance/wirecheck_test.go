@@ -114,3 +114,34 @@ func TestCheckAccept(t *testing.T) {
 	}
 	_ = http.MethodGet
 }
+
+// A form's numbers and booleans are held to their canonical text too, and
+// a field the intended body lacks is extra.
+func TestCheckFields(t *testing.T) {
+	schema := openapi3.NewObjectSchema().WithProperty("title", openapi3.NewStringSchema()).
+		WithProperty("size", openapi3.NewIntegerSchema()).WithProperty("on", openapi3.NewBoolSchema()).
+		WithProperty("ids", openapi3.NewArraySchema().WithItems(openapi3.NewIntegerSchema())).WithProperty("tag", openapi3.NewStringSchema())
+	op := openapi3.NewOperation()
+	op.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithFormDataSchema(schema)}
+	op.RequestBody.Value.Content = openapi3.Content{"application/x-www-form-urlencoded": op.RequestBody.Value.Content["multipart/form-data"]}
+	c := &call{kinOp: op, bodyCT: "application/x-www-form-urlencoded",
+		body: map[string]any{"title": "a b", "size": 5.0, "on": true, "ids": []any{1.0, 20.0}}}
+	for body, want := range map[string]string{
+		"title=a+b&size=5&on=true&ids=1&ids=20":      "",
+		"title=a+b&size=05&on=true&ids=1&ids=20":     `body field "size": is "05"`,
+		"title=a+b&size=5&on=1&ids=1&ids=20":         `body field "on": is "1"`,
+		"title=a+b&size=5&on=true&ids=1&ids=2e1":     `body field "ids": item 2 is "2e1"`,
+		"title=a+b&size=5&on=true&ids=1&ids=20&tag=": `body field "tag" is sent; the call left it unset`,
+		"title=a+b&size=5&on=true&ids=1&ids=20&x=1":  `body field "x" is sent; the body declares no such property`,
+	} {
+		r := httptest.NewRequest("POST", "http://h/x", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		probs := checkFields(r, []byte(body), c)
+		switch {
+		case want == "" && len(probs) > 0:
+			t.Errorf("%s: %v", body, probs)
+		case want != "" && (len(probs) != 1 || !strings.Contains(probs[0].detail, want)):
+			t.Errorf("%s: want %q; got %v", body, want, probs)
+		}
+	}
+}
