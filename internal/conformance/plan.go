@@ -38,8 +38,10 @@ type call struct {
 	// bytesOnly is the media type of a raw body kin-openapi cannot decode
 	// (XML): its bytes and Content-Type are compared, its schema unjudged.
 	bytesOnly string
-	// The answer.
+	// The answer: its status, and the declared one it is an instance of
+	// ("4XX", "default").
 	status      int
+	respStatus  string
 	respCT      string
 	respBody    []byte
 	respHeaders http.Header
@@ -744,6 +746,7 @@ type answer struct {
 
 func (a answer) apply(c *call) {
 	c.status, c.respCT, c.respBody, c.respValue, c.field, c.fieldText, c.respHeaders = a.code, a.ct, a.body, a.value, a.field, a.text, a.headers
+	c.respStatus = a.status
 }
 
 // answers lists the responses to exercise: the first is the main one (the

@@ -53,12 +53,15 @@ type Failure struct {
 	OpID      string // operationId
 	Call      string // what the call exercised
 	Method    string // the Go method called (Operation's or a body variant's)
-	Kind      string // load, generate, build, driver, route, request, value, body, client, type, status, decode, roundtrip, exception
+	Kind      string // load, generate, build, driver, route, request, value, body, client, type, status, decode, roundtrip
 	Detail    string
-	// Excepted is the reason of the exception that covers it ("" when none).
+	// At is the one place the failure is about (a parameter, a JSON path
+	// in the request body or the response), "" when it names none.
+	At string
+	// Excepted is the exception or warning that covers it ("" when none).
 	Excepted string
-	// Open marks a failure open-defects.yaml lists (ApplyOpenDefects).
-	Open bool
+	// site is At in the oracle's document (nil: none), for exceptions.
+	site *site
 }
 
 // Report is the result for one spec.
@@ -77,7 +80,8 @@ type Report struct {
 	// ErrorAnswers those of them answered with a declared 4xx (or default):
 	// the client must return the typed field with no error.
 	Checked, ErrorAnswers int
-	Exceptions            int
+	// Exceptions counts the failures an exception excused.
+	Exceptions int
 	// Warned counts the failures resgen itself reported as unsupported:
 	// a typed body method's (pointing to the raw method) or a parameter's.
 	Warned   int
@@ -91,11 +95,10 @@ type Report struct {
 	Duration time.Duration
 }
 
-// Failed reports whether any failure is not covered by an exception (or
-// listed as an open defect).
+// Failed reports whether any failure is not covered by an exception.
 func (r *Report) Failed() bool {
 	for _, f := range r.Failures {
-		if f.Excepted == "" && !f.Open {
+		if f.Excepted == "" {
 			return true
 		}
 	}
@@ -307,9 +310,11 @@ func markWarned(rep *Report, res *generator.Result) {
 
 // judge adds one call's outcome to rep.
 func judge(rep *Report, c *call, v *verdict, dr driverResult) {
-	add := func(kind, detail string) {
-		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Method: c.plan.Method, Kind: kind, Detail: detail})
+	addAt := func(kind, detail string, at *place) {
+		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Method: c.plan.Method, Kind: kind, Detail: detail,
+			At: at.String(), site: siteOf(c, at)})
 	}
+	add := func(kind, detail string) { addAt(kind, detail, nil) }
 	for _, co := range dr.Coerced {
 		add("type", co)
 	}
@@ -325,7 +330,7 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 		rep.Valid++
 	}
 	for _, pr := range v.problems {
-		add(pr.kind, pr.detail)
+		addAt(pr.kind, pr.detail, pr.at)
 	}
 	if dr.Err != "" {
 		add("client", oneLine(dr.Err))
@@ -357,8 +362,15 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	if c.fieldText {
 		want = string(c.respBody)
 	}
-	if !equalExact(want, got) {
-		add("roundtrip", fmt.Sprintf("%s re-encodes differently from the %d answer: %s", c.field, c.status, firstDiff("", want, got)))
+	// Every place the re-encoding differs is its own failure.
+	if ds := jsonDiffs(want, got); len(ds) > 0 {
+		for _, d := range ds {
+			var at *place
+			if d.path != "…" {
+				at = &place{response: true, ptr: d.path}
+			}
+			addAt("roundtrip", fmt.Sprintf("%s re-encodes differently from the %d answer at %s: %s", c.field, c.status, d.where(), d.text), at)
+		}
 		return
 	}
 	rep.RoundTripped++

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -24,6 +25,9 @@ type verdict struct {
 type problem struct {
 	kind   string // request, value, body, route, ...
 	detail string
+	// at is the one place the problem is about (nil: none), for the
+	// exceptions to match.
+	at *place
 }
 
 // server validates each request against the oracle and answers it.
@@ -96,7 +100,7 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 	reset(r, body)
 	route, pathParams, err := routeFor(s.doc, c, r)
 	if err != nil {
-		return []problem{{"route", err.Error()}}
+		return []problem{{kind: "route", detail: err.Error()}}
 	}
 	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: pathParams, Route: route, Options: options()}
 	if c.bodySent && !kinDecodes(c.bodyCT) {
@@ -105,9 +109,9 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 		in.Options.ExcludeRequestBody = true
 	}
 	if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
-		for _, e := range flatten(err) {
-			probs = append(probs, problem{"request", e})
-		}
+		ps := kinProblems("request", err, nil)
+		probs = append(probs, ps...)
+		probs = append(probs, revalidateRefused(ctx, in, r, body, c, ps)...)
 	}
 	// The values kin-openapi decodes must be the ones intended: a wrong
 	// style can still be valid (a|b is a valid string).
@@ -115,11 +119,26 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 		reset(r, body)
 		pin := &openapi3filter.RequestValidationInput{Request: r, PathParams: pathParams, Route: route, Options: options()}
 		if err := openapi3filter.ValidateParameter(ctx, pin, pinned(ip)); err != nil {
-			probs = append(probs, problem{"value", fmt.Sprintf("%s parameter %q: intended %s, sent %s; %s", ip.param.In, ip.param.Name, short(ip.value), wireOf(r, ip.param), oneLine(err.Error()))})
+			probs = append(probs, problem{"value", fmt.Sprintf("%s parameter %q: intended %s, sent %s; %s", ip.param.In, ip.param.Name, short(ip.value), wireOf(r, ip.param), oneLine(err.Error())),
+				&place{param: ip.param}})
 		}
 	}
 	if c.bodySent {
 		probs = append(probs, s.checkBody(r, body, c)...)
+	}
+	// What the request carried, for the exceptions to look at.
+	var form url.Values
+	if c.bodySent && mediaBase(r.Header.Get("Content-Type")) == formCT {
+		form, _ = url.ParseQuery(string(body))
+	}
+	for _, p := range probs {
+		switch {
+		case p.at == nil:
+		case p.at.body:
+			p.at.wire = form
+		case p.at.param != nil && p.at.param.In == "query":
+			p.at.wire = r.URL.Query()
+		}
 	}
 	return probs
 }
@@ -154,11 +173,11 @@ func pinned(ip intendedParam) *openapi3.Parameter {
 func (s *server) checkBody(r *http.Request, body []byte, c *call) []problem {
 	got := mediaBase(r.Header.Get("Content-Type"))
 	if got != mediaBase(c.bodyCT) {
-		return []problem{{"body", fmt.Sprintf("Content-Type %q; the call sends %q", r.Header.Get("Content-Type"), c.bodyCT)}}
+		return []problem{{kind: "body", detail: fmt.Sprintf("Content-Type %q; the call sends %q", r.Header.Get("Content-Type"), c.bodyCT)}}
 	}
 	if c.bodyBytes != nil {
 		if !bytes.Equal(body, c.bodyBytes) {
-			return []problem{{"body", fmt.Sprintf("raw body %q; intended %q", truncate(string(body), 100), truncate(string(c.bodyBytes), 100))}}
+			return []problem{{kind: "body", detail: fmt.Sprintf("raw body %q; intended %q", truncate(string(body), 100), truncate(string(c.bodyBytes), 100))}}
 		}
 		return nil
 	}
@@ -170,36 +189,35 @@ func (s *server) checkBody(r *http.Request, body []byte, c *call) []problem {
 	dec := bodyDecoder(got)
 	if dec == nil {
 		if want := canonical(c.body); string(body) != want && string(body) != fmt.Sprint(c.body) {
-			return []problem{{"body", fmt.Sprintf("kin-openapi cannot decode %s; the bytes %q are not the intended %s", got, truncate(string(body), 100), short(c.body))}}
+			return []problem{{kind: "body", detail: fmt.Sprintf("kin-openapi cannot decode %s; the bytes %q are not the intended %s", got, truncate(string(body), 100), short(c.body))}}
 		}
 		return nil
 	}
 	encFn := func(name string) *openapi3.Encoding { return mt.Encoding[name] }
-	v, err := dec(bytes.NewReader(body), r.Header, mt.Schema, encFn)
+	// A property kin-openapi's form decoder refuses is one problem; the
+	// rest of the body is still compared.
+	v, probs, err := decodeWithout(dec, body, r.Header, mt.Schema, encFn, got == formCT)
 	if err != nil {
-		return []problem{{"body", "kin-openapi cannot decode the body: " + oneLine(err.Error())}}
-	}
-	if !sameJSON(c.body, v) {
-		return []problem{{"body", fmt.Sprintf("decoded body differs from the intended one at %s (sent %s)", jsonDiff(c.body, v), truncate(string(body), 160))}}
-	}
-	return nil
-}
-
-// flatten lists the messages of a (multi) error.
-func flatten(err error) []string {
-	var out []string
-	var walk func(error)
-	walk = func(e error) {
-		if me, ok := e.(openapi3.MultiError); ok {
-			for _, x := range me {
-				walk(x)
-			}
-			return
+		ps := kinProblems("body", err, &place{body: true})
+		for i := range ps {
+			ps[i].detail = "kin-openapi cannot decode the body: " + ps[i].detail
 		}
-		out = append(out, oneLine(e.Error()))
+		return append(probs, ps...)
 	}
-	walk(err)
-	return out
+	var refused []string
+	for _, p := range probs {
+		refused = append(refused, p.at.tokens()[0])
+	}
+	// Every place the decoded body differs is its own problem, so that an
+	// exception for one place hides no other.
+	for _, d := range jsonDiffs(withoutKeys(c.body, refused), v) {
+		p := problem{kind: "body", detail: fmt.Sprintf("decoded body differs from the intended one at %s: %s (sent %s)", d.where(), d.text, truncate(string(body), 160))}
+		if d.path != "…" {
+			p.at = &place{body: true, ptr: d.path}
+		}
+		probs = append(probs, p)
+	}
+	return probs
 }
 
 // checkResponse validates the answer the server is about to send.
