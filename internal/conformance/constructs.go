@@ -45,13 +45,50 @@ var constructs = []Exception{
 			"where the request carries the name (or name[...]) on the wire.",
 	},
 	{
-		Construct: "kin: parameter schema without type",
+		Construct: "kin: schema without type",
+		Kinds:     []string{"request", "value", "body"},
+		Says:      regexp.MustCompile(`empty value is not allowed|value is required but missing|Value is not nullable|became null \(sent `),
+		At:        atTypeless,
+		Reason: "openapi3filter's decodeValue yields no value for a parameter or form property whose schema has no " +
+			"type, const, enum or (form and query) pattern, nor for an allOf with such a part, nor for an array " +
+			"whose items are such a schema (parsePrimitive of an empty type list): a parameter that was sent reads " +
+			"as empty, a form property as null, though any text is valid there.",
+	},
+	{
+		Construct: "kin: form-exploded object parameter without declared properties",
+		Kinds:     []string{"value"},
+		Says:      regexp.MustCompile(`value is required but missing`),
+		At:        atFreeFormExplodedObject,
+		Reason: "for a query object of style form, explode true, openapi3filter's DecodeObject reports the " +
+			"parameter found only when the query has one of the schema's declared properties; an object with " +
+			"additionalProperties alone (its keys spread over the query) always reads as absent.",
+	},
+	{
+		Construct: "kin: oneOf parameter whose string variant follows a non-string one",
 		Kinds:     []string{"request", "value"},
-		Says:      regexp.MustCompile(`empty value is not allowed|value is required but missing`),
-		At:        atTypelessParam,
-		Reason: "openapi3filter's decodeValue yields no value for a schema with no type, const, enum or (in a query) " +
-			"pattern, nor for an allOf with such a part, nor for an array whose items are such a schema " +
-			"(parsePrimitive of an empty type list), so a parameter that was sent reads as empty; any text is valid there.",
+		Says:      regexp.MustCompile(`doesn't match schema`),
+		At:        atOneOfStringLast,
+		Reason: "openapi3filter's decodeValue decodes a oneOf parameter with every variant and keeps the LAST " +
+			"non-nil result (req_resp_decoder.go, \"if v != nil { value = v; isMatched++ }\"): a string variant " +
+			"after an integer one turns 3 into \"3\" (without its enum), which kin then judges as a string.",
+	},
+	{
+		Construct: "kin: oneOf of typeless const or enum variants in a parameter",
+		Kinds:     []string{"request", "value"},
+		Says:      regexp.MustCompile(`decoding oneOf failed: \d+ schemas matched`),
+		At:        atOneOfTypelessConsts,
+		Reason: "openapi3filter's parseValue parses each variant of a oneOf with parsePrimitive, which for a " +
+			"typeless variant with a const or enum returns the text unchecked (\"if constrainedTypeless { return " +
+			"raw, nil }\"), so every such variant matches and kin reports \"decoding oneOf failed: N schemas matched\" " +
+			"for a value exactly one variant admits.",
+	},
+	{
+		Construct: "kin: multipart part of a media type kin has no decoder for",
+		Kinds:     []string{"request", "body"},
+		Says:      regexp.MustCompile(`path [^:]+: unsupported content type "`),
+		At:        atUndecodablePart,
+		Reason: "openapi3filter's MultipartBodyDecoder decodes each part with the decoder of its media type and " +
+			"has none for XML or application/sdp, say: a part the encoding declares of such a type cannot be judged.",
 	},
 	{
 		Construct: "spec contradiction: required path parameter that is not in the path",
@@ -153,14 +190,103 @@ func sentUnder(wire url.Values, name string) bool {
 	return false
 }
 
-// atTypelessParam: the place is a parameter whose schema openapi3filter
-// decodes to no value.
-func atTypelessParam(s *site) bool {
+// atTypeless: the place is a parameter or a top form property whose
+// schema openapi3filter decodes to no value.
+func atTypeless(s *site) bool {
+	switch {
+	case s.param != nil && s.ptr == "":
+		ref := s.root()
+		return ref != nil && ref.Value != nil && kinDecodesToNothing(ref.Value, s.param.In == "query", 0)
+	case s.isForm() && len(s.tokens()) == 1 && s.bodySchema() != nil:
+		p := s.bodySchema().Properties[s.tokens()[0]]
+		return p != nil && p.Value != nil && kinDecodesToNothing(p.Value, true, 0)
+	}
+	return false
+}
+
+// atFreeFormExplodedObject: the place is a query parameter of style form,
+// explode true, whose schema is an object with no declared properties.
+func atFreeFormExplodedObject(s *site) bool {
+	if s.param == nil || s.param.In != "query" || s.ptr != "" {
+		return false
+	}
+	sm, err := s.param.SerializationMethod()
+	ref := s.root()
+	if err != nil || sm.Style != openapi3.SerializationForm || !sm.Explode || ref == nil || ref.Value == nil {
+		return false
+	}
+	sc := ref.Value
+	return sc.Type.Is("object") && len(sc.Properties) == 0 && len(sc.AllOf)+len(sc.AnyOf)+len(sc.OneOf) == 0
+}
+
+// atOneOfStringLast: the place is a parameter whose schema is a oneOf in
+// which a string variant follows an integer, number or boolean one, and
+// whose intended value is not a string.
+func atOneOfStringLast(s *site) bool {
 	if s.param == nil || s.ptr != "" {
 		return false
 	}
 	ref := s.root()
-	return ref != nil && ref.Value != nil && kinDecodesToNothing(ref.Value, s.param.In == "query", 0)
+	if ref == nil || ref.Value == nil {
+		return false
+	}
+	if v, ok := s.intended(); !ok {
+		return false
+	} else if _, str := v.(string); str {
+		return false
+	}
+	scalarSeen := false
+	for _, alt := range ref.Value.OneOf {
+		if alt == nil || alt.Value == nil {
+			continue
+		}
+		t := alt.Value.Type
+		switch {
+		case t.Is("integer") || t.Is("number") || t.Is("boolean"):
+			scalarSeen = true
+		case t.Is("string") && scalarSeen:
+			return true
+		}
+	}
+	return false
+}
+
+// atOneOfTypelessConsts: the place is a parameter whose schema, or whose
+// items' schema, is a oneOf with two or more typeless const or enum variants.
+func atOneOfTypelessConsts(s *site) bool {
+	if s.param == nil {
+		return false
+	}
+	ref := s.root()
+	if ref == nil || ref.Value == nil {
+		return false
+	}
+	sc := ref.Value
+	if sc.Items != nil && sc.Items.Value != nil {
+		sc = sc.Items.Value
+	}
+	n := 0
+	for _, alt := range sc.OneOf {
+		if alt != nil && alt.Value != nil && alt.Value.Type == nil && (alt.Value.Const != nil || len(alt.Value.Enum) > 0) {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// atUndecodablePart: the place is a top property of a multipart body whose
+// encoding declares a media type openapi3filter has no decoder for.
+func atUndecodablePart(s *site) bool {
+	name, enc := s.topProperty()
+	if !s.isMultipart() || len(s.tokens()) != 1 || enc == nil || enc.ContentType == "" {
+		return false
+	}
+	for _, ct := range strings.Split(enc.ContentType, ",") {
+		if bodyDecoder(mediaBase(strings.TrimSpace(ct))) == nil {
+			return name != ""
+		}
+	}
+	return false
 }
 
 // kinDecodesToNothing mirrors openapi3filter's decodeValue: whether it

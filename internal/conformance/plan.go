@@ -223,7 +223,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 				fail = "path parameter " + mp.SpecName + ": " + err.Error()
 				break
 			}
-			raw, err := argJSON(mp.Type, v)
+			raw, err := argJSON(mp.Type, v, isByteFormat(kp))
 			if err != nil {
 				fail = err.Error()
 				break
@@ -259,7 +259,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 					fail = string(mp.In) + " parameter " + mp.SpecName + ": " + err.Error()
 					break
 				}
-				raw, err := argJSON(mp.Type, v)
+				raw, err := argJSON(mp.Type, v, isByteFormat(kp))
 				if err != nil {
 					fail = err.Error()
 					break
@@ -345,8 +345,10 @@ func (p *planner) paramValue(kp *openapi3.Parameter, seed int) (any, error) {
 }
 
 // argJSON is the JSON the driver decodes into an argument of type t.
-func argJSON(t *model.GoType, v any) (rawJSON, error) {
-	if t != nil && t.Kind == model.Builtin && t.Name == "[]byte" {
+// The value of a format: byte schema is base64 text already, which is how
+// JSON writes a []byte: it goes as it is (the client encodes the bytes).
+func argJSON(t *model.GoType, v any, base64Text bool) (rawJSON, error) {
+	if t != nil && t.Kind == model.Builtin && t.Name == "[]byte" && !base64Text {
 		if s, ok := v.(string); ok {
 			return json.Marshal(base64.StdEncoding.EncodeToString([]byte(s)))
 		}
@@ -354,6 +356,11 @@ func argJSON(t *model.GoType, v any) (rawJSON, error) {
 		return json.Marshal(base64.StdEncoding.EncodeToString(b))
 	}
 	return json.Marshal(v)
+}
+
+// isByteFormat reports whether a parameter's schema is format: byte.
+func isByteFormat(kp *openapi3.Parameter) bool {
+	return kp.Schema != nil && kp.Schema.Value != nil && kp.Schema.Value.Format == "byte"
 }
 
 // body plans the request body of c as method argument(s) for b.

@@ -311,8 +311,7 @@ func markWarned(rep *Report, res *generator.Result) {
 // judge adds one call's outcome to rep.
 func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	addAt := func(kind, detail string, at *place) {
-		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Method: c.plan.Method, Kind: kind, Detail: detail,
-			At: at.String(), site: siteOf(c, at)})
+		rep.Failures = append(rep.Failures, failureOf(c, problem{kind, detail, at}))
 	}
 	add := func(kind, detail string) { addAt(kind, detail, nil) }
 	for _, co := range dr.Coerced {
@@ -374,6 +373,12 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 		return
 	}
 	rep.RoundTripped++
+}
+
+// failureOf is a problem of call c as a failure.
+func failureOf(c *call, p problem) Failure {
+	return Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Method: c.plan.Method, Kind: p.kind, Detail: p.detail,
+		At: p.at.String(), site: siteOf(c, p.at)}
 }
 
 // paramHint is an unsupported: warning about one parameter.
