@@ -3,6 +3,7 @@ package conformance
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -47,12 +48,14 @@ var constructs = []Exception{
 	{
 		Construct: "kin: schema without type",
 		Kinds:     []string{"request", "value", "body"},
-		Says:      regexp.MustCompile(`empty value is not allowed|value is required but missing|Value is not nullable|became null \(sent `),
-		At:        atTypeless,
+		Says: regexp.MustCompile(`empty value is not allowed|value is required but missing|Value is not nullable|became null \(sent |` +
+			`decoding oneOf failed: "[^"]*" is required|decoding anyOf for parameter "[^"]*" failed`),
+		At: atTypeless,
 		Reason: "openapi3filter's decodeValue yields no value for a parameter or form property whose schema has no " +
-			"type, const, enum or (form and query) pattern, nor for an allOf with such a part, nor for an array " +
-			"whose items are such a schema (parsePrimitive of an empty type list): a parameter that was sent reads " +
-			"as empty, a form property as null, though any text is valid there.",
+			"type, const, enum or (form and query) pattern, nor for an allOf with such a part, a oneOf or anyOf of " +
+			"only such variants, or an array whose items are such a schema (parsePrimitive of an empty type list); " +
+			"MultipartBodyDecoder parses a text part by its schema's own type list, so a part whose schema has none " +
+			"(a union such as anyOf [boolean, null]) reads as null. Any text is valid there.",
 	},
 	{
 		Construct: "kin: form-exploded object parameter without declared properties",
@@ -64,13 +67,49 @@ var constructs = []Exception{
 			"additionalProperties alone (its keys spread over the query) always reads as absent.",
 	},
 	{
-		Construct: "kin: oneOf parameter whose string variant follows a non-string one",
+		Construct: "kin: oneOf parameter read as a later variant",
 		Kinds:     []string{"request", "value"},
 		Says:      regexp.MustCompile(`doesn't match schema`),
-		At:        atOneOfStringLast,
+		At:        atOneOfLaterVariant,
 		Reason: "openapi3filter's decodeValue decodes a oneOf parameter with every variant and keeps the LAST " +
-			"non-nil result (req_resp_decoder.go, \"if v != nil { value = v; isMatched++ }\"): a string variant " +
-			"after an integer one turns 3 into \"3\" (without its enum), which kin then judges as a string.",
+			"non-nil result (req_resp_decoder.go, \"if v != nil { value = v; isMatched++ }\"): a string or list " +
+			"variant after the one the value is of reads any text (3 as \"3\", alpha as [\"alpha\"]), and kin " +
+			"then judges that reading.",
+	},
+	{
+		Construct: "kin: form or multipart property whose type list has null",
+		Kinds:     []string{"request", "body"},
+		Says:      regexp.MustCompile(`schema has non primitive type`),
+		At:        atTypeListProperty,
+		Reason: "openapi3filter decodes a form or multipart property whose type is a list (OpenAPI 3.1's " +
+			"[array, null]) as a primitive of each listed type, and parsePrimitive fails on array or null " +
+			"(\"schema has non primitive type\"), whatever was sent.",
+	},
+	{
+		Construct: "kin: form or multipart property that only additionalProperties declares",
+		Kinds:     []string{"request", "body"},
+		Says:      regexp.MustCompile(`, lost \(sent |part [^:\s]+: undefined`),
+		At:        atAdditionalProperty,
+		Reason: "openapi3filter's UrlencodedBodyDecoder decodes only declared properties (decodeSchemaConstructs " +
+			"walks Properties), so a key additionalProperties admits is dropped; MultipartBodyDecoder looks such a " +
+			"part up among the additionalProperties schema's own properties and reports it undefined.",
+	},
+	{
+		Construct: "spec contradiction: required property that no property declares",
+		Kinds:     []string{"request"},
+		Says:      regexp.MustCompile(`property "[^"]+" is missing`),
+		At:        atRequiredUndeclared,
+		Reason: "the schema requires a key that none of its properties (nor its allOf parts') declares, so a typed " +
+			"client has no field for it and cannot send it (Box's token revocation requires grant_type, " +
+			"DigitalOcean's uptime check method, neither declared).",
+	},
+	{
+		Construct: "spec contradiction: request body media type that is no media range",
+		Kinds:     []string{"request"},
+		Says:      regexp.MustCompile(`header Content-Type has unexpected value`),
+		At:        atNoMediaRange,
+		Reason: "the request body's content is keyed by a text that is no media range (\"*\" where \"*/*\" was " +
+			"meant): no Content-Type a request can carry matches it.",
 	},
 	{
 		Construct: "kin: oneOf of typeless const or enum variants in a parameter",
@@ -200,6 +239,13 @@ func atTypeless(s *site) bool {
 	case s.isForm() && len(s.tokens()) == 1 && s.bodySchema() != nil:
 		p := s.bodySchema().Properties[s.tokens()[0]]
 		return p != nil && p.Value != nil && kinDecodesToNothing(p.Value, true, 0)
+	case s.isMultipart() && len(s.tokens()) == 1:
+		// parsePrimitive of a text part by the part's own type list.
+		p := s.topSchema()
+		if p != nil && p.Type.Is("array") && p.Items != nil {
+			p = p.Items.Value
+		}
+		return p != nil && len(p.Type.Slice()) == 0 && p.Const == nil && len(p.Enum) == 0
 	}
 	return false
 }
@@ -219,32 +265,99 @@ func atFreeFormExplodedObject(s *site) bool {
 	return sc.Type.Is("object") && len(sc.Properties) == 0 && len(sc.AllOf)+len(sc.AnyOf)+len(sc.OneOf) == 0
 }
 
-// atOneOfStringLast: the place is a parameter whose schema is a oneOf in
-// which a string variant follows an integer, number or boolean one, and
-// whose intended value is not a string.
-func atOneOfStringLast(s *site) bool {
+// atOneOfLaterVariant: the place is a parameter whose schema is a oneOf
+// in which, after the first variant the intended value is valid against, a
+// string variant (for a value that is no string) or a list variant (for a
+// value that is no list) follows.
+func atOneOfLaterVariant(s *site) bool {
 	if s.param == nil || s.ptr != "" {
 		return false
 	}
 	ref := s.root()
-	if ref == nil || ref.Value == nil {
+	v, ok := s.intended()
+	if ref == nil || ref.Value == nil || !ok {
 		return false
 	}
-	if v, ok := s.intended(); !ok {
-		return false
-	} else if _, str := v.(string); str {
-		return false
-	}
-	scalarSeen := false
-	for _, alt := range ref.Value.OneOf {
+	_, isStr := v.(string)
+	_, isList := v.([]any)
+	own := -1
+	for i, alt := range ref.Value.OneOf {
 		if alt == nil || alt.Value == nil {
 			continue
 		}
+		if own < 0 {
+			if alt.Value.VisitJSON(v) == nil {
+				own = i
+			}
+			continue
+		}
 		t := alt.Value.Type
-		switch {
-		case t.Is("integer") || t.Is("number") || t.Is("boolean"):
-			scalarSeen = true
-		case t.Is("string") && scalarSeen:
+		if (t.Is("string") && !isStr) || (t.Is("array") && !isList) {
+			return true
+		}
+	}
+	return false
+}
+
+// atTypeListProperty: the place is a top property of a form or multipart
+// body whose type is a list of two or more types.
+func atTypeListProperty(s *site) bool {
+	p := s.topSchema()
+	return p != nil && len(s.tokens()) == 1 && len(p.Type.Slice()) > 1
+}
+
+// topSchema is the schema the body's own properties give the place's top
+// property, in a form or multipart body (nil elsewhere).
+func (s *site) topSchema() *openapi3.Schema {
+	toks, body := s.tokens(), s.bodySchema()
+	if !(s.isForm() || s.isMultipart()) || len(toks) == 0 || body == nil {
+		return nil
+	}
+	if p := body.Properties[toks[0]]; p != nil {
+		return p.Value
+	}
+	return nil
+}
+
+// atAdditionalProperty: the place is a top key of a form or multipart body
+// that no property declares and additionalProperties admits.
+func atAdditionalProperty(s *site) bool {
+	toks, body := s.tokens(), s.bodySchema()
+	if !(s.isForm() || s.isMultipart()) || len(toks) != 1 || body == nil || body.Properties[toks[0]] != nil {
+		return false
+	}
+	ap := body.AdditionalProperties
+	return ap.Schema != nil || (ap.Has != nil && *ap.Has) || ap.Has == nil
+}
+
+// atRequiredUndeclared: the place is a key of the request body that the
+// schema there requires and none of its alternatives declares.
+func atRequiredUndeclared(s *site) bool {
+	toks := s.tokens()
+	if !s.body || len(toks) == 0 || s.media == nil {
+		return false
+	}
+	key := toks[len(toks)-1]
+	required := false
+	for _, sc := range schemasAt(s.media.Schema, toks[:len(toks)-1]) {
+		if sc.Properties[key] != nil {
+			return false
+		}
+		if slices.Contains(sc.Required, key) {
+			required = true
+		}
+	}
+	return required
+}
+
+// atNoMediaRange: the place is a request body whose content is keyed by a
+// text that is no media range.
+func atNoMediaRange(s *site) bool {
+	if !s.body || s.ptr != "" || s.op.RequestBody == nil || s.op.RequestBody.Value == nil {
+		return false
+	}
+	for ct := range s.op.RequestBody.Value.Content {
+		if !strings.Contains(ct, "/") {
 			return true
 		}
 	}

@@ -69,6 +69,9 @@ func (p *place) tokens() []string {
 // gives no structured path ("... request body's property "items"").
 var propertyNamed = regexp.MustCompile(`property "([^"]+)"`)
 
+// partNamed finds the multipart part a message names ("part alpha: undefined").
+var partNamed = regexp.MustCompile(`^(?:.*: )?part ([^\s:]+): `)
+
 // kinProblems splits an openapi3filter error into one problem per place
 // it names: each error of a MultiError, and each schema error inside one
 // parameter's or the body's error, with the parameter or the body and the
@@ -85,14 +88,14 @@ func kinProblems(kind string, err error, base *place) []problem {
 			return
 		}
 		var re *openapi3filter.RequestError
-		if at == nil && errors.As(e, &re) && re.Err != nil {
+		if at == nil && errors.As(e, &re) {
 			switch {
 			case re.Parameter != nil:
 				at = &place{param: re.Parameter}
 			case re.RequestBody != nil:
 				at = &place{body: true}
 			}
-			if at != nil {
+			if at != nil && re.Err != nil {
 				// head + each inner error's text reads as kin-openapi's own
 				// message of that error alone.
 				full := re.Error()
@@ -120,7 +123,7 @@ func pointerOf(e error, inParam bool) string {
 		return joinPointer(se.JSONPointer())
 	}
 	var pe *openapi3filter.ParseError
-	if errors.As(e, &pe) {
+	if errors.As(e, &pe) && len(pe.Path()) > 0 {
 		var toks []string
 		for _, t := range pe.Path() {
 			toks = append(toks, fmt.Sprint(t))
@@ -128,6 +131,9 @@ func pointerOf(e error, inParam bool) string {
 		return joinPointer(toks)
 	}
 	if m := propertyNamed.FindStringSubmatch(e.Error()); m != nil && !inParam {
+		return "/" + escapePointer(m[1])
+	}
+	if m := partNamed.FindStringSubmatch(e.Error()); m != nil && !inParam {
 		return "/" + escapePointer(m[1])
 	}
 	return ""

@@ -459,6 +459,11 @@ func (p *planner) rawBody(c *call, b *model.Body, content openapi3.Content, seed
 			continue
 		}
 		send := concreteType(ct)
+		if _, str := v.(string); !str && strings.HasPrefix(mediaBase(ct), "*/") {
+			// Any media type: a value that is not text goes as JSON (as
+			// octet-stream bytes, kin-openapi reads it as one string).
+			send = "application/json"
+		}
 		data, header, err := encodeAs(send, v, mt)
 		if err != nil {
 			lastErr = fmt.Errorf("%s: %w", ct, err)

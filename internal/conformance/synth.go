@@ -201,6 +201,9 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 	}
 	collect(s, 0)
 	if !objectLike && len(unions) == 0 {
+		if arr := mergedArray(s); arr != nil {
+			return g.value(&openapi3.SchemaRef{Value: arr}, depth+1, salt)
+		}
 		if scalar != nil {
 			return g.value(scalar, depth+1, salt)
 		}
@@ -213,6 +216,12 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 			return nil, err
 		}
 		if vm, ok := v.(map[string]any); ok {
+			if len(vm) == 1 && vm[fillerKey] == fillerValue && len(unions) > 1 {
+				// A free-form variant ({type: object}) beside unions that
+				// describe the object: its filler would be a key no variant
+				// holds (and steer the client to the wrong one).
+				continue
+			}
 			for k, x := range vm {
 				m[k] = x
 			}
@@ -227,6 +236,35 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// mergedArray is the one array two or more array parts of an allOf
+// describe together (their items' schemas all apply to each item), nil
+// when fewer than two parts are arrays: a part {items: {}} beside one
+// whose items are objects must not make the items strings.
+func mergedArray(s *openapi3.Schema) *openapi3.Schema {
+	var arrays []*openapi3.Schema
+	for _, part := range s.AllOf {
+		if part != nil && part.Value != nil && len(part.Value.AllOf) == 0 && typeOf(part.Value) == "array" {
+			arrays = append(arrays, part.Value)
+		}
+	}
+	if len(arrays) < 2 {
+		return nil
+	}
+	merged := *arrays[0]
+	items := &openapi3.Schema{}
+	for _, a := range arrays {
+		if a.Items != nil {
+			items.AllOf = append(items.AllOf, a.Items)
+		}
+		merged.MinItems = max(merged.MinItems, a.MinItems)
+		if a.MaxItems != nil && (merged.MaxItems == nil || *a.MaxItems < *merged.MaxItems) {
+			merged.MaxItems = a.MaxItems
+		}
+	}
+	merged.Items = &openapi3.SchemaRef{Value: items}
+	return &merged
 }
 
 // fillObject adds s's properties to m: all of them near the top, only the
@@ -567,7 +605,10 @@ func typeOf(s *openapi3.Schema) string {
 		}
 	}
 	switch {
-	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || len(s.Required) > 0:
+	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Has != nil ||
+		len(s.Required) > 0 || s.MinProps > 0 || s.MaxProps != nil || s.PropertyNames != nil:
+		// A typeless schema with object keywords: a client types it as an
+		// object (a string would be valid, and decode into no struct).
 		return "object"
 	case s.Items != nil:
 		return "array"
