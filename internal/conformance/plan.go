@@ -89,18 +89,16 @@ func (p *planner) validOpts() []openapi3.SchemaValidationOption {
 	return []openapi3.SchemaValidationOption{openapi3.MultiErrors(), openapi3.EnableFormatValidation()}
 }
 
-// precheck validates a synthesized value. For 3.1 specs it tries kin's
-// OpenAPI 3.0 validator first and its JSON Schema 2020 one only when that
-// fails (the 3.0 one ignores const, so oneOf variants told apart by const
-// all match): the 2020 validator compiles the schema on every call, most of
-// a run's time otherwise. The server's checks, which judge, use 2020.
+// precheck validates a synthesized value. For 3.1 specs the verdict is
+// kin's JSON Schema 2020 validator's, as the server's checks, which judge,
+// use it: the OpenAPI 3.0 one ignores const and type lists, and passed
+// values the server then found invalid.
 func (p *planner) precheck(s *openapi3.Schema, v any, opts ...openapi3.SchemaValidationOption) error {
 	opts = append(p.validOpts(), opts...)
-	err := s.VisitJSON(v, opts...)
-	if err != nil && p.is31 {
-		err = s.VisitJSON(v, append(opts, openapi3.EnableJSONSchema2020())...)
+	if p.is31 {
+		opts = append(opts, openapi3.EnableJSONSchema2020())
 	}
-	return err
+	return s.VisitJSON(v, opts...)
 }
 
 // instance synthesizes a value of ref that kin-openapi itself accepts,
@@ -774,6 +772,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		}
 	}
 	rank := func(s string) int {
+		s = strings.ToUpper(s) // "4xx" is "4XX"
 		switch {
 		case len(s) == 3 && s[0] == '2' && s[1] != 'X':
 			n, _ := strconv.Atoi(s)
@@ -836,8 +835,8 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 	}
 	for i, r := range typed {
 		code := statusCode(r.Status, op.Responses)
-		if code >= 500 || code == 408 || code == 429 || (code >= 300 && code < 400) {
-			continue // retried or redirected: not a plain answer
+		if code == 0 || code >= 500 || code == 408 || code == 429 || (code >= 300 && code < 400) {
+			continue // unreachable, retried or redirected: not a plain answer
 		}
 		if code == 204 || code == 304 {
 			// HTTP gives these no body, whatever the spec declares.
@@ -885,6 +884,13 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 			out = append(out, a)
 		}
 	}
+	if strings.EqualFold(op.Method, "head") {
+		// A response to HEAD has no body, whatever the spec declares
+		// (net/http drops it): the answer is its status and headers.
+		for i := range out {
+			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text = "", nil, nil, "", false
+		}
+	}
 	if len(out) > 8 {
 		// Keep one declared error answer, if any, past the cut.
 		for i := 8; i < len(out); i++ {
@@ -898,13 +904,16 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 	return out
 }
 
-// statusCode is a concrete status for a declared one.
+// statusCode is a concrete status for a declared one ("4xx" is "4XX").
 // A default beside a typed 2xx is answered with an error status no other
-// response claims (the error path); alone, it may be the 200.
+// response claims (the error path); alone, it may be the 200. When every
+// such status is claimed (a 4XX range beside the default), it is 0: no
+// plain answer reaches the default.
 func statusCode(s string, all []*model.Response) int {
+	s = strings.ToUpper(s)
 	switch {
-	case s == "default":
-		codes := []int{200, 418, 422, 400}
+	case s == "DEFAULT":
+		codes := []int{200, 418, 422, 400, 409}
 		for _, r := range all {
 			if r.Status != "default" && r.FieldName != "" && r.Status[0] == '2' {
 				codes = codes[1:]
@@ -922,7 +931,7 @@ func statusCode(s string, all []*model.Response) int {
 				return c
 			}
 		}
-		return 418
+		return 0
 	case strings.HasSuffix(s, "XX"):
 		n, _ := strconv.Atoi(s[:1])
 		return n * 100
@@ -935,7 +944,7 @@ func statusCode(s string, all []*model.Response) int {
 }
 
 func statusCovers(s string, code int) bool {
-	if strings.HasSuffix(s, "XX") {
+	if s = strings.ToUpper(s); strings.HasSuffix(s, "XX") {
 		return strconv.Itoa(code)[:1] == s[:1]
 	}
 	return s == strconv.Itoa(code)

@@ -200,10 +200,12 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		}
 	}
 	collect(s, 0)
-	if !objectLike && len(unions) == 0 {
+	if !objectLike {
 		if arr := mergedArray(s); arr != nil {
 			return g.value(&openapi3.SchemaRef{Value: arr}, depth+1, salt)
 		}
+	}
+	if !objectLike && len(unions) == 0 {
 		if scalar != nil {
 			return g.value(scalar, depth+1, salt)
 		}
@@ -238,21 +240,42 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 	return m, nil
 }
 
-// mergedArray is the one array two or more array parts of an allOf
-// describe together (their items' schemas all apply to each item), nil
-// when fewer than two parts are arrays: a part {items: {}} beside one
-// whose items are objects must not make the items strings.
+// mergedArray is the one array the array parts of an allOf (nested
+// allOfs included) describe together, their items' schemas all applying to
+// each item; nil unless one part is of type array and two or more parts
+// describe arrays. A part {type: array, items: {}} beside one whose items
+// are objects must not make the items strings (nor a union beside them
+// make the value an object).
 func mergedArray(s *openapi3.Schema) *openapi3.Schema {
 	var arrays []*openapi3.Schema
-	for _, part := range s.AllOf {
-		if part != nil && part.Value != nil && len(part.Value.AllOf) == 0 && typeOf(part.Value) == "array" {
-			arrays = append(arrays, part.Value)
+	typed := false
+	var walk func(x *openapi3.Schema, n int)
+	walk = func(x *openapi3.Schema, n int) {
+		if n > maxDepth {
+			return
+		}
+		for _, part := range x.AllOf {
+			if part == nil || part.Value == nil {
+				continue
+			}
+			pv := part.Value
+			switch {
+			case len(pv.AllOf) > 0:
+				walk(pv, n+1)
+			case pv.Type.Is("array"):
+				typed = true
+				arrays = append(arrays, pv)
+			case pv.Type == nil && pv.Items != nil:
+				arrays = append(arrays, pv)
+			}
 		}
 	}
-	if len(arrays) < 2 {
+	walk(s, 0)
+	if !typed || len(arrays) < 2 {
 		return nil
 	}
 	merged := *arrays[0]
+	merged.Type = &openapi3.Types{"array"}
 	items := &openapi3.Schema{}
 	for _, a := range arrays {
 		if a.Items != nil {
