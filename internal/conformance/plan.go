@@ -221,6 +221,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 				fail = "path parameter " + mp.SpecName + ": " + err.Error()
 				break
 			}
+			v = typelessText(mp.Type, kp, v)
 			raw, err := argJSON(mp.Type, v, isByteFormat(kp))
 			if err != nil {
 				fail = err.Error()
@@ -257,6 +258,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 					fail = string(mp.In) + " parameter " + mp.SpecName + ": " + err.Error()
 					break
 				}
+				v = typelessText(mp.Type, kp, v)
 				raw, err := argJSON(mp.Type, v, isByteFormat(kp))
 				if err != nil {
 					fail = err.Error()
@@ -354,6 +356,24 @@ func argJSON(t *model.GoType, v any, base64Text bool) (rawJSON, error) {
 		return json.Marshal(base64.StdEncoding.EncodeToString(b))
 	}
 	return json.Marshal(v)
+}
+
+// typelessText is a parameter's value as text when its schema has no type
+// (any text is valid: minimum and the like constrain numbers only) and the
+// client types it as a string: a number synthesized from such keywords
+// goes as its text, which the string holds.
+func typelessText(t *model.GoType, kp *openapi3.Parameter, v any) any {
+	for t != nil && t.Kind == model.Pointer {
+		t = t.Elem
+	}
+	f, num := v.(float64)
+	if !num || t == nil || t.Kind != model.Builtin || t.Name != "string" || kp.Schema == nil || kp.Schema.Value == nil {
+		return v
+	}
+	if sc := kp.Schema.Value; sc.Type == nil && len(sc.AllOf)+len(sc.AnyOf)+len(sc.OneOf) == 0 {
+		return scalarText(f)
+	}
+	return v
 }
 
 // isByteFormat reports whether a parameter's schema is format: byte.

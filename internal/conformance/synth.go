@@ -212,6 +212,7 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		return g.str(s, salt)
 	}
 	m := map[string]any{}
+	unionObject := false
 	for _, u := range unions {
 		v, err := g.value(u, depth+1, salt)
 		if err != nil {
@@ -224,6 +225,7 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 				// holds (and steer the client to the wrong one).
 				continue
 			}
+			unionObject = true
 			for k, x := range vm {
 				m[k] = x
 			}
@@ -236,6 +238,10 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 	}
 	if err := g.fillObject(merged, m, depth, salt); err != nil {
 		return nil, err
+	}
+	if unionObject && len(m) == 1 && m[fillerKey] == fillerValue {
+		// A variant's object with nothing set: no filler beside it either.
+		delete(m, fillerKey)
 	}
 	return m, nil
 }
