@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -37,13 +38,34 @@ var constructs = []Exception{
 	{
 		Construct: "kin: deepObject value that is not an object",
 		Kinds:     []string{"request", "value", "body"},
-		Says:      regexp.MustCompile(`value is required but missing|property "[^"]+" is missing|, lost$|, lost \(sent `),
-		At:        atDeepObjectNonObject,
+		Says: regexp.MustCompile(`value is required but missing|property "[^"]+" is missing|, lost$|, lost \(sent |` +
+			`decoding anyOf for parameter "[^"]*" failed|decoding oneOf failed: "[^"]*" is required`),
+		At: atDeepObjectNonObject,
 		Reason: "openapi3filter decodes a deepObject parameter or form property only as an object: for a list or a " +
 			"scalar (style deepObject on an array, or on a union with a scalar variant, as Stripe writes them) " +
 			"DecodePrimitive and DecodeArray return invalidSerializationMethodErr, which decodeValue and " +
 			"decodeSchemaConstructs drop, so the value reads as absent whatever was sent. The exception holds only " +
 			"where the request carries the name (or name[...]) on the wire.",
+	},
+	{
+		Construct: "kin: deepObject object none of whose keys kin decodes",
+		Kinds:     []string{"request", "value", "body"},
+		Says:      regexp.MustCompile(`value is required but missing|property "[^"]+" is missing|, lost$|, lost \(sent `),
+		At:        atDeepObjectUndeclaredKeys,
+		Reason: "openapi3filter decodes a deepObject value by its schema's own declared properties (and by " +
+			"additionalProperties only when that is true or a schema): the keys of a free-form object (no " +
+			"properties, additionalProperties unsaid) are dropped, and a union of objects (anyOf or oneOf, no " +
+			"properties of its own) reads as absent, as Stripe's card or payment method hashes do.",
+	},
+	{
+		Construct: "kin: deepObject member of a union read as text",
+		Kinds:     []string{"request", "value", "body"},
+		Says:      regexp.MustCompile(`became "|doesn't match any schema from|doesn't match schema|is not one of the allowed values`),
+		At:        atDeepObjectTextFirst,
+		Reason: "openapi3filter builds a deepObject member of an anyOf or oneOf from the first variant that " +
+			"yields a value (buildFromSchemas): a string variant parses any text without its enum, an object " +
+			"variant returns a scalar's text as it is, so Stripe's up_to, anyOf [enum [inf], integer], reads 4 " +
+			"as \"4\", and kin judges the text (at the member, or at the union above it).",
 	},
 	{
 		Construct: "kin: schema without type",
@@ -214,6 +236,146 @@ func atDeepObjectNonObject(s *site) bool {
 		return false
 	}
 	return sentUnder(s.wire, name)
+}
+
+// deepObjectTop is the deepObject parameter or form property the place
+// is in (its name and the path inside it), "" when it is in none.
+func (s *site) deepObjectTop() (name string, inner []string, schema *openapi3.Schema) {
+	toks := s.tokens()
+	switch {
+	case s.param != nil && s.param.In == "query" && s.param.Style == openapi3.SerializationDeepObject:
+		if r := s.root(); r != nil && r.Value != nil {
+			return s.param.Name, toks, r.Value
+		}
+	case s.isForm() && len(toks) > 0:
+		if enc := s.media.Encoding[toks[0]]; enc != nil && enc.Style == openapi3.SerializationDeepObject {
+			if p := s.topSchema(); p != nil {
+				return toks[0], toks[1:], p
+			}
+		}
+	}
+	return "", nil, nil
+}
+
+// kinDecodesKeys mirrors what openapi3filter's deepObject decoding keeps
+// of an object: its declared properties, and other keys only when
+// additionalProperties is true or a schema.
+func kinDecodesKeys(sc *openapi3.Schema) bool {
+	return len(sc.Properties) > 0 || decodesAdditional(sc)
+}
+
+func decodesAdditional(sc *openapi3.Schema) bool {
+	ap := sc.AdditionalProperties
+	return ap.Schema != nil || (ap.Has != nil && *ap.Has)
+}
+
+// atDeepObjectUndeclaredKeys: the place is a deepObject value that is an
+// object whose schema declares no properties of its own (and does not
+// decode others), or a key inside a free-form object of a deepObject
+// value; the request carries it on the wire.
+func atDeepObjectUndeclaredKeys(s *site) bool {
+	name, inner, top := s.deepObjectTop()
+	if name == "" {
+		return false
+	}
+	v, ok := s.intended()
+	if !ok {
+		return false
+	}
+	_, obj := v.(map[string]any)
+	if len(inner) == 0 {
+		// DecodeObject finds the value only by the schema's own properties.
+		return obj && !kinDecodesKeys(top) && sentUnder(s.wire, name)
+	}
+	if !sentUnder(s.wire, name+"["+strings.Join(inner, "][")+"]") {
+		return false
+	}
+	root := &openapi3.SchemaRef{Value: top}
+	if obj {
+		// An object member none of whose alternatives decodes a key.
+		here := schemasAt(root, inner)
+		decoded := false
+		for _, sc := range here {
+			if kinDecodesKeys(sc) {
+				decoded = true
+			}
+		}
+		if len(here) > 0 && !decoded {
+			return true
+		}
+	}
+	// A key of a free-form object member.
+	for _, parent := range schemasAt(root, inner[:len(inner)-1]) {
+		if parent.Properties[inner[len(inner)-1]] != nil || decodesAdditional(parent) {
+			return false
+		}
+	}
+	return true
+}
+
+// atDeepObjectTextFirst: the place is, or (for kin's own verdict, which
+// it gives at the union above) holds, a member inside a deepObject value
+// whose schema is an anyOf or oneOf in which a string variant, or an object
+// variant for a scalar, comes before the intended value's own variant.
+func atDeepObjectTextFirst(s *site) bool {
+	name, inner, top := s.deepObjectTop()
+	if name == "" {
+		return false
+	}
+	v, ok := s.intended()
+	if !ok {
+		return false
+	}
+	root := &openapi3.SchemaRef{Value: top}
+	found := false
+	walkValue(v, inner, 0, func(path []string, x any) {
+		if found || len(path) == 0 {
+			return
+		}
+		if _, str := x.(string); str {
+			return
+		}
+		_, obj := x.(map[string]any)
+		for _, sc := range schemasAt(root, path) {
+			alts := sc.AnyOf
+			if len(alts) == 0 {
+				alts = sc.OneOf
+			}
+			for _, alt := range alts {
+				if alt == nil || alt.Value == nil {
+					continue
+				}
+				if alt.Value.Type.Is("string") || (alt.Value.Type.Is("object") && !obj) {
+					found = true
+				}
+				if found || alt.Value.VisitJSON(x) == nil {
+					break
+				}
+			}
+		}
+	})
+	return found
+}
+
+// walkValue calls f with the path of v (under at) and of each member in
+// it, at most a few hundred of them.
+func walkValue(v any, at []string, n int, f func([]string, any)) int {
+	if n > maxNodes {
+		return n
+	}
+	f(at, v)
+	n++
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			n = walkValue(e, append(slices.Clip(at), k), n, f)
+		}
+	case []any:
+		for i, e := range x {
+			n = walkValue(e, append(slices.Clip(at), strconv.Itoa(i)), n, f)
+		}
+	}
+	return n
 }
 
 // sentUnder reports whether form values carry name, or name[...].

@@ -58,6 +58,22 @@ var proofs = map[string][]proof{
 		at:     []string{"query created", "body /expand", "body /description"},
 		not:    []string{"body /meta"},
 	}},
+	"kin: deepObject object none of whose keys kin decodes": {{
+		spec: "deepobject-undeclared-keys.yaml", method: "POST", target: "/payment_methods",
+		ct: formCT, wire: "affirm%5Bkey%5D=value&card%5Btoken%5D=tok&data%5Bextra%5D%5Bkey%5D=value&data%5Bname%5D=n&meta%5Bk%5D=v",
+		body: map[string]any{"affirm": map[string]any{"key": "value"}, "card": map[string]any{"token": "tok"},
+			"data": map[string]any{"extra": map[string]any{"key": "value"}, "name": "n"}, "meta": map[string]any{"k": "v"}},
+		at:  []string{"body /affirm", "body /card", "body /data/extra/key"},
+		not: []string{"body /meta", "body /data/name", "body /meta/k"},
+	}},
+	"kin: deepObject member of a union read as text": {{
+		spec: "deepobject-text-first.yaml", method: "POST", target: "/prices?status%5Bposted_at%5D=4",
+		ct: formCT, wire: "tier%5Bup_to%5D=4&tier%5Bflat%5D=5",
+		params: map[string]any{"query status": map[string]any{"posted_at": 4.0}},
+		body:   map[string]any{"tier": map[string]any{"up_to": 4.0, "flat": 5.0}},
+		at:     []string{"query status", "body /tier/up_to"},
+		not:    []string{"body /tier/flat"},
+	}},
 	"kin: schema without type": {{
 		spec: "typeless.yaml", method: "POST", target: "/accounts/699d98642c564d2e855e9661899b7252?tags=a&tags=b&region=asia-east1&count=3",
 		ct: formCT, wire: "note=hello&title=t",

@@ -141,3 +141,35 @@ func withoutKeys(v any, names []string) any {
 	}
 	return out
 }
+
+// withoutEmpty is a copy of a form body's value without its empty objects
+// and lists, at any depth: a form has no way to write them (no key is
+// sent), so no decoder can find them.
+func withoutEmpty(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			e = withoutEmpty(e)
+			switch y := e.(type) {
+			case map[string]any:
+				if len(y) == 0 {
+					continue
+				}
+			case []any:
+				if len(y) == 0 {
+					continue
+				}
+			}
+			out[k] = e
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutEmpty(e)
+		}
+		return out
+	}
+	return v
+}

@@ -208,9 +208,13 @@ func (s *server) checkBody(r *http.Request, body []byte, c *call) []problem {
 	for _, p := range probs {
 		refused = append(refused, p.at.tokens()[0])
 	}
+	want := withoutKeys(c.body, refused)
+	if got == formCT {
+		want = withoutEmpty(want)
+	}
 	// Every place the decoded body differs is its own problem, so that an
 	// exception for one place hides no other.
-	for _, d := range jsonDiffs(withoutKeys(c.body, refused), v) {
+	for _, d := range jsonDiffs(want, v) {
 		p := problem{kind: "body", detail: fmt.Sprintf("decoded body differs from the intended one at %s: %s (sent %s)", d.where(), d.text, truncate(string(body), 160))}
 		if d.path != "…" {
 			p.at = &place{body: true, ptr: d.path}
