@@ -95,6 +95,12 @@ var proofs = map[string][]proof{
 		body: map[string]any{"sticker_ids": []any{"1", "2"}, "content": "hi"},
 		at:   []string{"body /sticker_ids"},
 		not:  []string{"body /content"},
+	}, {
+		spec: "typelist-null.yaml", op: "proofParts", method: "POST", target: "/webhooks",
+		ct:   multipartCT,
+		body: map[string]any{"attachments": []any{map[string]any{"title": "a"}, map[string]any{"title": "b"}}, "text": "hi"},
+		at:   []string{"body /attachments"},
+		not:  []string{"body /text"},
 	}},
 	"kin: form or multipart property that only additionalProperties declares": {{
 		spec: "additional-properties-form.yaml", method: "PUT", target: "/metadata",
