@@ -101,7 +101,7 @@ var constructs = []Exception{
 	{
 		Construct: "kin: form or multipart property whose type list has null",
 		Kinds:     []string{"request", "body"},
-		Says:      regexp.MustCompile(`schema has non primitive type|value must be one of [a-z]+, null|got object, want [a-z]+ or [a-z]+|\] became \{`),
+		Says:      regexp.MustCompile(`schema has non primitive type|value must be one of [a-z]+, null|got object, want [a-z]+ or [a-z]+| became \{`),
 		At:        atTypeListProperty,
 		Reason: "openapi3filter decodes a form or multipart property whose type is a list (OpenAPI 3.1's " +
 			"[array, null]) as a primitive of each listed type, and parsePrimitive fails on array or null " +
