@@ -379,6 +379,25 @@ func walkValue(v any, at []string, n int, f func([]string, any)) int {
 	return n
 }
 
+// paramSent reports whether the request carries the place's parameter:
+// its name, or (an object spread over the query) each of its keys.
+func (s *site) paramSent() bool {
+	if sentUnder(s.wire, s.param.Name) {
+		return true
+	}
+	v, _ := s.intended()
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return false
+	}
+	for k := range m {
+		if _, ok := s.wire[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // sentUnder reports whether form values carry name, or name[...].
 func sentUnder(wire url.Values, name string) bool {
 	if _, ok := wire[name]; ok {
@@ -398,7 +417,7 @@ func atTypeless(s *site) bool {
 	switch {
 	case s.param != nil && s.ptr == "":
 		ref := s.root()
-		return ref != nil && ref.Value != nil && kinDecodesToNothing(ref.Value, s.param.In == "query", 0)
+		return ref != nil && ref.Value != nil && kinDecodesToNothing(ref.Value, s.param.In == "query", 0) && s.paramSent()
 	case s.isForm() && len(s.tokens()) == 1 && s.bodySchema() != nil:
 		p := s.bodySchema().Properties[s.tokens()[0]]
 		return p != nil && p.Value != nil && kinDecodesToNothing(p.Value, true, 0)
@@ -425,7 +444,7 @@ func atFreeFormExplodedObject(s *site) bool {
 		return false
 	}
 	sc := ref.Value
-	return sc.Type.Is("object") && len(sc.Properties) == 0 && len(sc.AllOf)+len(sc.AnyOf)+len(sc.OneOf) == 0
+	return sc.Type.Is("object") && len(sc.Properties) == 0 && len(sc.AllOf)+len(sc.AnyOf)+len(sc.OneOf) == 0 && s.paramSent()
 }
 
 // atOneOfLaterVariant: the place is a parameter whose schema is a oneOf
@@ -456,7 +475,7 @@ func atOneOfLaterVariant(s *site) bool {
 		}
 		t := alt.Value.Type
 		if (t.Is("string") && !isStr) || (t.Is("array") && !isList) {
-			return true
+			return s.paramSent()
 		}
 	}
 	return false
@@ -547,7 +566,7 @@ func atOneOfTypelessConsts(s *site) bool {
 			n++
 		}
 	}
-	return n >= 2
+	return n >= 2 && s.paramSent()
 }
 
 // atUndecodablePart: the place is a top property of a multipart body whose

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,5 +70,44 @@ func TestExceptionsMatchThePlace(t *testing.T) {
 	f.site = nil
 	if e.covers(f) || strings.Contains(f.At, "zeta") {
 		t.Error("a failure with no place is excused")
+	}
+}
+
+// A construct about how kin-openapi reads a parameter excuses nothing
+// when the request does not carry the parameter: the client dropped it.
+func TestParameterExceptionsNeedTheParameterSent(t *testing.T) {
+	for _, tc := range []struct{ construct, param, detail string }{
+		{"kin: schema without type", "query region", `parameter "region" in query has an error: value is required but missing`},
+		{"kin: form-exploded object parameter without declared properties", "query meta", `value is required but missing`},
+		{"kin: oneOf parameter read as a later variant", "query level", `doesn't match schema`},
+	} {
+		var e Exception
+		for _, x := range constructs {
+			if x.Construct == tc.construct {
+				e = x
+			}
+		}
+		var pr proof
+		for _, p := range proofs[tc.construct] {
+			if slices.Contains(p.at, tc.param) {
+				pr = p
+			}
+		}
+		c, fails := runProof(t, pr)
+		sent := false
+		for _, f := range fails {
+			if f.site != nil && placeIs(f.site.place, tc.param) && e.covers(f) {
+				sent = true
+				at := *f.site.place
+				at.wire = map[string][]string{"other": {"x"}}
+				g := failureOf(c, problem{kind: f.Kind, detail: tc.detail, at: &at})
+				if e.covers(g) {
+					t.Errorf("%s: excused at %s though the request does not carry it", tc.construct, tc.param)
+				}
+			}
+		}
+		if !sent {
+			t.Errorf("%s: the proof has no excused failure at %s", tc.construct, tc.param)
+		}
 	}
 }

@@ -136,11 +136,35 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 		case p.at == nil:
 		case p.at.body:
 			p.at.wire = form
-		case p.at.param != nil && p.at.param.In == "query":
-			p.at.wire = r.URL.Query()
+		case p.at.param != nil:
+			p.at.wire = paramWire(r, pathParams, p.at.param)
 		}
 	}
 	return probs
+}
+
+// paramWire is what the request carried of a parameter, as form values:
+// the query (a query parameter's style may spread it over other names),
+// or the parameter's own values in the path (when not empty), headers or
+// cookies.
+func paramWire(r *http.Request, pathParams map[string]string, p *openapi3.Parameter) url.Values {
+	switch p.In {
+	case "query":
+		return r.URL.Query()
+	case "path":
+		if v := pathParams[p.Name]; v != "" {
+			return url.Values{p.Name: {v}}
+		}
+	case "header":
+		if vs := r.Header.Values(p.Name); len(vs) > 0 {
+			return url.Values{p.Name: vs}
+		}
+	case "cookie":
+		if c, err := r.Cookie(p.Name); err == nil {
+			return url.Values{p.Name: {c.Value}}
+		}
+	}
+	return url.Values{}
 }
 
 // pinned is a copy of p that is required and whose schema admits only the
