@@ -3,8 +3,10 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"sort"
+	"strings"
 )
 
 type rawJSON = json.RawMessage
@@ -80,25 +82,58 @@ func equalExact(a, b any) bool {
 	return a == b
 }
 
-// jsonDiff names the first place two values differ, for a failure message.
-func jsonDiff(want, got any) string {
+// maxDiffs bounds the differences one comparison lists: past it one more
+// entry says how many were left out.
+const maxDiffs = 64
+
+// diff is one place two JSON values differ: its JSON pointer ("" for the
+// whole value) and what differs there.
+type diff struct {
+	path, text string
+}
+
+// where is a diff's path as a message shows it.
+func (d diff) where() string {
+	if d.path == "" {
+		return "(top)"
+	}
+	return d.path
+}
+
+// jsonDiffs lists every place want and got differ (semantically, as
+// sameJSON compares), at most maxDiffs of them and then one entry with
+// the path "…" that counts the rest; none when they are the same.
+func jsonDiffs(want, got any) []diff {
 	wb, _ := json.Marshal(want)
 	gb, _ := json.Marshal(got)
 	w, _ := decodeExact(wb)
 	g, _ := decodeExact(gb)
-	if p := firstDiff("", w, g); p != "" {
-		return p
+	var out []diff
+	more := 0
+	allDiffs("", w, g, func(d diff) {
+		if len(out) < maxDiffs {
+			out = append(out, d)
+		} else {
+			more++
+		}
+	})
+	if more > 0 {
+		out = append(out, diff{path: "…", text: fmt.Sprintf("%d more differences, not listed", more)})
 	}
-	return "(top)"
+	return out
 }
 
-func firstDiff(at string, a, b any) string {
+// allDiffs calls add for each place a and b differ, in key order: a key on
+// one side only, values of different types, arrays of different lengths,
+// scalars that differ.
+func allDiffs(at string, a, b any, add func(diff)) {
 	a = withoutUndeclared(a, b)
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok {
-			return at + ": " + short(a) + " became " + short(b)
+			add(diff{at, short(a) + " became " + short(b)})
+			return
 		}
 		keys := make([]string, 0, len(x)+len(y))
 		for k := range x {
@@ -113,37 +148,39 @@ func firstDiff(at string, a, b any) string {
 		for _, k := range keys {
 			v, ok1 := x[k]
 			w, ok2 := y[k]
+			p := at + "/" + escapePointer(k)
 			switch {
 			case !ok1:
-				return at + "/" + k + ": not sent, came back as " + short(w)
+				add(diff{p, "not sent, came back as " + short(w)})
 			case !ok2:
-				return at + "/" + k + ": sent " + short(v) + ", lost"
-			}
-			if d := firstDiff(at+"/"+k, v, w); d != "" {
-				return d
+				add(diff{p, "sent " + short(v) + ", lost"})
+			default:
+				allDiffs(p, v, w, add)
 			}
 		}
-		return ""
+		return
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
-			return at + ": " + short(a) + " became " + short(b)
+			add(diff{at, short(a) + " became " + short(b)})
+			return
 		}
 		for i := range x {
-			if d := firstDiff(at+"/"+itoa(i), x[i], y[i]); d != "" {
-				return d
-			}
+			allDiffs(at+"/"+itoa(i), x[i], y[i], add)
 		}
-		return ""
+		return
 	}
 	if !equalExact(a, b) {
-		p := at
-		if p == "" {
-			p = "(top)"
-		}
-		return p + ": " + short(a) + " became " + short(b)
+		add(diff{at, short(a) + " became " + short(b)})
 	}
-	return ""
+}
+
+// escapePointer escapes a key as a JSON pointer token (RFC 6901).
+func escapePointer(k string) string {
+	if !strings.ContainsAny(k, "~/") {
+		return k
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 func itoa(i int) string { return big.NewInt(int64(i)).String() }

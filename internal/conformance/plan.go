@@ -38,8 +38,10 @@ type call struct {
 	// bytesOnly is the media type of a raw body kin-openapi cannot decode
 	// (XML): its bytes and Content-Type are compared, its schema unjudged.
 	bytesOnly string
-	// The answer.
+	// The answer: its status, and the declared one it is an instance of
+	// ("4XX", "default").
 	status      int
+	respStatus  string
 	respCT      string
 	respBody    []byte
 	respHeaders http.Header
@@ -96,28 +98,26 @@ func (p *planner) validOpts() []openapi3.SchemaValidationOption {
 	return []openapi3.SchemaValidationOption{openapi3.MultiErrors(), openapi3.EnableFormatValidation()}
 }
 
-// precheck validates a synthesized value. For 3.1 specs it tries kin's
-// OpenAPI 3.0 validator first and its JSON Schema 2020 one only when that
-// fails (the 3.0 one ignores const, so oneOf variants told apart by const
-// all match): the 2020 validator compiles the schema on every call, most of
-// a run's time otherwise. The server's checks, which judge, use 2020.
+// precheck validates a synthesized value. For 3.1 specs the verdict is
+// kin's JSON Schema 2020 validator's, as the server's checks, which judge,
+// use it: the OpenAPI 3.0 one ignores const and type lists, and passed
+// values the server then found invalid.
 func (p *planner) precheck(s *openapi3.Schema, v any, opts ...openapi3.SchemaValidationOption) error {
 	opts = append(p.validOpts(), opts...)
-	err := s.VisitJSON(v, opts...)
-	if err != nil && p.is31 {
-		err = s.VisitJSON(v, append(opts, openapi3.EnableJSONSchema2020())...)
+	if p.is31 {
+		opts = append(opts, openapi3.EnableJSONSchema2020())
 	}
-	return err
+	return s.VisitJSON(v, opts...)
 }
 
 // instance synthesizes a value of ref that kin-openapi itself accepts,
 // trying a few seeds.
-func (p *planner) instance(ref *openapi3.SchemaRef, seed, variant int, writing bool, at place) (any, error) {
+func (p *planner) instance(ref *openapi3.SchemaRef, seed, variant int, writing bool, at valuePlace) (any, error) {
 	return p.instanceOf(ref, seed, variant, writing, at, false)
 }
 
 // instanceOf is instance; minimal leaves every optional property out.
-func (p *planner) instanceOf(ref *openapi3.SchemaRef, seed, variant int, writing bool, at place, minimal bool) (any, error) {
+func (p *planner) instanceOf(ref *openapi3.SchemaRef, seed, variant int, writing bool, at valuePlace, minimal bool) (any, error) {
 	var lastErr error
 	for try := 0; try < 4; try++ {
 		g := newSynth(seed+try*7, variant, writing)
@@ -249,7 +249,8 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 				fail = "path parameter " + mp.SpecName + ": " + err.Error()
 				break
 			}
-			raw, err := argJSON(mp.Type, v)
+			v = typelessText(mp.Type, kp, v)
+			raw, err := argJSON(mp.Type, v, isByteFormat(kp))
 			if err != nil {
 				fail = err.Error()
 				break
@@ -288,7 +289,8 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 					fail = string(mp.In) + " parameter " + mp.SpecName + ": " + err.Error()
 					break
 				}
-				raw, err := argJSON(mp.Type, v)
+				v = typelessText(mp.Type, kp, v)
+				raw, err := argJSON(mp.Type, v, isByteFormat(kp))
 				if err != nil {
 					fail = err.Error()
 					break
@@ -446,7 +448,7 @@ func (p *planner) paramValue(kp *openapi3.Parameter, seed int) (any, error) {
 }
 
 // paramPlace is where a parameter's value goes.
-func paramPlace(kp *openapi3.Parameter) place {
+func paramPlace(kp *openapi3.Parameter) valuePlace {
 	switch kp.In {
 	case "path":
 		if kp.Style == "label" || kp.Style == "matrix" {
@@ -462,8 +464,10 @@ func paramPlace(kp *openapi3.Parameter) place {
 }
 
 // argJSON is the JSON the driver decodes into an argument of type t.
-func argJSON(t *model.GoType, v any) (rawJSON, error) {
-	if t != nil && t.Kind == model.Builtin && t.Name == "[]byte" {
+// The value of a format: byte schema is base64 text already, which is how
+// JSON writes a []byte: it goes as it is (the client encodes the bytes).
+func argJSON(t *model.GoType, v any, base64Text bool) (rawJSON, error) {
+	if t != nil && t.Kind == model.Builtin && t.Name == "[]byte" && !base64Text {
 		if s, ok := v.(string); ok {
 			return json.Marshal(base64.StdEncoding.EncodeToString([]byte(s)))
 		}
@@ -471,6 +475,29 @@ func argJSON(t *model.GoType, v any) (rawJSON, error) {
 		return json.Marshal(base64.StdEncoding.EncodeToString(b))
 	}
 	return json.Marshal(v)
+}
+
+// typelessText is a parameter's value as text when its schema has no type
+// (any text is valid: minimum and the like constrain numbers only) and the
+// client types it as a string: a number synthesized from such keywords
+// goes as its text, which the string holds.
+func typelessText(t *model.GoType, kp *openapi3.Parameter, v any) any {
+	for t != nil && t.Kind == model.Pointer {
+		t = t.Elem
+	}
+	f, num := v.(float64)
+	if !num || t == nil || t.Kind != model.Builtin || t.Name != "string" || kp.Schema == nil || kp.Schema.Value == nil {
+		return v
+	}
+	if sc := kp.Schema.Value; sc.Type == nil && len(sc.AllOf)+len(sc.AnyOf)+len(sc.OneOf) == 0 {
+		return scalarText(f)
+	}
+	return v
+}
+
+// isByteFormat reports whether a parameter's schema is format: byte.
+func isByteFormat(kp *openapi3.Parameter) bool {
+	return kp.Schema != nil && kp.Schema.Value != nil && kp.Schema.Value.Format == "byte"
 }
 
 // body plans the request body of c as method argument(s) for b.
@@ -576,6 +603,11 @@ func (p *planner) rawBody(c *call, b *model.Body, content openapi3.Content, seed
 		if err != nil {
 			lastErr = err
 			continue
+		}
+		if _, str := v.(string); !str && strings.HasPrefix(mediaBase(ct), "*/") {
+			// Any media type: a value that is not text goes as JSON (as
+			// octet-stream bytes, kin-openapi reads it as one string).
+			send = "application/json"
 		}
 		data, header, err := encodeAs(send, v, mt)
 		if err != nil {
@@ -877,6 +909,7 @@ func (a answer) apply(c *call) {
 	c.status, c.respCT, c.respBody, c.respValue, c.field, c.fieldText, c.respHeaders = a.code, a.ct, a.body, a.value, a.field, a.text, a.headers
 	c.respHeaderVals = a.headerVals
 	c.gaps = append(c.gaps, a.gaps...)
+	c.respStatus = a.status
 }
 
 // answers lists the responses to exercise: the first is the main one (the
@@ -892,6 +925,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		}
 	}
 	rank := func(s string) int {
+		s = strings.ToUpper(s) // "4xx" is "4XX"
 		switch {
 		case len(s) == 3 && s[0] == '2' && s[1] != 'X':
 			n, _ := strconv.Atoi(s)
@@ -940,8 +974,8 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 	}
 	for i, r := range typed {
 		code := statusCode(r.Status, op.Responses)
-		if code >= 500 || code == 408 || code == 429 || (code >= 300 && code < 400) {
-			continue // retried or redirected: not a plain answer
+		if code == 0 || code >= 500 || code == 408 || code == 429 || (code >= 300 && code < 400) {
+			continue // unreachable, retried or redirected: not a plain answer
 		}
 		if code == 204 || code == 304 {
 			// HTTP gives these no body, whatever the spec declares.
@@ -993,6 +1027,13 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 			out = append(out, a)
 		}
 	}
+	if strings.EqualFold(op.Method, "head") {
+		// A response to HEAD has no body, whatever the spec declares
+		// (net/http drops it): the answer is its status and headers.
+		for i := range out {
+			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text = "", nil, nil, "", false
+		}
+	}
 	if len(out) > 8 {
 		// Keep one declared error answer, if any, past the cut.
 		for i := 8; i < len(out); i++ {
@@ -1030,13 +1071,16 @@ func untypedMain(typed, plain []*model.Response, kinOp *openapi3.Operation, rank
 	return code, status, best < 1000 || len(typed) == 0
 }
 
-// statusCode is a concrete status for a declared one.
+// statusCode is a concrete status for a declared one ("4xx" is "4XX").
 // A default beside a typed 2xx is answered with an error status no other
-// response claims (the error path); alone, it may be the 200.
+// response claims (the error path); alone, it may be the 200. When every
+// such status is claimed (a 4XX range beside the default), it is 0: no
+// plain answer reaches the default.
 func statusCode(s string, all []*model.Response) int {
+	s = strings.ToUpper(s)
 	switch {
-	case s == "default":
-		codes := []int{200, 418, 422, 400}
+	case s == "DEFAULT":
+		codes := []int{200, 418, 422, 400, 409}
 		for _, r := range all {
 			if r.Status != "default" && r.FieldName != "" && r.Status[0] == '2' {
 				codes = codes[1:]
@@ -1054,7 +1098,7 @@ func statusCode(s string, all []*model.Response) int {
 				return c
 			}
 		}
-		return 418
+		return 0
 	case strings.HasSuffix(s, "XX"):
 		n, _ := strconv.Atoi(s[:1])
 		return n * 100
@@ -1067,7 +1111,7 @@ func statusCode(s string, all []*model.Response) int {
 }
 
 func statusCovers(s string, code int) bool {
-	if strings.HasSuffix(s, "XX") {
+	if s = strings.ToUpper(s); strings.HasSuffix(s, "XX") {
 		return strconv.Itoa(code)[:1] == s[:1]
 	}
 	return s == strconv.Itoa(code)

@@ -72,10 +72,13 @@ type Failure struct {
 	// exception.
 	Kind   string
 	Detail string
-	// Excepted is the reason of the exception that covers it ("" when none).
+	// At is the one place the failure is about (a parameter, a JSON path
+	// in the request body or the response), "" when it names none.
+	At string
+	// Excepted is the exception or warning that covers it ("" when none).
 	Excepted string
-	// Open marks a failure open-defects.yaml lists (ApplyOpenDefects).
-	Open bool
+	// site is At in the oracle's document (nil: none), for exceptions.
+	site *site
 }
 
 // Report is the result for one spec.
@@ -94,7 +97,8 @@ type Report struct {
 	// ErrorAnswers those of them answered with a declared 4xx (or default):
 	// the client must return the typed field with no error.
 	Checked, ErrorAnswers int
-	Exceptions            int
+	// Exceptions counts the failures an exception excused.
+	Exceptions int
 	// Warned counts the failures resgen itself reported as unsupported:
 	// a typed body method's (pointing to the raw method) or a parameter's.
 	Warned int
@@ -110,11 +114,10 @@ type Report struct {
 	Duration time.Duration
 }
 
-// Failed reports whether any failure is not covered by an exception (or
-// listed as an open defect).
+// Failed reports whether any failure is not covered by an exception.
 func (r *Report) Failed() bool {
 	for _, f := range r.Failures {
-		if f.Excepted == "" && !f.Open {
+		if f.Excepted == "" {
 			return true
 		}
 	}
@@ -197,7 +200,7 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 	// Each answer must itself be valid: check it before it is sent.
 	var planned []*call
 	for _, c := range calls {
-		route := &routers.Route{Spec: doc, Path: c.op.Path, PathItem: c.item, Method: strings.ToUpper(c.op.Method), Operation: c.kinOp}
+		route := &routers.Route{Spec: doc, Path: c.op.Path, PathItem: c.item, Method: strings.ToUpper(c.op.Method), Operation: upperRanges(c.kinOp)}
 		req := httptest.NewRequest(route.Method, ts.URL+"/", nil)
 		if err := checkResponse(route, c, req); err != nil {
 			synthFail(c.op, c.what, fmt.Sprintf("the synthesized %d answer is invalid: %s", c.status, oneLine(err.Error())))
@@ -343,9 +346,10 @@ func markWarned(rep *Report, res *generator.Result) {
 
 // judge adds one call's outcome to rep.
 func judge(rep *Report, c *call, v *verdict, dr driverResult) {
-	add := func(kind, detail string) {
-		rep.Failures = append(rep.Failures, Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Method: c.plan.Method, Kind: kind, Detail: detail})
+	addAt := func(kind, detail string, at *place) {
+		rep.Failures = append(rep.Failures, failureOf(c, problem{kind, detail, at}))
 	}
+	add := func(kind, detail string) { addAt(kind, detail, nil) }
 	for _, co := range dr.Coerced {
 		add("type", co)
 	}
@@ -361,7 +365,7 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 		rep.Valid++
 	}
 	for _, pr := range v.problems {
-		add(pr.kind, pr.detail)
+		addAt(pr.kind, pr.detail, pr.at)
 	}
 	if dr.Err != "" {
 		add("client", oneLine(dr.Err))
@@ -396,11 +400,24 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	if c.fieldText {
 		want = string(c.respBody)
 	}
-	if !equalExact(want, got) {
-		add("roundtrip", fmt.Sprintf("%s re-encodes differently from the %d answer: %s", c.field, c.status, firstDiff("", want, got)))
+	// Every place the re-encoding differs is its own failure.
+	if ds := jsonDiffs(want, got); len(ds) > 0 {
+		for _, d := range ds {
+			var at *place
+			if d.path != "…" {
+				at = &place{response: true, ptr: d.path}
+			}
+			addAt("roundtrip", fmt.Sprintf("%s re-encodes differently from the %d answer at %s: %s", c.field, c.status, d.where(), d.text), at)
+		}
 		return
 	}
 	rep.RoundTripped++
+}
+
+// failureOf is a problem of call c as a failure.
+func failureOf(c *call, p problem) Failure {
+	return Failure{Operation: c.op.Name, OpID: c.op.ID, Call: c.what, Method: c.plan.Method, Kind: p.kind, Detail: p.detail,
+		At: p.at.String(), site: siteOf(c, p.at)}
 }
 
 // paramHint is an unsupported: warning about one parameter.

@@ -27,6 +27,9 @@ type verdict struct {
 type problem struct {
 	kind   string // request, value, body, route, ...
 	detail string
+	// at is the one place the problem is about (nil: none), for the
+	// exceptions to match.
+	at *place
 }
 
 // server validates each request against the oracle and answers it.
@@ -102,7 +105,7 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 	reset(r, body)
 	route, pathParams, err := routeFor(s.doc, c, r)
 	if err != nil {
-		return []problem{{"route", err.Error()}}
+		return []problem{{kind: "route", detail: err.Error()}}
 	}
 	rawPath, _ := c.tmpl.matchRaw(r.URL.EscapedPath())
 	// kin-openapi reads cookies as written; it judges them decoded.
@@ -115,9 +118,9 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 		in.Options.ExcludeRequestBody = true
 	}
 	if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
-		for _, e := range flatten(err) {
-			probs = append(probs, problem{"request", e})
-		}
+		ps := kinProblems("request", err, nil)
+		probs = append(probs, ps...)
+		probs = append(probs, revalidateRefused(ctx, in, r, body, c, ps)...)
 	}
 	// The values kin-openapi decodes must be the ones intended: a wrong
 	// style can still be valid (a|b is a valid string).
@@ -128,18 +131,33 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 		reset(r, body)
 		pin := &openapi3filter.RequestValidationInput{Request: r, PathParams: pathParams, Route: route, Options: options()}
 		if err := openapi3filter.ValidateParameter(ctx, pin, pinned(ip)); err != nil {
-			probs = append(probs, problem{"value", fmt.Sprintf("%s parameter %q: intended %s, sent %s; %s", ip.param.In, ip.param.Name, short(ip.value), wireOf(r, ip.param), oneLine(err.Error()))})
+			probs = append(probs, problem{"value", fmt.Sprintf("%s parameter %q: intended %s, sent %s; %s", ip.param.In, ip.param.Name, short(ip.value), wireOf(r, ip.param), oneLine(err.Error())),
+				&place{param: ip.param}})
 		}
 	}
 	probs = append(probs, checkText(wire, rawPath, c)...)
 	probs = append(probs, s.checkExtra(wire, c)...)
 	probs = append(probs, checkAccept(wire, c)...)
 	if c.bodyOmitted && (len(body) > 0 || wire.Header.Get("Content-Type") != "") {
-		probs = append(probs, problem{"extra", fmt.Sprintf("the call left the optional body out; sent Content-Type %q and %d bytes %q", wire.Header.Get("Content-Type"), len(body), truncate(string(body), 100))})
+		probs = append(probs, problem{kind: "extra", detail: fmt.Sprintf("the call left the optional body out; sent Content-Type %q and %d bytes %q", wire.Header.Get("Content-Type"), len(body), truncate(string(body), 100))})
 	}
 	if c.bodySent {
 		probs = append(probs, s.checkBody(r, body, c)...)
 		probs = append(probs, checkFields(wire, body, c)...)
+	}
+	// What the request carried, for the exceptions to look at.
+	var form url.Values
+	if c.bodySent && mediaBase(r.Header.Get("Content-Type")) == formCT {
+		form, _ = url.ParseQuery(string(body))
+	}
+	for _, p := range probs {
+		switch {
+		case p.at == nil:
+		case p.at.body:
+			p.at.wire = form
+		case p.at.param != nil:
+			p.at.wire = paramWire(r, pathParams, p.at.param)
+		}
 	}
 	return probs
 }
@@ -181,6 +199,30 @@ func cookieSafe(s string) bool {
 		}
 	}
 	return true
+}
+
+// paramWire is what the request carried of a parameter, as form values:
+// the query (a query parameter's style may spread it over other names),
+// or the parameter's own values in the path (when not empty), headers or
+// cookies.
+func paramWire(r *http.Request, pathParams map[string]string, p *openapi3.Parameter) url.Values {
+	switch p.In {
+	case "query":
+		return r.URL.Query()
+	case "path":
+		if v := pathParams[p.Name]; v != "" {
+			return url.Values{p.Name: {v}}
+		}
+	case "header":
+		if vs := r.Header.Values(p.Name); len(vs) > 0 {
+			return url.Values{p.Name: vs}
+		}
+	case "cookie":
+		if c, err := r.Cookie(p.Name); err == nil {
+			return url.Values{p.Name: {c.Value}}
+		}
+	}
+	return url.Values{}
 }
 
 // pinned is a copy of p that is required and whose schema admits only the
@@ -236,11 +278,11 @@ func holdsBigInt(v any) bool {
 func (s *server) checkBody(r *http.Request, body []byte, c *call) []problem {
 	got := mediaBase(r.Header.Get("Content-Type"))
 	if got != mediaBase(c.bodyCT) {
-		return []problem{{"body", fmt.Sprintf("Content-Type %q; the call sends %q", r.Header.Get("Content-Type"), c.bodyCT)}}
+		return []problem{{kind: "body", detail: fmt.Sprintf("Content-Type %q; the call sends %q", r.Header.Get("Content-Type"), c.bodyCT)}}
 	}
 	if c.bodyBytes != nil {
 		if !bytes.Equal(body, c.bodyBytes) {
-			return []problem{{"body", fmt.Sprintf("raw body %q; intended %q", truncate(string(body), 100), truncate(string(c.bodyBytes), 100))}}
+			return []problem{{kind: "body", detail: fmt.Sprintf("raw body %q; intended %q", truncate(string(body), 100), truncate(string(c.bodyBytes), 100))}}
 		}
 		return nil
 	}
@@ -252,36 +294,39 @@ func (s *server) checkBody(r *http.Request, body []byte, c *call) []problem {
 	dec := bodyDecoder(got)
 	if dec == nil {
 		if want := canonical(c.body); string(body) != want && string(body) != fmt.Sprint(c.body) {
-			return []problem{{"body", fmt.Sprintf("kin-openapi cannot decode %s; the bytes %q are not the intended %s", got, truncate(string(body), 100), short(c.body))}}
+			return []problem{{kind: "body", detail: fmt.Sprintf("kin-openapi cannot decode %s; the bytes %q are not the intended %s", got, truncate(string(body), 100), short(c.body))}}
 		}
 		return nil
 	}
 	encFn := func(name string) *openapi3.Encoding { return mt.Encoding[name] }
-	v, err := dec(bytes.NewReader(body), r.Header, mt.Schema, encFn)
+	// A property kin-openapi's form decoder refuses is one problem; the
+	// rest of the body is still compared.
+	v, probs, err := decodeWithout(dec, body, r.Header, mt.Schema, encFn, got == formCT)
 	if err != nil {
-		return []problem{{"body", "kin-openapi cannot decode the body: " + oneLine(err.Error())}}
-	}
-	if !sameJSON(c.body, v) {
-		return []problem{{"body", fmt.Sprintf("decoded body differs from the intended one at %s (sent %s)", jsonDiff(c.body, v), truncate(string(body), 160))}}
-	}
-	return nil
-}
-
-// flatten lists the messages of a (multi) error.
-func flatten(err error) []string {
-	var out []string
-	var walk func(error)
-	walk = func(e error) {
-		if me, ok := e.(openapi3.MultiError); ok {
-			for _, x := range me {
-				walk(x)
-			}
-			return
+		ps := kinProblems("body", err, &place{body: true})
+		for i := range ps {
+			ps[i].detail = "kin-openapi cannot decode the body: " + ps[i].detail
 		}
-		out = append(out, oneLine(e.Error()))
+		return append(probs, ps...)
 	}
-	walk(err)
-	return out
+	var refused []string
+	for _, p := range probs {
+		refused = append(refused, p.at.tokens()[0])
+	}
+	want := withoutKeys(c.body, refused)
+	if got == formCT {
+		want = withoutEmpty(want)
+	}
+	// Every place the decoded body differs is its own problem, so that an
+	// exception for one place hides no other.
+	for _, d := range jsonDiffs(want, v) {
+		p := problem{kind: "body", detail: fmt.Sprintf("decoded body differs from the intended one at %s: %s (sent %s)", d.where(), d.text, truncate(string(body), 160))}
+		if d.path != "…" {
+			p.at = &place{body: true, ptr: d.path}
+		}
+		probs = append(probs, p)
+	}
+	return probs
 }
 
 // checkResponse validates the answer the server is about to send.

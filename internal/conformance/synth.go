@@ -53,21 +53,21 @@ type synth struct {
 	minimal bool
 	// place is where the value goes; its text must be one that place can
 	// carry unambiguously (see strPool).
-	place place
+	place valuePlace
 	// is31 reads nullable as 3.1 does: only a type list with "null" (3.0's
 	// nullable: true is no keyword there).
 	is31 bool
 }
 
-// place is where a synthesized value is sent: each place bounds which
+// valuePlace is where a synthesized value is sent: each place bounds which
 // adversarial texts a correct client can carry so that the oracle reads
 // them back unambiguously.
-type place int
+type valuePlace int
 
 const (
 	// inJSON is a JSON body (request or response): any text, empty
 	// strings and explicit nulls included.
-	inJSON place = iota
+	inJSON valuePlace = iota
 	// inForm is a form or multipart body: any text, empty strings for
 	// properties; items of lists and objects carry no delimiter (a form
 	// with explode false joins them with commas, which kin-openapi splits
@@ -256,6 +256,11 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		}
 	}
 	collect(s, 0)
+	if !objectLike {
+		if arr := mergedArray(s); arr != nil {
+			return g.value(&openapi3.SchemaRef{Value: arr}, depth+1, salt)
+		}
+	}
 	if !objectLike && len(unions) == 0 {
 		if len(scalars) > 0 {
 			// The parts' constraints together, with the whole's
@@ -271,12 +276,20 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		return g.str(s, depth, salt)
 	}
 	m := map[string]any{}
+	unionObject := false
 	for _, u := range unions {
 		v, err := g.value(u, depth+1, salt)
 		if err != nil {
 			return nil, err
 		}
 		if vm, ok := v.(map[string]any); ok {
+			if len(vm) == 1 && vm[fillerKey] == fillerValue && len(unions) > 1 {
+				// A free-form variant ({type: object}) beside unions that
+				// describe the object: its filler would be a key no variant
+				// holds (and steer the client to the wrong one).
+				continue
+			}
+			unionObject = true
 			for k, x := range vm {
 				m[k] = x
 			}
@@ -289,6 +302,10 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 	}
 	if err := g.fillObject(merged, m, depth, salt); err != nil {
 		return nil, err
+	}
+	if unionObject && len(m) == 1 && m[fillerKey] == fillerValue {
+		// A variant's object with nothing set: no filler beside it either.
+		delete(m, fillerKey)
 	}
 	return m, nil
 }
@@ -365,6 +382,56 @@ func meet(cp, x *openapi3.Schema) {
 	if x.Nullable != cp.Nullable {
 		cp.Nullable = false // null only where every part admits it
 	}
+}
+
+// mergedArray is the one array the array parts of an allOf (nested
+// allOfs included) describe together, their items' schemas all applying to
+// each item; nil unless one part is of type array and two or more parts
+// describe arrays. A part {type: array, items: {}} beside one whose items
+// are objects must not make the items strings (nor a union beside them
+// make the value an object).
+func mergedArray(s *openapi3.Schema) *openapi3.Schema {
+	var arrays []*openapi3.Schema
+	typed := false
+	var walk func(x *openapi3.Schema, n int)
+	walk = func(x *openapi3.Schema, n int) {
+		if n > maxDepth {
+			return
+		}
+		for _, part := range x.AllOf {
+			if part == nil || part.Value == nil {
+				continue
+			}
+			pv := part.Value
+			switch {
+			case len(pv.AllOf) > 0:
+				walk(pv, n+1)
+			case pv.Type.Is("array"):
+				typed = true
+				arrays = append(arrays, pv)
+			case pv.Type == nil && pv.Items != nil:
+				arrays = append(arrays, pv)
+			}
+		}
+	}
+	walk(s, 0)
+	if !typed || len(arrays) < 2 {
+		return nil
+	}
+	merged := *arrays[0]
+	merged.Type = &openapi3.Types{"array"}
+	items := &openapi3.Schema{}
+	for _, a := range arrays {
+		if a.Items != nil {
+			items.AllOf = append(items.AllOf, a.Items)
+		}
+		merged.MinItems = max(merged.MinItems, a.MinItems)
+		if a.MaxItems != nil && (merged.MaxItems == nil || *a.MaxItems < *merged.MaxItems) {
+			merged.MaxItems = a.MaxItems
+		}
+	}
+	merged.Items = &openapi3.SchemaRef{Value: items}
+	return &merged
 }
 
 // fillObject adds s's properties to m: all of them near the top, only the
@@ -857,9 +924,11 @@ func typeOf(s *openapi3.Schema) string {
 		}
 	}
 	switch {
-	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Has != nil || len(s.Required) > 0 ||
-		s.MinProps > 0 || s.MaxProps != nil:
-		return "object" // additionalProperties, even false, speaks of an object
+	case len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil || s.AdditionalProperties.Has != nil ||
+		len(s.Required) > 0 || s.MinProps > 0 || s.MaxProps != nil || s.PropertyNames != nil:
+		// A typeless schema with object keywords: a client types it as an
+		// object (a string would be valid, and decode into no struct).
+		return "object"
 	case s.Items != nil:
 		return "array"
 	case s.Min != nil || s.Max != nil || s.MultipleOf != nil:

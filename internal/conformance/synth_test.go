@@ -147,8 +147,8 @@ func TestSynthSendsNulls(t *testing.T) {
 	nick := openapi3.NewStringSchema()
 	nick.Nullable = true
 	obj := openapi3.NewObjectSchema().WithProperty("nick", nick)
-	nulls := map[place]int{}
-	for _, at := range []place{inJSON, inForm} {
+	nulls := map[valuePlace]int{}
+	for _, at := range []valuePlace{inJSON, inForm} {
 		for seed := 0; seed < 6; seed++ {
 			g := newSynth(seed, -1, true)
 			g.place = at

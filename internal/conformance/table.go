@@ -13,15 +13,12 @@ import (
 // operation never called.
 func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "spec\toperations\tcalls\trequests valid\tresponses decoded\tround-tripped\texceptions\tnever called\tfailures\topen defects\ttime\t")
+	fmt.Fprintln(tw, "spec\toperations\tcalls\trequests valid\tresponses decoded\tround-tripped\texcepted\tnever called\tfailures\ttime\t")
 	var total time.Duration
 	for _, r := range reports {
-		failed, open := 0, 0
+		failed := 0
 		for _, f := range r.Failures {
-			switch {
-			case f.Open:
-				open++
-			case f.Excepted == "":
+			if f.Excepted == "" {
 				failed++
 			}
 		}
@@ -30,8 +27,8 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 		if r.Repaired {
 			name += " (repaired)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%d\t%.1fs\t\n", name, r.Operations, r.Calls,
-			r.Valid, r.Calls, r.Decoded, r.Calls, r.RoundTripped, r.Checked, r.Exceptions, len(r.NeverCalled), failed, open, r.Duration.Seconds())
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%.1fs\t\n", name, r.Operations, r.Calls,
+			r.Valid, r.Calls, r.Decoded, r.Calls, r.RoundTripped, r.Checked, r.Exceptions, len(r.NeverCalled), failed, r.Duration.Seconds())
 	}
 	tw.Flush()
 	for _, r := range reports {
@@ -56,11 +53,8 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 		}
 		for _, f := range r.Failures {
 			tag := "FAIL"
-			switch {
-			case f.Excepted != "":
+			if f.Excepted != "" {
 				tag = "excepted (" + f.Excepted + ")"
-			case f.Open:
-				tag = "open defect"
 			}
 			op := f.Operation
 			if f.OpID != "" && f.OpID != op {
@@ -69,7 +63,11 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 			if f.Call != "" {
 				op += " [" + f.Call + "]"
 			}
-			fmt.Fprintf(w, "%s: %s %s: %s: %s\n", filepath.Base(r.Spec), tag, op, f.Kind, f.Detail)
+			kind := f.Kind
+			if f.At != "" {
+				kind += " at " + f.At
+			}
+			fmt.Fprintf(w, "%s: %s %s: %s: %s\n", filepath.Base(r.Spec), tag, op, kind, f.Detail)
 		}
 		for _, op := range r.NeverCalled {
 			fmt.Fprintf(w, "%s: never called %s (its synth failures say why)\n", filepath.Base(r.Spec), op)

@@ -323,7 +323,7 @@ func checkText(r *http.Request, rawPath map[string]string, c *call) []problem {
 		}
 		where := fmt.Sprintf("%s parameter %q", p.In, p.Name)
 		if err != nil {
-			probs = append(probs, problem{"text", fmt.Sprintf("%s: %v (intended %s)", where, err, short(ip.value))})
+			probs = append(probs, problem{kind: "text", detail: fmt.Sprintf("%s: %v (intended %s)", where, err, short(ip.value))})
 			continue
 		}
 		if !found {
@@ -340,14 +340,14 @@ func checkText(r *http.Request, rawPath map[string]string, c *call) []problem {
 					continue
 				}
 				if d := textDiff(l.value, got, p.In == "cookie"); d != "" {
-					probs = append(probs, problem{"text", fmt.Sprintf("%s: property %q %s", where, l.key, d)})
+					probs = append(probs, problem{kind: "text", detail: fmt.Sprintf("%s: property %q %s", where, l.key, d)})
 				}
 			}
 			continue
 		}
 		if len(texts) != len(leaves) {
 			if p.In == "cookie" {
-				probs = append(probs, problem{"text", fmt.Sprintf("%s: %d items on the wire; intended %s", where, len(texts), short(ip.value))})
+				probs = append(probs, problem{kind: "text", detail: fmt.Sprintf("%s: %d items on the wire; intended %s", where, len(texts), short(ip.value))})
 			}
 			continue // a structure kin-openapi's value check judges
 		}
@@ -356,7 +356,7 @@ func checkText(r *http.Request, rawPath map[string]string, c *call) []problem {
 				if kind == 'a' {
 					d = fmt.Sprintf("item %d %s", i+1, d)
 				}
-				probs = append(probs, problem{"text", where + ": " + d})
+				probs = append(probs, problem{kind: "text", detail: where + ": " + d})
 			}
 		}
 	}
@@ -481,7 +481,7 @@ func (s *server) checkExtra(r *http.Request, c *call) []problem {
 			continue
 		}
 		reported[k] = true
-		probs = append(probs, problem{"extra", what("query", k) + " (?" + truncate(r.URL.RawQuery, 160) + ")"})
+		probs = append(probs, problem{kind: "extra", detail: what("query", k) + " (?" + truncate(r.URL.RawQuery, 160) + ")"})
 	}
 	names := make([]string, 0, len(r.Header))
 	for k := range r.Header {
@@ -496,7 +496,7 @@ func (s *server) checkExtra(r *http.Request, c *call) []problem {
 		case allowedHeaders[k], set[paramKey("header", k)], creds[paramKey("header", k)]:
 		case k == keyHeader && keyMade:
 		default:
-			probs = append(probs, problem{"extra", what("header", k) + fmt.Sprintf(" (%q)", truncate(strings.Join(r.Header.Values(k), ","), 80))})
+			probs = append(probs, problem{kind: "extra", detail: what("header", k) + fmt.Sprintf(" (%q)", truncate(strings.Join(r.Header.Values(k), ","), 80))})
 		}
 	}
 	if cookies && !set[paramKey("header", "Cookie")] { // a Cookie header parameter holds any cookies
@@ -506,7 +506,7 @@ func (s *server) checkExtra(r *http.Request, c *call) []problem {
 				continue
 			}
 			seen[ck[0]] = true
-			probs = append(probs, problem{"extra", what("cookie", ck[0])})
+			probs = append(probs, problem{kind: "extra", detail: what("cookie", ck[0])})
 		}
 	}
 	return probs
@@ -544,12 +544,12 @@ func checkAccept(r *http.Request, c *call) []problem {
 	vals := r.Header.Values("Accept")
 	if len(declared) == 0 {
 		if len(vals) > 0 {
-			return []problem{{"accept", fmt.Sprintf("Accept %q; no response declares a body", strings.Join(vals, ", "))}}
+			return []problem{{kind: "accept", detail: fmt.Sprintf("Accept %q; no response declares a body", strings.Join(vals, ", "))}}
 		}
 		return nil
 	}
 	if len(vals) == 0 {
-		return []problem{{"accept", fmt.Sprintf("no Accept header; the responses declare %s", strings.Join(uniq(declared), ", "))}}
+		return []problem{{kind: "accept", detail: fmt.Sprintf("no Accept header; the responses declare %s", strings.Join(uniq(declared), ", "))}}
 	}
 	var ranges []string
 	for _, v := range vals {
@@ -559,7 +559,7 @@ func checkAccept(r *http.Request, c *call) []problem {
 			}
 			mt, params, err := mime.ParseMediaType(part)
 			if err != nil {
-				return []problem{{"accept", fmt.Sprintf("Accept %q: %q is not a media range: %v", strings.Join(vals, ", "), part, err)}}
+				return []problem{{kind: "accept", detail: fmt.Sprintf("Accept %q: %q is not a media range: %v", strings.Join(vals, ", "), part, err)}}
 			}
 			if q, ok := params["q"]; ok && (q == "0" || strings.Trim(q, "0.") == "" && strings.HasPrefix(q, "0")) {
 				continue // q=0: not acceptable
@@ -570,7 +570,7 @@ func checkAccept(r *http.Request, c *call) []problem {
 	var probs []problem
 	for _, rg := range ranges {
 		if !slices.ContainsFunc(declared, func(d string) bool { return mediaMatch(rg, d) }) {
-			probs = append(probs, problem{"accept", fmt.Sprintf("Accept lists %s, which no response declares (they declare %s)", rg, strings.Join(uniq(declared), ", "))})
+			probs = append(probs, problem{kind: "accept", detail: fmt.Sprintf("Accept lists %s, which no response declares (they declare %s)", rg, strings.Join(uniq(declared), ", "))})
 		}
 	}
 	for _, types := range perStatus {
@@ -578,7 +578,7 @@ func checkAccept(r *http.Request, c *call) []problem {
 			return slices.ContainsFunc(ranges, func(rg string) bool { return mediaMatch(rg, d) })
 		})
 		if !ok {
-			probs = append(probs, problem{"accept", fmt.Sprintf("Accept %q accepts none of a response's media types %s", strings.Join(vals, ", "), strings.Join(types, ", "))})
+			probs = append(probs, problem{kind: "accept", detail: fmt.Sprintf("Accept %q accepts none of a response's media types %s", strings.Join(vals, ", "), strings.Join(types, ", "))})
 		}
 	}
 	return probs
@@ -612,7 +612,7 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 	case "application/x-www-form-urlencoded":
 		pairs, err := rawQueryPairs(string(body))
 		if err != nil {
-			return []problem{{"body", "the form body: " + err.Error()}}
+			return []problem{{kind: "body", detail: "the form body: " + err.Error()}}
 		}
 		for _, kv := range pairs {
 			sent = append(sent, kv[0])
@@ -682,7 +682,7 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 				if list {
 					d = fmt.Sprintf("item %d %s", i+1, d)
 				}
-				probs = append(probs, problem{"text", fmt.Sprintf("body field %q: %s", k, d)})
+				probs = append(probs, problem{kind: "text", detail: fmt.Sprintf("body field %q: %s", k, d)})
 			}
 		}
 	}
@@ -705,9 +705,9 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 			continue // an exploded object's own keys
 		}
 		if props[k] || props[top] {
-			probs = append(probs, problem{"extra", fmt.Sprintf("body field %q is sent; the call left it unset", k)})
+			probs = append(probs, problem{kind: "extra", detail: fmt.Sprintf("body field %q is sent; the call left it unset", k)})
 		} else {
-			probs = append(probs, problem{"extra", fmt.Sprintf("body field %q is sent; the body declares no such property", k)})
+			probs = append(probs, problem{kind: "extra", detail: fmt.Sprintf("body field %q is sent; the body declares no such property", k)})
 		}
 	}
 	return probs

@@ -18,8 +18,6 @@ func main() {
 	verbose := flag.Bool("v", false, "list each failing call with the reason, and the skipped calls")
 	parallel := flag.Int("p", 2, "specs run at once")
 	keep := flag.Bool("keep", false, "keep each temp module (printed in the notes)")
-	ratchet := flag.Bool("ratchet", false, "accept the failures internal/conformance/open-defects.yaml lists (CI's ratchet); without it every failure fails")
-	writeOpen := flag.String("write-open", "", "write the open-defects list that covers this run's failures to `FILE`")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/conformance [-v] [-p N] SPEC...")
 		flag.PrintDefaults()
@@ -70,29 +68,6 @@ func main() {
 	}
 	close(next)
 	wg.Wait()
-	if *ratchet {
-		open, err := conformance.DefaultOpenDefects()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "conformance:", err)
-			os.Exit(2)
-		}
-		for _, r := range reports {
-			conformance.ApplyOpenDefects(r, open)
-		}
-	}
-	if *writeOpen != "" {
-		f, err := os.Create(*writeOpen)
-		if err == nil {
-			err = conformance.WriteOpenDefects(f, reports)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "conformance:", err)
-			os.Exit(2)
-		}
-	}
 	conformance.PrintTable(os.Stdout, reports, *verbose)
 	for _, r := range reports {
 		if r.Failed() {
