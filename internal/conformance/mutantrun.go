@@ -52,7 +52,22 @@ type MutantReport struct {
 	// runtime kinds the runtime already has, specs left out.
 	Notes   []string
 	Elapsed time.Duration
-	kinds   []*MutantKind
+	// Phases sum each phase of the harness runs (Report.Phases) over Runs.
+	Phases []Phase
+	Runs   int
+	kinds  []*MutantKind
+}
+
+func (r *MutantReport) addPhases(rep *Report) {
+	r.Runs++
+	for _, ph := range rep.Phases {
+		i := slices.IndexFunc(r.Phases, func(p Phase) bool { return p.Name == ph.Name })
+		if i < 0 {
+			r.Phases = append(r.Phases, Phase{Name: ph.Name})
+			i = len(r.Phases) - 1
+		}
+		r.Phases[i].Took += ph.Took
+	}
 }
 
 type candidate struct {
@@ -62,7 +77,22 @@ type candidate struct {
 }
 
 type specSource struct {
-	files [][]byte
+	files  [][]byte
+	warned map[string][]warnedParam
+}
+
+// masked reports whether s is in a parameter resgen warns it cannot send
+// as the spec means: the harness excepts that parameter's failures, so
+// no mutant there can be seen.
+func (ss *specSource) masked(s Site) bool {
+	if s.Param == "" {
+		return false
+	}
+	op := s.Func
+	if rest, ok := strings.CutPrefix(op, "send"); ok {
+		op = rest
+	}
+	return slices.ContainsFunc(ss.warned[op], func(w warnedParam) bool { return w.name == s.Param })
 }
 
 // RunMutants plants mutants in the generated clients of specs (and in the
@@ -99,7 +129,7 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: left out: it does not generate: %s", filepath.Base(spec), oneLine(err.Error())))
 			continue
 		}
-		ss := &specSource{}
+		ss := &specSource{warned: warnedParams(res)}
 		for _, f := range res.Files {
 			ss.files = append(ss.files, f.Source)
 		}
@@ -109,14 +139,17 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 
 	// Candidates: per kind, per spec, sorted by hash.
 	perKind := map[string][][]candidate{}
+	noop := map[string]bool{}
+	masked := 0
 	for _, k := range rep.kinds {
 		if k.Runtime != "" {
-			sites, _, noop, err := k.RuntimeSites(mo.RepoRoot)
+			sites, _, why, err := k.RuntimeSites(mo.RepoRoot)
 			if err != nil {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %v", k.Name, err))
 			}
-			if noop != "" {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no mutant: %s", k.Name, noop))
+			if why != "" {
+				noop[k.Name] = true
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no mutant: %s", k.Name, why))
 			}
 			for _, spec := range okSpecs {
 				if !slices.ContainsFunc(sources[spec].files, k.Uses) {
@@ -139,6 +172,10 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 					continue
 				}
 				for i, s := range k.sites(f, fi, "") {
+					if sources[spec].masked(s) {
+						masked++
+						continue
+					}
 					cs = append(cs, candidate{spec, s, siteHash(spec, s, i)})
 				}
 			}
@@ -146,6 +183,9 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 				perKind[k.Name] = append(perKind[k.Name], pick(cs, mo.PerSpec))
 			}
 		}
+	}
+	if masked > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d sites left out: in parameters resgen warns (unsupported:) it cannot send as the spec means, whose failures the harness excepts", masked))
 	}
 	// Round robin over the specs until PerKind.
 	var chosen []candidate
@@ -165,7 +205,7 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 				break
 			}
 		}
-		if n == 0 {
+		if n == 0 && !noop[k.Name] {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no site in these specs", k.Name))
 		}
 	}
@@ -196,6 +236,7 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 		r := Run(ctx, need[i], opts)
 		mu.Lock()
 		baselines[need[i]] = r
+		rep.addPhases(r)
 		mu.Unlock()
 		progress("baseline %s: %d failures", filepath.Base(need[i]), len(newFailures(r, nil)))
 	})
@@ -250,6 +291,9 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 			}
 		}
 		r := Run(ctx, c.spec, opts)
+		mu.Lock()
+		rep.addPhases(r)
+		mu.Unlock()
 		switch {
 		case !applied:
 			res.Status, res.By = "unapplied", "the generated file came back different"
@@ -321,13 +365,27 @@ func firstDetail(r *Report) string {
 // volatile are the parts of a failure's detail that differ from run to
 // run: the loopback server's port, multipart boundaries, random keys.
 var volatile = []*regexp.Regexp{
-	regexp.MustCompile(`127\.0\.0\.1:\d+`),
+	regexp.MustCompile(`https?://\S+`),
 	regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`),
 	regexp.MustCompile(`[0-9a-f]{30,}`),
 }
 
+// echoes start the parts of a detail that echo what was sent or decoded
+// (a mutant changes them in a failure the baseline already has).
+var echoes = []string{": intended ", ", sent ", " sent ", "(sent ", ": sent ", ": not sent", " became ", " Schema:", " Value:"}
+
+// failureKey is what makes a failure the same as one of the baseline's:
+// its call and kind, and its subject (the detail up to the first echo of
+// the values sent: the parameter, property path or field it is about).
 func failureKey(f Failure) string {
 	d := f.Detail
+	cut := len(d)
+	for _, e := range echoes {
+		if i := strings.Index(d, e); i >= 0 && i < cut {
+			cut = i
+		}
+	}
+	d = d[:cut]
 	for _, re := range volatile {
 		d = re.ReplaceAllString(d, "…")
 	}
@@ -335,22 +393,17 @@ func failureKey(f Failure) string {
 }
 
 // newFailures are r's failures (no exception, open defect or unused
-// exception) beyond base's, counted by operation, call, kind and detail.
+// exception) whose key no failure of base has.
 func newFailures(r, base *Report) []Failure {
-	left := map[string]int{}
+	seen := map[string]bool{}
 	if base != nil {
 		for _, f := range base.Failures {
-			left[failureKey(f)]++
+			seen[failureKey(f)] = true
 		}
 	}
 	var out []Failure
 	for _, f := range r.Failures {
-		if f.Excepted != "" || f.Open || f.Kind == "exception" {
-			continue
-		}
-		k := failureKey(f)
-		if left[k] > 0 {
-			left[k]--
+		if f.Excepted != "" || f.Open || f.Kind == "exception" || seen[failureKey(f)] {
 			continue
 		}
 		out = append(out, f)
@@ -470,6 +523,10 @@ func (r *MutantReport) Print(w io.Writer, verbose bool) {
 	if n > 0 {
 		p = 100 * float64(k) / float64(n)
 	}
-	fmt.Fprintf(w, "elapsed %s\n", r.Elapsed.Round(time.Second))
+	var b strings.Builder
+	for _, ph := range r.Phases {
+		fmt.Fprintf(&b, ", %s %s", ph.Name, ph.Took.Round(time.Second))
+	}
+	fmt.Fprintf(w, "elapsed %s (%d harness runs%s)\n", r.Elapsed.Round(time.Second), r.Runs, b.String())
 	fmt.Fprintf(w, "killed %d of %d mutants (%.1f%%)\n", k, n, p)
 }

@@ -59,8 +59,11 @@ type Site struct {
 	Desc string
 	// File is the generated file's index (client kinds) or the runtime
 	// file's repo-relative path (runtime kinds).
-	File  int
-	Path  string
+	File int
+	Path string
+	// Param is the wire name of the parameter the site is in ("" when
+	// it is in none).
+	Param string
 	edits []edit
 }
 
@@ -364,7 +367,7 @@ func sentUnset(adders []string, what string) func(f *srcFile) []Site {
 				fun = "req.Query.Add"
 			}
 			zero := f.zeroText(g.Body)
-			out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("%s %q left unset is sent as %q", what, name, zero),
+			out = append(out, Site{Func: funcName(fd), Param: name, Desc: fmt.Sprintf("%s %q left unset is sent as %q", what, name, zero),
 				edits: []edit{f.insert(g.End(), fmt.Sprintf(" else {\n%s(%s, %s)\n}", fun, strconv.Quote(name), strconv.Quote(zero)))}})
 		})
 		return out
@@ -789,10 +792,16 @@ func explodeFlipped(f *srcFile) []Site {
 			if b != "true" && b != "false" {
 				return
 			}
+			if st, _, _ := strArg(x, max(a[0], 0)); a[0] >= 0 && st == "deepObject" {
+				return // deepObject has one form: explode changes nothing
+			}
 			out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("explode %s flipped: %s", b, f.excerpt(x)), edits: []edit{f.replace(x.Args[a[1]], strconv.FormatBool(b != "true"))}})
 		case *ast.CompositeLit:
 			if x.Type == nil || f.text(x.Type) != "wire.FormEncoding" {
 				return
+			}
+			if strings.Contains(f.text(x), `"deepObject"`) {
+				return // deepObject has one form: explode changes nothing
 			}
 			for _, e := range x.Elts {
 				if kv, ok := e.(*ast.KeyValueExpr); ok && f.text(kv.Key) == "Explode" {
@@ -833,23 +842,12 @@ func styleWrong(f *srcFile) []Site {
 			}
 			out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("style %q written as %q: %s", s, alt, f.excerpt(x)), edits: []edit{f.replace(lit, strconv.Quote(alt))}})
 		case *ast.CompositeLit:
+			// The spec's encoding of a form property ignored: the
+			// property is written as plain form fields.
 			if x.Type == nil || f.text(x.Type) != "wire.FormEncoding" {
 				return
 			}
-			for _, e := range x.Elts {
-				kv, ok := e.(*ast.KeyValueExpr)
-				if !ok || f.text(kv.Key) != "Style" {
-					continue
-				}
-				if lit, ok := kv.Value.(*ast.BasicLit); ok {
-					s, _ := strconv.Unquote(lit.Value)
-					alt := "deepObject"
-					if s == "deepObject" {
-						alt = "form"
-					}
-					out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("form encoding style %q written as %q", s, alt), edits: []edit{f.replace(lit, strconv.Quote(alt))}})
-				}
-			}
+			out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("form encoding ignored: %s", f.excerpt(x)), edits: []edit{f.replace(x, "wire.FormEncoding{}")}})
 		}
 	})
 	return out
@@ -895,10 +893,10 @@ func requiredParamDropped(f *srcFile) []Site {
 		if !ok1 || !ok2 || f.text(is.Cond) != "params != nil" || is.Body != blk {
 			return
 		}
-		if strings.Contains(f.text(c), "wire.NewIdempotencyKey") {
+		if isKeyHeader(f, c) {
 			return
 		}
-		out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("required parameter %q never sent", name), edits: []edit{f.replace(st, "")}})
+		out = append(out, Site{Func: funcName(fd), Param: name, Desc: fmt.Sprintf("required parameter %q never sent", name), edits: []edit{f.replace(st, "")}})
 	})
 	f.calls([]string{"wire.PathSegment", "wire.PathValue"}, func(fd *ast.FuncDecl, _ []ast.Node, c *ast.CallExpr) {
 		out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("path parameter left out: %s", f.excerpt(c)), edits: []edit{f.replace(c, `""`)}})
@@ -937,7 +935,7 @@ func nameWrong(funs []string, what string, alt func(string) string) func(f *srcF
 		var out []Site
 		f.calls(funs, func(fd *ast.FuncDecl, _ []ast.Node, c *ast.CallExpr) {
 			name, lit, ok := strArg(c, 0)
-			if !ok || strings.EqualFold(name, "Idempotency-Key") && what == "header" {
+			if !ok || isKeyHeader(f, c) {
 				return
 			}
 			a := alt(name)
@@ -945,6 +943,13 @@ func nameWrong(funs []string, what string, alt func(string) string) func(f *srcF
 		})
 		return out
 	}
+}
+
+// isKeyHeader reports whether c sets the idempotency key header resgen
+// adds from x-resilience (req.SetHeader(name, key)): its name is the
+// resilience policy's, which no wire check against the spec can judge.
+func isKeyHeader(f *srcFile, c *ast.CallExpr) bool {
+	return f.text(c.Fun) == "req.SetHeader" && len(c.Args) == 2 && f.text(c.Args[1]) == "key"
 }
 
 func headerAlt(name string) string {
@@ -1188,11 +1193,12 @@ func inFunc(recv, name, old, new, desc string) func(f *srcFile) []Site {
 	}
 }
 
-// viaFloat is appended to a runtime file by the kinds that pass JSON
-// through float64.
-const viaFloat = `
+// viaFloat is the helper (named name) appended to a runtime file by the
+// kinds that pass JSON through float64.
+func viaFloat(name string) string {
+	return `
 
-func mutantViaFloat(data []byte) []byte {
+func ` + name + `(data []byte) []byte {
 	var x any
 	if json.Unmarshal(data, &x) != nil {
 		return data
@@ -1204,23 +1210,25 @@ func mutantViaFloat(data []byte) []byte {
 	return out
 }
 `
+}
 
 func responseViaFloat(f *srcFile) []Site {
 	fd := f.runtimeFunc("Operation", "decode")
 	if fd == nil {
 		return nil
 	}
+	const fn = "mutantViaFloatResponse"
 	var edits []edit
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && f.text(c.Fun) == "json.Unmarshal" && len(c.Args) == 2 && f.text(c.Args[0]) == "raw" {
-			edits = append(edits, f.replace(c.Args[0], "mutantViaFloat(raw)"))
+			edits = append(edits, f.replace(c.Args[0], fn+"(raw)"))
 		}
 		return true
 	})
 	if len(edits) == 0 {
 		return nil
 	}
-	edits = append(edits, edit{len(f.src), len(f.src), viaFloat})
+	edits = append(edits, edit{len(f.src), len(f.src), viaFloat(fn)})
 	return []Site{{Func: "Operation.decode", Desc: "JSON answers decoded through float64 (any) before the typed field", edits: edits}}
 }
 
@@ -1229,12 +1237,13 @@ func requestViaFloat(f *srcFile) []Site {
 	if fd == nil {
 		return nil
 	}
+	const fn = "mutantViaFloatRequest"
 	var site []Site
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if s, ok := n.(*ast.AssignStmt); ok && len(s.Rhs) == 1 && f.text(s.Rhs[0]) == "json.Marshal(rq.JSON)" && site == nil {
 			site = []Site{{Func: "Operation.call", Desc: "JSON request bodies encoded through float64 (any)", edits: []edit{
-				f.insert(s.End(), "\n"+f.text(s.Lhs[0])+" = mutantViaFloat("+f.text(s.Lhs[0])+")"),
-				{len(f.src), len(f.src), viaFloat},
+				f.insert(s.End(), "\n"+f.text(s.Lhs[0])+" = "+fn+"("+f.text(s.Lhs[0])+")"),
+				{len(f.src), len(f.src), viaFloat(fn)},
 			}}}
 		}
 		return site == nil
@@ -1422,13 +1431,71 @@ func (k *MutantKind) RuntimeSites(root string) (sites []Site, src []byte, noop s
 
 func (k *MutantKind) sites(f *srcFile, file int, path string) []Site {
 	var out []Site
+	keep := f.keepImports()
 	for _, s := range k.find(f) {
 		s.Kind, s.File, s.Path = k.Name, file, path
-		if !bytes.Equal(s.Apply(f.src), f.src) {
-			out = append(out, s)
+		if bytes.Equal(s.Apply(f.src), f.src) {
+			continue
 		}
+		if s.Param == "" && len(s.edits) > 0 {
+			s.Param = f.paramAt(s.edits[0].start)
+		}
+		if keep != "" {
+			s.edits = append(s.edits, edit{len(f.src), len(f.src), keep})
+		}
+		out = append(out, s)
 	}
 	return out
+}
+
+// keepUse is a use of an imported package, so that a mutant that drops
+// the file's last use of it still builds.
+var keepUse = map[string]string{
+	"strconv": "strconv.Itoa", "strings": "strings.Join", "fmt": "fmt.Sprint", "time": "time.Now",
+	"encoding/json": "json.Marshal", "encoding/base64": "base64.StdEncoding", "io": "io.EOF",
+	"github.com/resgen/resgen/runtime/wire": "wire.PathSegment",
+}
+
+func (f *srcFile) keepImports() string {
+	var b strings.Builder
+	for _, im := range f.file.Imports {
+		path, _ := strconv.Unquote(im.Path.Value)
+		if use, ok := keepUse[path]; ok && im.Name == nil {
+			b.WriteString("\nvar _ = " + use)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n// Kept in use by the mutant." + b.String() + "\n"
+}
+
+// paramAt is the wire name of the parameter whose adding call (the
+// innermost one) holds the offset, "" when none does.
+func (f *srcFile) paramAt(off int) string {
+	name, size := "", -1
+	f.inspect(isClientMethod, func(_ *ast.FuncDecl, _ []ast.Node, n ast.Node) {
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		i := 0
+		switch fun := f.text(c.Fun); {
+		case slices.Contains(paramAdders, fun):
+		case fun == "wire.PathValue" || fun == "wire.PathObject":
+			i = 2
+		default:
+			return
+		}
+		start, end := f.off(c.Pos()), f.off(c.End())
+		if off < start || off >= end || size >= 0 && end-start >= size {
+			return
+		}
+		if s, _, ok := strArg(c, i); ok {
+			name, size = s, end-start
+		}
+	})
+	return name
 }
 
 // siteHash orders a kind's sites for sampling: stable while the generated
