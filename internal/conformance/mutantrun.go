@@ -29,6 +29,9 @@ type MutantOptions struct {
 	Parallel int
 	// Kinds, when set, selects the kinds by name.
 	Kinds *regexp.Regexp
+	// Sites, when set, keeps only the sites whose "kind, spec, site" line
+	// (as the report lists them) it matches, before sampling.
+	Sites *regexp.Regexp
 	// Progress, when set, gets a line per finished run.
 	Progress io.Writer
 }
@@ -157,7 +160,9 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 				}
 				var cs []candidate
 				for i, s := range sites {
-					cs = append(cs, candidate{spec, s, siteHash(spec, s, i)})
+					if mo.Sites == nil || mo.Sites.MatchString(siteLine(spec, s)) {
+						cs = append(cs, candidate{spec, s, siteHash(spec, s, i)})
+					}
 				}
 				perKind[k.Name] = append(perKind[k.Name], pick(cs, mo.PerSpec))
 			}
@@ -174,6 +179,9 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 				for i, s := range k.sites(f, fi, "") {
 					if sources[spec].masked(s) {
 						masked++
+						continue
+					}
+					if mo.Sites != nil && !mo.Sites.MatchString(siteLine(spec, s)) {
 						continue
 					}
 					cs = append(cs, candidate{spec, s, siteHash(spec, s, i)})
@@ -312,6 +320,11 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 	rep.Results = results
 	rep.Elapsed = time.Since(start)
 	return rep
+}
+
+// siteLine names a mutant in the report: kind, spec, site.
+func siteLine(spec string, s Site) string {
+	return fmt.Sprintf("%s, %s, %s", s.Kind, filepath.Base(spec), s)
 }
 
 // pick is the first n candidates by hash.
@@ -491,7 +504,7 @@ func (r *MutantReport) Print(w io.Writer, verbose bool) {
 			if res.Status != status {
 				continue
 			}
-			l := fmt.Sprintf("- %s, %s, %s", res.Site.Kind, filepath.Base(res.Spec), res.Site)
+			l := "- " + siteLine(res.Spec, res.Site)
 			if withBy && res.By != "" {
 				l += "\n  " + strings.ReplaceAll(res.By, "\n", " ")
 			}

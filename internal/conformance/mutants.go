@@ -785,8 +785,8 @@ func explodeFlipped(f *srcFile) []Site {
 			if !ok || a[1] >= len(x.Args) {
 				return
 			}
-			if f.text(x.Fun) == "wire.PathValue" && !x.Ellipsis.IsValid() {
-				return // one value: explode changes nothing
+			if st, _, _ := strArg(x, 0); f.text(x.Fun) == "wire.PathValue" && (!x.Ellipsis.IsValid() || st == "" || st == "simple") {
+				return // one value, or a simple list: explode changes nothing
 			}
 			b := f.text(x.Args[a[1]])
 			if b != "true" && b != "false" {
@@ -842,12 +842,31 @@ func styleWrong(f *srcFile) []Site {
 			}
 			out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("style %q written as %q: %s", s, alt, f.excerpt(x)), edits: []edit{f.replace(lit, strconv.Quote(alt))}})
 		case *ast.CompositeLit:
-			// The spec's encoding of a form property ignored: the
-			// property is written as plain form fields.
+			// A form property's encoding in the other style: deepObject
+			// (brackets) as form, explode false (joined), and back.
 			if x.Type == nil || f.text(x.Type) != "wire.FormEncoding" {
 				return
 			}
-			out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("form encoding ignored: %s", f.excerpt(x)), edits: []edit{f.replace(x, "wire.FormEncoding{}")}})
+			var name, style string
+			for _, e := range x.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					if lit, ok := kv.Value.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						v, _ := strconv.Unquote(lit.Value)
+						switch f.text(kv.Key) {
+						case "Name":
+							name = v
+						case "Style":
+							style = v
+						}
+					}
+				}
+			}
+			alt := `Style: "form", Explode: false`
+			if style == "form" {
+				alt = `Style: "deepObject", Explode: true`
+			}
+			out = append(out, Site{Func: funcName(fd), Param: name, Desc: fmt.Sprintf("form property %q written with %s instead of its encoding %s", name, alt, f.excerpt(x)),
+				edits: []edit{f.replace(x, fmt.Sprintf("wire.FormEncoding{Name: %q, %s}", name, alt))}})
 		}
 	})
 	return out

@@ -5,7 +5,7 @@
 // killed; the last line is "killed K of N mutants (P%)". It exits 1 when
 // fewer than 95% are killed or some kind never is.
 //
-//	go run ./scripts/conformance-mutants [-p N] [-per-spec N] [-per-kind N] [-kinds RE] [-v] SPEC...
+//	go run ./scripts/conformance-mutants [-p N] [-per-spec N] [-per-kind N] [-kinds RE] [-sites RE] [-v] SPEC...
 package main
 
 import (
@@ -23,6 +23,7 @@ func main() {
 	perSpec := flag.Int("per-spec", 2, "mutants of one kind in one spec")
 	perKind := flag.Int("per-kind", 8, "mutants of one kind in all")
 	kinds := flag.String("kinds", "", "only the kinds whose name matches this `regexp`")
+	sites := flag.String("sites", "", "only the sites whose report line (kind, spec, site) matches this `regexp`")
 	verbose := flag.Bool("v", false, "list the killed mutants with the failure each added")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
 	flag.Usage = func() {
@@ -58,6 +59,14 @@ func main() {
 			os.Exit(2)
 		}
 		mo.Kinds = re
+	}
+	if *sites != "" {
+		re, err := regexp.Compile(*sites)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "conformance-mutants: -sites:", err)
+			os.Exit(2)
+		}
+		mo.Sites = re
 	}
 	if !*quiet {
 		mo.Progress = os.Stderr
