@@ -1,7 +1,7 @@
 # resgen: make test (what CI runs), make golden, make demo (a client and a lab run), make corpus, make bench, make bench-gen, make fuzz.
 GO ?= go
 
-.PHONY: test golden demo corpus bench vet conformance
+.PHONY: test golden demo corpus bench vet conformance conformance-mutants
 
 # vet, then every test with the race detector. The real-spec corpus runs
 # its specs under 2 MB here; `make corpus` runs all of them. Then the
@@ -58,6 +58,22 @@ corpus:
 CONFORMANCE_SPECS = $(wildcard ../shared/specs/real/*.yaml ../shared/specs/real/*.json ../shared/specs/real/*/*public*.yaml testdata/specs/*.yaml testdata/specs/*.json)
 conformance:
 	$(GO) run ./scripts/conformance -v $(CONFORMANCE_FLAGS) $(CONFORMANCE_SPECS)
+
+# Issue 22's measure of the harness itself: plants plausible client bugs
+# (mutants, internal/conformance/mutants.go: 47 kinds, in the generated
+# clients of MUTANT_SPECS and in the runtime they call, through a go build
+# overlay) one per harness run, and prints per kind how many the harness
+# killed (a failure the unmutated client's run lacks), the survivors, the
+# elapsed time, and last "killed K of N mutants (P%)". It fails below 95%
+# or when a kind is never killed. MUTANT_FLAGS: -per-spec N, -per-kind N
+# (the sample, picked by a hash of each site), -p N, -kinds RE, -v.
+MUTANT_SPECS = $(addprefix testdata/specs/,params.yaml paramstyles.yaml paramshapes.yaml bodies.yaml types.yaml \
+	unions.yaml unions2.yaml unions30.yaml valueunions.yaml unionparams.yaml wire.yaml security.yaml petstore.yaml \
+	swagger2.yaml typemap.yaml openstack-console.yaml) \
+	$(addprefix ../shared/specs/real/,oai-petstore.yaml twilio-lookups-v2.yaml openstack-placement-v1.yaml sendgrid-api-keys.json)
+MUTANT_FLAGS ?=
+conformance-mutants:
+	$(GO) run ./scripts/conformance-mutants $(MUTANT_FLAGS) $(MUTANT_SPECS)
 
 # Issue 10's goal table (markdown), the working tree against BENCH_BASE
 # built in the same run from a git archive of it: generated lines per

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -401,7 +402,15 @@ func buildDriver(ctx context.Context, opts *Options, dir string, res *generator.
 	// Built for speed, never -race: no optimization of the (large)
 	// generated package, no symbol table or DWARF to link; the runtime and
 	// the standard library come from the shared build cache as they are.
-	cmd := exec.CommandContext(ctx, opts.GoTool, "build", "-gcflags=conftest/client=-N -l", "-ldflags=-s -w", "-o", bin, ".")
+	args := []string{"build", "-gcflags=conftest/client=-N -l", "-ldflags=-s -w", "-o", bin}
+	if len(opts.Overlay) > 0 {
+		ov, err := writeOverlay(dir, opts.Overlay)
+		if err != nil {
+			return "", err
+		}
+		args = append(args, "-overlay="+ov)
+	}
+	cmd := exec.CommandContext(ctx, opts.GoTool, append(args, ".")...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "CGO_ENABLED=0")
 	if opts.GoCache != "" {
@@ -413,6 +422,34 @@ func buildDriver(ctx context.Context, opts *Options, dir string, res *generator.
 		return "", fmt.Errorf("go build of the generated client: %v\n%s", err, truncate(out.String(), 4000))
 	}
 	return bin, nil
+}
+
+// writeOverlay writes the replaced files' contents under dir and the go
+// build -overlay file that maps each real path to its copy.
+func writeOverlay(dir string, files map[string][]byte) (string, error) {
+	odir := filepath.Join(dir, "overlay")
+	if err := os.MkdirAll(odir, 0o755); err != nil {
+		return "", err
+	}
+	replace := map[string]string{}
+	i := 0
+	for path, data := range files {
+		if !filepath.IsAbs(path) {
+			return "", fmt.Errorf("overlay path %s is not absolute", path)
+		}
+		i++
+		copyPath := filepath.Join(odir, fmt.Sprintf("%d-%s", i, filepath.Base(path)))
+		if err := os.WriteFile(copyPath, data, 0o644); err != nil {
+			return "", err
+		}
+		replace[path] = copyPath
+	}
+	data, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		return "", err
+	}
+	ov := filepath.Join(dir, "overlay.json")
+	return ov, os.WriteFile(ov, data, 0o644)
 }
 
 func truncate(s string, n int) string {

@@ -54,6 +54,11 @@ type Options struct {
 	// Mutate, when set, edits each generated file before it is built
 	// (the harness's own tests use it to plant regressions).
 	Mutate func([]byte) []byte
+	// Overlay, when set, replaces files of the resgen module (by absolute
+	// path) with other contents in the driver's build only (go build
+	// -overlay), e.g. a mutated runtime/wire file; the repository is not
+	// touched.
+	Overlay map[string][]byte
 	// KeepDir keeps the temp module (for debugging).
 	KeepDir bool
 }
