@@ -236,7 +236,50 @@ func atDeepObjectNonObject(s *site) bool {
 	if _, obj := v.(map[string]any); obj {
 		return false
 	}
-	return sentUnder(s.wire, name)
+	return wireCarries(s.wire, name, v)
+}
+
+// wireCarries reports whether form values carry v, as a deepObject value
+// named key is written: a scalar as its text, a list as repeated values or
+// indexed (key[0]), an object's members in brackets (key[k]). It is what
+// the request must show for an exception to excuse kin-openapi's reading
+// of it: the value was sent, as intended.
+func wireCarries(wire url.Values, key string, v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if !wireCarries(wire, key+"["+k+"]", e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		if texts, ok := scalarTexts(x); ok && slices.Equal(wire[key], texts) {
+			return true
+		}
+		for i, e := range x {
+			if !wireCarries(wire, key+"["+strconv.Itoa(i)+"]", e) {
+				return false
+			}
+		}
+		return true
+	}
+	got := wire[key]
+	return len(got) == 1 && got[0] == scalarText(v)
+}
+
+// scalarTexts are the texts of a list of scalars (ok false when an item is
+// no scalar).
+func scalarTexts(list []any) ([]string, bool) {
+	out := make([]string, len(list))
+	for i, e := range list {
+		switch e.(type) {
+		case map[string]any, []any:
+			return nil, false
+		}
+		out[i] = scalarText(e)
+	}
+	return out, true
 }
 
 // deepObjectTop is the deepObject parameter or form property the place
@@ -286,9 +329,9 @@ func atDeepObjectUndeclaredKeys(s *site) bool {
 	_, obj := v.(map[string]any)
 	if len(inner) == 0 {
 		// DecodeObject finds the value only by the schema's own properties.
-		return obj && !kinDecodesKeys(top) && sentUnder(s.wire, name)
+		return obj && !kinDecodesKeys(top) && wireCarries(s.wire, name, v)
 	}
-	if !sentUnder(s.wire, name+"["+strings.Join(inner, "][")+"]") {
+	if !wireCarries(s.wire, name+"["+strings.Join(inner, "][")+"]", v) {
 		return false
 	}
 	root := &openapi3.SchemaRef{Value: top}
@@ -346,7 +389,8 @@ func atDeepObjectTextFirst(s *site) bool {
 				if alt == nil || alt.Value == nil {
 					continue
 				}
-				if alt.Value.Type.Is("string") || (alt.Value.Type.Is("object") && !obj) {
+				if (alt.Value.Type.Is("string") || (alt.Value.Type.Is("object") && !obj)) &&
+					wireCarries(s.wire, name+"["+strings.Join(path, "][")+"]", x) {
 					found = true
 				}
 				if found || alt.Value.VisitJSON(x) == nil {

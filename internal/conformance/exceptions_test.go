@@ -65,6 +65,10 @@ func TestExceptionsMatchThePlace(t *testing.T) {
 	if f := lost(&place{body: true, ptr: "/expand", wire: map[string][]string{"meta[k]": {"v"}}}); e.covers(f) {
 		t.Error("excused at /expand though the request does not carry expand")
 	}
+	// Nor where it carries other values than the intended ones.
+	if f := lost(&place{body: true, ptr: "/expand", wire: map[string][]string{"expand[0]": {"alpha"}, "expand[1]": {"charlie"}}}); e.covers(f) {
+		t.Error("excused at /expand though the request carries another list")
+	}
 	// Nor a failure with no place.
 	f := lost(&place{body: true, ptr: "/expand", wire: wire})
 	f.site = nil
