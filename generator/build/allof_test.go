@@ -62,3 +62,41 @@ func TestNullableFormPropertyWarns(t *testing.T) {
 		{"nullable form property", `unsupported: form property "name" may be null, which this body cannot write; the client leaves a null value out; send the body as the spec says with PatchPetWithBody(..., contentType, body)`, "spec.yaml:24:13", "schema:"},
 	})
 }
+
+const unionBodiesSpec = `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /pets:
+    post:
+      operationId: uploadPet
+      requestBody:
+        content:
+          multipart/form-data:
+            schema:
+              allOf:
+                - {$ref: "#/components/schemas/Animal"}
+                - properties:
+                    photo: {type: string, format: binary}
+          application/x-www-form-urlencoded:
+            schema: {$ref: "#/components/schemas/Animal"}
+      responses:
+        "204": {description: ok}
+components:
+  schemas:
+    Animal:
+      oneOf:
+        - {properties: {meow: {type: boolean}}, required: [meow]}
+        - {properties: {bark: {type: string}}, required: [bark]}
+`
+
+// A form or multipart body whose schema is a union (or an allOf with
+// one), which resgen does not write as fields or parts, is a warning
+// naming the method that takes it as the caller encodes it (issue 22, defect 1: the multipart method used to
+// write the object part's parts only, dropping the variant's).
+func TestUnionFormBodiesWarn(t *testing.T) {
+	ds := warningsOf(t, "spec.yaml", map[string]string{"spec.yaml": unionBodiesSpec})
+	checkPlaced(t, ds, []placed{
+		{"multipart union", "unsupported: multipart body whose schema is a oneOf/anyOf (or an allOf with one): resgen writes no union as parts, so UploadPetWithMultipart takes the encoded body", "spec.yaml:10:13", "schema:"},
+		{"form union", "unsupported: form body whose schema is a oneOf/anyOf (or an allOf with one): resgen writes no union as form fields, so UploadPet takes a url.Values", "spec.yaml:16:13", "schema:"},
+	})
+}

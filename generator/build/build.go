@@ -62,6 +62,10 @@ type builder struct {
 	// schema made.
 	merged      map[string]*openapi3.SchemaRef
 	mergedParts map[*openapi3.Schema][]*openapi3.SchemaRef
+	// unionBodies are the form and multipart bodies whose schema is a
+	// union, with where that is written and what body it is
+	// (operations.go).
+	unionBodies map[*model.Body]bodyIssue
 	// firstIgnored is the first schema found using each ignored keyword,
 	// where its warning is placed.
 	firstIgnored map[string]*openapi3.Schema

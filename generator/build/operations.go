@@ -733,6 +733,7 @@ func (b *builder) bodies(op *model.Operation, rb *openapi3.RequestBodyRef, opPtr
 	}
 	var issues []bodyIssue
 	op.Body = b.body(ct, mt, rb.Value.Required, op.Name, ptrOf, &issues)
+	defer b.warnUnionBodies(op)
 	var raw []string
 	suffixes := newNamer()
 	for _, other := range slices.Sorted(maps.Keys(content)) {
@@ -761,6 +762,27 @@ func (b *builder) bodies(op *model.Operation, rb *openapi3.RequestBodyRef, opPtr
 	}
 	for _, is := range issues {
 		b.diags = append(b.diags, b.s.Diag(diag.Warning, is.ptr, "unsupported: "+is.msg+"; send the body as the spec says with "+rawName+"(..., contentType, body)", ""))
+	}
+}
+
+// warnUnionBodies warns about op's form and multipart bodies whose schema
+// is a union, naming the method that takes them as the caller encodes
+// them: the typed escape hatch.
+func (b *builder) warnUnionBodies(op *model.Operation) {
+	warn := func(body *model.Body, method string) {
+		is, ok := b.unionBodies[body]
+		if !ok {
+			return
+		}
+		takes, as := "the encoded body", "parts"
+		if is.msg == "form" {
+			takes, as = "a url.Values", "form fields"
+		}
+		b.diags = append(b.diags, b.s.Diag(diag.Warning, is.ptr, fmt.Sprintf("unsupported: %s body whose schema is a oneOf/anyOf (or an allOf with one): resgen writes no union as %s, so %s takes %s", is.msg, as, method, takes), ""))
+	}
+	warn(op.Body, op.Name)
+	for _, v := range op.Variants {
+		warn(v.Body, v.Name)
 	}
 }
 
@@ -806,6 +828,7 @@ func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName 
 				nullProps("multipart part", props, func(name string) string { return ptrOf(ct, "schema", "properties", name) }, issues)
 				break
 			}
+			b.unionBody(body, "multipart", mt.Schema.Value, ptrOf(ct, "schema"))
 		}
 		body.Type = builtin("[]byte")
 	case "json":
@@ -820,6 +843,8 @@ func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName 
 				body.Encoding = "form-typed"
 				b.formEncoding(body, props, mt.Encoding, func(tokens ...string) string { return ptrOf(append([]string{ct}, tokens...)...) }, issues)
 				nullProps("form property", props, func(name string) string { return ptrOf(ct, "schema", "properties", name) }, issues)
+			} else {
+				b.unionBody(body, "form", mt.Schema.Value, ptrOf(ct, "schema"))
 			}
 		}
 	case "text":
@@ -890,6 +915,20 @@ func formObject(s *openapi3.Schema) bool {
 func formList(s *openapi3.Schema) bool {
 	t := nonNullTypes(s)
 	return len(t) == 1 && t[0] == "array"
+}
+
+// unionBody notes a form or multipart body whose schema is a union (a
+// oneOf/anyOf, or an allOf with one), at ptr: resgen writes no union as
+// form fields or parts, and the body's method takes what the caller
+// encodes (bodies warns once the method has its name).
+func (b *builder) unionBody(body *model.Body, what string, s *openapi3.Schema, ptr string) {
+	if len(unionParts(s)) == 0 {
+		return
+	}
+	if b.unionBodies == nil {
+		b.unionBodies = map[*model.Body]bodyIssue{}
+	}
+	b.unionBodies[body] = bodyIssue{ptr, what}
 }
 
 // nullProps reports, once per body, the properties of a form or

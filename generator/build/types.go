@@ -164,6 +164,9 @@ func unionParts(s *openapi3.Schema) []*openapi3.Schema {
 	if (len(s.OneOf) > 0 || len(s.AnyOf) > 0) && isUnion(s) {
 		out = append(out, s)
 	}
+	if len(s.AllOf) == 0 {
+		return out
+	}
 	seen := map[*openapi3.Schema]bool{s: true}
 	var walk func(parts openapi3.SchemaRefs, depth int)
 	walk = func(parts openapi3.SchemaRefs, depth int) {
@@ -1007,9 +1010,10 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	}
 	// Properties written next to the oneOf (or in the other allOf parts)
 	// belong to every variant: they are fields of the union itself.
-	var shared map[string]*model.MemberCheck
+	var shared *objectShape
 	if props, ok := b.declaredProps(s, true); ok && (len(union.OneOf) > 0 || len(union.AnyOf) > 0) {
-		shared = memberChecks(props)
+		ap := s.AdditionalProperties
+		shared = &objectShape{members: memberChecks(props), declared: ap.Schema == nil && (ap.Has == nil || !*ap.Has)}
 		decl.Fields = b.fields(decl.Name, s, props, false)
 		for _, f := range decl.Fields {
 			wire := f.JSONName
@@ -1070,7 +1074,7 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 				// The union's own properties are members of every form:
 				// an object that has them is still all its variant knows.
 				for k, sh := range shapes[i] {
-					shapes[i][k] = sh.with(objectShape{members: shared, declared: true})
+					shapes[i][k] = sh.with(*shared)
 				}
 			}
 		case "array":

@@ -1377,7 +1377,7 @@ var MutantKinds = []MutantKind{
 	{Name: "form-list-indexed", Class: "form array joined wrongly", Runtime: wireParams, Uses: contains("wire.FormBody("),
 		find: formListIndexed},
 	{Name: "form-number-via-float64", Class: "number decoded through float64 (lost precision, exponent)", Runtime: wireParams, Uses: contains(`"deepObject"`, "wire.FormBody("),
-		find: inFunc("", "formScalar", "return x.String(), true", "f, _ := x.Float64()\n\t\treturn strconv.FormatFloat(f, 'g', -1, 64), true", "form and deepObject numbers written through float64")},
+		find: inFunc("", "formScalar", "return numberText(x.String()), true", "f, _ := x.Float64()\n\t\treturn strconv.FormatFloat(f, 'g', -1, 64), true", "form and deepObject numbers written through float64")},
 	{Name: "multipart-filename-dropped", Class: "multipart filename wrong", Runtime: wireParams, Uses: contains("mp.File(", "mp.TypedFile("),
 		find: multipartFilename},
 	{Name: "multipart-json-part-type", Class: "wrong content type (multipart part)", Runtime: wireParams, Uses: contains("mp.JSON("),
