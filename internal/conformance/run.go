@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -287,8 +288,12 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 // points the caller to.
 var rawHint = regexp.MustCompile(`^unsupported: (.*); send the body as the spec says with (\w+)\(\.\.\., contentType, body\)`)
 
-// warnedPart is the property or part an unsupported: body warning names.
-var warnedPart = regexp.MustCompile(`(?:property|part) "([^"]+)"`)
+// warnedParts finds the property or part an unsupported: body warning
+// names, or the list of them ("properties "a", "b" may be null").
+var (
+	warnedParts = regexp.MustCompile(`(?:property|part|properties|parts) ((?:"[^"]+"(?:, )?)+)`)
+	quoted      = regexp.MustCompile(`"([^"]+)"`)
+)
 
 // markWarned marks the request-body failures of the typed methods of an
 // operation whose body resgen reported as unsupported: the client said it
@@ -296,7 +301,12 @@ var warnedPart = regexp.MustCompile(`(?:property|part) "([^"]+)"`)
 // call is judged like any other). A failure is marked only when it names
 // the property or part the warning names.
 func markWarned(rep *Report, res *generator.Result) {
-	type warning struct{ part, text string }
+	// parts are the properties or parts the warning names (none: the
+	// whole body, which the typed method cannot write).
+	type warning struct {
+		parts []string
+		text  string
+	}
 	warned := map[string][]warning{} // raw method -> its warnings
 	for _, d := range res.Diags {
 		m := rawHint.FindStringSubmatch(d.Msg)
@@ -304,8 +314,10 @@ func markWarned(rep *Report, res *generator.Result) {
 			continue
 		}
 		w := warning{text: fmt.Sprintf("resgen warns at %s:%d: unsupported: %s", filepath.Base(d.File), d.Line, m[1])}
-		if pm := warnedPart.FindStringSubmatch(m[1]); pm != nil {
-			w.part = pm[1]
+		if pm := warnedParts.FindStringSubmatch(m[1]); pm != nil {
+			for _, q := range quoted.FindAllStringSubmatch(pm[1], -1) {
+				w.parts = append(w.parts, q[1])
+			}
 		}
 		warned[m[2]] = append(warned[m[2]], w)
 	}
@@ -340,7 +352,9 @@ func markWarned(rep *Report, res *generator.Result) {
 			continue
 		}
 		for _, w := range warned[raw] {
-			if w.part == "" || strings.Contains(f.Detail, `"`+w.part+`"`) || strings.Contains(f.Detail, "/"+w.part) || strings.Contains(f.Detail, "path "+w.part+":") {
+			if len(w.parts) == 0 || slices.ContainsFunc(w.parts, func(part string) bool {
+				return strings.Contains(f.Detail, `"`+part+`"`) || strings.Contains(f.Detail, "/"+part) || strings.Contains(f.Detail, "path "+part+":")
+			}) {
 				f.Excepted = w.text
 				rep.Warned++
 				break
