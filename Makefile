@@ -3,13 +3,16 @@ GO ?= go
 
 .PHONY: test golden demo corpus bench vet conformance conformance-mutants
 
-# vet, then every test with the race detector. The real-spec corpus runs
-# its specs under 2 MB here; `make corpus` runs all of them. Then the
+# vet, then every test with the race detector. The real-spec build corpus
+# runs its specs under 2 MB here; `make corpus` runs all of them. The wire
+# conformance harness runs on every spec (internal/conformance's
+# TestConformanceCorpus, what `make conformance` runs; the longest package,
+# hence the timeout). Then the
 # modules of their own: otel/ (so the main module links no OpenTelemetry)
 # and the consumer example, examples/, which uses it; redis/ (go-redis),
 # whose tests start a real redis-server.
 test: vet
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 40m ./...
 	$(GO) test -race -tags resgen_swapped $(SWAPPED_PKGS)
 	$(GO) test -run '$(NORACE_TESTS)' $(NORACE_PKGS)
 	cd otel && $(GO) vet ./... && $(GO) test -race ./...
@@ -54,7 +57,8 @@ corpus:
 # level; testdata/specs/invalid is not a spec): one
 # row per spec; -v lists each failing call. Every failure no exception
 # covers fails it (internal/conformance/constructs.go: each exception is a
-# construct, proven on a minimal spec). `make test` runs the specs under 2 MB.
+# construct, proven on a minimal spec); so does a call the harness cannot
+# synthesize (an operation never called). `make test` runs it too.
 CONFORMANCE_SPECS = $(wildcard ../shared/specs/real/*.yaml ../shared/specs/real/*.json ../shared/specs/real/*/*public*.yaml testdata/specs/*.yaml testdata/specs/*.json)
 conformance:
 	$(GO) run ./scripts/conformance -v $(CONFORMANCE_FLAGS) $(CONFORMANCE_SPECS)
