@@ -1380,7 +1380,7 @@ var MutantKinds = []MutantKind{
 	{Name: "form-list-indexed", Class: "form array joined wrongly", Runtime: wireParams, Uses: contains("wire.FormBody("),
 		find: formListIndexed},
 	{Name: "form-number-via-float64", Class: "number decoded through float64 (lost precision, exponent)", Runtime: wireParams, Uses: contains(`"deepObject"`, "wire.FormBody("),
-		find: inFunc("", "formScalar", "return x.String(), true", "f, _ := x.Float64()\n\t\treturn strconv.FormatFloat(f, 'g', -1, 64), true", "form and deepObject numbers written through float64")},
+		find: formNumberViaFloat},
 	{Name: "multipart-filename-dropped", Class: "multipart filename wrong", Runtime: wireParams, Uses: contains("mp.File(", "mp.TypedFile("),
 		find: multipartFilename},
 	{Name: "multipart-json-part-type", Class: "wrong content type (multipart part)", Runtime: wireParams, Uses: contains("mp.JSON("),
@@ -1404,6 +1404,27 @@ func cookieFormEscaped(f *srcFile) []Site {
 	}
 	return []Site{{Func: "CookieValue", Desc: "cookie values form-escaped (space as +)", edits: []edit{
 		{f.off(fd.Body.Lbrace) + 1, f.off(fd.Body.Rbrace), "\n\t" + form + "\n"}}}}
+}
+
+// formNumberViaFloat: formScalar's json.Number case writes the number
+// through float64, as strconv's shortest form ('g': 1e+06).
+func formNumberViaFloat(f *srcFile) []Site {
+	fd := f.runtimeFunc("", "formScalar")
+	if fd == nil {
+		return nil
+	}
+	var site []Site
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		cc, ok := n.(*ast.CaseClause)
+		if !ok || site != nil || len(cc.List) != 1 || f.text(cc.List[0]) != "json.Number" || len(cc.Body) == 0 {
+			return site == nil
+		}
+		site = []Site{{Func: "formScalar", Desc: "form and deepObject numbers written through float64", edits: []edit{{
+			f.off(cc.Body[0].Pos()), f.off(cc.Body[len(cc.Body)-1].End()),
+			"f, _ := x.Float64()\n\t\treturn strconv.FormatFloat(f, 'g', -1, 64), true"}}}}
+		return false
+	})
+	return site
 }
 
 func formListIndexed(f *srcFile) []Site {
