@@ -412,7 +412,7 @@ func failureKey(f Failure) string {
 	return strings.Join([]string{f.Operation, f.Call, f.Method, f.Kind, d}, "\x00")
 }
 
-// newFailures are r's failures (no exception, open defect or unused
+// newFailures are r's failures (no exception or unused
 // exception) whose key no failure of base has.
 func newFailures(r, base *Report) []Failure {
 	seen := map[string]bool{}
@@ -423,7 +423,7 @@ func newFailures(r, base *Report) []Failure {
 	}
 	var out []Failure
 	for _, f := range r.Failures {
-		if f.Excepted != "" || f.Open || f.Kind == "exception" || seen[failureKey(f)] {
+		if f.Excepted != "" || f.Kind == "exception" || seen[failureKey(f)] {
 			continue
 		}
 		out = append(out, f)
