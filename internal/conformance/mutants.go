@@ -57,8 +57,8 @@ type Site struct {
 	Func string
 	// Desc says what the mutant does there.
 	Desc string
-	// File is the generated file's index (client kinds) or the runtime
-	// file's repo-relative path (runtime kinds).
+	// File is the generated file's index (client kinds); Path is the
+	// runtime file's repo-relative path (runtime kinds).
 	File int
 	Path string
 	// Param is the wire name of the parameter the site is in ("" when
@@ -319,10 +319,10 @@ var (
 	paramAdders  = slices.Concat(queryAdders, headerAdders, []string{"req.AddCookie"})
 )
 
-// optionalGuard is the if statement `if params.X != nil { ... }` (with no
-// else) that encloses the innermost node of stack, if any.
 var optionalCond = regexp.MustCompile(`^params\.\w+ != nil$`)
 
+// optionalGuard is the if statement `if params.X != nil { ... }` (with no
+// else) that encloses the innermost node of stack, if any.
 func (f *srcFile) optionalGuard(stack []ast.Node) *ast.IfStmt {
 	for i := len(stack) - 1; i >= 0; i-- {
 		if s, ok := stack[i].(*ast.IfStmt); ok && s.Init == nil && optionalCond.MatchString(f.text(s.Cond)) {
@@ -386,7 +386,7 @@ func (f *srcFile) reqDecls(fn func(fd *ast.FuncDecl, s *ast.AssignStmt)) {
 	})
 }
 
-// undeclared: the request carries something the spec does not declare.
+// undeclaredAdd: the request carries something the spec does not declare.
 func undeclaredAdd(stmt, desc string) func(f *srcFile) []Site {
 	return func(f *srcFile) []Site {
 		var out []Site
@@ -422,7 +422,7 @@ func unwrap(fun, desc string, skip func(arg string) bool) func(f *srcFile) []Sit
 	}
 }
 
-// fieldType: a struct field's integer type becomes float64.
+// int64AsFloat64: a struct field's 64-bit integer type becomes float64.
 func int64AsFloat64(f *srcFile) []Site {
 	var out []Site
 	for _, sf := range f.fields() {
@@ -536,7 +536,8 @@ func propertyRenamed(f *srcFile) []Site {
 	return out
 }
 
-// resgenTagged are the reachable fields with a resgen tag (response types).
+// responseHeaderWrongName: a response type's header field reads another
+// header (two fields swap names; one alone loses or gains an X- prefix).
 func responseHeaderWrongName(f *srcFile) []Site {
 	var out []Site
 	byType := map[string][]structField{}
@@ -570,6 +571,8 @@ func responseHeaderWrongName(f *srcFile) []Site {
 	return out
 }
 
+// statusBindingWrong: a response type's body fields decode other
+// statuses (two swap theirs; one alone moves to the next status).
 func statusBindingWrong(f *srcFile) []Site {
 	var out []Site
 	byType := map[string][]structField{}
@@ -1377,7 +1380,7 @@ var MutantKinds = []MutantKind{
 	{Name: "form-list-indexed", Class: "form array joined wrongly", Runtime: wireParams, Uses: contains("wire.FormBody("),
 		find: formListIndexed},
 	{Name: "form-number-via-float64", Class: "number decoded through float64 (lost precision, exponent)", Runtime: wireParams, Uses: contains(`"deepObject"`, "wire.FormBody("),
-		find: inFunc("", "formScalar", "return numberText(x.String()), true", "f, _ := x.Float64()\n\t\treturn strconv.FormatFloat(f, 'g', -1, 64), true", "form and deepObject numbers written through float64")},
+		find: formNumberViaFloat},
 	{Name: "multipart-filename-dropped", Class: "multipart filename wrong", Runtime: wireParams, Uses: contains("mp.File(", "mp.TypedFile("),
 		find: multipartFilename},
 	{Name: "multipart-json-part-type", Class: "wrong content type (multipart part)", Runtime: wireParams, Uses: contains("mp.JSON("),
@@ -1401,6 +1404,27 @@ func cookieFormEscaped(f *srcFile) []Site {
 	}
 	return []Site{{Func: "CookieValue", Desc: "cookie values form-escaped (space as +)", edits: []edit{
 		{f.off(fd.Body.Lbrace) + 1, f.off(fd.Body.Rbrace), "\n\t" + form + "\n"}}}}
+}
+
+// formNumberViaFloat: formScalar's json.Number case writes the number
+// through float64, as strconv's shortest form ('g': 1e+06).
+func formNumberViaFloat(f *srcFile) []Site {
+	fd := f.runtimeFunc("", "formScalar")
+	if fd == nil {
+		return nil
+	}
+	var site []Site
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		cc, ok := n.(*ast.CaseClause)
+		if !ok || site != nil || len(cc.List) != 1 || f.text(cc.List[0]) != "json.Number" || len(cc.Body) == 0 {
+			return site == nil
+		}
+		site = []Site{{Func: "formScalar", Desc: "form and deepObject numbers written through float64", edits: []edit{{
+			f.off(cc.Body[0].Pos()), f.off(cc.Body[len(cc.Body)-1].End()),
+			"f, _ := x.Float64()\n\t\treturn strconv.FormatFloat(f, 'g', -1, 64), true"}}}}
+		return false
+	})
+	return site
 }
 
 func formListIndexed(f *srcFile) []Site {
