@@ -178,7 +178,9 @@ func TestHarnessCatchesAUnionDecodedIntoTheWrongVariant(t *testing.T) {
 // TestConformanceCorpus runs the harness on every testdata spec and every
 // real spec, the big ones and the entry file of each multi-file spec
 // (DigitalOcean) included, as make conformance does: CI holds the whole
-// corpus to 0 failures and 0 operations never called. It runs the CLI
+// corpus to 0 failures but those known-failures.txt lists (every one a
+// call to fix, most of them calls the harness cannot synthesize yet; a
+// listed one that no longer fails fails too). It runs the CLI
 // built without -race: under the race detector the harness's own
 // in-process work (generate, kin-openapi loads and validations) takes about
 // twice as long, and the tests above already run that code with -race.
@@ -209,7 +211,7 @@ func TestConformanceCorpus(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./scripts/conformance: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, append([]string{"-v", "-p", "2"}, specs...)...)
+	cmd := exec.Command(bin, append([]string{"-v", "-known", "-p", "2"}, specs...)...)
 	cmd.Dir = opts.RepoRoot
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

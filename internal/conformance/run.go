@@ -105,6 +105,8 @@ type Report struct {
 	Checked, ErrorAnswers int
 	// Exceptions counts the failures an exception excused.
 	Exceptions int
+	// Known counts the failures known-failures.txt lists (ApplyKnown).
+	Known int
 	// Warned counts the failures resgen itself reported as unsupported:
 	// a typed body method's (pointing to the raw method) or a parameter's.
 	Warned int

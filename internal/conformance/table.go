@@ -13,7 +13,7 @@ import (
 // operation never called.
 func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "spec\toperations\tcalls\trequests valid\tresponses decoded\tround-tripped\texcepted\tnever called\tfailures\ttime\t")
+	fmt.Fprintln(tw, "spec\toperations\tcalls\trequests valid\tresponses decoded\tround-tripped\texcepted\tnever called\tknown\tfailures\ttime\t")
 	var total time.Duration
 	for _, r := range reports {
 		failed := 0
@@ -27,8 +27,8 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 		if r.Repaired {
 			name += " (repaired)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%.1fs\t\n", name, r.Operations, r.Calls,
-			r.Valid, r.Calls, r.Decoded, r.Calls, r.RoundTripped, r.Checked, r.Exceptions, len(r.NeverCalled), failed, r.Duration.Seconds())
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%d\t%.1fs\t\n", name, r.Operations, r.Calls,
+			r.Valid, r.Calls, r.Decoded, r.Calls, r.RoundTripped, r.Checked, r.Exceptions, len(r.NeverCalled), r.Known, failed, r.Duration.Seconds())
 	}
 	tw.Flush()
 	for _, r := range reports {
