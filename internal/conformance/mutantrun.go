@@ -81,6 +81,7 @@ type candidate struct {
 
 type specSource struct {
 	files  [][]byte
+	parsed []*srcFile
 	warned map[string][]warnedParam
 }
 
@@ -133,8 +134,19 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 			continue
 		}
 		ss := &specSource{warned: warnedParams(res)}
+		bad := false
 		for _, f := range res.Files {
+			pf, err := parseSrc(spec, f.Source)
+			if err != nil {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: left out: the generated client does not parse: %v", filepath.Base(spec), err))
+				bad = true
+				break
+			}
 			ss.files = append(ss.files, f.Source)
+			ss.parsed = append(ss.parsed, pf)
+		}
+		if bad {
+			continue
 		}
 		sources[spec] = ss
 		okSpecs = append(okSpecs, spec)
@@ -155,7 +167,7 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no mutant: %s", k.Name, why))
 			}
 			for _, spec := range okSpecs {
-				if !slices.ContainsFunc(sources[spec].files, k.Uses) {
+				if !slices.ContainsFunc(sources[spec].parsed, k.uses) {
 					continue
 				}
 				var cs []candidate
@@ -170,12 +182,7 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 		}
 		for _, spec := range okSpecs {
 			var cs []candidate
-			for fi, src := range sources[spec].files {
-				f, err := parseSrc(spec, src)
-				if err != nil {
-					rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %v", filepath.Base(spec), err))
-					continue
-				}
+			for fi, f := range sources[spec].parsed {
 				for i, s := range k.sites(f, fi, "") {
 					if sources[spec].masked(s) {
 						masked++

@@ -44,9 +44,10 @@ type MutantKind struct {
 	// Runtime is the repo-relative runtime file the kind edits (through a
 	// go build -overlay); "" for a kind that edits the generated client.
 	Runtime string
-	// Uses, for a runtime kind, reports whether a generated client calls
-	// the code the kind edits (only such specs get the mutant).
-	Uses func(client []byte) bool
+	// uses, for a runtime kind, reports whether a generated client calls
+	// the code the kind edits with values the mutant can change (only such
+	// specs get the mutant).
+	uses func(f *srcFile) bool
 	find func(f *srcFile) []Site
 }
 
@@ -408,12 +409,14 @@ func undeclaredFormField(f *srcFile) []Site {
 	return out
 }
 
-// unwrap: the call is replaced by its only argument (an escaping dropped).
-func unwrap(fun, desc string, skip func(arg string) bool) func(f *srcFile) []Site {
+// unwrap: the call is replaced by its only argument (an escaping
+// dropped), where that is a free value (a formatted number or an enum
+// never needs the escaping).
+func unwrap(fun, desc string) func(f *srcFile) []Site {
 	return func(f *srcFile) []Site {
 		var out []Site
 		f.calls([]string{fun}, func(fd *ast.FuncDecl, _ []ast.Node, c *ast.CallExpr) {
-			if len(c.Args) != 1 || c.Ellipsis.IsValid() || skip != nil && skip(f.text(c.Args[0])) {
+			if len(c.Args) != 1 || c.Ellipsis.IsValid() || !free(c.Args[0]) {
 				return
 			}
 			out = append(out, Site{Func: funcName(fd), Desc: fmt.Sprintf("%s: %s", desc, f.excerpt(c.Args[0])), edits: []edit{f.replace(c, f.text(c.Args[0]))}})
@@ -1302,21 +1305,185 @@ func requestViaFloat(f *srcFile) []Site {
 	return site
 }
 
-// withInt64 is uses and a client with an int64 somewhere: only integers
-// beyond 2^53 show a detour through float64 (encoding/json writes other
-// float64 values as they were).
-func withInt64(uses func([]byte) bool) func([]byte) bool {
-	return func(src []byte) bool { return uses(src) && bytes.Contains(src, []byte("int64")) }
+// free reports whether e is a value the caller sets as it likes (a
+// variable or field, dereferenced or not): not a formatted number, an
+// enum's conversion or a union's text, which no escaping can change.
+func free(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return true
+	case *ast.SelectorExpr:
+		return free(x.X)
+	case *ast.StarExpr:
+		return free(x.X)
+	case *ast.ParenExpr:
+		return free(x.X)
+	}
+	return false
 }
 
-func contains(subs ...string) func([]byte) bool {
-	return func(src []byte) bool {
-		for _, s := range subs {
-			if bytes.Contains(src, []byte(s)) {
+// callsWith reports whether a Client method calls fun with its i-th
+// argument (-1: the last) free.
+func callsWith(fun string, i int) func(f *srcFile) bool {
+	return func(f *srcFile) bool {
+		found := false
+		f.calls([]string{fun}, func(_ *ast.FuncDecl, _ []ast.Node, c *ast.CallExpr) {
+			j := i
+			if j < 0 {
+				j = len(c.Args) - 1
+			}
+			if j >= 0 && j < len(c.Args) && free(c.Args[j]) {
+				found = true
+			}
+		})
+		return found
+	}
+}
+
+// callsAny reports whether a Client method calls one of funs.
+func callsAny(funs ...string) func(f *srcFile) bool {
+	return func(f *srcFile) bool {
+		found := false
+		f.calls(funs, func(*ast.FuncDecl, []ast.Node, *ast.CallExpr) { found = true })
+		return found
+	}
+}
+
+func either(fs ...func(f *srcFile) bool) func(f *srcFile) bool {
+	return func(f *srcFile) bool {
+		return slices.ContainsFunc(fs, func(fn func(*srcFile) bool) bool { return fn(f) })
+	}
+}
+
+// typeHas reports whether type expression e holds (through the file's
+// type declarations) one of the named types.
+func (f *srcFile) typeHas(e ast.Expr, names ...string) bool {
+	seen := map[string]bool{}
+	var walk func(n ast.Node) bool
+	walk = func(n ast.Node) bool {
+		found := false
+		ast.Inspect(n, func(x ast.Node) bool {
+			id, ok := x.(*ast.Ident)
+			if found || !ok {
+				return !found
+			}
+			if slices.Contains(names, id.Name) {
+				found = true
+			} else if ts := f.types[id.Name]; ts != nil && !seen[id.Name] {
+				seen[id.Name] = true
+				found = walk(ts.Type)
+			}
+			return !found
+		})
+		return found
+	}
+	return e != nil && walk(e)
+}
+
+// paramType is the type expression of fd's parameter name.
+func paramType(fd *ast.FuncDecl, name string) ast.Expr {
+	for _, p := range fd.Type.Params.List {
+		for _, n := range p.Names {
+			if n.Name == name {
+				return p.Type
+			}
+		}
+	}
+	return nil
+}
+
+// valueType is the type expression of a value a Client method passes:
+// one of its parameters (&body, body) or a field of one (params.F).
+func (f *srcFile) valueType(fd *ast.FuncDecl, e ast.Expr) ast.Expr {
+	switch x := e.(type) {
+	case *ast.UnaryExpr:
+		return f.valueType(fd, x.X)
+	case *ast.StarExpr:
+		return f.valueType(fd, x.X)
+	case *ast.Ident:
+		return paramType(fd, x.Name)
+	case *ast.SelectorExpr:
+		t := f.valueType(fd, x.X)
+		if st, ok := t.(*ast.StarExpr); ok {
+			t = st.X
+		}
+		id, ok := t.(*ast.Ident)
+		if !ok || f.types[id.Name] == nil {
+			return nil
+		}
+		if st, ok := f.types[id.Name].Type.(*ast.StructType); ok {
+			for _, fl := range st.Fields.List {
+				for _, n := range fl.Names {
+					if n.Name == x.Sel.Name {
+						return fl.Type
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+var bigInts = []string{"int64", "uint64"}
+
+// deepObjectParam reports whether a Client method adds a deepObject
+// query parameter.
+func deepObjectParam(f *srcFile) bool {
+	found := false
+	f.calls([]string{"req.Query.AddObject"}, func(_ *ast.FuncDecl, _ []ast.Node, c *ast.CallExpr) {
+		if len(c.Args) > 1 && f.text(c.Args[1]) == `"deepObject"` {
+			found = true
+		}
+	})
+	return found
+}
+
+// jsonRequestHas reports whether a JSON request body's type holds one
+// of names.
+func jsonRequestHas(names ...string) func(f *srcFile) bool {
+	return func(f *srcFile) bool {
+		found := false
+		f.inspect(isClientMethod, func(fd *ast.FuncDecl, _ []ast.Node, n ast.Node) {
+			if kv, ok := n.(*ast.KeyValueExpr); ok && !found && f.text(kv.Key) == "JSON" {
+				found = f.typeHas(f.valueType(fd, kv.Value), names...)
+			}
+		})
+		return found
+	}
+}
+
+// jsonResponseHas reports whether a response field decoded from JSON
+// holds one of names.
+func jsonResponseHas(names ...string) func(f *srcFile) bool {
+	return func(f *srcFile) bool {
+		for _, sf := range f.fields() {
+			v, ok := sf.tag.Lookup("resgen")
+			if !ok || len(sf.field.Names) == 0 || strings.HasPrefix(v, "header:") || strings.HasSuffix(v, ",text") || strings.HasSuffix(v, ",stream") {
+				continue
+			}
+			if f.typeHas(sf.field.Type, names...) {
 				return true
 			}
 		}
 		return false
+	}
+}
+
+// formHas reports whether a form body or deepObject parameter's type
+// holds one of names.
+func formHas(names ...string) func(f *srcFile) bool {
+	return func(f *srcFile) bool {
+		found := false
+		f.calls([]string{"wire.FormBody", "req.Query.AddObject"}, func(fd *ast.FuncDecl, _ []ast.Node, c *ast.CallExpr) {
+			switch {
+			case found:
+			case f.text(c.Fun) == "wire.FormBody" && len(c.Args) > 0:
+				found = f.typeHas(f.valueType(fd, c.Args[0]), names...)
+			case len(c.Args) == 4 && f.text(c.Args[1]) == `"deepObject"`:
+				found = f.typeHas(f.valueType(fd, c.Args[3]), names...)
+			}
+		})
+		return found
 	}
 }
 
@@ -1336,8 +1503,8 @@ var MutantKinds = []MutantKind{
 		find: undeclaredAdd(`req.SetHeader("X-Debug", "true")`, "an undeclared header X-Debug: true is sent")},
 	{Name: "undeclared-form-field", Class: "undeclared form field", find: undeclaredFormField},
 	{Name: "path-segment-unescaped", Class: "path segment sent unescaped",
-		find: unwrap("wire.PathSegment", "path segment not escaped", func(a string) bool { return strings.HasPrefix(a, "strconv.") })},
-	{Name: "cookie-unescaped", Class: "cookie value escaping", find: unwrap("wire.CookieValue", "cookie value not escaped", nil)},
+		find: unwrap("wire.PathSegment", "path segment not escaped")},
+	{Name: "cookie-unescaped", Class: "cookie value escaping", find: unwrap("wire.CookieValue", "cookie value not escaped")},
 	{Name: "int64-as-float64", Class: "int64 field typed float64 (lost precision)", find: int64AsFloat64},
 	{Name: "omitzero-removed", Class: "omitzero removed (sends null)", find: omitzeroRemoved},
 	{Name: "required-property-dropped", Class: "dropped required part (body property)", find: requiredPropertyDropped},
@@ -1369,25 +1536,27 @@ var MutantKinds = []MutantKind{
 	{Name: "enum-value-altered", Class: "enum value altered", find: enumValueAltered},
 	{Name: "list-item-dropped", Class: "array items dropped", find: listItemDropped},
 
-	{Name: "query-value-unescaped", Class: "query value sent unescaped", Runtime: wireParams, Uses: contains("req.Query.Add("),
+	{Name: "query-value-unescaped", Class: "query value sent unescaped", Runtime: wireParams,
+		uses: either(callsWith("req.Query.Add", 1), callsAny("req.Query.AddObject", "wire.FormBody")),
 		find: inFunc("Query", "Add", "url.QueryEscape(value)", "value", "query values written unescaped")},
-	{Name: "path-segment-form-escaped", Class: "path segment escaped as a form (space as +)", Runtime: wireParams, Uses: contains("wire.PathSegment(", "wire.PathValue("),
+	{Name: "path-segment-form-escaped", Class: "path segment escaped as a form (space as +)", Runtime: wireParams,
+		uses: either(callsWith("wire.PathSegment", 0), callsWith("wire.PathValue", -1), callsAny("wire.PathObject")),
 		find: inFunc("", "PathSegment", "url.PathEscape(v)", "url.QueryEscape(v)", "path segments escaped as form values")},
-	{Name: "cookie-form-escaped", Class: "cookie form-escaped", Runtime: wireParams, Uses: contains("wire.CookieValue("),
+	{Name: "cookie-form-escaped", Class: "cookie form-escaped", Runtime: wireParams, uses: callsWith("wire.CookieValue", 0),
 		find: cookieFormEscaped},
-	{Name: "deepobject-keys-wrong", Class: "deepObject keys wrong", Runtime: wireParams, Uses: contains(`"deepObject"`, "wire.FormBody("),
-		find: inFunc("", "formValue", `name+"["+k+"]"`, `name+"."+k`, "deepObject keys written name.key instead of name[key]")},
-	{Name: "form-list-indexed", Class: "form array joined wrongly", Runtime: wireParams, Uses: contains("wire.FormBody("),
+	{Name: "deepobject-keys-wrong", Class: "deepObject keys wrong", Runtime: wireParams,
+		uses: either(deepObjectParam, callsAny("wire.FormBody")), find: inFunc("", "formValue", `name+"["+k+"]"`, `name+"."+k`, "deepObject keys written name.key instead of name[key]")},
+	{Name: "form-list-indexed", Class: "form array joined wrongly", Runtime: wireParams, uses: callsAny("wire.FormBody"),
 		find: formListIndexed},
-	{Name: "form-number-via-float64", Class: "number decoded through float64 (lost precision, exponent)", Runtime: wireParams, Uses: contains(`"deepObject"`, "wire.FormBody("),
-		find: formNumberViaFloat},
-	{Name: "multipart-filename-dropped", Class: "multipart filename wrong", Runtime: wireParams, Uses: contains("mp.File(", "mp.TypedFile("),
+	{Name: "form-number-via-float64", Class: "number decoded through float64 (lost precision, exponent)", Runtime: wireParams,
+		uses: formHas("int64", "uint64", "int32", "float64", "float32", "Number"), find: formNumberViaFloat},
+	{Name: "multipart-filename-dropped", Class: "multipart filename wrong", Runtime: wireParams, uses: callsAny("mp.File", "mp.TypedFile"),
 		find: multipartFilename},
-	{Name: "multipart-json-part-type", Class: "wrong content type (multipart part)", Runtime: wireParams, Uses: contains("mp.JSON("),
+	{Name: "multipart-json-part-type", Class: "wrong content type (multipart part)", Runtime: wireParams, uses: callsAny("mp.JSON"),
 		find: inFunc("Multipart", "JSON", `"application/json"`, `"text/plain"`, "JSON multipart parts sent as text/plain")},
-	{Name: "response-via-float64", Class: "lost precision (response decoded through float64)", Runtime: "runtime/decode.go", Uses: withInt64(contains("JSON2", "JSON4", "JSON5", "JSONDefault")),
+	{Name: "response-via-float64", Class: "lost precision (response decoded through float64)", Runtime: "runtime/decode.go", uses: jsonResponseHas(bigInts...),
 		find: responseViaFloat},
-	{Name: "request-via-float64", Class: "lost precision (request encoded through float64)", Runtime: "runtime/call.go", Uses: withInt64(contains("JSON: ")),
+	{Name: "request-via-float64", Class: "lost precision (request encoded through float64)", Runtime: "runtime/call.go", uses: jsonRequestHas(bigInts...),
 		find: requestViaFloat},
 }
 

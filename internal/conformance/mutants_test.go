@@ -136,8 +136,8 @@ func TestMutantKindsFindSites(t *testing.T) {
 			checkChange(t, k.Name, src, sites[0].Apply(src))
 			runtimeSrc[k.Runtime] = src
 			runtimeEdits[k.Runtime] = append(runtimeEdits[k.Runtime], sites[0].edits...)
-			if !anyUses(goldens, k.Uses) {
-				t.Errorf("%s: no golden client calls what it edits (Uses)", k.Name)
+			if !anyUses(parsed, k.uses) {
+				t.Errorf("%s: no golden client calls what it edits (uses)", k.Name)
 			}
 			continue
 		}
@@ -190,9 +190,9 @@ func TestMutantKindsFindSites(t *testing.T) {
 	goBuild(t, root, "-overlay="+ov, "./runtime", "./runtime/wire")
 }
 
-func anyUses(files map[string][]byte, uses func([]byte) bool) bool {
-	for _, src := range files {
-		if uses(src) {
+func anyUses(files map[string]*srcFile, uses func(*srcFile) bool) bool {
+	for _, f := range files {
+		if uses(f) {
 			return true
 		}
 	}
