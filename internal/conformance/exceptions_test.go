@@ -21,8 +21,11 @@ func TestAnExceptionHidesNoOtherKey(t *testing.T) {
 			excepted[f.Kind] = true
 		case f.Excepted == "" && f.At == "request body /zeta":
 			caught[f.Kind] = true
+		case f.Excepted == "" && f.Call == "optional body properties unset":
+			// The body of required properties only: without zeta it
+			// has none, which kin reports at the top. Caught too.
 		case f.Excepted == "":
-			t.Errorf("unexpected failure %s at %s: %s", f.Kind, f.At, f.Detail)
+			t.Errorf("unexpected failure %s at %s [%s]: %s", f.Kind, f.At, f.Call, f.Detail)
 		}
 	}
 	if !excepted["body"] {
