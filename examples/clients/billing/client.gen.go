@@ -230,6 +230,9 @@ type GetBalanceResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 300ms per attempt, 1s in all.
 func (c *Client) GetBalance(ctx context.Context, accountID string, opts ...runtime.CallOption) (*GetBalanceResponse, error) {
+	if accountID == "" {
+		return nil, &runtime.RequestError{Operation: "getBalance", Reason: "path parameter \"accountId\" is empty: it would send another URL"}
+	}
 	req := runtime.Request{Path: "/accounts/" + wire.PathSegment(accountID) + "/balance"}
 	return runtime.Call(ctx, c.opGetBalance, &req, new(GetBalanceResponse), opts)
 }
