@@ -22,7 +22,6 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const spec = "../../testdata/specs/formnullable.yaml"
 
-
 func newClient(t *testing.T, server string) *Client {
 	t.Helper()
 	c, err := NewClient(server, WithLogger(slog.New(slog.DiscardHandler)))
