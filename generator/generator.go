@@ -62,6 +62,11 @@ type Config struct {
 	// Go module (else its repository, else its folder). Nothing else is
 	// read.
 	ReadRoots []string
+	// OnlyReadRoots confines $refs to ReadRoots: the spec's Go module,
+	// repository or folder is not added. resgen diff sets it for a spec
+	// materialised from a git revision, whose temp folder may lie below
+	// any go.mod or .git.
+	OnlyReadRoots bool
 }
 
 // Result is the output of a successful run.
@@ -163,7 +168,11 @@ func check(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay
 // the document as build does, so it runs on the other core: on Stripe it
 // takes longer than build and emit together.
 func run(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay, print bool) (*Checked, []Output, error) {
-	s, diags, err := load.Load(ctx, cfg.Spec, data, overlays, cfg.ReadRoots)
+	loadSpec := load.Load
+	if cfg.OnlyReadRoots {
+		loadSpec = load.LoadWithin
+	}
+	s, diags, err := loadSpec(ctx, cfg.Spec, data, overlays, cfg.ReadRoots)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -124,7 +124,8 @@ func loadSide(ctx context.Context, side diffSide, strict bool, allowRead []strin
 			return nil, internalError(stderr, err)
 		}
 		defer g.Close()
-		cfg.Spec, cfg.ReadRoots = g.spec, []string{g.root}
+		// The revision's own root, and nothing above the temp folder.
+		cfg.Spec, cfg.ReadRoots, cfg.OnlyReadRoots = g.spec, []string{g.root}, true
 	}
 	checked, err := checkSpec(ctx, cfg)
 	if err != nil {

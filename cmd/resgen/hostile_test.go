@@ -300,3 +300,42 @@ func runCLIBounded(t *testing.T, limit time.Duration, args ...string) (code int,
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+prefix) + "\n"
 }
+
+// TestDiffGitSideReadsOnlyTheRevision: a git: side is confined to the
+// folder its revision was written to, even when a folder above the temp
+// folder holds go.mod or .git (which would make that folder the read
+// root of a spec in a working tree): a $ref out of the revision is
+// refused, and the file there is not read.
+func TestDiffGitSideReadsOnlyTheRevision(t *testing.T) {
+	for _, marker := range []string{"go.mod", ".git"} {
+		t.Run(marker, func(t *testing.T) {
+			above := t.TempDir()
+			writeFile(t, filepath.Join(above, marker), "module above\n")
+			writeFile(t, filepath.Join(above, "secret.yaml"), "Secret: {type: object, description: SECRET-OUTSIDE-THE-REVISION}\n")
+			tmp := filepath.Join(above, "tmp")
+			if err := os.Mkdir(tmp, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("TMPDIR", tmp)
+			// The temp folder is above/tmp/resgen-git-N; the spec is at
+			// its top, so ../../secret.yaml is above/secret.yaml.
+			repo := filepath.Join(t.TempDir(), "repo")
+			writeFile(t, filepath.Join(repo, "spec.yaml"), refSpec("../../secret.yaml#/Secret"))
+			writeFile(t, filepath.Join(repo, "new.yaml"), refSpec("#/components/schemas/S")+"components: {schemas: {S: {type: object}}}\n")
+			git(t, repo, "init", "-q")
+			git(t, repo, "add", ".")
+			git(t, repo, "commit", "-qm", "first")
+			t.Chdir(repo)
+			code, stdout, stderr := runCLI(t, "diff", "-old", "git:HEAD:spec.yaml", "-new", "new.yaml", "-format", "json")
+			if code != exitInput || stdout != "" || !strings.HasPrefix(stderr, "git:HEAD:spec.yaml:12:17: error: ") || !strings.Contains(stderr, "outside the folders this spec may read") {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+			}
+			if strings.Contains(stdout+stderr, "SECRET") {
+				t.Errorf("the file above the temp folder was read:\n%s%s", stdout, stderr)
+			}
+			if left, _ := filepath.Glob(filepath.Join(tmp, "resgen-git-*")); len(left) > 0 {
+				t.Errorf("temp folders left behind: %v", left)
+			}
+		})
+	}
+}

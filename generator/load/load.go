@@ -126,9 +126,25 @@ func (s *Spec) NodeDiag(sev diag.Severity, n *yaml.Node, msg, hint string) diag.
 // are an *diag.InputError; other bad input is error Diagnostics (s nil);
 // any other error is a resgen fault. It does not validate: see Validate.
 func Load(ctx context.Context, path string, data []byte, overlays []Overlay, readRoots []string) (*Spec, diag.Diagnostics, error) {
+	return loadRooted(ctx, path, data, overlays, readRoots, true)
+}
+
+// LoadWithin is Load whose $refs read only below readRoots: not below the
+// spec's module, repository or folder, which are found by looking for
+// go.mod and .git above it. resgen diff loads a revision so, confined to
+// the temp folder it wrote the revision's files to, whatever the folders
+// above that temp folder hold.
+func LoadWithin(ctx context.Context, path string, data []byte, overlays []Overlay, readRoots []string) (*Spec, diag.Diagnostics, error) {
+	return loadRooted(ctx, path, data, overlays, readRoots, false)
+}
+
+func loadRooted(ctx context.Context, path string, data []byte, overlays []Overlay, readRoots []string, withDefault bool) (*Spec, diag.Diagnostics, error) {
 	g, gdiags := newReadGuard(path, readRoots)
 	if gdiags != nil {
 		return nil, nil, &diag.InputError{Diags: gdiags}
+	}
+	if !withDefault {
+		g.roots = g.roots[1:] // newReadGuard puts the default root first
 	}
 	g.read = int64(len(data))
 	for _, o := range overlays {
