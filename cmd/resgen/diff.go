@@ -89,10 +89,16 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "resgen diff: -format must be text, markdown or json, not %q\n", *format)
 		return exitInput
 	}
+	var tc *tempCleanup
+	if strings.HasPrefix(old.spec, gitSpecPrefix) || strings.HasPrefix(new.spec, gitSpecPrefix) {
+		// A git: side's temp folder must not outlive a Ctrl-C.
+		tc = newTempCleanup()
+		defer tc.stop()
+	}
 	// Both sides load even when the first fails, so one run shows what is
 	// wrong with either.
-	oldModel, oldCode := loadSide(ctx, old, *strict, allowRead, stderr)
-	newModel, newCode := loadSide(ctx, new, *strict, allowRead, stderr)
+	oldModel, oldCode := loadSide(ctx, old, *strict, allowRead, tc, stderr)
+	newModel, newCode := loadSide(ctx, new, *strict, allowRead, tc, stderr)
 	if code := max(oldCode, newCode); code != exitOK {
 		return code
 	}
@@ -109,13 +115,14 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // loadSide checks one side's spec as lint does: its warnings and errors go
-// to stderr, a git: side's under its git:REV:path name.
-func loadSide(ctx context.Context, side diffSide, strict bool, allowRead []string, stderr io.Writer) (*generator.Checked, int) {
+// to stderr, a git: side's under its git:REV:path name (its temp folder
+// made through tc).
+func loadSide(ctx context.Context, side diffSide, strict bool, allowRead []string, tc *tempCleanup, stderr io.Writer) (*generator.Checked, int) {
 	cfg := generator.Config{Spec: side.spec, Package: "client", Overlays: side.overlays, Strict: strict, ReadRoots: allowRead}
 	var g *gitSide
 	if strings.HasPrefix(side.spec, gitSpecPrefix) {
 		var err error
-		if g, err = materializeGit(ctx, side.spec); err != nil {
+		if g, err = materializeGit(ctx, side.spec, tc); err != nil {
 			var ge *gitError
 			if errors.As(err, &ge) {
 				fmt.Fprintln(stderr, generator.Diagnostic{Severity: generator.Error, File: side.flag, Msg: ge.msg})

@@ -45,9 +45,15 @@ type gitSide struct {
 	root string
 	// label is how diagnostics name the temp folder: "git:REV:".
 	label string
+	// cleanup removes dir if a signal ends the run first.
+	cleanup *tempCleanup
 }
 
-func (g *gitSide) Close() error { return os.RemoveAll(g.dir) }
+func (g *gitSide) Close() error {
+	err := os.RemoveAll(g.dir)
+	g.cleanup.forget(g.dir)
+	return err
+}
 
 // relabel makes a path in the temp folder read as git:REV:path.
 func (g *gitSide) relabel(p string) string {
@@ -68,8 +74,9 @@ func (e *gitError) Error() string { return e.msg }
 
 // materializeGit writes the spec of arg ("git:REV:path", path relative to
 // the current folder, as -new's) and the files it may $ref into a new temp
-// folder. The caller closes the result.
-func materializeGit(ctx context.Context, arg string) (*gitSide, error) {
+// folder, which tc removes if a signal ends the run first. The caller
+// closes the result.
+func materializeGit(ctx context.Context, arg string, tc *tempCleanup) (*gitSide, error) {
 	rest := strings.TrimPrefix(arg, gitSpecPrefix)
 	i := strings.LastIndexByte(rest, ':')
 	if i <= 0 || i == len(rest)-1 {
@@ -143,11 +150,11 @@ func materializeGit(ctx context.Context, arg string) (*gitSide, error) {
 			return nil, &gitError{fmt.Sprintf("%s: the YAML and JSON files below %s at %s exceed %d bytes or %d files", arg, root, rev, maxGitBytes, maxGitFiles)}
 		}
 	}
-	dir, err := os.MkdirTemp("", "resgen-git-*")
+	dir, err := tc.mkdirTemp("resgen-git-*")
 	if err != nil {
 		return nil, err
 	}
-	g := &gitSide{dir: dir, spec: filepath.Join(dir, filepath.FromSlash(inRepo)), root: filepath.Join(dir, filepath.FromSlash(root)), label: gitSpecPrefix + rev + ":"}
+	g := &gitSide{dir: dir, spec: filepath.Join(dir, filepath.FromSlash(inRepo)), root: filepath.Join(dir, filepath.FromSlash(root)), label: gitSpecPrefix + rev + ":", cleanup: tc}
 	if err := writeGitFiles(ctx, dir, take); err != nil {
 		g.Close()
 		return nil, err

@@ -5,8 +5,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -335,6 +337,69 @@ func TestDiffGitSideReadsOnlyTheRevision(t *testing.T) {
 			}
 			if left, _ := filepath.Glob(filepath.Join(tmp, "resgen-git-*")); len(left) > 0 {
 				t.Errorf("temp folders left behind: %v", left)
+			}
+		})
+	}
+}
+
+// TestDiffGitSideRemovedOnSignal: a diff killed by Ctrl-C or SIGTERM while
+// its git: side is materialised leaves no temp folder behind. The run is
+// held there by an overlay that is a named pipe nobody writes: resgen
+// blocks opening it, after the revision is written out.
+func TestDiffGitSideRemovedOnSignal(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	writeFile(t, filepath.Join(repo, "spec.yaml"), refSpec("#/components/schemas/S")+"components: {schemas: {S: {type: object}}}\n")
+	git(t, repo, "init", "-q")
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-qm", "first")
+	fifo := filepath.Join(t.TempDir(), "overlay.yaml")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp := t.TempDir()
+			cmd := exec.Command(os.Args[0], "diff", "-old", "git:HEAD:spec.yaml", "-old-overlay", fifo, "-new", "spec.yaml")
+			cmd.Dir = repo
+			cmd.Env = append(os.Environ(), runMainEnv+"=1", "TMPDIR="+tmp)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			var made []string
+			for deadline := time.Now().Add(30 * time.Second); len(made) == 0; {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					<-exited
+					t.Fatalf("no temp folder appeared in 30s:\n%s", out.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+				made, _ = filepath.Glob(filepath.Join(tmp, "resgen-git-*", "spec.yaml"))
+			}
+			// The spec is written; resgen blocks opening the overlay.
+			time.Sleep(100 * time.Millisecond)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-exited:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) {
+					t.Fatalf("exit %v, want death by %v:\n%s", err, sig, out.String())
+				}
+				if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != sig {
+					t.Errorf("ended by %v, want by %v", err, sig)
+				}
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+				t.Fatalf("still running 30s after %v:\n%s", sig, out.String())
+			}
+			if left, _ := filepath.Glob(filepath.Join(tmp, "resgen-git-*")); len(left) > 0 {
+				t.Errorf("temp folders left behind after %v: %v", sig, left)
 			}
 		})
 	}
