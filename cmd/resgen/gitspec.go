@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -150,6 +151,9 @@ func materializeGit(ctx context.Context, arg string, tc *tempCleanup) (*gitSide,
 			return nil, &gitError{fmt.Sprintf("%s: the YAML and JSON files below %s at %s exceed %d bytes or %d files", arg, root, rev, maxGitBytes, maxGitFiles)}
 		}
 	}
+	if msg := treeClash(take); msg != "" {
+		return nil, &gitError{fmt.Sprintf("%s: the tree at %s is malformed: %s", arg, rev, msg)}
+	}
 	dir, err := tc.mkdirTemp("resgen-git-*")
 	if err != nil {
 		return nil, err
@@ -157,9 +161,35 @@ func materializeGit(ctx context.Context, arg string, tc *tempCleanup) (*gitSide,
 	g := &gitSide{dir: dir, spec: filepath.Join(dir, filepath.FromSlash(inRepo)), root: filepath.Join(dir, filepath.FromSlash(root)), label: gitSpecPrefix + rev + ":", cleanup: tc}
 	if err := writeGitFiles(ctx, dir, take); err != nil {
 		g.Close()
+		if errors.Is(err, fs.ErrExist) {
+			// Two names this file system does not tell apart (A.yaml
+			// and a.yaml on macOS): the revision's, not resgen's.
+			return nil, &gitError{fmt.Sprintf("%s: the files at %s cannot be written out here: %s", arg, rev, oneLine(err.Error()))}
+		}
 		return nil, err
 	}
 	return g, nil
+}
+
+// treeClash says what makes files unwritable as one tree, or "": a name
+// twice (git fsck's duplicateEntries, which git mktree writes), or a name
+// that is a file and a folder of another.
+func treeClash(files []gitFile) string {
+	names := make(map[string]bool, len(files))
+	for _, f := range files {
+		if names[f.name] {
+			return fmt.Sprintf("it holds %s twice", f.name)
+		}
+		names[f.name] = true
+	}
+	for _, f := range files {
+		for d := path.Dir(f.name); d != "."; d = path.Dir(d) {
+			if names[d] {
+				return fmt.Sprintf("%s is a file and the folder of %s", d, f.name)
+			}
+		}
+	}
+	return ""
 }
 
 // gitFile is a regular file of a revision.

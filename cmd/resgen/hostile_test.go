@@ -404,3 +404,48 @@ func TestDiffGitSideRemovedOnSignal(t *testing.T) {
 		})
 	}
 }
+
+// gitOutput runs git in dir and returns its output's one line.
+func gitOutput(t *testing.T, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=resgen test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestDiffMalformedGitTree: a revision whose tree git would not write
+// itself (git mktree writes it) is bad input, exit 2 naming the
+// revision: a name twice, or one name both a file and a folder.
+func TestDiffMalformedGitTree(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	spec := refSpec("#/components/schemas/S") + "components: {schemas: {S: {type: object}}}\n"
+	writeFile(t, filepath.Join(repo, "spec.yaml"), spec)
+	git(t, repo, "init", "-q")
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-qm", "first")
+	blob := gitOutput(t, repo, "", "rev-parse", "HEAD:spec.yaml")
+	sub := gitOutput(t, repo, "100644 blob "+blob+"\tpet.yaml\n", "mktree")
+	t.Chdir(repo)
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, c := range []struct{ tree, want string }{
+		{"100644 blob " + blob + "\tspec.yaml\n100644 blob " + blob + "\tspec.yaml\n", "it holds spec.yaml twice"},
+		{"100644 blob " + blob + "\tspec.yaml\n100644 blob " + blob + "\tcommon.yaml\n040000 tree " + sub + "\tcommon.yaml\n", "common.yaml is a file and the folder of common.yaml/pet.yaml"},
+	} {
+		tree := gitOutput(t, repo, c.tree, "mktree")
+		commit := gitOutput(t, repo, "", "commit-tree", tree, "-m", "malformed")
+		code, stdout, stderr := runCLI(t, "diff", "-old", "git:"+commit+":spec.yaml", "-new", "spec.yaml")
+		want := "-old: error: git:" + commit + ":spec.yaml: the tree at " + commit + " is malformed: " + c.want + "\n"
+		if code != exitInput || stdout != "" || stderr != want {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "resgen-git-*")); len(left) > 0 {
+		t.Errorf("temp folders left behind: %v", left)
+	}
+}
