@@ -324,3 +324,49 @@ func TestStaleTempFilesAreRemoved(t *testing.T) {
 		})
 	}
 }
+
+// TestPathKeyThatCannotBeSent: a path key whose literal part has a control
+// character or a % that is no %-escape is refused at its line and column
+// by every command (exit 2), lab included, which made its calls and failed
+// with exit 1; generate wrote a method that failed every call. %-escapes
+// and {templates} (whatever their names) stay valid.
+func TestPathKeyThatCannotBeSent(t *testing.T) {
+	pathSpec := func(key string) string {
+		return "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  " + key + ":\n    get:\n      operationId: getX\n      responses:\n        \"200\": {description: ok}\n"
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	out := filepath.Join(dir, "client.gen.go")
+	old := []byte("// the previous output\npackage x\n")
+	for _, c := range []struct{ key, want string }{
+		{`"/pets%zz"`, `spec.yaml:4:3: error: path key "/pets%zz" has "%zz", which is not a %-escape, so no request can be sent to it`},
+		{`"/pets/100%"`, `spec.yaml:4:3: error: path key "/pets/100%" has "%", which is not a %-escape`},
+		{`"/pets\x01a"`, `spec.yaml:4:3: error: path key "/pets\x01a" has the control character U+0001`},
+		{`"/pets\ta"`, `spec.yaml:4:3: error: path key "/pets\ta" has the control character U+0009`},
+		{`"/pets\u0085"`, `spec.yaml:4:3: error: path key "/pets\u0085" has the control character U+0085`},
+	} {
+		if err := os.WriteFile("spec.yaml", []byte(pathSpec(c.key)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(out, old, 0o644)
+		for _, args := range [][]string{
+			{"generate", "-spec", "spec.yaml", "-package", "x", "-o", out},
+			{"lint", "-spec", "spec.yaml"},
+			{"lab", "order", "-spec", "spec.yaml", "-op", "getX", "-speed", "100"},
+		} {
+			code, stderr := runCLIWithin(t, args...)
+			if code != exitInput || !strings.HasPrefix(stderr, c.want) {
+				t.Errorf("%s with %s: exit %d, stderr:\n%s\nwant 2 and a start of\n%s", args[0], c.key, code, stderr, c.want)
+			}
+		}
+		if got, _ := os.ReadFile(out); !bytes.Equal(got, old) {
+			t.Errorf("%s: the output changed", c.key)
+		}
+	}
+	for _, key := range []string{`"/a%20b/{id}"`, `"/files/{name%zz}"`, `"/x%2Fy"`} {
+		os.WriteFile("spec.yaml", []byte(pathSpec(key)), 0o644)
+		if code, stderr := runCLIWithin(t, "lint", "-spec", "spec.yaml"); code != exitOK || strings.Contains(stderr, "path key") {
+			t.Errorf("%s: exit %d, stderr:\n%s", key, code, stderr)
+		}
+	}
+}

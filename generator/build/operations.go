@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -37,6 +38,13 @@ func (b *builder) operations() {
 		}
 		if urlPath(p) != p {
 			fragments = append(fragments, p)
+		}
+		if why := badPath(urlPath(p)); why != "" {
+			// Its methods would fail every call without sending it.
+			b.diags = append(b.diags, b.s.Diag(diag.Error, diag.PointerJoin("/paths", p),
+				fmt.Sprintf("path key %q %s, so no request can be sent to it", p, why),
+				"a path key is a URL path: write a literal % as %25, and no control characters"))
+			continue
 		}
 		for m, op := range item.Operations() {
 			if op != nil {
@@ -145,6 +153,30 @@ func urlPath(key string) string {
 		return key[:i]
 	}
 	return key
+}
+
+// badPath says why the literal parts of a path key (its {name}
+// templates aside, which the client fills in escaped) cannot be sent as a
+// URL path, or "": a control character, a % that does not start a
+// %-escape.
+func badPath(key string) string {
+	lit := pathParamRE.ReplaceAllString(key, "x")
+	for i, r := range lit {
+		switch {
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			return fmt.Sprintf("has the control character U+%04X", r)
+		case r == '%' && (i+2 >= len(lit) || !isHex(lit[i+1]) || !isHex(lit[i+2])):
+			return fmt.Sprintf("has %q, which is not a %%-escape", lit[i:min(i+3, len(lit))])
+		}
+	}
+	if _, err := url.Parse("http://host" + lit); err != nil {
+		return "is not a URL path"
+	}
+	return ""
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // opWords names an operation in a warning: by its operationId, or by its
