@@ -421,7 +421,6 @@ func runJobs(ctx context.Context, f *jobFlags, stderr io.Writer) int {
 		return code
 	}
 	runs := make([]*jobRun, len(jobs))
-	targets := map[string]*job{}
 	for i, j := range jobs {
 		r := f.prepare(j)
 		runs[i] = r
@@ -430,16 +429,12 @@ func runJobs(ctx context.Context, f *jobFlags, stderr io.Writer) int {
 		if err := checkOutput(r.out, r.cfg.Split != ""); err != nil {
 			return outputError(stderr, r.out, err)
 		}
-		// Outputs differ as written (the decoder checks); a symbolic
-		// link can still lead two of them to one file.
-		if target, err := outputTarget(r.out); err == nil && r.cfg.Split == "" {
-			if abs, err := filepath.Abs(target); err == nil {
-				if first, dup := targets[abs]; dup {
-					return outputError(stderr, r.out, fmt.Errorf("is the file %s writes too (through a symbolic link)", first.label()))
-				}
-				targets[abs] = j
-			}
-		}
+	}
+	// Outputs differ as written (the decoder checks); symbolic links can
+	// still lead two of them to one place.
+	if d := outputsClash(path, runs); d != nil {
+		fmt.Fprintln(stderr, d)
+		return exitInput
 	}
 	code = exitOK
 	for _, r := range runs {

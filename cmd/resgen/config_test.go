@@ -242,7 +242,7 @@ func TestConfigLinkedOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if code, _, stderr := runCLI(t, "generate", "-config", "linked.yaml"); code != exitInput ||
-		stderr != "link.go: error: cannot write the output: is the file job 1 \"real.go\" writes too (through a symbolic link)\n" {
+		stderr != "linked.yaml:3:56: error: job 2 \"link.go\" writes link.go, which is the file job 1 \"real.go\" writes too (through a symbolic link)\n" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -447,5 +449,110 @@ func TestDiffMalformedGitTree(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "resgen-git-*")); len(left) > 0 {
 		t.Errorf("temp folders left behind: %v", left)
+	}
+}
+
+// snapshot is every entry below dir: a file's bytes, a link's target.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			entries[rel] = "-> " + target
+			return err
+		case d.IsDir():
+			entries[rel] = "folder"
+		default:
+			data, err := os.ReadFile(p)
+			entries[rel] = string(data)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
+// TestConfigOutputsClashThroughLinks: jobs whose outputs symbolic links
+// lead to one place are refused at the output's line and column before
+// any work (exit 2, nothing written): a split folder twice, a file in
+// another job's split folder (through a linked folder, a linked file or a
+// link in a split folder), one file twice. Outputs that links lead to
+// places of their own still run.
+func TestConfigOutputsClashThroughLinks(t *testing.T) {
+	spec := "../specs/petstore.yaml"
+	cases := []struct {
+		name  string
+		links map[string]string // link → target, made before the run
+		jobs  string
+		want  string
+	}{
+		{"one split folder through a linked folder", map[string]string{"b": "a"},
+			"  - {spec: " + spec + ", package: a, output: a, split: kind}\n  - {spec: " + spec + ", package: b, output: b, split: tag}\n",
+			`clash.yaml:3:56: error: job 2 "b" writes b, which is the split folder of job 1 "a" too (through a symbolic link): each run would replace or remove the other's files`},
+		{"a file into a split folder through a linked folder", map[string]string{"into": "a"},
+			"  - {spec: " + spec + ", package: a, output: a, split: kind}\n  - {spec: " + spec + ", package: b, output: into/extra.gen.go}\n",
+			`clash.yaml:3:56: error: job 2 "into/extra.gen.go" writes into/extra.gen.go, which leads into the split folder of job 1 "a" (to `},
+		{"a linked file into a split folder", map[string]string{"single.go": "a/types.gen.go"},
+			"  - {spec: " + spec + ", package: a, output: a, split: kind}\n  - {spec: " + spec + ", package: b, output: single.go}\n",
+			`clash.yaml:3:56: error: job 2 "single.go" writes single.go, which leads into the split folder of job 1 "a" (to `},
+		{"a link in a split folder into another", map[string]string{"b/types.gen.go": "../a/types.gen.go"},
+			"  - {spec: " + spec + ", package: a, output: a, split: kind}\n  - {spec: " + spec + ", package: b, output: b, split: kind}\n",
+			`clash.yaml:3:56: error: job 2 "b" writes b, which leads into the split folder of job 1 "a" (to `},
+		{"one file through a linked folder", map[string]string{"also": "out"},
+			"  - {spec: " + spec + ", package: a, output: out/client.go}\n  - {spec: " + spec + ", package: b, output: also/client.go}\n",
+			`clash.yaml:3:56: error: job 2 "also/client.go" writes also/client.go, which is the file job 1 "out/client.go" writes too (through a symbolic link)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := exampleTree(t)
+			for _, d := range []string{"a", "b", "out"} {
+				if _, linked := c.links[d]; !linked {
+					os.Mkdir(d, 0o755)
+				}
+			}
+			writeFile(t, filepath.Join("a", "types.gen.go"), generatedBanner+" for job a\n")
+			writeFile(t, filepath.Join("a", "ops_old.gen.go"), generatedBanner+", no longer written\n")
+			for link, target := range c.links {
+				if err := os.Symlink(target, link); err != nil {
+					t.Fatal(err)
+				}
+			}
+			writeFile(t, "clash.yaml", "jobs:\n"+c.jobs)
+			before := snapshot(t, root)
+			code, stdout, stderr := runCLI(t, "generate", "-config", "clash.yaml")
+			if code != exitInput || stdout != "" || !strings.HasPrefix(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant 2 and a start of\n%s", code, stdout, stderr, c.want)
+			}
+			if after := snapshot(t, root); !maps.Equal(before, after) {
+				t.Errorf("the tree changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+	// Links that lead outputs to places of their own are fine.
+	exampleTree(t)
+	for _, d := range []string{"real-a", "real-b"} {
+		os.Mkdir(d, 0o755)
+	}
+	for link, target := range map[string]string{"a": "real-a", "b": "real-b", "single.go": "real-b/single.go"} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, "fine.yaml", "jobs:\n  - {spec: "+spec+", package: a, output: a, split: kind}\n  - {spec: "+spec+", package: b, output: single.go}\n")
+	mustRun(t, "generate", "-config", "fine.yaml")
+	if _, err := os.Stat(filepath.Join("real-a", "client.gen.go")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join("real-b", "single.go")); err != nil {
+		t.Error(err)
 	}
 }
