@@ -23,7 +23,8 @@ import (
 // what the user did not hand it, nor read without end. A $ref may read only
 // regular files below the read roots (the spec's Go module, else its
 // repository, else its folder, plus each -allow-read folder), symlinks
-// resolved first, each file at most maxFileBytes and all of them together
+// resolved first and each file opened once through its root (os.Root), so
+// that what is read is what was checked, each file at most maxFileBytes and all of them together
 // at most maxReadBytes. A referenced file must be a YAML or JSON mapping:
 // what is not is refused without quoting it, since it is not a spec.
 const (
@@ -330,18 +331,32 @@ func (g *readGuard) readNew(u *url.URL) ([]byte, *yaml.Node, error) {
 	return data, root, nil
 }
 
-// readRegular reads a regular file. It looks before it opens, so that
-// opening has no effect (a device, a FIFO that would block), and opens
-// without blocking, then looks again at what it opened.
-func (g *readGuard) readRegular(p string) ([]byte, error) {
-	fi, err := os.Stat(p)
+// readRegular reads the regular file at real, a real path the caller
+// checked is within the roots. It opens it once, through the root it is
+// below (os.Root: each folder on the way opened in turn, no symbolic link
+// followed out of the root), so a folder on real's path swapped for a
+// link to outside the roots between the check and the open is refused,
+// not followed. It looks before it opens, so that opening has no effect
+// (a device, a FIFO that would block), and opens without blocking, then
+// looks again at what it opened.
+func (g *readGuard) readRegular(real string) ([]byte, error) {
+	root, rel := g.rootOf(real)
+	if root == "" {
+		return nil, errors.New("outside the folders this spec may read")
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, errors.New(PathErrText(err))
+	}
+	defer r.Close()
+	fi, err := r.Stat(rel)
 	if err != nil {
 		return nil, errors.New(PathErrText(err))
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, errors.New("not a regular file")
 	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, errors.New(PathErrText(err))
 	}
@@ -350,6 +365,17 @@ func (g *readGuard) readRegular(p string) ([]byte, error) {
 		return nil, errors.New("not a regular file")
 	}
 	return g.readBounded(f)
+}
+
+// rootOf returns the first root the resolved path p is below, and p
+// relative to it; "" when there is none.
+func (g *readGuard) rootOf(p string) (root, rel string) {
+	for _, root := range g.roots {
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+			return root, rel
+		}
+	}
+	return "", ""
 }
 
 // pathErrText is an error without the path, which the caller names.
