@@ -153,7 +153,9 @@ func loadSide(ctx context.Context, side diffSide, strict bool, allowRead []strin
 // messages too: the temp folder means nothing to the user.
 func (g *gitSide) relabelAll(ds generator.Diagnostics) {
 	sep := string(filepath.Separator)
-	pairs := []string{g.dir + sep, g.label}
+	// The folder itself (a read root, in a refusal) is the revision's
+	// top: git:REV:.
+	pairs := []string{g.dir + sep, g.label, g.dir, g.label + "."}
 	if wd, err := os.Getwd(); err == nil {
 		if rel, err := filepath.Rel(wd, g.dir); err == nil {
 			pairs = append(pairs, rel+sep, g.label)

@@ -334,6 +334,9 @@ func TestDiffGitSideReadsOnlyTheRevision(t *testing.T) {
 			if code != exitInput || stdout != "" || !strings.HasPrefix(stderr, "git:HEAD:spec.yaml:12:17: error: ") || !strings.Contains(stderr, "outside the folders this spec may read") {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 			}
+			if strings.Contains(stderr, "resgen-git-") || !strings.Contains(stderr, "(git:HEAD:.)") {
+				t.Errorf("the temp folder is named, not git:HEAD:.:\n%s", stderr)
+			}
 			if strings.Contains(stdout+stderr, "SECRET") {
 				t.Errorf("the file above the temp folder was read:\n%s%s", stdout, stderr)
 			}
