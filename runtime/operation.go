@@ -174,6 +174,14 @@ type call struct {
 	guard   bool // retry-outside order: the breaker guards each attempt
 	noRetry bool // WithNoRetry
 	edited  bool // an option changes each attempt's header or request (set by apply)
+	// pl, set by Call, says how the answer decodes: its body is read in
+	// the attempt (body.go), into raw; tooLarge is the cap it exceeded.
+	pl       *plan
+	raw      []byte
+	tooLarge int
+	read     bool // the answer's body is read and closed
+	maxBody  int  // WithMaxBody
+	maxErr   int  // WithMaxErrorBody
 
 	attempts int           // requests sent
 	tries    int           // attempts begun, refused ones included (retry-outside order)
@@ -313,14 +321,25 @@ func (c *call) plainAttempt() {
 	c.attempts++
 	start := e.now()
 	resp, err := e.client.Do(r)
-	c.end = e.now()
-	d := c.end - start
-	c.active += d
 	if gate != nil {
 		if n := gate.sent(resp); n > 0 {
 			c.resent(n, int(gate.withdrawn.Load()))
 		}
 	}
+	c.raw, c.tooLarge, c.read = nil, 0, false
+	if err == nil && c.pl != nil {
+		// Call's answer is read now, within the attempt: a body that
+		// fails fails the attempt.
+		if c.read, err = c.readAnswer(resp); c.read {
+			resp.Body = http.NoBody
+			if err != nil {
+				c.raw, c.tooLarge = nil, 0
+			}
+		}
+	}
+	c.end = e.now()
+	d := c.end - start
+	c.active += d
 	if err != nil {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
@@ -334,6 +353,10 @@ func (c *call) plainAttempt() {
 	} else {
 		c.kind, c.err = kResponse, nil
 		c.resp, c.respCancel, c.status, c.header = resp, acancel, resp.StatusCode, resp.Header
+		if c.read && acancel != nil {
+			acancel() // nothing left to read under the attempt's context
+			c.respCancel = nil
+		}
 		if h2 := resp.ProtoMajor == 2; h2 != e.h2.Load() {
 			e.h2.Store(h2)
 		}
@@ -538,7 +561,11 @@ func (c *call) outcome(active time.Duration) (o outcome, ignored bool) {
 func (c *call) finish() (*http.Response, int, error) {
 	var err error
 	if c.resp != nil {
-		if c.respCancel != nil || c.cancel != nil {
+		if c.read {
+			if c.cancel != nil {
+				c.cancel()
+			}
+		} else if c.respCancel != nil || c.cancel != nil {
 			// The contexts must outlive the body: cancel them on Close.
 			cb := c.spareBody
 			if cb == nil {
