@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -30,11 +34,38 @@ func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
 		op.accept = []string{spec.Accept}
 	}
 	if spec.Retry != nil && !spec.NotRetrySafe {
-		r := *spec.Retry
-		r.MaxAttempts = max(r.MaxAttempts, 1)
+		r := clampRetry(e, spec.Name, *spec.Retry)
 		op.retry, op.maxAttempts = &r, r.MaxAttempts
 	}
 	return op
+}
+
+// clampRetry bounds a retry policy built by hand as the contract bounds a
+// spec's (rules.go): at most MaxRetryAttempts attempts, and no
+// informational or success status in RetryOn. It warns once when it had
+// to.
+func clampRetry(e *Engine, op string, r RetryPolicy) RetryPolicy {
+	r.MaxAttempts = max(r.MaxAttempts, 1)
+	var clamped []string
+	if r.MaxAttempts > MaxRetryAttempts {
+		clamped = append(clamped, "maxAttempts "+strconv.Itoa(r.MaxAttempts)+" to "+strconv.Itoa(MaxRetryAttempts))
+		r.MaxAttempts = MaxRetryAttempts
+	}
+	success := func(c int) bool { return c < 300 }
+	if slices.ContainsFunc(r.RetryOn.Codes, success) {
+		r.RetryOn.Codes = slices.DeleteFunc(slices.Clone(r.RetryOn.Codes), success)
+		clamped = append(clamped, "retryOn without its 1xx and 2xx codes")
+	}
+	if slices.ContainsFunc(r.RetryOn.Classes, func(c int) bool { return c < 3 }) {
+		r.RetryOn.Classes = slices.DeleteFunc(slices.Clone(r.RetryOn.Classes), func(c int) bool { return c < 3 })
+		clamped = append(clamped, "retryOn without 1xx and 2xx")
+	}
+	if len(clamped) > 0 {
+		e.log.LogAttrs(context.Background(), slog.LevelWarn,
+			"operation "+strconv.Quote(op)+": retry policy "+strconv.Quote(r.Policy)+" exceeds the runtime's limits; clamped "+strings.Join(clamped, ", "),
+			slog.String("op", op), slog.String("policy", r.Policy))
+	}
+	return r
 }
 
 // Do runs one logical call: the breaker admits it (or it fails at once
