@@ -102,8 +102,13 @@ func (c *call) readAnswer(resp *http.Response) (bool, error) {
 func readCapped(resp *http.Response, head bool, limit int) (raw []byte, over bool, err error) {
 	defer resp.Body.Close()
 	n := resp.ContentLength
-	if n == 0 || head { // a HEAD's Content-Length is the GET's
+	if head || resp.Body == http.NoBody { // a HEAD's Content-Length is the GET's
 		return nil, false, nil
+	}
+	if n == 0 {
+		// net/http gives a body of length 0 as NoBody: this one is a
+		// Doer's own Response that left ContentLength unset.
+		n = -1
 	}
 	if limit <= 0 || n > 0 && n <= int64(limit) {
 		var r io.Reader = resp.Body
