@@ -70,11 +70,12 @@ func (c *call) readAnswer(resp *http.Response) (bool, error) {
 	status := resp.StatusCode
 	dc := c.pl.lookup(status)
 	var limit int
+	excerpt := false // an undeclared error: its first 64 KiB, for the StatusError
 	switch {
 	case dc != nil && dc.how == howStream && status < 400:
 		return false, nil
 	case status >= 400 && (dc == nil || dc.how == howStream):
-		limit = maxErrorBody // undeclared: an excerpt for the StatusError
+		limit, excerpt = maxErrorBody, true
 	case status >= 400:
 		limit = DefaultMaxErrorBody
 		if c.maxErr > 0 {
@@ -85,7 +86,7 @@ func (c *call) readAnswer(resp *http.Response) (bool, error) {
 	}
 	raw, over, err := readCapped(resp, c.op.spec.Method == http.MethodHead, limit)
 	c.raw = raw
-	if over && (dc != nil || status < 400) {
+	if over && !excerpt {
 		c.tooLarge = limit
 	}
 	if err != nil {
