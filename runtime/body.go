@@ -99,7 +99,7 @@ func (c *call) readAnswer(resp *http.Response) (bool, error) {
 // (over says it was longer), and closes it. A body cut at its cap has the
 // rest drained, up to drainMax, so a short overrun leaves the connection
 // reusable; a body whose Content-Length is over the cap is not read past
-// the 64 KiB its error keeps.
+// the 64 KiB its error keeps (and drainMax more when that is all of it).
 func readCapped(resp *http.Response, head bool, limit int) (raw []byte, over bool, err error) {
 	defer resp.Body.Close()
 	n := resp.ContentLength
@@ -125,6 +125,9 @@ func readCapped(resp *http.Response, head bool, limit int) (raw []byte, over boo
 	if n > int64(limit) {
 		// Known to be over: only the excerpt a StatusError keeps.
 		raw, err = io.ReadAll(io.LimitReader(resp.Body, int64(min(limit, maxErrorBody))))
+		if err == nil && n-int64(len(raw)) <= drainMax {
+			io.CopyN(io.Discard, resp.Body, drainMax) // a short rest: keep the connection
+		}
 		return raw, true, err
 	}
 	raw, err = io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
