@@ -25,6 +25,10 @@ func TestLintWarnings(t *testing.T) {
 			`spec.yaml:5:5: warning: breaker policy "spare" is defined but no operation uses it`},
 		{"unused retry", "  retries:\n    spare: {}", "", "",
 			`spec.yaml:5:5: warning: retry policy "spare" is defined but no operation uses it`},
+		{"retries without a wait", "  defaults: {retry: r}\n  retries:\n    r: {initialInterval: 0}", "", "",
+			`spec.yaml:6:9: warning: initialInterval 0 with 3 attempts: every retry goes out at once, with no wait for the server to recover`},
+		{"retries without a timeout", "  defaults: {retry: r, timeout: 0, totalTimeout: 0}\n  retries:\n    r: {maxAttempts: 2}", "", "",
+			`spec.yaml:6:9: warning: retry "r" makes up to 2 attempts with neither a timeout nor a totalTimeout on operation GET /x: an attempt that hangs holds the call forever, and nothing bounds how long the retries take`},
 		{"4xx in retryOn", "  defaults: {retry: r, totalTimeout: 0}\n  retries:\n    r: {retryOn: [transport, 404, 429]}", "", "",
 			`spec.yaml:6:30: warning: retryOn includes 404: a client error is not fixed by sending the same request again`},
 	}

@@ -91,6 +91,8 @@ const (
 	optHeader
 	optEditor
 	optAttemptHeader
+	optMaxBody
+	optMaxErrorBody
 )
 
 // WithNoRetry makes the call a single attempt; a failure that would have
@@ -143,6 +145,10 @@ func (c *call) apply(opts []CallOption) {
 			c.total = max(o.d, 0)
 		case optHeader, optEditor, optAttemptHeader:
 			c.edited = true
+		case optMaxBody:
+			c.maxBody = max(o.n, 0)
+		case optMaxErrorBody:
+			c.maxErr = max(o.n, 0)
 		}
 	}
 }
@@ -334,8 +340,9 @@ func (e *Engine) parseServer() {
 type Response struct {
 	StatusCode int
 	Header     http.Header
-	// Body is the raw response body (at most 64 KiB of an undeclared
-	// status of 400 or more; nil for a stream).
+	// Body is the raw response body: at most 64 KiB of an undeclared
+	// status of 400 or more, at most the cap of a body over its cap
+	// (WithMaxErrorBody, WithMaxBody; see body.go), nil for a stream.
 	Body []byte
 	// Attempts is how many attempts the call took.
 	Attempts int
@@ -417,12 +424,12 @@ func (op *Operation) call(ctx context.Context, rq *Request, out Typed, opts []Ca
 		return err // before the breaker: nothing to send, nothing to count
 	}
 	var c call
-	c.built, c.header0, c.body, c.u, c.opts = true, rq.Header, rq.Body, u, opts
-	resp, attempts, err := op.do(ctx, &c)
+	c.built, c.header0, c.body, c.u, c.opts, c.pl = true, rq.Header, rq.Body, u, opts, pl
+	resp, _, err := op.do(ctx, &c)
 	if err != nil {
 		return err
 	}
-	err = op.decode(pl, c.stopErr, resp, attempts, out)
+	err = op.decode(pl, &c, resp, out)
 	if se, ok := err.(*StatusError); ok {
 		u := c.u // a copy: only an error's URL leaves the stack
 		se.URL = op.e.redact.url(&u)

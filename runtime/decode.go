@@ -145,10 +145,13 @@ func newPlan(t reflect.Type) (*plan, error) {
 	return p, nil
 }
 
-// decode fills out from the answer and returns the error the call ends
-// with: a *StatusError for a status of 400 or more, a *DecodeError for a
-// declared body below 400 that did not decode.
-func (op *Operation) decode(p *plan, stop error, resp *http.Response, attempts int, out Typed) error {
+// decode fills out from the answer, whose body c read in its attempt
+// (c.raw; a stream below 400 is in resp.Body, unread), and returns the
+// error the call ends with: a *StatusError for a status of 400 or more, a
+// *DecodeError for a declared body below 400 that did not decode, is
+// empty, or is over its cap.
+func (op *Operation) decode(p *plan, c *call, resp *http.Response, out Typed) error {
+	attempts := c.attempts
 	base := out.response()
 	base.StatusCode, base.Header, base.Attempts = resp.StatusCode, resp.Header, attempts
 	v := reflect.ValueOf(out).Elem()
@@ -177,22 +180,19 @@ func (op *Operation) decode(p *plan, stop error, resp *http.Response, attempts i
 		}
 		return nil
 	}
+	raw := c.raw
+	base.Body = raw
 	if dc == nil || dc.how == howStream {
 		if status >= 400 {
-			// Undeclared: a bounded part, so a huge error body never
-			// reaches memory.
-			base.Body = readBounded(resp.Body)
-			return op.statusError(stop, base, nil, herr)
+			// Undeclared: only a bounded part was read.
+			return op.statusError(c.stopErr, base, nil, herr)
 		}
-	}
-	raw, err := readBody(resp, op.spec.Method == http.MethodHead)
-	base.Body = raw
-	if err != nil {
-		return &CallError{Operation: op.spec.Name, Attempts: attempts, Reason: "reading the response failed", Err: err}
 	}
 	var decoded any
 	var derr error
-	if dc != nil && dc.field >= 0 {
+	if c.tooLarge > 0 {
+		derr = &BodyTooLargeError{StatusCode: status, Limit: c.tooLarge}
+	} else if dc != nil && dc.field >= 0 {
 		f := v.Field(dc.field)
 		switch dc.how {
 		case howJSON:
@@ -202,12 +202,16 @@ func (op *Operation) decode(p *plan, stop error, resp *http.Response, attempts i
 					f.Set(pv)
 					decoded = pv.Interface()
 				}
+			} else if status < 400 && mayHaveBody(op.spec.Method, status) {
+				derr = ErrEmptyBody
 			}
 		case howJSONValue:
 			if len(raw) > 0 {
 				if derr = json.Unmarshal(raw, f.Addr().Interface()); derr == nil {
 					decoded = f.Interface()
 				}
+			} else if status < 400 && mayHaveBody(op.spec.Method, status) {
+				derr = ErrEmptyBody
 			}
 		case howText:
 			s := string(raw)
@@ -219,12 +223,18 @@ func (op *Operation) decode(p *plan, stop error, resp *http.Response, attempts i
 		derr = herr
 	}
 	if status >= 400 {
-		return op.statusError(stop, base, decoded, derr)
+		return op.statusError(c.stopErr, base, decoded, derr)
 	}
 	if derr != nil {
 		return &DecodeError{Operation: op.spec.Name, StatusCode: status, Attempts: attempts, Err: derr}
 	}
 	return nil
+}
+
+// mayHaveBody says whether an answer of status to method can carry a body
+// (RFC 9110: not a HEAD's, nor a 1xx, 204 or 304).
+func mayHaveBody(method string, status int) bool {
+	return method != http.MethodHead && status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
 // HeaderError says that a declared response header's value is not of the
@@ -380,24 +390,20 @@ func (op *Operation) statusError(stop error, base *Response, decoded any, derr e
 		Header: base.Header, Body: body, Attempts: base.Attempts, Stop: stop, Decoded: decoded, DecodeErr: derr}
 }
 
-// readBody reads a whole body and closes it, sized by Content-Length.
-func readBody(resp *http.Response, head bool) ([]byte, error) {
-	defer resp.Body.Close()
-	n := resp.ContentLength
-	if n == 0 || head { // a HEAD's Content-Length is the GET's
-		return nil, nil
-	}
+// readBody reads a whole body of Content-Length n (-1: unknown), sized by
+// it.
+func readBody(body io.Reader, n int64) ([]byte, error) {
 	if n < 0 || n > 1<<20 {
-		return io.ReadAll(resp.Body)
+		return io.ReadAll(body)
 	}
 	buf := make([]byte, n, n+1) // +1: the read that sees EOF needs no growth
-	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+	if _, err := io.ReadFull(body, buf); err != nil {
 		return buf, err
 	}
 	// One more read must see EOF; a body longer than it said is read on.
-	m, err := resp.Body.Read(buf[n : n+1])
+	m, err := body.Read(buf[n : n+1])
 	for m == 0 && err == nil {
-		m, err = resp.Body.Read(buf[n : n+1])
+		m, err = body.Read(buf[n : n+1])
 	}
 	if m == 0 {
 		if err == io.EOF {
@@ -405,16 +411,6 @@ func readBody(resp *http.Response, head bool) ([]byte, error) {
 		}
 		return buf, err
 	}
-	rest, err := io.ReadAll(resp.Body)
+	rest, err := io.ReadAll(body)
 	return append(buf[:n+1], rest...), err
-}
-
-// readBounded reads at most 64 KiB of an undeclared answer, drains at most
-// 64 KiB more so that a short body leaves the connection reusable (a
-// longer one is closed unread), and closes it.
-func readBounded(body io.ReadCloser) []byte {
-	raw, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
-	io.CopyN(io.Discard, body, drainMax)
-	body.Close()
-	return raw
 }

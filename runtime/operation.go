@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -30,11 +34,38 @@ func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
 		op.accept = []string{spec.Accept}
 	}
 	if spec.Retry != nil && !spec.NotRetrySafe {
-		r := *spec.Retry
-		r.MaxAttempts = max(r.MaxAttempts, 1)
+		r := clampRetry(e, spec.Name, *spec.Retry)
 		op.retry, op.maxAttempts = &r, r.MaxAttempts
 	}
 	return op
+}
+
+// clampRetry bounds a retry policy built by hand as the contract bounds a
+// spec's (rules.go): at most MaxRetryAttempts attempts, and no
+// informational or success status in RetryOn. It warns once when it had
+// to.
+func clampRetry(e *Engine, op string, r RetryPolicy) RetryPolicy {
+	r.MaxAttempts = max(r.MaxAttempts, 1)
+	var clamped []string
+	if r.MaxAttempts > MaxRetryAttempts {
+		clamped = append(clamped, "maxAttempts "+strconv.Itoa(r.MaxAttempts)+" to "+strconv.Itoa(MaxRetryAttempts))
+		r.MaxAttempts = MaxRetryAttempts
+	}
+	success := func(c int) bool { return c < 300 }
+	if slices.ContainsFunc(r.RetryOn.Codes, success) {
+		r.RetryOn.Codes = slices.DeleteFunc(slices.Clone(r.RetryOn.Codes), success)
+		clamped = append(clamped, "retryOn without its 1xx and 2xx codes")
+	}
+	if slices.ContainsFunc(r.RetryOn.Classes, func(c int) bool { return c < 3 }) {
+		r.RetryOn.Classes = slices.DeleteFunc(slices.Clone(r.RetryOn.Classes), func(c int) bool { return c < 3 })
+		clamped = append(clamped, "retryOn without 1xx and 2xx")
+	}
+	if len(clamped) > 0 {
+		e.log.LogAttrs(context.Background(), slog.LevelWarn,
+			"operation "+strconv.Quote(op)+": retry policy "+strconv.Quote(r.Policy)+" exceeds the runtime's limits; clamped "+strings.Join(clamped, ", "),
+			slog.String("op", op), slog.String("policy", r.Policy))
+	}
+	return r
 }
 
 // Do runs one logical call: the breaker admits it (or it fails at once
@@ -174,6 +205,14 @@ type call struct {
 	guard   bool // retry-outside order: the breaker guards each attempt
 	noRetry bool // WithNoRetry
 	edited  bool // an option changes each attempt's header or request (set by apply)
+	// pl, set by Call, says how the answer decodes: its body is read in
+	// the attempt (body.go), into raw; tooLarge is the cap it exceeded.
+	pl       *plan
+	raw      []byte
+	tooLarge int
+	read     bool // the answer's body is read and closed
+	maxBody  int  // WithMaxBody
+	maxErr   int  // WithMaxErrorBody
 
 	attempts int           // requests sent
 	tries    int           // attempts begun, refused ones included (retry-outside order)
@@ -313,14 +352,25 @@ func (c *call) plainAttempt() {
 	c.attempts++
 	start := e.now()
 	resp, err := e.client.Do(r)
-	c.end = e.now()
-	d := c.end - start
-	c.active += d
 	if gate != nil {
 		if n := gate.sent(resp); n > 0 {
 			c.resent(n, int(gate.withdrawn.Load()))
 		}
 	}
+	c.raw, c.tooLarge, c.read = nil, 0, false
+	if err == nil && c.pl != nil {
+		// Call's answer is read now, within the attempt: a body that
+		// fails fails the attempt.
+		if c.read, err = c.readAnswer(resp); c.read {
+			resp.Body = http.NoBody
+			if err != nil {
+				c.raw, c.tooLarge = nil, 0
+			}
+		}
+	}
+	c.end = e.now()
+	d := c.end - start
+	c.active += d
 	if err != nil {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
@@ -334,6 +384,10 @@ func (c *call) plainAttempt() {
 	} else {
 		c.kind, c.err = kResponse, nil
 		c.resp, c.respCancel, c.status, c.header = resp, acancel, resp.StatusCode, resp.Header
+		if c.read && acancel != nil {
+			acancel() // nothing left to read under the attempt's context
+			c.respCancel = nil
+		}
 		if h2 := resp.ProtoMajor == 2; h2 != e.h2.Load() {
 			e.h2.Store(h2)
 		}
@@ -538,7 +592,11 @@ func (c *call) outcome(active time.Duration) (o outcome, ignored bool) {
 func (c *call) finish() (*http.Response, int, error) {
 	var err error
 	if c.resp != nil {
-		if c.respCancel != nil || c.cancel != nil {
+		if c.read {
+			if c.cancel != nil {
+				c.cancel()
+			}
+		} else if c.respCancel != nil || c.cancel != nil {
 			// The contexts must outlive the body: cancel them on Close.
 			cb := c.spareBody
 			if cb == nil {

@@ -130,7 +130,7 @@ func (p *RetryPolicy) Decode(m map[string]any, own ...string) error {
 		v := m[k]
 		switch k {
 		case "maxAttempts":
-			d.count(k, v, &p.MaxAttempts)
+			d.countUpTo(k, v, &p.MaxAttempts, MaxRetryAttempts, "each attempt is a request to a server that may be failing; a few, with waits between them, are enough")
 		case "backoff":
 			var s string
 			if d.enum(k, v, &s, "constant", "exponential") {
@@ -155,7 +155,9 @@ func (p *RetryPolicy) Decode(m map[string]any, own ...string) error {
 				p.Jitter = map[string]Jitter{"none": NoJitter, "full": FullJitter, "equal": EqualJitter, "decorrelated": DecorrelatedJitter}[s]
 			}
 		case "retryOn":
-			d.outcomes(k, v, &p.RetryOn)
+			if d.outcomes(k, v, &p.RetryOn) {
+				d.noSuccess(k, v.([]any))
+			}
 		case "retryAfter":
 			if b, ok := v.(bool); ok {
 				p.RetryAfter = b
@@ -333,12 +335,12 @@ func (d *decoder) positiveDuration(k string, v any, dst *time.Duration, max time
 
 // outcomes reads a recordOn/retryOn list: transport, timeout, a status code
 // (100-599) or a class (1xx-5xx), each kept once, codes and classes in the
-// order written.
-func (d *decoder) outcomes(k string, v any, dst *Match) {
+// order written. It reports whether v is a list.
+func (d *decoder) outcomes(k string, v any, dst *Match) bool {
 	list, ok := v.([]any)
 	if !ok {
 		d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a list of outcomes, got %s", k, rawval.Show(v)), Hint: "e.g. [transport, timeout, 5xx, 429]"})
-		return
+		return false
 	}
 	var m Match
 	good := true
@@ -351,7 +353,30 @@ func (d *decoder) outcomes(k string, v any, dst *Match) {
 	if good {
 		*dst = m
 	}
+	return true
 }
+
+// noSuccess refuses a retryOn list that names an informational or a
+// success status (1xx, 2xx, or one of their codes): such an answer is not
+// a failure, and retrying it sends a request that worked again, as often
+// as maxAttempts allows.
+func (d *decoder) noSuccess(k string, list []any) {
+	for i, e := range list {
+		var one Match
+		if !one.add(e) {
+			continue
+		}
+		if slices.ContainsFunc(one.Codes, func(c int) bool { return c < 300 }) || slices.ContainsFunc(one.Classes, func(c int) bool { return c < 3 }) {
+			d.add(&PolicyError{Key: k, Elem: strconv.Itoa(i), Msg: fmt.Sprintf("retryOn must not name a success or informational status, got %s", rawval.Show(e)),
+				Hint: "retry failures only: transport, timeout, 408, 429, 5xx"})
+		}
+	}
+}
+
+// MaxRetryAttempts is the most attempts a retry policy may make
+// (maxAttempts), the first included: more only add load to a server that
+// keeps failing. gRPC caps its own at 5.
+const MaxRetryAttempts = 10
 
 // add adds one outcome as written (503, "503", "5xx", "transport").
 func (m *Match) add(v any) bool {

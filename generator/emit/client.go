@@ -222,6 +222,31 @@ func (e *emitter) emitBreakers(f *jen.File) {
 	f.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Id("Breakers").Params().Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").Block(
 		jen.Return(jen.Qual("maps", "Clone").Call(jen.Id("c").Dot("breakers"))),
 	)
+	e.emitRedacted(f)
+}
+
+// emitRedacted prints String, GoString and Format on *Client: the client
+// holds the server URL (its password) and the credentials, and no fmt
+// verb may print them.
+func (e *emitter) emitRedacted(f *jen.File) {
+	recv := jen.Id("c").Op("*").Id(model.ClientType)
+	comment(f, []string{
+		"String describes the client without its secrets: the server URL with its",
+		"password and credential query values hidden, and no credential. GoString",
+		"and Format print the same for every fmt verb (%v, %+v, %#v, %s, %q, %x...).",
+	})
+	f.Func().Params(recv.Clone()).Id("String").Params().String().Block(
+		jen.If(jen.Id("c").Op("==").Nil()).Block(jen.Return(jen.Lit("<nil>"))),
+		jen.Return(jen.Qual(runtimePkg, "DescribeClient").Call(jen.Id("c").Dot("engine"))),
+	)
+	comment(f, []string{"GoString is String, for %#v."})
+	f.Func().Params(recv.Clone()).Id("GoString").Params().String().Block(
+		jen.Return(jen.Id("c").Dot("String").Call()),
+	)
+	comment(f, []string{"Format prints String for every verb."})
+	f.Func().Params(recv.Clone()).Id("Format").Params(jen.Id("f").Qual("fmt", "State"), jen.Id("v").Rune()).Block(
+		jen.Qual(runtimePkg, "FormatRedacted").Call(jen.Id("f"), jen.Id("v"), jen.Id("c").Dot("String").Call()),
+	)
 }
 
 func windowType(s string) *jen.Statement {

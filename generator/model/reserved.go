@@ -27,7 +27,7 @@ const (
 var ClientNames = []string{ClientType, OptionType, NewClientFunc, WithHTTPClient, WithRequestEdit, WithLogger, WithObserver, WithOverrides, WithFleet, WithCallOptions, DefaultServerURL}
 
 // ClientMethods are the methods of Client besides the operations'.
-var ClientMethods = []string{"Breakers"}
+var ClientMethods = []string{"Breakers", "String", "GoString", "Format"}
 
 // ClientFields are the unexported fields of Client besides the
 // operations' (Operation.OpField, Operation.SendMethod).

@@ -32,6 +32,7 @@ func FuzzResilience(f *testing.F) {
 		{`{retries: {r: {multiplier: 1e308, maxInterval: 2540400h10m10.000000000s, budget: {ratio: 1, minPerSecond: 0}, retryAfter: false, maxRetryAfter: 0}}}`, `{retry: r, idempotent: true, timeout: 0s}`},
 		{`{"retries": {"r": {"maxAttempts": 2147483647, "initialInterval": "-0s", "jitter": "decorrelated"}}}`, `{"retry": {"extends": "r", "maxAttempts": 1.0}, "idempotencyKey": "Idem-Key"}`},
 		{`{defaults: {retry: none, breaker: none}}`, `{x-note: 1, retry: default, idempotent: false}`},
+		{`{retries: {s: {maxAttempts: 11, retryOn: [2xx, 200, 503]}}, breakers: {b: {recordOn: [2xx, 204]}}}`, `{retry: s, breaker: b, timeout: 0, totalTimeout: 0}`},
 		{`{breakers: {"a/b~c": {windowSize: 2147483648, waitInOpen: 1ns, slowCallDuration: 9223372036854775807ns}}}`, `{breaker: "a/b~c"}`},
 	} {
 		f.Add([]byte(s[0]), []byte(s[1]))
@@ -130,7 +131,7 @@ func checkBreaker(t *testing.T, where string, p *model.BreakerPolicy) {
 		p.MinimumCalls >= 1 && p.HalfOpenCalls >= 1 &&
 		p.FailureRateThreshold > 0 && p.FailureRateThreshold <= 100 &&
 		p.SlowCallRateThreshold > 0 && p.SlowCallRateThreshold <= 100 &&
-		p.SlowCallDuration > 0 && p.WaitInOpen > 0 && validOutcomes(p.RecordOn)
+		p.SlowCallDuration > 0 && p.WaitInOpen > 0 && validOutcomes("recordOn", p.RecordOn)
 	if !ok {
 		t.Fatalf("%s: accepted breaker policy the runtime cannot run: %+v", where, p)
 	}
@@ -138,25 +139,36 @@ func checkBreaker(t *testing.T, where string, p *model.BreakerPolicy) {
 
 func checkRetry(t *testing.T, where string, p *model.RetryPolicy) {
 	t.Helper()
-	ok := p != nil && p.MaxAttempts >= 1 &&
+	ok := p != nil && p.MaxAttempts >= 1 && p.MaxAttempts <= runtime.MaxRetryAttempts &&
 		slices.Contains([]string{"constant", "exponential"}, p.Backoff) &&
 		slices.Contains([]string{"none", "full", "equal", "decorrelated"}, p.Jitter) &&
 		p.InitialInterval >= 0 && p.MaxInterval >= 0 && p.MaxRetryAfter >= 0 &&
-		p.Multiplier >= 1 && !math.IsInf(p.Multiplier, 0) && validOutcomes(p.RetryOn) &&
+		p.Multiplier >= 1 && !math.IsInf(p.Multiplier, 0) && validOutcomes("retryOn", p.RetryOn) &&
 		(p.Budget == nil || p.Budget.Ratio > 0 && p.Budget.Ratio <= 1 && p.Budget.MinPerSecond >= 0 && !math.IsInf(p.Budget.MinPerSecond, 0))
 	if !ok {
 		t.Fatalf("%s: accepted retry policy the runtime cannot run: %+v (budget %+v)", where, p, p.Budget)
 	}
 }
 
-// validOutcomes: transport, timeout, a status code or a class, once each.
-func validOutcomes(list []string) bool {
+// validOutcomes: transport, timeout, a status code or a class, once each,
+// each one the runtime takes in key (recordOn, or retryOn: no 1xx or 2xx).
+func validOutcomes(key string, list []string) bool {
 	for i, o := range list {
 		if slices.Contains(list[:i], o) {
 			return false
 		}
-		var rp runtime.RetryPolicy
-		if err := rp.Decode(map[string]any{"retryOn": []any{o}}); err != nil || len(rp.RetryOn.Tokens()) != 1 || rp.RetryOn.Tokens()[0] != o {
+		var err error
+		var m runtime.Match
+		if key == "retryOn" {
+			var rp runtime.RetryPolicy
+			err = rp.Decode(map[string]any{key: []any{o}})
+			m = rp.RetryOn
+		} else {
+			var bp runtime.BreakerPolicy
+			err = bp.Decode(map[string]any{key: []any{o}})
+			m = bp.RecordOn
+		}
+		if err != nil || len(m.Tokens()) != 1 || m.Tokens()[0] != o {
 			return false
 		}
 	}

@@ -47,6 +47,14 @@ func (r *Resolver) lintRetry(o rawObj, p *model.RetryPolicy) {
 		r.warnf(ptr, "use jitter: full (the default) or decorrelated",
 			"jitter: none with %d attempts: clients that failed together retry together, in synchronised waves", p.MaxAttempts)
 	}
+	if p.MaxAttempts > 1 && p.InitialInterval == 0 {
+		ptr := o.ptr + "/initialInterval"
+		if _, ok := o.m["initialInterval"]; !ok {
+			ptr = o.ptr + "/maxAttempts"
+		}
+		r.warnf(ptr, "give initialInterval a wait, e.g. 100ms",
+			"initialInterval 0 with %d attempts: every retry goes out at once, with no wait for the server to recover", p.MaxAttempts)
+	}
 	for _, tok := range p.RetryOn {
 		if n, err := strconv.Atoi(tok); err == nil && n >= 400 && n < 500 && n != 408 && n != 429 || tok == "4xx" {
 			ptr := o.ptr + "/retryOn"
@@ -158,6 +166,12 @@ func (r *Resolver) LintOperations(ops []*model.Operation) {
 			add(fmt.Sprintf("slow/%s/%s", bp.Name, to), r.PolicyPtr("breakers", bp.Name, "slowCallDuration", opPtr), op.ID, func(ptr string, ops []string) {
 				r.warnf(ptr, fmt.Sprintf("make slowCallDuration shorter than %s, or the timeout longer", human.Duration(to)),
 					"slowCallDuration %s of breaker %q is not shorter than the timeout %s of %s: a slow call times out first, so the slow-call rate can never count it", human.Duration(bp.SlowCallDuration), bp.Name, human.Duration(to), opList(ops))
+			})
+		}
+		if rp := p.Retry; rp != nil && rp.MaxAttempts > 1 && p.Timeout == 0 && p.TotalTimeout == 0 {
+			add("untimed/"+rp.Name, r.PolicyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
+				r.warnf(ptr, "set a timeout or a totalTimeout on the operations",
+					"retry %q makes up to %d attempts with neither a timeout nor a totalTimeout on %s: an attempt that hangs holds the call forever, and nothing bounds how long the retries take", rp.Name, rp.MaxAttempts, opList(ops))
 			})
 		}
 		if rp := p.Retry; rp != nil && p.Timeout > 0 && p.TotalTimeout > 0 {

@@ -224,6 +224,26 @@ func (c *Client) Breakers() map[string]*runtime.Breaker {
 	return maps.Clone(c.breakers)
 }
 
+// String describes the client without its secrets: the server URL with its
+// password and credential query values hidden, and no credential. GoString
+// and Format print the same for every fmt verb (%v, %+v, %#v, %s, %q, %x...).
+func (c *Client) String() string {
+	if c == nil {
+		return "<nil>"
+	}
+	return runtime.DescribeClient(c.engine)
+}
+
+// GoString is String, for %#v.
+func (c *Client) GoString() string {
+	return c.String()
+}
+
+// Format prints String for every verb.
+func (c *Client) Format(f fmt.State, v rune) {
+	runtime.FormatRedacted(f, v, c.String())
+}
+
 // PetGetParams are the query, header and cookie parameters of PetGet (nil leaves one out).
 type PetGetParams struct {
 	Type   *PetGetType // query parameter "type"

@@ -40,7 +40,7 @@ operations:
 
 	for _, tc := range []struct{ doc, want string }{
 		{"breakers: {pets: {minimumCall: 2}}", `breaker "pets": unknown key "minimumCall" in breaker policy; did you mean "minimumCalls"?`},
-		{"retries: {quick: {maxAttempts: 0}}", `retry policy "quick": maxAttempts must be a whole number ≥ 1, got 0`},
+		{"retries: {quick: {maxAttempts: 0}}", `retry policy "quick": maxAttempts must be a whole number from 1 to 10, got 0`},
 		{"retries: {quick: {maxAttempts: 1}}\nretries: {}", `already defined`},
 		{"breakers: {200: {}}", `must be strings`},
 	} {

@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// fmtVerbs are the verbs TestNoVerbPrintsASecret prints each value with.
+var fmtVerbs = []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%T %[1]v"}
+
+// secretsPrinted returns each way v printed with a verb that shows a
+// part of secret.
+func secretsPrinted(v any, secrets ...string) []string {
+	var bad []string
+	for _, verb := range fmtVerbs {
+		for _, arg := range []any{v, &v, []any{v}, struct{ V any }{v}} {
+			out := fmt.Sprintf(verb, arg)
+			for _, s := range secrets {
+				if strings.Contains(out, s) || strings.Contains(out, fmt.Sprintf("%x", s)) || strings.Contains(out, fmt.Sprintf("%X", s)) {
+					bad = append(bad, verb+" of "+fmt.Sprintf("%T", arg)+": "+out)
+				}
+			}
+		}
+	}
+	return bad
+}
+
+// TestNoVerbPrintsASecret (issue 23, finding 6): every runtime type that
+// can hold a credential prints without it through fmt, with every verb,
+// alone, behind a pointer, in a slice and in a struct field.
+func TestNoVerbPrintsASecret(t *testing.T) {
+	const tok, pw, hdr, key = "tok-S3CRET", "pw-S3CRET", "hdr-S3CRET", "key-S3CRET"
+	creds := []Credential{
+		{Scheme: "bearer", Kind: AuthBearer, Token: StaticToken(tok)},
+		{Scheme: "basic", Kind: AuthBasic, Username: "ann", Password: pw},
+		{Scheme: "key", Kind: AuthQuery, Param: "appid", Token: StaticToken(key)},
+	}
+	opts := []CallOption{WithHeader("Authorization", "Bearer "+hdr), WithMaxAttempts(2), WithAttemptHeader("X-Try")}
+	cfg := Config{
+		Server:         "http://ann:" + pw + "@h.example/v1?appid=" + key,
+		Credentials:    creds,
+		CallOptions:    opts,
+		RequestEditors: []RequestEditor{func(context.Context, *http.Request) error { return nil }},
+	}
+	e := NewEngine(cfg)
+	rq := Request{Path: "/x", Header: http.Header{"Authorization": {"Bearer " + hdr}}, Body: []byte(key)}
+	rq.Query.Add("api_key", key)
+	values := []any{StaticToken(tok), creds[0], creds[1], creds[2], opts[0], cfg, e, rq}
+	for _, v := range values {
+		for _, bad := range secretsPrinted(v, tok, pw, hdr, key) {
+			t.Errorf("a secret printed: %s", bad)
+		}
+	}
+	// They still say what they are.
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{opts[0], `runtime.WithHeader("Authorization", <redacted>)`},
+		{opts[1], "runtime.WithMaxAttempts(2)"},
+		{e, `runtime.Engine{Server: "http://ann:xxxxx@h.example/v1?appid=REDACTED"}`},
+	} {
+		if got := fmt.Sprintf("%v", c.v); got != c.want {
+			t.Errorf("%%v printed %s, want %s", got, c.want)
+		}
+	}
+	if got := fmt.Sprint(cfg); !strings.Contains(got, `"bearer"`) || !strings.Contains(got, "xxxxx@h.example") {
+		t.Errorf("Config printed %s; want its schemes and its redacted server", got)
+	}
+}
