@@ -245,10 +245,11 @@ func TestHostileSpecs(t *testing.T) {
 	}
 }
 
-// TestAllowRead: -allow-read widens what $refs may read, on each command
-// that reads a spec; without it the same spec is refused.
-func TestAllowRead(t *testing.T) {
-	root, shared := t.TempDir(), t.TempDir()
+// allowReadTree is a module (root) whose spec $refs a schema in another
+// folder (shared).
+func allowReadTree(t *testing.T) (root, shared, spec string) {
+	t.Helper()
+	root, shared = t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module allow.test\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -256,10 +257,17 @@ func TestAllowRead(t *testing.T) {
 	if err := os.WriteFile(common, []byte("Pet:\n  type: object\n  properties:\n    name: {type: string}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := filepath.Join(root, "spec.yaml")
+	spec = filepath.Join(root, "spec.yaml")
 	if err := os.WriteFile(spec, []byte(refSpec(common+"#/Pet")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return root, shared, spec
+}
+
+// TestAllowRead: -allow-read widens what $refs may read, on each command
+// that reads a spec; without it the same spec is refused.
+func TestAllowRead(t *testing.T) {
+	root, shared, spec := allowReadTree(t)
 	for _, cmd := range [][]string{
 		{"generate", "-package", "x", "-o", filepath.Join(root, "client.gen.go")},
 		{"lint"},
@@ -272,6 +280,30 @@ func TestAllowRead(t *testing.T) {
 		if code, _, stderr := runCLI(t, append(args, "-allow-read", shared)...); code != exitOK {
 			t.Errorf("%s -allow-read %s: exit %d, stderr:\n%s", cmd[0], shared, code, stderr)
 		}
+	}
+}
+
+// TestAllowReadEmpty: an empty -allow-read (an unset variable in a script) is
+// refused, not taken as the working directory, on every command that
+// reads a spec: run from the folder of the file the $ref names, it would
+// read it.
+func TestAllowReadEmpty(t *testing.T) {
+	root, shared, spec := allowReadTree(t)
+	t.Chdir(shared)
+	const want = "-allow-read: error: an empty folder name"
+	for _, args := range [][]string{
+		{"generate", "-package", "x", "-o", filepath.Join(root, "client.gen.go"), "-spec", spec},
+		{"lint", "-spec", spec},
+		{"explain", "-spec", spec},
+		{"diff", "-old", spec, "-new", spec},
+	} {
+		code, _, stderr := runCLI(t, append(args, "-allow-read", "")...)
+		if code != exitInput || !strings.HasPrefix(stderr, want) {
+			t.Errorf("%s -allow-read '': exit %d, stderr:\n%s\nwant exit 2 and %q", args[0], code, stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "client.gen.go")); err == nil {
+		t.Error("generate wrote the output")
 	}
 }
 
