@@ -101,6 +101,16 @@ func bigMapping(n int) string {
 	return b.String()
 }
 
+// manyCodes is the responses of n status codes from 200, written as YAML
+// integers, then extra.
+func manyCodes(n int, extra string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "        %d: {description: c%d}\n", 200+i, i)
+	}
+	return b.String() + extra
+}
+
 const outsideSecret = "TOPSECRET-d41d8cd9"
 
 func TestHostileSpecs(t *testing.T) {
@@ -204,6 +214,12 @@ func TestHostileSpecs(t *testing.T) {
 		{name: "duplicate key in JSON that YAML does not parse",
 			spec:   "{\"openapi\": \"3.0.3\", \"info\": {\"title\": \"\\ud83d\\ude00\", \"version\": \"1\"},\n \"paths\": {},\n \"paths\": {}}\n",
 			stderr: `duplicate key "paths"`, pos: "spec.yaml:3:2: error: "},
+		{name: "duplicate key differing in YAML tag",
+			spec:   specText("", "        200: {description: a}\n        \"200\": {description: b}"),
+			stderr: `duplicate key "200" (first at line 10, column 9): written once as an integer and once as a string`, pos: "spec.yaml:11:9: error: "},
+		{name: "duplicate key differing in YAML tag in a big mapping",
+			spec:   specText("", manyCodes(20, "        '205': {description: again}")),
+			stderr: `duplicate key "205" (first at line 15, column 9): written once as an integer and once as a string`, pos: "spec.yaml:30:9: error: "},
 		{name: "-allow-read of a missing folder", spec: refSpec(secretSchema), flags: []string{"-allow-read", filepath.Join(outside, "nope")},
 			stderr: "-allow-read", pos: "-allow-read: error: "},
 	}

@@ -119,12 +119,14 @@ func (c *treeCheck) walk(n *yaml.Node) int {
 	return size
 }
 
-// duplicateKeys reports every scalar key of m written before in m. Small
+// duplicateKeys reports every scalar key of m written before in m, whatever
+// its YAML tag: `200:` (an integer) and `"200":` (a string) are one key once
+// decoded to JSON, and the later would replace the earlier silently. Small
 // mappings, nearly all of them, are compared pairwise, without allocating.
 func (c *treeCheck) duplicateKeys(m *yaml.Node) {
 	const small = 16
 	same := func(a, b *yaml.Node) bool {
-		return a.Kind == yaml.ScalarNode && b.Kind == yaml.ScalarNode && a.Value == b.Value && a.Tag == b.Tag && a.Tag != "!!merge"
+		return a.Kind == yaml.ScalarNode && b.Kind == yaml.ScalarNode && a.Value == b.Value && a.Tag != "!!merge" && b.Tag != "!!merge"
 	}
 	if len(m.Content) <= 2*small {
 		for i := 2; i < len(m.Content); i += 2 {
@@ -143,19 +145,39 @@ func (c *treeCheck) duplicateKeys(m *yaml.Node) {
 		if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
 			continue
 		}
-		id := k.Tag + ":" + k.Value
-		if first, ok := seen[id]; ok {
+		if first, ok := seen[k.Value]; ok {
 			c.duplicate(k, first)
 			continue
 		}
-		seen[id] = k
+		seen[k.Value] = k
 	}
 }
 
 func (c *treeCheck) duplicate(k, first *yaml.Node) {
+	msg := fmt.Sprintf("duplicate key %q (first at line %d, column %d)", k.Value, first.Line, first.Column)
+	if k.Tag != first.Tag {
+		msg = fmt.Sprintf("duplicate key %q (first at line %d, column %d): written once as %s and once as %s, it is one key once decoded",
+			k.Value, first.Line, first.Column, tagName(first.Tag), tagName(k.Tag))
+	}
 	c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: c.file, Line: k.Line, Col: k.Column,
-		Msg:  fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, first.Line),
-		Hint: "a JSON decoder keeps one of the two, silently; remove or rename one"})
+		Msg: msg, Hint: "a JSON decoder keeps one of the two, silently; remove or rename one"})
+}
+
+// tagName says what a YAML tag makes a key, for messages.
+func tagName(tag string) string {
+	switch tag {
+	case "!!str":
+		return "a string"
+	case "!!int":
+		return "an integer"
+	case "!!float":
+		return "a number"
+	case "!!bool":
+		return "a boolean"
+	case "!!null":
+		return "null"
+	}
+	return "the tag " + tag
 }
 
 // checkRefs bounds the work of resolving and validating the $refs of one
