@@ -149,6 +149,7 @@ func TestHostileSpecs(t *testing.T) {
 	}
 	big.Close()
 	write(root, "bomb.yaml", aliasBomb(18))
+	write(root, "twodocs.yaml", "overlay: 1.0.0\ninfo: {title: o, version: \"1\"}\nactions: []\n---\nactions: [{target: $.paths, remove: true}]\n")
 	hubSpec, _ := hub(5000, "")
 	hubFileSpec, hubFile := hub(5000, "hub.yaml")
 	write(root, "hub.yaml", hubFile)
@@ -220,6 +221,22 @@ func TestHostileSpecs(t *testing.T) {
 		{name: "duplicate key differing in YAML tag in a big mapping",
 			spec:   specText("", manyCodes(20, "        '205': {description: again}")),
 			stderr: `duplicate key "205" (first at line 15, column 9): written once as an integer and once as a string`, pos: "spec.yaml:30:9: error: "},
+		{name: "openapi alone", spec: "openapi: 3.0.3\n",
+			stderr: "not an OpenAPI document: openapi 3.0.3 needs paths", pos: "spec.yaml:1:1: error: "},
+		{name: "openapi 3.1 with no paths, webhooks or components", spec: "openapi: 3.1.0\ninfo: {title: t, version: \"1\"}\n",
+			stderr: "needs paths, webhooks or components", pos: "spec.yaml:1:1: error: "},
+		{name: "openapi null", spec: "openapi: null\ninfo: {title: t, version: \"1\"}\npaths: {}\n",
+			stderr: "openapi: null is not a version resgen reads", pos: "spec.yaml:1:10: error: "},
+		{name: "openapi 4.0.0", spec: "openapi: 4.0.0\ninfo: {title: t, version: \"1\"}\npaths: {}\n",
+			stderr: `openapi: "4.0.0" is not a version resgen reads`, pos: "spec.yaml:1:10: error: "},
+		{name: "swagger 1.2", spec: "swagger: \"1.2\"\ninfo: {title: t, version: \"1\"}\npaths: {}\n",
+			stderr: `swagger: "1.2" is not a version resgen reads`, pos: "spec.yaml:1:10: error: "},
+		{name: "a second document after ...", spec: specText("", "") + "...\n" + specText("", ""),
+			stderr: "a second YAML document: a spec is one document", pos: "spec.yaml:12:1: error: "},
+		{name: "a second document after ---", spec: specText("", "") + "--- # the real one\n" + specText("", ""),
+			stderr: "a second YAML document", pos: "spec.yaml:12:1: error: "},
+		{name: "an overlay of two documents", spec: specText("", ""), flags: []string{"-overlay", "twodocs.yaml"},
+			stderr: "a second YAML document: an overlay is one document", pos: "twodocs.yaml:5:1: error: "},
 		{name: "-allow-read of a missing folder", spec: refSpec(secretSchema), flags: []string{"-allow-read", filepath.Join(outside, "nope")},
 			stderr: "-allow-read", pos: "-allow-read: error: "},
 	}

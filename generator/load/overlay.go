@@ -1,6 +1,7 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -37,7 +38,14 @@ func applyOverlay(src *srcMap, o Overlay) (changed int, diags diag.Diagnostics) 
 		diags = append(diags, d)
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(o.Data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	err := yaml.Unmarshal(o.Data, &doc)
+	if err == nil {
+		err = secondDocument(o.Data)
+	}
+	if de, ok := errors.AsType[*docError](err); ok {
+		return 0, diag.Diagnostics{{Severity: diag.Error, File: o.Path, Line: de.line, Col: de.col, Msg: strings.Replace(de.msg, "a spec", "an overlay", 1)}}
+	}
+	if err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		d := diag.Diagnostic{Severity: diag.Error, File: o.Path, Msg: "cannot load overlay: not a YAML or JSON object"}
 		if err != nil {
 			d.Msg = "cannot load overlay: " + err.Error()

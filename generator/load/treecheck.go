@@ -540,8 +540,47 @@ func parseTreeFrom(data []byte) (*yaml.Node, treeSource, error) {
 	if len(doc.Content) == 0 {
 		return nil, fromYAML, errors.New("the file is empty")
 	}
+	if err := secondDocument(data); err != nil {
+		return nil, fromYAML, err
+	}
 	return doc.Content[0], fromYAML, nil
 }
+
+// secondDocument refuses a YAML stream of more than one document (after
+// `---` or `...`): yaml.Unmarshal, as kin-openapi, reads the first and
+// drops the rest without a word. An empty document (a trailing `---`)
+// holds nothing and is let be. Only a file with a line starting `---` or
+// `...` past its first is parsed again.
+func secondDocument(data []byte) error {
+	if !bytes.Contains(data, []byte("\n---")) && !bytes.Contains(data, []byte("\n...")) {
+		return nil
+	}
+	l, err := yaml.NewLoader(bytes.NewReader(data), yaml.WithV3Defaults())
+	if err != nil {
+		return nil
+	}
+	for i := 0; ; i++ {
+		var doc yaml.Node
+		if err := l.Load(&doc); err != nil {
+			return nil // the end, or what the first parse let pass
+		}
+		if i == 0 {
+			continue
+		}
+		if len(doc.Content) > 0 && (doc.Content[0].Tag != "!!null" || doc.Content[0].Value != "") {
+			n := doc.Content[0]
+			return &docError{line: n.Line, col: n.Column, msg: "a second YAML document: a spec is one document, and what follows the first would be ignored"}
+		}
+	}
+}
+
+// docError is a document that parses but is refused, at a position.
+type docError struct {
+	line, col int
+	msg       string
+}
+
+func (e *docError) Error() string { return fmt.Sprintf("line %d:%d: %s", e.line, e.col, e.msg) }
 
 // isJSONObject reports whether data starts as a JSON object does.
 func isJSONObject(data []byte) bool {
