@@ -365,3 +365,35 @@ func runCLIBounded(t *testing.T, limit time.Duration, args ...string) (code int,
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+prefix) + "\n"
 }
+
+// TestOverlayAmplification: 30 overlay actions (2 KB), each doubling the
+// nodes the one before added, are refused by every command that reads a
+// spec at the target of the action that passes the bound, exit 2; with the
+// update shared by its targets the tree had 2^30 paths and each command
+// ran out of memory. The output is not written.
+func TestOverlayAmplification(t *testing.T) {
+	t.Chdir(t.TempDir())
+	writeFile(t, "spec.yaml", specText("", "")+"x-n0: {}\n")
+	var b strings.Builder
+	b.WriteString("overlay: 1.0.0\nactions:\n")
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, "  - {target: $..x-n%d, update: {x-l: {x-n%d: {}}, x-r: {x-n%d: {}}}}\n", i-1, i, i)
+	}
+	writeFile(t, "overlay.yaml", b.String())
+	const want = "overlay.yaml:19:14: error: the overlays add more than 1000000 nodes to the spec"
+	for _, args := range [][]string{
+		{"generate", "-spec", "spec.yaml", "-overlay", "overlay.yaml", "-package", "x", "-o", "client.gen.go"},
+		{"lint", "-spec", "spec.yaml", "-overlay", "overlay.yaml"},
+		{"explain", "-spec", "spec.yaml", "-overlay", "overlay.yaml"},
+		{"diff", "-old", "spec.yaml", "-new", "spec.yaml", "-new-overlay", "overlay.yaml"},
+		{"lab", "storm", "-spec", "spec.yaml", "-overlay", "overlay.yaml", "-op", "getX"},
+	} {
+		code, _, stderr := runCLIBounded(t, 2*time.Minute, args...)
+		if code != exitInput || !strings.HasPrefix(stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%.1000s\nwant exit 2 and %q", args[0], code, stderr, want)
+		}
+	}
+	if _, err := os.Stat("client.gen.go"); err == nil {
+		t.Error("generate wrote the output")
+	}
+}

@@ -184,8 +184,9 @@ func load(ctx context.Context, path string, data []byte, overlays []Overlay, g *
 		return nil, diags, nil
 	}
 	if len(overlays) > 0 {
+		added := 0
 		for _, o := range overlays {
-			_, odiags := applyOverlay(s.src, o)
+			_, odiags := applyOverlay(s.src, o, &added)
 			diags = append(diags, odiags...)
 		}
 		if diags.HasErrors() {
