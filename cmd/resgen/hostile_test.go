@@ -237,6 +237,14 @@ func TestHostileSpecs(t *testing.T) {
 			stderr: "a second YAML document", pos: "spec.yaml:12:1: error: "},
 		{name: "an overlay of two documents", spec: specText("", ""), flags: []string{"-overlay", "twodocs.yaml"},
 			stderr: "a second YAML document: an overlay is one document", pos: "twodocs.yaml:5:1: error: "},
+		{name: "an operationId of 200 KB", spec: strings.Replace(specText("", ""), "getX", "get"+strings.Repeat("X", 200<<10), 1),
+			stderr: "operationId is 204803 bytes long (getXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX…): names are at most 1024 bytes", pos: "spec.yaml:8:20: error: "},
+		{name: "a path of 2 KB", spec: strings.Replace(specText("", ""), "/x:", "/"+strings.Repeat("x", 2048)+":", 1),
+			stderr: "a key is 2049 bytes long", pos: "spec.yaml:6:3: error: "},
+		{name: "an enum value of 2 KB", spec: "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths: {}\ncomponents:\n  schemas:\n    E: {type: string, enum: [a, " + strings.Repeat("b", 2048) + "]}\n",
+			stderr: "a value of enum is 2048 bytes long", pos: "spec.yaml:6:33: error: "},
+		{name: "a breaker policy name of 2 KB", spec: specText("  breakers:\n    b"+strings.Repeat("b", 2048)+": {windowSize: 10}", ""),
+			stderr: "the name of a breaker policy is 2049 bytes long", pos: "spec.yaml:5:5: error: "},
 		{name: "-allow-read of a missing folder", spec: refSpec(secretSchema), flags: []string{"-allow-read", filepath.Join(outside, "nope")},
 			stderr: "-allow-read", pos: "-allow-read: error: "},
 	}
@@ -395,5 +403,21 @@ func TestOverlayAmplification(t *testing.T) {
 	}
 	if _, err := os.Stat("client.gen.go"); err == nil {
 		t.Error("generate wrote the output")
+	}
+}
+
+// TestLongTextThatNamesNothing: the bound on names leaves alone what
+// becomes no name: a long description, and long keys in an example, a
+// default or an extension.
+func TestLongTextThatNamesNothing(t *testing.T) {
+	t.Chdir(t.TempDir())
+	long := strings.Repeat("k", 4096)
+	spec := "openapi: 3.0.3\ninfo: {title: t, version: \"1\", description: " + strings.Repeat("d", 100<<10) + "}\n" +
+		"x-vendor: {" + long + ": 1}\npaths:\n  /x:\n    get:\n      operationId: getX\n      responses:\n        \"200\":\n          description: ok\n" +
+		"          content:\n            application/json:\n              schema: {type: object, additionalProperties: {type: integer}, default: {" + long + ": 1}}\n" +
+		"              example: {" + long + ": 2}\n"
+	writeFile(t, "spec.yaml", spec)
+	if code, _, stderr := runCLI(t, "generate", "-spec", "spec.yaml", "-package", "x", "-o", "x.gen.go"); code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%.1000s", code, stderr)
 	}
 }

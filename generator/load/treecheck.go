@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/internal/jsontree"
@@ -44,6 +45,14 @@ const (
 	// directly or not, anew, about 0.13 µs a node. Stripe's spec needs
 	// 16.3 million (2.2 s); the limit is about 7 s.
 	maxRefVisits = 50_000_000
+	// MaxNameBytes bounds the spec text that becomes a name: mapping keys
+	// (paths, schema, property and header names), operationIds, parameter
+	// names, tags and enum values (and, checked by generator/policy, the
+	// names of policies and idempotency headers). Each is repeated many times
+	// in the generated code (types, methods, constants, comments): 150
+	// operationIds of 200 KB made a 332 MB Go file. The longest in the
+	// corpus are about 200 bytes (Azure, Microsoft Graph).
+	MaxNameBytes = 1024
 )
 
 // checkTree refuses what would make decoding blow up, and what JSON
@@ -51,7 +60,7 @@ const (
 // and a key written twice in one mapping.
 func checkTree(file string, root *yaml.Node) diag.Diagnostics {
 	c := &treeCheck{file: file}
-	c.walk(root)
+	c.walk(root, false)
 	if c.added > maxAliasNodes {
 		c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: file, Line: c.worst.Line, Col: c.worst.Column,
 			Msg:  fmt.Sprintf("YAML aliases expand this document by more than %d nodes; *%s alone expands to %d", maxAliasNodes, c.worst.Value, c.worstSize),
@@ -81,8 +90,10 @@ type treeCheck struct {
 // sizeCap keeps sizes from overflowing: 60 levels of aliases are 2^60.
 const sizeCap = 1 << 40
 
-// walk returns n's size with its aliases expanded.
-func (c *treeCheck) walk(n *yaml.Node) int {
+// walk returns n's size with its aliases expanded. free says n is a value
+// no name comes from (an example, a default, an extension's: generator/policy
+// checks x-resilience's names), whose keys may be as long as they are.
+func (c *treeCheck) walk(n *yaml.Node, free bool) int {
 	if n.Kind == yaml.AliasNode {
 		s, ok := c.sizes[n.Alias]
 		if !ok {
@@ -107,8 +118,12 @@ func (c *treeCheck) walk(n *yaml.Node) int {
 		}
 	}
 	size := 1
-	for _, child := range n.Content {
-		size = min(size+c.walk(child), sizeCap)
+	for i, child := range n.Content {
+		childFree := free
+		if n.Kind == yaml.MappingNode && i%2 == 1 && !free {
+			childFree = c.names(n.Content[i-1], child)
+		}
+		size = min(size+c.walk(child, childFree), sizeCap)
 	}
 	if n.Anchor != "" {
 		if c.sizes == nil {
@@ -117,6 +132,64 @@ func (c *treeCheck) walk(n *yaml.Node) int {
 		c.sizes[n] = size
 	}
 	return size
+}
+
+// names reports a key, or a name its value gives (operationId, name,
+// tags, enum), longer than maxNameBytes, and says whether v is free-form
+// (see walk).
+func (c *treeCheck) names(k, v *yaml.Node) (free bool) {
+	if strings.HasPrefix(k.Value, "x-") {
+		return true // an extension: generator/policy checks its own
+	}
+	c.nameLength(k, "a key")
+	switch k.Value {
+	case "operationId", "name":
+		c.nameLength(v, k.Value)
+	case "tags", "enum":
+		if v.Kind == yaml.SequenceNode {
+			for _, item := range v.Content {
+				c.nameLength(item, "a value of "+k.Value)
+			}
+		}
+	case "example", "examples", "default", "const":
+		return true
+	}
+	return false
+}
+
+// nameLength reports scalar n, what (in words), when it is longer than
+// MaxNameBytes.
+func (c *treeCheck) nameLength(n *yaml.Node, what string) {
+	if n.Kind != yaml.ScalarNode {
+		return
+	}
+	if msg := LongName(what, n.Value); msg != "" {
+		c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: c.file, Line: n.Line, Col: n.Column, Msg: msg, Hint: LongNameHint})
+	}
+}
+
+// LongName is the error for a name (what, in words) longer than
+// MaxNameBytes, or "".
+func LongName(what, name string) string {
+	if len(name) <= MaxNameBytes {
+		return ""
+	}
+	return fmt.Sprintf("%s is %d bytes long (%s…): names are at most %d bytes, as the generated code repeats them in types, methods, constants and comments",
+		what, len(name), truncateUTF8(name, 40), MaxNameBytes)
+}
+
+// LongNameHint is the fix for a LongName error.
+const LongNameHint = "shorten it in the spec (or with an overlay)"
+
+// truncateUTF8 is s cut to at most n bytes at a rune boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // duplicateKeys reports every scalar key of m written before in m, whatever

@@ -104,6 +104,10 @@ func New(s *load.Spec) *Resolver {
 			continue
 		}
 		for _, name := range slices.Sorted(maps.Keys(o.m)) {
+			if msg := load.LongName("the name of a "+kind[:len(kind)-1]+" policy", name); msg != "" {
+				r.errorf(o.ptr+"/"+esc(name), load.LongNameHint, "%s", msg)
+				continue
+			}
 			p, ok := r.object(o.ptr+"/"+esc(name), o.m[name], kind[:len(kind)-1]+" policy")
 			if !ok {
 				continue
