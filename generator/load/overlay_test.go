@@ -157,3 +157,52 @@ func TestOverlayUpdateIsCopied(t *testing.T) {
 		t.Fatalf("the copy is placed in %q, want o.yaml", f)
 	}
 }
+
+// FuzzApplyOverlay applies an overlay of any bytes to a small spec: it must
+// not panic, must give errors with positions in the overlay's file, must
+// add at most maxOverlayNodes nodes, and must leave a tree (no node under
+// two parents, so what is written out is what was walked).
+func FuzzApplyOverlay(f *testing.F) {
+	for _, s := range []string{
+		"overlay: 1.0.0\nactions:\n  - target: $.paths.*.get\n    update: {summary: read}\n",
+		"overlay: 1.0.0\nactions:\n  - target: $.paths['/a'].get.tags\n    update: y\n",
+		"overlay: 1.0.0\nactions:\n  - {target: $..x-n0, update: &u {x-l: {x-n1: {}}, x-r: *u}}\n",
+		"overlay: 1.0.0\nactions:\n  - {target: '$..*', update: {a: &a [1, 2], b: *a}}\n  - {target: '$..a', update: 3}\n",
+		"overlay: 1.0.0\nactions:\n  - {target: $.paths, remove: true}\n---\nx: 1\n",
+		doublingOverlay(4),
+	} {
+		f.Add([]byte(s))
+	}
+	const spec = "openapi: 3.0.3\nx-n0: {}\npaths:\n  /a: {get: {operationId: a, tags: [x]}, post: {operationId: b}}\n  /b: {get: {operationId: c}}\n"
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4<<10 {
+			return
+		}
+		src := overlaySrc(t, spec)
+		added := 0
+		_, diags := applyOverlay(src, Overlay{Path: "o.yaml", Data: data}, &added)
+		for _, d := range diags {
+			if d.File != "o.yaml" || d.Msg == "" {
+				t.Fatalf("a diagnostic not in the overlay's file, or empty: %v", d)
+			}
+		}
+		if added > maxOverlayNodes {
+			t.Fatalf("added %d nodes", added)
+		}
+		seen := map[*yaml.Node]bool{}
+		var walk func(n *yaml.Node)
+		walk = func(n *yaml.Node) {
+			for _, c := range n.Content {
+				if seen[c] {
+					t.Fatalf("a node (%q) is under two parents", c.Value)
+				}
+				seen[c] = true
+				if c.Kind == yaml.AliasNode {
+					t.Fatalf("an alias (*%s) was written into the spec", c.Value)
+				}
+				walk(c)
+			}
+		}
+		walk(src.root)
+	})
+}
