@@ -245,6 +245,10 @@ func TestHostileSpecs(t *testing.T) {
 			stderr: "a value of enum is 2048 bytes long", pos: "spec.yaml:6:33: error: "},
 		{name: "a breaker policy name of 2 KB", spec: specText("  breakers:\n    b"+strings.Repeat("b", 2048)+": {windowSize: 10}", ""),
 			stderr: "the name of a breaker policy is 2049 bytes long", pos: "spec.yaml:5:5: error: "},
+		{name: "an idempotency header name of 2 KB", spec: specText("  idempotencyKeyHeader: X"+strings.Repeat("k", 2048), ""),
+			stderr: "idempotencyKeyHeader is 2049 bytes long (Xkkk", pos: "spec.yaml:4:3: error: "},
+		{name: "an operation's idempotency header name of 2 KB", spec: specText("  defaults: {idempotencyKey: X"+strings.Repeat("k", 2048)+"}", ""),
+			stderr: "idempotencyKey is 2049 bytes long (Xkkk", pos: "spec.yaml:4:14: error: "},
 		{name: "-allow-read of a missing folder", spec: refSpec(secretSchema), flags: []string{"-allow-read", filepath.Join(outside, "nope")},
 			stderr: "-allow-read", pos: "-allow-read: error: "},
 	}

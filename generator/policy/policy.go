@@ -84,6 +84,8 @@ func New(s *load.Spec) *Resolver {
 	if h, ok := root.m["idempotencyKeyHeader"]; ok {
 		if hs, ok := h.(string); ok && validHeaderName(hs) {
 			r.keyHeader = hs
+		} else if msg := load.LongName("idempotencyKeyHeader", hs); ok && msg != "" {
+			r.errorf(root.ptr+"/idempotencyKeyHeader", load.LongNameHint, "%s", msg)
 		} else {
 			r.errorf(root.ptr+"/idempotencyKeyHeader", "", "idempotencyKeyHeader must be an HTTP header name, got %s", rawval.Show(h))
 		}
