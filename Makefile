@@ -145,7 +145,8 @@ corpus-extra:
 FUZZTIME ?= 30s
 FUZZFLAGS ?=
 FUZZ_TARGETS = generator:FuzzGenerate generator:FuzzGenerateSchema generator/policy:FuzzResilience \
-	generator/build:FuzzGoName generator/jsonpath:FuzzOverlayPath runtime:FuzzParseRetryAfter
+	generator/build:FuzzGoName generator/jsonpath:FuzzOverlayPath generator/load:FuzzApplyOverlay \
+	runtime:FuzzParseRetryAfter
 .PHONY: fuzz
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -95,9 +95,16 @@ func duplicateKey(dec *json.Decoder, where string) error {
 	return err
 }
 
-// LoadOverrides reads overrides from a JSON file; its errors name the file.
+// MaxOverridesBytes bounds an overrides file that LoadOverrides (or
+// overridesyaml.Load) reads: overrides are a few policies, and a path that
+// names /dev/zero, or a file that keeps growing, must not make the host
+// application read without end.
+const MaxOverridesBytes = 1 << 20
+
+// LoadOverrides reads overrides from a JSON file of at most
+// MaxOverridesBytes; its errors name the file.
 func LoadOverrides(path string) (*Overrides, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadOverridesFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +113,25 @@ func LoadOverrides(path string) (*Overrides, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return o, nil
+}
+
+// ReadOverridesFile reads the file at path, refusing one larger than
+// MaxOverridesBytes without reading past that: what LoadOverrides reads,
+// for readers of other formats (overridesyaml).
+func ReadOverridesFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxOverridesBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxOverridesBytes {
+		return nil, fmt.Errorf("%s: overrides: larger than %d MiB: an overrides file adjusts a few policies", path, MaxOverridesBytes>>20)
+	}
+	return data, nil
 }
 
 func overridesOf(doc map[string]any) (*Overrides, error) {

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +129,40 @@ func TestOverridesNoCostWithout(t *testing.T) {
 	op := e.Operation(OperationSpec{Name: "x", Method: "GET", Retry: &rp})
 	if op.spec.Retry != &rp {
 		t.Fatal("the policy was copied without overrides")
+	}
+}
+
+// TestLoadOverridesIsBounded: LoadOverrides refuses, naming the file, what
+// is larger than MaxOverridesBytes without reading it whole (a sparse file
+// over the bound, /dev/zero, which never ends), and reads a document of
+// exactly MaxOverridesBytes.
+func TestLoadOverridesIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxOverridesBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	paths := []string{big}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		paths = append(paths, "/dev/zero")
+	}
+	for _, p := range paths {
+		o, err := LoadOverrides(p)
+		if o != nil || err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") || !strings.HasPrefix(err.Error(), p+": ") {
+			t.Errorf("LoadOverrides(%s) = %v, %v; want an error naming the file and the 1 MiB bound", p, o, err)
+		}
+	}
+	full := filepath.Join(dir, "full.json")
+	doc := `{"retries": {"r": {"maxAttempts": 2}}}`
+	if err := os.WriteFile(full, []byte(doc+strings.Repeat(" ", MaxOverridesBytes-len(doc))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOverrides(full); err != nil {
+		t.Errorf("a file of exactly MaxOverridesBytes: %v", err)
 	}
 }

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/internal/lab"
 )
 
 // runCLI runs resgen in-process from the repository root.
@@ -336,5 +340,88 @@ func TestLintAndExplainDoNotPrint(t *testing.T) {
 	}
 	if code, stdout, stderr := runCLI(t, "explain", "-spec", "testdata/specs/openstack-console.yaml"); code != exitOK || stdout != string(want) {
 		t.Fatalf("explain: exit %d, stderr %q; stdout differs from its golden", code, stderr)
+	}
+}
+
+// formatChars is every Unicode format character (category Cf): zero-width
+// space and joiners, soft hyphen, word joiner, invisible operators, bidi
+// controls, the byte order mark, the TAG characters (U+E0001, U+E0020 to
+// U+E007F), which spell hidden ASCII.
+func formatChars() string {
+	var b strings.Builder
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if unicode.Is(unicode.Cf, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestFormatCharactersReachNoOutput: a spec with every Unicode format
+// character in its title, descriptions, operationId, summary, path,
+// parameter, enum, tag and policy names: none reaches generate's code,
+// lint, explain (table, markdown, json), diff (text, markdown, json) or a
+// lab report (stdout and each file it writes) raw. They used to pass
+// through all of them, but for the bidi controls and the byte order mark.
+func TestFormatCharactersReachNoOutput(t *testing.T) {
+	cf := formatChars()
+	q := func(s string) string { return strconv.Quote(s) } // YAML reads Go's escapes
+	spec := func(timeout string) string {
+		return "openapi: 3.0.3\ninfo: {title: " + q("Pets"+cf) + ", version: \"1\", description: " + q("hidden"+cf+"text") + "}\n" +
+			"x-resilience:\n  breakers:\n    " + q("b"+cf) + ": {windowSize: 10, minimumCalls: 5}\n" +
+			"  retries:\n    " + q("r"+cf) + ": {maxAttempts: 2}\n" +
+			"  defaults: {breaker: " + q("b"+cf) + ", retry: " + q("r"+cf) + ", timeout: " + timeout + "}\n" +
+			"paths:\n  " + q("/pets"+cf+"/{id}") + ":\n    get:\n      operationId: " + q("get"+cf+"Pet") + "\n" +
+			"      summary: " + q("Fetch"+cf+" a pet") + "\n      tags: [" + q("pe"+cf+"ts") + "]\n" +
+			"      parameters:\n        - {in: path, name: id, required: true, description: " + q("the"+cf+"id") + ", schema: {type: string}}\n" +
+			"        - {in: query, name: " + q("q"+cf) + ", schema: {type: string, enum: [" + q("a"+cf+"b") + ", c]}}\n" +
+			"      responses:\n        \"200\":\n          description: " + q("ok"+cf) + "\n" +
+			"          content: {application/json: {schema: {type: object, description: " + q("Owner"+cf) + ", properties: {" + q("name"+cf) + ": {type: string}}}}}\n"
+	}
+	t.Chdir(t.TempDir())
+	writeFile(t, "old.yaml", spec("1s"))
+	writeFile(t, "new.yaml", spec("2s"))
+	fakeLab(t, func(_ context.Context, scenario string, tg *lab.Target, o lab.Options) (*lab.Report, error) {
+		return &lab.Report{Scenario: scenario, Spec: tg.Spec, Operation: tg.OperationID, Policy: tg.BreakerName + " " + tg.Path, Speed: o.Speed,
+			Setup:  []string{tg.Method + " " + tg.Path},
+			Tables: []lab.Table{{Title: tg.OperationID, Columns: []string{"strategy", tg.Path}, Rows: [][]string{{tg.BreakerName, tg.GoName}}}}}, nil
+	})
+	runs := [][]string{
+		{"generate", "-spec", "new.yaml", "-package", "p", "-o", "p/client.gen.go"},
+		{"generate", "-spec", "new.yaml", "-package", "p", "-o", "split", "-split", "tag"},
+		{"lint", "-spec", "new.yaml"},
+		{"explain", "-spec", "new.yaml"},
+		{"explain", "-spec", "new.yaml", "-format", "markdown"},
+		{"explain", "-spec", "new.yaml", "-format", "json"},
+		{"diff", "-old", "old.yaml", "-new", "new.yaml"},
+		{"diff", "-old", "old.yaml", "-new", "new.yaml", "-format", "markdown"},
+		{"diff", "-old", "old.yaml", "-new", "new.yaml", "-format", "json"},
+		{"lab", "storm", "-spec", "new.yaml", "-op", "get" + cf + "Pet", "-o", "lab"},
+	}
+	for _, args := range runs {
+		code, stdout, stderr := runCLI(t, args...)
+		if code != exitOK && !(args[0] == "diff" && code == exitPolicyChanged) {
+			t.Errorf("resgen %s: exit %d, stderr %.600q", strconv.Quote(strings.Join(args, " ")), code, stderr)
+		}
+		for what, s := range map[string]string{"stdout": stdout, "stderr": stderr} {
+			if i := strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Cf, r) }); i >= 0 {
+				t.Errorf("resgen %s: %s holds a format character: %.80q", strconv.Quote(strings.Join(args, " ")), what, s[max(i-20, 0):])
+			}
+		}
+	}
+	var files int
+	filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		files++
+		data, err := os.ReadFile(path)
+		if i := bytes.IndexFunc(data, func(r rune) bool { return unicode.Is(unicode.Cf, r) }); err != nil || i >= 0 {
+			t.Errorf("%s holds a format character (%v): %.80q", path, err, data[max(i-20, 0):])
+		}
+		return nil
+	})
+	if files < 6 {
+		t.Errorf("only %d output files checked", files)
 	}
 }

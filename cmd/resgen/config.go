@@ -37,6 +37,12 @@ const defaultConfig = "resgen.yaml"
 // read without end (a link to /dev/zero).
 const maxConfigBytes = 1 << 20
 
+// maxConfigValues bounds the values decoding a config visits, YAML aliases
+// expanded: an alias is decoded again each time it is used, so 60,000
+// aliases of one job with 40,000 overlays in a 500 KB file would be 2.4
+// billion paths. A config of maxConfigBytes written out has fewer.
+const maxConfigValues = 1_000_000
+
 // The keys the decoder knows, in the order the docs list them.
 var (
 	configKeys  = []string{"jobs"}
@@ -67,6 +73,27 @@ type configDecoder struct {
 	file  string // the config's path, as given
 	dir   string // its folder, which the paths are relative to
 	diags generator.Diagnostics
+	// values counts the values decoded, aliases expanded; over is set
+	// once it passes maxConfigValues, and decoding stops.
+	values int
+	over   bool
+}
+
+// spend counts n more values decoded at node at (an alias, as written, is
+// where the budget runs out) and reports whether decoding may go on.
+func (d *configDecoder) spend(n int, at *yaml.Node) bool {
+	if d.over {
+		return false
+	}
+	if d.values += n; d.values > maxConfigValues {
+		d.over = true
+		msg := fmt.Sprintf("this config decodes more than %d values", maxConfigValues)
+		if at.Kind == yaml.AliasNode {
+			msg += fmt.Sprintf(" with its YAML aliases expanded (each *%s is decoded again): write the jobs out", at.Value)
+		}
+		d.errAt(at, "%s", msg)
+	}
+	return !d.over
 }
 
 func (d *configDecoder) errAt(n *yaml.Node, format string, args ...any) {
@@ -130,7 +157,10 @@ func decodeConfig(path string, data []byte) ([]*job, generator.Diagnostics) {
 		d.syntaxError(err)
 	}
 	jobs := d.root(doc.Content[0])
-	d.clashes(jobs)
+	if !d.over {
+		// Past the budget, the jobs decoded so far are no config.
+		d.clashes(jobs)
+	}
 	if d.diags.HasErrors() {
 		d.diags.Sort()
 		return nil, d.diags
@@ -207,6 +237,9 @@ func (d *configDecoder) root(n *yaml.Node) []*job {
 			d.errAt(k, "jobs is empty: list at least one job")
 		}
 		for i, item := range v.Content {
+			if !d.spend(jobSize(resolve(item)), item) {
+				break
+			}
 			if j := d.job(i+1, resolve(item)); j != nil {
 				jobs = append(jobs, j)
 			}
@@ -216,6 +249,16 @@ func (d *configDecoder) root(n *yaml.Node) []*job {
 		d.errAt(n, "no jobs key: a config is a mapping with a jobs: list (see docs/config.md)")
 	}
 	return jobs
+}
+
+// jobSize is how many values decoding job n visits: its keys and values,
+// and the items of its lists (overlays).
+func jobSize(n *yaml.Node) int {
+	size := 1 + len(n.Content)
+	for _, v := range n.Content {
+		size += len(resolve(v).Content)
+	}
+	return size
 }
 
 // job decodes the index'th job.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -321,6 +322,25 @@ func TestConfigErrors(t *testing.T) {
 		code, _, stderr := runCLI(t, "generate", "-config", "big.yaml")
 		if want := "big.yaml: error: cannot read config: larger than 1 MiB: a config lists jobs\n"; code != exitInput || stderr != want {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+	})
+	t.Run("aliases decoded again", func(t *testing.T) {
+		// 12 KB: one job with 2,000 overlays, and 600 aliases of it; each
+		// alias is decoded again, 1.2 million paths. The finding's 500 KB
+		// config (60,000 aliases of 40,000 overlays) took 6.5 GB.
+		config := "jobs:\n  - &j {spec: a.yaml, package: a, output: a.go, overlays: [" +
+			strings.Repeat("o.yaml, ", 1999) + "o.yaml]}\n" + strings.Repeat("  - *j\n", 600)
+		writeTestFile(t, "aliases.yaml", config)
+		code, _, stderr := runCLI(t, "generate", "-config", "aliases.yaml")
+		want := regexp.MustCompile(`^aliases\.yaml:(\d+):5: error: this config decodes more than 1000000 values with its YAML aliases expanded \(each \*j is decoded again\): write the jobs out\n$`)
+		m := want.FindStringSubmatch(stderr)
+		if code != exitInput || m == nil {
+			t.Fatalf("exit %d, stderr:\n%.1000s\nwant 2 and one error matching %s", code, stderr, want)
+		}
+		// The budget stops decoding at the alias that passes it, before
+		// the end of the list.
+		if line, _ := strconv.Atoi(m[1]); line <= 2 || line >= 2+600 {
+			t.Fatalf("the error is at line %s, want an alias before the last", m[1])
 		}
 	})
 	t.Run("not a regular file", func(t *testing.T) {

@@ -105,6 +105,16 @@ func bigMapping(n int) string {
 	return b.String()
 }
 
+// manyCodes is the responses of n status codes from 200, written as YAML
+// integers, then extra.
+func manyCodes(n int, extra string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "        %d: {description: c%d}\n", 200+i, i)
+	}
+	return b.String() + extra
+}
+
 const outsideSecret = "TOPSECRET-d41d8cd9"
 
 func TestHostileSpecs(t *testing.T) {
@@ -143,6 +153,7 @@ func TestHostileSpecs(t *testing.T) {
 	}
 	big.Close()
 	write(root, "bomb.yaml", aliasBomb(18))
+	write(root, "twodocs.yaml", "overlay: 1.0.0\ninfo: {title: o, version: \"1\"}\nactions: []\n---\nactions: [{target: $.paths, remove: true}]\n")
 	hubSpec, _ := hub(5000, "")
 	hubFileSpec, hubFile := hub(5000, "hub.yaml")
 	write(root, "hub.yaml", hubFile)
@@ -208,6 +219,40 @@ func TestHostileSpecs(t *testing.T) {
 		{name: "duplicate key in JSON that YAML does not parse",
 			spec:   "{\"openapi\": \"3.0.3\", \"info\": {\"title\": \"\\ud83d\\ude00\", \"version\": \"1\"},\n \"paths\": {},\n \"paths\": {}}\n",
 			stderr: `duplicate key "paths"`, pos: "spec.yaml:3:2: error: "},
+		{name: "duplicate key differing in YAML tag",
+			spec:   specText("", "        200: {description: a}\n        \"200\": {description: b}"),
+			stderr: `duplicate key "200" (first at line 10, column 9): written once as an integer and once as a string`, pos: "spec.yaml:11:9: error: "},
+		{name: "duplicate key differing in YAML tag in a big mapping",
+			spec:   specText("", manyCodes(20, "        '205': {description: again}")),
+			stderr: `duplicate key "205" (first at line 15, column 9): written once as an integer and once as a string`, pos: "spec.yaml:30:9: error: "},
+		{name: "openapi alone", spec: "openapi: 3.0.3\n",
+			stderr: "not an OpenAPI document: openapi 3.0.3 needs paths", pos: "spec.yaml:1:1: error: "},
+		{name: "openapi 3.1 with no paths, webhooks or components", spec: "openapi: 3.1.0\ninfo: {title: t, version: \"1\"}\n",
+			stderr: "needs paths, webhooks or components", pos: "spec.yaml:1:1: error: "},
+		{name: "openapi null", spec: "openapi: null\ninfo: {title: t, version: \"1\"}\npaths: {}\n",
+			stderr: "openapi: null is not a version resgen reads", pos: "spec.yaml:1:10: error: "},
+		{name: "openapi 4.0.0", spec: "openapi: 4.0.0\ninfo: {title: t, version: \"1\"}\npaths: {}\n",
+			stderr: `openapi: "4.0.0" is not a version resgen reads`, pos: "spec.yaml:1:10: error: "},
+		{name: "swagger 1.2", spec: "swagger: \"1.2\"\ninfo: {title: t, version: \"1\"}\npaths: {}\n",
+			stderr: `swagger: "1.2" is not a version resgen reads`, pos: "spec.yaml:1:10: error: "},
+		{name: "a second document after ...", spec: specText("", "") + "...\n" + specText("", ""),
+			stderr: "a second YAML document: a spec is one document", pos: "spec.yaml:12:1: error: "},
+		{name: "a second document after ---", spec: specText("", "") + "--- # the real one\n" + specText("", ""),
+			stderr: "a second YAML document", pos: "spec.yaml:12:1: error: "},
+		{name: "an overlay of two documents", spec: specText("", ""), flags: []string{"-overlay", "twodocs.yaml"},
+			stderr: "a second YAML document: an overlay is one document", pos: "twodocs.yaml:5:1: error: "},
+		{name: "an operationId of 200 KB", spec: strings.Replace(specText("", ""), "getX", "get"+strings.Repeat("X", 200<<10), 1),
+			stderr: "operationId is 204803 bytes long (getXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX…): names are at most 1024 bytes", pos: "spec.yaml:8:20: error: "},
+		{name: "a path of 2 KB", spec: strings.Replace(specText("", ""), "/x:", "/"+strings.Repeat("x", 2048)+":", 1),
+			stderr: "a key is 2049 bytes long", pos: "spec.yaml:6:3: error: "},
+		{name: "an enum value of 2 KB", spec: "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths: {}\ncomponents:\n  schemas:\n    E: {type: string, enum: [a, " + strings.Repeat("b", 2048) + "]}\n",
+			stderr: "a value of enum is 2048 bytes long", pos: "spec.yaml:6:33: error: "},
+		{name: "a breaker policy name of 2 KB", spec: specText("  breakers:\n    b"+strings.Repeat("b", 2048)+": {windowSize: 10}", ""),
+			stderr: "the name of a breaker policy is 2049 bytes long", pos: "spec.yaml:5:5: error: "},
+		{name: "an idempotency header name of 2 KB", spec: specText("  idempotencyKeyHeader: X"+strings.Repeat("k", 2048), ""),
+			stderr: "idempotencyKeyHeader is 2049 bytes long (Xkkk", pos: "spec.yaml:4:3: error: "},
+		{name: "an operation's idempotency header name of 2 KB", spec: specText("  defaults: {idempotencyKey: X"+strings.Repeat("k", 2048)+"}", ""),
+			stderr: "idempotencyKey is 2049 bytes long (Xkkk", pos: "spec.yaml:4:14: error: "},
 		{name: "-allow-read of a missing folder", spec: refSpec(secretSchema), flags: []string{"-allow-read", filepath.Join(outside, "nope")},
 			stderr: "-allow-read", pos: "-allow-read: error: "},
 	}
@@ -249,10 +294,11 @@ func TestHostileSpecs(t *testing.T) {
 	}
 }
 
-// TestAllowRead: -allow-read widens what $refs may read, on each command
-// that reads a spec; without it the same spec is refused.
-func TestAllowRead(t *testing.T) {
-	root, shared := t.TempDir(), t.TempDir()
+// allowReadTree is a module (root) whose spec $refs a schema in another
+// folder (shared).
+func allowReadTree(t *testing.T) (root, shared, spec string) {
+	t.Helper()
+	root, shared = t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module allow.test\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -260,10 +306,17 @@ func TestAllowRead(t *testing.T) {
 	if err := os.WriteFile(common, []byte("Pet:\n  type: object\n  properties:\n    name: {type: string}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := filepath.Join(root, "spec.yaml")
+	spec = filepath.Join(root, "spec.yaml")
 	if err := os.WriteFile(spec, []byte(refSpec(common+"#/Pet")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return root, shared, spec
+}
+
+// TestAllowRead: -allow-read widens what $refs may read, on each command
+// that reads a spec; without it the same spec is refused.
+func TestAllowRead(t *testing.T) {
+	root, shared, spec := allowReadTree(t)
 	for _, cmd := range [][]string{
 		{"generate", "-package", "x", "-o", filepath.Join(root, "client.gen.go")},
 		{"lint"},
@@ -276,6 +329,30 @@ func TestAllowRead(t *testing.T) {
 		if code, _, stderr := runCLI(t, append(args, "-allow-read", shared)...); code != exitOK {
 			t.Errorf("%s -allow-read %s: exit %d, stderr:\n%s", cmd[0], shared, code, stderr)
 		}
+	}
+}
+
+// TestAllowReadEmpty: an empty -allow-read (an unset variable in a script) is
+// refused, not taken as the working directory, on every command that
+// reads a spec: run from the folder of the file the $ref names, it would
+// read it.
+func TestAllowReadEmpty(t *testing.T) {
+	root, shared, spec := allowReadTree(t)
+	t.Chdir(shared)
+	const want = "-allow-read: error: an empty folder name"
+	for _, args := range [][]string{
+		{"generate", "-package", "x", "-o", filepath.Join(root, "client.gen.go"), "-spec", spec},
+		{"lint", "-spec", spec},
+		{"explain", "-spec", spec},
+		{"diff", "-old", spec, "-new", spec},
+	} {
+		code, _, stderr := runCLI(t, append(args, "-allow-read", "")...)
+		if code != exitInput || !strings.HasPrefix(stderr, want) {
+			t.Errorf("%s -allow-read '': exit %d, stderr:\n%s\nwant exit 2 and %q", args[0], code, stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "client.gen.go")); err == nil {
+		t.Error("generate wrote the output")
 	}
 }
 

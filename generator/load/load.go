@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -199,8 +200,9 @@ func load(ctx context.Context, path string, data []byte, overlays []Overlay, g *
 		return nil, diags, nil
 	}
 	if len(overlays) > 0 {
+		added := 0
 		for _, o := range overlays {
-			_, odiags := applyOverlay(s.src, o)
+			_, odiags := applyOverlay(s.src, o, &added)
 			diags = append(diags, odiags...)
 		}
 		if diags.HasErrors() {
@@ -213,6 +215,9 @@ func load(ctx context.Context, path string, data []byte, overlays []Overlay, g *
 	}
 	if root.Kind != yaml.MappingNode || MapValue(root, "openapi") == nil && MapValue(root, "swagger") == nil {
 		return nil, append(diags, diag.Diagnostic{Severity: diag.Error, File: path, Msg: "not an OpenAPI document: no openapi or swagger key at the top level"}), nil
+	}
+	if d := s.checkVersion(root); d != nil {
+		return nil, append(diags, *d), nil
 	}
 
 	abs, err := filepath.Abs(path)
@@ -361,6 +366,54 @@ func Validate(ctx context.Context, s *Spec, strict bool) diag.Diagnostics {
 	return nil
 }
 
+// openapiVersion is the openapi versions resgen reads: 3.0, 3.1 and the
+// later 3.x, which stay compatible within the major version.
+var openapiVersion = regexp.MustCompile(`^3\.[0-9]+(\.[0-9]+)?([-+][0-9A-Za-z.+-]*)?$`)
+
+// checkVersion refuses a document resgen cannot read as what it says it
+// is: an openapi that is not 3.x (null, 4.0.0), a swagger that is not 2.0
+// (1.2), and one without the paths its version requires (3.1 also takes
+// webhooks or components instead). Loading one would give a client with
+// no operations, replacing a good one without a word.
+func (s *Spec) checkVersion(root *yaml.Node) *diag.Diagnostic {
+	at := func(n *yaml.Node, format string, args ...any) *diag.Diagnostic {
+		d := s.NodeDiag(diag.Error, n, fmt.Sprintf(format, args...), "")
+		return &d
+	}
+	key, v := ChildNode(root, "openapi")
+	if key == nil {
+		key, v = ChildNode(root, "swagger")
+		if v.Kind != yaml.ScalarNode || (v.Value != "2.0" && v.Value != "2") {
+			return at(v, "swagger: %s is not a version resgen reads: it reads Swagger 2.0 and OpenAPI 3", shownValue(v))
+		}
+	} else if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || !openapiVersion.MatchString(v.Value) {
+		return at(v, "openapi: %s is not a version resgen reads: it reads OpenAPI 3 (3.0.x, 3.1.x) and Swagger 2.0", shownValue(v))
+	}
+	required, what := []string{"paths"}, "paths"
+	if key.Value == "openapi" && !strings.HasPrefix(v.Value, "3.0") {
+		required, what = []string{"paths", "webhooks", "components"}, "paths, webhooks or components"
+	}
+	for _, k := range required {
+		if MapValue(root, k) != nil {
+			return nil
+		}
+	}
+	return at(key, "not an OpenAPI document: %s %s needs %s at the top level, where its operations are", key.Value, v.Value, what)
+}
+
+// shownValue is a scalar as written, quoted, or what a node is.
+func shownValue(n *yaml.Node) string {
+	switch {
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind != yaml.ScalarNode:
+		return "a list"
+	case n.Tag == "!!null":
+		return "null"
+	}
+	return strconv.Quote(n.Value)
+}
+
 // isSwagger2 reports whether the document root is Swagger 2.0.
 func isSwagger2(root *yaml.Node) bool {
 	v := MapValue(root, "swagger")
@@ -402,6 +455,9 @@ var yamlLine = regexp.MustCompile(`line (\d+)(?::(\d+))?`)
 // decodeError turns a decode failure into a diagnostic, keeping the line
 // the YAML or JSON decoder reported when there is one.
 func (s *Spec) decodeError(data []byte, err error) diag.Diagnostic {
+	if de, ok := errors.AsType[*docError](err); ok {
+		return diag.Diagnostic{Severity: diag.Error, File: s.File, Line: de.line, Col: de.col, Msg: de.msg}
+	}
 	d := diag.Diagnostic{Severity: diag.Error, File: s.File, Msg: "cannot load spec: " + err.Error()}
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		d.Line, _ = strconv.Atoi(m[1])

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -26,9 +27,17 @@ type Overlay struct {
 
 var overlayActionKeys = []string{"target", "description", "update", "remove"}
 
+// maxOverlayNodes bounds the nodes the overlays of one run add to the
+// spec: each target gets its own copy of an action's update, so an update
+// copied into many targets, or actions that each double what the one
+// before added (2^K nodes for K actions), are refused as bad input.
+// Overlays of real specs add tens of thousands at most.
+const maxOverlayNodes = 1_000_000
+
 // applyOverlay applies one overlay to src's tree and returns how many
-// nodes it changed.
-func applyOverlay(src *srcMap, o Overlay) (changed int, diags diag.Diagnostics) {
+// nodes it changed. added counts the nodes the overlays of the run added
+// (maxOverlayNodes).
+func applyOverlay(src *srcMap, o Overlay, added *int) (changed int, diags diag.Diagnostics) {
 	errAt := func(n *yaml.Node, sev diag.Severity, format string, args ...any) {
 		d := diag.Diagnostic{Severity: sev, File: o.Path, Msg: fmt.Sprintf(format, args...)}
 		if n != nil {
@@ -37,7 +46,14 @@ func applyOverlay(src *srcMap, o Overlay) (changed int, diags diag.Diagnostics) 
 		diags = append(diags, d)
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(o.Data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	err := yaml.Unmarshal(o.Data, &doc)
+	if err == nil {
+		err = secondDocument(o.Data)
+	}
+	if de, ok := errors.AsType[*docError](err); ok {
+		return 0, diag.Diagnostics{{Severity: diag.Error, File: o.Path, Line: de.line, Col: de.col, Msg: strings.Replace(de.msg, "a spec", "an overlay", 1)}}
+	}
+	if err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		d := diag.Diagnostic{Severity: diag.Error, File: o.Path, Msg: "cannot load overlay: not a YAML or JSON object"}
 		if err != nil {
 			d.Msg = "cannot load overlay: " + err.Error()
@@ -99,7 +115,16 @@ func applyOverlay(src *srcMap, o Overlay) (changed int, diags diag.Diagnostics) 
 			errAt(a, diag.Error, "an overlay action needs update or remove: true")
 			continue
 		}
-		markFrom(src.from, update, o.Path)
+		// Each target gets a copy: an update shared by its targets would
+		// be one node under many parents, which the next action's target
+		// selects through each of them, and the tree, walked or written
+		// out, has as many copies as paths to it.
+		size := nodeSize(update)
+		if *added+min(len(matches)*size, maxOverlayNodes+1) > maxOverlayNodes {
+			errAt(target, diag.Error, "the overlays add more than %d nodes to the spec: this action's update (%d nodes) goes into each of the %d nodes target %s selects",
+				maxOverlayNodes, size, len(matches), target.Value)
+			return changed, diags
+		}
 		for _, m := range matches {
 			switch m.Node.Kind {
 			case yaml.MappingNode:
@@ -107,9 +132,11 @@ func applyOverlay(src *srcMap, o Overlay) (changed int, diags diag.Diagnostics) 
 					errAt(update, diag.Error, "target %s is an object; its update must be an object too", target.Value)
 					continue
 				}
-				mergeInto(m.Node, update)
+				*added += size
+				mergeInto(m.Node, copyUpdate(update, src.from, o.Path))
 			case yaml.SequenceNode:
-				m.Node.Content = append(m.Node.Content, update)
+				*added += size
+				m.Node.Content = append(m.Node.Content, copyUpdate(update, src.from, o.Path))
 			default:
 				errAt(target, diag.Error, "target %s selects a %s; only objects and lists can be updated", target.Value, kindName(m.Node))
 				continue
@@ -132,6 +159,38 @@ func markFrom(from map[*yaml.Node]string, n *yaml.Node, file string) {
 	for _, c := range n.Content {
 		markFrom(from, c, file)
 	}
+}
+
+// copyUpdate is a deep copy of n, aliases expanded and anchors dropped (the
+// copy is written into the spec, where the overlay's anchors are not),
+// each node marked as from the overlay's file.
+func copyUpdate(n *yaml.Node, from map[*yaml.Node]string, file string) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	c := *n
+	c.Anchor = ""
+	if len(n.Content) > 0 {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, child := range n.Content {
+			c.Content[i] = copyUpdate(child, from, file)
+		}
+	}
+	from[&c] = file
+	return &c
+}
+
+// nodeSize is how many nodes copyUpdate makes of n (checkTree bounds the
+// aliases of the overlay's document).
+func nodeSize(n *yaml.Node) int {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	size := 1
+	for _, c := range n.Content {
+		size += nodeSize(c)
+	}
+	return size
 }
 
 // mergeInto merges update's keys into target: objects recursively, any

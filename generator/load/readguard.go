@@ -88,6 +88,12 @@ func newReadGuard(spec string, allow []string) (*readGuard, diag.Diagnostics) {
 	g.roots = append(g.roots, root)
 	var diags diag.Diagnostics
 	for _, dir := range allow {
+		if dir == "" {
+			// filepath.Abs("") is the working directory: an empty value
+			// (an unset variable in a script) must not allow it silently.
+			diags = append(diags, diag.Diagnostic{Severity: diag.Error, File: "-allow-read", Msg: "an empty folder name; name the folder (-allow-read . for the working directory)"})
+			continue
+		}
 		real, err := resolvedAbs(dir)
 		if err == nil {
 			var fi os.FileInfo

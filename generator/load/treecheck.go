@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/internal/jsontree"
@@ -44,6 +45,14 @@ const (
 	// directly or not, anew, about 0.13 µs a node. Stripe's spec needs
 	// 16.3 million (2.2 s); the limit is about 7 s.
 	maxRefVisits = 50_000_000
+	// MaxNameBytes bounds the spec text that becomes a name: mapping keys
+	// (paths, schema, property and header names), operationIds, parameter
+	// names, tags and enum values (and, checked by generator/policy, the
+	// names of policies and idempotency headers). Each is repeated many times
+	// in the generated code (types, methods, constants, comments): 150
+	// operationIds of 200 KB made a 332 MB Go file. The longest in the
+	// corpus are about 200 bytes (Azure, Microsoft Graph).
+	MaxNameBytes = 1024
 )
 
 // checkTree refuses what would make decoding blow up, and what JSON
@@ -51,7 +60,7 @@ const (
 // and a key written twice in one mapping.
 func checkTree(file string, root *yaml.Node) diag.Diagnostics {
 	c := &treeCheck{file: file}
-	c.walk(root)
+	c.walk(root, false)
 	if c.added > maxAliasNodes {
 		c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: file, Line: c.worst.Line, Col: c.worst.Column,
 			Msg:  fmt.Sprintf("YAML aliases expand this document by more than %d nodes; *%s alone expands to %d", maxAliasNodes, c.worst.Value, c.worstSize),
@@ -81,8 +90,10 @@ type treeCheck struct {
 // sizeCap keeps sizes from overflowing: 60 levels of aliases are 2^60.
 const sizeCap = 1 << 40
 
-// walk returns n's size with its aliases expanded.
-func (c *treeCheck) walk(n *yaml.Node) int {
+// walk returns n's size with its aliases expanded. free says n is a value
+// no name comes from (an example, a default, an extension's: generator/policy
+// checks x-resilience's names), whose keys may be as long as they are.
+func (c *treeCheck) walk(n *yaml.Node, free bool) int {
 	if n.Kind == yaml.AliasNode {
 		s, ok := c.sizes[n.Alias]
 		if !ok {
@@ -107,8 +118,12 @@ func (c *treeCheck) walk(n *yaml.Node) int {
 		}
 	}
 	size := 1
-	for _, child := range n.Content {
-		size = min(size+c.walk(child), sizeCap)
+	for i, child := range n.Content {
+		childFree := free
+		if n.Kind == yaml.MappingNode && i%2 == 1 && !free {
+			childFree = c.names(n.Content[i-1], child)
+		}
+		size = min(size+c.walk(child, childFree), sizeCap)
 	}
 	if n.Anchor != "" {
 		if c.sizes == nil {
@@ -119,12 +134,72 @@ func (c *treeCheck) walk(n *yaml.Node) int {
 	return size
 }
 
-// duplicateKeys reports every scalar key of m written before in m. Small
+// names reports a key, or a name its value gives (operationId, name,
+// tags, enum), longer than maxNameBytes, and says whether v is free-form
+// (see walk).
+func (c *treeCheck) names(k, v *yaml.Node) (free bool) {
+	if strings.HasPrefix(k.Value, "x-") {
+		return true // an extension: generator/policy checks its own
+	}
+	c.nameLength(k, "a key")
+	switch k.Value {
+	case "operationId", "name":
+		c.nameLength(v, k.Value)
+	case "tags", "enum":
+		if v.Kind == yaml.SequenceNode {
+			for _, item := range v.Content {
+				c.nameLength(item, "a value of "+k.Value)
+			}
+		}
+	case "example", "examples", "default", "const":
+		return true
+	}
+	return false
+}
+
+// nameLength reports scalar n, what (in words), when it is longer than
+// MaxNameBytes.
+func (c *treeCheck) nameLength(n *yaml.Node, what string) {
+	if n.Kind != yaml.ScalarNode {
+		return
+	}
+	if msg := LongName(what, n.Value); msg != "" {
+		c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: c.file, Line: n.Line, Col: n.Column, Msg: msg, Hint: LongNameHint})
+	}
+}
+
+// LongName is the error for a name (what, in words) longer than
+// MaxNameBytes, or "".
+func LongName(what, name string) string {
+	if len(name) <= MaxNameBytes {
+		return ""
+	}
+	return fmt.Sprintf("%s is %d bytes long (%s…): names are at most %d bytes, as the generated code repeats them in types, methods, constants and comments",
+		what, len(name), truncateUTF8(name, 40), MaxNameBytes)
+}
+
+// LongNameHint is the fix for a LongName error.
+const LongNameHint = "shorten it in the spec (or with an overlay)"
+
+// truncateUTF8 is s cut to at most n bytes at a rune boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// duplicateKeys reports every scalar key of m written before in m, whatever
+// its YAML tag: `200:` (an integer) and `"200":` (a string) are one key once
+// decoded to JSON, and the later would replace the earlier silently. Small
 // mappings, nearly all of them, are compared pairwise, without allocating.
 func (c *treeCheck) duplicateKeys(m *yaml.Node) {
 	const small = 16
 	same := func(a, b *yaml.Node) bool {
-		return a.Kind == yaml.ScalarNode && b.Kind == yaml.ScalarNode && a.Value == b.Value && a.Tag == b.Tag && a.Tag != "!!merge"
+		return a.Kind == yaml.ScalarNode && b.Kind == yaml.ScalarNode && a.Value == b.Value && a.Tag != "!!merge" && b.Tag != "!!merge"
 	}
 	if len(m.Content) <= 2*small {
 		for i := 2; i < len(m.Content); i += 2 {
@@ -143,19 +218,39 @@ func (c *treeCheck) duplicateKeys(m *yaml.Node) {
 		if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
 			continue
 		}
-		id := k.Tag + ":" + k.Value
-		if first, ok := seen[id]; ok {
+		if first, ok := seen[k.Value]; ok {
 			c.duplicate(k, first)
 			continue
 		}
-		seen[id] = k
+		seen[k.Value] = k
 	}
 }
 
 func (c *treeCheck) duplicate(k, first *yaml.Node) {
+	msg := fmt.Sprintf("duplicate key %q (first at line %d, column %d)", k.Value, first.Line, first.Column)
+	if k.Tag != first.Tag {
+		msg = fmt.Sprintf("duplicate key %q (first at line %d, column %d): written once as %s and once as %s, it is one key once decoded",
+			k.Value, first.Line, first.Column, tagName(first.Tag), tagName(k.Tag))
+	}
 	c.diags = append(c.diags, diag.Diagnostic{Severity: diag.Error, File: c.file, Line: k.Line, Col: k.Column,
-		Msg:  fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, first.Line),
-		Hint: "a JSON decoder keeps one of the two, silently; remove or rename one"})
+		Msg: msg, Hint: "a JSON decoder keeps one of the two, silently; remove or rename one"})
+}
+
+// tagName says what a YAML tag makes a key, for messages.
+func tagName(tag string) string {
+	switch tag {
+	case "!!str":
+		return "a string"
+	case "!!int":
+		return "an integer"
+	case "!!float":
+		return "a number"
+	case "!!bool":
+		return "a boolean"
+	case "!!null":
+		return "null"
+	}
+	return "the tag " + tag
 }
 
 // checkRefs bounds the work of resolving and validating the $refs of one
@@ -518,8 +613,47 @@ func parseTreeFrom(data []byte) (*yaml.Node, treeSource, error) {
 	if len(doc.Content) == 0 {
 		return nil, fromYAML, errors.New("the file is empty")
 	}
+	if err := secondDocument(data); err != nil {
+		return nil, fromYAML, err
+	}
 	return doc.Content[0], fromYAML, nil
 }
+
+// secondDocument refuses a YAML stream of more than one document (after
+// `---` or `...`): yaml.Unmarshal, as kin-openapi, reads the first and
+// drops the rest without a word. An empty document (a trailing `---`)
+// holds nothing and is let be. Only a file with a line starting `---` or
+// `...` past its first is parsed again.
+func secondDocument(data []byte) error {
+	if !bytes.Contains(data, []byte("\n---")) && !bytes.Contains(data, []byte("\n...")) {
+		return nil
+	}
+	l, err := yaml.NewLoader(bytes.NewReader(data), yaml.WithV3Defaults())
+	if err != nil {
+		return nil
+	}
+	for i := 0; ; i++ {
+		var doc yaml.Node
+		if err := l.Load(&doc); err != nil {
+			return nil // the end, or what the first parse let pass
+		}
+		if i == 0 {
+			continue
+		}
+		if len(doc.Content) > 0 && (doc.Content[0].Tag != "!!null" || doc.Content[0].Value != "") {
+			n := doc.Content[0]
+			return &docError{line: n.Line, col: n.Column, msg: "a second YAML document: a spec is one document, and what follows the first would be ignored"}
+		}
+	}
+}
+
+// docError is a document that parses but is refused, at a position.
+type docError struct {
+	line, col int
+	msg       string
+}
+
+func (e *docError) Error() string { return fmt.Sprintf("line %d:%d: %s", e.line, e.col, e.msg) }
 
 // isJSONObject reports whether data starts as a JSON object does.
 func isJSONObject(data []byte) bool {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/resgen/resgen/generator/diag"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
 )
@@ -97,8 +98,10 @@ func lastTok(ptr string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 }
 
+// validHeaderName reports whether s is a header name resgen writes: a
+// token of at most load.MaxNameBytes (each operation repeats it).
 func validHeaderName(s string) bool {
-	if s == "" {
+	if s == "" || len(s) > load.MaxNameBytes {
 		return false
 	}
 	for _, c := range s {

@@ -84,6 +84,8 @@ func New(s *load.Spec) *Resolver {
 	if h, ok := root.m["idempotencyKeyHeader"]; ok {
 		if hs, ok := h.(string); ok && validHeaderName(hs) {
 			r.keyHeader = hs
+		} else if msg := load.LongName("idempotencyKeyHeader", hs); ok && msg != "" {
+			r.errorf(root.ptr+"/idempotencyKeyHeader", load.LongNameHint, "%s", msg)
 		} else {
 			r.errorf(root.ptr+"/idempotencyKeyHeader", "", "idempotencyKeyHeader must be an HTTP header name, got %s", rawval.Show(h))
 		}
@@ -104,6 +106,10 @@ func New(s *load.Spec) *Resolver {
 			continue
 		}
 		for _, name := range slices.Sorted(maps.Keys(o.m)) {
+			if msg := load.LongName("the name of a "+kind[:len(kind)-1]+" policy", name); msg != "" {
+				r.errorf(o.ptr+"/"+esc(name), load.LongNameHint, "%s", msg)
+				continue
+			}
 			p, ok := r.object(o.ptr+"/"+esc(name), o.m[name], kind[:len(kind)-1]+" policy")
 			if !ok {
 				continue

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
@@ -111,6 +112,8 @@ func (r *Resolver) operation(in opInput) Resolved {
 		case string:
 			if validHeaderName(kv) {
 				keyHeader = kv
+			} else if msg := load.LongName("idempotencyKey", kv); msg != "" {
+				r.errorf(ptr, load.LongNameHint, "%s", msg)
 			} else {
 				r.errorf(ptr, "", "idempotencyKey must be true, false or a header name, got %s", rawval.Show(v))
 			}

@@ -1,8 +1,9 @@
 // Package sanitize makes spec text safe for the two places resgen shows it:
 // generated Go comments, and a terminal. Text from a spec (names,
 // descriptions, paths, file names) may hold control characters, ANSI and
-// OSC escape sequences, or Unicode bidirectional controls that make a
-// reviewer see something other than what is there. Every sink routes spec
+// OSC escape sequences, or Unicode format characters (bidirectional
+// controls, zero-width characters, TAG characters) that make a reviewer
+// see something other than what is there. Every sink routes spec
 // text through one function of this package.
 package sanitize
 
@@ -11,22 +12,20 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// invisible reports whether r changes how text around it is shown without
-// being visible itself: the bidirectional controls (embeddings, overrides,
-// isolates, marks) and the byte order mark, which gofmt refuses inside a
-// file.
+// invisible reports whether r is a Unicode format character (category Cf):
+// not shown itself, it changes how the text around it is shown or read.
+// That is the bidirectional controls (embeddings, overrides, isolates,
+// marks), the zero-width space, joiners and word joiner, which make two
+// names that look alike differ, the soft hyphen, the invisible operators,
+// the byte order mark, which gofmt refuses inside a file, and the Unicode
+// TAG characters (U+E0000 block), which carry hidden ASCII text.
 func invisible(r rune) bool {
-	switch {
-	case r >= 0x202a && r <= 0x202e, // LRE, RLE, PDF, LRO, RLO
-		r >= 0x2066 && r <= 0x2069,            // LRI, RLI, FSI, PDI
-		r == 0x200e, r == 0x200f, r == 0x061c, // LRM, RLM, ALM
-		r == 0xfeff: // byte order mark, zero-width no-break space
-		return true
-	}
-	return false
+	return r >= 0xad && unicode.Is(unicode.Cf, r)
 }
 
 // control reports whether r is a C0 or C1 control character (tab and
@@ -39,9 +38,9 @@ func control(r rune) bool {
 func Unsafe(r rune) bool { return control(r) || invisible(r) }
 
 // Comment returns s as one line of a generated Go comment: control
-// characters and separators become spaces, bidirectional controls and byte
-// order marks are dropped, invalid UTF-8 becomes U+FFFD, and trailing
-// spaces are trimmed. strings.Map returns clean text as it is, without a
+// characters and separators become spaces, format characters (bidirectional
+// controls, zero-width characters, byte order marks, TAG characters) are
+// dropped, invalid UTF-8 becomes U+FFFD, and trailing spaces are trimmed. strings.Map returns clean text as it is, without a
 // copy.
 func Comment(s string) string {
 	s = strings.Map(func(r rune) rune {
@@ -57,7 +56,7 @@ func Comment(s string) string {
 }
 
 // Terminal returns s with every unsafe rune written as a visible escape
-// (\n, \t, \r, \x1b, \u202e), so that printing it cannot move the cursor,
+// (\n, \t, \r, \x1b, \u202e, \U000e0041), so that printing it cannot move the cursor,
 // change colours, set a window title, ring the bell, or reorder what the
 // reader sees. Invalid UTF-8 bytes are written as \xNN.
 func Terminal(s string) string {
@@ -78,6 +77,8 @@ func Terminal(s string) string {
 			b.WriteString(`\r`)
 		case r < 0x100 && control(r):
 			b.WriteString(`\x` + hex2(byte(r)))
+		case invisible(r) && r > 0xffff:
+			b.WriteString(`\U` + fmt.Sprintf("%08x", r))
 		case control(r) || invisible(r):
 			b.WriteString(`\u` + strconv.FormatInt(int64(r), 16))
 		default:
@@ -89,8 +90,8 @@ func Terminal(s string) string {
 }
 
 // JSON escapes, in JSON text, the unsafe runes encoding/json leaves raw
-// (DEL, C1 controls, bidirectional controls, the byte order mark) as
-// \uXXXX. Outside strings JSON text is ASCII, so the result is the same
+// (DEL, C1 controls, format characters) as \uXXXX (a surrogate pair above
+// U+FFFF). Outside strings JSON text is ASCII, so the result is the same
 // JSON value, safe to print.
 func JSON(data []byte) []byte {
 	// encoding/json escapes the C0 controls and U+2028/9 itself; the
@@ -101,11 +102,16 @@ func JSON(data []byte) []byte {
 	}
 	var b bytes.Buffer
 	for _, r := range string(data) {
-		if raw(r) {
+		switch {
+		case raw(r) && r > 0xffff:
+			// JSON escapes only 16 bits: a TAG character is a surrogate pair.
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		case raw(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
-			continue
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	return b.Bytes()
 }

@@ -1,9 +1,12 @@
 package sanitize
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // hostile holds every kind of rune the sinks must not pass through.
@@ -61,5 +64,58 @@ func TestJSONKeepsTheValue(t *testing.T) {
 	// encoding/json already made the invalid byte U+FFFD.
 	if want := strings.Replace(hostile, "\xff", "\ufffd", 1); back["k\u202e"] != want {
 		t.Fatalf("the value changed: %q", back)
+	}
+}
+
+// formatChars is every Unicode format character (category Cf): zero-width
+// space and joiners, soft hyphen, word joiner, invisible operators, bidi
+// controls, the byte order mark, the TAG characters.
+func formatChars() string {
+	var b strings.Builder
+	for _, rg := range unicode.Cf.R16 {
+		for r := rune(rg.Lo); r <= rune(rg.Hi); r += rune(rg.Stride) {
+			b.WriteRune(r)
+		}
+	}
+	for _, rg := range unicode.Cf.R32 {
+		for r := rune(rg.Lo); r <= rune(rg.Hi); r += rune(rg.Stride) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestFormatCharacters: every format character is unsafe; Comment drops
+// it, Terminal writes it as an escape (\U for those past U+FFFF), and JSON
+// escapes it (a surrogate pair past U+FFFF) keeping the value.
+func TestFormatCharacters(t *testing.T) {
+	cf := formatChars()
+	if n := utf8.RuneCountInString(cf); n < 160 {
+		t.Fatalf("only %d format characters", n)
+	}
+	for _, r := range cf {
+		if !Unsafe(r) {
+			t.Errorf("%U is not unsafe", r)
+		}
+	}
+	s := "get" + cf + "Pet"
+	if got := Comment(s); got != "getPet" {
+		t.Errorf("Comment = %q, want getPet", got)
+	}
+	term := Terminal(s)
+	if strings.ContainsFunc(term, Unsafe) || !strings.Contains(term, `\u200b\u200c\u200d`) || !strings.Contains(term, `\uad`) || !strings.Contains(term, `\U000e0041`) {
+		t.Errorf("Terminal = %q", term)
+	}
+	data, err := json.Marshal(map[string]string{"k": s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	safe := JSON(data)
+	if bytes.ContainsFunc(safe, Unsafe) || !bytes.Contains(safe, []byte(`\udb40\udc41`)) {
+		t.Errorf("JSON = %s", safe)
+	}
+	var back map[string]string
+	if err := json.Unmarshal(safe, &back); err != nil || back["k"] != s {
+		t.Fatalf("the value changed: %q, %v", back["k"], err)
 	}
 }

@@ -15,7 +15,6 @@ package overridesyaml
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/resgen/resgen/runtime"
 	yaml "go.yaml.in/yaml/v4"
@@ -39,9 +38,10 @@ func Parse(data []byte) (*runtime.Overrides, error) {
 	return runtime.ParseOverrides(js)
 }
 
-// Load reads overrides from a YAML file; its errors name the file.
+// Load reads overrides from a YAML file of at most
+// runtime.MaxOverridesBytes; its errors name the file.
 func Load(path string) (*runtime.Overrides, error) {
-	data, err := os.ReadFile(path)
+	data, err := runtime.ReadOverridesFile(path)
 	if err != nil {
 		return nil, err
 	}

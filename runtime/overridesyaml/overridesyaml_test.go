@@ -49,3 +49,22 @@ operations:
 		}
 	}
 }
+
+// TestLoadIsBounded: Load refuses, naming the file, /dev/zero and a valid
+// document larger than runtime.MaxOverridesBytes, as runtime.LoadOverrides does.
+func TestLoadIsBounded(t *testing.T) {
+	// Valid YAML, one byte over: a comment pads it.
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	doc := "retries: {r: {maxAttempts: 2}}\n#"
+	os.WriteFile(big, []byte(doc+strings.Repeat("x", runtime.MaxOverridesBytes+1-len(doc))), 0o600)
+	paths := []string{big, "/dev/zero"}
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		paths = paths[:1]
+	}
+	for _, p := range paths {
+		o, err := Load(p)
+		if o != nil || err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") || !strings.HasPrefix(err.Error(), p+": ") {
+			t.Errorf("Load(%s) = %v, %v; want an error naming the file and the 1 MiB bound", p, o, err)
+		}
+	}
+}
