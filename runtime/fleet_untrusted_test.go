@@ -196,3 +196,75 @@ func TestFleetBadAnswerFallsBack(t *testing.T) {
 		waitFor(t, "resume", func() bool { return r.b.link.isActive() })
 	}
 }
+
+// FuzzFleetAnswers: whatever a store answers, in any order, a fleet
+// breaker stays within its own policy. Each 16 bytes of data are one
+// answer (for its key or another, any generation, any state byte, any
+// OpenFor, Granted and totals, negative ones included), checked and
+// applied as a Sync's would be, then maybe a trial permit taken. After
+// each: an answer is refused exactly when it is for another key or in an
+// unknown state; the breaker holds at most HalfOpenCalls permits; an
+// open holds no longer than its waitInOpen from now; its state is a
+// known one and its metrics consistent.
+//
+// go test ./runtime -run '^$' -fuzz FuzzFleetAnswers runs it; plain go test runs
+// the seeds below.
+func FuzzFleetAnswers(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("\x00\x00\x00\x00\x00\x00\x00\x01\x01\x7f\xff\xff\xff\x00\x05\x0a"))
+	f.Add([]byte("\xff\xff\xff\xff\xff\xff\xff\xff\x02\x80\x00\x00\x00\xff\x7f\x81" +
+		"\x00\x00\x00\x00\x00\x00\x00\x01\x01\x00\x00\x00\x10\x03\x00\x00" +
+		"\x00\x00\x00\x00\x00\x00\x00\x01\x01\x00\x00\x00\x10\x03\x00\x00"))
+	f.Add([]byte("\x80\x00\x00\x00\x00\x00\x00\x07\x07\x00\x00\x00\x00\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzBody(t, data) })
+}
+
+func fuzzBody(t *testing.T, data []byte) {
+	const wait = 200 * time.Millisecond
+	p := fleetPolicyForTest(20, 10, 3, wait)
+	{
+		// A closed Fleet starts no goroutine: the link is driven by hand.
+		fl := NewFleet(NewMemoryFleetStore(), FleetOptions{Logger: quiet, SyncInterval: 10 * time.Millisecond})
+		fl.Close()
+		e := NewEngine(Config{Logger: quiet, Fleet: fl})
+		b := e.Breaker("b", p)
+		l := b.link
+		for ; len(data) >= 16; data = data[16:] {
+			gen := uint64(data[0])<<56 | uint64(data[1])<<48 | uint64(data[2])<<40 | uint64(data[3])<<32 |
+				uint64(data[4])<<24 | uint64(data[5])<<16 | uint64(data[6])<<8 | uint64(data[7])
+			if gen>>63 != 0 {
+				gen &= 0xff // mostly small generations, so that answers repeat one
+			}
+			flags := data[8]
+			openFor := time.Duration(int32(uint32(data[9])<<24|uint32(data[10])<<16|uint32(data[11])<<8|uint32(data[12]))) * time.Millisecond
+			st := FleetState{Key: l.key, Gen: gen, State: State(flags >> 1 & 0x7f), OpenFor: openFor,
+				Granted: int(int8(data[13])), Calls: int64(int8(data[14])), Failed: int64(int8(data[15])),
+				Slow: int64(int8(data[15]) >> 2), Cause: FleetCause(data[14] >> 4),
+				TrialCalls: int64(int8(data[13])), TrialFailed: int64(int8(data[14]))}
+			if flags&1 != 0 {
+				st.Key = "other"
+			}
+			err := l.check(&st)
+			if want := flags&1 != 0 || st.State > StateHalfOpen; (err != nil) != want {
+				t.Fatalf("answer %+v: check said %v", st, err)
+			}
+			if err == nil {
+				l.apply(st)
+			}
+			now := e.now()
+			if data[13]&0x80 == 0 && data[13]&1 != 0 {
+				l.permit(now)
+			}
+			if n := l.permits.Load(); n < 0 || n > int64(p.HalfOpenCalls) {
+				t.Fatalf("after %+v: %d permits held, halfOpenCalls %d", st, n, p.HalfOpenCalls)
+			}
+			if until := time.Duration(l.heldUntil.Load()); until != 0 && until > now+wait {
+				t.Fatalf("after %+v: held open for %v more, waitInOpen %v", st, until-now, wait)
+			}
+			m := b.Metrics()
+			if m.State > StateHalfOpen || m.Calls < 0 || m.Failed < 0 || m.Slow < 0 || m.Failed > m.Calls || m.Slow > m.Calls {
+				t.Fatalf("after %+v: metrics %+v", st, m)
+			}
+		}
+	}
+}
