@@ -16,6 +16,13 @@
 // twice: with the Fleet's deadline on every Sync a timeout is not
 // retried, but a connection reset is, so give the Store a client with
 // MaxRetries: -1 where a failover may replay a pipeline.
+//
+// The keys and the channel are untrusted input: any client of the server
+// may write them. The script range-checks every stored value against the
+// breaker's own policy before it uses it (docs/fleet.md, step 0 of the
+// state machine), Watch skips every message it cannot decode strictly, and
+// the runtime's Fleet takes a message only as a hint to Sync. See
+// docs/fleet.md, "On a shared Redis", for the ACL user to give a fleet.
 package resgenredis
 
 import (

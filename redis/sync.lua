@@ -16,7 +16,17 @@
 -- (ms × 1024, about 2^51) would lose digits in Lua's default "%.14g".
 local sk, wk = KEYS[1], KEYS[2]
 local function int(n) return string.format('%d', n) end
-local function num(s) return tonumber(s) or 0 end
+
+-- Every value read from Redis is untrusted: any client of the server can
+-- write the keys. maxGen keeps generations exact in Lua's doubles (2^53 -
+-- 2^32: room for 2^32 changes); maxNum bounds every other stored number.
+local maxGen, maxNum = 9007194959773696, 9007199254740992
+local function intIn(v, lo, hi) return v ~= nil and v == math.floor(v) and v >= lo and v <= hi end
+local function num(s)
+	local v = tonumber(s)
+	if intIn(v, 0, maxNum) then return v end
+	return 0
+end
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -30,28 +40,72 @@ local cOK, cF, cS, cFS = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[1
 local tOK, tF, tS, tFS = tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16]), tonumber(ARGV[17])
 local returned, want = tonumber(ARGV[18]), tonumber(ARGV[19])
 
+-- A key of another type than the script writes is dropped.
+local function typeOf(k) return redis.call('TYPE', k)['ok'] end
+local kt = typeOf(sk)
+if kt ~= 'hash' and kt ~= 'none' then redis.call('DEL', sk) end
+kt = typeOf(wk)
+if kt ~= 'none' and kt ~= (cw > 0 and 'list' or 'hash') then redis.call('DEL', wk) end
+
 -- s: the state; field names are short, they are stored per breaker.
 -- g gen, st state (0 closed, 1 open, 2 half-open), ou openUntil ms,
 -- c cause, wc/wf/ws window totals, wl the time window's newest second,
 -- pc/pf/ps tripped totals, hc/hf/hs trial totals, tk taken, lg lastGrant.
 -- o keeps the stored values: only the fields that differ are written.
+-- HMGET of these fields only: other fields someone added cost nothing.
+local F = {'g', 'st', 'ou', 'c', 'wc', 'wf', 'ws', 'wl', 'pc', 'pf', 'ps', 'hc', 'hf', 'hs', 'tk', 'lg'}
 local s, o = {}, {}
-local raw = redis.call('HGETALL', sk)
-for i = 1, #raw, 2 do
-	local v = tonumber(raw[i + 1])
-	s[raw[i]], o[raw[i]] = v, v
+local raw = redis.call('HMGET', sk, unpack(F))
+local valid = true
+for i, k in ipairs(F) do
+	local v = tonumber(raw[i])
+	s[k], o[k] = v, v
+	if not intIn(v, 0, maxNum) then valid = false end
 end
 local wrote, changed = false, false -- wrote: the window
-
-if s.g == nil then
-	-- 1. a new (or expired) breaker: a generation no replica has seen.
-	s = {g = now * 1024, st = 0, ou = 0, c = 0, wc = 0, wf = 0, ws = 0, wl = 0,
+local function fresh(g)
+	s = {g = g, st = 0, ou = 0, c = 0, wc = 0, wf = 0, ws = 0, wl = 0,
 		pc = 0, pf = 0, ps = 0, hc = 0, hf = 0, hs = 0, tk = 0, lg = 0}
 	redis.call('DEL', wk)
-elseif s.wc ~= 0 and redis.call('EXISTS', wk) == 0 then
-	-- The window went without its state (evicted: a time window's key has
-	-- the shorter TTL): its totals went with it.
-	s.wc, s.wf, s.ws = 0, 0, 0
+end
+
+if s.g == nil and raw[1] == false then
+	-- 1. a new (or expired) breaker: a generation no replica has seen.
+	fresh(now * 1024)
+elseif not (valid and intIn(s.g, 1, maxGen) and intIn(s.st, 0, 2) and intIn(s.c, 0, 3)) then
+	-- A state no Sync writes (a missing field, a number out of range, an
+	-- unknown state): it starts anew, closed and empty, as a new breaker,
+	-- above the old generation when that one is valid; announced.
+	local g = now * 1024
+	if intIn(s.g, 1, maxGen - 1) and s.g >= g then g = s.g + 1 end
+	fresh(g)
+	changed = true
+else
+	-- Range checks against the breaker's own policy: an open lasts at
+	-- most waitInOpen from now; a grant is never in the future (or the
+	-- lease would never end); at most halfOpenCalls trials and permits;
+	-- no total above its own count.
+	if s.st == 1 then s.ou = math.min(s.ou, now + wait) end
+	s.lg = math.min(s.lg, now)
+	s.hc = math.min(s.hc, half)
+	s.tk = math.min(s.tk, half)
+	s.hf, s.hs = math.min(s.hf, s.hc), math.min(s.hs, s.hc)
+	s.pf, s.ps = math.min(s.pf, s.pc), math.min(s.ps, s.pc)
+	-- The window: its totals must be those of the list (count window),
+	-- its newest second not beyond a window ahead of the clock (a time
+	-- window); else it starts empty. A window that went without its state
+	-- (evicted: a time window's key has the shorter TTL) took its totals
+	-- with it.
+	local bad = s.wf > s.wc or s.ws > s.wc
+	if cw > 0 then
+		bad = bad or s.wc > cw or redis.call('LLEN', wk) ~= s.wc
+	else
+		bad = bad or s.wl > math.floor(now / 1000) + tws or (s.wc ~= 0 and redis.call('EXISTS', wk) == 0)
+	end
+	if bad then
+		redis.call('DEL', wk)
+		s.wc, s.wf, s.ws, s.wl = 0, 0, 0, 0
+	end
 end
 
 local function over(n, of, pct) return pct > 0 and n * 100 >= pct * of end
@@ -198,6 +252,11 @@ if s.st == 2 and want > 0 then
 		s.tk, s.lg = s.tk + grant, now
 	end
 end
+
+-- A forged time-window bucket or count-window entry must not drive the
+-- totals out of range.
+s.wc = math.max(s.wc, 0)
+s.wf, s.ws = math.min(math.max(s.wf, 0), s.wc), math.min(math.max(s.ws, 0), s.wc)
 
 -- Write the fields that changed; refresh both keys' expiry on any write.
 local fields = {}

@@ -239,13 +239,20 @@ func (f *Fleet) sync(ctx context.Context, links []*fleetLink, reqs []FleetSync) 
 	if err == nil && len(states) != len(reqs) {
 		err = errShortSync
 	}
+	if err == nil {
+		for i, l := range links {
+			if err = l.check(&states[i]); err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		// The counts are dropped, not resent: at most once, never twice.
 		f.fallBack(links, err)
 		return links, reqs
 	}
 	for i, l := range links {
-		l.apply(states[i], true)
+		l.apply(states[i])
 	}
 	if f.reach.Swap(reachOK) == reachDown {
 		f.log.LogAttrs(context.Background(), slog.LevelInfo, "resgen fleet: store reachable again; breakers share state")
@@ -316,8 +323,13 @@ func (f *Fleet) watch(ctx context.Context) {
 	}
 }
 
-// announced applies a state change another replica made, while the store
-// is reachable (else the local breakers decide).
+// announced takes an announcement of a state change, while the store is
+// reachable (else the local breakers decide). Anyone who can publish on
+// the store's channel can announce anything: an announcement is only a
+// hint that one of the Fleet's breakers changed, which the worker
+// confirms with a Sync at once (at most one per SyncInterval/pokeDivisor,
+// however many arrive). The Sync's answer, the store's own, is the state
+// the breakers take; the announcement's state is never applied.
 func (f *Fleet) announced(st FleetState) {
 	if f.reach.Load() != reachOK {
 		return
@@ -325,10 +337,13 @@ func (f *Fleet) announced(st FleetState) {
 	f.mu.Lock()
 	links := f.byKey[st.Key]
 	f.mu.Unlock()
-	st.Granted = 0
 	for _, l := range links {
-		if l.apply(st, false) && st.State == StateOpen {
-			f.wake() // re-arm the worker's timer for the end of the wait
+		l.mu.Lock()
+		news := st.Gen != l.gen || st.State != l.state
+		l.mu.Unlock()
+		if news {
+			f.wake()
+			return
 		}
 	}
 }
@@ -366,6 +381,15 @@ type fleetLink struct {
 	// reported the switch): inactive, and the fleet's open not holding.
 	local bool
 	last  FleetState
+	// openEnd is the engine-clock end of the open of generation gen, as
+	// computed when the link first took it: later answers of the same
+	// generation never hold the breaker open longer.
+	openEnd int64
+	// overdue says the store still answers generation gen open well
+	// past openEnd, which a store that follows the state machine never
+	// does (a corrupt or forged state): the local breaker decides until
+	// the store answers another generation or state.
+	overdue bool
 }
 
 // take swaps the counters to zero and makes the link's Sync request.
@@ -440,17 +464,75 @@ func (l *fleetLink) store() {
 	l.snap.Store(v)
 }
 
-// apply takes a state the store answered (fromSync: a Sync, which also
-// activates the link) or announced, unless it is older than the link's.
-// It reports whether the generation changed.
-func (l *fleetLink) apply(st FleetState, fromSync bool) bool {
+// check validates a state the store answered for l, and bounds what it
+// may not trust by l's own policy: the answer must be for l's key and
+// in a known state; permits are granted only to a half-open breaker and
+// never more than its HalfOpenCalls; the totals, which only the log lines
+// and Metrics show, are made consistent. An error makes the whole Sync
+// count as failed.
+func (l *fleetLink) check(st *FleetState) error {
+	if st.Key != l.key {
+		return errorString("store answered the request of breaker " + strconv.Quote(l.b.name) + " with another breaker's state")
+	}
+	if st.State > StateHalfOpen {
+		return errorString("store answered breaker " + strconv.Quote(l.b.name) + " with an unknown state " + strconv.Itoa(int(st.State)))
+	}
+	if st.State != StateHalfOpen {
+		st.Granted = 0
+	}
+	st.Granted = min(max(st.Granted, 0), l.pol.HalfOpenCalls)
+	if st.Cause > FleetCauseTrials {
+		st.Cause = FleetCauseNone
+	}
+	st.Calls, st.Failed, st.Slow = tallyOf(st.Calls, st.Failed, st.Slow)
+	st.TrialCalls, st.TrialFailed, st.TrialSlow = tallyOf(st.TrialCalls, st.TrialFailed, st.TrialSlow)
+	return nil
+}
+
+// tallyOf bounds totals an untrusted answer gave: none negative, failed
+// and slow at most calls, calls at most maxTally (an int on every
+// platform).
+func tallyOf(calls, failed, slow int64) (int64, int64, int64) {
+	calls = min(max(calls, 0), maxTally)
+	return calls, min(max(failed, 0), calls), min(max(slow, 0), calls)
+}
+
+const maxTally = math.MaxInt32
+
+// apply takes a state the store answered to a Sync (checked by check),
+// and activates the link. The store's answer always supersedes what the
+// link had, whatever its generation: a store whose keys were lost, or
+// were written by someone else, starts its generations anew, and a
+// replica that kept a higher one would never agree with it again. It
+// reports whether the generation changed.
+func (l *fleetLink) apply(st FleetState) bool {
 	b := l.b
+	now := b.e.now()
 	l.mu.Lock()
-	if st.Gen < l.gen || (!fromSync && !l.active) {
+	changed := st.Gen != l.gen
+	if st.State == StateOpen && !changed && l.state == StateOpen &&
+		int64(now) >= l.openEnd+int64(l.f.opt.SyncInterval+l.f.opt.Timeout) {
+		// The store holds the open past the wait it announced (and this
+		// replica gave the store a Sync after it to move on): not a
+		// state the store's rules make. Decide locally until it changes.
+		first := !l.overdue
+		l.overdue = true
+		l.active = false
+		l.heldUntil.Store(0)
+		l.store()
+		queued := l.goLocal("the fleet's store holds the breaker open past its waitInOpen; the local breaker decides")
 		l.mu.Unlock()
+		if first {
+			l.f.log.LogAttrs(context.Background(), slog.LevelWarn,
+				"resgen fleet: breaker "+strconv.Quote(b.name)+": the store holds it open past its waitInOpen ("+b.waitInOpen().String()+"); its local breaker decides until the store's state changes",
+				slog.String("breaker", b.name))
+		}
+		if queued {
+			b.flush()
+		}
 		return false
 	}
-	changed := st.Gen != l.gen
+	l.overdue = false
 	from := l.state
 	report := changed
 	if !l.active {
@@ -461,14 +543,19 @@ func (l *fleetLink) apply(st FleetState, fromSync bool) bool {
 		}
 		report = true
 	}
+	sameOpen := !changed && l.state == StateOpen
 	l.gen, l.state, l.last = st.Gen, st.State, st
-	if fromSync {
-		l.active, l.local = true, false
-	}
+	l.active, l.local = true, false
 	if st.State == StateOpen {
 		// No store answer holds the breaker open longer than its own
-		// wait: a hostile or corrupt OpenFor must not overflow the clock.
-		until := int64(b.e.now() + min(max(st.OpenFor, 0), b.waitInOpen()))
+		// wait: a hostile or corrupt OpenFor must not overflow the clock,
+		// and a later answer of the same open never extends it.
+		until := int64(now + min(max(st.OpenFor, 0), b.waitInOpen()))
+		if sameOpen {
+			until = min(until, l.openEnd)
+		} else {
+			l.openEnd = until
+		}
 		b.openUntil.Store(until) // the RetryAt of its refusals
 		l.heldUntil.Store(until)
 	} else {
@@ -478,12 +565,16 @@ func (l *fleetLink) apply(st FleetState, fromSync bool) bool {
 		l.permits.Store(0) // a new generation's permits are granted anew
 	}
 	if st.Granted > 0 {
-		now := int64(b.e.now())
-		if now >= l.permitsUntil.Load() {
+		if int64(now) >= l.permitsUntil.Load() {
 			l.permits.Store(0) // leased out: the store may have offered them again
 		}
-		l.permitsUntil.Store(now + int64(l.f.permitHold()))
-		l.permits.Add(int64(st.Granted))
+		l.permitsUntil.Store(int64(now + l.f.permitHold()))
+		for { // at most HalfOpenCalls held, whatever the store grants
+			n := l.permits.Load()
+			if l.permits.CompareAndSwap(n, min(n+int64(st.Granted), int64(l.pol.HalfOpenCalls))) {
+				break
+			}
+		}
 	}
 	l.store()
 	queued := false

@@ -325,23 +325,18 @@ func (f *frozenStore) Sync(ctx context.Context, reqs []FleetSync) ([]FleetState,
 }
 
 // An open state reaches the other replicas through Watch, not at their
-// next Sync.
+// next Sync: the announcement makes each of them Sync at once (a hint,
+// confirmed by the store), however long their interval. frozen: a
+// replica whose store answers its old state again does not take the
+// announced state (see TestFleetAnnouncementIsOnlyAHint).
 func TestFleetOpenPropagatesByWatch(t *testing.T) {
 	s := newServer(t, status(500))
 	shared := NewMemoryFleetStore()
 	p := fleetPolicyForTest(20, 10, 2, time.Minute)
-	opt := FleetOptions{SyncInterval: 20 * time.Millisecond}
-	opener := newReplicas(t, 1, shared, p, opt)[0]
-	var frozen []*frozenStore
-	var rs []*replica
-	for range 4 {
-		fs := &frozenStore{FleetStore: shared}
-		rs = append(rs, newReplicas(t, 1, fs, p, opt)...)
-		frozen = append(frozen, fs)
-	}
-	for _, fs := range frozen {
-		fs.frozen.Store(true)
-	}
+	opener := newReplicas(t, 1, shared, p, FleetOptions{SyncInterval: 20 * time.Millisecond})[0]
+	// The others would not Sync again for 5 s but for the announcement
+	// (which makes them Sync within a tenth of that: waitFor's 2 s).
+	rs := newReplicas(t, 4, shared, p, FleetOptions{SyncInterval: 5 * time.Second})
 	for range 10 {
 		do(t, opener.op, get(t, s))
 	}
@@ -393,7 +388,10 @@ func TestFleetOpenHoldsInFallback(t *testing.T) {
 	}
 }
 
-// States older than the link's are ignored; an equal generation refreshes.
+// The store's answer supersedes whatever the link had, an older
+// generation included (a store whose keys were lost or forged starts
+// anew); an equal generation refreshes; permits are bounded by the
+// policy.
 func TestFleetGenerationRule(t *testing.T) {
 	f := NewFleet(NewMemoryFleetStore(), FleetOptions{Logger: quiet})
 	defer f.Close()
@@ -401,28 +399,32 @@ func TestFleetGenerationRule(t *testing.T) {
 	b := e.Breaker("b", fleetPolicyForTest(20, 10, 2, time.Minute))
 	l := b.link
 	f.Close() // the link is driven by hand below
-	l.apply(FleetState{Key: l.key, Gen: 100, State: StateOpen, OpenFor: time.Minute, Calls: 10, Failed: 10}, true)
-	if l.apply(FleetState{Key: l.key, Gen: 99, State: StateClosed}, true) {
-		t.Error("an older generation was applied")
-	}
-	if st := b.State(); st != StateOpen {
-		t.Errorf("state %v after an older closed state, want open", st)
-	}
-	l.apply(FleetState{Key: l.key, Gen: 100, State: StateOpen, OpenFor: time.Minute, Granted: 0, Calls: 12, Failed: 12}, true)
+	l.apply(FleetState{Key: l.key, Gen: 100, State: StateOpen, OpenFor: time.Minute, Calls: 10, Failed: 10})
+	l.apply(FleetState{Key: l.key, Gen: 100, State: StateOpen, OpenFor: time.Minute, Granted: 0, Calls: 12, Failed: 12})
 	if m := b.Metrics(); m.Calls != 12 {
 		t.Errorf("equal generation did not refresh: %+v", m)
 	}
-	l.apply(FleetState{Key: l.key, Gen: 101, State: StateHalfOpen, Granted: 2}, true)
+	if !l.apply(FleetState{Key: l.key, Gen: 99, State: StateClosed}) {
+		t.Error("the store's answer of an older generation was not applied")
+	}
+	if st := b.State(); st != StateClosed {
+		t.Errorf("state %v after the store answered closed, want closed", st)
+	}
+	l.apply(FleetState{Key: l.key, Gen: 101, State: StateHalfOpen, Granted: 2})
 	if l.permits.Load() != 2 {
 		t.Errorf("%d permits, want 2", l.permits.Load())
 	}
-	l.apply(FleetState{Key: l.key, Gen: 102, State: StateClosed, Cause: FleetCauseTrials, Calls: 2}, true)
+	l.apply(FleetState{Key: l.key, Gen: 101, State: StateHalfOpen, Granted: 2})
+	if l.permits.Load() != 2 {
+		t.Errorf("%d permits held, more than halfOpenCalls 2", l.permits.Load())
+	}
+	l.apply(FleetState{Key: l.key, Gen: 102, State: StateClosed, Cause: FleetCauseTrials, Calls: 2})
 	if l.permits.Load() != 0 {
 		t.Errorf("%d permits left from an earlier generation", l.permits.Load())
 	}
 	// A corrupt OpenFor holds the breaker no longer than its own wait.
 	now := e.now()
-	l.apply(FleetState{Key: l.key, Gen: 103, State: StateOpen, OpenFor: math.MaxInt64, Calls: 10, Failed: 10}, true)
+	l.apply(FleetState{Key: l.key, Gen: 103, State: StateOpen, OpenFor: math.MaxInt64, Calls: 10, Failed: 10})
 	if held := time.Duration(l.heldUntil.Load()) - now; held <= 0 || held > time.Minute+time.Second {
 		t.Errorf("held open for %v after OpenFor = MaxInt64, want about the policy's 1m", held)
 	}
@@ -524,7 +526,7 @@ func TestFleetTrialGivenBack(t *testing.T) {
 	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
 	f.Close() // the link is driven by hand below
 	l := b.link
-	l.apply(FleetState{Key: l.key, Gen: 1 << 40, State: StateHalfOpen, Granted: 1}, true)
+	l.apply(FleetState{Key: l.key, Gen: 1 << 40, State: StateHalfOpen, Granted: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req := get(t, s).WithContext(ctx)
@@ -542,7 +544,7 @@ func TestFleetTrialGivenBack(t *testing.T) {
 	if r := l.take(); r.Want != 1 {
 		t.Errorf("want %d permits after a refusal, want 1", r.Want)
 	}
-	l.apply(FleetState{Key: l.key, Gen: 1 << 40, State: StateHalfOpen, Granted: 1}, true)
+	l.apply(FleetState{Key: l.key, Gen: 1 << 40, State: StateHalfOpen, Granted: 1})
 	if code, n, err := do(t, op, get(t, s)); code != 200 || n != 1 || err != nil {
 		t.Fatalf("trial: %d %d %v", code, n, err)
 	}

@@ -28,7 +28,10 @@ type FleetStore interface {
 	// learns of it, until ctx ends (it then returns nil) or the store's
 	// connection fails (it returns the error; the Fleet calls it again
 	// later). It calls ready once it is subscribed, before any fn. fn is
-	// called from one goroutine and must not block.
+	// called from one goroutine and must not block. The Fleet trusts no
+	// state fn is given (anyone who can publish where the store listens
+	// can forge one): it takes each as a hint to Sync at once, and takes
+	// the Sync's answer.
 	Watch(ctx context.Context, ready func(), fn func(FleetState)) error
 }
 
