@@ -160,6 +160,17 @@ var constructs = []Exception{
 		Reason: "the operation declares a required path parameter its path template does not have, so no request " +
 			"can carry it; kin-openapi requires it anyway. resgen warns at the parameter.",
 	},
+	{
+		Construct: "spec contradiction: allOf parts that no value meets",
+		Kinds:     []string{"synth"},
+		Says:      regexp.MustCompile(`: no value meets the schema at `),
+		At:        atUnmeetable,
+		Reason: "the request body's or the response's schema requires, at the place, a value its allOf parts " +
+			"admit none of: enumerated values no other part admits (Cloudflare's error envelopes merge a success " +
+			"envelope, success: enum [true], with a failure one, success: enum [false], and result: enum [null] with " +
+			"a non-nullable array or object), or parts of no common type. No server can send such an answer, nor a " +
+			"client such a body, that kin-openapi accepts; the call is not made.",
+	},
 }
 
 const formCT, multipartCT = "application/x-www-form-urlencoded", "multipart/form-data"
@@ -689,4 +700,14 @@ func kinParsesToNothing(sc *openapi3.Schema, depth int) bool {
 // the operation's path template does not have.
 func atPathParamNotInPath(s *site) bool {
 	return s.param != nil && s.param.In == "path" && s.param.Required && !strings.Contains(s.opPath, "{"+s.param.Name+"}")
+}
+
+// atUnmeetable: the place is, in the request body or the response, the
+// first required place whose allOf parts no value meets (unmeetable).
+func atUnmeetable(s *site) bool {
+	if !(s.body || s.response) || s.media == nil || s.media.Schema == nil || s.c == nil {
+		return false
+	}
+	ptr, why := unmeetable(s.media.Schema, s.body, s.c.is31)
+	return why != "" && ptr == s.ptr
 }

@@ -197,6 +197,11 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		calls = append(calls, cs...)
 		for _, s := range skips {
 			synthFail(op, s.what, s.reason)
+			if s.at != nil {
+				// A place (a spec contradiction's): exceptions look there.
+				f := &rep.Failures[len(rep.Failures)-1]
+				f.At, f.site = s.at.String(), siteOf(s.c, s.at)
+			}
 		}
 	}
 

@@ -452,10 +452,11 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 		if p == nil || p.Value == nil {
 			continue
 		}
-		if (g.writing && p.Value.ReadOnly) || (!g.writing && p.Value.WriteOnly) {
-			if !required[n] {
-				continue
-			}
+		if hidden(p, g.writing, 0) {
+			// Never sent (kin-openapi refuses a readOnly property in a
+			// request, a writeOnly one in a response), required or not:
+			// a required one is not required there.
+			continue
 		}
 		if !required[n] && !shallow {
 			continue
@@ -484,7 +485,7 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 			break
 		}
 		p := s.Properties[n]
-		if _, set := m[n]; set || p == nil || p.Value == nil || (g.writing && p.Value.ReadOnly) || (!g.writing && p.Value.WriteOnly) {
+		if _, set := m[n]; set || p == nil || p.Value == nil || hidden(p, g.writing, 0) {
 			continue
 		}
 		if v, err := g.value(p, depth+1, salt+1); err == nil {
@@ -492,6 +493,9 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 		}
 	}
 	for _, r := range s.Required {
+		if p := s.Properties[r]; p != nil && hidden(p, g.writing, 0) {
+			continue
+		}
 		if _, set := m[r]; !set {
 			// A required key no property describes: any value will do,
 			// and no client can be asked to keep it (see undeclared).
@@ -511,6 +515,24 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 		m[fillerKey] = fillerValue
 	}
 	return nil
+}
+
+// hidden reports whether a property is readOnly in a request (writing)
+// or writeOnly in a response, by its own schema or any allOf part's
+// (kin-openapi judges each part, so one part's readOnly is enough).
+func hidden(p *openapi3.SchemaRef, writing bool, depth int) bool {
+	if p == nil || p.Value == nil || depth > maxDepth {
+		return false
+	}
+	if (writing && p.Value.ReadOnly) || (!writing && p.Value.WriteOnly) {
+		return true
+	}
+	for _, part := range p.Value.AllOf {
+		if hidden(part, writing, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *synth) array(s *openapi3.Schema, depth, salt int) (any, error) {
@@ -1003,4 +1025,177 @@ func jsonShapes(v any, floats bool) any {
 		return out
 	}
 	return v
+}
+
+// flatParts are s and its allOf parts, nested allOfs included: the
+// schemas that all apply to one value (bounded: composition can be cyclic).
+func flatParts(s *openapi3.Schema) []*openapi3.Schema {
+	var out []*openapi3.Schema
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(x *openapi3.Schema, depth int)
+	walk = func(x *openapi3.Schema, depth int) {
+		if x == nil || seen[x] || depth > maxDepth || len(out) > 64 {
+			return
+		}
+		seen[x] = true
+		out = append(out, x)
+		for _, r := range x.AllOf {
+			if r != nil {
+				walk(r.Value, depth+1)
+			}
+		}
+	}
+	walk(s, 0)
+	return out
+}
+
+// jsonTypes are the JSON types a schema admits by its type keyword and
+// nullable (nil: any; 3.1 reads only a type list's "null").
+func jsonTypes(s *openapi3.Schema, is31 bool) map[string]bool {
+	if s.Type == nil || len(s.Type.Slice()) == 0 {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, t := range s.Type.Slice() {
+		out[t] = true
+	}
+	if s.Nullable && !is31 {
+		out["null"] = true
+	}
+	return out
+}
+
+// commonTypes are the JSON types every part admits (nil: any); an
+// integer meets a number.
+func commonTypes(parts []*openapi3.Schema, is31 bool) map[string]bool {
+	var common map[string]bool
+	for _, p := range parts {
+		ts := jsonTypes(p, is31)
+		if ts == nil {
+			continue
+		}
+		if common == nil {
+			common = ts
+			continue
+		}
+		next := map[string]bool{}
+		for t := range common {
+			switch {
+			case ts[t]:
+				next[t] = true
+			case t == "integer" && ts["number"], t == "number" && ts["integer"]:
+				next["integer"] = true
+			}
+		}
+		common = next
+	}
+	return common
+}
+
+// noValueMeets says why no JSON value is valid against every one of parts
+// (the schemas allOf applies to one value), "" when it cannot tell: the
+// enumerated values of one part that every part admits (by kin-openapi's
+// own verdict) are none, or the parts admit no common type.
+func noValueMeets(parts []*openapi3.Schema, is31 bool) string {
+	var opts []openapi3.SchemaValidationOption
+	if is31 {
+		opts = append(opts, openapi3.EnableJSONSchema2020())
+	}
+	for _, p := range parts {
+		var cands []any
+		switch {
+		case p.Const != nil:
+			cands = []any{normalize(p.Const)}
+		case len(p.Enum) > 0:
+			for _, e := range p.Enum {
+				cands = append(cands, normalize(e))
+			}
+		default:
+			continue
+		}
+		for _, c := range cands {
+			ok := true
+			for _, q := range parts {
+				if q.VisitJSON(c, opts...) != nil {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return ""
+			}
+		}
+		return fmt.Sprintf("none of the values %s enumerates meets every allOf part", canonical(cands))
+	}
+	if ts := commonTypes(parts, is31); ts != nil && len(ts) == 0 {
+		var each []string
+		for _, p := range parts {
+			if t := jsonTypes(p, is31); t != nil {
+				names := make([]string, 0, len(t))
+				for n := range t {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				each = append(each, strings.Join(names, "|"))
+			}
+		}
+		return "the allOf parts admit no common type (" + strings.Join(each, " and ") + ")"
+	}
+	return ""
+}
+
+// unmeetable finds the place in a value of ref that no value meets: the
+// value itself or a property required along the way (through allOf parts)
+// whose parts admit no common value (noValueMeets). A readOnly property
+// in a request, a writeOnly one in a response, is never required. ptr is
+// its JSON pointer; why is "" when there is none (then the schema may
+// still be hard to synthesize, but not by contradiction).
+func unmeetable(ref *openapi3.SchemaRef, writing, is31 bool) (ptr, why string) {
+	if ref == nil || ref.Value == nil {
+		return "", ""
+	}
+	var walk func(parts []*openapi3.Schema, ptr string, depth int) (string, string)
+	walk = func(parts []*openapi3.Schema, ptr string, depth int) (string, string) {
+		if depth > maxDepth {
+			return "", ""
+		}
+		var all []*openapi3.Schema
+		for _, p := range parts {
+			all = append(all, flatParts(p)...)
+		}
+		if why := noValueMeets(all, is31); why != "" {
+			return ptr, why
+		}
+		required := map[string]bool{}
+		for _, p := range all {
+			for _, r := range p.Required {
+				required[r] = true
+			}
+		}
+		names := make([]string, 0, len(required))
+		for n := range required {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			var props []*openapi3.Schema
+			skip := false
+			for _, p := range all {
+				if r := p.Properties[n]; r != nil && r.Value != nil {
+					if hidden(r, writing, 0) {
+						skip = true
+					}
+					props = append(props, r.Value)
+				}
+			}
+			if skip || len(props) == 0 {
+				continue
+			}
+			if at, why := walk(props, ptr+"/"+escapePointer(n), depth+1); why != "" {
+				return at, why
+			}
+		}
+		return "", ""
+	}
+	return walk([]*openapi3.Schema{ref.Value}, "", 0)
 }

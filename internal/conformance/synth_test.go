@@ -170,3 +170,37 @@ func TestSynthSendsNulls(t *testing.T) {
 		}
 	}
 }
+
+// A required readOnly property is never sent in a request (kin-openapi
+// refuses it there and does not require it), even when only one allOf
+// part says readOnly; a required writeOnly one never in a response.
+func TestSynthLeavesReadOnlyOut(t *testing.T) {
+	id := openapi3.NewStringSchema()
+	id.ReadOnly = true
+	plain := openapi3.NewObjectSchema().WithProperty("id", id).WithProperty("name", openapi3.NewStringSchema())
+	plain.Required = []string{"id", "name"}
+	merged := &openapi3.Schema{Type: &openapi3.Types{"object"}, Required: []string{"id"},
+		AllOf: openapi3.SchemaRefs{{Value: &openapi3.Schema{Properties: openapi3.Schemas{"id": {Value: id}}}},
+			{Value: &openapi3.Schema{Properties: openapi3.Schemas{"id": openapi3.NewStringSchema().NewRef()}}}}}
+	for name, s := range map[string]*openapi3.Schema{"plain": plain, "allOf": merged} {
+		p := &planner{}
+		v, err := p.instance(s.NewRef(), 0, -1, true, inJSON)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, ok := v.(map[string]any)["id"]; ok {
+			t.Errorf("%s: the request holds readOnly id: %v", name, v)
+		}
+	}
+	secret := openapi3.NewStringSchema()
+	secret.WriteOnly = true
+	resp := openapi3.NewObjectSchema().WithProperty("secret", secret)
+	resp.Required = []string{"secret"}
+	v, err := (&planner{}).instance(resp.NewRef(), 0, -1, false, inJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := v.(map[string]any)["secret"]; ok {
+		t.Errorf("the response holds writeOnly secret: %v", v)
+	}
+}
