@@ -204,3 +204,37 @@ func TestSynthLeavesReadOnlyOut(t *testing.T) {
 		t.Errorf("the response holds writeOnly secret: %v", v)
 	}
 }
+
+// A oneOf value matches exactly one variant, when the variant picked
+// first would match two: Cloudflare's app_id (an identifier of at most 32
+// characters or a uuid of at most 36, both plain strings), a variant whose
+// required keys another variant's value holds too.
+func TestSynthMatchesOneOfOnce(t *testing.T) {
+	short, long := uint64(32), uint64(36)
+	ids := &openapi3.Schema{OneOf: openapi3.SchemaRefs{
+		{Value: &openapi3.Schema{Type: &openapi3.Types{"string"}, MaxLength: &short}},
+		{Value: &openapi3.Schema{Type: &openapi3.Types{"string"}, MaxLength: &long}},
+	}}
+	named := openapi3.NewObjectSchema().WithProperty("name", openapi3.NewStringSchema()).WithProperty("size", openapi3.NewIntegerSchema())
+	named.Required = []string{"name"}
+	linked := openapi3.NewObjectSchema().WithProperty("name", openapi3.NewStringSchema()).WithProperty("url", openapi3.NewStringSchema())
+	linked.Required = []string{"name", "url"}
+	objs := &openapi3.Schema{OneOf: openapi3.SchemaRefs{named.NewRef(), linked.NewRef()}}
+	for name, s := range map[string]*openapi3.Schema{"strings": ids, "objects": objs} {
+		for seed := 0; seed < 6; seed++ {
+			for variant := range 2 {
+				for _, at := range []valuePlace{inPath, inJSON} {
+					g := newSynth(seed, variant, true)
+					g.place = at
+					v, err := g.value(s.NewRef(), 0, 0)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if err := s.VisitJSON(v); err != nil {
+						t.Errorf("%s seed %d variant %d: %v: %v", name, seed, variant, v, err)
+					}
+				}
+			}
+		}
+	}
+}
