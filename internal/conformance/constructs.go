@@ -163,13 +163,23 @@ var constructs = []Exception{
 	{
 		Construct: "spec contradiction: allOf parts that no value meets",
 		Kinds:     []string{"synth"},
-		Says:      regexp.MustCompile(`: no value meets the schema at `),
+		Says:      regexp.MustCompile(`: no value meets the schema at [^:]*: (none of the values|the allOf parts)`),
 		At:        atUnmeetable,
 		Reason: "the request body's or the response's schema requires, at the place, a value its allOf parts " +
 			"admit none of: enumerated values no other part admits (Cloudflare's error envelopes merge a success " +
 			"envelope, success: enum [true], with a failure one, success: enum [false], and result: enum [null] with " +
 			"a non-nullable array or object), or parts of no common type. No server can send such an answer, nor a " +
 			"client such a body, that kin-openapi accepts; the call is not made.",
+	},
+	{
+		Construct: "spec contradiction: oneOf whose variants are all alike",
+		Kinds:     []string{"synth"},
+		Says:      regexp.MustCompile(`: no value meets the schema at [^:]*: its \d+ oneOf variants are alike`),
+		At:        atUnmeetable,
+		Reason: "the request body's or the response's schema is, at the place, a oneOf each of whose variants has a " +
+			"twin that differs only in annotations (descriptions, examples, x- extensions, formats no validator " +
+			"knows), as OpenStack's microversioned answers (os-aggregates add_host and remove_host) are: any value " +
+			"one variant admits matches two, so no value is valid (oneOf wants exactly one). The call is not made.",
 	},
 }
 

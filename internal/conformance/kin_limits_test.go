@@ -171,6 +171,17 @@ var proofs = map[string][]proof{
 		not:   []string{"body /note", "body"},
 		tries: []any{map[string]any{"result": nil}, map[string]any{"result": []any{"a"}}, map[string]any{"result": map[string]any{}}},
 	}},
+	"spec contradiction: oneOf whose variants are all alike": {{
+		spec: "oneof-alike.yaml", answer: "200",
+		at:    []string{"response"},
+		not:   []string{"response /aggregate"},
+		tries: []any{map[string]any{"aggregate": map[string]any{"name": "a"}}},
+	}, {
+		spec: "oneof-alike.yaml", answer: "body",
+		at:    []string{"body /aggregate"},
+		not:   []string{"body", "body /note"},
+		tries: []any{map[string]any{"aggregate": map[string]any{"name": "a"}, "note": "n"}},
+	}},
 	"spec contradiction: required path parameter that is not in the path": {{
 		spec: "path-param-not-in-path.yaml", method: "GET", target: "/v2.0/address-groups?limit=3",
 		params: map[string]any{"query limit": 3.0},

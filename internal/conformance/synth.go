@@ -57,7 +57,13 @@ type synth struct {
 	// is31 reads nullable as 3.1 does: only a type list with "null" (3.0's
 	// nullable: true is no keyword there).
 	is31 bool
+	// retries is how many values oneOf has made again (nested unions
+	// would otherwise multiply them): at most maxRetries per instance.
+	retries int
 }
+
+// maxRetries bounds the values oneOf makes again in one instance.
+const maxRetries = 48
 
 // valuePlace is where a synthesized value is sent: each place bounds which
 // adversarial texts a correct client can carry so that the oracle reads
@@ -187,15 +193,15 @@ func (g *synth) variantValue(s *openapi3.Schema, alt *openapi3.SchemaRef, depth,
 }
 
 // oneMatch reports whether v is valid against exactly one of s's oneOf
-// variants (kin-openapi's verdict, as the harness's pre-check reads it).
+// variants (kin-openapi's verdict).
 func (g *synth) oneMatch(s *openapi3.Schema, v any) bool {
 	opts := []openapi3.SchemaValidationOption{openapi3.EnableFormatValidation(), openapi3.VisitAsResponse()}
 	if g.writing {
 		opts[1] = openapi3.VisitAsRequest()
 	}
-	if g.is31 {
-		opts = append(opts, openapi3.EnableJSONSchema2020())
-	}
+	// No JSON Schema 2020 validator for 3.1 here: it compiles the schema
+	// on each call (seconds on a large spec); the pre-check uses it on
+	// the whole value.
 	n := 0
 	for _, alt := range s.OneOf {
 		if alt != nil && alt.Value != nil && alt.Value.VisitJSON(v, opts...) == nil {
@@ -216,6 +222,9 @@ func (g *synth) oneOf(s *openapi3.Schema, alts openapi3.SchemaRefs, i int, first
 	for k := range alts {
 		alt := alts[(i+k)%len(alts)]
 		for try := 0; try < 4; try++ {
+			if g.retries++; g.retries > maxRetries {
+				return first
+			}
 			g.minimal = minimal != (try%2 == 1)
 			v, err := g.variantValue(s, alt, depth, salt+k+try*7)
 			if err != nil {
@@ -1241,6 +1250,11 @@ func unmeetable(ref *openapi3.SchemaRef, writing, is31 bool) (ptr, why string) {
 		if why := noValueMeets(all, is31); why != "" {
 			return ptr, why
 		}
+		for _, p := range all {
+			if alikeVariants(p.OneOf) {
+				return ptr, fmt.Sprintf("its %d oneOf variants are alike (each has a twin): no value matches exactly one", len(p.OneOf))
+			}
+		}
 		required := map[string]bool{}
 		for _, p := range all {
 			for _, r := range p.Required {
@@ -1273,4 +1287,89 @@ func unmeetable(ref *openapi3.SchemaRef, writing, is31 bool) (ptr, why string) {
 		return "", ""
 	}
 	return walk([]*openapi3.Schema{ref.Value}, "", 0)
+}
+
+// alikeVariants reports whether a oneOf's variants (two or more) each
+// have a twin: one that differs only in annotations (description, title,
+// examples), so any value one admits matches two.
+func alikeVariants(alts openapi3.SchemaRefs) bool {
+	if len(alts) < 2 || len(alts) > 16 {
+		return false
+	}
+	keys := make([]string, len(alts))
+	for i, a := range alts {
+		if a == nil || a.Value == nil {
+			return false
+		}
+		data, err := json.Marshal(a.Value)
+		if err != nil {
+			return false
+		}
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return false
+		}
+		keys[i] = canonical(withoutAnnotations(v, 0))
+	}
+	for i, k := range keys {
+		twin := false
+		for j, o := range keys {
+			if i != j && k == o {
+				twin = true
+				break
+			}
+		}
+		if !twin {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutAnnotations is a schema's JSON without the keywords that do not
+// constrain a value.
+func withoutAnnotations(v any, depth int) any {
+	if depth > 64 {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			switch k {
+			case "description", "title", "example", "examples", "externalDocs", "deprecated", "xml":
+				continue
+			}
+			if strings.HasPrefix(k, "x-") {
+				continue
+			}
+			if f, ok := e.(string); ok && k == "format" && !knownFormat(f) {
+				continue // a format no validator knows constrains nothing
+			}
+			out[k] = withoutAnnotations(e, depth+1)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutAnnotations(e, depth+1)
+		}
+		return out
+	}
+	return v
+}
+
+// knownFormat reports whether a validator of the harness's (kin-openapi's
+// own formats, JSON Schema's) checks format f.
+func knownFormat(f string) bool {
+	if _, ok := openapi3.SchemaStringFormats[f]; ok {
+		return true
+	}
+	switch f {
+	case "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
+		"uri", "uri-reference", "iri", "iri-reference", "uri-template", "uuid", "json-pointer", "relative-json-pointer",
+		"regex", "byte", "int32", "int64", "float", "double":
+		return true
+	}
+	return false
 }
