@@ -179,7 +179,7 @@ func (g *synth) variantValue(s *openapi3.Schema, alt *openapi3.SchemaRef, depth,
 		return nil, err
 	}
 	if m, ok := v.(map[string]any); ok && s.Discriminator != nil && s.Discriminator.PropertyName != "" {
-		if tag := discriminatorValue(s.Discriminator, alt); tag != "" {
+		if tag := discriminatorValue(s.Discriminator, alt); tag != "" && admitsTag(alt, s.Discriminator.PropertyName, tag) {
 			m[s.Discriminator.PropertyName] = tag
 		}
 	}
@@ -190,6 +190,22 @@ func (g *synth) variantValue(s *openapi3.Schema, alt *openapi3.SchemaRef, depth,
 		}
 	}
 	return v, nil
+}
+
+// admitsTag reports whether the variant alt admits tag as its property
+// pn: a component's name is its implicit tag only where the variant does
+// not constrain the property otherwise (OpenAI's ActiveStatus has type:
+// enum [active], whose value the variant's own synthesis already is).
+func admitsTag(alt *openapi3.SchemaRef, pn, tag string) bool {
+	if alt == nil || alt.Value == nil {
+		return true
+	}
+	for _, part := range flatParts(alt.Value) {
+		if p := part.Properties[pn]; p != nil && p.Value != nil && p.Value.VisitJSON(tag) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // oneMatch reports whether v is valid against exactly one of s's oneOf

@@ -238,3 +238,27 @@ func TestSynthMatchesOneOfOnce(t *testing.T) {
 		}
 	}
 }
+
+// A discriminator without a mapping tags a variant with its component's
+// name only where the variant admits that name: OpenAI's thread status
+// (ActiveStatus has type: enum [active]) keeps its own value.
+func TestSynthKeepsVariantsOwnTag(t *testing.T) {
+	status := func(tag string) *openapi3.Schema {
+		s := openapi3.NewObjectSchema().WithProperty("type", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{tag}})
+		s.Required = []string{"type"}
+		return s
+	}
+	s := &openapi3.Schema{Discriminator: &openapi3.Discriminator{PropertyName: "type"}, OneOf: openapi3.SchemaRefs{
+		{Ref: "#/components/schemas/ActiveStatus", Value: status("active")},
+		{Ref: "#/components/schemas/LockedStatus", Value: status("locked")},
+	}}
+	for variant := range 2 {
+		v, err := newSynth(0, variant, false).value(s.NewRef(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.VisitJSON(v); err != nil {
+			t.Errorf("variant %d: %v: %v", variant, v, err)
+		}
+	}
+}
