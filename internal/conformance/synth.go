@@ -17,7 +17,7 @@ import (
 
 // Bounds that keep a hostile spec from making synthesis run away.
 const (
-	maxDepth     = 8    // nesting of objects and arrays
+	maxDepth     = 16   // nesting of values (objects, arrays, and the unions and allOfs between)
 	maxNodes     = 2000 // values in one instance
 	maxArray     = 4    // items beyond minItems are never added past this
 	maxMinItems  = 16   // a larger minItems is not synthesized

@@ -262,3 +262,26 @@ func TestSynthKeepsVariantsOwnTag(t *testing.T) {
 		}
 	}
 }
+
+// A value nested deeper than eight levels (OpenAI's chat completions, a
+// scan report's required chain) is made: the bound is for a hostile
+// spec's runaway, not a real API's depth.
+func TestSynthNestsDeep(t *testing.T) {
+	leaf := openapi3.NewStringSchema()
+	s := leaf
+	for i := 0; i < 12; i++ {
+		next := openapi3.NewObjectSchema().WithProperty("in", s)
+		next.Required = []string{"in"}
+		if i%3 == 0 {
+			next = &openapi3.Schema{AllOf: openapi3.SchemaRefs{next.NewRef()}}
+		}
+		s = next
+	}
+	v, err := newSynth(0, -1, false).value(s.NewRef(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.VisitJSON(v); err != nil {
+		t.Errorf("%v: %v", v, err)
+	}
+}
