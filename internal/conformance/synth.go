@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -174,6 +175,16 @@ func (g *synth) value(ref *openapi3.SchemaRef, depth int, salt int) (any, error)
 // variantValue is a value of the union s's variant alt: with its
 // discriminator tag, and the properties beside the union.
 func (g *synth) variantValue(s *openapi3.Schema, alt *openapi3.SchemaRef, depth, salt int) (any, error) {
+	if av := alt.Value; av != nil && len(s.Properties) > 0 && len(av.Properties) == 0 && len(av.Required) > 0 &&
+		av.Type == nil && len(av.AllOf)+len(av.OneOf)+len(av.AnyOf) == 0 {
+		// A variant that only requires some of the properties beside
+		// the union (OpenAI's file batch: anyOf [{required: [file_ids]},
+		// {required: [files]}]): those properties, required.
+		cp := *s
+		cp.OneOf, cp.AnyOf, cp.Discriminator = nil, nil, nil
+		cp.Required = append(slices.Clone(s.Required), av.Required...)
+		return g.value(&openapi3.SchemaRef{Value: &cp}, depth+1, salt)
+	}
 	v, err := g.value(alt, depth+1, salt)
 	if err != nil {
 		return nil, err

@@ -285,3 +285,24 @@ func TestSynthNestsDeep(t *testing.T) {
 		t.Errorf("%v: %v", v, err)
 	}
 }
+
+// A union of variants that only require properties declared beside it
+// (OpenAI's file batch: anyOf [{required: [file_ids]}, {required:
+// [files]}]) is an object of those properties, the variant's required.
+func TestSynthRequiredOnlyVariants(t *testing.T) {
+	ids := &openapi3.Schema{Type: &openapi3.Types{"array"}, MinItems: 1, Items: openapi3.NewStringSchema().NewRef()}
+	s := openapi3.NewObjectSchema().WithProperty("file_ids", ids).WithProperty("files", ids)
+	s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(bool)}
+	s.AnyOf = openapi3.SchemaRefs{{Value: &openapi3.Schema{Required: []string{"file_ids"}}}, {Value: &openapi3.Schema{Required: []string{"files"}}}}
+	for variant := range 2 {
+		g := newSynth(0, variant, true)
+		g.minimal = true
+		v, err := g.value(s.NewRef(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.VisitJSON(v); err != nil {
+			t.Errorf("variant %d: %v: %v", variant, v, err)
+		}
+	}
+}
