@@ -393,6 +393,12 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if _, obj := v.(map[string]any); !obj && !objectLike && len(unions) == 1 && len(merged.Properties) == 0 {
+			// One union beside parts that describe no object (OpenAI's
+			// tool_choice: allOf [oneOf [enum, object], {nullable:
+			// true}]): its value, a scalar one included, is the value.
+			return v, nil
+		}
 		if vm, ok := v.(map[string]any); ok {
 			if len(vm) == 1 && vm[fillerKey] == fillerValue && len(unions) > 1 {
 				// A free-form variant ({type: object}) beside unions that

@@ -306,3 +306,22 @@ func TestSynthRequiredOnlyVariants(t *testing.T) {
 		}
 	}
 }
+
+// An allOf of a union and a part that describes no object (OpenAI's
+// tool_choice: allOf [oneOf [enum, object], {nullable: true}]) is the
+// union's value, a string when the string variant is picked.
+func TestSynthAllOfScalarUnion(t *testing.T) {
+	named := openapi3.NewObjectSchema().WithProperty("type", openapi3.NewStringSchema())
+	named.Required = []string{"type"}
+	choice := &openapi3.Schema{OneOf: openapi3.SchemaRefs{{Value: &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{"none", "auto"}}}, named.NewRef()}}
+	s := &openapi3.Schema{AllOf: openapi3.SchemaRefs{choice.NewRef(), {Value: &openapi3.Schema{Nullable: true}}}}
+	for seed := 0; seed < 4; seed++ {
+		v, err := newSynth(seed, -1, false).value(s.NewRef(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.VisitJSON(v); err != nil {
+			t.Errorf("seed %d: %v: %v", seed, v, err)
+		}
+	}
+}
