@@ -898,7 +898,9 @@ func (g *synth) strPool(depth int) []string {
 func (g *synth) str(s *openapi3.Schema, depth, salt int) (any, error) {
 	i := g.seed + salt
 	if s.Pattern != "" {
-		if v, ok := fromPattern(s.Pattern, s, i); ok {
+		// An empty text is no parameter value, and no top-level body.
+		nonEmpty := depth == 0 || (g.place != inJSON && g.place != inForm)
+		if v, ok := fromPattern(s.Pattern, s, i, nonEmpty); ok {
 			return v, nil
 		}
 		if v, ok := exampleString(s); ok {
@@ -952,7 +954,7 @@ func exampleString(s *openapi3.Schema) (string, bool) {
 
 // fromPattern generates a string matching pattern (Go syntax, as kin-openapi
 // compiles it) that also meets the schema's length bounds.
-func fromPattern(pattern string, s *openapi3.Schema, seed int) (string, bool) {
+func fromPattern(pattern string, s *openapi3.Schema, seed int, nonEmpty bool) (string, bool) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		return "", false
@@ -970,7 +972,7 @@ func fromPattern(pattern string, s *openapi3.Schema, seed int) (string, bool) {
 			continue
 		}
 		n := uint64(len([]rune(v)))
-		if n < s.MinLength || (s.MaxLength != nil && n > *s.MaxLength) {
+		if n < s.MinLength || (s.MaxLength != nil && n > *s.MaxLength) || (nonEmpty && v == "") {
 			continue
 		}
 		return v, true
