@@ -330,7 +330,7 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		for k, v := range x.Properties {
 			if prev, seen := merged.Properties[k]; seen && prev != v {
 				// Both parts describe it: the value must meet both.
-				merged.Properties[k] = &openapi3.SchemaRef{Value: &openapi3.Schema{AllOf: openapi3.SchemaRefs{prev, v}}}
+				merged.Properties[k] = &openapi3.SchemaRef{Value: &openapi3.Schema{AllOf: openapi3.SchemaRefs{prev, v}, Extensions: mergedMark}}
 			} else {
 				merged.Properties[k] = v
 			}
@@ -634,15 +634,23 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 	return nil
 }
 
+// mergedMark marks the schema allOf makes of a property two parts
+// declare (an allOf of their two schemas).
+var mergedMark = map[string]any{"x-conformance-merged": true}
+
 // hidden reports whether a property is readOnly in a request (writing)
-// or writeOnly in a response, by its own schema or any allOf part's
-// (kin-openapi judges each part, so one part's readOnly is enough).
+// or writeOnly in a response: by its own schema, as kin-openapi reads it
+// (a readOnly inside the property's own allOf does not count), or, for
+// a property two allOf parts declare, by either part's.
 func hidden(p *openapi3.SchemaRef, writing bool, depth int) bool {
 	if p == nil || p.Value == nil || depth > maxDepth {
 		return false
 	}
 	if (writing && p.Value.ReadOnly) || (!writing && p.Value.WriteOnly) {
 		return true
+	}
+	if p.Value.Extensions["x-conformance-merged"] == nil {
+		return false
 	}
 	for _, part := range p.Value.AllOf {
 		if hidden(part, writing, depth+1) {

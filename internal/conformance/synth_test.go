@@ -182,6 +182,16 @@ func TestSynthLeavesReadOnlyOut(t *testing.T) {
 	merged := &openapi3.Schema{Type: &openapi3.Types{"object"}, Required: []string{"id"},
 		AllOf: openapi3.SchemaRefs{{Value: &openapi3.Schema{Properties: openapi3.Schemas{"id": {Value: id}}}},
 			{Value: &openapi3.Schema{Properties: openapi3.Schemas{"id": openapi3.NewStringSchema().NewRef()}}}}}
+	// A readOnly inside the property's own allOf is none to kin-openapi
+	// (Cloudflare's ruleset id: allOf [$ref, {readOnly: true}]): required,
+	// it is sent.
+	inner := openapi3.NewObjectSchema().WithProperty("id", &openapi3.Schema{AllOf: openapi3.SchemaRefs{openapi3.NewStringSchema().NewRef(), {Value: &openapi3.Schema{ReadOnly: true}}}})
+	inner.Required = []string{"id"}
+	if v, err := (&planner{}).instance(inner.NewRef(), 0, -1, true, inJSON); err != nil {
+		t.Errorf("inner readOnly: %v", err)
+	} else if _, ok := v.(map[string]any)["id"]; !ok {
+		t.Errorf("inner readOnly: id left out: %v", v)
+	}
 	for name, s := range map[string]*openapi3.Schema{"plain": plain, "allOf": merged} {
 		p := &planner{}
 		v, err := p.instance(s.NewRef(), 0, -1, true, inJSON)
