@@ -219,13 +219,28 @@ func admitsTag(alt *openapi3.SchemaRef, pn, tag string) bool {
 	return true
 }
 
+// admits reports whether every schema of refs accepts v (kin-openapi's
+// verdict).
+func (g *synth) admits(refs []*openapi3.SchemaRef, v any) bool {
+	for _, r := range refs {
+		if r != nil && r.Value != nil && r.Value.VisitJSON(v, g.visitOpts()...) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *synth) visitOpts() []openapi3.SchemaValidationOption {
+	if g.writing {
+		return []openapi3.SchemaValidationOption{openapi3.EnableFormatValidation(), openapi3.VisitAsRequest()}
+	}
+	return []openapi3.SchemaValidationOption{openapi3.EnableFormatValidation(), openapi3.VisitAsResponse()}
+}
+
 // oneMatch reports whether v is valid against exactly one of s's oneOf
 // variants (kin-openapi's verdict).
 func (g *synth) oneMatch(s *openapi3.Schema, v any) bool {
-	opts := []openapi3.SchemaValidationOption{openapi3.EnableFormatValidation(), openapi3.VisitAsResponse()}
-	if g.writing {
-		opts[1] = openapi3.VisitAsRequest()
-	}
+	opts := g.visitOpts()
 	// No JSON Schema 2020 validator for 3.1 here: it compiles the schema
 	// on each call (seconds on a large spec); the pre-check uses it on
 	// the whole value.
@@ -372,18 +387,23 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 			return g.value(&openapi3.SchemaRef{Value: arr}, depth+1, salt)
 		}
 	}
-	if !objectLike && len(unions) == 0 {
-		if len(scalars) > 0 {
-			// The parts' constraints together, with the whole's
-			// (type: integer, allOf: [{minimum: 0}] is an integer;
-			// allOf: [{type: number}, {enum: [400]}] is 400).
-			cp := *scalars[0]
-			for _, x := range append(scalars[1:], s) {
-				meet(&cp, x)
-			}
-			cp.AllOf = nil
-			return g.value(&openapi3.SchemaRef{Value: &cp}, depth+1, salt)
+	if !objectLike && len(scalars) > 0 {
+		// The parts' constraints together, with the whole's
+		// (type: integer, allOf: [{minimum: 0}] is an integer;
+		// allOf: [{type: number}, {enum: [400]}] is 400); beside a union
+		// (Cloudflare's result: allOf [anyOf [object, array, string],
+		// {type: array}]), when the union admits it.
+		cp := *scalars[0]
+		for _, x := range append(scalars[1:], s) {
+			meet(&cp, x)
 		}
+		cp.AllOf = nil
+		v, err := g.value(&openapi3.SchemaRef{Value: &cp}, depth+1, salt)
+		if len(unions) == 0 || (err == nil && g.admits(unions, v)) {
+			return v, err
+		}
+	}
+	if !objectLike && len(unions) == 0 {
 		return g.str(s, depth, salt)
 	}
 	m := map[string]any{}

@@ -352,3 +352,22 @@ func TestSynthPatternNotEmptyInParams(t *testing.T) {
 		}
 	}
 }
+
+// An allOf of a loose union and a typed part that is no object
+// (Cloudflare's list result: allOf [anyOf [object, array, string],
+// {type: array, items}]) is a value of the typed part.
+func TestSynthAllOfTypedBesideUnion(t *testing.T) {
+	loose := &openapi3.Schema{AnyOf: openapi3.SchemaRefs{openapi3.NewObjectSchema().NewRef(),
+		{Value: &openapi3.Schema{Type: &openapi3.Types{"array"}, Items: &openapi3.SchemaRef{Value: &openapi3.Schema{}}}}, openapi3.NewStringSchema().NewRef()}}
+	list := &openapi3.Schema{Type: &openapi3.Types{"array"}, Items: openapi3.NewObjectSchema().WithProperty("id", openapi3.NewStringSchema()).NewRef()}
+	s := &openapi3.Schema{AllOf: openapi3.SchemaRefs{loose.NewRef(), list.NewRef()}}
+	for seed := 0; seed < 4; seed++ {
+		v, err := newSynth(seed, -1, false).value(s.NewRef(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.VisitJSON(v); err != nil {
+			t.Errorf("seed %d: %v: %v", seed, v, err)
+		}
+	}
+}
