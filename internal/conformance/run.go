@@ -178,6 +178,7 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		rep.Repaired = true
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the oracle loaded resgen's repaired bytes (%d repairs): kin-openapi cannot load the raw spec: %s", n, truncate(oneLine(err.Error()), 200)))
 	}
+	implicitMappings(doc)
 	if n := inlinedOps(doc); n > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d operations are $refs to files (not OpenAPI; kin-openapi ignores them): the oracle inlined them", n))
 	}
