@@ -181,6 +181,16 @@ var constructs = []Exception{
 			"knows), as OpenStack's microversioned answers (os-aggregates add_host and remove_host) are: any value " +
 			"one variant admits matches two, so no value is valid (oneOf wants exactly one). The call is not made.",
 	},
+	{
+		Construct: "spec contradiction: oneOf of open objects that admit each other's values",
+		Kinds:     []string{"synth"},
+		Says:      regexp.MustCompile(`: no value meets the schema at [^:]*: its \d+ oneOf variants are open objects that require nothing`),
+		At:        atUnmeetable,
+		Reason: "the request body's or the response's schema is, at the place, a oneOf of objects none of which requires " +
+			"a key, forbids other keys or declares a key another declares (Okta's AppUserUpdateRequest: oneOf " +
+			"[{credentials}, {profile}]): a value made of one variant's declared keys matches every variant, so no " +
+			"value a typed client can write is valid (oneOf wants exactly one). The call is not made.",
+	},
 }
 
 const formCT, multipartCT = "application/x-www-form-urlencoded", "multipart/form-data"

@@ -182,6 +182,13 @@ var proofs = map[string][]proof{
 		not:   []string{"body", "body /note"},
 		tries: []any{map[string]any{"aggregate": map[string]any{"name": "a"}, "note": "n"}},
 	}},
+	"spec contradiction: oneOf of open objects that admit each other's values": {{
+		spec: "oneof-open.yaml", answer: "body",
+		at:  []string{"body"},
+		not: []string{"body /credentials"},
+		tries: []any{map[string]any{"credentials": map[string]any{"name": "a"}}, map[string]any{"profile": map[string]any{"email": "e"}},
+			map[string]any{"credentials": map[string]any{"name": "a"}, "profile": map[string]any{"email": "e"}}},
+	}},
 	"spec contradiction: required path parameter that is not in the path": {{
 		spec: "path-param-not-in-path.yaml", method: "GET", target: "/v2.0/address-groups?limit=3",
 		params: map[string]any{"query limit": 3.0},

@@ -1317,6 +1317,9 @@ func unmeetable(ref *openapi3.SchemaRef, writing, is31 bool) (ptr, why string) {
 			if alikeVariants(p.OneOf) {
 				return ptr, fmt.Sprintf("its %d oneOf variants are alike (each has a twin): no value matches exactly one", len(p.OneOf))
 			}
+			if openVariants(p.OneOf) {
+				return ptr, fmt.Sprintf("its %d oneOf variants are open objects that require nothing: a value of one variant's keys matches every variant", len(p.OneOf))
+			}
 		}
 		required := map[string]bool{}
 		for _, p := range all {
@@ -1435,4 +1438,34 @@ func knownFormat(f string) bool {
 		return true
 	}
 	return false
+}
+
+// openVariants reports whether a oneOf's variants (two or more) are all
+// objects that require no key, admit any other key and declare no key
+// another declares (Okta's AppUserUpdateRequest: oneOf [{credentials},
+// {profile}]): a value made of one variant's keys matches every variant,
+// so none a typed client writes matches exactly one.
+func openVariants(alts openapi3.SchemaRefs) bool {
+	if len(alts) < 2 {
+		return false
+	}
+	declared := map[string]bool{}
+	for _, a := range alts {
+		if a == nil || a.Value == nil {
+			return false
+		}
+		v := a.Value
+		if !v.Type.Is("object") || len(v.Required) > 0 || len(v.Properties) == 0 || v.AdditionalProperties.Has != nil ||
+			v.AdditionalProperties.Schema != nil || v.MinProps > 0 || v.MaxProps != nil || v.PropertyNames != nil ||
+			len(v.AllOf)+len(v.OneOf)+len(v.AnyOf) > 0 || v.Not != nil || len(v.Enum) > 0 || v.Const != nil || v.Nullable {
+			return false
+		}
+		for k := range v.Properties {
+			if declared[k] {
+				return false
+			}
+			declared[k] = true
+		}
+	}
+	return true
 }
