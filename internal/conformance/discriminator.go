@@ -13,8 +13,8 @@ import (
 // mapping only, and without one judges the value against every oneOf
 // variant: a Dog that a Lizard's schema admits too then matches two and
 // is refused, though its petType says Dog. Only a discriminator whose
-// union variants are all component $refs gets one, and only for names no
-// two variants share. A oneOf with no discriminator whose variants all
+// union variants are all component $refs gets one, and only when no two
+// variants share a name and each variant admits its name as the tag. A oneOf with no discriminator whose variants all
 // extend a base that declares one (allOf [$ref Pet, ...]) is told apart by
 // it, as OpenAPI's inheritance means and resgen reads it.
 func implicitMappings(doc *openapi3.T) {
@@ -97,7 +97,10 @@ func addImplicitMapping(s *openapi3.Schema) {
 			return
 		}
 		name := refName(a.Ref)
-		if _, twice := m[name]; twice {
+		if _, twice := m[name]; twice || !admitsTag(a, d.PropertyName, name) {
+			// A variant whose own schema refuses its name as the tag
+			// (OpenAI's ActiveStatus: type: enum [active]) is told
+			// apart by that schema: no implicit mapping then.
 			return
 		}
 		m[name] = openapi3.MappingRef{Ref: a.Ref}

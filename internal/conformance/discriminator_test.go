@@ -3,6 +3,8 @@ package conformance
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // kin-openapi judges a discriminated oneOf without a mapping against
@@ -31,5 +33,27 @@ func TestImplicitMappings(t *testing.T) {
 		if s.VisitJSON(cat) == nil {
 			t.Errorf("%s: a Cat without huntingSkill is accepted", name)
 		}
+	}
+}
+
+// A discriminator whose variants refuse their component names as the tag
+// (OpenAI's thread status: ActiveStatus has type: enum [active]) gets no
+// implicit mapping: kin-openapi would then refuse every valid value.
+func TestNoImplicitMappingForOwnTags(t *testing.T) {
+	status := func(tag string) *openapi3.Schema {
+		s := openapi3.NewObjectSchema().WithProperty("type", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{tag}})
+		s.Required = []string{"type"}
+		return s
+	}
+	s := &openapi3.Schema{Discriminator: &openapi3.Discriminator{PropertyName: "type"}, OneOf: openapi3.SchemaRefs{
+		{Ref: "#/components/schemas/ActiveStatus", Value: status("active")},
+		{Ref: "#/components/schemas/LockedStatus", Value: status("locked")},
+	}}
+	addImplicitMapping(s)
+	if len(s.Discriminator.Mapping) > 0 {
+		t.Errorf("mapping %v", s.Discriminator.Mapping)
+	}
+	if err := s.VisitJSON(map[string]any{"type": "active"}); err != nil {
+		t.Error(err)
 	}
 }
