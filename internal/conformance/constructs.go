@@ -160,6 +160,37 @@ var constructs = []Exception{
 		Reason: "the operation declares a required path parameter its path template does not have, so no request " +
 			"can carry it; kin-openapi requires it anyway. resgen warns at the parameter.",
 	},
+	{
+		Construct: "spec contradiction: allOf parts that no value meets",
+		Kinds:     []string{"synth"},
+		Says:      regexp.MustCompile(`: no value meets the schema at [^:]*: (none of the values|the allOf parts)`),
+		At:        atUnmeetable,
+		Reason: "the request body's or the response's schema requires, at the place, a value its allOf parts " +
+			"admit none of: enumerated values no other part admits (Cloudflare's error envelopes merge a success " +
+			"envelope, success: enum [true], with a failure one, success: enum [false], and result: enum [null] with " +
+			"a non-nullable array or object), or parts of no common type. No server can send such an answer, nor a " +
+			"client such a body, that kin-openapi accepts; the call is not made.",
+	},
+	{
+		Construct: "spec contradiction: oneOf whose variants are all alike",
+		Kinds:     []string{"synth"},
+		Says:      regexp.MustCompile(`: no value meets the schema at [^:]*: its \d+ oneOf variants are alike`),
+		At:        atUnmeetable,
+		Reason: "the request body's or the response's schema is, at the place, a oneOf each of whose variants has a " +
+			"twin that differs only in annotations (descriptions, examples, x- extensions, formats no validator " +
+			"knows), as OpenStack's microversioned answers (os-aggregates add_host and remove_host) are: any value " +
+			"one variant admits matches two, so no value is valid (oneOf wants exactly one). The call is not made.",
+	},
+	{
+		Construct: "spec contradiction: oneOf of open objects that admit each other's values",
+		Kinds:     []string{"synth"},
+		Says:      regexp.MustCompile(`: no value meets the schema at [^:]*: its \d+ oneOf variants are open objects that require nothing`),
+		At:        atUnmeetable,
+		Reason: "the request body's or the response's schema is, at the place, a oneOf of objects none of which requires " +
+			"a key, forbids other keys or declares a key another declares (Okta's AppUserUpdateRequest: oneOf " +
+			"[{credentials}, {profile}]): a value made of one variant's declared keys matches every variant, so no " +
+			"value a typed client can write is valid (oneOf wants exactly one). The call is not made.",
+	},
 }
 
 const formCT, multipartCT = "application/x-www-form-urlencoded", "multipart/form-data"
@@ -689,4 +720,14 @@ func kinParsesToNothing(sc *openapi3.Schema, depth int) bool {
 // the operation's path template does not have.
 func atPathParamNotInPath(s *site) bool {
 	return s.param != nil && s.param.In == "path" && s.param.Required && !strings.Contains(s.opPath, "{"+s.param.Name+"}")
+}
+
+// atUnmeetable: the place is, in the request body or the response, the
+// first required place whose allOf parts no value meets (unmeetable).
+func atUnmeetable(s *site) bool {
+	if !(s.body || s.response) || s.media == nil || s.media.Schema == nil || s.c == nil {
+		return false
+	}
+	ptr, why := unmeetable(s.media.Schema, s.body, s.c.is31)
+	return why != "" && ptr == s.ptr
 }

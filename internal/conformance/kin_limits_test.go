@@ -3,12 +3,14 @@ package conformance
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/model"
 )
 
@@ -32,6 +34,12 @@ type proof struct {
 	at []string
 	// not are places of the same request the construct is not at.
 	not []string
+	// answer, for a construct of kind synth, is the status whose answer
+	// (or "body": the request body whose value) cannot be synthesized;
+	// at and not are then "response /ptr" or "body /ptr", and tries are
+	// values kin-openapi must refuse (each part's own at the place).
+	answer string
+	tries  []any
 }
 
 // proofs are the evidence of each construct of constructs.go, by name.
@@ -152,6 +160,35 @@ var proofs = map[string][]proof{
 		at:   []string{"body /doc"},
 		not:  []string{"body /note", "body"},
 	}},
+	"spec contradiction: allOf parts that no value meets": {{
+		spec: "allof-unmeetable.yaml", answer: "4XX",
+		at:    []string{"response /success"},
+		not:   []string{"response /errors", "response"},
+		tries: []any{map[string]any{"success": true, "errors": []any{}}, map[string]any{"success": false, "errors": []any{}}},
+	}, {
+		spec: "allof-unmeetable.yaml", answer: "body",
+		at:    []string{"body /result"},
+		not:   []string{"body /note", "body"},
+		tries: []any{map[string]any{"result": nil}, map[string]any{"result": []any{"a"}}, map[string]any{"result": map[string]any{}}},
+	}},
+	"spec contradiction: oneOf whose variants are all alike": {{
+		spec: "oneof-alike.yaml", answer: "200",
+		at:    []string{"response"},
+		not:   []string{"response /aggregate"},
+		tries: []any{map[string]any{"aggregate": map[string]any{"name": "a"}}},
+	}, {
+		spec: "oneof-alike.yaml", answer: "body",
+		at:    []string{"body /aggregate"},
+		not:   []string{"body", "body /note"},
+		tries: []any{map[string]any{"aggregate": map[string]any{"name": "a"}, "note": "n"}},
+	}},
+	"spec contradiction: oneOf of open objects that admit each other's values": {{
+		spec: "oneof-open.yaml", answer: "body",
+		at:  []string{"body"},
+		not: []string{"body /credentials"},
+		tries: []any{map[string]any{"credentials": map[string]any{"name": "a"}}, map[string]any{"profile": map[string]any{"email": "e"}},
+			map[string]any{"credentials": map[string]any{"name": "a"}, "profile": map[string]any{"email": "e"}}},
+	}},
 	"spec contradiction: required path parameter that is not in the path": {{
 		spec: "path-param-not-in-path.yaml", method: "GET", target: "/v2.0/address-groups?limit=3",
 		params: map[string]any{"query limit": 3.0},
@@ -187,6 +224,10 @@ func TestKinLimits(t *testing.T) {
 // checkProof runs one proof of construct e.
 func checkProof(t *testing.T, e Exception, pr proof) {
 	t.Helper()
+	if pr.answer != "" {
+		checkSynthProof(t, e, pr)
+		return
+	}
 	{
 		{
 			c, fails := runProof(t, pr)
@@ -310,4 +351,68 @@ func listFailures(fs []Failure) string {
 		return "  (none)\n"
 	}
 	return b.String()
+}
+
+// checkSynthProof runs the proof of a construct of kind synth: the
+// planner cannot synthesize the answer (or the request body), the failure
+// it reports is at each listed place and excused there, the construct is
+// not at the other places, and kin-openapi refuses each value tried.
+func checkSynthProof(t *testing.T, e Exception, pr proof) {
+	t.Helper()
+	doc, err := loadOracle(filepath.Join("testdata", "kin", pr.spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &call{what: "proof", is31: doc.IsOpenAPI31OrLater()}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.OperationID == cmp.Or(pr.op, "proof") {
+				c.op = &model.Operation{Name: "Proof", ID: "proof", Method: strings.ToLower(method), Path: path}
+				c.kinOp, c.item = op, item
+			}
+		}
+	}
+	if c.kinOp == nil {
+		t.Fatalf("%s has no operation %s", pr.spec, cmp.Or(pr.op, "proof"))
+	}
+	var media *openapi3.MediaType
+	writing := pr.answer == "body"
+	if writing {
+		c.bodyCT = "application/json"
+		media = c.kinOp.RequestBody.Value.Content.Get(c.bodyCT)
+	} else {
+		c.respStatus, c.respCT = pr.answer, "application/json"
+		media = kinResponse(c.kinOp, pr.answer).Content.Get(c.respCT)
+	}
+	p := &planner{doc: doc, is31: c.is31}
+	_, err = p.instance(media.Schema, 0, -1, writing, inJSON)
+	var nv *noValueError
+	if !errors.As(err, &nv) {
+		t.Fatalf("%s %s: synthesized (err %v); want no value to meet the schema", pr.spec, pr.answer, err)
+	}
+	parse := func(s string) *place {
+		kind, ptr, _ := strings.Cut(s, " ")
+		return &place{body: kind == "body", response: kind == "response", ptr: ptr}
+	}
+	at := &place{body: writing, response: !writing, ptr: nv.ptr}
+	f := Failure{Kind: "synth", Detail: pr.answer + ": " + err.Error(), At: at.String(), site: siteOf(c, at)}
+	for _, want := range pr.at {
+		if w := parse(want); w.ptr != at.ptr || !e.covers(f) {
+			t.Errorf("%s: at %s: no failure the construct excuses (the failure is at %s: %s)", pr.spec, want, f.At, f.Detail)
+		}
+	}
+	for _, other := range pr.not {
+		if e.At(siteOf(c, parse(other))) {
+			t.Errorf("%s: the construct is found at %s, which does not have it", pr.spec, other)
+		}
+	}
+	opts := []openapi3.SchemaValidationOption{openapi3.VisitAsResponse()}
+	if writing {
+		opts[0] = openapi3.VisitAsRequest()
+	}
+	for _, v := range pr.tries {
+		if media.Schema.Value.VisitJSON(v, opts...) == nil {
+			t.Errorf("%s: kin-openapi accepts %v: the parts are met after all", pr.spec, v)
+		}
+	}
 }

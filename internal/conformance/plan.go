@@ -2,9 +2,11 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"mime"
 	"mime/multipart"
@@ -54,7 +56,9 @@ type call struct {
 	bodyOmitted bool
 	// gaps are what could not be synthesized for the call (optional
 	// parameters and response headers it goes without): synth failures.
-	gaps      []string
+	gaps []string
+	// is31 is the spec's reading of nullable (3.1: a type list's null).
+	is31      bool
 	field     string
 	fieldText bool // the field is a string holding respBody
 }
@@ -140,8 +144,21 @@ func (p *planner) instanceOf(ref *openapi3.SchemaRef, seed, variant int, writing
 		}
 		return v, nil
 	}
+	if ptr, why := unmeetable(ref, writing, p.is31); why != "" {
+		return nil, &noValueError{ptr, why}
+	}
 	return nil, lastErr
 }
+
+// noValueError is a schema no value meets at ptr (the spec contradicts
+// itself there): what no synthesizer could make, and no server send.
+type noValueError struct{ ptr, why string }
+
+func (e *noValueError) Error() string {
+	return fmt.Sprintf("no value meets the schema at %s: %s", cmp.Or(e.ptr, "(top)"), e.why)
+}
+
+func (e *noValueError) Unwrap() error { return errUnsynthesizable }
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -156,16 +173,20 @@ func oneLine(s string) string {
 // required.
 type skipped struct {
 	op, what, reason string
+	// at is the place the reason is about (nil: none), in call c's
+	// operation (a call that was not made: for exceptions only).
+	at *place
+	c  *call
 }
 
 func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 	item := p.doc.Paths.Find(op.Path)
 	if item == nil {
-		return nil, []skipped{{op.Name, "", "the oracle has no path " + op.Path}}
+		return nil, []skipped{{op: op.Name, reason: "the oracle has no path " + op.Path}}
 	}
 	kinOp := item.GetOperation(strings.ToUpper(op.Method))
 	if kinOp == nil {
-		return nil, []skipped{{op.Name, "", "the oracle has no operation " + op.Method + " " + op.Path}}
+		return nil, []skipped{{op: op.Name, reason: "the oracle has no operation " + op.Method + " " + op.Path}}
 	}
 	kinParams := operationParams(item, kinOp)
 	byKey := map[string]*openapi3.Parameter{}
@@ -175,7 +196,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 	var skips []skipped
 	tmpl, err := compileTemplate(op.Path, kinParams)
 	if err != nil {
-		return nil, []skipped{{op.Name, "", "path template: " + err.Error()}}
+		return nil, []skipped{{op: op.Name, reason: "path template: " + err.Error()}}
 	}
 
 	// Variants of the body: one call per top-level union variant.
@@ -234,9 +255,10 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 
 	var calls []*call
 	for _, sh := range shapes {
-		c := &call{op: op, kinOp: kinOp, item: item, tmpl: tmpl, what: sh.what}
+		c := &call{op: op, kinOp: kinOp, item: item, tmpl: tmpl, what: sh.what, is31: p.is31}
 		c.plan.Method = sh.method
 		fail := ""
+		var failAt *place
 		// Path parameters, in order.
 		for _, mp := range op.PathParams {
 			kp := byKey[paramKey("path", mp.SpecName)]
@@ -283,7 +305,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 					if !kp.Required && !mp.Required {
 						// The call goes without it, and the gap is a
 						// failure of its own.
-						skips = append(skips, skipped{op.Name, sh.what, string(mp.In) + " parameter " + mp.SpecName + " (optional, left out): " + err.Error()})
+						skips = append(skips, skipped{op: op.Name, what: sh.what, reason: string(mp.In) + " parameter " + mp.SpecName + " (optional, left out): " + err.Error()})
 						continue
 					}
 					fail = string(mp.In) + " parameter " + mp.SpecName + ": " + err.Error()
@@ -312,6 +334,10 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 			}
 			if err != nil {
 				fail = "body: " + err.Error()
+				var nv *noValueError
+				if errors.As(err, &nv) {
+					failAt = &place{body: true, ptr: nv.ptr}
+				}
 			} else {
 				c.plan.Args = append(c.plan.Args, args...)
 			}
@@ -320,6 +346,11 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 			a := answers[sh.respPick]
 			if a.err != nil {
 				fail = "response " + a.status + ": " + a.err.Error()
+				var nv *noValueError
+				if errors.As(a.err, &nv) {
+					failAt = &place{response: true, ptr: nv.ptr}
+					c.respStatus, c.respCT = a.status, a.ct
+				}
 			} else {
 				a.apply(c)
 			}
@@ -327,7 +358,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 			c.status = 200
 		}
 		if fail != "" {
-			skips = append(skips, skipped{op.Name, sh.what, fail})
+			skips = append(skips, skipped{op.Name, sh.what, fail, failAt, c})
 			continue
 		}
 		p.nextID++

@@ -14,7 +14,11 @@
 // cookie or form field, no body when the call left an optional one out),
 // and an Accept that lists the responses' media types; the driver prints
 // the typed response header fields, each compared with its own header.
-// What cannot be synthesized is a failure (kind synth), never a skip.
+// What cannot be synthesized is a failure (kind synth), never a skip. A
+// schema the harness proves no value meets (allOf parts with no common
+// value, oneOf variants no value tells apart) is such a failure at its
+// place, which an exception by construct excuses as a spec contradiction
+// (constructs.go): no server could send that answer, nor a client that body.
 package conformance
 
 import (
@@ -178,6 +182,7 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		rep.Repaired = true
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the oracle loaded resgen's repaired bytes (%d repairs): kin-openapi cannot load the raw spec: %s", n, truncate(oneLine(err.Error()), 200)))
 	}
+	implicitMappings(doc)
 	if n := inlinedOps(doc); n > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d operations are $refs to files (not OpenAPI; kin-openapi ignores them): the oracle inlined them", n))
 	}
@@ -197,6 +202,11 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		calls = append(calls, cs...)
 		for _, s := range skips {
 			synthFail(op, s.what, s.reason)
+			if s.at != nil {
+				// A place (a spec contradiction's): exceptions look there.
+				f := &rep.Failures[len(rep.Failures)-1]
+				f.At, f.site = s.at.String(), siteOf(s.c, s.at)
+			}
 		}
 	}
 

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -17,7 +18,7 @@ import (
 
 // Bounds that keep a hostile spec from making synthesis run away.
 const (
-	maxDepth     = 8    // nesting of objects and arrays
+	maxDepth     = 16   // nesting of values (objects, arrays, and the unions and allOfs between)
 	maxNodes     = 2000 // values in one instance
 	maxArray     = 4    // items beyond minItems are never added past this
 	maxMinItems  = 16   // a larger minItems is not synthesized
@@ -57,7 +58,13 @@ type synth struct {
 	// is31 reads nullable as 3.1 does: only a type list with "null" (3.0's
 	// nullable: true is no keyword there).
 	is31 bool
+	// retries is how many values oneOf has made again (nested unions
+	// would otherwise multiply them): at most maxRetries per instance.
+	retries int
 }
+
+// maxRetries bounds the values oneOf makes again in one instance.
+const maxRetries = 48
 
 // valuePlace is where a synthesized value is sent: each place bounds which
 // adversarial texts a correct client can carry so that the oracle reads
@@ -138,22 +145,11 @@ func (g *synth) value(ref *openapi3.SchemaRef, depth int, salt int) (any, error)
 		if depth == 0 && g.variant >= 0 {
 			i = g.variant % len(alts)
 		}
-		v, err := g.value(alts[i], depth+1, salt)
-		if err != nil {
-			return nil, err
+		v, err := g.variantValue(s, alts[i], depth, salt)
+		if err != nil || len(s.OneOf) < 2 || g.oneMatch(s, v) {
+			return v, err
 		}
-		if m, ok := v.(map[string]any); ok && s.Discriminator != nil && s.Discriminator.PropertyName != "" {
-			if tag := discriminatorValue(s.Discriminator, alts[i]); tag != "" {
-				m[s.Discriminator.PropertyName] = tag
-			}
-		}
-		// Properties beside oneOf apply to every variant.
-		if m, ok := v.(map[string]any); ok && len(s.Properties) > 0 {
-			if err := g.fillObject(s, m, depth, salt); err != nil {
-				return nil, err
-			}
-		}
-		return v, nil
+		return g.oneOf(s, alts, i, v, depth, salt), nil
 	}
 	switch typeOf(s) {
 	case "object":
@@ -174,6 +170,136 @@ func (g *synth) value(ref *openapi3.SchemaRef, depth int, salt int) (any, error)
 		return nil, nil
 	}
 	return g.str(s, depth, salt)
+}
+
+// variantValue is a value of the union s's variant alt: with its
+// discriminator tag, and the properties beside the union.
+func (g *synth) variantValue(s *openapi3.Schema, alt *openapi3.SchemaRef, depth, salt int) (any, error) {
+	if av := alt.Value; av != nil && len(s.Properties) > 0 && len(av.Properties) == 0 && len(av.Required) > 0 &&
+		av.Type == nil && len(av.AllOf)+len(av.OneOf)+len(av.AnyOf) == 0 {
+		// A variant that only requires some of the properties beside
+		// the union (OpenAI's file batch: anyOf [{required: [file_ids]},
+		// {required: [files]}]): those properties, required.
+		cp := *s
+		cp.OneOf, cp.AnyOf, cp.Discriminator = nil, nil, nil
+		cp.Required = append(slices.Clone(s.Required), av.Required...)
+		return g.value(&openapi3.SchemaRef{Value: &cp}, depth+1, salt)
+	}
+	v, err := g.value(alt, depth+1, salt)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := v.(map[string]any); ok && s.Discriminator != nil && s.Discriminator.PropertyName != "" {
+		if tag := discriminatorValue(s.Discriminator, alt); tag != "" && admitsTag(alt, s.Discriminator.PropertyName, tag) {
+			m[s.Discriminator.PropertyName] = tag
+		}
+	}
+	// Properties beside oneOf apply to every variant.
+	if m, ok := v.(map[string]any); ok && len(s.Properties) > 0 {
+		if err := g.fillObject(s, m, depth, salt); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// admitsTag reports whether the variant alt admits tag as its property
+// pn: a component's name is its implicit tag only where the variant does
+// not constrain the property otherwise (OpenAI's ActiveStatus has type:
+// enum [active], whose value the variant's own synthesis already is).
+func admitsTag(alt *openapi3.SchemaRef, pn, tag string) bool {
+	if alt == nil || alt.Value == nil {
+		return true
+	}
+	for _, part := range flatParts(alt.Value) {
+		if p := part.Properties[pn]; p != nil && p.Value != nil && p.Value.VisitJSON(tag) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// admits reports whether every schema of refs accepts v (kin-openapi's
+// verdict).
+func (g *synth) admits(refs []*openapi3.SchemaRef, v any) bool {
+	for _, r := range refs {
+		if r != nil && r.Value != nil && r.Value.VisitJSON(v, g.visitOpts()...) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *synth) visitOpts() []openapi3.SchemaValidationOption {
+	if g.writing {
+		return []openapi3.SchemaValidationOption{openapi3.EnableFormatValidation(), openapi3.VisitAsRequest()}
+	}
+	return []openapi3.SchemaValidationOption{openapi3.EnableFormatValidation(), openapi3.VisitAsResponse()}
+}
+
+// oneMatch reports whether v is valid against exactly one of s's oneOf
+// variants (kin-openapi's verdict).
+func (g *synth) oneMatch(s *openapi3.Schema, v any) bool {
+	opts := g.visitOpts()
+	// No JSON Schema 2020 validator for 3.1 here: it compiles the schema
+	// on each call (seconds on a large spec); the pre-check uses it on
+	// the whole value.
+	n := 0
+	for _, alt := range s.OneOf {
+		if alt != nil && alt.Value != nil && alt.Value.VisitJSON(v, opts...) == nil {
+			n++
+		}
+	}
+	return n == 1
+}
+
+// oneOf is a value of the oneOf s that only one variant admits, when
+// first (of variant i) matches more: the same variant with other choices
+// (other seeds; optional properties left out, or set; a string variant's
+// own example, or its longest text), then the other variants so. When
+// none is found, first (the pre-check then says why).
+func (g *synth) oneOf(s *openapi3.Schema, alts openapi3.SchemaRefs, i int, first any, depth, salt int) any {
+	minimal := g.minimal
+	defer func() { g.minimal = minimal }()
+	for k := range alts {
+		alt := alts[(i+k)%len(alts)]
+		for try := 0; try < 4; try++ {
+			if g.retries++; g.retries > maxRetries {
+				return first
+			}
+			g.minimal = minimal != (try%2 == 1)
+			v, err := g.variantValue(s, alt, depth, salt+k+try*7)
+			if err != nil {
+				continue
+			}
+			if g.oneMatch(s, v) {
+				return v
+			}
+		}
+		if alt.Value == nil || typeOf(alt.Value) != "string" {
+			continue
+		}
+		var texts []string
+		if ex, ok := exampleString(alt.Value); ok {
+			texts = append(texts, ex)
+		}
+		if ml := alt.Value.MaxLength; ml != nil && *ml <= maxStringLen && *ml > 0 {
+			if v, err := g.str(alt.Value, depth+1, salt); err == nil {
+				if text, ok := v.(string); ok {
+					for uint64(len([]rune(text))) < *ml {
+						text += "x"
+					}
+					texts = append(texts, text)
+				}
+			}
+		}
+		for _, text := range texts {
+			if g.oneMatch(s, text) {
+				return text
+			}
+		}
+	}
+	return first
 }
 
 // nullable reports whether s admits null: 3.0's nullable, a 3.1 type list
@@ -219,7 +345,7 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		for k, v := range x.Properties {
 			if prev, seen := merged.Properties[k]; seen && prev != v {
 				// Both parts describe it: the value must meet both.
-				merged.Properties[k] = &openapi3.SchemaRef{Value: &openapi3.Schema{AllOf: openapi3.SchemaRefs{prev, v}}}
+				merged.Properties[k] = &openapi3.SchemaRef{Value: &openapi3.Schema{AllOf: openapi3.SchemaRefs{prev, v}, Extensions: mergedMark}}
 			} else {
 				merged.Properties[k] = v
 			}
@@ -261,18 +387,23 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 			return g.value(&openapi3.SchemaRef{Value: arr}, depth+1, salt)
 		}
 	}
-	if !objectLike && len(unions) == 0 {
-		if len(scalars) > 0 {
-			// The parts' constraints together, with the whole's
-			// (type: integer, allOf: [{minimum: 0}] is an integer;
-			// allOf: [{type: number}, {enum: [400]}] is 400).
-			cp := *scalars[0]
-			for _, x := range append(scalars[1:], s) {
-				meet(&cp, x)
-			}
-			cp.AllOf = nil
-			return g.value(&openapi3.SchemaRef{Value: &cp}, depth+1, salt)
+	if !objectLike && len(scalars) > 0 {
+		// The parts' constraints together, with the whole's
+		// (type: integer, allOf: [{minimum: 0}] is an integer;
+		// allOf: [{type: number}, {enum: [400]}] is 400); beside a union
+		// (Cloudflare's result: allOf [anyOf [object, array, string],
+		// {type: array}]), when the union admits it.
+		cp := *scalars[0]
+		for _, x := range append(scalars[1:], s) {
+			meet(&cp, x)
 		}
+		cp.AllOf = nil
+		v, err := g.value(&openapi3.SchemaRef{Value: &cp}, depth+1, salt)
+		if len(unions) == 0 || (err == nil && g.admits(unions, v)) {
+			return v, err
+		}
+	}
+	if !objectLike && len(unions) == 0 {
 		return g.str(s, depth, salt)
 	}
 	m := map[string]any{}
@@ -281,6 +412,12 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		v, err := g.value(u, depth+1, salt)
 		if err != nil {
 			return nil, err
+		}
+		if _, obj := v.(map[string]any); !obj && !objectLike && len(unions) == 1 && len(merged.Properties) == 0 {
+			// One union beside parts that describe no object (OpenAI's
+			// tool_choice: allOf [oneOf [enum, object], {nullable:
+			// true}]): its value, a scalar one included, is the value.
+			return v, nil
 		}
 		if vm, ok := v.(map[string]any); ok {
 			if len(vm) == 1 && vm[fillerKey] == fillerValue && len(unions) > 1 {
@@ -452,10 +589,11 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 		if p == nil || p.Value == nil {
 			continue
 		}
-		if (g.writing && p.Value.ReadOnly) || (!g.writing && p.Value.WriteOnly) {
-			if !required[n] {
-				continue
-			}
+		if hidden(p, g.writing, 0) {
+			// Never sent (kin-openapi refuses a readOnly property in a
+			// request, a writeOnly one in a response), required or not:
+			// a required one is not required there.
+			continue
 		}
 		if !required[n] && !shallow {
 			continue
@@ -484,7 +622,7 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 			break
 		}
 		p := s.Properties[n]
-		if _, set := m[n]; set || p == nil || p.Value == nil || (g.writing && p.Value.ReadOnly) || (!g.writing && p.Value.WriteOnly) {
+		if _, set := m[n]; set || p == nil || p.Value == nil || hidden(p, g.writing, 0) {
 			continue
 		}
 		if v, err := g.value(p, depth+1, salt+1); err == nil {
@@ -492,6 +630,9 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 		}
 	}
 	for _, r := range s.Required {
+		if p := s.Properties[r]; p != nil && hidden(p, g.writing, 0) {
+			continue
+		}
 		if _, set := m[r]; !set {
 			// A required key no property describes: any value will do,
 			// and no client can be asked to keep it (see undeclared).
@@ -511,6 +652,32 @@ func (g *synth) fillObject(s *openapi3.Schema, m map[string]any, depth, salt int
 		m[fillerKey] = fillerValue
 	}
 	return nil
+}
+
+// mergedMark marks the schema allOf makes of a property two parts
+// declare (an allOf of their two schemas).
+var mergedMark = map[string]any{"x-conformance-merged": true}
+
+// hidden reports whether a property is readOnly in a request (writing)
+// or writeOnly in a response: by its own schema, as kin-openapi reads it
+// (a readOnly inside the property's own allOf does not count), or, for
+// a property two allOf parts declare, by either part's.
+func hidden(p *openapi3.SchemaRef, writing bool, depth int) bool {
+	if p == nil || p.Value == nil || depth > maxDepth {
+		return false
+	}
+	if (writing && p.Value.ReadOnly) || (!writing && p.Value.WriteOnly) {
+		return true
+	}
+	if p.Value.Extensions["x-conformance-merged"] == nil {
+		return false
+	}
+	for _, part := range p.Value.AllOf {
+		if hidden(part, writing, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *synth) array(s *openapi3.Schema, depth, salt int) (any, error) {
@@ -759,7 +926,9 @@ func (g *synth) strPool(depth int) []string {
 func (g *synth) str(s *openapi3.Schema, depth, salt int) (any, error) {
 	i := g.seed + salt
 	if s.Pattern != "" {
-		if v, ok := fromPattern(s.Pattern, s, i); ok {
+		// An empty text is no parameter value, and no top-level body.
+		nonEmpty := depth == 0 || (g.place != inJSON && g.place != inForm)
+		if v, ok := fromPattern(s.Pattern, s, i, nonEmpty); ok {
 			return v, nil
 		}
 		if v, ok := exampleString(s); ok {
@@ -813,7 +982,7 @@ func exampleString(s *openapi3.Schema) (string, bool) {
 
 // fromPattern generates a string matching pattern (Go syntax, as kin-openapi
 // compiles it) that also meets the schema's length bounds.
-func fromPattern(pattern string, s *openapi3.Schema, seed int) (string, bool) {
+func fromPattern(pattern string, s *openapi3.Schema, seed int, nonEmpty bool) (string, bool) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		return "", false
@@ -831,7 +1000,7 @@ func fromPattern(pattern string, s *openapi3.Schema, seed int) (string, bool) {
 			continue
 		}
 		n := uint64(len([]rune(v)))
-		if n < s.MinLength || (s.MaxLength != nil && n > *s.MaxLength) {
+		if n < s.MinLength || (s.MaxLength != nil && n > *s.MaxLength) || (nonEmpty && v == "") {
 			continue
 		}
 		return v, true
@@ -1003,4 +1172,300 @@ func jsonShapes(v any, floats bool) any {
 		return out
 	}
 	return v
+}
+
+// flatParts are s and its allOf parts, nested allOfs included: the
+// schemas that all apply to one value (bounded: composition can be cyclic).
+func flatParts(s *openapi3.Schema) []*openapi3.Schema {
+	var out []*openapi3.Schema
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(x *openapi3.Schema, depth int)
+	walk = func(x *openapi3.Schema, depth int) {
+		if x == nil || seen[x] || depth > maxDepth || len(out) > 64 {
+			return
+		}
+		seen[x] = true
+		out = append(out, x)
+		for _, r := range x.AllOf {
+			if r != nil {
+				walk(r.Value, depth+1)
+			}
+		}
+	}
+	walk(s, 0)
+	return out
+}
+
+// jsonTypes are the JSON types a schema admits by its type keyword and
+// nullable (nil: any; 3.1 reads only a type list's "null").
+func jsonTypes(s *openapi3.Schema, is31 bool) map[string]bool {
+	if s.Type == nil || len(s.Type.Slice()) == 0 {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, t := range s.Type.Slice() {
+		out[t] = true
+	}
+	if s.Nullable && !is31 {
+		out["null"] = true
+	}
+	return out
+}
+
+// commonTypes are the JSON types every part admits (nil: any); an
+// integer meets a number.
+func commonTypes(parts []*openapi3.Schema, is31 bool) map[string]bool {
+	var common map[string]bool
+	for _, p := range parts {
+		ts := jsonTypes(p, is31)
+		if ts == nil {
+			continue
+		}
+		if common == nil {
+			common = ts
+			continue
+		}
+		next := map[string]bool{}
+		for t := range common {
+			switch {
+			case ts[t]:
+				next[t] = true
+			case t == "integer" && ts["number"], t == "number" && ts["integer"]:
+				next["integer"] = true
+			}
+		}
+		common = next
+	}
+	return common
+}
+
+// noValueMeets says why no JSON value is valid against every one of parts
+// (the schemas allOf applies to one value), "" when it cannot tell: the
+// enumerated values of one part that every part admits (by kin-openapi's
+// own verdict) are none, or the parts admit no common type.
+func noValueMeets(parts []*openapi3.Schema, is31 bool) string {
+	var opts []openapi3.SchemaValidationOption
+	if is31 {
+		opts = append(opts, openapi3.EnableJSONSchema2020())
+	}
+	for _, p := range parts {
+		var cands []any
+		switch {
+		case p.Const != nil:
+			cands = []any{normalize(p.Const)}
+		case len(p.Enum) > 0:
+			for _, e := range p.Enum {
+				cands = append(cands, normalize(e))
+			}
+		default:
+			continue
+		}
+		for _, c := range cands {
+			ok := true
+			for _, q := range parts {
+				if q.VisitJSON(c, opts...) != nil {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return ""
+			}
+		}
+		return fmt.Sprintf("none of the values %s enumerates meets every allOf part", canonical(cands))
+	}
+	if ts := commonTypes(parts, is31); ts != nil && len(ts) == 0 {
+		var each []string
+		for _, p := range parts {
+			if t := jsonTypes(p, is31); t != nil {
+				names := make([]string, 0, len(t))
+				for n := range t {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				each = append(each, strings.Join(names, "|"))
+			}
+		}
+		return "the allOf parts admit no common type (" + strings.Join(each, " and ") + ")"
+	}
+	return ""
+}
+
+// unmeetable finds the place in a value of ref that no value meets: the
+// value itself or a property required along the way (through allOf parts)
+// whose parts admit no common value (noValueMeets). A readOnly property
+// in a request, a writeOnly one in a response, is never required. ptr is
+// its JSON pointer; why is "" when there is none (then the schema may
+// still be hard to synthesize, but not by contradiction).
+func unmeetable(ref *openapi3.SchemaRef, writing, is31 bool) (ptr, why string) {
+	if ref == nil || ref.Value == nil {
+		return "", ""
+	}
+	var walk func(parts []*openapi3.Schema, ptr string, depth int) (string, string)
+	walk = func(parts []*openapi3.Schema, ptr string, depth int) (string, string) {
+		if depth > maxDepth {
+			return "", ""
+		}
+		var all []*openapi3.Schema
+		for _, p := range parts {
+			all = append(all, flatParts(p)...)
+		}
+		if why := noValueMeets(all, is31); why != "" {
+			return ptr, why
+		}
+		for _, p := range all {
+			if alikeVariants(p.OneOf) {
+				return ptr, fmt.Sprintf("its %d oneOf variants are alike (each has a twin): no value matches exactly one", len(p.OneOf))
+			}
+			if openVariants(p.OneOf) {
+				return ptr, fmt.Sprintf("its %d oneOf variants are open objects that require nothing: a value of one variant's keys matches every variant", len(p.OneOf))
+			}
+		}
+		required := map[string]bool{}
+		for _, p := range all {
+			for _, r := range p.Required {
+				required[r] = true
+			}
+		}
+		names := make([]string, 0, len(required))
+		for n := range required {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			var props []*openapi3.Schema
+			skip := false
+			for _, p := range all {
+				if r := p.Properties[n]; r != nil && r.Value != nil {
+					if hidden(r, writing, 0) {
+						skip = true
+					}
+					props = append(props, r.Value)
+				}
+			}
+			if skip || len(props) == 0 {
+				continue
+			}
+			if at, why := walk(props, ptr+"/"+escapePointer(n), depth+1); why != "" {
+				return at, why
+			}
+		}
+		return "", ""
+	}
+	return walk([]*openapi3.Schema{ref.Value}, "", 0)
+}
+
+// alikeVariants reports whether a oneOf's variants (two or more) each
+// have a twin: one that differs only in annotations (description, title,
+// examples), so any value one admits matches two.
+func alikeVariants(alts openapi3.SchemaRefs) bool {
+	if len(alts) < 2 || len(alts) > 16 {
+		return false
+	}
+	keys := make([]string, len(alts))
+	for i, a := range alts {
+		if a == nil || a.Value == nil {
+			return false
+		}
+		data, err := json.Marshal(a.Value)
+		if err != nil {
+			return false
+		}
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return false
+		}
+		keys[i] = canonical(withoutAnnotations(v, 0))
+	}
+	for i, k := range keys {
+		twin := false
+		for j, o := range keys {
+			if i != j && k == o {
+				twin = true
+				break
+			}
+		}
+		if !twin {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutAnnotations is a schema's JSON without the keywords that do not
+// constrain a value.
+func withoutAnnotations(v any, depth int) any {
+	if depth > 64 {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			switch k {
+			case "description", "title", "example", "examples", "externalDocs", "deprecated", "xml":
+				continue
+			}
+			if strings.HasPrefix(k, "x-") {
+				continue
+			}
+			if f, ok := e.(string); ok && k == "format" && !knownFormat(f) {
+				continue // a format no validator knows constrains nothing
+			}
+			out[k] = withoutAnnotations(e, depth+1)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutAnnotations(e, depth+1)
+		}
+		return out
+	}
+	return v
+}
+
+// knownFormat reports whether a validator of the harness's (kin-openapi's
+// own formats, JSON Schema's) checks format f.
+func knownFormat(f string) bool {
+	if _, ok := openapi3.SchemaStringFormats[f]; ok {
+		return true
+	}
+	switch f {
+	case "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
+		"uri", "uri-reference", "iri", "iri-reference", "uri-template", "uuid", "json-pointer", "relative-json-pointer",
+		"regex", "byte", "int32", "int64", "float", "double":
+		return true
+	}
+	return false
+}
+
+// openVariants reports whether a oneOf's variants (two or more) are all
+// objects that require no key, admit any other key and declare no key
+// another declares (Okta's AppUserUpdateRequest: oneOf [{credentials},
+// {profile}]): a value made of one variant's keys matches every variant,
+// so none a typed client writes matches exactly one.
+func openVariants(alts openapi3.SchemaRefs) bool {
+	if len(alts) < 2 {
+		return false
+	}
+	declared := map[string]bool{}
+	for _, a := range alts {
+		if a == nil || a.Value == nil {
+			return false
+		}
+		v := a.Value
+		if !v.Type.Is("object") || len(v.Required) > 0 || len(v.Properties) == 0 || v.AdditionalProperties.Has != nil ||
+			v.AdditionalProperties.Schema != nil || v.MinProps > 0 || v.MaxProps != nil || v.PropertyNames != nil ||
+			len(v.AllOf)+len(v.OneOf)+len(v.AnyOf) > 0 || v.Not != nil || len(v.Enum) > 0 || v.Const != nil || v.Nullable {
+			return false
+		}
+		for k := range v.Properties {
+			if declared[k] {
+				return false
+			}
+			declared[k] = true
+		}
+	}
+	return true
 }

@@ -170,3 +170,204 @@ func TestSynthSendsNulls(t *testing.T) {
 		}
 	}
 }
+
+// A required readOnly property is never sent in a request (kin-openapi
+// refuses it there and does not require it), even when only one allOf
+// part says readOnly; a required writeOnly one never in a response.
+func TestSynthLeavesReadOnlyOut(t *testing.T) {
+	id := openapi3.NewStringSchema()
+	id.ReadOnly = true
+	plain := openapi3.NewObjectSchema().WithProperty("id", id).WithProperty("name", openapi3.NewStringSchema())
+	plain.Required = []string{"id", "name"}
+	merged := &openapi3.Schema{Type: &openapi3.Types{"object"}, Required: []string{"id"},
+		AllOf: openapi3.SchemaRefs{{Value: &openapi3.Schema{Properties: openapi3.Schemas{"id": {Value: id}}}},
+			{Value: &openapi3.Schema{Properties: openapi3.Schemas{"id": openapi3.NewStringSchema().NewRef()}}}}}
+	// A readOnly inside the property's own allOf is none to kin-openapi
+	// (Cloudflare's ruleset id: allOf [$ref, {readOnly: true}]): required,
+	// it is sent.
+	inner := openapi3.NewObjectSchema().WithProperty("id", &openapi3.Schema{AllOf: openapi3.SchemaRefs{openapi3.NewStringSchema().NewRef(), {Value: &openapi3.Schema{ReadOnly: true}}}})
+	inner.Required = []string{"id"}
+	if v, err := (&planner{}).instance(inner.NewRef(), 0, -1, true, inJSON); err != nil {
+		t.Errorf("inner readOnly: %v", err)
+	} else if _, ok := v.(map[string]any)["id"]; !ok {
+		t.Errorf("inner readOnly: id left out: %v", v)
+	}
+	for name, s := range map[string]*openapi3.Schema{"plain": plain, "allOf": merged} {
+		p := &planner{}
+		v, err := p.instance(s.NewRef(), 0, -1, true, inJSON)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, ok := v.(map[string]any)["id"]; ok {
+			t.Errorf("%s: the request holds readOnly id: %v", name, v)
+		}
+	}
+	secret := openapi3.NewStringSchema()
+	secret.WriteOnly = true
+	resp := openapi3.NewObjectSchema().WithProperty("secret", secret)
+	resp.Required = []string{"secret"}
+	v, err := (&planner{}).instance(resp.NewRef(), 0, -1, false, inJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := v.(map[string]any)["secret"]; ok {
+		t.Errorf("the response holds writeOnly secret: %v", v)
+	}
+}
+
+// A oneOf value matches exactly one variant, when the variant picked
+// first would match two: Cloudflare's app_id (an identifier of at most 32
+// characters or a uuid of at most 36, both plain strings), a variant whose
+// required keys another variant's value holds too.
+func TestSynthMatchesOneOfOnce(t *testing.T) {
+	short, long := uint64(32), uint64(36)
+	ids := &openapi3.Schema{OneOf: openapi3.SchemaRefs{
+		{Value: &openapi3.Schema{Type: &openapi3.Types{"string"}, MaxLength: &short}},
+		{Value: &openapi3.Schema{Type: &openapi3.Types{"string"}, MaxLength: &long}},
+	}}
+	named := openapi3.NewObjectSchema().WithProperty("name", openapi3.NewStringSchema()).WithProperty("size", openapi3.NewIntegerSchema())
+	named.Required = []string{"name"}
+	linked := openapi3.NewObjectSchema().WithProperty("name", openapi3.NewStringSchema()).WithProperty("url", openapi3.NewStringSchema())
+	linked.Required = []string{"name", "url"}
+	objs := &openapi3.Schema{OneOf: openapi3.SchemaRefs{named.NewRef(), linked.NewRef()}}
+	for name, s := range map[string]*openapi3.Schema{"strings": ids, "objects": objs} {
+		for seed := 0; seed < 6; seed++ {
+			for variant := range 2 {
+				for _, at := range []valuePlace{inPath, inJSON} {
+					g := newSynth(seed, variant, true)
+					g.place = at
+					v, err := g.value(s.NewRef(), 0, 0)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if err := s.VisitJSON(v); err != nil {
+						t.Errorf("%s seed %d variant %d: %v: %v", name, seed, variant, v, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A discriminator without a mapping tags a variant with its component's
+// name only where the variant admits that name: OpenAI's thread status
+// (ActiveStatus has type: enum [active]) keeps its own value.
+func TestSynthKeepsVariantsOwnTag(t *testing.T) {
+	status := func(tag string) *openapi3.Schema {
+		s := openapi3.NewObjectSchema().WithProperty("type", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{tag}})
+		s.Required = []string{"type"}
+		return s
+	}
+	s := &openapi3.Schema{Discriminator: &openapi3.Discriminator{PropertyName: "type"}, OneOf: openapi3.SchemaRefs{
+		{Ref: "#/components/schemas/ActiveStatus", Value: status("active")},
+		{Ref: "#/components/schemas/LockedStatus", Value: status("locked")},
+	}}
+	for variant := range 2 {
+		v, err := newSynth(0, variant, false).value(s.NewRef(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.VisitJSON(v); err != nil {
+			t.Errorf("variant %d: %v: %v", variant, v, err)
+		}
+	}
+}
+
+// A value nested deeper than eight levels (OpenAI's chat completions, a
+// scan report's required chain) is made: the bound is for a hostile
+// spec's runaway, not a real API's depth.
+func TestSynthNestsDeep(t *testing.T) {
+	leaf := openapi3.NewStringSchema()
+	s := leaf
+	for i := 0; i < 12; i++ {
+		next := openapi3.NewObjectSchema().WithProperty("in", s)
+		next.Required = []string{"in"}
+		if i%3 == 0 {
+			next = &openapi3.Schema{AllOf: openapi3.SchemaRefs{next.NewRef()}}
+		}
+		s = next
+	}
+	v, err := newSynth(0, -1, false).value(s.NewRef(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.VisitJSON(v); err != nil {
+		t.Errorf("%v: %v", v, err)
+	}
+}
+
+// A union of variants that only require properties declared beside it
+// (OpenAI's file batch: anyOf [{required: [file_ids]}, {required:
+// [files]}]) is an object of those properties, the variant's required.
+func TestSynthRequiredOnlyVariants(t *testing.T) {
+	ids := &openapi3.Schema{Type: &openapi3.Types{"array"}, MinItems: 1, Items: openapi3.NewStringSchema().NewRef()}
+	s := openapi3.NewObjectSchema().WithProperty("file_ids", ids).WithProperty("files", ids)
+	s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(bool)}
+	s.AnyOf = openapi3.SchemaRefs{{Value: &openapi3.Schema{Required: []string{"file_ids"}}}, {Value: &openapi3.Schema{Required: []string{"files"}}}}
+	for variant := range 2 {
+		g := newSynth(0, variant, true)
+		g.minimal = true
+		v, err := g.value(s.NewRef(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.VisitJSON(v); err != nil {
+			t.Errorf("variant %d: %v: %v", variant, v, err)
+		}
+	}
+}
+
+// An allOf of a union and a part that describes no object (OpenAI's
+// tool_choice: allOf [oneOf [enum, object], {nullable: true}]) is the
+// union's value, a string when the string variant is picked.
+func TestSynthAllOfScalarUnion(t *testing.T) {
+	named := openapi3.NewObjectSchema().WithProperty("type", openapi3.NewStringSchema())
+	named.Required = []string{"type"}
+	choice := &openapi3.Schema{OneOf: openapi3.SchemaRefs{{Value: &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{"none", "auto"}}}, named.NewRef()}}
+	s := &openapi3.Schema{AllOf: openapi3.SchemaRefs{choice.NewRef(), {Value: &openapi3.Schema{Nullable: true}}}}
+	for seed := 0; seed < 4; seed++ {
+		v, err := newSynth(seed, -1, false).value(s.NewRef(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.VisitJSON(v); err != nil {
+			t.Errorf("seed %d: %v: %v", seed, v, err)
+		}
+	}
+}
+
+// A pattern that admits the empty text gives a parameter a text that is
+// not empty (Cloudflare's dataset_id, ^[a-zA-Z0-9_\-]*$, was sent as ""
+// and the client refused the call); a body's property may be empty.
+func TestSynthPatternNotEmptyInParams(t *testing.T) {
+	s := &openapi3.Schema{Type: &openapi3.Types{"string"}, Pattern: `^[a-zA-Z0-9_\-]*$`}
+	for _, at := range []valuePlace{inPath, inQuery, inHeader} {
+		for seed := 0; seed < 4; seed++ {
+			g := newSynth(seed, -1, true)
+			g.place = at
+			v, err := g.value(s.NewRef(), 0, 0)
+			if err != nil || v == "" {
+				t.Errorf("place %d seed %d: %q, %v", at, seed, v, err)
+			}
+		}
+	}
+}
+
+// An allOf of a loose union and a typed part that is no object
+// (Cloudflare's list result: allOf [anyOf [object, array, string],
+// {type: array, items}]) is a value of the typed part.
+func TestSynthAllOfTypedBesideUnion(t *testing.T) {
+	loose := &openapi3.Schema{AnyOf: openapi3.SchemaRefs{openapi3.NewObjectSchema().NewRef(),
+		{Value: &openapi3.Schema{Type: &openapi3.Types{"array"}, Items: &openapi3.SchemaRef{Value: &openapi3.Schema{}}}}, openapi3.NewStringSchema().NewRef()}}
+	list := &openapi3.Schema{Type: &openapi3.Types{"array"}, Items: openapi3.NewObjectSchema().WithProperty("id", openapi3.NewStringSchema()).NewRef()}
+	s := &openapi3.Schema{AllOf: openapi3.SchemaRefs{loose.NewRef(), list.NewRef()}}
+	for seed := 0; seed < 4; seed++ {
+		v, err := newSynth(seed, -1, false).value(s.NewRef(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.VisitJSON(v); err != nil {
+			t.Errorf("seed %d: %v: %v", seed, v, err)
+		}
+	}
+}
