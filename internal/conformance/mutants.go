@@ -93,6 +93,8 @@ type srcFile struct {
 	file  *ast.File
 	types map[string]*ast.TypeSpec
 	reach map[string]bool
+	// liveNames caches live.
+	liveNames map[string]bool
 }
 
 func parseSrc(name string, src []byte) (*srcFile, error) {

@@ -218,6 +218,13 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 	for v := 1; v < bodyVariants; v++ {
 		shapes = append(shapes, shape{what: fmt.Sprintf("body variant %d", v+1), seed: v, optional: true, variant: v, method: op.Name, body: op.Body})
 	}
+	if bodyMT != nil && bodyMT.Schema != nil {
+		// Each nested union variant and enum value, under each variant.
+		vs, seeds := choiceRounds(bodyVariants, nestedChoices(bodyMT.Schema), 0)
+		for i := range vs {
+			shapes = append(shapes, shape{what: fmt.Sprintf("body variant %d, nested choices %d", vs[i]+1, seeds[i]-vs[i]+1), seed: seeds[i], optional: true, variant: vs[i], method: op.Name, body: op.Body})
+		}
+	}
 	// One call per method of another request content type, the raw
 	// WithBody one included.
 	for _, bv := range op.Variants {
@@ -237,14 +244,16 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 		c := &call{op: op, kinOp: kinOp, item: item, tmpl: tmpl, what: sh.what}
 		c.plan.Method = sh.method
 		fail := ""
-		// Path parameters, in order.
+		// Path parameters, in order, each a value the others do not have
+		// (so that two swapped segments show).
+		var pathVals []string
 		for _, mp := range op.PathParams {
 			kp := byKey[paramKey("path", mp.SpecName)]
 			if kp == nil {
 				fail = "path parameter " + mp.SpecName + " is not in the oracle's operation"
 				break
 			}
-			v, err := p.paramValue(kp, sh.seed)
+			v, err := p.distinctParamValue(kp, sh.seed, &pathVals)
 			if err != nil {
 				fail = "path parameter " + mp.SpecName + ": " + err.Error()
 				break
@@ -903,6 +912,9 @@ type answer struct {
 	headerVals map[string]any
 	gaps       []string
 	err        error
+	// nested is an extra answer for the nested choices (see
+	// nestedChoices).
+	nested bool
 }
 
 func (a answer) apply(c *call) {
@@ -997,15 +1009,26 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 				variants = min(len(alts), 6)
 			}
 		}
-		for v := 0; v < variants; v++ {
+		var choiceVs, choiceSeeds []int
+		if mt != nil && mt.Schema != nil && !strings.EqualFold(op.Method, "head") {
+			choiceVs, choiceSeeds = choiceRounds(variants, nestedChoices(mt.Schema), i)
+		}
+		for v := 0; v < variants+len(choiceVs); v++ {
 			a := answer{what: "status " + r.Status, status: r.Status, code: code, ct: r.ContentType, field: r.FieldName, text: r.Encoding == "text"}
-			if variants > 1 {
+			variant, seed := v, i+v
+			if v >= variants {
+				// Each nested union variant and enum value (kept past
+				// the cut below).
+				variant, seed = choiceVs[v-variants], choiceSeeds[v-variants]
+				a.what += fmt.Sprintf(" variant %d, nested choices %d", variant+1, seed-i-variant+1)
+				a.nested = true
+			} else if variants > 1 {
 				a.what += fmt.Sprintf(" variant %d", v+1)
 			}
 			if mt == nil {
 				a.err = fmt.Errorf("the oracle declares no %s content", r.ContentType)
 			} else {
-				val, err := p.instance(mt.Schema, i+v, v, false, inJSON)
+				val, err := p.instance(mt.Schema, seed, variant, false, inJSON)
 				a.err = err
 				if err == nil {
 					if a.text {
@@ -1034,6 +1057,13 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text = "", nil, nil, "", false
 		}
 	}
+	var nested []answer
+	out = slices.DeleteFunc(out, func(a answer) bool {
+		if a.nested {
+			nested = append(nested, a)
+		}
+		return a.nested
+	})
 	if len(out) > 8 {
 		// Keep one declared error answer, if any, past the cut.
 		for i := 8; i < len(out); i++ {
@@ -1044,7 +1074,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		}
 		out = out[:8]
 	}
-	return out
+	return append(out, nested[:min(len(nested), maxChoiceCalls)]...)
 }
 
 // untypedMain is the status of an operation's main answer when no typed

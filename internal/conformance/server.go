@@ -144,6 +144,7 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 	if c.bodySent {
 		probs = append(probs, s.checkBody(r, body, c)...)
 		probs = append(probs, checkFields(wire, body, c)...)
+		probs = append(probs, checkFileParts(wire, body, c)...)
 	}
 	// What the request carried, for the exceptions to look at.
 	var form url.Values

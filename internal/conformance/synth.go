@@ -558,14 +558,18 @@ func containsString(list []string, s string) bool {
 // Numbers to try, in turn by seed and salt: the tame ones a careless
 // client gets right beside the ones it gets wrong: values above 2^53 (a
 // float64 loses them), the int64 extremes, a million (strconv's 'g' format
-// writes 1e+06), fractions, magnitudes JSON writes with an exponent.
+// writes 1e+06), fractions, magnitudes JSON writes with an exponent. The
+// first of each pool (what a call's first value gets) is wrong in every
+// careless form at once: 1234567.891 is past 'g”s exponent threshold,
+// has a fraction (an integer truncates it) and no float32 holds it; a
+// float's 1234567.5 is all but the last, which a float32 cannot lose.
 var (
 	int32Values  = []string{"2147483647", "7", "-2147483648", "5", "-3"}
 	int64Values  = []string{"9007199254740993", "5", "-9223372036854775808", "42", "9223372036854775807", "-7"}
 	uint32Values = []string{"4294967295", "7", "3000000000", "5"}
 	uint64Values = []string{"18446744073709551615", "5", "9007199254740993", "42"}
-	floatValues  = []string{"1000000", "3.5", "0.5", "-2.5", "12345.5"}
-	doubleValues = []string{"1000000", "3.5", "1234567.25", "0.5", "1e+21", "-2.5"}
+	floatValues  = []string{"1234567.5", "3.5", "1000000", "0.5", "-2.5", "12345.5"}
+	doubleValues = []string{"1234567.891", "3.5", "1000000", "0.5", "1e+21", "-2.5", "-1234567.25"}
 )
 
 // exactFloat is the largest magnitude below which every integer is a
@@ -612,8 +616,10 @@ func (g *synth) number(s *openapi3.Schema, integer bool, depth, salt int) (any, 
 	}
 	// The adversarial values go in every place but a composite
 	// parameter's items (where one item a style mangles would hide the
-	// others); each is tried from the seed's own on.
-	if (depth == 0 || g.place == inJSON || g.place == inForm) && g.place != inPathDelimited {
+	// others), integers aside: they hold no delimiter of any style, and
+	// a lost digit of an item or property is what a float64 does to
+	// them; each is tried from the seed's own on.
+	if (depth == 0 || integer || g.place == inJSON || g.place == inForm) && (g.place != inPathDelimited || integer) {
 		start := g.seed + salt
 		for k := range pool {
 			text := pool[(start+k)%len(pool)]

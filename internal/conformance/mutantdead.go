@@ -1,0 +1,104 @@
+package conformance
+
+import (
+	"go/ast"
+	"strings"
+)
+
+// Dead code: a mutant in a method of a type that no code an operation
+// runs refers to (a schema component no operation uses, say a union whose
+// parameter resgen writes as []string) changes nothing any call executes,
+// so no oracle can see it: it is equivalent. RunMutants leaves such sites
+// out of the sample and the report says how many and why.
+
+// live reports the names of the types and functions the code of the
+// client's methods may run: what their signatures and bodies name, the
+// types and methods of what those name, and so on (a fixpoint, so a type
+// only another live type's method converts to is live too).
+func (f *srcFile) live() map[string]bool {
+	if f.liveNames != nil {
+		return f.liveNames
+	}
+	funcs := map[string]*ast.FuncDecl{}
+	methods := map[string][]*ast.FuncDecl{}
+	for _, d := range f.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		if recv := recvType(fd); recv != "" {
+			methods[recv] = append(methods[recv], fd)
+		} else {
+			funcs[fd.Name.Name] = fd
+		}
+	}
+	seen := map[string]bool{}
+	var queue []ast.Node
+	for _, d := range f.file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && recvType(fd) == "Client" {
+			queue = append(queue, fd)
+		}
+	}
+	seen["Client"] = true
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		ast.Inspect(n, func(x ast.Node) bool {
+			id, ok := x.(*ast.Ident)
+			if !ok || seen[id.Name] {
+				return true
+			}
+			if ts := f.types[id.Name]; ts != nil {
+				seen[id.Name] = true
+				queue = append(queue, ts.Type)
+				for _, m := range methods[id.Name] {
+					queue = append(queue, m)
+				}
+			} else if fd := funcs[id.Name]; fd != nil {
+				seen[id.Name] = true
+				queue = append(queue, fd)
+			}
+			return true
+		})
+	}
+	f.liveNames = seen
+	return seen
+}
+
+// recvType is the name of a method's receiver type ("" for a function).
+func recvType(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return ""
+	}
+	t := fd.Recv.List[0].Type
+	if st, ok := t.(*ast.StarExpr); ok {
+		t = st.X
+	}
+	if ix, ok := t.(*ast.IndexExpr); ok {
+		t = ix.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// deadAt reports whether the offset lies in a function or method no live
+// code can run (see live); what names it.
+func (f *srcFile) deadAt(off int) (what string, dead bool) {
+	for _, d := range f.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil || off < f.off(fd.Pos()) || off >= f.off(fd.End()) {
+			continue
+		}
+		name := recvType(fd)
+		if name == "" {
+			name = fd.Name.Name
+		}
+		if strings.HasPrefix(fd.Name.Name, "init") && name == fd.Name.Name {
+			return "", false // init runs whoever calls
+		}
+		return name, !f.live()[name]
+	}
+	return "", false
+}
