@@ -560,7 +560,7 @@ func containsString(list []string, s string) bool {
 // float64 loses them), the int64 extremes, a million (strconv's 'g' format
 // writes 1e+06), fractions, magnitudes JSON writes with an exponent. The
 // first of each pool (what a call's first value gets) is wrong in every
-// careless form at once: 1234567.891 is past 'g”s exponent threshold,
+// careless form at once: 1234567.891 is past where 'g' writes an exponent,
 // has a fraction (an integer truncates it) and no float32 holds it; a
 // float's 1234567.5 is all but the last, which a float32 cannot lose.
 var (
