@@ -1,0 +1,158 @@
+package conformance
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// The first value of each number pool (what a call's first number gets)
+// is changed by each careless way to write it: truncated to an integer,
+// through float32, in strconv's shortest 'g' form, through float64 (an
+// integer past 2^53).
+func TestFirstNumbersShowEveryPrecisionLoss(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pool   []string
+		checks []string
+	}{
+		{"double", doubleValues, []string{"truncated", "float32", "g"}},
+		{"float", floatValues, []string{"truncated", "g"}}, // a float32 field: float32 holds it
+		{"int64", int64Values, []string{"float64"}},
+		{"uint64", uint64Values, []string{"float64"}},
+		{"int32", int32Values, []string{"g"}},
+	} {
+		text := tc.pool[0]
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range tc.checks {
+			var got string
+			switch c {
+			case "truncated":
+				got = strconv.FormatInt(int64(f), 10)
+			case "float32":
+				got = strconv.FormatFloat(float64(float32(f)), 'f', -1, 64)
+			case "g":
+				got = strconv.FormatFloat(f, 'g', -1, 64)
+			case "float64":
+				got = strconv.FormatFloat(f, 'f', -1, 64)
+			}
+			if got == text {
+				t.Errorf("%s pool's first value %s is the same %s: a client that writes it so is not caught", tc.name, text, c)
+			}
+		}
+	}
+	// And the synthesizer gives it to a parameter's first call, and to
+	// an integer inside a composite parameter (an object's property).
+	g := newSynth(0, -1, true)
+	g.place = inQuery
+	if v, _ := g.value(openapi3.NewFloat64Schema().NewRef(), 0, 0); v != 1234567.891 {
+		t.Errorf("a number parameter's first value is %v", v)
+	}
+	obj := openapi3.NewObjectSchema().WithProperty("n", openapi3.NewInt64Schema())
+	big := false
+	for seed := range 2 { // two calls' seeds: one gets an adversarial value
+		g := newSynth(seed, -1, true)
+		g.place = inPath
+		v, _ := g.value(obj.NewRef(), 0, 0)
+		switch n := v.(map[string]any)["n"].(type) {
+		case json.Number:
+			big = true
+		case float64:
+			big = big || math.Abs(n) >= 1<<31
+		}
+	}
+	if !big {
+		t.Error("a path object's integer property is tame on both seeds")
+	}
+}
+
+// TestOracleCatchesMutants plants one bug of each kind the harness missed
+// before (issue 22's mutants) in testdata/oracle.yaml's client and asserts
+// each is caught by the check meant for it: two path segments swapped
+// (each path parameter has its own value), a number truncated (the first
+// number is 1234567.891), a union variant decoded into Unknown (only the
+// answers that take the nested union's second variant have it), a file
+// part sent without its filename and with another Content-Type.
+func TestOracleCatchesMutants(t *testing.T) {
+	opts := testOptions(t)
+	correct := Run(t.Context(), "testdata/oracle.yaml", opts)
+	if correct.Failed() || len(correct.NeverCalled) > 0 {
+		t.Fatalf("the correct client fails: %+v, never called %v", correct.Failures, correct.NeverCalled)
+	}
+	opts.Mutate = mutation(t,
+		`"/orgs/" + wire.PathSegment(org) + "/repos/" + wire.PathSegment(repo)`, `"/orgs/" + wire.PathSegment(repo) + "/repos/" + wire.PathSegment(org)`,
+		`strconv.FormatFloat(params.Ratio, 'f', -1, 64)`, `strconv.FormatInt(int64(params.Ratio), 10)`,
+		"case \"team\":\n\t\t\tu.Team = new(Team)", "case \"TEAM\":\n\t\t\tu.Team = new(Team)",
+		`mp.TypedFile("file", "image/png", body.File)`, `mp.TypedFile("file", "text/plain", &runtime.File{Content: body.File.Content})`,
+	)
+	r := Run(t.Context(), "testdata/oracle.yaml", opts)
+	for _, want := range []struct{ name, op, kind, detail string }{
+		{"path segments swapped", "GetRepo", "value", `path parameter "org"`},
+		{"number truncated", "GetRepo", "text", `query parameter "ratio": is "1234567"`},
+		{"union variant read as Unknown", "GetRepo", "union", ".Owner (RepoOwner) holds {\"kind\":\"team\""},
+		{"file part without its filename", "Upload", "body", `file part "file": filename ""`},
+		{"file part with another Content-Type", "Upload", "body", `file part "file": Content-Type "text/plain"`},
+	} {
+		caught := false
+		for _, f := range failuresOf(r, want.kind) {
+			if f.Operation == want.op && strings.Contains(f.Detail, want.detail) {
+				caught = true
+				t.Logf("%s: caught [%s]: %s", want.name, f.Call, f.Detail)
+				break
+			}
+		}
+		if !caught {
+			t.Errorf("%s: no %s failure of %s containing %q", want.name, want.kind, want.op, want.detail)
+		}
+	}
+	if t.Failed() {
+		for _, f := range r.Failures {
+			t.Logf("%s [%s] %s: %s", f.Operation, f.Call, f.Kind, f.Detail)
+		}
+	}
+}
+
+// A mutant in a method of a type no operation's code refers to is dead
+// code: deadAt says so; a method of a type an operation's result holds
+// (through another type's field) or a function live code calls is live.
+func TestDeadCodeSites(t *testing.T) {
+	src := `package client
+
+type Client struct{}
+
+type Resp struct{ Owner Owner }
+
+type Owner struct{ Kind Kind }
+
+type Kind string
+
+func (k Kind) MarshalJSON() ([]byte, error) { return []byte("\"a\""), nil }
+
+type Orphan string
+
+func (o Orphan) MarshalJSON() ([]byte, error) { return []byte("\"b\""), nil }
+
+func helper() string { return "c" }
+
+func unused() string { return "d" }
+
+func (c *Client) Get() (*Resp, error) { _ = helper(); return nil, nil }
+`
+	f, err := parseSrc("x.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lit, dead := range map[string]bool{`"\"a\""`: false, `"\"b\""`: true, `"c"`: false, `"d"`: true} {
+		what, got := f.deadAt(strings.Index(src, lit))
+		if got != dead {
+			t.Errorf("%s (in %s): dead %v; want %v", lit, what, got, dead)
+		}
+	}
+}
