@@ -79,7 +79,9 @@ func TestFirstNumbersShowEveryPrecisionLoss(t *testing.T) {
 // (each path parameter has its own value), a number truncated (the first
 // number is 1234567.891), a union variant decoded into Unknown (only the
 // answers that take the nested union's second variant have it), a file
-// part sent without its filename and with another Content-Type.
+// part sent without its filename and with another Content-Type, an
+// optional response field that re-encodes as null when the answer lacks
+// it (one answer leaves the optional properties out).
 func TestOracleCatchesMutants(t *testing.T) {
 	opts := testOptions(t)
 	correct := Run(t.Context(), "testdata/oracle.yaml", opts)
@@ -91,12 +93,14 @@ func TestOracleCatchesMutants(t *testing.T) {
 		`strconv.FormatFloat(params.Ratio, 'f', -1, 64)`, `strconv.FormatInt(int64(params.Ratio), 10)`,
 		"case \"team\":\n\t\t\tu.Team = new(Team)", "case \"TEAM\":\n\t\t\tu.Team = new(Team)",
 		`mp.TypedFile("file", "image/png", body.File)`, `mp.TypedFile("file", "text/plain", &runtime.File{Content: body.File.Content})`,
+		"`json:\"description,omitzero\"`", "`json:\"description\"`",
 	)
 	r := Run(t.Context(), "testdata/oracle.yaml", opts)
 	for _, want := range []struct{ name, op, kind, detail string }{
 		{"path segments swapped", "GetRepo", "value", `path parameter "org"`},
 		{"number truncated", "GetRepo", "text", `query parameter "ratio": is "1234567"`},
 		{"union variant read as Unknown", "GetRepo", "union", ".Owner (RepoOwner) holds {\"kind\":\"team\""},
+		{"omitzero removed from a response field", "GetRepo", "roundtrip", "/description: not sent, came back as null"},
 		{"file part without its filename", "Upload", "body", `file part "file": filename ""`},
 		{"file part with another Content-Type", "Upload", "body", `file part "file": Content-Type "text/plain"`},
 	} {

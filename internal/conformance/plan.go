@@ -1013,10 +1013,21 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		if mt != nil && mt.Schema != nil && !strings.EqualFold(op.Method, "head") {
 			choiceVs, choiceSeeds = choiceRounds(variants, nestedChoices(mt.Schema), i)
 		}
-		for v := 0; v < variants+len(choiceVs); v++ {
+		minimalAt := -1 // the answer with the optional properties unset
+		if len(choiceVs) < maxChoiceCalls && mt != nil && !strings.EqualFold(op.Method, "head") && r.Encoding == "json" && hasOptionalProps(mt.Schema, 0) {
+			minimalAt = variants + len(choiceVs)
+		}
+		for v := 0; v < variants+len(choiceVs) || v == minimalAt; v++ {
 			a := answer{what: "status " + r.Status, status: r.Status, code: code, ct: r.ContentType, field: r.FieldName, text: r.Encoding == "text"}
 			variant, seed := v, i+v
-			if v >= variants {
+			minimal := v == minimalAt
+			if minimal {
+				// What a decoder's field that writes its zero value (or
+				// null) when the answer lacks it shows in.
+				variant, seed = 0, i
+				a.what += " optional properties unset"
+				a.nested = true
+			} else if v >= variants {
 				// Each nested union variant and enum value (kept past
 				// the cut below).
 				variant, seed = choiceVs[v-variants], choiceSeeds[v-variants]
@@ -1028,7 +1039,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 			if mt == nil {
 				a.err = fmt.Errorf("the oracle declares no %s content", r.ContentType)
 			} else {
-				val, err := p.instance(mt.Schema, seed, variant, false, inJSON)
+				val, err := p.instanceOf(mt.Schema, seed, variant, false, inJSON, minimal)
 				a.err = err
 				if err == nil {
 					if a.text {

@@ -555,21 +555,21 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// Numbers to try, in turn by seed and salt: the tame ones a careless
-// client gets right beside the ones it gets wrong: values above 2^53 (a
-// float64 loses them), the int64 extremes, a million (strconv's 'g' format
-// writes 1e+06), fractions, magnitudes JSON writes with an exponent. The
-// first of each pool (what a call's first value gets) is wrong in every
-// careless form at once: 1234567.891 is past where 'g' writes an exponent,
-// has a fraction (an integer truncates it) and no float32 holds it; a
-// float's 1234567.5 is all but the last, which a float32 cannot lose.
+// Numbers to try, in turn by seed and salt: each one a careless client
+// gets wrong, so that whichever a value's seed and salt pick shows the
+// bug: values above 2^53 (a float64 loses them), the int64 extremes,
+// magnitudes past a million (strconv's 'g' format writes 1e+06; a float32
+// keeps 7 digits), fractions (an integer truncates them), a tiny one
+// ('g' writes 1.2345e-05). A float's values are ones a float32 holds
+// exactly (its field is one). A schema's bounds that admit none of them
+// get a small value (number's fallback).
 var (
-	int32Values  = []string{"2147483647", "7", "-2147483648", "5", "-3"}
-	int64Values  = []string{"9007199254740993", "5", "-9223372036854775808", "42", "9223372036854775807", "-7"}
-	uint32Values = []string{"4294967295", "7", "3000000000", "5"}
-	uint64Values = []string{"18446744073709551615", "5", "9007199254740993", "42"}
-	floatValues  = []string{"1234567.5", "3.5", "1000000", "0.5", "-2.5", "12345.5"}
-	doubleValues = []string{"1234567.891", "3.5", "1000000", "0.5", "1e+21", "-2.5", "-1234567.25"}
+	int32Values  = []string{"2147483647", "-2147483648", "1234567", "-7654321"}
+	int64Values  = []string{"9007199254740993", "-9223372036854775808", "9223372036854775807", "-9007199254740993", "1234567890123456789"}
+	uint32Values = []string{"4294967295", "3000000000", "1234567"}
+	uint64Values = []string{"18446744073709551615", "9007199254740993", "12345678901234567890"}
+	floatValues  = []string{"1234567.5", "-2097151.25", "3000000.5"}
+	doubleValues = []string{"1234567.891", "-1234567.25", "1e+21", "9876543.21", "0.000012345"}
 )
 
 // exactFloat is the largest magnitude below which every integer is a
