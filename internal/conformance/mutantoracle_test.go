@@ -160,3 +160,24 @@ func (c *Client) Get() (*Resp, error) { _ = helper(); return nil, nil }
 		}
 	}
 }
+
+// A path parameter's list items and object values (and a label or matrix
+// one's text) may hold a space, which only a path's escaping writes as
+// %20: a client that escapes them as a form writes +.
+func TestPathItemsHoldASpace(t *testing.T) {
+	list := openapi3.NewArraySchema().WithItems(openapi3.NewStringSchema())
+	for _, at := range []valuePlace{inPath, inPathDelimited} {
+		spaced := false
+		for seed := range 4 {
+			g := newSynth(seed, -1, true)
+			g.place = at
+			v, _ := g.value(list.NewRef(), 0, 0)
+			for _, it := range v.([]any) {
+				spaced = spaced || strings.Contains(it.(string), " ")
+			}
+		}
+		if !spaced {
+			t.Errorf("place %d: no path list item holds a space", at)
+		}
+	}
+}

@@ -739,6 +739,11 @@ var plainAdversarial = []string{
 	"100%",
 }
 
+// pathAdversarial are plainAdversarial for the items and values of path
+// parameters, whose styles (simple, label, matrix) do not split on a
+// space: one holds a space, which a path writes %20 and a form +.
+var pathAdversarial = append([]string{"a b/c?d#e&f+g"}, plainAdversarial[1:]...)
+
 // strPool is the strings to pick from for a plain string at depth in the
 // place: adversarial and tame ones alternate (adversarial first, so that
 // an operation called once meets one), with the empty string where the
@@ -748,6 +753,9 @@ func (g *synth) strPool(depth int) []string {
 	composite := (depth > 0 && g.place != inJSON && g.place != inForm) || (depth > 1 && g.place == inForm)
 	if composite || g.place == inPathDelimited {
 		adv = plainAdversarial
+		if g.place == inPath || g.place == inPathDelimited {
+			adv = pathAdversarial
+		}
 	}
 	out := make([]string, 0, 2*len(adv)+2)
 	for i, a := range adv {
