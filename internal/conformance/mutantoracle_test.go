@@ -181,3 +181,15 @@ func TestPathItemsHoldASpace(t *testing.T) {
 		}
 	}
 }
+
+// A float's pool values are what a float32 field writes back unchanged
+// (encoding/json writes a float32's shortest text at 32 bits).
+func TestFloatPoolSurvivesFloat32(t *testing.T) {
+	for _, text := range floatValues {
+		f, _ := strconv.ParseFloat(text, 64)
+		b, _ := json.Marshal(float32(f))
+		if string(b) != text {
+			t.Errorf("%s: a float32 field writes %s", text, b)
+		}
+	}
+}

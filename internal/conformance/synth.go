@@ -561,14 +561,15 @@ func containsString(list []string, s string) bool {
 // magnitudes past a million (strconv's 'g' format writes 1e+06; a float32
 // keeps 7 digits), fractions (an integer truncates them), a tiny one
 // ('g' writes 1.2345e-05). A float's values are ones a float32 holds
-// exactly (its field is one). A schema's bounds that admit none of them
+// exactly and writes as they are (its field is one: encoding/json writes
+// a float32's shortest text, so -2097151.25 would go as -2097151.2). A schema's bounds that admit none of them
 // get a small value (number's fallback).
 var (
 	int32Values  = []string{"2147483647", "-2147483648", "1234567", "-7654321"}
 	int64Values  = []string{"9007199254740993", "-9223372036854775808", "9223372036854775807", "-9007199254740993", "1234567890123456789"}
 	uint32Values = []string{"4294967295", "3000000000", "1234567"}
 	uint64Values = []string{"18446744073709551615", "9007199254740993", "12345678901234567890"}
-	floatValues  = []string{"1234567.5", "-2097151.25", "3000000.5"}
+	floatValues  = []string{"1234567.5", "-1048575.5", "3000000.5"}
 	doubleValues = []string{"1234567.891", "-1234567.25", "1e+21", "9876543.21", "0.000012345"}
 )
 
