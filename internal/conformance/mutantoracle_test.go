@@ -193,3 +193,32 @@ func TestFloatPoolSurvivesFloat32(t *testing.T) {
 		}
 	}
 }
+
+// A number below a form's top level (a list of objects' property, a
+// deepObject's) is held to its canonical text too: kin-openapi reads it
+// through float64, where 9007199254740992 is 9007199254740993.
+func TestNestedFormNumbers(t *testing.T) {
+	body := map[string]any{"lines": []any{map[string]any{"quantity": json.Number("9007199254740993"), "price": "a b"}},
+		"meta": map[string]any{"ratio": 1234567.891, "on": true}}
+	for form, want := range map[string]string{
+		"lines[0][quantity]=9007199254740993&lines[0][price]=a+b&meta[ratio]=1234567.891&meta[on]=true": "",
+		"lines[0][quantity]=9007199254740992&lines[0][price]=a+b&meta[ratio]=1234567.891&meta[on]=true": `body field "lines[0][quantity]": is "9007199254740992"`,
+		"lines[0][quantity]=9007199254740993&lines[0][price]=a+b&meta[ratio]=1.234567891e%2B06&meta[on]=true": `body field "meta[ratio]": is "1.234567891e+06"`,
+	} {
+		pairs, err := rawQueryPairs(form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := map[string][]string{}
+		for _, kv := range pairs {
+			values[kv[0]] = append(values[kv[0]], kv[1])
+		}
+		probs := nestedFieldTexts(values, body)
+		switch {
+		case want == "" && len(probs) > 0:
+			t.Errorf("%s: %v", form, probs)
+		case want != "" && (len(probs) != 1 || !strings.Contains(probs[0].detail, want)):
+			t.Errorf("%s: want %q; got %v", form, want, probs)
+		}
+	}
+}

@@ -686,6 +686,7 @@ func checkFields(r *http.Request, body []byte, c *call) []problem {
 			}
 		}
 	}
+	probs = append(probs, nestedFieldTexts(values, m)...)
 	seen := map[string]bool{}
 	for _, k := range sent {
 		if seen[k] {

@@ -7,6 +7,8 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -100,4 +102,52 @@ func binarySchema(s *openapi3.Schema) bool {
 		return binarySchema(s.Items.Value)
 	}
 	return s.Format == "binary"
+}
+
+// nestedFieldTexts holds the numbers and booleans a form writes below its
+// top-level fields (name[key], name[0][key]: deepObject properties, lists
+// of objects) to their canonical text, as checkFields does the top-level
+// ones: kin-openapi decodes them through float64, so a digit lost past
+// 2^53 or an exponent would pass its verdict.
+func nestedFieldTexts(values map[string][]string, m map[string]any) []problem {
+	want := map[string]any{}
+	var flat func(prefix string, v any, depth int)
+	flat = func(prefix string, v any, depth int) {
+		if depth > maxDepth {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				flat(prefix+"["+k+"]", e, depth+1)
+			}
+		case []any:
+			for i, e := range x {
+				flat(prefix+"["+strconv.Itoa(i)+"]", e, depth+1)
+			}
+		default:
+			if depth > 0 {
+				want[prefix] = v
+			}
+		}
+	}
+	for k, v := range m {
+		flat(k, v, 0)
+	}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var probs []problem
+	for _, k := range keys {
+		got := values[k]
+		if len(got) != 1 {
+			continue // kin-openapi's decode and the comparison judge it
+		}
+		if d := textDiff(want[k], got[0], false); d != "" {
+			probs = append(probs, problem{kind: "text", detail: fmt.Sprintf("body field %q: %s", k, d)})
+		}
+	}
+	return probs
 }
