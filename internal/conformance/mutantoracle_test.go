@@ -201,8 +201,8 @@ func TestNestedFormNumbers(t *testing.T) {
 	body := map[string]any{"lines": []any{map[string]any{"quantity": json.Number("9007199254740993"), "price": "a b"}},
 		"meta": map[string]any{"ratio": 1234567.891, "on": true}}
 	for form, want := range map[string]string{
-		"lines[0][quantity]=9007199254740993&lines[0][price]=a+b&meta[ratio]=1234567.891&meta[on]=true": "",
-		"lines[0][quantity]=9007199254740992&lines[0][price]=a+b&meta[ratio]=1234567.891&meta[on]=true": `body field "lines[0][quantity]": is "9007199254740992"`,
+		"lines[0][quantity]=9007199254740993&lines[0][price]=a+b&meta[ratio]=1234567.891&meta[on]=true":       "",
+		"lines[0][quantity]=9007199254740992&lines[0][price]=a+b&meta[ratio]=1234567.891&meta[on]=true":       `body field "lines[0][quantity]": is "9007199254740992"`,
 		"lines[0][quantity]=9007199254740993&lines[0][price]=a+b&meta[ratio]=1.234567891e%2B06&meta[on]=true": `body field "meta[ratio]": is "1.234567891e+06"`,
 	} {
 		pairs, err := rawQueryPairs(form)
