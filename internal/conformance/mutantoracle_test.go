@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"math"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,6 +220,32 @@ func TestNestedFormNumbers(t *testing.T) {
 			t.Errorf("%s: %v", form, probs)
 		case want != "" && (len(probs) != 1 || !strings.Contains(probs[0].detail, want)):
 			t.Errorf("%s: want %q; got %v", form, want, probs)
+		}
+	}
+}
+
+// A deepObject parameter's keys are the intended value's members: one
+// sent under another name shows twice (missing and extra), a number off
+// its canonical text shows.
+func TestDeepObjectKeys(t *testing.T) {
+	yes := true
+	p := &openapi3.Parameter{In: "query", Name: "lines", Style: "deepObject", Explode: &yes, Schema: openapi3.NewArraySchema().NewRef()}
+	c := &call{params: []intendedParam{{p, []any{map[string]any{"amount": json.Number("9007199254740993"), "name": "a b"}}}}}
+	for query, want := range map[string][]string{
+		"lines%5B0%5D%5Bamount%5D=9007199254740993&lines%5B0%5D%5Bname%5D=a%20b": nil,
+		"lines%5B0%5D%5BAmount%5D=9007199254740993&lines%5B0%5D%5Bname%5D=a%20b": {"key lines[0][Amount] is sent; the intended value holds no such member", "key lines[0][amount] is not sent"},
+		"lines%5B0%5D%5Bamount%5D=9007199254740992&lines%5B0%5D%5Bname%5D=a%20b": {`key lines[0][amount] is "9007199254740992"`},
+	} {
+		r := httptest.NewRequest("GET", "http://h/x?"+query, nil)
+		probs := checkDeepObjectKeys(r, c)
+		if len(probs) != len(want) {
+			t.Errorf("%s: want %d problems; got %v", query, len(want), probs)
+			continue
+		}
+		for i, w := range want {
+			if !strings.Contains(probs[i].detail, w) {
+				t.Errorf("%s: problem %d is %q; want %q", query, i, probs[i].detail, w)
+			}
 		}
 	}
 }

@@ -137,6 +137,7 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 	}
 	probs = append(probs, checkText(wire, rawPath, c)...)
 	probs = append(probs, s.checkExtra(wire, c)...)
+	probs = append(probs, checkDeepObjectKeys(wire, c)...)
 	probs = append(probs, checkAccept(wire, c)...)
 	if c.bodyOmitted && (len(body) > 0 || wire.Header.Get("Content-Type") != "") {
 		probs = append(probs, problem{kind: "extra", detail: fmt.Sprintf("the call left the optional body out; sent Content-Type %q and %d bytes %q", wire.Header.Get("Content-Type"), len(body), truncate(string(body), 100))})
