@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -245,6 +246,38 @@ func TestDeepObjectKeys(t *testing.T) {
 		for i, w := range want {
 			if !strings.Contains(probs[i].detail, w) {
 				t.Errorf("%s: problem %d is %q; want %q", query, i, probs[i].detail, w)
+			}
+		}
+	}
+}
+
+// Nested choices: a body's nested union and enum, and a parameter's own
+// union or enum, count their alternatives (the top-level body union's
+// own variants are its calls'); choiceRounds adds the calls that take
+// each alternative under each top-level variant.
+func TestNestedChoices(t *testing.T) {
+	enum4 := openapi3.NewStringSchema().WithEnum("a", "b", "c", "d")
+	union3 := &openapi3.Schema{AnyOf: openapi3.SchemaRefs{openapi3.NewIntegerSchema().NewRef(), openapi3.NewStringSchema().NewRef(), openapi3.NewObjectSchema().NewRef()}}
+	body := &openapi3.Schema{OneOf: openapi3.SchemaRefs{
+		openapi3.NewObjectSchema().WithProperty("e", enum4).NewRef(), openapi3.NewObjectSchema().NewRef()}}
+	if n := nestedChoices(body.NewRef()); n != 4 {
+		t.Errorf("body: %d nested choices; want 4 (the enum's)", n)
+	}
+	if n := nestedChoices(union3.NewRef()); n != 1 {
+		t.Errorf("a top-level union alone: %d nested choices; want 1", n)
+	}
+	params := map[string]*openapi3.Parameter{"u": {Name: "u", In: "query", Schema: union3.NewRef()}}
+	if n := paramChoices(params); n != 3 {
+		t.Errorf("parameter union: %d choices; want 3", n)
+	}
+	vs, seeds := choiceRounds(2, 4, 0)
+	if len(vs) != 6 {
+		t.Errorf("%d extra calls; want 6 (2 variants by 3 more seeds)", len(vs))
+	}
+	for v := range 2 {
+		for seed := 1; seed < 4; seed++ {
+			if !slices.Contains(seeds, v+seed) {
+				t.Errorf("variant %d never gets seed %d", v, v+seed)
 			}
 		}
 	}

@@ -218,11 +218,20 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 	for v := 1; v < bodyVariants; v++ {
 		shapes = append(shapes, shape{what: fmt.Sprintf("body variant %d", v+1), seed: v, optional: true, variant: v, method: op.Name, body: op.Body})
 	}
-	if bodyMT != nil && bodyMT.Schema != nil {
-		// Each nested union variant and enum value, under each variant.
-		vs, seeds := choiceRounds(bodyVariants, nestedChoices(bodyMT.Schema), 0)
+	{
+		// Each nested union variant and enum value of the body, under
+		// each variant, and of the parameters.
+		nested := paramChoices(kinParams)
+		if bodyMT != nil && bodyMT.Schema != nil {
+			nested = max(nested, nestedChoices(bodyMT.Schema))
+		}
+		vs, seeds := choiceRounds(bodyVariants, nested, 0)
 		for i := range vs {
-			shapes = append(shapes, shape{what: fmt.Sprintf("body variant %d, nested choices %d", vs[i]+1, seeds[i]-vs[i]+1), seed: seeds[i], optional: true, variant: vs[i], method: op.Name, body: op.Body})
+			what := fmt.Sprintf("body variant %d, nested choices %d", vs[i]+1, seeds[i]-vs[i]+1)
+			if op.Body == nil {
+				what = fmt.Sprintf("parameter choices %d", seeds[i]+1)
+			}
+			shapes = append(shapes, shape{what: what, seed: seeds[i], optional: true, variant: vs[i], method: op.Name, body: op.Body})
 		}
 	}
 	// One call per method of another request content type, the raw

@@ -62,3 +62,18 @@ func choiceRounds(top, nested, base int) (variants, seeds []int) {
 	}
 	return variants, seeds
 }
+
+// paramChoices is the most alternatives a choice in a parameter's schema
+// has, its own union or enum included (a parameter's calls take one
+// value each).
+func paramChoices(params map[string]*openapi3.Parameter) int {
+	n := 1
+	for _, kp := range params {
+		if kp == nil || kp.Schema == nil {
+			continue
+		}
+		holder := &openapi3.Schema{Properties: openapi3.Schemas{"p": kp.Schema}}
+		n = max(n, nestedChoices(&openapi3.SchemaRef{Value: holder}))
+	}
+	return n
+}
