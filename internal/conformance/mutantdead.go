@@ -34,9 +34,12 @@ func (f *srcFile) live() map[string]bool {
 	}
 	seen := map[string]bool{}
 	var queue []ast.Node
+	// Roots: the client's methods and every exported function (NewClient
+	// and its options, which build the operations' descriptors).
 	for _, d := range f.file.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && recvType(fd) == "Client" {
+		if fd, ok := d.(*ast.FuncDecl); ok && (recvType(fd) == "Client" || recvType(fd) == "" && fd.Name.IsExported()) {
 			queue = append(queue, fd)
+			seen[fd.Name.Name] = recvType(fd) == ""
 		}
 	}
 	seen["Client"] = true

@@ -127,7 +127,8 @@ func TestOracleCatchesMutants(t *testing.T) {
 
 // A mutant in a method of a type no operation's code refers to is dead
 // code: deadAt says so; a method of a type an operation's result holds
-// (through another type's field) or a function live code calls is live.
+// (through another type's field), a function live code calls or one an
+// exported function (NewClient) calls is live.
 func TestDeadCodeSites(t *testing.T) {
 	src := `package client
 
@@ -150,12 +151,16 @@ func helper() string { return "c" }
 func unused() string { return "d" }
 
 func (c *Client) Get() (*Resp, error) { _ = helper(); return nil, nil }
+
+func NewClient() *Client { _ = ops(); return &Client{} }
+
+func ops() string { return "e" }
 `
 	f, err := parseSrc("x.go", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for lit, dead := range map[string]bool{`"\"a\""`: false, `"\"b\""`: true, `"c"`: false, `"d"`: true} {
+	for lit, dead := range map[string]bool{`"\"a\""`: false, `"\"b\""`: true, `"c"`: false, `"d"`: true, `"e"`: false} {
 		what, got := f.deadAt(strings.Index(src, lit))
 		if got != dead {
 			t.Errorf("%s (in %s): dead %v; want %v", lit, what, got, dead)

@@ -617,10 +617,13 @@ func (g *synth) number(s *openapi3.Schema, integer bool, depth, salt int) (any, 
 	}
 	// The adversarial values go in every place but a composite
 	// parameter's items (where one item a style mangles would hide the
-	// others), integers aside: they hold no delimiter of any style, and
-	// a lost digit of an item or property is what a float64 does to
-	// them; each is tried from the seed's own on.
-	if (depth == 0 || integer || g.place == inJSON || g.place == inForm) && (g.place != inPathDelimited || integer) {
+	// others), integers aside on odd seeds: they hold no delimiter of any
+	// style, and a lost digit of an item or property is what a float64
+	// does to them; but the harness's value check of a composite
+	// parameter cannot pin one past 2^53 (kin reads it as a float64), so
+	// the first call's items stay tame for it. Each is tried from the
+	// seed's own on.
+	if (depth == 0 || integer && g.seed%2 == 1 || g.place == inJSON || g.place == inForm) && (g.place != inPathDelimited || integer) {
 		start := g.seed + salt
 		for k := range pool {
 			text := pool[(start+k)%len(pool)]
