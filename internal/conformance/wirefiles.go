@@ -240,3 +240,17 @@ func checkDeepObjectKeys(r *http.Request, c *call) []problem {
 	}
 	return probs
 }
+
+// strictComposite reports whether a list or object parameter's items
+// and members are read back exactly by checkText: a query or header one,
+// or a path one of style simple (label and matrix split on "." and ";",
+// which a format's text such as a date-time's may hold).
+func strictComposite(p *openapi3.Parameter) bool {
+	switch p.In {
+	case "query", "header":
+		return true
+	case "path":
+		return p.Style == "" || p.Style == "simple"
+	}
+	return false
+}
