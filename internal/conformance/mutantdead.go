@@ -105,3 +105,51 @@ func (f *srcFile) deadAt(off int) (what string, dead bool) {
 	}
 	return "", false
 }
+
+// shadowedAt reports whether the offset lies in the arguments of an
+// o.Allows(name, ...) call of a function that first returns whenever
+// wire.Discriminator(data, name) finds name (an if whose body ends in a
+// return): the call then runs only when name is absent, where Allows is
+// true whatever the values, or not a JSON string, where it is false
+// whatever the (string) values: a literal changed there changes nothing.
+func (f *srcFile) shadowedAt(off int) bool {
+	var fd *ast.FuncDecl
+	for _, d := range f.file.Decls {
+		if x, ok := d.(*ast.FuncDecl); ok && x.Body != nil && off >= f.off(x.Pos()) && off < f.off(x.End()) {
+			fd = x
+		}
+	}
+	if fd == nil {
+		return false
+	}
+	guarded := map[string]bool{}
+	for _, st := range fd.Body.List {
+		is, ok := st.(*ast.IfStmt)
+		if !ok || is.Init == nil || len(is.Body.List) == 0 {
+			continue
+		}
+		if _, ok := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt); !ok {
+			continue
+		}
+		ast.Inspect(is.Init, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok && f.text(c.Fun) == "wire.Discriminator" && len(c.Args) == 2 {
+				guarded[f.text(c.Args[1])] = true
+			}
+			return true
+		})
+	}
+	shadowed := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok || shadowed {
+			return !shadowed
+		}
+		sel, ok := c.Fun.(*ast.SelectorExpr)
+		if ok && sel.Sel.Name == "Allows" && len(c.Args) >= 2 && guarded[f.text(c.Args[0])] &&
+			off >= f.off(c.Args[1].Pos()) && off < f.off(c.End()) {
+			shadowed = true
+		}
+		return true
+	})
+	return shadowed
+}

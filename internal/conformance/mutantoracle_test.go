@@ -322,3 +322,24 @@ func TestStrictCompositeText(t *testing.T) {
 		}
 	}
 }
+
+// An Allows on the discriminator after the discriminator's own switch
+// returned is shadowed (equivalent); one on another member is not.
+func TestShadowedAllows(t *testing.T) {
+	src := "package client\n\nfunc (u *K) UnmarshalJSON(data []byte) error {\n" +
+		"\tif d, ok := wire.Discriminator(data, \"kty\"); ok {\n\t\tswitch d {\n\t\tcase \"EC\":\n\t\t\treturn nil\n\t\t}\n\t\treturn nil\n\t}\n" +
+		"\tobj := wire.ParseObject(data)\n\tif obj.Allows(\"kty\", `\"EC\"`) && obj.Allows(\"use\", `\"enc\"`) {\n\t\treturn nil\n\t}\n\treturn nil\n}\n"
+	f, err := parseSrc("x.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.shadowedAt(strings.Index(src, "`\"EC\"`")) {
+		t.Error("Allows(\"kty\", \"EC\") after the kty switch: not shadowed")
+	}
+	if f.shadowedAt(strings.Index(src, "`\"enc\"`")) {
+		t.Error("Allows(\"use\", \"enc\"): shadowed")
+	}
+	if f.shadowedAt(strings.Index(src, "case \"EC\"") + 5) {
+		t.Error("the switch's own case: shadowed")
+	}
+}
