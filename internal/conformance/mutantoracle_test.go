@@ -295,6 +295,8 @@ func TestNestedChoices(t *testing.T) {
 func TestStrictCompositeText(t *testing.T) {
 	p := &openapi3.Parameter{In: "query", Name: "l", Schema: openapi3.NewArraySchema().NewRef()}
 	path := &openapi3.Parameter{In: "path", Name: "p", Schema: openapi3.NewArraySchema().NewRef()}
+	yes := true
+	obj := &openapi3.Parameter{In: "query", Name: "o", Style: "form", Explode: &yes, Schema: openapi3.NewObjectSchema().NewRef()}
 	items := []any{json.Number("9007199254740993"), "a b/c"}
 	for _, tc := range []struct {
 		p          *openapi3.Parameter
@@ -305,6 +307,8 @@ func TestStrictCompositeText(t *testing.T) {
 		{p, "l=9007199254740993%7Ca%20b%2Fc", "1 items on the wire"},
 		{path, "9007199254740993,a%20b%2Fc", ""},
 		{path, "9007199254740993,a+b%2Fc", `item 2 is "a+b/c"`},
+		{obj, "a=9007199254740993&b=x%20y", ""},
+		{obj, "o=a,9007199254740993,b,x%20y", `query parameter "o" is not on the wire as its style writes it`}, // explode flipped
 	} {
 		r := httptest.NewRequest("GET", "http://h/x", nil)
 		raw := map[string]string{}
@@ -313,7 +317,11 @@ func TestStrictCompositeText(t *testing.T) {
 		} else {
 			raw[tc.p.Name] = tc.wire
 		}
-		probs := checkText(r, raw, &call{params: []intendedParam{{tc.p, items}}})
+		value := any(items)
+		if tc.p == obj {
+			value = map[string]any{"a": json.Number("9007199254740993"), "b": "x y"}
+		}
+		probs := checkText(r, raw, &call{params: []intendedParam{{tc.p, value}}})
 		switch {
 		case tc.want == "" && len(probs) > 0:
 			t.Errorf("%s: %v", tc.wire, probs)

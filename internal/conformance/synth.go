@@ -617,13 +617,14 @@ func (g *synth) number(s *openapi3.Schema, integer bool, depth, salt int) (any, 
 	}
 	// The adversarial values go in every place but a composite
 	// parameter's items (where one item a style mangles would hide the
-	// others), integers aside on odd seeds: they hold no delimiter of any
-	// style, and a lost digit of an item or property is what a float64
-	// does to them; but the harness's value check of a composite
-	// parameter cannot pin one past 2^53 (kin reads it as a float64), so
-	// the first call's items stay tame for it. Each is tried from the
+	// others), integers aside: they hold no delimiter of any style, and
+	// a lost digit of an item or property is what a float64 does to
+	// them. Not in a label or matrix parameter's items, though: the
+	// harness's value check cannot pin an integer past 2^53 (kin reads
+	// it as a float64), and only that check reads those styles back (the
+	// others' items checkText reads exactly). Each is tried from the
 	// seed's own on.
-	if (depth == 0 || integer && g.seed%2 == 1 || g.place == inJSON || g.place == inForm) && (g.place != inPathDelimited || integer) {
+	if (depth == 0 || integer && g.place != inPathDelimited || g.place == inJSON || g.place == inForm) && (g.place != inPathDelimited || integer) {
 		start := g.seed + salt
 		for k := range pool {
 			text := pool[(start+k)%len(pool)]
@@ -745,8 +746,8 @@ var plainAdversarial = []string{
 
 // pathAdversarial are plainAdversarial for the items and values of path
 // parameters, whose styles (simple, label, matrix) do not split on a
-// space: one holds a space, which a path writes %20 and a form +.
-var pathAdversarial = append([]string{"a b/c?d#e&f+g"}, plainAdversarial[1:]...)
+// space: each holds one, which a path writes %20 and a form +.
+var pathAdversarial = []string{"a b/c?d#e&f+g", "café au lait", "日本 語", `"quoted" x`, "😀 ok", "100 %"}
 
 // strPool is the strings to pick from for a plain string at depth in the
 // place: adversarial and tame ones alternate (adversarial first, so that

@@ -333,6 +333,9 @@ func checkText(r *http.Request, rawPath map[string]string, c *call) []problem {
 			continue
 		}
 		if !found {
+			if strict && kind != 's' && len(leaves) > 0 && p.In != "cookie" {
+				probs = append(probs, problem{kind: "text", detail: fmt.Sprintf("%s is not on the wire as its style writes it (intended %s)", where, short(ip.value))})
+			}
 			continue // missing: kin-openapi's required check and the value check say so
 		}
 		if kind == 'o' {
@@ -343,6 +346,9 @@ func checkText(r *http.Request, rawPath map[string]string, c *call) []problem {
 			for _, l := range leaves {
 				got, ok := byKey[l.key]
 				if !ok {
+					if _, scalar := canonicalText(l.value); strict && (scalar || isString(l.value)) {
+						probs = append(probs, problem{kind: "text", detail: fmt.Sprintf("%s: property %q is not on the wire (intended %s)", where, l.key, short(ip.value))})
+					}
 					continue
 				}
 				if d := textDiff(l.value, got, strict); d != "" {

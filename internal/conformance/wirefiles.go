@@ -254,3 +254,8 @@ func strictComposite(p *openapi3.Parameter) bool {
 	}
 	return false
 }
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
