@@ -50,6 +50,10 @@ type driverResult struct {
 	// Headers are the set header fields' JSON by Go field name (a nil
 	// one is left out).
 	Headers map[string]rawJSON `json:"headers,omitempty"`
+	// Unknowns are the unions, in the arguments as the driver filled them
+	// and in the decoded response, that hold their value in Unknown:
+	// every value the harness makes is one of a declared variant.
+	Unknowns []string `json:"unknowns,omitempty"`
 }
 
 // callHeader carries the call id from the driver to the server.
@@ -99,6 +103,45 @@ type result struct {
 	FieldNil bool            ` + "`json:\"fieldNil,omitempty\"`" + `
 	Coerced  []string        ` + "`json:\"coerced,omitempty\"`" + `
 	Headers  map[string]json.RawMessage ` + "`json:\"headers,omitempty\"`" + `
+	Unknowns []string        ` + "`json:\"unknowns,omitempty\"`" + `
+}
+
+var rawType = reflect.TypeOf(json.RawMessage(nil))
+
+// unknowns adds the path of each union in v that holds its value in
+// Unknown (a generated union's field for what no variant matched).
+func unknowns(v reflect.Value, path string, depth int, out *[]string) {
+	if depth > 40 || !v.IsValid() {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			unknowns(v.Elem(), path, depth+1, out)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		if f, ok := t.FieldByName("Unknown"); ok && f.Type == rawType && v.FieldByIndex(f.Index).Len() > 0 {
+			*out = append(*out, fmt.Sprintf("%s (%s) holds %s in Unknown", path, t.Name(), v.FieldByIndex(f.Index).Bytes()))
+		}
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).IsExported() && t.Field(i).Name != "Unknown" {
+				unknowns(v.Field(i), path+"."+t.Field(i).Name, depth+1, out)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := 0; i < v.Len() && i < 64; i++ {
+			unknowns(v.Index(i), fmt.Sprintf("%s[%d]", path, i), depth+1, out)
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for n := 0; it.Next() && n < 64; n++ {
+			unknowns(it.Value(), fmt.Sprintf("%s[%v]", path, it.Key()), depth+1, out)
+		}
+	}
 }
 
 // coerce puts a JSON scalar into a string-kinded argument whose Go type
@@ -281,6 +324,7 @@ func call(server string, pc planCall) (res result) {
 				}
 			}
 		}
+		unknowns(v, fmt.Sprintf("argument %d (%s)", i+1, a.Kind), 0, &res.Unknowns)
 		in = append(in, v)
 	}
 	out := m.Call(in)
@@ -330,6 +374,7 @@ func call(server string, pc planCall) (res result) {
 			res.FieldNil = true
 			return
 		}
+		unknowns(f, "response "+pc.Field, 0, &res.Unknowns)
 		b, err := json.Marshal(f.Interface())
 		if err != nil {
 			res.Err = "re-encode response: " + err.Error()

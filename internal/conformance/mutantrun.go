@@ -155,7 +155,7 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 	// Candidates: per kind, per spec, sorted by hash.
 	perKind := map[string][][]candidate{}
 	noop := map[string]bool{}
-	masked := 0
+	masked, dead, shadowed := 0, 0, 0
 	for _, k := range rep.kinds {
 		if k.Runtime != "" {
 			sites, _, why, err := k.RuntimeSites(mo.RepoRoot)
@@ -188,6 +188,16 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 						masked++
 						continue
 					}
+					if len(s.edits) > 0 {
+						if _, isDead := f.deadAt(s.edits[0].start); isDead {
+							dead++
+							continue
+						}
+						if f.shadowedAt(s.edits[0].start) {
+							shadowed++
+							continue
+						}
+					}
 					if mo.Sites != nil && !mo.Sites.MatchString(siteLine(spec, s)) {
 						continue
 					}
@@ -198,6 +208,12 @@ func RunMutants(ctx context.Context, specs []string, mo MutantOptions) *MutantRe
 				perKind[k.Name] = append(perKind[k.Name], pick(cs, mo.PerSpec))
 			}
 		}
+	}
+	if dead > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d sites left out as equivalent: in methods of types no operation's code refers to (dead code: no call runs them, so nothing on the wire can change)", dead))
+	}
+	if shadowed > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d sites left out as equivalent: a union decoder's Allows(discriminator, ...) after the discriminator's own switch returned (it runs only when the discriminator is absent, where Allows is true whatever the values, or not a string, where it is false whatever they are)", shadowed))
 	}
 	if masked > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d sites left out: in parameters resgen warns (unsupported:) it cannot send as the spec means, whose failures the harness excepts", masked))

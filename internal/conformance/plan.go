@@ -239,6 +239,22 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 	for v := 1; v < bodyVariants; v++ {
 		shapes = append(shapes, shape{what: fmt.Sprintf("body variant %d", v+1), seed: v, optional: true, variant: v, method: op.Name, body: op.Body})
 	}
+	{
+		// Each nested union variant and enum value of the body, under
+		// each variant, and of the parameters.
+		nested := paramChoices(kinParams)
+		if bodyMT != nil && bodyMT.Schema != nil {
+			nested = max(nested, nestedChoices(bodyMT.Schema))
+		}
+		vs, seeds := choiceRounds(bodyVariants, nested, 0)
+		for i := range vs {
+			what := fmt.Sprintf("body variant %d, nested choices %d", vs[i]+1, seeds[i]-vs[i]+1)
+			if op.Body == nil {
+				what = fmt.Sprintf("parameter choices %d", seeds[i]+1)
+			}
+			shapes = append(shapes, shape{what: what, seed: seeds[i], optional: true, variant: vs[i], method: op.Name, body: op.Body})
+		}
+	}
 	// One call per method of another request content type, the raw
 	// WithBody one included.
 	for _, bv := range op.Variants {
@@ -259,14 +275,16 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 		c.plan.Method = sh.method
 		fail := ""
 		var failAt *place
-		// Path parameters, in order.
+		// Path parameters, in order, each a value the others do not have
+		// (so that two swapped segments show).
+		var pathVals []string
 		for _, mp := range op.PathParams {
 			kp := byKey[paramKey("path", mp.SpecName)]
 			if kp == nil {
 				fail = "path parameter " + mp.SpecName + " is not in the oracle's operation"
 				break
 			}
-			v, err := p.paramValue(kp, sh.seed)
+			v, err := p.distinctParamValue(kp, sh.seed, &pathVals)
 			if err != nil {
 				fail = "path parameter " + mp.SpecName + ": " + err.Error()
 				break
@@ -934,6 +952,9 @@ type answer struct {
 	headerVals map[string]any
 	gaps       []string
 	err        error
+	// nested is an extra answer for the nested choices (see
+	// nestedChoices).
+	nested bool
 }
 
 func (a answer) apply(c *call) {
@@ -1028,15 +1049,37 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 				variants = min(len(alts), 6)
 			}
 		}
-		for v := 0; v < variants; v++ {
+		var choiceVs, choiceSeeds []int
+		if mt != nil && mt.Schema != nil && !strings.EqualFold(op.Method, "head") {
+			choiceVs, choiceSeeds = choiceRounds(variants, nestedChoices(mt.Schema), i)
+		}
+		minimalAt := -1 // the answer with the optional properties unset
+		if len(choiceVs) < maxChoiceCalls && mt != nil && !strings.EqualFold(op.Method, "head") && r.Encoding == "json" && hasOptionalProps(mt.Schema, 0) {
+			minimalAt = variants + len(choiceVs)
+		}
+		for v := 0; v < variants+len(choiceVs) || v == minimalAt; v++ {
 			a := answer{what: "status " + r.Status, status: r.Status, code: code, ct: r.ContentType, field: r.FieldName, text: r.Encoding == "text"}
-			if variants > 1 {
+			variant, seed := v, i+v
+			minimal := v == minimalAt
+			if minimal {
+				// What a decoder's field that writes its zero value (or
+				// null) when the answer lacks it shows in.
+				variant, seed = 0, i
+				a.what += " optional properties unset"
+				a.nested = true
+			} else if v >= variants {
+				// Each nested union variant and enum value (kept past
+				// the cut below).
+				variant, seed = choiceVs[v-variants], choiceSeeds[v-variants]
+				a.what += fmt.Sprintf(" variant %d, nested choices %d", variant+1, seed-i-variant+1)
+				a.nested = true
+			} else if variants > 1 {
 				a.what += fmt.Sprintf(" variant %d", v+1)
 			}
 			if mt == nil {
 				a.err = fmt.Errorf("the oracle declares no %s content", r.ContentType)
 			} else {
-				val, err := p.instance(mt.Schema, i+v, v, false, inJSON)
+				val, err := p.instanceOf(mt.Schema, seed, variant, false, inJSON, minimal)
 				a.err = err
 				if err == nil {
 					if a.text {
@@ -1065,6 +1108,13 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text = "", nil, nil, "", false
 		}
 	}
+	var nested []answer
+	out = slices.DeleteFunc(out, func(a answer) bool {
+		if a.nested {
+			nested = append(nested, a)
+		}
+		return a.nested
+	})
 	if len(out) > 8 {
 		// Keep one declared error answer, if any, past the cut.
 		for i := 8; i < len(out); i++ {
@@ -1075,7 +1125,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		}
 		out = out[:8]
 	}
-	return out
+	return append(out, nested[:min(len(nested), maxChoiceCalls)]...)
 }
 
 // untypedMain is the status of an operation's main answer when no typed

@@ -384,6 +384,12 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	for _, co := range dr.Coerced {
 		add("type", co)
 	}
+	for _, u := range dr.Unknowns {
+		// The harness sends and answers declared variants only: one that
+		// decodes into Unknown is read as no variant (a wrong literal or
+		// case in the union's decoder).
+		add("union", u)
+	}
 	if !v.seen {
 		if dr.ID == "" {
 			add("client", "the driver printed no result (it crashed or timed out)")

@@ -137,6 +137,7 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 	}
 	probs = append(probs, checkText(wire, rawPath, c)...)
 	probs = append(probs, s.checkExtra(wire, c)...)
+	probs = append(probs, checkDeepObjectKeys(wire, c)...)
 	probs = append(probs, checkAccept(wire, c)...)
 	if c.bodyOmitted && (len(body) > 0 || wire.Header.Get("Content-Type") != "") {
 		probs = append(probs, problem{kind: "extra", detail: fmt.Sprintf("the call left the optional body out; sent Content-Type %q and %d bytes %q", wire.Header.Get("Content-Type"), len(body), truncate(string(body), 100))})
@@ -144,6 +145,7 @@ func (s *server) check(r *http.Request, body []byte, c *call) []problem {
 	if c.bodySent {
 		probs = append(probs, s.checkBody(r, body, c)...)
 		probs = append(probs, checkFields(wire, body, c)...)
+		probs = append(probs, checkFileParts(wire, body, c)...)
 	}
 	// What the request carried, for the exceptions to look at.
 	var form url.Values

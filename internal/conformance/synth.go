@@ -722,17 +722,22 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// Numbers to try, in turn by seed and salt: the tame ones a careless
-// client gets right beside the ones it gets wrong: values above 2^53 (a
-// float64 loses them), the int64 extremes, a million (strconv's 'g' format
-// writes 1e+06), fractions, magnitudes JSON writes with an exponent.
+// Numbers to try, in turn by seed and salt: each one a careless client
+// gets wrong, so that whichever a value's seed and salt pick shows the
+// bug: values above 2^53 (a float64 loses them), the int64 extremes,
+// magnitudes past a million (strconv's 'g' format writes 1e+06; a float32
+// keeps 7 digits), fractions (an integer truncates them), a tiny one
+// ('g' writes 1.2345e-05). A float's values are ones a float32 holds
+// exactly and writes as they are (its field is one: encoding/json writes
+// a float32's shortest text, so -2097151.25 would go as -2097151.2). A schema's bounds that admit none of them
+// get a small value (number's fallback).
 var (
-	int32Values  = []string{"2147483647", "7", "-2147483648", "5", "-3"}
-	int64Values  = []string{"9007199254740993", "5", "-9223372036854775808", "42", "9223372036854775807", "-7"}
-	uint32Values = []string{"4294967295", "7", "3000000000", "5"}
-	uint64Values = []string{"18446744073709551615", "5", "9007199254740993", "42"}
-	floatValues  = []string{"1000000", "3.5", "0.5", "-2.5", "12345.5"}
-	doubleValues = []string{"1000000", "3.5", "1234567.25", "0.5", "1e+21", "-2.5"}
+	int32Values  = []string{"2147483647", "-2147483648", "1234567", "-7654321"}
+	int64Values  = []string{"9007199254740993", "-9223372036854775808", "9223372036854775807", "-9007199254740993", "1234567890123456789"}
+	uint32Values = []string{"4294967295", "3000000000", "1234567"}
+	uint64Values = []string{"18446744073709551615", "9007199254740993", "12345678901234567890"}
+	floatValues  = []string{"1234567.5", "-1048575.5", "3000000.5"}
+	doubleValues = []string{"1234567.891", "-1234567.25", "1e+21", "9876543.21", "0.000012345"}
 )
 
 // exactFloat is the largest magnitude below which every integer is a
@@ -779,8 +784,14 @@ func (g *synth) number(s *openapi3.Schema, integer bool, depth, salt int) (any, 
 	}
 	// The adversarial values go in every place but a composite
 	// parameter's items (where one item a style mangles would hide the
-	// others); each is tried from the seed's own on.
-	if (depth == 0 || g.place == inJSON || g.place == inForm) && g.place != inPathDelimited {
+	// others), integers aside: they hold no delimiter of any style, and
+	// a lost digit of an item or property is what a float64 does to
+	// them. Not in a label or matrix parameter's items, though: the
+	// harness's value check cannot pin an integer past 2^53 (kin reads
+	// it as a float64), and only that check reads those styles back (the
+	// others' items checkText reads exactly). Each is tried from the
+	// seed's own on.
+	if (depth == 0 || integer && g.place != inPathDelimited || g.place == inJSON || g.place == inForm) && (g.place != inPathDelimited || integer) {
 		start := g.seed + salt
 		for k := range pool {
 			text := pool[(start+k)%len(pool)]
@@ -900,6 +911,11 @@ var plainAdversarial = []string{
 	"100%",
 }
 
+// pathAdversarial are plainAdversarial for the items and values of path
+// parameters, whose styles (simple, label, matrix) do not split on a
+// space: each holds one, which a path writes %20 and a form +.
+var pathAdversarial = []string{"a b/c?d#e&f+g", "café au lait", "日本 語", `"quoted" x`, "😀 ok", "100 %"}
+
 // strPool is the strings to pick from for a plain string at depth in the
 // place: adversarial and tame ones alternate (adversarial first, so that
 // an operation called once meets one), with the empty string where the
@@ -909,6 +925,9 @@ func (g *synth) strPool(depth int) []string {
 	composite := (depth > 0 && g.place != inJSON && g.place != inForm) || (depth > 1 && g.place == inForm)
 	if composite || g.place == inPathDelimited {
 		adv = plainAdversarial
+		if g.place == inPath || g.place == inPathDelimited {
+			adv = pathAdversarial
+		}
 	}
 	out := make([]string, 0, 2*len(adv)+2)
 	for i, a := range adv {
