@@ -399,7 +399,12 @@ func (g *synth) allOf(s *openapi3.Schema, depth, salt int) (any, error) {
 		}
 		cp.AllOf = nil
 		v, err := g.value(&openapi3.SchemaRef{Value: &cp}, depth+1, salt)
-		if len(unions) == 0 || (err == nil && g.admits(unions, v)) {
+		// Only typed parts say what the value is: an empty part ({},
+		// items that allow anything) beside a union of typeless objects
+		// would give a string the union admits but no typed client reads
+		// as a variant (testdata/artifacts.yaml's TunnelList).
+		typed := cp.Type != nil && len(cp.Type.Slice()) > 0
+		if len(unions) == 0 || (err == nil && typed && g.admits(unions, v)) {
 			return v, err
 		}
 	}
