@@ -112,28 +112,8 @@ func binarySchema(s *openapi3.Schema) bool {
 // 2^53 or an exponent would pass its verdict.
 func nestedFieldTexts(values map[string][]string, m map[string]any) []problem {
 	want := map[string]any{}
-	var flat func(prefix string, v any, depth int)
-	flat = func(prefix string, v any, depth int) {
-		if depth > maxDepth {
-			return
-		}
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				flat(prefix+"["+k+"]", e, depth+1)
-			}
-		case []any:
-			for i, e := range x {
-				flat(prefix+"["+strconv.Itoa(i)+"]", e, depth+1)
-			}
-		default:
-			if depth > 0 {
-				want[prefix] = v
-			}
-		}
-	}
 	for k, v := range m {
-		flat(k, v, 0)
+		bracketLeaves(want, k, v, 0, false)
 	}
 	keys := make([]string, 0, len(want))
 	for k := range want {
@@ -151,6 +131,30 @@ func nestedFieldTexts(values map[string][]string, m map[string]any) []problem {
 		}
 	}
 	return probs
+}
+
+// bracketLeaves records in out each scalar below v by its bracketed key
+// (prefix[key], prefix[0][key]), as forms and deepObject write them; the
+// value itself (depth 0) is no leaf. skipNil leaves nulls out (a
+// deepObject writer drops them).
+func bracketLeaves(out map[string]any, prefix string, v any, depth int, skipNil bool) {
+	if depth > maxDepth {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			bracketLeaves(out, prefix+"["+k+"]", e, depth+1, skipNil)
+		}
+	case []any:
+		for i, e := range x {
+			bracketLeaves(out, prefix+"["+strconv.Itoa(i)+"]", e, depth+1, skipNil)
+		}
+	default:
+		if depth > 0 && (v != nil || !skipNil) {
+			out[prefix] = v
+		}
+	}
 }
 
 // checkDeepObjectKeys holds a deepObject query parameter's keys to the
@@ -187,26 +191,7 @@ func checkDeepObjectKeys(r *http.Request, c *call) []problem {
 			continue
 		}
 		want := map[string]any{}
-		var flat func(prefix string, v any, depth int)
-		flat = func(prefix string, v any, depth int) {
-			if depth > maxDepth {
-				return
-			}
-			switch x := v.(type) {
-			case map[string]any:
-				for k, e := range x {
-					flat(prefix+"["+k+"]", e, depth+1)
-				}
-			case []any:
-				for i, e := range x {
-					flat(prefix+"["+strconv.Itoa(i)+"]", e, depth+1)
-				}
-			case nil:
-			default:
-				want[prefix] = v
-			}
-		}
-		flat(p.Name, ip.value, 0)
+		bracketLeaves(want, p.Name, ip.value, 0, true)
 		got := map[string][]string{}
 		for _, kv := range pairs {
 			if strings.HasPrefix(kv[0], p.Name+"[") {
