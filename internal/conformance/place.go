@@ -275,6 +275,12 @@ func schemasAt(ref *openapi3.SchemaRef, toks []string) []*openapi3.Schema {
 // alternatives are s and, recursively, its allOf, anyOf and oneOf parts
 // (bounded: a spec's composition can be cyclic).
 func alternatives(s *openapi3.Schema) []*openapi3.Schema {
+	return composedParts(s, true)
+}
+
+// composedParts are s and, recursively, its allOf parts, and with unions
+// its anyOf and oneOf parts too (bounded: composition can be cyclic).
+func composedParts(s *openapi3.Schema, unions bool) []*openapi3.Schema {
 	var out []*openapi3.Schema
 	seen := map[*openapi3.Schema]bool{}
 	var walk func(x *openapi3.Schema, depth int)
@@ -284,7 +290,11 @@ func alternatives(s *openapi3.Schema) []*openapi3.Schema {
 		}
 		seen[x] = true
 		out = append(out, x)
-		for _, list := range []openapi3.SchemaRefs{x.AllOf, x.AnyOf, x.OneOf} {
+		lists := []openapi3.SchemaRefs{x.AllOf}
+		if unions {
+			lists = append(lists, x.AnyOf, x.OneOf)
+		}
+		for _, list := range lists {
 			for _, r := range list {
 				if r != nil {
 					walk(r.Value, depth+1)

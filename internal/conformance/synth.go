@@ -1201,23 +1201,7 @@ func jsonShapes(v any, floats bool) any {
 // flatParts are s and its allOf parts, nested allOfs included: the
 // schemas that all apply to one value (bounded: composition can be cyclic).
 func flatParts(s *openapi3.Schema) []*openapi3.Schema {
-	var out []*openapi3.Schema
-	seen := map[*openapi3.Schema]bool{}
-	var walk func(x *openapi3.Schema, depth int)
-	walk = func(x *openapi3.Schema, depth int) {
-		if x == nil || seen[x] || depth > maxDepth || len(out) > 64 {
-			return
-		}
-		seen[x] = true
-		out = append(out, x)
-		for _, r := range x.AllOf {
-			if r != nil {
-				walk(r.Value, depth+1)
-			}
-		}
-	}
-	walk(s, 0)
-	return out
+	return composedParts(s, false)
 }
 
 // jsonTypes are the JSON types a schema admits by its type keyword and
