@@ -5,7 +5,7 @@ GO ?= go
 
 # vet, then every test with the race detector. The real-spec build corpus
 # runs its specs under 2 MB here; `make corpus` runs all of them. The wire
-# conformance harness runs on every spec (internal/conformance's
+# conformance harness runs on every spec (tools/conformance's
 # TestConformanceCorpus, what `make conformance` runs; the longest package,
 # hence the timeout). Then the
 # modules of their own: otel/ (so the main module links no OpenTelemetry)
@@ -27,7 +27,7 @@ NORACE_PKGS = ./internal/jsontree ./generator/load
 
 # The swapped order (breaker inside the retry loop) exists only in a
 # -tags resgen_swapped build, for the tests that compare it with resgen's.
-SWAPPED_PKGS = ./runtime ./golden/experiments ./golden/petstore ./internal/lab
+SWAPPED_PKGS = ./runtime ./golden/experiments ./golden/petstore ./tools/lab
 
 vet:
 	$(GO) vet ./...
@@ -52,11 +52,11 @@ demo:
 corpus:
 	RESGEN_CORPUS=all $(GO) test ./generator -run TestCorpus -v -timeout 60m
 
-# Wire conformance (internal/conformance) of every spec of ../shared/specs/real
+# Wire conformance (tools/conformance) of every spec of ../shared/specs/real
 # (with the entry file of each multi-file spec) and testdata/specs (top
 # level; testdata/specs/invalid is not a spec): one
 # row per spec; -v lists each failing call. Every failure no exception
-# covers fails it (internal/conformance/constructs.go: each exception is a
+# covers fails it (tools/conformance/constructs.go: each exception is a
 # construct, proven on a minimal spec); so does a call the harness cannot
 # synthesize (an operation never called). `make test` runs it too.
 CONFORMANCE_SPECS = $(wildcard ../shared/specs/real/*.yaml ../shared/specs/real/*.json ../shared/specs/real/*/*public*.yaml testdata/specs/*.yaml testdata/specs/*.json)
@@ -64,7 +64,7 @@ conformance:
 	$(GO) run ./scripts/conformance -v $(CONFORMANCE_FLAGS) $(CONFORMANCE_SPECS)
 
 # Issue 22's measure of the harness itself: plants plausible client bugs
-# (mutants, internal/conformance/mutants.go: 47 kinds, in the generated
+# (mutants, tools/conformance/mutants.go: 47 kinds, in the generated
 # clients of MUTANT_SPECS and in the runtime they call, through a go build
 # overlay) one per harness run, and prints per kind how many the harness
 # killed (a failure the unmutated client's run lacks), the survivors, the

@@ -12,32 +12,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/resgen/resgen/internal/realspecs"
 )
 
 // corpusDir holds real public specs (../shared/specs/real, see its
 // SOURCES.md); the test is skipped where it is absent.
 const corpusDir = "../../shared/specs/real"
 
-// corpusSpecs lists the spec files of the corpus: every top-level YAML or
-// JSON file, and the entry file of each multi-file spec.
+// corpusSpecs lists the spec files of the corpus; the test is skipped
+// where it is absent.
 func corpusSpecs(t *testing.T) []string {
-	var out []string
-	entries, err := os.ReadDir(corpusDir)
+	out, err := realspecs.List(corpusDir)
 	if err != nil {
 		t.Skipf("no corpus: %v", err)
 	}
-	for _, e := range entries {
-		p := filepath.Join(corpusDir, e.Name())
-		switch {
-		case e.IsDir():
-			if m, _ := filepath.Glob(filepath.Join(p, "*public*.yaml")); len(m) == 1 {
-				out = append(out, m[0])
-			}
-		case strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".json"):
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
 	return out
 }
 
@@ -74,24 +63,8 @@ func extraSpecs() []string {
 
 var openapiHead = regexp.MustCompile(`(?m)(^|[{,])\s*"?(openapi|swagger)"?\s*:`)
 
-// corpusSize is a spec's size, its folder's for a multi-file spec.
-func corpusSize(spec string) int64 {
-	if filepath.Dir(spec) == filepath.Clean(corpusDir) || !strings.HasPrefix(spec, filepath.Clean(corpusDir)) {
-		fi, err := os.Stat(spec)
-		if err != nil {
-			return 0
-		}
-		return fi.Size()
-	}
-	var n int64
-	filepath.Walk(filepath.Dir(spec), func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			n += fi.Size()
-		}
-		return nil
-	})
-	return n
-}
+// corpusSize is the bytes of a spec corpusSpecs listed.
+func corpusSize(spec string) int64 { return realspecs.Size(corpusDir, spec) }
 
 // TestCorpus generates a client for every real spec into a temporary
 // module, then runs go build and go vet on all of them. It prints a table

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/resgen/resgen/generator/view"
 )
 
 // checkedModel checks a spec and fails the test on any error.
@@ -35,7 +37,7 @@ func TestGoldenDiff(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			oldSpec, newSpec := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
 			old, new := checkedModel(t, Config{Spec: oldSpec}), checkedModel(t, Config{Spec: newSpec})
-			d := DiffPolicies(old.Model, new.Model, filepath.ToSlash(oldSpec), filepath.ToSlash(newSpec))
+			d := view.DiffPolicies(old.Model, new.Model, filepath.ToSlash(oldSpec), filepath.ToSlash(newSpec))
 			if want := name != "nochange"; d.Changed != want {
 				t.Errorf("Changed = %v, want %v", d.Changed, want)
 			}
@@ -48,7 +50,7 @@ func TestGoldenDiff(t *testing.T) {
 				checkGolden(t, filepath.Join("golden", "diff", name+"."+ext), text)
 			}
 			// A spec against itself is no change, whatever it holds.
-			same := DiffPolicies(new.Model, checkedModel(t, Config{Spec: newSpec}).Model, "a", "b")
+			same := view.DiffPolicies(new.Model, checkedModel(t, Config{Spec: newSpec}).Model, "a", "b")
 			if same.Changed || same.Unchanged != len(new.Model.Operations) {
 				t.Errorf("the new spec against itself: changed %v, %d unchanged of %d", same.Changed, same.Unchanged, len(new.Model.Operations))
 			}
@@ -77,13 +79,13 @@ actions:
 		t.Fatal(err)
 	}
 	moved := checkedModel(t, Config{Spec: "testdata/specs/hostile-text.yaml", Overlays: []string{overlay}})
-	removed := DiffPolicies(hostile.Model, pets.Model, "a|`b`\x1b[31m", "new")
-	changed := DiffPolicies(hostile.Model, moved.Model, "old", "new")
+	removed := view.DiffPolicies(hostile.Model, pets.Model, "a|`b`\x1b[31m", "new")
+	changed := view.DiffPolicies(hostile.Model, moved.Model, "old", "new")
 	if len(removed.Removed) == 0 || len(changed.Operations) == 0 {
 		t.Fatal("no operation removed or changed: the test shows nothing")
 	}
 	for _, c := range []struct {
-		d      *PolicyDiff
+		d      *view.PolicyDiff
 		format string
 	}{{removed, "text"}, {removed, "markdown"}, {removed, "json"}, {changed, "text"}, {changed, "markdown"}, {changed, "json"}} {
 		d, format := c.d, c.format

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/resgen/resgen/generator/view"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (make golden)")
@@ -147,7 +149,7 @@ func TestGolden(t *testing.T) {
 			checkGolden(t, filepath.Join("golden", name, "client.gen.go"), res.Source)
 			checkNoUnsafeText(t, "the output", res.Source)
 			for format, ext := range map[string]string{"table": "txt", "markdown": "md", "json": "json"} {
-				text, err := Explain(res.Model, res.Diags, format)
+				text, err := view.Explain(res.Model, res.Diags, format)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -25,6 +25,7 @@ var stageLevel = map[string]int{
 	"generator/policy":   2,
 	"generator/build":    3,
 	"generator/emit":     4,
+	"generator/view":     4,
 	"generator":          5,
 }
 
@@ -66,8 +67,8 @@ func TestStagesImportOnlyEarlierStages(t *testing.T) {
 			case !isStage:
 			case depLevel >= level:
 				t.Errorf("%s imports %s, a stage of floor %d (its own floor is %d)", stage, name, depLevel, level)
-			case stage == "generator/emit" && depLevel > 0:
-				t.Errorf("emit imports %s: the printer reads the model, never the spec or policies", name)
+			case (stage == "generator/emit" || stage == "generator/view") && depLevel > 0:
+				t.Errorf("%s imports %s: the printers read the model, never the spec or policies", stage, name)
 			}
 		}
 	}
@@ -131,6 +132,84 @@ func TestMainModuleLinksNoOpenTelemetry(t *testing.T) {
 	for _, dep := range deps {
 		if strings.Contains(dep, "go.opentelemetry.io") || strings.HasPrefix(dep, mod+"otel") {
 			t.Errorf("the main module depends on %s", dep)
+		}
+	}
+}
+
+// folderLevel is each top-level folder of the main module and the floor
+// it stands on: internal/ holds leaves, the runtime stands on them, the
+// generator on the runtime (it types policies with the runtime's types),
+// the generated goldens beside it, the tools (lab, conformance harness)
+// on the generator, and the commands and scripts on top.
+var folderLevel = map[string]int{
+	"internal":  0,
+	"templates": 0,
+	"runtime":   1,
+	"generator": 2,
+	"golden":    2,
+	"tools":     3,
+	"cmd":       4,
+	"scripts":   4,
+}
+
+// TestFoldersImportOnlyLowerFloors: no package of the main module imports
+// a package of a top-level folder on its own floor or a higher one (other
+// than its own folder), so no arrow runs back up; every folder with Go
+// code has a floor.
+func TestFoldersImportOnlyLowerFloors(t *testing.T) {
+	folder := func(pkg string) string { f, _, _ := strings.Cut(strings.TrimPrefix(pkg, mod), "/"); return f }
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
+		fields := strings.Fields(line)
+		from := folder(fields[0])
+		level, ok := folderLevel[from]
+		if !ok {
+			t.Errorf("package %s is in a folder with no floor in folderLevel: place it", fields[0])
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, mod) {
+				continue
+			}
+			if to := folder(imp); to != from && folderLevel[to] >= level {
+				t.Errorf("%s imports %s: %s/ (floor %d) may not import %s/ (floor %d)", fields[0], imp, from, level, to, folderLevel[to])
+			}
+		}
+	}
+}
+
+// TestModulesImportNoOtherInternal: no package of the modules beside the
+// main one (otel, redis, examples) imports an internal package of another
+// module. Go allows it by path prefix (redis/ sits inside the main
+// module's path), but a module must not lean on another's internals.
+func TestModulesImportNoOtherInternal(t *testing.T) {
+	for _, dir := range []string{"otel", "redis", "examples"} {
+		cmd := exec.Command("go", "list", "-test", "-f", "{{.ImportPath}} {{.Module.Path}} {{join .Imports \" \"}}", "./...")
+		cmd.Dir = filepath.Join("..", dir)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list in %s: %v", dir, err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) < 2 {
+			t.Fatalf("go list in %s listed %d packages", dir, len(lines))
+		}
+		for _, line := range lines {
+			fields := strings.Fields(line)
+			if len(fields) < 2 {
+				t.Fatalf("go list in %s: %q", dir, line)
+			}
+			for _, imp := range fields[2:] {
+				if !strings.HasPrefix(imp, mod) {
+					continue
+				}
+				parent, _, isInternal := strings.Cut(imp, "/internal/")
+				if !isInternal {
+					parent, isInternal = strings.CutSuffix(imp, "/internal")
+				}
+				if isInternal && parent != fields[1] && !strings.HasPrefix(parent, fields[1]+"/") {
+					t.Errorf("%s (module %s) imports %s, internal to another module", fields[0], fields[1], imp)
+				}
+			}
 		}
 	}
 }

@@ -3,12 +3,10 @@ package generator
 import (
 	"bytes"
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/sanitize"
 )
 
@@ -53,74 +51,5 @@ func TestHostileTextBuildsAndIsShownSafely(t *testing.T) {
 		if !bytes.Contains(res.Source, []byte(want)) {
 			t.Errorf("the output lacks %q", want)
 		}
-	}
-}
-
-// TestExplainEscapesEveryField fills every string the text layouts of
-// explain can print with escape sequences: none reaches the output raw,
-// whatever field is added to Facts later.
-func TestExplainEscapesEveryField(t *testing.T) {
-	const evil = "\x1b]0;x\a\u202e\r\n\t"
-	var fill func(v reflect.Value)
-	fill = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.String:
-			v.SetString(evil)
-		case reflect.Pointer:
-			if v.IsNil() {
-				v.Set(reflect.New(v.Type().Elem()))
-			}
-			fill(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					fill(v.Field(i))
-				}
-			}
-		}
-	}
-	var op ExplainOp
-	fill(reflect.ValueOf(&op.Facts))
-	op.ID, op.GoMethod, op.Method, op.Path = evil, evil, evil, evil
-	safe := terminalOps([]ExplainOp{op})[0]
-	var check func(v reflect.Value, name string)
-	check = func(v reflect.Value, name string) {
-		switch v.Kind() {
-		case reflect.String:
-			if strings.ContainsFunc(v.String(), sanitize.Unsafe) {
-				t.Errorf("%s is not escaped: %q", name, v.String())
-			}
-		case reflect.Pointer:
-			if !v.IsNil() {
-				check(v.Elem(), name)
-			}
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if v.Type().Field(i).IsExported() {
-					check(v.Field(i), name+"."+v.Type().Field(i).Name)
-				}
-			}
-		}
-	}
-	check(reflect.ValueOf(safe.Facts), "Facts")
-	for _, s := range []string{safe.ID, safe.GoMethod, safe.Method, safe.Path} {
-		if strings.ContainsFunc(s, sanitize.Unsafe) {
-			t.Errorf("a name is not escaped: %q", s)
-		}
-	}
-	// A model with evil names everywhere the layouts print one, and a
-	// warning: the table, its lists and the markdown escape them all.
-	bi := &model.BreakerInstance{Instance: evil, Const: evil, Operations: 1,
-		Policy: &model.BreakerPolicy{Name: evil, Scope: evil, WindowType: "count", WindowSize: 1, MinimumCalls: 1, RecordOn: []string{evil}}}
-	rp := &model.RetryPolicy{Name: evil, MaxAttempts: 2, Backoff: "constant", Jitter: evil, RetryOn: []string{evil}, RetryAfter: true, Budget: &model.Budget{Ratio: 0.1}}
-	m := &model.File{Title: evil, Source: evil, Breakers: []*model.BreakerInstance{bi}, Retries: []*model.RetryPolicy{rp},
-		Operations: []*model.Operation{{ID: evil, Name: evil, Method: evil, Path: evil,
-			Policy: &model.OpPolicy{Breaker: bi, Retry: rp, RetryWhy: evil, IdempotencyHeader: evil}}}}
-	for _, format := range []string{"table", "markdown", "json"} {
-		out, err := Explain(m, Diagnostics{{File: evil, Line: 1, Msg: evil, Pointer: evil, Hint: evil}}, format)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkNoUnsafeText(t, "explain -format "+format, out)
 	}
 }

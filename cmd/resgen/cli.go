@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/generator/view"
 	"github.com/resgen/resgen/internal/gopanic"
 	"github.com/resgen/resgen/internal/sanitize"
 )
@@ -272,7 +273,7 @@ func runCommand(ctx context.Context, cmd string, args []string, stdout, stderr i
 			return outputError(stderr, *out, err)
 		}
 	case "explain":
-		text, err := generator.Explain(checked.Model, checked.Diags, *format)
+		text, err := view.Explain(checked.Model, checked.Diags, *format)
 		if err != nil {
 			return internalError(stderr, err)
 		}

@@ -14,7 +14,7 @@ import (
 	"unicode"
 
 	"github.com/resgen/resgen/generator"
-	"github.com/resgen/resgen/internal/lab"
+	"github.com/resgen/resgen/tools/lab"
 )
 
 // runCLI runs resgen in-process from the repository root.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/generator/view"
 )
 
 // exitPolicyChanged is resgen diff's answer when the two specs' policies
@@ -102,7 +103,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code := max(oldCode, newCode); code != exitOK {
 		return code
 	}
-	d := generator.DiffPolicies(oldModel.Model, newModel.Model, old.spec, new.spec)
+	d := view.DiffPolicies(oldModel.Model, newModel.Model, old.spec, new.spec)
 	text, err := d.Render(*format)
 	if err != nil {
 		return internalError(stderr, err)

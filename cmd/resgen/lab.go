@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator/diag"
-	"github.com/resgen/resgen/internal/lab"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/internal/sanitize"
+	"github.com/resgen/resgen/tools/lab"
 )
 
 // exitInterrupted is a lab stopped by Ctrl-C: 128 + SIGINT, what a shell

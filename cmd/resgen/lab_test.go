@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/generator"
-	"github.com/resgen/resgen/internal/lab"
+	"github.com/resgen/resgen/tools/lab"
 )
 
 const labSpec = "testdata/specs/lab.yaml"

@@ -3,7 +3,7 @@ package lab
 // The generated client of testdata/specs/lab.yaml, the spec resgen lab's
 // demo, docs and tests run: its sustainedFailure operation (the published
 // order setup) against a loopback server that answers 500, and the
-// policies internal/lab resolves for each operation, which must be those
+// policies tools/lab resolves for each operation, which must be those
 // the generated client registers (the lab runs what the client runs).
 
 import (
@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/resgen/resgen/generator"
-	"github.com/resgen/resgen/internal/lab"
+	"github.com/resgen/resgen/tools/lab"
 	"github.com/resgen/resgen/runtime"
 	"go.uber.org/goleak"
 )

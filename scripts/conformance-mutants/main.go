@@ -1,5 +1,5 @@
 // Command conformance-mutants measures the conformance harness
-// (internal/conformance): it plants plausible client bugs (mutants, one
+// (tools/conformance): it plants plausible client bugs (mutants, one
 // per run) in the generated clients of the given specs and in the runtime
 // they call, runs the harness on each, and prints per kind how many it
 // killed; the last line is "killed K of N mutants (P%)". It exits 1 when
@@ -15,7 +15,7 @@ import (
 	"os"
 	"regexp"
 
-	"github.com/resgen/resgen/internal/conformance"
+	"github.com/resgen/resgen/tools/conformance"
 )
 
 func main() {

@@ -1,5 +1,5 @@
 // Command conformance checks generated clients on the wire (see
-// internal/conformance): go run ./scripts/conformance [-v] SPEC...
+// tools/conformance): go run ./scripts/conformance [-v] SPEC...
 // prints one row per spec and exits 1 when any check fails.
 package main
 
@@ -11,14 +11,14 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/resgen/resgen/internal/conformance"
+	"github.com/resgen/resgen/tools/conformance"
 )
 
 func main() {
 	verbose := flag.Bool("v", false, "list each failing call with the reason, and the skipped calls")
 	parallel := flag.Int("p", 2, "specs run at once")
 	keep := flag.Bool("keep", false, "keep each temp module (printed in the notes)")
-	known := flag.Bool("known", false, "accept the failures internal/conformance/known-failures.txt lists (CI's ratchet): any other failure, or a listed one that no longer fails, fails the run")
+	known := flag.Bool("known", false, "accept the failures tools/conformance/known-failures.txt lists (CI's ratchet): any other failure, or a listed one that no longer fails, fails the run")
 	writeKnown := flag.String("write-known", "", "write the known-failures list that covers this run's failures to `FILE`")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/conformance [-v] [-p N] SPEC...")

@@ -26,7 +26,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/resgen/resgen/generator"
-	"github.com/resgen/resgen/internal/lab"
+	"github.com/resgen/resgen/tools/lab"
 	resgenredis "github.com/resgen/resgen/redis"
 	"github.com/resgen/resgen/runtime"
 )

@@ -8,7 +8,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resgen/resgen/generator"
-	"github.com/resgen/resgen/internal/lab"
+	"github.com/resgen/resgen/tools/lab"
 	"github.com/resgen/resgen/redis/redistest"
 )
 

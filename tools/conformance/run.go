@@ -19,6 +19,9 @@
 // value, oneOf variants no value tells apart) is such a failure at its
 // place, which an exception by construct excuses as a spec contradiction
 // (constructs.go): no server could send that answer, nor a client that body.
+//
+// It is resgen's own test tool (scripts/conformance, make conformance),
+// not an API.
 package conformance
 
 import (

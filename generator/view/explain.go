@@ -1,4 +1,4 @@
-package generator
+package view
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/sanitize"
@@ -106,7 +107,7 @@ type ExplainWarning struct {
 // markdown or json, one operation per row, sorted by path then method.
 // diags are the run's warnings (Checked.Diags): markdown and json list
 // them; the table leaves them to stderr, where the CLI prints them.
-func Explain(m *model.File, diags Diagnostics, format string) ([]byte, error) {
+func Explain(m *model.File, diags diag.Diagnostics, format string) ([]byte, error) {
 	ops := make([]ExplainOp, 0, len(m.Operations))
 	for _, op := range m.Operations {
 		ops = append(ops, ExplainOp{ID: op.ID, GoMethod: op.Name, Method: op.Method, Path: op.Path, Policy: machinePolicy(op.Policy), Facts: model.PolicyFacts(op.Policy)})

@@ -1,14 +1,20 @@
-package generator
+package view
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/resgen/resgen/generator"
+	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/internal/realspecs"
+	"github.com/resgen/resgen/internal/sanitize"
 )
 
 // checkTable checks what every explain table must be: no line wider than
@@ -45,17 +51,25 @@ func checkTable(t *testing.T, name string, m *model.File, table []byte) {
 // TestExplainTableFitsTestdata: the table of every spec TestGolden
 // generates fits 120 columns.
 func TestExplainTableFitsTestdata(t *testing.T) {
-	t.Chdir("..")
-	for _, g := range goldenSpecs(t) {
-		res, err := Check(context.Background(), Config{Spec: g.spec, Package: "p"})
+	t.Chdir("../..")
+	var specs []string
+	for _, pattern := range []string{"testdata/specs/*.yaml", "testdata/specs/load/*.yaml", "testdata/specs/load/*.json", "testdata/specs/load/*/openapi.yaml"} {
+		more, err := filepath.Glob(pattern)
+		if err != nil || len(more) == 0 {
+			t.Fatalf("no spec matches %s", pattern)
+		}
+		specs = append(specs, more...)
+	}
+	for _, spec := range specs {
+		res, err := generator.Check(context.Background(), generator.Config{Spec: spec, Package: "p"})
 		if err != nil {
-			t.Fatalf("%s: %v", g.spec, err)
+			t.Fatalf("%s: %v", spec, err)
 		}
 		table, err := Explain(res.Model, res.Diags, "table")
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkTable(t, g.name, res.Model, table)
+		checkTable(t, spec, res.Model, table)
 	}
 }
 
@@ -66,11 +80,16 @@ func TestExplainTableFitsCorpus(t *testing.T) {
 		t.Skip("-short")
 	}
 	n := 0
-	for _, spec := range corpusSpecs(t) {
-		if corpusSize(spec) >= 2<<20 {
+	const corpus = "../../../shared/specs/real"
+	specs, err := realspecs.List(corpus)
+	if err != nil {
+		t.Skipf("no corpus: %v", err)
+	}
+	for _, spec := range specs {
+		if realspecs.Size(corpus, spec) >= 2<<20 {
 			continue
 		}
-		res, err := Check(context.Background(), Config{Spec: spec, Package: "p"})
+		res, err := generator.Check(context.Background(), generator.Config{Spec: spec, Package: "p"})
 		if err != nil {
 			continue // TestCorpus reports specs that do not load
 		}
@@ -146,8 +165,8 @@ func TestDisplayWidth(t *testing.T) {
 // TestExplainMarkdownDetails: the markdown form has each retry policy's
 // retryOn, Retry-After cap and budget, and the run's warnings, escaped.
 func TestExplainMarkdownDetails(t *testing.T) {
-	t.Chdir("..")
-	res, err := Check(context.Background(), Config{Spec: "testdata/specs/resilience.yaml", Package: "p"})
+	t.Chdir("../..")
+	res, err := generator.Check(context.Background(), generator.Config{Spec: "testdata/specs/resilience.yaml", Package: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +185,7 @@ func TestExplainMarkdownDetails(t *testing.T) {
 		}
 	}
 
-	res, err = Check(context.Background(), Config{Spec: "testdata/specs/hostile-text.yaml", Package: "p"})
+	res, err = generator.Check(context.Background(), generator.Config{Spec: "testdata/specs/hostile-text.yaml", Package: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +208,11 @@ func TestExplainMarkdownDetails(t *testing.T) {
 // TestReadmeShowsExplain: the table the README shows is what explain
 // prints for testdata/specs/petstore.yaml today.
 func TestReadmeShowsExplain(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile("../golden/explain/petstore.txt")
+	want, err := os.ReadFile("../../golden/explain/petstore.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,5 +225,76 @@ func TestReadmeShowsExplain(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "  ```text\n"+indented.String()+"  ```\n") {
 		t.Error("README.md does not show golden/explain/petstore.txt (indented by two spaces in a text block): update it")
+	}
+}
+
+// TestExplainEscapesEveryField fills every string the text layouts of
+// explain can print with escape sequences: none reaches the output raw,
+// whatever field is added to Facts later.
+func TestExplainEscapesEveryField(t *testing.T) {
+	const evil = "\x1b]0;x\a\u202e\r\n\t"
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(evil)
+		case reflect.Pointer:
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			fill(v.Elem())
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					fill(v.Field(i))
+				}
+			}
+		}
+	}
+	var op ExplainOp
+	fill(reflect.ValueOf(&op.Facts))
+	op.ID, op.GoMethod, op.Method, op.Path = evil, evil, evil, evil
+	safe := terminalOps([]ExplainOp{op})[0]
+	var check func(v reflect.Value, name string)
+	check = func(v reflect.Value, name string) {
+		switch v.Kind() {
+		case reflect.String:
+			if strings.ContainsFunc(v.String(), sanitize.Unsafe) {
+				t.Errorf("%s is not escaped: %q", name, v.String())
+			}
+		case reflect.Pointer:
+			if !v.IsNil() {
+				check(v.Elem(), name)
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					check(v.Field(i), name+"."+v.Type().Field(i).Name)
+				}
+			}
+		}
+	}
+	check(reflect.ValueOf(safe.Facts), "Facts")
+	for _, s := range []string{safe.ID, safe.GoMethod, safe.Method, safe.Path} {
+		if strings.ContainsFunc(s, sanitize.Unsafe) {
+			t.Errorf("a name is not escaped: %q", s)
+		}
+	}
+	// A model with evil names everywhere the layouts print one, and a
+	// warning: the table, its lists and the markdown escape them all.
+	bi := &model.BreakerInstance{Instance: evil, Const: evil, Operations: 1,
+		Policy: &model.BreakerPolicy{Name: evil, Scope: evil, WindowType: "count", WindowSize: 1, MinimumCalls: 1, RecordOn: []string{evil}}}
+	rp := &model.RetryPolicy{Name: evil, MaxAttempts: 2, Backoff: "constant", Jitter: evil, RetryOn: []string{evil}, RetryAfter: true, Budget: &model.Budget{Ratio: 0.1}}
+	m := &model.File{Title: evil, Source: evil, Breakers: []*model.BreakerInstance{bi}, Retries: []*model.RetryPolicy{rp},
+		Operations: []*model.Operation{{ID: evil, Name: evil, Method: evil, Path: evil,
+			Policy: &model.OpPolicy{Breaker: bi, Retry: rp, RetryWhy: evil, IdempotencyHeader: evil}}}}
+	for _, format := range []string{"table", "markdown", "json"} {
+		out, err := Explain(m, diag.Diagnostics{{File: evil, Line: 1, Msg: evil, Pointer: evil, Hint: evil}}, format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := bytes.IndexFunc(out, func(r rune) bool { return r != '\t' && r != '\n' && sanitize.Unsafe(r) }); i >= 0 || !utf8.Valid(out) {
+			t.Errorf("explain -format %s prints unsafe text at byte %d: %q", format, i, out[max(i, 0):min(max(i, 0)+40, len(out))])
+		}
 	}
 }

@@ -11,6 +11,9 @@
 // Durations are divided by Options.Speed everywhere (the server's model
 // and every duration of the policy), so a sped-up run is the same
 // experiment on a faster clock; counts are never scaled.
+//
+// It is resgen's own tool, behind `resgen lab` and the redis module's
+// fleetlab, not an API: it may change with any resgen version.
 package lab
 
 import (

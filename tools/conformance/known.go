@@ -61,7 +61,7 @@ func ApplyKnown(rep *Report, known map[string]int) {
 		k := knownKey(rep.Spec, *f)
 		if left[k] > 0 {
 			left[k]--
-			f.Excepted = "known: listed in internal/conformance/known-failures.txt (to fix)"
+			f.Excepted = "known: listed in tools/conformance/known-failures.txt (to fix)"
 			rep.Known++
 		}
 	}
