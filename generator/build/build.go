@@ -150,6 +150,7 @@ func Model(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.Fil
 	b.file.SecretQueryParams = secretQueryParams(s.Doc)
 	breakValueCycles(b.file.Types)
 	aliasJSONTypes(b.file.Types)
+	b.decideText()
 	for _, kw := range slices.Sorted(maps.Keys(b.ignored)) {
 		n, what := b.ignored[kw], "schemas use"
 		if n == 1 {

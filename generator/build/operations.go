@@ -318,6 +318,7 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	}
 	op.ResponseType = b.claimAt(b.pkg, name+"Response", "the response type of "+opWords(o), b.at(opPtr))
 	op.Responses, op.Headers = b.responses(o.op, name, opPtr)
+	op.Accept = accept(op.Responses)
 	return op
 }
 
@@ -662,25 +663,6 @@ func (b *builder) deepUnion(t *model.GoType) bool {
 		}
 	}
 	return true
-}
-
-// paramEncodable reports whether resgen can write t as parameter text:
-// a primitive, a named primitive or enum, or a slice of those.
-func paramEncodable(b *builder, t *model.GoType) bool {
-	switch t.Kind {
-	case model.Builtin:
-		return t.Name != "any"
-	case model.Qual:
-		return t == timeTime || (t.Pkg == "time" && t.Name == "Time") || t == rawMessage
-	case model.Slice:
-		return t.Elem.Kind != model.Slice && paramEncodable(b, t.Elem)
-	case model.Named:
-		// type ID UUID; type UUID string (or time.Time): text all the way down.
-		d := b.decl(t.Name)
-		return d != nil && d.Kind != model.Struct && d.Kind != model.Union && d.Underlying != nil &&
-			(d.Underlying.Kind == model.Builtin || d.Underlying.Kind == model.Named || d.Underlying.Pkg == "time") && paramEncodable(b, d.Underlying)
-	}
-	return false
 }
 
 // mediaPick chooses the content type resgen encodes or decodes, preferring
@@ -1035,6 +1017,8 @@ func (b *builder) multipartType(name string, props []prop, encs map[string]*open
 			f.Doc = []string{f.Name + " is required."}
 		}
 		decl.Fields = append(decl.Fields, f)
+		part := b.part(f)
+		body.Parts = append(body.Parts, part)
 		enc := encs[p.name]
 		if enc == nil {
 			continue
@@ -1050,22 +1034,19 @@ func (b *builder) multipartType(name string, props []prop, encs map[string]*open
 			// One concrete type is the part's default; a list or a
 			// wildcard leaves it to File.ContentType.
 			if !strings.ContainsAny(ct, ",*") {
-				if body.PartTypes == nil {
-					body.PartTypes = map[string]string{}
-				}
-				body.PartTypes[p.name] = ct
+				part.ContentType = ct
 			}
 			continue
 		}
-		sent := "text/plain"
-		if ps == nil || !(ps.Type.Is("string") || ps.Type.Is("integer") || ps.Type.Is("number") || ps.Type.Is("boolean")) &&
-			!(ps.Type.Is("array") && ps.Items != nil && ps.Items.Value != nil && !ps.Items.Value.Type.Is("object") && !ps.Items.Value.Type.Is("array")) {
-			sent = "application/json"
+		sent := "application/json"
+		if part.Kind == model.PartText || part.Kind == model.PartTexts {
+			sent = "text/plain"
 		}
 		if !mediaIn(sent, ct) {
 			*issues = append(*issues, bodyIssue{ptrOf(p.name), fmt.Sprintf("multipart part %q is declared as %s; resgen sends it as %s", p.name, ct, sent)})
 		}
 	}
+	body.Fields = decl.Fields
 	return t
 }
 
@@ -1148,6 +1129,18 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		out = append(out, r)
 	}
 	return out, headers
+}
+
+// accept is the Accept header of responses: their content types, each
+// once, in order.
+func accept(responses []*model.Response) string {
+	var types []string
+	for _, r := range responses {
+		if r.ContentType != "" && !slices.Contains(types, r.ContentType) {
+			types = append(types, r.ContentType)
+		}
+	}
+	return strings.Join(types, ", ")
 }
 
 // headerString is the type of a response header field that holds the

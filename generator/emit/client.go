@@ -1,9 +1,6 @@
 package emit
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
 )
@@ -157,8 +154,8 @@ func (e *emitter) emitClient(f *jen.File) {
 			}
 			/* c.opX = e.Operation(runtime.OperationSpec{ what: the call; how: its policy }) */
 			what := []jen.Code{jen.Id("Name").Op(":").Lit(op.ID), jen.Id("Method").Op(":").Lit(op.Method), jen.Id("Path").Op(":").Lit(op.URLPath)}
-			if a := accept(op); a != "" {
-				what = append(what, jen.Id("Accept").Op(":").Lit(a))
+			if op.Accept != "" {
+				what = append(what, jen.Id("Accept").Op(":").Lit(op.Accept))
 			}
 			var how []jen.Code
 			if brk != nil {
@@ -189,17 +186,6 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.If(jen.Err().Op(":=").Id("e").Dot("CheckOverrides").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
 		g.Return(jen.Id("c"), jen.Nil())
 	})
-}
-
-// accept is the Accept header of op: its responses' content types.
-func accept(op *model.Operation) string {
-	var types []string
-	for _, r := range op.Responses {
-		if r.ContentType != "" && !slices.Contains(types, r.ContentType) {
-			types = append(types, r.ContentType)
-		}
-	}
-	return strings.Join(types, ", ")
 }
 
 // emitBreakers prints the breaker name constants, each with its policy in

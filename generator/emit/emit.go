@@ -26,8 +26,7 @@ const wirePkg = runtimePkg + "/wire"
 
 // emitter prints one file.
 type emitter struct {
-	m     *model.File
-	types map[string]*model.Type
+	m *model.File
 }
 
 // Output is one generated Go file: Name is "" for the single-file layout

@@ -398,51 +398,29 @@ func (e *emitter) emptyCond(p *model.Param) *jen.Statement {
 	t := p.Type
 	if t.Kind == model.Slice {
 		n := jen.Len(v.Clone()).Op("==").Lit(0)
-		if one := e.emptyText(t.Elem, jen.Id(p.GoName).Index(jen.Lit(0))); one != nil {
+		if one := emptyText(p.Text, jen.Id(p.GoName).Index(jen.Lit(0))); one != nil {
 			// One empty item is empty text too.
 			return n.Op("||").Len(v.Clone()).Op("==").Lit(1).Op("&&").Add(one)
 		}
 		return n
 	}
-	return e.emptyText(t, v)
+	return emptyText(p.Text, v)
 }
 
-// emptyText is the condition under which v, a scalar of type t, is written
-// as empty text; nil when it never is.
-func (e *emitter) emptyText(t *model.GoType, v *jen.Statement) *jen.Statement {
-	switch t.Kind {
-	case model.Builtin:
-		switch t.Name {
-		case "string":
-			return v.Clone().Op("==").Lit("")
-		case "[]byte":
-			return jen.Len(v.Clone()).Op("==").Lit(0)
-		}
-	case model.Named:
-		d := e.types[t.Name]
-		switch {
-		case d == nil:
-		case d.ParamText:
+// emptyText is the condition under which v, a scalar written as c says,
+// is empty text; nil when it never is.
+func emptyText(c model.Text, v *jen.Statement) *jen.Statement {
+	switch c.Form {
+	case model.TextString:
+		return v.Clone().Op("==").Lit("") // a string, or type Kind string
+	case model.TextBase64:
+		return jen.Len(v.Clone()).Op("==").Lit(0)
+	case model.TextMethod:
+		if len(c.Via) == 0 {
 			return v.Clone().Dot("ParamText").Call().Op("==").Lit("")
-		case d.Kind != model.Struct && d.Underlying != nil && e.isStringKind(d.Underlying):
-			return v.Clone().Op("==").Lit("") // type Kind string, and so on
-		case d.Kind != model.Struct && d.Underlying != nil && d.Underlying.Kind == model.Builtin && d.Underlying.Name == "[]byte":
-			return jen.Len(v.Clone()).Op("==").Lit(0)
 		}
 	}
 	return nil
-}
-
-// isStringKind reports whether t's values are Go strings underneath.
-func (e *emitter) isStringKind(t *model.GoType) bool {
-	switch t.Kind {
-	case model.Builtin:
-		return t.Name == "string"
-	case model.Named:
-		d := e.types[t.Name]
-		return d != nil && d.Kind != model.Struct && d.Underlying != nil && e.isStringKind(d.Underlying)
-	}
-	return false
 }
 
 // buildQuery prints the required-params check and the query parameters.
@@ -493,11 +471,11 @@ func (e *emitter) pathValue(p *model.Param) jen.Code {
 	case p.Object:
 		return jen.Id(p.TextVar)
 	case p.Type.Kind == model.Slice:
-		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.stringSlice(p.Type, v).Op("..."))
+		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), stringSlice(p.Text, v).Op("..."))
 	case p.Style == "label" || p.Style == "matrix":
-		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), e.strExpr(p.Type, v))
+		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), text(p.Text, v, false))
 	}
-	return jen.Qual(wirePkg, "PathSegment").Call(e.strExpr(p.Type, v))
+	return jen.Qual(wirePkg, "PathSegment").Call(text(p.Text, v, false))
 }
 
 // setParam prints the code that writes one params field with add: absent
@@ -506,12 +484,12 @@ func (e *emitter) pathValue(p *model.Param) jen.Code {
 func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) jen.Code) {
 	field := jen.Id("params").Dot(p.GoName)
 	t := p.Type
-	write := func(g *jen.Group, v *jen.Statement) {
+	write := func(g *jen.Group, v *jen.Statement, deref bool) {
 		if t.Kind == model.Slice {
 			switch {
 			case p.Explode && p.In == model.InQuery:
 				// Exploded, any query style: one name=value pair per item.
-				g.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(v)).Block(add(e.strExpr(t.Elem, jen.Id("v"))))
+				g.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(v)).Block(add(text(p.Text, jen.Id("v"), false)))
 			case p.In == model.InQuery:
 				sep := ","
 				switch p.Style {
@@ -520,24 +498,24 @@ func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) je
 				case "pipeDelimited":
 					sep = "|"
 				}
-				g.Id("req").Dot("Query").Dot("AddList").Call(jen.Lit(p.SpecName), jen.Lit(sep), e.stringSlice(t, v).Op("..."))
+				g.Id("req").Dot("Query").Dot("AddList").Call(jen.Lit(p.SpecName), jen.Lit(sep), stringSlice(p.Text, v).Op("..."))
 			case p.In == model.InCookie:
 				// Each item escaped, the commas between them not.
-				g.Add(cookie(p, jen.Qual(wirePkg, "CookieList").Call(e.stringSlice(t, v).Op("..."))))
+				g.Add(cookie(p, jen.Qual(wirePkg, "CookieList").Call(stringSlice(p.Text, v).Op("..."))))
 			default:
-				g.Add(add(jen.Qual("strings", "Join").Call(e.stringSlice(t, v), jen.Lit(","))))
+				g.Add(add(jen.Qual("strings", "Join").Call(stringSlice(p.Text, v), jen.Lit(","))))
 			}
 			return
 		}
-		g.Add(add(e.strExpr(t, v)))
+		g.Add(add(text(p.Text, v, deref)))
 	}
 	switch {
 	case p.Required && !t.Nilable():
-		write(g, field.Clone())
+		write(g, field.Clone(), false)
 	case t.Nilable():
-		g.If(field.Clone().Op("!=").Nil()).BlockFunc(func(g *jen.Group) { write(g, field.Clone()) })
+		g.If(field.Clone().Op("!=").Nil()).BlockFunc(func(g *jen.Group) { write(g, field.Clone(), false) })
 	default:
-		g.If(field.Clone().Op("!=").Nil()).BlockFunc(func(g *jen.Group) { write(g, jen.Op("*").Add(field.Clone())) })
+		g.If(field.Clone().Op("!=").Nil()).BlockFunc(func(g *jen.Group) { write(g, field.Clone(), true) })
 	}
 }
 
@@ -552,62 +530,56 @@ func (e *emitter) setObject(g *jen.Group, op *model.Operation, p *model.Param, w
 	g.If(field.Clone().Op("!=").Nil()).Block(write(field.Clone()))
 }
 
-// stringSlice prints a func literal call turning a slice into []string.
-func (e *emitter) stringSlice(t *model.GoType, v jen.Code) *jen.Statement {
-	if t.Elem.Kind == model.Builtin && t.Elem.Name == "string" {
+// stringSlice prints a func literal call turning v, a slice whose items
+// are written as c says, into []string.
+func stringSlice(c model.Text, v jen.Code) *jen.Statement {
+	if c.Form == model.TextString && len(c.Via) == 0 {
 		return jen.Add(v)
 	}
 	return jen.Func().Params().Index().String().Block(
 		jen.Id("s").Op(":=").Make(jen.Index().String(), jen.Lit(0), jen.Len(v)),
 		jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Add(v)).Block(
-			jen.Id("s").Op("=").Append(jen.Id("s"), e.strExpr(t.Elem, jen.Id("x"))),
+			jen.Id("s").Op("=").Append(jen.Id("s"), text(c, jen.Id("x"), false)),
 		),
 		jen.Return(jen.Id("s")),
 	).Call()
 }
 
-// strExpr prints the text form of v, a value of type t, as a parameter.
-func (e *emitter) strExpr(t *model.GoType, v jen.Code) jen.Code {
-	switch t.Kind {
-	case model.Named:
-		if d := e.types[t.Name]; d != nil && d.Underlying != nil && d.Kind != model.Struct {
-			return e.strExpr(d.Underlying, typeExpr(d.Underlying).Call(v))
-		}
-		if d := e.types[t.Name]; d != nil && d.ParamText {
-			if st, ok := v.(*jen.Statement); ok && strings.HasPrefix(fmt.Sprintf("%#v", st), "*") {
-				v = jen.Parens(v) // a dereference: *params.Ref
-			}
-			return jen.Add(v).Dot("ParamText").Call()
-		}
-		return jen.Qual("fmt", "Sprint").Call(v)
-	case model.Qual:
-		if t.Pkg == "time" {
-			// Parenthesised: v may be a dereference, *params.Since.
-			return jen.Parens(v).Dot("Format").Call(jen.Qual("time", "RFC3339Nano"))
-		}
-		return jen.String().Call(v)
-	case model.Builtin:
-		switch t.Name {
-		case "string":
-			return v
-		case "[]byte":
-			// format: byte is base64 text, as JSON writes it too.
-			return jen.Qual("encoding/base64", "StdEncoding").Dot("EncodeToString").Call(v)
-		case "bool":
-			return jen.Qual("strconv", "FormatBool").Call(v)
-		case "int32", "int64", "int":
-			return jen.Qual("strconv", "FormatInt").Call(jen.Int64().Call(v), jen.Lit(10))
-		case "uint32", "uint64":
-			return jen.Qual("strconv", "FormatUint").Call(jen.Uint64().Call(v), jen.Lit(10))
-		case "float32":
-			// The shortest decimal that reads back as the value, never
-			// with an exponent: no OpenAPI style writes 1e+06.
-			return jen.Qual("strconv", "FormatFloat").Call(jen.Float64().Call(v), jen.LitRune('f'), jen.Lit(-1), jen.Lit(32))
-		case "float64":
-			return jen.Qual("strconv", "FormatFloat").Call(v, jen.LitRune('f'), jen.Lit(-1), jen.Lit(64))
-		}
+// text prints the parameter text of v, or of *v when deref, as c says.
+func text(c model.Text, v jen.Code, deref bool) jen.Code {
+	x := v
+	if deref {
+		x = jen.Op("*").Add(v)
 	}
-	return jen.Qual("fmt", "Sprint").Call(v)
+	for _, t := range c.Via {
+		x, deref = typeExpr(t).Call(x), false
+	}
+	switch c.Form {
+	case model.TextString:
+		return x
+	case model.TextBase64:
+		return jen.Qual("encoding/base64", "StdEncoding").Dot("EncodeToString").Call(x)
+	case model.TextBool:
+		return jen.Qual("strconv", "FormatBool").Call(x)
+	case model.TextInt:
+		return jen.Qual("strconv", "FormatInt").Call(jen.Int64().Call(x), jen.Lit(10))
+	case model.TextUint:
+		return jen.Qual("strconv", "FormatUint").Call(jen.Uint64().Call(x), jen.Lit(10))
+	case model.TextFloat32:
+		return jen.Qual("strconv", "FormatFloat").Call(jen.Float64().Call(x), jen.LitRune('f'), jen.Lit(-1), jen.Lit(32))
+	case model.TextFloat64:
+		return jen.Qual("strconv", "FormatFloat").Call(x, jen.LitRune('f'), jen.Lit(-1), jen.Lit(64))
+	case model.TextTime:
+		return jen.Parens(x).Dot("Format").Call(jen.Qual("time", "RFC3339Nano"))
+	case model.TextConvert:
+		return jen.String().Call(x)
+	case model.TextMethod:
+		if deref {
+			x = jen.Parens(x)
+		}
+		return jen.Add(x).Dot("ParamText").Call()
+	}
+	return jen.Qual("fmt", "Sprint").Call(x)
 }
 
 // encodeBody prints the encoding of body into req.Body (a JSON body the
@@ -630,11 +602,7 @@ func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) {
 	case "multipart-fields":
 		enc = e.multipartBody(op, b)
 	case "form-typed":
-		var decl *model.Type
-		if b.Type.Kind == model.Named {
-			decl = e.types[b.Type.Name]
-		}
-		enc = append(requiredChecks(op, decl, "form property"),
+		enc = append(requiredChecks(op, b.Fields, "form property"),
 			jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(wirePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
 			set(jen.Index().Byte().Call(jen.Id("form"))),
@@ -708,18 +676,16 @@ func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 		}
 		g.Id("key").Op(":=").Add(made)
 		field := jen.Id("params").Dot(key.GoName)
-		var text jen.Code
+		var given jen.Code
 		switch t := key.Type; {
 		case t.Kind == model.Slice:
 			// Style simple: the items joined by commas.
-			text = jen.Qual("strings", "Join").Call(e.stringSlice(t, field.Clone()), jen.Lit(","))
-		case t.Nilable():
-			text = e.strExpr(t, field.Clone())
+			given = jen.Qual("strings", "Join").Call(stringSlice(key.Text, field.Clone()), jen.Lit(","))
 		default:
-			text = e.strExpr(t, jen.Op("*").Add(field.Clone()))
+			given = text(key.Text, field.Clone(), !t.Nilable())
 		}
 		g.If(jen.Id("params").Op("!=").Nil().Op("&&").Add(field.Clone()).Op("!=").Nil()).Block(
-			jen.Id("key").Op("=").Add(text),
+			jen.Id("key").Op("=").Add(given),
 		)
 		g.Id("req").Dot("SetHeader").Call(jen.Lit(key.SpecName), jen.Id("key"))
 	}
@@ -731,14 +697,13 @@ func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 // before any request: a server would refuse the body, and a breaker should
 // not count the caller's mistake.
 func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
-	decl := e.types[b.Type.Name]
-	out := requiredChecks(op, decl, "multipart part")
+	out := requiredChecks(op, b.Fields, "multipart part")
 	out = append(out, jen.Id("mp").Op(":=").Qual(wirePkg, "NewMultipart").Call())
-	for _, f := range decl.Fields {
+	for _, part := range b.Parts {
+		f := part.Field
 		v := jen.Id("body").Dot(f.Name)
-		t := f.Type
 		file := func(x jen.Code) jen.Code {
-			if ct, ok := b.PartTypes[f.JSONName]; ok {
+			if ct := part.ContentType; ct != "" {
 				return jen.Id("mp").Dot("TypedFile").Call(jen.Lit(f.JSONName), jen.Lit(ct), x)
 			}
 			return jen.Id("mp").Dot("File").Call(jen.Lit(f.JSONName), x)
@@ -746,25 +711,36 @@ func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
 		each := func(call jen.Code) jen.Code {
 			return jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Add(v)).Block(call)
 		}
-		switch {
-		case t.Kind == model.Pointer && isFile(t.Elem):
+		field := func(x jen.Code, deref bool) jen.Code {
+			return jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), text(part.Text, x, deref))
+		}
+		json := func(x jen.Code) jen.Code { return jen.Id("mp").Dot("JSON").Call(jen.Lit(f.JSONName), x) }
+		// A value is always sent; a pointer, list or bytes when set.
+		value := f.Required && !f.Type.Nilable()
+		switch part.Kind {
+		case model.PartFile:
 			out = append(out, file(v))
-		case t.Kind == model.Slice && t.Elem.Kind == model.Pointer && isFile(t.Elem.Elem):
+		case model.PartFiles:
 			out = append(out, each(file(jen.Id("x"))))
-		case f.Required && e.isText(t):
-			out = append(out, jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), e.strExpr(t, v)))
-		case t.Kind == model.Pointer && e.isText(t.Elem):
-			out = append(out, jen.If(v.Clone().Op("!=").Nil()).Block(jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), e.strExpr(t.Elem, jen.Op("*").Add(v.Clone())))))
-		case t.Kind == model.Slice && e.isText(t.Elem):
-			out = append(out, each(jen.Id("mp").Dot("Field").Call(jen.Lit(f.JSONName), e.strExpr(t.Elem, jen.Id("x")))))
-		case t.Kind == model.Slice && !(t.Elem.Kind == model.Builtin && t.Elem.Name == "byte"):
-			// A list of objects: one JSON part per item, as a list of
-			// text values is one field per item.
-			out = append(out, each(jen.Id("mp").Dot("JSON").Call(jen.Lit(f.JSONName), jen.Id("x"))))
-		case f.Required && !t.Nilable():
-			out = append(out, jen.Id("mp").Dot("JSON").Call(jen.Lit(f.JSONName), v))
-		default:
-			out = append(out, jen.If(v.Clone().Op("!=").Nil()).Block(jen.Id("mp").Dot("JSON").Call(jen.Lit(f.JSONName), v.Clone())))
+		case model.PartText:
+			switch {
+			case f.Type.Kind == model.Pointer:
+				out = append(out, jen.If(v.Clone().Op("!=").Nil()).Block(field(v.Clone(), true)))
+			case f.Required:
+				out = append(out, field(v, false))
+			default:
+				out = append(out, jen.If(v.Clone().Op("!=").Nil()).Block(field(v.Clone(), false)))
+			}
+		case model.PartTexts:
+			out = append(out, each(field(jen.Id("x"), false)))
+		case model.PartJSONs:
+			out = append(out, each(json(jen.Id("x"))))
+		case model.PartJSON:
+			if value {
+				out = append(out, json(v))
+			} else {
+				out = append(out, jen.If(v.Clone().Op("!=").Nil()).Block(json(v.Clone())))
+			}
 		}
 	}
 	return append(out,
@@ -774,16 +750,13 @@ func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
 	)
 }
 
-// requiredChecks prints, for each required field of decl that can be nil
+// requiredChecks prints, for each required field of fields that can be nil
 // or empty, the error a call returns before any request when it is: a
 // multipart or form body has no way to send an empty list or a nil value,
 // so it would silently lack the part or property.
-func requiredChecks(op *model.Operation, decl *model.Type, what string) []jen.Code {
-	if decl == nil {
-		return nil
-	}
+func requiredChecks(op *model.Operation, fields []*model.Field, what string) []jen.Code {
 	var out []jen.Code
-	for _, f := range decl.Fields {
+	for _, f := range fields {
 		v := jen.Id("body").Dot(f.Name)
 		var missing *jen.Statement
 		switch t := f.Type; {
@@ -816,20 +789,6 @@ func formStyles(ss []model.FormStyle) []jen.Code {
 			jen.Id("Name").Op(":").Lit(s.Name), jen.Id("Style").Op(":").Lit(s.Style), jen.Id("Explode").Op(":").Lit(s.Explode))
 	}
 	return out
-}
-
-// isText reports whether values of t are written as parameter text.
-func (e *emitter) isText(t *model.GoType) bool {
-	switch t.Kind {
-	case model.Builtin:
-		return t.Name != "any"
-	case model.Qual:
-		return t.Pkg == "time"
-	case model.Named:
-		d := e.types[t.Name]
-		return d != nil && d.Kind != model.Struct && d.Kind != model.Union && d.Underlying != nil && e.isText(d.Underlying)
-	}
-	return false
 }
 
 // headerOrCookie prints the statement that sends text v as p.

@@ -33,10 +33,7 @@ type unit func(*jen.File)
 // render prints f with up to workers goroutines, in chunks of at least
 // minUnits units; 1 worker prints each file in one piece.
 func render(f *model.File, split string, workers, minUnits int) ([]Output, error) {
-	e := &emitter{m: f, types: map[string]*model.Type{}}
-	for _, t := range f.Types {
-		e.types[t.Name] = t
-	}
+	e := &emitter{m: f}
 	var hdr strings.Builder
 	if err := templates.T.ExecuteTemplate(&hdr, "header", f.Source); err != nil {
 		return nil, err

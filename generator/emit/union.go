@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -121,11 +120,7 @@ func (e *emitter) emitParamText(f *jen.File, t *model.Type) {
 	f.Func().Params(jen.Id("u").Id(t.Name)).Id("ParamText").Params().String().BlockFunc(func(g *jen.Group) {
 		g.Switch().BlockFunc(func(g *jen.Group) {
 			for _, v := range t.Variants {
-				val := jen.Id("u").Dot(v.FieldName)
-				if !v.Type.Nilable() {
-					val = jen.Op("*").Add(val)
-				}
-				g.Case(jen.Id("u").Dot(v.FieldName).Op("!=").Nil()).Block(jen.Return(e.strExpr(v.Type, val)))
+				g.Case(jen.Id("u").Dot(v.FieldName).Op("!=").Nil()).Block(jen.Return(text(v.Text, jen.Id("u").Dot(v.FieldName), !v.Type.Nilable())))
 			}
 			g.Case(jen.Id("u").Dot("Unknown").Op("!=").Nil()).Block(jen.Return(jen.Qual(wirePkg, "RawText").Call(jen.Id("u").Dot("Unknown"))))
 		})
@@ -229,12 +224,16 @@ func (e *emitter) unionByKind(g *jen.Group, t *model.Type) {
 					// Same kind: an enum variant takes its own values, the
 					// others are tried in order.
 					for _, v := range vs {
-						if vals := e.enumValues(v.Type); vals != nil {
-							g.If(jen.Qual(wirePkg, "IsOneOf").Call(append([]jen.Code{jen.Id("data")}, vals...)...)).Block(decodeVariant(v)...)
+						if len(v.Enum) > 0 {
+							vals := []jen.Code{jen.Id("data")}
+							for _, ev := range v.Enum {
+								vals = append(vals, jen.Lit(ev))
+							}
+							g.If(jen.Qual(wirePkg, "IsOneOf").Call(vals...)).Block(decodeVariant(v)...)
 						}
 					}
 					for _, v := range vs {
-						if e.enumValues(v.Type) == nil {
+						if len(v.Enum) == 0 {
 							g.Add(tryVariant(v))
 						}
 					}
@@ -684,23 +683,6 @@ func addAll(g *jen.Group, codes []jen.Code) {
 	for _, c := range codes {
 		g.Add(c)
 	}
-}
-
-// enumValues returns the spec's values of an enum type as string literals,
-// or nil when t is not an enum.
-func (e *emitter) enumValues(t *model.GoType) []jen.Code {
-	if t.Kind != model.Named {
-		return nil
-	}
-	d := e.types[t.Name]
-	if d == nil || d.Kind != model.Enum || len(d.Values) == 0 {
-		return nil
-	}
-	var out []jen.Code
-	for _, v := range d.Values {
-		out = append(out, jen.Lit(fmt.Sprint(v.Value)))
-	}
-	return out
 }
 
 // emptyNotNull are the fields whose nil value the schema does not allow

@@ -148,6 +148,11 @@ type Variant struct {
 	// Items are the object forms of an array variant's elements, when
 	// they tell it from another array variant.
 	Items []Shape
+	// Enum are the values of a variant whose type is an enum, as text;
+	// nil for any other.
+	Enum []string
+	// Text writes the variant of a union with a ParamText method.
+	Text Text
 }
 
 // Shape is one object form of a union variant.
@@ -238,6 +243,8 @@ type Param struct {
 	// TextVar is the local holding an Object path parameter's text, named
 	// after model.ObjectText(GoName) clear of every other argument.
 	TextVar string
+	// Text writes the value (each item of a list) when it is not Object.
+	Text Text
 }
 
 // Body is an operation's request body.
@@ -253,9 +260,12 @@ type Body struct {
 	// that change what runtime.FormBody writes: style form with explode
 	// false, deepObject on a list.
 	FormStyles []FormStyle
-	// PartTypes are the Content-Types a multipart body's file parts
-	// default to, by part name, where the spec's encoding names one.
-	PartTypes map[string]string
+	// Fields are the fields of a typed form's or multipart body's
+	// struct: a required one that is nil or empty fails the call before
+	// any request.
+	Fields []*Field
+	// Parts are how a multipart-fields body sends each of Fields.
+	Parts []*Part
 }
 
 // FormStyle is one form property's encoding.
@@ -330,6 +340,9 @@ type Operation struct {
 	Responses  []*Response
 	// ResponseType names the typed response struct.
 	ResponseType string
+	// Accept is the Accept header: the responses' content types, ""
+	// when they have none.
+	Accept string
 	// Headers are the response headers the spec declares (any status).
 	Headers []*ResponseHeader
 	// OpField is the client's unexported field holding the runtime operation.
