@@ -4,6 +4,7 @@ package bodies
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -95,7 +96,8 @@ type PostReportMultipartDoc struct {
 
 // The parts of a multipart/form-data body; file parts are *runtime.File.
 type UploadMultipart struct {
-	Count *int64 `json:"count,omitzero"`
+	Count  *int64 `json:"count,omitzero"`
+	Digest []byte `json:"digest,omitzero"`
 	// File is required.
 	File   *runtime.File               `json:"file,omitzero"`
 	Labels []UploadMultipartLabelsItem `json:"labels,omitzero"`
@@ -723,6 +725,9 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runti
 		mp := wire.NewMultipart()
 		if body.Count != nil {
 			mp.Field("count", strconv.FormatInt(int64(*body.Count), 10))
+		}
+		if body.Digest != nil {
+			mp.Field("digest", base64.StdEncoding.EncodeToString(body.Digest))
 		}
 		mp.TypedFile("file", "image/png", body.File)
 		for _, x := range body.Labels {

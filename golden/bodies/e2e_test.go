@@ -471,3 +471,30 @@ func TestFormRequiredList(t *testing.T) {
 		t.Fatal("a form missing a required list was sent")
 	}
 }
+
+// An optional bytes part (format: byte) is a field of base64 text, as a
+// required one is and as the spec's string says; it was once sent as a
+// JSON part, the base64 quoted, because the printer took only a pointer or
+// a required value for text.
+func TestOptionalBytesPartIsText(t *testing.T) {
+	s := newServer(t)
+	c, _ := newClient(t, s)
+	b := UploadMultipart{
+		File:   &runtime.File{Name: "a.png", Content: strings.NewReader("PNG")},
+		Title:  "holiday",
+		Tags:   []string{"sea"},
+		Digest: []byte("sum"),
+	}
+	if _, err := c.Upload(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	var got []part
+	for _, p := range parts(t, s.requests()[0]) {
+		if p.Name == "digest" {
+			got = append(got, p)
+		}
+	}
+	if want := []part{{Name: "digest", Value: "c3Vt"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("digest parts %+v, want %+v", got, want)
+	}
+}
