@@ -259,10 +259,10 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	}
 	for _, m := range pathParamRE.FindAllStringSubmatch(op.URLPath, -1) {
 		pname := m[1]
-		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: "simple"}
+		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: model.StyleSimple}
 		if p := declared[pname]; p != nil {
 			mp.Doc = docLines(p.Description)
-			mp.Style, mp.Explode = p.Style, p.Explode != nil && *p.Explode
+			mp.Style, mp.Explode = styleOf(p.Style), p.Explode != nil && *p.Explode
 			b.setParamType(mp, p, name+exportedName(pname, "Param"), paramPtr[p])
 		}
 		mp.GoName = args.name(unexportedName(pname, "param"))
@@ -285,7 +285,7 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		}
 		mp := &model.Param{
 			SpecName: p.Name, In: in, Required: p.Required, Doc: docLines(p.Description),
-			Style: p.Style, Explode: p.Explode == nil || *p.Explode,
+			Style: styleOf(p.Style), Explode: p.Explode == nil || *p.Explode,
 		}
 		if p.Explode == nil && in != model.InQuery && in != model.InCookie {
 			mp.Explode = false // simple style's default
@@ -335,7 +335,7 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		if len(p.Content) == 0 {
 			return
 		}
-		if ct := slices.Min(slices.Collect(maps.Keys(p.Content))); p.Content[ct] != nil && encodingOf(ct) == "json" {
+		if ct := slices.Min(slices.Collect(maps.Keys(p.Content))); p.Content[ct] != nil && encodingOf(ct) == model.BodyJSON {
 			// content: application/json means the value's JSON text.
 			mp.Type = rawMessage
 			mp.Doc = append(mp.Doc, "It is the JSON text of the value (the parameter's content is "+ct+").")
@@ -698,18 +698,25 @@ func mediaRank(ct string) int {
 	return 5
 }
 
-func encodingOf(ct string) string {
+func encodingOf(ct string) model.BodyEncoding {
 	switch mediaRank(ct) {
 	case 0, 1:
-		return "json"
+		return model.BodyJSON
 	case 2:
-		return "form"
+		return model.BodyForm
 	case 3:
-		return "multipart"
+		return model.BodyMultipart
 	case 4:
-		return "text"
+		return model.BodyText
 	}
-	return "bytes"
+	return model.BodyBytes
+}
+
+// styleOf is the style OpenAPI names name; the loader has refused a
+// spec that names another, so that one is unset (the default).
+func styleOf(name string) model.Style {
+	s, _ := model.StyleOf(name)
+	return s
 }
 
 // bodyIssue is a part of a request body that resgen cannot write as the
@@ -766,9 +773,9 @@ func (b *builder) bodies(op *model.Operation, rb *openapi3.RequestBodyRef, opPtr
 		return
 	}
 	rawName := op.Name // a wildcard: the method is raw already
-	if op.Body.Encoding != "raw" {
+	if op.Body.Encoding != model.BodyRaw {
 		rawName = methods.name(op.Name + "WithBody")
-		op.Variants = append(op.Variants, &model.BodyVariant{Name: rawName, Body: &model.Body{Encoding: "raw", Type: ioReader}})
+		op.Variants = append(op.Variants, &model.BodyVariant{Name: rawName, Body: &model.Body{Encoding: model.BodyRaw, Type: ioReader}})
 	}
 	if len(raw) > 0 {
 		b.diags = append(b.diags, b.s.Diag(diag.Warning, ptrOf(raw[0]),
@@ -830,38 +837,38 @@ func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName 
 	body := &model.Body{ContentType: ct, Encoding: encodingOf(ct), Required: required}
 	if strings.Contains(ct, "*") {
 		// image/*, */*: no Content-Type to send; the caller names one.
-		body.Encoding, body.Type, body.Required = "raw", ioReader, false
+		body.Encoding, body.Type, body.Required = model.BodyRaw, ioReader, false
 		return body
 	}
 	switch body.Encoding {
-	case "multipart":
+	case model.BodyMultipart:
 		if mt.Schema != nil && mt.Schema.Value != nil {
 			if props, ok := b.objectProps(mt.Schema.Value); ok {
 				body.Type = b.multipartType(opName+"Multipart", props, mt.Encoding, body, func(part string) string { return ptrOf(ct, "encoding", part) }, issues)
-				body.Encoding = "multipart-fields"
+				body.Encoding = model.BodyMultipartFields
 				nullProps("multipart part", props, func(name string) string { return ptrOf(ct, "schema", "properties", name) }, issues)
 				break
 			}
 			b.unionBody(body, "multipart", mt.Schema.Value, ptrOf(ct, "schema"))
 		}
 		body.Type = builtin("[]byte")
-	case "json":
+	case model.BodyJSON:
 		body.Type = b.typeOf(mt.Schema, opName+"Body", "", true)
-	case "form":
+	case model.BodyForm:
 		body.Type = &model.GoType{Kind: model.Qual, Pkg: "net/url", Name: "Values"}
 		if mt.Schema != nil && mt.Schema.Value != nil {
 			if props, ok := b.objectProps(mt.Schema.Value); ok {
 				// A typed form: encoded through its JSON form (deepObject
 				// brackets for nested values).
 				body.Type = b.typeOf(mt.Schema, opName+"Form", "", true)
-				body.Encoding = "form-typed"
+				body.Encoding = model.BodyFormTyped
 				b.formEncoding(body, props, mt.Encoding, func(tokens ...string) string { return ptrOf(append([]string{ct}, tokens...)...) }, issues)
 				nullProps("form property", props, func(name string) string { return ptrOf(ct, "schema", "properties", name) }, issues)
 			} else {
 				b.unionBody(body, "form", mt.Schema.Value, ptrOf(ct, "schema"))
 			}
 		}
-	case "text":
+	case model.BodyText:
 		body.Type = builtin("string")
 	default:
 		body.Type = builtin("[]byte")
@@ -893,7 +900,7 @@ func (b *builder) formEncoding(body *model.Body, props []prop, encs map[string]*
 		switch {
 		case sm.Style == openapi3.SerializationForm && !sm.Explode && (object || list),
 			sm.Style == openapi3.SerializationDeepObject && list:
-			body.FormStyles = append(body.FormStyles, model.FormStyle{Name: p.name, Style: sm.Style, Explode: sm.Explode})
+			body.FormStyles = append(body.FormStyles, model.FormStyle{Name: p.name, Style: styleOf(sm.Style), Explode: sm.Explode})
 		case object && sm.Style != openapi3.SerializationDeepObject:
 			*issues = append(*issues, bodyIssue{ptr, fmt.Sprintf("form property %q is an object of style %s, explode true, which would spread its properties over the form; resgen sends %s[key]=value (deepObject)", p.name, sm.Style, p.name)})
 		case list && ps.Items != nil && ps.Items.Value != nil && (formObject(unwrapNull(ps.Items.Value)) || formList(unwrapNull(ps.Items.Value))):
@@ -1114,17 +1121,17 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		}
 		switch enc := encodingOf(ct); {
 		case mt == nil:
-		case enc == "json":
-			r.ContentType, r.Encoding = ct, "json"
+		case enc == model.BodyJSON:
+			r.ContentType, r.Encoding = ct, model.ResponseJSON
 			r.FieldName = fields.name("JSON" + suffix)
 			r.Type = b.typeOf(mt.Schema, opName+"Response"+suffix+"Body", "", true)
-		case enc == "text" && !(mt.Schema != nil && isBinary(mt.Schema.Value)):
-			r.ContentType, r.Encoding = ct, "text"
+		case enc == model.BodyText && !(mt.Schema != nil && isBinary(mt.Schema.Value)):
+			r.ContentType, r.Encoding = ct, model.ResponseText
 			r.FieldName = fields.name("Text" + suffix)
 			r.Type = builtin("string")
 		case k[0] == '2' || k[0] == '1' || k[0] == '3':
 			// Files and other bytes: the caller reads the body as a stream.
-			r.ContentType, r.Encoding = ct, "stream"
+			r.ContentType, r.Encoding = ct, model.ResponseStream
 		}
 		out = append(out, r)
 	}

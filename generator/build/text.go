@@ -151,7 +151,7 @@ func (b *builder) decideText() {
 			bodies = append(bodies, v.Body)
 		}
 		for _, body := range bodies {
-			if body != nil && body.Encoding == "form-typed" && body.Type.Kind == model.Named {
+			if body != nil && body.Encoding == model.BodyFormTyped && body.Type.Kind == model.Named {
 				if d := b.decl(body.Type.Name); d != nil {
 					body.Fields = d.Fields
 				}

@@ -113,7 +113,7 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 	var bare, streams []string
 	for _, r := range op.Responses {
 		switch {
-		case r.Encoding == "stream":
+		case r.Encoding == model.ResponseStream:
 			streams = append(streams, r.Status)
 		case r.FieldName == "":
 			bare = append(bare, r.Status)
@@ -137,7 +137,7 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 			t = &model.GoType{Kind: model.Pointer, Elem: t}
 		}
 		tag := r.Status
-		if r.Encoding == "text" {
+		if r.Encoding == model.ResponseText {
 			tag += ",text"
 		}
 		fields = append(fields, oneLineNote(structField{name: r.FieldName, typ: t, tag: tag}, r.Doc))
@@ -189,7 +189,7 @@ func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 	if len(op.Doc) > 0 {
 		doc = append(append(doc, ""), op.Doc...)
 	}
-	if op.Body != nil && op.Body.Encoding == "raw" {
+	if op.Body != nil && op.Body.Encoding == model.BodyRaw {
 		doc = append(doc, "", "The spec takes any "+op.Body.ContentType+" body: contentType names the one sent, and body is", "read whole (every attempt sends it again).")
 	}
 	if len(op.Variants) > 0 {
@@ -211,7 +211,7 @@ func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 	e.emitMethod(f, op, op.Name, op.Body)
 	for _, v := range op.Variants {
 		what := "a " + v.Body.ContentType + " body"
-		if v.Body.Encoding == "raw" {
+		if v.Body.Encoding == model.BodyRaw {
 			what = "the body the caller encodes, read whole (every attempt sends it again), as contentType"
 		}
 		doc := []string{v.Name + " is " + op.Name + " (" + op.Method + " " + op.Path + ") with " + what + ":", "the same breaker, retries and timeouts."}
@@ -237,11 +237,11 @@ func (e *emitter) emitMethod(f *jen.File, op *model.Operation, name string, body
 	}
 	switch {
 	case body == nil:
-	case body.Encoding == "raw":
+	case body.Encoding == model.BodyRaw:
 		params = append(params, jen.Id("contentType").String(), jen.Id("body").Qual("io", "Reader"))
 	default:
 		params = append(params, jen.Id("body").Add(typeExpr(bodyParamType(body))))
-		if body.Encoding == "multipart" {
+		if body.Encoding == model.BodyMultipart {
 			params = append(params, jen.Id("bodyContentType").String())
 		}
 	}
@@ -306,18 +306,18 @@ func (e *emitter) newRequest(g *jen.Group, path jen.Code, b *model.Body) {
 	fields := []kv{{"Path", path}}
 	if b != nil {
 		switch {
-		case b.Encoding != "json":
+		case b.Encoding != model.BodyJSON:
 		case b.Required && !b.Type.Nilable():
 			fields = append(fields, kv{"JSON", jen.Op("&").Id("body")})
 		default:
 			fields = append(fields, kv{"JSON", jen.Id("body")}) // nil: no body
 		}
 		switch b.Encoding {
-		case "raw":
+		case model.BodyRaw:
 			fields = append(fields, kv{"ContentType", jen.Id("contentType")})
-		case "multipart":
+		case model.BodyMultipart:
 			fields = append(fields, kv{"ContentType", jen.Id("bodyContentType")})
-		case "multipart-fields":
+		case model.BodyMultipartFields:
 		default:
 			fields = append(fields, kv{"ContentType", jen.Lit(b.ContentType)})
 		}
@@ -344,7 +344,7 @@ func (e *emitter) buildPath(g *jen.Group, op *model.Operation) jen.Code {
 	for _, p := range op.PathParams {
 		if p.Object {
 			/* objects in a path: by style, each key and value escaped */
-			g.List(jen.Id(p.TextVar), jen.Err()).Op(":=").Qual(wirePkg, "PathObject").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), jen.Id(p.GoName))
+			g.List(jen.Id(p.TextVar), jen.Err()).Op(":=").Qual(wirePkg, "PathObject").Call(jen.Lit(p.Style.String()), jen.Lit(p.Explode), jen.Lit(p.SpecName), jen.Id(p.GoName))
 			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
 		}
 	}
@@ -452,7 +452,7 @@ func (e *emitter) buildQuery(g *jen.Group, op *model.Operation) {
 		for _, p := range query {
 			if p.Object {
 				e.setObject(g, op, p, func(v jen.Code) jen.Code {
-					return jen.If(jen.Err().Op(":=").Add(q()).Dot("AddObject").Call(jen.Lit(p.SpecName), jen.Lit(p.Style), jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
+					return jen.If(jen.Err().Op(":=").Add(q()).Dot("AddObject").Call(jen.Lit(p.SpecName), jen.Lit(p.Style.String()), jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
 						jen.Return(jen.Nil(), errf(op, "query parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
 				})
 				continue
@@ -471,9 +471,9 @@ func (e *emitter) pathValue(p *model.Param) jen.Code {
 	case p.Object:
 		return jen.Id(p.TextVar)
 	case p.Type.Kind == model.Slice:
-		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), stringSlice(p.Text, v).Op("..."))
-	case p.Style == "label" || p.Style == "matrix":
-		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style), jen.Lit(p.Explode), jen.Lit(p.SpecName), text(p.Text, v, false))
+		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style.String()), jen.Lit(p.Explode), jen.Lit(p.SpecName), stringSlice(p.Text, v).Op("..."))
+	case p.Style == model.StyleLabel || p.Style == model.StyleMatrix:
+		return jen.Qual(wirePkg, "PathValue").Call(jen.Lit(p.Style.String()), jen.Lit(p.Explode), jen.Lit(p.SpecName), text(p.Text, v, false))
 	}
 	return jen.Qual(wirePkg, "PathSegment").Call(text(p.Text, v, false))
 }
@@ -493,9 +493,9 @@ func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) je
 			case p.In == model.InQuery:
 				sep := ","
 				switch p.Style {
-				case "spaceDelimited":
+				case model.StyleSpaceDelimited:
 					sep = " "
-				case "pipeDelimited":
+				case model.StylePipeDelimited:
 					sep = "|"
 				}
 				g.Id("req").Dot("Query").Dot("AddList").Call(jen.Lit(p.SpecName), jen.Lit(sep), stringSlice(p.Text, v).Op("..."))
@@ -595,25 +595,25 @@ func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) {
 	set := func(v jen.Code) jen.Code { return jen.Id("req").Dot("Body").Op("=").Add(v) }
 	var enc []jen.Code
 	switch b.Encoding {
-	case "json":
+	case model.BodyJSON:
 		return // JSON: body, in the literal
-	case "form":
+	case model.BodyForm:
 		enc = []jen.Code{set(jen.Index().Byte().Call(jen.Id("body").Dot("Encode").Call()))}
-	case "multipart-fields":
+	case model.BodyMultipartFields:
 		enc = e.multipartBody(op, b)
-	case "form-typed":
+	case model.BodyFormTyped:
 		enc = append(requiredChecks(op, b.Fields, "form property"),
 			jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(wirePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
 			set(jen.Index().Byte().Call(jen.Id("form"))),
 		)
-	case "raw":
+	case model.BodyRaw:
 		enc = []jen.Code{
 			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("io", "ReadAll").Call(jen.Id("body")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read request body: %w", jen.Err()))),
 			set(jen.Id("raw")),
 		}
-	case "text":
+	case model.BodyText:
 		v := jen.Id("body")
 		if !b.Required {
 			v = jen.Op("*").Id("body")
@@ -786,7 +786,7 @@ func formStyles(ss []model.FormStyle) []jen.Code {
 	for i, s := range ss {
 		/* one line a property: runtime.FormEncoding{Name: "tags", Style: "form", Explode: false} */
 		out[i] = jen.Qual(wirePkg, "FormEncoding").Values(
-			jen.Id("Name").Op(":").Lit(s.Name), jen.Id("Style").Op(":").Lit(s.Style), jen.Id("Explode").Op(":").Lit(s.Explode))
+			jen.Id("Name").Op(":").Lit(s.Name), jen.Id("Style").Op(":").Lit(s.Style.String()), jen.Id("Explode").Op(":").Lit(s.Explode))
 	}
 	return out
 }

@@ -229,7 +229,7 @@ type Param struct {
 	Type     *GoType
 	Required bool
 	Explode  bool
-	Style    string
+	Style    Style
 	Doc      []string
 	// IdempotencyKey marks the header that carries the idempotency key.
 	IdempotencyKey bool
@@ -250,10 +250,8 @@ type Param struct {
 // Body is an operation's request body.
 type Body struct {
 	ContentType string
-	// Encoding is how the body is written: json, form, form-typed,
-	// multipart, multipart-fields, text, bytes, or raw (the caller's
-	// io.Reader with the caller's content type).
-	Encoding string
+	// Encoding is how the body is written.
+	Encoding BodyEncoding
 	Type     *GoType
 	Required bool
 	// FormStyles are the encodings of a typed form's top-level properties
@@ -270,8 +268,9 @@ type Body struct {
 
 // FormStyle is one form property's encoding.
 type FormStyle struct {
-	Name, Style string
-	Explode     bool
+	Name    string
+	Style   Style
+	Explode bool
 }
 
 // BodyVariant is one more method of an operation: the same call with
@@ -289,9 +288,10 @@ type Response struct {
 	// FieldName is the typed field on the response struct, "" when the
 	// response has no body resgen decodes.
 	FieldName string
-	// Encoding is json (decoded into FieldName), text (a string in
-	// FieldName), stream (the body is handed to the caller unread) or "".
-	Encoding    string
+	// Encoding is how the body is read: JSON into FieldName, text (a
+	// string) in FieldName, a stream handed to the caller unread, or not
+	// at all.
+	Encoding    ResponseEncoding
 	ContentType string
 	Type        *GoType
 	Doc         []string

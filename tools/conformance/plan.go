@@ -259,7 +259,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 	// WithBody one included.
 	for _, bv := range op.Variants {
 		what := "body " + bv.Body.ContentType
-		if bv.Body.Encoding == "raw" {
+		if bv.Body.Encoding == model.BodyRaw {
 			what = "raw body"
 		}
 		shapes = append(shapes, shape{what: what + " (" + bv.Name + ")", optional: true, method: bv.Name, body: bv.Body})
@@ -398,7 +398,7 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 // unset fields must stay off the wire (JSON, form, multipart).
 func typedObjectBody(b *model.Body) bool {
 	switch b.Encoding {
-	case "json", "form", "form-typed", "multipart", "multipart-fields":
+	case model.BodyJSON, model.BodyForm, model.BodyFormTyped, model.BodyMultipart, model.BodyMultipartFields:
 		return true
 	}
 	return false
@@ -407,7 +407,7 @@ func typedObjectBody(b *model.Body) bool {
 // oneBodyArg reports whether b is one argument a nil leaves out.
 func oneBodyArg(b *model.Body) bool {
 	switch b.Encoding {
-	case "json", "form", "form-typed", "multipart-fields", "text", "bytes":
+	case model.BodyJSON, model.BodyForm, model.BodyFormTyped, model.BodyMultipartFields, model.BodyText, model.BodyBytes:
 		return b.Type == nil || b.Type.Nilable() || !b.Required
 	}
 	return false
@@ -555,7 +555,7 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 	if rb := c.kinOp.RequestBody; rb != nil && rb.Value != nil {
 		content = rb.Value.Content
 	}
-	if b.Encoding == "raw" {
+	if b.Encoding == model.BodyRaw {
 		return p.rawBody(c, b, content, seed)
 	}
 	mt := content.Get(b.ContentType)
@@ -565,7 +565,8 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 	c.bodyCT = b.ContentType
 	c.bodySent = true
 	at := inJSON
-	if b.Encoding == "form" || b.Encoding == "form-typed" || strings.HasPrefix(b.Encoding, "multipart") {
+	switch b.Encoding {
+	case model.BodyForm, model.BodyFormTyped, model.BodyMultipart, model.BodyMultipartFields:
 		at = inForm
 	}
 	v, err := p.instanceOf(mt.Schema, seed, variant, true, at, minimal)
@@ -580,22 +581,22 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 		return []planArg{{Kind: "body", Value: raw}}, nil
 	}
 	switch b.Encoding {
-	case "json", "form-typed", "multipart-fields":
+	case model.BodyJSON, model.BodyFormTyped, model.BodyMultipartFields:
 		return one(json.Marshal(v))
-	case "text":
+	case model.BodyText:
 		s, ok := v.(string)
 		if !ok {
 			s = canonical(v)
 		}
 		c.body = s
 		return one(json.Marshal(s))
-	case "form":
+	case model.BodyForm:
 		vals, err := formValues(v, mt.Encoding, mt.Schema)
 		if err != nil {
 			return nil, err
 		}
 		return one(json.Marshal(vals))
-	case "multipart":
+	case model.BodyMultipart:
 		// []byte the caller encodes, and its Content-Type: the harness
 		// writes the parts, kin-openapi decodes them.
 		data, ct, err := multipartOf(v, mt.Encoding)
@@ -618,11 +619,11 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 // else the plain method's.
 func (p *planner) rawBody(c *call, b *model.Body, content openapi3.Content, seed int) ([]planArg, error) {
 	typed := map[string]bool{}
-	if ob := c.op.Body; ob != nil && ob.Encoding != "raw" {
+	if ob := c.op.Body; ob != nil && ob.Encoding != model.BodyRaw {
 		typed[ob.ContentType] = true
 	}
 	for _, v := range c.op.Variants {
-		if v.Body.Encoding != "raw" {
+		if v.Body.Encoding != model.BodyRaw {
 			typed[v.Body.ContentType] = true
 		}
 	}
@@ -634,7 +635,7 @@ func (p *planner) rawBody(c *call, b *model.Body, content openapi3.Content, seed
 			first = append(first, ct)
 		}
 	}
-	if c.op.Body != nil && c.op.Body.Encoding != "raw" {
+	if c.op.Body != nil && c.op.Body.Encoding != model.BodyRaw {
 		then = append([]string{c.op.Body.ContentType}, then...)
 	}
 	var lastErr error = fmt.Errorf("the oracle's operation declares no request body")
@@ -970,7 +971,7 @@ func (a answer) apply(c *call) {
 func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answer {
 	var typed, plain []*model.Response
 	for _, r := range op.Responses {
-		if r.FieldName != "" && (r.Encoding == "json" || r.Encoding == "text") {
+		if r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText) {
 			typed = append(typed, r)
 		} else {
 			plain = append(plain, r)
@@ -1054,11 +1055,11 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 			choiceVs, choiceSeeds = choiceRounds(variants, nestedChoices(mt.Schema), i)
 		}
 		minimalAt := -1 // the answer with the optional properties unset
-		if len(choiceVs) < maxChoiceCalls && mt != nil && !strings.EqualFold(op.Method, "head") && r.Encoding == "json" && hasOptionalProps(mt.Schema, 0) {
+		if len(choiceVs) < maxChoiceCalls && mt != nil && !strings.EqualFold(op.Method, "head") && r.Encoding == model.ResponseJSON && hasOptionalProps(mt.Schema, 0) {
 			minimalAt = variants + len(choiceVs)
 		}
 		for v := 0; v < variants+len(choiceVs) || v == minimalAt; v++ {
-			a := answer{what: "status " + r.Status, status: r.Status, code: code, ct: r.ContentType, field: r.FieldName, text: r.Encoding == "text"}
+			a := answer{what: "status " + r.Status, status: r.Status, code: code, ct: r.ContentType, field: r.FieldName, text: r.Encoding == model.ResponseText}
 			variant, seed := v, i+v
 			minimal := v == minimalAt
 			if minimal {

@@ -339,7 +339,7 @@ func markWarned(rep *Report, res *generator.Result) {
 	rawOf := map[string]string{}
 	for _, op := range res.Model.Operations {
 		for _, v := range op.Variants {
-			if v.Body.Encoding == "raw" {
+			if v.Body.Encoding == model.BodyRaw {
 				rawOf[op.Name] = v.Name
 			}
 		}

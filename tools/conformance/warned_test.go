@@ -15,7 +15,7 @@ import (
 func TestBodyWarningExcusesOnlyTheProperties(t *testing.T) {
 	res := &generator.Result{
 		Model: &model.File{Operations: []*model.Operation{{Name: "CreateOrder",
-			Variants: []*model.BodyVariant{{Name: "CreateOrderWithBody", Body: &model.Body{Encoding: "raw"}}}}}},
+			Variants: []*model.BodyVariant{{Name: "CreateOrderWithBody", Body: &model.Body{Encoding: model.BodyRaw}}}}}},
 		Diags: diag.Diagnostics{{File: "spec.yaml", Line: 27, Msg: `unsupported: form properties "extra", "note" may be null, which this body cannot write; ` +
 			`the client leaves a null value out; send the body as the spec says with CreateOrderWithBody(..., contentType, body)`}},
 	}

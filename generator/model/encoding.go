@@ -1,0 +1,98 @@
+package model
+
+// BodyEncoding is how a request body is written.
+type BodyEncoding uint8
+
+const (
+	// BodyJSON: the value, encoded as JSON by the runtime.
+	BodyJSON BodyEncoding = iota
+	// BodyForm: a url.Values, encoded.
+	BodyForm
+	// BodyFormTyped: a struct, written as form fields by its JSON form.
+	BodyFormTyped
+	// BodyMultipart: multipart bytes the caller encodes, with their
+	// Content-Type (boundary included).
+	BodyMultipart
+	// BodyMultipartFields: a struct, a part per field (Body.Parts).
+	BodyMultipartFields
+	// BodyText: a string.
+	BodyText
+	// BodyBytes: []byte as it is.
+	BodyBytes
+	// BodyRaw: the caller's io.Reader with the caller's content type.
+	BodyRaw
+)
+
+var bodyEncodings = [...]string{"json", "form", "form-typed", "multipart", "multipart-fields", "text", "bytes", "raw"}
+
+// String is the encoding's name: json, form, form-typed, multipart,
+// multipart-fields, text, bytes or raw.
+func (e BodyEncoding) String() string {
+	if int(e) < len(bodyEncodings) {
+		return bodyEncodings[e]
+	}
+	return "BodyEncoding(?)"
+}
+
+// ResponseEncoding is how a response body is read.
+type ResponseEncoding uint8
+
+const (
+	// ResponseNone: the body is not decoded.
+	ResponseNone ResponseEncoding = iota
+	// ResponseJSON: decoded into the response's field.
+	ResponseJSON
+	// ResponseText: a string in the response's field.
+	ResponseText
+	// ResponseStream: handed to the caller unread.
+	ResponseStream
+)
+
+var responseEncodings = [...]string{"", "json", "text", "stream"}
+
+// String is the encoding's name: json, text, stream, or "" for none.
+func (e ResponseEncoding) String() string {
+	if int(e) < len(responseEncodings) {
+		return responseEncodings[e]
+	}
+	return "ResponseEncoding(?)"
+}
+
+// Style is a parameter's or form property's serialization style, as
+// OpenAPI names it.
+type Style uint8
+
+const (
+	// StyleUnset: the spec names none; the runtime writes the default of
+	// where the value goes (form in a query or cookie, simple elsewhere).
+	StyleUnset Style = iota
+	StyleForm
+	StyleSimple
+	StyleLabel
+	StyleMatrix
+	StyleSpaceDelimited
+	StylePipeDelimited
+	StyleDeepObject
+)
+
+var styles = [...]string{"", "form", "simple", "label", "matrix", "spaceDelimited", "pipeDelimited", "deepObject"}
+
+// String is the style's name in OpenAPI, the text the runtime takes; ""
+// for StyleUnset.
+func (s Style) String() string {
+	if int(s) < len(styles) {
+		return styles[s]
+	}
+	return "Style(?)"
+}
+
+// StyleOf is the style OpenAPI names name, and false for a name it does
+// not define.
+func StyleOf(name string) (Style, bool) {
+	for i, n := range styles {
+		if n == name {
+			return Style(i), true
+		}
+	}
+	return StyleUnset, false
+}
