@@ -63,53 +63,58 @@ func (b *builder) keyParam(mp *model.Param, p *openapi3.Parameter, ptr string, d
 }
 
 // keyKind is the kind of value t holds, as a key sees it: string,
-// integer, number, or what else it is.
+// integer, number, or what else it is. The text it is written as decides
+// (textOf), as it decides how the header is sent.
 func (b *builder) keyKind(t *model.GoType) string {
-	switch t.Kind {
-	case model.Builtin:
-		switch {
-		case t.Name == "string":
-			return "string"
-		case strings.HasPrefix(t.Name, "int") || strings.HasPrefix(t.Name, "uint"):
-			return "integer"
-		case strings.HasPrefix(t.Name, "float"):
-			return "number"
-		case t.Name == "bool":
-			return "a boolean"
+	if b.isEnum(t) {
+		return "an enum"
+	}
+	switch tx := b.textOf(t); tx.Form {
+	case model.TextString:
+		return "string"
+	case model.TextInt, model.TextUint:
+		return "integer"
+	case model.TextFloat32, model.TextFloat64:
+		return "number"
+	case model.TextBool:
+		return "a boolean"
+	case model.TextTime:
+		return "a date-time"
+	case model.TextMethod:
+		// Any variant's text is the union's: text if one is text.
+		if n := len(tx.Via); n > 0 {
+			t = tx.Via[n-1] // the union a type is defined as
 		}
-	case model.Named:
-		d := b.decl(t.Name)
-		switch {
-		case d == nil:
-		case d.Kind == model.Union && d.ParamText:
-			// Any variant's text is the union's: text if one is text.
-			kind := ""
-			for _, v := range d.Variants {
-				switch k := b.keyKind(v.Type); {
-				case k == "string":
-					return k
-				case k == "integer" || k == "number":
-					kind = k
-				}
+		kind := "not text"
+		for _, v := range b.decl(t.Name).Variants {
+			switch k := b.keyKind(v.Type); {
+			case k == "string":
+				return k
+			case k == "integer" || k == "number":
+				kind = k
 			}
-			if kind != "" {
-				return kind
-			}
-		case d.Kind == model.Struct:
-			return "an object"
-		case d.Underlying != nil && len(d.Values) == 0:
-			return b.keyKind(d.Underlying)
-		case d.Underlying != nil:
-			return "an enum"
 		}
-	case model.Map:
+		return kind
+	}
+	if isObject(b, t) {
 		return "an object"
-	case model.Qual:
-		if t.Pkg == "time" {
-			return "a date-time"
-		}
 	}
 	return "not text"
+}
+
+// isEnum reports whether t is an enum, or a type defined as one.
+func (b *builder) isEnum(t *model.GoType) bool {
+	for t.Kind == model.Named {
+		d := b.decl(t.Name)
+		if d == nil || d.Kind == model.Struct || d.Underlying == nil {
+			return false
+		}
+		if len(d.Values) > 0 {
+			return true
+		}
+		t = d.Underlying
+	}
+	return false
 }
 
 // keyIntSchema is the integer (or number) schema of a key header: the

@@ -495,7 +495,7 @@ func (b *builder) scalarUnion(t *model.GoType) bool {
 		return false
 	}
 	for _, v := range d.Variants {
-		if !isScalarKind(v.Kind) || !paramEncodable(b, v.Type) || v.Type.Kind == model.Slice || v.Type == rawMessage {
+		if !isScalarKind(v.Kind) || !b.scalarText(v.Type) {
 			return false
 		}
 	}
