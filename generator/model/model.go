@@ -1,6 +1,9 @@
 // Package model is resgen's intermediate representation: a client as Go
 // declarations whose every name is already settled. It knows nothing of
-// kin-openapi or jennifer; the builder fills it and the emitter prints it.
+// kin-openapi or jennifer; the builder fills it and the emitter prints it,
+// deciding nothing: how values are written as text and how multipart
+// fields are sent (text.go), body encodings and styles (encoding.go) are
+// the builder's answers.
 // Beside it: the policy facts in words (facts.go), which the doc comments
 // and explain share, and the names the emitter reserves for itself
 // (reserved.go). It imports no stage.
