@@ -27,12 +27,7 @@ var bodyEncodings = [...]string{"json", "form", "form-typed", "multipart", "mult
 
 // String is the encoding's name: json, form, form-typed, multipart,
 // multipart-fields, text, bytes or raw.
-func (e BodyEncoding) String() string {
-	if int(e) < len(bodyEncodings) {
-		return bodyEncodings[e]
-	}
-	return "BodyEncoding(?)"
-}
+func (e BodyEncoding) String() string { return nameOf(bodyEncodings[:], e) }
 
 // ResponseEncoding is how a response body is read.
 type ResponseEncoding uint8
@@ -51,12 +46,7 @@ const (
 var responseEncodings = [...]string{"", "json", "text", "stream"}
 
 // String is the encoding's name: json, text, stream, or "" for none.
-func (e ResponseEncoding) String() string {
-	if int(e) < len(responseEncodings) {
-		return responseEncodings[e]
-	}
-	return "ResponseEncoding(?)"
-}
+func (e ResponseEncoding) String() string { return nameOf(responseEncodings[:], e) }
 
 // Style is a parameter's or form property's serialization style, as
 // OpenAPI names it.
@@ -79,12 +69,7 @@ var styles = [...]string{"", "form", "simple", "label", "matrix", "spaceDelimite
 
 // String is the style's name in OpenAPI, the text the runtime takes; ""
 // for StyleUnset.
-func (s Style) String() string {
-	if int(s) < len(styles) {
-		return styles[s]
-	}
-	return "Style(?)"
-}
+func (s Style) String() string { return nameOf(styles[:], s) }
 
 // StyleOf is the style OpenAPI names name, and false for a name it does
 // not define.
@@ -95,4 +80,12 @@ func StyleOf(name string) (Style, bool) {
 		}
 	}
 	return StyleUnset, false
+}
+
+// nameOf is the name of enum value v in names, or "?" past their end.
+func nameOf[E ~uint8](names []string, v E) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return "?"
 }
