@@ -602,7 +602,7 @@ func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) {
 	case model.BodyMultipartFields:
 		enc = e.multipartBody(op, b)
 	case model.BodyFormTyped:
-		enc = append(requiredChecks(op, b.Fields, "form property"),
+		enc = append(requiredChecks(op, b, "form property"),
 			jen.List(jen.Id("form"), jen.Err()).Op(":=").Qual(wirePkg, "FormBody").Call(append([]jen.Code{jen.Id("body")}, formStyles(b.FormStyles)...)...),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
 			set(jen.Index().Byte().Call(jen.Id("form"))),
@@ -697,7 +697,7 @@ func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 // before any request: a server would refuse the body, and a breaker should
 // not count the caller's mistake.
 func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
-	out := requiredChecks(op, b.Fields, "multipart part")
+	out := requiredChecks(op, b, "multipart part")
 	out = append(out, jen.Id("mp").Op(":=").Qual(wirePkg, "NewMultipart").Call())
 	for _, part := range b.Parts {
 		f := part.Field
@@ -750,18 +750,22 @@ func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
 	)
 }
 
-// requiredChecks prints, for each required field of fields that can be nil
+// requiredChecks prints, for each required field of b.Fields that can be nil
 // or empty, the error a call returns before any request when it is: a
 // multipart or form body has no way to send an empty list or a nil value,
 // so it would silently lack the part or property.
-func requiredChecks(op *model.Operation, fields []*model.Field, what string) []jen.Code {
+func requiredChecks(op *model.Operation, b *model.Body, what string) []jen.Code {
+	file := map[*model.Field]bool{}
+	for _, p := range b.Parts {
+		file[p.Field] = p.Kind == model.PartFile
+	}
 	var out []jen.Code
-	for _, f := range fields {
+	for _, f := range b.Fields {
 		v := jen.Id("body").Dot(f.Name)
 		var missing *jen.Statement
 		switch t := f.Type; {
 		case !f.Required || f.ByHand:
-		case t.Kind == model.Pointer && isFile(t.Elem):
+		case file[f]:
 			missing = v.Clone().Op("==").Nil().Op("||").Add(v.Clone()).Dot("Content").Op("==").Nil()
 		case t.Kind == model.Slice || t.Kind == model.Map:
 			missing = jen.Len(v.Clone()).Op("==").Lit(0)
@@ -773,11 +777,6 @@ func requiredChecks(op *model.Operation, fields []*model.Field, what string) []j
 		}
 	}
 	return out
-}
-
-// isFile reports whether t is runtime.File.
-func isFile(t *model.GoType) bool {
-	return t.Kind == model.Qual && t.Pkg == runtimePkg && t.Name == "File"
 }
 
 // formStyles prints each of ss as a runtime.FormEncoding literal.
