@@ -416,9 +416,7 @@ func emptyText(c model.Text, v *jen.Statement) *jen.Statement {
 	case model.TextBase64:
 		return jen.Len(v.Clone()).Op("==").Lit(0)
 	case model.TextMethod:
-		if len(c.Via) == 0 {
-			return v.Clone().Dot("ParamText").Call().Op("==").Lit("")
-		}
+		return jen.Add(text(c, v.Clone(), false)).Op("==").Lit("")
 	}
 	return nil
 }
