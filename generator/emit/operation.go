@@ -568,6 +568,7 @@ func text(c model.Text, v jen.Code, deref bool) jen.Code {
 	case model.TextFloat64:
 		return jen.Qual("strconv", "FormatFloat").Call(x, jen.LitRune('f'), jen.Lit(-1), jen.Lit(64))
 	case model.TextTime:
+		// Parenthesised: x may be a dereference, *params.Since.
 		return jen.Parens(x).Dot("Format").Call(jen.Qual("time", "RFC3339Nano"))
 	case model.TextConvert:
 		return jen.String().Call(x)
@@ -577,6 +578,8 @@ func text(c model.Text, v jen.Code, deref bool) jen.Code {
 		}
 		return jen.Add(x).Dot("ParamText").Call()
 	}
+	// TextNone: the builder writes no such parameter as text; fmt's
+	// text at least compiles.
 	return jen.Qual("fmt", "Sprint").Call(x)
 }
 
