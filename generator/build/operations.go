@@ -712,8 +712,9 @@ func encodingOf(ct string) model.BodyEncoding {
 	return model.BodyBytes
 }
 
-// styleOf is the style OpenAPI names name; the loader has refused a
-// spec that names another, so that one is unset (the default).
+// styleOf is the style OpenAPI names name. Another name (the loader warns
+// that the spec does not validate) is unset: the default of where the
+// value goes, as the runtime wrote any name it does not know.
 func styleOf(name string) model.Style {
 	s, _ := model.StyleOf(name)
 	return s
