@@ -111,18 +111,25 @@ func schemaKeyKind(s *openapi3.Schema, inList bool, depth int) string {
 	case unions || len(types) > 1:
 		return unionKeyKind(s, depth)
 	case len(s.AllOf) > 0:
-		// Parts that add properties make an object; parts that add
-		// variants or items, a value no key fits; parts that only narrow
-		// it (a minimum, a pattern) leave it as s says.
+		// Parts that add properties make an object; one part that is a
+		// union makes s that union; parts that only narrow the value (a
+		// minimum, a pattern) leave it as s says; anything else is a
+		// value no key fits.
+		var union *openapi3.Schema
 		for _, part := range s.AllOf {
 			switch {
 			case part == nil || part.Value == nil:
 				return "not text"
 			case len(part.Value.Properties) > 0:
 				return "an object"
+			case unionsOf(part.Value) && union == nil && len(part.Value.AllOf) == 0:
+				union = part.Value
 			case unionsOf(part.Value) || len(part.Value.AllOf) > 0 || part.Value.Items != nil:
 				return "not text"
 			}
+		}
+		if union != nil {
+			return unionKeyKind(union, depth+1)
 		}
 	}
 	prim := primitiveKind(s)
