@@ -104,7 +104,7 @@ func schemaKeyKind(s *openapi3.Schema, inList bool, depth int) string {
 	if inner := keyWrapped(s); inner != nil {
 		return schemaKeyKind(inner.Value, inList, depth+1)
 	}
-	types := nonNull(s)
+	types := load.NonNullTypes(s)
 	switch {
 	case len(s.Properties) > 0 && !unions:
 		return "an object"
@@ -174,7 +174,7 @@ func unionKeyKind(s *openapi3.Schema, depth int) string {
 		}
 	}
 	if !unionsOf(s) {
-		for _, t := range nonNull(s) {
+		for _, t := range load.NonNullTypes(s) {
 			kinds = append(kinds, map[string]string{"string": "string", "integer": "integer", "number": "number", "boolean": "a boolean"}[t])
 		}
 	}
@@ -225,10 +225,10 @@ func keyWrapped(s *openapi3.Schema) *openapi3.SchemaRef {
 				inner = v
 			}
 		}
-	case len(s.AllOf) == 1 && len(nonNull(s)) <= 1:
+	case len(s.AllOf) == 1 && len(load.NonNullTypes(s)) <= 1:
 		inner = s.AllOf[0]
 	}
-	if inner == nil || inner.Value == nil || len(nonNull(s)) > 0 && saysNoKind(inner.Value) {
+	if inner == nil || inner.Value == nil || len(load.NonNullTypes(s)) > 0 && saysNoKind(inner.Value) {
 		return nil
 	}
 	return inner
@@ -237,7 +237,7 @@ func keyWrapped(s *openapi3.Schema) *openapi3.SchemaRef {
 // saysNoKind reports whether s says nothing of the JSON kind of a value:
 // no type, enum, properties, items or variants.
 func saysNoKind(s *openapi3.Schema) bool {
-	return len(nonNull(s)) == 0 && !enumerated(s) && len(s.Properties) == 0 && s.Items == nil &&
+	return len(load.NonNullTypes(s)) == 0 && !enumerated(s) && len(s.Properties) == 0 && s.Items == nil &&
 		s.AdditionalProperties.Schema == nil && s.AdditionalProperties.Has == nil && !unionsOf(s) && len(s.AllOf) == 0
 }
 
@@ -245,9 +245,9 @@ func saysNoKind(s *openapi3.Schema) bool {
 // schema (its type, or for one with no type its enum's values' type), or
 // "" for any other.
 func primitiveKind(s *openapi3.Schema) string {
-	types := nonNull(s)
-	if len(types) == 0 {
-		types = enumType(s)
+	types := load.NonNullTypes(s)
+	if t := load.ValueType(s); len(types) == 0 && t != "" {
+		types = []string{t}
 	}
 	if len(types) != 1 {
 		return ""
@@ -269,69 +269,9 @@ func primitiveKind(s *openapi3.Schema) string {
 	return ""
 }
 
-// nonNull are s's types but null.
-func nonNull(s *openapi3.Schema) []string {
-	if s.Type == nil {
-		return nil
-	}
-	var out []string
-	for _, t := range s.Type.Slice() {
-		if t != "null" {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // enumerated reports whether s lists the values it allows (enum, or a
 // scalar const).
-func enumerated(s *openapi3.Schema) bool {
-	switch s.Const.(type) {
-	case nil, map[string]any, []any:
-		return len(s.Enum) > 0
-	}
-	return true
-}
-
-// enumType is the JSON type of the values an untyped enum or const
-// lists, as a list of one, or nil when they are of several or none.
-func enumType(s *openapi3.Schema) []string {
-	vals := s.Enum
-	if s.Const != nil {
-		vals = []any{s.Const}
-	}
-	kind := ""
-	for _, v := range vals {
-		k := ""
-		switch v := v.(type) {
-		case nil:
-			continue
-		case string:
-			k = "string"
-		case bool:
-			k = "boolean"
-		case float64:
-			k = "number"
-			if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-				k = "integer"
-			}
-		default:
-			return nil
-		}
-		switch {
-		case kind == "" || kind == k:
-			kind = k
-		case kind == "integer" && k == "number" || kind == "number" && k == "integer":
-			kind = "number"
-		default:
-			return nil
-		}
-	}
-	if kind == "" {
-		return nil
-	}
-	return []string{kind}
-}
+func enumerated(s *openapi3.Schema) bool { return load.EnumValues(s) != nil }
 
 // isJSONMedia reports whether a media type is JSON (application/json, or
 // any ending in /json or +json).
