@@ -110,10 +110,9 @@ func (b *builder) operations() {
 		}
 	}
 	for _, resolved := range b.pol.Instances() {
+		// Every instance is some operation's, and build made every
+		// operation policy resolved, so each has its copy.
 		bi := b.breakers[resolved]
-		if bi == nil {
-			continue // no operation build made uses it
-		}
 		inst := bi.Instance
 		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
 		bi.Const = b.claimAt(b.pkg, "Breaker"+exportedName(inst, "Default"), fmt.Sprintf("the constant of breaker %q", inst),
@@ -168,13 +167,10 @@ func opWords(o opRef) string {
 func (b *builder) operation(o opRef, name, field string, methods *namer) *model.Operation {
 	opPtr := o.Ptr()
 	op := &model.Operation{
-		Name: name, ID: o.Op.OperationID, Method: o.Method, Path: o.Path, URLPath: load.URLPath(o.Path),
+		Name: name, ID: o.ID, Method: o.Method, Path: o.Path, URLPath: load.URLPath(o.Path),
 		Summary: strings.Join(docLines(strings.SplitN(o.Op.Summary, "\n", 2)[0]), ""),
 		Doc:     docLines(o.Op.Description), Deprecated: o.Op.Deprecated, OpField: field,
 		Security: b.opSecurity(o.Op), Pos: b.s.Pos(opPtr),
-	}
-	if op.ID == "" {
-		op.ID = o.Method + " " + o.Path
 	}
 	if len(o.Op.Tags) > 0 {
 		op.Tag = o.Op.Tags[0]

@@ -63,10 +63,11 @@ type Resolver struct {
 }
 
 // Result is the resolved policy of every operation of a spec, and what
-// resolving it found. Resolve fills it; nothing changes it afterwards:
-// its methods return copies, and the model values a Resolved points at
-// (breaker instances, retry policies) are shared between operations and
-// must be copied, not changed, by a stage that adds to them.
+// resolving it found. Resolve fills it and nothing changes it afterwards:
+// its methods return copies (a Resolved is a value), and the model values
+// those point at (breaker instances, retry policies, shared between
+// operations) are read only: a stage that adds to them (build names them
+// and counts their operations) works on copies of its own.
 type Result struct {
 	ops       map[opKey]Resolved
 	instances []*model.BreakerInstance
