@@ -10,9 +10,11 @@
 //	load      bytes → *load.Spec: read guard, tree and $ref checks,
 //	          overlays, repairs, Swagger 2.0 conversion, kin-openapi load,
 //	          positions; Validate, a step of its own
-//	policy    *load.Spec → one resolved policy per operation: the only
-//	          reader of x-resilience (decoding, resolution, lint)
-//	build     spec + policies → *model.File: types, operations, names
+//	policy    *load.Spec → *policy.Result, every operation's policy
+//	          resolved up front: the only reader of x-resilience
+//	          (decoding, resolution, the idempotency key's checks, lint)
+//	build     spec + policies (read, never changed) → *model.File:
+//	          types, operations, names
 //	emit      *model.File → Go with jennifer → gofmt
 //
 // Generate runs load → policy → build → emit; Check stops before emit
@@ -185,10 +187,9 @@ func run(ctx context.Context, cfg Config, data []byte, overlays []load.Overlay, 
 	var vdiags Diagnostics
 	var validating gopanic.Group
 	validating.Go(func() { vdiags = load.Validate(ctx, s, cfg.Strict) })
-	r := policy.New(s)
-	file, bdiags := build.Model(s, r, cfg.Package, filepath.Base(cfg.Spec))
-	r.LintOperations(file.Operations)
-	diags = append(append(diags, r.Diags()...), bdiags...)
+	pol := policy.Resolve(s)
+	file, bdiags := build.Model(s, pol, cfg.Package, filepath.Base(cfg.Spec))
+	diags = append(append(diags, pol.Diags()...), bdiags...)
 	var files []Output
 	var rerr error
 	// What fails already is not printed (a strict run fails on any warning).

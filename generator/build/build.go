@@ -1,5 +1,5 @@
 // Package build turns a loaded spec (*load.Spec) and its resolved
-// policies (*policy.Resolver) into the model (*model.File) the emitter
+// policies (*policy.Result, which it only reads) into the model (*model.File) the emitter
 // prints: Go types for schemas (types.go, enums.go), operations with
 // their parameters, bodies, responses and policies (operations.go,
 // idemkey.go), security (security.go). Every name is settled here, in a
@@ -32,7 +32,7 @@ import (
 // while printing).
 type builder struct {
 	s     *load.Spec
-	r     *policy.Resolver
+	pol   *policy.Result
 	file  *model.File
 	diags diag.Diagnostics
 
@@ -75,6 +75,13 @@ type builder struct {
 	// parameter and field, too often for a scan.
 	declByName   map[string]*model.Type
 	declsIndexed int
+
+	// breakers and retries are build's copies of the breaker instances
+	// and retry policies policy resolved, by the resolved one: the model
+	// gets the copies, which build names and counts, and policy's result
+	// stays as Resolve left it.
+	breakers map[*model.BreakerInstance]*model.BreakerInstance
+	retries  map[*model.RetryPolicy]*model.RetryPolicy
 }
 
 type schemaWarning struct {
@@ -111,13 +118,15 @@ func isNullableType(t *model.GoType) bool {
 
 func builtin(name string) *model.GoType { return &model.GoType{Kind: model.Builtin, Name: name} }
 
-// Model builds the model of s, package pkgName; source is the spec's file
-// name, for the generated file's header.
-func Model(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.File, diag.Diagnostics) {
+// Model builds the model of s, package pkgName, with the policies pol
+// resolved for s; source is the spec's file name, for the generated
+// file's header. It reads pol and never changes it, so one Result can
+// serve any number of builds.
+func Model(s *load.Spec, pol *policy.Result, pkgName, source string) (*model.File, diag.Diagnostics) {
 	reserved := append(append(append([]string{}, model.ClientNames...), predeclared...), model.ImportNames...)
 	reserved = append(reserved, pkgName)
 	b := &builder{
-		s: s, r: r,
+		s: s, pol: pol,
 		file:         &model.File{Package: pkgName, Source: source},
 		pkg:          newNamer(reserved...),
 		named:        map[*openapi3.Schema]*model.GoType{},
@@ -127,6 +136,8 @@ func Model(s *load.Spec, r *policy.Resolver, pkgName, source string) (*model.Fil
 		seen:         map[*openapi3.Schema]bool{},
 
 		declByName: map[string]*model.Type{},
+		breakers:   map[*model.BreakerInstance]*model.BreakerInstance{},
+		retries:    map[*model.RetryPolicy]*model.RetryPolicy{},
 	}
 	if s.Doc.Info != nil {
 		b.file.Title = s.Doc.Info.Title

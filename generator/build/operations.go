@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/generator/policy"
 )
@@ -20,36 +19,26 @@ import (
 // Operations become methods here: their parameters, request body and
 // typed responses.
 
-var methodOrder = map[string]int{"GET": 0, "HEAD": 1, "OPTIONS": 2, "TRACE": 3, "PUT": 4, "POST": 5, "PATCH": 6, "DELETE": 7}
-
+// opRef is one operation to build: the spec's, with its resolved policy.
 type opRef struct {
-	path, method string
-	item         *openapi3.PathItem
-	op           *openapi3.Operation
+	load.Operation
+	pol policy.Resolved
 }
 
 func (b *builder) operations() {
-	var ops []opRef
 	var fragments []string // path keys with a #fragment
 	for _, p := range b.s.Doc.Paths.Keys() {
-		item := b.s.Doc.Paths.Value(p)
-		if item == nil {
+		if b.s.Doc.Paths.Value(p) == nil {
 			continue
 		}
-		if urlPath(p) != p {
+		if load.URLPath(p) != p {
 			fragments = append(fragments, p)
 		}
-		if why := badPath(urlPath(p)); why != "" {
+		if why := load.BadPath(load.URLPath(p)); why != "" {
 			// Its methods would fail every call without sending it.
 			b.diags = append(b.diags, b.s.Diag(diag.Error, diag.PointerJoin("/paths", p),
 				fmt.Sprintf("path key %q %s, so no request can be sent to it", p, why),
 				"a path key is a URL path: write a literal % as %25, and no control characters"))
-			continue
-		}
-		for m, op := range item.Operations() {
-			if op != nil {
-				ops = append(ops, opRef{p, strings.ToUpper(m), item, op})
-			}
 		}
 	}
 	if len(fragments) > 0 {
@@ -60,19 +49,17 @@ func (b *builder) operations() {
 			more = fmt.Sprintf(" (and %d more path keys)", len(fragments)-1)
 		}
 		b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin("/paths", fragments[0]),
-			fmt.Sprintf("path key %q%s has a #fragment; it is not sent: requests go to %q, the method's doc comment names the key", fragments[0], more, urlPath(fragments[0])),
+			fmt.Sprintf("path key %q%s has a #fragment; it is not sent: requests go to %q, the method's doc comment names the key", fragments[0], more, load.URLPath(fragments[0])),
 			"a path key is a URL path; tell operations apart by operationId"))
 	}
-	sort.Slice(ops, func(i, j int) bool {
-		if ops[i].path != ops[j].path {
-			return ops[i].path < ops[j].path
+	var ops []opRef
+	for _, o := range b.s.Operations() {
+		pol, ok := b.pol.Operation(o.Method, o.Path)
+		if !ok {
+			panic(fmt.Sprintf("build: policy resolved no policy for %s %s", o.Method, o.Path))
 		}
-		mi, mj := methodOrder[ops[i].method], methodOrder[ops[j].method]
-		if mi != mj {
-			return mi < mj
-		}
-		return ops[i].method < ops[j].method
-	})
+		ops = append(ops, opRef{o, pol})
+	}
 	methods := newNamer(model.ClientMethods...)
 	ids := map[string]string{}
 	fields := newNamer(model.ClientFields...)
@@ -80,24 +67,24 @@ func (b *builder) operations() {
 	// never takes the name of an operation the spec declares.
 	names := make([]string, len(ops))
 	for i, o := range ops {
-		base := o.op.OperationID
+		base := o.Op.OperationID
 		first, dup := ids[base]
 		if dup = dup && base != ""; dup {
 			// OpenAPI requires unique operationIds; which one gets the
 			// plain name depends on path order, so say so.
-			b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin("/paths", o.path, strings.ToLower(o.method), "operationId"),
+			b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin("/paths", o.Path, strings.ToLower(o.Method), "operationId"),
 				fmt.Sprintf("operationId %q is used again (first by %s); this one gets a numbered method name", base, first), "give every operation its own operationId"))
 		} else {
-			ids[base] = o.method + " " + o.path
+			ids[base] = o.Method + " " + o.Path
 		}
 		if base == "" {
-			base = strings.ToLower(o.method) + " " + o.path
+			base = strings.ToLower(o.Method) + " " + o.Path
 		}
 		if dup {
 			names[i] = methods.name(exportedName(base, "Call")) // warned above
 			continue
 		}
-		names[i] = b.claimAt(methods, exportedName(base, "Call"), "the method of "+opWords(o), b.at(diag.PointerJoin("/paths", o.path, strings.ToLower(o.method))))
+		names[i] = b.claimAt(methods, exportedName(base, "Call"), "the method of "+opWords(o), b.at(diag.PointerJoin("/paths", o.Path, strings.ToLower(o.Method))))
 	}
 	for i, o := range ops {
 		name := names[i]
@@ -107,7 +94,9 @@ func (b *builder) operations() {
 		}
 		b.file.Operations = append(b.file.Operations, op)
 	}
-	// Breaker instances and retry policies in a stable order.
+	// Breaker instances and retry policies in a stable order. They are
+	// build's own copies of what policy resolved (policy's result is only
+	// read): build adds their Go names and how many operations use them.
 	locals := newNamer(append(append(append([]string{}, model.NewClientLocals...), model.ImportNames...), predeclared...)...)
 	// A clash of a breaker's constant is warned at its policy, or at its
 	// first operation when the spec does not define it (the built-in one).
@@ -120,11 +109,14 @@ func (b *builder) operations() {
 			}
 		}
 	}
-	for _, bi := range b.r.Instances() {
+	for _, resolved := range b.pol.Instances() {
+		// Every instance is some operation's, and build made every
+		// operation policy resolved, so each has its copy.
+		bi := b.breakers[resolved]
 		inst := bi.Instance
 		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
 		bi.Const = b.claimAt(b.pkg, "Breaker"+exportedName(inst, "Default"), fmt.Sprintf("the constant of breaker %q", inst),
-			b.at(b.r.PolicyPtr("breakers", bi.Policy.Name, "", firstOp[bi])))
+			b.at(b.pol.PolicyPtr("breakers", bi.Policy.Name, "", firstOp[bi])))
 		b.file.Breakers = append(b.file.Breakers, bi)
 	}
 	seen := map[*model.RetryPolicy]bool{}
@@ -142,99 +134,51 @@ func (b *builder) operations() {
 	b.file.Retries = retries
 }
 
-var pathParamRE = regexp.MustCompile(`\{([^{}]+)\}`)
-
-// urlPath is the path a path key sends requests to. A "#fragment"
-// ("/files/{file_id}#add_shared_link") only tells two keys of one path
-// apart: it is never part of a request, and written into the URL it
-// would swallow the query that follows it.
-func urlPath(key string) string {
-	if i := strings.IndexByte(key, '#'); i >= 0 {
-		return key[:i]
-	}
-	return key
-}
-
-// badPath says why the literal parts of a path key (its {name}
-// templates aside, which the client fills in escaped) cannot be sent as a
-// URL path, or "": a control character, a % that does not start a
-// %-escape.
-func badPath(key string) string {
-	lit := pathParamRE.ReplaceAllString(key, "x")
-	for i, r := range lit {
-		switch {
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
-			return fmt.Sprintf("has the control character U+%04X", r)
-		case r == '%' && (i+2 >= len(lit) || !isHex(lit[i+1]) || !isHex(lit[i+2])):
-			return fmt.Sprintf("has %q, which is not a %%-escape", lit[i:min(i+3, len(lit))])
+// opPolicy is build's copy of a resolved operation policy: the same
+// values, with the breaker instance and retry policy build's own copies,
+// one per resolved one, which build names.
+func (b *builder) opPolicy(p model.OpPolicy) *model.OpPolicy {
+	if bi := p.Breaker; bi != nil {
+		if b.breakers[bi] == nil {
+			c := *bi
+			b.breakers[bi] = &c
 		}
+		p.Breaker = b.breakers[bi]
 	}
-	if _, err := url.Parse("http://host" + lit); err != nil {
-		return "is not a URL path"
+	if rp := p.Retry; rp != nil {
+		if b.retries[rp] == nil {
+			c := *rp
+			b.retries[rp] = &c
+		}
+		p.Retry = b.retries[rp]
 	}
-	return ""
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+	return &p
 }
 
 // opWords names an operation in a warning: by its operationId, or by its
 // method and path when it has none.
 func opWords(o opRef) string {
-	if o.op.OperationID != "" {
-		return fmt.Sprintf("operation %q", o.op.OperationID)
+	if o.Op.OperationID != "" {
+		return fmt.Sprintf("operation %q", o.Op.OperationID)
 	}
-	return "operation " + o.method + " " + o.path
+	return "operation " + o.Method + " " + o.Path
 }
 
 func (b *builder) operation(o opRef, name, field string, methods *namer) *model.Operation {
-	opPtr := diag.PointerJoin("/paths", o.path, strings.ToLower(o.method))
+	opPtr := o.Ptr()
 	op := &model.Operation{
-		Name: name, ID: o.op.OperationID, Method: o.method, Path: o.path, URLPath: urlPath(o.path),
-		Summary: strings.Join(docLines(strings.SplitN(o.op.Summary, "\n", 2)[0]), ""),
-		Doc:     docLines(o.op.Description), Deprecated: o.op.Deprecated, OpField: field,
-		Security: b.opSecurity(o.op), Pos: b.s.Pos(opPtr),
+		Name: name, ID: o.ID, Method: o.Method, Path: o.Path, URLPath: load.URLPath(o.Path),
+		Summary: strings.Join(docLines(strings.SplitN(o.Op.Summary, "\n", 2)[0]), ""),
+		Doc:     docLines(o.Op.Description), Deprecated: o.Op.Deprecated, OpField: field,
+		Security: b.opSecurity(o.Op), Pos: b.s.Pos(opPtr),
 	}
-	if op.ID == "" {
-		op.ID = o.method + " " + o.path
-	}
-	if len(o.op.Tags) > 0 {
-		op.Tag = o.op.Tags[0]
+	if len(o.Op.Tags) > 0 {
+		op.Tag = o.Op.Tags[0]
 	}
 
-	// Parameters: the operation's override the path item's by (in, name).
-	type key struct{ in, name string }
-	var params []*openapi3.Parameter
-	// paramPtr is where each parameter is written (its $ref, when it is one).
-	paramPtr := map[*openapi3.Parameter]string{}
-	idx := map[key]int{}
-	for li, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
-		listPtr := diag.PointerJoin("/paths", o.path, "parameters")
-		if li == 1 {
-			listPtr = diag.PointerJoin(opPtr, "parameters")
-		}
-		for i, pr := range list {
-			if pr == nil || pr.Value == nil {
-				continue
-			}
-			paramPtr[pr.Value] = diag.PointerJoin(listPtr, strconv.Itoa(i))
-			k := key{pr.Value.In, pr.Value.Name}
-			if i, ok := idx[k]; ok {
-				params[i] = pr.Value
-				continue
-			}
-			idx[k] = len(params)
-			params = append(params, pr.Value)
-		}
-	}
-
-	pol := b.r.Operation(policy.Op{ID: op.ID, Method: o.method, Path: o.path, Item: o.item, Op: o.op, Params: params})
-	op.Policy = pol.Policy
-	keyParam := pol.KeyParam
-	if keyParam == nil {
-		b.keyNearMiss(params, paramPtr, pol.KeyHeader)
-	}
+	params, paramPtr := o.Params, o.ParamPtr
+	op.Policy = b.opPolicy(o.pol.Policy)
+	keyParam := o.pol.KeyParam
 
 	args := newNamer(append(append(append([]string{}, model.MethodLocals...), model.ImportNames...), predeclared...)...)
 	pfields := newNamer()
@@ -245,7 +189,7 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		}
 	}
 	inPath := map[string]bool{}
-	for _, m := range pathParamRE.FindAllStringSubmatch(op.URLPath, -1) {
+	for _, m := range load.PathParamRE.FindAllStringSubmatch(op.URLPath, -1) {
 		inPath[m[1]] = true
 	}
 	for _, p := range params {
@@ -253,11 +197,11 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 			// kin's validation names only the first such operation of a
 			// spec (openstack-network has 15); each is a value not sent.
 			b.diags = append(b.diags, b.s.Diag(diag.Warning, paramPtr[p],
-				fmt.Sprintf("path parameter %q is not in the path %q: the client has no argument for it and sends nothing", p.Name, o.path),
+				fmt.Sprintf("path parameter %q is not in the path %q: the client has no argument for it and sends nothing", p.Name, o.Path),
 				"remove the parameter, or put {"+p.Name+"} in the path"))
 		}
 	}
-	for _, m := range pathParamRE.FindAllStringSubmatch(op.URLPath, -1) {
+	for _, m := range load.PathParamRE.FindAllStringSubmatch(op.URLPath, -1) {
 		pname := m[1]
 		mp := &model.Param{SpecName: pname, In: model.InPath, Required: true, Type: builtin("string"), Style: model.StyleSimple}
 		if p := declared[pname]; p != nil {
@@ -295,9 +239,7 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		}
 		b.setParamType(mp, p, name+exportedName(p.Name, "Param"), paramPtr[p])
 		if p == keyParam {
-			if b.keyParam(mp, p, paramPtr[p], pol.DropKey) {
-				mp.IdempotencyKey, mp.Required = true, false
-			}
+			b.keyParam(mp, o.pol)
 		}
 		mp.GoName = pfields.name(exportedName(p.Name, "Param"))
 		op.Params = append(op.Params, mp)
@@ -313,11 +255,11 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 		op.ParamsType = b.claimAt(b.pkg, name+"Params", "the parameters type of "+opWords(o), b.at(opPtr))
 	}
 
-	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
+	if rb := o.Op.RequestBody; rb != nil && rb.Value != nil {
 		b.bodies(op, rb, opPtr, methods)
 	}
 	op.ResponseType = b.claimAt(b.pkg, name+"Response", "the response type of "+opWords(o), b.at(opPtr))
-	op.Responses, op.Headers = b.responses(o.op, name, opPtr)
+	op.Responses, op.Headers = b.responses(o.Op, name, opPtr)
 	op.Accept = accept(op.Responses)
 	return op
 }

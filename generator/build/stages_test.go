@@ -19,7 +19,7 @@ func buildSpec(t *testing.T, spec string) *model.File {
 	if err != nil || diags.HasErrors() {
 		t.Fatalf("load: %v %v", err, diags)
 	}
-	r := policy.New(s)
+	r := policy.Resolve(s)
 	file, bdiags := Model(s, r, "x", "spec.yaml")
 	if ds := append(r.Diags(), bdiags...); ds.HasErrors() {
 		t.Fatal(ds)

@@ -683,19 +683,6 @@ func valueTypes(s *openapi3.Schema) []string {
 	return nil
 }
 
-func nonNullTypes(s *openapi3.Schema) []string {
-	if s.Type == nil {
-		return nil
-	}
-	var out []string
-	for _, t := range s.Type.Slice() {
-		if t != "null" {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 func isNullable(s *openapi3.Schema) bool {
 	if s.Nullable || (s.Type != nil && s.Type.Includes("null")) {
 		return true
@@ -755,55 +742,6 @@ func singleVariant(s *openapi3.Schema) *openapi3.SchemaRef {
 		}
 	}
 	return found
-}
-
-// enumValues returns the values s allows: its enum, or its const as an
-// enum of one (3.1); nil when it lists none.
-func enumValues(s *openapi3.Schema) []any {
-	if s.Const != nil {
-		switch s.Const.(type) {
-		case map[string]any, []any:
-			return nil // an object or array const: no Go constant holds it
-		}
-		return []any{s.Const}
-	}
-	if len(s.Enum) == 0 {
-		return nil
-	}
-	return s.Enum
-}
-
-// valueType is the JSON type of the values an untyped enum or const lists
-// (`const: redirect` is a string), or "" when they are of several types.
-func valueType(s *openapi3.Schema) string {
-	kind := ""
-	for _, v := range enumValues(s) {
-		k := ""
-		switch v := v.(type) {
-		case nil:
-			continue
-		case string:
-			k = "string"
-		case bool:
-			k = "boolean"
-		case float64:
-			k = "number"
-			if v == math.Trunc(v) && math.Abs(v) < floatExact {
-				k = "integer"
-			}
-		default:
-			return ""
-		}
-		switch {
-		case kind == "" || kind == k:
-			kind = k
-		case kind == "integer" && k == "number" || kind == "number" && k == "integer":
-			kind = "number"
-		default:
-			return ""
-		}
-	}
-	return kind
 }
 
 // enumConstants fills decl's constants from vals, the enum of s (at ptr in

@@ -32,7 +32,7 @@ func warningsOf(t *testing.T, spec string, files map[string]string) diag.Diagnos
 	if err != nil || diags.HasErrors() {
 		t.Fatalf("load: %v %v", err, diags)
 	}
-	r := policy.New(s)
+	r := policy.Resolve(s)
 	_, bdiags := Model(s, r, "x", spec)
 	return append(append(diags, r.Diags()...), bdiags...)
 }

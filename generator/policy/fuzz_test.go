@@ -54,12 +54,13 @@ func FuzzResilience(f *testing.F) {
 			}
 		}
 		s := load.NewSpec(&doc, "fuzz.yaml", root)
-		r := New(s)
+		r := newResolver(s)
 		var pols []*model.OpPolicy
 		for _, method := range []string{"GET", "POST"} {
 			ptr := "/paths/~1things/" + strings.ToLower(method)
-			pols = append(pols, r.operation(opInput{name: "op" + method, method: method, path: "/things",
-				opPtr: ptr, pathPtr: "/paths/~1things", opExt: opExt}).Policy)
+			res := r.operation(opInput{name: "op" + method, method: method, path: "/things",
+				opPtr: ptr, pathPtr: "/paths/~1things", opExt: opExt})
+			pols = append(pols, &res.Policy)
 		}
 		for _, d := range r.diags {
 			if d.Msg == "" || d.String() == "" {

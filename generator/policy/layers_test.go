@@ -29,8 +29,8 @@ func resolveDoc(t *testing.T, text, method string, params ...*openapi3.Parameter
 	}
 	item, _ := dig(m, "paths", "/things").(map[string]any)
 	op, _ := item[strings.ToLower(method)].(map[string]any)
-	r := New(load.NewSpec(doc, "spec.yaml", []byte(text)))
-	res := r.Operation(Op{ID: "op", Method: method, Path: "/things", Params: params,
+	r := newResolver(load.NewSpec(doc, "spec.yaml", []byte(text)))
+	res := r.resolveOperation(load.Operation{ID: "op", Method: method, Path: "/things", Params: params,
 		Item: &openapi3.PathItem{Extensions: map[string]any{extName: item[extName]}},
 		Op:   &openapi3.Operation{Extensions: map[string]any{extName: op[extName]}}})
 	return res, r
@@ -116,7 +116,7 @@ func TestEachLayerOverridesTheOneBefore(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, r := resolveDoc(t, doc(tc.defaults, tc.path, tc.op), "GET")
-			wantDiags(t, r.Diags())
+			wantDiags(t, r.diags)
 			p := res.Policy
 			breaker, retry := "", ""
 			if p.Breaker != nil {
@@ -134,8 +134,8 @@ func TestEachLayerOverridesTheOneBefore(t *testing.T) {
 			if p.Timeout != tc.timeout || p.TotalTimeout != tc.total {
 				t.Errorf("timeouts %v / %v, want %v / %v", p.Timeout, p.TotalTimeout, tc.timeout, tc.total)
 			}
-			if p.IdempotencyHeader != tc.key || tc.key != "" && res.KeyHeader != tc.key {
-				t.Errorf("key header %q (%q), want %q", p.IdempotencyHeader, res.KeyHeader, tc.key)
+			if p.IdempotencyHeader != tc.key || tc.key != "" && res.keyHeader != tc.key {
+				t.Errorf("key header %q (%q), want %q", p.IdempotencyHeader, res.keyHeader, tc.key)
 			}
 		})
 	}
@@ -164,7 +164,7 @@ paths:
     get:
       x-resilience: {retry: c, breaker: c}
 `, "GET")
-	wantDiags(t, r.Diags())
+	wantDiags(t, r.diags)
 	builtin := builtinRetry()
 	if rp := res.Policy.Retry; rp.Name != "c" || rp.MaxAttempts != 5 || rp.Backoff != "constant" || rp.InitialInterval != 10*time.Millisecond ||
 		rp.Jitter != builtin.Jitter || rp.MaxInterval != builtin.MaxInterval {
@@ -189,7 +189,7 @@ paths:
     mine: {extends: default, backoff: constant}
 paths: {}
 `, "GET")
-	wantDiags(t, r.Diags())
+	wantDiags(t, r.diags)
 	if p := r.retries["mine"]; p == nil || p.MaxAttempts != 7 || p.Backoff != "constant" {
 		t.Errorf("mine extends the redefined default: %+v", p)
 	}
@@ -211,15 +211,15 @@ func TestExtendsMistakes(t *testing.T) {
     num: {extends: 3}
 paths: {}
 `, "GET")
-	wantDiags(t, r.Diags(),
+	wantDiags(t, r.diags,
 		`6:9 #/x-resilience/breakers/a/extends: breaker policy "a" extends itself: a → b → c → a`,
 		`11:11 #/x-resilience/breakers/num/extends: extends must be a policy name, got 3`,
 		`10:7 #/x-resilience/breakers/self/extends: breaker policy "self" extends itself: self → self`,
 		`4:12 #/x-resilience/retries/fast/extends: unknown retry policy "bsae"`)
-	if h := r.Diags()[3].Hint; h != "define it under x-resilience.retries, or use one of: default, base, fast" {
+	if h := r.diags[3].Hint; h != "define it under x-resilience.retries, or use one of: default, base, fast" {
 		t.Errorf("hint %q", h)
 	}
-	for _, d := range r.Diags() {
+	for _, d := range r.diags {
 		if d.Severity != diag.Error {
 			t.Errorf("%v is not an error", d)
 		}
@@ -234,10 +234,10 @@ paths:
         breaker: {extends: nvoa}
         retry: slow
 `, "GET")
-	wantDiags(t, r.Diags(),
+	wantDiags(t, r.diags,
 		`7:19 #/paths/~1things/get/x-resilience/breaker/extends: unknown breaker policy "nvoa"`,
 		`8:9 #/paths/~1things/get/x-resilience/retry: unknown retry policy "slow"`)
-	if h := r.Diags()[0].Hint; h != "define it under x-resilience.breakers, or use one of: default, nova" {
+	if h := r.diags[0].Hint; h != "define it under x-resilience.breakers, or use one of: default, nova" {
 		t.Errorf("hint %q", h)
 	}
 }
@@ -257,7 +257,7 @@ func TestInlinePolicies(t *testing.T) {
 	} {
 		t.Run(tc.layer, func(t *testing.T) {
 			res, r := resolveDoc(t, doc(tc.defaults, tc.path, tc.op), "GET")
-			wantDiags(t, r.Diags())
+			wantDiags(t, r.diags)
 			bp, rp := res.Policy.Breaker.Policy, res.Policy.Retry
 			if bp.Name != tc.owner || bp.HalfOpenCalls != 7 || res.Policy.Breaker.Instance != tc.owner {
 				t.Errorf("breaker %+v (instance %q), want %s's, halfOpenCalls 7", bp, res.Policy.Breaker.Instance, tc.owner)
@@ -281,13 +281,13 @@ func TestInlinePolicies(t *testing.T) {
       retry: {maxAttempts: 0, backof: constant}
     get: {}
 `, "GET")
-	for _, d := range r.Diags() {
+	for _, d := range r.diags {
 		if !strings.HasPrefix(d.Pointer, "#/paths/~1things/x-resilience/retry/") || d.Line != 4 {
 			t.Errorf("%v: want it in the inline retry, line 4", d)
 		}
 	}
-	if len(r.Diags()) != 2 {
-		t.Errorf("want 2 diagnostics (maxAttempts, backof): %v", r.Diags())
+	if len(r.diags) != 2 {
+		t.Errorf("want 2 diagnostics (maxAttempts, backof): %v", r.diags)
 	}
 }
 
@@ -298,14 +298,14 @@ func TestInlinePolicies(t *testing.T) {
 func TestRetrySafety(t *testing.T) {
 	for _, m := range []string{"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"} {
 		res, r := resolveDoc(t, "paths: {}\n", m)
-		wantDiags(t, r.Diags())
+		wantDiags(t, r.diags)
 		if res.Policy.NotRetrySafe || res.Policy.Retry == nil || res.Policy.RetryWhy != m {
 			t.Errorf("%s: %+v, want retried by default", m, res.Policy)
 		}
 	}
 	for _, m := range []string{"POST", "PATCH"} {
 		res, r := resolveDoc(t, "paths: {}\n", m)
-		wantDiags(t, r.Diags())
+		wantDiags(t, r.diags)
 		if !res.Policy.NotRetrySafe || res.Policy.Retry != nil || res.Policy.RetryWhy != m+" without key: off" {
 			t.Errorf("%s: %+v, want not retried", m, res.Policy)
 		}
@@ -325,7 +325,7 @@ func TestRetrySafety(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, r := resolveDoc(t, opDoc("post", tc.root, tc.path, tc.op), "POST")
-			wantDiags(t, r.Diags())
+			wantDiags(t, r.diags)
 			if res.Policy.NotRetrySafe == tc.safe || (res.Policy.Retry != nil) != tc.safe || res.Policy.RetryWhy != tc.why {
 				t.Errorf("%+v, want safe %v (%s)", res.Policy, tc.safe, tc.why)
 			}
@@ -333,7 +333,7 @@ func TestRetrySafety(t *testing.T) {
 	}
 	// A declared key header parameter makes a POST retry-safe.
 	res, r := resolveDoc(t, opDoc("post", `{}`, "", `{retry: default}`), "POST", header("Idempotency-Key"))
-	wantDiags(t, r.Diags())
+	wantDiags(t, r.diags)
 	if res.Policy.NotRetrySafe || res.Policy.Retry == nil {
 		t.Errorf("POST with a declared key: %+v", res.Policy)
 	}
@@ -341,8 +341,8 @@ func TestRetrySafety(t *testing.T) {
 	// An operation's own retry where it is not safe: the error, at the
 	// retry key, with the three ways to make it safe.
 	_, r = resolveDoc(t, opDoc("post", `{}`, "", "\n        retry: default"), "POST")
-	wantDiags(t, r.Diags(), `6:9 #/paths/~1things/post/x-resilience/retry: retry on POST /things, which is not retry-safe: a POST without an idempotency key`)
-	if h := r.Diags()[0].Hint; h != retryFixHints {
+	wantDiags(t, r.diags, `6:9 #/paths/~1things/post/x-resilience/retry: retry on POST /things, which is not retry-safe: a POST without an idempotency key`)
+	if h := r.diags[0].Hint; h != retryFixHints {
 		t.Errorf("hint %q", h)
 	}
 	for _, way := range []string{"idempotency-key header parameter", "idempotencyKey: true", "idempotent: true"} {
@@ -351,9 +351,9 @@ func TestRetrySafety(t *testing.T) {
 		}
 	}
 	_, r = resolveDoc(t, "paths:\n  /things:\n    get:\n      x-resilience: {idempotent: false, retry: default}\n", "GET")
-	wantDiags(t, r.Diags(), `4:41 #/paths/~1things/get/x-resilience/retry: retry on GET /things, which is not retry-safe: it is marked idempotent: false`)
+	wantDiags(t, r.diags, `4:41 #/paths/~1things/get/x-resilience/retry: retry on GET /things, which is not retry-safe: it is marked idempotent: false`)
 	res, r = resolveDoc(t, "x-resilience: {defaults: {retry: default}}\npaths:\n  /things:\n    x-resilience: {idempotent: false}\n    get: {}\n", "GET")
-	wantDiags(t, r.Diags())
+	wantDiags(t, r.diags)
 	if !res.Policy.NotRetrySafe || res.Policy.Retry != nil || res.Policy.RetryWhy != "idempotent: false: off" {
 		t.Errorf("GET marked idempotent: false: %+v", res.Policy)
 	}
@@ -381,7 +381,7 @@ func TestKeyHeaderMatching(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, r := resolveDoc(t, opDoc("post", tc.root, tc.path, tc.op), "POST", tc.params...)
-			wantDiags(t, r.Diags())
+			wantDiags(t, r.diags)
 			if res.KeyParam != tc.param || !strings.EqualFold(res.Policy.IdempotencyHeader, tc.header) {
 				t.Errorf("KeyParam %+v, header %q; want %+v, %q", res.KeyParam, res.Policy.IdempotencyHeader, tc.param, tc.header)
 			}
@@ -413,7 +413,7 @@ paths:
         idempotent: yes please
         breaker: 3
 `, "POST")
-	wantDiags(t, r.Diags(),
+	wantDiags(t, r.diags,
 		`4:3 #/x-resilience/breakerz: unknown key "breakerz" in root x-resilience; did you mean "breakers"?`,
 		`2:3 #/x-resilience/idempotencyKeyHeader: idempotencyKeyHeader must be an HTTP header name, got "not a header"`,
 		`3:14 #/x-resilience/defaults/retyr: unknown key "retyr" in operation policy; did you mean "retry"?`,

@@ -135,10 +135,10 @@ func addDur(a, b time.Duration) time.Duration {
 	return a + b
 }
 
-// LintOperations runs the checks that need an operation's whole policy,
-// once per distinct combination so a big spec gets one line per mistake,
-// not one per operation.
-func (r *Resolver) LintOperations(ops []*model.Operation) {
+// lintOperations runs the checks that need an operation's whole policy
+// (resolved[i] is ops[i]'s), once per distinct combination so a big spec
+// gets one line per mistake, not one per operation.
+func (r *Resolver) lintOperations(ops []load.Operation, resolved []Resolved) {
 	bdef := builtinBreaker()
 	_, retryRedefined := r.retryDefs["default"]
 	type group struct {
@@ -157,19 +157,19 @@ func (r *Resolver) LintOperations(ops []*model.Operation) {
 		}
 		g.ops = append(g.ops, op)
 	}
-	for _, op := range ops {
-		p := op.Policy
-		opPtr := diag.PointerJoin("/paths", op.Path, strings.ToLower(op.Method))
+	for i, op := range ops {
+		p := &resolved[i].Policy
+		opPtr := op.Ptr()
 		if b := p.Breaker; b != nil && p.Timeout > 0 && b.Policy.SlowCallDuration >= p.Timeout &&
 			(b.Policy.SlowCallDuration != bdef.SlowCallDuration || b.Policy.SlowCallRateThreshold != bdef.SlowCallRateThreshold) {
 			bp, to := b.Policy, p.Timeout
-			add(fmt.Sprintf("slow/%s/%s", bp.Name, to), r.PolicyPtr("breakers", bp.Name, "slowCallDuration", opPtr), op.ID, func(ptr string, ops []string) {
+			add(fmt.Sprintf("slow/%s/%s", bp.Name, to), r.policyPtr("breakers", bp.Name, "slowCallDuration", opPtr), op.ID, func(ptr string, ops []string) {
 				r.warnf(ptr, fmt.Sprintf("make slowCallDuration shorter than %s, or the timeout longer", human.Duration(to)),
 					"slowCallDuration %s of breaker %q is not shorter than the timeout %s of %s: a slow call times out first, so the slow-call rate can never count it", human.Duration(bp.SlowCallDuration), bp.Name, human.Duration(to), opList(ops))
 			})
 		}
 		if rp := p.Retry; rp != nil && rp.MaxAttempts > 1 && p.Timeout == 0 && p.TotalTimeout == 0 {
-			add("untimed/"+rp.Name, r.PolicyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
+			add("untimed/"+rp.Name, r.policyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
 				r.warnf(ptr, "set a timeout or a totalTimeout on the operations",
 					"retry %q makes up to %d attempts with neither a timeout nor a totalTimeout on %s: an attempt that hangs holds the call forever, and nothing bounds how long the retries take", rp.Name, rp.MaxAttempts, opList(ops))
 			})
@@ -181,7 +181,7 @@ func (r *Resolver) LintOperations(ops []*model.Operation) {
 			builtin := rp.Name == "default" && !retryRedefined && p.Timeout == defaultTimeout && p.TotalTimeout == defaultTotalTimeout
 			if worst > p.TotalTimeout && !builtin {
 				total := p.TotalTimeout
-				add(fmt.Sprintf("worst/%s/%s/%s", rp.Name, p.Timeout, total), r.PolicyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
+				add(fmt.Sprintf("worst/%s/%s/%s", rp.Name, p.Timeout, total), r.policyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
 					r.warnf(ptr, "lower maxAttempts or the timeout, or raise totalTimeout",
 						"retry %q can take %s (%d attempts × %s timeout + waits), longer than the totalTimeout %s of %s: the last attempt can be cut short, or never start", rp.Name, human.Duration(worst), rp.MaxAttempts, human.Duration(p.Timeout), human.Duration(total), opList(ops))
 				})
@@ -227,12 +227,22 @@ func (r *Resolver) extended(kind, name string, seen map[string]bool) bool {
 	return false
 }
 
-// PolicyPtr points at key of a named policy's definition, or at the
-// operation when the policy is built in or inline.
-func (r *Resolver) PolicyPtr(kind, name, key, opPtr string) string {
-	defs := r.breakerDefs
+// policyPtr is Result.PolicyPtr while resolving.
+func (r *Resolver) policyPtr(kind, name, key, opPtr string) string {
+	return defPtr(r.breakerDefs, r.retryDefs, kind, name, key, opPtr)
+}
+
+// PolicyPtr points at key of a named policy's definition (kind breakers
+// or retries), at the definition when it does not set key, or at opPtr,
+// the operation, when the policy is built in or inline.
+func (res *Result) PolicyPtr(kind, name, key, opPtr string) string {
+	return defPtr(res.breakerDefs, res.retryDefs, kind, name, key, opPtr)
+}
+
+func defPtr(breakerDefs, retryDefs map[string]rawObj, kind, name, key, opPtr string) string {
+	defs := breakerDefs
 	if kind == "retries" {
-		defs = r.retryDefs
+		defs = retryDefs
 	}
 	if d, ok := defs[name]; ok {
 		if _, has := d.m[key]; has {

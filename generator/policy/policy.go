@@ -1,12 +1,14 @@
-// Package policy is the only reader of x-resilience. It takes a loaded
-// spec (*load.Spec) and gives, per operation, one resolved policy
-// (Resolver.Operation): breaker instance and retry policy as model types,
+// Package policy is the only reader of x-resilience, and a stage of its
+// own: Resolve takes a loaded spec (*load.Spec) and resolves the policy
+// of every operation up front into a Result that later stages only read.
+// Per operation: breaker instance and retry policy as model types,
 // timeouts, whether retrying is safe and why, and the idempotency key's
-// header with the declared header parameter that carries it, if any. It
-// decodes and checks every key with its position, resolves built-in
-// defaults → root defaults → path item → operation, extends, inline and
-// named policies, and lints the policies it resolved (lint.go). The
-// built-in policies are the runtime's own (runtime.DefaultBreakerPolicy,
+// header with the declared header parameter that carries it, if any,
+// checked against that header's schema (key.go). It decodes and checks
+// every key with its position, resolves built-in defaults → root
+// defaults → path item → operation, extends, inline and named policies,
+// and lints the policies it resolved (lint.go). The built-in policies are
+// the runtime's own (runtime.DefaultBreakerPolicy,
 // runtime.DefaultRetryPolicy).
 package policy
 
@@ -14,7 +16,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
@@ -23,11 +24,12 @@ import (
 	"github.com/resgen/resgen/internal/rawval"
 )
 
-// This file holds the package's API: Resolver, New (which reads the root
-// x-resilience), and Op, Resolved and Operation. decode.go reads raw
-// extension values, named.go resolves named and inline policies,
-// resolve.go layers one operation's policy, convert.go converts between
-// the runtime's policies and the model's, lint.go warns.
+// This file holds the package's API: Resolve, Result and Resolved, and
+// the Resolver that does the work (newResolver reads the root
+// x-resilience). decode.go reads raw extension values, named.go resolves
+// named and inline policies, resolve.go layers one operation's policy,
+// key.go checks its idempotency key, convert.go converts between the
+// runtime's policies and the model's, lint.go warns.
 
 const extName = "x-resilience"
 
@@ -39,7 +41,9 @@ type rawObj struct {
 	m   map[string]any
 }
 
-// Resolver resolves the policies of one spec.
+// Resolver is the working state of one Resolve: what it has read of the
+// root x-resilience, the named policies resolved so far and the findings.
+// Only Resolve makes one; what it gives is the Result.
 type Resolver struct {
 	s     *load.Spec
 	diags diag.Diagnostics
@@ -58,13 +62,63 @@ type Resolver struct {
 	Used map[string]int
 }
 
+// Result is the resolved policy of every operation of a spec, and what
+// resolving it found. Resolve fills it and nothing changes it afterwards:
+// its methods return copies (a Resolved is a value), and the model values
+// those point at (breaker instances, retry policies, shared between
+// operations) are read only: a stage that adds to them (build names them
+// and counts their operations) works on copies of its own.
+type Result struct {
+	ops       map[opKey]Resolved
+	instances []*model.BreakerInstance
+	diags     diag.Diagnostics
+	// The definitions of named policies, as written, for PolicyPtr.
+	breakerDefs, retryDefs map[string]rawObj
+}
+
+type opKey struct{ method, path string }
+
+// Resolve resolves the policy of every operation of s (load's
+// Operations): layers, retry safety, the idempotency key and the checks
+// of its header; then lints the policies as a whole. Every named policy
+// is resolved, used or not, so mistakes in unused ones are reported too.
+func Resolve(s *load.Spec) *Result {
+	r := newResolver(s)
+	ops := s.Operations()
+	resolved := make([]Resolved, len(ops))
+	for i, o := range ops {
+		resolved[i] = r.resolveOperation(o)
+	}
+	r.lintOperations(ops, resolved)
+	res := &Result{ops: make(map[opKey]Resolved, len(ops)), instances: r.instanceList(), diags: r.diags,
+		breakerDefs: r.breakerDefs, retryDefs: r.retryDefs}
+	for i, o := range ops {
+		res.ops[opKey{o.Method, o.Path}] = resolved[i]
+	}
+	return res
+}
+
+// Operation is the resolved policy of the operation method (upper case)
+// of the path key path; false when the spec has no such operation.
+func (res *Result) Operation(method, path string) (Resolved, bool) {
+	r, ok := res.ops[opKey{method, path}]
+	return r, ok
+}
+
+// Instances are the breaker instances the operations use, sorted by
+// instance name.
+func (res *Result) Instances() []*model.BreakerInstance { return slices.Clone(res.instances) }
+
+// Diags are the findings of resolving and linting the policies.
+func (res *Result) Diags() diag.Diagnostics { return slices.Clone(res.diags) }
+
 func (r *Resolver) errorf(ptr, hint, format string, args ...any) {
 	r.diags = append(r.diags, r.s.Diag(diag.Error, ptr, fmt.Sprintf(format, args...), hint))
 }
 
-// New reads the root x-resilience of s and resolves every named policy,
-// so mistakes in unused ones are reported too.
-func New(s *load.Spec) *Resolver {
+// newResolver reads the root x-resilience of s and resolves every named
+// policy, so mistakes in unused ones are reported too.
+func newResolver(s *load.Spec) *Resolver {
 	r := &Resolver{
 		s: s, keyHeader: defaultKeyHeader,
 		breakerDefs: map[string]rawObj{}, retryDefs: map[string]rawObj{},
@@ -132,37 +186,40 @@ func New(s *load.Spec) *Resolver {
 	return r
 }
 
-// Op is one operation as the resolver needs it.
-type Op struct {
-	ID, Method, Path string
-	Item             *openapi3.PathItem
-	Op               *openapi3.Operation
-	// Params are the operation's parameters: the path item's, overridden
-	// by the operation's by (in, name).
-	Params []*openapi3.Parameter
-}
-
 // Resolved is one operation's resolved policy.
 type Resolved struct {
-	Policy *model.OpPolicy
-	// KeyHeader is the header the idempotency key travels in when the
-	// operation has one: the nearest layer's idempotencyKey when it names
-	// a header, else idempotencyKeyHeader. KeyParam is the declared header
-	// parameter of that name (case-insensitively), nil when there is none:
-	// then the key, if the policy wants one, needs a parameter of its own.
-	KeyHeader string
-	KeyParam  *openapi3.Parameter
+	Policy model.OpPolicy
+	// KeyParam is the declared header parameter that carries the
+	// idempotency key (its name matched case-insensitively), nil when
+	// there is none or its schema cannot hold a key: then the key, if the
+	// policy wants one (Policy.IdempotencyHeader), needs a parameter of
+	// its own.
+	KeyParam *openapi3.Parameter
+
+	// keyHeader is the header the key travels in when the operation has
+	// one: the nearest layer's idempotencyKey when it names a header, else
+	// idempotencyKeyHeader.
+	keyHeader string
+	// intKey is set when KeyParam's schema is an integer (or number): a
+	// key the client makes is a random integer from keyLo to keyHi.
+	intKey       bool
+	keyLo, keyHi int64
 
 	method string
 	idem   *bool // idempotent: as the policy says, nil when it says nothing
 }
 
-// DropKey makes Policy that of an operation whose declared key header
+// KeyInts is the range of the random integer the client makes as a key
+// when KeyParam's schema is an integer or a number; ok is false when the
+// key is text (a UUID).
+func (res Resolved) KeyInts() (lo, hi int64, ok bool) { return res.keyLo, res.keyHi, res.intKey }
+
+// dropKey makes Policy that of an operation whose declared key header
 // cannot carry a key (its schema takes no string or integer): the header
 // is an ordinary one, and the operation is retry-safe only by its method
 // or idempotent: true. It reports whether that turned a retry off.
-func (res *Resolved) DropKey() (retryOff bool) {
-	p := res.Policy
+func (res *Resolved) dropKey() (retryOff bool) {
+	p := &res.Policy
 	res.KeyParam, p.IdempotencyHeader = nil, ""
 	switch {
 	case res.idem != nil && !*res.idem, safeMethods[res.method]:
@@ -176,12 +233,9 @@ func (res *Resolved) DropKey() (retryOff bool) {
 	return retryOff
 }
 
-// Diags are the findings of every resolution so far.
-func (r *Resolver) Diags() diag.Diagnostics { return r.diags }
-
-// Instances are the breaker instances the operations resolved so far use,
-// sorted by instance name.
-func (r *Resolver) Instances() []*model.BreakerInstance {
+// instanceList is the breaker instances the operations resolved so far
+// use, sorted by instance name.
+func (r *Resolver) instanceList() []*model.BreakerInstance {
 	out := make([]*model.BreakerInstance, 0, len(r.instances))
 	for _, inst := range slices.Sorted(maps.Keys(r.instances)) {
 		out = append(out, r.instances[inst])
@@ -189,15 +243,23 @@ func (r *Resolver) Instances() []*model.BreakerInstance {
 	return out
 }
 
-// Operation resolves the policy of one operation.
-func (r *Resolver) Operation(op Op) Resolved {
-	in := opInput{name: op.ID, method: op.Method, path: op.Path, params: op.Params,
-		opPtr: diag.PointerJoin("/paths", op.Path, strings.ToLower(op.Method)), pathPtr: diag.PointerJoin("/paths", op.Path)}
-	if op.Item != nil {
-		in.pathExt = op.Item.Extensions[extName]
+// resolveOperation resolves the policy of operation o and settles its
+// idempotency key.
+func (r *Resolver) resolveOperation(o load.Operation) Resolved {
+	res := r.operation(inputOf(o))
+	r.checkKey(o, &res)
+	return res
+}
+
+// inputOf is what the resolver needs to know of operation o.
+func inputOf(o load.Operation) opInput {
+	in := opInput{name: o.ID, method: o.Method, path: o.Path, params: o.Params,
+		opPtr: o.Ptr(), pathPtr: diag.PointerJoin("/paths", o.Path)}
+	if o.Item != nil {
+		in.pathExt = o.Item.Extensions[extName]
 	}
-	if op.Op != nil {
-		in.opExt = op.Op.Extensions[extName]
+	if o.Op != nil {
+		in.opExt = o.Op.Extensions[extName]
 	}
-	return r.operation(in)
+	return in
 }

@@ -68,7 +68,9 @@ func (r *Resolver) operation(in opInput) Resolved {
 			r.policyErrors(strings.TrimSuffix(ptr, "/"+k), ts.DecodeTimeouts(map[string]any{k: v}))
 		}
 	}
-	pol := &model.OpPolicy{Timeout: ts.Timeout, TotalTimeout: ts.TotalTimeout}
+	res := Resolved{keyHeader: r.keyHeader, method: in.method}
+	pol := &res.Policy
+	*pol = model.OpPolicy{Timeout: ts.Timeout, TotalTimeout: ts.TotalTimeout}
 
 	// Idempotency.
 	var idem *bool
@@ -79,16 +81,16 @@ func (r *Resolver) operation(in opInput) Resolved {
 			r.errorf(ptr, "", "idempotent must be true or false, got %s", rawval.Show(v))
 		}
 	}
+	res.idem = idem
 	// A declared header named as the key header carries the key: a key
 	// of its own would be a second field for the same header.
-	res := Resolved{KeyHeader: r.keyHeader, method: in.method, idem: idem}
 	if v, _, _ := pick("idempotencyKey"); v != nil {
 		if name, ok := v.(string); ok {
-			res.KeyHeader = name
+			res.keyHeader = name
 		}
 	}
 	for _, p := range in.params {
-		if p.In == "header" && strings.EqualFold(p.Name, res.KeyHeader) {
+		if p.In == "header" && strings.EqualFold(p.Name, res.keyHeader) {
 			res.KeyParam = p
 		}
 	}
@@ -183,7 +185,6 @@ func (r *Resolver) operation(in opInput) Resolved {
 	}
 	if s, ok := rv.(string); ok && s == "none" {
 		pol.RetryWhy = "retry: none"
-		res.Policy = pol
 		return res
 	}
 	if !safe {
@@ -195,7 +196,6 @@ func (r *Resolver) operation(in opInput) Resolved {
 			r.errorf(rptr, retryFixHints, "retry on %s %s, which is not retry-safe: %s", in.method, in.path, reason)
 		}
 		pol.RetryWhy = why
-		res.Policy = pol
 		return res
 	}
 	pol.RetryWhy = why
@@ -210,7 +210,6 @@ func (r *Resolver) operation(in opInput) Resolved {
 	default:
 		r.errorf(rptr, "", "retry must be a policy name, none, or a policy object, got %s", rawval.Show(rv))
 	}
-	res.Policy = pol
 	return res
 }
 

@@ -36,13 +36,13 @@ func ext(t *testing.T, text string) map[string]any {
 func resolve(t *testing.T, c opCase) (Resolved, diag.Diagnostics) {
 	t.Helper()
 	doc := &openapi3.T{Extensions: ext(t, c.root)}
-	r := New(load.NewSpec(doc, "spec.yaml", nil))
+	r := newResolver(load.NewSpec(doc, "spec.yaml", nil))
 	if c.method == "" {
 		c.method = "POST"
 	}
-	res := r.Operation(Op{ID: "op", Method: c.method, Path: "/things",
+	res := r.resolveOperation(load.Operation{ID: "op", Method: c.method, Path: "/things",
 		Item: &openapi3.PathItem{Extensions: ext(t, c.path)}, Op: &openapi3.Operation{Extensions: ext(t, c.op)}, Params: c.params})
-	return res, r.Diags()
+	return res, r.diags
 }
 
 func header(name string) *openapi3.Parameter { return &openapi3.Parameter{Name: name, In: "header"} }
