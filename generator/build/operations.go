@@ -124,20 +124,24 @@ func (b *builder) operations() {
 		inst := bi.Instance
 		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
 		bi.Const = b.claimAt(b.pkg, "Breaker"+exportedName(inst, "Default"), fmt.Sprintf("the constant of breaker %q", inst),
-			b.at(b.r.PolicyPtr("breakers", bi.Policy.Name, "", firstOp[bi])))
+			b.at(b.r.PolicyPtr("breakers", bi.Policy.Policy, "", firstOp[bi])))
 		b.file.Breakers = append(b.file.Breakers, bi)
 	}
-	seen := map[*model.RetryPolicy]bool{}
+	firstRetryOp := map[*model.RetryPolicy]string{}
 	var retries []*model.RetryPolicy
 	for _, op := range b.file.Operations {
-		if rp := op.Policy.Retry; rp != nil && !seen[rp] {
-			seen[rp] = true
-			retries = append(retries, rp)
+		if rp := op.Policy.Retry; rp != nil {
+			if _, ok := firstRetryOp[rp]; !ok {
+				firstRetryOp[rp] = diag.PointerJoin("/paths", op.Path, strings.ToLower(op.Method))
+				retries = append(retries, rp)
+			}
 		}
 	}
-	sort.SliceStable(retries, func(i, j int) bool { return retries[i].Name < retries[j].Name })
+	sort.SliceStable(retries, func(i, j int) bool { return retries[i].Policy < retries[j].Policy })
 	for _, rp := range retries {
-		rp.Var = locals.name(unexportedName("retry "+rp.Name, "retry"))
+		rp.Var = locals.name(unexportedName("retry "+rp.Policy, "retry"))
+		rp.Const = b.claimAt(b.pkg, "Retry"+exportedName(rp.Policy, "Default"), fmt.Sprintf("the constant of retry policy %q", rp.Policy),
+			b.at(b.r.PolicyPtr("retries", rp.Policy, "", firstRetryOp[rp])))
 	}
 	b.file.Retries = retries
 }

@@ -1,11 +1,15 @@
 package emit
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/runtime"
 )
 
 // emitClient prints the Client type, its options and NewClient.
@@ -202,8 +206,9 @@ func accept(op *model.Operation) string {
 	return strings.Join(types, ", ")
 }
 
-// emitBreakers prints the breaker name constants, each with its policy in
-// words (said once here, named by each method's doc), and Client.Breakers.
+// emitBreakers prints the breaker and retry policy name constants, each
+// with its policy in words (said once here, linked from each method's
+// doc), and Client.Breakers.
 func (e *emitter) emitBreakers(f *jen.File) {
 	if len(e.m.Breakers) > 0 {
 		f.Comment("// The names of the client's circuit breakers: the keys of Client.Breakers.")
@@ -211,6 +216,15 @@ func (e *emitter) emitBreakers(f *jen.File) {
 			for _, bi := range e.m.Breakers {
 				comment(g, BreakerDocLines(bi))
 				g.Id(bi.Const).Op("=").Lit(bi.Instance)
+			}
+		})
+	}
+	if len(e.m.Retries) > 0 {
+		f.Comment("// The names of the client's retry policies, as WithOverrides names them.")
+		f.Const().DefsFunc(func(g *jen.Group) {
+			for _, rp := range e.m.Retries {
+				comment(g, RetryDocLines(rp))
+				g.Id(rp.Const).Op("=").Lit(rp.Policy)
 			}
 		})
 	}
@@ -249,60 +263,56 @@ func (e *emitter) emitRedacted(f *jen.File) {
 	)
 }
 
-func windowType(s string) *jen.Statement {
-	if s == "time" {
-		return jen.Qual(runtimePkg, "TimeWindow")
-	}
-	return jen.Qual(runtimePkg, "CountWindow")
-}
-
 // breakerDecl prints: breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{...})
 func (e *emitter) breakerDecl(bi *model.BreakerInstance) *jen.Statement {
-	p := bi.Policy
-	var size, window jen.Code
-	if p.WindowType == "time" {
-		window = durExpr(p.WindowDuration)
-	} else {
-		size = jen.Lit(p.WindowSize)
-	}
-	return jen.Id(bi.Var).Op(":=").Id("e").Dot("Breaker").Call(jen.Id(bi.Const), literal(jen.Qual(runtimePkg, "BreakerPolicy"),
-		kv{"Policy", jen.Lit(p.Name)},
-		kv{"WindowType", windowType(p.WindowType)},
-		kv{"WindowSize", size},
-		kv{"WindowDuration", window},
-		kv{"MinimumCalls", jen.Lit(p.MinimumCalls)},
-		kv{"FailureRateThreshold", jen.Lit(p.FailureRateThreshold)},
-		kv{"SlowCallDuration", durExpr(p.SlowCallDuration)},
-		kv{"SlowCallRateThreshold", jen.Lit(p.SlowCallRateThreshold)},
-		kv{"WaitInOpen", durExpr(p.WaitInOpen)},
-		kv{"HalfOpenCalls", jen.Lit(p.HalfOpenCalls)},
-		kv{"RecordOn", matchExpr(p.RecordOn)},
-	))
+	return jen.Id(bi.Var).Op(":=").Id("e").Dot("Breaker").Call(jen.Id(bi.Const), policyLiteral(&bi.Policy.BreakerPolicy))
 }
-
-var backoffs = map[string]string{"constant": "ConstantBackoff", "exponential": "ExponentialBackoff"}
-var jitters = map[string]string{"none": "NoJitter", "full": "FullJitter", "equal": "EqualJitter", "decorrelated": "DecorrelatedJitter"}
 
 // retryDecl prints: retryDefault := &runtime.RetryPolicy{...}
 func retryDecl(r *model.RetryPolicy) *jen.Statement {
-	var budget jen.Code
-	if r.Budget != nil {
-		budget = jen.Op("&").Add(literal(jen.Qual(runtimePkg, "Budget"),
-			kv{"Ratio", jen.Lit(r.Budget.Ratio)},
-			kv{"MinPerSecond", jen.Lit(r.Budget.MinPerSecond)},
-		))
+	return jen.Id(r.Var).Op(":=").Op("&").Add(policyLiteral(&r.RetryPolicy))
+}
+
+// policyLiteral prints a runtime policy value (a pointer to it) as a Go
+// literal: the fields its description says apply (model.LiteralFields),
+// one a line, in the struct's order, so a reviewer reads them in the
+// contract's order and a changed value changes one line.
+func policyLiteral(p any) *jen.Statement {
+	t := reflect.TypeOf(p).Elem()
+	var fields []kv
+	for _, f := range model.LiteralFields(p) {
+		fields = append(fields, kv{f.Go, valueExpr(f.Value)})
 	}
-	return jen.Id(r.Var).Op(":=").Op("&").Add(literal(jen.Qual(runtimePkg, "RetryPolicy"),
-		kv{"Policy", jen.Lit(r.Name)},
-		kv{"MaxAttempts", jen.Lit(r.MaxAttempts)},
-		kv{"Backoff", jen.Qual(runtimePkg, backoffs[r.Backoff])},
-		kv{"InitialInterval", durExpr(r.InitialInterval)},
-		kv{"Multiplier", jen.Lit(r.Multiplier)},
-		kv{"MaxInterval", durExpr(r.MaxInterval)},
-		kv{"Jitter", jen.Qual(runtimePkg, jitters[r.Jitter])},
-		kv{"RetryOn", matchExpr(r.RetryOn)},
-		kv{"RetryAfter", jen.Lit(r.RetryAfter)},
-		kv{"MaxRetryAfter", durExpr(r.MaxRetryAfter)},
-		kv{"Budget", budget},
-	))
+	return literal(jen.Qual(t.PkgPath(), t.Name()), fields...)
+}
+
+// valueExpr prints one field's value: a duration in its unit, an enum by
+// its constant (its GoString), an outcome list as a runtime.Match, a
+// nested policy object by its address (nil: left out), else the literal.
+func valueExpr(v reflect.Value) jen.Code {
+	switch x := v.Interface().(type) {
+	case time.Duration:
+		return durExpr(x)
+	case runtime.Match:
+		return matchExpr(x)
+	case fmt.GoStringer:
+		_, name, _ := strings.Cut(x.GoString(), ".")
+		return jen.Qual(v.Type().PkgPath(), name)
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		return jen.Op("&").Add(policyLiteral(v.Interface()))
+	case reflect.Bool:
+		return jen.Lit(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return jen.Lit(int(v.Int()))
+	case reflect.Float32, reflect.Float64:
+		return jen.Lit(v.Float())
+	case reflect.String:
+		return jen.Lit(v.String())
+	}
+	panic("resgen: no Go literal for a policy field of type " + v.Type().String())
 }

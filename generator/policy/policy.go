@@ -26,8 +26,10 @@ import (
 // This file holds the package's API: Resolver, New (which reads the root
 // x-resilience), and Op, Resolved and Operation. decode.go reads raw
 // extension values, named.go resolves named and inline policies,
-// resolve.go layers one operation's policy, convert.go converts between
-// the runtime's policies and the model's, lint.go warns.
+// resolve.go layers one operation's policy, lint.go warns. The policies
+// are the runtime's own types (model.BreakerPolicy embeds
+// runtime.BreakerPolicy): the runtime's Decode reads each policy object
+// straight into the value the client will register.
 
 const extName = "x-resilience"
 

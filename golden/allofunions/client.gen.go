@@ -753,9 +753,16 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 4 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
 )
 
@@ -795,7 +802,7 @@ type CreateListingResponse struct {
 // CreateListing calls POST /listings.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateListing(ctx context.Context, body Listing, opts ...runtime.CallOption) (*CreateListingResponse, error) {
@@ -811,7 +818,7 @@ type PostMixedResponse struct {
 // PostMixed calls POST /mixed.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostMixed(ctx context.Context, body Mixed, opts ...runtime.CallOption) (*PostMixedResponse, error) {
@@ -828,7 +835,7 @@ type PayResponse struct {
 // Pay calls POST /payments.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Pay(ctx context.Context, body PayBody, opts ...runtime.CallOption) (*PayResponse, error) {
@@ -845,7 +852,7 @@ type CreatePetResponse struct {
 // CreatePet calls POST /pets.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePet(ctx context.Context, body NewPet, opts ...runtime.CallOption) (*CreatePetResponse, error) {

@@ -172,11 +172,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerTight is the name of the circuit breaker "tight" (policy tight, scope shared, 1
-	// operation): last 2 calls, decides after 1; opens at 50% failures or 100% of calls taking
-	// 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport,
-	// timeout, 5xx.
+	// BreakerTight is the name of the circuit breaker "tight" (policy tight, scope shared):
+	//   - windowType: count
+	//   - windowSize: 2
+	//   - minimumCalls: 1
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerTight = "tight"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetrySteady is the name of the retry policy "steady":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 200ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: none
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetrySteady = "steady"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -220,9 +242,8 @@ type ListThingsResponse struct {
 // ListThings calls GET /things.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerTight] (this operation alone; its policy is on the constant).
-//   - retry "steady" (on: GET): up to 3 attempts; waits 200ms between attempts, no jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerTight].
+//   - retry [RetrySteady] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListThings(ctx context.Context, params *ListThingsParams, opts ...runtime.CallOption) (*ListThingsResponse, error) {
 	req := runtime.Request{Path: "/things"}

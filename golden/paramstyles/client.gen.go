@@ -296,10 +296,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 4 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryDefault is the name of the retry policy "default":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryDefault = "default"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -344,9 +367,8 @@ type CookieStylesResponse struct {
 // CookieStyles calls GET /cookies.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams, opts ...runtime.CallOption) (*CookieStylesResponse, error) {
 	req := runtime.Request{Path: "/cookies"}
@@ -379,9 +401,8 @@ type ExplodedCookieResponse struct {
 // ExplodedCookie calls GET /cookies-exploded.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ExplodedCookie(ctx context.Context, params *ExplodedCookieParams, opts ...runtime.CallOption) (*ExplodedCookieResponse, error) {
 	req := runtime.Request{Path: "/cookies-exploded"}
@@ -401,9 +422,8 @@ type PathObjectsResponse struct {
 // PathObjects calls GET /objects/{simple}/{label}/{labelx}/{matrix}/{matrixx}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, labelx Color, matrix Color, matrixx Color, opts ...runtime.CallOption) (*PathObjectsResponse, error) {
 	simpleText, err := wire.PathObject("", true, "simple", simple)
@@ -468,9 +488,8 @@ type QueryStylesResponse struct {
 // QueryStyles calls GET /query.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams, opts ...runtime.CallOption) (*QueryStylesResponse, error) {
 	req := runtime.Request{Path: "/query"}

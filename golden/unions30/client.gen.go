@@ -493,9 +493,16 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 1 operation): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
 )
 
@@ -536,7 +543,7 @@ type PutBoardResponse struct {
 // PutBoard calls PUT /boards/{boardId}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (this operation alone; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (retry: none).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBoard(ctx context.Context, boardID string, body Board, opts ...runtime.CallOption) (*PutBoardResponse, error) {
