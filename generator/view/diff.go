@@ -107,11 +107,11 @@ type setting struct {
 func (s setting) MarshalJSON() ([]byte, error) { return json.Marshal(s.json) }
 
 // settingOf finds key among the keys that apply to p (a runtime policy);
-// nil when it does not apply.
+// nil when it does not apply or is not set (no budget).
 func settingOf(p any, key string) any {
 	for _, f := range model.PolicyFields(p) {
-		if f.Key == key {
-			return setting{f.JSON(), f.Words()}
+		if v := f.JSON(); f.Key == key && v != nil {
+			return setting{v, f.Words()}
 		}
 	}
 	return nil
