@@ -350,3 +350,46 @@ func TestOneRetryFieldChangesOneLiteralAndOneDocLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaHasEveryPolicyKey: the JSON Schema editors use lists, for
+// each policy object, exactly the runtime's keys and those resgen reads
+// itself (extends, scope): a field added to the runtime fails here until
+// the schema says how to write it.
+func TestSchemaHasEveryPolicyKey(t *testing.T) {
+	data, err := os.ReadFile("../schema/x-resilience.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type object struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	var schema struct {
+		Defs map[string]object `json:"$defs"`
+	}
+	if err := json.Unmarshal(data, &schema); err != nil {
+		t.Fatal(err)
+	}
+	var budget object
+	if err := json.Unmarshal(schema.Defs["retryPolicy"].Properties["budget"], &budget); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		schema object
+		keys   []string
+	}{
+		{"breakerPolicy", schema.Defs["breakerPolicy"], append([]string{"extends", "scope"}, model.PolicyKeys(runtime.BreakerPolicy{})...)},
+		{"retryPolicy", schema.Defs["retryPolicy"], append([]string{"extends"}, model.PolicyKeys(runtime.RetryPolicy{})...)},
+		{"retryPolicy budget", budget, model.PolicyKeys(runtime.Budget{})},
+	} {
+		var got []string
+		for k := range c.schema.Properties {
+			got = append(got, k)
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(c.keys))
+		if !slices.Equal(got, want) {
+			t.Errorf("the schema's %s has the keys %v, the runtime's description %v", c.name, got, want)
+		}
+	}
+}
