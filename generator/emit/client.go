@@ -77,8 +77,8 @@ func (e *emitter) emitClient(f *jen.File) {
 		jen.Id("c").Dot("observer").Op("=").Id("o"))
 	e.emitSecurityOptions(f)
 	option(model.WithOverrides, []string{
-		"WithOverrides adjusts the policies written above the methods (breakers by",
-		"instance name, retry policies by name, timeouts by operationId), e.g. from",
+		"WithOverrides adjusts the policies the Breaker and Retry constants describe",
+		"(breakers by instance name, retry policies by name, timeouts by operationId), e.g. from",
 		"runtime.LoadOverrides. NewClient fails if one names nothing of this client",
 		"or breaks a rule. An override cannot make an operation without retries retry.",
 	}, "o", jen.Op("*").Qual(runtimePkg, "Overrides"),
@@ -101,8 +101,8 @@ func (e *emitter) emitClient(f *jen.File) {
 
 	comment(f, []string{
 		"NewClient returns a client of the server at the given base URL, e.g.",
-		"\"https://api.example.com/v1\". Each call's resilience policy is written above",
-		"its method.",
+		"\"https://api.example.com/v1\". Each method's doc says its call's resilience",
+		"policy, linking to the constants that describe its breaker and retry policy.",
 	})
 	f.Func().Id(model.NewClientFunc).Params(jen.Id("server").String(), jen.Id("opts").Op("...").Id(model.OptionType)).Params(jen.Op("*").Id(model.ClientType), jen.Error()).BlockFunc(func(g *jen.Group) {
 		/* base, err := runtime.ServerURL(server): checked, its error without the password */
@@ -210,24 +210,15 @@ func accept(op *model.Operation) string {
 // with its policy in words (said once here, linked from each method's
 // doc), and Client.Breakers.
 func (e *emitter) emitBreakers(f *jen.File) {
-	if len(e.m.Breakers) > 0 {
-		f.Comment("// The names of the client's circuit breakers: the keys of Client.Breakers.")
-		f.Const().DefsFunc(func(g *jen.Group) {
-			for _, bi := range e.m.Breakers {
-				comment(g, BreakerDocLines(bi))
-				g.Id(bi.Const).Op("=").Lit(bi.Instance)
-			}
-		})
+	var breakers, retries []namedConst
+	for _, bi := range e.m.Breakers {
+		breakers = append(breakers, namedConst{bi.Const, bi.Instance, BreakerDocLines(bi)})
 	}
-	if len(e.m.Retries) > 0 {
-		f.Comment("// The names of the client's retry policies, as WithOverrides names them.")
-		f.Const().DefsFunc(func(g *jen.Group) {
-			for _, rp := range e.m.Retries {
-				comment(g, RetryDocLines(rp))
-				g.Id(rp.Const).Op("=").Lit(rp.Policy)
-			}
-		})
+	for _, rp := range e.m.Retries {
+		retries = append(retries, namedConst{rp.Const, rp.Policy, RetryDocLines(rp)})
 	}
+	constBlock(f, "The names of the client's circuit breakers: the keys of Client.Breakers.", breakers)
+	constBlock(f, "The names of the client's retry policies, as WithOverrides names them.", retries)
 	comment(f, []string{
 		"Breakers returns the client's circuit breakers by name (the Breaker",
 		"constants), for health checks and metrics: each one's State and Metrics",
@@ -237,6 +228,27 @@ func (e *emitter) emitBreakers(f *jen.File) {
 		jen.Return(jen.Qual("maps", "Clone").Call(jen.Id("c").Dot("breakers"))),
 	)
 	e.emitRedacted(f)
+}
+
+// namedConst is a string constant with its doc.
+type namedConst struct {
+	name, value string
+	doc         []string
+}
+
+// constBlock prints consts as one const block under heading; nothing when
+// there are none.
+func constBlock(f *jen.File, heading string, consts []namedConst) {
+	if len(consts) == 0 {
+		return
+	}
+	f.Comment("// " + heading)
+	f.Const().DefsFunc(func(g *jen.Group) {
+		for _, c := range consts {
+			comment(g, c.doc)
+			g.Id(c.name).Op("=").Lit(c.value)
+		}
+	})
 }
 
 // emitRedacted prints String, GoString and Format on *Client: the client
