@@ -393,3 +393,29 @@ func TestSchemaHasEveryPolicyKey(t *testing.T) {
 		}
 	}
 }
+
+// TestPathRetryIsOnePolicy: a retry policy object written on a path item
+// is one policy for its operations: one variable, one constant, no
+// warning of a name taken twice.
+func TestPathRetryIsOnePolicy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spec.yaml")
+	spec := `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /a:
+    x-resilience: {retry: {maxAttempts: 2}}
+    get: {operationId: getA, responses: {'200': {description: ok}}}
+    put: {operationId: putA, responses: {'200': {description: ok}}}
+`
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Generate(context.Background(), Config{Spec: path, Package: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(res.Source)
+	if len(res.Diags) != 0 || strings.Count(src, "&runtime.RetryPolicy{") != 1 || strings.Count(src, `RetryA = "/a"`) != 1 || strings.Count(src, "Retry: retryA,") != 2 {
+		t.Errorf("warnings %v; the client:\n%s", res.Diags, src)
+	}
+}

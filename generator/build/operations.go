@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -127,10 +128,20 @@ func (b *builder) operations() {
 			b.at(b.r.PolicyPtr("breakers", bi.Policy.Policy, "", firstOp[bi])))
 		b.file.Breakers = append(b.file.Breakers, bi)
 	}
+	// A policy object written once for several operations (a path item's
+	// or the defaults' inline retry) is resolved for each: the operations
+	// share one, as they would a named policy, so it has one variable
+	// and one constant.
 	firstRetryOp := map[*model.RetryPolicy]string{}
+	byName := map[string]*model.RetryPolicy{}
 	var retries []*model.RetryPolicy
 	for _, op := range b.file.Operations {
 		if rp := op.Policy.Retry; rp != nil {
+			if first := byName[rp.Policy]; first != nil && first != rp && reflect.DeepEqual(first.RetryPolicy, rp.RetryPolicy) {
+				op.Policy.Retry = first
+				continue
+			}
+			byName[rp.Policy] = rp
 			if _, ok := firstRetryOp[rp]; !ok {
 				firstRetryOp[rp] = diag.PointerJoin("/paths", op.Path, strings.ToLower(op.Method))
 				retries = append(retries, rp)
