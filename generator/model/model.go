@@ -1,9 +1,11 @@
 // Package model is resgen's intermediate representation: a client as Go
 // declarations whose every name is already settled. It knows nothing of
 // kin-openapi or jennifer; the builder fills it and the emitter prints it.
-// Beside it: the policy facts in words (facts.go), which the doc comments
-// and explain share, and the names the emitter reserves for itself
-// (reserved.go). It imports no stage.
+// Its policies are the runtime's own types; policyfields.go reads their
+// fields from the runtime's description of them (struct tags), for every
+// printer. Beside it: the policy facts in words (facts.go), which the doc
+// comments and explain share, and the names the emitter reserves for
+// itself (reserved.go). It imports no stage.
 package model
 
 import (

@@ -134,7 +134,11 @@ func (f PolicyField) Words() string {
 		if v.IsNil() {
 			return "none"
 		}
-		return strings.Join(Said(v.Interface()), ", ")
+		var parts []string
+		for _, s := range Settings(v.Interface()) {
+			parts = append(parts, s.String())
+		}
+		return strings.Join(parts, ", ")
 	}
 	return v.String()
 }
@@ -163,16 +167,6 @@ func (f PolicyField) JSON() any {
 		return PolicyJSON(v.Interface())
 	}
 	return v.Interface()
-}
-
-// Said is p's keys with their values in words ("windowSize 10"), in
-// order.
-func Said(p any) []string {
-	var out []string
-	for _, f := range PolicyFields(p) {
-		out = append(out, f.Key+" "+f.Words())
-	}
-	return out
 }
 
 // PolicyJSON is p as a JSON object of its keys, in order; a nested
