@@ -28,22 +28,23 @@ func TestOverlayOnARealSpec(t *testing.T) {
 	for _, want := range []string{
 		// POST /v2/images: keyed by the overlay, so retried with "reads".
 		"// ImagesPost calls POST /v2/images.",
-		`//   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms`,
+		"//   - retry [RetryReads] (on: Idempotency-Key header).",
 		// The file upload path: its own breaker, no per-attempt timeout.
-		"//   - breaker [BreakerUploads] (shared by 2 operations; its policy is on the constant).",
+		"//   - breaker [BreakerUploads].",
 		"//   - timeouts: none per attempt, 15m in all.",
 		// A DELETE keeps the defaults' breaker and the built-in retry.
-		"//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).",
-		// Each breaker's policy is said once, above its constant.
-		"\t// BreakerGlance is the name of the circuit breaker \"glance\" (policy glance, scope shared,\n" +
-			"\t// 74 operations): last 100 calls, decides after 10; opens at 40% failures or 100% of calls\n",
-		"\t// calls taking 2m or more; stays open 15s, then lets 10 trial calls through; failures are\n",
+		"//   - breaker [BreakerGlance].",
+		// Each breaker's and retry policy's settings are said once, above
+		// its constant.
+		"\t// BreakerGlance is the name of the circuit breaker \"glance\" (policy glance, scope shared):\n" +
+			"\t//   - windowType: count\n\t//   - windowSize: 100\n\t//   - minimumCalls: 10\n\t//   - failureRateThreshold: 40%\n",
+		"\t// RetryReads is the name of the retry policy \"reads\":\n\t//   - maxAttempts: 4\n\t//   - backoff: exponential\n\t//   - initialInterval: 250ms\n",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("generated client lacks %q", want)
 		}
 	}
-	if got := strings.Count(src, `retry "reads" (on: GET)`); got < 20 {
+	if got := strings.Count(src, "retry [RetryReads] (on: GET)"); got < 20 {
 		t.Errorf("%d GET methods document the overlay's reads retry; want every GET", got)
 	}
 }

@@ -93,6 +93,14 @@ func (w WindowType) String() string {
 	return "count"
 }
 
+// GoString is the constant's Go name (resgen prints it in generated code).
+func (w WindowType) GoString() string {
+	if w == TimeWindow {
+		return "runtime.TimeWindow"
+	}
+	return "runtime.CountWindow"
+}
+
 // Match is a set of call outcomes: a transport failure, a timeout, or an
 // HTTP status given exactly (503) or by class (5 for 5xx).
 type Match struct {
@@ -108,19 +116,25 @@ type Match struct {
 // HalfOpenCalls below 1 count as 1; WindowSize, WindowDuration and
 // HalfOpenCalls above MaxWindowSize, MaxWindowDuration and
 // MaxHalfOpenCalls count as those.
+//
+// Each field's policy tag is its x-resilience key; resgen's explain, diff,
+// doc comments and generated literals are all read from these tags, so a
+// field added here shows up in each of them. "when=key:value" says the
+// field counts only while that key has that value; "percent" that the
+// number is a percentage.
 type BreakerPolicy struct {
 	// Policy is the name of the x-resilience policy this came from (for logs).
-	Policy                string
-	WindowType            WindowType
-	WindowSize            int
-	WindowDuration        time.Duration
-	MinimumCalls          int
-	FailureRateThreshold  float64
-	SlowCallDuration      time.Duration
-	SlowCallRateThreshold float64
-	WaitInOpen            time.Duration
-	HalfOpenCalls         int
-	RecordOn              Match
+	Policy                string        `policy:"-"`
+	WindowType            WindowType    `policy:"windowType"`
+	WindowSize            int           `policy:"windowSize,when=windowType:count"`
+	WindowDuration        time.Duration `policy:"windowDuration,when=windowType:time"`
+	MinimumCalls          int           `policy:"minimumCalls"`
+	FailureRateThreshold  float64       `policy:"failureRateThreshold,percent"`
+	SlowCallDuration      time.Duration `policy:"slowCallDuration"`
+	SlowCallRateThreshold float64       `policy:"slowCallRateThreshold,percent"`
+	WaitInOpen            time.Duration `policy:"waitInOpen"`
+	HalfOpenCalls         int           `policy:"halfOpenCalls"`
+	RecordOn              Match         `policy:"recordOn"`
 }
 
 // Backoff is the growth of the wait between attempts.
@@ -136,6 +150,14 @@ func (b Backoff) String() string {
 		return "constant"
 	}
 	return "exponential"
+}
+
+// GoString is the constant's Go name.
+func (b Backoff) GoString() string {
+	if b == ConstantBackoff {
+		return "runtime.ConstantBackoff"
+	}
+	return "runtime.ExponentialBackoff"
 }
 
 // Jitter is how a wait is randomised, as AWS's "Exponential Backoff and
@@ -161,31 +183,45 @@ func (j Jitter) String() string {
 	return "full"
 }
 
+// GoString is the constant's Go name.
+func (j Jitter) GoString() string {
+	switch j {
+	case NoJitter:
+		return "runtime.NoJitter"
+	case EqualJitter:
+		return "runtime.EqualJitter"
+	case DecorrelatedJitter:
+		return "runtime.DecorrelatedJitter"
+	}
+	return "runtime.FullJitter"
+}
+
 // Budget caps retries client-wide: retries may add at most Ratio of the
 // calls made, plus MinPerSecond retries each second.
 type Budget struct {
-	Ratio        float64
-	MinPerSecond float64
+	Ratio        float64 `policy:"ratio"`
+	MinPerSecond float64 `policy:"minPerSecond"`
 }
 
 // RetryPolicy is one resolved retry policy of x-resilience. MaxAttempts
 // below 1 counts as 1; Multiplier ≤ 0 means 2; MaxInterval 0 means no cap;
 // MaxRetryAfter 0 means no maximum.
+// Its policy tags read as BreakerPolicy's do.
 type RetryPolicy struct {
 	// Policy is the name of the x-resilience policy this came from (for logs).
-	Policy          string
-	MaxAttempts     int
-	Backoff         Backoff
-	InitialInterval time.Duration
-	Multiplier      float64
-	MaxInterval     time.Duration
-	Jitter          Jitter
-	RetryOn         Match
+	Policy          string        `policy:"-"`
+	MaxAttempts     int           `policy:"maxAttempts"`
+	Backoff         Backoff       `policy:"backoff"`
+	InitialInterval time.Duration `policy:"initialInterval"`
+	Multiplier      float64       `policy:"multiplier"`
+	MaxInterval     time.Duration `policy:"maxInterval"`
+	Jitter          Jitter        `policy:"jitter"`
+	RetryOn         Match         `policy:"retryOn"`
 	// RetryAfter honours a Retry-After header on 429 and 503.
-	RetryAfter    bool
-	MaxRetryAfter time.Duration
+	RetryAfter    bool          `policy:"retryAfter"`
+	MaxRetryAfter time.Duration `policy:"maxRetryAfter"`
 	// Budget, when set, is shared by every operation of the Engine.
-	Budget *Budget
+	Budget *Budget `policy:"budget"`
 }
 
 // OperationSpec is what the generated client registers for one API operation.

@@ -1,7 +1,7 @@
 // Package templates holds the human-facing text around generated code: the
-// file banner, an operation's resilience facts, and the layouts of
-// `resgen explain`. Go code itself is built only with jennifer; these
-// templates never carry Go syntax.
+// file banner, an operation's resilience facts and its policies' settings,
+// and the layouts of `resgen explain`. Go code itself is built only with
+// jennifer; these templates never carry Go syntax.
 package templates
 
 import (

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -116,20 +117,34 @@ func (b *builder) operations() {
 		inst := bi.Instance
 		bi.Var = locals.name(unexportedName("breaker "+inst, "breaker"))
 		bi.Const = b.claimAt(b.pkg, "Breaker"+exportedName(inst, "Default"), fmt.Sprintf("the constant of breaker %q", inst),
-			b.at(b.pol.PolicyPtr("breakers", bi.Policy.Name, "", firstOp[bi])))
+			b.at(b.pol.PolicyPtr("breakers", bi.Policy.Policy, "", firstOp[bi])))
 		b.file.Breakers = append(b.file.Breakers, bi)
 	}
-	seen := map[*model.RetryPolicy]bool{}
+	// A policy object written once for several operations (a path item's
+	// or the defaults' inline retry) is resolved for each: the operations
+	// share one, as they would a named policy, so it has one variable
+	// and one constant.
+	firstRetryOp := map[*model.RetryPolicy]string{}
+	byName := map[string]*model.RetryPolicy{}
 	var retries []*model.RetryPolicy
 	for _, op := range b.file.Operations {
-		if rp := op.Policy.Retry; rp != nil && !seen[rp] {
-			seen[rp] = true
-			retries = append(retries, rp)
+		if rp := op.Policy.Retry; rp != nil {
+			if first := byName[rp.Policy]; first != nil && first != rp && reflect.DeepEqual(first.RetryPolicy, rp.RetryPolicy) {
+				op.Policy.Retry = first
+				continue
+			}
+			byName[rp.Policy] = rp
+			if _, ok := firstRetryOp[rp]; !ok {
+				firstRetryOp[rp] = diag.PointerJoin("/paths", op.Path, strings.ToLower(op.Method))
+				retries = append(retries, rp)
+			}
 		}
 	}
-	sort.SliceStable(retries, func(i, j int) bool { return retries[i].Name < retries[j].Name })
+	sort.SliceStable(retries, func(i, j int) bool { return retries[i].Policy < retries[j].Policy })
 	for _, rp := range retries {
-		rp.Var = locals.name(unexportedName("retry "+rp.Name, "retry"))
+		rp.Var = locals.name(unexportedName("retry "+rp.Policy, "retry"))
+		rp.Const = b.claimAt(b.pkg, "Retry"+exportedName(rp.Policy, "Default"), fmt.Sprintf("the constant of retry policy %q", rp.Policy),
+			b.at(b.pol.PolicyPtr("retries", rp.Policy, "", firstRetryOp[rp])))
 	}
 	b.file.Retries = retries
 }

@@ -1,8 +1,14 @@
 package emit
 
 import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/runtime"
 )
 
 // emitClient prints the Client type, its options and NewClient.
@@ -70,8 +76,8 @@ func (e *emitter) emitClient(f *jen.File) {
 		jen.Id("c").Dot("observer").Op("=").Id("o"))
 	e.emitSecurityOptions(f)
 	option(model.WithOverrides, []string{
-		"WithOverrides adjusts the policies written above the methods (breakers by",
-		"instance name, retry policies by name, timeouts by operationId), e.g. from",
+		"WithOverrides adjusts the policies the Breaker and Retry constants describe",
+		"(breakers by instance name, retry policies by name, timeouts by operationId), e.g. from",
 		"runtime.LoadOverrides. NewClient fails if one names nothing of this client",
 		"or breaks a rule. An override cannot make an operation without retries retry.",
 	}, "o", jen.Op("*").Qual(runtimePkg, "Overrides"),
@@ -94,8 +100,8 @@ func (e *emitter) emitClient(f *jen.File) {
 
 	comment(f, []string{
 		"NewClient returns a client of the server at the given base URL, e.g.",
-		"\"https://api.example.com/v1\". Each call's resilience policy is written above",
-		"its method.",
+		"\"https://api.example.com/v1\". Each method's doc says its call's resilience",
+		"policy, linking to the constants that describe its breaker and retry policy.",
 	})
 	f.Func().Id(model.NewClientFunc).Params(jen.Id("server").String(), jen.Id("opts").Op("...").Id(model.OptionType)).Params(jen.Op("*").Id(model.ClientType), jen.Error()).BlockFunc(func(g *jen.Group) {
 		/* base, err := runtime.ServerURL(server): checked, its error without the password */
@@ -188,18 +194,19 @@ func (e *emitter) emitClient(f *jen.File) {
 	})
 }
 
-// emitBreakers prints the breaker name constants, each with its policy in
-// words (said once here, named by each method's doc), and Client.Breakers.
+// emitBreakers prints the breaker and retry policy name constants, each
+// with its policy in words (said once here, linked from each method's
+// doc), and Client.Breakers.
 func (e *emitter) emitBreakers(f *jen.File) {
-	if len(e.m.Breakers) > 0 {
-		f.Comment("// The names of the client's circuit breakers: the keys of Client.Breakers.")
-		f.Const().DefsFunc(func(g *jen.Group) {
-			for _, bi := range e.m.Breakers {
-				comment(g, BreakerDocLines(bi))
-				g.Id(bi.Const).Op("=").Lit(bi.Instance)
-			}
-		})
+	var breakers, retries []namedConst
+	for _, bi := range e.m.Breakers {
+		breakers = append(breakers, namedConst{bi.Const, bi.Instance, BreakerDocLines(bi)})
 	}
+	for _, rp := range e.m.Retries {
+		retries = append(retries, namedConst{rp.Const, rp.Policy, RetryDocLines(rp)})
+	}
+	constBlock(f, "The names of the client's circuit breakers: the keys of Client.Breakers.", breakers)
+	constBlock(f, "The names of the client's retry policies, as WithOverrides names them.", retries)
 	comment(f, []string{
 		"Breakers returns the client's circuit breakers by name (the Breaker",
 		"constants), for health checks and metrics: each one's State and Metrics",
@@ -209,6 +216,27 @@ func (e *emitter) emitBreakers(f *jen.File) {
 		jen.Return(jen.Qual("maps", "Clone").Call(jen.Id("c").Dot("breakers"))),
 	)
 	e.emitRedacted(f)
+}
+
+// namedConst is a string constant with its doc.
+type namedConst struct {
+	name, value string
+	doc         []string
+}
+
+// constBlock prints consts as one const block under heading; nothing when
+// there are none.
+func constBlock(f *jen.File, heading string, consts []namedConst) {
+	if len(consts) == 0 {
+		return
+	}
+	f.Comment("// " + heading)
+	f.Const().DefsFunc(func(g *jen.Group) {
+		for _, c := range consts {
+			comment(g, c.doc)
+			g.Id(c.name).Op("=").Lit(c.value)
+		}
+	})
 }
 
 // emitRedacted prints String, GoString and Format on *Client: the client
@@ -235,60 +263,56 @@ func (e *emitter) emitRedacted(f *jen.File) {
 	)
 }
 
-func windowType(s string) *jen.Statement {
-	if s == "time" {
-		return jen.Qual(runtimePkg, "TimeWindow")
-	}
-	return jen.Qual(runtimePkg, "CountWindow")
-}
-
 // breakerDecl prints: breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{...})
 func (e *emitter) breakerDecl(bi *model.BreakerInstance) *jen.Statement {
-	p := bi.Policy
-	var size, window jen.Code
-	if p.WindowType == "time" {
-		window = durExpr(p.WindowDuration)
-	} else {
-		size = jen.Lit(p.WindowSize)
-	}
-	return jen.Id(bi.Var).Op(":=").Id("e").Dot("Breaker").Call(jen.Id(bi.Const), literal(jen.Qual(runtimePkg, "BreakerPolicy"),
-		kv{"Policy", jen.Lit(p.Name)},
-		kv{"WindowType", windowType(p.WindowType)},
-		kv{"WindowSize", size},
-		kv{"WindowDuration", window},
-		kv{"MinimumCalls", jen.Lit(p.MinimumCalls)},
-		kv{"FailureRateThreshold", jen.Lit(p.FailureRateThreshold)},
-		kv{"SlowCallDuration", durExpr(p.SlowCallDuration)},
-		kv{"SlowCallRateThreshold", jen.Lit(p.SlowCallRateThreshold)},
-		kv{"WaitInOpen", durExpr(p.WaitInOpen)},
-		kv{"HalfOpenCalls", jen.Lit(p.HalfOpenCalls)},
-		kv{"RecordOn", matchExpr(p.RecordOn)},
-	))
+	return jen.Id(bi.Var).Op(":=").Id("e").Dot("Breaker").Call(jen.Id(bi.Const), policyLiteral(&bi.Policy.BreakerPolicy))
 }
-
-var backoffs = map[string]string{"constant": "ConstantBackoff", "exponential": "ExponentialBackoff"}
-var jitters = map[string]string{"none": "NoJitter", "full": "FullJitter", "equal": "EqualJitter", "decorrelated": "DecorrelatedJitter"}
 
 // retryDecl prints: retryDefault := &runtime.RetryPolicy{...}
 func retryDecl(r *model.RetryPolicy) *jen.Statement {
-	var budget jen.Code
-	if r.Budget != nil {
-		budget = jen.Op("&").Add(literal(jen.Qual(runtimePkg, "Budget"),
-			kv{"Ratio", jen.Lit(r.Budget.Ratio)},
-			kv{"MinPerSecond", jen.Lit(r.Budget.MinPerSecond)},
-		))
+	return jen.Id(r.Var).Op(":=").Op("&").Add(policyLiteral(&r.RetryPolicy))
+}
+
+// policyLiteral prints a runtime policy value (a pointer to it) as a Go
+// literal: the fields its description says apply (model.LiteralFields),
+// one a line, in the struct's order, so a reviewer reads them in the
+// contract's order and a changed value changes one line.
+func policyLiteral(p any) *jen.Statement {
+	t := reflect.TypeOf(p).Elem()
+	var fields []kv
+	for _, f := range model.LiteralFields(p) {
+		fields = append(fields, kv{f.Go, valueExpr(f.Value)})
 	}
-	return jen.Id(r.Var).Op(":=").Op("&").Add(literal(jen.Qual(runtimePkg, "RetryPolicy"),
-		kv{"Policy", jen.Lit(r.Name)},
-		kv{"MaxAttempts", jen.Lit(r.MaxAttempts)},
-		kv{"Backoff", jen.Qual(runtimePkg, backoffs[r.Backoff])},
-		kv{"InitialInterval", durExpr(r.InitialInterval)},
-		kv{"Multiplier", jen.Lit(r.Multiplier)},
-		kv{"MaxInterval", durExpr(r.MaxInterval)},
-		kv{"Jitter", jen.Qual(runtimePkg, jitters[r.Jitter])},
-		kv{"RetryOn", matchExpr(r.RetryOn)},
-		kv{"RetryAfter", jen.Lit(r.RetryAfter)},
-		kv{"MaxRetryAfter", durExpr(r.MaxRetryAfter)},
-		kv{"Budget", budget},
-	))
+	return literal(jen.Qual(t.PkgPath(), t.Name()), fields...)
+}
+
+// valueExpr prints one field's value: a duration in its unit, an enum by
+// its constant (its GoString), an outcome list as a runtime.Match, a
+// nested policy object by its address (nil: left out), else the literal.
+func valueExpr(v reflect.Value) jen.Code {
+	switch x := v.Interface().(type) {
+	case time.Duration:
+		return durExpr(x)
+	case runtime.Match:
+		return matchExpr(x)
+	case fmt.GoStringer:
+		_, name, _ := strings.Cut(x.GoString(), ".")
+		return jen.Qual(v.Type().PkgPath(), name)
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		return jen.Op("&").Add(policyLiteral(v.Interface()))
+	case reflect.Bool:
+		return jen.Lit(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return jen.Lit(int(v.Int()))
+	case reflect.Float32, reflect.Float64:
+		return jen.Lit(v.Float())
+	case reflect.String:
+		return jen.Lit(v.String())
+	}
+	panic("resgen: no Go literal for a policy field of type " + v.Type().String())
 }

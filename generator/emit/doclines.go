@@ -7,17 +7,23 @@ import (
 	"github.com/resgen/resgen/templates"
 )
 
-// DocLines renders the opdoc template as comment lines: the retry and the
-// timeouts in full, the breaker by its constant (BreakerDocLines says the
-// policy, once, above the constant).
+// DocLines renders the opdoc template as comment lines: what holds for
+// this operation alone (why it retries or not, its key, its timeouts),
+// and links to the constants that describe its breaker and retry policy.
 func DocLines(p *model.OpPolicy) []string {
 	return docTemplate("opdoc", model.PolicyFacts(p))
 }
 
-// BreakerDocLines renders the breakerdoc template: a breaker's policy in
-// words, the doc comment of its constant.
+// BreakerDocLines renders the breakerdoc template: a breaker's policy, one
+// setting a line, the doc comment of its constant.
 func BreakerDocLines(bi *model.BreakerInstance) []string {
 	return docTemplate("breakerdoc", model.PolicyFacts(&model.OpPolicy{Breaker: bi}).Breaker)
+}
+
+// RetryDocLines renders the retrydoc template: a retry policy, one setting
+// a line, the doc comment of its constant.
+func RetryDocLines(rp *model.RetryPolicy) []string {
+	return docTemplate("retrydoc", model.PolicyFacts(&model.OpPolicy{Retry: rp}).Retry)
 }
 
 func docTemplate(name string, data any) []string {

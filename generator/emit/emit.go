@@ -16,6 +16,7 @@ import (
 	"github.com/dave/jennifer/jen"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/sanitize"
+	"github.com/resgen/resgen/runtime"
 )
 
 const runtimePkg = "github.com/resgen/resgen/runtime"
@@ -383,29 +384,26 @@ func durExpr(d time.Duration) *jen.Statement {
 	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))
 }
 
-// matchExpr prints an outcome list as a runtime.Match literal.
-func matchExpr(toks []string) *jen.Statement {
+// matchExpr prints an outcome set as a runtime.Match literal.
+func matchExpr(m runtime.Match) *jen.Statement {
 	return jen.Qual(runtimePkg, "Match").ValuesFunc(func(g *jen.Group) {
-		var codes, classes []jen.Code
-		for _, t := range toks {
-			switch {
-			case t == "transport":
-				g.Id("Transport").Op(":").True()
-			case t == "timeout":
-				g.Id("Timeout").Op(":").True()
-			case strings.HasSuffix(t, "xx"):
-				classes = append(classes, jen.Lit(int(t[0]-'0')))
-			default:
-				var n int
-				fmt.Sscan(t, &n)
-				codes = append(codes, jen.Lit(n))
+		if m.Transport {
+			g.Id("Transport").Op(":").True()
+		}
+		if m.Timeout {
+			g.Id("Timeout").Op(":").True()
+		}
+		for _, l := range []struct {
+			name string
+			list []int
+		}{{"Codes", m.Codes}, {"Classes", m.Classes}} {
+			if len(l.list) > 0 {
+				items := make([]jen.Code, len(l.list))
+				for i, n := range l.list {
+					items[i] = jen.Lit(n)
+				}
+				g.Id(l.name).Op(":").Index().Int().Values(items...)
 			}
-		}
-		if len(codes) > 0 {
-			g.Id("Codes").Op(":").Index().Int().Values(codes...)
-		}
-		if len(classes) > 0 {
-			g.Id("Classes").Op(":").Index().Int().Values(classes...)
 		}
 	})
 }

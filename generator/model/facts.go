@@ -1,8 +1,6 @@
 package model
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -10,12 +8,13 @@ import (
 )
 
 // The policy facts: an operation's resolved policy in words, the same
-// for the doc comment emit prints above each method and for `resgen
-// explain`, so the two never disagree. They live beside the model so
-// that explain reads them without the printer.
+// for the doc comments emit prints and for `resgen explain`, so the two
+// never disagree. They live beside the model so that explain reads them
+// without the printer. A policy's own values are its Settings, read from
+// the runtime's field descriptions (policyfields.go).
 
 // Facts is an operation's resolved policy in words, as reviewers read it
-// above each method and `resgen explain` prints it.
+// in the doc comments and `resgen explain` prints it.
 type Facts struct {
 	Breaker           *BreakerFacts `json:"breaker,omitempty"`
 	Retry             *RetryFacts   `json:"retry,omitempty"`
@@ -25,33 +24,70 @@ type Facts struct {
 	TotalTimeout      string        `json:"totalTimeout"`
 }
 
+// Setting is one key of a policy with its value in words.
+type Setting struct{ Key, Value string }
+
+// String is the key and its value: "windowSize 10".
+func (s Setting) String() string { return s.Key + " " + s.Value }
+
+// Settings are the keys of p (a runtime policy) that apply to it, with
+// their values in words, in order.
+func Settings(p any) []Setting {
+	var out []Setting
+	for _, f := range PolicyFields(p) {
+		out = append(out, Setting{f.Key, f.Words()})
+	}
+	return out
+}
+
+// SettingsLine is settings in one line: "windowSize 10; minimumCalls 4".
+func SettingsLine(ss []Setting) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
 // BreakerFacts describes one breaker in words.
 type BreakerFacts struct {
-	Instance      string `json:"instance"`
-	Policy        string `json:"policy"`
-	Scope         string `json:"scope"`
-	Window        string `json:"window"`
-	FailureRate   string `json:"failureRateThreshold"`
-	SlowRate      string `json:"slowCallRateThreshold"`
-	SlowCall      string `json:"slowCallDuration"`
-	WaitInOpen    string `json:"waitInOpen"`
-	HalfOpenCalls int    `json:"halfOpenCalls"`
-	RecordOn      string `json:"recordOn"`
+	Instance string
+	Policy   string
+	Scope    string
+	Settings []Setting
 	// Const is the generated constant of Instance; Operations counts the
-	// operations behind the breaker. Only the doc comments print them.
-	Const      string `json:"-"`
-	Operations int    `json:"-"`
+	// operations behind the breaker.
+	Const      string
+	Operations int
+}
+
+// MarshalJSON writes the instance, its policy and scope, then each
+// setting by its key.
+func (b *BreakerFacts) MarshalJSON() ([]byte, error) {
+	o := Object{{"instance", b.Instance}, {"policy", b.Policy}, {"scope", b.Scope}}
+	return append(o, settingMembers(b.Settings)...).MarshalJSON()
 }
 
 // RetryFacts describes one retry policy in words.
 type RetryFacts struct {
-	Policy        string `json:"policy"`
-	MaxAttempts   int    `json:"maxAttempts"`
-	Waits         string `json:"waits"`
-	RetryOn       string `json:"retryOn"`
-	RetryAfter    bool   `json:"retryAfter"`
-	MaxRetryAfter string `json:"maxRetryAfter"`
-	Budget        string `json:"budget,omitempty"`
+	Policy      string
+	Settings    []Setting
+	MaxAttempts int
+	// Const is the generated constant of the policy's name.
+	Const string
+}
+
+// MarshalJSON writes the policy's name, then each setting by its key.
+func (r *RetryFacts) MarshalJSON() ([]byte, error) {
+	return append(Object{{"policy", r.Policy}}, settingMembers(r.Settings)...).MarshalJSON()
+}
+
+func settingMembers(ss []Setting) Object {
+	o := make(Object, len(ss))
+	for i, s := range ss {
+		o[i] = Member{s.Key, s.Value}
+	}
+	return o
 }
 
 // PolicyFacts puts p in words.
@@ -59,37 +95,13 @@ func PolicyFacts(p *OpPolicy) Facts {
 	f := Facts{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: durOff(p.Timeout), TotalTimeout: durOff(p.TotalTimeout)}
 	if bi := p.Breaker; bi != nil {
 		b := bi.Policy
-		win := fmt.Sprintf("last %d calls, decides after %d", b.WindowSize, min(b.MinimumCalls, b.WindowSize))
-		if b.WindowType == "time" {
-			win = fmt.Sprintf("calls of the last %s, decides after %d", human.Duration(b.WindowDuration), b.MinimumCalls)
-		}
-		f.Breaker = &BreakerFacts{
-			Instance: bi.Instance, Policy: b.Name, Scope: b.Scope, Window: win,
-			FailureRate: pct(b.FailureRateThreshold), SlowRate: pct(b.SlowCallRateThreshold),
-			SlowCall: human.Duration(b.SlowCallDuration), WaitInOpen: human.Duration(b.WaitInOpen), HalfOpenCalls: b.HalfOpenCalls,
-			RecordOn: strings.Join(b.RecordOn, ", "), Const: bi.Const, Operations: bi.Operations,
-		}
+		f.Breaker = &BreakerFacts{Instance: bi.Instance, Policy: b.Policy, Scope: b.Scope, Settings: Settings(&b.BreakerPolicy), Const: bi.Const, Operations: bi.Operations}
 	}
 	if r := p.Retry; r != nil {
-		rf := &RetryFacts{Policy: r.Name, MaxAttempts: r.MaxAttempts, RetryOn: strings.Join(r.RetryOn, ", "), RetryAfter: r.RetryAfter, MaxRetryAfter: human.Duration(r.MaxRetryAfter)}
-		jitter := r.Jitter + " jitter"
-		if r.Jitter == "none" {
-			jitter = "no jitter"
-		}
-		if r.Backoff == "constant" {
-			rf.Waits = fmt.Sprintf("waits %s between attempts, %s", human.Duration(r.InitialInterval), jitter)
-		} else {
-			rf.Waits = fmt.Sprintf("waits %s, growing ×%s up to %s, %s", human.Duration(r.InitialInterval), strconv.FormatFloat(r.Multiplier, 'g', -1, 64), human.Duration(r.MaxInterval), jitter)
-		}
-		if r.Budget != nil {
-			rf.Budget = fmt.Sprintf("%s%% of calls + %s/s, client-wide", strconv.FormatFloat(r.Budget.Ratio*100, 'g', -1, 64), strconv.FormatFloat(r.Budget.MinPerSecond, 'g', -1, 64))
-		}
-		f.Retry = rf
+		f.Retry = &RetryFacts{Policy: r.Policy, Settings: Settings(&r.RetryPolicy), MaxAttempts: r.MaxAttempts, Const: r.Const}
 	}
 	return f
 }
-
-func pct(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) + "%" }
 
 func durOff(d time.Duration) string {
 	if d == 0 {

@@ -3,13 +3,18 @@
 // kin-openapi or jennifer; the builder fills it and the emitter prints it,
 // deciding nothing: how values are written as text and how multipart
 // fields are sent (text.go), body encodings and styles (encoding.go) are
-// the builder's answers.
-// Beside it: the policy facts in words (facts.go), which the doc comments
-// and explain share, and the names the emitter reserves for itself
-// (reserved.go). It imports no stage.
+// the builder's answers. Its policies are the runtime's own types;
+// policyfields.go reads their fields from the runtime's description of
+// them (struct tags), for every printer. Beside it: the policy facts in
+// words (facts.go), which the doc comments and explain share, and the
+// names the emitter reserves for itself (reserved.go). It imports no stage.
 package model
 
-import "time"
+import (
+	"time"
+
+	"github.com/resgen/resgen/runtime"
+)
 
 // File is one generated Go package's content.
 type File struct {
@@ -386,40 +391,20 @@ type BreakerInstance struct {
 	Operations int
 }
 
-// BreakerPolicy is a fully resolved breaker policy.
+// BreakerPolicy is a fully resolved breaker policy: the runtime's, which
+// the client registers (its Policy is the policy's name, or where an
+// inline policy was written), and whether its breaker is shared.
 type BreakerPolicy struct {
-	Name                  string // policy name, or where an inline policy was written
-	Scope                 string // shared | operation
-	WindowType            string // count | time
-	WindowSize            int
-	WindowDuration        time.Duration
-	MinimumCalls          int
-	FailureRateThreshold  float64
-	SlowCallDuration      time.Duration
-	SlowCallRateThreshold float64
-	WaitInOpen            time.Duration
-	HalfOpenCalls         int
-	RecordOn              []string // transport, timeout, "503", "5xx"
+	runtime.BreakerPolicy
+	Scope string // shared | operation
 }
 
-// RetryPolicy is a fully resolved retry policy.
+// RetryPolicy is a fully resolved retry policy: the runtime's (its Policy
+// is the policy's name), and the names the client gives it.
 type RetryPolicy struct {
-	Name            string
-	Var             string // local variable in NewClient
-	MaxAttempts     int
-	Backoff         string // constant | exponential
-	InitialInterval time.Duration
-	Multiplier      float64
-	MaxInterval     time.Duration
-	Jitter          string // none | full | equal | decorrelated
-	RetryOn         []string
-	RetryAfter      bool
-	MaxRetryAfter   time.Duration
-	Budget          *Budget
-}
-
-// Budget is a client-wide retry budget.
-type Budget struct {
-	Ratio        float64 `json:"ratio"`
-	MinPerSecond float64 `json:"minPerSecond"`
+	runtime.RetryPolicy
+	// Var is the local variable in NewClient; Const the exported
+	// constant holding the policy's name (RetryQuick), whose doc
+	// describes the policy once.
+	Var, Const string
 }

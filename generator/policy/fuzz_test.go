@@ -128,11 +128,11 @@ func decodeJSON(data []byte) (any, error) {
 func checkBreaker(t *testing.T, where string, p *model.BreakerPolicy) {
 	t.Helper()
 	ok := p != nil && slices.Contains([]string{"shared", "operation"}, p.Scope) &&
-		(p.WindowType == "count" && p.WindowSize >= 1 || p.WindowType == "time" && p.WindowDuration > 0) &&
+		(p.WindowType == runtime.CountWindow && p.WindowSize >= 1 || p.WindowType == runtime.TimeWindow && p.WindowDuration > 0) &&
 		p.MinimumCalls >= 1 && p.HalfOpenCalls >= 1 &&
 		p.FailureRateThreshold > 0 && p.FailureRateThreshold <= 100 &&
 		p.SlowCallRateThreshold > 0 && p.SlowCallRateThreshold <= 100 &&
-		p.SlowCallDuration > 0 && p.WaitInOpen > 0 && validOutcomes("recordOn", p.RecordOn)
+		p.SlowCallDuration > 0 && p.WaitInOpen > 0 && validOutcomes("recordOn", p.RecordOn.Tokens())
 	if !ok {
 		t.Fatalf("%s: accepted breaker policy the runtime cannot run: %+v", where, p)
 	}
@@ -141,10 +141,10 @@ func checkBreaker(t *testing.T, where string, p *model.BreakerPolicy) {
 func checkRetry(t *testing.T, where string, p *model.RetryPolicy) {
 	t.Helper()
 	ok := p != nil && p.MaxAttempts >= 1 && p.MaxAttempts <= runtime.MaxRetryAttempts &&
-		slices.Contains([]string{"constant", "exponential"}, p.Backoff) &&
-		slices.Contains([]string{"none", "full", "equal", "decorrelated"}, p.Jitter) &&
+		slices.Contains([]runtime.Backoff{runtime.ConstantBackoff, runtime.ExponentialBackoff}, p.Backoff) &&
+		slices.Contains([]runtime.Jitter{runtime.NoJitter, runtime.FullJitter, runtime.EqualJitter, runtime.DecorrelatedJitter}, p.Jitter) &&
 		p.InitialInterval >= 0 && p.MaxInterval >= 0 && p.MaxRetryAfter >= 0 &&
-		p.Multiplier >= 1 && !math.IsInf(p.Multiplier, 0) && validOutcomes("retryOn", p.RetryOn) &&
+		p.Multiplier >= 1 && !math.IsInf(p.Multiplier, 0) && validOutcomes("retryOn", p.RetryOn.Tokens()) &&
 		(p.Budget == nil || p.Budget.Ratio > 0 && p.Budget.Ratio <= 1 && p.Budget.MinPerSecond >= 0 && !math.IsInf(p.Budget.MinPerSecond, 0))
 	if !ok {
 		t.Fatalf("%s: accepted retry policy the runtime cannot run: %+v (budget %+v)", where, p, p.Budget)

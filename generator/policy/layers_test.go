@@ -9,6 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/load"
+	"github.com/resgen/resgen/runtime"
 )
 
 // Tests of resolution against whole YAML documents, so that every
@@ -120,13 +121,13 @@ func TestEachLayerOverridesTheOneBefore(t *testing.T) {
 			p := res.Policy
 			breaker, retry := "", ""
 			if p.Breaker != nil {
-				breaker = p.Breaker.Policy.Name
+				breaker = p.Breaker.Policy.Policy
 				if p.Breaker.Instance != breaker {
 					t.Errorf("instance %q of shared policy %q", p.Breaker.Instance, breaker)
 				}
 			}
 			if p.Retry != nil {
-				retry = p.Retry.Name
+				retry = p.Retry.Policy
 			}
 			if breaker != tc.breaker || retry != tc.retry {
 				t.Errorf("breaker %q, retry %q; want %q, %q", breaker, retry, tc.breaker, tc.retry)
@@ -166,12 +167,12 @@ paths:
 `, "GET")
 	wantDiags(t, r.diags)
 	builtin := builtinRetry()
-	if rp := res.Policy.Retry; rp.Name != "c" || rp.MaxAttempts != 5 || rp.Backoff != "constant" || rp.InitialInterval != 10*time.Millisecond ||
+	if rp := res.Policy.Retry; rp.Policy != "c" || rp.MaxAttempts != 5 || rp.Backoff != runtime.ConstantBackoff || rp.InitialInterval != 10*time.Millisecond ||
 		rp.Jitter != builtin.Jitter || rp.MaxInterval != builtin.MaxInterval {
 		t.Errorf("retry c = %+v: want maxAttempts from a, backoff from b, initialInterval its own, the rest built in", rp)
 	}
 	bi := res.Policy.Breaker
-	if bp := bi.Policy; bp.Name != "c" || bp.WindowSize != 20 || bp.MinimumCalls != 5 || bp.WaitInOpen != 3*time.Second ||
+	if bp := bi.Policy; bp.Policy != "c" || bp.WindowSize != 20 || bp.MinimumCalls != 5 || bp.WaitInOpen != 3*time.Second ||
 		bp.FailureRateThreshold != builtinBreaker().FailureRateThreshold || bp.Scope != "operation" {
 		t.Errorf("breaker c = %+v: want windowSize from a, minimumCalls and scope from b, waitInOpen its own", bp)
 	}
@@ -190,7 +191,7 @@ paths:
 paths: {}
 `, "GET")
 	wantDiags(t, r.diags)
-	if p := r.retries["mine"]; p == nil || p.MaxAttempts != 7 || p.Backoff != "constant" {
+	if p := r.retries["mine"]; p == nil || p.MaxAttempts != 7 || p.Backoff != runtime.ConstantBackoff {
 		t.Errorf("mine extends the redefined default: %+v", p)
 	}
 }
@@ -259,10 +260,10 @@ func TestInlinePolicies(t *testing.T) {
 			res, r := resolveDoc(t, doc(tc.defaults, tc.path, tc.op), "GET")
 			wantDiags(t, r.diags)
 			bp, rp := res.Policy.Breaker.Policy, res.Policy.Retry
-			if bp.Name != tc.owner || bp.HalfOpenCalls != 7 || res.Policy.Breaker.Instance != tc.owner {
+			if bp.Policy != tc.owner || bp.HalfOpenCalls != 7 || res.Policy.Breaker.Instance != tc.owner {
 				t.Errorf("breaker %+v (instance %q), want %s's, halfOpenCalls 7", bp, res.Policy.Breaker.Instance, tc.owner)
 			}
-			if rp.Name != tc.owner || rp.MaxAttempts != 4 {
+			if rp.Policy != tc.owner || rp.MaxAttempts != 4 {
 				t.Errorf("retry %+v, want %s's, maxAttempts 4", rp, tc.owner)
 			}
 			extending := strings.Contains(tc.op, "extends")

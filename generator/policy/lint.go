@@ -15,6 +15,7 @@ import (
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/rawval"
+	"github.com/resgen/resgen/runtime"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -27,7 +28,7 @@ func (r *Resolver) warnf(ptr, hint, format string, args ...any) {
 
 // lintBreaker checks one breaker policy object where it is written.
 func (r *Resolver) lintBreaker(o rawObj, p *model.BreakerPolicy) {
-	if p.WindowType == "count" && p.MinimumCalls > p.WindowSize {
+	if p.WindowType == runtime.CountWindow && p.MinimumCalls > p.WindowSize {
 		ptr := o.ptr + "/minimumCalls"
 		if _, ok := o.m["minimumCalls"]; !ok {
 			ptr = o.ptr + "/windowSize"
@@ -39,7 +40,7 @@ func (r *Resolver) lintBreaker(o rawObj, p *model.BreakerPolicy) {
 
 // lintRetry checks one retry policy object where it is written.
 func (r *Resolver) lintRetry(o rawObj, p *model.RetryPolicy) {
-	if p.Jitter == "none" && p.MaxAttempts > 2 {
+	if p.Jitter == runtime.NoJitter && p.MaxAttempts > 2 {
 		ptr := o.ptr + "/jitter"
 		if _, ok := o.m["jitter"]; !ok {
 			ptr = o.ptr + "/maxAttempts"
@@ -55,7 +56,7 @@ func (r *Resolver) lintRetry(o rawObj, p *model.RetryPolicy) {
 		r.warnf(ptr, "give initialInterval a wait, e.g. 100ms",
 			"initialInterval 0 with %d attempts: every retry goes out at once, with no wait for the server to recover", p.MaxAttempts)
 	}
-	for _, tok := range p.RetryOn {
+	for _, tok := range p.RetryOn.Tokens() {
 		if n, err := strconv.Atoi(tok); err == nil && n >= 400 && n < 500 && n != 408 && n != 429 || tok == "4xx" {
 			ptr := o.ptr + "/retryOn"
 			if list, ok := o.m["retryOn"].([]any); ok {
@@ -85,18 +86,18 @@ func writtenToken(v any) string {
 // saturate at the largest Duration, and once the waits stop changing (the
 // cap reached, constant backoff) the rest is one multiplication, so a
 // policy of 2^31 attempts costs no more than one of 3.
-func worstCase(rp *model.RetryPolicy, timeout time.Duration) time.Duration {
+func worstCase(rp *runtime.RetryPolicy, timeout time.Duration) time.Duration {
 	n := int64(rp.MaxAttempts)
 	total := mulDur(timeout, float64(n))
 	w, limit := rp.InitialInterval, rp.MaxInterval
 	for k := int64(1); k < n; k++ {
 		wait := w
-		if limit > 0 && (wait > limit || rp.Jitter == "decorrelated") {
+		if limit > 0 && (wait > limit || rp.Jitter == runtime.DecorrelatedJitter) {
 			// Decorrelated jitter may wait up to the cap from the first retry.
 			wait = limit
 		}
 		next := w
-		if rp.Backoff == "exponential" {
+		if rp.Backoff == runtime.ExponentialBackoff {
 			next = mulDur(w, rp.Multiplier)
 		}
 		left := n - k // waits still to add, this one included
@@ -163,27 +164,27 @@ func (r *Resolver) lintOperations(ops []load.Operation, resolved []Resolved) {
 		if b := p.Breaker; b != nil && p.Timeout > 0 && b.Policy.SlowCallDuration >= p.Timeout &&
 			(b.Policy.SlowCallDuration != bdef.SlowCallDuration || b.Policy.SlowCallRateThreshold != bdef.SlowCallRateThreshold) {
 			bp, to := b.Policy, p.Timeout
-			add(fmt.Sprintf("slow/%s/%s", bp.Name, to), r.policyPtr("breakers", bp.Name, "slowCallDuration", opPtr), op.ID, func(ptr string, ops []string) {
+			add(fmt.Sprintf("slow/%s/%s", bp.Policy, to), r.policyPtr("breakers", bp.Policy, "slowCallDuration", opPtr), op.ID, func(ptr string, ops []string) {
 				r.warnf(ptr, fmt.Sprintf("make slowCallDuration shorter than %s, or the timeout longer", human.Duration(to)),
-					"slowCallDuration %s of breaker %q is not shorter than the timeout %s of %s: a slow call times out first, so the slow-call rate can never count it", human.Duration(bp.SlowCallDuration), bp.Name, human.Duration(to), opList(ops))
+					"slowCallDuration %s of breaker %q is not shorter than the timeout %s of %s: a slow call times out first, so the slow-call rate can never count it", human.Duration(bp.SlowCallDuration), bp.Policy, human.Duration(to), opList(ops))
 			})
 		}
 		if rp := p.Retry; rp != nil && rp.MaxAttempts > 1 && p.Timeout == 0 && p.TotalTimeout == 0 {
-			add("untimed/"+rp.Name, r.policyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
+			add("untimed/"+rp.Policy, r.policyPtr("retries", rp.Policy, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
 				r.warnf(ptr, "set a timeout or a totalTimeout on the operations",
-					"retry %q makes up to %d attempts with neither a timeout nor a totalTimeout on %s: an attempt that hangs holds the call forever, and nothing bounds how long the retries take", rp.Name, rp.MaxAttempts, opList(ops))
+					"retry %q makes up to %d attempts with neither a timeout nor a totalTimeout on %s: an attempt that hangs holds the call forever, and nothing bounds how long the retries take", rp.Policy, rp.MaxAttempts, opList(ops))
 			})
 		}
 		if rp := p.Retry; rp != nil && p.Timeout > 0 && p.TotalTimeout > 0 {
-			worst := worstCase(rp, p.Timeout)
+			worst := worstCase(&rp.RetryPolicy, p.Timeout)
 			// The contract's own defaults overrun by the last wait (3 × 10s +
 			// 300ms > 30s); warning on every unannotated spec would be noise.
-			builtin := rp.Name == "default" && !retryRedefined && p.Timeout == defaultTimeout && p.TotalTimeout == defaultTotalTimeout
+			builtin := rp.Policy == "default" && !retryRedefined && p.Timeout == defaultTimeout && p.TotalTimeout == defaultTotalTimeout
 			if worst > p.TotalTimeout && !builtin {
 				total := p.TotalTimeout
-				add(fmt.Sprintf("worst/%s/%s/%s", rp.Name, p.Timeout, total), r.policyPtr("retries", rp.Name, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
+				add(fmt.Sprintf("worst/%s/%s/%s", rp.Policy, p.Timeout, total), r.policyPtr("retries", rp.Policy, "maxAttempts", opPtr), op.ID, func(ptr string, ops []string) {
 					r.warnf(ptr, "lower maxAttempts or the timeout, or raise totalTimeout",
-						"retry %q can take %s (%d attempts × %s timeout + waits), longer than the totalTimeout %s of %s: the last attempt can be cut short, or never start", rp.Name, human.Duration(worst), rp.MaxAttempts, human.Duration(p.Timeout), human.Duration(total), opList(ops))
+						"retry %q can take %s (%d attempts × %s timeout + waits), longer than the totalTimeout %s of %s: the last attempt can be cut short, or never start", rp.Policy, human.Duration(worst), rp.MaxAttempts, human.Duration(p.Timeout), human.Duration(total), opList(ops))
 				})
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/resgen/resgen/generator/model"
+	"github.com/resgen/resgen/runtime"
 )
 
 // TestWorstCaseSaturatesAndStaysCheap: a policy of 2^31-1 attempts of 24h
@@ -13,11 +13,11 @@ import (
 // neither it nor a multiplier just above 1 walks every attempt.
 func TestWorstCaseSaturatesAndStaysCheap(t *testing.T) {
 	start := time.Now()
-	huge := &model.RetryPolicy{MaxAttempts: 1<<31 - 1, Backoff: "exponential", InitialInterval: time.Hour, Multiplier: 2, MaxInterval: 24 * time.Hour, Jitter: "full"}
+	huge := &runtime.RetryPolicy{MaxAttempts: 1<<31 - 1, Backoff: runtime.ExponentialBackoff, InitialInterval: time.Hour, Multiplier: 2, MaxInterval: 24 * time.Hour, Jitter: runtime.FullJitter}
 	if got := worstCase(huge, 24*time.Hour); got != math.MaxInt64 {
 		t.Errorf("worstCase of 2^31-1 attempts = %v, want the largest Duration", got)
 	}
-	slow := &model.RetryPolicy{MaxAttempts: 1<<31 - 1, Backoff: "exponential", InitialInterval: 10 * time.Millisecond, Multiplier: 1.0000001, MaxInterval: 24 * time.Hour, Jitter: "full"}
+	slow := &runtime.RetryPolicy{MaxAttempts: 1<<31 - 1, Backoff: runtime.ExponentialBackoff, InitialInterval: 10 * time.Millisecond, Multiplier: 1.0000001, MaxInterval: 24 * time.Hour, Jitter: runtime.FullJitter}
 	if got := worstCase(slow, time.Nanosecond); got <= 0 {
 		t.Errorf("worstCase with a slow multiplier = %v", got)
 	}
@@ -26,7 +26,7 @@ func TestWorstCaseSaturatesAndStaysCheap(t *testing.T) {
 	}
 	// Past a thousand growing waits the closed form takes over; it agrees
 	// with adding every wait.
-	p := &model.RetryPolicy{MaxAttempts: 5000, Backoff: "exponential", InitialInterval: time.Millisecond, Multiplier: 1.001, MaxInterval: 10 * time.Second, Jitter: "full"}
+	p := &runtime.RetryPolicy{MaxAttempts: 5000, Backoff: runtime.ExponentialBackoff, InitialInterval: time.Millisecond, Multiplier: 1.001, MaxInterval: 10 * time.Second, Jitter: runtime.FullJitter}
 	want, w := 5000*time.Second, p.InitialInterval
 	for k := 1; k < p.MaxAttempts; k++ {
 		want += min(w, p.MaxInterval)

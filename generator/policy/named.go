@@ -16,11 +16,11 @@ import (
 
 // The built-in policies are the runtime's: one definition of the defaults.
 func builtinBreaker() model.BreakerPolicy {
-	return modelBreaker(runtime.DefaultBreakerPolicy(), "default", "shared")
+	return model.BreakerPolicy{BreakerPolicy: runtime.DefaultBreakerPolicy(), Scope: "shared"}
 }
 
 func builtinRetry() model.RetryPolicy {
-	return modelRetry(runtime.DefaultRetryPolicy(), "default")
+	return model.RetryPolicy{RetryPolicy: runtime.DefaultRetryPolicy()}
 }
 
 // namedBreaker resolves a breaker policy by name; from is the pointer of
@@ -110,9 +110,8 @@ func (r *Resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 	if v, ok := o.m["scope"]; ok {
 		r.enum(o.ptr+"/scope", v, &p.Scope, "shared", "operation")
 	}
-	rp := runtimeBreaker(&p)
-	r.policyErrors(o.ptr, rp.Decode(policyKeys(o.m), "extends", "scope"))
-	p = modelBreaker(rp, name, p.Scope)
+	r.policyErrors(o.ptr, p.Decode(policyKeys(o.m), "extends", "scope"))
+	p.Policy = name
 	r.lintBreaker(o, &p)
 	return &p
 }
@@ -127,9 +126,10 @@ func (r *Resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
 			p = *base
 		}
 	}
-	rp := runtimeRetry(&p)
-	r.policyErrors(o.ptr, rp.Decode(policyKeys(o.m), "extends"))
-	p = modelRetry(rp, name)
+	// Decode replaces lists and the budget rather than writing into them,
+	// so p shares nothing it changes with the policy it extends.
+	r.policyErrors(o.ptr, p.Decode(policyKeys(o.m), "extends"))
+	p.Policy, p.Var, p.Const = name, "", ""
 	r.lintRetry(o, &p)
 	return &p
 }

@@ -28,8 +28,10 @@ import (
 // the Resolver that does the work (newResolver reads the root
 // x-resilience). decode.go reads raw extension values, named.go resolves
 // named and inline policies, resolve.go layers one operation's policy,
-// key.go checks its idempotency key, convert.go converts between the
-// runtime's policies and the model's, lint.go warns.
+// key.go checks its idempotency key, lint.go warns. The policies are the
+// runtime's own types (model.BreakerPolicy embeds runtime.BreakerPolicy):
+// the runtime's Decode reads each policy object straight into the value
+// the client will register.
 
 const extName = "x-resilience"
 

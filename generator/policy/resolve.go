@@ -166,9 +166,9 @@ func (r *Resolver) operation(in opInput) Resolved {
 		r.errorf(bptr, "", "breaker must be a policy name, none, or a policy object, got %s", rawval.Show(bv))
 	}
 	if bp != nil {
-		inst := bp.Name
+		inst := bp.Policy
 		if bp.Scope == "operation" {
-			inst = bp.Name + "/" + in.name
+			inst = bp.Policy + "/" + in.name
 		}
 		bi := r.instances[inst]
 		if bi == nil {

@@ -70,16 +70,16 @@ func TestLayersMergeKeyByKey(t *testing.T) {
 	if p.Retry != nil || p.RetryWhy != "retry: none" {
 		t.Errorf("retry %+v (%s), want none from the defaults", p.Retry, p.RetryWhy)
 	}
-	if p.Breaker == nil || p.Breaker.Policy.Name != "default" {
+	if p.Breaker == nil || p.Breaker.Policy.Policy != "default" {
 		t.Errorf("breaker %+v, want the built-in one", p.Breaker)
 	}
 	// Nothing written: the built-in policies, which are the runtime's.
 	res, ds = resolve(t, opCase{method: "GET"})
 	noErrors(t, ds)
-	if got := runtimeRetry(res.Policy.Retry); !reflect.DeepEqual(got, runtime.DefaultRetryPolicy()) {
+	if got := res.Policy.Retry.RetryPolicy; !reflect.DeepEqual(got, runtime.DefaultRetryPolicy()) {
 		t.Errorf("built-in retry %+v, want the runtime's %+v", got, runtime.DefaultRetryPolicy())
 	}
-	if got := runtimeBreaker(res.Policy.Breaker.Policy); !reflect.DeepEqual(got, runtime.DefaultBreakerPolicy()) {
+	if got := res.Policy.Breaker.Policy.BreakerPolicy; !reflect.DeepEqual(got, runtime.DefaultBreakerPolicy()) {
 		t.Errorf("built-in breaker %+v, want the runtime's %+v", got, runtime.DefaultBreakerPolicy())
 	}
 	if res.Policy.Timeout != defaultTimeout || res.Policy.TotalTimeout != defaultTotalTimeout {
@@ -97,11 +97,11 @@ func TestExtendsAndInlinePolicies(t *testing.T) {
 	})
 	noErrors(t, ds)
 	rp := res.Policy.Retry
-	if rp == nil || rp.Name != "fast" || rp.MaxAttempts != 5 || rp.Backoff != "constant" || rp.InitialInterval != 10*time.Millisecond {
+	if rp == nil || rp.Policy != "fast" || rp.MaxAttempts != 5 || rp.Backoff != runtime.ConstantBackoff || rp.InitialInterval != 10*time.Millisecond {
 		t.Errorf("retry %+v: want fast, with base's maxAttempts 5 and backoff constant", rp)
 	}
 	bp := res.Policy.Breaker.Policy
-	if bp.Name != "op" || bp.WindowSize != 20 || bp.MinimumCalls != 7 {
+	if bp.Policy != "op" || bp.WindowSize != 20 || bp.MinimumCalls != 7 {
 		t.Errorf("inline breaker %+v: want it named op, windowSize 20 from tight, minimumCalls 7", bp)
 	}
 	_, ds = resolve(t, opCase{root: `{retries: {a: {extends: b}, b: {extends: a}}}`})

@@ -1,14 +1,15 @@
 package view
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/human"
+	"github.com/resgen/resgen/runtime"
 )
 
 // The policy diff: what a spec change does to the resolved resilience
@@ -81,13 +82,10 @@ type DiffBreaker struct {
 type fieldKind uint8
 
 const (
-	kindText     fieldKind = iota
-	kindDuration           // a Go duration, 0 written 0s
-	kindTimeout            // a Go duration, 0 written none
-	kindPercent
-	kindList
+	kindText    fieldKind = iota
+	kindTimeout           // a Go duration, 0 written none
 	kindBool
-	kindBudget
+	kindSetting // a key of a runtime policy, in its own words
 )
 
 // policyField is one compared field of an operation's policy. get
@@ -96,6 +94,27 @@ type policyField struct {
 	name string
 	kind fieldKind
 	get  func(*model.OpPolicy) any
+}
+
+// setting is one key of a runtime policy on one side: its JSON value,
+// which the JSON output shows, and its words, which text and markdown
+// show.
+type setting struct {
+	json  any
+	words string
+}
+
+func (s setting) MarshalJSON() ([]byte, error) { return json.Marshal(s.json) }
+
+// settingOf finds key among the keys that apply to p (a runtime policy);
+// nil when it does not apply or is not set (no budget).
+func settingOf(p any, key string) any {
+	for _, f := range model.PolicyFields(p) {
+		if v := f.JSON(); f.Key == key && v != nil {
+			return setting{v, f.Words()}
+		}
+	}
+	return nil
 }
 
 func breakerField(name string, kind fieldKind, get func(*model.BreakerPolicy) any) policyField {
@@ -120,73 +139,39 @@ func dur(d time.Duration) any { return human.Duration(d) }
 
 // policyFields are the fields compared, in the order they are shown. The
 // names are the spec's keys, so a reviewer knows where to look; breaker.
-// and retry. ones belong to the breaker and retry policy.
-var policyFields = []policyField{
-	{"breaker", kindText, func(p *model.OpPolicy) any {
-		if p.Breaker == nil {
-			return nil
-		}
-		return p.Breaker.Instance
-	}},
-	breakerField("breaker.policy", kindText, func(b *model.BreakerPolicy) any { return b.Name }),
-	breakerField("breaker.scope", kindText, func(b *model.BreakerPolicy) any { return b.Scope }),
-	breakerField("breaker.windowType", kindText, func(b *model.BreakerPolicy) any { return b.WindowType }),
-	breakerField("breaker.windowSize", kindText, func(b *model.BreakerPolicy) any {
-		if b.WindowType == "time" {
-			return nil
-		}
-		return b.WindowSize
-	}),
-	breakerField("breaker.windowDuration", kindDuration, func(b *model.BreakerPolicy) any {
-		if b.WindowType != "time" {
-			return nil
-		}
-		return dur(b.WindowDuration)
-	}),
-	breakerField("breaker.minimumCalls", kindText, func(b *model.BreakerPolicy) any { return b.MinimumCalls }),
-	breakerField("breaker.failureRateThreshold", kindPercent, func(b *model.BreakerPolicy) any { return b.FailureRateThreshold }),
-	breakerField("breaker.slowCallDuration", kindDuration, func(b *model.BreakerPolicy) any { return dur(b.SlowCallDuration) }),
-	breakerField("breaker.slowCallRateThreshold", kindPercent, func(b *model.BreakerPolicy) any { return b.SlowCallRateThreshold }),
-	breakerField("breaker.waitInOpen", kindDuration, func(b *model.BreakerPolicy) any { return dur(b.WaitInOpen) }),
-	breakerField("breaker.halfOpenCalls", kindText, func(b *model.BreakerPolicy) any { return b.HalfOpenCalls }),
-	breakerField("breaker.recordOn", kindList, func(b *model.BreakerPolicy) any { return list(b.RecordOn) }),
-	retryField("retry", kindText, func(r *model.RetryPolicy) any { return r.Name }),
-	retryField("retry.maxAttempts", kindText, func(r *model.RetryPolicy) any { return r.MaxAttempts }),
-	retryField("retry.backoff", kindText, func(r *model.RetryPolicy) any { return r.Backoff }),
-	retryField("retry.initialInterval", kindDuration, func(r *model.RetryPolicy) any { return dur(r.InitialInterval) }),
-	retryField("retry.multiplier", kindText, func(r *model.RetryPolicy) any {
-		if r.Backoff == "constant" {
-			return nil
-		}
-		return r.Multiplier
-	}),
-	retryField("retry.maxInterval", kindDuration, func(r *model.RetryPolicy) any {
-		if r.Backoff == "constant" {
-			return nil
-		}
-		return dur(r.MaxInterval)
-	}),
-	retryField("retry.jitter", kindText, func(r *model.RetryPolicy) any { return r.Jitter }),
-	retryField("retry.retryOn", kindList, func(r *model.RetryPolicy) any { return list(r.RetryOn) }),
-	retryField("retry.retryAfter", kindBool, func(r *model.RetryPolicy) any { return r.RetryAfter }),
-	retryField("retry.maxRetryAfter", kindDuration, func(r *model.RetryPolicy) any { return dur(r.MaxRetryAfter) }),
-	retryField("retry.budget", kindBudget, func(r *model.RetryPolicy) any {
-		if r.Budget == nil {
-			return nil
-		}
-		return *r.Budget
-	}),
-	{"retryWhy", kindText, func(p *model.OpPolicy) any { return p.RetryWhy }},
-	{"notRetrySafe", kindBool, func(p *model.OpPolicy) any { return p.NotRetrySafe }},
-	{"idempotencyKeyHeader", kindText, func(p *model.OpPolicy) any {
-		if p.IdempotencyHeader == "" {
-			return nil
-		}
-		return p.IdempotencyHeader
-	}},
-	{"timeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.Timeout) }},
-	{"totalTimeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.TotalTimeout) }},
-}
+// and retry. ones belong to the breaker and retry policy, whose keys come
+// from the runtime's description of its policies (model.PolicyKeys).
+var policyFields = func() []policyField {
+	fs := []policyField{
+		{"breaker", kindText, func(p *model.OpPolicy) any {
+			if p.Breaker == nil {
+				return nil
+			}
+			return p.Breaker.Instance
+		}},
+		breakerField("breaker.policy", kindText, func(b *model.BreakerPolicy) any { return b.Policy }),
+		breakerField("breaker.scope", kindText, func(b *model.BreakerPolicy) any { return b.Scope }),
+	}
+	for _, key := range model.PolicyKeys(runtime.BreakerPolicy{}) {
+		fs = append(fs, breakerField("breaker."+key, kindSetting, func(b *model.BreakerPolicy) any { return settingOf(&b.BreakerPolicy, key) }))
+	}
+	fs = append(fs, retryField("retry", kindText, func(r *model.RetryPolicy) any { return r.Policy }))
+	for _, key := range model.PolicyKeys(runtime.RetryPolicy{}) {
+		fs = append(fs, retryField("retry."+key, kindSetting, func(r *model.RetryPolicy) any { return settingOf(&r.RetryPolicy, key) }))
+	}
+	return append(fs,
+		policyField{"retryWhy", kindText, func(p *model.OpPolicy) any { return p.RetryWhy }},
+		policyField{"notRetrySafe", kindBool, func(p *model.OpPolicy) any { return p.NotRetrySafe }},
+		policyField{"idempotencyKeyHeader", kindText, func(p *model.OpPolicy) any {
+			if p.IdempotencyHeader == "" {
+				return nil
+			}
+			return p.IdempotencyHeader
+		}},
+		policyField{"timeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.Timeout) }},
+		policyField{"totalTimeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.TotalTimeout) }},
+	)
+}()
 
 // list keeps an empty list apart from nil, so JSON writes [] for it.
 func list(s []string) []string {
@@ -372,6 +357,8 @@ func valueText(kind fieldKind, v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "none"
+	case setting:
+		return x.words
 	case string:
 		if kind == kindTimeout && x == "0s" {
 			return "none"
@@ -382,21 +369,6 @@ func valueText(kind fieldKind, v any) string {
 			return "yes"
 		}
 		return "no"
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		s := strconv.FormatFloat(x, 'g', -1, 64)
-		if kind == kindPercent {
-			s += "%"
-		}
-		return s
-	case []string:
-		if len(x) == 0 {
-			return "nothing"
-		}
-		return strings.Join(x, ", ")
-	case model.Budget:
-		return strconv.FormatFloat(x.Ratio*100, 'g', -1, 64) + "% of calls + " + strconv.FormatFloat(x.MinPerSecond, 'g', -1, 64) + "/s"
 	}
 	return "?"
 }

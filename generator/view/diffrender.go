@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/resgen/resgen/generator/model"
-	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/sanitize"
 )
 
@@ -328,18 +327,10 @@ func opLines(st diffStyle, o DiffOp) (sentences []string, fields []changeLine) {
 // whyOff is why retry is off without the ": off" its words end with.
 func whyOff(why string) string { return strings.TrimSuffix(why, ": off") }
 
-// retryWords is a retry policy in one phrase: "policy quick, 3 attempts,
-// exponential 100ms×2 up to 5s, full jitter".
+// retryWords is a retry policy in one phrase: "policy quick (maxAttempts
+// 3; backoff constant; ...)", every setting as the constants' docs say it.
 func retryWords(st diffStyle, r *model.RetryPolicy) string {
-	waits := "constant " + human.Duration(r.InitialInterval)
-	if r.Backoff != "constant" {
-		waits = fmt.Sprintf("exponential %s×%s up to %s", human.Duration(r.InitialInterval), strconv.FormatFloat(r.Multiplier, 'g', -1, 64), human.Duration(r.MaxInterval))
-	}
-	jitter := st.w(r.Jitter) + " jitter"
-	if r.Jitter == "none" {
-		jitter = "no jitter"
-	}
-	return fmt.Sprintf("policy %s, %s, %s, %s", st.q(r.Name), plural(r.MaxAttempts, "attempt"), waits, jitter)
+	return "policy " + st.q(r.Policy) + " (" + st.w(model.SettingsLine(model.Settings(&r.RetryPolicy))) + ")"
 }
 
 // policyWords is a whole policy, for an added or removed operation.

@@ -32,8 +32,10 @@ type ExplainOp struct {
 
 // explainPolicy is an operation's resolved policy in machine form.
 type explainPolicy struct {
-	Breaker *explainBreaker `json:"breaker"`
-	Retry   *explainRetry   `json:"retry"`
+	// Breaker and Retry are the instance and policy names, then each key
+	// of the policy that applies with its value (model.PolicyJSON).
+	Breaker model.Object `json:"breaker"`
+	Retry   model.Object `json:"retry"`
 	// RetryWhy says why retry is on or off.
 	RetryWhy          string `json:"retryWhy"`
 	IdempotencyHeader string `json:"idempotencyKeyHeader,omitempty"`
@@ -41,54 +43,14 @@ type explainPolicy struct {
 	TotalTimeout      string `json:"totalTimeout"`
 }
 
-type explainBreaker struct {
-	Instance              string   `json:"instance"`
-	Policy                string   `json:"policy"`
-	Scope                 string   `json:"scope"`
-	WindowType            string   `json:"windowType"`
-	WindowSize            int      `json:"windowSize,omitempty"`
-	WindowDuration        string   `json:"windowDuration,omitempty"`
-	MinimumCalls          int      `json:"minimumCalls"`
-	FailureRateThreshold  float64  `json:"failureRateThreshold"`
-	SlowCallDuration      string   `json:"slowCallDuration"`
-	SlowCallRateThreshold float64  `json:"slowCallRateThreshold"`
-	WaitInOpen            string   `json:"waitInOpen"`
-	HalfOpenCalls         int      `json:"halfOpenCalls"`
-	RecordOn              []string `json:"recordOn"`
-}
-
-type explainRetry struct {
-	Policy          string        `json:"policy"`
-	MaxAttempts     int           `json:"maxAttempts"`
-	Backoff         string        `json:"backoff"`
-	InitialInterval string        `json:"initialInterval"`
-	Multiplier      float64       `json:"multiplier"`
-	MaxInterval     string        `json:"maxInterval"`
-	Jitter          string        `json:"jitter"`
-	RetryOn         []string      `json:"retryOn"`
-	RetryAfter      bool          `json:"retryAfter"`
-	MaxRetryAfter   string        `json:"maxRetryAfter"`
-	Budget          *model.Budget `json:"budget,omitempty"`
-}
-
 func machinePolicy(p *model.OpPolicy) explainPolicy {
 	out := explainPolicy{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: human.Duration(p.Timeout), TotalTimeout: human.Duration(p.TotalTimeout)}
 	if bi := p.Breaker; bi != nil {
 		b := bi.Policy
-		eb := &explainBreaker{Instance: bi.Instance, Policy: b.Name, Scope: b.Scope, WindowType: b.WindowType,
-			MinimumCalls: b.MinimumCalls, FailureRateThreshold: b.FailureRateThreshold, SlowCallDuration: human.Duration(b.SlowCallDuration),
-			SlowCallRateThreshold: b.SlowCallRateThreshold, WaitInOpen: human.Duration(b.WaitInOpen), HalfOpenCalls: b.HalfOpenCalls, RecordOn: b.RecordOn}
-		if b.WindowType == "time" {
-			eb.WindowDuration = human.Duration(b.WindowDuration)
-		} else {
-			eb.WindowSize = b.WindowSize
-		}
-		out.Breaker = eb
+		out.Breaker = append(model.Object{{Key: "instance", Value: bi.Instance}, {Key: "policy", Value: b.Policy}, {Key: "scope", Value: b.Scope}}, model.PolicyJSON(&b.BreakerPolicy)...)
 	}
 	if r := p.Retry; r != nil {
-		out.Retry = &explainRetry{Policy: r.Name, MaxAttempts: r.MaxAttempts, Backoff: r.Backoff, InitialInterval: human.Duration(r.InitialInterval),
-			Multiplier: r.Multiplier, MaxInterval: human.Duration(r.MaxInterval), Jitter: r.Jitter, RetryOn: r.RetryOn, RetryAfter: r.RetryAfter,
-			MaxRetryAfter: human.Duration(r.MaxRetryAfter), Budget: r.Budget}
+		out.Retry = append(model.Object{{Key: "policy", Value: r.Policy}}, model.PolicyJSON(&r.RetryPolicy)...)
 	}
 	return out
 }
@@ -208,7 +170,7 @@ func terminalRetry(r *model.RetryFacts) *model.RetryFacts {
 	}
 	t := sanitize.Terminal
 	c := *r
-	c.Policy, c.Waits, c.RetryOn, c.MaxRetryAfter, c.Budget = t(c.Policy), t(c.Waits), t(c.RetryOn), t(c.MaxRetryAfter), t(c.Budget)
+	c.Policy, c.Const, c.Settings = t(c.Policy), t(c.Const), terminalSettings(c.Settings)
 	return &c
 }
 
@@ -218,7 +180,14 @@ func terminalBreaker(b *model.BreakerFacts) *model.BreakerFacts {
 	}
 	t := sanitize.Terminal
 	c := *b
-	c.Instance, c.Policy, c.Scope, c.Window, c.FailureRate = t(c.Instance), t(c.Policy), t(c.Scope), t(c.Window), t(c.FailureRate)
-	c.SlowRate, c.SlowCall, c.WaitInOpen, c.RecordOn, c.Const = t(c.SlowRate), t(c.SlowCall), t(c.WaitInOpen), t(c.RecordOn), t(c.Const)
+	c.Instance, c.Policy, c.Scope, c.Const, c.Settings = t(c.Instance), t(c.Policy), t(c.Scope), t(c.Const), terminalSettings(c.Settings)
 	return &c
+}
+
+func terminalSettings(ss []model.Setting) []model.Setting {
+	out := make([]model.Setting, len(ss))
+	for i, s := range ss {
+		out[i] = model.Setting{Key: sanitize.Terminal(s.Key), Value: sanitize.Terminal(s.Value)}
+	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/realspecs"
 	"github.com/resgen/resgen/internal/sanitize"
+	"github.com/resgen/resgen/runtime"
 )
 
 // checkTable checks what every explain table must be: no line wider than
@@ -28,14 +29,15 @@ func checkTable(t *testing.T, name string, m *model.File, table []byte) {
 		}
 	}
 	text := string(table)
-	if got := strings.Count(text, "; opens at "); got != len(m.Breakers) {
+	// The lists wrap long names over lines; joined, every name is there.
+	// Each description starts with its policy's first key.
+	joined := strings.Join(strings.Fields(text), "")
+	if got := strings.Count(joined, model.PolicyKeys(runtime.BreakerPolicy{})[0]); got != len(m.Breakers) {
 		t.Errorf("%s: %d breaker descriptions for %d breakers", name, got, len(m.Breakers))
 	}
-	if got := strings.Count(text, " attempts; "); got != len(m.Retries) {
+	if got := strings.Count(joined, model.PolicyKeys(runtime.RetryPolicy{})[0]); got != len(m.Retries) {
 		t.Errorf("%s: %d retry descriptions for %d retry policies", name, got, len(m.Retries))
 	}
-	// The lists wrap long names over lines; joined, every name is there.
-	joined := strings.Join(strings.Fields(text), "")
 	for _, bi := range breakerFacts(m) {
 		if !strings.Contains(joined, strings.Join(strings.Fields(bi.Instance), "")) {
 			t.Errorf("%s: breaker %q is not named in full", name, bi.Instance)
@@ -113,10 +115,10 @@ func TestExplainTableLastResorts(t *testing.T) {
 	longRetry := "retry-" + strings.Repeat("r", 60) + "-end"
 	longPath := "/start/" + strings.Repeat("p", 200) + "/{id}/end"
 	longID := "opStart" + strings.Repeat("x", 100) + "OpEnd"
-	bp := &model.BreakerPolicy{Name: longBreaker, Scope: "shared", WindowType: "count", WindowSize: 10, MinimumCalls: 5, HalfOpenCalls: 1}
+	bp := &model.BreakerPolicy{BreakerPolicy: runtime.BreakerPolicy{Policy: longBreaker, WindowType: runtime.CountWindow, WindowSize: 10, MinimumCalls: 5, HalfOpenCalls: 1}, Scope: "shared"}
 	bi := &model.BreakerInstance{Instance: longBreaker, Policy: bp, Operations: 2}
-	rp := &model.RetryPolicy{Name: longRetry, MaxAttempts: 3, Backoff: "constant", Jitter: "none"}
-	short := &model.RetryPolicy{Name: "quick", MaxAttempts: 2, Backoff: "constant", Jitter: "none"}
+	rp := &model.RetryPolicy{RetryPolicy: runtime.RetryPolicy{Policy: longRetry, MaxAttempts: 3, Backoff: runtime.ConstantBackoff, Jitter: runtime.NoJitter}}
+	short := &model.RetryPolicy{RetryPolicy: runtime.RetryPolicy{Policy: "quick", MaxAttempts: 2, Backoff: runtime.ConstantBackoff, Jitter: runtime.NoJitter}}
 	m := &model.File{
 		Breakers: []*model.BreakerInstance{bi},
 		Retries:  []*model.RetryPolicy{rp, short},
@@ -144,7 +146,7 @@ func TestExplainTableLastResorts(t *testing.T) {
 	}
 	// The lists spell the keys out (wrapped over lines).
 	joined := strings.Join(strings.Fields(text), "")
-	for _, want := range []string{"[B1]" + longBreaker + "shared", "[R1]" + longRetry + "3attempts"} {
+	for _, want := range []string{"[B1]" + longBreaker + "shared", "[R1]" + longRetry + "maxAttempts3"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("the lists do not spell out %.20q...", want)
 		}
@@ -163,7 +165,8 @@ func TestDisplayWidth(t *testing.T) {
 }
 
 // TestExplainMarkdownDetails: the markdown form has each retry policy's
-// retryOn, Retry-After cap and budget, and the run's warnings, escaped.
+// settings (retryOn, the Retry-After cap and the budget among them), and
+// the run's warnings, escaped.
 func TestExplainMarkdownDetails(t *testing.T) {
 	t.Chdir("../..")
 	res, err := generator.Check(context.Background(), generator.Config{Spec: "testdata/specs/resilience.yaml", Package: "p"})
@@ -175,9 +178,9 @@ func TestExplainMarkdownDetails(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| retry | attempts | waits | retries on | Retry-After cap | budget |",
-		"| `budgeted` | 4 | waits 50ms, growing ×1.5 up to 1s, equal jitter | transport, 503 | ignored | 20% of calls + 10/s, client-wide |",
-		"| `stubborn` | 6 | waits 100ms, growing ×2 up to 5s, full jitter | transport, timeout, 408, 429, 500, 502, 503, 504 | honoured, up to 2m | none |",
+		"| retry | settings |",
+		"| `budgeted` | maxAttempts 4; backoff exponential; initialInterval 50ms; multiplier 1.5; maxInterval 1s; jitter equal; retryOn transport, 503; retryAfter false; maxRetryAfter 30s; budget ratio 0.2, minPerSecond 10 |",
+		"| `stubborn` | maxAttempts 6; backoff exponential; initialInterval 100ms; multiplier 2; maxInterval 5s; jitter full; retryOn transport, timeout, 408, 429, 500, 502, 503, 504; retryAfter true; maxRetryAfter 2m; budget none |",
 		"| `defaultsOnly` (`DefaultsOnly`) |",
 	} {
 		if !strings.Contains(string(md), want) {
@@ -243,6 +246,13 @@ func TestExplainEscapesEveryField(t *testing.T) {
 				v.Set(reflect.New(v.Type().Elem()))
 			}
 			fill(v.Elem())
+		case reflect.Slice:
+			if v.Len() == 0 {
+				v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+			}
+			for i := range v.Len() {
+				fill(v.Index(i))
+			}
 		case reflect.Struct:
 			for i := range v.NumField() {
 				if v.Type().Field(i).IsExported() {
@@ -266,6 +276,10 @@ func TestExplainEscapesEveryField(t *testing.T) {
 			if !v.IsNil() {
 				check(v.Elem(), name)
 			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				check(v.Index(i), name)
+			}
 		case reflect.Struct:
 			for i := range v.NumField() {
 				if v.Type().Field(i).IsExported() {
@@ -283,8 +297,8 @@ func TestExplainEscapesEveryField(t *testing.T) {
 	// A model with evil names everywhere the layouts print one, and a
 	// warning: the table, its lists and the markdown escape them all.
 	bi := &model.BreakerInstance{Instance: evil, Const: evil, Operations: 1,
-		Policy: &model.BreakerPolicy{Name: evil, Scope: evil, WindowType: "count", WindowSize: 1, MinimumCalls: 1, RecordOn: []string{evil}}}
-	rp := &model.RetryPolicy{Name: evil, MaxAttempts: 2, Backoff: "constant", Jitter: evil, RetryOn: []string{evil}, RetryAfter: true, Budget: &model.Budget{Ratio: 0.1}}
+		Policy: &model.BreakerPolicy{BreakerPolicy: runtime.BreakerPolicy{Policy: evil, WindowSize: 1, MinimumCalls: 1, RecordOn: runtime.Match{Codes: []int{503}}}, Scope: evil}}
+	rp := &model.RetryPolicy{RetryPolicy: runtime.RetryPolicy{Policy: evil, MaxAttempts: 2, RetryAfter: true, Budget: &runtime.Budget{Ratio: 0.1}}, Const: evil}
 	m := &model.File{Title: evil, Source: evil, Breakers: []*model.BreakerInstance{bi}, Retries: []*model.RetryPolicy{rp},
 		Operations: []*model.Operation{{ID: evil, Name: evil, Method: evil, Path: evil,
 			Policy: &model.OpPolicy{Breaker: bi, Retry: rp, RetryWhy: evil, IdempotencyHeader: evil}}}}

@@ -219,22 +219,10 @@ func breakerLine(b *model.BreakerFacts) string {
 			scope = "shared, 1 operation"
 		}
 	}
-	return fmt.Sprintf("%s; opens at %s failed or %s ≥ %s of %s; open %s, then %d trial calls; failures: %s",
-		scope, b.FailureRate, b.SlowRate, b.SlowCall, b.Window, b.WaitInOpen, b.HalfOpenCalls, b.RecordOn)
+	return scope + "; " + model.SettingsLine(b.Settings)
 }
 
-func retryLine(r *model.RetryFacts) string {
-	s := fmt.Sprintf("%d attempts; %s; retries on %s", r.MaxAttempts, r.Waits, r.RetryOn)
-	if r.RetryAfter {
-		s += "; Retry-After up to " + r.MaxRetryAfter
-	} else {
-		s += "; Retry-After ignored"
-	}
-	if r.Budget != "" {
-		s += "; budget " + r.Budget
-	}
-	return s
-}
+func retryLine(r *model.RetryFacts) string { return model.SettingsLine(r.Settings) }
 
 // writeList prints name–text items, the texts aligned after the names and
 // wrapped to tableWidth. A name too long to leave room for its text has

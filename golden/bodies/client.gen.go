@@ -184,8 +184,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -217,8 +217,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -315,10 +315,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 9 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryDefault is the name of the retry policy "default":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryDefault = "default"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -359,9 +382,8 @@ type PutAvatarResponse struct {
 // read whole (every attempt sends it again).
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PutAvatarResponse, error) {
 	req := runtime.Request{Path: "/avatars", ContentType: contentType}
@@ -383,7 +405,7 @@ type PostChargeResponse struct {
 // PostCharge calls POST /charges.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostCharge(ctx context.Context, body PostChargeForm, opts ...runtime.CallOption) (*PostChargeResponse, error) {
@@ -408,7 +430,7 @@ type PostLooseResponse struct {
 // It sends application/x-www-form-urlencoded; PostLooseWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostLoose(ctx context.Context, body PostLooseForm, opts ...runtime.CallOption) (*PostLooseResponse, error) {
@@ -452,7 +474,7 @@ type PostOrderResponse struct {
 // PostOrder calls POST /orders.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostOrder(ctx context.Context, body PostOrderForm, opts ...runtime.CallOption) (*PostOrderResponse, error) {
@@ -488,10 +510,8 @@ type CreatePetResponse struct {
 // CreatePetWithText, CreatePetWithBody send the other request bodies.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
-//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body NewPet, opts ...runtime.CallOption) (*CreatePetResponse, error) {
@@ -590,7 +610,7 @@ type CreatePetWithFormResponse struct {
 // CreatePetWithForm calls POST /pets/form.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePetWithForm(ctx context.Context, body *NewPet, opts ...runtime.CallOption) (*CreatePetWithFormResponse, error) {
@@ -609,7 +629,7 @@ type PatchPetResponse struct {
 // other request bodies.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyItem, opts ...runtime.CallOption) (*PatchPetResponse, error) {
@@ -659,7 +679,7 @@ type PostReportResponse struct {
 // It sends multipart/form-data; PostReportWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostReport(ctx context.Context, body PostReportMultipart, opts ...runtime.CallOption) (*PostReportResponse, error) {
@@ -710,7 +730,7 @@ type UploadResponse struct {
 // Upload calls POST /uploads.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runtime.CallOption) (*UploadResponse, error) {

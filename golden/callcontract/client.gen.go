@@ -91,8 +91,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -124,8 +124,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -249,11 +249,57 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerTiny is the name of the circuit breaker "tiny" (policy tiny, scope shared, 1
-	// operation): last 2 calls, decides after 2; opens at 50% failures or 100% of calls taking
-	// 1m or more; stays open 50ms, then lets 1 trial calls through; failures are transport,
-	// timeout, 5xx.
+	// BreakerTiny is the name of the circuit breaker "tiny" (policy tiny, scope shared):
+	//   - windowType: count
+	//   - windowSize: 2
+	//   - minimumCalls: 2
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 50ms
+	//   - halfOpenCalls: 1
+	//   - recordOn: transport, timeout, 5xx
 	BreakerTiny = "tiny"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryFast is the name of the retry policy "fast":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 1ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 1s
+	//   - budget: none
+	RetryFast = "fast"
+	// RetrySlow is the name of the retry policy "slow":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 300ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: none
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetrySlow = "slow"
+	// RetrySpent is the name of the retry policy "spent":
+	//   - maxAttempts: 5
+	//   - backoff: constant
+	//   - initialInterval: 1ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 1s
+	//   - budget: ratio 0.01, minPerSecond 0.1
+	RetrySpent = "spent"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -292,9 +338,7 @@ type BudgetThingResponse struct {
 //
 // Resilience (x-resilience):
 //   - no breaker (breaker: none).
-//   - retry "spent" (on: GET): up to 5 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s; budget 1%
-//     of calls + 0.1/s, client-wide.
+//   - retry [RetrySpent] (on: GET).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) BudgetThing(ctx context.Context, opts ...runtime.CallOption) (*BudgetThingResponse, error) {
 	req := runtime.Request{Path: "/budget"}
@@ -317,9 +361,7 @@ type KeyedThingResponse struct {
 //
 // Resilience (x-resilience):
 //   - no breaker (breaker: none).
-//   - retry "fast" (on: Idempotency-Key header): up to 3 attempts; waits 1ms between attempts,
-//     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 1s.
+//   - retry [RetryFast] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) KeyedThing(ctx context.Context, params *KeyedThingParams, body Thing, opts ...runtime.CallOption) (*KeyedThingResponse, error) {
@@ -361,8 +403,7 @@ type RangeThingResponse struct {
 //
 // Resilience (x-resilience):
 //   - no breaker (breaker: none).
-//   - retry "fast" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
+//   - retry [RetryFast] (on: GET).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) RangeThing(ctx context.Context, opts ...runtime.CallOption) (*RangeThingResponse, error) {
 	req := runtime.Request{Path: "/ranges"}
@@ -378,8 +419,7 @@ type SlowThingResponse struct {
 //
 // Resilience (x-resilience):
 //   - no breaker (breaker: none).
-//   - retry "slow" (on: GET): up to 3 attempts; waits 300ms between attempts, no jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - retry [RetrySlow] (on: GET).
 //   - timeouts: 2s per attempt, 200ms in all.
 func (c *Client) SlowThing(ctx context.Context, opts ...runtime.CallOption) (*SlowThingResponse, error) {
 	req := runtime.Request{Path: "/slow"}
@@ -397,8 +437,7 @@ type ListThingsResponse struct {
 //
 // Resilience (x-resilience):
 //   - no breaker (breaker: none).
-//   - retry "fast" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
+//   - retry [RetryFast] (on: GET).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*ListThingsResponse, error) {
 	req := runtime.Request{Path: "/things"}
@@ -434,8 +473,7 @@ type GetThingResponse struct {
 //
 // Resilience (x-resilience):
 //   - no breaker (breaker: none).
-//   - retry "fast" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
+//   - retry [RetryFast] (on: GET).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOption) (*GetThingResponse, error) {
 	if id == "" {
@@ -453,9 +491,8 @@ type TrialThingResponse struct {
 // TrialThing calls GET /trial.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerTiny] (this operation alone; its policy is on the constant).
-//   - retry "fast" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
+//   - breaker [BreakerTiny].
+//   - retry [RetryFast] (on: GET).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) TrialThing(ctx context.Context, opts ...runtime.CallOption) (*TrialThingResponse, error) {
 	req := runtime.Request{Path: "/trial"}

@@ -82,8 +82,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -115,8 +115,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -231,26 +231,68 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerCapped is the name of the circuit breaker "capped" (policy capped, scope shared,
-	// 1 operation): last 10 calls, decides after 10; opens at 50% failures or 100% of calls
-	// taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// BreakerCapped is the name of the circuit breaker "capped" (policy capped, scope shared):
+	//   - windowType: count
+	//   - windowSize: 10
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerCapped = "capped"
 	// BreakerRecovering is the name of the circuit breaker "recovering" (policy recovering,
-	// scope shared, 1 operation): last 50 calls, decides after 20; opens at 40% failures or
-	// 100% of calls taking 1m or more; stays open 1m, then lets 10 trial calls through;
-	// failures are transport, timeout, 5xx.
+	// scope shared):
+	//   - windowType: count
+	//   - windowSize: 50
+	//   - minimumCalls: 20
+	//   - failureRateThreshold: 40%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerRecovering = "recovering"
-	// BreakerSlow is the name of the circuit breaker "slow" (policy slow, scope shared, 1
-	// operation): last 10 calls, decides after 10; opens at 50% failures or 50% of calls
-	// taking 5ms or more; stays open 1m, then lets 10 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// BreakerSlow is the name of the circuit breaker "slow" (policy slow, scope shared):
+	//   - windowType: count
+	//   - windowSize: 10
+	//   - minimumCalls: 10
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 5ms
+	//   - slowCallRateThreshold: 50%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerSlow = "slow"
 	// BreakerSustained is the name of the circuit breaker "sustained" (policy sustained, scope
-	// shared, 1 operation): last 50 calls, decides after 20; opens at 40% failures or 100% of
-	// calls taking 1m or more; stays open 50ms, then lets 10 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 50
+	//   - minimumCalls: 20
+	//   - failureRateThreshold: 40%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 50ms
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerSustained = "sustained"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryConstant is the name of the retry policy "constant":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 5ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: none
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryConstant = "constant"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -291,7 +333,7 @@ type CappedWindowResponse struct {
 // Experiment 5; the server answers 500, one attempt per call.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerCapped] (this operation alone; its policy is on the constant).
+//   - breaker [BreakerCapped].
 //   - no retry (retry: none).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CappedWindow(ctx context.Context, opts ...runtime.CallOption) (*CappedWindowResponse, error) {
@@ -310,9 +352,8 @@ type RecoveringResponse struct {
 // Experiment 3; the first attempt of each id fails, the second succeeds.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerRecovering] (this operation alone; its policy is on the constant).
-//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerRecovering].
+//   - retry [RetryConstant] (on: GET).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) Recovering(ctx context.Context, id string, opts ...runtime.CallOption) (*RecoveringResponse, error) {
 	if id == "" {
@@ -333,9 +374,8 @@ type SlowSuccessResponse struct {
 // Experiment 4; every answer is 200 OK, after slowCallDuration.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerSlow] (this operation alone; its policy is on the constant).
-//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerSlow].
+//   - retry [RetryConstant] (on: GET).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) SlowSuccess(ctx context.Context, opts ...runtime.CallOption) (*SlowSuccessResponse, error) {
 	req := runtime.Request{Path: "/slow"}
@@ -353,9 +393,8 @@ type SustainedFailureResponse struct {
 // Experiments 1 and 2; the server answers 500 to every attempt.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerSustained] (this operation alone; its policy is on the constant).
-//   - retry "constant" (on: GET): up to 3 attempts; waits 5ms between attempts, no jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerSustained].
+//   - retry [RetryConstant] (on: GET).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) SustainedFailure(ctx context.Context, opts ...runtime.CallOption) (*SustainedFailureResponse, error) {
 	req := runtime.Request{Path: "/sustained"}

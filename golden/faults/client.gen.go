@@ -145,8 +145,8 @@ func WithQueryKey(src runtime.TokenSource) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -178,8 +178,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -261,11 +261,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerShared is the name of the circuit breaker "shared" (policy shared, scope shared,
-	// 5 operations): last 100 calls, decides after 100; opens at 100% failures or 100% of
-	// calls taking 1m or more; stays open 100ms, then lets 5 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// BreakerShared is the name of the circuit breaker "shared" (policy shared, scope shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 100%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 100ms
+	//   - halfOpenCalls: 5
+	//   - recordOn: transport, timeout, 5xx
 	BreakerShared = "shared"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryQuick is the name of the retry policy "quick":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 10ms
+	//   - multiplier: 2
+	//   - maxInterval: 50ms
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 1s
+	//   - budget: none
+	RetryQuick = "quick"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -306,7 +328,7 @@ type PostEventResponse struct {
 // Never retried: a POST without a key.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
+//   - breaker [BreakerShared].
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) PostEvent(ctx context.Context, body Item, opts ...runtime.CallOption) (*PostEventResponse, error) {
@@ -325,9 +347,8 @@ type GetItemResponse struct {
 // Retried: a GET, so defaults.retry applies.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 10ms, growing ×2 up to 50ms, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 1s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) GetItem(ctx context.Context, id string, opts ...runtime.CallOption) (*GetItemResponse, error) {
 	if id == "" {
@@ -348,7 +369,7 @@ type TouchItemResponse struct {
 // Never retried: a GET with a side effect, marked so.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
+//   - breaker [BreakerShared].
 //   - no retry (idempotent: false: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) TouchItem(ctx context.Context, id string, opts ...runtime.CallOption) (*TouchItemResponse, error) {
@@ -377,10 +398,8 @@ type CreateOrderResponse struct {
 // Retried: the Idempotency-Key makes a repeat harmless.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
-//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 10ms, growing ×2 up to
-//     50ms, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 1s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, body Item, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
@@ -412,7 +431,7 @@ type CreatePaymentResponse struct {
 // Keyed, but retries are off: sent once.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 5 operations; its policy is on the constant).
+//   - breaker [BreakerShared].
 //   - no retry (retry: none).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.

@@ -74,8 +74,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -107,8 +107,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -172,11 +172,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerTight is the name of the circuit breaker "tight" (policy tight, scope shared, 1
-	// operation): last 2 calls, decides after 1; opens at 50% failures or 100% of calls taking
-	// 1m or more; stays open 1m, then lets 10 trial calls through; failures are transport,
-	// timeout, 5xx.
+	// BreakerTight is the name of the circuit breaker "tight" (policy tight, scope shared):
+	//   - windowType: count
+	//   - windowSize: 2
+	//   - minimumCalls: 1
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerTight = "tight"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetrySteady is the name of the retry policy "steady":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 200ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: none
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetrySteady = "steady"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -220,9 +242,8 @@ type ListThingsResponse struct {
 // ListThings calls GET /things.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerTight] (this operation alone; its policy is on the constant).
-//   - retry "steady" (on: GET): up to 3 attempts; waits 200ms between attempts, no jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerTight].
+//   - retry [RetrySteady] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListThings(ctx context.Context, params *ListThingsParams, opts ...runtime.CallOption) (*ListThingsResponse, error) {
 	req := runtime.Request{Path: "/things"}

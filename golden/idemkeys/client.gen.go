@@ -140,8 +140,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -173,8 +173,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -271,10 +271,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 9 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryDefault is the name of the retry policy "default":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryDefault = "default"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -319,10 +342,8 @@ type BoundedKeyResponse struct {
 // BoundedKey calls POST /bounded.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
-//   - retry "default" (on: idempotency-key header): up to 3 attempts; waits 100ms, growing ×2 up
-//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: idempotency-key header).
 //   - idempotency key: the idempotency-key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams, opts ...runtime.CallOption) (*BoundedKeyResponse, error) {
@@ -351,10 +372,8 @@ type CustomKeyResponse struct {
 // CustomKey calls POST /custom.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
-//   - retry "default" (on: X-Request-Id header): up to 3 attempts; waits 100ms, growing ×2 up to
-//     5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: X-Request-Id header).
 //   - idempotency key: the X-Request-Id header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams, opts ...runtime.CallOption) (*CustomKeyResponse, error) {
@@ -383,10 +402,8 @@ type IntKeyResponse struct {
 // IntKey calls POST /int.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
-//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) IntKey(ctx context.Context, params *IntKeyParams, opts ...runtime.CallOption) (*IntKeyResponse, error) {
@@ -414,10 +431,8 @@ type ListKeyResponse struct {
 // ListKey calls POST /list.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
-//   - retry "default" (on: IDEMPOTENCY-KEY header): up to 3 attempts; waits 100ms, growing ×2 up
-//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: IDEMPOTENCY-KEY header).
 //   - idempotency key: the IDEMPOTENCY-KEY header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListKey(ctx context.Context, params *ListKeyParams, opts ...runtime.CallOption) (*ListKeyResponse, error) {
@@ -445,7 +460,7 @@ type NearMissResponse struct {
 // NearMiss calls POST /near-miss.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMiss(ctx context.Context, params *NearMissParams, opts ...runtime.CallOption) (*NearMissResponse, error) {
@@ -475,7 +490,7 @@ type NearMissPrefixResponse struct {
 // NearMissPrefix calls POST /near-miss-prefix.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissPrefix(ctx context.Context, params *NearMissPrefixParams, opts ...runtime.CallOption) (*NearMissPrefixResponse, error) {
@@ -502,7 +517,7 @@ type NearMissTypoResponse struct {
 // NearMissTypo calls POST /near-miss-typo.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams, opts ...runtime.CallOption) (*NearMissTypoResponse, error) {
@@ -530,10 +545,8 @@ type NumberKeyResponse struct {
 // NumberKey calls POST /number.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
-//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NumberKey(ctx context.Context, params *NumberKeyParams, opts ...runtime.CallOption) (*NumberKeyResponse, error) {
@@ -561,10 +574,8 @@ type UnionKeyResponse struct {
 // UnionKey calls POST /union.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 9 operations; its policy is on the constant).
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
-//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UnionKey(ctx context.Context, params *UnionKeyParams, opts ...runtime.CallOption) (*UnionKeyResponse, error) {

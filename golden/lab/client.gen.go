@@ -78,8 +78,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -111,8 +111,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -260,25 +260,93 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 3 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
 	// BreakerDownstream is the name of the circuit breaker "downstream" (policy downstream,
-	// scope shared, 1 operation): last 20 calls, decides after 10; opens at 50% failures or
-	// 100% of calls taking 1m or more; stays open 3s, then lets 3 trial calls through;
-	// failures are transport, timeout, 5xx.
+	// scope shared):
+	//   - windowType: count
+	//   - windowSize: 20
+	//   - minimumCalls: 10
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 3s
+	//   - halfOpenCalls: 3
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDownstream = "downstream"
 	// BreakerExperiment is the name of the circuit breaker "experiment" (policy experiment,
-	// scope shared, 1 operation): last 50 calls, decides after 20; opens at 40% failures or
-	// 100% of calls taking 1m or more; stays open 2.79s, then lets 5 trial calls through;
-	// failures are transport, timeout, 5xx.
+	// scope shared):
+	//   - windowType: count
+	//   - windowSize: 50
+	//   - minimumCalls: 20
+	//   - failureRateThreshold: 40%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 2.79s
+	//   - halfOpenCalls: 5
+	//   - recordOn: transport, timeout, 5xx
 	BreakerExperiment = "experiment"
 	// BreakerSlowcalls is the name of the circuit breaker "slowcalls" (policy slowcalls, scope
-	// shared, 1 operation): last 10 calls, decides after 10; opens at 50% failures or 50% of
-	// calls taking 1s or more; stays open 10s, then lets 3 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 10
+	//   - minimumCalls: 10
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1s
+	//   - slowCallRateThreshold: 50%
+	//   - waitInOpen: 10s
+	//   - halfOpenCalls: 3
+	//   - recordOn: transport, timeout, 5xx
 	BreakerSlowcalls = "slowcalls"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryDefault is the name of the retry policy "default":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryDefault = "default"
+	// RetryExperiment is the name of the retry policy "experiment":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 200ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: none
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryExperiment = "experiment"
+	// RetryOverload is the name of the retry policy "overload":
+	//   - maxAttempts: 6
+	//   - backoff: constant
+	//   - initialInterval: 2.5s
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: equal
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryOverload = "overload"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -318,9 +386,8 @@ type SustainedFailureResponse struct {
 // Order, the published setup.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerExperiment] (this operation alone; its policy is on the constant).
-//   - retry "experiment" (on: GET): up to 3 attempts; waits 200ms between attempts, no jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerExperiment].
+//   - retry [RetryExperiment] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) SustainedFailure(ctx context.Context, opts ...runtime.CallOption) (*SustainedFailureResponse, error) {
 	req := runtime.Request{Path: "/experiment"}
@@ -337,9 +404,8 @@ type ListItemsResponse struct {
 // Storm, with the built-in default policy.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 3 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) ListItems(ctx context.Context, opts ...runtime.CallOption) (*ListItemsResponse, error) {
 	req := runtime.Request{Path: "/items"}
@@ -356,7 +422,7 @@ type CreateItemResponse struct {
 // Not retry-safe (a POST without an idempotency key).
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 3 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) CreateItem(ctx context.Context, opts ...runtime.CallOption) (*CreateItemResponse, error) {
@@ -374,9 +440,8 @@ type ListItemsOverloadResponse struct {
 // Storm, with the overload preset.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 3 operations; its policy is on the constant).
-//   - retry "overload" (on: GET): up to 6 attempts; waits 2.5s between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryOverload] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) ListItemsOverload(ctx context.Context, opts ...runtime.CallOption) (*ListItemsOverloadResponse, error) {
 	req := runtime.Request{Path: "/items/overload"}
@@ -393,9 +458,8 @@ type SlowReportResponse struct {
 // Slow, a breaker that opens on slow calls.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerSlowcalls] (this operation alone; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerSlowcalls].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) SlowReport(ctx context.Context, opts ...runtime.CallOption) (*SlowReportResponse, error) {
 	req := runtime.Request{Path: "/reports"}
@@ -412,9 +476,8 @@ type GetStatusResponse struct {
 // Outage, a breaker that opens fast and recovers.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDownstream] (this operation alone; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDownstream].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) GetStatus(ctx context.Context, opts ...runtime.CallOption) (*GetStatusResponse, error) {
 	req := runtime.Request{Path: "/status"}

@@ -108,8 +108,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -141,8 +141,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -211,10 +211,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 2 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryDefault is the name of the retry policy "default":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryDefault = "default"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -260,9 +283,8 @@ type PetGetResponse struct {
 // PetGet calls GET /pets/{pet_id}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PetGet(ctx context.Context, petID int64, params *PetGetParams, opts ...runtime.CallOption) (*PetGetResponse, error) {
 	req := runtime.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10))}
@@ -290,9 +312,8 @@ type PetUpdateResponse struct {
 // PetUpdate calls PUT /pets/{pet_id}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 2 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PetUpdate(ctx context.Context, petID int64, body PetUpdateBody, opts ...runtime.CallOption) (*PetUpdateResponse, error) {
 	req := runtime.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10)), JSON: &body, ContentType: "application/json"}

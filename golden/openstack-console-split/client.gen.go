@@ -82,8 +82,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -115,8 +115,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -288,31 +288,92 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerCinder is the name of the circuit breaker "cinder" (policy cinder, scope shared,
-	// 2 operations): calls of the last 30s, decides after 10; opens at 30% failures or 100% of
-	// calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// BreakerCinder is the name of the circuit breaker "cinder" (policy cinder, scope shared):
+	//   - windowType: time
+	//   - windowDuration: 30s
+	//   - minimumCalls: 10
+	//   - failureRateThreshold: 30%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerCinder = "cinder"
 	// BreakerGlanceListImages is the name of the circuit breaker "glance/listImages" (policy
-	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
-	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
-	// through; failures are transport, timeout, 5xx.
+	// glance, scope operation):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 5
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 3
+	//   - recordOn: transport, timeout, 5xx
 	BreakerGlanceListImages = "glance/listImages"
 	// BreakerGlanceUploadImage is the name of the circuit breaker "glance/uploadImage" (policy
-	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
-	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
-	// through; failures are transport, timeout, 5xx.
+	// glance, scope operation):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 5
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 3
+	//   - recordOn: transport, timeout, 5xx
 	BreakerGlanceUploadImage = "glance/uploadImage"
 	// BreakerKeystone is the name of the circuit breaker "keystone" (policy keystone, scope
-	// shared, 2 operations): last 100 calls, decides after 20; opens at 40% failures or 100%
-	// of calls taking 1m or more; stays open 3s, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 20
+	//   - failureRateThreshold: 40%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 3s
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerKeystone = "keystone"
-	// BreakerNova is the name of the circuit breaker "nova" (policy nova, scope shared, 5
-	// operations): last 50 calls, decides after 20; opens at 50% failures or 50% of calls
-	// taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are
-	// transport, timeout, 429, 5xx.
+	// BreakerNova is the name of the circuit breaker "nova" (policy nova, scope shared):
+	//   - windowType: count
+	//   - windowSize: 50
+	//   - minimumCalls: 20
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 2s
+	//   - slowCallRateThreshold: 50%
+	//   - waitInOpen: 10s
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 429, 5xx
 	BreakerNova = "nova"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryGet3 is the name of the retry policy "get3":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 200ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: equal
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryGet3 = "get3"
+	// RetryPatient is the name of the retry policy "patient":
+	//   - maxAttempts: 5
+	//   - backoff: exponential
+	//   - initialInterval: 200ms
+	//   - multiplier: 3
+	//   - maxInterval: 4s
+	//   - jitter: decorrelated
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: ratio 0.1, minPerSecond 5
+	RetryPatient = "patient"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker

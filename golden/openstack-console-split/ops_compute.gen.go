@@ -29,9 +29,8 @@ type ListServersResponse struct {
 // ListServers calls GET /compute/v2.1/servers.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova].
+//   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opts ...runtime.CallOption) (*ListServersResponse, error) {
 	req := runtime.Request{Path: "/compute/v2.1/servers"}
@@ -63,7 +62,7 @@ type CreateServerResponse struct {
 // Never retried by default: a repeat would boot a second VM.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - breaker [BreakerNova].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...runtime.CallOption) (*CreateServerResponse, error) {
@@ -81,9 +80,8 @@ type ShowServerResponse struct {
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova].
+//   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*ShowServerResponse, error) {
 	if serverID == "" {
@@ -101,10 +99,8 @@ type DeleteServerResponse struct {
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
-//   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s,
-//     decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
+//   - breaker [BreakerNova].
+//   - retry [RetryPatient] (on: DELETE).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*DeleteServerResponse, error) {
 	if serverID == "" {
@@ -132,10 +128,8 @@ type ServerActionResponse struct {
 // Reboot, resize or stop a server.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
-//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts,
-//     equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerNova].
+//   - retry [RetryGet3] (on: X-Request-Key header).
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction, opts ...runtime.CallOption) (*ServerActionResponse, error) {

@@ -22,10 +22,8 @@ type IssueTokenResponse struct {
 // Issue a token.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
-//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerKeystone].
+//   - retry [RetryGet3] (on: idempotent: true).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest, opts ...runtime.CallOption) (*IssueTokenResponse, error) {
 	req := runtime.Request{Path: "/identity/v3/auth/tokens", JSON: &body, ContentType: "application/json"}
@@ -46,9 +44,8 @@ type RevokeTokenResponse struct {
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
-//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerKeystone].
+//   - retry [RetryGet3] (on: DELETE).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
 	req := runtime.Request{Path: "/identity/v3/auth/tokens"}

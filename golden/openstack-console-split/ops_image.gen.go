@@ -24,9 +24,8 @@ type ListImagesResponse struct {
 // ListImages calls GET /image/v2/images.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlanceListImages] (this operation alone; its policy is on the constant).
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlanceListImages], for this operation alone.
+//   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts ...runtime.CallOption) (*ListImagesResponse, error) {
 	req := runtime.Request{Path: "/image/v2/images"}
@@ -51,9 +50,8 @@ type UploadImageResponse struct {
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlanceUploadImage] (this operation alone; its policy is on the constant).
-//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlanceUploadImage], for this operation alone.
+//   - retry [RetryGet3] (on: PUT).
 //   - timeouts: none per attempt, 10m in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*UploadImageResponse, error) {
 	if imageID == "" {

@@ -18,9 +18,8 @@ type ListVolumesResponse struct {
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerCinder].
+//   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runtime.CallOption) (*ListVolumesResponse, error) {
 	if projectID == "" {
@@ -39,7 +38,7 @@ type CreateVolumeResponse struct {
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
+//   - breaker [BreakerCinder].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume, opts ...runtime.CallOption) (*CreateVolumeResponse, error) {

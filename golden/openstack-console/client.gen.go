@@ -214,8 +214,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -247,8 +247,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -420,31 +420,92 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerCinder is the name of the circuit breaker "cinder" (policy cinder, scope shared,
-	// 2 operations): calls of the last 30s, decides after 10; opens at 30% failures or 100% of
-	// calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// BreakerCinder is the name of the circuit breaker "cinder" (policy cinder, scope shared):
+	//   - windowType: time
+	//   - windowDuration: 30s
+	//   - minimumCalls: 10
+	//   - failureRateThreshold: 30%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerCinder = "cinder"
 	// BreakerGlanceListImages is the name of the circuit breaker "glance/listImages" (policy
-	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
-	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
-	// through; failures are transport, timeout, 5xx.
+	// glance, scope operation):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 5
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 3
+	//   - recordOn: transport, timeout, 5xx
 	BreakerGlanceListImages = "glance/listImages"
 	// BreakerGlanceUploadImage is the name of the circuit breaker "glance/uploadImage" (policy
-	// glance, scope operation, 1 operation): last 100 calls, decides after 5; opens at 50%
-	// failures or 100% of calls taking 1m or more; stays open 1m, then lets 3 trial calls
-	// through; failures are transport, timeout, 5xx.
+	// glance, scope operation):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 5
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 3
+	//   - recordOn: transport, timeout, 5xx
 	BreakerGlanceUploadImage = "glance/uploadImage"
 	// BreakerKeystone is the name of the circuit breaker "keystone" (policy keystone, scope
-	// shared, 2 operations): last 100 calls, decides after 20; opens at 40% failures or 100%
-	// of calls taking 1m or more; stays open 3s, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 20
+	//   - failureRateThreshold: 40%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 3s
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerKeystone = "keystone"
-	// BreakerNova is the name of the circuit breaker "nova" (policy nova, scope shared, 5
-	// operations): last 50 calls, decides after 20; opens at 50% failures or 50% of calls
-	// taking 2s or more; stays open 10s, then lets 10 trial calls through; failures are
-	// transport, timeout, 429, 5xx.
+	// BreakerNova is the name of the circuit breaker "nova" (policy nova, scope shared):
+	//   - windowType: count
+	//   - windowSize: 50
+	//   - minimumCalls: 20
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 2s
+	//   - slowCallRateThreshold: 50%
+	//   - waitInOpen: 10s
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 429, 5xx
 	BreakerNova = "nova"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryGet3 is the name of the retry policy "get3":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 200ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: equal
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryGet3 = "get3"
+	// RetryPatient is the name of the retry policy "patient":
+	//   - maxAttempts: 5
+	//   - backoff: exponential
+	//   - initialInterval: 200ms
+	//   - multiplier: 3
+	//   - maxInterval: 4s
+	//   - jitter: decorrelated
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: ratio 0.1, minPerSecond 5
+	RetryPatient = "patient"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -492,9 +553,8 @@ type ListServersResponse struct {
 // ListServers calls GET /compute/v2.1/servers.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova].
+//   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opts ...runtime.CallOption) (*ListServersResponse, error) {
 	req := runtime.Request{Path: "/compute/v2.1/servers"}
@@ -526,7 +586,7 @@ type CreateServerResponse struct {
 // Never retried by default: a repeat would boot a second VM.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
+//   - breaker [BreakerNova].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...runtime.CallOption) (*CreateServerResponse, error) {
@@ -544,9 +604,8 @@ type ShowServerResponse struct {
 // ShowServer calls GET /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerNova].
+//   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*ShowServerResponse, error) {
 	if serverID == "" {
@@ -564,10 +623,8 @@ type DeleteServerResponse struct {
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
-//   - retry "patient" (on: DELETE): up to 5 attempts; waits 200ms, growing ×3 up to 4s,
-//     decorrelated jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s; budget 10% of calls + 5/s, client-wide.
+//   - breaker [BreakerNova].
+//   - retry [RetryPatient] (on: DELETE).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runtime.CallOption) (*DeleteServerResponse, error) {
 	if serverID == "" {
@@ -595,10 +652,8 @@ type ServerActionResponse struct {
 // Reboot, resize or stop a server.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerNova] (shared by 5 operations; its policy is on the constant).
-//   - retry "get3" (on: X-Request-Key header): up to 3 attempts; waits 200ms between attempts,
-//     equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerNova].
+//   - retry [RetryGet3] (on: X-Request-Key header).
 //   - idempotency key: the X-Request-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ServerAction(ctx context.Context, serverID string, params *ServerActionParams, body ServerAction, opts ...runtime.CallOption) (*ServerActionResponse, error) {
@@ -628,10 +683,8 @@ type IssueTokenResponse struct {
 // Issue a token.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
-//   - retry "get3" (on: idempotent: true): up to 3 attempts; waits 200ms between attempts, equal
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerKeystone].
+//   - retry [RetryGet3] (on: idempotent: true).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest, opts ...runtime.CallOption) (*IssueTokenResponse, error) {
 	req := runtime.Request{Path: "/identity/v3/auth/tokens", JSON: &body, ContentType: "application/json"}
@@ -652,9 +705,8 @@ type RevokeTokenResponse struct {
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerKeystone] (shared by 2 operations; its policy is on the constant).
-//   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerKeystone].
+//   - retry [RetryGet3] (on: DELETE).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
 	req := runtime.Request{Path: "/identity/v3/auth/tokens"}
@@ -682,9 +734,8 @@ type ListImagesResponse struct {
 // ListImages calls GET /image/v2/images.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlanceListImages] (this operation alone; its policy is on the constant).
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlanceListImages], for this operation alone.
+//   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts ...runtime.CallOption) (*ListImagesResponse, error) {
 	req := runtime.Request{Path: "/image/v2/images"}
@@ -709,9 +760,8 @@ type UploadImageResponse struct {
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlanceUploadImage] (this operation alone; its policy is on the constant).
-//   - retry "get3" (on: PUT): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlanceUploadImage], for this operation alone.
+//   - retry [RetryGet3] (on: PUT).
 //   - timeouts: none per attempt, 10m in all.
 func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*UploadImageResponse, error) {
 	if imageID == "" {
@@ -733,9 +783,8 @@ type ListVolumesResponse struct {
 // ListVolumes calls GET /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
-//   - retry "get3" (on: GET): up to 3 attempts; waits 200ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerCinder].
+//   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runtime.CallOption) (*ListVolumesResponse, error) {
 	if projectID == "" {
@@ -754,7 +803,7 @@ type CreateVolumeResponse struct {
 // CreateVolume calls POST /volume/v3/{project_id}/volumes.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerCinder] (shared by 2 operations; its policy is on the constant).
+//   - breaker [BreakerCinder].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volume, opts ...runtime.CallOption) (*CreateVolumeResponse, error) {

@@ -6664,8 +6664,8 @@ func WithAPIKeyAuth(src runtime.TokenSource) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -6697,8 +6697,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -7088,16 +7088,57 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerGlance is the name of the circuit breaker "glance" (policy glance, scope shared,
-	// 74 operations): last 100 calls, decides after 10; opens at 40% failures or 100% of calls
-	// taking 1m or more; stays open 15s, then lets 10 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// BreakerGlance is the name of the circuit breaker "glance" (policy glance, scope shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 10
+	//   - failureRateThreshold: 40%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 15s
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerGlance = "glance"
 	// BreakerUploads is the name of the circuit breaker "uploads" (policy uploads, scope
-	// shared, 2 operations): last 100 calls, decides after 10; opens at 40% failures or 50% of
-	// calls taking 2m or more; stays open 15s, then lets 10 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 10
+	//   - failureRateThreshold: 40%
+	//   - slowCallDuration: 2m
+	//   - slowCallRateThreshold: 50%
+	//   - waitInOpen: 15s
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerUploads = "uploads"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryDefault is the name of the retry policy "default":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryDefault = "default"
+	// RetryReads is the name of the retry policy "reads":
+	//   - maxAttempts: 4
+	//   - backoff: exponential
+	//   - initialInterval: 250ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryReads = "reads"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -7145,9 +7186,8 @@ type CacheGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheGet(ctx context.Context, opts ...runtime.CallOption) (*CacheGetResponse, error) {
 	req := runtime.Request{Path: "/v2/cache"}
@@ -7171,10 +7211,8 @@ type CacheDeleteResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheDelete(ctx context.Context, opts ...runtime.CallOption) (*CacheDeleteResponse, error) {
 	req := runtime.Request{Path: "/v2/cache"}
@@ -7199,9 +7237,8 @@ type CacheImageIDPutResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *CacheQueueImageFromAPIRequest, opts ...runtime.CallOption) (*CacheImageIDPutResponse, error) {
 	if imageID == "" {
@@ -7228,10 +7265,8 @@ type CacheImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*CacheImageIDDeleteResponse, error) {
 	if imageID == "" {
@@ -7355,9 +7390,8 @@ type ImagesGetResponse struct {
 // ….
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams, opts ...runtime.CallOption) (*ImagesGetResponse, error) {
 	req := runtime.Request{Path: "/v2/images"}
@@ -7462,10 +7496,8 @@ type ImagesPostResponse struct {
 // Error response codes: 400, 401, 403, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: Idempotency-Key header): up to 4 attempts; waits 250ms, growing ×2 up to
-//     5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest, opts ...runtime.CallOption) (*ImagesPostResponse, error) {
@@ -7501,9 +7533,8 @@ type ImagesImageIDGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDGetResponse, error) {
 	if imageID == "" {
@@ -7554,7 +7585,7 @@ type ImagesImageIDPatchResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*ImagesImageIDPatchResponse, error) {
@@ -7591,10 +7622,8 @@ type ImagesImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDDeleteResponse, error) {
 	if imageID == "" {
@@ -7633,7 +7662,7 @@ type ImagesImageIDActionsDeactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID string, body *ImagesActionsDeactivateDeactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsDeactivatePostResponse, error) {
@@ -7669,7 +7698,7 @@ type ImagesImageIDActionsReactivatePostResponse struct {
 // Error response codes: 400, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID string, body *ImagesActionsReactivateReactivateRequest, opts ...runtime.CallOption) (*ImagesImageIDActionsReactivatePostResponse, error) {
@@ -7725,9 +7754,8 @@ type ImagesImageIDFileGetResponse struct {
 // Error response codes: 400, 403, 404, 416.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerUploads] (shared by 2 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerUploads].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, params *ImagesImageIDFileGetParams, opts ...runtime.CallOption) (*ImagesImageIDFileGetResponse, error) {
 	if imageID == "" {
@@ -7794,9 +7822,8 @@ type ImagesImageIDFilePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 410, 413, 415, 503.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerUploads] (shared by 2 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerUploads].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: none per attempt, 15m in all.
 func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte, opts ...runtime.CallOption) (*ImagesImageIDFilePutResponse, error) {
 	if imageID == "" {
@@ -7870,7 +7897,7 @@ type ImagesImageIDImportPostResponse struct {
 // …
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, body *ImagesImportImportImageRequest, opts ...runtime.CallOption) (*ImagesImageIDImportPostResponse, error) {
@@ -7910,9 +7937,8 @@ type ImagesImageIDMembersGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDMembersGetResponse, error) {
 	if imageID == "" {
@@ -7946,7 +7972,7 @@ type ImagesImageIDMembersPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409, 413.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, body *ImagesMembersCreateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersPostResponse, error) {
@@ -7979,9 +8005,8 @@ type ImagesImageIDMembersMemberIDGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDGetResponse, error) {
 	if imageID == "" {
@@ -8025,9 +8050,8 @@ type ImagesImageIDMembersMemberIDPutResponse struct {
 // Error response codes: 400, 401, 404, 403.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID string, memberID string, body *ImagesMemberUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDPutResponse, error) {
 	if imageID == "" {
@@ -8063,10 +8087,8 @@ type ImagesImageIDMembersMemberIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID string, memberID string, opts ...runtime.CallOption) (*ImagesImageIDMembersMemberIDDeleteResponse, error) {
 	if imageID == "" {
@@ -8115,9 +8137,8 @@ type ImagesImageIDStagePutResponse struct {
 // will result in a 404 response code with an appropriate message.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body *ImagesStageStageRequest, opts ...runtime.CallOption) (*ImagesImageIDStagePutResponse, error) {
 	if imageID == "" {
@@ -8136,9 +8157,8 @@ type ImagesImageIDTagsTagValuePutResponse struct {
 // ImagesImageIDTagsTagValuePut calls PUT /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID string, tagValue string, body *ImagesTagUpdateRequest, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValuePutResponse, error) {
 	if imageID == "" {
@@ -8159,10 +8179,8 @@ type ImagesImageIDTagsTagValueDeleteResponse struct {
 // ImagesImageIDTagsTagValueDelete calls DELETE /v2/images/{image_id}/tags/{tag_value}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID string, tagValue string, opts ...runtime.CallOption) (*ImagesImageIDTagsTagValueDeleteResponse, error) {
 	if imageID == "" {
@@ -8198,9 +8216,8 @@ type ImagesImageIDTasksGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string, opts ...runtime.CallOption) (*ImagesImageIDTasksGetResponse, error) {
 	if imageID == "" {
@@ -8233,9 +8250,8 @@ type InfoImportGetResponse struct {
 // Error response codes: 400, 401, 403.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoImportGet(ctx context.Context, opts ...runtime.CallOption) (*InfoImportGetResponse, error) {
 	req := runtime.Request{Path: "/v2/info/import"}
@@ -8264,9 +8280,8 @@ type InfoStoresGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresGet(ctx context.Context, opts ...runtime.CallOption) (*InfoStoresGetResponse, error) {
 	req := runtime.Request{Path: "/v2/info/stores"}
@@ -8291,9 +8306,8 @@ type InfoStoresDetailGetResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresDetailGet(ctx context.Context, opts ...runtime.CallOption) (*InfoStoresDetailGetResponse, error) {
 	req := runtime.Request{Path: "/v2/info/stores/detail"}
@@ -8316,9 +8330,8 @@ type InfoUsageGetResponse struct {
 // Normal response codes: 200.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoUsageGet(ctx context.Context, opts ...runtime.CallOption) (*InfoUsageGetResponse, error) {
 	req := runtime.Request{Path: "/v2/info/usage"}
@@ -8362,9 +8375,8 @@ type MetadefsNamespacesGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesGet(ctx context.Context, opts ...runtime.CallOption) (*MetadefsNamespacesGetResponse, error) {
 	req := runtime.Request{Path: "/v2/metadefs/namespaces"}
@@ -8394,7 +8406,7 @@ type MetadefsNamespacesPostResponse struct {
 // Error response codes: 400, 401, 403, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesPostResponse, error) {
@@ -8427,9 +8439,8 @@ type MetadefsNamespacesNamespaceNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameGetResponse, error) {
 	if namespaceName == "" {
@@ -8456,9 +8467,8 @@ type MetadefsNamespacesNamespaceNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespaceName string, body *MetadefsNamespaceUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePutResponse, error) {
 	if namespaceName == "" {
@@ -8488,10 +8498,8 @@ type MetadefsNamespacesNamespaceNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameDeleteResponse, error) {
 	if namespaceName == "" {
@@ -8543,9 +8551,8 @@ type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsGetResponse, error) {
 	if namespaceName == "" {
@@ -8574,7 +8581,7 @@ type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesObjectsCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsPostResponse, error) {
@@ -8595,10 +8602,8 @@ type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
 // /v2/metadefs/namespaces/{namespace_name}/objects.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsDeleteResponse, error) {
 	if namespaceName == "" {
@@ -8629,9 +8634,8 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse, error) {
 	if namespaceName == "" {
@@ -8670,9 +8674,8 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context.Context, namespaceName string, objectName string, body *MetadefsNamespacesObjectUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse, error) {
 	if namespaceName == "" {
@@ -8706,10 +8709,8 @@ type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx context.Context, namespaceName string, objectName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse, error) {
 	if namespaceName == "" {
@@ -8741,9 +8742,8 @@ type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesGetResponse, error) {
 	if namespaceName == "" {
@@ -8774,7 +8774,7 @@ type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
 // Error response codes: 400, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesPropertiesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPostResponse, error) {
@@ -8795,10 +8795,8 @@ type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
 // /v2/metadefs/namespaces/{namespace_name}/properties.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesDeleteResponse, error) {
 	if namespaceName == "" {
@@ -8834,9 +8832,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse, error) {
 	if namespaceName == "" {
@@ -8868,9 +8865,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx context.Context, namespaceName string, propertyName string, body *MetadefsNamespacesPropertyUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse, error) {
 	if namespaceName == "" {
@@ -8904,10 +8900,8 @@ type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct 
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx context.Context, namespaceName string, propertyName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse, error) {
 	if namespaceName == "" {
@@ -8939,9 +8933,8 @@ type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesGetResponse, error) {
 	if namespaceName == "" {
@@ -8971,7 +8964,7 @@ type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesResourceTypesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesPostResponse, error) {
@@ -8992,10 +8985,8 @@ type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse stru
 // /v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(ctx context.Context, namespaceName string, resourceType string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse, error) {
 	if namespaceName == "" {
@@ -9033,9 +9024,8 @@ type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
 // Error response codes: 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsGetResponse, error) {
 	if namespaceName == "" {
@@ -9064,7 +9054,7 @@ type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, namespaceName string, body *MetadefsNamespacesTagsCreateTagsRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsPostResponse, error) {
@@ -9096,10 +9086,8 @@ type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
 // Error response codes: 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, namespaceName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsDeleteResponse, error) {
 	if namespaceName == "" {
@@ -9130,9 +9118,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameGetResponse, error) {
 	if namespaceName == "" {
@@ -9164,9 +9151,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagUpdateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePutResponse, error) {
 	if namespaceName == "" {
@@ -9198,7 +9184,7 @@ type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Context, namespaceName string, tagName string, body *MetadefsNamespacesTagCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNamePostResponse, error) {
@@ -9233,10 +9219,8 @@ type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Context, namespaceName string, tagName string, opts ...runtime.CallOption) (*MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse, error) {
 	if namespaceName == "" {
@@ -9270,9 +9254,8 @@ type MetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401, 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsResourceTypesGet(ctx context.Context, opts ...runtime.CallOption) (*MetadefsResourceTypesGetResponse, error) {
 	req := runtime.Request{Path: "/v2/metadefs/resource_types"}
@@ -9301,9 +9284,8 @@ type SchemasImageGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImageGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasImageGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/image"}
@@ -9334,9 +9316,8 @@ type SchemasImagesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImagesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasImagesGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/images"}
@@ -9365,9 +9346,8 @@ type SchemasMemberGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMemberGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMemberGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/member"}
@@ -9398,9 +9378,8 @@ type SchemasMembersGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMembersGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMembersGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/members"}
@@ -9428,9 +9407,8 @@ type SchemasMetadefsNamespaceGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsNamespaceGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/namespace"}
@@ -9461,9 +9439,8 @@ type SchemasMetadefsNamespacesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsNamespacesGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/namespaces"}
@@ -9491,9 +9468,8 @@ type SchemasMetadefsObjectGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsObjectGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/object"}
@@ -9523,9 +9499,8 @@ type SchemasMetadefsObjectsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsObjectsGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/objects"}
@@ -9554,9 +9529,8 @@ type SchemasMetadefsPropertiesGetResponse struct {
 // Error response codes: 400, 401
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsPropertiesGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/properties"}
@@ -9584,9 +9558,8 @@ type SchemasMetadefsPropertyGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsPropertyGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/property"}
@@ -9615,9 +9588,8 @@ type SchemasMetadefsResourceTypeGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsResourceTypeGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/resource_type"}
@@ -9649,9 +9621,8 @@ type SchemasMetadefsResourceTypesGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsResourceTypesGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/resource_types"}
@@ -9678,9 +9649,8 @@ type SchemasMetadefsTagGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsTagGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/tag"}
@@ -9710,9 +9680,8 @@ type SchemasMetadefsTagsGetResponse struct {
 // Error response codes: 400, 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagsGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsTagsGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/metadefs/tags"}
@@ -9741,9 +9710,8 @@ type SchemasTaskGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTaskGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasTaskGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/task"}
@@ -9775,9 +9743,8 @@ type SchemasTasksGetResponse struct {
 // Error response codes: 401.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTasksGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasTasksGetResponse, error) {
 	req := runtime.Request{Path: "/v2/schemas/tasks"}
@@ -9801,10 +9768,8 @@ type StoresStoreIDImageIDDeleteResponse struct {
 // Error response codes: 400, 401, 403, 404, 409.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string, imageID string, opts ...runtime.CallOption) (*StoresStoreIDImageIDDeleteResponse, error) {
 	if storeID == "" {
@@ -9834,9 +9799,8 @@ type TasksGetResponse struct {
 // Error response codes: 403, 404, 413.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksGet(ctx context.Context, opts ...runtime.CallOption) (*TasksGetResponse, error) {
 	req := runtime.Request{Path: "/v2/tasks"}
@@ -9860,7 +9824,7 @@ type TasksPostResponse struct {
 // Error response codes: 401, 413, 415.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
+//   - breaker [BreakerGlance].
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest, opts ...runtime.CallOption) (*TasksPostResponse, error) {
@@ -9885,9 +9849,8 @@ type TasksTaskIDGetResponse struct {
 // Error response codes: 404.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 4 attempts; waits 250ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDGetResponse, error) {
 	if taskID == "" {
@@ -9905,10 +9868,8 @@ type TasksTaskIDDeleteResponse struct {
 // TasksTaskIDDelete calls DELETE /v2/tasks/{task_id}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerGlance] (shared by 74 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerGlance].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string, opts ...runtime.CallOption) (*TasksTaskIDDeleteResponse, error) {
 	if taskID == "" {

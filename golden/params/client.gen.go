@@ -160,8 +160,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -193,8 +193,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -307,10 +307,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 13 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryDefault is the name of the retry policy "default":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryDefault = "default"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -348,9 +371,8 @@ type PutBlobResponse struct {
 // PutBlob calls PUT /blobs/{name}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutBlob(ctx context.Context, name string, body []byte, opts ...runtime.CallOption) (*PutBlobResponse, error) {
 	if name == "" {
@@ -373,7 +395,7 @@ type PatchBothResponse struct {
 // It sends application/merge-patch+json; PatchBothWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody, opts ...runtime.CallOption) (*PatchBothResponse, error) {
@@ -413,9 +435,8 @@ type DownloadResponse struct {
 // Download calls GET /files/{name}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Download(ctx context.Context, name string, opts ...runtime.CallOption) (*DownloadResponse, error) {
 	if name == "" {
@@ -435,10 +456,8 @@ type PostFormResponse struct {
 // It sends application/x-www-form-urlencoded; PostFormWithBody sends any other request body.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: idempotent: true): up to 3 attempts; waits 100ms, growing ×2 up to 5s,
-//     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: idempotent: true).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostForm(ctx context.Context, body PostFormForm, opts ...runtime.CallOption) (*PostFormResponse, error) {
 	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
@@ -484,9 +503,8 @@ type GetItemsItemIDPartsPartResponse struct {
 // GetItemsItemIDPartsPart calls GET /items/{item-id}/parts/{part}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, opts ...runtime.CallOption) (*GetItemsItemIDPartsPartResponse, error) {
 	if part == "" {
@@ -510,10 +528,8 @@ type DeleteItemsItemIDPartsPartResponse struct {
 // DeleteItemsItemIDPartsPart calls DELETE /items/{item-id}/parts/{part}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: DELETE): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, part string, params *DeleteItemsItemIDPartsPartParams, opts ...runtime.CallOption) (*DeleteItemsItemIDPartsPartResponse, error) {
 	if part == "" {
@@ -537,9 +553,8 @@ type PutNoteResponse struct {
 // PutNote calls PUT /notes.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutNote(ctx context.Context, body *string, opts ...runtime.CallOption) (*PutNoteResponse, error) {
 	req := runtime.Request{Path: "/notes", ContentType: "text/plain"}
@@ -569,9 +584,8 @@ type ObjectParamsResponse struct {
 // ObjectParams calls GET /objects.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams, opts ...runtime.CallOption) (*ObjectParamsResponse, error) {
 	req := runtime.Request{Path: "/objects"}
@@ -626,9 +640,8 @@ type PercentNamesResponse struct {
 // A parameter name with a % must not become a format verb in the generated code.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams, opts ...runtime.CallOption) (*PercentNamesResponse, error) {
 	req := runtime.Request{Path: "/percent"}
@@ -665,9 +678,8 @@ type GetSearchResponse struct {
 // GetSearch calls GET /search.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams, opts ...runtime.CallOption) (*GetSearchResponse, error) {
 	req := runtime.Request{Path: "/search"}
@@ -722,9 +734,8 @@ type PathStylesResponse struct {
 // PathStyles calls GET /styles{label}{matrix}/{simple}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64, simple []string, opts ...runtime.CallOption) (*PathStylesResponse, error) {
 	if len(label) == 0 || len(label) == 1 && label[0] == "" {
@@ -760,10 +771,8 @@ type UploadResponse struct {
 // Upload calls POST /uploads.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: Idempotency-Key header): up to 3 attempts; waits 100ms, growing ×2 up
-//     to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMultipart, opts ...runtime.CallOption) (*UploadResponse, error) {
@@ -818,9 +827,8 @@ type LegacyReportResponse struct {
 // LegacyReport calls GET /v1/legacy.json?format=full.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 13 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams, opts ...runtime.CallOption) (*LegacyReportResponse, error) {
 	req := runtime.Request{Path: "/v1/legacy.json?format=full"}

@@ -99,8 +99,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -132,8 +132,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -210,11 +210,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerPets is the name of the circuit breaker "pets" (policy pets, scope shared, 4
-	// operations): last 10 calls, decides after 4; opens at 50% failures or 100% of calls
-	// taking 1m or more; stays open 30s, then lets 2 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// BreakerPets is the name of the circuit breaker "pets" (policy pets, scope shared):
+	//   - windowType: count
+	//   - windowSize: 10
+	//   - minimumCalls: 4
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 30s
+	//   - halfOpenCalls: 2
+	//   - recordOn: transport, timeout, 5xx
 	BreakerPets = "pets"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryQuick is the name of the retry policy "quick":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 5ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryQuick = "quick"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -264,9 +286,8 @@ type ListPetsResponse struct {
 // List all pets.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerPets].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, opts ...runtime.CallOption) (*ListPetsResponse, error) {
 	req := runtime.Request{Path: "/pets"}
@@ -291,7 +312,7 @@ type CreatePetsResponse struct {
 // Not retried: creating a pet twice makes two pets.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
+//   - breaker [BreakerPets].
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CreatePets(ctx context.Context, body Pet, opts ...runtime.CallOption) (*CreatePetsResponse, error) {
@@ -311,9 +332,8 @@ type ShowPetByIDResponse struct {
 // Info for a specific pet.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 5ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerPets].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ShowPetByID(ctx context.Context, petID string, opts ...runtime.CallOption) (*ShowPetByIDResponse, error) {
 	if petID == "" {
@@ -342,10 +362,8 @@ type AdoptPetResponse struct {
 // Retried, because the caller's Idempotency-Key makes a repeat harmless.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerPets] (shared by 4 operations; its policy is on the constant).
-//   - retry "quick" (on: Idempotency-Key header): up to 3 attempts; waits 5ms between attempts,
-//     full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerPets].
+//   - retry [RetryQuick] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetParams, body Adoption, opts ...runtime.CallOption) (*AdoptPetResponse, error) {

@@ -90,8 +90,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -123,8 +123,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -341,36 +341,128 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerBase is the name of the circuit breaker "base" (policy base, scope shared, 5
-	// operations): last 20 calls, decides after 10; opens at 25% failures or 100% of calls
-	// taking 1m or more; stays open 1m, then lets 10 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// BreakerBase is the name of the circuit breaker "base" (policy base, scope shared):
+	//   - windowType: count
+	//   - windowSize: 20
+	//   - minimumCalls: 10
+	//   - failureRateThreshold: 25%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerBase = "base"
 	// BreakerInlinePolicies is the name of the circuit breaker "inlinePolicies" (policy
-	// inlinePolicies, scope shared, 1 operation): calls of the last 2m, decides after 30;
-	// opens at 50% failures or 80% of calls taking 800ms or more; stays open 1m, then lets 2
-	// trial calls through; failures are transport, timeout, 5xx.
+	// inlinePolicies, scope shared):
+	//   - windowType: time
+	//   - windowDuration: 2m
+	//   - minimumCalls: 30
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 800ms
+	//   - slowCallRateThreshold: 80%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 2
+	//   - recordOn: transport, timeout, 5xx
 	BreakerInlinePolicies = "inlinePolicies"
 	// BreakerPeropPerOperationOne is the name of the circuit breaker "perop/perOperationOne"
-	// (policy perop, scope operation, 1 operation): last 100 calls, decides after 100; opens
-	// at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial
-	// calls through; failures are transport, timeout, 5xx.
+	// (policy perop, scope operation):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerPeropPerOperationOne = "perop/perOperationOne"
 	// BreakerPeropPerOperationTwo is the name of the circuit breaker "perop/perOperationTwo"
-	// (policy perop, scope operation, 1 operation): last 100 calls, decides after 100; opens
-	// at 50% failures or 100% of calls taking 1m or more; stays open 1m, then lets 10 trial
-	// calls through; failures are transport, timeout, 5xx.
+	// (policy perop, scope operation):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerPeropPerOperationTwo = "perop/perOperationTwo"
 	// BreakerStricter is the name of the circuit breaker "stricter" (policy stricter, scope
-	// shared, 3 operations): last 20 calls, decides after 10; opens at 10% failures or 100% of
-	// calls taking 1m or more; stays open 2m, then lets 10 trial calls through; failures are
-	// transport, timeout, 500, 503, 429.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 20
+	//   - minimumCalls: 10
+	//   - failureRateThreshold: 10%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 2m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 500, 503, 429
 	BreakerStricter = "stricter"
-	// BreakerTimed is the name of the circuit breaker "timed" (policy timed, scope shared, 1
-	// operation): calls of the last 2m, decides after 30; opens at 50% failures or 80% of
-	// calls taking 800ms or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// BreakerTimed is the name of the circuit breaker "timed" (policy timed, scope shared):
+	//   - windowType: time
+	//   - windowDuration: 2m
+	//   - minimumCalls: 30
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 800ms
+	//   - slowCallRateThreshold: 80%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerTimed = "timed"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryBudgeted is the name of the retry policy "budgeted":
+	//   - maxAttempts: 4
+	//   - backoff: exponential
+	//   - initialInterval: 50ms
+	//   - multiplier: 1.5
+	//   - maxInterval: 1s
+	//   - jitter: equal
+	//   - retryOn: transport, 503
+	//   - retryAfter: false
+	//   - maxRetryAfter: 30s
+	//   - budget: ratio 0.2, minPerSecond 10
+	RetryBudgeted = "budgeted"
+	// RetryInlinePolicies is the name of the retry policy "inlinePolicies":
+	//   - maxAttempts: 2
+	//   - backoff: constant
+	//   - initialInterval: 1s
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: none
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryInlinePolicies = "inlinePolicies"
+	// RetryStandard is the name of the retry policy "standard":
+	//   - maxAttempts: 4
+	//   - backoff: exponential
+	//   - initialInterval: 50ms
+	//   - multiplier: 1.5
+	//   - maxInterval: 1s
+	//   - jitter: equal
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryStandard = "standard"
+	// RetryStubborn is the name of the retry policy "stubborn":
+	//   - maxAttempts: 6
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 2m
+	//   - budget: none
+	RetryStubborn = "stubborn"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -408,10 +500,8 @@ type DefaultsOnlyResponse struct {
 // DefaultsOnly calls GET /a.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
-//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerBase].
+//   - retry [RetryStandard] (on: GET).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) DefaultsOnly(ctx context.Context, opts ...runtime.CallOption) (*DefaultsOnlyResponse, error) {
 	req := runtime.Request{Path: "/a"}
@@ -426,7 +516,7 @@ type PutNotIdempotentResponse struct {
 // PutNotIdempotent calls PUT /a.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
+//   - breaker [BreakerBase].
 //   - no retry (idempotent: false: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PutNotIdempotent(ctx context.Context, opts ...runtime.CallOption) (*PutNotIdempotentResponse, error) {
@@ -442,7 +532,7 @@ type PostNotRetriedResponse struct {
 // PostNotRetried calls POST /a.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
+//   - breaker [BreakerBase].
 //   - no retry (POST without key: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PostNotRetried(ctx context.Context, opts ...runtime.CallOption) (*PostNotRetriedResponse, error) {
@@ -474,9 +564,8 @@ type PathLevelResponse struct {
 // PathLevel calls GET /b.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
-//   - retry "budgeted" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
-//     jitter; retries on transport, 503; budget 20% of calls + 10/s, client-wide.
+//   - breaker [BreakerStricter].
+//   - retry [RetryBudgeted] (on: GET).
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathLevel(ctx context.Context, opts ...runtime.CallOption) (*PathLevelResponse, error) {
 	req := runtime.Request{Path: "/b"}
@@ -491,7 +580,7 @@ type PathRetrySkippedResponse struct {
 // PathRetrySkipped calls POST /b.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
+//   - breaker [BreakerStricter].
 //   - no retry (POST without key: off).
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathRetrySkipped(ctx context.Context, opts ...runtime.CallOption) (*PathRetrySkippedResponse, error) {
@@ -515,10 +604,8 @@ type KeyedByPolicyResponse struct {
 // KeyedByPolicy calls PATCH /b.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerStricter] (shared by 3 operations; its policy is on the constant).
-//   - retry "stubborn" (on: X-Idempotency-Key header): up to 6 attempts; waits 100ms, growing ×2
-//     up to 5s, full jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 2m.
+//   - breaker [BreakerStricter].
+//   - retry [RetryStubborn] (on: X-Idempotency-Key header).
 //   - idempotency key: the X-Idempotency-Key header, the same on every attempt.
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams, opts ...runtime.CallOption) (*KeyedByPolicyResponse, error) {
@@ -540,9 +627,8 @@ type InlinePoliciesResponse struct {
 // InlinePolicies calls GET /c.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerInlinePolicies] (this operation alone; its policy is on the constant).
-//   - retry "inlinePolicies" (on: GET): up to 2 attempts; waits 1s between attempts, no jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerInlinePolicies].
+//   - retry [RetryInlinePolicies] (on: GET).
 //   - timeouts: 3s per attempt, none in all.
 func (c *Client) InlinePolicies(ctx context.Context, opts ...runtime.CallOption) (*InlinePoliciesResponse, error) {
 	req := runtime.Request{Path: "/c"}
@@ -565,10 +651,8 @@ type CustomKeyHeaderResponse struct {
 // CustomKeyHeader calls PUT /c.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
-//   - retry "standard" (on: PUT): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerBase].
+//   - retry [RetryStandard] (on: PUT).
 //   - idempotency key: the Request-Id header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderParams, opts ...runtime.CallOption) (*CustomKeyHeaderResponse, error) {
@@ -597,10 +681,8 @@ type KeyedByParameterResponse struct {
 // KeyedByParameter calls POST /c.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerBase] (shared by 5 operations; its policy is on the constant).
-//   - retry "standard" (on: x-idempotency-key header): up to 4 attempts; waits 50ms, growing ×1.5
-//     up to 1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerBase].
+//   - retry [RetryStandard] (on: x-idempotency-key header).
 //   - idempotency key: the x-idempotency-key header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterParams, opts ...runtime.CallOption) (*KeyedByParameterResponse, error) {
@@ -622,10 +704,8 @@ type PerOperationOneResponse struct {
 // PerOperationOne calls GET /d/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerPeropPerOperationOne] (this operation alone; its policy is on the constant).
-//   - retry "standard" (on: GET): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerPeropPerOperationOne], for this operation alone.
+//   - retry [RetryStandard] (on: GET).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationOne(ctx context.Context, id string, opts ...runtime.CallOption) (*PerOperationOneResponse, error) {
 	if id == "" {
@@ -643,10 +723,8 @@ type PerOperationTwoResponse struct {
 // PerOperationTwo calls HEAD /d/{id}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerPeropPerOperationTwo] (this operation alone; its policy is on the constant).
-//   - retry "standard" (on: HEAD): up to 4 attempts; waits 50ms, growing ×1.5 up to 1s, equal
-//     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
-//     to 30s.
+//   - breaker [BreakerPeropPerOperationTwo], for this operation alone.
+//   - retry [RetryStandard] (on: HEAD).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PerOperationTwo(ctx context.Context, id string, opts ...runtime.CallOption) (*PerOperationTwoResponse, error) {
 	if id == "" {
@@ -664,10 +742,8 @@ type SearchIdempotentResponse struct {
 // SearchIdempotent calls POST /e.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerTimed] (this operation alone; its policy is on the constant).
-//   - retry "standard" (on: idempotent: true): up to 4 attempts; waits 50ms, growing ×1.5 up to
-//     1s, equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerTimed].
+//   - retry [RetryStandard] (on: idempotent: true).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody, opts ...runtime.CallOption) (*SearchIdempotentResponse, error) {
 	req := runtime.Request{Path: "/e", JSON: body, ContentType: "application/json"}

@@ -254,8 +254,8 @@ func WithQueryKey(src runtime.TokenSource) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -287,8 +287,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -406,11 +406,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
-	// BreakerShared is the name of the circuit breaker "shared" (policy shared, scope shared,
-	// 14 operations): last 3 calls, decides after 3; opens at 50% failures or 100% of calls
-	// taking 1m or more; stays open 1m, then lets 1 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// BreakerShared is the name of the circuit breaker "shared" (policy shared, scope shared):
+	//   - windowType: count
+	//   - windowSize: 3
+	//   - minimumCalls: 3
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 1
+	//   - recordOn: transport, timeout, 5xx
 	BreakerShared = "shared"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryQuick is the name of the retry policy "quick":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 1ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryQuick = "quick"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -448,9 +470,8 @@ type GetBasicResponse struct {
 // GetBasic calls GET /basic.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetBasic(ctx context.Context, opts ...runtime.CallOption) (*GetBasicResponse, error) {
 	req := runtime.Request{Path: "/basic"}
@@ -465,9 +486,8 @@ type GetBearerResponse struct {
 // GetBearer calls GET /bearer.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetBearer(ctx context.Context, opts ...runtime.CallOption) (*GetBearerResponse, error) {
 	req := runtime.Request{Path: "/bearer"}
@@ -482,9 +502,8 @@ type GetBothResponse struct {
 // GetBoth calls GET /both.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetBoth(ctx context.Context, opts ...runtime.CallOption) (*GetBothResponse, error) {
 	req := runtime.Request{Path: "/both"}
@@ -504,9 +523,8 @@ type GetCookieResponse struct {
 // GetCookie calls GET /cookie.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetCookie(ctx context.Context, params *GetCookieParams, opts ...runtime.CallOption) (*GetCookieResponse, error) {
 	req := runtime.Request{Path: "/cookie"}
@@ -526,9 +544,8 @@ type GetDigestResponse struct {
 // GetDigest calls GET /digest.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetDigest(ctx context.Context, opts ...runtime.CallOption) (*GetDigestResponse, error) {
 	req := runtime.Request{Path: "/digest"}
@@ -543,9 +560,8 @@ type GetEitherResponse struct {
 // GetEither calls GET /either.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetEither(ctx context.Context, opts ...runtime.CallOption) (*GetEitherResponse, error) {
 	req := runtime.Request{Path: "/either"}
@@ -560,9 +576,8 @@ type GetHeaderResponse struct {
 // GetHeader calls GET /header.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetHeader(ctx context.Context, opts ...runtime.CallOption) (*GetHeaderResponse, error) {
 	req := runtime.Request{Path: "/header"}
@@ -577,9 +592,8 @@ type GetMtlsResponse struct {
 // GetMtls calls GET /mtls.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetMtls(ctx context.Context, opts ...runtime.CallOption) (*GetMtlsResponse, error) {
 	req := runtime.Request{Path: "/mtls"}
@@ -594,9 +608,8 @@ type GetOAuthResponse struct {
 // GetOAuth calls GET /oauth.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOAuth(ctx context.Context, opts ...runtime.CallOption) (*GetOAuthResponse, error) {
 	req := runtime.Request{Path: "/oauth"}
@@ -611,9 +624,8 @@ type GetOddResponse struct {
 // GetOdd calls GET /odd.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOdd(ctx context.Context, opts ...runtime.CallOption) (*GetOddResponse, error) {
 	req := runtime.Request{Path: "/odd"}
@@ -628,9 +640,8 @@ type GetOidcResponse struct {
 // GetOidc calls GET /oidc.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOidc(ctx context.Context, opts ...runtime.CallOption) (*GetOidcResponse, error) {
 	req := runtime.Request{Path: "/oidc"}
@@ -645,9 +656,8 @@ type GetOptionalResponse struct {
 // GetOptional calls GET /optional.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOptional(ctx context.Context, opts ...runtime.CallOption) (*GetOptionalResponse, error) {
 	req := runtime.Request{Path: "/optional"}
@@ -662,9 +672,8 @@ type GetPublicResponse struct {
 // GetPublic calls GET /public.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetPublic(ctx context.Context, opts ...runtime.CallOption) (*GetPublicResponse, error) {
 	req := runtime.Request{Path: "/public"}
@@ -684,9 +693,8 @@ type GetQueryResponse struct {
 // GetQuery calls GET /query.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerShared] (shared by 14 operations; its policy is on the constant).
-//   - retry "quick" (on: GET): up to 3 attempts; waits 1ms between attempts, full jitter; retries
-//     on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerShared].
+//   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetQuery(ctx context.Context, params *GetQueryParams, opts ...runtime.CallOption) (*GetQueryResponse, error) {
 	req := runtime.Request{Path: "/query"}

@@ -471,8 +471,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -504,8 +504,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -582,10 +582,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 4 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryDefault is the name of the retry policy "default":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryDefault = "default"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -635,9 +658,8 @@ type ListIssuesResponse struct {
 // ListIssues calls GET /issues/{ref}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIssuesParams, opts ...runtime.CallOption) (*ListIssuesResponse, error) {
 	if ref.ParamText() == "" {
@@ -718,9 +740,8 @@ type MixedUnionsResponse struct {
 // MixedUnions calls GET /mixed/{at}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams, opts ...runtime.CallOption) (*MixedUnionsResponse, error) {
 	atText, err := wire.PathObject("matrix", false, "at", at)
@@ -766,9 +787,8 @@ type PathStylesResponse struct {
 // PathStyles calls GET /styles/{lbl}/{mtx}/{lblx}.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrString, lblx []IntOrString, opts ...runtime.CallOption) (*PathStylesResponse, error) {
 	if len(lbl) == 0 || len(lbl) == 1 && lbl[0].ParamText() == "" {
@@ -826,9 +846,8 @@ type UnsupportedParamsResponse struct {
 // UnsupportedParams calls GET /unsupported.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 4 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UnsupportedParams(ctx context.Context, params *UnsupportedParamsParams, opts ...runtime.CallOption) (*UnsupportedParamsResponse, error) {
 	req := runtime.Request{Path: "/unsupported"}

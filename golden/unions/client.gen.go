@@ -1763,8 +1763,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -1796,8 +1796,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -1918,10 +1918,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerDefault is the name of the circuit breaker "default" (policy default, scope
-	// shared, 15 operations): last 100 calls, decides after 100; opens at 50% failures or 100%
-	// of calls taking 1m or more; stays open 1m, then lets 10 trial calls through; failures
-	// are transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 100
+	//   - minimumCalls: 100
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 1m
+	//   - halfOpenCalls: 10
+	//   - recordOn: transport, timeout, 5xx
 	BreakerDefault = "default"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryDefault is the name of the retry policy "default":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 100ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryDefault = "default"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -1960,7 +1983,7 @@ type AddContactResponse struct {
 // AddContact calls POST /contacts.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddContact(ctx context.Context, body Contact, opts ...runtime.CallOption) (*AddContactResponse, error) {
@@ -1977,7 +2000,7 @@ type SaveCustomerResponse struct {
 // SaveCustomer calls POST /customers.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveCustomer(ctx context.Context, body Customer, opts ...runtime.CallOption) (*SaveCustomerResponse, error) {
@@ -1994,7 +2017,7 @@ type StoreDocumentResponse struct {
 // StoreDocument calls POST /documents.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) StoreDocument(ctx context.Context, body JSONValue, opts ...runtime.CallOption) (*StoreDocumentResponse, error) {
@@ -2011,7 +2034,7 @@ type SaveDrawingResponse struct {
 // SaveDrawing calls POST /drawings.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveDrawing(ctx context.Context, body Drawing, opts ...runtime.CallOption) (*SaveDrawingResponse, error) {
@@ -2028,7 +2051,7 @@ type EvaluateResponse struct {
 // Evaluate calls POST /evaluate.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Evaluate(ctx context.Context, body Expr, opts ...runtime.CallOption) (*EvaluateResponse, error) {
@@ -2045,9 +2068,8 @@ type ListEventsResponse struct {
 // ListEvents calls GET /events.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListEvents(ctx context.Context, opts ...runtime.CallOption) (*ListEventsResponse, error) {
 	req := runtime.Request{Path: "/events"}
@@ -2063,7 +2085,7 @@ type PublishEventResponse struct {
 // PublishEvent calls POST /events.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PublishEvent(ctx context.Context, body Event, opts ...runtime.CallOption) (*PublishEventResponse, error) {
@@ -2080,7 +2102,7 @@ type SendNotificationResponse struct {
 // SendNotification calls POST /notifications.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SendNotification(ctx context.Context, body Notification, opts ...runtime.CallOption) (*SendNotificationResponse, error) {
@@ -2097,7 +2119,7 @@ type AddPaymentMethodResponse struct {
 // AddPaymentMethod calls POST /payment-methods.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod, opts ...runtime.CallOption) (*AddPaymentMethodResponse, error) {
@@ -2115,9 +2137,8 @@ type ListPetsResponse struct {
 // ListPets calls GET /pets.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*ListPetsResponse, error) {
 	req := runtime.Request{Path: "/pets"}
@@ -2133,7 +2154,7 @@ type AdoptPetResponse struct {
 // AdoptPet calls POST /pets.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AdoptPet(ctx context.Context, body PetChoice, opts ...runtime.CallOption) (*AdoptPetResponse, error) {
@@ -2150,7 +2171,7 @@ type SearchResponse struct {
 // Search calls POST /search.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Search(ctx context.Context, body SearchRequest, opts ...runtime.CallOption) (*SearchResponse, error) {
@@ -2167,9 +2188,8 @@ type PutSettingsResponse struct {
 // PutSettings calls PUT /settings.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
-//   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue, opts ...runtime.CallOption) (*PutSettingsResponse, error) {
 	req := runtime.Request{Path: "/settings", JSON: body, ContentType: "application/json"}
@@ -2185,9 +2205,8 @@ type ListShapesResponse struct {
 // ListShapes calls GET /shapes.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
-//   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListShapes(ctx context.Context, opts ...runtime.CallOption) (*ListShapesResponse, error) {
 	req := runtime.Request{Path: "/shapes"}
@@ -2203,7 +2222,7 @@ type CreateShapeResponse struct {
 // CreateShape calls POST /shapes.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerDefault] (shared by 15 operations; its policy is on the constant).
+//   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateShape(ctx context.Context, body Shape, opts ...runtime.CallOption) (*CreateShapeResponse, error) {

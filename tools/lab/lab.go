@@ -28,7 +28,6 @@ import (
 
 	"github.com/resgen/resgen/generator"
 	"github.com/resgen/resgen/generator/model"
-	"github.com/resgen/resgen/generator/policy"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
 )
@@ -147,18 +146,18 @@ func target(spec string, op *model.Operation) *Target {
 		return t
 	}
 	if p.Breaker != nil {
-		t.pointers = append(t.pointers, "#/x-resilience/breakers/"+esc.Replace(p.Breaker.Policy.Name))
+		t.pointers = append(t.pointers, "#/x-resilience/breakers/"+esc.Replace(p.Breaker.Policy.Policy))
 	}
 	if p.Retry != nil {
-		t.pointers = append(t.pointers, "#/x-resilience/retries/"+esc.Replace(p.Retry.Name))
+		t.pointers = append(t.pointers, "#/x-resilience/retries/"+esc.Replace(p.Retry.Policy))
 	}
 	t.RetryWhy, t.NotRetrySafe, t.Timeout, t.TotalTimeout = p.RetryWhy, p.NotRetrySafe, p.Timeout, p.TotalTimeout
 	if p.Breaker != nil {
-		b := policy.RuntimeBreaker(p.Breaker.Policy)
+		b := model.Registered(p.Breaker.Policy.BreakerPolicy)
 		t.Breaker, t.BreakerName = &b, p.Breaker.Instance
 	}
 	if p.Retry != nil {
-		r := policy.RuntimeRetry(p.Retry)
+		r := model.Registered(p.Retry.RetryPolicy)
 		t.Retry = &r
 	}
 	return t

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/runtime"
 )
 
@@ -38,47 +39,24 @@ func strategyWords(s Strategy) string {
 	return breakerWords(name, s.Breaker) + "; " + r
 }
 
-// breakerWords says a breaker policy in a few words.
+// breakerWords says a breaker policy in a line, its settings as the
+// generated constant's doc says them.
 func breakerWords(name string, b *runtime.BreakerPolicy) string {
 	if b == nil {
 		return "no breaker"
 	}
-	w := fmt.Sprintf("count window %d", b.WindowSize)
-	if b.WindowType == runtime.TimeWindow {
-		w = "time window " + b.WindowDuration.String()
-	}
-	s := fmt.Sprintf("breaker %q (%s, minimum %d calls", name, w, b.MinimumCalls)
-	if b.FailureRateThreshold > 0 {
-		s += fmt.Sprintf(", failure rate ≥ %g%%", b.FailureRateThreshold)
-	}
-	if b.SlowCallRateThreshold > 0 {
-		s += fmt.Sprintf(", slow-call rate ≥ %g%% of calls ≥ %v", b.SlowCallRateThreshold, b.SlowCallDuration)
-	}
-	return s + fmt.Sprintf(", open %v, %d trial calls)", b.WaitInOpen, b.HalfOpenCalls)
+	return fmt.Sprintf("breaker %q (%s)", name, settings(b))
 }
 
-// retryWords says a retry policy in a few words.
+// retryWords says a retry policy in a line.
 func retryWords(p *runtime.RetryPolicy) string {
 	if p == nil || p.MaxAttempts <= 1 {
 		return "no retry"
 	}
-	s := fmt.Sprintf("%d attempts, %s %v", p.MaxAttempts, p.Backoff, p.InitialInterval)
-	if p.Backoff == runtime.ExponentialBackoff {
-		m := p.Multiplier
-		if m <= 0 {
-			m = 2
-		}
-		s += fmt.Sprintf(" × %g", m)
-		if p.MaxInterval > 0 {
-			s += fmt.Sprintf(" up to %v", p.MaxInterval)
-		}
-	}
-	s += ", " + p.Jitter.String() + " jitter"
-	if p.Budget != nil {
-		s += fmt.Sprintf(", budget %g%% + %g/s", p.Budget.Ratio*100, p.Budget.MinPerSecond)
-	}
-	return s
+	return settings(p)
 }
+
+func settings(p any) string { return model.SettingsLine(model.Settings(p)) }
 
 // speedNote is the line tables and setups carry for a sped-up run (the
 // report writer's, so it is not said twice).

@@ -99,8 +99,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -132,8 +132,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -202,10 +202,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerBilling is the name of the circuit breaker "billing" (policy billing, scope
-	// shared, 2 operations): last 20 calls, decides after 4; opens at 50% failures or 100% of
-	// calls taking 1m or more; stays open 30s, then lets 2 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 20
+	//   - minimumCalls: 4
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 30s
+	//   - halfOpenCalls: 2
+	//   - recordOn: transport, timeout, 5xx
 	BreakerBilling = "billing"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryBilling is the name of the retry policy "billing":
+	//   - maxAttempts: 3
+	//   - backoff: constant
+	//   - initialInterval: 20ms
+	//   - multiplier: 2
+	//   - maxInterval: 5s
+	//   - jitter: equal
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryBilling = "billing"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -246,9 +269,8 @@ type GetBalanceResponse struct {
 // GetBalance calls GET /accounts/{accountId}/balance.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerBilling] (shared by 2 operations; its policy is on the constant).
-//   - retry "billing" (on: GET): up to 3 attempts; waits 20ms between attempts, equal jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerBilling].
+//   - retry [RetryBilling] (on: GET).
 //   - timeouts: 300ms per attempt, 1s in all.
 func (c *Client) GetBalance(ctx context.Context, accountID string, opts ...runtime.CallOption) (*GetBalanceResponse, error) {
 	if accountID == "" {
@@ -275,10 +297,8 @@ type CreateInvoiceResponse struct {
 // CreateInvoice calls POST /invoices.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerBilling] (shared by 2 operations; its policy is on the constant).
-//   - retry "billing" (on: Idempotency-Key header): up to 3 attempts; waits 20ms between attempts,
-//     equal jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours
-//     Retry-After up to 30s.
+//   - breaker [BreakerBilling].
+//   - retry [RetryBilling] (on: Idempotency-Key header).
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 1s per attempt, 5s in all.
 func (c *Client) CreateInvoice(ctx context.Context, params *CreateInvoiceParams, body NewInvoice, opts ...runtime.CallOption) (*CreateInvoiceResponse, error) {

@@ -87,8 +87,8 @@ func WithObserver(o runtime.Observer) Option {
 	}
 }
 
-// WithOverrides adjusts the policies written above the methods (breakers by
-// instance name, retry policies by name, timeouts by operationId), e.g. from
+// WithOverrides adjusts the policies the Breaker and Retry constants describe
+// (breakers by instance name, retry policies by name, timeouts by operationId), e.g. from
 // runtime.LoadOverrides. NewClient fails if one names nothing of this client
 // or breaks a rule. An override cannot make an operation without retries retry.
 func WithOverrides(o *runtime.Overrides) Option {
@@ -120,8 +120,8 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 }
 
 // NewClient returns a client of the server at the given base URL, e.g.
-// "https://api.example.com/v1". Each call's resilience policy is written above
-// its method.
+// "https://api.example.com/v1". Each method's doc says its call's resilience
+// policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
 	base, err := runtime.ServerURL(server)
 	if err != nil {
@@ -186,10 +186,33 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 // The names of the client's circuit breakers: the keys of Client.Breakers.
 const (
 	// BreakerInventory is the name of the circuit breaker "inventory" (policy inventory, scope
-	// shared, 1 operation): last 20 calls, decides after 4; opens at 50% failures or 100% of
-	// calls taking 1m or more; stays open 30s, then lets 2 trial calls through; failures are
-	// transport, timeout, 5xx.
+	// shared):
+	//   - windowType: count
+	//   - windowSize: 20
+	//   - minimumCalls: 4
+	//   - failureRateThreshold: 50%
+	//   - slowCallDuration: 1m
+	//   - slowCallRateThreshold: 100%
+	//   - waitInOpen: 30s
+	//   - halfOpenCalls: 2
+	//   - recordOn: transport, timeout, 5xx
 	BreakerInventory = "inventory"
+)
+
+// The names of the client's retry policies, as WithOverrides names them.
+const (
+	// RetryReads is the name of the retry policy "reads":
+	//   - maxAttempts: 3
+	//   - backoff: exponential
+	//   - initialInterval: 20ms
+	//   - multiplier: 2
+	//   - maxInterval: 200ms
+	//   - jitter: full
+	//   - retryOn: transport, timeout, 408, 429, 500, 502, 503, 504
+	//   - retryAfter: true
+	//   - maxRetryAfter: 30s
+	//   - budget: none
+	RetryReads = "reads"
 )
 
 // Breakers returns the client's circuit breakers by name (the Breaker
@@ -234,9 +257,8 @@ type ListItemsResponse struct {
 // ListItems calls GET /items.
 //
 // Resilience (x-resilience):
-//   - breaker [BreakerInventory] (this operation alone; its policy is on the constant).
-//   - retry "reads" (on: GET): up to 3 attempts; waits 20ms, growing ×2 up to 200ms, full jitter;
-//     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
+//   - breaker [BreakerInventory].
+//   - retry [RetryReads] (on: GET).
 //   - timeouts: 1s per attempt, 5s in all.
 func (c *Client) ListItems(ctx context.Context, params *ListItemsParams, opts ...runtime.CallOption) (*ListItemsResponse, error) {
 	req := runtime.Request{Path: "/items"}
