@@ -22,7 +22,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		"Make one Client per downstream and share it: it is safe for concurrent use,",
 		"and its breakers and retry budget only protect calls that share them.",
 	})
-	/* type Client struct { server string; hc runtime.Doer; ...; opX *runtime.Operation } */
+	/* type Client struct { server string; hc runtime.Doer; ...; // opX runs X.; opX *runtime.Operation } */
 	f.Type().Id(model.ClientType).StructFunc(func(g *jen.Group) {
 		g.Id("server").String()
 		g.Id("hc").Qual(runtimePkg, "Doer")
@@ -37,7 +37,12 @@ func (e *emitter) emitClient(f *jen.File) {
 		if e.hasSecurity() {
 			g.Id("credentials").Index().Qual(runtimePkg, "Credential")
 		}
+		// Each operation's field has a comment line of its own: gofmt
+		// aligns the fields of a run of lines, so without one a new
+		// operation with a longer name would realign every other field.
+		g.Line()
 		for _, op := range e.m.Operations {
+			comment(g, []string{op.OpField + " runs " + op.Name + "."})
 			g.Id(op.OpField).Op("*").Qual(runtimePkg, "Operation")
 		}
 	})

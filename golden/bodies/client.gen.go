@@ -123,25 +123,35 @@ type UploadMultipartMeta struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server              string
-	hc                  runtime.Doer
-	editors             []runtime.RequestEditor
-	logger              *slog.Logger
-	observer            runtime.Observer
-	overrides           *runtime.Overrides
-	fleet               *runtime.Fleet
-	callOpts            []runtime.CallOption
-	engine              *runtime.Engine
-	breakers            map[string]*runtime.Breaker
-	opPutAvatar         *runtime.Operation
-	opPostCharge        *runtime.Operation
-	opPostLoose         *runtime.Operation
-	opPostOrder         *runtime.Operation
-	opCreatePet         *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPutAvatar runs PutAvatar.
+	opPutAvatar *runtime.Operation
+	// opPostCharge runs PostCharge.
+	opPostCharge *runtime.Operation
+	// opPostLoose runs PostLoose.
+	opPostLoose *runtime.Operation
+	// opPostOrder runs PostOrder.
+	opPostOrder *runtime.Operation
+	// opCreatePet runs CreatePet.
+	opCreatePet *runtime.Operation
+	// opCreatePetWithForm runs CreatePetWithForm.
 	opCreatePetWithForm *runtime.Operation
-	opPatchPet          *runtime.Operation
-	opPostReport        *runtime.Operation
-	opUpload            *runtime.Operation
+	// opPatchPet runs PatchPet.
+	opPatchPet *runtime.Operation
+	// opPostReport runs PostReport.
+	opPostReport *runtime.Operation
+	// opUpload runs Upload.
+	opUpload *runtime.Operation
 }
 
 // Option configures a Client.

@@ -46,10 +46,16 @@ type Client struct {
 	callOpts  []runtime.CallOption
 	engine    *runtime.Engine
 	breakers  map[string]*runtime.Breaker
-	opGetBox  *runtime.Operation
+
+	// opGetBox runs GetBox.
+	opGetBox *runtime.Operation
+	// opGetFile runs GetFile.
 	opGetFile *runtime.Operation
+	// opPutItem runs PutItem.
 	opPutItem *runtime.Operation
+	// opGetKind runs GetKind.
 	opGetKind *runtime.Operation
+	// opGetTags runs GetTags.
 	opGetTags *runtime.Operation
 }
 

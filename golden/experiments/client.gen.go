@@ -28,19 +28,24 @@ type Result struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server             string
-	hc                 runtime.Doer
-	editors            []runtime.RequestEditor
-	logger             *slog.Logger
-	observer           runtime.Observer
-	overrides          *runtime.Overrides
-	fleet              *runtime.Fleet
-	callOpts           []runtime.CallOption
-	engine             *runtime.Engine
-	breakers           map[string]*runtime.Breaker
-	opCappedWindow     *runtime.Operation
-	opRecovering       *runtime.Operation
-	opSlowSuccess      *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opCappedWindow runs CappedWindow.
+	opCappedWindow *runtime.Operation
+	// opRecovering runs Recovering.
+	opRecovering *runtime.Operation
+	// opSlowSuccess runs SlowSuccess.
+	opSlowSuccess *runtime.Operation
+	// opSustainedFailure runs SustainedFailure.
 	opSustainedFailure *runtime.Operation
 }
 

@@ -28,21 +28,27 @@ type PostObjectIdempotencyKey struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server         string
-	hc             runtime.Doer
-	editors        []runtime.RequestEditor
-	logger         *slog.Logger
-	observer       runtime.Observer
-	overrides      *runtime.Overrides
-	fleet          *runtime.Fleet
-	callOpts       []runtime.CallOption
-	engine         *runtime.Engine
-	breakers       map[string]*runtime.Breaker
-	opPostBool     *runtime.Operation
-	opPostMap      *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPostBool runs PostBool.
+	opPostBool *runtime.Operation
+	// opPostMap runs PostMap.
+	opPostMap *runtime.Operation
+	// opPostNegative runs PostNegative.
 	opPostNegative *runtime.Operation
-	opPostObject   *runtime.Operation
-	opSearch       *runtime.Operation
+	// opPostObject runs PostObject.
+	opPostObject *runtime.Operation
+	// opSearch runs Search.
+	opSearch *runtime.Operation
 }
 
 // Option configures a Client.

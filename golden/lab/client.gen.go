@@ -22,22 +22,29 @@ const _ = runtime.SupportPackageIsVersion1
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server              string
-	hc                  runtime.Doer
-	editors             []runtime.RequestEditor
-	logger              *slog.Logger
-	observer            runtime.Observer
-	overrides           *runtime.Overrides
-	fleet               *runtime.Fleet
-	callOpts            []runtime.CallOption
-	engine              *runtime.Engine
-	breakers            map[string]*runtime.Breaker
-	opSustainedFailure  *runtime.Operation
-	opListItems         *runtime.Operation
-	opCreateItem        *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opSustainedFailure runs SustainedFailure.
+	opSustainedFailure *runtime.Operation
+	// opListItems runs ListItems.
+	opListItems *runtime.Operation
+	// opCreateItem runs CreateItem.
+	opCreateItem *runtime.Operation
+	// opListItemsOverload runs ListItemsOverload.
 	opListItemsOverload *runtime.Operation
-	opSlowReport        *runtime.Operation
-	opGetStatus         *runtime.Operation
+	// opSlowReport runs SlowReport.
+	opSlowReport *runtime.Operation
+	// opGetStatus runs GetStatus.
+	opGetStatus *runtime.Operation
 }
 
 // Option configures a Client.

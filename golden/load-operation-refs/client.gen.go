@@ -56,17 +56,20 @@ func (v PetUpdateBody) MarshalJSON() ([]byte, error) {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server      string
-	hc          runtime.Doer
-	editors     []runtime.RequestEditor
-	logger      *slog.Logger
-	observer    runtime.Observer
-	overrides   *runtime.Overrides
-	fleet       *runtime.Fleet
-	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
-	breakers    map[string]*runtime.Breaker
-	opPetGet    *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPetGet runs PetGet.
+	opPetGet *runtime.Operation
+	// opPetUpdate runs PetUpdate.
 	opPetUpdate *runtime.Operation
 }
 

@@ -36,17 +36,20 @@ type CreateOrderBody struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server         string
-	hc             runtime.Doer
-	editors        []runtime.RequestEditor
-	logger         *slog.Logger
-	observer       runtime.Observer
-	overrides      *runtime.Overrides
-	fleet          *runtime.Fleet
-	callOpts       []runtime.CallOption
-	engine         *runtime.Engine
-	breakers       map[string]*runtime.Breaker
-	opCreateOrder  *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opCreateOrder runs CreateOrder.
+	opCreateOrder *runtime.Operation
+	// opCreateOrders runs CreateOrders.
 	opCreateOrders *runtime.Operation
 }
 

@@ -153,26 +153,38 @@ type ListVolumesResponse200Body struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server         string
-	hc             runtime.Doer
-	editors        []runtime.RequestEditor
-	logger         *slog.Logger
-	observer       runtime.Observer
-	overrides      *runtime.Overrides
-	fleet          *runtime.Fleet
-	callOpts       []runtime.CallOption
-	engine         *runtime.Engine
-	breakers       map[string]*runtime.Breaker
-	opListServers  *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListServers runs ListServers.
+	opListServers *runtime.Operation
+	// opCreateServer runs CreateServer.
 	opCreateServer *runtime.Operation
-	opShowServer   *runtime.Operation
+	// opShowServer runs ShowServer.
+	opShowServer *runtime.Operation
+	// opDeleteServer runs DeleteServer.
 	opDeleteServer *runtime.Operation
+	// opServerAction runs ServerAction.
 	opServerAction *runtime.Operation
-	opIssueToken   *runtime.Operation
-	opRevokeToken  *runtime.Operation
-	opListImages   *runtime.Operation
-	opUploadImage  *runtime.Operation
-	opListVolumes  *runtime.Operation
+	// opIssueToken runs IssueToken.
+	opIssueToken *runtime.Operation
+	// opRevokeToken runs RevokeToken.
+	opRevokeToken *runtime.Operation
+	// opListImages runs ListImages.
+	opListImages *runtime.Operation
+	// opUploadImage runs UploadImage.
+	opUploadImage *runtime.Operation
+	// opListVolumes runs ListVolumes.
+	opListVolumes *runtime.Operation
+	// opCreateVolume runs CreateVolume.
 	opCreateVolume *runtime.Operation
 }
 

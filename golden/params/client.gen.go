@@ -97,29 +97,43 @@ type UploadMultipartMeta struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server                       string
-	hc                           runtime.Doer
-	editors                      []runtime.RequestEditor
-	logger                       *slog.Logger
-	observer                     runtime.Observer
-	overrides                    *runtime.Overrides
-	fleet                        *runtime.Fleet
-	callOpts                     []runtime.CallOption
-	engine                       *runtime.Engine
-	breakers                     map[string]*runtime.Breaker
-	opPutBlob                    *runtime.Operation
-	opPatchBoth                  *runtime.Operation
-	opDownload                   *runtime.Operation
-	opPostForm                   *runtime.Operation
-	opGetItemsItemIDPartsPart    *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPutBlob runs PutBlob.
+	opPutBlob *runtime.Operation
+	// opPatchBoth runs PatchBoth.
+	opPatchBoth *runtime.Operation
+	// opDownload runs Download.
+	opDownload *runtime.Operation
+	// opPostForm runs PostForm.
+	opPostForm *runtime.Operation
+	// opGetItemsItemIDPartsPart runs GetItemsItemIDPartsPart.
+	opGetItemsItemIDPartsPart *runtime.Operation
+	// opDeleteItemsItemIDPartsPart runs DeleteItemsItemIDPartsPart.
 	opDeleteItemsItemIDPartsPart *runtime.Operation
-	opPutNote                    *runtime.Operation
-	opObjectParams               *runtime.Operation
-	opPercentNames               *runtime.Operation
-	opGetSearch                  *runtime.Operation
-	opPathStyles                 *runtime.Operation
-	opUpload                     *runtime.Operation
-	opLegacyReport               *runtime.Operation
+	// opPutNote runs PutNote.
+	opPutNote *runtime.Operation
+	// opObjectParams runs ObjectParams.
+	opObjectParams *runtime.Operation
+	// opPercentNames runs PercentNames.
+	opPercentNames *runtime.Operation
+	// opGetSearch runs GetSearch.
+	opGetSearch *runtime.Operation
+	// opPathStyles runs PathStyles.
+	opPathStyles *runtime.Operation
+	// opUpload runs Upload.
+	opUpload *runtime.Operation
+	// opLegacyReport runs LegacyReport.
+	opLegacyReport *runtime.Operation
 }
 
 // Option configures a Client.

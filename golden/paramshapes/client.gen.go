@@ -197,20 +197,25 @@ type DeepObjectListsWindowVariant2 struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server            string
-	hc                runtime.Doer
-	editors           []runtime.RequestEditor
-	logger            *slog.Logger
-	observer          runtime.Observer
-	overrides         *runtime.Overrides
-	fleet             *runtime.Fleet
-	callOpts          []runtime.CallOption
-	engine            *runtime.Engine
-	breakers          map[string]*runtime.Breaker
-	opListCharges     *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListCharges runs ListCharges.
+	opListCharges *runtime.Operation
+	// opDeepObjectLists runs DeepObjectLists.
 	opDeepObjectLists *runtime.Operation
-	opListIssues      *runtime.Operation
-	opListSorted      *runtime.Operation
+	// opListIssues runs ListIssues.
+	opListIssues *runtime.Operation
+	// opListSorted runs ListSorted.
+	opListSorted *runtime.Operation
 }
 
 // Option configures a Client.

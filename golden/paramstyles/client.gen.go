@@ -131,20 +131,25 @@ type QueryStylesPage struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server           string
-	hc               runtime.Doer
-	editors          []runtime.RequestEditor
-	logger           *slog.Logger
-	observer         runtime.Observer
-	overrides        *runtime.Overrides
-	fleet            *runtime.Fleet
-	callOpts         []runtime.CallOption
-	engine           *runtime.Engine
-	breakers         map[string]*runtime.Breaker
-	opCookieStyles   *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opCookieStyles runs CookieStyles.
+	opCookieStyles *runtime.Operation
+	// opExplodedCookie runs ExplodedCookie.
 	opExplodedCookie *runtime.Operation
-	opPathObjects    *runtime.Operation
-	opQueryStyles    *runtime.Operation
+	// opPathObjects runs PathObjects.
+	opPathObjects *runtime.Operation
+	// opQueryStyles runs QueryStyles.
+	opQueryStyles *runtime.Operation
 }
 
 // Option configures a Client.

@@ -27,28 +27,42 @@ type SearchIdempotentBody struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server             string
-	hc                 runtime.Doer
-	editors            []runtime.RequestEditor
-	logger             *slog.Logger
-	observer           runtime.Observer
-	overrides          *runtime.Overrides
-	fleet              *runtime.Fleet
-	callOpts           []runtime.CallOption
-	engine             *runtime.Engine
-	breakers           map[string]*runtime.Breaker
-	opDefaultsOnly     *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opDefaultsOnly runs DefaultsOnly.
+	opDefaultsOnly *runtime.Operation
+	// opPutNotIdempotent runs PutNotIdempotent.
 	opPutNotIdempotent *runtime.Operation
-	opPostNotRetried   *runtime.Operation
-	opDeleteNoRetry    *runtime.Operation
-	opPathLevel        *runtime.Operation
+	// opPostNotRetried runs PostNotRetried.
+	opPostNotRetried *runtime.Operation
+	// opDeleteNoRetry runs DeleteNoRetry.
+	opDeleteNoRetry *runtime.Operation
+	// opPathLevel runs PathLevel.
+	opPathLevel *runtime.Operation
+	// opPathRetrySkipped runs PathRetrySkipped.
 	opPathRetrySkipped *runtime.Operation
-	opKeyedByPolicy    *runtime.Operation
-	opInlinePolicies   *runtime.Operation
-	opCustomKeyHeader  *runtime.Operation
+	// opKeyedByPolicy runs KeyedByPolicy.
+	opKeyedByPolicy *runtime.Operation
+	// opInlinePolicies runs InlinePolicies.
+	opInlinePolicies *runtime.Operation
+	// opCustomKeyHeader runs CustomKeyHeader.
+	opCustomKeyHeader *runtime.Operation
+	// opKeyedByParameter runs KeyedByParameter.
 	opKeyedByParameter *runtime.Operation
-	opPerOperationOne  *runtime.Operation
-	opPerOperationTwo  *runtime.Operation
+	// opPerOperationOne runs PerOperationOne.
+	opPerOperationOne *runtime.Operation
+	// opPerOperationTwo runs PerOperationTwo.
+	opPerOperationTwo *runtime.Operation
+	// opSearchIdempotent runs SearchIdempotent.
 	opSearchIdempotent *runtime.Operation
 }
 

@@ -244,18 +244,21 @@ type TypeResponse200Body2 struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server       string
-	hc           runtime.Doer
-	editors      []runtime.RequestEditor
-	logger       *slog.Logger
-	observer     runtime.Observer
-	overrides    *runtime.Overrides
-	fleet        *runtime.Fleet
-	callOpts     []runtime.CallOption
-	engine       *runtime.Engine
-	breakers     map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListThings runs ListThings.
 	opListThings *runtime.Operation
-	opType       *runtime.Operation
+	// opType runs Type.
+	opType *runtime.Operation
 }
 
 // Option configures a Client.

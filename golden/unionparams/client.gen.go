@@ -417,19 +417,24 @@ type UnsupportedParamsRowsItem struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server              string
-	hc                  runtime.Doer
-	editors             []runtime.RequestEditor
-	logger              *slog.Logger
-	observer            runtime.Observer
-	overrides           *runtime.Overrides
-	fleet               *runtime.Fleet
-	callOpts            []runtime.CallOption
-	engine              *runtime.Engine
-	breakers            map[string]*runtime.Breaker
-	opListIssues        *runtime.Operation
-	opMixedUnions       *runtime.Operation
-	opPathStyles        *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListIssues runs ListIssues.
+	opListIssues *runtime.Operation
+	// opMixedUnions runs MixedUnions.
+	opMixedUnions *runtime.Operation
+	// opPathStyles runs PathStyles.
+	opPathStyles *runtime.Operation
+	// opUnsupportedParams runs UnsupportedParams.
 	opUnsupportedParams *runtime.Operation
 }
 

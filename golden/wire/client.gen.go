@@ -114,20 +114,25 @@ type AddSharedLinkBodySharedLink struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server            string
-	hc                runtime.Doer
-	editors           []runtime.RequestEditor
-	logger            *slog.Logger
-	observer          runtime.Observer
-	overrides         *runtime.Overrides
-	fleet             *runtime.Fleet
-	callOpts          []runtime.CallOption
-	engine            *runtime.Engine
-	breakers          map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opCreateEmbedding runs CreateEmbedding.
 	opCreateEmbedding *runtime.Operation
-	opUpdateFile      *runtime.Operation
-	opAddSharedLink   *runtime.Operation
-	opCreateGroup     *runtime.Operation
+	// opUpdateFile runs UpdateFile.
+	opUpdateFile *runtime.Operation
+	// opAddSharedLink runs AddSharedLink.
+	opAddSharedLink *runtime.Operation
+	// opCreateGroup runs CreateGroup.
+	opCreateGroup *runtime.Operation
 }
 
 // Option configures a Client.
