@@ -5,6 +5,7 @@ package bodies
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -467,7 +468,7 @@ func (c *Client) PostOrder(ctx context.Context, body PostOrderForm, opts ...runt
 	req := runtime.Request{Path: "/orders", ContentType: "application/x-www-form-urlencoded"}
 	{
 		if len(body.Tags) == 0 {
-			return nil, fmt.Errorf("PostOrder: form property %q is required", "tags")
+			return nil, errors.New("PostOrder: form property \"tags\" is required")
 		}
 		form, err := wire.FormBody(body, wire.FormEncoding{Name: "csv", Style: "form", Explode: false})
 		if err != nil {
@@ -725,10 +726,10 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runti
 	req := runtime.Request{Path: "/uploads"}
 	{
 		if body.File == nil || body.File.Content == nil {
-			return nil, fmt.Errorf("Upload: multipart part %q is required", "file")
+			return nil, errors.New("Upload: multipart part \"file\" is required")
 		}
 		if len(body.Tags) == 0 {
-			return nil, fmt.Errorf("Upload: multipart part %q is required", "tags")
+			return nil, errors.New("Upload: multipart part \"tags\" is required")
 		}
 		mp := wire.NewMultipart()
 		if body.Count != nil {

@@ -243,7 +243,7 @@ func (c *Client) GetPrefs(ctx context.Context, params *GetPrefsParams, opts ...r
 		}
 		if params.Pos != nil {
 			if s, err := wire.CookieObject(params.Pos); err != nil {
-				return nil, fmt.Errorf("GetPrefs: cookie parameter %q: %w", "pos", err)
+				return nil, fmt.Errorf("GetPrefs: cookie parameter \"pos\": %w", err)
 			} else {
 				req.AddCookie("pos", s)
 			}

@@ -260,7 +260,7 @@ type GetBoxResponse struct {
 func (c *Client) GetBox(ctx context.Context, box GetBoxBox, opts ...runtime.CallOption) (*GetBoxResponse, error) {
 	boxText, err := wire.PathObject("", false, "box", box)
 	if err != nil {
-		return nil, fmt.Errorf("GetBox: path parameter %q: %w", "box", err)
+		return nil, fmt.Errorf("GetBox: path parameter \"box\": %w", err)
 	}
 	if wire.EmptyValue(box) {
 		return nil, &runtime.RequestError{Operation: "getBox", Reason: "path parameter \"box\" is empty: it would send another URL"}

@@ -370,16 +370,11 @@ type DeleteThingResponse struct {
 //     jitter; retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up
 //     to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) DeleteThing(ctx context.Context, id string, params *DeleteThingParams, opts ...runtime.CallOption) (*DeleteThingResponse, error) {
+func (c *Client) DeleteThing(ctx context.Context, id string, params DeleteThingParams, opts ...runtime.CallOption) (*DeleteThingResponse, error) {
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "deleteThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
 	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
-	if params == nil {
-		return nil, fmt.Errorf("DeleteThing: params is required (it holds %s)", "Idempotency-Key")
-	}
-	if params != nil {
-		req.AddHeader("Idempotency-Key", params.IdempotencyKey)
-	}
+	req.AddHeader("Idempotency-Key", params.IdempotencyKey)
 	return runtime.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
 }

@@ -118,7 +118,7 @@ func TestKeyThatMakesRetrySafeIsStillMade(t *testing.T) {
 // other: a string field the caller fills, sent as given on every attempt.
 func TestRequiredKeyOfSafeMethodIsSentAsGiven(t *testing.T) {
 	s := wirecheck.New(t, spec, 503, 204)
-	if _, err := newClient(t, s.URL).DeleteThing(t.Context(), "a", &DeleteThingParams{IdempotencyKey: "k3"}); err != nil {
+	if _, err := newClient(t, s.URL).DeleteThing(t.Context(), "a", DeleteThingParams{IdempotencyKey: "k3"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := keys(t, s); len(got) != 2 || got[0] != "k3" || got[1] != "k3" {

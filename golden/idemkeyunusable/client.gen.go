@@ -253,14 +253,9 @@ type PostBoolResponse struct {
 //   - breaker [BreakerDefault] (shared by 5 operations; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PostBool(ctx context.Context, params *PostBoolParams, opts ...runtime.CallOption) (*PostBoolResponse, error) {
+func (c *Client) PostBool(ctx context.Context, params PostBoolParams, opts ...runtime.CallOption) (*PostBoolResponse, error) {
 	req := runtime.Request{Path: "/bool"}
-	if params == nil {
-		return nil, fmt.Errorf("PostBool: params is required (it holds %s)", "Idempotency-Key")
-	}
-	if params != nil {
-		req.AddHeader("Idempotency-Key", strconv.FormatBool(params.IdempotencyKey))
-	}
+	req.AddHeader("Idempotency-Key", strconv.FormatBool(params.IdempotencyKey))
 	return runtime.Call(ctx, c.opPostBool, &req, new(PostBoolResponse), opts)
 }
 
@@ -285,7 +280,7 @@ func (c *Client) PostMap(ctx context.Context, params *PostMapParams, opts ...run
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			if s, err := wire.ObjectText(false, params.IdempotencyKey); err != nil {
-				return nil, fmt.Errorf("PostMap: header parameter %q: %w", "idempotency-key", err)
+				return nil, fmt.Errorf("PostMap: header parameter \"idempotency-key\": %w", err)
 			} else {
 				req.AddHeader("idempotency-key", s)
 			}
@@ -342,7 +337,7 @@ func (c *Client) PostObject(ctx context.Context, params *PostObjectParams, opts 
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			if s, err := wire.ObjectText(false, params.IdempotencyKey); err != nil {
-				return nil, fmt.Errorf("PostObject: header parameter %q: %w", "Idempotency-Key", err)
+				return nil, fmt.Errorf("PostObject: header parameter \"Idempotency-Key\": %w", err)
 			} else {
 				req.AddHeader("Idempotency-Key", s)
 			}

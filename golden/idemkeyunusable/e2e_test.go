@@ -56,7 +56,7 @@ func TestUnusableKeyHeaderIsSentAsTheCallerSetsIt(t *testing.T) {
 	if got := s.Last(t).Header.Get("Idempotency-Key"); got != "id,a b" {
 		t.Errorf("object key header %q, want id,a b", got)
 	}
-	if _, err := c.PostBool(t.Context(), &PostBoolParams{IdempotencyKey: false}); err != nil {
+	if _, err := c.PostBool(t.Context(), PostBoolParams{IdempotencyKey: false}); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.Last(t).Header.Values("Idempotency-Key"); len(got) != 1 || got[0] != "false" {

@@ -267,20 +267,13 @@ type PetGetResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PetGet(ctx context.Context, petID int64, params *PetGetParams, opts ...runtime.CallOption) (*PetGetResponse, error) {
+func (c *Client) PetGet(ctx context.Context, petID int64, params PetGetParams, opts ...runtime.CallOption) (*PetGetResponse, error) {
 	req := runtime.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10))}
-	if params == nil {
-		return nil, fmt.Errorf("PetGet: params is required (it holds %s)", "fields")
+	if params.Type != nil {
+		req.Query.Add("type", string(*params.Type))
 	}
-	if params != nil {
-		if params.Type != nil {
-			req.Query.Add("type", string(*params.Type))
-		}
-		if params.Fields != nil {
-			for _, v := range params.Fields {
-				req.Query.Add("fields", v)
-			}
-		}
+	for _, v := range params.Fields {
+		req.Query.Add("fields", v)
 	}
 	return runtime.Call(ctx, c.opPetGet, &req, new(PetGetResponse), opts)
 }

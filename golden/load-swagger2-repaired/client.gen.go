@@ -229,16 +229,11 @@ type UpdateItemResponse struct {
 //   - breaker [BreakerDefault] (this operation alone; its policy is on the constant).
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemParams, body *UpdateItemForm, opts ...runtime.CallOption) (*UpdateItemResponse, error) {
+func (c *Client) UpdateItem(ctx context.Context, id int64, params UpdateItemParams, body *UpdateItemForm, opts ...runtime.CallOption) (*UpdateItemResponse, error) {
 	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), ContentType: "application/x-www-form-urlencoded"}
-	if params == nil {
-		return nil, fmt.Errorf("UpdateItem: params is required (it holds %s)", "limit")
-	}
-	if params != nil {
-		req.Query.Add("limit", strconv.FormatInt(int64(params.Limit), 10))
-		if params.Active != nil {
-			req.Query.Add("active", strconv.FormatBool(*params.Active))
-		}
+	req.Query.Add("limit", strconv.FormatInt(int64(params.Limit), 10))
+	if params.Active != nil {
+		req.Query.Add("active", strconv.FormatBool(*params.Active))
 	}
 	if body != nil {
 		form, err := wire.FormBody(body)
@@ -247,10 +242,8 @@ func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemPar
 		}
 		req.Body = []byte(form)
 	}
-	if params != nil {
-		if params.XRatio != nil {
-			req.AddHeader("X-Ratio", strconv.FormatFloat(*params.XRatio, 'f', -1, 64))
-		}
+	if params.XRatio != nil {
+		req.AddHeader("X-Ratio", strconv.FormatFloat(*params.XRatio, 'f', -1, 64))
 	}
 	return runtime.Call(ctx, c.opUpdateItem, &req, new(UpdateItemResponse), opts)
 }

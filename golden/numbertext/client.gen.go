@@ -309,41 +309,34 @@ type PutAmountResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PutAmount(ctx context.Context, amount float64, params *PutAmountParams, opts ...runtime.CallOption) (*PutAmountResponse, error) {
+func (c *Client) PutAmount(ctx context.Context, amount float64, params PutAmountParams, opts ...runtime.CallOption) (*PutAmountResponse, error) {
 	req := runtime.Request{Path: "/amounts/" + wire.PathSegment(strconv.FormatFloat(amount, 'f', -1, 64))}
-	if params == nil {
-		return nil, fmt.Errorf("PutAmount: params is required (it holds %s)", "limit")
+	req.Query.Add("limit", strconv.FormatFloat(params.Limit, 'f', -1, 64))
+	if params.Ratio != nil {
+		req.Query.Add("ratio", strconv.FormatFloat(float64(*params.Ratio), 'f', -1, 32))
 	}
-	if params != nil {
-		req.Query.Add("limit", strconv.FormatFloat(params.Limit, 'f', -1, 64))
-		if params.Ratio != nil {
-			req.Query.Add("ratio", strconv.FormatFloat(float64(*params.Ratio), 'f', -1, 32))
-		}
-		if params.Steps != nil {
-			req.Query.AddList("steps", ",", func() []string {
-				s := make([]string, 0, len(params.Steps))
-				for _, x := range params.Steps {
-					s = append(s, strconv.FormatFloat(x, 'f', -1, 64))
-				}
-				return s
-			}()...)
-		}
-		if params.Box != nil {
-			if err := req.Query.AddObject("box", "deepObject", false, params.Box); err != nil {
-				return nil, fmt.Errorf("PutAmount: query parameter %q: %w", "box", err)
+	if params.Steps != nil {
+		req.Query.AddList("steps", ",", func() []string {
+			s := make([]string, 0, len(params.Steps))
+			for _, x := range params.Steps {
+				s = append(s, strconv.FormatFloat(x, 'f', -1, 64))
 			}
-		}
-		if params.Either != nil {
-			req.Query.Add("either", (*params.Either).ParamText())
+			return s
+		}()...)
+	}
+	if params.Box != nil {
+		if err := req.Query.AddObject("box", "deepObject", false, params.Box); err != nil {
+			return nil, fmt.Errorf("PutAmount: query parameter \"box\": %w", err)
 		}
 	}
-	if params != nil {
-		if params.XAmount != nil {
-			req.AddHeader("X-Amount", strconv.FormatFloat(*params.XAmount, 'f', -1, 64))
-		}
-		if params.Amount != nil {
-			req.AddCookie("amount", wire.CookieValue(strconv.FormatFloat(*params.Amount, 'f', -1, 64)))
-		}
+	if params.Either != nil {
+		req.Query.Add("either", (*params.Either).ParamText())
+	}
+	if params.XAmount != nil {
+		req.AddHeader("X-Amount", strconv.FormatFloat(*params.XAmount, 'f', -1, 64))
+	}
+	if params.Amount != nil {
+		req.AddCookie("amount", wire.CookieValue(strconv.FormatFloat(*params.Amount, 'f', -1, 64)))
 	}
 	return runtime.Call(ctx, c.opPutAmount, &req, new(PutAmountResponse), opts)
 }

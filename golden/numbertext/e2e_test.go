@@ -54,7 +54,7 @@ func TestNumberParametersAreSentWithoutExponent(t *testing.T) {
 		s := wirecheck.New(t, spec, 204)
 		c := newClient(t, s.URL)
 		u := PutAmountEither{Number: ptr(n.v)}
-		_, err := c.PutAmount(t.Context(), n.v, &PutAmountParams{
+		_, err := c.PutAmount(t.Context(), n.v, PutAmountParams{
 			Limit: n.v, Ratio: ptr(float32(1e7)), Steps: []float64{n.v, 2e6},
 			Box: &PutAmountBox{Width: ptr(n.v)}, Either: &u, XAmount: ptr(n.v), Amount: ptr(n.v),
 		})

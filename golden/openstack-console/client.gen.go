@@ -668,14 +668,9 @@ type RevokeTokenResponse struct {
 //   - retry "get3" (on: DELETE): up to 3 attempts; waits 200ms between attempts, equal jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
+func (c *Client) RevokeToken(ctx context.Context, params RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
 	req := runtime.Request{Path: "/identity/v3/auth/tokens"}
-	if params == nil {
-		return nil, fmt.Errorf("RevokeToken: params is required (it holds %s)", "X-Subject-Token")
-	}
-	if params != nil {
-		req.AddHeader("X-Subject-Token", params.XSubjectToken)
-	}
+	req.AddHeader("X-Subject-Token", params.XSubjectToken)
 	return runtime.Call(ctx, c.opRevokeToken, &req, new(RevokeTokenResponse), opts)
 }
 
@@ -704,10 +699,8 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts 
 		if params.Visibility != nil {
 			req.Query.Add("visibility", string(*params.Visibility))
 		}
-		if params.Tag != nil {
-			for _, v := range params.Tag {
-				req.Query.Add("tag", v)
-			}
+		for _, v := range params.Tag {
+			req.Query.Add("tag", v)
 		}
 	}
 	return runtime.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)

@@ -7480,10 +7480,8 @@ func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams, opts ..
 		if params.Status != nil {
 			req.Query.Add("status", *params.Status)
 		}
-		if params.Tag != nil {
-			for _, v := range params.Tag {
-				req.Query.Add("tag", v)
-			}
+		for _, v := range params.Tag {
+			req.Query.Add("tag", v)
 		}
 		if params.Visibility != nil {
 			req.Query.Add("visibility", string(*params.Visibility))
@@ -7530,7 +7528,7 @@ type ImagesPostParams struct {
 type ImagesPostResponse struct {
 	runtime.Response `resgen:"404"`
 	// list of available stores.
-	OpenStackImageStoreIds []string `resgen:"header:OpenStack-image-store-ids"`
+	OpenStackImageStoreIDs []string `resgen:"header:OpenStack-image-store-ids"`
 	// Ok.
 	JSON201 *ImagesCreateResponse `resgen:"201"`
 }

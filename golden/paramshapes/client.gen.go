@@ -423,7 +423,7 @@ func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams, opt
 	if params != nil {
 		if params.Created != nil {
 			if err := req.Query.AddObject("created", "deepObject", true, params.Created); err != nil {
-				return nil, fmt.Errorf("ListCharges: query parameter %q: %w", "created", err)
+				return nil, fmt.Errorf("ListCharges: query parameter \"created\": %w", err)
 			}
 		}
 	}
@@ -459,17 +459,17 @@ func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsPar
 		}
 		if params.Lines != nil {
 			if err := req.Query.AddObject("lines", "deepObject", true, params.Lines); err != nil {
-				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "lines", err)
+				return nil, fmt.Errorf("DeepObjectLists: query parameter \"lines\": %w", err)
 			}
 		}
 		if params.Discounts != nil {
 			if err := req.Query.AddObject("discounts", "deepObject", true, params.Discounts); err != nil {
-				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "discounts", err)
+				return nil, fmt.Errorf("DeepObjectLists: query parameter \"discounts\": %w", err)
 			}
 		}
 		if params.Window != nil {
 			if err := req.Query.AddObject("window", "deepObject", true, params.Window); err != nil {
-				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "window", err)
+				return nil, fmt.Errorf("DeepObjectLists: query parameter \"window\": %w", err)
 			}
 		}
 	}
@@ -507,10 +507,8 @@ func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, pa
 		return s
 	}()...)}
 	if params != nil {
-		if params.Severity != nil {
-			for _, v := range params.Severity {
-				req.Query.Add("severity", string(v))
-			}
+		for _, v := range params.Severity {
+			req.Query.Add("severity", string(v))
 		}
 		if params.SeverityTildeNeq != nil {
 			req.Query.AddList("severity~neq", ",", func() []string {
@@ -562,10 +560,8 @@ func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams, opts 
 		if params.Sort != nil {
 			req.Query.AddList("sort", ",", params.Sort...)
 		}
-		if params.Labels != nil {
-			for _, v := range params.Labels {
-				req.Query.Add("labels", v)
-			}
+		for _, v := range params.Labels {
+			req.Query.Add("labels", v)
 		}
 	}
 	return runtime.Call(ctx, c.opListSorted, &req, new(ListSortedResponse), opts)

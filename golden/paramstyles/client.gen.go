@@ -361,7 +361,7 @@ func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams, o
 		}
 		if params.Color != nil {
 			if s, err := wire.CookieObject(params.Color); err != nil {
-				return nil, fmt.Errorf("CookieStyles: cookie parameter %q: %w", "color", err)
+				return nil, fmt.Errorf("CookieStyles: cookie parameter \"color\": %w", err)
 			} else {
 				req.AddCookie("color", s)
 			}
@@ -413,23 +413,23 @@ type PathObjectsResponse struct {
 func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, labelx Color, matrix Color, matrixx Color, opts ...runtime.CallOption) (*PathObjectsResponse, error) {
 	simpleText, err := wire.PathObject("", true, "simple", simple)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "simple", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"simple\": %w", err)
 	}
 	labelText, err := wire.PathObject("label", false, "label", label)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "label", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"label\": %w", err)
 	}
 	labelxText, err := wire.PathObject("label", true, "labelx", labelx)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "labelx", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"labelx\": %w", err)
 	}
 	matrixText, err := wire.PathObject("matrix", false, "matrix", matrix)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "matrix", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"matrix\": %w", err)
 	}
 	matrixxText, err := wire.PathObject("matrix", true, "matrixx", matrixx)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "matrixx", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"matrixx\": %w", err)
 	}
 	if wire.EmptyValue(simple) {
 		return nil, &runtime.RequestError{Operation: "pathObjects", Reason: "path parameter \"simple\" is empty: it would send another URL"}
@@ -482,18 +482,16 @@ func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams, opt
 	if params != nil {
 		if params.Piped != nil {
 			if err := req.Query.AddObject("piped", "pipeDelimited", false, params.Piped); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "piped", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"piped\": %w", err)
 			}
 		}
 		if params.Spaced != nil {
 			if err := req.Query.AddObject("spaced", "spaceDelimited", false, params.Spaced); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "spaced", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"spaced\": %w", err)
 			}
 		}
-		if params.Each != nil {
-			for _, v := range params.Each {
-				req.Query.Add("each", v)
-			}
+		for _, v := range params.Each {
+			req.Query.Add("each", v)
 		}
 		if params.Token != nil {
 			req.Query.Add("token", base64.StdEncoding.EncodeToString(params.Token))
@@ -506,22 +504,20 @@ func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams, opt
 		}
 		if params.Meta != nil {
 			if err := req.Query.AddObject("meta", "", true, params.Meta); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "meta", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"meta\": %w", err)
 			}
 		}
-		if params.Authors != nil {
-			for _, v := range params.Authors {
-				req.Query.Add("authors", v)
-			}
+		for _, v := range params.Authors {
+			req.Query.Add("authors", v)
 		}
 		if params.Filter != nil {
 			if err := req.Query.AddObject("filter", "deepObject", true, params.Filter); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "filter", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"filter\": %w", err)
 			}
 		}
 		if params.Page != nil {
 			if err := req.Query.AddObject("page", "", true, params.Page); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "page", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"page\": %w", err)
 			}
 		}
 	}

@@ -212,7 +212,7 @@ type ListItemsResponse struct {
 	runtime.Response  `resgen:"4XX"`
 	XCount            *uint32  `resgen:"header:X-Count"`
 	XFlag             *bool    `resgen:"header:X-Flag"`
-	XIds              []int64  `resgen:"header:X-Ids"`
+	XIDs              []int64  `resgen:"header:X-Ids"`
 	XMaybe            *int64   `resgen:"header:X-Maybe"`
 	XName             *string  `resgen:"header:X-Name"`
 	XRateLimit        *int64   `resgen:"header:X-Rate-Limit"`

@@ -429,13 +429,8 @@ type FindRecordResponse struct {
 //   - retry "default" (on: GET): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) FindRecord(ctx context.Context, params *FindRecordParams, opts ...runtime.CallOption) (*FindRecordResponse, error) {
+func (c *Client) FindRecord(ctx context.Context, params FindRecordParams, opts ...runtime.CallOption) (*FindRecordResponse, error) {
 	req := runtime.Request{Path: "/records/by-external-id"}
-	if params == nil {
-		return nil, fmt.Errorf("FindRecord: params is required (it holds %s)", "external_id")
-	}
-	if params != nil {
-		req.Query.Add("external_id", params.ExternalID)
-	}
+	req.Query.Add("external_id", params.ExternalID)
 	return runtime.Call(ctx, c.opFindRecord, &req, new(FindRecordResponse), opts)
 }

@@ -650,10 +650,8 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 	}
 	req := runtime.Request{Path: "/issues/" + wire.PathSegment(ref.ParamText())}
 	if params != nil {
-		if params.Project != nil {
-			for _, v := range params.Project {
-				req.Query.Add("project", v.ParamText())
-			}
+		for _, v := range params.Project {
+			req.Query.Add("project", v.ParamText())
 		}
 		if params.Level != nil {
 			req.Query.Add("level", (*params.Level).ParamText())
@@ -730,7 +728,7 @@ type MixedUnionsResponse struct {
 func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams, opts ...runtime.CallOption) (*MixedUnionsResponse, error) {
 	atText, err := wire.PathObject("matrix", false, "at", at)
 	if err != nil {
-		return nil, fmt.Errorf("MixedUnions: path parameter %q: %w", "at", err)
+		return nil, fmt.Errorf("MixedUnions: path parameter \"at\": %w", err)
 	}
 	if wire.EmptyValue(at) {
 		return nil, &runtime.RequestError{Operation: "mixedUnions", Reason: "path parameter \"at\" is empty: it would send another URL"}
@@ -739,12 +737,12 @@ func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUni
 	if params != nil {
 		if params.Created != nil {
 			if err := req.Query.AddObject("created", "deepObject", true, params.Created); err != nil {
-				return nil, fmt.Errorf("MixedUnions: query parameter %q: %w", "created", err)
+				return nil, fmt.Errorf("MixedUnions: query parameter \"created\": %w", err)
 			}
 		}
 		if params.Window != nil {
 			if err := req.Query.AddObject("window", "", false, params.Window); err != nil {
-				return nil, fmt.Errorf("MixedUnions: query parameter %q: %w", "window", err)
+				return nil, fmt.Errorf("MixedUnions: query parameter \"window\": %w", err)
 			}
 		}
 		if params.Kind != nil {
@@ -754,7 +752,7 @@ func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUni
 	if params != nil {
 		if params.XWindow != nil {
 			if s, err := wire.ObjectText(false, params.XWindow); err != nil {
-				return nil, fmt.Errorf("MixedUnions: header parameter %q: %w", "X-Window", err)
+				return nil, fmt.Errorf("MixedUnions: header parameter \"X-Window\": %w", err)
 			} else {
 				req.AddHeader("X-Window", s)
 			}

@@ -374,17 +374,12 @@ type AddSharedLinkResponse struct {
 //   - retry "default" (on: PUT): up to 3 attempts; waits 100ms, growing ×2 up to 5s, full jitter;
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSharedLinkParams, body AddSharedLinkBody, opts ...runtime.CallOption) (*AddSharedLinkResponse, error) {
+func (c *Client) AddSharedLink(ctx context.Context, fileID string, params AddSharedLinkParams, body AddSharedLinkBody, opts ...runtime.CallOption) (*AddSharedLinkResponse, error) {
 	if fileID == "" {
 		return nil, &runtime.RequestError{Operation: "addSharedLink", Reason: "path parameter \"file_id\" is empty: it would send another URL"}
 	}
 	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
-	if params == nil {
-		return nil, fmt.Errorf("AddSharedLink: params is required (it holds %s)", "fields")
-	}
-	if params != nil {
-		req.Query.Add("fields", params.Fields)
-	}
+	req.Query.Add("fields", params.Fields)
 	return runtime.Call(ctx, c.opAddSharedLink, &req, new(AddSharedLinkResponse), opts)
 }
 
