@@ -17,8 +17,8 @@ import (
 	"testing"
 
 	"github.com/resgen/resgen/generator"
-	"github.com/resgen/resgen/tools/lab"
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/tools/lab"
 	"go.uber.org/goleak"
 )
 

@@ -44,17 +44,20 @@ type NewInvoice struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server          string
-	hc              runtime.Doer
-	editors         []runtime.RequestEditor
-	logger          *slog.Logger
-	observer        runtime.Observer
-	overrides       *runtime.Overrides
-	fleet           *runtime.Fleet
-	callOpts        []runtime.CallOption
-	engine          *runtime.Engine
-	breakers        map[string]*runtime.Breaker
-	opGetBalance    *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opGetBalance runs GetBalance.
+	opGetBalance *runtime.Operation
+	// opCreateInvoice runs CreateInvoice.
 	opCreateInvoice *runtime.Operation
 }
 

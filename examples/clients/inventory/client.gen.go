@@ -33,16 +33,18 @@ type Item struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server      string
-	hc          runtime.Doer
-	editors     []runtime.RequestEditor
-	logger      *slog.Logger
-	observer    runtime.Observer
-	overrides   *runtime.Overrides
-	fleet       *runtime.Fleet
-	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
-	breakers    map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListItems runs ListItems.
 	opListItems *runtime.Operation
 }
 

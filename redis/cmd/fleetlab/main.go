@@ -26,9 +26,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/resgen/resgen/generator"
-	"github.com/resgen/resgen/tools/lab"
 	resgenredis "github.com/resgen/resgen/redis"
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/tools/lab"
 )
 
 func main() {

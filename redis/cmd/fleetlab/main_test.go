@@ -8,8 +8,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/resgen/resgen/generator"
-	"github.com/resgen/resgen/tools/lab"
 	"github.com/resgen/resgen/redis/redistest"
+	"github.com/resgen/resgen/tools/lab"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
