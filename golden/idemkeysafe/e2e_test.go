@@ -3,7 +3,8 @@ package idemkeysafe
 // End-to-end tests of testdata/specs/idemkeysafe.yaml through the
 // generated client against a loopback server (openapi3filter checks every
 // request): an Idempotency-Key header of an operation that is retry-safe
-// by its method is the caller's to set (issue 22, defect 9).
+// by its method is the caller's to set (the client used to make up a
+// random key on every call).
 
 import (
 	"log/slog"

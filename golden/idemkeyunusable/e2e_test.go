@@ -4,7 +4,7 @@ package idemkeyunusable
 // generated client against a loopback server (openapi3filter checks every
 // request): an Idempotency-Key header whose schema cannot hold a key is an
 // ordinary header, and the operation is retried only if something else
-// makes it retry-safe (issue 22, defect 12a; generate failed before).
+// makes it retry-safe (generate used to fail on such a spec).
 
 import (
 	"errors"

@@ -3,8 +3,8 @@ package numbertext
 // End-to-end tests of testdata/specs/numbertext.yaml through the generated
 // client against a loopback server that checks every request with
 // kin-openapi's openapi3filter: a type: number value is written as the
-// shortest decimal without an exponent wherever it becomes text (issue 22,
-// defect 5: 1000000 went out as 1e+06).
+// shortest decimal without an exponent wherever it becomes text (1000000
+// used to go out as 1e+06, which a server reading an integer refuses).
 
 import (
 	"bytes"

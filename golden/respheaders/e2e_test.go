@@ -2,7 +2,7 @@ package respheaders
 
 // End-to-end tests of testdata/specs/respheaders.yaml through the generated
 // client against a loopback server: a declared response header is a field
-// of its schema's type (issue 22, defect 11: every one was a *string),
+// of its schema's type (every one used to be a *string),
 // decoded strictly; a malformed one is reported without losing the
 // response.
 
