@@ -15,13 +15,15 @@ import (
 	"github.com/resgen/resgen/generator/model"
 )
 
-// addedOperations are operations TestAddOperationQuiet adds to petstore,
-// each under a path of its own: one whose names are longer than every
-// other operation's (gofmt would realign what shares an alignment group
-// with it), with required and optional parameters and a typed answer, and
-// one with short names and neither.
-var addedOperations = []struct{ id, yaml string }{
-	{"listAdoptionHistoryOfPet", `  /pets/{petId}/adoptions/history:
+// addedOperations are operations TestAddOperationQuiet adds to a spec,
+// each under a path of its own: to petstore, one whose names are longer
+// than every other operation's (gofmt would realign what shares an
+// alignment group with it), with required and optional parameters and a
+// typed answer, and one with short names and neither; to resilience.yaml,
+// one with a breaker of its own (scope operation) whose name is longer
+// than every other breaker's.
+var addedOperations = []struct{ spec, id, yaml string }{
+	{"petstore", "listAdoptionHistoryOfPet", `  /pets/{petId}/adoptions/history:
     get:
       summary: List the adoptions of a pet
       operationId: listAdoptionHistoryOfPet
@@ -56,7 +58,7 @@ var addedOperations = []struct{ id, yaml string }{
                 items:
                   $ref: "#/components/schemas/Adoption"
 `},
-	{"untagPet", `  /pets/{petId}/tag:
+	{"petstore", "untagPet", `  /pets/{petId}/tag:
     delete:
       summary: Remove a pet's tag
       operationId: untagPet
@@ -70,36 +72,43 @@ var addedOperations = []struct{ id, yaml string }{
         '204':
           description: Untagged
 `},
+	{"resilience", "refreshEveryCachedSearchResult", `  /searches/cached/refresh:
+    x-resilience: {breaker: perop}
+    put:
+      operationId: refreshEveryCachedSearchResult
+      responses: {"204": {description: refreshed}}
+`},
 }
 
-// TestAddOperationQuiet: adding one operation to petstore changes no line
-// of any other operation's code or docs. It generates petstore with and
-// without the operation, takes the new operation's declarations, its
-// Client field and its NewClient statement out of the larger output, and
-// wants the smaller output back byte for byte; any other line that
+// TestAddOperationQuiet: adding one operation to petstore (or to
+// resilience.yaml) changes no line of any other operation's code or docs.
+// It generates the spec with and without the operation, takes what is
+// named after the new operation out of the larger output (declarations,
+// its Client field, its breaker constant, its statements in NewClient),
+// and wants the smaller output back byte for byte; any other line that
 // changed is listed.
 func TestAddOperationQuiet(t *testing.T) {
 	t.Chdir("..")
-	const spec = "testdata/specs/petstore.yaml"
-	text, err := os.ReadFile(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := Generate(context.Background(), Config{Spec: spec, Package: "petstore"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, add := range addedOperations {
 		t.Run(add.id, func(t *testing.T) {
+			spec := "testdata/specs/" + add.spec + ".yaml"
+			text, err := os.ReadFile(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base, err := Generate(context.Background(), Config{Spec: spec, Package: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
 			grown := strings.Replace(string(text), "\npaths:\n", "\npaths:\n"+add.yaml, 1)
 			if grown == string(text) {
-				t.Fatal("petstore.yaml has no top-level paths: line to add an operation under")
+				t.Fatalf("%s has no top-level paths: line to add an operation under", spec)
 			}
 			path := filepath.Join(t.TempDir(), filepath.Base(spec)) // the same banner
 			if err := os.WriteFile(path, []byte(grown), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res, err := Generate(context.Background(), Config{Spec: path, Package: "petstore"})
+			res, err := Generate(context.Background(), Config{Spec: path, Package: "x"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,9 +132,11 @@ func TestAddOperationQuiet(t *testing.T) {
 // withoutOperation is src with op's own lines taken out: the top-level
 // declarations named after it (its method and variants, its send method,
 // its parameter, response and inline types) with their docs and the blank
-// line after them, its field of Client with the field's comment, and its
-// statement in NewClient. Each of the three must be there. It returns the
-// lines left and their line numbers in src.
+// line after them, the constants named after it (its own breaker's) with
+// their docs, its field of Client with the field's comment, and the
+// statements of NewClient that name something named after it. The
+// method, the field and a statement must be there. It returns the lines
+// left and their line numbers in src.
 func withoutOperation(t *testing.T, src []byte, op *model.Operation) (kept []string, at []int) {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -143,6 +154,7 @@ func withoutOperation(t *testing.T, src []byte, op *model.Operation) (kept []str
 	own := func(name string) bool {
 		return strings.HasPrefix(name, op.Name) || op.SendMethod != "" && name == op.SendMethod
 	}
+	namedAfter := func(name string) bool { return strings.Contains(strings.ToLower(name), strings.ToLower(op.Name)) }
 	var method, field, stmt bool
 	for _, d := range f.Decls {
 		var names []string
@@ -154,7 +166,7 @@ func withoutOperation(t *testing.T, src []byte, op *model.Operation) (kept []str
 				method = true
 			}
 			if d.Name.Name == model.NewClientFunc {
-				stmt = dropStatement(d.Body, op.OpField, span)
+				stmt = dropStatements(d.Body, namedAfter, span)
 			}
 		case *ast.GenDecl:
 			doc = d.Doc
@@ -168,6 +180,13 @@ func withoutOperation(t *testing.T, src []byte, op *model.Operation) (kept []str
 				case *ast.ValueSpec:
 					for _, n := range s.Names {
 						names = append(names, n.Name)
+					}
+					if d.Lparen.IsValid() && len(s.Names) == 1 && namedAfter(s.Names[0].Name) {
+						from := s.Pos()
+						if s.Doc != nil {
+							from = s.Doc.Pos()
+						}
+						span(from, s.End())
 					}
 				}
 			}
@@ -220,19 +239,21 @@ func dropField(st *ast.StructType, name string, span func(from, to token.Pos)) b
 	return false
 }
 
-// dropStatement drops the statement of body that sets c.<name>.
-func dropStatement(body *ast.BlockStmt, name string, span func(from, to token.Pos)) bool {
+// dropStatements drops each statement of body that names an identifier
+// for which own is true.
+func dropStatements(body *ast.BlockStmt, own func(string) bool, span func(from, to token.Pos)) bool {
+	found := false
 	for _, s := range body.List {
-		as, ok := s.(*ast.AssignStmt)
-		if !ok || len(as.Lhs) != 1 {
-			continue
-		}
-		if sel, ok := as.Lhs[0].(*ast.SelectorExpr); ok && sel.Sel.Name == name {
-			span(as.Pos(), as.End())
+		ast.Inspect(s, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && own(id.Name) {
+				span(s.Pos(), s.End())
+				found = true
+				return false
+			}
 			return true
-		}
+		})
 	}
-	return false
+	return found
 }
 
 // changedLines lists the lines only in want (-) and only in got (+), from a

@@ -137,17 +137,14 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.Id("e").Op(":=").Qual(runtimePkg, "NewEngine").Call(jen.Qual(runtimePkg, "Config").Values(cfg))
 		g.Id("c").Dot("engine").Op("=").Id("e")
 		g.Line()
+		// One statement a breaker, no map literal: gofmt would align a
+		// literal's values, and an operation's own breaker (scope
+		// operation) with a longer name would realign every other line.
+		g.Id("c").Dot("breakers").Op("=").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").Values()
 		for _, bi := range e.m.Breakers {
 			g.Add(e.breakerDecl(bi))
+			g.Id("c").Dot("breakers").Index(jen.Id(bi.Const)).Op("=").Id(bi.Var)
 		}
-		g.Id("c").Dot("breakers").Op("=").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").ValuesFunc(func(g *jen.Group) {
-			for _, bi := range e.m.Breakers {
-				g.Line().Id(bi.Const).Op(":").Id(bi.Var)
-			}
-			if len(e.m.Breakers) > 0 {
-				g.Line()
-			}
-		})
 		for _, rp := range e.m.Retries {
 			g.Add(retryDecl(rp))
 		}

@@ -717,6 +717,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -729,9 +730,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 
 	c.opCreateListing = e.Operation(runtime.OperationSpec{
 		Name: "createListing", Method: "POST", Path: "/listings", Accept: "application/json",

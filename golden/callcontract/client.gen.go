@@ -159,6 +159,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerTiny := e.Breaker(BreakerTiny, runtime.BreakerPolicy{
 		Policy:                "tiny",
 		WindowType:            runtime.CountWindow,
@@ -171,9 +172,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         1,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerTiny: breakerTiny,
-	}
+	c.breakers[BreakerTiny] = breakerTiny
 	retryFast := &runtime.RetryPolicy{
 		Policy:          "fast",
 		MaxAttempts:     3,

@@ -155,6 +155,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerTight := e.Breaker(BreakerTight, runtime.BreakerPolicy{
 		Policy:                "tight",
 		WindowType:            runtime.CountWindow,
@@ -167,9 +168,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerTight: breakerTight,
-	}
+	c.breakers[BreakerTight] = breakerTight
 	retrySteady := &runtime.RetryPolicy{
 		Policy:          "steady",
 		MaxAttempts:     3,

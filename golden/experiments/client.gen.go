@@ -145,6 +145,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerCapped := e.Breaker(BreakerCapped, runtime.BreakerPolicy{
 		Policy:                "capped",
 		WindowType:            runtime.CountWindow,
@@ -157,6 +158,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerCapped] = breakerCapped
 	breakerRecovering := e.Breaker(BreakerRecovering, runtime.BreakerPolicy{
 		Policy:                "recovering",
 		WindowType:            runtime.CountWindow,
@@ -169,6 +171,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerRecovering] = breakerRecovering
 	breakerSlow := e.Breaker(BreakerSlow, runtime.BreakerPolicy{
 		Policy:                "slow",
 		WindowType:            runtime.CountWindow,
@@ -181,6 +184,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerSlow] = breakerSlow
 	breakerSustained := e.Breaker(BreakerSustained, runtime.BreakerPolicy{
 		Policy:                "sustained",
 		WindowType:            runtime.CountWindow,
@@ -193,12 +197,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerCapped:     breakerCapped,
-		BreakerRecovering: breakerRecovering,
-		BreakerSlow:       breakerSlow,
-		BreakerSustained:  breakerSustained,
-	}
+	c.breakers[BreakerSustained] = breakerSustained
 	retryConstant := &runtime.RetryPolicy{
 		Policy:          "constant",
 		MaxAttempts:     3,

@@ -211,6 +211,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerShared := e.Breaker(BreakerShared, runtime.BreakerPolicy{
 		Policy:                "shared",
 		WindowType:            runtime.CountWindow,
@@ -223,9 +224,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         5,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerShared: breakerShared,
-	}
+	c.breakers[BreakerShared] = breakerShared
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
 		MaxAttempts:     3,

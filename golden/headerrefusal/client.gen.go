@@ -134,6 +134,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerTight := e.Breaker(BreakerTight, runtime.BreakerPolicy{
 		Policy:                "tight",
 		WindowType:            runtime.CountWindow,
@@ -146,9 +147,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerTight: breakerTight,
-	}
+	c.breakers[BreakerTight] = breakerTight
 	retrySteady := &runtime.RetryPolicy{
 		Policy:          "steady",
 		MaxAttempts:     3,

@@ -272,6 +272,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerQuiet2KBreaker := e.Breaker(BreakerQuiet2KBreaker, runtime.BreakerPolicy{
 		Policy:                "quiet\x1b[2K\rbreaker",
 		WindowType:            runtime.CountWindow,
@@ -284,9 +285,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerQuiet2KBreaker: breakerQuiet2KBreaker,
-	}
+	c.breakers[BreakerQuiet2KBreaker] = breakerQuiet2KBreaker
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

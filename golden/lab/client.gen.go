@@ -143,6 +143,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -155,6 +156,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerDefault] = breakerDefault
 	breakerDownstream := e.Breaker(BreakerDownstream, runtime.BreakerPolicy{
 		Policy:                "downstream",
 		WindowType:            runtime.CountWindow,
@@ -167,6 +169,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerDownstream] = breakerDownstream
 	breakerExperiment := e.Breaker(BreakerExperiment, runtime.BreakerPolicy{
 		Policy:                "experiment",
 		WindowType:            runtime.CountWindow,
@@ -179,6 +182,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         5,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerExperiment] = breakerExperiment
 	breakerSlowcalls := e.Breaker(BreakerSlowcalls, runtime.BreakerPolicy{
 		Policy:                "slowcalls",
 		WindowType:            runtime.CountWindow,
@@ -191,12 +195,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault:    breakerDefault,
-		BreakerDownstream: breakerDownstream,
-		BreakerExperiment: breakerExperiment,
-		BreakerSlowcalls:  breakerSlowcalls,
-	}
+	c.breakers[BreakerSlowcalls] = breakerSlowcalls
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

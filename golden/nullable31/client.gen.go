@@ -146,6 +146,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -158,9 +159,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 
 	c.opPatchProfile = e.Operation(runtime.OperationSpec{
 		Name: "patchProfile", Method: "PATCH", Path: "/profiles", Accept: "application/json",

@@ -152,6 +152,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerCinder := e.Breaker(BreakerCinder, runtime.BreakerPolicy{
 		Policy:                "cinder",
 		WindowType:            runtime.TimeWindow,
@@ -164,6 +165,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerCinder] = breakerCinder
 	breakerGlanceListImages := e.Breaker(BreakerGlanceListImages, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -176,6 +178,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlanceListImages] = breakerGlanceListImages
 	breakerGlanceUploadImage := e.Breaker(BreakerGlanceUploadImage, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -188,6 +191,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlanceUploadImage] = breakerGlanceUploadImage
 	breakerKeystone := e.Breaker(BreakerKeystone, runtime.BreakerPolicy{
 		Policy:                "keystone",
 		WindowType:            runtime.CountWindow,
@@ -200,6 +204,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerKeystone] = breakerKeystone
 	breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{
 		Policy:                "nova",
 		WindowType:            runtime.CountWindow,
@@ -212,13 +217,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{429}, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerCinder:            breakerCinder,
-		BreakerGlanceListImages:  breakerGlanceListImages,
-		BreakerGlanceUploadImage: breakerGlanceUploadImage,
-		BreakerKeystone:          breakerKeystone,
-		BreakerNova:              breakerNova,
-	}
+	c.breakers[BreakerNova] = breakerNova
 	retryGet3 := &runtime.RetryPolicy{
 		Policy:          "get3",
 		MaxAttempts:     3,

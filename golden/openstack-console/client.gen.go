@@ -284,6 +284,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerCinder := e.Breaker(BreakerCinder, runtime.BreakerPolicy{
 		Policy:                "cinder",
 		WindowType:            runtime.TimeWindow,
@@ -296,6 +297,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerCinder] = breakerCinder
 	breakerGlanceListImages := e.Breaker(BreakerGlanceListImages, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -308,6 +310,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlanceListImages] = breakerGlanceListImages
 	breakerGlanceUploadImage := e.Breaker(BreakerGlanceUploadImage, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -320,6 +323,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlanceUploadImage] = breakerGlanceUploadImage
 	breakerKeystone := e.Breaker(BreakerKeystone, runtime.BreakerPolicy{
 		Policy:                "keystone",
 		WindowType:            runtime.CountWindow,
@@ -332,6 +336,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerKeystone] = breakerKeystone
 	breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{
 		Policy:                "nova",
 		WindowType:            runtime.CountWindow,
@@ -344,13 +349,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{429}, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerCinder:            breakerCinder,
-		BreakerGlanceListImages:  breakerGlanceListImages,
-		BreakerGlanceUploadImage: breakerGlanceUploadImage,
-		BreakerKeystone:          breakerKeystone,
-		BreakerNova:              breakerNova,
-	}
+	c.breakers[BreakerNova] = breakerNova
 	retryGet3 := &runtime.RetryPolicy{
 		Policy:          "get3",
 		MaxAttempts:     3,

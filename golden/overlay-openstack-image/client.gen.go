@@ -6820,6 +6820,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerGlance := e.Breaker(BreakerGlance, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -6832,6 +6833,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlance] = breakerGlance
 	breakerUploads := e.Breaker(BreakerUploads, runtime.BreakerPolicy{
 		Policy:                "uploads",
 		WindowType:            runtime.CountWindow,
@@ -6844,10 +6846,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerGlance:  breakerGlance,
-		BreakerUploads: breakerUploads,
-	}
+	c.breakers[BreakerUploads] = breakerUploads
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

@@ -163,6 +163,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerPets := e.Breaker(BreakerPets, runtime.BreakerPolicy{
 		Policy:                "pets",
 		WindowType:            runtime.CountWindow,
@@ -175,9 +176,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerPets: breakerPets,
-	}
+	c.breakers[BreakerPets] = breakerPets
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
 		MaxAttempts:     3,

@@ -162,6 +162,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerBase := e.Breaker(BreakerBase, runtime.BreakerPolicy{
 		Policy:                "base",
 		WindowType:            runtime.CountWindow,
@@ -174,6 +175,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerBase] = breakerBase
 	breakerInlinePolicies := e.Breaker(BreakerInlinePolicies, runtime.BreakerPolicy{
 		Policy:                "inlinePolicies",
 		WindowType:            runtime.TimeWindow,
@@ -186,6 +188,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerInlinePolicies] = breakerInlinePolicies
 	breakerPeropPerOperationOne := e.Breaker(BreakerPeropPerOperationOne, runtime.BreakerPolicy{
 		Policy:                "perop",
 		WindowType:            runtime.CountWindow,
@@ -198,6 +201,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerPeropPerOperationOne] = breakerPeropPerOperationOne
 	breakerPeropPerOperationTwo := e.Breaker(BreakerPeropPerOperationTwo, runtime.BreakerPolicy{
 		Policy:                "perop",
 		WindowType:            runtime.CountWindow,
@@ -210,6 +214,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerPeropPerOperationTwo] = breakerPeropPerOperationTwo
 	breakerStricter := e.Breaker(BreakerStricter, runtime.BreakerPolicy{
 		Policy:                "stricter",
 		WindowType:            runtime.CountWindow,
@@ -222,6 +227,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{500, 503, 429}},
 	})
+	c.breakers[BreakerStricter] = breakerStricter
 	breakerTimed := e.Breaker(BreakerTimed, runtime.BreakerPolicy{
 		Policy:                "timed",
 		WindowType:            runtime.TimeWindow,
@@ -234,14 +240,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerBase:                 breakerBase,
-		BreakerInlinePolicies:       breakerInlinePolicies,
-		BreakerPeropPerOperationOne: breakerPeropPerOperationOne,
-		BreakerPeropPerOperationTwo: breakerPeropPerOperationTwo,
-		BreakerStricter:             breakerStricter,
-		BreakerTimed:                breakerTimed,
-	}
+	c.breakers[BreakerTimed] = breakerTimed
 	retryBudgeted := &runtime.RetryPolicy{
 		Policy:          "budgeted",
 		MaxAttempts:     4,

@@ -329,6 +329,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerShared := e.Breaker(BreakerShared, runtime.BreakerPolicy{
 		Policy:                "shared",
 		WindowType:            runtime.CountWindow,
@@ -341,9 +342,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         1,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerShared: breakerShared,
-	}
+	c.breakers[BreakerShared] = breakerShared
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
 		MaxAttempts:     3,

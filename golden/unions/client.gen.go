@@ -1837,6 +1837,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -1849,9 +1850,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

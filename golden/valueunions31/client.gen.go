@@ -363,6 +363,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -375,9 +376,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 
 	c.opRunAction = e.Operation(runtime.OperationSpec{
 		Name: "runAction", Method: "POST", Path: "/actions", Accept: "application/json",

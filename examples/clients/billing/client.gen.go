@@ -160,6 +160,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerBilling := e.Breaker(BreakerBilling, runtime.BreakerPolicy{
 		Policy:                "billing",
 		WindowType:            runtime.CountWindow,
@@ -172,9 +173,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerBilling: breakerBilling,
-	}
+	c.breakers[BreakerBilling] = breakerBilling
 	retryBilling := &runtime.RetryPolicy{
 		Policy:          "billing",
 		MaxAttempts:     3,

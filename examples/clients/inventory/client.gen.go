@@ -147,6 +147,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerInventory := e.Breaker(BreakerInventory, runtime.BreakerPolicy{
 		Policy:                "inventory",
 		WindowType:            runtime.CountWindow,
@@ -159,9 +160,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerInventory: breakerInventory,
-	}
+	c.breakers[BreakerInventory] = breakerInventory
 	retryReads := &runtime.RetryPolicy{
 		Policy:          "reads",
 		MaxAttempts:     3,
