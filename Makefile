@@ -63,7 +63,7 @@ CONFORMANCE_SPECS = $(wildcard ../shared/specs/real/*.yaml ../shared/specs/real/
 conformance:
 	$(GO) run ./scripts/conformance -v $(CONFORMANCE_FLAGS) $(CONFORMANCE_SPECS)
 
-# Issue 22's measure of the harness itself: plants plausible client bugs
+# A measure of the harness itself: plants plausible client bugs
 # (mutants, tools/conformance/mutants.go: 47 kinds, in the generated
 # clients of MUTANT_SPECS and in the runtime they call, through a go build
 # overlay) one per harness run, and prints per kind how many the harness
@@ -79,11 +79,12 @@ MUTANT_FLAGS ?=
 conformance-mutants:
 	$(GO) run ./scripts/conformance-mutants $(MUTANT_FLAGS) $(MUTANT_SPECS)
 
-# Issue 10's goal table (markdown), the working tree against BENCH_BASE
+# The size and speed goals as a table (markdown), the working tree against BENCH_BASE
 # built in the same run from a git archive of it: generated lines per
 # operation on petstore, Cloudflare's output lines and its go build time
 # and peak RSS (needs ../shared/specs/real), the call overhead with default
-# timeouts, the loopback ratio; then issue 3's ratios (new side), medians
+# timeouts, the loopback ratio; then the runtime's overhead rows (new
+# side), medians
 # of BENCH_ROUNDS rounds. BENCH_FLAGS=-goals-only prints the table only.
 BENCH_ROUNDS ?= 5
 BENCH_BASE ?= f683eee
@@ -91,7 +92,7 @@ BENCH_FLAGS ?=
 bench:
 	$(GO) run ./scripts/bench -rounds $(BENCH_ROUNDS) -base $(BENCH_BASE) $(BENCH_FLAGS)
 
-# Issue 11's speed table (markdown): resgen generate of the working tree and
+# The generator's speed table (markdown): resgen generate of the working tree and
 # of BENCH_GEN_BASE (built in the same run from a git archive of it) over
 # the floor, kin-openapi loading the same spec with relaxed validation, on
 # the three largest specs of ../shared/specs/real (-shared DIR or
@@ -101,7 +102,7 @@ bench:
 BENCH_GEN_ROUNDS ?= 3
 BENCH_GEN_BASE ?= c2a4528
 BENCH_GEN_FLAGS ?=
-# Issue 14's table (markdown): resgen's fleet breakers on a redis-server of
+# The fleet's table (markdown): resgen's fleet breakers on a redis-server of
 # their own (loopback): the added cost per call over a local breaker, the
 # open-propagation delay between 5 replicas, and calls/s of 5 replicas × 50
 # goroutines against gobreaker's DistributedCircuitBreaker on the same

@@ -13,7 +13,8 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// job is one entry of resgen.yaml's jobs (the keys of design13's format).
+// job is one entry of resgen.yaml's jobs (the keys docs/config.md
+// describes).
 type job struct {
 	Name     string   `yaml:"name"`
 	Spec     string   `yaml:"spec"`
@@ -54,7 +55,7 @@ func goCmd(dir string, args ...string) ([]byte, error) {
 }
 
 // beforeConfig says whether resgen is a build that does not read
-// resgen.yaml yet (issue 13's config job not merged), by its usage error.
+// resgen.yaml yet (one from before the config file), by its usage error.
 func beforeConfig(out []byte) bool {
 	return bytes.Contains(out, []byte("missing -spec, -package, -o"))
 }

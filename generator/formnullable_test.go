@@ -7,7 +7,7 @@ import (
 
 // A form property wrapped in a nullable (oneOf [null, object], type:
 // [array, null] of objects) was sent as deepObject brackets with no
-// warning (issue 22, defect 4); unwrapped, it is reported as the same
+// warning; unwrapped, it is reported as the same
 // property without null is, naming the raw method.
 func TestNullableFormPropertiesAreReportedAsTheirType(t *testing.T) {
 	got := warnings(t, "testdata/specs/formnullable.yaml", "unsupported:")

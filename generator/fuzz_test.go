@@ -49,7 +49,7 @@ func FuzzGenerate(f *testing.F) {
 	for _, s := range []string{
 		"openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n",
 		`{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {}}`,
-		// Issue 8's hostile reads: a device, a file outside the spec's
+		// Hostile reads: a device, a file outside the spec's
 		// folder, an alias bomb; each must be refused, never read.
 		"openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents: {schemas: {Z: {$ref: /dev/zero}}}\n",
 		"openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents: {schemas: {P: {$ref: '../../../../../../etc/passwd'}}}\n",
@@ -142,7 +142,7 @@ func FuzzGenerateSchema(f *testing.F) {
 		{`{type: object, properties: {"": {type: string}, "a b": {type: string}, "A_B": {type: string}, "type": {type: integer}}}`, "200", "type"},
 		{`true`, "599", "été"},
 		{`{}`, "100", "_"},
-		// Findings of issue 8, fixed: an empty response code beside a real
+		// Inputs that once broke resgen: an empty response code beside a real
 		// one (statusRank panicked), an int64 enum at its maximum (the
 		// constant overflowed), a byte order mark in a description (gofmt
 		// refused the output).

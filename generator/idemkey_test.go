@@ -73,8 +73,8 @@ testdata/specs/paramshapes.yaml:93:11: warning: unsupported: query parameter "wi
 	}
 }
 
-// A key header whose schema cannot hold a key made generate fail (issue
-// 22, defect 12a); it is a warning at the parameter now, and the output is
+// A key header whose schema cannot hold a key made generate fail; it is
+// a warning at the parameter now, and the output is
 // golden/idemkeyunusable.
 func TestUnusableKeyHeaderWarnsAtTheParameter(t *testing.T) {
 	got := warnings(t, "testdata/specs/idemkeyunusable.yaml", "cannot carry the idempotency key")

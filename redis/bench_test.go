@@ -1,6 +1,8 @@
 package resgenredis_test
 
-// The benchmarks of issue 14, printed as one table by `make bench-fleet`
+// The fleet's benchmarks (the cost a shared breaker adds to a call, how
+// fast an open reaches the other replicas, throughput against gobreaker's
+// distributed breaker), printed as one table by `make bench-fleet`
 // (TestFleetBenchTable with RESGEN_FLEET_BENCH=1): every number comes from
 // the same run, on one redis-server on loopback.
 //

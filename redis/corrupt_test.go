@@ -11,7 +11,7 @@ import (
 	"github.com/resgen/resgen/runtime"
 )
 
-// Issue 23, finding 2: every value the script reads from Redis is
+// Every value the script reads from Redis is
 // untrusted (any client of the server can write the keys). Each case
 // writes one corrupt value into a breaker's keys, as another client
 // would, and checks the next Sync's answer: within the breaker's own

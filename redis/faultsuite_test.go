@@ -1,6 +1,7 @@
 package resgenredis_test
 
-// The fleet's fault suite (issue 23): another client of the fleet's Redis
+// The fleet's fault suite: another client of the fleet's Redis, which a
+// fleet cannot trust,
 // forges messages on its channel and writes its keys, while three
 // replicas (generated lab clients, each with its own go-redis client and
 // Fleet) call a healthy loopback server. Whatever the attack, a replica

@@ -1,6 +1,7 @@
 package resgenredis_test
 
-// Issue 14's acceptance tests: five generated lab clients (golden/lab,
+// What a fleet of breakers promises, shown end to end: five generated lab
+// clients (golden/lab,
 // WithFleet) in one process act as the replicas of a service, each with
 // its own go-redis client and Fleet, against a real redis-server and
 // httptest servers on loopback. Retries are turned off by an override so

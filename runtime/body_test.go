@@ -37,7 +37,7 @@ type capResponse struct {
 	JSON404 *map[string]any `resgen:"404"`
 }
 
-// TestBodyCapsBoundWhatIsRead (issue 23, finding 5): whatever the
+// TestBodyCapsBoundWhatIsRead: whatever the
 // Content-Length says (nothing, or less than the body holds), a capped
 // body is read to at most its cap and a little more (the drain that keeps
 // a connection reusable), never whole.
@@ -67,7 +67,7 @@ func TestBodyCapsBoundWhatIsRead(t *testing.T) {
 	}
 }
 
-// TestUnreadableBodyFailsTheAttempt (finding 19): a body whose read fails
+// TestUnreadableBodyFailsTheAttempt: a body whose read fails
 // is the attempt's failure (a transport failure, here not retried: no
 // policy), never an answer.
 func TestUnreadableBodyFailsTheAttempt(t *testing.T) {

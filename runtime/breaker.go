@@ -49,8 +49,8 @@ func (s State) String() string {
 //   - ignored outcomes (caller cancelled) are excluded, which frees their
 //     half-open slot, as Resilience4j releases the permit.
 //
-// It uses CircuitBreaker.Execute rather than TwoStepCircuitBreaker (§9.1
-// of the research): Allow allocates its done closure (48 B) on every
+// It uses CircuitBreaker.Execute rather than TwoStepCircuitBreaker:
+// Allow allocates its done closure (48 B) on every
 // call, while Execute with a closure that does not escape costs nothing,
 // and the closure gives the same control: it classifies the call with full
 // context and returns gobreaker an internal verdict (errTrip, errIgnored)

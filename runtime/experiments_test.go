@@ -1,6 +1,7 @@
 package runtime
 
-// The seeds' experiments (issue 3), against a real loopback server. The
+// The experiments that chose breaker outside, retry inside (the order of
+// every generated operation), against a real loopback server. The
 // policy of experiments 1-3 is count 50 / min 20 / 40% / maxAttempts 3 /
 // constant wait; the 200ms wait is scaled to 20ms, the counts are not.
 // "Swapped" is the same runtime with the breaker inside the retry loop

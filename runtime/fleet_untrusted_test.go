@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Issue 23: the store and its channel are untrusted. Whatever another
+// The store and its channel are untrusted. Whatever another
 // client of the store writes or publishes, a replica refuses calls for at
 // most one waitInOpen beyond what its own outcomes justify, and recovers
 // on its own once the forgery stops. (The Redis store's own checks, and
@@ -58,8 +58,8 @@ func callsFor(t *testing.T, op *Operation, s *server, d time.Duration) (calls, r
 }
 
 // A forged announcement is a hint, never a state: one with the highest
-// generation and state open refuses no call (before issue 23 it pinned
-// every replica open for good), and one with state closed does not keep
+// generation and state open refuses no call (taken as a state, it would
+// pin every replica open for good), and one with state closed does not keep
 // the fleet from opening on real failures.
 func TestFleetAnnouncementIsOnlyAHint(t *testing.T) {
 	ok := newServer(t, status(200))

@@ -28,7 +28,7 @@ func secretsPrinted(v any, secrets ...string) []string {
 	return bad
 }
 
-// TestNoVerbPrintsASecret (issue 23, finding 6): every runtime type that
+// TestNoVerbPrintsASecret: every runtime type that
 // can hold a credential prints without it through fmt, with every verb,
 // alone, behind a pointer, in a slice and in a struct field.
 func TestNoVerbPrintsASecret(t *testing.T) {

@@ -612,7 +612,7 @@ func TestSlogObserver(t *testing.T) {
 
 // A request whose header cannot be sent fails at once, in op.Do too: net/http
 // refused it only when sending, as a transport error that was retried with
-// backoff and counted by the breaker (issue 22, defect 10).
+// backoff and counted by the breaker.
 func TestUnsendableHeaderIsALocalError(t *testing.T) {
 	s := newServer(t, status(200))
 	p := constRetry(3, 50*time.Millisecond)

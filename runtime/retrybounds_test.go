@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestRetryStormIsBounded (issue 23, finding 9): a retry policy built by
+// TestRetryStormIsBounded: a retry policy built by
 // hand that retries successes, with 2^31-1 attempts and no wait, is
 // clamped when the operation is registered (with a warning): a 200 is not
 // retried, and a failing server sees at most MaxRetryAttempts requests per
@@ -35,7 +35,7 @@ func TestRetryStormIsBounded(t *testing.T) {
 	}
 }
 
-// TestOverridesRefuseARetryStorm (finding 9): an overrides document cannot
+// TestOverridesRefuseARetryStorm: an overrides document cannot
 // bring back what the spec refuses.
 func TestOverridesRefuseARetryStorm(t *testing.T) {
 	for doc, want := range map[string]string{

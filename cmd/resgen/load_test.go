@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Shapes of real specs that stopped resgen at load (issue 9, part 3),
+// Shapes of real specs that stopped resgen at load,
 // through the CLI: what each prints, with its position, and that the
 // output is the golden client (golden/load-*, built and tested with the
 // module). Under -strict each warning is an error: exit 2, the old output

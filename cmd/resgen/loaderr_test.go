@@ -96,7 +96,7 @@ func TestLoadDiagnosticsThroughTheCLI(t *testing.T) {
 		{"$ref to something of another kind", []string{"-spec", load + "ref-wrong-kind.yaml"}, exitInput,
 			[]string{load + "ref-wrong-kind.yaml:13:24: error: cannot load spec: bad data in \"#/info/title\" (expecting ref to schema object)\n\tat #/paths/~1x/get/responses/200/content/application~1json/schema/$ref\n"},
 			nil},
-		// Issue 22, defect 12b: a schema $ref to another kind of component
+		// A schema $ref to another kind of component (as real specs write)
 		// was refused with no position, or at another $ref's line.
 		{"schema $ref to a response", []string{"-spec", "testdata/specs/load/ref-to-response.yaml"}, exitOK,
 			[]string{

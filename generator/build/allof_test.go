@@ -17,7 +17,7 @@ func specOf(t *testing.T, name string) map[string]string {
 
 // An allOf with one union part is a union (no warning); one with two
 // union parts, which no Go type holds, is raw JSON with a warning at its
-// allOf (issue 22, defect 1: it used to be raw JSON silently).
+// allOf (it used to be raw JSON silently).
 func TestAllOfUnionWarnings(t *testing.T) {
 	ds := warningsOf(t, "spec.yaml", specOf(t, "allofunions.yaml"))
 	checkPlaced(t, ds, []placed{
@@ -45,7 +45,7 @@ components:
 
 // A property two allOf parts declare is one type with the members of
 // both; a warning about it is at the declaration it is about, not at no
-// line (issue 22, defect 2).
+// line.
 func TestMergedPropertyWarningPlaced(t *testing.T) {
 	ds := warningsOf(t, "spec.yaml", map[string]string{"spec.yaml": mergedWarnSpec})
 	checkPlaced(t, ds, []placed{
@@ -54,7 +54,7 @@ func TestMergedPropertyWarningPlaced(t *testing.T) {
 }
 
 // A form body cannot write null: a nullable property of one is warned
-// about, naming the raw method (issue 22, defect 13). The JSON body of
+// about, naming the raw method. The JSON body of
 // the same operation, which can, is not.
 func TestNullableFormPropertyWarns(t *testing.T) {
 	ds := warningsOf(t, "spec.yaml", specOf(t, "nullable.yaml"))
@@ -91,8 +91,9 @@ components:
 
 // A form or multipart body whose schema is a union (or an allOf with
 // one), which resgen does not write as fields or parts, is a warning
-// naming the method that takes it as the caller encodes it (issue 22, defect 1: the multipart method used to
-// write the object part's parts only, dropping the variant's).
+// naming the method that takes it as the caller encodes it (the multipart
+// method used to write the object part's parts only, dropping the
+// variant's).
 func TestUnionFormBodiesWarn(t *testing.T) {
 	ds := warningsOf(t, "spec.yaml", map[string]string{"spec.yaml": unionBodiesSpec})
 	checkPlaced(t, ds, []placed{

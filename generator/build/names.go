@@ -15,6 +15,12 @@ import (
 // shape: the result is always a valid identifier, and the same input gives
 // the same name on every run.
 
+// initialisms are golint's common initialisms, which Go writes in one case
+// (ID, URL; id, url at the start of an unexported name). A word that is
+// one of them followed by a lowercase s is its plural, written IDs, URLs
+// (see initialism). staticcheck's later additions (DB, TS, GID, AMQP,
+// RTP, SIP) are not taken: they would rename fields clients already use
+// (Db, Ts) for no gain in meaning.
 var initialisms = map[string]string{
 	"acl": "ACL", "api": "API", "ascii": "ASCII", "cpu": "CPU", "css": "CSS", "dns": "DNS",
 	"eof": "EOF", "guid": "GUID", "html": "HTML", "http": "HTTP", "https": "HTTPS", "id": "ID",
@@ -51,7 +57,7 @@ func words(s string) []string {
 			if len(cur) > 0 && unicode.IsUpper(r) {
 				prev := cur[len(cur)-1]
 				nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower && !pluralNext(cur, rs, i)) {
 					flush()
 				}
 			}
@@ -67,13 +73,39 @@ func words(s string) []string {
 	return out
 }
 
+// initialism is how Go writes word w when it is an initialism ("id" →
+// "ID") or one in the plural ("ids" → "IDs", as Go's own APIs write
+// them); ok is false for any other word.
+func initialism(w string) (in string, ok bool) {
+	lw := strings.ToLower(w)
+	if in, ok := initialisms[lw]; ok {
+		return in, true
+	}
+	if stem, plural := strings.CutSuffix(lw, "s"); plural {
+		if in, ok := initialisms[stem]; ok {
+			return in + "s", true
+		}
+	}
+	return "", false
+}
+
+// pluralNext reports whether rs[i] (a capital after the capitals of cur)
+// ends an initialism whose plural s follows it: "IDs" and "URLs" stay one
+// word, where "URLPath" splits before its P.
+func pluralNext(cur, rs []rune, i int) bool {
+	if i+1 >= len(rs) || rs[i+1] != 's' || i+2 < len(rs) && unicode.IsLower(rs[i+2]) {
+		return false
+	}
+	_, ok := initialisms[strings.ToLower(string(cur)+string(rs[i]))]
+	return ok
+}
+
 // exportedName makes a PascalCase exported identifier. fallback is used
 // when s has no letters or digits at all.
 func exportedName(s, fallback string) string {
 	var b strings.Builder
 	for _, w := range words(s) {
-		lw := strings.ToLower(w)
-		if in, ok := initialisms[lw]; ok {
+		if in, ok := initialism(w); ok {
 			b.WriteString(in)
 			continue
 		}
@@ -103,6 +135,23 @@ func exportedName(s, fallback string) string {
 	return n
 }
 
+// pluralEndsAt reports whether exportedName(s) has a plural initialism
+// (IDs) whose s is at rune i.
+func pluralEndsAt(s string, i int) bool {
+	at := 0
+	for _, w := range words(s) {
+		in, ok := initialism(w)
+		if !ok {
+			in = w
+		}
+		at += len([]rune(in))
+		if at > i {
+			return ok && at == i+1 && strings.HasSuffix(in, "s") && in != strings.ToUpper(in)
+		}
+	}
+	return false
+}
+
 // unexportedName makes a camelCase identifier for locals and fields.
 func unexportedName(s, fallback string) string {
 	n := exportedName(s, "")
@@ -112,13 +161,15 @@ func unexportedName(s, fallback string) string {
 	if strings.HasPrefix(n, "X") && len(n) > 1 && !unicode.IsLetter([]rune(n[1:])[0]) {
 		n = "x" + n[1:]
 	} else {
-		// Lower the leading run of capitals: "ID" → "id", "URLPath" → "urlPath".
+		// Lower the leading run of capitals: "ID" → "id", "URLPath" →
+		// "urlPath" (its last capital starts the next word), "IDs" →
+		// "ids" (the s is the plural's own).
 		rs := []rune(n)
 		i := 0
 		for i < len(rs) && unicode.IsUpper(rs[i]) {
 			i++
 		}
-		if i > 1 && i < len(rs) {
+		if i > 1 && i < len(rs) && !pluralEndsAt(s, i) {
 			i--
 		}
 		for j := 0; j < i; j++ {

@@ -8,8 +8,8 @@ import (
 
 // Inline union variants are named by their title, tag value, one-value
 // enum or own required key, else by position, after the union's name
-// shortened to keep them within maxVariantName (issue 9: names of 100+
-// characters, ...Variant1).
+// shortened to keep them within maxVariantName (real specs gave names of
+// 100+ characters, ...Variant1).
 func TestInlineVariantNames(t *testing.T) {
 	long := strings.Repeat("verylongsegment_", 6) + "end"
 	spec := `openapi: 3.0.3

@@ -25,7 +25,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		"Make one Client per downstream and share it: it is safe for concurrent use,",
 		"and its breakers and retry budget only protect calls that share them.",
 	})
-	/* type Client struct { server string; hc runtime.Doer; ...; opX *runtime.Operation } */
+	/* type Client struct { server string; hc runtime.Doer; ...; // opX runs X.; opX *runtime.Operation } */
 	f.Type().Id(model.ClientType).StructFunc(func(g *jen.Group) {
 		g.Id("server").String()
 		g.Id("hc").Qual(runtimePkg, "Doer")
@@ -40,7 +40,12 @@ func (e *emitter) emitClient(f *jen.File) {
 		if e.hasSecurity() {
 			g.Id("credentials").Index().Qual(runtimePkg, "Credential")
 		}
+		// Each operation's field has a comment line of its own: gofmt
+		// aligns the fields of a run of lines, so without one a new
+		// operation with a longer name would realign every other field.
+		g.Line()
 		for _, op := range e.m.Operations {
+			comment(g, []string{op.OpField + " runs " + op.Name + "."})
 			g.Id(op.OpField).Op("*").Qual(runtimePkg, "Operation")
 		}
 	})
@@ -135,17 +140,14 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.Id("e").Op(":=").Qual(runtimePkg, "NewEngine").Call(jen.Qual(runtimePkg, "Config").Values(cfg))
 		g.Id("c").Dot("engine").Op("=").Id("e")
 		g.Line()
+		// One statement a breaker, no map literal: gofmt would align a
+		// literal's values, and an operation's own breaker (scope
+		// operation) with a longer name would realign every other line.
+		g.Id("c").Dot("breakers").Op("=").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").Values()
 		for _, bi := range e.m.Breakers {
 			g.Add(e.breakerDecl(bi))
+			g.Id("c").Dot("breakers").Index(jen.Id(bi.Const)).Op("=").Id(bi.Var)
 		}
-		g.Id("c").Dot("breakers").Op("=").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker").ValuesFunc(func(g *jen.Group) {
-			for _, bi := range e.m.Breakers {
-				g.Line().Id(bi.Const).Op(":").Id(bi.Var)
-			}
-			if len(e.m.Breakers) > 0 {
-				g.Line()
-			}
-		})
 		for _, rp := range e.m.Retries {
 			g.Add(retryDecl(rp))
 		}

@@ -233,7 +233,7 @@ func (e *emitter) emitMethod(f *jen.File, op *model.Operation, name string, body
 		params = append(params, jen.Id(p.GoName).Add(typeExpr(p.Type)))
 	}
 	if op.ParamsType != "" {
-		params = append(params, jen.Id("params").Op("*").Id(op.ParamsType))
+		params = append(params, jen.Id("params").Add(paramsType(op)))
 	}
 	switch {
 	case body == nil:
@@ -280,7 +280,7 @@ func (e *emitter) emitSend(f *jen.File, op *model.Operation) {
 		params = append(params, jen.Id(p.GoName).Add(typeExpr(p.Type)))
 	}
 	if op.ParamsType != "" {
-		params = append(params, jen.Id("params").Op("*").Id(op.ParamsType))
+		params = append(params, jen.Id("params").Add(paramsType(op)))
 	}
 	params = append(params, jen.Id("req").Op("*").Qual(runtimePkg, "Request"), jen.Id("opts").Index().Qual(runtimePkg, "CallOption"))
 	comment(f, []string{op.SendMethod + " sends " + op.Name + " and its variants with req's body."})
@@ -298,6 +298,25 @@ func (e *emitter) emitSend(f *jen.File, op *model.Operation) {
 func (e *emitter) call(g *jen.Group, op *model.Operation, req jen.Code) {
 	/* return runtime.Call(ctx, c.opX, &req, new(XResponse), opts) */
 	g.Return(jen.Qual(runtimePkg, "Call").Call(jen.Id("ctx"), jen.Id("c").Dot(op.OpField), req, jen.New(jen.Id(op.ResponseType)), jen.Id("opts")))
+}
+
+// paramsType is the type of a method's params argument: the Params
+// struct, by value when it holds a required parameter.
+func paramsType(op *model.Operation) jen.Code {
+	if op.ParamsByValue() {
+		return jen.Id(op.ParamsType)
+	}
+	return jen.Op("*").Id(op.ParamsType)
+}
+
+// withParams prints the statements of write that read params: inside
+// if params != nil {...} when params is a pointer.
+func withParams(g *jen.Group, op *model.Operation, write func(g *jen.Group)) {
+	if op.ParamsByValue() {
+		write(g)
+		return
+	}
+	g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(write)
 }
 
 // newRequest prints req := runtime.Request{Path: ..., the body's fixed
@@ -331,11 +350,38 @@ func (e *emitter) newRequest(g *jen.Group, path jen.Code, b *model.Body) {
 	g.Id("req").Op(":=").Qual(runtimePkg, "Request").Values(items...)
 }
 
-// errf returns fmt.Errorf with the operation's name in front. Spec text in
-// format is resgen's own text; spec text (a parameter named "rate%d")
-// goes in args, as a literal, never into the format.
-func errf(op *model.Operation, format string, args ...jen.Code) *jen.Statement {
-	return jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(op.Name + ": " + format)}, args...)...)
+// errf prints the error a method returns, the operation's name in front.
+// format is resgen's own text; each string in args is spec text (a
+// parameter named "rate%d"), known now, so it is written into the message
+// here, as its verb says, with any % doubled: the generated code formats
+// no constant, and spec text never becomes a verb. Each jen.Code in args
+// is known only at run time (the error to wrap); with none, the error is
+// errors.New.
+func errf(op *model.Operation, format string, args ...any) *jen.Statement {
+	var text, verbs strings.Builder // the message for errors.New, and for fmt.Errorf
+	var later []jen.Code
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			text.WriteByte(format[i])
+			verbs.WriteByte(format[i])
+			continue
+		}
+		i++
+		verb, arg := "%"+format[i:i+1], args[0]
+		args = args[1:]
+		if s, ok := arg.(string); ok {
+			t := fmt.Sprintf(verb, s)
+			text.WriteString(t)
+			verbs.WriteString(strings.ReplaceAll(t, "%", "%%"))
+			continue
+		}
+		verbs.WriteString(verb)
+		later = append(later, arg.(jen.Code))
+	}
+	if len(later) == 0 {
+		return jen.Qual("errors", "New").Call(jen.Lit(op.Name + ": " + text.String()))
+	}
+	return jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(op.Name + ": " + verbs.String())}, later...)...)
 }
 
 // buildPath prints the statements a path needs (objects) and returns the
@@ -345,7 +391,7 @@ func (e *emitter) buildPath(g *jen.Group, op *model.Operation) jen.Code {
 		if p.Object {
 			/* objects in a path: by style, each key and value escaped */
 			g.List(jen.Id(p.TextVar), jen.Err()).Op(":=").Qual(wirePkg, "PathObject").Call(jen.Lit(p.Style.String()), jen.Lit(p.Explode), jen.Lit(p.SpecName), jen.Id(p.GoName))
-			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
+			g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "path parameter %q: %w", p.SpecName, jen.Err())))
 		}
 	}
 	for _, p := range op.PathParams {
@@ -421,7 +467,7 @@ func emptyText(c model.Text, v *jen.Statement) *jen.Statement {
 	return nil
 }
 
-// buildQuery prints the required-params check and the query parameters.
+// buildQuery prints the query parameters.
 func (e *emitter) buildQuery(g *jen.Group, op *model.Operation) {
 	var query []*model.Param
 	for _, p := range op.Params {
@@ -429,29 +475,16 @@ func (e *emitter) buildQuery(g *jen.Group, op *model.Operation) {
 			query = append(query, p)
 		}
 	}
-	if op.ParamsType != "" {
-		var required []string
-		for _, p := range op.Params {
-			if p.Required {
-				required = append(required, p.SpecName)
-			}
-		}
-		if len(required) > 0 {
-			g.If(jen.Id("params").Op("==").Nil()).Block(
-				jen.Return(jen.Nil(), errf(op, "params is required (it holds %s)", jen.Lit(strings.Join(required, ", ")))),
-			)
-		}
-	}
 	if len(query) == 0 {
 		return
 	}
 	q := func() *jen.Statement { return jen.Id("req").Dot("Query") }
-	g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
+	withParams(g, op, func(g *jen.Group) {
 		for _, p := range query {
 			if p.Object {
 				e.setObject(g, op, p, func(v jen.Code) jen.Code {
 					return jen.If(jen.Err().Op(":=").Add(q()).Dot("AddObject").Call(jen.Lit(p.SpecName), jen.Lit(p.Style.String()), jen.Lit(p.Explode), v), jen.Err().Op("!=").Nil()).Block(
-						jen.Return(jen.Nil(), errf(op, "query parameter %q: %w", jen.Lit(p.SpecName), jen.Err())))
+						jen.Return(jen.Nil(), errf(op, "query parameter %q: %w", p.SpecName, jen.Err())))
 				})
 				continue
 			}
@@ -482,11 +515,12 @@ func (e *emitter) pathValue(p *model.Param) jen.Code {
 func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) jen.Code) {
 	field := jen.Id("params").Dot(p.GoName)
 	t := p.Type
+	// Exploded, any query style: one name=value pair per item.
+	ranges := t.Kind == model.Slice && p.Explode && p.In == model.InQuery
 	write := func(g *jen.Group, v *jen.Statement, deref bool) {
 		if t.Kind == model.Slice {
 			switch {
-			case p.Explode && p.In == model.InQuery:
-				// Exploded, any query style: one name=value pair per item.
+			case ranges:
 				g.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(v)).Block(add(text(p.Text, jen.Id("v"), false)))
 			case p.In == model.InQuery:
 				sep := ","
@@ -508,7 +542,8 @@ func (e *emitter) setParam(g *jen.Group, p *model.Param, add func(v jen.Code) je
 		g.Add(add(text(p.Text, v, deref)))
 	}
 	switch {
-	case p.Required && !t.Nilable():
+	case p.Required && !t.Nilable(), ranges:
+		// A nil list ranges over nothing: no guard.
 		write(g, field.Clone(), false)
 	case t.Nilable():
 		g.If(field.Clone().Op("!=").Nil()).BlockFunc(func(g *jen.Group) { write(g, field.Clone(), false) })
@@ -647,7 +682,7 @@ func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 		}
 	}
 	if len(hdrs) > 0 {
-		g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(func(g *jen.Group) {
+		withParams(g, op, func(g *jen.Group) {
 			for _, p := range hdrs {
 				p := p
 				if p.Object {
@@ -657,7 +692,7 @@ func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 							text, send = jen.Qual(wirePkg, "CookieObject").Call(v), cookie(p, jen.Id("s"))
 						}
 						return jen.If(jen.List(jen.Id("s"), jen.Err()).Op(":=").Add(text), jen.Err().Op("!=").Nil()).Block(
-							jen.Return(jen.Nil(), errf(op, string(p.In)+" parameter %q: %w", jen.Lit(p.SpecName), jen.Err())),
+							jen.Return(jen.Nil(), errf(op, string(p.In)+" parameter %q: %w", p.SpecName, jen.Err())),
 						).Else().Block(send)
 					})
 					continue
@@ -685,9 +720,11 @@ func (e *emitter) setHeaders(g *jen.Group, op *model.Operation) {
 		default:
 			given = text(key.Text, field.Clone(), !t.Nilable())
 		}
-		g.If(jen.Id("params").Op("!=").Nil().Op("&&").Add(field.Clone()).Op("!=").Nil()).Block(
-			jen.Id("key").Op("=").Add(given),
-		)
+		set := field.Clone().Op("!=").Nil()
+		if !op.ParamsByValue() {
+			set = jen.Id("params").Op("!=").Nil().Op("&&").Add(set)
+		}
+		g.If(set).Block(jen.Id("key").Op("=").Add(given))
 		g.Id("req").Dot("SetHeader").Call(jen.Lit(key.SpecName), jen.Id("key"))
 	}
 }
@@ -774,7 +811,7 @@ func requiredChecks(op *model.Operation, b *model.Body, what string) []jen.Code 
 			missing = v.Clone().Op("==").Nil()
 		}
 		if missing != nil {
-			out = append(out, jen.If(missing).Block(jen.Return(jen.Nil(), errf(op, what+" %q is required", jen.Lit(f.JSONName)))))
+			out = append(out, jen.If(missing).Block(jen.Return(jen.Nil(), errf(op, what+" %q is required", f.JSONName))))
 		}
 	}
 	return out

@@ -362,6 +362,19 @@ type Operation struct {
 	Security [][]string
 }
 
+// ParamsByValue reports whether op's methods take their Params struct by
+// value: it holds a required parameter, so a call without one does not
+// compile (a pointer would let nil through, to fail at run time). A
+// struct of optional parameters only is a pointer: nil sends none.
+func (op *Operation) ParamsByValue() bool {
+	for _, p := range op.Params {
+		if p.Required {
+			return true
+		}
+	}
+	return false
+}
+
 // OpPolicy is the resolved x-resilience of one operation.
 type OpPolicy struct {
 	Breaker *BreakerInstance // nil: breaker none

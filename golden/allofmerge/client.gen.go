@@ -88,18 +88,21 @@ type SearchBodyRowsItem struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server     string
-	hc         runtime.Doer
-	editors    []runtime.RequestEditor
-	logger     *slog.Logger
-	observer   runtime.Observer
-	overrides  *runtime.Overrides
-	fleet      *runtime.Fleet
-	callOpts   []runtime.CallOption
-	engine     *runtime.Engine
-	breakers   map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListPets runs ListPets.
 	opListPets *runtime.Operation
-	opSearch   *runtime.Operation
+	// opSearch runs Search.
+	opSearch *runtime.Operation
 }
 
 // Option configures a Client.
@@ -198,6 +201,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -210,9 +214,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

@@ -1,8 +1,8 @@
 package allofmerge
 
 // End-to-end tests of allOf parts that declare the same property with
-// members of their own (testdata/specs/allofmerge.yaml, issue 22 defect
-// 2): the property's type has the members of every declaration, so a list
+// members of their own (testdata/specs/allofmerge.yaml): the property's
+// type has the members of every declaration, so a list
 // answer keeps its pagination token and a request keeps every part's
 // required members. Every request is checked with kin-openapi's
 // openapi3filter, an oracle that shares no code with resgen.

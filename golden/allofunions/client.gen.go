@@ -600,20 +600,25 @@ func (u *PayBody) UnmarshalJSON(data []byte) error {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server          string
-	hc              runtime.Doer
-	editors         []runtime.RequestEditor
-	logger          *slog.Logger
-	observer        runtime.Observer
-	overrides       *runtime.Overrides
-	fleet           *runtime.Fleet
-	callOpts        []runtime.CallOption
-	engine          *runtime.Engine
-	breakers        map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opCreateListing runs CreateListing.
 	opCreateListing *runtime.Operation
-	opPostMixed     *runtime.Operation
-	opPay           *runtime.Operation
-	opCreatePet     *runtime.Operation
+	// opPostMixed runs PostMixed.
+	opPostMixed *runtime.Operation
+	// opPay runs Pay.
+	opPay *runtime.Operation
+	// opCreatePet runs CreatePet.
+	opCreatePet *runtime.Operation
 }
 
 // Option configures a Client.
@@ -712,6 +717,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -724,9 +730,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 
 	c.opCreateListing = e.Operation(runtime.OperationSpec{
 		Name: "createListing", Method: "POST", Path: "/listings", Accept: "application/json",

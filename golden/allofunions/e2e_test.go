@@ -1,7 +1,7 @@
 package allofunions
 
 // End-to-end tests of allOf schemas that combine objects with a
-// oneOf/anyOf part (testdata/specs/allofunions.yaml, issue 22 defect 1).
+// oneOf/anyOf part (testdata/specs/allofunions.yaml).
 // Such a schema is a union of the union part's variants whose fields are
 // the object parts' properties: the variant's members (its required ones
 // too) are sent beside the object's, and an answer decodes into both. Every

@@ -180,18 +180,21 @@ func (u *Rows) UnmarshalJSON(data []byte) error {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server     string
-	hc         runtime.Doer
-	editors    []runtime.RequestEditor
-	logger     *slog.Logger
-	observer   runtime.Observer
-	overrides  *runtime.Overrides
-	fleet      *runtime.Fleet
-	callOpts   []runtime.CallOption
-	engine     *runtime.Engine
-	breakers   map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPutCells runs PutCells.
 	opPutCells *runtime.Operation
-	opPutRows  *runtime.Operation
+	// opPutRows runs PutRows.
+	opPutRows *runtime.Operation
 }
 
 // Option configures a Client.
@@ -290,6 +293,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -302,9 +306,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 
 	c.opPutCells = e.Operation(runtime.OperationSpec{
 		Name: "putCells", Method: "POST", Path: "/cells", Accept: "application/json",

@@ -1,7 +1,7 @@
 package arrayunions
 
 // End-to-end tests of unions of lists told apart by their elements
-// (testdata/specs/arrayunions.yaml, issue 22 defect 3): a list goes to the
+// (testdata/specs/arrayunions.yaml): a list goes to the
 // variant whose elements' required keys and declared members it matches,
 // not to the first it decodes into, and encodes again to the JSON it came
 // from (no key invented, none lost). Every request is checked with

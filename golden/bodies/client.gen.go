@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -125,25 +126,35 @@ type UploadMultipartMeta struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server              string
-	hc                  runtime.Doer
-	editors             []runtime.RequestEditor
-	logger              *slog.Logger
-	observer            runtime.Observer
-	overrides           *runtime.Overrides
-	fleet               *runtime.Fleet
-	callOpts            []runtime.CallOption
-	engine              *runtime.Engine
-	breakers            map[string]*runtime.Breaker
-	opPutAvatar         *runtime.Operation
-	opPostCharge        *runtime.Operation
-	opPostLoose         *runtime.Operation
-	opPostOrder         *runtime.Operation
-	opCreatePet         *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPutAvatar runs PutAvatar.
+	opPutAvatar *runtime.Operation
+	// opPostCharge runs PostCharge.
+	opPostCharge *runtime.Operation
+	// opPostLoose runs PostLoose.
+	opPostLoose *runtime.Operation
+	// opPostOrder runs PostOrder.
+	opPostOrder *runtime.Operation
+	// opCreatePet runs CreatePet.
+	opCreatePet *runtime.Operation
+	// opCreatePetWithForm runs CreatePetWithForm.
 	opCreatePetWithForm *runtime.Operation
-	opPatchPet          *runtime.Operation
-	opPostReport        *runtime.Operation
-	opUpload            *runtime.Operation
+	// opPatchPet runs PatchPet.
+	opPatchPet *runtime.Operation
+	// opPostReport runs PostReport.
+	opPostReport *runtime.Operation
+	// opUpload runs Upload.
+	opUpload *runtime.Operation
 }
 
 // Option configures a Client.
@@ -242,6 +253,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -254,9 +266,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -481,7 +491,7 @@ func (c *Client) PostOrder(ctx context.Context, body PostOrderForm, opts ...runt
 	req := runtime.Request{Path: "/orders", ContentType: "application/x-www-form-urlencoded"}
 	{
 		if len(body.Tags) == 0 {
-			return nil, fmt.Errorf("PostOrder: form property %q is required", "tags")
+			return nil, errors.New("PostOrder: form property \"tags\" is required")
 		}
 		form, err := wire.FormBody(body, wire.FormEncoding{Name: "csv", Style: "form", Explode: false})
 		if err != nil {
@@ -737,10 +747,10 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runti
 	req := runtime.Request{Path: "/uploads"}
 	{
 		if body.File == nil || body.File.Content == nil {
-			return nil, fmt.Errorf("Upload: multipart part %q is required", "file")
+			return nil, errors.New("Upload: multipart part \"file\" is required")
 		}
 		if len(body.Tags) == 0 {
-			return nil, fmt.Errorf("Upload: multipart part %q is required", "tags")
+			return nil, errors.New("Upload: multipart part \"tags\" is required")
 		}
 		mp := wire.NewMultipart()
 		if body.Count != nil {

@@ -32,25 +32,35 @@ type Thing struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server        string
-	hc            runtime.Doer
-	editors       []runtime.RequestEditor
-	logger        *slog.Logger
-	observer      runtime.Observer
-	overrides     *runtime.Overrides
-	fleet         *runtime.Fleet
-	callOpts      []runtime.CallOption
-	engine        *runtime.Engine
-	breakers      map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opBudgetThing runs BudgetThing.
 	opBudgetThing *runtime.Operation
-	opKeyedThing  *runtime.Operation
-	opOffThing    *runtime.Operation
-	opRangeThing  *runtime.Operation
-	opSlowThing   *runtime.Operation
-	opListThings  *runtime.Operation
+	// opKeyedThing runs KeyedThing.
+	opKeyedThing *runtime.Operation
+	// opOffThing runs OffThing.
+	opOffThing *runtime.Operation
+	// opRangeThing runs RangeThing.
+	opRangeThing *runtime.Operation
+	// opSlowThing runs SlowThing.
+	opSlowThing *runtime.Operation
+	// opListThings runs ListThings.
+	opListThings *runtime.Operation
+	// opCreateThing runs CreateThing.
 	opCreateThing *runtime.Operation
-	opGetThing    *runtime.Operation
-	opTrialThing  *runtime.Operation
+	// opGetThing runs GetThing.
+	opGetThing *runtime.Operation
+	// opTrialThing runs TrialThing.
+	opTrialThing *runtime.Operation
 }
 
 // Option configures a Client.
@@ -149,6 +159,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerTiny := e.Breaker(BreakerTiny, runtime.BreakerPolicy{
 		Policy:                "tiny",
 		WindowType:            runtime.CountWindow,
@@ -161,9 +172,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         1,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerTiny: breakerTiny,
-	}
+	c.breakers[BreakerTiny] = breakerTiny
 	retryFast := &runtime.RetryPolicy{
 		Policy:          "fast",
 		MaxAttempts:     3,

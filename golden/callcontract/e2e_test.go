@@ -1,7 +1,7 @@
 package callcontract
 
-// The client's contract with its callers (issue 10), through the generated
-// client on loopback: the one error rule (every status of 400 or more is a
+// The client's contract with its callers (docs/errors.md), through the
+// generated client on loopback: the one error rule (every status of 400 or more is a
 // *runtime.StatusError beside the typed response, with the reason retrying
 // stopped), each stop sentinel, each call option, Retry-After-Ms.
 

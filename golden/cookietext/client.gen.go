@@ -28,16 +28,18 @@ type GetPrefsPos struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server     string
-	hc         runtime.Doer
-	editors    []runtime.RequestEditor
-	logger     *slog.Logger
-	observer   runtime.Observer
-	overrides  *runtime.Overrides
-	fleet      *runtime.Fleet
-	callOpts   []runtime.CallOption
-	engine     *runtime.Engine
-	breakers   map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opGetPrefs runs GetPrefs.
 	opGetPrefs *runtime.Operation
 }
 
@@ -137,6 +139,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -149,9 +152,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -263,7 +264,7 @@ func (c *Client) GetPrefs(ctx context.Context, params *GetPrefsParams, opts ...r
 		}
 		if params.Pos != nil {
 			if s, err := wire.CookieObject(params.Pos); err != nil {
-				return nil, fmt.Errorf("GetPrefs: cookie parameter %q: %w", "pos", err)
+				return nil, fmt.Errorf("GetPrefs: cookie parameter \"pos\": %w", err)
 			} else {
 				req.AddCookie("pos", s)
 			}

@@ -3,8 +3,8 @@ package cookietext
 // End-to-end tests of testdata/specs/cookietext.yaml through the generated
 // client against a loopback server that checks every request with
 // kin-openapi's openapi3filter: cookie values are percent-encoded as RFC
-// 6570 (OpenAPI's style form) does, a space as %20, never as + (issue 22,
-// defect 8).
+// 6570 (OpenAPI's style form) does, a space as %20, never as + (which a
+// server reads as a plus).
 
 import (
 	"log/slog"

@@ -46,10 +46,16 @@ type Client struct {
 	callOpts  []runtime.CallOption
 	engine    *runtime.Engine
 	breakers  map[string]*runtime.Breaker
-	opGetBox  *runtime.Operation
+
+	// opGetBox runs GetBox.
+	opGetBox *runtime.Operation
+	// opGetFile runs GetFile.
 	opGetFile *runtime.Operation
+	// opPutItem runs PutItem.
 	opPutItem *runtime.Operation
+	// opGetKind runs GetKind.
 	opGetKind *runtime.Operation
+	// opGetTags runs GetTags.
 	opGetTags *runtime.Operation
 }
 
@@ -149,6 +155,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerTight := e.Breaker(BreakerTight, runtime.BreakerPolicy{
 		Policy:                "tight",
 		WindowType:            runtime.CountWindow,
@@ -161,9 +168,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerTight: breakerTight,
-	}
+	c.breakers[BreakerTight] = breakerTight
 	retrySteady := &runtime.RetryPolicy{
 		Policy:          "steady",
 		MaxAttempts:     3,
@@ -275,7 +280,7 @@ type GetBoxResponse struct {
 func (c *Client) GetBox(ctx context.Context, box GetBoxBox, opts ...runtime.CallOption) (*GetBoxResponse, error) {
 	boxText, err := wire.PathObject("", false, "box", box)
 	if err != nil {
-		return nil, fmt.Errorf("GetBox: path parameter %q: %w", "box", err)
+		return nil, fmt.Errorf("GetBox: path parameter \"box\": %w", err)
 	}
 	if wire.EmptyValue(box) {
 		return nil, &runtime.RequestError{Operation: "getBox", Reason: "path parameter \"box\" is empty: it would send another URL"}

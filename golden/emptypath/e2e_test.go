@@ -2,8 +2,8 @@ package emptypath
 
 // End-to-end tests of testdata/specs/emptypath.yaml through the
 // generated client against a loopback server: a request that cannot be
-// sent as the spec means fails at once, before anything is sent (issue
-// 22, defect 6): no attempt, no retry, no wait, nothing for the
+// sent as the spec means fails at once, before anything is sent (an
+// empty path parameter would send another URL): no attempt, no retry, no wait, nothing for the
 // breaker, and the next good call goes through.
 
 import (

@@ -28,19 +28,24 @@ type Result struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server             string
-	hc                 runtime.Doer
-	editors            []runtime.RequestEditor
-	logger             *slog.Logger
-	observer           runtime.Observer
-	overrides          *runtime.Overrides
-	fleet              *runtime.Fleet
-	callOpts           []runtime.CallOption
-	engine             *runtime.Engine
-	breakers           map[string]*runtime.Breaker
-	opCappedWindow     *runtime.Operation
-	opRecovering       *runtime.Operation
-	opSlowSuccess      *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opCappedWindow runs CappedWindow.
+	opCappedWindow *runtime.Operation
+	// opRecovering runs Recovering.
+	opRecovering *runtime.Operation
+	// opSlowSuccess runs SlowSuccess.
+	opSlowSuccess *runtime.Operation
+	// opSustainedFailure runs SustainedFailure.
 	opSustainedFailure *runtime.Operation
 }
 
@@ -140,6 +145,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerCapped := e.Breaker(BreakerCapped, runtime.BreakerPolicy{
 		Policy:                "capped",
 		WindowType:            runtime.CountWindow,
@@ -152,6 +158,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerCapped] = breakerCapped
 	breakerRecovering := e.Breaker(BreakerRecovering, runtime.BreakerPolicy{
 		Policy:                "recovering",
 		WindowType:            runtime.CountWindow,
@@ -164,6 +171,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerRecovering] = breakerRecovering
 	breakerSlow := e.Breaker(BreakerSlow, runtime.BreakerPolicy{
 		Policy:                "slow",
 		WindowType:            runtime.CountWindow,
@@ -176,6 +184,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerSlow] = breakerSlow
 	breakerSustained := e.Breaker(BreakerSustained, runtime.BreakerPolicy{
 		Policy:                "sustained",
 		WindowType:            runtime.CountWindow,
@@ -188,12 +197,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerCapped:     breakerCapped,
-		BreakerRecovering: breakerRecovering,
-		BreakerSlow:       breakerSlow,
-		BreakerSustained:  breakerSustained,
-	}
+	c.breakers[BreakerSustained] = breakerSustained
 	retryConstant := &runtime.RetryPolicy{
 		Policy:          "constant",
 		MaxAttempts:     3,

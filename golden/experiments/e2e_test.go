@@ -1,8 +1,8 @@
 package experiments
 
-// The five experiments of issue 3, run through the generated client of
-// testdata/specs/experiments.yaml against a loopback server, with the
-// issue's exact counts. Each experiment has its own breaker in the spec.
+// The five experiments that chose breaker outside, retry inside, run
+// through the generated client of testdata/specs/experiments.yaml against
+// a loopback server, with the experiments' exact counts. Each experiment has its own breaker in the spec.
 // "Swapped" is the same client with every operation's breaker moved
 // inside its retry loop (the runtime's test-only RetryOutside), the order
 // of Resilience4j's and Polly's defaults: the tests show what resgen's

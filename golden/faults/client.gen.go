@@ -30,21 +30,27 @@ type Item struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server          string
-	hc              runtime.Doer
-	editors         []runtime.RequestEditor
-	logger          *slog.Logger
-	observer        runtime.Observer
-	overrides       *runtime.Overrides
-	fleet           *runtime.Fleet
-	callOpts        []runtime.CallOption
-	engine          *runtime.Engine
-	breakers        map[string]*runtime.Breaker
-	credentials     []runtime.Credential
-	opPostEvent     *runtime.Operation
-	opGetItem       *runtime.Operation
-	opTouchItem     *runtime.Operation
-	opCreateOrder   *runtime.Operation
+	server      string
+	hc          runtime.Doer
+	editors     []runtime.RequestEditor
+	logger      *slog.Logger
+	observer    runtime.Observer
+	overrides   *runtime.Overrides
+	fleet       *runtime.Fleet
+	callOpts    []runtime.CallOption
+	engine      *runtime.Engine
+	breakers    map[string]*runtime.Breaker
+	credentials []runtime.Credential
+
+	// opPostEvent runs PostEvent.
+	opPostEvent *runtime.Operation
+	// opGetItem runs GetItem.
+	opGetItem *runtime.Operation
+	// opTouchItem runs TouchItem.
+	opTouchItem *runtime.Operation
+	// opCreateOrder runs CreateOrder.
+	opCreateOrder *runtime.Operation
+	// opCreatePayment runs CreatePayment.
 	opCreatePayment *runtime.Operation
 }
 
@@ -205,6 +211,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerShared := e.Breaker(BreakerShared, runtime.BreakerPolicy{
 		Policy:                "shared",
 		WindowType:            runtime.CountWindow,
@@ -217,9 +224,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         5,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerShared: breakerShared,
-	}
+	c.breakers[BreakerShared] = breakerShared
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
 		MaxAttempts:     3,

@@ -1,6 +1,6 @@
 package faults
 
-// The fault suite (issue 8): 500 goroutines × 40 calls of the generated
+// The fault suite: 500 goroutines × 40 calls of the generated
 // client against a loopback server that resets connections, hangs past
 // the attempt timeout, sends Retry-After garbage, slow bodies, 100 MiB
 // error bodies, and kills reused connections after reading a request (the

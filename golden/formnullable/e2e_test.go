@@ -5,7 +5,7 @@ package formnullable
 // request): nullable form properties resgen cannot write as style form
 // says are reported (see generator TestNullableFormPropertiesAreReported
 // AsTheirType), and the raw method the warning names sends the body the
-// caller wrote (issue 22, defect 4).
+// caller wrote (it used to send deepObject brackets with no warning).
 
 import (
 	"log/slog"

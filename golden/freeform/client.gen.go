@@ -96,18 +96,21 @@ func (u *ThingPayload) UnmarshalJSON(data []byte) error {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server        string
-	hc            runtime.Doer
-	editors       []runtime.RequestEditor
-	logger        *slog.Logger
-	observer      runtime.Observer
-	overrides     *runtime.Overrides
-	fleet         *runtime.Fleet
-	callOpts      []runtime.CallOption
-	engine        *runtime.Engine
-	breakers      map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opGetSettings runs GetSettings.
 	opGetSettings *runtime.Operation
-	opPutThing    *runtime.Operation
+	// opPutThing runs PutThing.
+	opPutThing *runtime.Operation
 }
 
 // Option configures a Client.
@@ -206,6 +209,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -218,9 +222,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

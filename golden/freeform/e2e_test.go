@@ -1,7 +1,7 @@
 package freeform
 
-// End-to-end tests of free-form objects (testdata/specs/freeform.yaml,
-// issue 22 defect 7): their numbers keep their text through the generated
+// End-to-end tests of free-form objects (testdata/specs/freeform.yaml):
+// their numbers keep their text through the generated
 // client, so an int64 above 2^53 is neither rounded when an answer decodes
 // nor when the value is sent again. Every request is checked with
 // kin-openapi's openapi3filter, an oracle that shares no code with resgen.

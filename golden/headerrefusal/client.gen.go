@@ -23,16 +23,18 @@ const _ = runtime.SupportPackageIsVersion1
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server       string
-	hc           runtime.Doer
-	editors      []runtime.RequestEditor
-	logger       *slog.Logger
-	observer     runtime.Observer
-	overrides    *runtime.Overrides
-	fleet        *runtime.Fleet
-	callOpts     []runtime.CallOption
-	engine       *runtime.Engine
-	breakers     map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListThings runs ListThings.
 	opListThings *runtime.Operation
 }
 
@@ -132,6 +134,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerTight := e.Breaker(BreakerTight, runtime.BreakerPolicy{
 		Policy:                "tight",
 		WindowType:            runtime.CountWindow,
@@ -144,9 +147,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerTight: breakerTight,
-	}
+	c.breakers[BreakerTight] = breakerTight
 	retrySteady := &runtime.RetryPolicy{
 		Policy:          "steady",
 		MaxAttempts:     3,

@@ -2,8 +2,9 @@ package headerrefusal
 
 // End-to-end tests of testdata/specs/headerrefusal.yaml through the
 // generated client against a loopback server: a request that cannot be
-// sent as the spec means fails at once, before anything is sent (issue
-// 22, defect 10): no attempt, no retry, no wait, nothing for the
+// sent as the spec means fails at once, before anything is sent (net/http
+// refused it only when sending, as a transport error that was retried):
+// no attempt, no retry, no wait, nothing for the
 // breaker, and the next good call goes through.
 
 import (

@@ -156,16 +156,18 @@ const (
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server     string
-	hc         runtime.Doer
-	editors    []runtime.RequestEditor
-	logger     *slog.Logger
-	observer   runtime.Observer
-	overrides  *runtime.Overrides
-	fleet      *runtime.Fleet
-	callOpts   []runtime.CallOption
-	engine     *runtime.Engine
-	breakers   map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opGet2JPet runs Get2JPet.
 	opGet2JPet *runtime.Operation
 }
 
@@ -270,6 +272,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerQuiet2KBreaker := e.Breaker(BreakerQuiet2KBreaker, runtime.BreakerPolicy{
 		Policy:                "quiet\x1b[2K\rbreaker",
 		WindowType:            runtime.CountWindow,
@@ -282,9 +285,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerQuiet2KBreaker: breakerQuiet2KBreaker,
-	}
+	c.breakers[BreakerQuiet2KBreaker] = breakerQuiet2KBreaker
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

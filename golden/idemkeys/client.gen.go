@@ -81,25 +81,35 @@ func (u UnionKeyIdempotencyKey) ParamText() string {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server           string
-	hc               runtime.Doer
-	editors          []runtime.RequestEditor
-	logger           *slog.Logger
-	observer         runtime.Observer
-	overrides        *runtime.Overrides
-	fleet            *runtime.Fleet
-	callOpts         []runtime.CallOption
-	engine           *runtime.Engine
-	breakers         map[string]*runtime.Breaker
-	opBoundedKey     *runtime.Operation
-	opCustomKey      *runtime.Operation
-	opIntKey         *runtime.Operation
-	opListKey        *runtime.Operation
-	opNearMiss       *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opBoundedKey runs BoundedKey.
+	opBoundedKey *runtime.Operation
+	// opCustomKey runs CustomKey.
+	opCustomKey *runtime.Operation
+	// opIntKey runs IntKey.
+	opIntKey *runtime.Operation
+	// opListKey runs ListKey.
+	opListKey *runtime.Operation
+	// opNearMiss runs NearMiss.
+	opNearMiss *runtime.Operation
+	// opNearMissPrefix runs NearMissPrefix.
 	opNearMissPrefix *runtime.Operation
-	opNearMissTypo   *runtime.Operation
-	opNumberKey      *runtime.Operation
-	opUnionKey       *runtime.Operation
+	// opNearMissTypo runs NearMissTypo.
+	opNearMissTypo *runtime.Operation
+	// opNumberKey runs NumberKey.
+	opNumberKey *runtime.Operation
+	// opUnionKey runs UnionKey.
+	opUnionKey *runtime.Operation
 }
 
 // Option configures a Client.
@@ -198,6 +208,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -210,9 +221,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

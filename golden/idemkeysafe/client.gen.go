@@ -23,20 +23,26 @@ const _ = runtime.SupportPackageIsVersion1
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server        string
-	hc            runtime.Doer
-	editors       []runtime.RequestEditor
-	logger        *slog.Logger
-	observer      runtime.Observer
-	overrides     *runtime.Overrides
-	fleet         *runtime.Fleet
-	callOpts      []runtime.CallOption
-	engine        *runtime.Engine
-	breakers      map[string]*runtime.Breaker
-	opListKeyed   *runtime.Operation
-	opListThings  *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListKeyed runs ListKeyed.
+	opListKeyed *runtime.Operation
+	// opListThings runs ListThings.
+	opListThings *runtime.Operation
+	// opCreateThing runs CreateThing.
 	opCreateThing *runtime.Operation
-	opPutThing    *runtime.Operation
+	// opPutThing runs PutThing.
+	opPutThing *runtime.Operation
+	// opDeleteThing runs DeleteThing.
 	opDeleteThing *runtime.Operation
 }
 
@@ -136,6 +142,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -148,9 +155,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -380,16 +385,11 @@ type DeleteThingResponse struct {
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) DeleteThing(ctx context.Context, id string, params *DeleteThingParams, opts ...runtime.CallOption) (*DeleteThingResponse, error) {
+func (c *Client) DeleteThing(ctx context.Context, id string, params DeleteThingParams, opts ...runtime.CallOption) (*DeleteThingResponse, error) {
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "deleteThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
 	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
-	if params == nil {
-		return nil, fmt.Errorf("DeleteThing: params is required (it holds %s)", "Idempotency-Key")
-	}
-	if params != nil {
-		req.AddHeader("Idempotency-Key", params.IdempotencyKey)
-	}
+	req.AddHeader("Idempotency-Key", params.IdempotencyKey)
 	return runtime.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
 }

@@ -28,21 +28,27 @@ type PostObjectIdempotencyKey struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server         string
-	hc             runtime.Doer
-	editors        []runtime.RequestEditor
-	logger         *slog.Logger
-	observer       runtime.Observer
-	overrides      *runtime.Overrides
-	fleet          *runtime.Fleet
-	callOpts       []runtime.CallOption
-	engine         *runtime.Engine
-	breakers       map[string]*runtime.Breaker
-	opPostBool     *runtime.Operation
-	opPostMap      *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPostBool runs PostBool.
+	opPostBool *runtime.Operation
+	// opPostMap runs PostMap.
+	opPostMap *runtime.Operation
+	// opPostNegative runs PostNegative.
 	opPostNegative *runtime.Operation
-	opPostObject   *runtime.Operation
-	opSearch       *runtime.Operation
+	// opPostObject runs PostObject.
+	opPostObject *runtime.Operation
+	// opSearch runs Search.
+	opSearch *runtime.Operation
 }
 
 // Option configures a Client.
@@ -141,6 +147,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -153,9 +160,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -270,14 +275,9 @@ type PostBoolResponse struct {
 //   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PostBool(ctx context.Context, params *PostBoolParams, opts ...runtime.CallOption) (*PostBoolResponse, error) {
+func (c *Client) PostBool(ctx context.Context, params PostBoolParams, opts ...runtime.CallOption) (*PostBoolResponse, error) {
 	req := runtime.Request{Path: "/bool"}
-	if params == nil {
-		return nil, fmt.Errorf("PostBool: params is required (it holds %s)", "Idempotency-Key")
-	}
-	if params != nil {
-		req.AddHeader("Idempotency-Key", strconv.FormatBool(params.IdempotencyKey))
-	}
+	req.AddHeader("Idempotency-Key", strconv.FormatBool(params.IdempotencyKey))
 	return runtime.Call(ctx, c.opPostBool, &req, new(PostBoolResponse), opts)
 }
 
@@ -302,7 +302,7 @@ func (c *Client) PostMap(ctx context.Context, params *PostMapParams, opts ...run
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			if s, err := wire.ObjectText(false, params.IdempotencyKey); err != nil {
-				return nil, fmt.Errorf("PostMap: header parameter %q: %w", "idempotency-key", err)
+				return nil, fmt.Errorf("PostMap: header parameter \"idempotency-key\": %w", err)
 			} else {
 				req.AddHeader("idempotency-key", s)
 			}
@@ -359,7 +359,7 @@ func (c *Client) PostObject(ctx context.Context, params *PostObjectParams, opts 
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			if s, err := wire.ObjectText(false, params.IdempotencyKey); err != nil {
-				return nil, fmt.Errorf("PostObject: header parameter %q: %w", "Idempotency-Key", err)
+				return nil, fmt.Errorf("PostObject: header parameter \"Idempotency-Key\": %w", err)
 			} else {
 				req.AddHeader("Idempotency-Key", s)
 			}

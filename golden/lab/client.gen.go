@@ -22,22 +22,29 @@ const _ = runtime.SupportPackageIsVersion1
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server              string
-	hc                  runtime.Doer
-	editors             []runtime.RequestEditor
-	logger              *slog.Logger
-	observer            runtime.Observer
-	overrides           *runtime.Overrides
-	fleet               *runtime.Fleet
-	callOpts            []runtime.CallOption
-	engine              *runtime.Engine
-	breakers            map[string]*runtime.Breaker
-	opSustainedFailure  *runtime.Operation
-	opListItems         *runtime.Operation
-	opCreateItem        *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opSustainedFailure runs SustainedFailure.
+	opSustainedFailure *runtime.Operation
+	// opListItems runs ListItems.
+	opListItems *runtime.Operation
+	// opCreateItem runs CreateItem.
+	opCreateItem *runtime.Operation
+	// opListItemsOverload runs ListItemsOverload.
 	opListItemsOverload *runtime.Operation
-	opSlowReport        *runtime.Operation
-	opGetStatus         *runtime.Operation
+	// opSlowReport runs SlowReport.
+	opSlowReport *runtime.Operation
+	// opGetStatus runs GetStatus.
+	opGetStatus *runtime.Operation
 }
 
 // Option configures a Client.
@@ -136,6 +143,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -148,6 +156,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerDefault] = breakerDefault
 	breakerDownstream := e.Breaker(BreakerDownstream, runtime.BreakerPolicy{
 		Policy:                "downstream",
 		WindowType:            runtime.CountWindow,
@@ -160,6 +169,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerDownstream] = breakerDownstream
 	breakerExperiment := e.Breaker(BreakerExperiment, runtime.BreakerPolicy{
 		Policy:                "experiment",
 		WindowType:            runtime.CountWindow,
@@ -172,6 +182,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         5,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerExperiment] = breakerExperiment
 	breakerSlowcalls := e.Breaker(BreakerSlowcalls, runtime.BreakerPolicy{
 		Policy:                "slowcalls",
 		WindowType:            runtime.CountWindow,
@@ -184,12 +195,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault:    breakerDefault,
-		BreakerDownstream: breakerDownstream,
-		BreakerExperiment: breakerExperiment,
-		BreakerSlowcalls:  breakerSlowcalls,
-	}
+	c.breakers[BreakerSlowcalls] = breakerSlowcalls
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

@@ -59,18 +59,21 @@ type Money struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server       string
-	hc           runtime.Doer
-	editors      []runtime.RequestEditor
-	logger       *slog.Logger
-	observer     runtime.Observer
-	overrides    *runtime.Overrides
-	fleet        *runtime.Fleet
-	callOpts     []runtime.CallOption
-	engine       *runtime.Engine
-	breakers     map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opGetInvoice runs GetInvoice.
 	opGetInvoice *runtime.Operation
-	opGetOrder   *runtime.Operation
+	// opGetOrder runs GetOrder.
+	opGetOrder *runtime.Operation
 }
 
 // Option configures a Client.
@@ -169,6 +172,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -181,9 +185,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

@@ -56,17 +56,20 @@ func (v PetUpdateBody) MarshalJSON() ([]byte, error) {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server      string
-	hc          runtime.Doer
-	editors     []runtime.RequestEditor
-	logger      *slog.Logger
-	observer    runtime.Observer
-	overrides   *runtime.Overrides
-	fleet       *runtime.Fleet
-	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
-	breakers    map[string]*runtime.Breaker
-	opPetGet    *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPetGet runs PetGet.
+	opPetGet *runtime.Operation
+	// opPetUpdate runs PetUpdate.
 	opPetUpdate *runtime.Operation
 }
 
@@ -166,6 +169,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -178,9 +182,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -286,20 +288,13 @@ type PetGetResponse struct {
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PetGet(ctx context.Context, petID int64, params *PetGetParams, opts ...runtime.CallOption) (*PetGetResponse, error) {
+func (c *Client) PetGet(ctx context.Context, petID int64, params PetGetParams, opts ...runtime.CallOption) (*PetGetResponse, error) {
 	req := runtime.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10))}
-	if params == nil {
-		return nil, fmt.Errorf("PetGet: params is required (it holds %s)", "fields")
+	if params.Type != nil {
+		req.Query.Add("type", string(*params.Type))
 	}
-	if params != nil {
-		if params.Type != nil {
-			req.Query.Add("type", string(*params.Type))
-		}
-		if params.Fields != nil {
-			for _, v := range params.Fields {
-				req.Query.Add("fields", v)
-			}
-		}
+	for _, v := range params.Fields {
+		req.Query.Add("fields", v)
 	}
 	return runtime.Call(ctx, c.opPetGet, &req, new(PetGetResponse), opts)
 }

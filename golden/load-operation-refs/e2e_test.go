@@ -33,7 +33,7 @@ func newClient(t *testing.T, s *wirecheck.Server) *Client {
 func TestOperationFromAFileSendsItsParametersAndDecodesItsResponse(t *testing.T) {
 	s := wirecheck.NewReplying(t, oracle, `{"id":7,"name":"rex"}`)
 	dog := PetGetType("dog")
-	resp, err := newClient(t, s).PetGet(t.Context(), 7, &PetGetParams{Type: &dog, Fields: []string{"id", "name"}})
+	resp, err := newClient(t, s).PetGet(t.Context(), 7, PetGetParams{Type: &dog, Fields: []string{"id", "name"}})
 	if err != nil {
 		t.Fatal(err)
 	}

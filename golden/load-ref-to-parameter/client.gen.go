@@ -36,17 +36,20 @@ type CreateOrderBody struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server         string
-	hc             runtime.Doer
-	editors        []runtime.RequestEditor
-	logger         *slog.Logger
-	observer       runtime.Observer
-	overrides      *runtime.Overrides
-	fleet          *runtime.Fleet
-	callOpts       []runtime.CallOption
-	engine         *runtime.Engine
-	breakers       map[string]*runtime.Breaker
-	opCreateOrder  *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opCreateOrder runs CreateOrder.
+	opCreateOrder *runtime.Operation
+	// opCreateOrders runs CreateOrders.
 	opCreateOrders *runtime.Operation
 }
 
@@ -146,6 +149,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -158,9 +162,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 
 	c.opCreateOrder = e.Operation(runtime.OperationSpec{
 		Name: "createOrder", Method: "POST", Path: "/orders", Accept: "application/json",

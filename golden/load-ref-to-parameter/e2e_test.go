@@ -1,7 +1,7 @@
 package loadreftoparameter
 
 // End-to-end test of testdata/specs/load/ref-to-parameter.yaml: Swagger 2.0
-// schema $refs that name a body parameter (issue 22, defect 12b), which
+// schema $refs that name a body parameter, which
 // kin-openapi refused with no position, are read as the schema the
 // parameter holds. The oracle is kin-openapi's openapi2conv and
 // openapi3filter on the repaired document (kin cannot convert the raw one:

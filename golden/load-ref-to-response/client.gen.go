@@ -37,19 +37,23 @@ type GetThingResponse200Body struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server        string
-	hc            runtime.Doer
-	editors       []runtime.RequestEditor
-	logger        *slog.Logger
-	observer      runtime.Observer
-	overrides     *runtime.Overrides
-	fleet         *runtime.Fleet
-	callOpts      []runtime.CallOption
-	engine        *runtime.Engine
-	breakers      map[string]*runtime.Breaker
-	opListThings  *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListThings runs ListThings.
+	opListThings *runtime.Operation
+	// opCreateThing runs CreateThing.
 	opCreateThing *runtime.Operation
-	opGetThing    *runtime.Operation
+	// opGetThing runs GetThing.
+	opGetThing *runtime.Operation
 }
 
 // Option configures a Client.
@@ -148,6 +152,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -160,9 +165,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

@@ -1,7 +1,7 @@
 package loadreftoresponse
 
 // End-to-end test of testdata/specs/load/ref-to-response.yaml: schema
-// $refs that name a response (issue 22, defect 12b), which kin-openapi
+// $refs that name a response, which kin-openapi
 // refused (at another $ref's line), are read as the schema the response
 // holds. The oracle is kin-openapi's openapi3filter on the repaired
 // document (kin cannot load the raw one: that is the repair).

@@ -34,16 +34,18 @@ type UpdateItemForm struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server       string
-	hc           runtime.Doer
-	editors      []runtime.RequestEditor
-	logger       *slog.Logger
-	observer     runtime.Observer
-	overrides    *runtime.Overrides
-	fleet        *runtime.Fleet
-	callOpts     []runtime.CallOption
-	engine       *runtime.Engine
-	breakers     map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opUpdateItem runs UpdateItem.
 	opUpdateItem *runtime.Operation
 }
 
@@ -146,6 +148,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -158,9 +161,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 
 	c.opUpdateItem = e.Operation(runtime.OperationSpec{
 		Name: "updateItem", Method: "POST", Path: "/items/{id}", Accept: "application/json",
@@ -234,16 +235,11 @@ type UpdateItemResponse struct {
 //   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemParams, body *UpdateItemForm, opts ...runtime.CallOption) (*UpdateItemResponse, error) {
+func (c *Client) UpdateItem(ctx context.Context, id int64, params UpdateItemParams, body *UpdateItemForm, opts ...runtime.CallOption) (*UpdateItemResponse, error) {
 	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), ContentType: "application/x-www-form-urlencoded"}
-	if params == nil {
-		return nil, fmt.Errorf("UpdateItem: params is required (it holds %s)", "limit")
-	}
-	if params != nil {
-		req.Query.Add("limit", strconv.FormatInt(int64(params.Limit), 10))
-		if params.Active != nil {
-			req.Query.Add("active", strconv.FormatBool(*params.Active))
-		}
+	req.Query.Add("limit", strconv.FormatInt(int64(params.Limit), 10))
+	if params.Active != nil {
+		req.Query.Add("active", strconv.FormatBool(*params.Active))
 	}
 	if body != nil {
 		form, err := wire.FormBody(body)
@@ -252,10 +248,8 @@ func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemPar
 		}
 		req.Body = []byte(form)
 	}
-	if params != nil {
-		if params.XRatio != nil {
-			req.AddHeader("X-Ratio", strconv.FormatFloat(*params.XRatio, 'f', -1, 64))
-		}
+	if params.XRatio != nil {
+		req.AddHeader("X-Ratio", strconv.FormatFloat(*params.XRatio, 'f', -1, 64))
 	}
 	return runtime.Call(ctx, c.opUpdateItem, &req, new(UpdateItemResponse), opts)
 }

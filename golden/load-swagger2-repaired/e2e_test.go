@@ -68,7 +68,7 @@ func TestRepairedSwaggerParametersAreTypedAsTheirSchemaSays(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Typed fields: this does not compile where they are strings.
-	params := &UpdateItemParams{Limit: 3, Active: ptr(true), XRatio: ptr(0.5)}
+	params := UpdateItemParams{Limit: 3, Active: ptr(true), XRatio: ptr(0.5)}
 	// The server answers without the body the spec declares: the request
 	// went out, and the empty answer is a DecodeError.
 	if _, err := c.UpdateItem(t.Context(), int64(7), params, &UpdateItemForm{Count: 2, Public: ptr(false)}); !errors.Is(err, runtime.ErrEmptyBody) {

@@ -1,7 +1,7 @@
 package nullable
 
 // End-to-end tests of optional properties that may be null, OpenAPI 3.0
-// (testdata/specs/nullable.yaml, issue 22 defect 13): a request can leave
+// (testdata/specs/nullable.yaml): a request can leave
 // each out, send null (a PATCH that clears a field) or send a value, and
 // an answer keeps which it was. Every request is checked with kin-openapi's
 // openapi3filter, an oracle that shares no code with resgen.

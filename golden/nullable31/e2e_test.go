@@ -1,7 +1,7 @@
 package nullable31
 
 // End-to-end tests of optional properties that may be null, in OpenAPI
-// 3.1's spellings (testdata/specs/nullable31.yaml, issue 22 defect 13):
+// 3.1's spellings (testdata/specs/nullable31.yaml):
 // type: [T, "null"], oneOf/anyOf with {type: "null"}. Every request is
 // checked with kin-openapi's openapi3filter.
 

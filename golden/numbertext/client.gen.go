@@ -95,18 +95,21 @@ type UploadMultipart struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server      string
-	hc          runtime.Doer
-	editors     []runtime.RequestEditor
-	logger      *slog.Logger
-	observer    runtime.Observer
-	overrides   *runtime.Overrides
-	fleet       *runtime.Fleet
-	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
-	breakers    map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPutAmount runs PutAmount.
 	opPutAmount *runtime.Operation
-	opUpload    *runtime.Operation
+	// opUpload runs Upload.
+	opUpload *runtime.Operation
 }
 
 // Option configures a Client.
@@ -205,6 +208,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -217,9 +221,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -328,41 +330,34 @@ type PutAmountResponse struct {
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PutAmount(ctx context.Context, amount float64, params *PutAmountParams, opts ...runtime.CallOption) (*PutAmountResponse, error) {
+func (c *Client) PutAmount(ctx context.Context, amount float64, params PutAmountParams, opts ...runtime.CallOption) (*PutAmountResponse, error) {
 	req := runtime.Request{Path: "/amounts/" + wire.PathSegment(strconv.FormatFloat(amount, 'f', -1, 64))}
-	if params == nil {
-		return nil, fmt.Errorf("PutAmount: params is required (it holds %s)", "limit")
+	req.Query.Add("limit", strconv.FormatFloat(params.Limit, 'f', -1, 64))
+	if params.Ratio != nil {
+		req.Query.Add("ratio", strconv.FormatFloat(float64(*params.Ratio), 'f', -1, 32))
 	}
-	if params != nil {
-		req.Query.Add("limit", strconv.FormatFloat(params.Limit, 'f', -1, 64))
-		if params.Ratio != nil {
-			req.Query.Add("ratio", strconv.FormatFloat(float64(*params.Ratio), 'f', -1, 32))
-		}
-		if params.Steps != nil {
-			req.Query.AddList("steps", ",", func() []string {
-				s := make([]string, 0, len(params.Steps))
-				for _, x := range params.Steps {
-					s = append(s, strconv.FormatFloat(x, 'f', -1, 64))
-				}
-				return s
-			}()...)
-		}
-		if params.Box != nil {
-			if err := req.Query.AddObject("box", "deepObject", false, params.Box); err != nil {
-				return nil, fmt.Errorf("PutAmount: query parameter %q: %w", "box", err)
+	if params.Steps != nil {
+		req.Query.AddList("steps", ",", func() []string {
+			s := make([]string, 0, len(params.Steps))
+			for _, x := range params.Steps {
+				s = append(s, strconv.FormatFloat(x, 'f', -1, 64))
 			}
-		}
-		if params.Either != nil {
-			req.Query.Add("either", (*params.Either).ParamText())
+			return s
+		}()...)
+	}
+	if params.Box != nil {
+		if err := req.Query.AddObject("box", "deepObject", false, params.Box); err != nil {
+			return nil, fmt.Errorf("PutAmount: query parameter \"box\": %w", err)
 		}
 	}
-	if params != nil {
-		if params.XAmount != nil {
-			req.AddHeader("X-Amount", strconv.FormatFloat(*params.XAmount, 'f', -1, 64))
-		}
-		if params.Amount != nil {
-			req.AddCookie("amount", wire.CookieValue(strconv.FormatFloat(*params.Amount, 'f', -1, 64)))
-		}
+	if params.Either != nil {
+		req.Query.Add("either", (*params.Either).ParamText())
+	}
+	if params.XAmount != nil {
+		req.AddHeader("X-Amount", strconv.FormatFloat(*params.XAmount, 'f', -1, 64))
+	}
+	if params.Amount != nil {
+		req.AddCookie("amount", wire.CookieValue(strconv.FormatFloat(*params.Amount, 'f', -1, 64)))
 	}
 	return runtime.Call(ctx, c.opPutAmount, &req, new(PutAmountResponse), opts)
 }

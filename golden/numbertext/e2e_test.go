@@ -3,8 +3,8 @@ package numbertext
 // End-to-end tests of testdata/specs/numbertext.yaml through the generated
 // client against a loopback server that checks every request with
 // kin-openapi's openapi3filter: a type: number value is written as the
-// shortest decimal without an exponent wherever it becomes text (issue 22,
-// defect 5: 1000000 went out as 1e+06).
+// shortest decimal without an exponent wherever it becomes text (1000000
+// used to go out as 1e+06, which a server reading an integer refuses).
 
 import (
 	"bytes"
@@ -54,7 +54,7 @@ func TestNumberParametersAreSentWithoutExponent(t *testing.T) {
 		s := wirecheck.New(t, spec, 204)
 		c := newClient(t, s.URL)
 		u := PutAmountEither{Number: ptr(n.v)}
-		_, err := c.PutAmount(t.Context(), n.v, &PutAmountParams{
+		_, err := c.PutAmount(t.Context(), n.v, PutAmountParams{
 			Limit: n.v, Ratio: ptr(float32(1e7)), Steps: []float64{n.v, 2e6},
 			Box: &PutAmountBox{Width: ptr(n.v)}, Either: &u, XAmount: ptr(n.v), Amount: ptr(n.v),
 		})

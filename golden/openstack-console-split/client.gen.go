@@ -21,26 +21,38 @@ const _ = runtime.SupportPackageIsVersion1
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server         string
-	hc             runtime.Doer
-	editors        []runtime.RequestEditor
-	logger         *slog.Logger
-	observer       runtime.Observer
-	overrides      *runtime.Overrides
-	fleet          *runtime.Fleet
-	callOpts       []runtime.CallOption
-	engine         *runtime.Engine
-	breakers       map[string]*runtime.Breaker
-	opListServers  *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListServers runs ListServers.
+	opListServers *runtime.Operation
+	// opCreateServer runs CreateServer.
 	opCreateServer *runtime.Operation
-	opShowServer   *runtime.Operation
+	// opShowServer runs ShowServer.
+	opShowServer *runtime.Operation
+	// opDeleteServer runs DeleteServer.
 	opDeleteServer *runtime.Operation
+	// opServerAction runs ServerAction.
 	opServerAction *runtime.Operation
-	opIssueToken   *runtime.Operation
-	opRevokeToken  *runtime.Operation
-	opListImages   *runtime.Operation
-	opUploadImage  *runtime.Operation
-	opListVolumes  *runtime.Operation
+	// opIssueToken runs IssueToken.
+	opIssueToken *runtime.Operation
+	// opRevokeToken runs RevokeToken.
+	opRevokeToken *runtime.Operation
+	// opListImages runs ListImages.
+	opListImages *runtime.Operation
+	// opUploadImage runs UploadImage.
+	opUploadImage *runtime.Operation
+	// opListVolumes runs ListVolumes.
+	opListVolumes *runtime.Operation
+	// opCreateVolume runs CreateVolume.
 	opCreateVolume *runtime.Operation
 }
 
@@ -140,6 +152,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerCinder := e.Breaker(BreakerCinder, runtime.BreakerPolicy{
 		Policy:                "cinder",
 		WindowType:            runtime.TimeWindow,
@@ -152,6 +165,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerCinder] = breakerCinder
 	breakerGlanceListImages := e.Breaker(BreakerGlanceListImages, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -164,6 +178,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlanceListImages] = breakerGlanceListImages
 	breakerGlanceUploadImage := e.Breaker(BreakerGlanceUploadImage, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -176,6 +191,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlanceUploadImage] = breakerGlanceUploadImage
 	breakerKeystone := e.Breaker(BreakerKeystone, runtime.BreakerPolicy{
 		Policy:                "keystone",
 		WindowType:            runtime.CountWindow,
@@ -188,6 +204,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerKeystone] = breakerKeystone
 	breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{
 		Policy:                "nova",
 		WindowType:            runtime.CountWindow,
@@ -200,13 +217,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{429}, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerCinder:            breakerCinder,
-		BreakerGlanceListImages:  breakerGlanceListImages,
-		BreakerGlanceUploadImage: breakerGlanceUploadImage,
-		BreakerKeystone:          breakerKeystone,
-		BreakerNova:              breakerNova,
-	}
+	c.breakers[BreakerNova] = breakerNova
 	retryGet3 := &runtime.RetryPolicy{
 		Policy:          "get3",
 		MaxAttempts:     3,

@@ -4,7 +4,6 @@ package openstackconsolesplit
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/resgen/resgen/runtime"
 )
@@ -47,13 +46,8 @@ type RevokeTokenResponse struct {
 //   - breaker [BreakerKeystone].
 //   - retry [RetryGet3] (on: DELETE).
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
+func (c *Client) RevokeToken(ctx context.Context, params RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
 	req := runtime.Request{Path: "/identity/v3/auth/tokens"}
-	if params == nil {
-		return nil, fmt.Errorf("RevokeToken: params is required (it holds %s)", "X-Subject-Token")
-	}
-	if params != nil {
-		req.AddHeader("X-Subject-Token", params.XSubjectToken)
-	}
+	req.AddHeader("X-Subject-Token", params.XSubjectToken)
 	return runtime.Call(ctx, c.opRevokeToken, &req, new(RevokeTokenResponse), opts)
 }

@@ -33,10 +33,8 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts 
 		if params.Visibility != nil {
 			req.Query.Add("visibility", string(*params.Visibility))
 		}
-		if params.Tag != nil {
-			for _, v := range params.Tag {
-				req.Query.Add("tag", v)
-			}
+		for _, v := range params.Tag {
+			req.Query.Add("tag", v)
 		}
 	}
 	return runtime.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)

@@ -153,26 +153,38 @@ type ListVolumesResponse200Body struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server         string
-	hc             runtime.Doer
-	editors        []runtime.RequestEditor
-	logger         *slog.Logger
-	observer       runtime.Observer
-	overrides      *runtime.Overrides
-	fleet          *runtime.Fleet
-	callOpts       []runtime.CallOption
-	engine         *runtime.Engine
-	breakers       map[string]*runtime.Breaker
-	opListServers  *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListServers runs ListServers.
+	opListServers *runtime.Operation
+	// opCreateServer runs CreateServer.
 	opCreateServer *runtime.Operation
-	opShowServer   *runtime.Operation
+	// opShowServer runs ShowServer.
+	opShowServer *runtime.Operation
+	// opDeleteServer runs DeleteServer.
 	opDeleteServer *runtime.Operation
+	// opServerAction runs ServerAction.
 	opServerAction *runtime.Operation
-	opIssueToken   *runtime.Operation
-	opRevokeToken  *runtime.Operation
-	opListImages   *runtime.Operation
-	opUploadImage  *runtime.Operation
-	opListVolumes  *runtime.Operation
+	// opIssueToken runs IssueToken.
+	opIssueToken *runtime.Operation
+	// opRevokeToken runs RevokeToken.
+	opRevokeToken *runtime.Operation
+	// opListImages runs ListImages.
+	opListImages *runtime.Operation
+	// opUploadImage runs UploadImage.
+	opUploadImage *runtime.Operation
+	// opListVolumes runs ListVolumes.
+	opListVolumes *runtime.Operation
+	// opCreateVolume runs CreateVolume.
 	opCreateVolume *runtime.Operation
 }
 
@@ -272,6 +284,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerCinder := e.Breaker(BreakerCinder, runtime.BreakerPolicy{
 		Policy:                "cinder",
 		WindowType:            runtime.TimeWindow,
@@ -284,6 +297,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerCinder] = breakerCinder
 	breakerGlanceListImages := e.Breaker(BreakerGlanceListImages, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -296,6 +310,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlanceListImages] = breakerGlanceListImages
 	breakerGlanceUploadImage := e.Breaker(BreakerGlanceUploadImage, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -308,6 +323,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         3,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlanceUploadImage] = breakerGlanceUploadImage
 	breakerKeystone := e.Breaker(BreakerKeystone, runtime.BreakerPolicy{
 		Policy:                "keystone",
 		WindowType:            runtime.CountWindow,
@@ -320,6 +336,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerKeystone] = breakerKeystone
 	breakerNova := e.Breaker(BreakerNova, runtime.BreakerPolicy{
 		Policy:                "nova",
 		WindowType:            runtime.CountWindow,
@@ -332,13 +349,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{429}, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerCinder:            breakerCinder,
-		BreakerGlanceListImages:  breakerGlanceListImages,
-		BreakerGlanceUploadImage: breakerGlanceUploadImage,
-		BreakerKeystone:          breakerKeystone,
-		BreakerNova:              breakerNova,
-	}
+	c.breakers[BreakerNova] = breakerNova
 	retryGet3 := &runtime.RetryPolicy{
 		Policy:          "get3",
 		MaxAttempts:     3,
@@ -708,14 +719,9 @@ type RevokeTokenResponse struct {
 //   - breaker [BreakerKeystone].
 //   - retry [RetryGet3] (on: DELETE).
 //   - timeouts: 5s per attempt, 20s in all.
-func (c *Client) RevokeToken(ctx context.Context, params *RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
+func (c *Client) RevokeToken(ctx context.Context, params RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
 	req := runtime.Request{Path: "/identity/v3/auth/tokens"}
-	if params == nil {
-		return nil, fmt.Errorf("RevokeToken: params is required (it holds %s)", "X-Subject-Token")
-	}
-	if params != nil {
-		req.AddHeader("X-Subject-Token", params.XSubjectToken)
-	}
+	req.AddHeader("X-Subject-Token", params.XSubjectToken)
 	return runtime.Call(ctx, c.opRevokeToken, &req, new(RevokeTokenResponse), opts)
 }
 
@@ -743,10 +749,8 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts 
 		if params.Visibility != nil {
 			req.Query.Add("visibility", string(*params.Visibility))
 		}
-		if params.Tag != nil {
-			for _, v := range params.Tag {
-				req.Query.Add("tag", v)
-			}
+		for _, v := range params.Tag {
+			req.Query.Add("tag", v)
 		}
 	}
 	return runtime.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)

@@ -390,7 +390,7 @@ func TestKeystoneOpensAt40Percent(t *testing.T) {
 	}
 	// 8 failed of 20 = 40%: open.
 	wantState(t, c, "keystone", runtime.StateOpen, 0, 0)
-	_, err := c.RevokeToken(ctx, &RevokeTokenParams{XSubjectToken: "tok"})
+	_, err := c.RevokeToken(ctx, RevokeTokenParams{XSubjectToken: "tok"})
 	wantOpen(t, "revokeToken (same path, same breaker)", err, "keystone")
 	if n := s.hits("keystone"); n != 20 {
 		t.Fatalf("keystone saw %d requests; want 20", n)

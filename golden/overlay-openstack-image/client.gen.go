@@ -6518,93 +6518,190 @@ const (
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server                                                           string
-	hc                                                               runtime.Doer
-	editors                                                          []runtime.RequestEditor
-	logger                                                           *slog.Logger
-	observer                                                         runtime.Observer
-	overrides                                                        *runtime.Overrides
-	fleet                                                            *runtime.Fleet
-	callOpts                                                         []runtime.CallOption
-	engine                                                           *runtime.Engine
-	breakers                                                         map[string]*runtime.Breaker
-	credentials                                                      []runtime.Credential
-	opCacheGet                                                       *runtime.Operation
-	opCacheDelete                                                    *runtime.Operation
-	opCacheImageIDPut                                                *runtime.Operation
-	opCacheImageIDDelete                                             *runtime.Operation
-	opImagesGet                                                      *runtime.Operation
-	opImagesPost                                                     *runtime.Operation
-	opImagesImageIDGet                                               *runtime.Operation
-	opImagesImageIDPatch                                             *runtime.Operation
-	opImagesImageIDDelete                                            *runtime.Operation
-	opImagesImageIDActionsDeactivatePost                             *runtime.Operation
-	opImagesImageIDActionsReactivatePost                             *runtime.Operation
-	opImagesImageIDFileGet                                           *runtime.Operation
-	opImagesImageIDFilePut                                           *runtime.Operation
-	opImagesImageIDImportPost                                        *runtime.Operation
-	opImagesImageIDMembersGet                                        *runtime.Operation
-	opImagesImageIDMembersPost                                       *runtime.Operation
-	opImagesImageIDMembersMemberIDGet                                *runtime.Operation
-	opImagesImageIDMembersMemberIDPut                                *runtime.Operation
-	opImagesImageIDMembersMemberIDDelete                             *runtime.Operation
-	opImagesImageIDStagePut                                          *runtime.Operation
-	opImagesImageIDTagsTagValuePut                                   *runtime.Operation
-	opImagesImageIDTagsTagValueDelete                                *runtime.Operation
-	opImagesImageIDTasksGet                                          *runtime.Operation
-	opInfoImportGet                                                  *runtime.Operation
-	opInfoStoresGet                                                  *runtime.Operation
-	opInfoStoresDetailGet                                            *runtime.Operation
-	opInfoUsageGet                                                   *runtime.Operation
-	opMetadefsNamespacesGet                                          *runtime.Operation
-	opMetadefsNamespacesPost                                         *runtime.Operation
-	opMetadefsNamespacesNamespaceNameGet                             *runtime.Operation
-	opMetadefsNamespacesNamespaceNamePut                             *runtime.Operation
-	opMetadefsNamespacesNamespaceNameDelete                          *runtime.Operation
-	opMetadefsNamespacesNamespaceNameObjectsGet                      *runtime.Operation
-	opMetadefsNamespacesNamespaceNameObjectsPost                     *runtime.Operation
-	opMetadefsNamespacesNamespaceNameObjectsDelete                   *runtime.Operation
-	opMetadefsNamespacesNamespaceNameObjectsObjectNameGet            *runtime.Operation
-	opMetadefsNamespacesNamespaceNameObjectsObjectNamePut            *runtime.Operation
-	opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete         *runtime.Operation
-	opMetadefsNamespacesNamespaceNamePropertiesGet                   *runtime.Operation
-	opMetadefsNamespacesNamespaceNamePropertiesPost                  *runtime.Operation
-	opMetadefsNamespacesNamespaceNamePropertiesDelete                *runtime.Operation
-	opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet       *runtime.Operation
-	opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut       *runtime.Operation
-	opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete    *runtime.Operation
-	opMetadefsNamespacesNamespaceNameResourceTypesGet                *runtime.Operation
-	opMetadefsNamespacesNamespaceNameResourceTypesPost               *runtime.Operation
+	server      string
+	hc          runtime.Doer
+	editors     []runtime.RequestEditor
+	logger      *slog.Logger
+	observer    runtime.Observer
+	overrides   *runtime.Overrides
+	fleet       *runtime.Fleet
+	callOpts    []runtime.CallOption
+	engine      *runtime.Engine
+	breakers    map[string]*runtime.Breaker
+	credentials []runtime.Credential
+
+	// opCacheGet runs CacheGet.
+	opCacheGet *runtime.Operation
+	// opCacheDelete runs CacheDelete.
+	opCacheDelete *runtime.Operation
+	// opCacheImageIDPut runs CacheImageIDPut.
+	opCacheImageIDPut *runtime.Operation
+	// opCacheImageIDDelete runs CacheImageIDDelete.
+	opCacheImageIDDelete *runtime.Operation
+	// opImagesGet runs ImagesGet.
+	opImagesGet *runtime.Operation
+	// opImagesPost runs ImagesPost.
+	opImagesPost *runtime.Operation
+	// opImagesImageIDGet runs ImagesImageIDGet.
+	opImagesImageIDGet *runtime.Operation
+	// opImagesImageIDPatch runs ImagesImageIDPatch.
+	opImagesImageIDPatch *runtime.Operation
+	// opImagesImageIDDelete runs ImagesImageIDDelete.
+	opImagesImageIDDelete *runtime.Operation
+	// opImagesImageIDActionsDeactivatePost runs ImagesImageIDActionsDeactivatePost.
+	opImagesImageIDActionsDeactivatePost *runtime.Operation
+	// opImagesImageIDActionsReactivatePost runs ImagesImageIDActionsReactivatePost.
+	opImagesImageIDActionsReactivatePost *runtime.Operation
+	// opImagesImageIDFileGet runs ImagesImageIDFileGet.
+	opImagesImageIDFileGet *runtime.Operation
+	// opImagesImageIDFilePut runs ImagesImageIDFilePut.
+	opImagesImageIDFilePut *runtime.Operation
+	// opImagesImageIDImportPost runs ImagesImageIDImportPost.
+	opImagesImageIDImportPost *runtime.Operation
+	// opImagesImageIDMembersGet runs ImagesImageIDMembersGet.
+	opImagesImageIDMembersGet *runtime.Operation
+	// opImagesImageIDMembersPost runs ImagesImageIDMembersPost.
+	opImagesImageIDMembersPost *runtime.Operation
+	// opImagesImageIDMembersMemberIDGet runs ImagesImageIDMembersMemberIDGet.
+	opImagesImageIDMembersMemberIDGet *runtime.Operation
+	// opImagesImageIDMembersMemberIDPut runs ImagesImageIDMembersMemberIDPut.
+	opImagesImageIDMembersMemberIDPut *runtime.Operation
+	// opImagesImageIDMembersMemberIDDelete runs ImagesImageIDMembersMemberIDDelete.
+	opImagesImageIDMembersMemberIDDelete *runtime.Operation
+	// opImagesImageIDStagePut runs ImagesImageIDStagePut.
+	opImagesImageIDStagePut *runtime.Operation
+	// opImagesImageIDTagsTagValuePut runs ImagesImageIDTagsTagValuePut.
+	opImagesImageIDTagsTagValuePut *runtime.Operation
+	// opImagesImageIDTagsTagValueDelete runs ImagesImageIDTagsTagValueDelete.
+	opImagesImageIDTagsTagValueDelete *runtime.Operation
+	// opImagesImageIDTasksGet runs ImagesImageIDTasksGet.
+	opImagesImageIDTasksGet *runtime.Operation
+	// opInfoImportGet runs InfoImportGet.
+	opInfoImportGet *runtime.Operation
+	// opInfoStoresGet runs InfoStoresGet.
+	opInfoStoresGet *runtime.Operation
+	// opInfoStoresDetailGet runs InfoStoresDetailGet.
+	opInfoStoresDetailGet *runtime.Operation
+	// opInfoUsageGet runs InfoUsageGet.
+	opInfoUsageGet *runtime.Operation
+	// opMetadefsNamespacesGet runs MetadefsNamespacesGet.
+	opMetadefsNamespacesGet *runtime.Operation
+	// opMetadefsNamespacesPost runs MetadefsNamespacesPost.
+	opMetadefsNamespacesPost *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameGet runs MetadefsNamespacesNamespaceNameGet.
+	opMetadefsNamespacesNamespaceNameGet *runtime.Operation
+	// opMetadefsNamespacesNamespaceNamePut runs MetadefsNamespacesNamespaceNamePut.
+	opMetadefsNamespacesNamespaceNamePut *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameDelete runs MetadefsNamespacesNamespaceNameDelete.
+	opMetadefsNamespacesNamespaceNameDelete *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameObjectsGet runs
+	// MetadefsNamespacesNamespaceNameObjectsGet.
+	opMetadefsNamespacesNamespaceNameObjectsGet *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameObjectsPost runs
+	// MetadefsNamespacesNamespaceNameObjectsPost.
+	opMetadefsNamespacesNamespaceNameObjectsPost *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameObjectsDelete runs
+	// MetadefsNamespacesNamespaceNameObjectsDelete.
+	opMetadefsNamespacesNamespaceNameObjectsDelete *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameObjectsObjectNameGet runs
+	// MetadefsNamespacesNamespaceNameObjectsObjectNameGet.
+	opMetadefsNamespacesNamespaceNameObjectsObjectNameGet *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameObjectsObjectNamePut runs
+	// MetadefsNamespacesNamespaceNameObjectsObjectNamePut.
+	opMetadefsNamespacesNamespaceNameObjectsObjectNamePut *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete runs
+	// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete.
+	opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete *runtime.Operation
+	// opMetadefsNamespacesNamespaceNamePropertiesGet runs
+	// MetadefsNamespacesNamespaceNamePropertiesGet.
+	opMetadefsNamespacesNamespaceNamePropertiesGet *runtime.Operation
+	// opMetadefsNamespacesNamespaceNamePropertiesPost runs
+	// MetadefsNamespacesNamespaceNamePropertiesPost.
+	opMetadefsNamespacesNamespaceNamePropertiesPost *runtime.Operation
+	// opMetadefsNamespacesNamespaceNamePropertiesDelete runs
+	// MetadefsNamespacesNamespaceNamePropertiesDelete.
+	opMetadefsNamespacesNamespaceNamePropertiesDelete *runtime.Operation
+	// opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet runs
+	// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet.
+	opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet *runtime.Operation
+	// opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut runs
+	// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut.
+	opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut *runtime.Operation
+	// opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete runs
+	// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete.
+	opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameResourceTypesGet runs
+	// MetadefsNamespacesNamespaceNameResourceTypesGet.
+	opMetadefsNamespacesNamespaceNameResourceTypesGet *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameResourceTypesPost runs
+	// MetadefsNamespacesNamespaceNameResourceTypesPost.
+	opMetadefsNamespacesNamespaceNameResourceTypesPost *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete runs
+	// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete.
 	opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete *runtime.Operation
-	opMetadefsNamespacesNamespaceNameTagsGet                         *runtime.Operation
-	opMetadefsNamespacesNamespaceNameTagsPost                        *runtime.Operation
-	opMetadefsNamespacesNamespaceNameTagsDelete                      *runtime.Operation
-	opMetadefsNamespacesNamespaceNameTagsTagNameGet                  *runtime.Operation
-	opMetadefsNamespacesNamespaceNameTagsTagNamePut                  *runtime.Operation
-	opMetadefsNamespacesNamespaceNameTagsTagNamePost                 *runtime.Operation
-	opMetadefsNamespacesNamespaceNameTagsTagNameDelete               *runtime.Operation
-	opMetadefsResourceTypesGet                                       *runtime.Operation
-	opSchemasImageGet                                                *runtime.Operation
-	opSchemasImagesGet                                               *runtime.Operation
-	opSchemasMemberGet                                               *runtime.Operation
-	opSchemasMembersGet                                              *runtime.Operation
-	opSchemasMetadefsNamespaceGet                                    *runtime.Operation
-	opSchemasMetadefsNamespacesGet                                   *runtime.Operation
-	opSchemasMetadefsObjectGet                                       *runtime.Operation
-	opSchemasMetadefsObjectsGet                                      *runtime.Operation
-	opSchemasMetadefsPropertiesGet                                   *runtime.Operation
-	opSchemasMetadefsPropertyGet                                     *runtime.Operation
-	opSchemasMetadefsResourceTypeGet                                 *runtime.Operation
-	opSchemasMetadefsResourceTypesGet                                *runtime.Operation
-	opSchemasMetadefsTagGet                                          *runtime.Operation
-	opSchemasMetadefsTagsGet                                         *runtime.Operation
-	opSchemasTaskGet                                                 *runtime.Operation
-	opSchemasTasksGet                                                *runtime.Operation
-	opStoresStoreIDImageIDDelete                                     *runtime.Operation
-	opTasksGet                                                       *runtime.Operation
-	opTasksPost                                                      *runtime.Operation
-	opTasksTaskIDGet                                                 *runtime.Operation
-	opTasksTaskIDDelete                                              *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameTagsGet runs MetadefsNamespacesNamespaceNameTagsGet.
+	opMetadefsNamespacesNamespaceNameTagsGet *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameTagsPost runs MetadefsNamespacesNamespaceNameTagsPost.
+	opMetadefsNamespacesNamespaceNameTagsPost *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameTagsDelete runs
+	// MetadefsNamespacesNamespaceNameTagsDelete.
+	opMetadefsNamespacesNamespaceNameTagsDelete *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameTagsTagNameGet runs
+	// MetadefsNamespacesNamespaceNameTagsTagNameGet.
+	opMetadefsNamespacesNamespaceNameTagsTagNameGet *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameTagsTagNamePut runs
+	// MetadefsNamespacesNamespaceNameTagsTagNamePut.
+	opMetadefsNamespacesNamespaceNameTagsTagNamePut *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameTagsTagNamePost runs
+	// MetadefsNamespacesNamespaceNameTagsTagNamePost.
+	opMetadefsNamespacesNamespaceNameTagsTagNamePost *runtime.Operation
+	// opMetadefsNamespacesNamespaceNameTagsTagNameDelete runs
+	// MetadefsNamespacesNamespaceNameTagsTagNameDelete.
+	opMetadefsNamespacesNamespaceNameTagsTagNameDelete *runtime.Operation
+	// opMetadefsResourceTypesGet runs MetadefsResourceTypesGet.
+	opMetadefsResourceTypesGet *runtime.Operation
+	// opSchemasImageGet runs SchemasImageGet.
+	opSchemasImageGet *runtime.Operation
+	// opSchemasImagesGet runs SchemasImagesGet.
+	opSchemasImagesGet *runtime.Operation
+	// opSchemasMemberGet runs SchemasMemberGet.
+	opSchemasMemberGet *runtime.Operation
+	// opSchemasMembersGet runs SchemasMembersGet.
+	opSchemasMembersGet *runtime.Operation
+	// opSchemasMetadefsNamespaceGet runs SchemasMetadefsNamespaceGet.
+	opSchemasMetadefsNamespaceGet *runtime.Operation
+	// opSchemasMetadefsNamespacesGet runs SchemasMetadefsNamespacesGet.
+	opSchemasMetadefsNamespacesGet *runtime.Operation
+	// opSchemasMetadefsObjectGet runs SchemasMetadefsObjectGet.
+	opSchemasMetadefsObjectGet *runtime.Operation
+	// opSchemasMetadefsObjectsGet runs SchemasMetadefsObjectsGet.
+	opSchemasMetadefsObjectsGet *runtime.Operation
+	// opSchemasMetadefsPropertiesGet runs SchemasMetadefsPropertiesGet.
+	opSchemasMetadefsPropertiesGet *runtime.Operation
+	// opSchemasMetadefsPropertyGet runs SchemasMetadefsPropertyGet.
+	opSchemasMetadefsPropertyGet *runtime.Operation
+	// opSchemasMetadefsResourceTypeGet runs SchemasMetadefsResourceTypeGet.
+	opSchemasMetadefsResourceTypeGet *runtime.Operation
+	// opSchemasMetadefsResourceTypesGet runs SchemasMetadefsResourceTypesGet.
+	opSchemasMetadefsResourceTypesGet *runtime.Operation
+	// opSchemasMetadefsTagGet runs SchemasMetadefsTagGet.
+	opSchemasMetadefsTagGet *runtime.Operation
+	// opSchemasMetadefsTagsGet runs SchemasMetadefsTagsGet.
+	opSchemasMetadefsTagsGet *runtime.Operation
+	// opSchemasTaskGet runs SchemasTaskGet.
+	opSchemasTaskGet *runtime.Operation
+	// opSchemasTasksGet runs SchemasTasksGet.
+	opSchemasTasksGet *runtime.Operation
+	// opStoresStoreIDImageIDDelete runs StoresStoreIDImageIDDelete.
+	opStoresStoreIDImageIDDelete *runtime.Operation
+	// opTasksGet runs TasksGet.
+	opTasksGet *runtime.Operation
+	// opTasksPost runs TasksPost.
+	opTasksPost *runtime.Operation
+	// opTasksTaskIDGet runs TasksTaskIDGet.
+	opTasksTaskIDGet *runtime.Operation
+	// opTasksTaskIDDelete runs TasksTaskIDDelete.
+	opTasksTaskIDDelete *runtime.Operation
 }
 
 // Option configures a Client.
@@ -6723,6 +6820,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerGlance := e.Breaker(BreakerGlance, runtime.BreakerPolicy{
 		Policy:                "glance",
 		WindowType:            runtime.CountWindow,
@@ -6735,6 +6833,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerGlance] = breakerGlance
 	breakerUploads := e.Breaker(BreakerUploads, runtime.BreakerPolicy{
 		Policy:                "uploads",
 		WindowType:            runtime.CountWindow,
@@ -6747,10 +6846,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerGlance:  breakerGlance,
-		BreakerUploads: breakerUploads,
-	}
+	c.breakers[BreakerUploads] = breakerUploads
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -7417,10 +7513,8 @@ func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams, opts ..
 		if params.Status != nil {
 			req.Query.Add("status", *params.Status)
 		}
-		if params.Tag != nil {
-			for _, v := range params.Tag {
-				req.Query.Add("tag", v)
-			}
+		for _, v := range params.Tag {
+			req.Query.Add("tag", v)
 		}
 		if params.Visibility != nil {
 			req.Query.Add("visibility", string(*params.Visibility))
@@ -7467,7 +7561,7 @@ type ImagesPostParams struct {
 type ImagesPostResponse struct {
 	runtime.Response `resgen:"404"`
 	// list of available stores.
-	OpenStackImageStoreIds []string `resgen:"header:OpenStack-image-store-ids"`
+	OpenStackImageStoreIDs []string `resgen:"header:OpenStack-image-store-ids"`
 	// Ok.
 	JSON201 *ImagesCreateResponse `resgen:"201"`
 }

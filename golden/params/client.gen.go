@@ -4,6 +4,7 @@ package params
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -97,29 +98,43 @@ type UploadMultipartMeta struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server                       string
-	hc                           runtime.Doer
-	editors                      []runtime.RequestEditor
-	logger                       *slog.Logger
-	observer                     runtime.Observer
-	overrides                    *runtime.Overrides
-	fleet                        *runtime.Fleet
-	callOpts                     []runtime.CallOption
-	engine                       *runtime.Engine
-	breakers                     map[string]*runtime.Breaker
-	opPutBlob                    *runtime.Operation
-	opPatchBoth                  *runtime.Operation
-	opDownload                   *runtime.Operation
-	opPostForm                   *runtime.Operation
-	opGetItemsItemIDPartsPart    *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPutBlob runs PutBlob.
+	opPutBlob *runtime.Operation
+	// opPatchBoth runs PatchBoth.
+	opPatchBoth *runtime.Operation
+	// opDownload runs Download.
+	opDownload *runtime.Operation
+	// opPostForm runs PostForm.
+	opPostForm *runtime.Operation
+	// opGetItemsItemIDPartsPart runs GetItemsItemIDPartsPart.
+	opGetItemsItemIDPartsPart *runtime.Operation
+	// opDeleteItemsItemIDPartsPart runs DeleteItemsItemIDPartsPart.
 	opDeleteItemsItemIDPartsPart *runtime.Operation
-	opPutNote                    *runtime.Operation
-	opObjectParams               *runtime.Operation
-	opPercentNames               *runtime.Operation
-	opGetSearch                  *runtime.Operation
-	opPathStyles                 *runtime.Operation
-	opUpload                     *runtime.Operation
-	opLegacyReport               *runtime.Operation
+	// opPutNote runs PutNote.
+	opPutNote *runtime.Operation
+	// opObjectParams runs ObjectParams.
+	opObjectParams *runtime.Operation
+	// opPercentNames runs PercentNames.
+	opPercentNames *runtime.Operation
+	// opGetSearch runs GetSearch.
+	opGetSearch *runtime.Operation
+	// opPathStyles runs PathStyles.
+	opPathStyles *runtime.Operation
+	// opUpload runs Upload.
+	opUpload *runtime.Operation
+	// opLegacyReport runs LegacyReport.
+	opLegacyReport *runtime.Operation
 }
 
 // Option configures a Client.
@@ -218,6 +233,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -230,9 +246,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -592,17 +606,17 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams, o
 	if params != nil {
 		if params.Filter != nil {
 			if err := req.Query.AddObject("filter", "deepObject", true, params.Filter); err != nil {
-				return nil, fmt.Errorf("ObjectParams: query parameter %q: %w", "filter", err)
+				return nil, fmt.Errorf("ObjectParams: query parameter \"filter\": %w", err)
 			}
 		}
 		if params.Page != nil {
 			if err := req.Query.AddObject("page", "", true, params.Page); err != nil {
-				return nil, fmt.Errorf("ObjectParams: query parameter %q: %w", "page", err)
+				return nil, fmt.Errorf("ObjectParams: query parameter \"page\": %w", err)
 			}
 		}
 		if params.Point != nil {
 			if err := req.Query.AddObject("point", "", false, params.Point); err != nil {
-				return nil, fmt.Errorf("ObjectParams: query parameter %q: %w", "point", err)
+				return nil, fmt.Errorf("ObjectParams: query parameter \"point\": %w", err)
 			}
 		}
 		if params.Spaced != nil {
@@ -615,7 +629,7 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams, o
 	if params != nil {
 		if params.XShape != nil {
 			if s, err := wire.ObjectText(true, params.XShape); err != nil {
-				return nil, fmt.Errorf("ObjectParams: header parameter %q: %w", "X-Shape", err)
+				return nil, fmt.Errorf("ObjectParams: header parameter \"X-Shape\": %w", err)
 			} else {
 				req.AddHeader("X-Shape", s)
 			}
@@ -643,14 +657,9 @@ type PercentNamesResponse struct {
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PercentNames(ctx context.Context, params *PercentNamesParams, opts ...runtime.CallOption) (*PercentNamesResponse, error) {
+func (c *Client) PercentNames(ctx context.Context, params PercentNamesParams, opts ...runtime.CallOption) (*PercentNamesResponse, error) {
 	req := runtime.Request{Path: "/percent"}
-	if params == nil {
-		return nil, fmt.Errorf("PercentNames: params is required (it holds %s)", "rate%d")
-	}
-	if params != nil {
-		req.Query.Add("rate%d", params.RatePercentD)
-	}
+	req.Query.Add("rate%d", params.RatePercentD)
 	return runtime.Call(ctx, c.opPercentNames, &req, new(PercentNamesResponse), opts)
 }
 
@@ -659,7 +668,7 @@ type GetSearchParams struct {
 	Q        string         // query parameter "q" (required)
 	Page     *int32         // query parameter "page"
 	Since    *time.Time     // query parameter "since"
-	Ids      []int64        // query parameter "ids"
+	IDs      []int64        // query parameter "ids"
 	Fields   []string       // query parameter "fields"
 	Sort     *GetSearchSort // query parameter "sort"
 	XTraceID *string        // header parameter "X-Trace-Id"
@@ -681,47 +690,38 @@ type GetSearchResponse struct {
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) GetSearch(ctx context.Context, params *GetSearchParams, opts ...runtime.CallOption) (*GetSearchResponse, error) {
+func (c *Client) GetSearch(ctx context.Context, params GetSearchParams, opts ...runtime.CallOption) (*GetSearchResponse, error) {
 	req := runtime.Request{Path: "/search"}
-	if params == nil {
-		return nil, fmt.Errorf("GetSearch: params is required (it holds %s)", "q")
+	req.Query.Add("q", params.Q)
+	if params.Page != nil {
+		req.Query.Add("page", strconv.FormatInt(int64(*params.Page), 10))
 	}
-	if params != nil {
-		req.Query.Add("q", params.Q)
-		if params.Page != nil {
-			req.Query.Add("page", strconv.FormatInt(int64(*params.Page), 10))
-		}
-		if params.Since != nil {
-			req.Query.Add("since", (*params.Since).Format(time.RFC3339Nano))
-		}
-		if params.Ids != nil {
-			for _, v := range params.Ids {
-				req.Query.Add("ids", strconv.FormatInt(int64(v), 10))
-			}
-		}
-		if params.Fields != nil {
-			req.Query.AddList("fields", ",", params.Fields...)
-		}
-		if params.Sort != nil {
-			req.Query.Add("sort", string(*params.Sort))
-		}
-		if params.Exact != nil {
-			req.Query.Add("exact", strconv.FormatBool(*params.Exact))
-		}
-		if params.Ratio != nil {
-			req.Query.Add("ratio", strconv.FormatFloat(*params.Ratio, 'f', -1, 64))
-		}
+	if params.Since != nil {
+		req.Query.Add("since", (*params.Since).Format(time.RFC3339Nano))
 	}
-	if params != nil {
-		if params.XTraceID != nil {
-			req.AddHeader("X-Trace-Id", *params.XTraceID)
-		}
-		if params.XFlags != nil {
-			req.AddHeader("X-Flags", strings.Join(params.XFlags, ","))
-		}
-		if params.Session != nil {
-			req.AddCookie("session", wire.CookieValue(*params.Session))
-		}
+	for _, v := range params.IDs {
+		req.Query.Add("ids", strconv.FormatInt(int64(v), 10))
+	}
+	if params.Fields != nil {
+		req.Query.AddList("fields", ",", params.Fields...)
+	}
+	if params.Sort != nil {
+		req.Query.Add("sort", string(*params.Sort))
+	}
+	if params.Exact != nil {
+		req.Query.Add("exact", strconv.FormatBool(*params.Exact))
+	}
+	if params.Ratio != nil {
+		req.Query.Add("ratio", strconv.FormatFloat(*params.Ratio, 'f', -1, 64))
+	}
+	if params.XTraceID != nil {
+		req.AddHeader("X-Trace-Id", *params.XTraceID)
+	}
+	if params.XFlags != nil {
+		req.AddHeader("X-Flags", strings.Join(params.XFlags, ","))
+	}
+	if params.Session != nil {
+		req.AddCookie("session", wire.CookieValue(*params.Session))
 	}
 	return runtime.Call(ctx, c.opGetSearch, &req, new(GetSearchResponse), opts)
 }
@@ -779,7 +779,7 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 	req := runtime.Request{Path: "/uploads"}
 	{
 		if body.File == nil || body.File.Content == nil {
-			return nil, fmt.Errorf("Upload: multipart part %q is required", "file")
+			return nil, errors.New("Upload: multipart part \"file\" is required")
 		}
 		mp := wire.NewMultipart()
 		for _, x := range body.Attachments {

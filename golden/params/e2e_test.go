@@ -136,11 +136,11 @@ func TestSearchQueryParamsReachTheServerAsTheSpecSays(t *testing.T) {
 	c := newClient(t, s)
 	since := time.Date(2024, 2, 3, 4, 5, 6, 789_000_000, time.FixedZone("", 2*3600))
 	sort := GetSearchSortDesc
-	resp, err := c.GetSearch(t.Context(), &GetSearchParams{
+	resp, err := c.GetSearch(t.Context(), GetSearchParams{
 		Q:      "ü b&c=d+e/?#",
 		Page:   ptr[int32](7),
 		Since:  &since,
-		Ids:    []int64{1, 2, -3},
+		IDs:    []int64{1, 2, -3},
 		Fields: []string{"name", "size"},
 		Sort:   &sort,
 		Exact:  ptr(true),
@@ -183,7 +183,7 @@ func TestSearchQueryParamsReachTheServerAsTheSpecSays(t *testing.T) {
 		// A comma inside an item must stay distinguishable from the separator.
 		s := newServer(t, ok(`[]`))
 		c := newClient(t, s)
-		if _, err := c.GetSearch(t.Context(), &GetSearchParams{Q: "x", Fields: []string{"a,b", "c"}}); err != nil {
+		if _, err := c.GetSearch(t.Context(), GetSearchParams{Q: "x", Fields: []string{"a,b", "c"}}); err != nil {
 			t.Fatal(err)
 		}
 		if q := s.req(t, 0).RawQuery; !strings.Contains(q, "fields=a%2Cb,c") {
@@ -195,7 +195,7 @@ func TestSearchQueryParamsReachTheServerAsTheSpecSays(t *testing.T) {
 func TestSearchOptionalParamsAreAbsentWhenNil(t *testing.T) {
 	s := newServer(t, ok(`[]`))
 	c := newClient(t, s)
-	resp, err := c.GetSearch(t.Context(), &GetSearchParams{Q: "only"})
+	resp, err := c.GetSearch(t.Context(), GetSearchParams{Q: "only"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestSearchOptionalParamsAreAbsentWhenNil(t *testing.T) {
 	t.Run("a required query parameter is sent even when empty", func(t *testing.T) {
 		s := newServer(t, ok(`[]`))
 		c := newClient(t, s)
-		if _, err := c.GetSearch(t.Context(), &GetSearchParams{}); err != nil {
+		if _, err := c.GetSearch(t.Context(), GetSearchParams{}); err != nil {
 			t.Fatal(err)
 		}
 		if q := s.req(t, 0).RawQuery; q != "q=" {
@@ -225,7 +225,7 @@ func TestSearchOptionalParamsAreAbsentWhenNil(t *testing.T) {
 	t.Run("false and zero are sent, not taken for absent", func(t *testing.T) {
 		s := newServer(t, ok(`[]`))
 		c := newClient(t, s)
-		if _, err := c.GetSearch(t.Context(), &GetSearchParams{Q: "z", Page: ptr[int32](0), Exact: ptr(false), Ratio: ptr(0.0)}); err != nil {
+		if _, err := c.GetSearch(t.Context(), GetSearchParams{Q: "z", Page: ptr[int32](0), Exact: ptr(false), Ratio: ptr(0.0)}); err != nil {
 			t.Fatal(err)
 		}
 		q := s.req(t, 0).Query
@@ -235,28 +235,27 @@ func TestSearchOptionalParamsAreAbsentWhenNil(t *testing.T) {
 	})
 }
 
-func TestSearchRequiredParamsNilFailsBeforeAnyRequest(t *testing.T) {
-	s := newServer(t, ok(`[]`))
-	c := newClient(t, s)
-	resp, err := c.GetSearch(t.Context(), nil)
-	if err == nil || resp != nil {
-		t.Fatalf("got %v, %v; want an error: q is required", resp, err)
-	}
-	if !strings.Contains(err.Error(), "q") {
-		t.Errorf("error %q does not name the required parameter", err)
-	}
-	if s.hits() != 0 {
-		t.Fatalf("the server saw %d requests", s.hits())
-	}
-	if m := c.Breakers()["default"].Metrics(); m.Calls != 0 {
-		t.Errorf("the breaker recorded %d calls for a request never built", m.Calls)
+// TestParamsWithARequiredOneAreAValue: GetSearch's params hold a required
+// parameter (q), so the method takes them by value and a call without them
+// does not compile (a pointer let nil through, to fail at run time);
+// ObjectParams' are all optional, so they stay a pointer, nil for none.
+func TestParamsWithARequiredOneAreAValue(t *testing.T) {
+	for name, want := range map[string]reflect.Kind{"GetSearch": reflect.Struct, "ObjectParams": reflect.Pointer} {
+		m, ok := reflect.TypeFor[*Client]().MethodByName(name)
+		if !ok {
+			t.Fatalf("no method %s", name)
+		}
+		// In(0) is the receiver, In(1) the context.
+		if got := m.Type.In(2); got.Kind() != want {
+			t.Errorf("%s takes its params as %s, want a %s", name, got, want)
+		}
 	}
 }
 
 func TestSearchHeaderAndCookieParams(t *testing.T) {
 	s := newServer(t, ok(`[]`))
 	c := newClient(t, s)
-	_, err := c.GetSearch(t.Context(), &GetSearchParams{
+	_, err := c.GetSearch(t.Context(), GetSearchParams{
 		Q:        "h",
 		XTraceID: ptr("trace-1"),
 		XFlags:   []string{"fast", "cheap"},
@@ -285,7 +284,7 @@ func TestCookieParamKeepsEveryByte(t *testing.T) {
 	s := newServer(t, ok(`[]`))
 	c := newClient(t, s)
 	v := `a;b c,d"e\f=ü`
-	if _, err := c.GetSearch(t.Context(), &GetSearchParams{Q: "c", Session: &v}); err != nil {
+	if _, err := c.GetSearch(t.Context(), GetSearchParams{Q: "c", Session: &v}); err != nil {
 		t.Fatal(err)
 	}
 	r := s.req(t, 0)

@@ -197,20 +197,25 @@ type DeepObjectListsWindowVariant2 struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server            string
-	hc                runtime.Doer
-	editors           []runtime.RequestEditor
-	logger            *slog.Logger
-	observer          runtime.Observer
-	overrides         *runtime.Overrides
-	fleet             *runtime.Fleet
-	callOpts          []runtime.CallOption
-	engine            *runtime.Engine
-	breakers          map[string]*runtime.Breaker
-	opListCharges     *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListCharges runs ListCharges.
+	opListCharges *runtime.Operation
+	// opDeepObjectLists runs DeepObjectLists.
 	opDeepObjectLists *runtime.Operation
-	opListIssues      *runtime.Operation
-	opListSorted      *runtime.Operation
+	// opListIssues runs ListIssues.
+	opListIssues *runtime.Operation
+	// opListSorted runs ListSorted.
+	opListSorted *runtime.Operation
 }
 
 // Option configures a Client.
@@ -309,6 +314,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -321,9 +327,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -440,7 +444,7 @@ func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams, opt
 	if params != nil {
 		if params.Created != nil {
 			if err := req.Query.AddObject("created", "deepObject", true, params.Created); err != nil {
-				return nil, fmt.Errorf("ListCharges: query parameter %q: %w", "created", err)
+				return nil, fmt.Errorf("ListCharges: query parameter \"created\": %w", err)
 			}
 		}
 	}
@@ -475,17 +479,17 @@ func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsPar
 		}
 		if params.Lines != nil {
 			if err := req.Query.AddObject("lines", "deepObject", true, params.Lines); err != nil {
-				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "lines", err)
+				return nil, fmt.Errorf("DeepObjectLists: query parameter \"lines\": %w", err)
 			}
 		}
 		if params.Discounts != nil {
 			if err := req.Query.AddObject("discounts", "deepObject", true, params.Discounts); err != nil {
-				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "discounts", err)
+				return nil, fmt.Errorf("DeepObjectLists: query parameter \"discounts\": %w", err)
 			}
 		}
 		if params.Window != nil {
 			if err := req.Query.AddObject("window", "deepObject", true, params.Window); err != nil {
-				return nil, fmt.Errorf("DeepObjectLists: query parameter %q: %w", "window", err)
+				return nil, fmt.Errorf("DeepObjectLists: query parameter \"window\": %w", err)
 			}
 		}
 	}
@@ -522,10 +526,8 @@ func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, pa
 		return s
 	}()...)}
 	if params != nil {
-		if params.Severity != nil {
-			for _, v := range params.Severity {
-				req.Query.Add("severity", string(v))
-			}
+		for _, v := range params.Severity {
+			req.Query.Add("severity", string(v))
 		}
 		if params.SeverityTildeNeq != nil {
 			req.Query.AddList("severity~neq", ",", func() []string {
@@ -576,10 +578,8 @@ func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams, opts 
 		if params.Sort != nil {
 			req.Query.AddList("sort", ",", params.Sort...)
 		}
-		if params.Labels != nil {
-			for _, v := range params.Labels {
-				req.Query.Add("labels", v)
-			}
+		for _, v := range params.Labels {
+			req.Query.Add("labels", v)
 		}
 	}
 	return runtime.Call(ctx, c.opListSorted, &req, new(ListSortedResponse), opts)

@@ -131,20 +131,25 @@ type QueryStylesPage struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server           string
-	hc               runtime.Doer
-	editors          []runtime.RequestEditor
-	logger           *slog.Logger
-	observer         runtime.Observer
-	overrides        *runtime.Overrides
-	fleet            *runtime.Fleet
-	callOpts         []runtime.CallOption
-	engine           *runtime.Engine
-	breakers         map[string]*runtime.Breaker
-	opCookieStyles   *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opCookieStyles runs CookieStyles.
+	opCookieStyles *runtime.Operation
+	// opExplodedCookie runs ExplodedCookie.
 	opExplodedCookie *runtime.Operation
-	opPathObjects    *runtime.Operation
-	opQueryStyles    *runtime.Operation
+	// opPathObjects runs PathObjects.
+	opPathObjects *runtime.Operation
+	// opQueryStyles runs QueryStyles.
+	opQueryStyles *runtime.Operation
 }
 
 // Option configures a Client.
@@ -243,6 +248,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -255,9 +261,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -378,7 +382,7 @@ func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams, o
 		}
 		if params.Color != nil {
 			if s, err := wire.CookieObject(params.Color); err != nil {
-				return nil, fmt.Errorf("CookieStyles: cookie parameter %q: %w", "color", err)
+				return nil, fmt.Errorf("CookieStyles: cookie parameter \"color\": %w", err)
 			} else {
 				req.AddCookie("color", s)
 			}
@@ -428,23 +432,23 @@ type PathObjectsResponse struct {
 func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, labelx Color, matrix Color, matrixx Color, opts ...runtime.CallOption) (*PathObjectsResponse, error) {
 	simpleText, err := wire.PathObject("", true, "simple", simple)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "simple", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"simple\": %w", err)
 	}
 	labelText, err := wire.PathObject("label", false, "label", label)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "label", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"label\": %w", err)
 	}
 	labelxText, err := wire.PathObject("label", true, "labelx", labelx)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "labelx", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"labelx\": %w", err)
 	}
 	matrixText, err := wire.PathObject("matrix", false, "matrix", matrix)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "matrix", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"matrix\": %w", err)
 	}
 	matrixxText, err := wire.PathObject("matrix", true, "matrixx", matrixx)
 	if err != nil {
-		return nil, fmt.Errorf("PathObjects: path parameter %q: %w", "matrixx", err)
+		return nil, fmt.Errorf("PathObjects: path parameter \"matrixx\": %w", err)
 	}
 	if wire.EmptyValue(simple) {
 		return nil, &runtime.RequestError{Operation: "pathObjects", Reason: "path parameter \"simple\" is empty: it would send another URL"}
@@ -496,18 +500,16 @@ func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams, opt
 	if params != nil {
 		if params.Piped != nil {
 			if err := req.Query.AddObject("piped", "pipeDelimited", false, params.Piped); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "piped", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"piped\": %w", err)
 			}
 		}
 		if params.Spaced != nil {
 			if err := req.Query.AddObject("spaced", "spaceDelimited", false, params.Spaced); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "spaced", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"spaced\": %w", err)
 			}
 		}
-		if params.Each != nil {
-			for _, v := range params.Each {
-				req.Query.Add("each", v)
-			}
+		for _, v := range params.Each {
+			req.Query.Add("each", v)
 		}
 		if params.Token != nil {
 			req.Query.Add("token", base64.StdEncoding.EncodeToString(params.Token))
@@ -520,22 +522,20 @@ func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams, opt
 		}
 		if params.Meta != nil {
 			if err := req.Query.AddObject("meta", "", true, params.Meta); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "meta", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"meta\": %w", err)
 			}
 		}
-		if params.Authors != nil {
-			for _, v := range params.Authors {
-				req.Query.Add("authors", v)
-			}
+		for _, v := range params.Authors {
+			req.Query.Add("authors", v)
 		}
 		if params.Filter != nil {
 			if err := req.Query.AddObject("filter", "deepObject", true, params.Filter); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "filter", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"filter\": %w", err)
 			}
 		}
 		if params.Page != nil {
 			if err := req.Query.AddObject("page", "", true, params.Page); err != nil {
-				return nil, fmt.Errorf("QueryStyles: query parameter %q: %w", "page", err)
+				return nil, fmt.Errorf("QueryStyles: query parameter \"page\": %w", err)
 			}
 		}
 	}

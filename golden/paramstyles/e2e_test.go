@@ -92,7 +92,7 @@ func TestListAndObjectCookies(t *testing.T) {
 	for _, ck := range s.Last(t).Cookies {
 		got[ck.Name] = ck.Value
 	}
-	want := map[string]string{"list": "a,b%20c", "color": "R,1,tag,x"} // RFC 6570: a space is %20 (issue 22)
+	want := map[string]string{"list": "a,b%20c", "color": "R,1,tag,x"} // RFC 6570: a space is %20, never +
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("cookies %v, want %v", got, want)
 	}

@@ -1,7 +1,8 @@
 package petstore
 
-// Issue 23, findings 5, 19, 20 and 21: the answer's body is read within
-// its attempt and under a cap, through the generated client against
+// The answer's body is read within its attempt (a reset or a stall is
+// that attempt's failure) and under a cap (a server cannot make the client
+// hold any size), through the generated client against
 // loopback servers.
 
 import (
@@ -36,7 +37,7 @@ func cutBody(w http.ResponseWriter) {
 	}
 }
 
-// TestBodyResetIsAFailedAttempt (finding 19): a GET's 200 whose body is
+// TestBodyResetIsAFailedAttempt: a GET's 200 whose body is
 // reset is a failed attempt, retried like a transport failure; the retry's
 // good answer is the call's. The server saw exactly the attempts reported.
 func TestBodyResetIsAFailedAttempt(t *testing.T) {
@@ -63,7 +64,7 @@ func TestBodyResetIsAFailedAttempt(t *testing.T) {
 	}
 }
 
-// TestBodyResetFailsTheCall (findings 19 and 21): a POST that is not
+// TestBodyResetFailsTheCall: a POST that is not
 // retry-safe gets a 200 whose body is reset: one attempt, a *CallError
 // with its stop reason and a nil response, and a failure for the breaker.
 func TestBodyResetFailsTheCall(t *testing.T) {
@@ -96,7 +97,7 @@ func TestBodyResetFailsTheCall(t *testing.T) {
 	}
 }
 
-// TestBodyStallIsATimeout (finding 19): a 200 whose body stalls past the
+// TestBodyStallIsATimeout: a 200 whose body stalls past the
 // attempt's timeout is a timed-out attempt: retried, and when every
 // attempt stalls the call ends with a *CallError that matches
 // ErrAttemptTimeout and ErrAttemptsExhausted, counted once by the breaker
@@ -140,7 +141,7 @@ func TestBodyStallIsATimeout(t *testing.T) {
 	}
 }
 
-// TestEmptyDeclaredBodyIsADecodeError (finding 20): a 200 without the JSON
+// TestEmptyDeclaredBodyIsADecodeError: a 200 without the JSON
 // body the spec declares is a *DecodeError (ErrEmptyBody) beside the typed
 // response, never err == nil with a nil field.
 func TestEmptyDeclaredBodyIsADecodeError(t *testing.T) {
@@ -197,7 +198,7 @@ func (b *bigBody) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// TestDeclaredErrorBodyIsCapped (finding 5): a declared 404 (JSON Error)
+// TestDeclaredErrorBodyIsCapped: a declared 404 (JSON Error)
 // with a 100 MiB body is a StatusError whose DecodeErr is a
 // *BodyTooLargeError at the client's cap, 1 MiB by default; the server
 // could write only a bounded part of it before the client hung up, and
@@ -247,7 +248,7 @@ func TestDeclaredErrorBodyIsCapped(t *testing.T) {
 	}
 }
 
-// TestSuccessBodyCapOption (finding 5): runtime.WithMaxBody caps a
+// TestSuccessBodyCapOption: runtime.WithMaxBody caps a
 // declared success body for one call: over it, a *DecodeError whose cause
 // is a *BodyTooLargeError, and the reading stops; without it the same
 // answer decodes whole.

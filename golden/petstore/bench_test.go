@@ -7,7 +7,8 @@ package petstore
 // read-then-json.Unmarshal decode, and a context.WithTimeout of 2s (the
 // operation's per-attempt timeout; with one attempt it is also the
 // earlier of its two deadlines). scripts/bench (make bench) prints the
-// ratio of the medians; the goal of issue 3 is below 1.05.
+// ratio of the medians; the goal is below 1.05 (the resilience costs
+// under 5% of a loopback call).
 
 import (
 	"context"

@@ -42,20 +42,25 @@ type Pets []Pet
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server        string
-	hc            runtime.Doer
-	editors       []runtime.RequestEditor
-	logger        *slog.Logger
-	observer      runtime.Observer
-	overrides     *runtime.Overrides
-	fleet         *runtime.Fleet
-	callOpts      []runtime.CallOption
-	engine        *runtime.Engine
-	breakers      map[string]*runtime.Breaker
-	opListPets    *runtime.Operation
-	opCreatePets  *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListPets runs ListPets.
+	opListPets *runtime.Operation
+	// opCreatePets runs CreatePets.
+	opCreatePets *runtime.Operation
+	// opShowPetByID runs ShowPetByID.
 	opShowPetByID *runtime.Operation
-	opAdoptPet    *runtime.Operation
+	// opAdoptPet runs AdoptPet.
+	opAdoptPet *runtime.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -158,6 +163,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerPets := e.Breaker(BreakerPets, runtime.BreakerPolicy{
 		Policy:                "pets",
 		WindowType:            runtime.CountWindow,
@@ -170,9 +176,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerPets: breakerPets,
-	}
+	c.breakers[BreakerPets] = breakerPets
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
 		MaxAttempts:     3,

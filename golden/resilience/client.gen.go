@@ -27,28 +27,42 @@ type SearchIdempotentBody struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server             string
-	hc                 runtime.Doer
-	editors            []runtime.RequestEditor
-	logger             *slog.Logger
-	observer           runtime.Observer
-	overrides          *runtime.Overrides
-	fleet              *runtime.Fleet
-	callOpts           []runtime.CallOption
-	engine             *runtime.Engine
-	breakers           map[string]*runtime.Breaker
-	opDefaultsOnly     *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opDefaultsOnly runs DefaultsOnly.
+	opDefaultsOnly *runtime.Operation
+	// opPutNotIdempotent runs PutNotIdempotent.
 	opPutNotIdempotent *runtime.Operation
-	opPostNotRetried   *runtime.Operation
-	opDeleteNoRetry    *runtime.Operation
-	opPathLevel        *runtime.Operation
+	// opPostNotRetried runs PostNotRetried.
+	opPostNotRetried *runtime.Operation
+	// opDeleteNoRetry runs DeleteNoRetry.
+	opDeleteNoRetry *runtime.Operation
+	// opPathLevel runs PathLevel.
+	opPathLevel *runtime.Operation
+	// opPathRetrySkipped runs PathRetrySkipped.
 	opPathRetrySkipped *runtime.Operation
-	opKeyedByPolicy    *runtime.Operation
-	opInlinePolicies   *runtime.Operation
-	opCustomKeyHeader  *runtime.Operation
+	// opKeyedByPolicy runs KeyedByPolicy.
+	opKeyedByPolicy *runtime.Operation
+	// opInlinePolicies runs InlinePolicies.
+	opInlinePolicies *runtime.Operation
+	// opCustomKeyHeader runs CustomKeyHeader.
+	opCustomKeyHeader *runtime.Operation
+	// opKeyedByParameter runs KeyedByParameter.
 	opKeyedByParameter *runtime.Operation
-	opPerOperationOne  *runtime.Operation
-	opPerOperationTwo  *runtime.Operation
+	// opPerOperationOne runs PerOperationOne.
+	opPerOperationOne *runtime.Operation
+	// opPerOperationTwo runs PerOperationTwo.
+	opPerOperationTwo *runtime.Operation
+	// opSearchIdempotent runs SearchIdempotent.
 	opSearchIdempotent *runtime.Operation
 }
 
@@ -148,6 +162,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerBase := e.Breaker(BreakerBase, runtime.BreakerPolicy{
 		Policy:                "base",
 		WindowType:            runtime.CountWindow,
@@ -160,6 +175,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerBase] = breakerBase
 	breakerInlinePolicies := e.Breaker(BreakerInlinePolicies, runtime.BreakerPolicy{
 		Policy:                "inlinePolicies",
 		WindowType:            runtime.TimeWindow,
@@ -172,6 +188,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerInlinePolicies] = breakerInlinePolicies
 	breakerPeropPerOperationOne := e.Breaker(BreakerPeropPerOperationOne, runtime.BreakerPolicy{
 		Policy:                "perop",
 		WindowType:            runtime.CountWindow,
@@ -184,6 +201,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerPeropPerOperationOne] = breakerPeropPerOperationOne
 	breakerPeropPerOperationTwo := e.Breaker(BreakerPeropPerOperationTwo, runtime.BreakerPolicy{
 		Policy:                "perop",
 		WindowType:            runtime.CountWindow,
@@ -196,6 +214,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
+	c.breakers[BreakerPeropPerOperationTwo] = breakerPeropPerOperationTwo
 	breakerStricter := e.Breaker(BreakerStricter, runtime.BreakerPolicy{
 		Policy:                "stricter",
 		WindowType:            runtime.CountWindow,
@@ -208,6 +227,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Codes: []int{500, 503, 429}},
 	})
+	c.breakers[BreakerStricter] = breakerStricter
 	breakerTimed := e.Breaker(BreakerTimed, runtime.BreakerPolicy{
 		Policy:                "timed",
 		WindowType:            runtime.TimeWindow,
@@ -220,14 +240,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerBase:                 breakerBase,
-		BreakerInlinePolicies:       breakerInlinePolicies,
-		BreakerPeropPerOperationOne: breakerPeropPerOperationOne,
-		BreakerPeropPerOperationTwo: breakerPeropPerOperationTwo,
-		BreakerStricter:             breakerStricter,
-		BreakerTimed:                breakerTimed,
-	}
+	c.breakers[BreakerTimed] = breakerTimed
 	retryBudgeted := &runtime.RetryPolicy{
 		Policy:          "budgeted",
 		MaxAttempts:     4,

@@ -22,16 +22,18 @@ const _ = runtime.SupportPackageIsVersion1
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server      string
-	hc          runtime.Doer
-	editors     []runtime.RequestEditor
-	logger      *slog.Logger
-	observer    runtime.Observer
-	overrides   *runtime.Overrides
-	fleet       *runtime.Fleet
-	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
-	breakers    map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListItems runs ListItems.
 	opListItems *runtime.Operation
 }
 
@@ -131,6 +133,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -143,9 +146,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -233,7 +234,7 @@ type ListItemsResponse struct {
 	runtime.Response  `resgen:"4XX"`
 	XCount            *uint32  `resgen:"header:X-Count"`
 	XFlag             *bool    `resgen:"header:X-Flag"`
-	XIds              []int64  `resgen:"header:X-Ids"`
+	XIDs              []int64  `resgen:"header:X-Ids"`
 	XMaybe            *int64   `resgen:"header:X-Maybe"`
 	XName             *string  `resgen:"header:X-Name"`
 	XRateLimit        *int64   `resgen:"header:X-Rate-Limit"`

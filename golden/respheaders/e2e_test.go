@@ -2,7 +2,7 @@ package respheaders
 
 // End-to-end tests of testdata/specs/respheaders.yaml through the generated
 // client against a loopback server: a declared response header is a field
-// of its schema's type (issue 22, defect 11: every one was a *string),
+// of its schema's type (every one used to be a *string),
 // decoded strictly; a malformed one is reported without losing the
 // response.
 
@@ -59,7 +59,7 @@ func TestResponseHeadersAreTypedBySchema(t *testing.T) {
 	want := &ListItemsResponse{
 		XRateLimit: ptr(int64(9007199254740993)), XSmall: ptr(int32(-7)), XCount: ptr(uint32(4294967295)),
 		XRatio: ptr(0.25), XScale: ptr(float32(1000)), XFlag: ptr(true), XName: ptr("a, b"),
-		XIds: []int64{1, 2, 3}, XTags: []string{"x", "y z"}, XMaybe: ptr(int64(0)), XWhen: ptr("Tue, 01 Dec 2026 10:00:00 GMT"),
+		XIDs: []int64{1, 2, 3}, XTags: []string{"x", "y z"}, XMaybe: ptr(int64(0)), XWhen: ptr("Tue, 01 Dec 2026 10:00:00 GMT"),
 		JSON200: []string{"a"},
 	}
 	want.Response = resp.Response
@@ -95,7 +95,7 @@ func TestMalformedResponseHeaderIsReportedWithTheResponse(t *testing.T) {
 
 var fieldOf = map[string]string{
 	"X-Rate-Limit": "XRateLimit", "X-Small": "XSmall", "X-Count": "XCount", "X-Ratio": "XRatio",
-	"X-Scale": "XScale", "X-Flag": "XFlag", "X-Ids": "XIds", "X-Maybe": "XMaybe",
+	"X-Scale": "XScale", "X-Flag": "XFlag", "X-Ids": "XIDs", "X-Maybe": "XMaybe",
 }
 
 // A 4XX's header is typed too; a malformed one is the StatusError's

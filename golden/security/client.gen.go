@@ -24,31 +24,46 @@ const _ = runtime.SupportPackageIsVersion1
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server        string
-	hc            runtime.Doer
-	editors       []runtime.RequestEditor
-	logger        *slog.Logger
-	observer      runtime.Observer
-	overrides     *runtime.Overrides
-	fleet         *runtime.Fleet
-	callOpts      []runtime.CallOption
-	engine        *runtime.Engine
-	breakers      map[string]*runtime.Breaker
-	credentials   []runtime.Credential
-	opGetBasic    *runtime.Operation
-	opGetBearer   *runtime.Operation
-	opGetBoth     *runtime.Operation
-	opGetCookie   *runtime.Operation
-	opGetDigest   *runtime.Operation
-	opGetEither   *runtime.Operation
-	opGetHeader   *runtime.Operation
-	opGetMtls     *runtime.Operation
-	opGetOAuth    *runtime.Operation
-	opGetOdd      *runtime.Operation
-	opGetOidc     *runtime.Operation
+	server      string
+	hc          runtime.Doer
+	editors     []runtime.RequestEditor
+	logger      *slog.Logger
+	observer    runtime.Observer
+	overrides   *runtime.Overrides
+	fleet       *runtime.Fleet
+	callOpts    []runtime.CallOption
+	engine      *runtime.Engine
+	breakers    map[string]*runtime.Breaker
+	credentials []runtime.Credential
+
+	// opGetBasic runs GetBasic.
+	opGetBasic *runtime.Operation
+	// opGetBearer runs GetBearer.
+	opGetBearer *runtime.Operation
+	// opGetBoth runs GetBoth.
+	opGetBoth *runtime.Operation
+	// opGetCookie runs GetCookie.
+	opGetCookie *runtime.Operation
+	// opGetDigest runs GetDigest.
+	opGetDigest *runtime.Operation
+	// opGetEither runs GetEither.
+	opGetEither *runtime.Operation
+	// opGetHeader runs GetHeader.
+	opGetHeader *runtime.Operation
+	// opGetMtls runs GetMtls.
+	opGetMtls *runtime.Operation
+	// opGetOAuth runs GetOAuth.
+	opGetOAuth *runtime.Operation
+	// opGetOdd runs GetOdd.
+	opGetOdd *runtime.Operation
+	// opGetOidc runs GetOidc.
+	opGetOidc *runtime.Operation
+	// opGetOptional runs GetOptional.
 	opGetOptional *runtime.Operation
-	opGetPublic   *runtime.Operation
-	opGetQuery    *runtime.Operation
+	// opGetPublic runs GetPublic.
+	opGetPublic *runtime.Operation
+	// opGetQuery runs GetQuery.
+	opGetQuery *runtime.Operation
 }
 
 // Option configures a Client.
@@ -314,6 +329,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerShared := e.Breaker(BreakerShared, runtime.BreakerPolicy{
 		Policy:                "shared",
 		WindowType:            runtime.CountWindow,
@@ -326,9 +342,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         1,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerShared: breakerShared,
-	}
+	c.breakers[BreakerShared] = breakerShared
 	retryQuick := &runtime.RetryPolicy{
 		Policy:          "quick",
 		MaxAttempts:     3,

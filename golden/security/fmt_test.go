@@ -8,7 +8,7 @@ import (
 	"github.com/resgen/resgen/runtime"
 )
 
-// TestClientPrintsNoSecret (issue 23, finding 6): the generated *Client,
+// TestClientPrintsNoSecret: the generated *Client,
 // holding a server URL with a password and a key in its query, Basic,
 // bearer and query-key credentials and a WithHeader call option, prints
 // none of them with any fmt verb, alone, behind an interface, in a slice

@@ -203,17 +203,20 @@ type Versioned struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server       string
-	hc           runtime.Doer
-	editors      []runtime.RequestEditor
-	logger       *slog.Logger
-	observer     runtime.Observer
-	overrides    *runtime.Overrides
-	fleet        *runtime.Fleet
-	callOpts     []runtime.CallOption
-	engine       *runtime.Engine
-	breakers     map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opEchoRecord runs EchoRecord.
 	opEchoRecord *runtime.Operation
+	// opFindRecord runs FindRecord.
 	opFindRecord *runtime.Operation
 }
 
@@ -313,6 +316,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -325,9 +329,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -448,13 +450,8 @@ type FindRecordResponse struct {
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) FindRecord(ctx context.Context, params *FindRecordParams, opts ...runtime.CallOption) (*FindRecordResponse, error) {
+func (c *Client) FindRecord(ctx context.Context, params FindRecordParams, opts ...runtime.CallOption) (*FindRecordResponse, error) {
 	req := runtime.Request{Path: "/records/by-external-id"}
-	if params == nil {
-		return nil, fmt.Errorf("FindRecord: params is required (it holds %s)", "external_id")
-	}
-	if params != nil {
-		req.Query.Add("external_id", params.ExternalID)
-	}
+	req.Query.Add("external_id", params.ExternalID)
 	return runtime.Call(ctx, c.opFindRecord, &req, new(FindRecordResponse), opts)
 }

@@ -143,7 +143,7 @@ func TestNamedSchemasKeepJSONMethods(t *testing.T) {
 // query carries the text itself.
 func TestDeclaredTypeWinsOverProperties(t *testing.T) {
 	s := wirecheck.New(t, specFile)
-	_, _ = newClient(t, s.URL).FindRecord(t.Context(), &FindRecordParams{ExternalID: "ext-42"})
+	_, _ = newClient(t, s.URL).FindRecord(t.Context(), FindRecordParams{ExternalID: "ext-42"})
 	r := s.Last(t)
 	if got := r.Query["external_id"]; !reflect.DeepEqual(got, []string{"ext-42"}) {
 		t.Errorf("external_id sent as %q, want [ext-42]", got)

@@ -417,19 +417,24 @@ type UnsupportedParamsRowsItem struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server              string
-	hc                  runtime.Doer
-	editors             []runtime.RequestEditor
-	logger              *slog.Logger
-	observer            runtime.Observer
-	overrides           *runtime.Overrides
-	fleet               *runtime.Fleet
-	callOpts            []runtime.CallOption
-	engine              *runtime.Engine
-	breakers            map[string]*runtime.Breaker
-	opListIssues        *runtime.Operation
-	opMixedUnions       *runtime.Operation
-	opPathStyles        *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListIssues runs ListIssues.
+	opListIssues *runtime.Operation
+	// opMixedUnions runs MixedUnions.
+	opMixedUnions *runtime.Operation
+	// opPathStyles runs PathStyles.
+	opPathStyles *runtime.Operation
+	// opUnsupportedParams runs UnsupportedParams.
 	opUnsupportedParams *runtime.Operation
 }
 
@@ -529,6 +534,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -541,9 +547,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -667,10 +671,8 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 	}
 	req := runtime.Request{Path: "/issues/" + wire.PathSegment(ref.ParamText())}
 	if params != nil {
-		if params.Project != nil {
-			for _, v := range params.Project {
-				req.Query.Add("project", v.ParamText())
-			}
+		for _, v := range params.Project {
+			req.Query.Add("project", v.ParamText())
 		}
 		if params.Level != nil {
 			req.Query.Add("level", (*params.Level).ParamText())
@@ -746,7 +748,7 @@ type MixedUnionsResponse struct {
 func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUnionsParams, opts ...runtime.CallOption) (*MixedUnionsResponse, error) {
 	atText, err := wire.PathObject("matrix", false, "at", at)
 	if err != nil {
-		return nil, fmt.Errorf("MixedUnions: path parameter %q: %w", "at", err)
+		return nil, fmt.Errorf("MixedUnions: path parameter \"at\": %w", err)
 	}
 	if wire.EmptyValue(at) {
 		return nil, &runtime.RequestError{Operation: "mixedUnions", Reason: "path parameter \"at\" is empty: it would send another URL"}
@@ -755,12 +757,12 @@ func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUni
 	if params != nil {
 		if params.Created != nil {
 			if err := req.Query.AddObject("created", "deepObject", true, params.Created); err != nil {
-				return nil, fmt.Errorf("MixedUnions: query parameter %q: %w", "created", err)
+				return nil, fmt.Errorf("MixedUnions: query parameter \"created\": %w", err)
 			}
 		}
 		if params.Window != nil {
 			if err := req.Query.AddObject("window", "", false, params.Window); err != nil {
-				return nil, fmt.Errorf("MixedUnions: query parameter %q: %w", "window", err)
+				return nil, fmt.Errorf("MixedUnions: query parameter \"window\": %w", err)
 			}
 		}
 		if params.Kind != nil {
@@ -770,7 +772,7 @@ func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUni
 	if params != nil {
 		if params.XWindow != nil {
 			if s, err := wire.ObjectText(false, params.XWindow); err != nil {
-				return nil, fmt.Errorf("MixedUnions: header parameter %q: %w", "X-Window", err)
+				return nil, fmt.Errorf("MixedUnions: header parameter \"X-Window\": %w", err)
 			} else {
 				req.AddHeader("X-Window", s)
 			}

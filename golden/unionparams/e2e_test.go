@@ -118,7 +118,7 @@ func TestParamTextOfEveryVariant(t *testing.T) {
 	}{
 		{num(-5), "-5"},
 		{text(`"quoted"`), `"quoted"`}, // a string is its text, not JSON
-		{ListIssuesRegion{Number: ptr(1e21)}, "1000000000000000000000"}, // no exponent (issue 22)
+		{ListIssuesRegion{Number: ptr(1e21)}, "1000000000000000000000"}, // no exponent: a server reading an integer refuses 1e+21
 		{ListIssuesTagsItem{Bool: ptr(false)}, "false"},
 		{IntOrString{Unknown: []byte(`"raw"`)}, "raw"},
 		{IntOrString{}, ""},

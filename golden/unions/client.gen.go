@@ -1698,31 +1698,47 @@ type Wallet struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server             string
-	hc                 runtime.Doer
-	editors            []runtime.RequestEditor
-	logger             *slog.Logger
-	observer           runtime.Observer
-	overrides          *runtime.Overrides
-	fleet              *runtime.Fleet
-	callOpts           []runtime.CallOption
-	engine             *runtime.Engine
-	breakers           map[string]*runtime.Breaker
-	opAddContact       *runtime.Operation
-	opSaveCustomer     *runtime.Operation
-	opStoreDocument    *runtime.Operation
-	opSaveDrawing      *runtime.Operation
-	opEvaluate         *runtime.Operation
-	opListEvents       *runtime.Operation
-	opPublishEvent     *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opAddContact runs AddContact.
+	opAddContact *runtime.Operation
+	// opSaveCustomer runs SaveCustomer.
+	opSaveCustomer *runtime.Operation
+	// opStoreDocument runs StoreDocument.
+	opStoreDocument *runtime.Operation
+	// opSaveDrawing runs SaveDrawing.
+	opSaveDrawing *runtime.Operation
+	// opEvaluate runs Evaluate.
+	opEvaluate *runtime.Operation
+	// opListEvents runs ListEvents.
+	opListEvents *runtime.Operation
+	// opPublishEvent runs PublishEvent.
+	opPublishEvent *runtime.Operation
+	// opSendNotification runs SendNotification.
 	opSendNotification *runtime.Operation
+	// opAddPaymentMethod runs AddPaymentMethod.
 	opAddPaymentMethod *runtime.Operation
-	opListPets         *runtime.Operation
-	opAdoptPet         *runtime.Operation
-	opSearch           *runtime.Operation
-	opPutSettings      *runtime.Operation
-	opListShapes       *runtime.Operation
-	opCreateShape      *runtime.Operation
+	// opListPets runs ListPets.
+	opListPets *runtime.Operation
+	// opAdoptPet runs AdoptPet.
+	opAdoptPet *runtime.Operation
+	// opSearch runs Search.
+	opSearch *runtime.Operation
+	// opPutSettings runs PutSettings.
+	opPutSettings *runtime.Operation
+	// opListShapes runs ListShapes.
+	opListShapes *runtime.Operation
+	// opCreateShape runs CreateShape.
+	opCreateShape *runtime.Operation
 }
 
 // Option configures a Client.
@@ -1821,6 +1837,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -1833,9 +1850,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

@@ -734,21 +734,28 @@ func (u *GetAnalyticsResponse200BodyRows) UnmarshalJSON(data []byte) error {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server           string
-	hc               runtime.Doer
-	editors          []runtime.RequestEditor
-	logger           *slog.Logger
-	observer         runtime.Observer
-	overrides        *runtime.Overrides
-	fleet            *runtime.Fleet
-	callOpts         []runtime.CallOption
-	engine           *runtime.Engine
-	breakers         map[string]*runtime.Breaker
-	opGetAnalytics   *runtime.Operation
-	opEmbed          *runtime.Operation
-	opAddKey         *runtime.Operation
-	opReply          *runtime.Operation
-	opPutSetting     *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opGetAnalytics runs GetAnalytics.
+	opGetAnalytics *runtime.Operation
+	// opEmbed runs Embed.
+	opEmbed *runtime.Operation
+	// opAddKey runs AddKey.
+	opAddKey *runtime.Operation
+	// opReply runs Reply.
+	opReply *runtime.Operation
+	// opPutSetting runs PutSetting.
+	opPutSetting *runtime.Operation
+	// opCreateTransfer runs CreateTransfer.
 	opCreateTransfer *runtime.Operation
 }
 
@@ -848,6 +855,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -860,9 +868,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,

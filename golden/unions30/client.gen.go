@@ -355,16 +355,18 @@ type ValidationProblemInvalidParamsItem struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server     string
-	hc         runtime.Doer
-	editors    []runtime.RequestEditor
-	logger     *slog.Logger
-	observer   runtime.Observer
-	overrides  *runtime.Overrides
-	fleet      *runtime.Fleet
-	callOpts   []runtime.CallOption
-	engine     *runtime.Engine
-	breakers   map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opPutBoard runs PutBoard.
 	opPutBoard *runtime.Operation
 }
 
@@ -464,6 +466,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -476,9 +479,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 
 	c.opPutBoard = e.Operation(runtime.OperationSpec{
 		Name: "putBoard", Method: "PUT", Path: "/boards/{boardId}", Accept: "application/json, application/problem+json",

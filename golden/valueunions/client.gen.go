@@ -587,21 +587,27 @@ type TypedLink struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server          string
-	hc              runtime.Doer
-	editors         []runtime.RequestEditor
-	logger          *slog.Logger
-	observer        runtime.Observer
-	overrides       *runtime.Overrides
-	fleet           *runtime.Fleet
-	callOpts        []runtime.CallOption
-	engine          *runtime.Engine
-	breakers        map[string]*runtime.Breaker
-	opAddAccount    *runtime.Operation
-	opRunAction     *runtime.Operation
-	opAddLink       *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opAddAccount runs AddAccount.
+	opAddAccount *runtime.Operation
+	// opRunAction runs RunAction.
+	opRunAction *runtime.Operation
+	// opAddLink runs AddLink.
+	opAddLink *runtime.Operation
+	// opCreatePayment runs CreatePayment.
 	opCreatePayment *runtime.Operation
-	opPing          *runtime.Operation
+	// opPing runs Ping.
+	opPing *runtime.Operation
 }
 
 // Option configures a Client.
@@ -700,6 +706,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -712,9 +719,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 
 	c.opAddAccount = e.Operation(runtime.OperationSpec{
 		Name: "addAccount", Method: "POST", Path: "/accounts", Accept: "application/json",

@@ -114,20 +114,25 @@ type AddSharedLinkBodySharedLink struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server            string
-	hc                runtime.Doer
-	editors           []runtime.RequestEditor
-	logger            *slog.Logger
-	observer          runtime.Observer
-	overrides         *runtime.Overrides
-	fleet             *runtime.Fleet
-	callOpts          []runtime.CallOption
-	engine            *runtime.Engine
-	breakers          map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opCreateEmbedding runs CreateEmbedding.
 	opCreateEmbedding *runtime.Operation
-	opUpdateFile      *runtime.Operation
-	opAddSharedLink   *runtime.Operation
-	opCreateGroup     *runtime.Operation
+	// opUpdateFile runs UpdateFile.
+	opUpdateFile *runtime.Operation
+	// opAddSharedLink runs AddSharedLink.
+	opAddSharedLink *runtime.Operation
+	// opCreateGroup runs CreateGroup.
+	opCreateGroup *runtime.Operation
 }
 
 // Option configures a Client.
@@ -226,6 +231,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerDefault := e.Breaker(BreakerDefault, runtime.BreakerPolicy{
 		Policy:                "default",
 		WindowType:            runtime.CountWindow,
@@ -238,9 +244,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         10,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerDefault: breakerDefault,
-	}
+	c.breakers[BreakerDefault] = breakerDefault
 	retryDefault := &runtime.RetryPolicy{
 		Policy:          "default",
 		MaxAttempts:     3,
@@ -390,17 +394,12 @@ type AddSharedLinkResponse struct {
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSharedLinkParams, body AddSharedLinkBody, opts ...runtime.CallOption) (*AddSharedLinkResponse, error) {
+func (c *Client) AddSharedLink(ctx context.Context, fileID string, params AddSharedLinkParams, body AddSharedLinkBody, opts ...runtime.CallOption) (*AddSharedLinkResponse, error) {
 	if fileID == "" {
 		return nil, &runtime.RequestError{Operation: "addSharedLink", Reason: "path parameter \"file_id\" is empty: it would send another URL"}
 	}
 	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
-	if params == nil {
-		return nil, fmt.Errorf("AddSharedLink: params is required (it holds %s)", "fields")
-	}
-	if params != nil {
-		req.Query.Add("fields", params.Fields)
-	}
+	req.Query.Add("fields", params.Fields)
 	return runtime.Call(ctx, c.opAddSharedLink, &req, new(AddSharedLinkResponse), opts)
 }
 

@@ -36,7 +36,7 @@ func TestFragmentOfPathKeyIsNotSentAndQueryIs(t *testing.T) {
 	s := wirecheck.New(t, spec)
 	c := newClient(t, s.URL)
 	body := AddSharedLinkBody{SharedLink: &AddSharedLinkBodySharedLink{Access: ptr("open")}}
-	if _, err := c.AddSharedLink(t.Context(), "f1", &AddSharedLinkParams{Fields: "shared_link"}, body); err != nil {
+	if _, err := c.AddSharedLink(t.Context(), "f1", AddSharedLinkParams{Fields: "shared_link"}, body); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Last(t)

@@ -110,8 +110,8 @@ func TestNewIdempotencyKeyIntStaysInRange(t *testing.T) {
 }
 
 // encoding/json writes large and tiny float64 values with an exponent
-// (1e+21, 1e-7); as parameter or form text they are plain decimals (issue
-// 22, defect 5), in every writer that goes through a value's JSON form.
+// (1e+21, 1e-7); as parameter or form text they are plain decimals (a
+// server reading an integer refuses 1e+21), in every writer that goes through a value's JSON form.
 func TestNumbersFromJSONAreWrittenWithoutExponent(t *testing.T) {
 	v := map[string]any{"big": 1e21, "tiny": 1.5e-7, "int": int64(9007199254740993), "neg": -2e22}
 	want := "big=1000000000000000000000&int=9007199254740993&neg=-20000000000000000000000&tiny=0.00000015"

@@ -10,7 +10,7 @@ import (
 )
 
 // TestCountLinesLeanShape checks the attribution on a hand-written file of
-// the shape issue 10's lean methods take, whose lines are counted by hand;
+// the shape the lean methods take, whose lines are counted by hand;
 // and on the same file with an op field named like its method.
 func TestCountLinesLeanShape(t *testing.T) {
 	src, err := os.ReadFile("testdata/lean.gen.go")

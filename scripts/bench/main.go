@@ -1,10 +1,11 @@
 //go:build unix
 
-// Command bench measures issue 10's goals and issue 3's ratios, each
+// Command bench measures the size and speed goals and the runtime's
+// overhead, each
 // against a baseline measured in the same run, and is what `make bench`
 // runs.
 //
-// Issue 10's table compares two sides built in this run: the baseline (a
+// The goal table compares two sides built in this run: the baseline (a
 // `git archive` of -base, default f683eee, into a temporary folder) and
 // the working tree ("new"):
 //
@@ -35,7 +36,7 @@
 //   - generated client / hand-written net/http on loopback (golden/petstore
 //     BenchmarkLoopbackShowPetByID, paired; goal ≤ 1.05).
 //
-// Issue 3's rows (the new side only, unless -goals-only) are:
+// The overhead rows (the new side only, unless -goals-only) are:
 //
 //   - the wrapper's cost per successful call with a no-op transport:
 //     OperationDo − BareDoer (goal ≤ 400 ns, ≤ 1 allocation), and with the
@@ -49,8 +50,8 @@
 //     runtime's own loopback pairs.
 //
 // Method: each test binary is built once per side; then, for -rounds
-// rounds, the runtime benchmarks issue 10's table needs run once (-count
-// 1) on each side back to back, then issue 3's set on the new side, then
+// rounds, the runtime benchmarks the goal table needs run once (-count
+// 1) on each side back to back, then the overhead set on the new side, then
 // the loopback benchmark in its own process per side, sides alternating
 // (ABBA), so drift of a noisy machine falls on both. A ratio or a
 // difference is the median of the per-round ones, shown with its range
@@ -82,24 +83,24 @@ import (
 var (
 	rounds    = flag.Int("rounds", 5, "rounds of every benchmark (medians over rounds)")
 	benchtime = flag.String("benchtime", "1s", "-test.benchtime of each benchmark run")
-	filter    = flag.String("bench", ".", "regexp of the new side's runtime benchmarks to run (issue 3's rows)")
+	filter    = flag.String("bench", ".", "regexp of the new side's runtime benchmarks to run (the overhead rows)")
 	check     = flag.Bool("check", false, "exit 1 when a goal is missed")
 	verbose   = flag.Bool("v", false, "print every benchmark line as it comes, and each operation's lines")
-	cpu       = flag.String("cpu", "1", "-test.cpu of the runtime benchmarks (issue 3's reference numbers are -cpu 1)")
+	cpu       = flag.String("cpu", "1", "-test.cpu of the runtime benchmarks (the reference numbers are -cpu 1)")
 	baseRev   = flag.String("base", "f683eee", "git revision of the baseline, built in this run from a git archive of it")
 	builds    = flag.Int("builds", 2, "go builds of the Cloudflare output per side (median); 0 skips them")
-	goalsOnly = flag.Bool("goals-only", false, "print issue 10's goal table only (and run only the benchmarks it needs)")
+	goalsOnly = flag.Bool("goals-only", false, "print the goal table only (and run only the benchmarks it needs)")
 	cfSpec    = flag.String("cloudflare", "", "the Cloudflare spec (default ../shared/specs/real/cloudflare-2024-08.json from the repository root)")
 	gocache   = flag.String("gocache", "", "GOCACHE of the Cloudflare builds (default: a temporary one, removed afterwards; e.g. $(go env GOCACHE) skips rebuilding the standard library)")
 	keep      = flag.Bool("keep", false, "keep the temporary folder (exports, outputs, build modules) and print its path")
 )
 
-// gobreakerRef is gobreaker Execute's cost on the machine issue 3's goal
-// was set on (2 vCPU VM, -cpu 1). Dividing by gobreaker's cost measured in
+// gobreakerRef is gobreaker Execute's cost on the machine the overhead
+// goal was set on (2 vCPU VM, -cpu 1). Dividing by gobreaker's cost measured in
 // the same run scales a wrapper cost to that machine.
 const gobreakerRef = 181.0
 
-// goalBenchmarks are the runtime benchmarks issue 10's table needs: the
+// goalBenchmarks are the runtime benchmarks the goal table needs: the
 // new pair, the old pair it falls back on, and gobreaker for the scale.
 const goalBenchmarks = "^Benchmark(OperationCallTimeouts|HandRequestTimeout|OperationDoTimeouts|BareDoerTimeout|GobreakerExecute)$"
 
@@ -191,7 +192,7 @@ func run(ctx context.Context, start time.Time) error {
 		return fmt.Errorf("export %s: %w", base.rev, err)
 	}
 	sides := []*side{base, cur}
-	issue3Runs := runs{}
+	overheadRuns := runs{}
 	for _, s := range sides {
 		if err := s.build(ctx); err != nil {
 			return err
@@ -213,7 +214,7 @@ func run(ctx context.Context, start time.Time) error {
 			order = []*side{cur, base}
 		}
 		logf("round %d/%d", r+1, *rounds)
-		// The same benchmarks on both sides, back to back; issue 3's
+		// The same benchmarks on both sides, back to back; the overhead
 		// set on the new side after them.
 		for _, s := range order {
 			if err := bench(ctx, s.all, s.rtTest, goalBenchmarks, "-test.cpu", *cpu); err != nil {
@@ -221,14 +222,14 @@ func run(ctx context.Context, start time.Time) error {
 			}
 		}
 		if !*goalsOnly {
-			if err := bench(ctx, issue3Runs, cur.rtTest, *filter, "-test.cpu", *cpu); err != nil {
+			if err := bench(ctx, overheadRuns, cur.rtTest, *filter, "-test.cpu", *cpu); err != nil {
 				return err
 			}
 		}
 		for _, s := range order {
 			all := s.all
 			if s == cur && !*goalsOnly {
-				all = issue3Runs // and copied to cur.all below
+				all = overheadRuns // and copied to cur.all below
 			}
 			if err := bench(ctx, all, s.pet, "^BenchmarkLoopbackShowPetByID$"); err != nil {
 				return err
@@ -237,14 +238,14 @@ func run(ctx context.Context, start time.Time) error {
 	}
 
 	if !*goalsOnly {
-		cur.all["LoopbackShowPetByID/paired"] = issue3Runs["LoopbackShowPetByID/paired"]
+		cur.all["LoopbackShowPetByID/paired"] = overheadRuns["LoopbackShowPetByID/paired"]
 	}
 	ok := goalTable(base, cur, time.Since(start))
 	if !*goalsOnly {
 		fmt.Println()
-		fmt.Println("Issue 3's rows (new side):")
+		fmt.Println("Runtime overhead (new side):")
 		fmt.Println()
-		ok = issue3(issue3Runs) && ok
+		ok = overheadRows(overheadRuns) && ok
 	}
 	if !ok && *check {
 		return errGoalMissed
@@ -461,14 +462,14 @@ func bench(ctx context.Context, all runs, bin, re string, args ...string) error 
 	return nil
 }
 
-// issue3 prints issue 3's rows from one side's runs.
-func issue3(all runs) bool {
+// overheadRows prints the overhead rows from one side's runs.
+func overheadRows(all runs) bool {
 	printTable(all)
 	fmt.Println()
 	ok := true
 	g := median(all["GobreakerExecute"], ns)
 	if g > 0 {
-		fmt.Printf("gobreaker Execute alone: %.0f ns/op here, %.0f ns on issue 3's machine: scale ×%.2f\n", g, gobreakerRef, gobreakerRef/g)
+		fmt.Printf("gobreaker Execute alone: %.0f ns/op here, %.0f ns on the reference machine: scale ×%.2f\n", g, gobreakerRef, gobreakerRef/g)
 	}
 	ok = wrapper(all, "no timeouts", "OperationDo", "BareDoer", g) && ok
 	ok = wrapper(all, "timeouts 10s/30s", "OperationDoTimeouts", "BareDoerTimeout", g) && ok
@@ -529,7 +530,7 @@ func verdict(ok bool) string {
 }
 
 // wrapper prints what op costs over base with the same canned transport:
-// the runtime's own cost per call, measured and scaled to issue 3's
+// the runtime's own cost per call, measured and scaled to the reference
 // machine by gobreaker's cost g; the goal is judged on the scaled cost.
 func wrapper(all runs, label, op, base string, g float64) bool {
 	o, b := all[op], all[base]

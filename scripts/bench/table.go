@@ -13,10 +13,10 @@ import (
 	"github.com/resgen/resgen/scripts/internal/benchrun"
 )
 
-// goalTable prints issue 10's goals as a markdown table, baseline against
+// goalTable prints the size and speed goals as a markdown table, baseline against
 // new, and says whether the new side meets each.
 func goalTable(base, cur *side, took time.Duration) bool {
-	fmt.Printf("Issue 10's goals, measured in one run: baseline %s against new %s\n\n", base.rev, cur.rev)
+	fmt.Printf("Size and speed goals, measured in one run: baseline %s against new %s\n\n", base.rev, cur.rev)
 	fmt.Printf("| goal | baseline %s | new %s | new/base | met |\n", base.rev, cur.rev)
 	fmt.Println("|---|---:|---:|---:|:-:|")
 	ok := true
@@ -78,7 +78,7 @@ func goalTable(base, cur *side, took time.Duration) bool {
 		fmt.Printf("Cloudflare builds: warm cache, only the generated package compiled; peak RSS = ru_maxrss of `go build`, i.e. the compiler's (a cache-hit `go build` peaks at %s). ", benchrun.MiB(goCommandRSSKiB))
 	}
 	if g > 0 {
-		fmt.Printf("gobreaker Execute here %.0f ns (issue 3's machine: %.0f ns); new overhead scaled to it: %.0f ns. ", g, gobreakerRef, no.ns*gobreakerRef/g)
+		fmt.Printf("gobreaker Execute here %.0f ns (reference machine: %.0f ns); new overhead scaled to it: %.0f ns. ", g, gobreakerRef, no.ns*gobreakerRef/g)
 	}
 	fmt.Printf("%s, %d CPUs", runtime.Version(), runtime.NumCPU())
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {

@@ -1,7 +1,7 @@
 //go:build unix
 
 // Command benchgen measures resgen generate against its floor, and is what
-// `make bench-gen` runs (issue 11: resgen ≤ 1.3× the floor).
+// `make bench-gen` runs (goal: resgen ≤ 1.3× the floor).
 //
 // The floor is kin-openapi (the version in go.mod) reading a spec, loading
 // it with external $refs allowed and validating it with the relaxed options
@@ -40,7 +40,7 @@ import (
 	"github.com/resgen/resgen/scripts/internal/benchrun"
 )
 
-// goalRatio is issue 11's goal: resgen generate within this factor of the
+// goalRatio is the speed goal: resgen generate within this factor of the
 // floor's wall time.
 const goalRatio = 1.3
 

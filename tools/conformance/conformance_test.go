@@ -54,8 +54,8 @@ func failuresOf(r *Report, kind string) []Failure {
 const regressSpec = "testdata/regress.yaml"
 
 // exponentFloat and plainFloat are how the generated client writes a
-// number parameter: strconv's 'g' format writes 1000000 as 1e+06 (issue 22
-// defect 5, what the generator does today), 'f' as 1000000.
+// number parameter: strconv's 'g' format writes 1000000 as 1e+06 (the
+// wire bug the harness must catch), 'f' as 1000000 (what it must pass).
 const exponentFloat, plainFloat = "strconv.FormatFloat(*params.Ratio, 'g', -1, 64)", "strconv.FormatFloat(*params.Ratio, 'f', -1, 64)"
 
 // numbersAs makes the generated client write regress.yaml's number
@@ -74,8 +74,8 @@ func numbersAs(t *testing.T, src []byte, format string) []byte {
 
 func TestHarnessPassesACorrectClient(t *testing.T) {
 	opts := testOptions(t)
-	// A number in decimal: the generator writes an exponent today (issue
-	// 22 defect 5), which TestHarnessCatchesWireBugs shows is caught.
+	// A number in decimal: written with an exponent it is a wire bug,
+	// which TestHarnessCatchesWireBugs shows is caught.
 	opts.Mutate = func(src []byte) []byte { return numbersAs(t, src, plainFloat) }
 	r := Run(t.Context(), regressSpec, opts)
 	if r.Failed() || r.Calls == 0 || r.RoundTripped == 0 || len(r.NeverCalled) > 0 {

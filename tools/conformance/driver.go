@@ -289,7 +289,14 @@ func call(server string, pc planCall) (res result) {
 		v := reflect.New(t).Elem()
 		switch a.Kind {
 		case "params":
-			p := reflect.New(t.Elem())
+			// A pointer, or the struct itself when it holds a required
+			// parameter.
+			byValue := t.Kind() != reflect.Pointer
+			st := t
+			if !byValue {
+				st = t.Elem()
+			}
+			p := reflect.New(st)
 			for name, raw := range a.Fields {
 				f := p.Elem().FieldByName(name)
 				if !f.IsValid() {
@@ -305,6 +312,9 @@ func call(server string, pc planCall) (res result) {
 				}
 			}
 			v = p
+			if byValue {
+				v = p.Elem()
+			}
 		case "reader":
 			// A raw body: the JSON is its bytes (base64).
 			var data []byte

@@ -6,7 +6,7 @@ import (
 )
 
 // TestHarnessArtifacts runs the constructs that made the harness report
-// failures of a correct client (issue 22's harness artifacts): a format:
+// failures of a correct client (harness artifacts): a format:
 // byte parameter base64-encoded twice, HEAD answered with a body, a
 // lower-case 4xx answered as 200, a default answered with a status a 4XX
 // range covers, a filler key from a free-form union variant that sent the

@@ -76,7 +76,7 @@ func TestFirstNumbersShowEveryPrecisionLoss(t *testing.T) {
 }
 
 // TestOracleCatchesMutants plants one bug of each kind the harness missed
-// before (issue 22's mutants) in testdata/oracle.yaml's client and asserts
+// before in testdata/oracle.yaml's client and asserts
 // each is caught by the check meant for it: two path segments swapped
 // (each path parameter has its own value), a number truncated (the first
 // number is 1234567.891), a union variant decoded into Unknown (only the

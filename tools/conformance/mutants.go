@@ -19,7 +19,7 @@ import (
 )
 
 // Mutants measure the harness itself: each kind plants one plausible
-// client bug (a class issue 22 lists) at one site of a generated client,
+// client bug (of a class of bugs found in generated clients) at one site of a generated client,
 // or of the runtime it calls, and the harness must then report a failure
 // the unmutated client does not have (RunMutants). Sites are found with
 // go/ast, not by matching text, so a kind keeps finding them while the
@@ -39,7 +39,7 @@ import (
 // MutantKind is one kind of planted bug.
 type MutantKind struct {
 	Name string
-	// Class is the bug class of issue 22 it stands for.
+	// Class is the class of client bugs it stands for.
 	Class string
 	// Runtime is the repo-relative runtime file the kind edits (through a
 	// go build -overlay); "" for a kind that edits the generated client.

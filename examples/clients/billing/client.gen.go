@@ -44,17 +44,20 @@ type NewInvoice struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server          string
-	hc              runtime.Doer
-	editors         []runtime.RequestEditor
-	logger          *slog.Logger
-	observer        runtime.Observer
-	overrides       *runtime.Overrides
-	fleet           *runtime.Fleet
-	callOpts        []runtime.CallOption
-	engine          *runtime.Engine
-	breakers        map[string]*runtime.Breaker
-	opGetBalance    *runtime.Operation
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opGetBalance runs GetBalance.
+	opGetBalance *runtime.Operation
+	// opCreateInvoice runs CreateInvoice.
 	opCreateInvoice *runtime.Operation
 }
 
@@ -157,6 +160,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerBilling := e.Breaker(BreakerBilling, runtime.BreakerPolicy{
 		Policy:                "billing",
 		WindowType:            runtime.CountWindow,
@@ -169,9 +173,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerBilling: breakerBilling,
-	}
+	c.breakers[BreakerBilling] = breakerBilling
 	retryBilling := &runtime.RetryPolicy{
 		Policy:          "billing",
 		MaxAttempts:     3,

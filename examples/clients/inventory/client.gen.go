@@ -33,16 +33,18 @@ type Item struct {
 // Make one Client per downstream and share it: it is safe for concurrent use,
 // and its breakers and retry budget only protect calls that share them.
 type Client struct {
-	server      string
-	hc          runtime.Doer
-	editors     []runtime.RequestEditor
-	logger      *slog.Logger
-	observer    runtime.Observer
-	overrides   *runtime.Overrides
-	fleet       *runtime.Fleet
-	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
-	breakers    map[string]*runtime.Breaker
+	server    string
+	hc        runtime.Doer
+	editors   []runtime.RequestEditor
+	logger    *slog.Logger
+	observer  runtime.Observer
+	overrides *runtime.Overrides
+	fleet     *runtime.Fleet
+	callOpts  []runtime.CallOption
+	engine    *runtime.Engine
+	breakers  map[string]*runtime.Breaker
+
+	// opListItems runs ListItems.
 	opListItems *runtime.Operation
 }
 
@@ -145,6 +147,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.engine = e
 
+	c.breakers = map[string]*runtime.Breaker{}
 	breakerInventory := e.Breaker(BreakerInventory, runtime.BreakerPolicy{
 		Policy:                "inventory",
 		WindowType:            runtime.CountWindow,
@@ -157,9 +160,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		HalfOpenCalls:         2,
 		RecordOn:              runtime.Match{Transport: true, Timeout: true, Classes: []int{5}},
 	})
-	c.breakers = map[string]*runtime.Breaker{
-		BreakerInventory: breakerInventory,
-	}
+	c.breakers[BreakerInventory] = breakerInventory
 	retryReads := &runtime.RetryPolicy{
 		Policy:          "reads",
 		MaxAttempts:     3,
