@@ -56,7 +56,7 @@ func (s State) String() string {
 // context and returns gobreaker an internal verdict (errTrip, errIgnored)
 // that differs from what the caller receives.
 type Breaker struct {
-	e        *Engine
+	e        *engine
 	name     string
 	p        BreakerPolicy
 	minCalls int
@@ -91,7 +91,7 @@ type Breaker struct {
 	timer *time.Timer
 }
 
-func newBreaker(e *Engine, name string, p BreakerPolicy) *Breaker {
+func newBreaker(e *engine, name string, p BreakerPolicy) *Breaker {
 	p = clampPolicy(e, name, p)
 	b := &Breaker{e: e, name: name, p: p}
 	if p.WindowType == TimeWindow {
@@ -117,7 +117,7 @@ func newBreaker(e *Engine, name string, p BreakerPolicy) *Breaker {
 
 // clampPolicy bounds the sizes a breaker allocates or counts from its
 // policy (see MaxWindowSize), and warns once when it had to.
-func clampPolicy(e *Engine, name string, p BreakerPolicy) BreakerPolicy {
+func clampPolicy(e *engine, name string, p BreakerPolicy) BreakerPolicy {
 	p.HalfOpenCalls = max(p.HalfOpenCalls, 1)
 	var clamped []string
 	if p.WindowType == TimeWindow && p.WindowDuration > MaxWindowDuration {

@@ -17,19 +17,21 @@ import (
 	"github.com/sony/gobreaker/v2"
 )
 
-// Operation is one API operation with its resolved policy.
-type Operation struct {
-	e            *Engine
-	spec         OperationSpec
-	retry        *RetryPolicy // a normalised copy; nil = single attempt
+// operation is one API operation with its resolved policy. Its exported
+// methods are package impl's Operation.
+type operation struct {
+	e            *engine
+	spec         operationSpec
+	auth         []*authScheme // the schemes sent, chosen from spec.Security (auth.go)
+	retry        *RetryPolicy  // a normalised copy; nil = single attempt
 	maxAttempts  int
 	retryOutside bool
 	plan         atomic.Pointer[plan] // how Call decodes the response type
 	accept       []string             // spec.Accept as a header value, nil when none
 }
 
-func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
-	op := &Operation{e: e, spec: spec, maxAttempts: 1, retryOutside: retryOutside}
+func newOperation(e *engine, spec operationSpec, retryOutside bool) *operation {
+	op := &operation{e: e, spec: spec, auth: e.authPlan(spec.Security), maxAttempts: 1, retryOutside: retryOutside}
 	if spec.Accept != "" {
 		op.accept = []string{spec.Accept}
 	}
@@ -44,7 +46,7 @@ func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
 // spec's (rules.go): at most MaxRetryAttempts attempts, and no
 // informational or success status in RetryOn. It warns once when it had
 // to.
-func clampRetry(e *Engine, op string, r RetryPolicy) RetryPolicy {
+func clampRetry(e *engine, op string, r RetryPolicy) RetryPolicy {
 	r.MaxAttempts = max(r.MaxAttempts, 1)
 	var clamped []string
 	if r.MaxAttempts > MaxRetryAttempts {
@@ -76,14 +78,14 @@ func clampRetry(e *Engine, op string, r RetryPolicy) RetryPolicy {
 // error whatever its status; its body is open and the caller must close
 // it. Otherwise Do returns a *CallError wrapping the last attempt's error.
 // attempts is the number of requests sent.
-func (op *Operation) Do(ctx context.Context, req *http.Request) (resp *http.Response, attempts int, err error) {
+func (op *operation) Do(ctx context.Context, req *http.Request) (resp *http.Response, attempts int, err error) {
 	var c call
 	c.req = req
 	return op.do(ctx, &c)
 }
 
 // do runs the call c (its request, c.req or the fields Call sets, already set).
-func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, error) {
+func (op *operation) do(ctx context.Context, c *call) (*http.Response, int, error) {
 	if swappedOrder && op.retryOutside {
 		c.start(op, ctx, false)
 		c.guard = true
@@ -126,7 +128,7 @@ func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, erro
 // Sync; open, a refusal; half-open (or open past its wait), a single-
 // attempt trial if the link holds a permit, else a refusal that asks the
 // worker for permits.
-func (op *Operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetLink, v uint64) (*http.Response, int, error) {
+func (op *operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetLink, v uint64) (*http.Response, int, error) {
 	gen := v >> 3
 	st := State(v >> 1 & 3)
 	if st == StateClosed {
@@ -160,7 +162,7 @@ func (op *Operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetL
 }
 
 // Breaker returns the operation's breaker, nil when it has none.
-func (op *Operation) Breaker() *Breaker { return op.spec.Breaker }
+func (op *operation) Breaker() *Breaker { return op.spec.Breaker }
 
 // kind is what an attempt produced.
 type kind uint8
@@ -177,7 +179,7 @@ const (
 // call is the state of one logical call. It lives on the Do's stack on the
 // fast path; the retry path copies it to the heap (see retryLoop).
 type call struct {
-	op     *Operation
+	op     *operation
 	caller context.Context // as given to Do
 	// ctx bounds the waits and parents the attempts. It is the caller's
 	// context until the retry loop starts; then, with a TotalTimeout, a
@@ -234,7 +236,7 @@ type call struct {
 	waiting  bool          // a wait was decided and the next attempt not begun
 }
 
-func (c *call) start(op *Operation, ctx context.Context, trial bool) {
+func (c *call) start(op *operation, ctx context.Context, trial bool) {
 	e := op.e
 	if e.observe {
 		ctx = e.obs.CallStart(c.startEvent(op, ctx, trial))
@@ -260,7 +262,7 @@ func (c *call) start(op *Operation, ctx context.Context, trial bool) {
 }
 
 // startEvent is the CallStart event of the call c of op.
-func (c *call) startEvent(op *Operation, ctx context.Context, trial bool) CallStartEvent {
+func (c *call) startEvent(op *operation, ctx context.Context, trial bool) CallStartEvent {
 	var host string
 	switch {
 	case c.built:
@@ -481,7 +483,7 @@ func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) 
 			r.Body = body
 		}
 	}
-	if err := c.op.e.authorize(ctx, &c.op.spec, r); err != nil {
+	if err := c.op.e.authorize(ctx, c.op.auth, r); err != nil {
 		return nil, nil, err
 	}
 	for _, ed := range editors {

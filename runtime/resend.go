@@ -133,7 +133,7 @@ type resendGate struct {
 	resent    atomic.Int32 // sends again that GetBody let through
 	withdrawn atomic.Int32 // of those, taken from the budget
 	left      int32        // sends again allowed: attempts left; 0 when the send must be alone
-	e         *Engine
+	e         *engine
 	budget    *Budget                       // the policy's; nil: none
 	orig      func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
 }

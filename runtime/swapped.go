@@ -16,16 +16,19 @@ const swappedOrder = true
 // refused attempt is retried like a failure. It exists only so tests can
 // show what resgen's order (breaker outside) changes; generated clients
 // never call it.
-func (e *Engine) OperationRetryOutside(spec OperationSpec) *Operation {
-	spec.auth = e.authPlan(spec.Security)
+func (e *engine) OperationRetryOutside(spec operationSpec) any {
 	return newOperation(e, spec, true)
 }
 
-// RetryOutside returns a copy of op in the swapped order, the breaker
-// inside the retry loop (see Engine.OperationRetryOutside). For tests
+// RetryOutside is retryOutside for package impl, which cannot name the
+// result's type.
+func (op *operation) RetryOutside() any { return op.retryOutsideCopy() }
+
+// retryOutsideCopy returns a copy of op in the swapped order, the breaker
+// inside the retry loop (see engine.OperationRetryOutside). For tests
 // that compare the two orders only.
-func (op *Operation) RetryOutside() *Operation {
-	return &Operation{e: op.e, spec: op.spec, retry: op.retry, maxAttempts: op.maxAttempts, retryOutside: true, accept: op.accept}
+func (op *operation) retryOutsideCopy() *operation {
+	return &operation{e: op.e, spec: op.spec, auth: op.auth, retry: op.retry, maxAttempts: op.maxAttempts, retryOutside: true, accept: op.accept}
 }
 
 // guardedAttempt is one attempt admitted and recorded by the breaker on

@@ -12,6 +12,7 @@ import (
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 )
 
 // The built-in policies are the runtime's: one definition of the defaults.
@@ -111,7 +112,7 @@ func (r *Resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 		r.enum(o.ptr+"/scope", v, &p.Scope, "shared", "operation")
 	}
 	rp := runtimeBreaker(&p)
-	r.policyErrors(o.ptr, rp.Decode(policyKeys(o.m), "extends", "scope"))
+	r.policyErrors(o.ptr, impl.DecodeBreaker(&rp, policyKeys(o.m), "extends", "scope"))
 	p = modelBreaker(rp, name, p.Scope)
 	r.lintBreaker(o, &p)
 	return &p
@@ -128,7 +129,7 @@ func (r *Resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
 		}
 	}
 	rp := runtimeRetry(&p)
-	r.policyErrors(o.ptr, rp.Decode(policyKeys(o.m), "extends"))
+	r.policyErrors(o.ptr, impl.DecodeRetry(&rp, policyKeys(o.m), "extends"))
 	p = modelRetry(rp, name)
 	r.lintRetry(o, &p)
 	return &p

@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type NewPet struct {
 	Name string  `json:"name"`
@@ -131,17 +132,17 @@ type Client struct {
 	overrides           *runtime.Overrides
 	fleet               *runtime.Fleet
 	callOpts            []runtime.CallOption
-	engine              *runtime.Engine
+	engine              *impl.Engine
 	breakers            map[string]*runtime.Breaker
-	opPutAvatar         *runtime.Operation
-	opPostCharge        *runtime.Operation
-	opPostLoose         *runtime.Operation
-	opPostOrder         *runtime.Operation
-	opCreatePet         *runtime.Operation
-	opCreatePetWithForm *runtime.Operation
-	opPatchPet          *runtime.Operation
-	opPostReport        *runtime.Operation
-	opUpload            *runtime.Operation
+	opPutAvatar         *impl.Operation
+	opPostCharge        *impl.Operation
+	opPostLoose         *impl.Operation
+	opPostOrder         *impl.Operation
+	opCreatePet         *impl.Operation
+	opCreatePetWithForm *impl.Operation
+	opPatchPet          *impl.Operation
+	opPostReport        *impl.Operation
+	opUpload            *impl.Operation
 }
 
 // Option configures a Client.
@@ -218,7 +219,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +229,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -268,39 +269,39 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opPutAvatar = e.Operation(runtime.OperationSpec{
+	c.opPutAvatar = e.Operation(impl.OperationSpec{
 		Name: "putAvatar", Method: "PUT", Path: "/avatars",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostCharge = e.Operation(runtime.OperationSpec{
+	c.opPostCharge = e.Operation(impl.OperationSpec{
 		Name: "postCharge", Method: "POST", Path: "/charges",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostLoose = e.Operation(runtime.OperationSpec{
+	c.opPostLoose = e.Operation(impl.OperationSpec{
 		Name: "postLoose", Method: "POST", Path: "/loose",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostOrder = e.Operation(runtime.OperationSpec{
+	c.opPostOrder = e.Operation(impl.OperationSpec{
 		Name: "postOrder", Method: "POST", Path: "/orders",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreatePet = e.Operation(runtime.OperationSpec{
+	c.opCreatePet = e.Operation(impl.OperationSpec{
 		Name: "createPet", Method: "POST", Path: "/pets",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreatePetWithForm = e.Operation(runtime.OperationSpec{
+	c.opCreatePetWithForm = e.Operation(impl.OperationSpec{
 		Name: "createPetWithForm", Method: "POST", Path: "/pets/form",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPatchPet = e.Operation(runtime.OperationSpec{
+	c.opPatchPet = e.Operation(impl.OperationSpec{
 		Name: "patchPet", Method: "PATCH", Path: "/pets/{id}",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostReport = e.Operation(runtime.OperationSpec{
+	c.opPostReport = e.Operation(impl.OperationSpec{
 		Name: "postReport", Method: "POST", Path: "/reports",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opUpload = e.Operation(runtime.OperationSpec{
+	c.opUpload = e.Operation(impl.OperationSpec{
 		Name: "upload", Method: "POST", Path: "/uploads",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -333,7 +334,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -343,12 +344,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PutAvatarResponse is the answer to PutAvatar.
 type PutAvatarResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PutAvatar calls PUT /avatars.
@@ -362,7 +363,7 @@ type PutAvatarResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PutAvatarResponse, error) {
-	req := runtime.Request{Path: "/avatars", ContentType: contentType}
+	req := wire.Request{Path: "/avatars", ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -370,12 +371,12 @@ func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Read
 		}
 		req.Body = raw
 	}
-	return runtime.Call(ctx, c.opPutAvatar, &req, new(PutAvatarResponse), opts)
+	return impl.Call(ctx, c.opPutAvatar, &req, new(PutAvatarResponse), opts)
 }
 
 // PostChargeResponse is the answer to PostCharge.
 type PostChargeResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PostCharge calls POST /charges.
@@ -385,7 +386,7 @@ type PostChargeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostCharge(ctx context.Context, body PostChargeForm, opts ...runtime.CallOption) (*PostChargeResponse, error) {
-	req := runtime.Request{Path: "/charges", ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{Path: "/charges", ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := wire.FormBody(body, wire.FormEncoding{Name: "expand", Style: "deepObject", Explode: true}, wire.FormEncoding{Name: "lines", Style: "deepObject", Explode: true})
 		if err != nil {
@@ -393,12 +394,12 @@ func (c *Client) PostCharge(ctx context.Context, body PostChargeForm, opts ...ru
 		}
 		req.Body = []byte(form)
 	}
-	return runtime.Call(ctx, c.opPostCharge, &req, new(PostChargeResponse), opts)
+	return impl.Call(ctx, c.opPostCharge, &req, new(PostChargeResponse), opts)
 }
 
 // PostLooseResponse is the answer to PostLoose.
 type PostLooseResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PostLoose calls POST /loose.
@@ -410,7 +411,7 @@ type PostLooseResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostLoose(ctx context.Context, body PostLooseForm, opts ...runtime.CallOption) (*PostLooseResponse, error) {
-	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := wire.FormBody(body)
 		if err != nil {
@@ -425,7 +426,7 @@ func (c *Client) PostLoose(ctx context.Context, body PostLooseForm, opts ...runt
 // attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostLooseWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PostLooseResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -437,14 +438,14 @@ func (c *Client) PostLooseWithBody(ctx context.Context, contentType string, body
 }
 
 // sendPostLoose sends PostLoose and its variants with req's body.
-func (c *Client) sendPostLoose(ctx context.Context, req *runtime.Request, opts []runtime.CallOption) (*PostLooseResponse, error) {
+func (c *Client) sendPostLoose(ctx context.Context, req *wire.Request, opts []runtime.CallOption) (*PostLooseResponse, error) {
 	req.Path = "/loose"
-	return runtime.Call(ctx, c.opPostLoose, req, new(PostLooseResponse), opts)
+	return impl.Call(ctx, c.opPostLoose, req, new(PostLooseResponse), opts)
 }
 
 // PostOrderResponse is the answer to PostOrder.
 type PostOrderResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PostOrder calls POST /orders.
@@ -454,7 +455,7 @@ type PostOrderResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostOrder(ctx context.Context, body PostOrderForm, opts ...runtime.CallOption) (*PostOrderResponse, error) {
-	req := runtime.Request{Path: "/orders", ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{Path: "/orders", ContentType: "application/x-www-form-urlencoded"}
 	{
 		if len(body.Tags) == 0 {
 			return nil, fmt.Errorf("PostOrder: form property %q is required", "tags")
@@ -465,7 +466,7 @@ func (c *Client) PostOrder(ctx context.Context, body PostOrderForm, opts ...runt
 		}
 		req.Body = []byte(form)
 	}
-	return runtime.Call(ctx, c.opPostOrder, &req, new(PostOrderResponse), opts)
+	return impl.Call(ctx, c.opPostOrder, &req, new(PostOrderResponse), opts)
 }
 
 // CreatePetParams are the query, header and cookie parameters of CreatePet (nil leaves one out).
@@ -477,7 +478,7 @@ type CreatePetParams struct {
 
 // CreatePetResponse is the answer to CreatePet.
 type CreatePetResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreatePet calls POST /pets.
@@ -493,14 +494,14 @@ type CreatePetResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body NewPet, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{JSON: &body, ContentType: "application/json"}
+	req := wire.Request{JSON: &body, ContentType: "application/json"}
 	return c.sendCreatePet(ctx, params, &req, opts)
 }
 
 // CreatePetWithBytes is CreatePet (POST /pets) with a application/octet-stream body:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithBytes(ctx context.Context, params *CreatePetParams, body []byte, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{ContentType: "application/octet-stream"}
+	req := wire.Request{ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
 	}
@@ -510,7 +511,7 @@ func (c *Client) CreatePetWithBytes(ctx context.Context, params *CreatePetParams
 // CreatePetWithForm2 is CreatePet (POST /pets) with a application/x-www-form-urlencoded body:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithForm2(ctx context.Context, params *CreatePetParams, body NewPet, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := wire.FormBody(body)
 		if err != nil {
@@ -524,7 +525,7 @@ func (c *Client) CreatePetWithForm2(ctx context.Context, params *CreatePetParams
 // CreatePetWithMultipart is CreatePet (POST /pets) with a multipart/form-data body:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithMultipart(ctx context.Context, params *CreatePetParams, body CreatePetMultipart, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{}
+	req := wire.Request{}
 	{
 		mp := wire.NewMultipart()
 		mp.Field("name", body.Name)
@@ -543,7 +544,7 @@ func (c *Client) CreatePetWithMultipart(ctx context.Context, params *CreatePetPa
 // CreatePetWithText is CreatePet (POST /pets) with a text/plain body:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithText(ctx context.Context, params *CreatePetParams, body string, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{ContentType: "text/plain"}
+	req := wire.Request{ContentType: "text/plain"}
 	req.Body = []byte(body)
 	return c.sendCreatePet(ctx, params, &req, opts)
 }
@@ -552,7 +553,7 @@ func (c *Client) CreatePetWithText(ctx context.Context, params *CreatePetParams,
 // attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -564,7 +565,7 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 }
 
 // sendCreatePet sends CreatePet and its variants with req's body.
-func (c *Client) sendCreatePet(ctx context.Context, params *CreatePetParams, req *runtime.Request, opts []runtime.CallOption) (*CreatePetResponse, error) {
+func (c *Client) sendCreatePet(ctx context.Context, params *CreatePetParams, req *wire.Request, opts []runtime.CallOption) (*CreatePetResponse, error) {
 	req.Path = "/pets"
 	if params != nil {
 		if params.DryRun != nil {
@@ -577,12 +578,12 @@ func (c *Client) sendCreatePet(ctx context.Context, params *CreatePetParams, req
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opCreatePet, req, new(CreatePetResponse), opts)
+	return impl.Call(ctx, c.opCreatePet, req, new(CreatePetResponse), opts)
 }
 
 // CreatePetWithFormResponse is the answer to CreatePetWithForm.
 type CreatePetWithFormResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreatePetWithForm calls POST /pets/form.
@@ -592,13 +593,13 @@ type CreatePetWithFormResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePetWithForm(ctx context.Context, body *NewPet, opts ...runtime.CallOption) (*CreatePetWithFormResponse, error) {
-	req := runtime.Request{Path: "/pets/form", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreatePetWithForm, &req, new(CreatePetWithFormResponse), opts)
+	req := wire.Request{Path: "/pets/form", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreatePetWithForm, &req, new(CreatePetWithFormResponse), opts)
 }
 
 // PatchPetResponse is the answer to PatchPet.
 type PatchPetResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PatchPet calls PATCH /pets/{id}.
@@ -611,7 +612,7 @@ type PatchPetResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyItem, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{JSON: body, ContentType: "application/json-patch+json"}
+	req := wire.Request{JSON: body, ContentType: "application/json-patch+json"}
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
 
@@ -619,7 +620,7 @@ func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyIte
 // body:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body *NewPet, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{JSON: body, ContentType: "application/merge-patch+json"}
+	req := wire.Request{JSON: body, ContentType: "application/merge-patch+json"}
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
 
@@ -627,7 +628,7 @@ func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body
 // (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType string, body io.Reader, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -639,17 +640,17 @@ func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType st
 }
 
 // sendPatchPet sends PatchPet and its variants with req's body.
-func (c *Client) sendPatchPet(ctx context.Context, id string, req *runtime.Request, opts []runtime.CallOption) (*PatchPetResponse, error) {
+func (c *Client) sendPatchPet(ctx context.Context, id string, req *wire.Request, opts []runtime.CallOption) (*PatchPetResponse, error) {
 	req.Path = "/pets/" + wire.PathSegment(id)
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "patchPet", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	return runtime.Call(ctx, c.opPatchPet, req, new(PatchPetResponse), opts)
+	return impl.Call(ctx, c.opPatchPet, req, new(PatchPetResponse), opts)
 }
 
 // PostReportResponse is the answer to PostReport.
 type PostReportResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PostReport calls POST /reports.
@@ -661,7 +662,7 @@ type PostReportResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostReport(ctx context.Context, body PostReportMultipart, opts ...runtime.CallOption) (*PostReportResponse, error) {
-	req := runtime.Request{}
+	req := wire.Request{}
 	{
 		mp := wire.NewMultipart()
 		if body.Doc != nil {
@@ -683,7 +684,7 @@ func (c *Client) PostReport(ctx context.Context, body PostReportMultipart, opts 
 // (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostReportWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PostReportResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -695,14 +696,14 @@ func (c *Client) PostReportWithBody(ctx context.Context, contentType string, bod
 }
 
 // sendPostReport sends PostReport and its variants with req's body.
-func (c *Client) sendPostReport(ctx context.Context, req *runtime.Request, opts []runtime.CallOption) (*PostReportResponse, error) {
+func (c *Client) sendPostReport(ctx context.Context, req *wire.Request, opts []runtime.CallOption) (*PostReportResponse, error) {
 	req.Path = "/reports"
-	return runtime.Call(ctx, c.opPostReport, req, new(PostReportResponse), opts)
+	return impl.Call(ctx, c.opPostReport, req, new(PostReportResponse), opts)
 }
 
 // UploadResponse is the answer to Upload.
 type UploadResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // Upload calls POST /uploads.
@@ -712,7 +713,7 @@ type UploadResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runtime.CallOption) (*UploadResponse, error) {
-	req := runtime.Request{Path: "/uploads"}
+	req := wire.Request{Path: "/uploads"}
 	{
 		if body.File == nil || body.File.Content == nil {
 			return nil, fmt.Errorf("Upload: multipart part %q is required", "file")
@@ -742,5 +743,5 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runti
 		}
 		req.Body, req.ContentType = raw, ctype
 	}
-	return runtime.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
+	return impl.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Item struct {
 	ID   string  `json:"id"`
@@ -38,14 +39,14 @@ type Client struct {
 	overrides       *runtime.Overrides
 	fleet           *runtime.Fleet
 	callOpts        []runtime.CallOption
-	engine          *runtime.Engine
+	engine          *impl.Engine
 	breakers        map[string]*runtime.Breaker
-	credentials     []runtime.Credential
-	opPostEvent     *runtime.Operation
-	opGetItem       *runtime.Operation
-	opTouchItem     *runtime.Operation
-	opCreateOrder   *runtime.Operation
-	opCreatePayment *runtime.Operation
+	credentials     []wire.Credential
+	opPostEvent     *impl.Operation
+	opGetItem       *impl.Operation
+	opTouchItem     *impl.Operation
+	opCreateOrder   *impl.Operation
+	opCreatePayment *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -98,9 +99,9 @@ func WithBearer(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithBearer: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "bearer",
-			Kind:   runtime.AuthBearer,
+			Kind:   wire.AuthBearer,
 			Token:  src,
 		})
 		return nil
@@ -116,9 +117,9 @@ func WithHeaderKey(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithHeaderKey: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "headerKey",
-			Kind:   runtime.AuthHeader,
+			Kind:   wire.AuthHeader,
 			Param:  "X-Api-Key",
 			Token:  src,
 		})
@@ -135,9 +136,9 @@ func WithQueryKey(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithQueryKey: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "queryKey",
-			Kind:   runtime.AuthQuery,
+			Kind:   wire.AuthQuery,
 			Param:  "api_key",
 			Token:  src,
 		})
@@ -181,7 +182,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:       c.callOpts,
 		Credentials:       c.credentials,
 		Fleet:             c.fleet,
@@ -233,25 +234,25 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   time.Second,
 	}
 
-	c.opPostEvent = e.Operation(runtime.OperationSpec{
+	c.opPostEvent = e.Operation(impl.OperationSpec{
 		Name: "postEvent", Method: "POST", Path: "/events", Accept: "application/json",
-		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
-	c.opGetItem = e.Operation(runtime.OperationSpec{
+	c.opGetItem = e.Operation(impl.OperationSpec{
 		Name: "getItem", Method: "GET", Path: "/items/{id}", Accept: "application/json",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
-	c.opTouchItem = e.Operation(runtime.OperationSpec{
+	c.opTouchItem = e.Operation(impl.OperationSpec{
 		Name: "touchItem", Method: "GET", Path: "/items/{id}/touch", Accept: "application/json",
-		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
-	c.opCreateOrder = e.Operation(runtime.OperationSpec{
+	c.opCreateOrder = e.Operation(impl.OperationSpec{
 		Name: "createOrder", Method: "POST", Path: "/orders", Accept: "application/json",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
-	c.opCreatePayment = e.Operation(runtime.OperationSpec{
+	c.opCreatePayment = e.Operation(impl.OperationSpec{
 		Name: "createPayment", Method: "POST", Path: "/payments", Accept: "application/json",
-		Breaker: breakerShared, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -282,7 +283,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -292,12 +293,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PostEventResponse is the answer to PostEvent.
 type PostEventResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the event.
 }
 
@@ -310,13 +311,13 @@ type PostEventResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) PostEvent(ctx context.Context, body Item, opts ...runtime.CallOption) (*PostEventResponse, error) {
-	req := runtime.Request{Path: "/events", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPostEvent, &req, new(PostEventResponse), opts)
+	req := wire.Request{Path: "/events", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPostEvent, &req, new(PostEventResponse), opts)
 }
 
 // GetItemResponse is the answer to GetItem.
 type GetItemResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the item.
 }
 
@@ -333,13 +334,13 @@ func (c *Client) GetItem(ctx context.Context, id string, opts ...runtime.CallOpt
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getItem", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/items/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetItem, &req, new(GetItemResponse), opts)
+	req := wire.Request{Path: "/items/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetItem, &req, new(GetItemResponse), opts)
 }
 
 // TouchItemResponse is the answer to TouchItem.
 type TouchItemResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the item, touched.
 }
 
@@ -355,8 +356,8 @@ func (c *Client) TouchItem(ctx context.Context, id string, opts ...runtime.CallO
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "touchItem", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/items/" + wire.PathSegment(id) + "/touch"}
-	return runtime.Call(ctx, c.opTouchItem, &req, new(TouchItemResponse), opts)
+	req := wire.Request{Path: "/items/" + wire.PathSegment(id) + "/touch"}
+	return impl.Call(ctx, c.opTouchItem, &req, new(TouchItemResponse), opts)
 }
 
 // CreateOrderParams are the query, header and cookie parameters of CreateOrder (nil leaves one
@@ -368,7 +369,7 @@ type CreateOrderParams struct {
 
 // CreateOrderResponse is the answer to CreateOrder.
 type CreateOrderResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the order.
 }
 
@@ -384,14 +385,14 @@ type CreateOrderResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, body Item, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
-	req := runtime.Request{Path: "/orders", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/orders", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
+	return impl.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
 }
 
 // CreatePaymentParams are the query, header and cookie parameters of CreatePayment (nil leaves one
@@ -403,7 +404,7 @@ type CreatePaymentParams struct {
 
 // CreatePaymentResponse is the answer to CreatePayment.
 type CreatePaymentResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the payment.
 }
 
@@ -417,12 +418,12 @@ type CreatePaymentResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams, body Item, opts ...runtime.CallOption) (*CreatePaymentResponse, error) {
-	req := runtime.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
+	return impl.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
 }

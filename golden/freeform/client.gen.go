@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Open struct {
 	Name *string `json:"name,omitzero"`
@@ -104,10 +105,10 @@ type Client struct {
 	overrides     *runtime.Overrides
 	fleet         *runtime.Fleet
 	callOpts      []runtime.CallOption
-	engine        *runtime.Engine
+	engine        *impl.Engine
 	breakers      map[string]*runtime.Breaker
-	opGetSettings *runtime.Operation
-	opPutThing    *runtime.Operation
+	opGetSettings *impl.Operation
+	opPutThing    *impl.Operation
 }
 
 // Option configures a Client.
@@ -184,7 +185,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +195,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -234,11 +235,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetSettings = e.Operation(runtime.OperationSpec{
+	c.opGetSettings = e.Operation(impl.OperationSpec{
 		Name: "getSettings", Method: "GET", Path: "/settings", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPutThing = e.Operation(runtime.OperationSpec{
+	c.opPutThing = e.Operation(impl.OperationSpec{
 		Name: "putThing", Method: "POST", Path: "/things", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -271,7 +272,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -281,12 +282,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetSettingsResponse is the answer to GetSettings.
 type GetSettingsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Settings `resgen:"200"` // free-form settings.
 }
 
@@ -298,13 +299,13 @@ type GetSettingsResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetSettings(ctx context.Context, opts ...runtime.CallOption) (*GetSettingsResponse, error) {
-	req := runtime.Request{Path: "/settings"}
-	return runtime.Call(ctx, c.opGetSettings, &req, new(GetSettingsResponse), opts)
+	req := wire.Request{Path: "/settings"}
+	return impl.Call(ctx, c.opGetSettings, &req, new(GetSettingsResponse), opts)
 }
 
 // PutThingResponse is the answer to PutThing.
 type PutThingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Thing `resgen:"200"` // the thing as stored.
 }
 
@@ -315,6 +316,6 @@ type PutThingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutThing(ctx context.Context, body Thing, opts ...runtime.CallOption) (*PutThingResponse, error) {
-	req := runtime.Request{Path: "/things", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPutThing, &req, new(PutThingResponse), opts)
+	req := wire.Request{Path: "/things", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPutThing, &req, new(PutThingResponse), opts)
 }

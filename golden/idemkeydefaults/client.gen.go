@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Client calls the Idempotency key in the defaults API. Every method runs behind its operation's
 // circuit
@@ -32,11 +33,11 @@ type Client struct {
 	overrides       *runtime.Overrides
 	fleet           *runtime.Fleet
 	callOpts        []runtime.CallOption
-	engine          *runtime.Engine
+	engine          *impl.Engine
 	breakers        map[string]*runtime.Breaker
-	opCreateNote    *runtime.Operation
-	opCreateOrder   *runtime.Operation
-	opCreatePayment *runtime.Operation
+	opCreateNote    *impl.Operation
+	opCreateOrder   *impl.Operation
+	opCreatePayment *impl.Operation
 }
 
 // Option configures a Client.
@@ -113,7 +114,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +124,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -163,15 +164,15 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opCreateNote = e.Operation(runtime.OperationSpec{
+	c.opCreateNote = e.Operation(impl.OperationSpec{
 		Name: "createNote", Method: "POST", Path: "/notes",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateOrder = e.Operation(runtime.OperationSpec{
+	c.opCreateOrder = e.Operation(impl.OperationSpec{
 		Name: "createOrder", Method: "POST", Path: "/orders",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreatePayment = e.Operation(runtime.OperationSpec{
+	c.opCreatePayment = e.Operation(impl.OperationSpec{
 		Name: "createPayment", Method: "POST", Path: "/payments",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -204,7 +205,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -214,7 +215,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CreateNoteParams are the query, header and cookie parameters of CreateNote (nil leaves one out).
@@ -226,7 +227,7 @@ type CreateNoteParams struct {
 
 // CreateNoteResponse is the answer to CreateNote.
 type CreateNoteResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreateNote calls POST /notes.
@@ -239,14 +240,14 @@ type CreateNoteResponse struct {
 //   - idempotency key: the X-Request-Id header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateNote(ctx context.Context, params *CreateNoteParams, opts ...runtime.CallOption) (*CreateNoteResponse, error) {
-	req := runtime.Request{Path: "/notes"}
+	req := wire.Request{Path: "/notes"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("X-Request-Id", key)
-	return runtime.Call(ctx, c.opCreateNote, &req, new(CreateNoteResponse), opts)
+	return impl.Call(ctx, c.opCreateNote, &req, new(CreateNoteResponse), opts)
 }
 
 // CreateOrderParams are the query, header and cookie parameters of CreateOrder (nil leaves one
@@ -258,7 +259,7 @@ type CreateOrderParams struct {
 
 // CreateOrderResponse is the answer to CreateOrder.
 type CreateOrderResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreateOrder calls POST /orders.
@@ -271,14 +272,14 @@ type CreateOrderResponse struct {
 //   - idempotency key: the X-Request-Id header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
-	req := runtime.Request{Path: "/orders"}
+	req := wire.Request{Path: "/orders"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.XRequestID != nil {
 		key = *params.XRequestID
 	}
 	req.SetHeader("X-Request-Id", key)
-	return runtime.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
+	return impl.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
 }
 
 // CreatePaymentParams are the query, header and cookie parameters of CreatePayment (nil leaves one
@@ -290,7 +291,7 @@ type CreatePaymentParams struct {
 
 // CreatePaymentResponse is the answer to CreatePayment.
 type CreatePaymentResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreatePayment calls POST /payments.
@@ -303,12 +304,12 @@ type CreatePaymentResponse struct {
 //   - idempotency key: the X-Payment-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams, opts ...runtime.CallOption) (*CreatePaymentResponse, error) {
-	req := runtime.Request{Path: "/payments"}
+	req := wire.Request{Path: "/payments"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.XPaymentKey != nil {
 		key = *params.XPaymentKey
 	}
 	req.SetHeader("x-payment-key", key)
-	return runtime.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
+	return impl.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type PostObjectIdempotencyKey struct {
 	ID *string `json:"id,omitzero"`
@@ -36,13 +37,13 @@ type Client struct {
 	overrides      *runtime.Overrides
 	fleet          *runtime.Fleet
 	callOpts       []runtime.CallOption
-	engine         *runtime.Engine
+	engine         *impl.Engine
 	breakers       map[string]*runtime.Breaker
-	opPostBool     *runtime.Operation
-	opPostMap      *runtime.Operation
-	opPostNegative *runtime.Operation
-	opPostObject   *runtime.Operation
-	opSearch       *runtime.Operation
+	opPostBool     *impl.Operation
+	opPostMap      *impl.Operation
+	opPostNegative *impl.Operation
+	opPostObject   *impl.Operation
+	opSearch       *impl.Operation
 }
 
 // Option configures a Client.
@@ -119,7 +120,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -169,23 +170,23 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opPostBool = e.Operation(runtime.OperationSpec{
+	c.opPostBool = e.Operation(impl.OperationSpec{
 		Name: "postBool", Method: "POST", Path: "/bool",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostMap = e.Operation(runtime.OperationSpec{
+	c.opPostMap = e.Operation(impl.OperationSpec{
 		Name: "postMap", Method: "POST", Path: "/map",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostNegative = e.Operation(runtime.OperationSpec{
+	c.opPostNegative = e.Operation(impl.OperationSpec{
 		Name: "postNegative", Method: "POST", Path: "/negative",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostObject = e.Operation(runtime.OperationSpec{
+	c.opPostObject = e.Operation(impl.OperationSpec{
 		Name: "postObject", Method: "POST", Path: "/object",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opSearch = e.Operation(runtime.OperationSpec{
+	c.opSearch = e.Operation(impl.OperationSpec{
 		Name: "search", Method: "POST", Path: "/search",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -218,7 +219,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -228,7 +229,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PostBoolParams are the query, header and cookie parameters of PostBool (nil leaves one out).
@@ -238,7 +239,7 @@ type PostBoolParams struct {
 
 // PostBoolResponse is the answer to PostBool.
 type PostBoolResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostBool calls POST /bool.
@@ -248,14 +249,14 @@ type PostBoolResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostBool(ctx context.Context, params *PostBoolParams, opts ...runtime.CallOption) (*PostBoolResponse, error) {
-	req := runtime.Request{Path: "/bool"}
+	req := wire.Request{Path: "/bool"}
 	if params == nil {
 		return nil, fmt.Errorf("PostBool: params is required (it holds %s)", "Idempotency-Key")
 	}
 	if params != nil {
 		req.AddHeader("Idempotency-Key", strconv.FormatBool(params.IdempotencyKey))
 	}
-	return runtime.Call(ctx, c.opPostBool, &req, new(PostBoolResponse), opts)
+	return impl.Call(ctx, c.opPostBool, &req, new(PostBoolResponse), opts)
 }
 
 // PostMapParams are the query, header and cookie parameters of PostMap (nil leaves one out).
@@ -265,7 +266,7 @@ type PostMapParams struct {
 
 // PostMapResponse is the answer to PostMap.
 type PostMapResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostMap calls POST /map.
@@ -275,7 +276,7 @@ type PostMapResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostMap(ctx context.Context, params *PostMapParams, opts ...runtime.CallOption) (*PostMapResponse, error) {
-	req := runtime.Request{Path: "/map"}
+	req := wire.Request{Path: "/map"}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			if s, err := wire.ObjectText(false, params.IdempotencyKey); err != nil {
@@ -285,7 +286,7 @@ func (c *Client) PostMap(ctx context.Context, params *PostMapParams, opts ...run
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opPostMap, &req, new(PostMapResponse), opts)
+	return impl.Call(ctx, c.opPostMap, &req, new(PostMapResponse), opts)
 }
 
 // PostNegativeParams are the query, header and cookie parameters of PostNegative (nil leaves one
@@ -296,7 +297,7 @@ type PostNegativeParams struct {
 
 // PostNegativeResponse is the answer to PostNegative.
 type PostNegativeResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostNegative calls POST /negative.
@@ -306,13 +307,13 @@ type PostNegativeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostNegative(ctx context.Context, params *PostNegativeParams, opts ...runtime.CallOption) (*PostNegativeResponse, error) {
-	req := runtime.Request{Path: "/negative"}
+	req := wire.Request{Path: "/negative"}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			req.AddHeader("Idempotency-Key", strconv.FormatInt(int64(*params.IdempotencyKey), 10))
 		}
 	}
-	return runtime.Call(ctx, c.opPostNegative, &req, new(PostNegativeResponse), opts)
+	return impl.Call(ctx, c.opPostNegative, &req, new(PostNegativeResponse), opts)
 }
 
 // PostObjectParams are the query, header and cookie parameters of PostObject (nil leaves one out).
@@ -322,7 +323,7 @@ type PostObjectParams struct {
 
 // PostObjectResponse is the answer to PostObject.
 type PostObjectResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostObject calls POST /object.
@@ -332,7 +333,7 @@ type PostObjectResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostObject(ctx context.Context, params *PostObjectParams, opts ...runtime.CallOption) (*PostObjectResponse, error) {
-	req := runtime.Request{Path: "/object"}
+	req := wire.Request{Path: "/object"}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			if s, err := wire.ObjectText(false, params.IdempotencyKey); err != nil {
@@ -342,7 +343,7 @@ func (c *Client) PostObject(ctx context.Context, params *PostObjectParams, opts 
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opPostObject, &req, new(PostObjectResponse), opts)
+	return impl.Call(ctx, c.opPostObject, &req, new(PostObjectResponse), opts)
 }
 
 // SearchParams are the query, header and cookie parameters of Search (nil leaves one out).
@@ -352,7 +353,7 @@ type SearchParams struct {
 
 // SearchResponse is the answer to Search.
 type SearchResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // Search calls POST /search.
@@ -364,11 +365,11 @@ type SearchResponse struct {
 //     Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Search(ctx context.Context, params *SearchParams, opts ...runtime.CallOption) (*SearchResponse, error) {
-	req := runtime.Request{Path: "/search"}
+	req := wire.Request{Path: "/search"}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			req.AddHeader("Idempotency-Key", strconv.FormatBool(*params.IdempotencyKey))
 		}
 	}
-	return runtime.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
+	return impl.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
 }

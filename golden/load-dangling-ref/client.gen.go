@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Pet struct {
 	Name string `json:"name"`
@@ -41,11 +42,11 @@ type Client struct {
 	overrides  *runtime.Overrides
 	fleet      *runtime.Fleet
 	callOpts   []runtime.CallOption
-	engine     *runtime.Engine
+	engine     *impl.Engine
 	breakers   map[string]*runtime.Breaker
-	opListPets *runtime.Operation
-	opGetPet   *runtime.Operation
-	opGetStore *runtime.Operation
+	opListPets *impl.Operation
+	opGetPet   *impl.Operation
+	opGetStore *impl.Operation
 }
 
 // Option configures a Client.
@@ -122,7 +123,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -172,15 +173,15 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListPets = e.Operation(runtime.OperationSpec{
+	c.opListPets = e.Operation(impl.OperationSpec{
 		Name: "listPets", Method: "GET", Path: "/pets", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetPet = e.Operation(runtime.OperationSpec{
+	c.opGetPet = e.Operation(impl.OperationSpec{
 		Name: "getPet", Method: "GET", Path: "/pets/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetStore = e.Operation(runtime.OperationSpec{
+	c.opGetStore = e.Operation(impl.OperationSpec{
 		Name: "getStore", Method: "GET", Path: "/stores/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -213,7 +214,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -223,12 +224,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListPetsResponse is the answer to ListPets.
 type ListPetsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 []Pet `resgen:"200"` // the pets.
 }
 
@@ -240,13 +241,13 @@ type ListPetsResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*ListPetsResponse, error) {
-	req := runtime.Request{Path: "/pets"}
-	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
+	req := wire.Request{Path: "/pets"}
+	return impl.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
 // GetPetResponse is the answer to GetPet.
 type GetPetResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Pet `resgen:"200"` // a pet.
 }
 
@@ -261,13 +262,13 @@ func (c *Client) GetPet(ctx context.Context, id string, opts ...runtime.CallOpti
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getPet", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/pets/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetPet, &req, new(GetPetResponse), opts)
+	req := wire.Request{Path: "/pets/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetPet, &req, new(GetPetResponse), opts)
 }
 
 // GetStoreResponse is the answer to GetStore.
 type GetStoreResponse struct {
-	runtime.Response `resgen:"404"`
+	wire.Response `resgen:"404"`
 	// a store, whose owner's schema is missing.
 	JSON200 *GetStoreResponse200Body `resgen:"200"`
 }
@@ -283,6 +284,6 @@ func (c *Client) GetStore(ctx context.Context, id string, opts ...runtime.CallOp
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getStore", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/stores/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetStore, &req, new(GetStoreResponse), opts)
+	req := wire.Request{Path: "/stores/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetStore, &req, new(GetStoreResponse), opts)
 }

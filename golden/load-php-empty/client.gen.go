@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Meta = runtime.FreeForm
 
@@ -38,10 +39,10 @@ type Client struct {
 	overrides     *runtime.Overrides
 	fleet         *runtime.Fleet
 	callOpts      []runtime.CallOption
-	engine        *runtime.Engine
+	engine        *impl.Engine
 	breakers      map[string]*runtime.Breaker
-	opGetThing    *runtime.Operation
-	opDeleteThing *runtime.Operation
+	opGetThing    *impl.Operation
+	opDeleteThing *impl.Operation
 }
 
 // Option configures a Client.
@@ -118,7 +119,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +129,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -168,11 +169,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetThing = e.Operation(runtime.OperationSpec{
+	c.opGetThing = e.Operation(impl.OperationSpec{
 		Name: "getThing", Method: "GET", Path: "/things/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opDeleteThing = e.Operation(runtime.OperationSpec{
+	c.opDeleteThing = e.Operation(impl.OperationSpec{
 		Name: "deleteThing", Method: "DELETE", Path: "/things/{id}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -205,7 +206,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -215,12 +216,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetThingResponse is the answer to GetThing.
 type GetThingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Thing `resgen:"200"` // the thing.
 }
 
@@ -235,13 +236,13 @@ func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOp
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
+	req := wire.Request{Path: "/things/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }
 
 // DeleteThingResponse is the answer to DeleteThing.
 type DeleteThingResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // DeleteThing calls DELETE /things/{id}.
@@ -256,6 +257,6 @@ func (c *Client) DeleteThing(ctx context.Context, id string, opts ...runtime.Cal
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "deleteThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
+	req := wire.Request{Path: "/things/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
 }

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // slack's shape: items written as a list, which resgen repairs; the repair re-encodes the whole
 // spec.
@@ -42,9 +43,9 @@ type Client struct {
 	overrides    *runtime.Overrides
 	fleet        *runtime.Fleet
 	callOpts     []runtime.CallOption
-	engine       *runtime.Engine
+	engine       *impl.Engine
 	breakers     map[string]*runtime.Breaker
-	opUpdateItem *runtime.Operation
+	opUpdateItem *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -124,7 +125,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -162,7 +163,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		BreakerDefault: breakerDefault,
 	}
 
-	c.opUpdateItem = e.Operation(runtime.OperationSpec{
+	c.opUpdateItem = e.Operation(impl.OperationSpec{
 		Name: "updateItem", Method: "POST", Path: "/items/{id}", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -195,7 +196,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -205,7 +206,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // UpdateItemParams are the query, header and cookie parameters of UpdateItem (nil leaves one out).
@@ -217,7 +218,7 @@ type UpdateItemParams struct {
 
 // UpdateItemResponse is the answer to UpdateItem.
 type UpdateItemResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Pair `resgen:"200"` // ok.
 }
 
@@ -228,7 +229,7 @@ type UpdateItemResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemParams, body *UpdateItemForm, opts ...runtime.CallOption) (*UpdateItemResponse, error) {
-	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), ContentType: "application/x-www-form-urlencoded"}
 	if params == nil {
 		return nil, fmt.Errorf("UpdateItem: params is required (it holds %s)", "limit")
 	}
@@ -250,5 +251,5 @@ func (c *Client) UpdateItem(ctx context.Context, id int64, params *UpdateItemPar
 			req.AddHeader("X-Ratio", strconv.FormatFloat(*params.XRatio, 'f', -1, 64))
 		}
 	}
-	return runtime.Call(ctx, c.opUpdateItem, &req, new(UpdateItemResponse), opts)
+	return impl.Call(ctx, c.opUpdateItem, &req, new(UpdateItemResponse), opts)
 }

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Severities []SeveritiesItem
 
@@ -205,12 +206,12 @@ type Client struct {
 	overrides         *runtime.Overrides
 	fleet             *runtime.Fleet
 	callOpts          []runtime.CallOption
-	engine            *runtime.Engine
+	engine            *impl.Engine
 	breakers          map[string]*runtime.Breaker
-	opListCharges     *runtime.Operation
-	opDeepObjectLists *runtime.Operation
-	opListIssues      *runtime.Operation
-	opListSorted      *runtime.Operation
+	opListCharges     *impl.Operation
+	opDeepObjectLists *impl.Operation
+	opListIssues      *impl.Operation
+	opListSorted      *impl.Operation
 }
 
 // Option configures a Client.
@@ -287,7 +288,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +298,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -337,19 +338,19 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListCharges = e.Operation(runtime.OperationSpec{
+	c.opListCharges = e.Operation(impl.OperationSpec{
 		Name: "listCharges", Method: "GET", Path: "/charges",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opDeepObjectLists = e.Operation(runtime.OperationSpec{
+	c.opDeepObjectLists = e.Operation(impl.OperationSpec{
 		Name: "deepObjectLists", Method: "GET", Path: "/deep",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opListIssues = e.Operation(runtime.OperationSpec{
+	c.opListIssues = e.Operation(impl.OperationSpec{
 		Name: "listIssues", Method: "GET", Path: "/issues/{severities}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opListSorted = e.Operation(runtime.OperationSpec{
+	c.opListSorted = e.Operation(impl.OperationSpec{
 		Name: "listSorted", Method: "GET", Path: "/sorted",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -382,7 +383,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -392,7 +393,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListChargesParams are the query, header and cookie parameters of ListCharges (nil leaves one
@@ -403,7 +404,7 @@ type ListChargesParams struct {
 
 // ListChargesResponse is the answer to ListCharges.
 type ListChargesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListCharges calls GET /charges.
@@ -414,7 +415,7 @@ type ListChargesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams, opts ...runtime.CallOption) (*ListChargesResponse, error) {
-	req := runtime.Request{Path: "/charges"}
+	req := wire.Request{Path: "/charges"}
 	if params != nil {
 		if params.Created != nil {
 			if err := req.Query.AddObject("created", "deepObject", true, params.Created); err != nil {
@@ -422,7 +423,7 @@ func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams, opt
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opListCharges, &req, new(ListChargesResponse), opts)
+	return impl.Call(ctx, c.opListCharges, &req, new(ListChargesResponse), opts)
 }
 
 // DeepObjectListsParams are the query, header and cookie parameters of DeepObjectLists (nil leaves
@@ -436,7 +437,7 @@ type DeepObjectListsParams struct {
 
 // DeepObjectListsResponse is the answer to DeepObjectLists.
 type DeepObjectListsResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // DeepObjectLists calls GET /deep.
@@ -447,7 +448,7 @@ type DeepObjectListsResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsParams, opts ...runtime.CallOption) (*DeepObjectListsResponse, error) {
-	req := runtime.Request{Path: "/deep"}
+	req := wire.Request{Path: "/deep"}
 	if params != nil {
 		if params.Expand != nil {
 			req.Query.AddList("expand", ",", params.Expand...)
@@ -468,7 +469,7 @@ func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsPar
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opDeepObjectLists, &req, new(DeepObjectListsResponse), opts)
+	return impl.Call(ctx, c.opDeepObjectLists, &req, new(DeepObjectListsResponse), opts)
 }
 
 // ListIssuesParams are the query, header and cookie parameters of ListIssues (nil leaves one out).
@@ -480,7 +481,7 @@ type ListIssuesParams struct {
 
 // ListIssuesResponse is the answer to ListIssues.
 type ListIssuesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListIssues calls GET /issues/{severities}.
@@ -494,7 +495,7 @@ func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, pa
 	if len(severities) == 0 || len(severities) == 1 && severities[0] == "" {
 		return nil, &runtime.RequestError{Operation: "listIssues", Reason: "path parameter \"severities\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/issues/" + wire.PathValue("", false, "severities", func() []string {
+	req := wire.Request{Path: "/issues/" + wire.PathValue("", false, "severities", func() []string {
 		s := make([]string, 0, len(severities))
 		for _, x := range severities {
 			s = append(s, string(x))
@@ -528,7 +529,7 @@ func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, pa
 			}(), ","))
 		}
 	}
-	return runtime.Call(ctx, c.opListIssues, &req, new(ListIssuesResponse), opts)
+	return impl.Call(ctx, c.opListIssues, &req, new(ListIssuesResponse), opts)
 }
 
 // ListSortedParams are the query, header and cookie parameters of ListSorted (nil leaves one out).
@@ -541,7 +542,7 @@ type ListSortedParams struct {
 
 // ListSortedResponse is the answer to ListSorted.
 type ListSortedResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListSorted calls GET /sorted.
@@ -552,7 +553,7 @@ type ListSortedResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams, opts ...runtime.CallOption) (*ListSortedResponse, error) {
-	req := runtime.Request{Path: "/sorted"}
+	req := wire.Request{Path: "/sorted"}
 	if params != nil {
 		if params.Sort != nil {
 			req.Query.AddList("sort", ",", params.Sort...)
@@ -563,5 +564,5 @@ func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams, opts 
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opListSorted, &req, new(ListSortedResponse), opts)
+	return impl.Call(ctx, c.opListSorted, &req, new(ListSortedResponse), opts)
 }

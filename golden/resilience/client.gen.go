@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type SearchIdempotentBody struct {
 	Query *string `json:"query,omitzero"`
@@ -35,21 +36,21 @@ type Client struct {
 	overrides          *runtime.Overrides
 	fleet              *runtime.Fleet
 	callOpts           []runtime.CallOption
-	engine             *runtime.Engine
+	engine             *impl.Engine
 	breakers           map[string]*runtime.Breaker
-	opDefaultsOnly     *runtime.Operation
-	opPutNotIdempotent *runtime.Operation
-	opPostNotRetried   *runtime.Operation
-	opDeleteNoRetry    *runtime.Operation
-	opPathLevel        *runtime.Operation
-	opPathRetrySkipped *runtime.Operation
-	opKeyedByPolicy    *runtime.Operation
-	opInlinePolicies   *runtime.Operation
-	opCustomKeyHeader  *runtime.Operation
-	opKeyedByParameter *runtime.Operation
-	opPerOperationOne  *runtime.Operation
-	opPerOperationTwo  *runtime.Operation
-	opSearchIdempotent *runtime.Operation
+	opDefaultsOnly     *impl.Operation
+	opPutNotIdempotent *impl.Operation
+	opPostNotRetried   *impl.Operation
+	opDeleteNoRetry    *impl.Operation
+	opPathLevel        *impl.Operation
+	opPathRetrySkipped *impl.Operation
+	opKeyedByPolicy    *impl.Operation
+	opInlinePolicies   *impl.Operation
+	opCustomKeyHeader  *impl.Operation
+	opKeyedByParameter *impl.Operation
+	opPerOperationOne  *impl.Operation
+	opPerOperationTwo  *impl.Operation
+	opSearchIdempotent *impl.Operation
 }
 
 // Option configures a Client.
@@ -126,7 +127,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -281,55 +282,55 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   2 * time.Minute,
 	}
 
-	c.opDefaultsOnly = e.Operation(runtime.OperationSpec{
+	c.opDefaultsOnly = e.Operation(impl.OperationSpec{
 		Name: "defaultsOnly", Method: "GET", Path: "/a",
 		Breaker: breakerBase, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPutNotIdempotent = e.Operation(runtime.OperationSpec{
+	c.opPutNotIdempotent = e.Operation(impl.OperationSpec{
 		Name: "putNotIdempotent", Method: "PUT", Path: "/a",
 		Breaker: breakerBase, NotRetrySafe: true, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPostNotRetried = e.Operation(runtime.OperationSpec{
+	c.opPostNotRetried = e.Operation(impl.OperationSpec{
 		Name: "postNotRetried", Method: "POST", Path: "/a",
 		Breaker: breakerBase, NotRetrySafe: true, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opDeleteNoRetry = e.Operation(runtime.OperationSpec{
+	c.opDeleteNoRetry = e.Operation(impl.OperationSpec{
 		Name: "deleteNoRetry", Method: "DELETE", Path: "/a",
 		Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPathLevel = e.Operation(runtime.OperationSpec{
+	c.opPathLevel = e.Operation(impl.OperationSpec{
 		Name: "pathLevel", Method: "GET", Path: "/b",
 		Breaker: breakerStricter, Retry: retryBudgeted, TotalTimeout: 15 * time.Second,
 	})
-	c.opPathRetrySkipped = e.Operation(runtime.OperationSpec{
+	c.opPathRetrySkipped = e.Operation(impl.OperationSpec{
 		Name: "pathRetrySkipped", Method: "POST", Path: "/b",
 		Breaker: breakerStricter, NotRetrySafe: true, TotalTimeout: 15 * time.Second,
 	})
-	c.opKeyedByPolicy = e.Operation(runtime.OperationSpec{
+	c.opKeyedByPolicy = e.Operation(impl.OperationSpec{
 		Name: "keyedByPolicy", Method: "PATCH", Path: "/b",
 		Breaker: breakerStricter, Retry: retryStubborn, TotalTimeout: 15 * time.Second,
 	})
-	c.opInlinePolicies = e.Operation(runtime.OperationSpec{
+	c.opInlinePolicies = e.Operation(impl.OperationSpec{
 		Name: "inlinePolicies", Method: "GET", Path: "/c",
 		Breaker: breakerInlinePolicies, Retry: retryInlinePolicies, Timeout: 3 * time.Second,
 	})
-	c.opCustomKeyHeader = e.Operation(runtime.OperationSpec{
+	c.opCustomKeyHeader = e.Operation(impl.OperationSpec{
 		Name: "customKeyHeader", Method: "PUT", Path: "/c",
 		Breaker: breakerBase, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opKeyedByParameter = e.Operation(runtime.OperationSpec{
+	c.opKeyedByParameter = e.Operation(impl.OperationSpec{
 		Name: "keyedByParameter", Method: "POST", Path: "/c",
 		Breaker: breakerBase, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPerOperationOne = e.Operation(runtime.OperationSpec{
+	c.opPerOperationOne = e.Operation(impl.OperationSpec{
 		Name: "perOperationOne", Method: "GET", Path: "/d/{id}",
 		Breaker: breakerPeropPerOperationOne, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPerOperationTwo = e.Operation(runtime.OperationSpec{
+	c.opPerOperationTwo = e.Operation(impl.OperationSpec{
 		Name: "perOperationTwo", Method: "HEAD", Path: "/d/{id}",
 		Breaker: breakerPeropPerOperationTwo, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opSearchIdempotent = e.Operation(runtime.OperationSpec{
+	c.opSearchIdempotent = e.Operation(impl.OperationSpec{
 		Name: "searchIdempotent", Method: "POST", Path: "/e",
 		Breaker: breakerTimed, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
@@ -387,7 +388,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -397,12 +398,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // DefaultsOnlyResponse is the answer to DefaultsOnly.
 type DefaultsOnlyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // DefaultsOnly calls GET /a.
@@ -414,13 +415,13 @@ type DefaultsOnlyResponse struct {
 //     to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) DefaultsOnly(ctx context.Context, opts ...runtime.CallOption) (*DefaultsOnlyResponse, error) {
-	req := runtime.Request{Path: "/a"}
-	return runtime.Call(ctx, c.opDefaultsOnly, &req, new(DefaultsOnlyResponse), opts)
+	req := wire.Request{Path: "/a"}
+	return impl.Call(ctx, c.opDefaultsOnly, &req, new(DefaultsOnlyResponse), opts)
 }
 
 // PutNotIdempotentResponse is the answer to PutNotIdempotent.
 type PutNotIdempotentResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PutNotIdempotent calls PUT /a.
@@ -430,13 +431,13 @@ type PutNotIdempotentResponse struct {
 //   - no retry (idempotent: false: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PutNotIdempotent(ctx context.Context, opts ...runtime.CallOption) (*PutNotIdempotentResponse, error) {
-	req := runtime.Request{Path: "/a"}
-	return runtime.Call(ctx, c.opPutNotIdempotent, &req, new(PutNotIdempotentResponse), opts)
+	req := wire.Request{Path: "/a"}
+	return impl.Call(ctx, c.opPutNotIdempotent, &req, new(PutNotIdempotentResponse), opts)
 }
 
 // PostNotRetriedResponse is the answer to PostNotRetried.
 type PostNotRetriedResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostNotRetried calls POST /a.
@@ -446,13 +447,13 @@ type PostNotRetriedResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PostNotRetried(ctx context.Context, opts ...runtime.CallOption) (*PostNotRetriedResponse, error) {
-	req := runtime.Request{Path: "/a"}
-	return runtime.Call(ctx, c.opPostNotRetried, &req, new(PostNotRetriedResponse), opts)
+	req := wire.Request{Path: "/a"}
+	return impl.Call(ctx, c.opPostNotRetried, &req, new(PostNotRetriedResponse), opts)
 }
 
 // DeleteNoRetryResponse is the answer to DeleteNoRetry.
 type DeleteNoRetryResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // DeleteNoRetry calls DELETE /a.
@@ -462,13 +463,13 @@ type DeleteNoRetryResponse struct {
 //   - no retry (retry: none).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) DeleteNoRetry(ctx context.Context, opts ...runtime.CallOption) (*DeleteNoRetryResponse, error) {
-	req := runtime.Request{Path: "/a"}
-	return runtime.Call(ctx, c.opDeleteNoRetry, &req, new(DeleteNoRetryResponse), opts)
+	req := wire.Request{Path: "/a"}
+	return impl.Call(ctx, c.opDeleteNoRetry, &req, new(DeleteNoRetryResponse), opts)
 }
 
 // PathLevelResponse is the answer to PathLevel.
 type PathLevelResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PathLevel calls GET /b.
@@ -479,13 +480,13 @@ type PathLevelResponse struct {
 //     jitter; retries on transport, 503; budget 20% of calls + 10/s, client-wide.
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathLevel(ctx context.Context, opts ...runtime.CallOption) (*PathLevelResponse, error) {
-	req := runtime.Request{Path: "/b"}
-	return runtime.Call(ctx, c.opPathLevel, &req, new(PathLevelResponse), opts)
+	req := wire.Request{Path: "/b"}
+	return impl.Call(ctx, c.opPathLevel, &req, new(PathLevelResponse), opts)
 }
 
 // PathRetrySkippedResponse is the answer to PathRetrySkipped.
 type PathRetrySkippedResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PathRetrySkipped calls POST /b.
@@ -495,8 +496,8 @@ type PathRetrySkippedResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathRetrySkipped(ctx context.Context, opts ...runtime.CallOption) (*PathRetrySkippedResponse, error) {
-	req := runtime.Request{Path: "/b"}
-	return runtime.Call(ctx, c.opPathRetrySkipped, &req, new(PathRetrySkippedResponse), opts)
+	req := wire.Request{Path: "/b"}
+	return impl.Call(ctx, c.opPathRetrySkipped, &req, new(PathRetrySkippedResponse), opts)
 }
 
 // KeyedByPolicyParams are the query, header and cookie parameters of KeyedByPolicy (nil leaves one
@@ -509,7 +510,7 @@ type KeyedByPolicyParams struct {
 
 // KeyedByPolicyResponse is the answer to KeyedByPolicy.
 type KeyedByPolicyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // KeyedByPolicy calls PATCH /b.
@@ -522,19 +523,19 @@ type KeyedByPolicyResponse struct {
 //   - idempotency key: the X-Idempotency-Key header, the same on every attempt.
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams, opts ...runtime.CallOption) (*KeyedByPolicyResponse, error) {
-	req := runtime.Request{Path: "/b"}
+	req := wire.Request{Path: "/b"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("X-Idempotency-Key", key)
-	return runtime.Call(ctx, c.opKeyedByPolicy, &req, new(KeyedByPolicyResponse), opts)
+	return impl.Call(ctx, c.opKeyedByPolicy, &req, new(KeyedByPolicyResponse), opts)
 }
 
 // InlinePoliciesResponse is the answer to InlinePolicies.
 type InlinePoliciesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // InlinePolicies calls GET /c.
@@ -545,8 +546,8 @@ type InlinePoliciesResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 3s per attempt, none in all.
 func (c *Client) InlinePolicies(ctx context.Context, opts ...runtime.CallOption) (*InlinePoliciesResponse, error) {
-	req := runtime.Request{Path: "/c"}
-	return runtime.Call(ctx, c.opInlinePolicies, &req, new(InlinePoliciesResponse), opts)
+	req := wire.Request{Path: "/c"}
+	return impl.Call(ctx, c.opInlinePolicies, &req, new(InlinePoliciesResponse), opts)
 }
 
 // CustomKeyHeaderParams are the query, header and cookie parameters of CustomKeyHeader (nil leaves
@@ -559,7 +560,7 @@ type CustomKeyHeaderParams struct {
 
 // CustomKeyHeaderResponse is the answer to CustomKeyHeader.
 type CustomKeyHeaderResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // CustomKeyHeader calls PUT /c.
@@ -572,14 +573,14 @@ type CustomKeyHeaderResponse struct {
 //   - idempotency key: the Request-Id header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderParams, opts ...runtime.CallOption) (*CustomKeyHeaderResponse, error) {
-	req := runtime.Request{Path: "/c"}
+	req := wire.Request{Path: "/c"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Request-Id", key)
-	return runtime.Call(ctx, c.opCustomKeyHeader, &req, new(CustomKeyHeaderResponse), opts)
+	return impl.Call(ctx, c.opCustomKeyHeader, &req, new(CustomKeyHeaderResponse), opts)
 }
 
 // KeyedByParameterParams are the query, header and cookie parameters of KeyedByParameter (nil
@@ -591,7 +592,7 @@ type KeyedByParameterParams struct {
 
 // KeyedByParameterResponse is the answer to KeyedByParameter.
 type KeyedByParameterResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // KeyedByParameter calls POST /c.
@@ -604,19 +605,19 @@ type KeyedByParameterResponse struct {
 //   - idempotency key: the x-idempotency-key header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterParams, opts ...runtime.CallOption) (*KeyedByParameterResponse, error) {
-	req := runtime.Request{Path: "/c"}
+	req := wire.Request{Path: "/c"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.XIdempotencyKey != nil {
 		key = *params.XIdempotencyKey
 	}
 	req.SetHeader("x-idempotency-key", key)
-	return runtime.Call(ctx, c.opKeyedByParameter, &req, new(KeyedByParameterResponse), opts)
+	return impl.Call(ctx, c.opKeyedByParameter, &req, new(KeyedByParameterResponse), opts)
 }
 
 // PerOperationOneResponse is the answer to PerOperationOne.
 type PerOperationOneResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PerOperationOne calls GET /d/{id}.
@@ -631,13 +632,13 @@ func (c *Client) PerOperationOne(ctx context.Context, id string, opts ...runtime
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "perOperationOne", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/d/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opPerOperationOne, &req, new(PerOperationOneResponse), opts)
+	req := wire.Request{Path: "/d/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opPerOperationOne, &req, new(PerOperationOneResponse), opts)
 }
 
 // PerOperationTwoResponse is the answer to PerOperationTwo.
 type PerOperationTwoResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PerOperationTwo calls HEAD /d/{id}.
@@ -652,13 +653,13 @@ func (c *Client) PerOperationTwo(ctx context.Context, id string, opts ...runtime
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "perOperationTwo", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/d/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opPerOperationTwo, &req, new(PerOperationTwoResponse), opts)
+	req := wire.Request{Path: "/d/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opPerOperationTwo, &req, new(PerOperationTwoResponse), opts)
 }
 
 // SearchIdempotentResponse is the answer to SearchIdempotent.
 type SearchIdempotentResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // SearchIdempotent calls POST /e.
@@ -670,6 +671,6 @@ type SearchIdempotentResponse struct {
 //     Retry-After up to 30s.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody, opts ...runtime.CallOption) (*SearchIdempotentResponse, error) {
-	req := runtime.Request{Path: "/e", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opSearchIdempotent, &req, new(SearchIdempotentResponse), opts)
+	req := wire.Request{Path: "/e", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opSearchIdempotent, &req, new(SearchIdempotentResponse), opts)
 }

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Client calls the Response headers API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
@@ -30,9 +32,9 @@ type Client struct {
 	overrides   *runtime.Overrides
 	fleet       *runtime.Fleet
 	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
+	engine      *impl.Engine
 	breakers    map[string]*runtime.Breaker
-	opListItems *runtime.Operation
+	opListItems *impl.Operation
 }
 
 // Option configures a Client.
@@ -109,7 +111,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +121,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -159,7 +161,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListItems = e.Operation(runtime.OperationSpec{
+	c.opListItems = e.Operation(impl.OperationSpec{
 		Name: "listItems", Method: "GET", Path: "/items", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -192,7 +194,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -202,12 +204,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListItemsResponse is the answer to ListItems.
 type ListItemsResponse struct {
-	runtime.Response  `resgen:"4XX"`
+	wire.Response     `resgen:"4XX"`
 	XCount            *uint32  `resgen:"header:X-Count"`
 	XFlag             *bool    `resgen:"header:X-Flag"`
 	XIds              []int64  `resgen:"header:X-Ids"`
@@ -231,6 +233,6 @@ type ListItemsResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListItems(ctx context.Context, opts ...runtime.CallOption) (*ListItemsResponse, error) {
-	req := runtime.Request{Path: "/items"}
-	return runtime.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
+	req := wire.Request{Path: "/items"}
+	return impl.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
 }

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Alias = Base
 
@@ -252,10 +253,10 @@ type Client struct {
 	overrides    *runtime.Overrides
 	fleet        *runtime.Fleet
 	callOpts     []runtime.CallOption
-	engine       *runtime.Engine
+	engine       *impl.Engine
 	breakers     map[string]*runtime.Breaker
-	opListThings *runtime.Operation
-	opType       *runtime.Operation
+	opListThings *impl.Operation
+	opType       *impl.Operation
 }
 
 // Option configures a Client.
@@ -332,7 +333,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +343,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -382,11 +383,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListThings = e.Operation(runtime.OperationSpec{
+	c.opListThings = e.Operation(impl.OperationSpec{
 		Name: "list-things", Method: "GET", Path: "/things", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opType = e.Operation(runtime.OperationSpec{
+	c.opType = e.Operation(impl.OperationSpec{
 		Name: "type", Method: "PUT", Path: "/things/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -419,7 +420,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -429,12 +430,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListThingsResponse2 is the answer to ListThings.
 type ListThingsResponse2 struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Thing `resgen:"200"` // ok.
 }
 
@@ -446,13 +447,13 @@ type ListThingsResponse2 struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*ListThingsResponse2, error) {
-	req := runtime.Request{Path: "/things"}
-	return runtime.Call(ctx, c.opListThings, &req, new(ListThingsResponse2), opts)
+	req := wire.Request{Path: "/things"}
+	return impl.Call(ctx, c.opListThings, &req, new(ListThingsResponse2), opts)
 }
 
 // TypeResponse is the answer to Type.
 type TypeResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *TypeResponse200Body2 `resgen:"200"` // ok.
 }
 
@@ -464,6 +465,6 @@ type TypeResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Type(ctx context.Context, id int64, body Thing, opts ...runtime.CallOption) (*TypeResponse, error) {
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opType, &req, new(TypeResponse), opts)
+	req := wire.Request{Path: "/things/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opType, &req, new(TypeResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type EmbeddingRequest struct {
 	Input EmbeddingRequestInput `json:"input"`
@@ -122,12 +123,12 @@ type Client struct {
 	overrides         *runtime.Overrides
 	fleet             *runtime.Fleet
 	callOpts          []runtime.CallOption
-	engine            *runtime.Engine
+	engine            *impl.Engine
 	breakers          map[string]*runtime.Breaker
-	opCreateEmbedding *runtime.Operation
-	opUpdateFile      *runtime.Operation
-	opAddSharedLink   *runtime.Operation
-	opCreateGroup     *runtime.Operation
+	opCreateEmbedding *impl.Operation
+	opUpdateFile      *impl.Operation
+	opAddSharedLink   *impl.Operation
+	opCreateGroup     *impl.Operation
 }
 
 // Option configures a Client.
@@ -204,7 +205,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -254,19 +255,19 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opCreateEmbedding = e.Operation(runtime.OperationSpec{
+	c.opCreateEmbedding = e.Operation(impl.OperationSpec{
 		Name: "createEmbedding", Method: "POST", Path: "/embeddings", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opUpdateFile = e.Operation(runtime.OperationSpec{
+	c.opUpdateFile = e.Operation(impl.OperationSpec{
 		Name: "updateFile", Method: "PUT", Path: "/files/{file_id}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opAddSharedLink = e.Operation(runtime.OperationSpec{
+	c.opAddSharedLink = e.Operation(impl.OperationSpec{
 		Name: "addSharedLink", Method: "PUT", Path: "/files/{file_id}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateGroup = e.Operation(runtime.OperationSpec{
+	c.opCreateGroup = e.Operation(impl.OperationSpec{
 		Name: "createGroup", Method: "POST", Path: "/groups",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -299,7 +300,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -309,12 +310,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CreateEmbeddingResponse is the answer to CreateEmbedding.
 type CreateEmbeddingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *EmbeddingRequest `resgen:"200"` // the request as the server read it.
 }
 
@@ -325,13 +326,13 @@ type CreateEmbeddingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateEmbedding(ctx context.Context, body EmbeddingRequest, opts ...runtime.CallOption) (*CreateEmbeddingResponse, error) {
-	req := runtime.Request{Path: "/embeddings", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateEmbedding, &req, new(CreateEmbeddingResponse), opts)
+	req := wire.Request{Path: "/embeddings", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateEmbedding, &req, new(CreateEmbeddingResponse), opts)
 }
 
 // UpdateFileResponse is the answer to UpdateFile.
 type UpdateFileResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // UpdateFile calls PUT /files/{file_id}.
@@ -345,8 +346,8 @@ func (c *Client) UpdateFile(ctx context.Context, fileID string, opts ...runtime.
 	if fileID == "" {
 		return nil, &runtime.RequestError{Operation: "updateFile", Reason: "path parameter \"file_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID)}
-	return runtime.Call(ctx, c.opUpdateFile, &req, new(UpdateFileResponse), opts)
+	req := wire.Request{Path: "/files/" + wire.PathSegment(fileID)}
+	return impl.Call(ctx, c.opUpdateFile, &req, new(UpdateFileResponse), opts)
 }
 
 // AddSharedLinkParams are the query, header and cookie parameters of AddSharedLink (nil leaves one
@@ -357,7 +358,7 @@ type AddSharedLinkParams struct {
 
 // AddSharedLinkResponse is the answer to AddSharedLink.
 type AddSharedLinkResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // AddSharedLink calls PUT /files/{file_id}.
@@ -373,19 +374,19 @@ func (c *Client) AddSharedLink(ctx context.Context, fileID string, params *AddSh
 	if fileID == "" {
 		return nil, &runtime.RequestError{Operation: "addSharedLink", Reason: "path parameter \"file_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/files/" + wire.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
 	if params == nil {
 		return nil, fmt.Errorf("AddSharedLink: params is required (it holds %s)", "fields")
 	}
 	if params != nil {
 		req.Query.Add("fields", params.Fields)
 	}
-	return runtime.Call(ctx, c.opAddSharedLink, &req, new(AddSharedLinkResponse), opts)
+	return impl.Call(ctx, c.opAddSharedLink, &req, new(AddSharedLinkResponse), opts)
 }
 
 // CreateGroupResponse is the answer to CreateGroup.
 type CreateGroupResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // CreateGroup calls POST /groups.
@@ -395,6 +396,6 @@ type CreateGroupResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateGroup(ctx context.Context, body Group, opts ...runtime.CallOption) (*CreateGroupResponse, error) {
-	req := runtime.Request{Path: "/groups", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateGroup, &req, new(CreateGroupResponse), opts)
+	req := wire.Request{Path: "/groups", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateGroup, &req, new(CreateGroupResponse), opts)
 }
