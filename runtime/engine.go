@@ -139,7 +139,7 @@ func (e *engine) wall(t time.Duration) time.Time { return e.base.Add(t) }
 
 // Breaker returns the engine's breaker instance with this name, creating it
 // with p on first use; later calls with the same name return the same
-// instance (a shared scope) and ignore p. The Config's override for name,
+// instance (a shared scope) and ignore p. The config's override for name,
 // if any, adjusts p.
 func (e *engine) Breaker(name string, p BreakerPolicy) *Breaker {
 	e.mu.Lock()

@@ -32,10 +32,10 @@ type FleetOptions struct {
 }
 
 // Fleet is one replica's connection to the breakers it shares with the
-// other replicas of a service through a FleetStore. Give it to the
-// engines' Config.Fleet: every breaker they create then shares one window
-// and one state with the breakers of the same name (and policy) in every
-// replica whose Fleet uses the same store.
+// other replicas of a service through a FleetStore. Give it to generated
+// clients (their WithFleet option): every breaker they create then shares
+// one window and one state with the breakers of the same name (and
+// policy) in every replica whose Fleet uses the same store.
 //
 // Calls never wait for the store: they decide from a local snapshot of the
 // fleet's state and count their outcomes in memory. One goroutine sends

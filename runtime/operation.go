@@ -188,7 +188,7 @@ type call struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	deadline time.Time // start + TotalTimeout; zero when none
-	// t0 is Engine.mono at the start of a call that has a timeout: the
+	// t0 is engine.mono at the start of a call that has a timeout: the
 	// first attempt's deadline is t0 + Timeout, so the fast path reads
 	// the clock once for both deadlines.
 	t0 time.Duration
@@ -199,7 +199,7 @@ type call struct {
 	header0 http.Header
 	body    []byte
 	u       url.URL
-	opts    []CallOption // the call's own options (the client's are in Engine)
+	opts    []CallOption // the call's own options (the client's are in engine)
 	timeout time.Duration
 	total   time.Duration
 	max     int

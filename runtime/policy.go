@@ -8,7 +8,7 @@ import (
 
 // The largest sizes a breaker allocates from its policy. resgen's spec
 // validation refuses larger values; a BreakerPolicy built by hand with a
-// larger one is clamped to these, with one warning in the Engine's log
+// larger one is clamped to these, with one warning in the client's log
 // when the breaker is created, so a policy value can never make NewClient
 // allocate without bound.
 const (
@@ -130,7 +130,7 @@ type RetryPolicy struct {
 	// RetryAfter honours a Retry-After header on 429 and 503.
 	RetryAfter    bool
 	MaxRetryAfter time.Duration
-	// Budget, when set, is shared by every operation of the Engine.
+	// Budget, when set, is shared by every operation of the client.
 	Budget *Budget
 }
 

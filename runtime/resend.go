@@ -62,7 +62,7 @@ import (
 // provably did not process it (REFUSED_STREAM, or a stream above a
 // GOAWAY's last one), and HTTP/2 would send the empty body as an empty
 // DATA frame (the server would see a GET of unknown length): once an
-// answer came over HTTP/2 (Engine.h2), GETs go out as they are, with
+// answer came over HTTP/2 (engine.h2), GETs go out as they are, with
 // neither hook nor gate. net/http may still repeat a send of which no byte
 // was written, which is not on the wire and not counted.
 

@@ -9,7 +9,7 @@ import (
 
 // swapOrder returns op in the swapped order (breaker inside the retry
 // loop), for the tests that compare the two orders.
-func swapOrder(_ *testing.T, op *operation) *operation { return op.RetryOutside() }
+func swapOrder(_ *testing.T, op *operation) *operation { return op.retryOutsideCopy() }
 
 func TestRetryOutsideWithoutBreaker(t *testing.T) {
 	s := scripted(t, 503, 200)

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Error struct {
 	Message string `json:"message"`
@@ -41,9 +43,9 @@ type Client struct {
 	overrides   *runtime.Overrides
 	fleet       *runtime.Fleet
 	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
+	engine      *impl.Engine
 	breakers    map[string]*runtime.Breaker
-	opListItems *runtime.Operation
+	opListItems *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -123,7 +125,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each call's resilience policy is written above
 // its method.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +135,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -173,7 +175,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListItems = e.Operation(runtime.OperationSpec{
+	c.opListItems = e.Operation(impl.OperationSpec{
 		Name: "listItems", Method: "GET", Path: "/items", Accept: "application/json",
 		Breaker: breakerInventory, Retry: retryReads, Timeout: time.Second, TotalTimeout: 5 * time.Second,
 	})
@@ -206,7 +208,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -216,7 +218,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListItemsParams are the query, header and cookie parameters of ListItems (nil leaves one out).
@@ -226,7 +228,7 @@ type ListItemsParams struct {
 
 // ListItemsResponse is the answer to ListItems.
 type ListItemsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200     []Item `resgen:"200"`     // The items in stock.
 	JSONDefault *Error `resgen:"default"` // An error.
 }
@@ -239,11 +241,11 @@ type ListItemsResponse struct {
 //     retries on transport, timeout, 408, 429, 500, 502, 503, 504; honours Retry-After up to 30s.
 //   - timeouts: 1s per attempt, 5s in all.
 func (c *Client) ListItems(ctx context.Context, params *ListItemsParams, opts ...runtime.CallOption) (*ListItemsResponse, error) {
-	req := runtime.Request{Path: "/items"}
+	req := wire.Request{Path: "/items"}
 	if params != nil {
 		if params.Limit != nil {
 			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
 		}
 	}
-	return runtime.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
+	return impl.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
 }
