@@ -444,7 +444,7 @@ func (l *fleetLink) goLocal(reason string) bool {
 	}
 	l.local = true
 	b := l.b
-	to := fromGobreaker(b.cb.State())
+	to := b.machineState()
 	if to == l.state {
 		return false
 	}
@@ -539,7 +539,7 @@ func (l *fleetLink) apply(st FleetState) bool {
 		// Resuming: the breaker reported its local state meanwhile, unless
 		// the fleet's open held (then it reported l.state all along).
 		if l.local {
-			from = fromGobreaker(b.cb.State())
+			from = b.machineState()
 		}
 		report = true
 	}

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/sony/gobreaker/v2"
 )
 
 // operation is one API operation with its resolved policy. Its exported
@@ -104,21 +102,21 @@ func (op *operation) do(ctx context.Context, c *call) (*http.Response, int, erro
 		}
 		if until := l.heldUntil.Load(); until != 0 && int64(op.e.now()) < until {
 			// The fleet's open holds while the store is unreachable.
-			return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrOpenState)
+			return nil, 0, b.refuse(c.startEvent(op, ctx, false), refusedOpen)
 		}
 	}
-	_, berr := b.cb.Execute(func() (struct{}, error) {
+	why := b.run(func() error {
 		gen, st := b.admitted()
 		// Any state but closed here is a half-open trial (or a call
 		// admitted just before a change): a single attempt.
 		c.start(op, ctx, st != StateClosed)
 		c.run()
 		o, ignored := c.outcome(c.active)
-		return struct{}{}, b.record(c.caller, gen, o, ignored, c.end)
+		return b.record(c.caller, gen, o, ignored, c.end)
 	})
 	b.flush()
-	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
-		return nil, 0, b.refuse(c.startEvent(op, ctx, false), berr)
+	if why != admitted {
+		return nil, 0, b.refuse(c.startEvent(op, ctx, false), why)
 	}
 	return c.finish()
 }
@@ -141,12 +139,12 @@ func (op *operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetL
 	}
 	if st == StateOpen && int64(op.e.now()) < l.heldUntil.Load() {
 		l.demand.Add(1)
-		return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrOpenState)
+		return nil, 0, b.refuse(c.startEvent(op, ctx, false), refusedOpen)
 	}
 	if !l.permit(op.e.now()) {
 		l.demand.Add(1)
 		l.f.wake()
-		return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrTooManyRequests)
+		return nil, 0, b.refuse(c.startEvent(op, ctx, false), refusedFull)
 	}
 	c.start(op, ctx, true)
 	c.run()

@@ -2,8 +2,6 @@
 
 package runtime
 
-import "github.com/sony/gobreaker/v2"
-
 // The swapped order, the breaker inside the retry loop, exists only so
 // tests can show what resgen's order (breaker outside) changes: it is
 // built only with -tags resgen_swapped (make test runs those tests), so
@@ -36,15 +34,15 @@ func (op *operation) retryOutsideCopy() *operation {
 func (c *call) guardedAttempt() {
 	b := c.op.spec.Breaker
 	before := c.active
-	_, berr := b.cb.Execute(func() (struct{}, error) {
+	why := b.run(func() error {
 		gen, _ := b.admitted()
 		c.plainAttempt()
 		o, ignored := c.outcome(c.active - before) // slow is judged per attempt here
-		return struct{}{}, b.record(c.caller, gen, o, ignored, c.end)
+		return b.record(c.caller, gen, o, ignored, c.end)
 	})
 	b.flush()
-	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
-		c.kind, c.err = kRejected, b.rejection(c.caller, c.op.spec.Name, berr)
+	if why != admitted {
+		c.kind, c.err = kRejected, b.rejection(c.caller, c.op.spec.Name, why)
 		c.discard()
 		c.status, c.header = 0, nil
 	}
