@@ -10,7 +10,13 @@
 // breakers, options and fleets whose internals it shares; runtime
 // registers it once at init and impl reaches it through interfaces, so
 // runtime exports none of it. A call costs one interface call more than a
-// direct one.
+// direct one. The other ways fare worse: the engine in an internal package
+// would need runtime's errors, events, policies and Breaker as aliases of
+// its types, and go doc shows no field or method of an alias; and a
+// package below runtime (as wire is) cannot name the runtime's types that
+// Config and OperationSpec hold (Fleet, Overrides, Breaker, RetryPolicy).
+// Config and OperationSpec reach the runtime as unnamed struct types, the
+// same type in both packages.
 package impl
 
 import (
