@@ -47,12 +47,12 @@ func (s State) String() string {
 //   - ignored outcomes (caller cancelled) are excluded, which frees their
 //     half-open slot, as Resilience4j releases the permit.
 //
-// It uses CircuitBreaker.Execute rather than TwoStepCircuitBreaker (§9.1
-// of the research): Allow allocates its done closure (48 B) on every
-// call, while Execute with a closure that does not escape costs nothing,
-// and the closure gives the same control: it classifies the call with full
-// context and returns gobreaker an internal verdict (errTrip, errIgnored)
-// that differs from what the caller receives.
+// It uses CircuitBreaker.Execute rather than TwoStepCircuitBreaker, whose
+// Allow allocates its done closure (48 B) on every call, while Execute with
+// a closure that does not escape costs nothing, and the closure gives the
+// same control: it classifies the call with full context and returns
+// gobreaker an internal verdict (errTrip, errIgnored) that differs from
+// what the caller receives.
 type Breaker struct {
 	e        *engine
 	name     string

@@ -16,19 +16,19 @@
 // through interfaces. So none of it is in this package's API, and a call
 // costs one interface call more than a direct one.
 //
-// Nothing here is global but that registration: two clients never share
-// a breaker, a retry budget or a Fleet unless the caller gives both the
-// same Fleet; a client given no logger logs to slog.Default(), one given
-// no HTTP client sends with http.DefaultClient. A client
-// starts no goroutine. An open breaker arms one timer, a time.AfterFunc
-// stopped when it leaves open, which moves it to half-open when WaitInOpen
-// ends and reports that change (a log line and a StateChangeEvent) on the
-// timer's short-lived goroutine, so a gauge fed by events is right on an
-// idle client. A dropped client with an open breaker is freed when that
-// timer fires, at most WaitInOpen later. A Fleet starts two goroutines
-// when the first breaker joins it, one that syncs with the store every
-// SyncInterval and one that listens to the store's announcements; they
-// run, and keep the breakers that joined, until Fleet.Close.
+// Nothing here is global but that registration: two clients never share a
+// breaker, a retry budget or a Fleet unless the caller gives both the same
+// Fleet; a client given no logger logs to slog.Default(), one given no HTTP
+// client sends with http.DefaultClient. A client starts no goroutine of its
+// own. An open breaker arms one timer, a time.AfterFunc stopped when it
+// leaves open, which moves it to half-open when WaitInOpen ends and reports
+// that change (a log line and a StateChangeEvent) on the timer's
+// short-lived goroutine, so a gauge fed by events is right on an idle
+// client. A dropped client with an open breaker is freed when that timer
+// fires, at most WaitInOpen later. A Fleet starts two goroutines when the
+// first breaker joins it, one that syncs with the store every SyncInterval
+// and one that listens to the store's announcements; they run, and keep the
+// breakers that joined, until Fleet.Close.
 //
 // Semantics, where x-resilience leaves room:
 //   - A logical call is one breaker sample, recorded after all its retries
