@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 )
 
 // The value rules of x-resilience live once, in the runtime (rules.go):
@@ -128,11 +129,11 @@ func overrideVerdicts(t *testing.T, cases []ruleCase) [][]string {
 		doc, _ := json.Marshal(map[string]any{c.kind: map[string]any{name: c.obj}})
 		o, err := runtime.ParseOverrides(doc)
 		if err == nil {
-			e := runtime.NewEngine(runtime.Config{Overrides: o})
+			e := impl.NewEngine(impl.Config{Overrides: o})
 			b := e.Breaker("b", runtime.DefaultBreakerPolicy())
 			r := runtime.DefaultRetryPolicy()
 			r.Policy = "r"
-			e.Operation(runtime.OperationSpec{Name: "op", Method: "GET", Breaker: b, Retry: &r})
+			e.Operation(impl.OperationSpec{Name: "op", Method: "GET", Breaker: b, Retry: &r})
 			err = e.CheckOverrides()
 		}
 		for _, line := range strings.Split(errText(err), "\n") {

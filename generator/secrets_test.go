@@ -8,7 +8,7 @@ import (
 
 // TestSecretQueryParamsFromSecuritySchemes: the query names of apiKey
 // security schemes (OpenAPI 3 securitySchemes, Swagger 2
-// securityDefinitions) reach runtime.Config.SecretQueryParams, sorted and
+// securityDefinitions) reach impl.Config.SecretQueryParams, sorted and
 // once each; header and cookie keys do not.
 func TestSecretQueryParamsFromSecuritySchemes(t *testing.T) {
 	paths := `

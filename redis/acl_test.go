@@ -12,6 +12,7 @@ import (
 	"github.com/resgen/resgen/redis/redistest"
 	"github.com/resgen/resgen/runtime"
 	"github.com/resgen/resgen/runtime/fleettest"
+	"github.com/resgen/resgen/runtime/impl"
 )
 
 // fleetACL is the ACL rule docs/fleet.md gives for a fleet on a shared
@@ -101,7 +102,7 @@ func TestACLUserFleet(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { f.Close() })
-		e := runtime.NewEngine(runtime.Config{Logger: slog.New(slog.DiscardHandler), Fleet: f})
+		e := impl.NewEngine(impl.Config{Logger: slog.New(slog.DiscardHandler), Fleet: f})
 		bs = append(bs, e.Breaker("pets", p))
 	}
 	waitForState(t, bs[1], runtime.StateClosed)

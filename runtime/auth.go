@@ -7,11 +7,14 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // Security schemes: a generated client turns each scheme of the spec it
-// can apply into a client option that adds a Credential to Config; each
-// operation names the schemes it requires (OperationSpec.Security), and
+// can apply into a client option that adds a wire.Credential to its
+// engine's configuration; each operation names the schemes it requires
+// (its spec's Security), and
 // the engine adds the credentials to every attempt's request, before the
 // client's RequestEditors run. See docs/auth.md.
 
@@ -42,49 +45,10 @@ func (t StaticToken) Token(context.Context) (string, error) { return string(t), 
 // String hides the token from fmt and loggers.
 func (t StaticToken) String() string { return "runtime.StaticToken(<redacted>)" }
 
-// AuthKind says how a Credential is sent.
-type AuthKind uint8
-
-const (
-	AuthBearer AuthKind = iota + 1 // Authorization: Bearer <token>
-	AuthBasic                      // Authorization: Basic base64(username:password)
-	AuthHeader                     // the key as the value of the header Param
-	AuthQuery                      // the key in the query parameter Param
-	AuthCookie                     // the key as the cookie Param
-)
-
-// Credential is what a client sends for one security scheme of its spec.
-type Credential struct {
-	// Scheme is the scheme's name in the spec, as OperationSpec.Security
-	// names it.
-	Scheme string
-	Kind   AuthKind
-	// Param is the header, query parameter or cookie name of an apiKey.
-	Param string
-	// Token gives the bearer token or the key (AuthBasic takes none).
-	Token TokenSource
-	// Username and Password are AuthBasic's.
-	Username, Password string
-}
-
-// String names the scheme and never the secret, so a Credential printed
-// by mistake leaks nothing.
-func (c Credential) String() string {
-	return "runtime.Credential{Scheme: " + strconv.Quote(c.Scheme) + ", <redacted>}"
-}
-
-// GoString is String, for %#v.
-func (c Credential) GoString() string { return c.String() }
-
-// SecurityRequirement is one alternative of an operation's security: the
-// names of the schemes that apply together (an empty one means the
-// operation may be called without credentials).
-type SecurityRequirement []string
-
 // authScheme is a Credential ready to apply.
 type authScheme struct {
 	name  string
-	kind  AuthKind
+	kind  wire.AuthKind
 	param string      // canonical header name, escaped query name, or cookie name
 	token TokenSource // nil when fixed is the whole value
 	fixed string      // the value to send when token is nil: a Basic header, a static token's
@@ -93,7 +57,7 @@ type authScheme struct {
 
 // newAuth indexes the configured credentials by scheme name; a later
 // credential for the same scheme replaces an earlier one.
-func newAuth(creds []Credential) map[string]*authScheme {
+func newAuth(creds []wire.Credential) map[string]*authScheme {
 	if len(creds) == 0 {
 		return nil
 	}
@@ -101,18 +65,18 @@ func newAuth(creds []Credential) map[string]*authScheme {
 	for _, c := range creds {
 		s := &authScheme{name: c.Scheme, kind: c.Kind, param: c.Param}
 		switch c.Kind {
-		case AuthBasic:
+		case wire.AuthBasic:
 			if strings.ContainsRune(c.Username, ':') {
 				s.bad = s.errorf("the user name holds a colon, which Basic authentication cannot carry")
 			}
 			s.fixed = "Basic " + base64.StdEncoding.EncodeToString([]byte(c.Username+":"+c.Password))
-		case AuthHeader, AuthQuery:
+		case wire.AuthHeader, wire.AuthQuery:
 			s.param = http.CanonicalHeaderKey(c.Param)
-			if c.Kind == AuthQuery {
+			if c.Kind == wire.AuthQuery {
 				s.param = url.QueryEscape(c.Param)
 			}
 			fallthrough
-		case AuthBearer, AuthCookie:
+		case wire.AuthBearer, wire.AuthCookie:
 			if c.Token == nil {
 				continue
 			}
@@ -131,10 +95,10 @@ func newAuth(creds []Credential) map[string]*authScheme {
 }
 
 // secretQueryParams returns the query parameter names that carry keys.
-func secretQueryParams(creds []Credential) []string {
+func secretQueryParams(creds []wire.Credential) []string {
 	var names []string
 	for _, c := range creds {
-		if c.Kind == AuthQuery {
+		if c.Kind == wire.AuthQuery {
 			names = append(names, c.Param)
 		}
 	}
@@ -147,7 +111,7 @@ func secretQueryParams(creds []Credential) []string {
 // configured credential is sent where the spec makes it optional. nil when
 // none is satisfied: the request goes without credentials (a
 // RequestEditor may still add them).
-func (e *Engine) authPlan(reqs []SecurityRequirement) []*authScheme {
+func (e *engine) authPlan(reqs []wire.SecurityRequirement) []*authScheme {
 	if len(e.auth) == 0 {
 		return nil
 	}
@@ -172,8 +136,8 @@ next:
 // client's RequestEditors (which may override what it set), so a token
 // source is asked again on each retry. Its error is a local one: the
 // attempt is not sent, not retried, not recorded by the breaker.
-func (e *Engine) authorize(ctx context.Context, spec *OperationSpec, r *http.Request) error {
-	for _, s := range spec.auth {
+func (e *engine) authorize(ctx context.Context, auth []*authScheme, r *http.Request) error {
+	for _, s := range auth {
 		if err := s.apply(ctx, r); err != nil {
 			return err
 		}
@@ -199,13 +163,13 @@ func (s *authScheme) apply(ctx context.Context, r *http.Request) error {
 		r.Header = make(http.Header)
 	}
 	switch s.kind {
-	case AuthBearer, AuthBasic:
+	case wire.AuthBearer, wire.AuthBasic:
 		r.Header["Authorization"] = []string{v}
-	case AuthHeader:
+	case wire.AuthHeader:
 		r.Header[s.param] = []string{v}
-	case AuthQuery:
+	case wire.AuthQuery:
 		setQueryParam(r.URL, s.param, v)
-	case AuthCookie:
+	case wire.AuthCookie:
 		setCookie(r.Header, s.param, v)
 	}
 	return nil
@@ -218,20 +182,20 @@ func (s *authScheme) value(tok string) (string, error) {
 		return "", s.errorf("the token source gave an empty token")
 	}
 	switch s.kind {
-	case AuthBearer:
+	case wire.AuthBearer:
 		if !headerValue(tok) {
 			return "", s.errorf("the token holds a byte a header cannot carry")
 		}
 		return "Bearer " + tok, nil
-	case AuthHeader:
+	case wire.AuthHeader:
 		if !headerValue(tok) {
 			return "", s.errorf("the key holds a byte a header cannot carry")
 		}
-	case AuthCookie:
+	case wire.AuthCookie:
 		if !cookieValue(tok) {
 			return "", s.errorf("the key holds a byte a cookie value cannot carry")
 		}
-	case AuthQuery:
+	case wire.AuthQuery:
 		return url.QueryEscape(tok), nil
 	}
 	return tok, nil

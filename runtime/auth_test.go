@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 func TestSetQueryParamReplacesAndKeepsTheRest(t *testing.T) {
@@ -52,8 +54,8 @@ func TestSetCookieReplacesAndKeepsTheRest(t *testing.T) {
 }
 
 func TestCredentialsDoNotPrint(t *testing.T) {
-	c := Credential{Scheme: "s", Kind: AuthBasic, Username: "u", Password: "hunter2", Token: StaticToken("tok-123")}
-	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s", c, c, c, c), fmt.Sprint(StaticToken("tok-123")), fmt.Sprint([]Credential{c})} {
+	c := wire.Credential{Scheme: "s", Kind: wire.AuthBasic, Username: "u", Password: "hunter2", Token: StaticToken("tok-123")}
+	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s", c, c, c, c), fmt.Sprint(StaticToken("tok-123")), fmt.Sprint([]wire.Credential{c})} {
 		for _, secret := range []string{"hunter2", "tok-123"} {
 			if strings.Contains(s, secret) {
 				t.Errorf("%q shows %q", s, secret)
@@ -65,24 +67,24 @@ func TestCredentialsDoNotPrint(t *testing.T) {
 // An anonymous alternative is taken only when no other is satisfied; an
 // alternative with an unconfigured scheme is skipped.
 func TestAuthPlan(t *testing.T) {
-	e := NewEngine(Config{Credentials: []Credential{
-		{Scheme: "b", Kind: AuthBearer, Token: StaticToken("t")},
-		{Scheme: "k", Kind: AuthHeader, Param: "x-key", Token: StaticToken("k")},
-		{Scheme: "nil", Kind: AuthBearer}, // no source: not configured
+	e := newEngine(config{Credentials: []wire.Credential{
+		{Scheme: "b", Kind: wire.AuthBearer, Token: StaticToken("t")},
+		{Scheme: "k", Kind: wire.AuthHeader, Param: "x-key", Token: StaticToken("k")},
+		{Scheme: "nil", Kind: wire.AuthBearer}, // no source: not configured
 	}})
 	for _, tc := range []struct {
-		reqs []SecurityRequirement
+		reqs []wire.SecurityRequirement
 		want string
 	}{
 		{nil, "[]"},
-		{[]SecurityRequirement{{}, {"b"}}, "[b]"},
-		{[]SecurityRequirement{{"b", "missing"}, {"k"}}, "[k]"},
-		{[]SecurityRequirement{{"nil"}, {}}, "[]"},
-		{[]SecurityRequirement{{"b", "k"}}, "[b k]"},
+		{[]wire.SecurityRequirement{{}, {"b"}}, "[b]"},
+		{[]wire.SecurityRequirement{{"b", "missing"}, {"k"}}, "[k]"},
+		{[]wire.SecurityRequirement{{"nil"}, {}}, "[]"},
+		{[]wire.SecurityRequirement{{"b", "k"}}, "[b k]"},
 	} {
-		op := e.Operation(OperationSpec{Name: "x", Security: tc.reqs})
+		op := e.operation(operationSpec{Name: "x", Security: tc.reqs})
 		var names []string
-		for _, s := range op.spec.auth {
+		for _, s := range op.auth {
 			names = append(names, s.name)
 		}
 		if got := fmt.Sprint(names); got != tc.want {
@@ -94,19 +96,19 @@ func TestAuthPlan(t *testing.T) {
 // No allocation for an operation without security; one for a static
 // bearer token (the header's slice), two for a token source.
 func TestAuthorizeAllocations(t *testing.T) {
-	e := NewEngine(Config{Credentials: []Credential{
-		{Scheme: "s", Kind: AuthBearer, Token: StaticToken("t")},
-		{Scheme: "f", Kind: AuthBearer, Token: TokenFunc(func(context.Context) (string, error) { return "t", nil })},
+	e := newEngine(config{Credentials: []wire.Credential{
+		{Scheme: "s", Kind: wire.AuthBearer, Token: StaticToken("t")},
+		{Scheme: "f", Kind: wire.AuthBearer, Token: TokenFunc(func(context.Context) (string, error) { return "t", nil })},
 	}})
 	r, _ := http.NewRequest("GET", "http://x/", nil)
 	ctx := context.Background()
 	for _, tc := range []struct {
-		sec  []SecurityRequirement
+		sec  []wire.SecurityRequirement
 		want float64
-	}{{nil, 0}, {[]SecurityRequirement{{"s"}}, 1}, {[]SecurityRequirement{{"f"}}, 2}} {
-		op := e.Operation(OperationSpec{Name: "x", Security: tc.sec})
+	}{{nil, 0}, {[]wire.SecurityRequirement{{"s"}}, 1}, {[]wire.SecurityRequirement{{"f"}}, 2}} {
+		op := e.operation(operationSpec{Name: "x", Security: tc.sec})
 		n := testing.AllocsPerRun(100, func() {
-			if err := e.authorize(ctx, &op.spec, r); err != nil {
+			if err := e.authorize(ctx, op.auth, r); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -118,24 +120,24 @@ func TestAuthorizeAllocations(t *testing.T) {
 
 // BenchmarkAuthorize measures what one attempt pays for its credentials.
 func BenchmarkAuthorize(b *testing.B) {
-	e := NewEngine(Config{Credentials: []Credential{
-		{Scheme: "static", Kind: AuthBearer, Token: StaticToken("t")},
-		{Scheme: "source", Kind: AuthBearer, Token: TokenFunc(func(context.Context) (string, error) { return "t", nil })},
-		{Scheme: "query", Kind: AuthQuery, Param: "api_key", Token: StaticToken("k")},
+	e := newEngine(config{Credentials: []wire.Credential{
+		{Scheme: "static", Kind: wire.AuthBearer, Token: StaticToken("t")},
+		{Scheme: "source", Kind: wire.AuthBearer, Token: TokenFunc(func(context.Context) (string, error) { return "t", nil })},
+		{Scheme: "query", Kind: wire.AuthQuery, Param: "api_key", Token: StaticToken("k")},
 	}})
 	for _, name := range []string{"none", "static", "source", "query"} {
-		var sec []SecurityRequirement
+		var sec []wire.SecurityRequirement
 		if name != "none" {
-			sec = []SecurityRequirement{{name}}
+			sec = []wire.SecurityRequirement{{name}}
 		}
-		op := e.Operation(OperationSpec{Name: "x", Security: sec})
+		op := e.operation(operationSpec{Name: "x", Security: sec})
 		b.Run(name, func(b *testing.B) {
 			r, _ := http.NewRequest("GET", "http://x/?a=1", nil)
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
 				r.URL.RawQuery = "a=1"
-				if err := e.authorize(ctx, &op.spec, r); err != nil {
+				if err := e.authorize(ctx, op.auth, r); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -147,18 +149,18 @@ func BenchmarkAuthorize(b *testing.B) {
 // never the value; a good value after a bad one is sent.
 func TestAuthorizeRefusesUnsendableValues(t *testing.T) {
 	for _, tc := range []struct {
-		cred Credential
+		cred wire.Credential
 		want string
 	}{
-		{Credential{Scheme: "b", Kind: AuthBasic, Username: "us:er", Password: "pw-secret"}, "colon"},
-		{Credential{Scheme: "c", Kind: AuthCookie, Param: "s", Token: StaticToken("a;secret")}, "cookie"},
-		{Credential{Scheme: "h", Kind: AuthHeader, Param: "X-K", Token: StaticToken("a\nsecret")}, "header"},
-		{Credential{Scheme: "t", Kind: AuthBearer, Token: TokenFunc(func(context.Context) (string, error) { return "", nil })}, "empty"},
+		{wire.Credential{Scheme: "b", Kind: wire.AuthBasic, Username: "us:er", Password: "pw-secret"}, "colon"},
+		{wire.Credential{Scheme: "c", Kind: wire.AuthCookie, Param: "s", Token: StaticToken("a;secret")}, "cookie"},
+		{wire.Credential{Scheme: "h", Kind: wire.AuthHeader, Param: "X-K", Token: StaticToken("a\nsecret")}, "header"},
+		{wire.Credential{Scheme: "t", Kind: wire.AuthBearer, Token: TokenFunc(func(context.Context) (string, error) { return "", nil })}, "empty"},
 	} {
-		e := NewEngine(Config{Credentials: []Credential{tc.cred}})
-		op := e.Operation(OperationSpec{Name: "x", Security: []SecurityRequirement{{tc.cred.Scheme}}})
+		e := newEngine(config{Credentials: []wire.Credential{tc.cred}})
+		op := e.operation(operationSpec{Name: "x", Security: []wire.SecurityRequirement{{tc.cred.Scheme}}})
 		r, _ := http.NewRequest("GET", "http://x/", nil)
-		err := e.authorize(context.Background(), &op.spec, r)
+		err := e.authorize(context.Background(), op.auth, r)
 		if err == nil || !strings.Contains(err.Error(), `security scheme "`+tc.cred.Scheme+`"`) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret") {
 			t.Errorf("%s: err = %v", tc.cred.Scheme, err)
 		}

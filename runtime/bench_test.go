@@ -9,6 +9,7 @@ import (
 	"time"
 
 	retry "github.com/avast/retry-go/v4"
+	"github.com/resgen/resgen/runtime/wire"
 	"github.com/sony/gobreaker/v2"
 )
 
@@ -132,8 +133,8 @@ func BenchmarkNaiveComposition(b *testing.B) {
 func benchOperation(b *testing.B, timeout, total time.Duration) {
 	d := newCanned()
 	d.fresh = timeout > 0 || total > 0 // the body gets wrapped: no sharing
-	e := NewEngine(Config{HTTPClient: d})
-	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x",
+	e := newEngine(config{HTTPClient: d})
+	op := e.operation(operationSpec{Name: "get", Method: "GET", Path: "/x",
 		Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0],
 		Timeout: timeout, TotalTimeout: total})
 	req := benchReq(b)
@@ -181,7 +182,7 @@ var benchServer = "http://example.invalid"
 
 // benchResponse is a generated response type without declared bodies.
 type benchResponse struct {
-	Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // BenchmarkOperationCallTimeouts is the generated path: a runtime.Request
@@ -190,14 +191,14 @@ type benchResponse struct {
 func BenchmarkOperationCallTimeouts(b *testing.B) {
 	d := newCanned()
 	d.fresh = true
-	e := NewEngine(Config{HTTPClient: d, Server: benchServer})
-	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x", Accept: "application/json",
+	e := newEngine(config{HTTPClient: d, Server: benchServer})
+	op := e.operation(operationSpec{Name: "get", Method: "GET", Path: "/x", Accept: "application/json",
 		Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0],
 		Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		req := Request{Path: "/x"}
+		req := wire.Request{Path: "/x"}
 		resp, err := Call(ctx, op, &req, new(benchResponse), nil)
 		if err != nil || resp.StatusCode != 200 {
 			b.Fatal(err)
@@ -217,9 +218,9 @@ func BenchmarkOperationDoFleet(b *testing.B) {
 	store := &countingStore{}
 	f := NewFleet(store, FleetOptions{Logger: quiet})
 	defer f.Close()
-	e := NewEngine(Config{HTTPClient: newCanned(), Fleet: f})
+	e := newEngine(config{HTTPClient: newCanned(), Fleet: f})
 	br := e.Breaker("b", DefaultBreakerPolicy())
-	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x",
+	op := e.operation(operationSpec{Name: "get", Method: "GET", Path: "/x",
 		Breaker: br, Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0]})
 	for !br.link.isActive() {
 		time.Sleep(time.Millisecond)
@@ -263,8 +264,8 @@ func BenchmarkOperationDoTimeouts(b *testing.B) { benchOperation(b, 10*time.Seco
 // BenchmarkOperationDoCallerDeadline has timeouts, but the caller's
 // context ends first: the attempt needs no context of its own.
 func BenchmarkOperationDoCallerDeadline(b *testing.B) {
-	e := NewEngine(Config{HTTPClient: newCanned()})
-	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x",
+	e := newEngine(config{HTTPClient: newCanned()})
+	op := e.operation(operationSpec{Name: "get", Method: "GET", Path: "/x",
 		Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0],
 		Timeout: time.Hour, TotalTimeout: 2 * time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
@@ -282,10 +283,10 @@ func BenchmarkOperationDoCallerDeadline(b *testing.B) {
 
 // BenchmarkRejection is a call refused by an open breaker.
 func BenchmarkRejection(b *testing.B) {
-	e := NewEngine(Config{HTTPClient: &cannedDoer{resp: &http.Response{StatusCode: 500, Body: http.NoBody}}, Logger: quiet})
+	e := newEngine(config{HTTPClient: &cannedDoer{resp: &http.Response{StatusCode: 500, Body: http.NoBody}}, Logger: quiet})
 	p := countBreaker(1, 1, 50)
 	br := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "get", Breaker: br})
+	op := e.operation(operationSpec{Name: "get", Breaker: br})
 	req := benchReq(b)
 	op.Do(req.Context(), req)
 	if br.State() != StateOpen {
@@ -306,13 +307,13 @@ func BenchmarkRejection(b *testing.B) {
 func benchLoopback(b *testing.B, viaRuntime, timeout bool) {
 	srv := newServer(b, func(_ int64, w http.ResponseWriter, _ *http.Request) { io.WriteString(w, `{"ok":true}`) })
 	client := srv.Client()
-	spec := OperationSpec{Name: "get", Method: "GET", Path: "/x", Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0]}
+	spec := operationSpec{Name: "get", Method: "GET", Path: "/x", Retry: &[]RetryPolicy{DefaultRetryPolicy()}[0]}
 	if timeout {
 		spec.Timeout, spec.TotalTimeout = 10*time.Second, 30*time.Second
 	}
-	e := NewEngine(Config{HTTPClient: client, Logger: quiet})
+	e := newEngine(config{HTTPClient: client, Logger: quiet})
 	spec.Breaker = e.Breaker("b", DefaultBreakerPolicy())
-	op := e.Operation(spec)
+	op := e.operation(spec)
 	b.ReportAllocs()
 	for b.Loop() {
 		ctx, cancel := context.Background(), context.CancelFunc(func() {})

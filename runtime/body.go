@@ -12,7 +12,7 @@ import (
 // past the attempt's timeout fails that attempt like a transport error or
 // a timeout, so the retry policy may try again and the breaker counts a
 // failure. Only a declared stream (io.ReadCloser) is handed over unread;
-// Operation.Do returns the body open, as before.
+// impl.Operation.Do returns the body open, as before.
 //
 // Every buffered body has a cap: an undeclared status of 400 or more keeps
 // at most 64 KiB (maxErrorBody, the rest is never read), a declared one at

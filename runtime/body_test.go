@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // countingBody is an endless body that counts the bytes read from it.
@@ -32,7 +34,7 @@ func (d *bodyDoer) Do(*http.Request) (*http.Response, error) {
 }
 
 type capResponse struct {
-	Response
+	wire.Response
 	JSON200 *map[string]any `resgen:"200"`
 	JSON404 *map[string]any `resgen:"404"`
 }
@@ -54,9 +56,9 @@ func TestBodyCapsBoundWhatIsRead(t *testing.T) {
 		{200, 5000, 100, []CallOption{WithMaxBody(5000)}},
 	} {
 		d := &bodyDoer{status: c.status, length: c.length, body: &countingBody{}}
-		e := NewEngine(Config{HTTPClient: d, Server: "http://example.invalid"})
-		op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x"})
-		_, err := Call(context.Background(), op, &Request{Path: "/x"}, new(capResponse), c.opts)
+		e := newEngine(config{HTTPClient: d, Server: "http://example.invalid"})
+		op := e.operation(operationSpec{Name: "get", Method: "GET", Path: "/x"})
+		_, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(capResponse), c.opts)
 		var tl *BodyTooLargeError
 		if !errors.As(err, &tl) || tl.Limit != c.limit || tl.StatusCode != c.status {
 			t.Errorf("%+v: err %v; want a BodyTooLargeError at %d", c, err, c.limit)
@@ -71,11 +73,11 @@ func TestBodyCapsBoundWhatIsRead(t *testing.T) {
 // is the attempt's failure (a transport failure, here not retried: no
 // policy), never an answer.
 func TestUnreadableBodyFailsTheAttempt(t *testing.T) {
-	e := NewEngine(Config{HTTPClient: doerFunc(func(*http.Request) (*http.Response, error) {
+	e := newEngine(config{HTTPClient: doerFunc(func(*http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: 200, ContentLength: -1, Header: http.Header{}, Body: io.NopCloser(&failingReader{})}, nil
 	}), Server: "http://example.invalid"})
-	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Path: "/x"})
-	resp, err := Call(context.Background(), op, &Request{Path: "/x"}, new(capResponse), nil)
+	op := e.operation(operationSpec{Name: "get", Method: "GET", Path: "/x"})
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(capResponse), nil)
 	var ce *CallError
 	if resp != nil || !errors.As(err, &ce) || !errors.Is(err, errBroken) || !errors.Is(err, ErrRetryOff) || ce.Attempts != 1 {
 		t.Fatalf("resp %v, err %v; want a CallError after 1 attempt holding the read's error", resp, err)

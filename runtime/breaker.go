@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/sony/gobreaker/v2"
 )
 
 // State is a breaker's state.
@@ -49,18 +47,18 @@ func (s State) String() string {
 //   - ignored outcomes (caller cancelled) are excluded, which frees their
 //     half-open slot, as Resilience4j releases the permit.
 //
-// It uses CircuitBreaker.Execute rather than TwoStepCircuitBreaker:
-// Allow allocates its done closure (48 B) on every
-// call, while Execute with a closure that does not escape costs nothing,
-// and the closure gives the same control: it classifies the call with full
-// context and returns gobreaker an internal verdict (errTrip, errIgnored)
-// that differs from what the caller receives.
+// It uses CircuitBreaker.Execute rather than TwoStepCircuitBreaker, whose
+// Allow allocates its done closure (48 B) on every call, while Execute with
+// a closure that does not escape costs nothing, and the closure gives the
+// same control: it classifies the call with full context and returns
+// gobreaker an internal verdict (errTrip, errIgnored) that differs from
+// what the caller receives.
 type Breaker struct {
-	e        *Engine
+	e        *engine
 	name     string
 	p        BreakerPolicy
 	minCalls int
-	cb       *gobreaker.CircuitBreaker[struct{}]
+	cb       *machine // gobreaker (gobreaker.go)
 	// link is the breaker's membership in its engine's Fleet; nil without
 	// one (the local breaker alone).
 	link *fleetLink
@@ -91,7 +89,7 @@ type Breaker struct {
 	timer *time.Timer
 }
 
-func newBreaker(e *Engine, name string, p BreakerPolicy) *Breaker {
+func newBreaker(e *engine, name string, p BreakerPolicy) *Breaker {
 	p = clampPolicy(e, name, p)
 	b := &Breaker{e: e, name: name, p: p}
 	if p.WindowType == TimeWindow {
@@ -101,23 +99,13 @@ func newBreaker(e *Engine, name string, p BreakerPolicy) *Breaker {
 		b.win = newCountWindow(p.WindowSize)
 		b.minCalls = min(max(p.MinimumCalls, 1), len(b.win.ring))
 	}
-	b.cb = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
-		Name:        name,
-		MaxRequests: uint32(p.HalfOpenCalls),
-		Timeout:     p.WaitInOpen, // <= 0 means gobreaker's 60s
-		ReadyToTrip: func(gobreaker.Counts) bool { return true },
-		// Only errTrip is a failure: errIgnored, and the error gobreaker
-		// makes of a panic, are excluded, so a panicking Doer or editor
-		// cannot open the breaker by itself.
-		IsExcluded:    func(err error) bool { return err != nil && err != errTrip },
-		OnStateChange: b.onStateChange,
-	})
+	b.cb = newMachine(b)
 	return b
 }
 
 // clampPolicy bounds the sizes a breaker allocates or counts from its
 // policy (see MaxWindowSize), and warns once when it had to.
-func clampPolicy(e *Engine, name string, p BreakerPolicy) BreakerPolicy {
+func clampPolicy(e *engine, name string, p BreakerPolicy) BreakerPolicy {
 	p.HalfOpenCalls = max(p.HalfOpenCalls, 1)
 	var clamped []string
 	if p.WindowType == TimeWindow && p.WindowDuration > MaxWindowDuration {
@@ -161,9 +149,9 @@ func (b *Breaker) State() State {
 		b.flush()
 		return State(l.snap.Load() >> 1 & 3)
 	}
-	s := b.cb.State()
+	s := b.machineState()
 	b.flush()
-	return fromGobreaker(s)
+	return s
 }
 
 // BreakerMetrics is a snapshot of a breaker: its state and its calls. When
@@ -263,12 +251,12 @@ func rate(n, of int) float64 {
 
 // onStateChange runs under gobreaker's lock: it touches only the Breaker's
 // own fields and queues the event; flush logs it after gobreaker returns.
-func (b *Breaker) onStateChange(_ string, from, to gobreaker.State) {
+func (b *Breaker) onStateChange(from, to State) {
 	now := b.e.now()
 	b.mu.Lock()
 	b.gen++
 	prev := b.state
-	b.state = fromGobreaker(to)
+	b.state = to
 	reason, cause := b.reason, b.cause
 	b.reason, b.cause = "", nil
 	if b.timer != nil {
@@ -295,7 +283,7 @@ func (b *Breaker) onStateChange(_ string, from, to gobreaker.State) {
 	if cause == nil {
 		cause = context.Background()
 	}
-	b.pending = append(b.pending, StateChangeEvent{Context: cause, Breaker: b.name, From: fromGobreaker(from), To: b.state, Reason: reason})
+	b.pending = append(b.pending, StateChangeEvent{Context: cause, Breaker: b.name, From: from, To: b.state, Reason: reason})
 	b.gs.Store(b.gen<<2 | uint64(b.state))
 	b.mu.Unlock()
 	b.hasPending.Store(true)
@@ -313,7 +301,7 @@ func (b *Breaker) wake(gen uint64) {
 	if stale {
 		return
 	}
-	if fromGobreaker(b.cb.State()) == StateOpen {
+	if b.machineState() == StateOpen {
 		b.mu.Lock()
 		if b.gen == gen && b.timer != nil {
 			b.timer.Reset(time.Millisecond)
@@ -407,15 +395,15 @@ func pct(v float64) string {
 	return strconv.FormatFloat(float64(int64(v*10+0.5))/10, 'f', -1, 64) + "%"
 }
 
-// refuse ends a call gobreaker refused, and observes it like any call:
+// refuse ends a call the breaker refused, and observes it like any call:
 // CallStart, Rejected, then CallEnd with Attempts 0.
-func (b *Breaker) refuse(start CallStartEvent, berr error) error {
+func (b *Breaker) refuse(start CallStartEvent, why refusal) error {
 	e := b.e
 	ctx, op := start.Context, start.Operation
 	if e.observe {
 		ctx = e.obs.CallStart(start)
 	}
-	err := b.rejection(ctx, op, berr)
+	err := b.rejection(ctx, op, why)
 	if e.observe {
 		stop := "rejected: breaker open"
 		if err.HalfOpen {
@@ -427,11 +415,11 @@ func (b *Breaker) refuse(start CallStartEvent, berr error) error {
 }
 
 // rejection builds the error for a call (or, in the retry-outside order,
-// an attempt) gobreaker refused, and observes the refusal.
-func (b *Breaker) rejection(ctx context.Context, op string, err error) *CircuitOpenError {
+// an attempt) the breaker refused, and observes the refusal.
+func (b *Breaker) rejection(ctx context.Context, op string, why refusal) *CircuitOpenError {
 	e := &CircuitOpenError{Breaker: b.name}
 	st := StateOpen
-	if err == gobreaker.ErrTooManyRequests {
+	if why == refusedFull {
 		e.HalfOpen, st = true, StateHalfOpen
 		e.RetryAt = b.e.wall(b.e.now())
 	} else {
@@ -441,14 +429,4 @@ func (b *Breaker) rejection(ctx context.Context, op string, err error) *CircuitO
 		b.e.obs.Rejected(RejectionEvent{Context: ctx, Operation: op, Breaker: b.name, State: st, RetryAt: e.RetryAt})
 	}
 	return e
-}
-
-func fromGobreaker(s gobreaker.State) State {
-	switch s {
-	case gobreaker.StateOpen:
-		return StateOpen
-	case gobreaker.StateHalfOpen:
-		return StateHalfOpen
-	}
-	return StateClosed
 }

@@ -27,9 +27,9 @@ func scripted(t *testing.T, codes ...int) *server {
 // the breaker and the state after each call.
 func drive(t *testing.T, p BreakerPolicy, s *server, n int) (*Breaker, []State) {
 	t.Helper()
-	e := NewEngine(Config{Logger: quiet})
+	e := newEngine(config{Logger: quiet})
 	b := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	var states []State
 	for range n {
 		do(t, op, get(t, s))
@@ -105,11 +105,11 @@ func timeWindowRun(t *testing.T, wt WindowType, dur, gap time.Duration) State {
 	s := scripted(t, 500)
 	clk := &fakeClock{}
 	clk.advance(1000 * time.Second)
-	e := NewEngine(Config{clock: clk.now, Logger: quiet})
+	e := newEngineClock(config{Logger: quiet}, clk.now)
 	p := countBreaker(100, 4, 50)
 	p.WindowType, p.WindowDuration = wt, dur
 	b := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	for range 3 {
 		do(t, op, get(t, s))
 	}
@@ -156,10 +156,10 @@ func slowRun(t *testing.T, p BreakerPolicy, d func(i int) time.Duration, n int) 
 	clk := &fakeClock{}
 	i := 0
 	logger, logs := newLogger(0)
-	e := NewEngine(Config{clock: clk.now, Logger: logger,
-		HTTPClient: &clockDoer{inner: s.Client(), clk: clk, d: func(*http.Request) time.Duration { i++; return d(i) }}})
+	e := newEngineClock(config{Logger: logger,
+		HTTPClient: &clockDoer{inner: s.Client(), clk: clk, d: func(*http.Request) time.Duration { i++; return d(i) }}}, clk.now)
 	b := e.Breaker("nova", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	var states []State
 	for range n {
 		do(t, op, get(t, s))
@@ -211,12 +211,12 @@ func TestSlowIsSumOfAttemptsWithoutWaits(t *testing.T) {
 	// wait is real time, which the fake clock never sees, so use a tiny one.
 	s := scripted(t, 503, 200)
 	clk := &fakeClock{}
-	e := NewEngine(Config{clock: clk.now, Logger: quiet,
-		HTTPClient: &clockDoer{inner: s.Client(), clk: clk, d: func(*http.Request) time.Duration { return 60 * time.Millisecond }}})
+	e := newEngineClock(config{Logger: quiet,
+		HTTPClient: &clockDoer{inner: s.Client(), clk: clk, d: func(*http.Request) time.Duration { return 60 * time.Millisecond }}}, clk.now)
 	p := slowPolicy(100*time.Millisecond, 100)
 	p.MinimumCalls = 1
 	b := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b, Retry: constRetry(2, time.Millisecond)})
+	op := e.operation(operationSpec{Name: "op", Breaker: b, Retry: constRetry(2, time.Millisecond)})
 	if code, n, _ := do(t, op, get(t, s)); code != 200 || n != 2 {
 		t.Fatalf("code %d attempts %d", code, n)
 	}
@@ -258,11 +258,11 @@ func TestRecordOnTransportAndTimeout(t *testing.T) {
 		}
 	})
 	run := func(rec Match, target string, timeout time.Duration) State {
-		e := NewEngine(Config{Logger: quiet})
+		e := newEngine(config{Logger: quiet})
 		p := countBreaker(2, 2, 50)
 		p.RecordOn = rec
 		b := e.Breaker("b", p)
-		op := e.Operation(OperationSpec{Name: "op", Breaker: b, Timeout: timeout})
+		op := e.operation(operationSpec{Name: "op", Breaker: b, Timeout: timeout})
 		for range 2 {
 			req, _ := http.NewRequest("GET", target, nil)
 			_, _, err := op.Do(t.Context(), req)
@@ -290,9 +290,9 @@ func TestCallerCancelNotRecorded(t *testing.T) {
 	s := newServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
-	e := NewEngine(Config{Logger: quiet})
+	e := newEngine(config{Logger: quiet})
 	b := e.Breaker("b", countBreaker(1, 1, 1))
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond)})
+	op := e.operation(operationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond)})
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL, nil)
@@ -307,10 +307,10 @@ func TestCallerCancelNotRecorded(t *testing.T) {
 
 // openBreaker returns an engine whose breaker "b" (policy p) is open after
 // failing calls against s, with waitInOpen already elapsed when it returns.
-func openThenWait(t *testing.T, p BreakerPolicy, s *server, obs Observer) (*Engine, *Breaker) {
-	e := NewEngine(Config{Observer: obs, Logger: quiet})
+func openThenWait(t *testing.T, p BreakerPolicy, s *server, obs Observer) (*engine, *Breaker) {
+	e := newEngine(config{Observer: obs, Logger: quiet})
 	b := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	for b.State() != StateOpen {
 		do(t, op, get(t, s))
 	}
@@ -324,11 +324,11 @@ func TestWaitInOpen(t *testing.T) {
 		wait time.Duration
 		want State
 	}{{20 * time.Millisecond, StateHalfOpen}, {time.Minute, StateOpen}} {
-		e := NewEngine(Config{Logger: quiet})
+		e := newEngine(config{Logger: quiet})
 		p := countBreaker(1, 1, 50)
 		p.WaitInOpen = tc.wait
 		b := e.Breaker("b", p)
-		do(t, e.Operation(OperationSpec{Name: "op", Breaker: b}), get(t, s))
+		do(t, e.operation(operationSpec{Name: "op", Breaker: b}), get(t, s))
 		time.Sleep(100 * time.Millisecond)
 		if st := b.State(); st != tc.want {
 			t.Errorf("waitInOpen %v after 100ms: %v, want %v", tc.wait, st, tc.want)
@@ -356,7 +356,7 @@ func TestHalfOpenAdmitsExactlyHalfOpenCalls(t *testing.T) {
 	<-mode
 	mode <- false
 	before := s.calls.Load()
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond)})
+	op := e.operation(operationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond)})
 
 	const callers = 10
 	var wg sync.WaitGroup
@@ -417,9 +417,9 @@ func trialRun(t *testing.T, fail int, pct float64) (State, string) {
 	p := countBreaker(2, 2, pct)
 	p.WaitInOpen, p.HalfOpenCalls = 20*time.Millisecond, 4
 	logger, logs := newLogger(0)
-	e := NewEngine(Config{Logger: logger})
+	e := newEngine(config{Logger: logger})
 	b := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond)})
+	op := e.operation(operationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond)})
 	for b.State() != StateOpen {
 		do(t, op, get(t, s))
 	}
@@ -461,9 +461,9 @@ func TestStateChangesLoggedOnceAndObserved(t *testing.T) {
 	s := scripted(t, 500)
 	logger, logs := newLogger(0)
 	rec := &recorder{}
-	e := NewEngine(Config{Logger: logger, Observer: rec})
+	e := newEngine(config{Logger: logger, Observer: rec})
 	b := e.Breaker("nova", countBreaker(20, 20, 40))
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	for range 25 {
 		do(t, op, get(t, s))
 	}
@@ -490,9 +490,9 @@ func TestMetrics(t *testing.T) {
 }
 
 func TestPanicDoesNotOpen(t *testing.T) {
-	e := NewEngine(Config{Logger: quiet, HTTPClient: doerFunc(func(*http.Request) (*http.Response, error) { panic("boom") })})
+	e := newEngine(config{Logger: quiet, HTTPClient: doerFunc(func(*http.Request) (*http.Response, error) { panic("boom") })})
 	b := e.Breaker("b", countBreaker(1, 1, 1))
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	req, _ := http.NewRequest("GET", "http://example.invalid/", nil)
 	func() {
 		defer func() {

@@ -9,7 +9,7 @@ import (
 // (its TTL).
 const budgetSeconds = 10
 
-// budget is an Engine's retry budget, shared by all its operations that
+// budget is an engine's retry budget, shared by all its operations that
 // have one: in any budgetSeconds window, retries may be at most
 // Ratio × calls + MinPerSecond × budgetSeconds (Finagle's RetryBudget:
 // percentCanRetry and minRetriesPerSec over a 10 s TTL). Every call of an

@@ -16,58 +16,13 @@ import (
 	"github.com/resgen/resgen/runtime/wire"
 )
 
-// Request is what a generated method fills for one call; the runtime
-// builds every attempt's *http.Request from it (a fresh one each attempt,
-// so request editors never see their own earlier changes).
-type Request struct {
-	// Path is the escaped path after the server URL ("/pets/a%2Fb"); it
-	// may hold a query of the spec's own ("/x?kind=a").
-	Path string
-	// Query is the query string built from the parameters.
-	Query wire.Query
-	// Header holds the header and cookie parameters; nil when none.
-	Header http.Header
-	// Body is sent whole by every attempt; nil is no body.
-	Body []byte
-	// JSON, when not nil (nor a nil pointer, slice or map), is encoded
-	// into Body (encoding/json) by Call.
-	JSON any
-	// ContentType is Body's Content-Type, sent when Body is not nil.
-	ContentType string
-}
-
-// SetHeader sets a header of the request.
-func (r *Request) SetHeader(name, value string) {
-	if r.Header == nil {
-		r.Header = make(http.Header)
+// putFirst puts value before any value of the header name in *h, which
+// it makes when nil.
+func putFirst(h *http.Header, name, value string) {
+	if *h == nil {
+		*h = make(http.Header, 2)
 	}
-	r.Header.Set(name, value)
-}
-
-// AddHeader adds a header value to the request.
-func (r *Request) AddHeader(name, value string) {
-	if r.Header == nil {
-		r.Header = make(http.Header)
-	}
-	r.Header.Add(name, value)
-}
-
-// first puts value before any value of a header parameter of the same
-// name.
-func (r *Request) first(name, value string) {
-	if r.Header == nil {
-		r.Header = make(http.Header, 2)
-	}
-	r.Header[name] = append([]string{value}, r.Header[name]...)
-}
-
-// AddCookie adds a cookie to the request's Cookie header, exactly as
-// http.Request.AddCookie does (value is already escaped).
-func (r *Request) AddCookie(name, value string) {
-	if r.Header == nil {
-		r.Header = make(http.Header)
-	}
-	(&http.Request{Header: r.Header}).AddCookie(&http.Cookie{Name: name, Value: value})
+	(*h)[name] = append([]string{value}, (*h)[name]...)
 }
 
 // CallOption adjusts one call (or, given to the generated client's
@@ -242,7 +197,7 @@ func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
 	c.spareBody = &a.cancel
 	// The operation's credentials, once per attempt (a token source is
 	// asked again on a retry), before the client's editors.
-	if err := e.authorize(ctx, &op.spec, r); err != nil {
+	if err := e.authorize(ctx, op.auth, r); err != nil {
 		return nil, nil, err
 	}
 	for _, ed := range e.editors {
@@ -289,7 +244,7 @@ func (c *call) redactedURL() string {
 // Common paths are joined without url.Parse (which allocates the URL and
 // needs the joined string), by the same rule: Path is the unescaped path,
 // RawPath the escaped one when escaping Path would not give it back.
-func (e *Engine) target(rq *Request) (url.URL, error) {
+func (e *engine) target(rq *wire.Request) (url.URL, error) {
 	if b := e.serverURL; b != nil && !strings.ContainsAny(rq.Path, "?#") {
 		p := rq.Path
 		if e.serverPath != "" {
@@ -322,54 +277,13 @@ func (e *Engine) target(rq *Request) (url.URL, error) {
 
 // parseServer keeps the server URL for target when it is a plain one
 // (no user, query or fragment).
-func (e *Engine) parseServer() {
+func (e *engine) parseServer() {
 	u, err := url.Parse(e.server)
 	if err != nil || e.server == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || u.ForceQuery {
 		return
 	}
 	u.Host = strings.TrimSuffix(u.Host, ":")
 	e.serverURL, e.serverPath = u, u.EscapedPath()
-}
-
-// Response is what every generated response type embeds: the status, the
-// headers, the raw body and the attempts of the call. The generated type's
-// fields hold the declared headers and bodies; each one's resgen tag says
-// which status fills it (`resgen:"200"`, `resgen:"4XX"`,
-// `resgen:"default"`, `resgen:"header:X-Next"`), and the tag on the
-// embedded Response lists the declared statuses without a body.
-type Response struct {
-	StatusCode int
-	Header     http.Header
-	// Body is the raw response body: at most 64 KiB of an undeclared
-	// status of 400 or more, at most the cap of a body over its cap
-	// (WithMaxErrorBody, WithMaxBody; see body.go), nil for a stream.
-	Body []byte
-	// Attempts is how many attempts the call took.
-	Attempts int
-}
-
-func (r *Response) response() *Response { return r }
-
-// Typed is a pointer to a generated response type (which embeds
-// Response).
-type Typed interface{ response() *Response }
-
-// Call runs one call of op for the generated method: the breaker, the
-// attempts (each built from rq), then the answer decoded into out by the
-// struct tags of its fields (see decode.go). It returns out whenever
-// there is an HTTP answer; with a status of 400 or more the error is a
-// *StatusError, and a declared body below 400 that did not decode is a
-// *DecodeError. Without an answer it returns nil and the call's error
-// (*CallError, *CircuitOpenError, or a request that could not be built).
-func Call[P Typed](ctx context.Context, op *Operation, rq *Request, out P, opts []CallOption) (P, error) {
-	var zero P
-	if err := op.call(ctx, rq, out, opts); err != nil {
-		if _, ok := err.(answered); !ok {
-			return zero, err
-		}
-		return out, err.(answered).err
-	}
-	return out, nil
 }
 
 // isNil says whether v holds a nil pointer, slice or map: an optional
@@ -387,9 +301,26 @@ type answered struct{ err error }
 
 func (a answered) Error() string { return a.err.Error() }
 
-// call is Call without generics (one copy of the code for every response
-// type). An error that comes with an answer is wrapped in answered.
-func (op *Operation) call(ctx context.Context, rq *Request, out Typed, opts []CallOption) error {
+// Call runs one call of op for a generated method (package impl's Call):
+// the breaker, the attempts (each built from rq), then the answer decoded
+// into out by the struct tags of its fields (see decode.go). hasAnswer says
+// out holds an HTTP answer; then a status of 400 or more comes with a
+// *StatusError, and a declared body below 400 that did not decode with a
+// *DecodeError. Without an answer err is the call's error (*CallError,
+// *CircuitOpenError, or a request that could not be built). rq comes by
+// value: behind the interface impl calls through, a pointer would escape
+// and cost each call an allocation.
+func (op *operation) Call(ctx context.Context, rq wire.Request, out wire.Typed, opts []CallOption) (hasAnswer bool, err error) {
+	err = op.call(ctx, &rq, out, opts)
+	if a, ok := err.(answered); ok {
+		return true, a.err
+	}
+	return err == nil, err
+}
+
+// call is Call without its results split. An error that comes with an
+// answer is wrapped in answered.
+func (op *operation) call(ctx context.Context, rq *wire.Request, out wire.Typed, opts []CallOption) error {
 	pl, err := op.planFor(out)
 	if err != nil {
 		return err
@@ -414,11 +345,11 @@ func (op *Operation) call(ctx context.Context, rq *Request, out Typed, opts []Ca
 			// an Add copies it, never writes into it.
 			rq.Header["Accept"] = op.accept
 		} else {
-			rq.first("Accept", op.spec.Accept)
+			putFirst(&rq.Header, "Accept", op.spec.Accept)
 		}
 	}
 	if rq.Body != nil && rq.ContentType != "" {
-		rq.first("Content-Type", rq.ContentType)
+		putFirst(&rq.Header, "Content-Type", rq.ContentType)
 	}
 	if err := checkHeader(op.spec.Name, rq.Header); err != nil {
 		return err // before the breaker: nothing to send, nothing to count

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // TestTargetMatchesURLParse checks the URL Call joins without url.Parse
@@ -11,9 +13,9 @@ import (
 func TestTargetMatchesURLParse(t *testing.T) {
 	paths := []string{"/pets", "/pets/a%2Fb", "/a%20b/c", "/x;a=1,2", "/@cf/qwen/q1.5", "/~user/%7E", "/%E2%82%AC", "/a:b", "", "/trail/", "/pets/a%252F"}
 	for _, server := range []string{"http://h.example", "http://h.example:8080/v1", "https://h.example/base%2Fpath", "http://h.example:/x"} {
-		e := NewEngine(Config{Server: server})
+		e := newEngine(config{Server: server})
 		for _, p := range paths {
-			rq := Request{Path: p}
+			rq := wire.Request{Path: p}
 			rq.Query.Add("q", "a b")
 			got, err := e.target(&rq)
 			if err != nil {

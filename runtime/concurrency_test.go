@@ -28,14 +28,14 @@ func TestConcurrentCallsOneBreaker(t *testing.T) {
 	})
 	logger, logs := newLogger(0)
 	rec := &recorder{}
-	e := NewEngine(Config{HTTPClient: d, Logger: logger, Observer: rec})
+	e := newEngine(config{HTTPClient: d, Logger: logger, Observer: rec})
 	p := countBreaker(20, 10, 50)
 	p.WaitInOpen, p.HalfOpenCalls = time.Millisecond, 3
 	b := e.Breaker("shared", p)
-	ops := []*Operation{
-		e.Operation(OperationSpec{Name: "a", Breaker: b}),
-		e.Operation(OperationSpec{Name: "b", Breaker: e.Breaker("shared", p), Retry: constRetry(3, 0)}),
-		e.Operation(OperationSpec{Name: "c", Breaker: b, Retry: constRetry(2, 0), Timeout: time.Second}),
+	ops := []*operation{
+		e.operation(operationSpec{Name: "a", Breaker: b}),
+		e.operation(operationSpec{Name: "b", Breaker: e.Breaker("shared", p), Retry: constRetry(3, 0)}),
+		e.operation(operationSpec{Name: "c", Breaker: b, Retry: constRetry(2, 0), Timeout: time.Second}),
 	}
 	const goroutines, calls = 64, 300
 	var attempts, rejected atomic.Int64

@@ -12,7 +12,7 @@ import (
 // attemptDeadlines runs one call of op's policy against a server answering
 // the given statuses in turn and returns each attempt's context deadline,
 // with the wall-clock times just before and after the call.
-func attemptDeadlines(t *testing.T, spec OperationSpec, codes ...int) (dls []time.Time, before, after time.Time) {
+func attemptDeadlines(t *testing.T, spec operationSpec, codes ...int) (dls []time.Time, before, after time.Time) {
 	t.Helper()
 	s := scripted(t, codes...)
 	inner := s.Client()
@@ -27,8 +27,8 @@ func attemptDeadlines(t *testing.T, spec OperationSpec, codes ...int) (dls []tim
 		mu.Unlock()
 		return inner.Do(r)
 	})
-	e := NewEngine(Config{HTTPClient: d, Logger: quiet})
-	op := e.Operation(spec)
+	e := newEngine(config{HTTPClient: d, Logger: quiet})
+	op := e.operation(spec)
 	before = time.Now()
 	do(t, op, get(t, s))
 	after = time.Now()
@@ -47,16 +47,16 @@ func within(t *testing.T, what string, got, lo, hi time.Time) {
 // start plus the earlier of Timeout and TotalTimeout, and a retry's counts
 // its Timeout from its own start, within the call's TotalTimeout.
 func TestAttemptDeadlines(t *testing.T) {
-	dls, before, after := attemptDeadlines(t, OperationSpec{Name: "op", Timeout: time.Minute, TotalTimeout: time.Hour}, 200)
+	dls, before, after := attemptDeadlines(t, operationSpec{Name: "op", Timeout: time.Minute, TotalTimeout: time.Hour}, 200)
 	within(t, "Timeout first", dls[0], before.Add(time.Minute), after.Add(time.Minute))
 
-	dls, before, after = attemptDeadlines(t, OperationSpec{Name: "op", Timeout: time.Hour, TotalTimeout: time.Minute}, 200)
+	dls, before, after = attemptDeadlines(t, operationSpec{Name: "op", Timeout: time.Hour, TotalTimeout: time.Minute}, 200)
 	within(t, "TotalTimeout first", dls[0], before.Add(time.Minute), after.Add(time.Minute))
 
-	dls, before, after = attemptDeadlines(t, OperationSpec{Name: "op", TotalTimeout: time.Minute}, 200)
+	dls, before, after = attemptDeadlines(t, operationSpec{Name: "op", TotalTimeout: time.Minute}, 200)
 	within(t, "TotalTimeout only", dls[0], before.Add(time.Minute), after.Add(time.Minute))
 
-	spec := OperationSpec{Name: "op", Retry: constRetry(3, 20*time.Millisecond), Timeout: time.Minute, TotalTimeout: time.Hour}
+	spec := operationSpec{Name: "op", Retry: constRetry(3, 20*time.Millisecond), Timeout: time.Minute, TotalTimeout: time.Hour}
 	dls, before, after = attemptDeadlines(t, spec, 503, 200)
 	if len(dls) != 2 {
 		t.Fatalf("%d attempts; want 2", len(dls))
@@ -81,8 +81,8 @@ func TestFirstAttemptRequestCopy(t *testing.T) {
 		sent = r
 		return inner.Do(r)
 	})
-	e := NewEngine(Config{HTTPClient: d, Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "op", Timeout: time.Minute})
+	e := newEngine(config{HTTPClient: d, Logger: quiet})
+	op := e.operation(operationSpec{Name: "op", Timeout: time.Minute})
 	req := get(t, s)
 	resp, _, err := op.Do(req.Context(), req)
 	if err != nil {
@@ -117,9 +117,9 @@ func TestCallerDeadlineFirstNeedsNoAttemptContext(t *testing.T) {
 		sent = r
 		return inner.Do(r)
 	})
-	e := NewEngine(Config{HTTPClient: d, Logger: quiet})
+	e := newEngine(config{HTTPClient: d, Logger: quiet})
 	b := e.Breaker("b", countBreaker(10, 1, 50))
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond), Timeout: time.Minute, TotalTimeout: time.Hour})
+	op := e.operation(operationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond), Timeout: time.Minute, TotalTimeout: time.Hour})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()

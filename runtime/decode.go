@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // A generated response type says with struct tags how each declared
@@ -66,7 +68,7 @@ func (p *plan) lookup(status int) *decodeCase {
 }
 
 // planFor returns the plan of out's type, cached in op.
-func (op *Operation) planFor(out Typed) (*plan, error) {
+func (op *operation) planFor(out wire.Typed) (*plan, error) {
 	t := reflect.TypeOf(out)
 	if p := op.plan.Load(); p != nil && p.typ == t {
 		return p, nil
@@ -150,9 +152,9 @@ func newPlan(t reflect.Type) (*plan, error) {
 // error the call ends with: a *StatusError for a status of 400 or more, a
 // *DecodeError for a declared body below 400 that did not decode, is
 // empty, or is over its cap.
-func (op *Operation) decode(p *plan, c *call, resp *http.Response, out Typed) error {
+func (op *operation) decode(p *plan, c *call, resp *http.Response, out wire.Typed) error {
 	attempts := c.attempts
-	base := out.response()
+	base := wire.ResponseOf(out)
 	base.StatusCode, base.Header, base.Attempts = resp.StatusCode, resp.Header, attempts
 	v := reflect.ValueOf(out).Elem()
 	// herr is the first declared header that did not decode: its field
@@ -381,7 +383,7 @@ func jsonNumber(s string) bool {
 }
 
 // statusError is the error of base; Call fills in the URL.
-func (op *Operation) statusError(stop error, base *Response, decoded any, derr error) *StatusError {
+func (op *operation) statusError(stop error, base *wire.Response, decoded any, derr error) *StatusError {
 	body := base.Body
 	if len(body) > maxErrorBody {
 		body = body[:maxErrorBody:maxErrorBody]

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // Doer sends one HTTP request; *http.Client is one.
@@ -22,48 +24,28 @@ type Doer interface {
 // (auth headers, tracing). It runs once per attempt.
 type RequestEditor func(ctx context.Context, req *http.Request) error
 
-// Config is what a generated client passes to NewEngine.
-type Config struct {
-	// HTTPClient sends the requests; nil means http.DefaultClient.
-	HTTPClient Doer
-	// Logger receives breaker state changes (warn/info) and retries
-	// (debug); nil means slog.Default() at the time NewEngine is called.
-	Logger *slog.Logger
-	// Observer receives every event; nil means none.
-	Observer Observer
-	// RequestEditors run in order on each attempt.
-	RequestEditors []RequestEditor
-	// SecretQueryParams names the query parameters that carry credentials
-	// beyond the built-in name rule (see redact.go): the generated client
-	// lists the spec's apiKey security schemes "in: query". Their values
-	// never appear in an error, a log line or an event.
+// config is the configuration of one client's engine. It is an unnamed
+// struct type so that package impl (which imports runtime, so runtime
+// cannot name its types) passes its Config, documented there, as this
+// very type.
+type config = struct {
+	HTTPClient        Doer
+	Logger            *slog.Logger
+	Observer          Observer
+	RequestEditors    []RequestEditor
 	SecretQueryParams []string
-	// Overrides adjust the generated policies (overrides.go); nil means
-	// none. CheckOverrides reports what they could not do.
-	Overrides *Overrides
-	// Credentials are the client's credentials for the spec's security
-	// schemes (auth.go); each operation gets those its Security names.
-	Credentials []Credential
-
-	// Server is the base URL (checked by ServerURL) that Call's requests
-	// go to.
-	Server string
-	// CallOptions apply to every call, before the call's own options.
-	CallOptions []CallOption
-	// Fleet, when set, shares every breaker of the engine with the
-	// breakers of the same name in the other replicas (see Fleet).
-	Fleet *Fleet
-
-	// clock replaces the monotonic clock in tests of time windows and
-	// budgets; nil means the real one.
-	clock func() time.Duration
+	Overrides         *Overrides
+	Credentials       []wire.Credential
+	Server            string
+	CallOptions       []CallOption
+	Fleet             *Fleet
 }
 
-// Engine runs the operations of one client: its breakers, its retry
+// engine runs the operations of one client: its breakers, its retry
 // budget, its logger and observer. It is safe for concurrent use and
 // starts no goroutines; an open breaker arms one timer (see the package
-// doc).
-type Engine struct {
+// doc). Its exported methods are package impl's Engine.
+type engine struct {
 	client  Doer
 	log     *slog.Logger
 	obs     Observer
@@ -98,9 +80,13 @@ type Engine struct {
 	ov       *overrideState // nil without overrides
 }
 
-// NewEngine builds the engine of one client.
-func NewEngine(cfg Config) *Engine {
-	e := &Engine{
+// newEngine builds the engine of one client.
+func newEngine(cfg config) *engine { return newEngineClock(cfg, nil) }
+
+// newEngineClock is newEngine with clock replacing the monotonic clock
+// (tests of time windows and budgets); nil means the real one.
+func newEngineClock(cfg config, clock func() time.Duration) *engine {
+	e := &engine{
 		client:   cfg.HTTPClient,
 		log:      cfg.Logger,
 		obs:      cfg.Observer,
@@ -110,7 +96,7 @@ func NewEngine(cfg Config) *Engine {
 		server:   cfg.Server,
 		opts:     cfg.CallOptions,
 		base:     time.Now(),
-		clock:    cfg.clock,
+		clock:    clock,
 		fleet:    cfg.Fleet,
 		breakers: make(map[string]*Breaker),
 	}
@@ -134,7 +120,7 @@ func NewEngine(cfg Config) *Engine {
 }
 
 // now is the engine's monotonic clock: time elapsed since NewEngine.
-func (e *Engine) now() time.Duration {
+func (e *engine) now() time.Duration {
 	if e.clock != nil {
 		return e.clock()
 	}
@@ -146,16 +132,16 @@ func (e *Engine) now() time.Duration {
 // time.Now makes two (wall and monotonic). Such a deadline carries the
 // monotonic reading, so time.Until and the context timers measure it on
 // the monotonic clock like any time.Now()-based one.
-func (e *Engine) mono() time.Duration { return time.Since(e.base) }
+func (e *engine) mono() time.Duration { return time.Since(e.base) }
 
 // wall converts a reading of e.now (or e.mono) to wall-clock time.
-func (e *Engine) wall(t time.Duration) time.Time { return e.base.Add(t) }
+func (e *engine) wall(t time.Duration) time.Time { return e.base.Add(t) }
 
 // Breaker returns the engine's breaker instance with this name, creating it
 // with p on first use; later calls with the same name return the same
-// instance (a shared scope) and ignore p. The Config's override for name,
+// instance (a shared scope) and ignore p. The config's override for name,
 // if any, adjusts p.
-func (e *Engine) Breaker(name string, p BreakerPolicy) *Breaker {
+func (e *engine) Breaker(name string, p BreakerPolicy) *Breaker {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if b, ok := e.breakers[name]; ok {
@@ -172,23 +158,26 @@ func (e *Engine) Breaker(name string, p BreakerPolicy) *Breaker {
 	return b
 }
 
-// Operation registers one API operation. The Config's overrides for its
+// Operation is operation for package impl, which cannot name the result's
+// type.
+func (e *engine) Operation(spec operationSpec) any { return e.operation(spec) }
+
+// operation registers one API operation. The config's overrides for its
 // retry policy (by policy name) and its timeouts (by operation name), if
 // any, adjust spec.
-func (e *Engine) Operation(spec OperationSpec) *Operation {
+func (e *engine) operation(spec operationSpec) *operation {
 	if e.ov != nil {
 		e.mu.Lock()
 		spec = e.ov.operation(spec)
 		e.mu.Unlock()
 	}
-	spec.auth = e.authPlan(spec.Security)
 	return newOperation(e, spec, false)
 }
 
-// ServerURL checks a client's base URL (an absolute http or https URL)
+// serverURL checks a client's base URL (an absolute http or https URL)
 // and returns it without trailing slashes. Its error quotes the URL
 // without the password and without the query, which may hold keys.
-func ServerURL(server string) (string, error) {
+func serverURL(server string) (string, error) {
 	u, err := url.Parse(server)
 	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
 		err = errors.New("the scheme must be http or https")

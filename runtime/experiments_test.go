@@ -20,13 +20,13 @@ import (
 
 const expWait = 20 * time.Millisecond
 
-func expEngine(t *testing.T, swapped bool, waitInOpen time.Duration) (*Operation, *Breaker, *recorder) {
+func expEngine(t *testing.T, swapped bool, waitInOpen time.Duration) (*operation, *Breaker, *recorder) {
 	rec := &recorder{}
-	e := NewEngine(Config{Observer: rec, Logger: quiet})
+	e := newEngine(config{Observer: rec, Logger: quiet})
 	p := countBreaker(50, 20, 40)
 	p.WaitInOpen = waitInOpen
 	b := e.Breaker("nova", p)
-	op := e.Operation(OperationSpec{Name: "listServers", Method: "GET", Path: "/servers", Breaker: b, Retry: constRetry(3, expWait)})
+	op := e.operation(operationSpec{Name: "listServers", Method: "GET", Path: "/servers", Breaker: b, Retry: constRetry(3, expWait)})
 	if swapped {
 		op = swapOrder(t, op)
 	}
@@ -34,7 +34,7 @@ func expEngine(t *testing.T, swapped bool, waitInOpen time.Duration) (*Operation
 }
 
 // untilOpen sends requests until the breaker is open and returns how many.
-func untilOpen(t *testing.T, op *Operation, b *Breaker, s *server) int {
+func untilOpen(t *testing.T, op *operation, b *Breaker, s *server) int {
 	t.Helper()
 	for n := 1; n <= 100; n++ {
 		do(t, op, get(t, s))
@@ -149,11 +149,11 @@ func TestExperiment4SlowCallsOnly(t *testing.T) {
 		time.Sleep(3 * time.Millisecond) // slowCallDuration 1ms: always slow
 	})
 	logger, logs := newLogger(0)
-	e := NewEngine(Config{Logger: logger})
+	e := newEngine(config{Logger: logger})
 	p := countBreaker(10, 10, 50)
 	p.SlowCallDuration, p.SlowCallRateThreshold = time.Millisecond, 50
 	b := e.Breaker("nova", p)
-	op := e.Operation(OperationSpec{Name: "listServers", Breaker: b, Retry: constRetry(3, time.Millisecond)})
+	op := e.operation(operationSpec{Name: "listServers", Breaker: b, Retry: constRetry(3, time.Millisecond)})
 	for i := range 10 {
 		if code, n, err := do(t, op, get(t, s)); code != 200 || n != 1 || err != nil {
 			t.Fatalf("call %d: code %d attempts %d err %v", i+1, code, n, err)

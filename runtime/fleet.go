@@ -32,10 +32,10 @@ type FleetOptions struct {
 }
 
 // Fleet is one replica's connection to the breakers it shares with the
-// other replicas of a service through a FleetStore. Give it to the
-// engines' Config.Fleet: every breaker they create then shares one window
-// and one state with the breakers of the same name (and policy) in every
-// replica whose Fleet uses the same store.
+// other replicas of a service through a FleetStore. Give it to generated
+// clients (their WithFleet option): every breaker they create then shares
+// one window and one state with the breakers of the same name (and
+// policy) in every replica whose Fleet uses the same store.
 //
 // Calls never wait for the store: they decide from a local snapshot of the
 // fleet's state and count their outcomes in memory. One goroutine sends
@@ -444,7 +444,7 @@ func (l *fleetLink) goLocal(reason string) bool {
 	}
 	l.local = true
 	b := l.b
-	to := fromGobreaker(b.cb.State())
+	to := b.machineState()
 	if to == l.state {
 		return false
 	}
@@ -539,7 +539,7 @@ func (l *fleetLink) apply(st FleetState) bool {
 		// Resuming: the breaker reported its local state meanwhile, unless
 		// the fleet's open held (then it reported l.state all along).
 		if l.local {
-			from = fromGobreaker(b.cb.State())
+			from = b.machineState()
 		}
 		report = true
 	}

@@ -18,9 +18,9 @@ import (
 // replica is one engine of a test fleet: its Fleet, operation and log.
 type replica struct {
 	fleet *Fleet
-	e     *Engine
+	e     *engine
 	b     *Breaker
-	op    *Operation
+	op    *operation
 	log   *logBuffer
 	rec   *recorder
 }
@@ -38,9 +38,9 @@ func newReplicas(t *testing.T, n int, store FleetStore, p BreakerPolicy, opt Fle
 		o.Logger = flog
 		r.fleet = NewFleet(store, o)
 		t.Cleanup(func() { r.fleet.Close() })
-		r.e = NewEngine(Config{Logger: flog, Observer: r.rec, Fleet: r.fleet})
+		r.e = newEngine(config{Logger: flog, Observer: r.rec, Fleet: r.fleet})
 		r.b = r.e.Breaker("b", p)
-		r.op = r.e.Operation(OperationSpec{Name: "op", Method: "GET", Path: "/x", Breaker: r.b})
+		r.op = r.e.operation(operationSpec{Name: "op", Method: "GET", Path: "/x", Breaker: r.b})
 		rs[i] = r
 	}
 	waitFor(t, "every replica shares the fleet's state", func() bool {
@@ -403,7 +403,7 @@ func TestFleetOpenHoldsInFallback(t *testing.T) {
 func TestFleetGenerationRule(t *testing.T) {
 	f := NewFleet(NewMemoryFleetStore(), FleetOptions{Logger: quiet})
 	defer f.Close()
-	e := NewEngine(Config{Logger: quiet, Fleet: f})
+	e := newEngine(config{Logger: quiet, Fleet: f})
 	b := e.Breaker("b", fleetPolicyForTest(20, 10, 2, time.Minute))
 	l := b.link
 	f.Close() // the link is driven by hand below
@@ -529,9 +529,9 @@ func TestFleetStuckSyncFallsBack(t *testing.T) {
 func TestFleetTrialGivenBack(t *testing.T) {
 	s := newServer(t, status(200))
 	f := NewFleet(NewMemoryFleetStore(), FleetOptions{Logger: quiet})
-	e := NewEngine(Config{Logger: quiet, Fleet: f})
+	e := newEngine(config{Logger: quiet, Fleet: f})
 	b := e.Breaker("b", fleetPolicyForTest(20, 10, 2, time.Minute))
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	f.Close() // the link is driven by hand below
 	l := b.link
 	l.apply(FleetState{Key: l.key, Gen: 1 << 40, State: StateHalfOpen, Granted: 1})

@@ -45,7 +45,7 @@ func (f *forgingStore) forge(st FleetState) {
 func isRefused(err error) bool { return errors.As(err, new(*CircuitOpenError)) }
 
 // callsFor calls op every 2 ms for d and counts the refusals.
-func callsFor(t *testing.T, op *Operation, s *server, d time.Duration) (calls, refused int) {
+func callsFor(t *testing.T, op *operation, s *server, d time.Duration) (calls, refused int) {
 	t.Helper()
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
 		_, _, err := do(t, op, get(t, s))
@@ -226,7 +226,7 @@ func fuzzBody(t *testing.T, data []byte) {
 		// A closed Fleet starts no goroutine: the link is driven by hand.
 		fl := NewFleet(NewMemoryFleetStore(), FleetOptions{Logger: quiet, SyncInterval: 10 * time.Millisecond})
 		fl.Close()
-		e := NewEngine(Config{Logger: quiet, Fleet: fl})
+		e := newEngine(config{Logger: quiet, Fleet: fl})
 		b := e.Breaker("b", p)
 		l := b.link
 		for ; len(data) >= 16; data = data[16:] {

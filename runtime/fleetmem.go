@@ -8,7 +8,7 @@ import (
 )
 
 // NewMemoryFleetStore returns a FleetStore that keeps the fleet's breakers
-// in this process: the Fleets of several Engines that share it act as the
+// in this process: the Fleets of several clients that share it act as the
 // replicas of one fleet. It is the reference for the store's state machine
 // (docs/fleet.md), which every store must follow and fleettest.Run checks.
 //

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // server is an httptest server whose handler is chosen per test; it counts
@@ -51,7 +53,7 @@ func post(t testing.TB, s *server, body string) *http.Request {
 }
 
 // do runs one call and closes the body; it returns the status (0 if none).
-func do(t testing.TB, op *Operation, req *http.Request) (int, int, error) {
+func do(t testing.TB, op *operation, req *http.Request) (int, int, error) {
 	t.Helper()
 	resp, n, err := op.Do(req.Context(), req)
 	if resp == nil {
@@ -202,4 +204,15 @@ func (r *recorder) opens() int {
 		}
 	}
 	return n
+}
+
+// Call is impl.Call, which tests here cannot import (impl imports
+// runtime): one call of op decoded into out.
+func Call[P wire.Typed](ctx context.Context, op *operation, rq *wire.Request, out P, opts []CallOption) (P, error) {
+	hasAnswer, err := op.Call(ctx, *rq, out, opts)
+	if !hasAnswer {
+		var zero P
+		return zero, err
+	}
+	return out, err
 }

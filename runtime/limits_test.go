@@ -38,7 +38,7 @@ func TestPolicySizesAreBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, logs := newLogger(0)
-			e := NewEngine(Config{Logger: l})
+			e := newEngine(config{Logger: l})
 			p := DefaultBreakerPolicy()
 			tc.p(&p)
 			b := e.Breaker("b", p)

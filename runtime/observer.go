@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Observer receives the events of an Engine. Methods are called
+// Observer receives the events of a client (its WithObserver option).
+// Methods are called
 // synchronously (never under a lock), on the calling goroutine, except a
 // breaker's timer-driven open -> half-open change, which arrives on the
 // timer's goroutine: they must be quick and safe for concurrent use.
@@ -64,7 +65,7 @@ type CallEndEvent struct {
 	// Err is the error the call returns: a *CircuitOpenError when the
 	// breaker refused it, the *StatusError of a status of 400 or more,
 	// the *DecodeError of an answer whose declared body did not decode
-	// (for Operation.Do, which decodes nothing, nil with any response).
+	// (for impl.Operation.Do, which decodes nothing, nil with any response).
 	Err error
 	// StopErr is why no further attempt was made, as a sentinel
 	// (ErrAttemptsExhausted, ErrNotRetrySafe, ...; ErrCircuitOpen for a
@@ -142,8 +143,8 @@ func (NopObserver) Rejected(RejectionEvent)                    {}
 // debug, retries and rejections at info, state changes at warn. Each line
 // is logged with the event's Context, so a slog.Handler can add the trace
 // and span IDs it carries. The
-// Engine's own Logger already logs state changes and retries; use this for
-// a full trace.
+// client's own logger (WithLogger) already logs state changes and retries;
+// use this for a full trace.
 type SlogObserver struct{ l *slog.Logger }
 
 // NewSlogObserver returns an Observer that logs to l (nil: slog.Default()).

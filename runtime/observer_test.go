@@ -60,9 +60,9 @@ func (r *recorder) contexts() map[string][]context.Context {
 func TestEventsCarryTheCallsContext(t *testing.T) {
 	s := scripted(t, 503, 200, 500, 500)
 	rec := &recorder{}
-	e := NewEngine(Config{Observer: rec, Logger: quiet})
+	e := newEngine(config{Observer: rec, Logger: quiet})
 	b := e.Breaker("b", countBreaker(2, 2, 50))
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b, Retry: constRetry(2, time.Millisecond)})
+	op := e.operation(operationSpec{Name: "op", Breaker: b, Retry: constRetry(2, time.Millisecond)})
 	for id := 1; id <= 3; id++ {
 		req := get(t, s).WithContext(callCtx(id))
 		rec.mu.Lock()
@@ -125,8 +125,8 @@ func (d spanDoer) Do(r *http.Request) (*http.Response, error) {
 func TestCallStartContextParentsTheCall(t *testing.T) {
 	s := scripted(t, 503, 503, 200)
 	obs := &derivingObserver{}
-	e := NewEngine(Config{Observer: obs, Logger: quiet, HTTPClient: spanDoer{t, http.DefaultClient}})
-	op := e.Operation(OperationSpec{Name: "op", Retry: constRetry(3, time.Millisecond), Timeout: time.Second})
+	e := newEngine(config{Observer: obs, Logger: quiet, HTTPClient: spanDoer{t, http.DefaultClient}})
+	op := e.operation(operationSpec{Name: "op", Retry: constRetry(3, time.Millisecond), Timeout: time.Second})
 	if code, n, err := do(t, op, get(t, s).WithContext(callCtx(1))); code != 200 || n != 3 || err != nil {
 		t.Fatalf("status %d attempts %d err %v", code, n, err)
 	}
@@ -167,9 +167,9 @@ func TestEveryCallHasOneStartAndOneEnd(t *testing.T) {
 	p := countBreaker(2, 2, 50)
 	p.WaitInOpen, p.HalfOpenCalls = 30*time.Millisecond, 1
 	rec := &recorder{}
-	e := NewEngine(Config{Observer: rec, Logger: quiet})
+	e := newEngine(config{Observer: rec, Logger: quiet})
 	b := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	calls := 0
 	call := func(id int) error {
 		calls++
@@ -246,11 +246,11 @@ func TestIdleOpenToHalfOpenIsReported(t *testing.T) {
 	logger, logs := newLogger(slog.LevelInfo)
 	changed := make(chan StateChangeEvent, 4)
 	obs := &notifyObserver{changes: changed}
-	e := NewEngine(Config{Observer: obs, Logger: logger})
+	e := newEngine(config{Observer: obs, Logger: logger})
 	p := countBreaker(1, 1, 50)
 	p.WaitInOpen = 50 * time.Millisecond
 	b := e.Breaker("b", p)
-	do(t, e.Operation(OperationSpec{Name: "op", Breaker: b}), get(t, s).WithContext(callCtx(1)))
+	do(t, e.operation(operationSpec{Name: "op", Breaker: b}), get(t, s).WithContext(callCtx(1)))
 	opened := time.Now()
 	before := goleak.IgnoreCurrent() // the timer has not fired yet
 	if ev := <-changed; ev.To != StateOpen || callID(ev.Context) != 1 {
@@ -299,11 +299,11 @@ func TestBreakerTimerFollowsTheState(t *testing.T) {
 	codes := make(chan int, 100)
 	s := newServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(<-codes) })
 	rec := &recorder{}
-	e := NewEngine(Config{Observer: rec, Logger: quiet})
+	e := newEngine(config{Observer: rec, Logger: quiet})
 	p := countBreaker(1, 1, 50)
 	p.WaitInOpen, p.HalfOpenCalls = 40*time.Millisecond, 1
 	b := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	call := func(code int) { codes <- code; do(t, op, get(t, s)) }
 	changes := func() []State {
 		rec.mu.Lock()
@@ -365,11 +365,11 @@ func equalStates(a, b []State) bool {
 func TestMetricsWhileOpen(t *testing.T) {
 	codes := make(chan int, 100)
 	s := newServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(<-codes) })
-	e := NewEngine(Config{Logger: quiet})
+	e := newEngine(config{Logger: quiet})
 	p := countBreaker(10, 10, 50)
 	p.WaitInOpen, p.HalfOpenCalls = 30*time.Millisecond, 2
 	b := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	for _, c := range []int{200, 200, 200, 200, 500, 500, 500, 200, 500, 500} {
 		codes <- c
 		do(t, op, get(t, s))
@@ -417,9 +417,9 @@ func (h *ctxHandler) WithGroup(string) slog.Handler      { return h }
 func TestSlogObserverLogsWithTheEventsContext(t *testing.T) {
 	s := scripted(t, 503, 500)
 	h := &ctxHandler{ids: map[string][]any{}}
-	e := NewEngine(Config{Observer: NewSlogObserver(slog.New(h)), Logger: slog.New(h)})
+	e := newEngine(config{Observer: NewSlogObserver(slog.New(h)), Logger: slog.New(h)})
 	b := e.Breaker("b", countBreaker(1, 1, 50))
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b, Retry: constRetry(2, time.Millisecond)})
+	op := e.operation(operationSpec{Name: "op", Breaker: b, Retry: constRetry(2, time.Millisecond)})
 	do(t, op, get(t, s).WithContext(callCtx(7)))
 	do(t, op, get(t, s).WithContext(callCtx(8))) // refused
 	want := map[string][]any{
@@ -455,11 +455,11 @@ func TestSlogObserverLogsWithTheEventsContext(t *testing.T) {
 func TestBreakerTimerUnderLoad(t *testing.T) {
 	s := scripted(t, 500)
 	rec := &recorder{}
-	e := NewEngine(Config{Observer: rec, Logger: quiet})
+	e := newEngine(config{Observer: rec, Logger: quiet})
 	p := countBreaker(2, 2, 50)
 	p.WaitInOpen, p.HalfOpenCalls = 2*time.Millisecond, 1
 	b := e.Breaker("b", p)
-	op := e.Operation(OperationSpec{Name: "op", Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Breaker: b})
 	var wg sync.WaitGroup
 	const workers, each = 8, 40
 	for range workers {

@@ -13,23 +13,23 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/sony/gobreaker/v2"
 )
 
-// Operation is one API operation with its resolved policy.
-type Operation struct {
-	e            *Engine
-	spec         OperationSpec
-	retry        *RetryPolicy // a normalised copy; nil = single attempt
+// operation is one API operation with its resolved policy. Its exported
+// methods are package impl's Operation.
+type operation struct {
+	e            *engine
+	spec         operationSpec
+	auth         []*authScheme // the schemes sent, chosen from spec.Security (auth.go)
+	retry        *RetryPolicy  // a normalised copy; nil = single attempt
 	maxAttempts  int
 	retryOutside bool
 	plan         atomic.Pointer[plan] // how Call decodes the response type
 	accept       []string             // spec.Accept as a header value, nil when none
 }
 
-func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
-	op := &Operation{e: e, spec: spec, maxAttempts: 1, retryOutside: retryOutside}
+func newOperation(e *engine, spec operationSpec, retryOutside bool) *operation {
+	op := &operation{e: e, spec: spec, auth: e.authPlan(spec.Security), maxAttempts: 1, retryOutside: retryOutside}
 	if spec.Accept != "" {
 		op.accept = []string{spec.Accept}
 	}
@@ -44,7 +44,7 @@ func newOperation(e *Engine, spec OperationSpec, retryOutside bool) *Operation {
 // spec's (rules.go): at most MaxRetryAttempts attempts, and no
 // informational or success status in RetryOn. It warns once when it had
 // to.
-func clampRetry(e *Engine, op string, r RetryPolicy) RetryPolicy {
+func clampRetry(e *engine, op string, r RetryPolicy) RetryPolicy {
 	r.MaxAttempts = max(r.MaxAttempts, 1)
 	var clamped []string
 	if r.MaxAttempts > MaxRetryAttempts {
@@ -76,14 +76,14 @@ func clampRetry(e *Engine, op string, r RetryPolicy) RetryPolicy {
 // error whatever its status; its body is open and the caller must close
 // it. Otherwise Do returns a *CallError wrapping the last attempt's error.
 // attempts is the number of requests sent.
-func (op *Operation) Do(ctx context.Context, req *http.Request) (resp *http.Response, attempts int, err error) {
+func (op *operation) Do(ctx context.Context, req *http.Request) (resp *http.Response, attempts int, err error) {
 	var c call
 	c.req = req
 	return op.do(ctx, &c)
 }
 
 // do runs the call c (its request, c.req or the fields Call sets, already set).
-func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, error) {
+func (op *operation) do(ctx context.Context, c *call) (*http.Response, int, error) {
 	if swappedOrder && op.retryOutside {
 		c.start(op, ctx, false)
 		c.guard = true
@@ -102,21 +102,21 @@ func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, erro
 		}
 		if until := l.heldUntil.Load(); until != 0 && int64(op.e.now()) < until {
 			// The fleet's open holds while the store is unreachable.
-			return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrOpenState)
+			return nil, 0, b.refuse(c.startEvent(op, ctx, false), refusedOpen)
 		}
 	}
-	_, berr := b.cb.Execute(func() (struct{}, error) {
+	why := b.run(func() error {
 		gen, st := b.admitted()
 		// Any state but closed here is a half-open trial (or a call
 		// admitted just before a change): a single attempt.
 		c.start(op, ctx, st != StateClosed)
 		c.run()
 		o, ignored := c.outcome(c.active)
-		return struct{}{}, b.record(c.caller, gen, o, ignored, c.end)
+		return b.record(c.caller, gen, o, ignored, c.end)
 	})
 	b.flush()
-	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
-		return nil, 0, b.refuse(c.startEvent(op, ctx, false), berr)
+	if why != admitted {
+		return nil, 0, b.refuse(c.startEvent(op, ctx, false), why)
 	}
 	return c.finish()
 }
@@ -126,7 +126,7 @@ func (op *Operation) do(ctx context.Context, c *call) (*http.Response, int, erro
 // Sync; open, a refusal; half-open (or open past its wait), a single-
 // attempt trial if the link holds a permit, else a refusal that asks the
 // worker for permits.
-func (op *Operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetLink, v uint64) (*http.Response, int, error) {
+func (op *operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetLink, v uint64) (*http.Response, int, error) {
 	gen := v >> 3
 	st := State(v >> 1 & 3)
 	if st == StateClosed {
@@ -139,12 +139,12 @@ func (op *Operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetL
 	}
 	if st == StateOpen && int64(op.e.now()) < l.heldUntil.Load() {
 		l.demand.Add(1)
-		return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrOpenState)
+		return nil, 0, b.refuse(c.startEvent(op, ctx, false), refusedOpen)
 	}
 	if !l.permit(op.e.now()) {
 		l.demand.Add(1)
 		l.f.wake()
-		return nil, 0, b.refuse(c.startEvent(op, ctx, false), gobreaker.ErrTooManyRequests)
+		return nil, 0, b.refuse(c.startEvent(op, ctx, false), refusedFull)
 	}
 	c.start(op, ctx, true)
 	c.run()
@@ -160,7 +160,7 @@ func (op *Operation) doFleet(ctx context.Context, c *call, b *Breaker, l *fleetL
 }
 
 // Breaker returns the operation's breaker, nil when it has none.
-func (op *Operation) Breaker() *Breaker { return op.spec.Breaker }
+func (op *operation) Breaker() *Breaker { return op.spec.Breaker }
 
 // kind is what an attempt produced.
 type kind uint8
@@ -177,7 +177,7 @@ const (
 // call is the state of one logical call. It lives on the Do's stack on the
 // fast path; the retry path copies it to the heap (see retryLoop).
 type call struct {
-	op     *Operation
+	op     *operation
 	caller context.Context // as given to Do
 	// ctx bounds the waits and parents the attempts. It is the caller's
 	// context until the retry loop starts; then, with a TotalTimeout, a
@@ -186,7 +186,7 @@ type call struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	deadline time.Time // start + TotalTimeout; zero when none
-	// t0 is Engine.mono at the start of a call that has a timeout: the
+	// t0 is engine.mono at the start of a call that has a timeout: the
 	// first attempt's deadline is t0 + Timeout, so the fast path reads
 	// the clock once for both deadlines.
 	t0 time.Duration
@@ -197,7 +197,7 @@ type call struct {
 	header0 http.Header
 	body    []byte
 	u       url.URL
-	opts    []CallOption // the call's own options (the client's are in Engine)
+	opts    []CallOption // the call's own options (the client's are in engine)
 	timeout time.Duration
 	total   time.Duration
 	max     int
@@ -234,7 +234,7 @@ type call struct {
 	waiting  bool          // a wait was decided and the next attempt not begun
 }
 
-func (c *call) start(op *Operation, ctx context.Context, trial bool) {
+func (c *call) start(op *operation, ctx context.Context, trial bool) {
 	e := op.e
 	if e.observe {
 		ctx = e.obs.CallStart(c.startEvent(op, ctx, trial))
@@ -260,7 +260,7 @@ func (c *call) start(op *Operation, ctx context.Context, trial bool) {
 }
 
 // startEvent is the CallStart event of the call c of op.
-func (c *call) startEvent(op *Operation, ctx context.Context, trial bool) CallStartEvent {
+func (c *call) startEvent(op *operation, ctx context.Context, trial bool) CallStartEvent {
 	var host string
 	switch {
 	case c.built:
@@ -481,7 +481,7 @@ func (c *call) request(ctx context.Context) (*http.Request, *resendGate, error) 
 			r.Body = body
 		}
 	}
-	if err := c.op.e.authorize(ctx, &c.op.spec, r); err != nil {
+	if err := c.op.e.authorize(ctx, c.op.auth, r); err != nil {
 		return nil, nil, err
 	}
 	for _, ed := range editors {

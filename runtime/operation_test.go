@@ -15,8 +15,8 @@ import (
 
 func TestSuccessSingleAttempt(t *testing.T) {
 	s := newServer(t, status(200))
-	e := NewEngine(Config{Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "get", Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: constRetry(3, time.Millisecond)})
+	e := newEngine(config{Logger: quiet})
+	op := e.operation(operationSpec{Name: "get", Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: constRetry(3, time.Millisecond)})
 	code, n, err := do(t, op, get(t, s))
 	if err != nil || code != 200 || n != 1 || s.calls.Load() != 1 {
 		t.Fatalf("code %d attempts %d err %v calls %d", code, n, err, s.calls.Load())
@@ -32,8 +32,8 @@ func TestRetryThenSuccess(t *testing.T) {
 		}
 		io.WriteString(w, "ok")
 	})
-	e := NewEngine(Config{Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "get", Retry: constRetry(3, time.Millisecond)})
+	e := newEngine(config{Logger: quiet})
+	op := e.operation(operationSpec{Name: "get", Retry: constRetry(3, time.Millisecond)})
 	resp, n, err := op.Do(t.Context(), get(t, s))
 	if err != nil {
 		t.Fatal(err)
@@ -47,8 +47,8 @@ func TestRetryThenSuccess(t *testing.T) {
 
 func TestLastResponseReturnedWhenExhausted(t *testing.T) {
 	s := newServer(t, status(503))
-	e := NewEngine(Config{Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "get", Retry: constRetry(3, time.Millisecond)})
+	e := newEngine(config{Logger: quiet})
+	op := e.operation(operationSpec{Name: "get", Retry: constRetry(3, time.Millisecond)})
 	code, n, err := do(t, op, get(t, s))
 	if err != nil || code != 503 || n != 3 || s.calls.Load() != 3 {
 		t.Fatalf("code %d attempts %d err %v calls %d", code, n, err, s.calls.Load())
@@ -68,8 +68,8 @@ func TestBodyResentAndSameKey(t *testing.T) {
 			w.WriteHeader(502)
 		}
 	})
-	e := NewEngine(Config{Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "pay", Method: "POST", Retry: constRetry(3, time.Millisecond)})
+	e := newEngine(config{Logger: quiet})
+	op := e.operation(operationSpec{Name: "pay", Method: "POST", Retry: constRetry(3, time.Millisecond)})
 	req := post(t, s, `{"amount":1}`)
 	key := wire.NewIdempotencyKey()
 	req.Header.Set("Idempotency-Key", key)
@@ -92,12 +92,12 @@ func TestBodyResentAndSameKey(t *testing.T) {
 
 func TestOpenBreakerFailsFast(t *testing.T) {
 	s := newServer(t, status(500))
-	e := NewEngine(Config{Logger: quiet})
+	e := newEngine(config{Logger: quiet})
 	b := e.Breaker("nova", countBreaker(10, 5, 50))
 	if e.Breaker("nova", DefaultBreakerPolicy()) != b {
 		t.Fatal("same name gave another breaker")
 	}
-	op := e.Operation(OperationSpec{Name: "list", Breaker: b, Retry: constRetry(2, time.Millisecond)})
+	op := e.operation(operationSpec{Name: "list", Breaker: b, Retry: constRetry(2, time.Millisecond)})
 	for range 5 {
 		do(t, op, get(t, s))
 	}
@@ -118,8 +118,8 @@ func TestTransportErrorWrapped(t *testing.T) {
 	s := newServer(t, status(200))
 	url := s.URL
 	s.Close()
-	e := NewEngine(Config{Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "get", Retry: constRetry(3, time.Millisecond)})
+	e := newEngine(config{Logger: quiet})
+	op := e.operation(operationSpec{Name: "get", Retry: constRetry(3, time.Millisecond)})
 	req, _ := http.NewRequest("GET", url, nil)
 	resp, n, err := op.Do(t.Context(), req)
 	var ce *CallError

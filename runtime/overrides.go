@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/resgen/resgen/internal/rawval"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // Overrides adjusts a client's generated policies when it is built, so an
@@ -104,7 +105,7 @@ const MaxOverridesBytes = 1 << 20
 // LoadOverrides reads overrides from a JSON file of at most
 // MaxOverridesBytes; its errors name the file.
 func LoadOverrides(path string) (*Overrides, error) {
-	data, err := ReadOverridesFile(path)
+	data, err := readOverridesFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +116,10 @@ func LoadOverrides(path string) (*Overrides, error) {
 	return o, nil
 }
 
-// ReadOverridesFile reads the file at path, refusing one larger than
+// readOverridesFile reads the file at path, refusing one larger than
 // MaxOverridesBytes without reading past that: what LoadOverrides reads,
-// for readers of other formats (overridesyaml).
-func ReadOverridesFile(path string) ([]byte, error) {
+// for readers of other formats too (overridesyaml, through impl).
+func readOverridesFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -175,16 +176,16 @@ func overridesOf(doc map[string]any) (*Overrides, error) {
 			switch sec {
 			case "breakers":
 				p := DefaultBreakerPolicy()
-				err = p.Decode(m)
+				err = decodeBreaker(&p, m)
 			case "retries":
 				p := DefaultRetryPolicy()
-				err = p.Decode(m)
+				err = decodeRetry(&p, m)
 			default:
-				var s OperationSpec
-				err = s.DecodeTimeouts(m)
+				var s operationSpec
+				err = decodeTimeouts(&s, m)
 			}
-			for _, pe := range PolicyErrors(err) {
-				if !pe.relation {
+			for _, pe := range wire.PolicyErrors(err) {
+				if !pe.Relation {
 					errs = append(errs, overrideErr(what, pe))
 				}
 			}
@@ -202,7 +203,7 @@ func overrideWhat(section, name string) string {
 	return fmt.Sprintf("%s %q", kind, name)
 }
 
-func overrideErr(what string, pe *PolicyError) error {
+func overrideErr(what string, pe *wire.PolicyError) error {
 	msg := "overrides: " + what + ": " + pe.Msg
 	if pe.Hint != "" {
 		msg += " (fix: " + pe.Hint + ")"
@@ -210,7 +211,7 @@ func overrideErr(what string, pe *PolicyError) error {
 	return errors.New(msg)
 }
 
-// overrideState is what an Engine with overrides remembers while the
+// overrideState is what an engine with overrides remembers while the
 // client registers its breakers and operations.
 type overrideState struct {
 	o    *Overrides
@@ -230,7 +231,7 @@ func (s *overrideState) breaker(name string, p BreakerPolicy) BreakerPolicy {
 		return p
 	}
 	q := p
-	if err := q.Decode(m); err != nil {
+	if err := decodeBreaker(&q, m); err != nil {
 		s.fail(overrideWhat("breakers", name), err)
 		return p
 	}
@@ -239,11 +240,11 @@ func (s *overrideState) breaker(name string, p BreakerPolicy) BreakerPolicy {
 
 // operation returns spec with the overrides for its retry policy and its
 // timeouts. Called with e.mu held.
-func (s *overrideState) operation(spec OperationSpec) OperationSpec {
+func (s *overrideState) operation(spec operationSpec) operationSpec {
 	s.operations[spec.Name] = true
 	if m, ok := s.o.operations[spec.Name]; ok {
 		q := spec
-		if err := q.DecodeTimeouts(m); err != nil {
+		if err := decodeTimeouts(&q, m); err != nil {
 			s.fail(overrideWhat("operations", spec.Name), err)
 		} else {
 			spec.Timeout, spec.TotalTimeout = q.Timeout, q.TotalTimeout
@@ -263,7 +264,7 @@ func (s *overrideState) operation(spec OperationSpec) OperationSpec {
 		return spec
 	}
 	q := *spec.Retry
-	if err := q.Decode(m); err != nil {
+	if err := decodeRetry(&q, m); err != nil {
 		s.fail(overrideWhat("retries", spec.Retry.Policy), err)
 		return spec
 	}
@@ -273,17 +274,17 @@ func (s *overrideState) operation(spec OperationSpec) OperationSpec {
 }
 
 func (s *overrideState) fail(what string, err error) {
-	for _, pe := range PolicyErrors(err) {
+	for _, pe := range wire.PolicyErrors(err) {
 		s.errs = append(s.errs, overrideErr(what, pe))
 	}
 }
 
-// CheckOverrides reports what the Config's Overrides could not do: a value
+// CheckOverrides reports what the config's Overrides could not do: a value
 // that breaks a rule with the policy it adjusts, or a name that no breaker,
 // retry policy or operation registered so far carries. The generated
 // NewClient calls it once every operation is registered, and fails with
 // its error.
-func (e *Engine) CheckOverrides() error {
+func (e *engine) CheckOverrides() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.ov

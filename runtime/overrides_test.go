@@ -26,7 +26,7 @@ func TestOverridesChangeOnlyTheKeysGiven(t *testing.T) {
 		"retries": {"r": {"maxAttempts": 2, "jitter": "none", "budget": {"ratio": 0.5}}},
 		"operations": {"one": {"timeout": 0}, "post": {"totalTimeout": "1s"}}
 	}`)
-	e := NewEngine(Config{Overrides: o})
+	e := newEngine(config{Overrides: o})
 	bp := DefaultBreakerPolicy()
 	b := e.Breaker("b", bp)
 	got := b.Policy()
@@ -45,9 +45,9 @@ func TestOverridesChangeOnlyTheKeysGiven(t *testing.T) {
 
 	rp := DefaultRetryPolicy()
 	rp.Policy = "r"
-	one := e.Operation(OperationSpec{Name: "one", Method: "GET", Breaker: b, Retry: &rp, Timeout: time.Second, TotalTimeout: time.Minute})
-	two := e.Operation(OperationSpec{Name: "two", Method: "GET", Breaker: b, Retry: &rp, Timeout: time.Second})
-	post := e.Operation(OperationSpec{Name: "post", Method: "POST", Breaker: b, Timeout: time.Second})
+	one := e.operation(operationSpec{Name: "one", Method: "GET", Breaker: b, Retry: &rp, Timeout: time.Second, TotalTimeout: time.Minute})
+	two := e.operation(operationSpec{Name: "two", Method: "GET", Breaker: b, Retry: &rp, Timeout: time.Second})
+	post := e.operation(operationSpec{Name: "post", Method: "POST", Breaker: b, Timeout: time.Second})
 	if err := e.CheckOverrides(); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestOverridesRefuseWhatTheyCannotDo(t *testing.T) {
 
 	// What depends on the client is refused when it is built.
 	o := mustOverrides(t, `{"breakers": {"b": {"windowSize": 5}, "c": {}}, "retries": {"r": {}}, "operations": {"op": {}}}`)
-	e := NewEngine(Config{Overrides: o})
+	e := newEngine(config{Overrides: o})
 	p := DefaultBreakerPolicy()
 	p.WindowType = TimeWindow
 	e.Breaker("b", p)
@@ -113,7 +113,7 @@ func TestOverridesRefuseWhatTheyCannotDo(t *testing.T) {
 	if e.Breaker("b", p).Policy().WindowSize != p.WindowSize {
 		t.Error("a refused override must not change the policy")
 	}
-	if NewEngine(Config{}).CheckOverrides() != nil {
+	if newEngine(config{}).CheckOverrides() != nil {
 		t.Error("no overrides, no error")
 	}
 }
@@ -121,12 +121,12 @@ func TestOverridesRefuseWhatTheyCannotDo(t *testing.T) {
 // TestOverridesNoCostWithout: an Engine without overrides registers an
 // operation as before, without allocating for them.
 func TestOverridesNoCostWithout(t *testing.T) {
-	e := NewEngine(Config{})
+	e := newEngine(config{})
 	rp := DefaultRetryPolicy()
 	if e.ov != nil {
 		t.Fatal("override state without overrides")
 	}
-	op := e.Operation(OperationSpec{Name: "x", Method: "GET", Retry: &rp})
+	op := e.operation(operationSpec{Name: "x", Method: "GET", Retry: &rp})
 	if op.spec.Retry != &rp {
 		t.Fatal("the policy was copied without overrides")
 	}

@@ -1,68 +1,14 @@
-// Package runtime is what every resgen-generated client calls on each
-// operation: a circuit breaker outside, a retry loop inside.
-//
-// The generated code builds one Engine per client, registers one Operation
-// per API operation with its resolved policy, and makes each call with
-// Call: it fills a Request, and the runtime builds every attempt's
-// *http.Request and decodes the typed response (Operation.Do, with a built
-// *http.Request, is for hand use and tests). Nothing here is global: two clients never share
-// a breaker, a budget or a logger unless the caller passes the same one. No
-// goroutine runs in the background. The one timer is an open breaker's: a
-// time.AfterFunc armed when it opens and stopped when it leaves open, which
-// moves it to half-open when WaitInOpen ends and reports that change (a
-// log line and a StateChangeEvent) on the timer's short-lived goroutine,
-// so a gauge fed by events is right on an idle client. A dropped client
-// with an open breaker is freed when that timer fires, at most WaitInOpen
-// later.
-//
-// Semantics, where x-resilience leaves room:
-//   - A logical call is one breaker sample, recorded after all its retries
-//     with RecordOn; a call whose caller's context ended is not recorded.
-//     Its duration, for slow calls, is the sum of its attempts (from
-//     sending the request to receiving the response headers), waits
-//     excluded; slow means ≥ SlowCallDuration.
-//   - Windows and thresholds follow Resilience4j: rates are evaluated after
-//     every recorded call, success or not, once MinimumCalls calls are in
-//     the window (capped at WindowSize for count windows). A threshold ≤ 0
-//     is off.
-//   - Half-open admits exactly HalfOpenCalls trial calls, one attempt each;
-//     once all of them are recorded, their failure and slow-call rates
-//     decide: re-open if a threshold is reached, else close. (Resilience4j
-//     may decide earlier when MinimumCalls < HalfOpenCalls; resgen always
-//     waits for all the trials, as the contract says "all decide".)
-//   - Waits: backoff.go has the exact AWS formulas; the cap applies before
-//     the jitter; decorrelated jitter keeps its previous wait per call.
-//     A Retry-After (429/503) is a minimum wait and is not capped by
-//     MaxInterval; above MaxRetryAfter it ends the retries.
-//   - A wait that would pass the deadline (caller's or TotalTimeout) is not
-//     started: the call ends at once with its last result.
-//   - The retry budget is Finagle's RetryBudget over 10 s, one per Engine.
-//   - Every send that reaches the wire is an attempt: Attempts,
-//     MaxAttempts, the budget and the observer count what the server
-//     received, and a call never makes more than MaxAttempts sends.
-//     net/http's Transport sends a GET-like request again by itself when a
-//     reused connection fails before any answer. Each such send is an
-//     attempt (its AttemptEvent's Err is ErrResent, followed by a RetryWait
-//     of 0), let through only while the policy would retry a transport
-//     failure (an attempt left, RetryOn transport, budget room); the first
-//     one it would not is refused and the attempt fails with ErrNotResent.
-//     So no retry, a half-open trial and the last attempt are sent once. A
-//     keyed request of another method is never resent by net/http. How,
-//     and what it costs, is in resend.go.
-//   - Errors, log lines and events never show a password of the URL or a
-//     credential query parameter (redact.go). A StatusError holds at most
-//     the first 64 KiB of a body the spec does not declare.
 package runtime
 
-import "time"
+import (
+	"time"
 
-// SupportPackageIsVersion1 is referenced by generated code so that output
-// from an incompatible resgen fails to compile instead of misbehaving.
-const SupportPackageIsVersion1 = true
+	"github.com/resgen/resgen/runtime/wire"
+)
 
 // The largest sizes a breaker allocates from its policy. resgen's spec
 // validation refuses larger values; a BreakerPolicy built by hand with a
-// larger one is clamped to these, with one warning in the Engine's log
+// larger one is clamped to these, with one warning in the client's log
 // when the breaker is created, so a policy value can never make NewClient
 // allocate without bound.
 const (
@@ -220,35 +166,22 @@ type RetryPolicy struct {
 	// RetryAfter honours a Retry-After header on 429 and 503.
 	RetryAfter    bool          `policy:"retryAfter"`
 	MaxRetryAfter time.Duration `policy:"maxRetryAfter"`
-	// Budget, when set, is shared by every operation of the Engine.
+	// Budget, when set, is shared by every operation of the client.
 	Budget *Budget `policy:"budget"`
 }
 
-// OperationSpec is what the generated client registers for one API operation.
-type OperationSpec struct {
-	// Name is the operationId (or the name resgen made for it).
-	Name string
-	// Method and Path are the operation's HTTP method and path template.
-	Method, Path string
-	// Breaker is nil when the policy says breaker: none.
-	Breaker *Breaker
-	// Retry is nil when the operation is not retried.
-	Retry *RetryPolicy
-	// Timeout bounds each attempt, TotalTimeout the whole call; 0 = none.
+// operationSpec is what a generated client registers for one API
+// operation: package impl's OperationSpec, documented there, which names
+// this very unnamed struct type (runtime cannot name impl's types).
+type operationSpec = struct {
+	Name                  string
+	Method, Path          string
+	Breaker               *Breaker
+	Retry                 *RetryPolicy
 	Timeout, TotalTimeout time.Duration
-	// Security are the spec's alternatives of schemes the operation
-	// requires (any one alternative will do); nil sends no credentials.
-	Security []SecurityRequirement
-
-	// auth are the schemes the engine sends, chosen from Security when
-	// the operation is registered (auth.go).
-	auth []*authScheme
-	// Accept is the Accept header every attempt of Call sends ("" none).
-	Accept string
-	// NotRetrySafe marks an operation that must never be retried (a
-	// method that is not idempotent, without an idempotency key): its
-	// failures stop with ErrNotRetrySafe, and no option retries it.
-	NotRetrySafe bool
+	Security              []wire.SecurityRequirement
+	Accept                string
+	NotRetrySafe          bool
 }
 
 // DefaultBreakerPolicy returns the contract's built-in breaker policy

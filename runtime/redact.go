@@ -14,7 +14,7 @@ import (
 // rest of the URL is kept as it was, so an error still says where the
 // call went. A query parameter carries a credential when
 //   - the spec declares it as an apiKey security scheme "in: query" (the
-//     generated client passes those names in Config.SecretQueryParams;
+//     generated client passes those names to its engine;
 //     compared without regard to case), or
 //   - its name, lower-cased and without '-', '_' and '.', contains one of
 //     key, token, secret, passw, pwd, signature, credential, auth,

@@ -136,8 +136,8 @@ func TestTransportResendsAreCounted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newKiller(t)
 			rec := &recorder{}
-			e := NewEngine(Config{HTTPClient: k.client(t, tc.idle), Logger: quiet, Observer: rec})
-			op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
+			e := newEngine(config{HTTPClient: k.client(t, tc.idle), Logger: quiet, Observer: rec})
+			op := e.operation(operationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
 			req, _ := http.NewRequest("GET", k.URL+"/x", nil)
 			code, attempts, err := do(t, op, req)
 			sends := int(k.sends.Load())
@@ -164,8 +164,8 @@ func TestTransportResendsAreCounted(t *testing.T) {
 		// reuses it, the server reads it and closes the connection.
 		k := newKiller(t)
 		k.status.Store(503)
-		e := NewEngine(Config{HTTPClient: k.client(t, 0), Logger: quiet})
-		op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(2, time.Millisecond)})
+		e := newEngine(config{HTTPClient: k.client(t, 0), Logger: quiet})
+		op := e.operation(operationSpec{Name: "get", Method: "GET", Retry: constRetry(2, time.Millisecond)})
 		req, _ := http.NewRequest("GET", k.URL+"/x", nil)
 		_, attempts, err := do(t, op, req)
 		if sends := k.sends.Load(); sends != 2 || attempts != 2 || !errors.Is(err, ErrNotResent) {
@@ -194,8 +194,8 @@ func TestTransportResendsAreCapped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newKiller(t)
 			rec := &recorder{}
-			e := NewEngine(Config{HTTPClient: k.client(t, 8), Logger: quiet, Observer: rec})
-			op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: tc.retry})
+			e := newEngine(config{HTTPClient: k.client(t, 8), Logger: quiet, Observer: rec})
+			op := e.operation(operationSpec{Name: "get", Method: "GET", Retry: tc.retry})
 			req, _ := http.NewRequest("GET", k.URL+"/x", nil)
 			_, attempts, err := do(t, op, req)
 			if sends := int(k.sends.Load()); sends != tc.sends || attempts != sends || !errors.Is(err, ErrNotResent) {
@@ -236,8 +236,8 @@ func TestSingleSendIsSentOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newKiller(t)
-			e := NewEngine(Config{HTTPClient: k.client(t, 3), Logger: quiet})
-			op := e.Operation(OperationSpec{Name: "op", Method: tc.method, Retry: tc.retry})
+			e := newEngine(config{HTTPClient: k.client(t, 3), Logger: quiet})
+			op := e.operation(operationSpec{Name: "op", Method: tc.method, Retry: tc.retry})
 			_, attempts, err := do(t, op, keyedRequest(tc.method, k.URL+"/x", tc.body, tc.key))
 			if sends := k.sends.Load(); sends != 1 || attempts != 1 || err == nil {
 				t.Fatalf("server read %d requests, resgen reports %d attempts, err %v; want 1, 1 and an error", sends, attempts, err)
@@ -246,12 +246,12 @@ func TestSingleSendIsSentOnce(t *testing.T) {
 	}
 	t.Run("half-open trial", func(t *testing.T) {
 		k := newKiller(t)
-		e := NewEngine(Config{HTTPClient: k.client(t, 3), Logger: quiet})
+		e := newEngine(config{HTTPClient: k.client(t, 3), Logger: quiet})
 		p := countBreaker(1, 1, 50)
 		p.WaitInOpen = 20 * time.Millisecond
 		b := e.Breaker("b", p)
-		op := e.Operation(OperationSpec{Name: "get", Method: "GET", Breaker: b, Retry: constRetry(3, time.Millisecond)})
-		dead := e.Operation(OperationSpec{Name: "dead", Method: "GET", Breaker: b})
+		op := e.operation(operationSpec{Name: "get", Method: "GET", Breaker: b, Retry: constRetry(3, time.Millisecond)})
+		dead := e.operation(operationSpec{Name: "dead", Method: "GET", Breaker: b})
 		closed := httptest.NewServer(http.NotFoundHandler())
 		closed.Close()
 		req, _ := http.NewRequest("GET", closed.URL, nil)
@@ -307,8 +307,8 @@ func TestRedirectsStillFollowed(t *testing.T) {
 		{"POST", "", "Idempotency-Key", nil},
 	} {
 		bodies = nil
-		e := NewEngine(Config{HTTPClient: s.Client(), Logger: quiet})
-		op := e.Operation(OperationSpec{Name: "op", Method: tc.method, Retry: tc.retry})
+		e := newEngine(config{HTTPClient: s.Client(), Logger: quiet})
+		op := e.operation(operationSpec{Name: "op", Method: tc.method, Retry: tc.retry})
 		code, attempts, err := do(t, op, keyedRequest(tc.method, s.URL+"/a", tc.body, tc.key))
 		if err != nil || code != 200 || attempts != 1 {
 			t.Fatalf("%s %q retry %v: code %d attempts %d err %v", tc.method, tc.body, tc.retry != nil, code, attempts, err)
@@ -321,8 +321,8 @@ func TestRedirectsStillFollowed(t *testing.T) {
 	// retries are on.
 	for _, retry := range []*RetryPolicy{nil, constRetry(3, time.Millisecond)} {
 		bodies = nil
-		e := NewEngine(Config{HTTPClient: s.Client(), Logger: quiet})
-		op := e.Operation(OperationSpec{Name: "op", Method: "GET", Retry: retry})
+		e := newEngine(config{HTTPClient: s.Client(), Logger: quiet})
+		op := e.operation(operationSpec{Name: "op", Method: "GET", Retry: retry})
 		req, _ := http.NewRequest("GET", s.URL+"/301", nil)
 		if code, attempts, err := do(t, op, req); err != nil || code != 200 || attempts != 1 || len(bodies) != 6 {
 			t.Fatalf("GET via 301, 302, 303, 307, 308 (retry %v): code %d attempts %d err %v, %d requests; want 200, 1, nil, 6", retry != nil, code, attempts, err, len(bodies))
@@ -383,8 +383,8 @@ func TestSingleSendWireUnchanged(t *testing.T) {
 		})
 		for _, retry := range []*RetryPolicy{nil, constRetry(2, time.Millisecond)} {
 			viaResgen := rawRequest(t, func(url string, hc *http.Client) {
-				e := NewEngine(Config{HTTPClient: hc, Logger: quiet})
-				op := e.Operation(OperationSpec{Name: "op", Method: tc.method, Retry: retry})
+				e := newEngine(config{HTTPClient: hc, Logger: quiet})
+				op := e.operation(operationSpec{Name: "op", Method: tc.method, Retry: retry})
 				do(t, op, build(url))
 			})
 			if !strings.EqualFold(viaResgen, plain) {
@@ -398,9 +398,9 @@ func TestSingleSendWireUnchanged(t *testing.T) {
 // copy; the caller's request keeps its body, header names and GetBody.
 func TestReplayLeavesCallerRequestAlone(t *testing.T) {
 	s := newServer(t, status(200))
-	e := NewEngine(Config{Logger: quiet})
+	e := newEngine(config{Logger: quiet})
 	for _, m := range []string{"GET", "POST"} {
-		op := e.Operation(OperationSpec{Name: "op", Method: m})
+		op := e.operation(operationSpec{Name: "op", Method: m})
 		req, _ := http.NewRequest(m, s.URL, nil)
 		req.Header.Set("Idempotency-Key", "k")
 		do(t, op, req)
@@ -428,8 +428,8 @@ func TestHTTP2GETsCarryNoBody(t *testing.T) {
 	s.EnableHTTP2 = true
 	s.StartTLS()
 	defer s.Close()
-	e := NewEngine(Config{HTTPClient: s.Client(), Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(2, time.Millisecond)})
+	e := newEngine(config{HTTPClient: s.Client(), Logger: quiet})
+	op := e.operation(operationSpec{Name: "get", Method: "GET", Retry: constRetry(2, time.Millisecond)})
 	for range 3 {
 		req, _ := http.NewRequest("GET", s.URL, nil)
 		if code, _, err := do(t, op, req); code != 200 || err != nil {
@@ -448,9 +448,9 @@ func TestHTTP2GETsCarryNoBody(t *testing.T) {
 // requests the server read are exactly the attempts resgen reported.
 func TestConcurrentSendsEqualAttempts(t *testing.T) {
 	k := newKiller(t)
-	e := NewEngine(Config{HTTPClient: k.client(t, 8), Logger: quiet})
-	get := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
-	post := e.Operation(OperationSpec{Name: "post", Method: "POST", Retry: constRetry(3, time.Millisecond)})
+	e := newEngine(config{HTTPClient: k.client(t, 8), Logger: quiet})
+	get := e.operation(operationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
+	post := e.operation(operationSpec{Name: "post", Method: "POST", Retry: constRetry(3, time.Millisecond)})
 	var attempts atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 12 {
@@ -476,8 +476,8 @@ func TestConcurrentSendsEqualAttempts(t *testing.T) {
 // called, and the gate still caps over it.
 func TestCallerTraceStillCalled(t *testing.T) {
 	k := newKiller(t)
-	e := NewEngine(Config{HTTPClient: k.client(t, 8), Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
+	e := newEngine(config{HTTPClient: k.client(t, 8), Logger: quiet})
+	op := e.operation(operationSpec{Name: "get", Method: "GET", Retry: constRetry(3, time.Millisecond)})
 	var wrote atomic.Int64
 	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{WroteHeaders: func() { wrote.Add(1) }})
 	req, _ := http.NewRequestWithContext(ctx, "GET", k.URL+"/x", nil)

@@ -62,7 +62,7 @@ import (
 // provably did not process it (REFUSED_STREAM, or a stream above a
 // GOAWAY's last one), and HTTP/2 would send the empty body as an empty
 // DATA frame (the server would see a GET of unknown length): once an
-// answer came over HTTP/2 (Engine.h2), GETs go out as they are, with
+// answer came over HTTP/2 (engine.h2), GETs go out as they are, with
 // neither hook nor gate. net/http may still repeat a send of which no byte
 // was written, which is not on the wire and not counted.
 
@@ -133,7 +133,7 @@ type resendGate struct {
 	resent    atomic.Int32 // sends again that GetBody let through
 	withdrawn atomic.Int32 // of those, taken from the budget
 	left      int32        // sends again allowed: attempts left; 0 when the send must be alone
-	e         *Engine
+	e         *engine
 	budget    *Budget                       // the policy's; nil: none
 	orig      func() (io.ReadCloser, error) // the request's own GetBody; nil: emptyBody
 }

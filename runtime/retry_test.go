@@ -19,8 +19,8 @@ func retryRun(t *testing.T, p *RetryPolicy, code int) (int, []time.Duration, *re
 	t.Helper()
 	s := scripted(t, code)
 	rec := &recorder{}
-	e := NewEngine(Config{Observer: rec, Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "op", Retry: p})
+	e := newEngine(config{Observer: rec, Logger: quiet})
+	op := e.operation(operationSpec{Name: "op", Retry: p})
 	_, n, _ := do(t, op, get(t, s))
 	if int64(n) != s.calls.Load() {
 		t.Fatalf("attempts %d, server saw %d", n, s.calls.Load())
@@ -162,9 +162,9 @@ func TestRetryOn(t *testing.T) {
 		want int
 	}{{Match{Transport: true}, 3}, {Match{Timeout: true, Classes: []int{5}}, 1}} {
 		p.RetryOn = tc.m
-		e := NewEngine(Config{Logger: quiet})
+		e := newEngine(config{Logger: quiet})
 		req, _ := http.NewRequest("GET", url, nil)
-		_, n, err := e.Operation(OperationSpec{Name: "op", Retry: p}).Do(t.Context(), req)
+		_, n, err := e.operation(operationSpec{Name: "op", Retry: p}).Do(t.Context(), req)
 		if n != tc.want || err == nil {
 			t.Errorf("retryOn %+v, transport error: %d attempts (%v)", tc.m, n, err)
 		}
@@ -182,9 +182,9 @@ func TestPerAttemptTimeout(t *testing.T) {
 		}
 		io.WriteString(w, "late but fine")
 	})
-	e := NewEngine(Config{Logger: quiet})
+	e := newEngine(config{Logger: quiet})
 	p := constRetry(3, time.Millisecond)
-	op := e.Operation(OperationSpec{Name: "op", Retry: p, Timeout: 30 * time.Millisecond})
+	op := e.operation(operationSpec{Name: "op", Retry: p, Timeout: 30 * time.Millisecond})
 	code, n, err := do(t, op, get(t, s))
 	if err != nil || code != 200 || n != 3 {
 		t.Fatalf("code %d attempts %d err %v", code, n, err)
@@ -193,7 +193,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 	// error says what happened.
 	p2 := constRetry(3, time.Millisecond)
 	p2.RetryOn.Timeout = false
-	op = e.Operation(OperationSpec{Name: "op", Retry: p2, Timeout: 30 * time.Millisecond})
+	op = e.operation(operationSpec{Name: "op", Retry: p2, Timeout: 30 * time.Millisecond})
 	s.calls.Store(0)
 	_, n, err = do(t, op, get(t, s))
 	if n != 1 || !errors.Is(err, ErrAttemptTimeout) || !errors.Is(err, context.DeadlineExceeded) {
@@ -207,8 +207,8 @@ func TestPerAttemptTimeout(t *testing.T) {
 func TestTotalTimeoutStopsBeforeWaiting(t *testing.T) {
 	s := scripted(t, 503)
 	rec := &recorder{}
-	e := NewEngine(Config{Observer: rec, Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "op", Retry: constRetry(10, 40*time.Millisecond), TotalTimeout: 100 * time.Millisecond})
+	e := newEngine(config{Observer: rec, Logger: quiet})
+	op := e.operation(operationSpec{Name: "op", Retry: constRetry(10, 40*time.Millisecond), TotalTimeout: 100 * time.Millisecond})
 	code, n, err := do(t, op, get(t, s))
 	// Attempts at ~0, 40, 80 ms; the next wait would end at ~120ms > 100ms.
 	if err != nil || code != 503 || n < 2 || n > 3 {
@@ -218,7 +218,7 @@ func TestTotalTimeoutStopsBeforeWaiting(t *testing.T) {
 		t.Fatalf("stop %q", stop)
 	}
 	// Without the total timeout all 10 attempts run (the key matters).
-	op = e.Operation(OperationSpec{Name: "op", Retry: constRetry(10, time.Millisecond)})
+	op = e.operation(operationSpec{Name: "op", Retry: constRetry(10, time.Millisecond)})
 	if _, n, _ := do(t, op, get(t, s)); n != 10 {
 		t.Fatalf("no total timeout: %d attempts", n)
 	}
@@ -226,10 +226,10 @@ func TestTotalTimeoutStopsBeforeWaiting(t *testing.T) {
 
 func TestCallerDeadlineStopsBeforeWaiting(t *testing.T) {
 	s := scripted(t, 503)
-	e := NewEngine(Config{Logger: quiet})
+	e := newEngine(config{Logger: quiet})
 	p := constRetry(3, time.Hour)
 	p.MaxInterval = 0 // no cap
-	op := e.Operation(OperationSpec{Name: "op", Retry: p})
+	op := e.operation(operationSpec{Name: "op", Retry: p})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL, nil)
@@ -242,8 +242,8 @@ func TestCallerDeadlineStopsBeforeWaiting(t *testing.T) {
 
 func TestCancelDuringWait(t *testing.T) {
 	s := scripted(t, 503)
-	e := NewEngine(Config{Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "op", Retry: constRetry(3, time.Hour)})
+	e := newEngine(config{Logger: quiet})
+	op := e.operation(operationSpec{Name: "op", Retry: constRetry(3, time.Hour)})
 	ctx, cancel := context.WithCancel(t.Context())
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL, nil)
 	time.AfterFunc(30*time.Millisecond, cancel)
@@ -301,8 +301,8 @@ func TestRetryAfter(t *testing.T) {
 	for _, code := range []int{429, 503} {
 		s := retryAfterServer(t, code, "1")
 		rec := &recorder{}
-		e := NewEngine(Config{Observer: rec, Logger: quiet})
-		code2, n, err := do(t, e.Operation(OperationSpec{Name: "op", Retry: p}), get(t, s))
+		e := newEngine(config{Observer: rec, Logger: quiet})
+		code2, n, err := do(t, e.operation(operationSpec{Name: "op", Retry: p}), get(t, s))
 		if err != nil || code2 != 200 || n != 2 || !slices.Equal(rec.waits(), []time.Duration{time.Second}) {
 			t.Fatalf("%d Retry-After 1: code %d attempts %d waits %v", code, code2, n, rec.waits())
 		}
@@ -316,8 +316,8 @@ func TestRetryAfter(t *testing.T) {
 	p.RetryAfter = true
 	s := retryAfterServer(t, 502, "1")
 	rec := &recorder{}
-	e := NewEngine(Config{Observer: rec, Logger: quiet})
-	do(t, e.Operation(OperationSpec{Name: "op", Retry: p}), get(t, s))
+	e := newEngine(config{Observer: rec, Logger: quiet})
+	do(t, e.operation(operationSpec{Name: "op", Retry: p}), get(t, s))
 	if !slices.Equal(rec.waits(), ms(1)) {
 		t.Fatalf("502 with Retry-After: waits %v", rec.waits())
 	}
@@ -332,13 +332,13 @@ func TestMaxRetryAfter(t *testing.T) {
 		p.MaxRetryAfter = tc.max
 		s := retryAfterServer(t, 503, "120")
 		rec := &recorder{}
-		e := NewEngine(Config{Observer: rec, Logger: quiet})
+		e := newEngine(config{Observer: rec, Logger: quiet})
 		ctx, cancel := context.WithCancel(t.Context())
 		if tc.want == 0 {
 			time.AfterFunc(50*time.Millisecond, cancel) // it would wait 2 minutes
 		}
 		req, _ := http.NewRequestWithContext(ctx, "GET", s.URL, nil)
-		resp, n, err := e.Operation(OperationSpec{Name: "op", Retry: p}).Do(ctx, req)
+		resp, n, err := e.operation(operationSpec{Name: "op", Retry: p}).Do(ctx, req)
 		cancel()
 		if tc.want == 1 {
 			if err != nil || n != 1 || resp.StatusCode != 503 || !strings.Contains(rec.lastEnd().Stop, "Retry-After 2m0s exceeds maxRetryAfter 30s") {
@@ -387,11 +387,11 @@ func TestBudgetAccounting(t *testing.T) {
 func TestBudgetSharedByOperations(t *testing.T) {
 	s := scripted(t, 503)
 	rec := &recorder{}
-	e := NewEngine(Config{Observer: rec, Logger: quiet})
+	e := newEngine(config{Observer: rec, Logger: quiet})
 	p := constRetry(5, time.Millisecond)
 	p.Budget = &Budget{Ratio: 0.2}
-	ok := e.Operation(OperationSpec{Name: "a", Retry: p})
-	other := e.Operation(OperationSpec{Name: "b", Retry: p})
+	ok := e.operation(operationSpec{Name: "a", Retry: p})
+	other := e.operation(operationSpec{Name: "b", Retry: p})
 	good := newServer(t, status(200))
 	for range 9 {
 		do(t, ok, get(t, good))
@@ -406,7 +406,7 @@ func TestBudgetSharedByOperations(t *testing.T) {
 		t.Fatalf("other operation: %d attempts", n)
 	}
 	// Without a budget the same call makes all 5 attempts.
-	if _, n, _ := do(t, e.Operation(OperationSpec{Name: "c", Retry: constRetry(5, time.Millisecond)}), get(t, s)); n != 5 {
+	if _, n, _ := do(t, e.operation(operationSpec{Name: "c", Retry: constRetry(5, time.Millisecond)}), get(t, s)); n != 5 {
 		t.Fatalf("no budget: %d attempts", n)
 	}
 }
@@ -429,8 +429,8 @@ func TestEditorsRunPerAttemptOnFreshCopies(t *testing.T) {
 		return nil
 	}
 	rec := &recorder{}
-	e := NewEngine(Config{RequestEditors: []RequestEditor{ed}, Logger: quiet, Observer: rec})
-	op := e.Operation(OperationSpec{Name: "op", Retry: constRetry(3, time.Millisecond)})
+	e := newEngine(config{RequestEditors: []RequestEditor{ed}, Logger: quiet, Observer: rec})
+	op := e.operation(operationSpec{Name: "op", Retry: constRetry(3, time.Millisecond)})
 	req := post(t, s, "body")
 	if code, n, err := do(t, op, req); code != 200 || n != 3 || err != nil {
 		t.Fatalf("code %d attempts %d err %v", code, n, err)
@@ -451,10 +451,10 @@ func TestEditorsRunPerAttemptOnFreshCopies(t *testing.T) {
 	}
 	// An editor error ends the call, nothing sent, not recorded.
 	fail := func(context.Context, *http.Request) error { return errors.New("no token") }
-	e = NewEngine(Config{RequestEditors: []RequestEditor{fail}, Logger: quiet})
+	e = newEngine(config{RequestEditors: []RequestEditor{fail}, Logger: quiet})
 	b := e.Breaker("b", countBreaker(1, 1, 1))
 	s.calls.Store(0)
-	_, n, err := do(t, e.Operation(OperationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond)}), get(t, s))
+	_, n, err := do(t, e.operation(operationSpec{Name: "op", Breaker: b, Retry: constRetry(3, time.Millisecond)}), get(t, s))
 	if n != 0 || err == nil || !strings.Contains(err.Error(), "no token") || s.calls.Load() != 0 || b.Metrics().Calls != 0 {
 		t.Fatalf("attempts %d err %v calls %d metrics %+v", n, err, s.calls.Load(), b.Metrics())
 	}
@@ -506,8 +506,8 @@ func TestFailedBodiesDrainedBounded(t *testing.T) {
 		}
 	})
 	d := &trackDoer{inner: s.Client()}
-	e := NewEngine(Config{HTTPClient: d, Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "op", Retry: constRetry(3, time.Millisecond), Timeout: time.Minute})
+	e := newEngine(config{HTTPClient: d, Logger: quiet})
+	op := e.operation(operationSpec{Name: "op", Retry: constRetry(3, time.Millisecond), Timeout: time.Minute})
 	resp, n, err := op.Do(t.Context(), get(t, s))
 	if err != nil || n != 3 {
 		t.Fatalf("attempts %d err %v", n, err)
@@ -535,8 +535,8 @@ func TestAttemptContextCancelledOnClose(t *testing.T) {
 		mu.Unlock()
 		return inner.Do(r)
 	})
-	e := NewEngine(Config{HTTPClient: d, Logger: quiet})
-	op := e.Operation(OperationSpec{Name: "op", Timeout: time.Minute, TotalTimeout: time.Hour})
+	e := newEngine(config{HTTPClient: d, Logger: quiet})
+	op := e.operation(operationSpec{Name: "op", Timeout: time.Minute, TotalTimeout: time.Hour})
 	resp, _, err := op.Do(t.Context(), get(t, s))
 	if err != nil {
 		t.Fatal(err)
@@ -557,8 +557,8 @@ func (f doerFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
 func TestRetryLoggedAtDebug(t *testing.T) {
 	s := scripted(t, 503, 200)
 	logger, logs := newLogger(-4)
-	e := NewEngine(Config{Logger: logger})
-	do(t, e.Operation(OperationSpec{Name: "listServers", Retry: constRetry(3, time.Millisecond)}), get(t, s))
+	e := newEngine(config{Logger: logger})
+	do(t, e.operation(operationSpec{Name: "listServers", Retry: constRetry(3, time.Millisecond)}), get(t, s))
 	want := "DEBUG retrying listServers op=listServers attempt=1 wait=1ms reason=status 503"
 	if !strings.Contains(logs.String(), want) {
 		t.Fatalf("log lacks %q:\n%s", want, logs)
@@ -567,9 +567,9 @@ func TestRetryLoggedAtDebug(t *testing.T) {
 
 func TestNopObserverAllocatesNothing(t *testing.T) {
 	d := newCanned()
-	e := NewEngine(Config{HTTPClient: d, Logger: quiet})
+	e := newEngine(config{HTTPClient: d, Logger: quiet})
 	p := DefaultRetryPolicy()
-	op := e.Operation(OperationSpec{Name: "op", Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &p})
+	op := e.operation(operationSpec{Name: "op", Breaker: e.Breaker("b", DefaultBreakerPolicy()), Retry: &p})
 	req, _ := http.NewRequest("POST", "http://example.invalid/", nil)
 	ctx := req.Context()
 	if a := testing.AllocsPerRun(1000, func() { op.Do(ctx, req) }); a != 0 {
@@ -601,8 +601,8 @@ func TestNopObserverAllocatesNothing(t *testing.T) {
 func TestSlogObserver(t *testing.T) {
 	s := scripted(t, 503, 200)
 	logger, logs := newLogger(-4)
-	e := NewEngine(Config{Observer: NewSlogObserver(logger), Logger: quiet})
-	do(t, e.Operation(OperationSpec{Name: "op", Retry: constRetry(3, time.Millisecond)}), get(t, s))
+	e := newEngine(config{Observer: NewSlogObserver(logger), Logger: quiet})
+	do(t, e.operation(operationSpec{Name: "op", Retry: constRetry(3, time.Millisecond)}), get(t, s))
 	for _, want := range []string{"DEBUG call start op=op", "DEBUG attempt op=op attempt=1 status=503", "INFO retry op=op attempt=1 wait=1ms reason=status 503", "DEBUG call end op=op attempts=2 status=200"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, logs)
@@ -617,9 +617,9 @@ func TestUnsendableHeaderIsALocalError(t *testing.T) {
 	s := newServer(t, status(200))
 	p := constRetry(3, 50*time.Millisecond)
 	p.RetryOn = Match{Transport: true}
-	e := NewEngine(Config{Logger: quiet})
+	e := newEngine(config{Logger: quiet})
 	b := e.Breaker("b", BreakerPolicy{WindowSize: 2, MinimumCalls: 1, FailureRateThreshold: 50, WaitInOpen: time.Minute, HalfOpenCalls: 1, RecordOn: Match{Transport: true}})
-	op := e.Operation(OperationSpec{Name: "op", Method: "GET", Retry: p, Breaker: b})
+	op := e.operation(operationSpec{Name: "op", Method: "GET", Retry: p, Breaker: b})
 	for _, set := range []func(h http.Header){
 		func(h http.Header) { h.Set("X-A", "a\r\nb") },
 		func(h http.Header) { h["Bad Name"] = []string{"x"} },

@@ -19,8 +19,8 @@ func TestRetryStormIsBounded(t *testing.T) {
 	}{{200, 1}, {204, 1}, {503, MaxRetryAttempts}} {
 		s := newServer(t, status(c.status))
 		log, buf := newLogger(slog.LevelWarn)
-		e := NewEngine(Config{Logger: log})
-		op := e.Operation(OperationSpec{Name: "get", Method: "GET", Retry: storm})
+		e := newEngine(config{Logger: log})
+		op := e.operation(operationSpec{Name: "get", Method: "GET", Retry: storm})
 		code, attempts, _ := do(t, op, get(t, s))
 		if code != c.status || attempts != c.want || s.calls.Load() != int64(c.want) {
 			t.Errorf("status %d: %d attempts reported, %d sent; want %d", c.status, attempts, s.calls.Load(), c.want)

@@ -12,49 +12,19 @@ import (
 
 	"github.com/resgen/resgen/internal/human"
 	"github.com/resgen/resgen/internal/rawval"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // The value rules of x-resilience, in one place: resgen's spec validation
 // and runtime overrides (overrides.go) both read policy keys through the
-// Decode methods below, so a rule cannot hold in one and not the other.
+// decode functions below, so a rule cannot hold in one and not the other.
 
 // MaxPolicyDuration is the longest duration a policy may give, other than
 // windowDuration (MaxWindowDuration): it keeps the clock arithmetic far
 // from overflowing and catches a wrong unit (2000000h).
 const MaxPolicyDuration = 24 * time.Hour
 
-// PolicyError is one x-resilience value that breaks a rule of the contract.
-type PolicyError struct {
-	// Key is the policy key as written ("windowSize"); Elem, when set, is
-	// the element below it ("ratio" of budget, "2" of a retryOn list).
-	Key, Elem string
-	// Msg says what is wrong, with the value as written; Hint, when set,
-	// how to fix it.
-	Msg, Hint string
-	// relation: the value is fine alone but not with the policy's others
-	// (windowSize with a time window).
-	relation bool
-}
-
-func (e *PolicyError) Error() string { return e.Msg }
-
-// PolicyErrors returns the *PolicyError values in err (one, or several
-// joined by errors.Join), in order.
-func PolicyErrors(err error) []*PolicyError {
-	switch e := err.(type) {
-	case *PolicyError:
-		return []*PolicyError{e}
-	case interface{ Unwrap() []error }:
-		var out []*PolicyError
-		for _, e := range e.Unwrap() {
-			out = append(out, PolicyErrors(e)...)
-		}
-		return out
-	}
-	return nil
-}
-
-// The keys each Decode reads, in the contract's order.
+// The keys each decode function reads, in the contract's order.
 var (
 	breakerKeys = []string{"windowType", "windowSize", "windowDuration", "minimumCalls", "failureRateThreshold", "slowCallDuration", "slowCallRateThreshold", "waitInOpen", "halfOpenCalls", "recordOn"}
 	retryKeys   = []string{"maxAttempts", "backoff", "initialInterval", "multiplier", "maxInterval", "jitter", "retryOn", "retryAfter", "maxRetryAfter", "budget"}
@@ -69,13 +39,13 @@ const (
 
 var durationHint = "durations are at most " + human.Duration(MaxPolicyDuration) + "; is the unit right?"
 
-// Decode sets the keys of one x-resilience breaker policy object, its
+// decodeBreaker sets the keys of one x-resilience breaker policy object, its
 // values as encoding/json or a YAML decoder gives them, on p, checking each
 // against the contract's rules. A value that breaks one leaves its field
-// unchanged and is returned as a *PolicyError (several are joined, in key
+// unchanged and is returned as a *wire.PolicyError (several are joined, in key
 // order). Keys named in own are the caller's (extends, scope) and skipped;
 // any other key is an error.
-func (p *BreakerPolicy) Decode(m map[string]any, own ...string) error {
+func decodeBreaker(p *BreakerPolicy, m map[string]any, own ...string) error {
 	var d decoder
 	for _, k := range d.keys(m, breakerKeys, own, "breaker policy") {
 		v := m[k]
@@ -111,20 +81,20 @@ func (p *BreakerPolicy) Decode(m map[string]any, own ...string) error {
 	// A window key the window type does not read would do nothing. (A
 	// value already refused is not reported twice.)
 	if _, ok := m["windowSize"]; ok && p.WindowType == TimeWindow && !d.failed("windowSize") {
-		d.add(&PolicyError{Key: "windowSize", Msg: "windowSize is for count windows, but windowType is time",
-			Hint: "use windowDuration with a time window, or set windowType: count", relation: true})
+		d.add(&wire.PolicyError{Key: "windowSize", Msg: "windowSize is for count windows, but windowType is time",
+			Hint: "use windowDuration with a time window, or set windowType: count", Relation: true})
 	}
 	if _, ok := m["windowDuration"]; ok && p.WindowType == CountWindow && !d.failed("windowDuration") {
-		d.add(&PolicyError{Key: "windowDuration", Msg: "windowDuration is for time windows, but windowType is count",
-			Hint: "use windowSize with a count window, or set windowType: time", relation: true})
+		d.add(&wire.PolicyError{Key: "windowDuration", Msg: "windowDuration is for time windows, but windowType is count",
+			Hint: "use windowSize with a count window, or set windowType: time", Relation: true})
 	}
 	return d.err()
 }
 
-// Decode sets the keys of one x-resilience retry policy object on p, as
-// BreakerPolicy.Decode does. A budget object replaces p's budget, its
+// decodeRetry sets the keys of one x-resilience retry policy object on p,
+// as decodeBreaker does. A budget object replaces p's budget, its
 // missing keys at the contract's defaults (ratio 0.2, minPerSecond 10).
-func (p *RetryPolicy) Decode(m map[string]any, own ...string) error {
+func decodeRetry(p *RetryPolicy, m map[string]any, own ...string) error {
 	var d decoder
 	for _, k := range d.keys(m, retryKeys, own, "retry policy") {
 		v := m[k]
@@ -145,7 +115,7 @@ func (p *RetryPolicy) Decode(m map[string]any, own ...string) error {
 			if f, ok := rawval.Number(v); ok && f >= 1 && !math.IsInf(f, 0) {
 				p.Multiplier = f
 			} else {
-				d.add(&PolicyError{Key: k, Msg: "multiplier must be a number ≥ 1, got " + rawval.Show(v), Hint: "use a number of at least 1, e.g. 2"})
+				d.add(&wire.PolicyError{Key: k, Msg: "multiplier must be a number ≥ 1, got " + rawval.Show(v), Hint: "use a number of at least 1, e.g. 2"})
 			}
 		case "maxInterval":
 			d.duration(k, v, &p.MaxInterval)
@@ -162,7 +132,7 @@ func (p *RetryPolicy) Decode(m map[string]any, own ...string) error {
 			if b, ok := v.(bool); ok {
 				p.RetryAfter = b
 			} else {
-				d.add(&PolicyError{Key: k, Msg: "retryAfter must be true or false, got " + rawval.Show(v)})
+				d.add(&wire.PolicyError{Key: k, Msg: "retryAfter must be true or false, got " + rawval.Show(v)})
 			}
 		case "maxRetryAfter":
 			d.duration(k, v, &p.MaxRetryAfter)
@@ -173,10 +143,10 @@ func (p *RetryPolicy) Decode(m map[string]any, own ...string) error {
 	return d.err()
 }
 
-// DecodeTimeouts sets the timeout and totalTimeout keys of an x-resilience
-// operation policy object on s (0 turns one off), as BreakerPolicy.Decode
-// does; keys named in own are skipped.
-func (s *OperationSpec) DecodeTimeouts(m map[string]any, own ...string) error {
+// decodeTimeouts sets the timeout and totalTimeout keys of an
+// x-resilience operation policy object on s (0 turns one off), as
+// decodeBreaker does; keys named in own are skipped.
+func decodeTimeouts(s *operationSpec, m map[string]any, own ...string) error {
 	var d decoder
 	for _, k := range d.keys(m, timeoutKeys, own, "operation policy") {
 		switch k {
@@ -189,13 +159,13 @@ func (s *OperationSpec) DecodeTimeouts(m map[string]any, own ...string) error {
 	return d.err()
 }
 
-// decoder collects the errors of one Decode.
+// decoder collects the errors of one decode function.
 type decoder struct{ errs []error }
 
-func (d *decoder) add(e *PolicyError) { d.errs = append(d.errs, e) }
+func (d *decoder) add(e *wire.PolicyError) { d.errs = append(d.errs, e) }
 
 func (d *decoder) failed(key string) bool {
-	return slices.ContainsFunc(d.errs, func(e error) bool { return e.(*PolicyError).Key == key })
+	return slices.ContainsFunc(d.errs, func(e error) bool { return e.(*wire.PolicyError).Key == key })
 }
 
 func (d *decoder) err() error {
@@ -205,7 +175,7 @@ func (d *decoder) err() error {
 	return errors.Join(d.errs...)
 }
 
-// keys returns m's keys that Decode reads, sorted, and reports the unknown
+// keys returns m's keys that the decode function reads, sorted, and reports the unknown
 // ones with the nearest known key.
 func (d *decoder) keys(m map[string]any, known, own []string, what string) []string {
 	out := make([]string, 0, len(m))
@@ -228,7 +198,7 @@ func (d *decoder) keys(m map[string]any, known, own []string, what string) []str
 }
 
 func (d *decoder) unknownKey(k string, known []string, what string) {
-	e := &PolicyError{Key: k, Msg: fmt.Sprintf("unknown key %q in %s", k, what), Hint: "known keys: " + strings.Join(known, ", ")}
+	e := &wire.PolicyError{Key: k, Msg: fmt.Sprintf("unknown key %q in %s", k, what), Hint: "known keys: " + strings.Join(known, ", ")}
 	if s := rawval.Suggest(k, known); s != "" {
 		e.Msg += fmt.Sprintf("; did you mean %q?", s)
 		e.Hint = "rename the key to " + strconv.Quote(s)
@@ -248,7 +218,7 @@ func (d *decoder) enum(k string, v any, dst *string, allowed ...string) bool {
 			msg += fmt.Sprintf("; did you mean %q?", sg)
 		}
 	}
-	d.add(&PolicyError{Key: k, Msg: msg})
+	d.add(&wire.PolicyError{Key: k, Msg: msg})
 	return false
 }
 
@@ -258,7 +228,7 @@ func (d *decoder) count(k string, v any, dst *int) {
 		*dst = n
 		return
 	}
-	d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a whole number ≥ 1, got %s", k, rawval.Show(v))})
+	d.add(&wire.PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a whole number ≥ 1, got %s", k, rawval.Show(v))})
 }
 
 // countUpTo reads a whole number from 1 to max.
@@ -267,7 +237,7 @@ func (d *decoder) countUpTo(k string, v any, dst *int, max int, hint string) {
 		*dst = n
 		return
 	}
-	d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a whole number from 1 to %d, got %s", k, max, rawval.Show(v)), Hint: hint})
+	d.add(&wire.PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a whole number from 1 to %d, got %s", k, max, rawval.Show(v)), Hint: hint})
 }
 
 // wholeIn returns v as an int when it is a whole number from min to max.
@@ -284,7 +254,7 @@ func (d *decoder) percent(k string, v any, dst *float64) {
 		*dst = f
 		return
 	}
-	d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a percentage in (0, 100], got %s", k, rawval.Show(v)), Hint: "percentages are numbers in (0, 100], e.g. 50"})
+	d.add(&wire.PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a percentage in (0, 100], got %s", k, rawval.Show(v)), Hint: "percentages are numbers in (0, 100], e.g. 50"})
 }
 
 // duration reads a Go duration string of at most MaxPolicyDuration; 0
@@ -302,17 +272,17 @@ func (d *decoder) durationUpTo(k string, v any, dst *time.Duration, max time.Dur
 	}
 	s, ok := v.(string)
 	if !ok {
-		d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a duration, got %s", k, rawval.Show(v)), Hint: durationFormatHint})
+		d.add(&wire.PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a duration, got %s", k, rawval.Show(v)), Hint: durationFormatHint})
 		return false
 	}
 	t, err := time.ParseDuration(s)
 	switch {
 	case err != nil:
-		d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s: cannot parse duration %q", k, s), Hint: durationFormatHint})
+		d.add(&wire.PolicyError{Key: k, Msg: fmt.Sprintf("%s: cannot parse duration %q", k, s), Hint: durationFormatHint})
 	case t < 0:
-		d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must not be negative, got %s", k, s), Hint: `durations are positive, e.g. "5s"; 0 turns a timeout off`})
+		d.add(&wire.PolicyError{Key: k, Msg: fmt.Sprintf("%s must not be negative, got %s", k, s), Hint: `durations are positive, e.g. "5s"; 0 turns a timeout off`})
 	case t > max:
-		d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must be at most %s, got %s", k, human.Duration(max), s), Hint: hint})
+		d.add(&wire.PolicyError{Key: k, Msg: fmt.Sprintf("%s must be at most %s, got %s", k, human.Duration(max), s), Hint: hint})
 	default:
 		*dst = t
 		return true
@@ -327,7 +297,7 @@ func (d *decoder) positiveDuration(k string, v any, dst *time.Duration, max time
 		return
 	}
 	if t == 0 {
-		d.add(&PolicyError{Key: k, Msg: k + " must be longer than 0"})
+		d.add(&wire.PolicyError{Key: k, Msg: k + " must be longer than 0"})
 		return
 	}
 	*dst = t
@@ -339,14 +309,14 @@ func (d *decoder) positiveDuration(k string, v any, dst *time.Duration, max time
 func (d *decoder) outcomes(k string, v any, dst *Match) bool {
 	list, ok := v.([]any)
 	if !ok {
-		d.add(&PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a list of outcomes, got %s", k, rawval.Show(v)), Hint: "e.g. [transport, timeout, 5xx, 429]"})
+		d.add(&wire.PolicyError{Key: k, Msg: fmt.Sprintf("%s must be a list of outcomes, got %s", k, rawval.Show(v)), Hint: "e.g. [transport, timeout, 5xx, 429]"})
 		return false
 	}
 	var m Match
 	good := true
 	for i, e := range list {
 		if !m.add(e) {
-			d.add(&PolicyError{Key: k, Elem: strconv.Itoa(i), Msg: fmt.Sprintf("unknown outcome %s in %s", rawval.Show(e), k), Hint: outcomesHint})
+			d.add(&wire.PolicyError{Key: k, Elem: strconv.Itoa(i), Msg: fmt.Sprintf("unknown outcome %s in %s", rawval.Show(e), k), Hint: outcomesHint})
 			good = false
 		}
 	}
@@ -367,7 +337,7 @@ func (d *decoder) noSuccess(k string, list []any) {
 			continue
 		}
 		if slices.ContainsFunc(one.Codes, func(c int) bool { return c < 300 }) || slices.ContainsFunc(one.Classes, func(c int) bool { return c < 3 }) {
-			d.add(&PolicyError{Key: k, Elem: strconv.Itoa(i), Msg: fmt.Sprintf("retryOn must not name a success or informational status, got %s", rawval.Show(e)),
+			d.add(&wire.PolicyError{Key: k, Elem: strconv.Itoa(i), Msg: fmt.Sprintf("retryOn must not name a success or informational status, got %s", rawval.Show(e)),
 				Hint: "retry failures only: transport, timeout, 408, 429, 5xx"})
 		}
 	}
@@ -437,7 +407,7 @@ func (m Match) Tokens() []string {
 func (d *decoder) budget(k string, v any, dst **Budget) {
 	bm, ok := v.(map[string]any)
 	if !ok {
-		d.add(&PolicyError{Key: k, Msg: "budget must be an object, got " + rawval.Show(v)})
+		d.add(&wire.PolicyError{Key: k, Msg: "budget must be an object, got " + rawval.Show(v)})
 		return
 	}
 	var sub decoder
@@ -449,18 +419,18 @@ func (d *decoder) budget(k string, v any, dst **Budget) {
 			if f, ok := rawval.Number(bv); ok && f > 0 && f <= 1 {
 				b.Ratio = f
 			} else {
-				sub.add(&PolicyError{Key: bk, Msg: "budget ratio must be a number in (0, 1], got " + rawval.Show(bv)})
+				sub.add(&wire.PolicyError{Key: bk, Msg: "budget ratio must be a number in (0, 1], got " + rawval.Show(bv)})
 			}
 		case "minPerSecond":
 			if f, ok := rawval.Number(bv); ok && f >= 0 && !math.IsInf(f, 0) {
 				b.MinPerSecond = f
 			} else {
-				sub.add(&PolicyError{Key: bk, Msg: "budget minPerSecond must be a number ≥ 0, got " + rawval.Show(bv)})
+				sub.add(&wire.PolicyError{Key: bk, Msg: "budget minPerSecond must be a number ≥ 0, got " + rawval.Show(bv)})
 			}
 		}
 	}
 	for _, e := range sub.errs {
-		pe := e.(*PolicyError)
+		pe := e.(*wire.PolicyError)
 		pe.Key, pe.Elem = k, pe.Key
 		d.errs = append(d.errs, pe)
 	}

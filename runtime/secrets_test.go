@@ -73,8 +73,8 @@ func TestNoSecretInErrorsLogsOrEvents(t *testing.T) {
 		r.URL.RawQuery = q.Encode()
 		return nil
 	}
-	newEngine := func(hc Doer) *Engine {
-		return NewEngine(Config{
+	newEngine := func(hc Doer) *engine {
+		return newEngine(config{
 			HTTPClient:        hc,
 			Logger:            slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 			Observer:          obs,
@@ -99,9 +99,9 @@ func TestNoSecretInErrorsLogsOrEvents(t *testing.T) {
 	closed.Close()
 
 	var errs []error
-	run := func(name string, e *Engine, spec OperationSpec, rawURL string, ctx context.Context) {
+	run := func(name string, e *engine, spec operationSpec, rawURL string, ctx context.Context) {
 		t.Helper()
-		op := e.Operation(spec)
+		op := e.operation(spec)
 		req, err := http.NewRequestWithContext(ctx, spec.Method, rawURL, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -120,22 +120,22 @@ func TestNoSecretInErrorsLogsOrEvents(t *testing.T) {
 	}
 
 	e := newEngine(nil)
-	run("transport error", e, OperationSpec{Name: "refused", Method: "GET", Retry: constRetry(2, time.Millisecond)}, withPassword(closed.URL), context.Background())
-	run("attempt timeout", e, OperationSpec{Name: "slow", Method: "GET", Timeout: 20 * time.Millisecond}, strings.Replace(withPassword(slow.URL), "page=2", "page=slow", 1), context.Background())
+	run("transport error", e, operationSpec{Name: "refused", Method: "GET", Retry: constRetry(2, time.Millisecond)}, withPassword(closed.URL), context.Background())
+	run("attempt timeout", e, operationSpec{Name: "slow", Method: "GET", Timeout: 20 * time.Millisecond}, strings.Replace(withPassword(slow.URL), "page=2", "page=slow", 1), context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	run("cancelled while waiting to retry", e, OperationSpec{Name: "wait", Method: "GET", Retry: constRetry(2, time.Hour)}, withPassword(slow.URL), ctx)
-	run("single attempt, editor on the caller's request", e, OperationSpec{Name: "once", Method: "GET"}, withPassword(closed.URL), context.Background())
+	run("cancelled while waiting to retry", e, operationSpec{Name: "wait", Method: "GET", Retry: constRetry(2, time.Hour)}, withPassword(slow.URL), ctx)
+	run("single attempt, editor on the caller's request", e, operationSpec{Name: "once", Method: "GET"}, withPassword(closed.URL), context.Background())
 
 	k := newKiller(t)
-	run("net/http resend refused", newEngine(k.client(t, 2)), OperationSpec{Name: "resend", Method: "GET"}, withPassword(k.URL), context.Background())
+	run("net/http resend refused", newEngine(k.client(t, 2)), operationSpec{Name: "resend", Method: "GET"}, withPassword(k.URL), context.Background())
 	k2 := newKiller(t)
-	run("net/http resends counted", newEngine(k2.client(t, 2)), OperationSpec{Name: "resends", Method: "GET", Retry: constRetry(3, time.Millisecond)}, withPassword(k2.URL), context.Background())
+	run("net/http resends counted", newEngine(k2.client(t, 2)), operationSpec{Name: "resends", Method: "GET", Retry: constRetry(3, time.Millisecond)}, withPassword(k2.URL), context.Background())
 
 	p := countBreaker(1, 1, 50)
 	b := e.Breaker("b", p)
-	run("breaker opens", e, OperationSpec{Name: "trip", Method: "GET", Breaker: b}, withPassword(closed.URL), context.Background())
-	run("breaker open", e, OperationSpec{Name: "trip", Method: "GET", Breaker: b}, withPassword(closed.URL), context.Background())
+	run("breaker opens", e, operationSpec{Name: "trip", Method: "GET", Breaker: b}, withPassword(closed.URL), context.Background())
+	run("breaker open", e, operationSpec{Name: "trip", Method: "GET", Breaker: b}, withPassword(closed.URL), context.Background())
 
 	var all strings.Builder
 	for _, err := range errs {
@@ -164,7 +164,7 @@ func TestNoSecretInErrorsLogsOrEvents(t *testing.T) {
 func TestSecretQueryParamRule(t *testing.T) {
 	for _, n := range []string{"api_key", "apikey", "API-Key", "key", "access_token", "refresh_token", "id_token", "token",
 		"client_secret", "secret", "password", "passwd", "pwd", "pass", "signature", "sig", "X-Amz-Signature",
-		"X-Amz-Credential", "X-Amz-Security-Token", "auth", "authorization", "session", "sessionid", "jwt", "code_verifier_secret"} {
+		"X-Amz-wire.Credential", "X-Amz-Security-Token", "auth", "authorization", "session", "sessionid", "jwt", "code_verifier_secret"} {
 		if !secretParamName(n) {
 			t.Errorf("%q is not taken as a credential", n)
 		}

@@ -2,8 +2,6 @@
 
 package runtime
 
-import "github.com/sony/gobreaker/v2"
-
 // The swapped order, the breaker inside the retry loop, exists only so
 // tests can show what resgen's order (breaker outside) changes: it is
 // built only with -tags resgen_swapped (make test runs those tests), so
@@ -16,16 +14,19 @@ const swappedOrder = true
 // refused attempt is retried like a failure. It exists only so tests can
 // show what resgen's order (breaker outside) changes; generated clients
 // never call it.
-func (e *Engine) OperationRetryOutside(spec OperationSpec) *Operation {
-	spec.auth = e.authPlan(spec.Security)
+func (e *engine) OperationRetryOutside(spec operationSpec) any {
 	return newOperation(e, spec, true)
 }
 
-// RetryOutside returns a copy of op in the swapped order, the breaker
-// inside the retry loop (see Engine.OperationRetryOutside). For tests
+// RetryOutside is retryOutside for package impl, which cannot name the
+// result's type.
+func (op *operation) RetryOutside() any { return op.retryOutsideCopy() }
+
+// retryOutsideCopy returns a copy of op in the swapped order, the breaker
+// inside the retry loop (see engine.OperationRetryOutside). For tests
 // that compare the two orders only.
-func (op *Operation) RetryOutside() *Operation {
-	return &Operation{e: op.e, spec: op.spec, retry: op.retry, maxAttempts: op.maxAttempts, retryOutside: true, accept: op.accept}
+func (op *operation) retryOutsideCopy() *operation {
+	return &operation{e: op.e, spec: op.spec, auth: op.auth, retry: op.retry, maxAttempts: op.maxAttempts, retryOutside: true, accept: op.accept}
 }
 
 // guardedAttempt is one attempt admitted and recorded by the breaker on
@@ -33,15 +34,15 @@ func (op *Operation) RetryOutside() *Operation {
 func (c *call) guardedAttempt() {
 	b := c.op.spec.Breaker
 	before := c.active
-	_, berr := b.cb.Execute(func() (struct{}, error) {
+	why := b.run(func() error {
 		gen, _ := b.admitted()
 		c.plainAttempt()
 		o, ignored := c.outcome(c.active - before) // slow is judged per attempt here
-		return struct{}{}, b.record(c.caller, gen, o, ignored, c.end)
+		return b.record(c.caller, gen, o, ignored, c.end)
 	})
 	b.flush()
-	if berr == gobreaker.ErrOpenState || berr == gobreaker.ErrTooManyRequests {
-		c.kind, c.err = kRejected, b.rejection(c.caller, c.op.spec.Name, berr)
+	if why != admitted {
+		c.kind, c.err = kRejected, b.rejection(c.caller, c.op.spec.Name, why)
 		c.discard()
 		c.status, c.header = 0, nil
 	}

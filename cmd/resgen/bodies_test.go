@@ -19,11 +19,11 @@ func TestUnsupportedBodiesAreReported(t *testing.T) {
 	}
 	for _, want := range []string{
 		"testdata/specs/bodies.yaml:22:11: warning: unsupported: createPet accepts application/xml request bodies, which resgen does not encode; send them with CreatePetWithBody(..., contentType, body)",
-		`testdata/specs/bodies.yaml:110:15: warning: unsupported: multipart part "doc" is declared as application/xml; resgen sends it as application/json; send the body as the spec says with PostReportWithBody(`,
-		`testdata/specs/bodies.yaml:111:15: warning: unsupported: multipart part "note" declares headers (X-Note), which resgen does not send;`,
-		`testdata/specs/bodies.yaml:182:17: warning: unsupported: form property "loose" is an object of style form, explode true, which would spread its properties over the form; resgen sends loose[key]=value (deepObject); send the body as the spec says with PostLooseWithBody(`,
-		`testdata/specs/bodies.yaml:183:17: warning: unsupported: form property "rows" is a list of objects or lists of style form, which cannot write them;`,
-		`testdata/specs/bodies.yaml:186:15: warning: unsupported: form property "piped" has style pipeDelimited;`,
+		`testdata/specs/bodies.yaml:111:15: warning: unsupported: multipart part "doc" is declared as application/xml; resgen sends it as application/json; send the body as the spec says with PostReportWithBody(`,
+		`testdata/specs/bodies.yaml:112:15: warning: unsupported: multipart part "note" declares headers (X-Note), which resgen does not send;`,
+		`testdata/specs/bodies.yaml:183:17: warning: unsupported: form property "loose" is an object of style form, explode true, which would spread its properties over the form; resgen sends loose[key]=value (deepObject); send the body as the spec says with PostLooseWithBody(`,
+		`testdata/specs/bodies.yaml:184:17: warning: unsupported: form property "rows" is a list of objects or lists of style form, which cannot write them;`,
+		`testdata/specs/bodies.yaml:187:15: warning: unsupported: form property "piped" has style pipeDelimited;`,
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks\n%s\ngot:\n%s", want, stderr)

@@ -25,7 +25,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		"Make one Client per downstream and share it: it is safe for concurrent use,",
 		"and its breakers and retry budget only protect calls that share them.",
 	})
-	/* type Client struct { server string; hc runtime.Doer; ...; // opX runs X.; opX *runtime.Operation } */
+	/* type Client struct { server string; hc runtime.Doer; ...; // opX runs X.; opX *impl.Operation } */
 	f.Type().Id(model.ClientType).StructFunc(func(g *jen.Group) {
 		g.Id("server").String()
 		g.Id("hc").Qual(runtimePkg, "Doer")
@@ -35,10 +35,10 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.Id("overrides").Op("*").Qual(runtimePkg, "Overrides")
 		g.Id("fleet").Op("*").Qual(runtimePkg, "Fleet")
 		g.Id("callOpts").Index().Qual(runtimePkg, "CallOption")
-		g.Id("engine").Op("*").Qual(runtimePkg, "Engine")
+		g.Id("engine").Op("*").Qual(implPkg, "Engine")
 		g.Id("breakers").Map(jen.String()).Op("*").Qual(runtimePkg, "Breaker")
 		if e.hasSecurity() {
-			g.Id("credentials").Index().Qual(runtimePkg, "Credential")
+			g.Id("credentials").Index().Qual(wirePkg, "Credential")
 		}
 		// Each operation's field has a comment line of its own: gofmt
 		// aligns the fields of a run of lines, so without one a new
@@ -46,7 +46,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		g.Line()
 		for _, op := range e.m.Operations {
 			comment(g, []string{op.OpField + " runs " + op.Name + "."})
-			g.Id(op.OpField).Op("*").Qual(runtimePkg, "Operation")
+			g.Id(op.OpField).Op("*").Qual(implPkg, "Operation")
 		}
 	})
 
@@ -109,8 +109,8 @@ func (e *emitter) emitClient(f *jen.File) {
 		"policy, linking to the constants that describe its breaker and retry policy.",
 	})
 	f.Func().Id(model.NewClientFunc).Params(jen.Id("server").String(), jen.Id("opts").Op("...").Id(model.OptionType)).Params(jen.Op("*").Id(model.ClientType), jen.Error()).BlockFunc(func(g *jen.Group) {
-		/* base, err := runtime.ServerURL(server): checked, its error without the password */
-		g.List(jen.Id("base"), jen.Err()).Op(":=").Qual(runtimePkg, "ServerURL").Call(jen.Id("server"))
+		/* base, err := impl.ServerURL(server): checked, its error without the password */
+		g.List(jen.Id("base"), jen.Err()).Op(":=").Qual(implPkg, "ServerURL").Call(jen.Id("server"))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
 		g.Id("c").Op(":=").Op("&").Id(model.ClientType).Values(jen.Dict{jen.Id("server"): jen.Id("base")})
 		g.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(
@@ -137,7 +137,7 @@ func (e *emitter) emitClient(f *jen.File) {
 		if e.hasSecurity() {
 			cfg[jen.Id("Credentials")] = jen.Id("c").Dot("credentials")
 		}
-		g.Id("e").Op(":=").Qual(runtimePkg, "NewEngine").Call(jen.Qual(runtimePkg, "Config").Values(cfg))
+		g.Id("e").Op(":=").Qual(implPkg, "NewEngine").Call(jen.Qual(implPkg, "Config").Values(cfg))
 		g.Id("c").Dot("engine").Op("=").Id("e")
 		g.Line()
 		// One statement a breaker, no map literal: gofmt would align a
@@ -160,7 +160,7 @@ func (e *emitter) emitClient(f *jen.File) {
 			if op.Policy.Retry != nil {
 				rty = jen.Id(op.Policy.Retry.Var)
 			}
-			/* c.opX = e.Operation(runtime.OperationSpec{ what: the call; how: its policy }) */
+			/* c.opX = e.Operation(impl.OperationSpec{ what: the call; how: its policy }) */
 			what := []jen.Code{jen.Id("Name").Op(":").Lit(op.ID), jen.Id("Method").Op(":").Lit(op.Method), jen.Id("Path").Op(":").Lit(op.URLPath)}
 			if op.Accept != "" {
 				what = append(what, jen.Id("Accept").Op(":").Lit(op.Accept))
@@ -188,7 +188,7 @@ func (e *emitter) emitClient(f *jen.File) {
 			if len(how) > 0 {
 				lines = append(lines, jen.List(how...))
 			}
-			g.Id("c").Dot(op.OpField).Op("=").Id("e").Dot("Operation").Call(jen.Qual(runtimePkg, "OperationSpec").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, lines...))
+			g.Id("c").Dot(op.OpField).Op("=").Id("e").Dot("Operation").Call(jen.Qual(implPkg, "OperationSpec").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, lines...))
 		}
 		/* an override that names nothing of this client, or breaks a rule */
 		g.If(jen.Err().Op(":=").Id("e").Dot("CheckOverrides").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
@@ -253,7 +253,7 @@ func (e *emitter) emitRedacted(f *jen.File) {
 	})
 	f.Func().Params(recv.Clone()).Id("String").Params().String().Block(
 		jen.If(jen.Id("c").Op("==").Nil()).Block(jen.Return(jen.Lit("<nil>"))),
-		jen.Return(jen.Qual(runtimePkg, "DescribeClient").Call(jen.Id("c").Dot("engine"))),
+		jen.Return(jen.Qual(implPkg, "DescribeClient").Call(jen.Id("c").Dot("engine"))),
 	)
 	comment(f, []string{"GoString is String, for %#v."})
 	f.Func().Params(recv.Clone()).Id("GoString").Params().String().Block(
@@ -261,7 +261,7 @@ func (e *emitter) emitRedacted(f *jen.File) {
 	)
 	comment(f, []string{"Format prints String for every verb."})
 	f.Func().Params(recv.Clone()).Id("Format").Params(jen.Id("f").Qual("fmt", "State"), jen.Id("v").Rune()).Block(
-		jen.Qual(runtimePkg, "FormatRedacted").Call(jen.Id("f"), jen.Id("v"), jen.Id("c").Dot("String").Call()),
+		jen.Qual(wirePkg, "FormatRedacted").Call(jen.Id("f"), jen.Id("v"), jen.Id("c").Dot("String").Call()),
 	)
 }
 

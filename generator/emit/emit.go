@@ -25,6 +25,10 @@ const runtimePkg = "github.com/resgen/resgen/runtime"
 // union JSON (runtime/wire).
 const wirePkg = runtimePkg + "/wire"
 
+// implPkg is the engine only generated code calls: the client's engine,
+// its operations and each method's call (runtime/impl).
+const implPkg = runtimePkg + "/impl"
+
 // emitter prints one file.
 type emitter struct {
 	m *model.File

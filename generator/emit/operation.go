@@ -105,9 +105,9 @@ func bodyParamType(b *model.Body) *model.GoType {
 	return &model.GoType{Kind: model.Pointer, Elem: b.Type}
 }
 
-// emitResponse prints an operation's typed response: runtime.Response
+// emitResponse prints an operation's typed response: wire.Response
 // embedded, and a field per declared header and body, whose resgen tag
-// tells runtime.Call how it decodes.
+// tells impl.Call how it decodes.
 func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 	comment(f, []string{op.ResponseType + " is the answer to " + op.Name + "."})
 	var bare, streams []string
@@ -143,14 +143,14 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		fields = append(fields, oneLineNote(structField{name: r.FieldName, typ: t, tag: tag}, r.Doc))
 	}
 	f.Type().Id(op.ResponseType).StructFunc(func(g *jen.Group) {
-		embed := jen.Qual(runtimePkg, "Response")
+		embed := jen.Qual(wirePkg, "Response")
 		if len(bare) > 0 {
 			embed.Tag(map[string]string{"resgen": strings.Join(bare, " ")})
 		}
 		g.Add(embed)
 		// The embedded field sits in the name column; the Stream field
 		// between the headers and the bodies is aligned with both.
-		room := noteRoom(append(fields, structField{name: "Stream", typ: ioReadCloser, tag: strings.Join(streams, " ") + ",stream"}), len("runtime.Response"))
+		room := noteRoom(append(fields, structField{name: "Stream", typ: ioReadCloser, tag: strings.Join(streams, " ") + ",stream"}), len("wire.Response"))
 		emitFieldsIn(g, fields[:nHeaders], room)
 		if len(streams) > 0 {
 			comment(g, []string{"Stream is the unread body (the caller must close it); Body is nil then."})
@@ -249,7 +249,7 @@ func (e *emitter) emitMethod(f *jen.File, op *model.Operation, name string, body
 	f.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Id(name).Params(params...).
 		Params(jen.Op("*").Id(op.ResponseType), jen.Error()).BlockFunc(func(g *jen.Group) {
 		if op.SendMethod != "" {
-			/* req := runtime.Request{...}; the body; return c.sendX(ctx, path..., params, &req, opts) */
+			/* req := wire.Request{...}; the body; return c.sendX(ctx, path..., params, &req, opts) */
 			e.newRequest(g, nil, body)
 			e.encodeBody(g, op, body)
 			args := []jen.Code{jen.Id("ctx")}
@@ -282,7 +282,7 @@ func (e *emitter) emitSend(f *jen.File, op *model.Operation) {
 	if op.ParamsType != "" {
 		params = append(params, jen.Id("params").Add(paramsType(op)))
 	}
-	params = append(params, jen.Id("req").Op("*").Qual(runtimePkg, "Request"), jen.Id("opts").Index().Qual(runtimePkg, "CallOption"))
+	params = append(params, jen.Id("req").Op("*").Qual(wirePkg, "Request"), jen.Id("opts").Index().Qual(runtimePkg, "CallOption"))
 	comment(f, []string{op.SendMethod + " sends " + op.Name + " and its variants with req's body."})
 	f.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Id(op.SendMethod).Params(params...).
 		Params(jen.Op("*").Id(op.ResponseType), jen.Error()).BlockFunc(func(g *jen.Group) {
@@ -296,8 +296,8 @@ func (e *emitter) emitSend(f *jen.File, op *model.Operation) {
 // call prints the one call through the operation's runtime (breaker,
 // retries, timeouts), which also decodes the answer.
 func (e *emitter) call(g *jen.Group, op *model.Operation, req jen.Code) {
-	/* return runtime.Call(ctx, c.opX, &req, new(XResponse), opts) */
-	g.Return(jen.Qual(runtimePkg, "Call").Call(jen.Id("ctx"), jen.Id("c").Dot(op.OpField), req, jen.New(jen.Id(op.ResponseType)), jen.Id("opts")))
+	/* return impl.Call(ctx, c.opX, &req, new(XResponse), opts) */
+	g.Return(jen.Qual(implPkg, "Call").Call(jen.Id("ctx"), jen.Id("c").Dot(op.OpField), req, jen.New(jen.Id(op.ResponseType)), jen.Id("opts")))
 }
 
 // paramsType is the type of a method's params argument: the Params
@@ -319,7 +319,7 @@ func withParams(g *jen.Group, op *model.Operation, write func(g *jen.Group)) {
 	g.If(jen.Id("params").Op("!=").Nil()).BlockFunc(write)
 }
 
-// newRequest prints req := runtime.Request{Path: ..., the body's fixed
+// newRequest prints req := wire.Request{Path: ..., the body's fixed
 // fields}.
 func (e *emitter) newRequest(g *jen.Group, path jen.Code, b *model.Body) {
 	fields := []kv{{"Path", path}}
@@ -347,7 +347,7 @@ func (e *emitter) newRequest(g *jen.Group, path jen.Code, b *model.Body) {
 			items = append(items, jen.Id(f.key).Op(":").Add(f.val))
 		}
 	}
-	g.Id("req").Op(":=").Qual(runtimePkg, "Request").Values(items...)
+	g.Id("req").Op(":=").Qual(wirePkg, "Request").Values(items...)
 }
 
 // errf prints the error a method returns, the operation's name in front.

@@ -45,9 +45,9 @@ func render(f *model.File, split string, workers, minUnits int) ([]Output, error
 		typesFile, clientFile, opsFile = "types.gen.go", "client.gen.go", "operations.gen.go"
 	}
 	units[clientFile] = append(units[clientFile], func(cf *jen.File) {
-		/* const _ = runtime.SupportPackageIsVersion1 */
+		/* const _ = impl.SupportPackageIsVersion1 */
 		cf.Comment("// This file needs a runtime package of the same resgen version.")
-		cf.Const().Id("_").Op("=").Qual(runtimePkg, "SupportPackageIsVersion1")
+		cf.Const().Id("_").Op("=").Qual(implPkg, "SupportPackageIsVersion1")
 	})
 	for _, t := range f.Types {
 		units[typesFile] = append(units[typesFile], func(jf *jen.File) { e.emitType(jf, t) })
@@ -143,6 +143,7 @@ func newFile(pkg, header string) *jen.File {
 	}
 	jf.ImportName(runtimePkg, "runtime")
 	jf.ImportName(wirePkg, "wire")
+	jf.ImportName(implPkg, "impl")
 	jf.ImportName("net/url", "url")
 	jf.ImportName("log/slog", "slog")
 	jf.ImportName("encoding/json", "json")

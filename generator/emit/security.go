@@ -12,13 +12,13 @@ var authKinds = map[string]string{"bearer": "AuthBearer", "basic": "AuthBasic", 
 var paramKinds = map[string]string{"header": "header", "query": "query parameter", "cookie": "cookie"}
 
 // emitSecurityOptions prints one client option per security scheme the
-// client applies: each adds a runtime.Credential to c.credentials.
+// client applies: each adds a wire.Credential to c.credentials.
 func (e *emitter) emitSecurityOptions(f *jen.File) {
 	for _, s := range e.m.SecuritySchemes {
 		used := "the operations that require the security scheme " + strconv.Quote(s.Name) + " (" + s.Type + ")"
 		var doc []string
 		var params []jen.Code
-		cred := []kv{{"Scheme", jen.Lit(s.Name)}, {"Kind", jen.Qual(runtimePkg, authKinds[s.Kind])}}
+		cred := []kv{{"Scheme", jen.Lit(s.Name)}, {"Kind", jen.Qual(wirePkg, authKinds[s.Kind])}}
 		var check jen.Code
 		switch s.Kind {
 		case "basic":
@@ -51,7 +51,7 @@ func (e *emitter) emitSecurityOptions(f *jen.File) {
 				if check != nil {
 					g.Add(check)
 				}
-				g.Id("c").Dot("credentials").Op("=").Append(jen.Id("c").Dot("credentials"), literal(jen.Qual(runtimePkg, "Credential"), cred...))
+				g.Id("c").Dot("credentials").Op("=").Append(jen.Id("c").Dot("credentials"), literal(jen.Qual(wirePkg, "Credential"), cred...))
 				g.Return(jen.Nil())
 			})),
 		)
@@ -79,7 +79,7 @@ func securityExpr(reqs [][]string) jen.Code {
 		}
 		alts[i] = jen.Values(names...)
 	}
-	return jen.Index().Qual(runtimePkg, "SecurityRequirement").Values(alts...)
+	return jen.Index().Qual(wirePkg, "SecurityRequirement").Values(alts...)
 }
 
 // hasSecurity says whether the client holds credentials.

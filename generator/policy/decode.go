@@ -14,7 +14,7 @@ import (
 	"github.com/resgen/resgen/generator/diag"
 	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/internal/rawval"
-	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // opPolicyKeys are the keys of an operation policy (defaults, path item,
@@ -50,7 +50,7 @@ func (r *Resolver) checkKeys(o rawObj, known []string, what string) {
 
 // policyErrors reports the runtime's rule errors for the object at ptr.
 func (r *Resolver) policyErrors(ptr string, err error) {
-	for _, pe := range runtime.PolicyErrors(err) {
+	for _, pe := range wire.PolicyErrors(err) {
 		at := ptr + "/" + esc(pe.Key)
 		if pe.Elem != "" {
 			at += "/" + esc(pe.Elem)

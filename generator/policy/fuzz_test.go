@@ -13,6 +13,7 @@ import (
 	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -162,11 +163,11 @@ func validOutcomes(key string, list []string) bool {
 		var m runtime.Match
 		if key == "retryOn" {
 			var rp runtime.RetryPolicy
-			err = rp.Decode(map[string]any{key: []any{o}})
+			err = impl.DecodeRetry(&rp, map[string]any{key: []any{o}})
 			m = rp.RetryOn
 		} else {
 			var bp runtime.BreakerPolicy
-			err = bp.Decode(map[string]any{key: []any{o}})
+			err = impl.DecodeBreaker(&bp, map[string]any{key: []any{o}})
 			m = bp.RecordOn
 		}
 		if err != nil || len(m.Tokens()) != 1 || m.Tokens()[0] != o {

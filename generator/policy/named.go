@@ -12,6 +12,7 @@ import (
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 )
 
 // The built-in policies are the runtime's: one definition of the defaults.
@@ -110,7 +111,7 @@ func (r *Resolver) breakerObj(o rawObj, name string) *model.BreakerPolicy {
 	if v, ok := o.m["scope"]; ok {
 		r.enum(o.ptr+"/scope", v, &p.Scope, "shared", "operation")
 	}
-	r.policyErrors(o.ptr, p.Decode(policyKeys(o.m), "extends", "scope"))
+	r.policyErrors(o.ptr, impl.DecodeBreaker(&p.BreakerPolicy, policyKeys(o.m), "extends", "scope"))
 	p.Policy = name
 	r.lintBreaker(o, &p)
 	return &p
@@ -128,7 +129,7 @@ func (r *Resolver) retryObj(o rawObj, name string) *model.RetryPolicy {
 	}
 	// Decode replaces lists and the budget rather than writing into them,
 	// so p shares nothing it changes with the policy it extends.
-	r.policyErrors(o.ptr, p.Decode(policyKeys(o.m), "extends"))
+	r.policyErrors(o.ptr, impl.DecodeRetry(&p.RetryPolicy, policyKeys(o.m), "extends"))
 	p.Policy, p.Var, p.Const = name, "", ""
 	r.lintRetry(o, &p)
 	return &p

@@ -13,7 +13,7 @@ import (
 	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/rawval"
-	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 )
 
 const (
@@ -62,10 +62,10 @@ func (r *Resolver) operation(in opInput) Resolved {
 		return nil, "", -1
 	}
 	// The runtime reads and checks the timeouts, as it does overrides.
-	ts := runtime.OperationSpec{Timeout: defaultTimeout, TotalTimeout: defaultTotalTimeout}
+	ts := impl.OperationSpec{Timeout: defaultTimeout, TotalTimeout: defaultTotalTimeout}
 	for _, k := range []string{"timeout", "totalTimeout"} {
 		if v, ptr, _ := pick(k); ptr != "" {
-			r.policyErrors(strings.TrimSuffix(ptr, "/"+k), ts.DecodeTimeouts(map[string]any{k: v}))
+			r.policyErrors(strings.TrimSuffix(ptr, "/"+k), impl.DecodeTimeouts(&ts, map[string]any{k: v}))
 		}
 	}
 	res := Resolved{keyHeader: r.keyHeader, method: in.method}

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Page struct {
 	Meta *PageMeta `json:"meta,omitzero"`
@@ -96,13 +98,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListPets runs ListPets.
-	opListPets *runtime.Operation
+	opListPets *impl.Operation
 	// opSearch runs Search.
-	opSearch *runtime.Operation
+	opSearch *impl.Operation
 }
 
 // Option configures a Client.
@@ -179,7 +181,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +191,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -228,11 +230,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListPets = e.Operation(runtime.OperationSpec{
+	c.opListPets = e.Operation(impl.OperationSpec{
 		Name: "listPets", Method: "GET", Path: "/pets", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opSearch = e.Operation(runtime.OperationSpec{
+	c.opSearch = e.Operation(impl.OperationSpec{
 		Name: "search", Method: "POST", Path: "/search",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -288,7 +290,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -298,12 +300,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListPetsResponse is the answer to ListPets.
 type ListPetsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *PetList `resgen:"200"` // a page of pets.
 }
 
@@ -314,13 +316,13 @@ type ListPetsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*ListPetsResponse, error) {
-	req := runtime.Request{Path: "/pets"}
-	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
+	req := wire.Request{Path: "/pets"}
+	return impl.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
 // SearchResponse is the answer to Search.
 type SearchResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // Search calls POST /search.
@@ -330,6 +332,6 @@ type SearchResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Search(ctx context.Context, body SearchBody, opts ...runtime.CallOption) (*SearchResponse, error) {
-	req := runtime.Request{Path: "/search", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
+	req := wire.Request{Path: "/search", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Animal is any of: Cat, Dog. The field that is set holds the value.
 type Animal struct {
@@ -608,17 +609,17 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opCreateListing runs CreateListing.
-	opCreateListing *runtime.Operation
+	opCreateListing *impl.Operation
 	// opPostMixed runs PostMixed.
-	opPostMixed *runtime.Operation
+	opPostMixed *impl.Operation
 	// opPay runs Pay.
-	opPay *runtime.Operation
+	opPay *impl.Operation
 	// opCreatePet runs CreatePet.
-	opCreatePet *runtime.Operation
+	opCreatePet *impl.Operation
 }
 
 // Option configures a Client.
@@ -695,7 +696,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -705,7 +706,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -732,19 +733,19 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opCreateListing = e.Operation(runtime.OperationSpec{
+	c.opCreateListing = e.Operation(impl.OperationSpec{
 		Name: "createListing", Method: "POST", Path: "/listings", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostMixed = e.Operation(runtime.OperationSpec{
+	c.opPostMixed = e.Operation(impl.OperationSpec{
 		Name: "postMixed", Method: "POST", Path: "/mixed",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPay = e.Operation(runtime.OperationSpec{
+	c.opPay = e.Operation(impl.OperationSpec{
 		Name: "pay", Method: "POST", Path: "/payments", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreatePet = e.Operation(runtime.OperationSpec{
+	c.opCreatePet = e.Operation(impl.OperationSpec{
 		Name: "createPet", Method: "POST", Path: "/pets", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -784,7 +785,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -794,12 +795,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CreateListingResponse is the answer to CreateListing.
 type CreateListingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Listing `resgen:"200"` // the listing as stored.
 }
 
@@ -810,13 +811,13 @@ type CreateListingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateListing(ctx context.Context, body Listing, opts ...runtime.CallOption) (*CreateListingResponse, error) {
-	req := runtime.Request{Path: "/listings", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateListing, &req, new(CreateListingResponse), opts)
+	req := wire.Request{Path: "/listings", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateListing, &req, new(CreateListingResponse), opts)
 }
 
 // PostMixedResponse is the answer to PostMixed.
 type PostMixedResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // PostMixed calls POST /mixed.
@@ -826,13 +827,13 @@ type PostMixedResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostMixed(ctx context.Context, body Mixed, opts ...runtime.CallOption) (*PostMixedResponse, error) {
-	req := runtime.Request{Path: "/mixed", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPostMixed, &req, new(PostMixedResponse), opts)
+	req := wire.Request{Path: "/mixed", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPostMixed, &req, new(PostMixedResponse), opts)
 }
 
 // PayResponse is the answer to Pay.
 type PayResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Payment `resgen:"200"` // the payment as stored.
 }
 
@@ -843,13 +844,13 @@ type PayResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Pay(ctx context.Context, body PayBody, opts ...runtime.CallOption) (*PayResponse, error) {
-	req := runtime.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPay, &req, new(PayResponse), opts)
+	req := wire.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPay, &req, new(PayResponse), opts)
 }
 
 // CreatePetResponse is the answer to CreatePet.
 type CreatePetResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Pet `resgen:"200"` // the pet as stored.
 }
 
@@ -860,6 +861,6 @@ type CreatePetResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePet(ctx context.Context, body NewPet, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{Path: "/pets", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreatePet, &req, new(CreatePetResponse), opts)
+	req := wire.Request{Path: "/pets", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreatePet, &req, new(CreatePetResponse), opts)
 }

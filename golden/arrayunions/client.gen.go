@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Cell struct {
 	ID    string `json:"id"`
@@ -188,13 +189,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opPutCells runs PutCells.
-	opPutCells *runtime.Operation
+	opPutCells *impl.Operation
 	// opPutRows runs PutRows.
-	opPutRows *runtime.Operation
+	opPutRows *impl.Operation
 }
 
 // Option configures a Client.
@@ -271,7 +272,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +282,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -308,11 +309,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opPutCells = e.Operation(runtime.OperationSpec{
+	c.opPutCells = e.Operation(impl.OperationSpec{
 		Name: "putCells", Method: "POST", Path: "/cells", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPutRows = e.Operation(runtime.OperationSpec{
+	c.opPutRows = e.Operation(impl.OperationSpec{
 		Name: "putRows", Method: "POST", Path: "/rows", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -352,7 +353,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -362,12 +363,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PutCellsResponse is the answer to PutCells.
 type PutCellsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Cells `resgen:"200"` // the cells as stored.
 }
 
@@ -378,13 +379,13 @@ type PutCellsResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutCells(ctx context.Context, body Cells, opts ...runtime.CallOption) (*PutCellsResponse, error) {
-	req := runtime.Request{Path: "/cells", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPutCells, &req, new(PutCellsResponse), opts)
+	req := wire.Request{Path: "/cells", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPutCells, &req, new(PutCellsResponse), opts)
 }
 
 // PutRowsResponse is the answer to PutRows.
 type PutRowsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Rows `resgen:"200"` // the rows as stored.
 }
 
@@ -395,6 +396,6 @@ type PutRowsResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutRows(ctx context.Context, body Rows, opts ...runtime.CallOption) (*PutRowsResponse, error) {
-	req := runtime.Request{Path: "/rows", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPutRows, &req, new(PutRowsResponse), opts)
+	req := wire.Request{Path: "/rows", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPutRows, &req, new(PutRowsResponse), opts)
 }

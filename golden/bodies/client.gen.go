@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type NewPet struct {
 	Name string  `json:"name"`
@@ -134,27 +135,27 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opPutAvatar runs PutAvatar.
-	opPutAvatar *runtime.Operation
+	opPutAvatar *impl.Operation
 	// opPostCharge runs PostCharge.
-	opPostCharge *runtime.Operation
+	opPostCharge *impl.Operation
 	// opPostLoose runs PostLoose.
-	opPostLoose *runtime.Operation
+	opPostLoose *impl.Operation
 	// opPostOrder runs PostOrder.
-	opPostOrder *runtime.Operation
+	opPostOrder *impl.Operation
 	// opCreatePet runs CreatePet.
-	opCreatePet *runtime.Operation
+	opCreatePet *impl.Operation
 	// opCreatePetWithForm runs CreatePetWithForm.
-	opCreatePetWithForm *runtime.Operation
+	opCreatePetWithForm *impl.Operation
 	// opPatchPet runs PatchPet.
-	opPatchPet *runtime.Operation
+	opPatchPet *impl.Operation
 	// opPostReport runs PostReport.
-	opPostReport *runtime.Operation
+	opPostReport *impl.Operation
 	// opUpload runs Upload.
-	opUpload *runtime.Operation
+	opUpload *impl.Operation
 }
 
 // Option configures a Client.
@@ -231,7 +232,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +242,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -280,39 +281,39 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opPutAvatar = e.Operation(runtime.OperationSpec{
+	c.opPutAvatar = e.Operation(impl.OperationSpec{
 		Name: "putAvatar", Method: "PUT", Path: "/avatars",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostCharge = e.Operation(runtime.OperationSpec{
+	c.opPostCharge = e.Operation(impl.OperationSpec{
 		Name: "postCharge", Method: "POST", Path: "/charges",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostLoose = e.Operation(runtime.OperationSpec{
+	c.opPostLoose = e.Operation(impl.OperationSpec{
 		Name: "postLoose", Method: "POST", Path: "/loose",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostOrder = e.Operation(runtime.OperationSpec{
+	c.opPostOrder = e.Operation(impl.OperationSpec{
 		Name: "postOrder", Method: "POST", Path: "/orders",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreatePet = e.Operation(runtime.OperationSpec{
+	c.opCreatePet = e.Operation(impl.OperationSpec{
 		Name: "createPet", Method: "POST", Path: "/pets",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreatePetWithForm = e.Operation(runtime.OperationSpec{
+	c.opCreatePetWithForm = e.Operation(impl.OperationSpec{
 		Name: "createPetWithForm", Method: "POST", Path: "/pets/form",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPatchPet = e.Operation(runtime.OperationSpec{
+	c.opPatchPet = e.Operation(impl.OperationSpec{
 		Name: "patchPet", Method: "PATCH", Path: "/pets/{id}",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostReport = e.Operation(runtime.OperationSpec{
+	c.opPostReport = e.Operation(impl.OperationSpec{
 		Name: "postReport", Method: "POST", Path: "/reports",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opUpload = e.Operation(runtime.OperationSpec{
+	c.opUpload = e.Operation(impl.OperationSpec{
 		Name: "upload", Method: "POST", Path: "/uploads",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -368,7 +369,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -378,12 +379,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PutAvatarResponse is the answer to PutAvatar.
 type PutAvatarResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PutAvatar calls PUT /avatars.
@@ -396,7 +397,7 @@ type PutAvatarResponse struct {
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PutAvatarResponse, error) {
-	req := runtime.Request{Path: "/avatars", ContentType: contentType}
+	req := wire.Request{Path: "/avatars", ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -404,12 +405,12 @@ func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Read
 		}
 		req.Body = raw
 	}
-	return runtime.Call(ctx, c.opPutAvatar, &req, new(PutAvatarResponse), opts)
+	return impl.Call(ctx, c.opPutAvatar, &req, new(PutAvatarResponse), opts)
 }
 
 // PostChargeResponse is the answer to PostCharge.
 type PostChargeResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PostCharge calls POST /charges.
@@ -419,7 +420,7 @@ type PostChargeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostCharge(ctx context.Context, body PostChargeForm, opts ...runtime.CallOption) (*PostChargeResponse, error) {
-	req := runtime.Request{Path: "/charges", ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{Path: "/charges", ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := wire.FormBody(body, wire.FormEncoding{Name: "expand", Style: "deepObject", Explode: true}, wire.FormEncoding{Name: "lines", Style: "deepObject", Explode: true})
 		if err != nil {
@@ -427,12 +428,12 @@ func (c *Client) PostCharge(ctx context.Context, body PostChargeForm, opts ...ru
 		}
 		req.Body = []byte(form)
 	}
-	return runtime.Call(ctx, c.opPostCharge, &req, new(PostChargeResponse), opts)
+	return impl.Call(ctx, c.opPostCharge, &req, new(PostChargeResponse), opts)
 }
 
 // PostLooseResponse is the answer to PostLoose.
 type PostLooseResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PostLoose calls POST /loose.
@@ -444,7 +445,7 @@ type PostLooseResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostLoose(ctx context.Context, body PostLooseForm, opts ...runtime.CallOption) (*PostLooseResponse, error) {
-	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := wire.FormBody(body)
 		if err != nil {
@@ -459,7 +460,7 @@ func (c *Client) PostLoose(ctx context.Context, body PostLooseForm, opts ...runt
 // attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostLooseWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PostLooseResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -471,14 +472,14 @@ func (c *Client) PostLooseWithBody(ctx context.Context, contentType string, body
 }
 
 // sendPostLoose sends PostLoose and its variants with req's body.
-func (c *Client) sendPostLoose(ctx context.Context, req *runtime.Request, opts []runtime.CallOption) (*PostLooseResponse, error) {
+func (c *Client) sendPostLoose(ctx context.Context, req *wire.Request, opts []runtime.CallOption) (*PostLooseResponse, error) {
 	req.Path = "/loose"
-	return runtime.Call(ctx, c.opPostLoose, req, new(PostLooseResponse), opts)
+	return impl.Call(ctx, c.opPostLoose, req, new(PostLooseResponse), opts)
 }
 
 // PostOrderResponse is the answer to PostOrder.
 type PostOrderResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PostOrder calls POST /orders.
@@ -488,7 +489,7 @@ type PostOrderResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostOrder(ctx context.Context, body PostOrderForm, opts ...runtime.CallOption) (*PostOrderResponse, error) {
-	req := runtime.Request{Path: "/orders", ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{Path: "/orders", ContentType: "application/x-www-form-urlencoded"}
 	{
 		if len(body.Tags) == 0 {
 			return nil, errors.New("PostOrder: form property \"tags\" is required")
@@ -499,7 +500,7 @@ func (c *Client) PostOrder(ctx context.Context, body PostOrderForm, opts ...runt
 		}
 		req.Body = []byte(form)
 	}
-	return runtime.Call(ctx, c.opPostOrder, &req, new(PostOrderResponse), opts)
+	return impl.Call(ctx, c.opPostOrder, &req, new(PostOrderResponse), opts)
 }
 
 // CreatePetParams are the query, header and cookie parameters of CreatePet (nil leaves one out).
@@ -511,7 +512,7 @@ type CreatePetParams struct {
 
 // CreatePetResponse is the answer to CreatePet.
 type CreatePetResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreatePet calls POST /pets.
@@ -525,14 +526,14 @@ type CreatePetResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body NewPet, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{JSON: &body, ContentType: "application/json"}
+	req := wire.Request{JSON: &body, ContentType: "application/json"}
 	return c.sendCreatePet(ctx, params, &req, opts)
 }
 
 // CreatePetWithBytes is CreatePet (POST /pets) with a application/octet-stream body:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithBytes(ctx context.Context, params *CreatePetParams, body []byte, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{ContentType: "application/octet-stream"}
+	req := wire.Request{ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
 	}
@@ -542,7 +543,7 @@ func (c *Client) CreatePetWithBytes(ctx context.Context, params *CreatePetParams
 // CreatePetWithForm2 is CreatePet (POST /pets) with a application/x-www-form-urlencoded body:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithForm2(ctx context.Context, params *CreatePetParams, body NewPet, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := wire.FormBody(body)
 		if err != nil {
@@ -556,7 +557,7 @@ func (c *Client) CreatePetWithForm2(ctx context.Context, params *CreatePetParams
 // CreatePetWithMultipart is CreatePet (POST /pets) with a multipart/form-data body:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithMultipart(ctx context.Context, params *CreatePetParams, body CreatePetMultipart, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{}
+	req := wire.Request{}
 	{
 		mp := wire.NewMultipart()
 		mp.Field("name", body.Name)
@@ -575,7 +576,7 @@ func (c *Client) CreatePetWithMultipart(ctx context.Context, params *CreatePetPa
 // CreatePetWithText is CreatePet (POST /pets) with a text/plain body:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithText(ctx context.Context, params *CreatePetParams, body string, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{ContentType: "text/plain"}
+	req := wire.Request{ContentType: "text/plain"}
 	req.Body = []byte(body)
 	return c.sendCreatePet(ctx, params, &req, opts)
 }
@@ -584,7 +585,7 @@ func (c *Client) CreatePetWithText(ctx context.Context, params *CreatePetParams,
 // attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, opts ...runtime.CallOption) (*CreatePetResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -596,7 +597,7 @@ func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams,
 }
 
 // sendCreatePet sends CreatePet and its variants with req's body.
-func (c *Client) sendCreatePet(ctx context.Context, params *CreatePetParams, req *runtime.Request, opts []runtime.CallOption) (*CreatePetResponse, error) {
+func (c *Client) sendCreatePet(ctx context.Context, params *CreatePetParams, req *wire.Request, opts []runtime.CallOption) (*CreatePetResponse, error) {
 	req.Path = "/pets"
 	if params != nil {
 		if params.DryRun != nil {
@@ -609,12 +610,12 @@ func (c *Client) sendCreatePet(ctx context.Context, params *CreatePetParams, req
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opCreatePet, req, new(CreatePetResponse), opts)
+	return impl.Call(ctx, c.opCreatePet, req, new(CreatePetResponse), opts)
 }
 
 // CreatePetWithFormResponse is the answer to CreatePetWithForm.
 type CreatePetWithFormResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreatePetWithForm calls POST /pets/form.
@@ -624,13 +625,13 @@ type CreatePetWithFormResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePetWithForm(ctx context.Context, body *NewPet, opts ...runtime.CallOption) (*CreatePetWithFormResponse, error) {
-	req := runtime.Request{Path: "/pets/form", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreatePetWithForm, &req, new(CreatePetWithFormResponse), opts)
+	req := wire.Request{Path: "/pets/form", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreatePetWithForm, &req, new(CreatePetWithFormResponse), opts)
 }
 
 // PatchPetResponse is the answer to PatchPet.
 type PatchPetResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PatchPet calls PATCH /pets/{id}.
@@ -643,7 +644,7 @@ type PatchPetResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyItem, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{JSON: body, ContentType: "application/json-patch+json"}
+	req := wire.Request{JSON: body, ContentType: "application/json-patch+json"}
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
 
@@ -651,7 +652,7 @@ func (c *Client) PatchPet(ctx context.Context, id string, body []PatchPetBodyIte
 // body:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body *NewPet, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{JSON: body, ContentType: "application/merge-patch+json"}
+	req := wire.Request{JSON: body, ContentType: "application/merge-patch+json"}
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
 
@@ -659,7 +660,7 @@ func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body
 // (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType string, body io.Reader, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -671,17 +672,17 @@ func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType st
 }
 
 // sendPatchPet sends PatchPet and its variants with req's body.
-func (c *Client) sendPatchPet(ctx context.Context, id string, req *runtime.Request, opts []runtime.CallOption) (*PatchPetResponse, error) {
+func (c *Client) sendPatchPet(ctx context.Context, id string, req *wire.Request, opts []runtime.CallOption) (*PatchPetResponse, error) {
 	req.Path = "/pets/" + wire.PathSegment(id)
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "patchPet", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	return runtime.Call(ctx, c.opPatchPet, req, new(PatchPetResponse), opts)
+	return impl.Call(ctx, c.opPatchPet, req, new(PatchPetResponse), opts)
 }
 
 // PostReportResponse is the answer to PostReport.
 type PostReportResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PostReport calls POST /reports.
@@ -693,7 +694,7 @@ type PostReportResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostReport(ctx context.Context, body PostReportMultipart, opts ...runtime.CallOption) (*PostReportResponse, error) {
-	req := runtime.Request{}
+	req := wire.Request{}
 	{
 		mp := wire.NewMultipart()
 		if body.Doc != nil {
@@ -715,7 +716,7 @@ func (c *Client) PostReport(ctx context.Context, body PostReportMultipart, opts 
 // (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostReportWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PostReportResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -727,14 +728,14 @@ func (c *Client) PostReportWithBody(ctx context.Context, contentType string, bod
 }
 
 // sendPostReport sends PostReport and its variants with req's body.
-func (c *Client) sendPostReport(ctx context.Context, req *runtime.Request, opts []runtime.CallOption) (*PostReportResponse, error) {
+func (c *Client) sendPostReport(ctx context.Context, req *wire.Request, opts []runtime.CallOption) (*PostReportResponse, error) {
 	req.Path = "/reports"
-	return runtime.Call(ctx, c.opPostReport, req, new(PostReportResponse), opts)
+	return impl.Call(ctx, c.opPostReport, req, new(PostReportResponse), opts)
 }
 
 // UploadResponse is the answer to Upload.
 type UploadResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // Upload calls POST /uploads.
@@ -744,7 +745,7 @@ type UploadResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runtime.CallOption) (*UploadResponse, error) {
-	req := runtime.Request{Path: "/uploads"}
+	req := wire.Request{Path: "/uploads"}
 	{
 		if body.File == nil || body.File.Content == nil {
 			return nil, errors.New("Upload: multipart part \"file\" is required")
@@ -777,5 +778,5 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runti
 		}
 		req.Body, req.ContentType = raw, ctype
 	}
-	return runtime.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
+	return impl.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
 }

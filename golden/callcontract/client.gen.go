@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Problem struct {
 	Code    int64   `json:"code"`
@@ -40,27 +41,27 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opBudgetThing runs BudgetThing.
-	opBudgetThing *runtime.Operation
+	opBudgetThing *impl.Operation
 	// opKeyedThing runs KeyedThing.
-	opKeyedThing *runtime.Operation
+	opKeyedThing *impl.Operation
 	// opOffThing runs OffThing.
-	opOffThing *runtime.Operation
+	opOffThing *impl.Operation
 	// opRangeThing runs RangeThing.
-	opRangeThing *runtime.Operation
+	opRangeThing *impl.Operation
 	// opSlowThing runs SlowThing.
-	opSlowThing *runtime.Operation
+	opSlowThing *impl.Operation
 	// opListThings runs ListThings.
-	opListThings *runtime.Operation
+	opListThings *impl.Operation
 	// opCreateThing runs CreateThing.
-	opCreateThing *runtime.Operation
+	opCreateThing *impl.Operation
 	// opGetThing runs GetThing.
-	opGetThing *runtime.Operation
+	opGetThing *impl.Operation
 	// opTrialThing runs TrialThing.
-	opTrialThing *runtime.Operation
+	opTrialThing *impl.Operation
 }
 
 // Option configures a Client.
@@ -137,7 +138,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -214,39 +215,39 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		},
 	}
 
-	c.opBudgetThing = e.Operation(runtime.OperationSpec{
+	c.opBudgetThing = e.Operation(impl.OperationSpec{
 		Name: "budgetThing", Method: "GET", Path: "/budget",
 		Retry: retrySpent, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
-	c.opKeyedThing = e.Operation(runtime.OperationSpec{
+	c.opKeyedThing = e.Operation(impl.OperationSpec{
 		Name: "keyedThing", Method: "POST", Path: "/keyed",
 		Retry: retryFast, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
-	c.opOffThing = e.Operation(runtime.OperationSpec{
+	c.opOffThing = e.Operation(impl.OperationSpec{
 		Name: "offThing", Method: "GET", Path: "/off",
 		Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
-	c.opRangeThing = e.Operation(runtime.OperationSpec{
+	c.opRangeThing = e.Operation(impl.OperationSpec{
 		Name: "rangeThing", Method: "GET", Path: "/ranges", Accept: "application/json",
 		Retry: retryFast, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
-	c.opSlowThing = e.Operation(runtime.OperationSpec{
+	c.opSlowThing = e.Operation(impl.OperationSpec{
 		Name: "slowThing", Method: "GET", Path: "/slow",
 		Retry: retrySlow, Timeout: 2 * time.Second, TotalTimeout: 200 * time.Millisecond,
 	})
-	c.opListThings = e.Operation(runtime.OperationSpec{
+	c.opListThings = e.Operation(impl.OperationSpec{
 		Name: "listThings", Method: "GET", Path: "/things", Accept: "application/json",
 		Retry: retryFast, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
-	c.opCreateThing = e.Operation(runtime.OperationSpec{
+	c.opCreateThing = e.Operation(impl.OperationSpec{
 		Name: "createThing", Method: "POST", Path: "/things", Accept: "application/json",
 		NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
-	c.opGetThing = e.Operation(runtime.OperationSpec{
+	c.opGetThing = e.Operation(impl.OperationSpec{
 		Name: "getThing", Method: "GET", Path: "/things/{id}", Accept: "application/json",
 		Retry: retryFast, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
-	c.opTrialThing = e.Operation(runtime.OperationSpec{
+	c.opTrialThing = e.Operation(impl.OperationSpec{
 		Name: "trialThing", Method: "GET", Path: "/trial",
 		Breaker: breakerTiny, Retry: retryFast, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
@@ -325,7 +326,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -335,12 +336,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // BudgetThingResponse is the answer to BudgetThing.
 type BudgetThingResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // BudgetThing calls GET /budget.
@@ -350,8 +351,8 @@ type BudgetThingResponse struct {
 //   - retry [RetrySpent] (on: GET).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) BudgetThing(ctx context.Context, opts ...runtime.CallOption) (*BudgetThingResponse, error) {
-	req := runtime.Request{Path: "/budget"}
-	return runtime.Call(ctx, c.opBudgetThing, &req, new(BudgetThingResponse), opts)
+	req := wire.Request{Path: "/budget"}
+	return impl.Call(ctx, c.opBudgetThing, &req, new(BudgetThingResponse), opts)
 }
 
 // KeyedThingParams are the query, header and cookie parameters of KeyedThing (nil leaves one out).
@@ -363,7 +364,7 @@ type KeyedThingParams struct {
 
 // KeyedThingResponse is the answer to KeyedThing.
 type KeyedThingResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // KeyedThing calls POST /keyed.
@@ -374,19 +375,19 @@ type KeyedThingResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) KeyedThing(ctx context.Context, params *KeyedThingParams, body Thing, opts ...runtime.CallOption) (*KeyedThingResponse, error) {
-	req := runtime.Request{Path: "/keyed", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/keyed", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opKeyedThing, &req, new(KeyedThingResponse), opts)
+	return impl.Call(ctx, c.opKeyedThing, &req, new(KeyedThingResponse), opts)
 }
 
 // OffThingResponse is the answer to OffThing.
 type OffThingResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // OffThing calls GET /off.
@@ -396,13 +397,13 @@ type OffThingResponse struct {
 //   - no retry (retry: none).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) OffThing(ctx context.Context, opts ...runtime.CallOption) (*OffThingResponse, error) {
-	req := runtime.Request{Path: "/off"}
-	return runtime.Call(ctx, c.opOffThing, &req, new(OffThingResponse), opts)
+	req := wire.Request{Path: "/off"}
+	return impl.Call(ctx, c.opOffThing, &req, new(OffThingResponse), opts)
 }
 
 // RangeThingResponse is the answer to RangeThing.
 type RangeThingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Thing   `resgen:"200"` // ok.
 	JSON4XX *Problem `resgen:"4XX"` // client error.
 	JSON5XX *Problem `resgen:"5XX"` // server error.
@@ -415,13 +416,13 @@ type RangeThingResponse struct {
 //   - retry [RetryFast] (on: GET).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) RangeThing(ctx context.Context, opts ...runtime.CallOption) (*RangeThingResponse, error) {
-	req := runtime.Request{Path: "/ranges"}
-	return runtime.Call(ctx, c.opRangeThing, &req, new(RangeThingResponse), opts)
+	req := wire.Request{Path: "/ranges"}
+	return impl.Call(ctx, c.opRangeThing, &req, new(RangeThingResponse), opts)
 }
 
 // SlowThingResponse is the answer to SlowThing.
 type SlowThingResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // SlowThing calls GET /slow.
@@ -431,13 +432,13 @@ type SlowThingResponse struct {
 //   - retry [RetrySlow] (on: GET).
 //   - timeouts: 2s per attempt, 200ms in all.
 func (c *Client) SlowThing(ctx context.Context, opts ...runtime.CallOption) (*SlowThingResponse, error) {
-	req := runtime.Request{Path: "/slow"}
-	return runtime.Call(ctx, c.opSlowThing, &req, new(SlowThingResponse), opts)
+	req := wire.Request{Path: "/slow"}
+	return impl.Call(ctx, c.opSlowThing, &req, new(SlowThingResponse), opts)
 }
 
 // ListThingsResponse is the answer to ListThings.
 type ListThingsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200     []Thing  `resgen:"200"`     // ok.
 	JSONDefault *Problem `resgen:"default"` // error.
 }
@@ -449,13 +450,13 @@ type ListThingsResponse struct {
 //   - retry [RetryFast] (on: GET).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*ListThingsResponse, error) {
-	req := runtime.Request{Path: "/things"}
-	return runtime.Call(ctx, c.opListThings, &req, new(ListThingsResponse), opts)
+	req := wire.Request{Path: "/things"}
+	return impl.Call(ctx, c.opListThings, &req, new(ListThingsResponse), opts)
 }
 
 // CreateThingResponse is the answer to CreateThing.
 type CreateThingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON201     *Thing   `resgen:"201"`     // made.
 	JSONDefault *Problem `resgen:"default"` // error.
 }
@@ -467,13 +468,13 @@ type CreateThingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) CreateThing(ctx context.Context, body Thing, opts ...runtime.CallOption) (*CreateThingResponse, error) {
-	req := runtime.Request{Path: "/things", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateThing, &req, new(CreateThingResponse), opts)
+	req := wire.Request{Path: "/things", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateThing, &req, new(CreateThingResponse), opts)
 }
 
 // GetThingResponse is the answer to GetThing.
 type GetThingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Thing   `resgen:"200"` // ok.
 	JSON404 *Problem `resgen:"404"` // none.
 }
@@ -488,13 +489,13 @@ func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOp
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
+	req := wire.Request{Path: "/things/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }
 
 // TrialThingResponse is the answer to TrialThing.
 type TrialThingResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // TrialThing calls GET /trial.
@@ -504,6 +505,6 @@ type TrialThingResponse struct {
 //   - retry [RetryFast] (on: GET).
 //   - timeouts: 2s per attempt, 5s in all.
 func (c *Client) TrialThing(ctx context.Context, opts ...runtime.CallOption) (*TrialThingResponse, error) {
-	req := runtime.Request{Path: "/trial"}
-	return runtime.Call(ctx, c.opTrialThing, &req, new(TrialThingResponse), opts)
+	req := wire.Request{Path: "/trial"}
+	return impl.Call(ctx, c.opTrialThing, &req, new(TrialThingResponse), opts)
 }

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type GetPrefsPos struct {
 	Label *string `json:"label,omitzero"`
@@ -36,11 +37,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGetPrefs runs GetPrefs.
-	opGetPrefs *runtime.Operation
+	opGetPrefs *impl.Operation
 }
 
 // Option configures a Client.
@@ -117,7 +118,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -166,7 +167,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetPrefs = e.Operation(runtime.OperationSpec{
+	c.opGetPrefs = e.Operation(impl.OperationSpec{
 		Name: "getPrefs", Method: "GET", Path: "/prefs",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -222,7 +223,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -232,7 +233,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetPrefsParams are the query, header and cookie parameters of GetPrefs (nil leaves one out).
@@ -244,7 +245,7 @@ type GetPrefsParams struct {
 
 // GetPrefsResponse is the answer to GetPrefs.
 type GetPrefsResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // GetPrefs calls GET /prefs.
@@ -254,7 +255,7 @@ type GetPrefsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetPrefs(ctx context.Context, params *GetPrefsParams, opts ...runtime.CallOption) (*GetPrefsResponse, error) {
-	req := runtime.Request{Path: "/prefs"}
+	req := wire.Request{Path: "/prefs"}
 	if params != nil {
 		if params.Name != nil {
 			req.AddCookie("name", wire.CookieValue(*params.Name))
@@ -270,5 +271,5 @@ func (c *Client) GetPrefs(ctx context.Context, params *GetPrefsParams, opts ...r
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opGetPrefs, &req, new(GetPrefsResponse), opts)
+	return impl.Call(ctx, c.opGetPrefs, &req, new(GetPrefsResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Kind string
 
@@ -44,19 +45,19 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGetBox runs GetBox.
-	opGetBox *runtime.Operation
+	opGetBox *impl.Operation
 	// opGetFile runs GetFile.
-	opGetFile *runtime.Operation
+	opGetFile *impl.Operation
 	// opPutItem runs PutItem.
-	opPutItem *runtime.Operation
+	opPutItem *impl.Operation
 	// opGetKind runs GetKind.
-	opGetKind *runtime.Operation
+	opGetKind *impl.Operation
 	// opGetTags runs GetTags.
-	opGetTags *runtime.Operation
+	opGetTags *impl.Operation
 }
 
 // Option configures a Client.
@@ -133,7 +134,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -182,23 +183,23 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetBox = e.Operation(runtime.OperationSpec{
+	c.opGetBox = e.Operation(impl.OperationSpec{
 		Name: "getBox", Method: "GET", Path: "/boxes/{box}",
 		Breaker: breakerTight, Retry: retrySteady, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetFile = e.Operation(runtime.OperationSpec{
+	c.opGetFile = e.Operation(impl.OperationSpec{
 		Name: "getFile", Method: "GET", Path: "/files/{name}",
 		Breaker: breakerTight, Retry: retrySteady, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPutItem = e.Operation(runtime.OperationSpec{
+	c.opPutItem = e.Operation(impl.OperationSpec{
 		Name: "putItem", Method: "PUT", Path: "/items/{id}",
 		Breaker: breakerTight, Retry: retrySteady, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetKind = e.Operation(runtime.OperationSpec{
+	c.opGetKind = e.Operation(impl.OperationSpec{
 		Name: "getKind", Method: "GET", Path: "/kinds/{kind}/{n}",
 		Breaker: breakerTight, Retry: retrySteady, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetTags = e.Operation(runtime.OperationSpec{
+	c.opGetTags = e.Operation(impl.OperationSpec{
 		Name: "getTags", Method: "GET", Path: "/tags/{tags}",
 		Breaker: breakerTight, Retry: retrySteady, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -253,7 +254,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -263,12 +264,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetBoxResponse is the answer to GetBox.
 type GetBoxResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // GetBox calls GET /boxes/{box}.
@@ -285,13 +286,13 @@ func (c *Client) GetBox(ctx context.Context, box GetBoxBox, opts ...runtime.Call
 	if wire.EmptyValue(box) {
 		return nil, &runtime.RequestError{Operation: "getBox", Reason: "path parameter \"box\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/boxes/" + boxText}
-	return runtime.Call(ctx, c.opGetBox, &req, new(GetBoxResponse), opts)
+	req := wire.Request{Path: "/boxes/" + boxText}
+	return impl.Call(ctx, c.opGetBox, &req, new(GetBoxResponse), opts)
 }
 
 // GetFileResponse is the answer to GetFile.
 type GetFileResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // GetFile calls GET /files/{name}.
@@ -304,13 +305,13 @@ func (c *Client) GetFile(ctx context.Context, name string, opts ...runtime.CallO
 	if name == "" {
 		return nil, &runtime.RequestError{Operation: "getFile", Reason: "path parameter \"name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/files/" + wire.PathValue("label", false, "name", name)}
-	return runtime.Call(ctx, c.opGetFile, &req, new(GetFileResponse), opts)
+	req := wire.Request{Path: "/files/" + wire.PathValue("label", false, "name", name)}
+	return impl.Call(ctx, c.opGetFile, &req, new(GetFileResponse), opts)
 }
 
 // PutItemResponse is the answer to PutItem.
 type PutItemResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // PutItem calls PUT /items/{id}.
@@ -323,13 +324,13 @@ func (c *Client) PutItem(ctx context.Context, id string, opts ...runtime.CallOpt
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "putItem", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/items/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opPutItem, &req, new(PutItemResponse), opts)
+	req := wire.Request{Path: "/items/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opPutItem, &req, new(PutItemResponse), opts)
 }
 
 // GetKindResponse is the answer to GetKind.
 type GetKindResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // GetKind calls GET /kinds/{kind}/{n}.
@@ -342,13 +343,13 @@ func (c *Client) GetKind(ctx context.Context, kind Kind, n int64, opts ...runtim
 	if kind == "" {
 		return nil, &runtime.RequestError{Operation: "getKind", Reason: "path parameter \"kind\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/kinds/" + wire.PathSegment(string(kind)) + "/" + wire.PathSegment(strconv.FormatInt(int64(n), 10))}
-	return runtime.Call(ctx, c.opGetKind, &req, new(GetKindResponse), opts)
+	req := wire.Request{Path: "/kinds/" + wire.PathSegment(string(kind)) + "/" + wire.PathSegment(strconv.FormatInt(int64(n), 10))}
+	return impl.Call(ctx, c.opGetKind, &req, new(GetKindResponse), opts)
 }
 
 // GetTagsResponse is the answer to GetTags.
 type GetTagsResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // GetTags calls GET /tags/{tags}.
@@ -361,6 +362,6 @@ func (c *Client) GetTags(ctx context.Context, tags []string, opts ...runtime.Cal
 	if len(tags) == 0 || len(tags) == 1 && tags[0] == "" {
 		return nil, &runtime.RequestError{Operation: "getTags", Reason: "path parameter \"tags\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/tags/" + wire.PathValue("", false, "tags", tags...)}
-	return runtime.Call(ctx, c.opGetTags, &req, new(GetTagsResponse), opts)
+	req := wire.Request{Path: "/tags/" + wire.PathValue("", false, "tags", tags...)}
+	return impl.Call(ctx, c.opGetTags, &req, new(GetTagsResponse), opts)
 }

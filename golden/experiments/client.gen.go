@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Result struct {
 	Done bool    `json:"done"`
@@ -36,17 +37,17 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opCappedWindow runs CappedWindow.
-	opCappedWindow *runtime.Operation
+	opCappedWindow *impl.Operation
 	// opRecovering runs Recovering.
-	opRecovering *runtime.Operation
+	opRecovering *impl.Operation
 	// opSlowSuccess runs SlowSuccess.
-	opSlowSuccess *runtime.Operation
+	opSlowSuccess *impl.Operation
 	// opSustainedFailure runs SustainedFailure.
-	opSustainedFailure *runtime.Operation
+	opSustainedFailure *impl.Operation
 }
 
 // Option configures a Client.
@@ -123,7 +124,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +134,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -211,19 +212,19 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opCappedWindow = e.Operation(runtime.OperationSpec{
+	c.opCappedWindow = e.Operation(impl.OperationSpec{
 		Name: "cappedWindow", Method: "GET", Path: "/capped", Accept: "application/json",
 		Breaker: breakerCapped, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
-	c.opRecovering = e.Operation(runtime.OperationSpec{
+	c.opRecovering = e.Operation(impl.OperationSpec{
 		Name: "recovering", Method: "GET", Path: "/recovering/{id}", Accept: "application/json",
 		Breaker: breakerRecovering, Retry: retryConstant, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
-	c.opSlowSuccess = e.Operation(runtime.OperationSpec{
+	c.opSlowSuccess = e.Operation(impl.OperationSpec{
 		Name: "slowSuccess", Method: "GET", Path: "/slow", Accept: "application/json",
 		Breaker: breakerSlow, Retry: retryConstant, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
-	c.opSustainedFailure = e.Operation(runtime.OperationSpec{
+	c.opSustainedFailure = e.Operation(impl.OperationSpec{
 		Name: "sustainedFailure", Method: "GET", Path: "/sustained", Accept: "application/json",
 		Breaker: breakerSustained, Retry: retryConstant, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
@@ -313,7 +314,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -323,12 +324,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CappedWindowResponse is the answer to CappedWindow.
 type CappedWindowResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Result `resgen:"200"` // ok.
 }
 
@@ -341,13 +342,13 @@ type CappedWindowResponse struct {
 //   - no retry (retry: none).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CappedWindow(ctx context.Context, opts ...runtime.CallOption) (*CappedWindowResponse, error) {
-	req := runtime.Request{Path: "/capped"}
-	return runtime.Call(ctx, c.opCappedWindow, &req, new(CappedWindowResponse), opts)
+	req := wire.Request{Path: "/capped"}
+	return impl.Call(ctx, c.opCappedWindow, &req, new(CappedWindowResponse), opts)
 }
 
 // RecoveringResponse is the answer to Recovering.
 type RecoveringResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Result `resgen:"200"` // ok.
 }
 
@@ -363,13 +364,13 @@ func (c *Client) Recovering(ctx context.Context, id string, opts ...runtime.Call
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "recovering", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/recovering/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opRecovering, &req, new(RecoveringResponse), opts)
+	req := wire.Request{Path: "/recovering/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opRecovering, &req, new(RecoveringResponse), opts)
 }
 
 // SlowSuccessResponse is the answer to SlowSuccess.
 type SlowSuccessResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Result `resgen:"200"` // ok.
 }
 
@@ -382,13 +383,13 @@ type SlowSuccessResponse struct {
 //   - retry [RetryConstant] (on: GET).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) SlowSuccess(ctx context.Context, opts ...runtime.CallOption) (*SlowSuccessResponse, error) {
-	req := runtime.Request{Path: "/slow"}
-	return runtime.Call(ctx, c.opSlowSuccess, &req, new(SlowSuccessResponse), opts)
+	req := wire.Request{Path: "/slow"}
+	return impl.Call(ctx, c.opSlowSuccess, &req, new(SlowSuccessResponse), opts)
 }
 
 // SustainedFailureResponse is the answer to SustainedFailure.
 type SustainedFailureResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Result `resgen:"200"` // ok.
 }
 
@@ -401,6 +402,6 @@ type SustainedFailureResponse struct {
 //   - retry [RetryConstant] (on: GET).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) SustainedFailure(ctx context.Context, opts ...runtime.CallOption) (*SustainedFailureResponse, error) {
-	req := runtime.Request{Path: "/sustained"}
-	return runtime.Call(ctx, c.opSustainedFailure, &req, new(SustainedFailureResponse), opts)
+	req := wire.Request{Path: "/sustained"}
+	return impl.Call(ctx, c.opSustainedFailure, &req, new(SustainedFailureResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Item struct {
 	ID   string  `json:"id"`
@@ -38,20 +39,20 @@ type Client struct {
 	overrides   *runtime.Overrides
 	fleet       *runtime.Fleet
 	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
+	engine      *impl.Engine
 	breakers    map[string]*runtime.Breaker
-	credentials []runtime.Credential
+	credentials []wire.Credential
 
 	// opPostEvent runs PostEvent.
-	opPostEvent *runtime.Operation
+	opPostEvent *impl.Operation
 	// opGetItem runs GetItem.
-	opGetItem *runtime.Operation
+	opGetItem *impl.Operation
 	// opTouchItem runs TouchItem.
-	opTouchItem *runtime.Operation
+	opTouchItem *impl.Operation
 	// opCreateOrder runs CreateOrder.
-	opCreateOrder *runtime.Operation
+	opCreateOrder *impl.Operation
 	// opCreatePayment runs CreatePayment.
-	opCreatePayment *runtime.Operation
+	opCreatePayment *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -104,9 +105,9 @@ func WithBearer(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithBearer: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "bearer",
-			Kind:   runtime.AuthBearer,
+			Kind:   wire.AuthBearer,
 			Token:  src,
 		})
 		return nil
@@ -122,9 +123,9 @@ func WithHeaderKey(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithHeaderKey: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "headerKey",
-			Kind:   runtime.AuthHeader,
+			Kind:   wire.AuthHeader,
 			Param:  "X-Api-Key",
 			Token:  src,
 		})
@@ -141,9 +142,9 @@ func WithQueryKey(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithQueryKey: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "queryKey",
-			Kind:   runtime.AuthQuery,
+			Kind:   wire.AuthQuery,
 			Param:  "api_key",
 			Token:  src,
 		})
@@ -187,7 +188,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +198,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:       c.callOpts,
 		Credentials:       c.credentials,
 		Fleet:             c.fleet,
@@ -238,25 +239,25 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   time.Second,
 	}
 
-	c.opPostEvent = e.Operation(runtime.OperationSpec{
+	c.opPostEvent = e.Operation(impl.OperationSpec{
 		Name: "postEvent", Method: "POST", Path: "/events", Accept: "application/json",
-		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
-	c.opGetItem = e.Operation(runtime.OperationSpec{
+	c.opGetItem = e.Operation(impl.OperationSpec{
 		Name: "getItem", Method: "GET", Path: "/items/{id}", Accept: "application/json",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
-	c.opTouchItem = e.Operation(runtime.OperationSpec{
+	c.opTouchItem = e.Operation(impl.OperationSpec{
 		Name: "touchItem", Method: "GET", Path: "/items/{id}/touch", Accept: "application/json",
-		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
-	c.opCreateOrder = e.Operation(runtime.OperationSpec{
+	c.opCreateOrder = e.Operation(impl.OperationSpec{
 		Name: "createOrder", Method: "POST", Path: "/orders", Accept: "application/json",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
-	c.opCreatePayment = e.Operation(runtime.OperationSpec{
+	c.opCreatePayment = e.Operation(impl.OperationSpec{
 		Name: "createPayment", Method: "POST", Path: "/payments", Accept: "application/json",
-		Breaker: breakerShared, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []runtime.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
+		Breaker: breakerShared, Timeout: 2 * time.Second, TotalTimeout: 6 * time.Second, Security: []wire.SecurityRequirement{{"bearer", "headerKey", "queryKey"}},
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -309,7 +310,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -319,12 +320,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PostEventResponse is the answer to PostEvent.
 type PostEventResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the event.
 }
 
@@ -337,13 +338,13 @@ type PostEventResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) PostEvent(ctx context.Context, body Item, opts ...runtime.CallOption) (*PostEventResponse, error) {
-	req := runtime.Request{Path: "/events", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPostEvent, &req, new(PostEventResponse), opts)
+	req := wire.Request{Path: "/events", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPostEvent, &req, new(PostEventResponse), opts)
 }
 
 // GetItemResponse is the answer to GetItem.
 type GetItemResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the item.
 }
 
@@ -359,13 +360,13 @@ func (c *Client) GetItem(ctx context.Context, id string, opts ...runtime.CallOpt
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getItem", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/items/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetItem, &req, new(GetItemResponse), opts)
+	req := wire.Request{Path: "/items/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetItem, &req, new(GetItemResponse), opts)
 }
 
 // TouchItemResponse is the answer to TouchItem.
 type TouchItemResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the item, touched.
 }
 
@@ -381,8 +382,8 @@ func (c *Client) TouchItem(ctx context.Context, id string, opts ...runtime.CallO
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "touchItem", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/items/" + wire.PathSegment(id) + "/touch"}
-	return runtime.Call(ctx, c.opTouchItem, &req, new(TouchItemResponse), opts)
+	req := wire.Request{Path: "/items/" + wire.PathSegment(id) + "/touch"}
+	return impl.Call(ctx, c.opTouchItem, &req, new(TouchItemResponse), opts)
 }
 
 // CreateOrderParams are the query, header and cookie parameters of CreateOrder (nil leaves one
@@ -394,7 +395,7 @@ type CreateOrderParams struct {
 
 // CreateOrderResponse is the answer to CreateOrder.
 type CreateOrderResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the order.
 }
 
@@ -408,14 +409,14 @@ type CreateOrderResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, body Item, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
-	req := runtime.Request{Path: "/orders", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/orders", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
+	return impl.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
 }
 
 // CreatePaymentParams are the query, header and cookie parameters of CreatePayment (nil leaves one
@@ -427,7 +428,7 @@ type CreatePaymentParams struct {
 
 // CreatePaymentResponse is the answer to CreatePayment.
 type CreatePaymentResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Item `resgen:"200"` // the payment.
 }
 
@@ -441,12 +442,12 @@ type CreatePaymentResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 2s per attempt, 6s in all.
 func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams, body Item, opts ...runtime.CallOption) (*CreatePaymentResponse, error) {
-	req := runtime.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
+	return impl.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Extra struct {
 	B *string `json:"b,omitzero"`
@@ -53,11 +54,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opCreateOrder runs CreateOrder.
-	opCreateOrder *runtime.Operation
+	opCreateOrder *impl.Operation
 }
 
 // Option configures a Client.
@@ -134,7 +135,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -171,7 +172,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opCreateOrder = e.Operation(runtime.OperationSpec{
+	c.opCreateOrder = e.Operation(impl.OperationSpec{
 		Name: "createOrder", Method: "POST", Path: "/orders",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -211,7 +212,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -221,12 +222,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CreateOrderResponse is the answer to CreateOrder.
 type CreateOrderResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreateOrder calls POST /orders.
@@ -238,7 +239,7 @@ type CreateOrderResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateOrder(ctx context.Context, body CreateOrderForm, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
-	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := wire.FormBody(body)
 		if err != nil {
@@ -253,7 +254,7 @@ func (c *Client) CreateOrder(ctx context.Context, body CreateOrderForm, opts ...
 // (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) CreateOrderWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -265,7 +266,7 @@ func (c *Client) CreateOrderWithBody(ctx context.Context, contentType string, bo
 }
 
 // sendCreateOrder sends CreateOrder and its variants with req's body.
-func (c *Client) sendCreateOrder(ctx context.Context, req *runtime.Request, opts []runtime.CallOption) (*CreateOrderResponse, error) {
+func (c *Client) sendCreateOrder(ctx context.Context, req *wire.Request, opts []runtime.CallOption) (*CreateOrderResponse, error) {
 	req.Path = "/orders"
-	return runtime.Call(ctx, c.opCreateOrder, req, new(CreateOrderResponse), opts)
+	return impl.Call(ctx, c.opCreateOrder, req, new(CreateOrderResponse), opts)
 }

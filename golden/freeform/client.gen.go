@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Open struct {
 	Name *string `json:"name,omitzero"`
@@ -104,13 +105,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGetSettings runs GetSettings.
-	opGetSettings *runtime.Operation
+	opGetSettings *impl.Operation
 	// opPutThing runs PutThing.
-	opPutThing *runtime.Operation
+	opPutThing *impl.Operation
 }
 
 // Option configures a Client.
@@ -187,7 +188,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +198,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -236,11 +237,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetSettings = e.Operation(runtime.OperationSpec{
+	c.opGetSettings = e.Operation(impl.OperationSpec{
 		Name: "getSettings", Method: "GET", Path: "/settings", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPutThing = e.Operation(runtime.OperationSpec{
+	c.opPutThing = e.Operation(impl.OperationSpec{
 		Name: "putThing", Method: "POST", Path: "/things", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -296,7 +297,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -306,12 +307,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetSettingsResponse is the answer to GetSettings.
 type GetSettingsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Settings `resgen:"200"` // free-form settings.
 }
 
@@ -322,13 +323,13 @@ type GetSettingsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetSettings(ctx context.Context, opts ...runtime.CallOption) (*GetSettingsResponse, error) {
-	req := runtime.Request{Path: "/settings"}
-	return runtime.Call(ctx, c.opGetSettings, &req, new(GetSettingsResponse), opts)
+	req := wire.Request{Path: "/settings"}
+	return impl.Call(ctx, c.opGetSettings, &req, new(GetSettingsResponse), opts)
 }
 
 // PutThingResponse is the answer to PutThing.
 type PutThingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Thing `resgen:"200"` // the thing as stored.
 }
 
@@ -339,6 +340,6 @@ type PutThingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutThing(ctx context.Context, body Thing, opts ...runtime.CallOption) (*PutThingResponse, error) {
-	req := runtime.Request{Path: "/things", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPutThing, &req, new(PutThingResponse), opts)
+	req := wire.Request{Path: "/things", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPutThing, &req, new(PutThingResponse), opts)
 }

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Client calls the Header refusal API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
@@ -31,11 +33,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListThings runs ListThings.
-	opListThings *runtime.Operation
+	opListThings *impl.Operation
 }
 
 // Option configures a Client.
@@ -112,7 +114,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -161,7 +163,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListThings = e.Operation(runtime.OperationSpec{
+	c.opListThings = e.Operation(impl.OperationSpec{
 		Name: "listThings", Method: "GET", Path: "/things",
 		Breaker: breakerTight, Retry: retrySteady, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -216,7 +218,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -226,7 +228,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListThingsParams are the query, header and cookie parameters of ListThings (nil leaves one out).
@@ -237,7 +239,7 @@ type ListThingsParams struct {
 
 // ListThingsResponse is the answer to ListThings.
 type ListThingsResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // ListThings calls GET /things.
@@ -247,7 +249,7 @@ type ListThingsResponse struct {
 //   - retry [RetrySteady] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListThings(ctx context.Context, params *ListThingsParams, opts ...runtime.CallOption) (*ListThingsResponse, error) {
-	req := runtime.Request{Path: "/things"}
+	req := wire.Request{Path: "/things"}
 	if params != nil {
 		if params.XTrace != nil {
 			req.AddHeader("X-Trace", *params.XTrace)
@@ -256,5 +258,5 @@ func (c *Client) ListThings(ctx context.Context, params *ListThingsParams, opts 
 			req.AddHeader("X-Tags", strings.Join(params.XTags, ","))
 		}
 	}
-	return runtime.Call(ctx, c.opListThings, &req, new(ListThingsResponse), opts)
+	return impl.Call(ctx, c.opListThings, &req, new(ListThingsResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // A pet.
 //
@@ -164,11 +165,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGet2JPet runs Get2JPet.
-	opGet2JPet *runtime.Operation
+	opGet2JPet *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -250,7 +251,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +261,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -299,7 +300,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGet2JPet = e.Operation(runtime.OperationSpec{
+	c.opGet2JPet = e.Operation(impl.OperationSpec{
 		Name: "get\x1b[2JPet\u202e\r", Method: "GET", Path: "/pets/{id\x1b[0m}", Accept: "application/json",
 		Breaker: breakerQuiet2KBreaker, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -355,7 +356,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -365,7 +366,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // Get2JPetParams are the query, header and cookie parameters of Get2JPet (nil leaves one out).
@@ -376,7 +377,7 @@ type Get2JPetParams struct {
 
 // Get2JPetResponse is the answer to Get2JPet.
 type Get2JPetResponse struct {
-	runtime.Response
+	wire.Response
 	XEvil   *string `resgen:"header:X-Evil\u202e"` // h [5m.
 	JSON200 *Pet7m  `resgen:"200"`                 // ok.
 }
@@ -395,11 +396,11 @@ func (c *Client) Get2JPet(ctx context.Context, iD0m string, params *Get2JPetPara
 	if iD0m == "" {
 		return nil, &runtime.RequestError{Operation: "get\x1b[2JPet\u202e\r", Reason: "path parameter \"id\\x1b[0m\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/pets/" + wire.PathSegment(iD0m)}
+	req := wire.Request{Path: "/pets/" + wire.PathSegment(iD0m)}
 	if params != nil {
 		if params.Q8HTTPEvil != nil {
 			req.Query.Add("q\x1b]8;;http://evil\a", string(*params.Q8HTTPEvil))
 		}
 	}
-	return runtime.Call(ctx, c.opGet2JPet, &req, new(Get2JPetResponse), opts)
+	return impl.Call(ctx, c.opGet2JPet, &req, new(Get2JPetResponse), opts)
 }

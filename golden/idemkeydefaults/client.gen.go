@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Client calls the Idempotency key in the defaults API. Every method runs behind its operation's
 // circuit
@@ -32,15 +33,15 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opCreateNote runs CreateNote.
-	opCreateNote *runtime.Operation
+	opCreateNote *impl.Operation
 	// opCreateOrder runs CreateOrder.
-	opCreateOrder *runtime.Operation
+	opCreateOrder *impl.Operation
 	// opCreatePayment runs CreatePayment.
-	opCreatePayment *runtime.Operation
+	opCreatePayment *impl.Operation
 }
 
 // Option configures a Client.
@@ -117,7 +118,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -166,15 +167,15 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opCreateNote = e.Operation(runtime.OperationSpec{
+	c.opCreateNote = e.Operation(impl.OperationSpec{
 		Name: "createNote", Method: "POST", Path: "/notes",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateOrder = e.Operation(runtime.OperationSpec{
+	c.opCreateOrder = e.Operation(impl.OperationSpec{
 		Name: "createOrder", Method: "POST", Path: "/orders",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreatePayment = e.Operation(runtime.OperationSpec{
+	c.opCreatePayment = e.Operation(impl.OperationSpec{
 		Name: "createPayment", Method: "POST", Path: "/payments",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -230,7 +231,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -240,7 +241,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CreateNoteParams are the query, header and cookie parameters of CreateNote (nil leaves one out).
@@ -252,7 +253,7 @@ type CreateNoteParams struct {
 
 // CreateNoteResponse is the answer to CreateNote.
 type CreateNoteResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreateNote calls POST /notes.
@@ -263,14 +264,14 @@ type CreateNoteResponse struct {
 //   - idempotency key: the X-Request-Id header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateNote(ctx context.Context, params *CreateNoteParams, opts ...runtime.CallOption) (*CreateNoteResponse, error) {
-	req := runtime.Request{Path: "/notes"}
+	req := wire.Request{Path: "/notes"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("X-Request-Id", key)
-	return runtime.Call(ctx, c.opCreateNote, &req, new(CreateNoteResponse), opts)
+	return impl.Call(ctx, c.opCreateNote, &req, new(CreateNoteResponse), opts)
 }
 
 // CreateOrderParams are the query, header and cookie parameters of CreateOrder (nil leaves one
@@ -282,7 +283,7 @@ type CreateOrderParams struct {
 
 // CreateOrderResponse is the answer to CreateOrder.
 type CreateOrderResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreateOrder calls POST /orders.
@@ -293,14 +294,14 @@ type CreateOrderResponse struct {
 //   - idempotency key: the X-Request-Id header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateOrder(ctx context.Context, params *CreateOrderParams, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
-	req := runtime.Request{Path: "/orders"}
+	req := wire.Request{Path: "/orders"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.XRequestID != nil {
 		key = *params.XRequestID
 	}
 	req.SetHeader("X-Request-Id", key)
-	return runtime.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
+	return impl.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
 }
 
 // CreatePaymentParams are the query, header and cookie parameters of CreatePayment (nil leaves one
@@ -312,7 +313,7 @@ type CreatePaymentParams struct {
 
 // CreatePaymentResponse is the answer to CreatePayment.
 type CreatePaymentResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreatePayment calls POST /payments.
@@ -323,12 +324,12 @@ type CreatePaymentResponse struct {
 //   - idempotency key: the X-Payment-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams, opts ...runtime.CallOption) (*CreatePaymentResponse, error) {
-	req := runtime.Request{Path: "/payments"}
+	req := wire.Request{Path: "/payments"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.XPaymentKey != nil {
 		key = *params.XPaymentKey
 	}
 	req.SetHeader("x-payment-key", key)
-	return runtime.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
+	return impl.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
 }

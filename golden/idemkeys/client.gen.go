@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // UnionKeyIdempotencyKey is any of: Int, String. The field that is set holds the value.
 type UnionKeyIdempotencyKey struct {
@@ -89,27 +90,27 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opBoundedKey runs BoundedKey.
-	opBoundedKey *runtime.Operation
+	opBoundedKey *impl.Operation
 	// opCustomKey runs CustomKey.
-	opCustomKey *runtime.Operation
+	opCustomKey *impl.Operation
 	// opIntKey runs IntKey.
-	opIntKey *runtime.Operation
+	opIntKey *impl.Operation
 	// opListKey runs ListKey.
-	opListKey *runtime.Operation
+	opListKey *impl.Operation
 	// opNearMiss runs NearMiss.
-	opNearMiss *runtime.Operation
+	opNearMiss *impl.Operation
 	// opNearMissPrefix runs NearMissPrefix.
-	opNearMissPrefix *runtime.Operation
+	opNearMissPrefix *impl.Operation
 	// opNearMissTypo runs NearMissTypo.
-	opNearMissTypo *runtime.Operation
+	opNearMissTypo *impl.Operation
 	// opNumberKey runs NumberKey.
-	opNumberKey *runtime.Operation
+	opNumberKey *impl.Operation
 	// opUnionKey runs UnionKey.
-	opUnionKey *runtime.Operation
+	opUnionKey *impl.Operation
 }
 
 // Option configures a Client.
@@ -186,7 +187,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -235,39 +236,39 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opBoundedKey = e.Operation(runtime.OperationSpec{
+	c.opBoundedKey = e.Operation(impl.OperationSpec{
 		Name: "boundedKey", Method: "POST", Path: "/bounded",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCustomKey = e.Operation(runtime.OperationSpec{
+	c.opCustomKey = e.Operation(impl.OperationSpec{
 		Name: "customKey", Method: "POST", Path: "/custom",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opIntKey = e.Operation(runtime.OperationSpec{
+	c.opIntKey = e.Operation(impl.OperationSpec{
 		Name: "intKey", Method: "POST", Path: "/int",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opListKey = e.Operation(runtime.OperationSpec{
+	c.opListKey = e.Operation(impl.OperationSpec{
 		Name: "listKey", Method: "POST", Path: "/list",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opNearMiss = e.Operation(runtime.OperationSpec{
+	c.opNearMiss = e.Operation(impl.OperationSpec{
 		Name: "nearMiss", Method: "POST", Path: "/near-miss",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opNearMissPrefix = e.Operation(runtime.OperationSpec{
+	c.opNearMissPrefix = e.Operation(impl.OperationSpec{
 		Name: "nearMissPrefix", Method: "POST", Path: "/near-miss-prefix",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opNearMissTypo = e.Operation(runtime.OperationSpec{
+	c.opNearMissTypo = e.Operation(impl.OperationSpec{
 		Name: "nearMissTypo", Method: "POST", Path: "/near-miss-typo",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opNumberKey = e.Operation(runtime.OperationSpec{
+	c.opNumberKey = e.Operation(impl.OperationSpec{
 		Name: "numberKey", Method: "POST", Path: "/number",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opUnionKey = e.Operation(runtime.OperationSpec{
+	c.opUnionKey = e.Operation(impl.OperationSpec{
 		Name: "unionKey", Method: "POST", Path: "/union",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -323,7 +324,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -333,7 +334,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // BoundedKeyParams are the query, header and cookie parameters of BoundedKey (nil leaves one out).
@@ -345,7 +346,7 @@ type BoundedKeyParams struct {
 
 // BoundedKeyResponse is the answer to BoundedKey.
 type BoundedKeyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // BoundedKey calls POST /bounded.
@@ -356,14 +357,14 @@ type BoundedKeyResponse struct {
 //   - idempotency key: the idempotency-key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) BoundedKey(ctx context.Context, params *BoundedKeyParams, opts ...runtime.CallOption) (*BoundedKeyResponse, error) {
-	req := runtime.Request{Path: "/bounded"}
+	req := wire.Request{Path: "/bounded"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKeyInt(1000, 1999)
 	if params != nil && params.IdempotencyKey != nil {
 		key = strconv.FormatInt(int64(*params.IdempotencyKey), 10)
 	}
 	req.SetHeader("idempotency-key", key)
-	return runtime.Call(ctx, c.opBoundedKey, &req, new(BoundedKeyResponse), opts)
+	return impl.Call(ctx, c.opBoundedKey, &req, new(BoundedKeyResponse), opts)
 }
 
 // CustomKeyParams are the query, header and cookie parameters of CustomKey (nil leaves one out).
@@ -375,7 +376,7 @@ type CustomKeyParams struct {
 
 // CustomKeyResponse is the answer to CustomKey.
 type CustomKeyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // CustomKey calls POST /custom.
@@ -386,14 +387,14 @@ type CustomKeyResponse struct {
 //   - idempotency key: the X-Request-Id header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CustomKey(ctx context.Context, params *CustomKeyParams, opts ...runtime.CallOption) (*CustomKeyResponse, error) {
-	req := runtime.Request{Path: "/custom"}
+	req := wire.Request{Path: "/custom"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKeyInt(0, 2147483647)
 	if params != nil && params.XRequestID != nil {
 		key = strconv.FormatInt(int64(*params.XRequestID), 10)
 	}
 	req.SetHeader("X-Request-Id", key)
-	return runtime.Call(ctx, c.opCustomKey, &req, new(CustomKeyResponse), opts)
+	return impl.Call(ctx, c.opCustomKey, &req, new(CustomKeyResponse), opts)
 }
 
 // IntKeyParams are the query, header and cookie parameters of IntKey (nil leaves one out).
@@ -405,7 +406,7 @@ type IntKeyParams struct {
 
 // IntKeyResponse is the answer to IntKey.
 type IntKeyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // IntKey calls POST /int.
@@ -416,14 +417,14 @@ type IntKeyResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) IntKey(ctx context.Context, params *IntKeyParams, opts ...runtime.CallOption) (*IntKeyResponse, error) {
-	req := runtime.Request{Path: "/int"}
+	req := wire.Request{Path: "/int"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKeyInt(0, 9007199254740991)
 	if params != nil && params.IdempotencyKey != nil {
 		key = strconv.FormatInt(int64(*params.IdempotencyKey), 10)
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opIntKey, &req, new(IntKeyResponse), opts)
+	return impl.Call(ctx, c.opIntKey, &req, new(IntKeyResponse), opts)
 }
 
 // ListKeyParams are the query, header and cookie parameters of ListKey (nil leaves one out).
@@ -434,7 +435,7 @@ type ListKeyParams struct {
 
 // ListKeyResponse is the answer to ListKey.
 type ListKeyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListKey calls POST /list.
@@ -445,14 +446,14 @@ type ListKeyResponse struct {
 //   - idempotency key: the IDEMPOTENCY-KEY header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListKey(ctx context.Context, params *ListKeyParams, opts ...runtime.CallOption) (*ListKeyResponse, error) {
-	req := runtime.Request{Path: "/list"}
+	req := wire.Request{Path: "/list"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = strings.Join(params.IdempotencyKey, ",")
 	}
 	req.SetHeader("IDEMPOTENCY-KEY", key)
-	return runtime.Call(ctx, c.opListKey, &req, new(ListKeyResponse), opts)
+	return impl.Call(ctx, c.opListKey, &req, new(ListKeyResponse), opts)
 }
 
 // NearMissParams are the query, header and cookie parameters of NearMiss (nil leaves one out).
@@ -463,7 +464,7 @@ type NearMissParams struct {
 
 // NearMissResponse is the answer to NearMiss.
 type NearMissResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // NearMiss calls POST /near-miss.
@@ -473,7 +474,7 @@ type NearMissResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMiss(ctx context.Context, params *NearMissParams, opts ...runtime.CallOption) (*NearMissResponse, error) {
-	req := runtime.Request{Path: "/near-miss"}
+	req := wire.Request{Path: "/near-miss"}
 	if params != nil {
 		if params.IdempotencyKeys != nil {
 			req.AddHeader("Idempotency-Keys", *params.IdempotencyKeys)
@@ -482,7 +483,7 @@ func (c *Client) NearMiss(ctx context.Context, params *NearMissParams, opts ...r
 			req.AddHeader("X-Trace", *params.XTrace)
 		}
 	}
-	return runtime.Call(ctx, c.opNearMiss, &req, new(NearMissResponse), opts)
+	return impl.Call(ctx, c.opNearMiss, &req, new(NearMissResponse), opts)
 }
 
 // NearMissPrefixParams are the query, header and cookie parameters of NearMissPrefix (nil leaves
@@ -493,7 +494,7 @@ type NearMissPrefixParams struct {
 
 // NearMissPrefixResponse is the answer to NearMissPrefix.
 type NearMissPrefixResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // NearMissPrefix calls POST /near-miss-prefix.
@@ -503,13 +504,13 @@ type NearMissPrefixResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissPrefix(ctx context.Context, params *NearMissPrefixParams, opts ...runtime.CallOption) (*NearMissPrefixResponse, error) {
-	req := runtime.Request{Path: "/near-miss-prefix"}
+	req := wire.Request{Path: "/near-miss-prefix"}
 	if params != nil {
 		if params.XIdempotencyKey != nil {
 			req.AddHeader("X-Idempotency-Key", *params.XIdempotencyKey)
 		}
 	}
-	return runtime.Call(ctx, c.opNearMissPrefix, &req, new(NearMissPrefixResponse), opts)
+	return impl.Call(ctx, c.opNearMissPrefix, &req, new(NearMissPrefixResponse), opts)
 }
 
 // NearMissTypoParams are the query, header and cookie parameters of NearMissTypo (nil leaves one
@@ -520,7 +521,7 @@ type NearMissTypoParams struct {
 
 // NearMissTypoResponse is the answer to NearMissTypo.
 type NearMissTypoResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // NearMissTypo calls POST /near-miss-typo.
@@ -530,13 +531,13 @@ type NearMissTypoResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NearMissTypo(ctx context.Context, params *NearMissTypoParams, opts ...runtime.CallOption) (*NearMissTypoResponse, error) {
-	req := runtime.Request{Path: "/near-miss-typo"}
+	req := wire.Request{Path: "/near-miss-typo"}
 	if params != nil {
 		if params.IdempotancyKey != nil {
 			req.AddHeader("Idempotancy-Key", *params.IdempotancyKey)
 		}
 	}
-	return runtime.Call(ctx, c.opNearMissTypo, &req, new(NearMissTypoResponse), opts)
+	return impl.Call(ctx, c.opNearMissTypo, &req, new(NearMissTypoResponse), opts)
 }
 
 // NumberKeyParams are the query, header and cookie parameters of NumberKey (nil leaves one out).
@@ -548,7 +549,7 @@ type NumberKeyParams struct {
 
 // NumberKeyResponse is the answer to NumberKey.
 type NumberKeyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // NumberKey calls POST /number.
@@ -559,14 +560,14 @@ type NumberKeyResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) NumberKey(ctx context.Context, params *NumberKeyParams, opts ...runtime.CallOption) (*NumberKeyResponse, error) {
-	req := runtime.Request{Path: "/number"}
+	req := wire.Request{Path: "/number"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKeyInt(1, 9007199254740991)
 	if params != nil && params.IdempotencyKey != nil {
 		key = strconv.FormatFloat(*params.IdempotencyKey, 'f', -1, 64)
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opNumberKey, &req, new(NumberKeyResponse), opts)
+	return impl.Call(ctx, c.opNumberKey, &req, new(NumberKeyResponse), opts)
 }
 
 // UnionKeyParams are the query, header and cookie parameters of UnionKey (nil leaves one out).
@@ -577,7 +578,7 @@ type UnionKeyParams struct {
 
 // UnionKeyResponse is the answer to UnionKey.
 type UnionKeyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // UnionKey calls POST /union.
@@ -588,12 +589,12 @@ type UnionKeyResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UnionKey(ctx context.Context, params *UnionKeyParams, opts ...runtime.CallOption) (*UnionKeyResponse, error) {
-	req := runtime.Request{Path: "/union"}
+	req := wire.Request{Path: "/union"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = (*params.IdempotencyKey).ParamText()
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opUnionKey, &req, new(UnionKeyResponse), opts)
+	return impl.Call(ctx, c.opUnionKey, &req, new(UnionKeyResponse), opts)
 }

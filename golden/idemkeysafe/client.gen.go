@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Client calls the Keys on safe methods API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
@@ -31,19 +32,19 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListKeyed runs ListKeyed.
-	opListKeyed *runtime.Operation
+	opListKeyed *impl.Operation
 	// opListThings runs ListThings.
-	opListThings *runtime.Operation
+	opListThings *impl.Operation
 	// opCreateThing runs CreateThing.
-	opCreateThing *runtime.Operation
+	opCreateThing *impl.Operation
 	// opPutThing runs PutThing.
-	opPutThing *runtime.Operation
+	opPutThing *impl.Operation
 	// opDeleteThing runs DeleteThing.
-	opDeleteThing *runtime.Operation
+	opDeleteThing *impl.Operation
 }
 
 // Option configures a Client.
@@ -120,7 +121,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -169,23 +170,23 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListKeyed = e.Operation(runtime.OperationSpec{
+	c.opListKeyed = e.Operation(impl.OperationSpec{
 		Name: "listKeyed", Method: "GET", Path: "/keyed",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opListThings = e.Operation(runtime.OperationSpec{
+	c.opListThings = e.Operation(impl.OperationSpec{
 		Name: "listThings", Method: "GET", Path: "/things",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateThing = e.Operation(runtime.OperationSpec{
+	c.opCreateThing = e.Operation(impl.OperationSpec{
 		Name: "createThing", Method: "POST", Path: "/things",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPutThing = e.Operation(runtime.OperationSpec{
+	c.opPutThing = e.Operation(impl.OperationSpec{
 		Name: "putThing", Method: "PUT", Path: "/things/{id}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opDeleteThing = e.Operation(runtime.OperationSpec{
+	c.opDeleteThing = e.Operation(impl.OperationSpec{
 		Name: "deleteThing", Method: "DELETE", Path: "/things/{id}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -241,7 +242,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -251,7 +252,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListKeyedParams are the query, header and cookie parameters of ListKeyed (nil leaves one out).
@@ -262,7 +263,7 @@ type ListKeyedParams struct {
 
 // ListKeyedResponse is the answer to ListKeyed.
 type ListKeyedResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // ListKeyed calls GET /keyed.
@@ -273,14 +274,14 @@ type ListKeyedResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListKeyed(ctx context.Context, params *ListKeyedParams, opts ...runtime.CallOption) (*ListKeyedResponse, error) {
-	req := runtime.Request{Path: "/keyed"}
+	req := wire.Request{Path: "/keyed"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opListKeyed, &req, new(ListKeyedResponse), opts)
+	return impl.Call(ctx, c.opListKeyed, &req, new(ListKeyedResponse), opts)
 }
 
 // ListThingsParams are the query, header and cookie parameters of ListThings (nil leaves one out).
@@ -290,7 +291,7 @@ type ListThingsParams struct {
 
 // ListThingsResponse is the answer to ListThings.
 type ListThingsResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // ListThings calls GET /things.
@@ -300,13 +301,13 @@ type ListThingsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListThings(ctx context.Context, params *ListThingsParams, opts ...runtime.CallOption) (*ListThingsResponse, error) {
-	req := runtime.Request{Path: "/things"}
+	req := wire.Request{Path: "/things"}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			req.AddHeader("Idempotency-Key", *params.IdempotencyKey)
 		}
 	}
-	return runtime.Call(ctx, c.opListThings, &req, new(ListThingsResponse), opts)
+	return impl.Call(ctx, c.opListThings, &req, new(ListThingsResponse), opts)
 }
 
 // CreateThingParams are the query, header and cookie parameters of CreateThing (nil leaves one
@@ -318,7 +319,7 @@ type CreateThingParams struct {
 
 // CreateThingResponse is the answer to CreateThing.
 type CreateThingResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // CreateThing calls POST /things.
@@ -329,14 +330,14 @@ type CreateThingResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateThing(ctx context.Context, params *CreateThingParams, opts ...runtime.CallOption) (*CreateThingResponse, error) {
-	req := runtime.Request{Path: "/things"}
+	req := wire.Request{Path: "/things"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opCreateThing, &req, new(CreateThingResponse), opts)
+	return impl.Call(ctx, c.opCreateThing, &req, new(CreateThingResponse), opts)
 }
 
 // PutThingParams are the query, header and cookie parameters of PutThing (nil leaves one out).
@@ -346,7 +347,7 @@ type PutThingParams struct {
 
 // PutThingResponse is the answer to PutThing.
 type PutThingResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // PutThing calls PUT /things/{id}.
@@ -359,13 +360,13 @@ func (c *Client) PutThing(ctx context.Context, id string, params *PutThingParams
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "putThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
+	req := wire.Request{Path: "/things/" + wire.PathSegment(id)}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			req.AddHeader("idempotency-key", *params.IdempotencyKey)
 		}
 	}
-	return runtime.Call(ctx, c.opPutThing, &req, new(PutThingResponse), opts)
+	return impl.Call(ctx, c.opPutThing, &req, new(PutThingResponse), opts)
 }
 
 // DeleteThingParams are the query, header and cookie parameters of DeleteThing (nil leaves one
@@ -376,7 +377,7 @@ type DeleteThingParams struct {
 
 // DeleteThingResponse is the answer to DeleteThing.
 type DeleteThingResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // DeleteThing calls DELETE /things/{id}.
@@ -389,7 +390,7 @@ func (c *Client) DeleteThing(ctx context.Context, id string, params DeleteThingP
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "deleteThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
+	req := wire.Request{Path: "/things/" + wire.PathSegment(id)}
 	req.AddHeader("Idempotency-Key", params.IdempotencyKey)
-	return runtime.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
+	return impl.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type PostObjectIdempotencyKey struct {
 	ID *string `json:"id,omitzero"`
@@ -36,19 +37,19 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opPostBool runs PostBool.
-	opPostBool *runtime.Operation
+	opPostBool *impl.Operation
 	// opPostMap runs PostMap.
-	opPostMap *runtime.Operation
+	opPostMap *impl.Operation
 	// opPostNegative runs PostNegative.
-	opPostNegative *runtime.Operation
+	opPostNegative *impl.Operation
 	// opPostObject runs PostObject.
-	opPostObject *runtime.Operation
+	opPostObject *impl.Operation
 	// opSearch runs Search.
-	opSearch *runtime.Operation
+	opSearch *impl.Operation
 }
 
 // Option configures a Client.
@@ -125,7 +126,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +136,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -174,23 +175,23 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opPostBool = e.Operation(runtime.OperationSpec{
+	c.opPostBool = e.Operation(impl.OperationSpec{
 		Name: "postBool", Method: "POST", Path: "/bool",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostMap = e.Operation(runtime.OperationSpec{
+	c.opPostMap = e.Operation(impl.OperationSpec{
 		Name: "postMap", Method: "POST", Path: "/map",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostNegative = e.Operation(runtime.OperationSpec{
+	c.opPostNegative = e.Operation(impl.OperationSpec{
 		Name: "postNegative", Method: "POST", Path: "/negative",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostObject = e.Operation(runtime.OperationSpec{
+	c.opPostObject = e.Operation(impl.OperationSpec{
 		Name: "postObject", Method: "POST", Path: "/object",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opSearch = e.Operation(runtime.OperationSpec{
+	c.opSearch = e.Operation(impl.OperationSpec{
 		Name: "search", Method: "POST", Path: "/search",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -246,7 +247,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -256,7 +257,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PostBoolParams are the query, header and cookie parameters of PostBool (nil leaves one out).
@@ -266,7 +267,7 @@ type PostBoolParams struct {
 
 // PostBoolResponse is the answer to PostBool.
 type PostBoolResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostBool calls POST /bool.
@@ -276,9 +277,9 @@ type PostBoolResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostBool(ctx context.Context, params PostBoolParams, opts ...runtime.CallOption) (*PostBoolResponse, error) {
-	req := runtime.Request{Path: "/bool"}
+	req := wire.Request{Path: "/bool"}
 	req.AddHeader("Idempotency-Key", strconv.FormatBool(params.IdempotencyKey))
-	return runtime.Call(ctx, c.opPostBool, &req, new(PostBoolResponse), opts)
+	return impl.Call(ctx, c.opPostBool, &req, new(PostBoolResponse), opts)
 }
 
 // PostMapParams are the query, header and cookie parameters of PostMap (nil leaves one out).
@@ -288,7 +289,7 @@ type PostMapParams struct {
 
 // PostMapResponse is the answer to PostMap.
 type PostMapResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostMap calls POST /map.
@@ -298,7 +299,7 @@ type PostMapResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostMap(ctx context.Context, params *PostMapParams, opts ...runtime.CallOption) (*PostMapResponse, error) {
-	req := runtime.Request{Path: "/map"}
+	req := wire.Request{Path: "/map"}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			if s, err := wire.ObjectText(false, params.IdempotencyKey); err != nil {
@@ -308,7 +309,7 @@ func (c *Client) PostMap(ctx context.Context, params *PostMapParams, opts ...run
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opPostMap, &req, new(PostMapResponse), opts)
+	return impl.Call(ctx, c.opPostMap, &req, new(PostMapResponse), opts)
 }
 
 // PostNegativeParams are the query, header and cookie parameters of PostNegative (nil leaves one
@@ -319,7 +320,7 @@ type PostNegativeParams struct {
 
 // PostNegativeResponse is the answer to PostNegative.
 type PostNegativeResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostNegative calls POST /negative.
@@ -329,13 +330,13 @@ type PostNegativeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostNegative(ctx context.Context, params *PostNegativeParams, opts ...runtime.CallOption) (*PostNegativeResponse, error) {
-	req := runtime.Request{Path: "/negative"}
+	req := wire.Request{Path: "/negative"}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			req.AddHeader("Idempotency-Key", strconv.FormatInt(int64(*params.IdempotencyKey), 10))
 		}
 	}
-	return runtime.Call(ctx, c.opPostNegative, &req, new(PostNegativeResponse), opts)
+	return impl.Call(ctx, c.opPostNegative, &req, new(PostNegativeResponse), opts)
 }
 
 // PostObjectParams are the query, header and cookie parameters of PostObject (nil leaves one out).
@@ -345,7 +346,7 @@ type PostObjectParams struct {
 
 // PostObjectResponse is the answer to PostObject.
 type PostObjectResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostObject calls POST /object.
@@ -355,7 +356,7 @@ type PostObjectResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostObject(ctx context.Context, params *PostObjectParams, opts ...runtime.CallOption) (*PostObjectResponse, error) {
-	req := runtime.Request{Path: "/object"}
+	req := wire.Request{Path: "/object"}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			if s, err := wire.ObjectText(false, params.IdempotencyKey); err != nil {
@@ -365,7 +366,7 @@ func (c *Client) PostObject(ctx context.Context, params *PostObjectParams, opts 
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opPostObject, &req, new(PostObjectResponse), opts)
+	return impl.Call(ctx, c.opPostObject, &req, new(PostObjectResponse), opts)
 }
 
 // SearchParams are the query, header and cookie parameters of Search (nil leaves one out).
@@ -375,7 +376,7 @@ type SearchParams struct {
 
 // SearchResponse is the answer to Search.
 type SearchResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // Search calls POST /search.
@@ -385,11 +386,11 @@ type SearchResponse struct {
 //   - retry [RetryDefault] (on: idempotent: true).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Search(ctx context.Context, params *SearchParams, opts ...runtime.CallOption) (*SearchResponse, error) {
-	req := runtime.Request{Path: "/search"}
+	req := wire.Request{Path: "/search"}
 	if params != nil {
 		if params.IdempotencyKey != nil {
 			req.AddHeader("Idempotency-Key", strconv.FormatBool(*params.IdempotencyKey))
 		}
 	}
-	return runtime.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
+	return impl.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
 }

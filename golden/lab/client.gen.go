@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Client calls the Lab API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
@@ -30,21 +32,21 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opSustainedFailure runs SustainedFailure.
-	opSustainedFailure *runtime.Operation
+	opSustainedFailure *impl.Operation
 	// opListItems runs ListItems.
-	opListItems *runtime.Operation
+	opListItems *impl.Operation
 	// opCreateItem runs CreateItem.
-	opCreateItem *runtime.Operation
+	opCreateItem *impl.Operation
 	// opListItemsOverload runs ListItemsOverload.
-	opListItemsOverload *runtime.Operation
+	opListItemsOverload *impl.Operation
 	// opSlowReport runs SlowReport.
-	opSlowReport *runtime.Operation
+	opSlowReport *impl.Operation
 	// opGetStatus runs GetStatus.
-	opGetStatus *runtime.Operation
+	opGetStatus *impl.Operation
 }
 
 // Option configures a Client.
@@ -121,7 +123,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +133,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -233,27 +235,27 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opSustainedFailure = e.Operation(runtime.OperationSpec{
+	c.opSustainedFailure = e.Operation(impl.OperationSpec{
 		Name: "sustainedFailure", Method: "GET", Path: "/experiment",
 		Breaker: breakerExperiment, Retry: retryExperiment, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
-	c.opListItems = e.Operation(runtime.OperationSpec{
+	c.opListItems = e.Operation(impl.OperationSpec{
 		Name: "listItems", Method: "GET", Path: "/items",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
-	c.opCreateItem = e.Operation(runtime.OperationSpec{
+	c.opCreateItem = e.Operation(impl.OperationSpec{
 		Name: "createItem", Method: "POST", Path: "/items",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
-	c.opListItemsOverload = e.Operation(runtime.OperationSpec{
+	c.opListItemsOverload = e.Operation(impl.OperationSpec{
 		Name: "listItemsOverload", Method: "GET", Path: "/items/overload",
 		Breaker: breakerDefault, Retry: retryOverload, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
-	c.opSlowReport = e.Operation(runtime.OperationSpec{
+	c.opSlowReport = e.Operation(impl.OperationSpec{
 		Name: "slowReport", Method: "GET", Path: "/reports",
 		Breaker: breakerSlowcalls, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
-	c.opGetStatus = e.Operation(runtime.OperationSpec{
+	c.opGetStatus = e.Operation(impl.OperationSpec{
 		Name: "getStatus", Method: "GET", Path: "/status",
 		Breaker: breakerDownstream, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
@@ -369,7 +371,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -379,12 +381,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // SustainedFailureResponse is the answer to SustainedFailure.
 type SustainedFailureResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // SustainedFailure calls GET /experiment.
@@ -396,13 +398,13 @@ type SustainedFailureResponse struct {
 //   - retry [RetryExperiment] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) SustainedFailure(ctx context.Context, opts ...runtime.CallOption) (*SustainedFailureResponse, error) {
-	req := runtime.Request{Path: "/experiment"}
-	return runtime.Call(ctx, c.opSustainedFailure, &req, new(SustainedFailureResponse), opts)
+	req := wire.Request{Path: "/experiment"}
+	return impl.Call(ctx, c.opSustainedFailure, &req, new(SustainedFailureResponse), opts)
 }
 
 // ListItemsResponse is the answer to ListItems.
 type ListItemsResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListItems calls GET /items.
@@ -414,13 +416,13 @@ type ListItemsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) ListItems(ctx context.Context, opts ...runtime.CallOption) (*ListItemsResponse, error) {
-	req := runtime.Request{Path: "/items"}
-	return runtime.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
+	req := wire.Request{Path: "/items"}
+	return impl.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
 }
 
 // CreateItemResponse is the answer to CreateItem.
 type CreateItemResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // CreateItem calls POST /items.
@@ -432,13 +434,13 @@ type CreateItemResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) CreateItem(ctx context.Context, opts ...runtime.CallOption) (*CreateItemResponse, error) {
-	req := runtime.Request{Path: "/items"}
-	return runtime.Call(ctx, c.opCreateItem, &req, new(CreateItemResponse), opts)
+	req := wire.Request{Path: "/items"}
+	return impl.Call(ctx, c.opCreateItem, &req, new(CreateItemResponse), opts)
 }
 
 // ListItemsOverloadResponse is the answer to ListItemsOverload.
 type ListItemsOverloadResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListItemsOverload calls GET /items/overload.
@@ -450,13 +452,13 @@ type ListItemsOverloadResponse struct {
 //   - retry [RetryOverload] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) ListItemsOverload(ctx context.Context, opts ...runtime.CallOption) (*ListItemsOverloadResponse, error) {
-	req := runtime.Request{Path: "/items/overload"}
-	return runtime.Call(ctx, c.opListItemsOverload, &req, new(ListItemsOverloadResponse), opts)
+	req := wire.Request{Path: "/items/overload"}
+	return impl.Call(ctx, c.opListItemsOverload, &req, new(ListItemsOverloadResponse), opts)
 }
 
 // SlowReportResponse is the answer to SlowReport.
 type SlowReportResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // SlowReport calls GET /reports.
@@ -468,13 +470,13 @@ type SlowReportResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) SlowReport(ctx context.Context, opts ...runtime.CallOption) (*SlowReportResponse, error) {
-	req := runtime.Request{Path: "/reports"}
-	return runtime.Call(ctx, c.opSlowReport, &req, new(SlowReportResponse), opts)
+	req := wire.Request{Path: "/reports"}
+	return impl.Call(ctx, c.opSlowReport, &req, new(SlowReportResponse), opts)
 }
 
 // GetStatusResponse is the answer to GetStatus.
 type GetStatusResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetStatus calls GET /status.
@@ -486,6 +488,6 @@ type GetStatusResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 5s per attempt, 1m in all.
 func (c *Client) GetStatus(ctx context.Context, opts ...runtime.CallOption) (*GetStatusResponse, error) {
-	req := runtime.Request{Path: "/status"}
-	return runtime.Call(ctx, c.opGetStatus, &req, new(GetStatusResponse), opts)
+	req := wire.Request{Path: "/status"}
+	return impl.Call(ctx, c.opGetStatus, &req, new(GetStatusResponse), opts)
 }

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Owner struct {
 	Name string `json:"name"`
@@ -54,11 +55,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGetOwner runs GetOwner.
-	opGetOwner *runtime.Operation
+	opGetOwner *impl.Operation
 }
 
 // Option configures a Client.
@@ -135,7 +136,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +146,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -184,7 +185,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetOwner = e.Operation(runtime.OperationSpec{
+	c.opGetOwner = e.Operation(impl.OperationSpec{
 		Name: "getOwner", Method: "GET", Path: "/owners/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -240,7 +241,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -250,12 +251,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetOwnerResponse is the answer to GetOwner.
 type GetOwnerResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Owner                   `resgen:"200"` // the owner.
 	JSON404 *GetOwnerResponse404Body `resgen:"404"` // no such owner.
 }
@@ -270,6 +271,6 @@ func (c *Client) GetOwner(ctx context.Context, id string, opts ...runtime.CallOp
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getOwner", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/owners/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetOwner, &req, new(GetOwnerResponse), opts)
+	req := wire.Request{Path: "/owners/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetOwner, &req, new(GetOwnerResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Pet struct {
 	Name string `json:"name"`
@@ -41,15 +42,15 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListPets runs ListPets.
-	opListPets *runtime.Operation
+	opListPets *impl.Operation
 	// opGetPet runs GetPet.
-	opGetPet *runtime.Operation
+	opGetPet *impl.Operation
 	// opGetStore runs GetStore.
-	opGetStore *runtime.Operation
+	opGetStore *impl.Operation
 }
 
 // Option configures a Client.
@@ -126,7 +127,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -175,15 +176,15 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListPets = e.Operation(runtime.OperationSpec{
+	c.opListPets = e.Operation(impl.OperationSpec{
 		Name: "listPets", Method: "GET", Path: "/pets", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetPet = e.Operation(runtime.OperationSpec{
+	c.opGetPet = e.Operation(impl.OperationSpec{
 		Name: "getPet", Method: "GET", Path: "/pets/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetStore = e.Operation(runtime.OperationSpec{
+	c.opGetStore = e.Operation(impl.OperationSpec{
 		Name: "getStore", Method: "GET", Path: "/stores/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -239,7 +240,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -249,12 +250,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListPetsResponse is the answer to ListPets.
 type ListPetsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 []Pet `resgen:"200"` // the pets.
 }
 
@@ -265,13 +266,13 @@ type ListPetsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*ListPetsResponse, error) {
-	req := runtime.Request{Path: "/pets"}
-	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
+	req := wire.Request{Path: "/pets"}
+	return impl.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
 // GetPetResponse is the answer to GetPet.
 type GetPetResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Pet `resgen:"200"` // a pet.
 }
 
@@ -285,13 +286,13 @@ func (c *Client) GetPet(ctx context.Context, id string, opts ...runtime.CallOpti
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getPet", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/pets/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetPet, &req, new(GetPetResponse), opts)
+	req := wire.Request{Path: "/pets/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetPet, &req, new(GetPetResponse), opts)
 }
 
 // GetStoreResponse is the answer to GetStore.
 type GetStoreResponse struct {
-	runtime.Response `resgen:"404"`
+	wire.Response `resgen:"404"`
 	// a store, whose owner's schema is missing.
 	JSON200 *GetStoreResponse200Body `resgen:"200"`
 }
@@ -306,6 +307,6 @@ func (c *Client) GetStore(ctx context.Context, id string, opts ...runtime.CallOp
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getStore", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/stores/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetStore, &req, new(GetStoreResponse), opts)
+	req := wire.Request{Path: "/stores/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetStore, &req, new(GetStoreResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Invoice struct {
 	Number string `json:"number"`
@@ -67,13 +68,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGetInvoice runs GetInvoice.
-	opGetInvoice *runtime.Operation
+	opGetInvoice *impl.Operation
 	// opGetOrder runs GetOrder.
-	opGetOrder *runtime.Operation
+	opGetOrder *impl.Operation
 }
 
 // Option configures a Client.
@@ -150,7 +151,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +161,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -199,11 +200,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetInvoice = e.Operation(runtime.OperationSpec{
+	c.opGetInvoice = e.Operation(impl.OperationSpec{
 		Name: "getInvoice", Method: "GET", Path: "/invoices/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetOrder = e.Operation(runtime.OperationSpec{
+	c.opGetOrder = e.Operation(impl.OperationSpec{
 		Name: "getOrder", Method: "GET", Path: "/orders/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -259,7 +260,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -269,12 +270,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetInvoiceResponse is the answer to GetInvoice.
 type GetInvoiceResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Invoice `resgen:"200"` // an invoice, a component with $defs.
 }
 
@@ -288,13 +289,13 @@ func (c *Client) GetInvoice(ctx context.Context, id string, opts ...runtime.Call
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getInvoice", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/invoices/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetInvoice, &req, new(GetInvoiceResponse), opts)
+	req := wire.Request{Path: "/invoices/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetInvoice, &req, new(GetInvoiceResponse), opts)
 }
 
 // GetOrderResponse is the answer to GetOrder.
 type GetOrderResponse struct {
-	runtime.Response
+	wire.Response
 	// the order, an inline schema with $defs.
 	JSON200 *GetOrderResponse200Body `resgen:"200"`
 }
@@ -309,6 +310,6 @@ func (c *Client) GetOrder(ctx context.Context, id string, opts ...runtime.CallOp
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getOrder", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/orders/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetOrder, &req, new(GetOrderResponse), opts)
+	req := wire.Request{Path: "/orders/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetOrder, &req, new(GetOrderResponse), opts)
 }

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type PetGetType string
 
@@ -64,13 +65,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opPetGet runs PetGet.
-	opPetGet *runtime.Operation
+	opPetGet *impl.Operation
 	// opPetUpdate runs PetUpdate.
-	opPetUpdate *runtime.Operation
+	opPetUpdate *impl.Operation
 }
 
 // Option configures a Client.
@@ -147,7 +148,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +158,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -196,11 +197,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opPetGet = e.Operation(runtime.OperationSpec{
+	c.opPetGet = e.Operation(impl.OperationSpec{
 		Name: "pet_get", Method: "GET", Path: "/pets/{pet_id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPetUpdate = e.Operation(runtime.OperationSpec{
+	c.opPetUpdate = e.Operation(impl.OperationSpec{
 		Name: "pet_update", Method: "PUT", Path: "/pets/{pet_id}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -256,7 +257,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -266,7 +267,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PetGetParams are the query, header and cookie parameters of PetGet (nil leaves one out).
@@ -277,7 +278,7 @@ type PetGetParams struct {
 
 // PetGetResponse is the answer to PetGet.
 type PetGetResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200     *Pet                       `resgen:"200"`     // the pet.
 	JSONDefault *PetGetResponseDefaultBody `resgen:"default"` // an error.
 }
@@ -289,19 +290,19 @@ type PetGetResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PetGet(ctx context.Context, petID int64, params PetGetParams, opts ...runtime.CallOption) (*PetGetResponse, error) {
-	req := runtime.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10))}
+	req := wire.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10))}
 	if params.Type != nil {
 		req.Query.Add("type", string(*params.Type))
 	}
 	for _, v := range params.Fields {
 		req.Query.Add("fields", v)
 	}
-	return runtime.Call(ctx, c.opPetGet, &req, new(PetGetResponse), opts)
+	return impl.Call(ctx, c.opPetGet, &req, new(PetGetResponse), opts)
 }
 
 // PetUpdateResponse is the answer to PetUpdate.
 type PetUpdateResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // PetUpdate calls PUT /pets/{pet_id}.
@@ -311,6 +312,6 @@ type PetUpdateResponse struct {
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PetUpdate(ctx context.Context, petID int64, body PetUpdateBody, opts ...runtime.CallOption) (*PetUpdateResponse, error) {
-	req := runtime.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10)), JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPetUpdate, &req, new(PetUpdateResponse), opts)
+	req := wire.Request{Path: "/pets/" + wire.PathSegment(strconv.FormatInt(int64(petID), 10)), JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPetUpdate, &req, new(PetUpdateResponse), opts)
 }

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Meta = runtime.FreeForm
 
@@ -38,13 +39,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGetThing runs GetThing.
-	opGetThing *runtime.Operation
+	opGetThing *impl.Operation
 	// opDeleteThing runs DeleteThing.
-	opDeleteThing *runtime.Operation
+	opDeleteThing *impl.Operation
 }
 
 // Option configures a Client.
@@ -121,7 +122,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +132,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -170,11 +171,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetThing = e.Operation(runtime.OperationSpec{
+	c.opGetThing = e.Operation(impl.OperationSpec{
 		Name: "getThing", Method: "GET", Path: "/things/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opDeleteThing = e.Operation(runtime.OperationSpec{
+	c.opDeleteThing = e.Operation(impl.OperationSpec{
 		Name: "deleteThing", Method: "DELETE", Path: "/things/{id}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -230,7 +231,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -240,12 +241,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetThingResponse is the answer to GetThing.
 type GetThingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Thing `resgen:"200"` // the thing.
 }
 
@@ -259,13 +260,13 @@ func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOp
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
+	req := wire.Request{Path: "/things/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }
 
 // DeleteThingResponse is the answer to DeleteThing.
 type DeleteThingResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // DeleteThing calls DELETE /things/{id}.
@@ -278,6 +279,6 @@ func (c *Client) DeleteThing(ctx context.Context, id string, opts ...runtime.Cal
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "deleteThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
+	req := wire.Request{Path: "/things/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opDeleteThing, &req, new(DeleteThingResponse), opts)
 }

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Note struct {
 	Text *string `json:"text,omitzero"`
@@ -44,13 +46,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opCreateOrder runs CreateOrder.
-	opCreateOrder *runtime.Operation
+	opCreateOrder *impl.Operation
 	// opCreateOrders runs CreateOrders.
-	opCreateOrders *runtime.Operation
+	opCreateOrders *impl.Operation
 }
 
 // Option configures a Client.
@@ -127,7 +129,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +139,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -164,11 +166,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opCreateOrder = e.Operation(runtime.OperationSpec{
+	c.opCreateOrder = e.Operation(impl.OperationSpec{
 		Name: "createOrder", Method: "POST", Path: "/orders", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateOrders = e.Operation(runtime.OperationSpec{
+	c.opCreateOrders = e.Operation(impl.OperationSpec{
 		Name: "createOrders", Method: "POST", Path: "/orders/batch", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -208,7 +210,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -218,12 +220,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CreateOrderResponse is the answer to CreateOrder.
 type CreateOrderResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Order `resgen:"200"` // the order as stored.
 }
 
@@ -234,13 +236,13 @@ type CreateOrderResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateOrder(ctx context.Context, body CreateOrderBody, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
-	req := runtime.Request{Path: "/orders", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
+	req := wire.Request{Path: "/orders", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateOrder, &req, new(CreateOrderResponse), opts)
 }
 
 // CreateOrdersResponse is the answer to CreateOrders.
 type CreateOrdersResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Note `resgen:"200"` // the first order's note.
 }
 
@@ -251,6 +253,6 @@ type CreateOrdersResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateOrders(ctx context.Context, body []Order, opts ...runtime.CallOption) (*CreateOrdersResponse, error) {
-	req := runtime.Request{Path: "/orders/batch", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateOrders, &req, new(CreateOrdersResponse), opts)
+	req := wire.Request{Path: "/orders/batch", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateOrders, &req, new(CreateOrdersResponse), opts)
 }

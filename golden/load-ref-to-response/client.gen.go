@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Problem struct {
 	Title *string `json:"title,omitzero"`
@@ -45,15 +46,15 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListThings runs ListThings.
-	opListThings *runtime.Operation
+	opListThings *impl.Operation
 	// opCreateThing runs CreateThing.
-	opCreateThing *runtime.Operation
+	opCreateThing *impl.Operation
 	// opGetThing runs GetThing.
-	opGetThing *runtime.Operation
+	opGetThing *impl.Operation
 }
 
 // Option configures a Client.
@@ -130,7 +131,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -179,15 +180,15 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListThings = e.Operation(runtime.OperationSpec{
+	c.opListThings = e.Operation(impl.OperationSpec{
 		Name: "listThings", Method: "GET", Path: "/things", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateThing = e.Operation(runtime.OperationSpec{
+	c.opCreateThing = e.Operation(impl.OperationSpec{
 		Name: "createThing", Method: "POST", Path: "/things",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetThing = e.Operation(runtime.OperationSpec{
+	c.opGetThing = e.Operation(impl.OperationSpec{
 		Name: "getThing", Method: "GET", Path: "/things/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -243,7 +244,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -253,12 +254,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListThingsResponse is the answer to ListThings.
 type ListThingsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 []Thing `resgen:"200"` // the things.
 }
 
@@ -269,13 +270,13 @@ type ListThingsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*ListThingsResponse, error) {
-	req := runtime.Request{Path: "/things"}
-	return runtime.Call(ctx, c.opListThings, &req, new(ListThingsResponse), opts)
+	req := wire.Request{Path: "/things"}
+	return impl.Call(ctx, c.opListThings, &req, new(ListThingsResponse), opts)
 }
 
 // CreateThingResponse is the answer to CreateThing.
 type CreateThingResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // CreateThing calls POST /things.
@@ -285,13 +286,13 @@ type CreateThingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateThing(ctx context.Context, body Problem, opts ...runtime.CallOption) (*CreateThingResponse, error) {
-	req := runtime.Request{Path: "/things", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateThing, &req, new(CreateThingResponse), opts)
+	req := wire.Request{Path: "/things", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateThing, &req, new(CreateThingResponse), opts)
 }
 
 // GetThingResponse is the answer to GetThing.
 type GetThingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *GetThingResponse200Body `resgen:"200"` // a thing.
 }
 
@@ -305,6 +306,6 @@ func (c *Client) GetThing(ctx context.Context, id string, opts ...runtime.CallOp
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getThing", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
+	req := wire.Request{Path: "/things/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetThing, &req, new(GetThingResponse), opts)
 }

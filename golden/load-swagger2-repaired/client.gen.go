@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // slack's shape: items written as a list, which resgen repairs; the repair re-encodes the whole
 // spec.
@@ -42,11 +43,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opUpdateItem runs UpdateItem.
-	opUpdateItem *runtime.Operation
+	opUpdateItem *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -126,7 +127,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -163,7 +164,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opUpdateItem = e.Operation(runtime.OperationSpec{
+	c.opUpdateItem = e.Operation(impl.OperationSpec{
 		Name: "updateItem", Method: "POST", Path: "/items/{id}", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -203,7 +204,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -213,7 +214,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // UpdateItemParams are the query, header and cookie parameters of UpdateItem (nil leaves one out).
@@ -225,7 +226,7 @@ type UpdateItemParams struct {
 
 // UpdateItemResponse is the answer to UpdateItem.
 type UpdateItemResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Pair `resgen:"200"` // ok.
 }
 
@@ -236,7 +237,7 @@ type UpdateItemResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UpdateItem(ctx context.Context, id int64, params UpdateItemParams, body *UpdateItemForm, opts ...runtime.CallOption) (*UpdateItemResponse, error) {
-	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), ContentType: "application/x-www-form-urlencoded"}
 	req.Query.Add("limit", strconv.FormatInt(int64(params.Limit), 10))
 	if params.Active != nil {
 		req.Query.Add("active", strconv.FormatBool(*params.Active))
@@ -251,5 +252,5 @@ func (c *Client) UpdateItem(ctx context.Context, id int64, params UpdateItemPara
 	if params.XRatio != nil {
 		req.AddHeader("X-Ratio", strconv.FormatFloat(*params.XRatio, 'f', -1, 64))
 	}
-	return runtime.Call(ctx, c.opUpdateItem, &req, new(UpdateItemResponse), opts)
+	return impl.Call(ctx, c.opUpdateItem, &req, new(UpdateItemResponse), opts)
 }

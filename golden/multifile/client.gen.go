@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Order struct {
 	ID    string `json:"id"`
@@ -56,11 +57,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGetOrder runs GetOrder.
-	opGetOrder *runtime.Operation
+	opGetOrder *impl.Operation
 }
 
 // Option configures a Client.
@@ -137,7 +138,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -186,7 +187,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetOrder = e.Operation(runtime.OperationSpec{
+	c.opGetOrder = e.Operation(impl.OperationSpec{
 		Name: "getOrder", Method: "GET", Path: "/orders/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -242,7 +243,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -252,12 +253,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetOrderResponse is the answer to GetOrder.
 type GetOrderResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Order                   `resgen:"200"` // ok.
 	JSON404 *GetOrderResponse404Body `resgen:"404"` // not found.
 }
@@ -272,6 +273,6 @@ func (c *Client) GetOrder(ctx context.Context, id string, opts ...runtime.CallOp
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "getOrder", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/orders/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opGetOrder, &req, new(GetOrderResponse), opts)
+	req := wire.Request{Path: "/orders/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opGetOrder, &req, new(GetOrderResponse), opts)
 }

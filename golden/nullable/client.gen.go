@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Owner struct {
 	Login string `json:"login"`
@@ -60,11 +61,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opPatchPet runs PatchPet.
-	opPatchPet *runtime.Operation
+	opPatchPet *impl.Operation
 }
 
 // Option configures a Client.
@@ -141,7 +142,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -178,7 +179,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opPatchPet = e.Operation(runtime.OperationSpec{
+	c.opPatchPet = e.Operation(impl.OperationSpec{
 		Name: "patchPet", Method: "PATCH", Path: "/pets/{id}", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -218,7 +219,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -228,12 +229,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PatchPetResponse is the answer to PatchPet.
 type PatchPetResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *PetPatch `resgen:"200"` // the pet as stored.
 }
 
@@ -246,14 +247,14 @@ type PatchPetResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchPet(ctx context.Context, id string, body PetPatch, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{JSON: &body, ContentType: "application/json"}
+	req := wire.Request{JSON: &body, ContentType: "application/json"}
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
 
 // PatchPetWithForm is PatchPet (PATCH /pets/{id}) with a application/x-www-form-urlencoded body:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithForm(ctx context.Context, id string, body PetForm, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := wire.FormBody(body)
 		if err != nil {
@@ -268,7 +269,7 @@ func (c *Client) PatchPetWithForm(ctx context.Context, id string, body PetForm, 
 // (every attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType string, body io.Reader, opts ...runtime.CallOption) (*PatchPetResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -280,10 +281,10 @@ func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType st
 }
 
 // sendPatchPet sends PatchPet and its variants with req's body.
-func (c *Client) sendPatchPet(ctx context.Context, id string, req *runtime.Request, opts []runtime.CallOption) (*PatchPetResponse, error) {
+func (c *Client) sendPatchPet(ctx context.Context, id string, req *wire.Request, opts []runtime.CallOption) (*PatchPetResponse, error) {
 	req.Path = "/pets/" + wire.PathSegment(id)
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "patchPet", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	return runtime.Call(ctx, c.opPatchPet, req, new(PatchPetResponse), opts)
+	return impl.Call(ctx, c.opPatchPet, req, new(PatchPetResponse), opts)
 }

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Address struct {
 	City string `json:"city"`
@@ -43,11 +45,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opPatchProfile runs PatchProfile.
-	opPatchProfile *runtime.Operation
+	opPatchProfile *impl.Operation
 }
 
 // Option configures a Client.
@@ -124,7 +126,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +136,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -161,7 +163,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opPatchProfile = e.Operation(runtime.OperationSpec{
+	c.opPatchProfile = e.Operation(impl.OperationSpec{
 		Name: "patchProfile", Method: "PATCH", Path: "/profiles", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -201,7 +203,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -211,12 +213,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PatchProfileResponse is the answer to PatchProfile.
 type PatchProfileResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Profile `resgen:"200"` // the profile as stored.
 }
 
@@ -227,6 +229,6 @@ type PatchProfileResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchProfile(ctx context.Context, body Profile, opts ...runtime.CallOption) (*PatchProfileResponse, error) {
-	req := runtime.Request{Path: "/profiles", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPatchProfile, &req, new(PatchProfileResponse), opts)
+	req := wire.Request{Path: "/profiles", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPatchProfile, &req, new(PatchProfileResponse), opts)
 }

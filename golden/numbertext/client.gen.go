@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type PutAmountBox struct {
 	Width *float64 `json:"width,omitzero"`
@@ -103,13 +104,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opPutAmount runs PutAmount.
-	opPutAmount *runtime.Operation
+	opPutAmount *impl.Operation
 	// opUpload runs Upload.
-	opUpload *runtime.Operation
+	opUpload *impl.Operation
 }
 
 // Option configures a Client.
@@ -186,7 +187,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -235,11 +236,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opPutAmount = e.Operation(runtime.OperationSpec{
+	c.opPutAmount = e.Operation(impl.OperationSpec{
 		Name: "putAmount", Method: "PUT", Path: "/amounts/{amount}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opUpload = e.Operation(runtime.OperationSpec{
+	c.opUpload = e.Operation(impl.OperationSpec{
 		Name: "upload", Method: "POST", Path: "/uploads",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -295,7 +296,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -305,7 +306,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PutAmountParams are the query, header and cookie parameters of PutAmount (nil leaves one out).
@@ -321,7 +322,7 @@ type PutAmountParams struct {
 
 // PutAmountResponse is the answer to PutAmount.
 type PutAmountResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // PutAmount calls PUT /amounts/{amount}.
@@ -331,7 +332,7 @@ type PutAmountResponse struct {
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutAmount(ctx context.Context, amount float64, params PutAmountParams, opts ...runtime.CallOption) (*PutAmountResponse, error) {
-	req := runtime.Request{Path: "/amounts/" + wire.PathSegment(strconv.FormatFloat(amount, 'f', -1, 64))}
+	req := wire.Request{Path: "/amounts/" + wire.PathSegment(strconv.FormatFloat(amount, 'f', -1, 64))}
 	req.Query.Add("limit", strconv.FormatFloat(params.Limit, 'f', -1, 64))
 	if params.Ratio != nil {
 		req.Query.Add("ratio", strconv.FormatFloat(float64(*params.Ratio), 'f', -1, 32))
@@ -359,12 +360,12 @@ func (c *Client) PutAmount(ctx context.Context, amount float64, params PutAmount
 	if params.Amount != nil {
 		req.AddCookie("amount", wire.CookieValue(strconv.FormatFloat(*params.Amount, 'f', -1, 64)))
 	}
-	return runtime.Call(ctx, c.opPutAmount, &req, new(PutAmountResponse), opts)
+	return impl.Call(ctx, c.opPutAmount, &req, new(PutAmountResponse), opts)
 }
 
 // UploadResponse is the answer to Upload.
 type UploadResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // Upload calls POST /uploads.
@@ -374,7 +375,7 @@ type UploadResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runtime.CallOption) (*UploadResponse, error) {
-	req := runtime.Request{Path: "/uploads"}
+	req := wire.Request{Path: "/uploads"}
 	{
 		mp := wire.NewMultipart()
 		mp.Field("amount", strconv.FormatFloat(body.Amount, 'f', -1, 64))
@@ -390,5 +391,5 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runti
 		}
 		req.Body, req.ContentType = raw, ctype
 	}
-	return runtime.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
+	return impl.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
 }

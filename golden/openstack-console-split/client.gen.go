@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Client calls the OpenStack console API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
@@ -29,31 +31,31 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListServers runs ListServers.
-	opListServers *runtime.Operation
+	opListServers *impl.Operation
 	// opCreateServer runs CreateServer.
-	opCreateServer *runtime.Operation
+	opCreateServer *impl.Operation
 	// opShowServer runs ShowServer.
-	opShowServer *runtime.Operation
+	opShowServer *impl.Operation
 	// opDeleteServer runs DeleteServer.
-	opDeleteServer *runtime.Operation
+	opDeleteServer *impl.Operation
 	// opServerAction runs ServerAction.
-	opServerAction *runtime.Operation
+	opServerAction *impl.Operation
 	// opIssueToken runs IssueToken.
-	opIssueToken *runtime.Operation
+	opIssueToken *impl.Operation
 	// opRevokeToken runs RevokeToken.
-	opRevokeToken *runtime.Operation
+	opRevokeToken *impl.Operation
 	// opListImages runs ListImages.
-	opListImages *runtime.Operation
+	opListImages *impl.Operation
 	// opUploadImage runs UploadImage.
-	opUploadImage *runtime.Operation
+	opUploadImage *impl.Operation
 	// opListVolumes runs ListVolumes.
-	opListVolumes *runtime.Operation
+	opListVolumes *impl.Operation
 	// opCreateVolume runs CreateVolume.
-	opCreateVolume *runtime.Operation
+	opCreateVolume *impl.Operation
 }
 
 // Option configures a Client.
@@ -130,7 +132,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +142,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -247,47 +249,47 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		},
 	}
 
-	c.opListServers = e.Operation(runtime.OperationSpec{
+	c.opListServers = e.Operation(impl.OperationSpec{
 		Name: "listServers", Method: "GET", Path: "/compute/v2.1/servers", Accept: "application/json",
 		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opCreateServer = e.Operation(runtime.OperationSpec{
+	c.opCreateServer = e.Operation(impl.OperationSpec{
 		Name: "createServer", Method: "POST", Path: "/compute/v2.1/servers", Accept: "application/json",
 		Breaker: breakerNova, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opShowServer = e.Operation(runtime.OperationSpec{
+	c.opShowServer = e.Operation(impl.OperationSpec{
 		Name: "showServer", Method: "GET", Path: "/compute/v2.1/servers/{server_id}", Accept: "application/json",
 		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opDeleteServer = e.Operation(runtime.OperationSpec{
+	c.opDeleteServer = e.Operation(impl.OperationSpec{
 		Name: "deleteServer", Method: "DELETE", Path: "/compute/v2.1/servers/{server_id}",
 		Breaker: breakerNova, Retry: retryPatient, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
-	c.opServerAction = e.Operation(runtime.OperationSpec{
+	c.opServerAction = e.Operation(impl.OperationSpec{
 		Name: "serverAction", Method: "POST", Path: "/compute/v2.1/servers/{server_id}/action",
 		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opIssueToken = e.Operation(runtime.OperationSpec{
+	c.opIssueToken = e.Operation(impl.OperationSpec{
 		Name: "issueToken", Method: "POST", Path: "/identity/v3/auth/tokens", Accept: "application/json",
 		Breaker: breakerKeystone, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opRevokeToken = e.Operation(runtime.OperationSpec{
+	c.opRevokeToken = e.Operation(impl.OperationSpec{
 		Name: "revokeToken", Method: "DELETE", Path: "/identity/v3/auth/tokens",
 		Breaker: breakerKeystone, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opListImages = e.Operation(runtime.OperationSpec{
+	c.opListImages = e.Operation(impl.OperationSpec{
 		Name: "listImages", Method: "GET", Path: "/image/v2/images", Accept: "application/json",
 		Breaker: breakerGlanceListImages, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opUploadImage = e.Operation(runtime.OperationSpec{
+	c.opUploadImage = e.Operation(impl.OperationSpec{
 		Name: "uploadImage", Method: "PUT", Path: "/image/v2/images/{image_id}/file",
 		Breaker: breakerGlanceUploadImage, Retry: retryGet3, TotalTimeout: 10 * time.Minute,
 	})
-	c.opListVolumes = e.Operation(runtime.OperationSpec{
+	c.opListVolumes = e.Operation(impl.OperationSpec{
 		Name: "listVolumes", Method: "GET", Path: "/volume/v3/{project_id}/volumes", Accept: "application/json",
 		Breaker: breakerCinder, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opCreateVolume = e.Operation(runtime.OperationSpec{
+	c.opCreateVolume = e.Operation(impl.OperationSpec{
 		Name: "createVolume", Method: "POST", Path: "/volume/v3/{project_id}/volumes", Accept: "application/json",
 		Breaker: breakerCinder, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
@@ -401,7 +403,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -411,5 +413,5 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
@@ -22,7 +23,7 @@ type ListServersParams struct {
 
 // ListServersResponse is the answer to ListServers.
 type ListServersResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *ListServersResponse200Body `resgen:"200"` // Servers.
 }
 
@@ -33,7 +34,7 @@ type ListServersResponse struct {
 //   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opts ...runtime.CallOption) (*ListServersResponse, error) {
-	req := runtime.Request{Path: "/compute/v2.1/servers"}
+	req := wire.Request{Path: "/compute/v2.1/servers"}
 	if params != nil {
 		if params.Limit != nil {
 			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
@@ -48,12 +49,12 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opt
 			req.Query.Add("changes-since", (*params.ChangesSince).Format(time.RFC3339Nano))
 		}
 	}
-	return runtime.Call(ctx, c.opListServers, &req, new(ListServersResponse), opts)
+	return impl.Call(ctx, c.opListServers, &req, new(ListServersResponse), opts)
 }
 
 // CreateServerResponse is the answer to CreateServer.
 type CreateServerResponse struct {
-	runtime.Response
+	wire.Response
 	JSON202 *Server `resgen:"202"` // Accepted.
 }
 
@@ -66,13 +67,13 @@ type CreateServerResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...runtime.CallOption) (*CreateServerResponse, error) {
-	req := runtime.Request{Path: "/compute/v2.1/servers", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateServer, &req, new(CreateServerResponse), opts)
+	req := wire.Request{Path: "/compute/v2.1/servers", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateServer, &req, new(CreateServerResponse), opts)
 }
 
 // ShowServerResponse is the answer to ShowServer.
 type ShowServerResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Server `resgen:"200"` // One server.
 	JSON404 *Fault  `resgen:"404"` // No such server.
 }
@@ -87,13 +88,13 @@ func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtim
 	if serverID == "" {
 		return nil, &runtime.RequestError{Operation: "showServer", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
-	return runtime.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
+	req := wire.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
+	return impl.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
 }
 
 // DeleteServerResponse is the answer to DeleteServer.
 type DeleteServerResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
@@ -106,8 +107,8 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runt
 	if serverID == "" {
 		return nil, &runtime.RequestError{Operation: "deleteServer", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
-	return runtime.Call(ctx, c.opDeleteServer, &req, new(DeleteServerResponse), opts)
+	req := wire.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
+	return impl.Call(ctx, c.opDeleteServer, &req, new(DeleteServerResponse), opts)
 }
 
 // ServerActionParams are the query, header and cookie parameters of ServerAction (nil leaves one
@@ -120,7 +121,7 @@ type ServerActionParams struct {
 
 // ServerActionResponse is the answer to ServerAction.
 type ServerActionResponse struct {
-	runtime.Response `resgen:"202"`
+	wire.Response `resgen:"202"`
 }
 
 // ServerAction calls POST /compute/v2.1/servers/{server_id}/action.
@@ -136,12 +137,12 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	if serverID == "" {
 		return nil, &runtime.RequestError{Operation: "serverAction", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("X-Request-Key", key)
-	return runtime.Call(ctx, c.opServerAction, &req, new(ServerActionResponse), opts)
+	return impl.Call(ctx, c.opServerAction, &req, new(ServerActionResponse), opts)
 }

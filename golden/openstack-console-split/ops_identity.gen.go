@@ -6,11 +6,13 @@ import (
 	"context"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // IssueTokenResponse is the answer to IssueToken.
 type IssueTokenResponse struct {
-	runtime.Response
+	wire.Response
 	XSubjectToken *string `resgen:"header:X-Subject-Token"`
 	JSON201       *Token  `resgen:"201"` // Token issued.
 	JSON401       *Fault  `resgen:"401"` // Bad credentials.
@@ -25,8 +27,8 @@ type IssueTokenResponse struct {
 //   - retry [RetryGet3] (on: idempotent: true).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest, opts ...runtime.CallOption) (*IssueTokenResponse, error) {
-	req := runtime.Request{Path: "/identity/v3/auth/tokens", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opIssueToken, &req, new(IssueTokenResponse), opts)
+	req := wire.Request{Path: "/identity/v3/auth/tokens", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opIssueToken, &req, new(IssueTokenResponse), opts)
 }
 
 // RevokeTokenParams are the query, header and cookie parameters of RevokeToken (nil leaves one
@@ -37,7 +39,7 @@ type RevokeTokenParams struct {
 
 // RevokeTokenResponse is the answer to RevokeToken.
 type RevokeTokenResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
@@ -47,7 +49,7 @@ type RevokeTokenResponse struct {
 //   - retry [RetryGet3] (on: DELETE).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) RevokeToken(ctx context.Context, params RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
-	req := runtime.Request{Path: "/identity/v3/auth/tokens"}
+	req := wire.Request{Path: "/identity/v3/auth/tokens"}
 	req.AddHeader("X-Subject-Token", params.XSubjectToken)
-	return runtime.Call(ctx, c.opRevokeToken, &req, new(RevokeTokenResponse), opts)
+	return impl.Call(ctx, c.opRevokeToken, &req, new(RevokeTokenResponse), opts)
 }

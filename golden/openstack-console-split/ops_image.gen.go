@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
@@ -17,7 +18,7 @@ type ListImagesParams struct {
 
 // ListImagesResponse is the answer to ListImages.
 type ListImagesResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *ListImagesResponse200Body `resgen:"200"` // Images.
 }
 
@@ -28,7 +29,7 @@ type ListImagesResponse struct {
 //   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts ...runtime.CallOption) (*ListImagesResponse, error) {
-	req := runtime.Request{Path: "/image/v2/images"}
+	req := wire.Request{Path: "/image/v2/images"}
 	if params != nil {
 		if params.Visibility != nil {
 			req.Query.Add("visibility", string(*params.Visibility))
@@ -37,12 +38,12 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts 
 			req.Query.Add("tag", v)
 		}
 	}
-	return runtime.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)
+	return impl.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)
 }
 
 // UploadImageResponse is the answer to UploadImage.
 type UploadImageResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
@@ -55,9 +56,9 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, o
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "uploadImage", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/image/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
+	req := wire.Request{Path: "/image/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
 	}
-	return runtime.Call(ctx, c.opUploadImage, &req, new(UploadImageResponse), opts)
+	return impl.Call(ctx, c.opUploadImage, &req, new(UploadImageResponse), opts)
 }

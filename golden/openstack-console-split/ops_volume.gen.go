@@ -6,12 +6,13 @@ import (
 	"context"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // ListVolumesResponse is the answer to ListVolumes.
 type ListVolumesResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *ListVolumesResponse200Body `resgen:"200"` // Volumes.
 }
 
@@ -25,13 +26,13 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runt
 	if projectID == "" {
 		return nil, &runtime.RequestError{Operation: "listVolumes", Reason: "path parameter \"project_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes"}
-	return runtime.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
+	req := wire.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes"}
+	return impl.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
 }
 
 // CreateVolumeResponse is the answer to CreateVolume.
 type CreateVolumeResponse struct {
-	runtime.Response
+	wire.Response
 	JSON202 *Volume `resgen:"202"` // Accepted.
 }
 
@@ -45,6 +46,6 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	if projectID == "" {
 		return nil, &runtime.RequestError{Operation: "createVolume", Reason: "path parameter \"project_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
+	req := wire.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
 }

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type AuthRequest struct {
 	Auth AuthRequestAuth `json:"auth"`
@@ -161,31 +162,31 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListServers runs ListServers.
-	opListServers *runtime.Operation
+	opListServers *impl.Operation
 	// opCreateServer runs CreateServer.
-	opCreateServer *runtime.Operation
+	opCreateServer *impl.Operation
 	// opShowServer runs ShowServer.
-	opShowServer *runtime.Operation
+	opShowServer *impl.Operation
 	// opDeleteServer runs DeleteServer.
-	opDeleteServer *runtime.Operation
+	opDeleteServer *impl.Operation
 	// opServerAction runs ServerAction.
-	opServerAction *runtime.Operation
+	opServerAction *impl.Operation
 	// opIssueToken runs IssueToken.
-	opIssueToken *runtime.Operation
+	opIssueToken *impl.Operation
 	// opRevokeToken runs RevokeToken.
-	opRevokeToken *runtime.Operation
+	opRevokeToken *impl.Operation
 	// opListImages runs ListImages.
-	opListImages *runtime.Operation
+	opListImages *impl.Operation
 	// opUploadImage runs UploadImage.
-	opUploadImage *runtime.Operation
+	opUploadImage *impl.Operation
 	// opListVolumes runs ListVolumes.
-	opListVolumes *runtime.Operation
+	opListVolumes *impl.Operation
 	// opCreateVolume runs CreateVolume.
-	opCreateVolume *runtime.Operation
+	opCreateVolume *impl.Operation
 }
 
 // Option configures a Client.
@@ -262,7 +263,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +273,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -379,47 +380,47 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		},
 	}
 
-	c.opListServers = e.Operation(runtime.OperationSpec{
+	c.opListServers = e.Operation(impl.OperationSpec{
 		Name: "listServers", Method: "GET", Path: "/compute/v2.1/servers", Accept: "application/json",
 		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opCreateServer = e.Operation(runtime.OperationSpec{
+	c.opCreateServer = e.Operation(impl.OperationSpec{
 		Name: "createServer", Method: "POST", Path: "/compute/v2.1/servers", Accept: "application/json",
 		Breaker: breakerNova, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opShowServer = e.Operation(runtime.OperationSpec{
+	c.opShowServer = e.Operation(impl.OperationSpec{
 		Name: "showServer", Method: "GET", Path: "/compute/v2.1/servers/{server_id}", Accept: "application/json",
 		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opDeleteServer = e.Operation(runtime.OperationSpec{
+	c.opDeleteServer = e.Operation(impl.OperationSpec{
 		Name: "deleteServer", Method: "DELETE", Path: "/compute/v2.1/servers/{server_id}",
 		Breaker: breakerNova, Retry: retryPatient, Timeout: 5 * time.Second, TotalTimeout: time.Minute,
 	})
-	c.opServerAction = e.Operation(runtime.OperationSpec{
+	c.opServerAction = e.Operation(impl.OperationSpec{
 		Name: "serverAction", Method: "POST", Path: "/compute/v2.1/servers/{server_id}/action",
 		Breaker: breakerNova, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opIssueToken = e.Operation(runtime.OperationSpec{
+	c.opIssueToken = e.Operation(impl.OperationSpec{
 		Name: "issueToken", Method: "POST", Path: "/identity/v3/auth/tokens", Accept: "application/json",
 		Breaker: breakerKeystone, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opRevokeToken = e.Operation(runtime.OperationSpec{
+	c.opRevokeToken = e.Operation(impl.OperationSpec{
 		Name: "revokeToken", Method: "DELETE", Path: "/identity/v3/auth/tokens",
 		Breaker: breakerKeystone, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opListImages = e.Operation(runtime.OperationSpec{
+	c.opListImages = e.Operation(impl.OperationSpec{
 		Name: "listImages", Method: "GET", Path: "/image/v2/images", Accept: "application/json",
 		Breaker: breakerGlanceListImages, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opUploadImage = e.Operation(runtime.OperationSpec{
+	c.opUploadImage = e.Operation(impl.OperationSpec{
 		Name: "uploadImage", Method: "PUT", Path: "/image/v2/images/{image_id}/file",
 		Breaker: breakerGlanceUploadImage, Retry: retryGet3, TotalTimeout: 10 * time.Minute,
 	})
-	c.opListVolumes = e.Operation(runtime.OperationSpec{
+	c.opListVolumes = e.Operation(impl.OperationSpec{
 		Name: "listVolumes", Method: "GET", Path: "/volume/v3/{project_id}/volumes", Accept: "application/json",
 		Breaker: breakerCinder, Retry: retryGet3, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
-	c.opCreateVolume = e.Operation(runtime.OperationSpec{
+	c.opCreateVolume = e.Operation(impl.OperationSpec{
 		Name: "createVolume", Method: "POST", Path: "/volume/v3/{project_id}/volumes", Accept: "application/json",
 		Breaker: breakerCinder, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 20 * time.Second,
 	})
@@ -533,7 +534,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -543,7 +544,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListServersParams are the query, header and cookie parameters of ListServers (nil leaves one
@@ -557,7 +558,7 @@ type ListServersParams struct {
 
 // ListServersResponse is the answer to ListServers.
 type ListServersResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *ListServersResponse200Body `resgen:"200"` // Servers.
 }
 
@@ -568,7 +569,7 @@ type ListServersResponse struct {
 //   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opts ...runtime.CallOption) (*ListServersResponse, error) {
-	req := runtime.Request{Path: "/compute/v2.1/servers"}
+	req := wire.Request{Path: "/compute/v2.1/servers"}
 	if params != nil {
 		if params.Limit != nil {
 			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
@@ -583,12 +584,12 @@ func (c *Client) ListServers(ctx context.Context, params *ListServersParams, opt
 			req.Query.Add("changes-since", (*params.ChangesSince).Format(time.RFC3339Nano))
 		}
 	}
-	return runtime.Call(ctx, c.opListServers, &req, new(ListServersResponse), opts)
+	return impl.Call(ctx, c.opListServers, &req, new(ListServersResponse), opts)
 }
 
 // CreateServerResponse is the answer to CreateServer.
 type CreateServerResponse struct {
-	runtime.Response
+	wire.Response
 	JSON202 *Server `resgen:"202"` // Accepted.
 }
 
@@ -601,13 +602,13 @@ type CreateServerResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) CreateServer(ctx context.Context, body ServerCreate, opts ...runtime.CallOption) (*CreateServerResponse, error) {
-	req := runtime.Request{Path: "/compute/v2.1/servers", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateServer, &req, new(CreateServerResponse), opts)
+	req := wire.Request{Path: "/compute/v2.1/servers", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateServer, &req, new(CreateServerResponse), opts)
 }
 
 // ShowServerResponse is the answer to ShowServer.
 type ShowServerResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Server `resgen:"200"` // One server.
 	JSON404 *Fault  `resgen:"404"` // No such server.
 }
@@ -622,13 +623,13 @@ func (c *Client) ShowServer(ctx context.Context, serverID string, opts ...runtim
 	if serverID == "" {
 		return nil, &runtime.RequestError{Operation: "showServer", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
-	return runtime.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
+	req := wire.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
+	return impl.Call(ctx, c.opShowServer, &req, new(ShowServerResponse), opts)
 }
 
 // DeleteServerResponse is the answer to DeleteServer.
 type DeleteServerResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // DeleteServer calls DELETE /compute/v2.1/servers/{server_id}.
@@ -641,8 +642,8 @@ func (c *Client) DeleteServer(ctx context.Context, serverID string, opts ...runt
 	if serverID == "" {
 		return nil, &runtime.RequestError{Operation: "deleteServer", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
-	return runtime.Call(ctx, c.opDeleteServer, &req, new(DeleteServerResponse), opts)
+	req := wire.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID)}
+	return impl.Call(ctx, c.opDeleteServer, &req, new(DeleteServerResponse), opts)
 }
 
 // ServerActionParams are the query, header and cookie parameters of ServerAction (nil leaves one
@@ -655,7 +656,7 @@ type ServerActionParams struct {
 
 // ServerActionResponse is the answer to ServerAction.
 type ServerActionResponse struct {
-	runtime.Response `resgen:"202"`
+	wire.Response `resgen:"202"`
 }
 
 // ServerAction calls POST /compute/v2.1/servers/{server_id}/action.
@@ -671,19 +672,19 @@ func (c *Client) ServerAction(ctx context.Context, serverID string, params *Serv
 	if serverID == "" {
 		return nil, &runtime.RequestError{Operation: "serverAction", Reason: "path parameter \"server_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/compute/v2.1/servers/" + wire.PathSegment(serverID) + "/action", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("X-Request-Key", key)
-	return runtime.Call(ctx, c.opServerAction, &req, new(ServerActionResponse), opts)
+	return impl.Call(ctx, c.opServerAction, &req, new(ServerActionResponse), opts)
 }
 
 // IssueTokenResponse is the answer to IssueToken.
 type IssueTokenResponse struct {
-	runtime.Response
+	wire.Response
 	XSubjectToken *string `resgen:"header:X-Subject-Token"`
 	JSON201       *Token  `resgen:"201"` // Token issued.
 	JSON401       *Fault  `resgen:"401"` // Bad credentials.
@@ -698,8 +699,8 @@ type IssueTokenResponse struct {
 //   - retry [RetryGet3] (on: idempotent: true).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) IssueToken(ctx context.Context, body AuthRequest, opts ...runtime.CallOption) (*IssueTokenResponse, error) {
-	req := runtime.Request{Path: "/identity/v3/auth/tokens", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opIssueToken, &req, new(IssueTokenResponse), opts)
+	req := wire.Request{Path: "/identity/v3/auth/tokens", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opIssueToken, &req, new(IssueTokenResponse), opts)
 }
 
 // RevokeTokenParams are the query, header and cookie parameters of RevokeToken (nil leaves one
@@ -710,7 +711,7 @@ type RevokeTokenParams struct {
 
 // RevokeTokenResponse is the answer to RevokeToken.
 type RevokeTokenResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // RevokeToken calls DELETE /identity/v3/auth/tokens.
@@ -720,9 +721,9 @@ type RevokeTokenResponse struct {
 //   - retry [RetryGet3] (on: DELETE).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) RevokeToken(ctx context.Context, params RevokeTokenParams, opts ...runtime.CallOption) (*RevokeTokenResponse, error) {
-	req := runtime.Request{Path: "/identity/v3/auth/tokens"}
+	req := wire.Request{Path: "/identity/v3/auth/tokens"}
 	req.AddHeader("X-Subject-Token", params.XSubjectToken)
-	return runtime.Call(ctx, c.opRevokeToken, &req, new(RevokeTokenResponse), opts)
+	return impl.Call(ctx, c.opRevokeToken, &req, new(RevokeTokenResponse), opts)
 }
 
 // ListImagesParams are the query, header and cookie parameters of ListImages (nil leaves one out).
@@ -733,7 +734,7 @@ type ListImagesParams struct {
 
 // ListImagesResponse is the answer to ListImages.
 type ListImagesResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *ListImagesResponse200Body `resgen:"200"` // Images.
 }
 
@@ -744,7 +745,7 @@ type ListImagesResponse struct {
 //   - retry [RetryGet3] (on: GET).
 //   - timeouts: 5s per attempt, 20s in all.
 func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts ...runtime.CallOption) (*ListImagesResponse, error) {
-	req := runtime.Request{Path: "/image/v2/images"}
+	req := wire.Request{Path: "/image/v2/images"}
 	if params != nil {
 		if params.Visibility != nil {
 			req.Query.Add("visibility", string(*params.Visibility))
@@ -753,12 +754,12 @@ func (c *Client) ListImages(ctx context.Context, params *ListImagesParams, opts 
 			req.Query.Add("tag", v)
 		}
 	}
-	return runtime.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)
+	return impl.Call(ctx, c.opListImages, &req, new(ListImagesResponse), opts)
 }
 
 // UploadImageResponse is the answer to UploadImage.
 type UploadImageResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
@@ -771,16 +772,16 @@ func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, o
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "uploadImage", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/image/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
+	req := wire.Request{Path: "/image/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
 	}
-	return runtime.Call(ctx, c.opUploadImage, &req, new(UploadImageResponse), opts)
+	return impl.Call(ctx, c.opUploadImage, &req, new(UploadImageResponse), opts)
 }
 
 // ListVolumesResponse is the answer to ListVolumes.
 type ListVolumesResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *ListVolumesResponse200Body `resgen:"200"` // Volumes.
 }
 
@@ -794,13 +795,13 @@ func (c *Client) ListVolumes(ctx context.Context, projectID string, opts ...runt
 	if projectID == "" {
 		return nil, &runtime.RequestError{Operation: "listVolumes", Reason: "path parameter \"project_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes"}
-	return runtime.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
+	req := wire.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes"}
+	return impl.Call(ctx, c.opListVolumes, &req, new(ListVolumesResponse), opts)
 }
 
 // CreateVolumeResponse is the answer to CreateVolume.
 type CreateVolumeResponse struct {
-	runtime.Response
+	wire.Response
 	JSON202 *Volume `resgen:"202"` // Accepted.
 }
 
@@ -814,6 +815,6 @@ func (c *Client) CreateVolume(ctx context.Context, projectID string, body *Volum
 	if projectID == "" {
 		return nil, &runtime.RequestError{Operation: "createVolume", Reason: "path parameter \"project_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
+	req := wire.Request{Path: "/volume/v3/" + wire.PathSegment(projectID) + "/volumes", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateVolume, &req, new(CreateVolumeResponse), opts)
 }

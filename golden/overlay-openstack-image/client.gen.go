@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Response of the cache:get operation.
 type CacheGetCacheStateResponse = runtime.FreeForm
@@ -6526,182 +6527,182 @@ type Client struct {
 	overrides   *runtime.Overrides
 	fleet       *runtime.Fleet
 	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
+	engine      *impl.Engine
 	breakers    map[string]*runtime.Breaker
-	credentials []runtime.Credential
+	credentials []wire.Credential
 
 	// opCacheGet runs CacheGet.
-	opCacheGet *runtime.Operation
+	opCacheGet *impl.Operation
 	// opCacheDelete runs CacheDelete.
-	opCacheDelete *runtime.Operation
+	opCacheDelete *impl.Operation
 	// opCacheImageIDPut runs CacheImageIDPut.
-	opCacheImageIDPut *runtime.Operation
+	opCacheImageIDPut *impl.Operation
 	// opCacheImageIDDelete runs CacheImageIDDelete.
-	opCacheImageIDDelete *runtime.Operation
+	opCacheImageIDDelete *impl.Operation
 	// opImagesGet runs ImagesGet.
-	opImagesGet *runtime.Operation
+	opImagesGet *impl.Operation
 	// opImagesPost runs ImagesPost.
-	opImagesPost *runtime.Operation
+	opImagesPost *impl.Operation
 	// opImagesImageIDGet runs ImagesImageIDGet.
-	opImagesImageIDGet *runtime.Operation
+	opImagesImageIDGet *impl.Operation
 	// opImagesImageIDPatch runs ImagesImageIDPatch.
-	opImagesImageIDPatch *runtime.Operation
+	opImagesImageIDPatch *impl.Operation
 	// opImagesImageIDDelete runs ImagesImageIDDelete.
-	opImagesImageIDDelete *runtime.Operation
+	opImagesImageIDDelete *impl.Operation
 	// opImagesImageIDActionsDeactivatePost runs ImagesImageIDActionsDeactivatePost.
-	opImagesImageIDActionsDeactivatePost *runtime.Operation
+	opImagesImageIDActionsDeactivatePost *impl.Operation
 	// opImagesImageIDActionsReactivatePost runs ImagesImageIDActionsReactivatePost.
-	opImagesImageIDActionsReactivatePost *runtime.Operation
+	opImagesImageIDActionsReactivatePost *impl.Operation
 	// opImagesImageIDFileGet runs ImagesImageIDFileGet.
-	opImagesImageIDFileGet *runtime.Operation
+	opImagesImageIDFileGet *impl.Operation
 	// opImagesImageIDFilePut runs ImagesImageIDFilePut.
-	opImagesImageIDFilePut *runtime.Operation
+	opImagesImageIDFilePut *impl.Operation
 	// opImagesImageIDImportPost runs ImagesImageIDImportPost.
-	opImagesImageIDImportPost *runtime.Operation
+	opImagesImageIDImportPost *impl.Operation
 	// opImagesImageIDMembersGet runs ImagesImageIDMembersGet.
-	opImagesImageIDMembersGet *runtime.Operation
+	opImagesImageIDMembersGet *impl.Operation
 	// opImagesImageIDMembersPost runs ImagesImageIDMembersPost.
-	opImagesImageIDMembersPost *runtime.Operation
+	opImagesImageIDMembersPost *impl.Operation
 	// opImagesImageIDMembersMemberIDGet runs ImagesImageIDMembersMemberIDGet.
-	opImagesImageIDMembersMemberIDGet *runtime.Operation
+	opImagesImageIDMembersMemberIDGet *impl.Operation
 	// opImagesImageIDMembersMemberIDPut runs ImagesImageIDMembersMemberIDPut.
-	opImagesImageIDMembersMemberIDPut *runtime.Operation
+	opImagesImageIDMembersMemberIDPut *impl.Operation
 	// opImagesImageIDMembersMemberIDDelete runs ImagesImageIDMembersMemberIDDelete.
-	opImagesImageIDMembersMemberIDDelete *runtime.Operation
+	opImagesImageIDMembersMemberIDDelete *impl.Operation
 	// opImagesImageIDStagePut runs ImagesImageIDStagePut.
-	opImagesImageIDStagePut *runtime.Operation
+	opImagesImageIDStagePut *impl.Operation
 	// opImagesImageIDTagsTagValuePut runs ImagesImageIDTagsTagValuePut.
-	opImagesImageIDTagsTagValuePut *runtime.Operation
+	opImagesImageIDTagsTagValuePut *impl.Operation
 	// opImagesImageIDTagsTagValueDelete runs ImagesImageIDTagsTagValueDelete.
-	opImagesImageIDTagsTagValueDelete *runtime.Operation
+	opImagesImageIDTagsTagValueDelete *impl.Operation
 	// opImagesImageIDTasksGet runs ImagesImageIDTasksGet.
-	opImagesImageIDTasksGet *runtime.Operation
+	opImagesImageIDTasksGet *impl.Operation
 	// opInfoImportGet runs InfoImportGet.
-	opInfoImportGet *runtime.Operation
+	opInfoImportGet *impl.Operation
 	// opInfoStoresGet runs InfoStoresGet.
-	opInfoStoresGet *runtime.Operation
+	opInfoStoresGet *impl.Operation
 	// opInfoStoresDetailGet runs InfoStoresDetailGet.
-	opInfoStoresDetailGet *runtime.Operation
+	opInfoStoresDetailGet *impl.Operation
 	// opInfoUsageGet runs InfoUsageGet.
-	opInfoUsageGet *runtime.Operation
+	opInfoUsageGet *impl.Operation
 	// opMetadefsNamespacesGet runs MetadefsNamespacesGet.
-	opMetadefsNamespacesGet *runtime.Operation
+	opMetadefsNamespacesGet *impl.Operation
 	// opMetadefsNamespacesPost runs MetadefsNamespacesPost.
-	opMetadefsNamespacesPost *runtime.Operation
+	opMetadefsNamespacesPost *impl.Operation
 	// opMetadefsNamespacesNamespaceNameGet runs MetadefsNamespacesNamespaceNameGet.
-	opMetadefsNamespacesNamespaceNameGet *runtime.Operation
+	opMetadefsNamespacesNamespaceNameGet *impl.Operation
 	// opMetadefsNamespacesNamespaceNamePut runs MetadefsNamespacesNamespaceNamePut.
-	opMetadefsNamespacesNamespaceNamePut *runtime.Operation
+	opMetadefsNamespacesNamespaceNamePut *impl.Operation
 	// opMetadefsNamespacesNamespaceNameDelete runs MetadefsNamespacesNamespaceNameDelete.
-	opMetadefsNamespacesNamespaceNameDelete *runtime.Operation
+	opMetadefsNamespacesNamespaceNameDelete *impl.Operation
 	// opMetadefsNamespacesNamespaceNameObjectsGet runs
 	// MetadefsNamespacesNamespaceNameObjectsGet.
-	opMetadefsNamespacesNamespaceNameObjectsGet *runtime.Operation
+	opMetadefsNamespacesNamespaceNameObjectsGet *impl.Operation
 	// opMetadefsNamespacesNamespaceNameObjectsPost runs
 	// MetadefsNamespacesNamespaceNameObjectsPost.
-	opMetadefsNamespacesNamespaceNameObjectsPost *runtime.Operation
+	opMetadefsNamespacesNamespaceNameObjectsPost *impl.Operation
 	// opMetadefsNamespacesNamespaceNameObjectsDelete runs
 	// MetadefsNamespacesNamespaceNameObjectsDelete.
-	opMetadefsNamespacesNamespaceNameObjectsDelete *runtime.Operation
+	opMetadefsNamespacesNamespaceNameObjectsDelete *impl.Operation
 	// opMetadefsNamespacesNamespaceNameObjectsObjectNameGet runs
 	// MetadefsNamespacesNamespaceNameObjectsObjectNameGet.
-	opMetadefsNamespacesNamespaceNameObjectsObjectNameGet *runtime.Operation
+	opMetadefsNamespacesNamespaceNameObjectsObjectNameGet *impl.Operation
 	// opMetadefsNamespacesNamespaceNameObjectsObjectNamePut runs
 	// MetadefsNamespacesNamespaceNameObjectsObjectNamePut.
-	opMetadefsNamespacesNamespaceNameObjectsObjectNamePut *runtime.Operation
+	opMetadefsNamespacesNamespaceNameObjectsObjectNamePut *impl.Operation
 	// opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete runs
 	// MetadefsNamespacesNamespaceNameObjectsObjectNameDelete.
-	opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete *runtime.Operation
+	opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete *impl.Operation
 	// opMetadefsNamespacesNamespaceNamePropertiesGet runs
 	// MetadefsNamespacesNamespaceNamePropertiesGet.
-	opMetadefsNamespacesNamespaceNamePropertiesGet *runtime.Operation
+	opMetadefsNamespacesNamespaceNamePropertiesGet *impl.Operation
 	// opMetadefsNamespacesNamespaceNamePropertiesPost runs
 	// MetadefsNamespacesNamespaceNamePropertiesPost.
-	opMetadefsNamespacesNamespaceNamePropertiesPost *runtime.Operation
+	opMetadefsNamespacesNamespaceNamePropertiesPost *impl.Operation
 	// opMetadefsNamespacesNamespaceNamePropertiesDelete runs
 	// MetadefsNamespacesNamespaceNamePropertiesDelete.
-	opMetadefsNamespacesNamespaceNamePropertiesDelete *runtime.Operation
+	opMetadefsNamespacesNamespaceNamePropertiesDelete *impl.Operation
 	// opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet runs
 	// MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet.
-	opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet *runtime.Operation
+	opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet *impl.Operation
 	// opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut runs
 	// MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut.
-	opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut *runtime.Operation
+	opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut *impl.Operation
 	// opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete runs
 	// MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete.
-	opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete *runtime.Operation
+	opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete *impl.Operation
 	// opMetadefsNamespacesNamespaceNameResourceTypesGet runs
 	// MetadefsNamespacesNamespaceNameResourceTypesGet.
-	opMetadefsNamespacesNamespaceNameResourceTypesGet *runtime.Operation
+	opMetadefsNamespacesNamespaceNameResourceTypesGet *impl.Operation
 	// opMetadefsNamespacesNamespaceNameResourceTypesPost runs
 	// MetadefsNamespacesNamespaceNameResourceTypesPost.
-	opMetadefsNamespacesNamespaceNameResourceTypesPost *runtime.Operation
+	opMetadefsNamespacesNamespaceNameResourceTypesPost *impl.Operation
 	// opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete runs
 	// MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete.
-	opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete *runtime.Operation
+	opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete *impl.Operation
 	// opMetadefsNamespacesNamespaceNameTagsGet runs MetadefsNamespacesNamespaceNameTagsGet.
-	opMetadefsNamespacesNamespaceNameTagsGet *runtime.Operation
+	opMetadefsNamespacesNamespaceNameTagsGet *impl.Operation
 	// opMetadefsNamespacesNamespaceNameTagsPost runs MetadefsNamespacesNamespaceNameTagsPost.
-	opMetadefsNamespacesNamespaceNameTagsPost *runtime.Operation
+	opMetadefsNamespacesNamespaceNameTagsPost *impl.Operation
 	// opMetadefsNamespacesNamespaceNameTagsDelete runs
 	// MetadefsNamespacesNamespaceNameTagsDelete.
-	opMetadefsNamespacesNamespaceNameTagsDelete *runtime.Operation
+	opMetadefsNamespacesNamespaceNameTagsDelete *impl.Operation
 	// opMetadefsNamespacesNamespaceNameTagsTagNameGet runs
 	// MetadefsNamespacesNamespaceNameTagsTagNameGet.
-	opMetadefsNamespacesNamespaceNameTagsTagNameGet *runtime.Operation
+	opMetadefsNamespacesNamespaceNameTagsTagNameGet *impl.Operation
 	// opMetadefsNamespacesNamespaceNameTagsTagNamePut runs
 	// MetadefsNamespacesNamespaceNameTagsTagNamePut.
-	opMetadefsNamespacesNamespaceNameTagsTagNamePut *runtime.Operation
+	opMetadefsNamespacesNamespaceNameTagsTagNamePut *impl.Operation
 	// opMetadefsNamespacesNamespaceNameTagsTagNamePost runs
 	// MetadefsNamespacesNamespaceNameTagsTagNamePost.
-	opMetadefsNamespacesNamespaceNameTagsTagNamePost *runtime.Operation
+	opMetadefsNamespacesNamespaceNameTagsTagNamePost *impl.Operation
 	// opMetadefsNamespacesNamespaceNameTagsTagNameDelete runs
 	// MetadefsNamespacesNamespaceNameTagsTagNameDelete.
-	opMetadefsNamespacesNamespaceNameTagsTagNameDelete *runtime.Operation
+	opMetadefsNamespacesNamespaceNameTagsTagNameDelete *impl.Operation
 	// opMetadefsResourceTypesGet runs MetadefsResourceTypesGet.
-	opMetadefsResourceTypesGet *runtime.Operation
+	opMetadefsResourceTypesGet *impl.Operation
 	// opSchemasImageGet runs SchemasImageGet.
-	opSchemasImageGet *runtime.Operation
+	opSchemasImageGet *impl.Operation
 	// opSchemasImagesGet runs SchemasImagesGet.
-	opSchemasImagesGet *runtime.Operation
+	opSchemasImagesGet *impl.Operation
 	// opSchemasMemberGet runs SchemasMemberGet.
-	opSchemasMemberGet *runtime.Operation
+	opSchemasMemberGet *impl.Operation
 	// opSchemasMembersGet runs SchemasMembersGet.
-	opSchemasMembersGet *runtime.Operation
+	opSchemasMembersGet *impl.Operation
 	// opSchemasMetadefsNamespaceGet runs SchemasMetadefsNamespaceGet.
-	opSchemasMetadefsNamespaceGet *runtime.Operation
+	opSchemasMetadefsNamespaceGet *impl.Operation
 	// opSchemasMetadefsNamespacesGet runs SchemasMetadefsNamespacesGet.
-	opSchemasMetadefsNamespacesGet *runtime.Operation
+	opSchemasMetadefsNamespacesGet *impl.Operation
 	// opSchemasMetadefsObjectGet runs SchemasMetadefsObjectGet.
-	opSchemasMetadefsObjectGet *runtime.Operation
+	opSchemasMetadefsObjectGet *impl.Operation
 	// opSchemasMetadefsObjectsGet runs SchemasMetadefsObjectsGet.
-	opSchemasMetadefsObjectsGet *runtime.Operation
+	opSchemasMetadefsObjectsGet *impl.Operation
 	// opSchemasMetadefsPropertiesGet runs SchemasMetadefsPropertiesGet.
-	opSchemasMetadefsPropertiesGet *runtime.Operation
+	opSchemasMetadefsPropertiesGet *impl.Operation
 	// opSchemasMetadefsPropertyGet runs SchemasMetadefsPropertyGet.
-	opSchemasMetadefsPropertyGet *runtime.Operation
+	opSchemasMetadefsPropertyGet *impl.Operation
 	// opSchemasMetadefsResourceTypeGet runs SchemasMetadefsResourceTypeGet.
-	opSchemasMetadefsResourceTypeGet *runtime.Operation
+	opSchemasMetadefsResourceTypeGet *impl.Operation
 	// opSchemasMetadefsResourceTypesGet runs SchemasMetadefsResourceTypesGet.
-	opSchemasMetadefsResourceTypesGet *runtime.Operation
+	opSchemasMetadefsResourceTypesGet *impl.Operation
 	// opSchemasMetadefsTagGet runs SchemasMetadefsTagGet.
-	opSchemasMetadefsTagGet *runtime.Operation
+	opSchemasMetadefsTagGet *impl.Operation
 	// opSchemasMetadefsTagsGet runs SchemasMetadefsTagsGet.
-	opSchemasMetadefsTagsGet *runtime.Operation
+	opSchemasMetadefsTagsGet *impl.Operation
 	// opSchemasTaskGet runs SchemasTaskGet.
-	opSchemasTaskGet *runtime.Operation
+	opSchemasTaskGet *impl.Operation
 	// opSchemasTasksGet runs SchemasTasksGet.
-	opSchemasTasksGet *runtime.Operation
+	opSchemasTasksGet *impl.Operation
 	// opStoresStoreIDImageIDDelete runs StoresStoreIDImageIDDelete.
-	opStoresStoreIDImageIDDelete *runtime.Operation
+	opStoresStoreIDImageIDDelete *impl.Operation
 	// opTasksGet runs TasksGet.
-	opTasksGet *runtime.Operation
+	opTasksGet *impl.Operation
 	// opTasksPost runs TasksPost.
-	opTasksPost *runtime.Operation
+	opTasksPost *impl.Operation
 	// opTasksTaskIDGet runs TasksTaskIDGet.
-	opTasksTaskIDGet *runtime.Operation
+	opTasksTaskIDGet *impl.Operation
 	// opTasksTaskIDDelete runs TasksTaskIDDelete.
-	opTasksTaskIDDelete *runtime.Operation
+	opTasksTaskIDDelete *impl.Operation
 }
 
 // Option configures a Client.
@@ -6751,9 +6752,9 @@ func WithAPIKeyAuth(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithAPIKeyAuth: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "ApiKeyAuth",
-			Kind:   runtime.AuthHeader,
+			Kind:   wire.AuthHeader,
 			Param:  "X-Auth-Token",
 			Token:  src,
 		})
@@ -6797,7 +6798,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -6807,7 +6808,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Credentials:    c.credentials,
 		Fleet:          c.fleet,
@@ -6872,309 +6873,309 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opCacheGet = e.Operation(runtime.OperationSpec{
+	c.opCacheGet = e.Operation(impl.OperationSpec{
 		Name: "cache:get", Method: "GET", Path: "/v2/cache", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opCacheDelete = e.Operation(runtime.OperationSpec{
+	c.opCacheDelete = e.Operation(impl.OperationSpec{
 		Name: "cache:delete", Method: "DELETE", Path: "/v2/cache",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opCacheImageIDPut = e.Operation(runtime.OperationSpec{
+	c.opCacheImageIDPut = e.Operation(impl.OperationSpec{
 		Name: "cache/image_id:put", Method: "PUT", Path: "/v2/cache/{image_id}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opCacheImageIDDelete = e.Operation(runtime.OperationSpec{
+	c.opCacheImageIDDelete = e.Operation(impl.OperationSpec{
 		Name: "cache/image_id:delete", Method: "DELETE", Path: "/v2/cache/{image_id}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesGet = e.Operation(runtime.OperationSpec{
+	c.opImagesGet = e.Operation(impl.OperationSpec{
 		Name: "images:get", Method: "GET", Path: "/v2/images", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesPost = e.Operation(runtime.OperationSpec{
+	c.opImagesPost = e.Operation(impl.OperationSpec{
 		Name: "images:post", Method: "POST", Path: "/v2/images", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDGet = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDGet = e.Operation(impl.OperationSpec{
 		Name: "images/image_id:get", Method: "GET", Path: "/v2/images/{image_id}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDPatch = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDPatch = e.Operation(impl.OperationSpec{
 		Name: "images/image_id:patch", Method: "PATCH", Path: "/v2/images/{image_id}", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDDelete = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDDelete = e.Operation(impl.OperationSpec{
 		Name: "images/image_id:delete", Method: "DELETE", Path: "/v2/images/{image_id}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDActionsDeactivatePost = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDActionsDeactivatePost = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/actions/deactivate:post", Method: "POST", Path: "/v2/images/{image_id}/actions/deactivate", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDActionsReactivatePost = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDActionsReactivatePost = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/actions/reactivate:post", Method: "POST", Path: "/v2/images/{image_id}/actions/reactivate", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDFileGet = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDFileGet = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/file:get", Method: "GET", Path: "/v2/images/{image_id}/file", Accept: "application/json",
-		Breaker: breakerUploads, Retry: retryReads, TotalTimeout: 15 * time.Minute, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerUploads, Retry: retryReads, TotalTimeout: 15 * time.Minute, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDFilePut = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDFilePut = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/file:put", Method: "PUT", Path: "/v2/images/{image_id}/file",
-		Breaker: breakerUploads, Retry: retryDefault, TotalTimeout: 15 * time.Minute, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerUploads, Retry: retryDefault, TotalTimeout: 15 * time.Minute, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDImportPost = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDImportPost = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/import:post", Method: "POST", Path: "/v2/images/{image_id}/import", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDMembersGet = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDMembersGet = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/members:get", Method: "GET", Path: "/v2/images/{image_id}/members", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDMembersPost = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDMembersPost = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/members:post", Method: "POST", Path: "/v2/images/{image_id}/members", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDMembersMemberIDGet = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDMembersMemberIDGet = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/members/member_id:get", Method: "GET", Path: "/v2/images/{image_id}/members/{member_id}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDMembersMemberIDPut = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDMembersMemberIDPut = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/members/member_id:put", Method: "PUT", Path: "/v2/images/{image_id}/members/{member_id}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDMembersMemberIDDelete = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDMembersMemberIDDelete = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/members/member_id:delete", Method: "DELETE", Path: "/v2/images/{image_id}/members/{member_id}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDStagePut = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDStagePut = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/stage:put", Method: "PUT", Path: "/v2/images/{image_id}/stage", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDTagsTagValuePut = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDTagsTagValuePut = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/tags/tag_value:put", Method: "PUT", Path: "/v2/images/{image_id}/tags/{tag_value}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDTagsTagValueDelete = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDTagsTagValueDelete = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/tags/tag_value:delete", Method: "DELETE", Path: "/v2/images/{image_id}/tags/{tag_value}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opImagesImageIDTasksGet = e.Operation(runtime.OperationSpec{
+	c.opImagesImageIDTasksGet = e.Operation(impl.OperationSpec{
 		Name: "images/image_id/tasks:get", Method: "GET", Path: "/v2/images/{image_id}/tasks", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opInfoImportGet = e.Operation(runtime.OperationSpec{
+	c.opInfoImportGet = e.Operation(impl.OperationSpec{
 		Name: "info/import:get", Method: "GET", Path: "/v2/info/import", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opInfoStoresGet = e.Operation(runtime.OperationSpec{
+	c.opInfoStoresGet = e.Operation(impl.OperationSpec{
 		Name: "info/stores:get", Method: "GET", Path: "/v2/info/stores", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opInfoStoresDetailGet = e.Operation(runtime.OperationSpec{
+	c.opInfoStoresDetailGet = e.Operation(impl.OperationSpec{
 		Name: "info/stores/detail:get", Method: "GET", Path: "/v2/info/stores/detail", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opInfoUsageGet = e.Operation(runtime.OperationSpec{
+	c.opInfoUsageGet = e.Operation(impl.OperationSpec{
 		Name: "info/usage:get", Method: "GET", Path: "/v2/info/usage", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces:get", Method: "GET", Path: "/v2/metadefs/namespaces", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesPost = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesPost = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces:post", Method: "POST", Path: "/v2/metadefs/namespaces", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNamePut = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNamePut = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameDelete = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameDelete = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameObjectsGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameObjectsGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/objects:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/objects", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameObjectsPost = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameObjectsPost = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/objects:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/objects", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameObjectsDelete = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameObjectsDelete = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/objects:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/objects",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/objects/object_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/objects/object_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/objects/object_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/objects/{object_name}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNamePropertiesGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNamePropertiesGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/properties:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/properties", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNamePropertiesPost = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNamePropertiesPost = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/properties:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/properties", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNamePropertiesDelete = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNamePropertiesDelete = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/properties:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/properties",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/properties/property_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/properties/property_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/properties/property_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/properties/{property_name}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameResourceTypesGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameResourceTypesGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/resource_types:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/resource_types", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameResourceTypesPost = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameResourceTypesPost = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/resource_types:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/resource_types", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/resource_types/resource_type:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/resource_types/{resource_type}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameTagsGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameTagsGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/tags:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/tags", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameTagsPost = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameTagsPost = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/tags:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/tags", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameTagsDelete = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameTagsDelete = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/tags:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/tags",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameTagsTagNameGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameTagsTagNameGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/tags/tag_name:get", Method: "GET", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameTagsTagNamePut = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameTagsTagNamePut = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/tags/tag_name:put", Method: "PUT", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameTagsTagNamePost = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameTagsTagNamePost = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/tags/tag_name:post", Method: "POST", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete = e.Operation(runtime.OperationSpec{
+	c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete = e.Operation(impl.OperationSpec{
 		Name: "metadefs/namespaces/namespace_name/tags/tag_name:delete", Method: "DELETE", Path: "/v2/metadefs/namespaces/{namespace_name}/tags/{tag_name}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opMetadefsResourceTypesGet = e.Operation(runtime.OperationSpec{
+	c.opMetadefsResourceTypesGet = e.Operation(impl.OperationSpec{
 		Name: "metadefs/resource_types:get", Method: "GET", Path: "/v2/metadefs/resource_types", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasImageGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasImageGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/image:get", Method: "GET", Path: "/v2/schemas/image", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasImagesGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasImagesGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/images:get", Method: "GET", Path: "/v2/schemas/images", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMemberGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMemberGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/member:get", Method: "GET", Path: "/v2/schemas/member", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMembersGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMembersGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/members:get", Method: "GET", Path: "/v2/schemas/members", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsNamespaceGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsNamespaceGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/namespace:get", Method: "GET", Path: "/v2/schemas/metadefs/namespace", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsNamespacesGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsNamespacesGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/namespaces:get", Method: "GET", Path: "/v2/schemas/metadefs/namespaces", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsObjectGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsObjectGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/object:get", Method: "GET", Path: "/v2/schemas/metadefs/object", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsObjectsGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsObjectsGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/objects:get", Method: "GET", Path: "/v2/schemas/metadefs/objects", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsPropertiesGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsPropertiesGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/properties:get", Method: "GET", Path: "/v2/schemas/metadefs/properties", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsPropertyGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsPropertyGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/property:get", Method: "GET", Path: "/v2/schemas/metadefs/property", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsResourceTypeGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsResourceTypeGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/resource_type:get", Method: "GET", Path: "/v2/schemas/metadefs/resource_type", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsResourceTypesGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsResourceTypesGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/resource_types:get", Method: "GET", Path: "/v2/schemas/metadefs/resource_types", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsTagGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsTagGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/tag:get", Method: "GET", Path: "/v2/schemas/metadefs/tag", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasMetadefsTagsGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasMetadefsTagsGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/metadefs/tags:get", Method: "GET", Path: "/v2/schemas/metadefs/tags", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasTaskGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasTaskGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/task:get", Method: "GET", Path: "/v2/schemas/task", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opSchemasTasksGet = e.Operation(runtime.OperationSpec{
+	c.opSchemasTasksGet = e.Operation(impl.OperationSpec{
 		Name: "schemas/tasks:get", Method: "GET", Path: "/v2/schemas/tasks", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opStoresStoreIDImageIDDelete = e.Operation(runtime.OperationSpec{
+	c.opStoresStoreIDImageIDDelete = e.Operation(impl.OperationSpec{
 		Name: "stores/store_id/image_id:delete", Method: "DELETE", Path: "/v2/stores/{store_id}/{image_id}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opTasksGet = e.Operation(runtime.OperationSpec{
+	c.opTasksGet = e.Operation(impl.OperationSpec{
 		Name: "tasks:get", Method: "GET", Path: "/v2/tasks", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opTasksPost = e.Operation(runtime.OperationSpec{
+	c.opTasksPost = e.Operation(impl.OperationSpec{
 		Name: "tasks:post", Method: "POST", Path: "/v2/tasks", Accept: "application/json",
-		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, NotRetrySafe: true, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opTasksTaskIDGet = e.Operation(runtime.OperationSpec{
+	c.opTasksTaskIDGet = e.Operation(impl.OperationSpec{
 		Name: "tasks/task_id:get", Method: "GET", Path: "/v2/tasks/{task_id}", Accept: "application/json",
-		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryReads, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
-	c.opTasksTaskIDDelete = e.Operation(runtime.OperationSpec{
+	c.opTasksTaskIDDelete = e.Operation(impl.OperationSpec{
 		Name: "tasks/task_id:delete", Method: "DELETE", Path: "/v2/tasks/{task_id}",
-		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"ApiKeyAuth"}},
+		Breaker: breakerGlance, Retry: retryDefault, Timeout: 5 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"ApiKeyAuth"}},
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -7251,7 +7252,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -7261,13 +7262,13 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CacheGetResponse is the answer to CacheGet.
 type CacheGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *CacheGetCacheStateResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *CacheGetCacheStateResponse `resgen:"200"` // Ok.
 }
 
 // CacheGet calls GET /v2/cache.
@@ -7286,13 +7287,13 @@ type CacheGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheGet(ctx context.Context, opts ...runtime.CallOption) (*CacheGetResponse, error) {
-	req := runtime.Request{Path: "/v2/cache"}
-	return runtime.Call(ctx, c.opCacheGet, &req, new(CacheGetResponse), opts)
+	req := wire.Request{Path: "/v2/cache"}
+	return impl.Call(ctx, c.opCacheGet, &req, new(CacheGetResponse), opts)
 }
 
 // CacheDeleteResponse is the answer to CacheDelete.
 type CacheDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // CacheDelete calls DELETE /v2/cache.
@@ -7311,14 +7312,14 @@ type CacheDeleteResponse struct {
 //   - retry [RetryDefault] (on: DELETE).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) CacheDelete(ctx context.Context, opts ...runtime.CallOption) (*CacheDeleteResponse, error) {
-	req := runtime.Request{Path: "/v2/cache"}
-	return runtime.Call(ctx, c.opCacheDelete, &req, new(CacheDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/cache"}
+	return impl.Call(ctx, c.opCacheDelete, &req, new(CacheDeleteResponse), opts)
 }
 
 // CacheImageIDPutResponse is the answer to CacheImageIDPut.
 type CacheImageIDPutResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *CacheQueueImageFromAPIResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *CacheQueueImageFromAPIResponse `resgen:"200"` // Ok.
 }
 
 // CacheImageIDPut calls PUT /v2/cache/{image_id}.
@@ -7340,13 +7341,13 @@ func (c *Client) CacheImageIDPut(ctx context.Context, imageID string, body *Cach
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "cache/image_id:put", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/cache/" + wire.PathSegment(imageID), JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCacheImageIDPut, &req, new(CacheImageIDPutResponse), opts)
+	req := wire.Request{Path: "/v2/cache/" + wire.PathSegment(imageID), JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCacheImageIDPut, &req, new(CacheImageIDPutResponse), opts)
 }
 
 // CacheImageIDDeleteResponse is the answer to CacheImageIDDelete.
 type CacheImageIDDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // CacheImageIDDelete calls DELETE /v2/cache/{image_id}.
@@ -7368,8 +7369,8 @@ func (c *Client) CacheImageIDDelete(ctx context.Context, imageID string, opts ..
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "cache/image_id:delete", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/cache/" + wire.PathSegment(imageID)}
-	return runtime.Call(ctx, c.opCacheImageIDDelete, &req, new(CacheImageIDDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/cache/" + wire.PathSegment(imageID)}
+	return impl.Call(ctx, c.opCacheImageIDDelete, &req, new(CacheImageIDDeleteResponse), opts)
 }
 
 // ImagesGetParams are the query, header and cookie parameters of ImagesGet (nil leaves one out).
@@ -7435,8 +7436,8 @@ type ImagesGetParams struct {
 
 // ImagesGetResponse is the answer to ImagesGet.
 type ImagesGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *ImagesListResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *ImagesListResponse `resgen:"200"` // Ok.
 }
 
 // ImagesGet calls GET /v2/images.
@@ -7490,7 +7491,7 @@ type ImagesGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams, opts ...runtime.CallOption) (*ImagesGetResponse, error) {
-	req := runtime.Request{Path: "/v2/images"}
+	req := wire.Request{Path: "/v2/images"}
 	if params != nil {
 		if params.Limit != nil {
 			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
@@ -7547,7 +7548,7 @@ func (c *Client) ImagesGet(ctx context.Context, params *ImagesGetParams, opts ..
 			req.Query.Add("sort", *params.Sort)
 		}
 	}
-	return runtime.Call(ctx, c.opImagesGet, &req, new(ImagesGetResponse), opts)
+	return impl.Call(ctx, c.opImagesGet, &req, new(ImagesGetResponse), opts)
 }
 
 // ImagesPostParams are the query, header and cookie parameters of ImagesPost (nil leaves one out).
@@ -7559,7 +7560,7 @@ type ImagesPostParams struct {
 
 // ImagesPostResponse is the answer to ImagesPost.
 type ImagesPostResponse struct {
-	runtime.Response `resgen:"404"`
+	wire.Response `resgen:"404"`
 	// list of available stores.
 	OpenStackImageStoreIDs []string `resgen:"header:OpenStack-image-store-ids"`
 	// Ok.
@@ -7595,20 +7596,20 @@ type ImagesPostResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) ImagesPost(ctx context.Context, params *ImagesPostParams, body *ImagesCreateRequest, opts ...runtime.CallOption) (*ImagesPostResponse, error) {
-	req := runtime.Request{Path: "/v2/images", JSON: body, ContentType: "application/json"}
+	req := wire.Request{Path: "/v2/images", JSON: body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opImagesPost, &req, new(ImagesPostResponse), opts)
+	return impl.Call(ctx, c.opImagesPost, &req, new(ImagesPostResponse), opts)
 }
 
 // ImagesImageIDGetResponse is the answer to ImagesImageIDGet.
 type ImagesImageIDGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *ImageShowResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *ImageShowResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDGet calls GET /v2/images/{image_id}.
@@ -7634,14 +7635,14 @@ func (c *Client) ImagesImageIDGet(ctx context.Context, imageID string, opts ...r
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id:get", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID)}
-	return runtime.Call(ctx, c.opImagesImageIDGet, &req, new(ImagesImageIDGetResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID)}
+	return impl.Call(ctx, c.opImagesImageIDGet, &req, new(ImagesImageIDGetResponse), opts)
 }
 
 // ImagesImageIDPatchResponse is the answer to ImagesImageIDPatch.
 type ImagesImageIDPatchResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *ImageUpdateResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *ImageUpdateResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDPatch calls PATCH /v2/images/{image_id}.
@@ -7686,16 +7687,16 @@ func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id:patch", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID), ContentType: "application/openstack-images-v2.1-json-patch"}
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID), ContentType: "application/openstack-images-v2.1-json-patch"}
 	if body != nil {
 		req.Body = body
 	}
-	return runtime.Call(ctx, c.opImagesImageIDPatch, &req, new(ImagesImageIDPatchResponse), opts)
+	return impl.Call(ctx, c.opImagesImageIDPatch, &req, new(ImagesImageIDPatchResponse), opts)
 }
 
 // ImagesImageIDDeleteResponse is the answer to ImagesImageIDDelete.
 type ImagesImageIDDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDDelete calls DELETE /v2/images/{image_id}.
@@ -7723,14 +7724,14 @@ func (c *Client) ImagesImageIDDelete(ctx context.Context, imageID string, opts .
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id:delete", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID)}
-	return runtime.Call(ctx, c.opImagesImageIDDelete, &req, new(ImagesImageIDDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID)}
+	return impl.Call(ctx, c.opImagesImageIDDelete, &req, new(ImagesImageIDDeleteResponse), opts)
 }
 
 // ImagesImageIDActionsDeactivatePostResponse is the answer to ImagesImageIDActionsDeactivatePost.
 type ImagesImageIDActionsDeactivatePostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *ImagesActionsDeactivateResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *ImagesActionsDeactivateResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDActionsDeactivatePost calls POST /v2/images/{image_id}/actions/deactivate.
@@ -7763,14 +7764,14 @@ func (c *Client) ImagesImageIDActionsDeactivatePost(ctx context.Context, imageID
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/actions/deactivate:post", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/actions/deactivate", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opImagesImageIDActionsDeactivatePost, &req, new(ImagesImageIDActionsDeactivatePostResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/actions/deactivate", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opImagesImageIDActionsDeactivatePost, &req, new(ImagesImageIDActionsDeactivatePostResponse), opts)
 }
 
 // ImagesImageIDActionsReactivatePostResponse is the answer to ImagesImageIDActionsReactivatePost.
 type ImagesImageIDActionsReactivatePostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *ImagesActionsReactivateResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *ImagesActionsReactivateResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDActionsReactivatePost calls POST /v2/images/{image_id}/actions/reactivate.
@@ -7799,8 +7800,8 @@ func (c *Client) ImagesImageIDActionsReactivatePost(ctx context.Context, imageID
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/actions/reactivate:post", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/actions/reactivate", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opImagesImageIDActionsReactivatePost, &req, new(ImagesImageIDActionsReactivatePostResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/actions/reactivate", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opImagesImageIDActionsReactivatePost, &req, new(ImagesImageIDActionsReactivatePostResponse), opts)
 }
 
 // ImagesImageIDFileGetParams are the query, header and cookie parameters of ImagesImageIDFileGet
@@ -7812,7 +7813,7 @@ type ImagesImageIDFileGetParams struct {
 
 // ImagesImageIDFileGetResponse is the answer to ImagesImageIDFileGet.
 type ImagesImageIDFileGetResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 	// The length of the body in octets (8-bit bytes)
 	ContentLength *string `resgen:"header:Content-Length"`
 	// The MD5 checksum of the body.
@@ -7855,13 +7856,13 @@ func (c *Client) ImagesImageIDFileGet(ctx context.Context, imageID string, param
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/file:get", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/file"}
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/file"}
 	if params != nil {
 		if params.Range != nil {
 			req.AddHeader("Range", *params.Range)
 		}
 	}
-	return runtime.Call(ctx, c.opImagesImageIDFileGet, &req, new(ImagesImageIDFileGetResponse), opts)
+	return impl.Call(ctx, c.opImagesImageIDFileGet, &req, new(ImagesImageIDFileGetResponse), opts)
 }
 
 // ImagesImageIDFilePutParams are the query, header and cookie parameters of ImagesImageIDFilePut
@@ -7878,7 +7879,7 @@ type ImagesImageIDFilePutParams struct {
 
 // ImagesImageIDFilePutResponse is the answer to ImagesImageIDFilePut.
 type ImagesImageIDFilePutResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDFilePut calls PUT /v2/images/{image_id}/file.
@@ -7923,7 +7924,7 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/file:put", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
 	}
@@ -7935,13 +7936,13 @@ func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, param
 			req.AddHeader("X-Image-Meta-Store", *params.XImageMetaStore)
 		}
 	}
-	return runtime.Call(ctx, c.opImagesImageIDFilePut, &req, new(ImagesImageIDFilePutResponse), opts)
+	return impl.Call(ctx, c.opImagesImageIDFilePut, &req, new(ImagesImageIDFilePutResponse), opts)
 }
 
 // ImagesImageIDImportPostResponse is the answer to ImagesImageIDImportPost.
 type ImagesImageIDImportPostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *ImagesImportImportImageResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *ImagesImportImportImageResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDImportPost calls POST /v2/images/{image_id}/import.
@@ -7998,14 +7999,14 @@ func (c *Client) ImagesImageIDImportPost(ctx context.Context, imageID string, bo
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/import:post", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/import", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opImagesImageIDImportPost, &req, new(ImagesImageIDImportPostResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/import", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opImagesImageIDImportPost, &req, new(ImagesImageIDImportPostResponse), opts)
 }
 
 // ImagesImageIDMembersGetResponse is the answer to ImagesImageIDMembersGet.
 type ImagesImageIDMembersGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *ImagesMembersListResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *ImagesMembersListResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDMembersGet calls GET /v2/images/{image_id}/members.
@@ -8038,14 +8039,14 @@ func (c *Client) ImagesImageIDMembersGet(ctx context.Context, imageID string, op
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/members:get", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members"}
-	return runtime.Call(ctx, c.opImagesImageIDMembersGet, &req, new(ImagesImageIDMembersGetResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members"}
+	return impl.Call(ctx, c.opImagesImageIDMembersGet, &req, new(ImagesImageIDMembersGetResponse), opts)
 }
 
 // ImagesImageIDMembersPostResponse is the answer to ImagesImageIDMembersPost.
 type ImagesImageIDMembersPostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *ImagesMembersCreateResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *ImagesMembersCreateResponse `resgen:"201"` // Ok.
 }
 
 // ImagesImageIDMembersPost calls POST /v2/images/{image_id}/members.
@@ -8073,14 +8074,14 @@ func (c *Client) ImagesImageIDMembersPost(ctx context.Context, imageID string, b
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/members:post", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opImagesImageIDMembersPost, &req, new(ImagesImageIDMembersPostResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opImagesImageIDMembersPost, &req, new(ImagesImageIDMembersPostResponse), opts)
 }
 
 // ImagesImageIDMembersMemberIDGetResponse is the answer to ImagesImageIDMembersMemberIDGet.
 type ImagesImageIDMembersMemberIDGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *ImagesMemberShowResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *ImagesMemberShowResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDMembersMemberIDGet calls GET /v2/images/{image_id}/members/{member_id}.
@@ -8109,14 +8110,14 @@ func (c *Client) ImagesImageIDMembersMemberIDGet(ctx context.Context, imageID st
 	if memberID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/members/member_id:get", Reason: "path parameter \"member_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID)}
-	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDGet, &req, new(ImagesImageIDMembersMemberIDGetResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID)}
+	return impl.Call(ctx, c.opImagesImageIDMembersMemberIDGet, &req, new(ImagesImageIDMembersMemberIDGetResponse), opts)
 }
 
 // ImagesImageIDMembersMemberIDPutResponse is the answer to ImagesImageIDMembersMemberIDPut.
 type ImagesImageIDMembersMemberIDPutResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *ImagesMemberUpdateResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *ImagesMemberUpdateResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDMembersMemberIDPut calls PUT /v2/images/{image_id}/members/{member_id}.
@@ -8154,13 +8155,13 @@ func (c *Client) ImagesImageIDMembersMemberIDPut(ctx context.Context, imageID st
 	if memberID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/members/member_id:put", Reason: "path parameter \"member_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID), JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDPut, &req, new(ImagesImageIDMembersMemberIDPutResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID), JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opImagesImageIDMembersMemberIDPut, &req, new(ImagesImageIDMembersMemberIDPutResponse), opts)
 }
 
 // ImagesImageIDMembersMemberIDDeleteResponse is the answer to ImagesImageIDMembersMemberIDDelete.
 type ImagesImageIDMembersMemberIDDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDMembersMemberIDDelete calls DELETE /v2/images/{image_id}/members/{member_id}.
@@ -8191,14 +8192,14 @@ func (c *Client) ImagesImageIDMembersMemberIDDelete(ctx context.Context, imageID
 	if memberID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/members/member_id:delete", Reason: "path parameter \"member_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID)}
-	return runtime.Call(ctx, c.opImagesImageIDMembersMemberIDDelete, &req, new(ImagesImageIDMembersMemberIDDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/members/" + wire.PathSegment(memberID)}
+	return impl.Call(ctx, c.opImagesImageIDMembersMemberIDDelete, &req, new(ImagesImageIDMembersMemberIDDeleteResponse), opts)
 }
 
 // ImagesImageIDStagePutResponse is the answer to ImagesImageIDStagePut.
 type ImagesImageIDStagePutResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *ImagesStageResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *ImagesStageResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDStagePut calls PUT /v2/images/{image_id}/stage.
@@ -8238,14 +8239,14 @@ func (c *Client) ImagesImageIDStagePut(ctx context.Context, imageID string, body
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/stage:put", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/stage", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opImagesImageIDStagePut, &req, new(ImagesImageIDStagePutResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/stage", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opImagesImageIDStagePut, &req, new(ImagesImageIDStagePutResponse), opts)
 }
 
 // ImagesImageIDTagsTagValuePutResponse is the answer to ImagesImageIDTagsTagValuePut.
 type ImagesImageIDTagsTagValuePutResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *ImagesTagUpdateResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *ImagesTagUpdateResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDTagsTagValuePut calls PUT /v2/images/{image_id}/tags/{tag_value}.
@@ -8261,13 +8262,13 @@ func (c *Client) ImagesImageIDTagsTagValuePut(ctx context.Context, imageID strin
 	if tagValue == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/tags/tag_value:put", Reason: "path parameter \"tag_value\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tags/" + wire.PathSegment(tagValue), JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opImagesImageIDTagsTagValuePut, &req, new(ImagesImageIDTagsTagValuePutResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tags/" + wire.PathSegment(tagValue), JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opImagesImageIDTagsTagValuePut, &req, new(ImagesImageIDTagsTagValuePutResponse), opts)
 }
 
 // ImagesImageIDTagsTagValueDeleteResponse is the answer to ImagesImageIDTagsTagValueDelete.
 type ImagesImageIDTagsTagValueDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // ImagesImageIDTagsTagValueDelete calls DELETE /v2/images/{image_id}/tags/{tag_value}.
@@ -8283,14 +8284,14 @@ func (c *Client) ImagesImageIDTagsTagValueDelete(ctx context.Context, imageID st
 	if tagValue == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/tags/tag_value:delete", Reason: "path parameter \"tag_value\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tags/" + wire.PathSegment(tagValue)}
-	return runtime.Call(ctx, c.opImagesImageIDTagsTagValueDelete, &req, new(ImagesImageIDTagsTagValueDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tags/" + wire.PathSegment(tagValue)}
+	return impl.Call(ctx, c.opImagesImageIDTagsTagValueDelete, &req, new(ImagesImageIDTagsTagValueDeleteResponse), opts)
 }
 
 // ImagesImageIDTasksGetResponse is the answer to ImagesImageIDTasksGet.
 type ImagesImageIDTasksGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *ImagesTasksGetTaskInfoResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *ImagesTasksGetTaskInfoResponse `resgen:"200"` // Ok.
 }
 
 // ImagesImageIDTasksGet calls GET /v2/images/{image_id}/tasks.
@@ -8317,14 +8318,14 @@ func (c *Client) ImagesImageIDTasksGet(ctx context.Context, imageID string, opts
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/tasks:get", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tasks"}
-	return runtime.Call(ctx, c.opImagesImageIDTasksGet, &req, new(ImagesImageIDTasksGetResponse), opts)
+	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/tasks"}
+	return impl.Call(ctx, c.opImagesImageIDTasksGet, &req, new(ImagesImageIDTasksGetResponse), opts)
 }
 
 // InfoImportGetResponse is the answer to InfoImportGet.
 type InfoImportGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *InfoImportGetImageImportResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *InfoImportGetImageImportResponse `resgen:"200"` // Ok.
 }
 
 // InfoImportGet calls GET /v2/info/import.
@@ -8348,14 +8349,14 @@ type InfoImportGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoImportGet(ctx context.Context, opts ...runtime.CallOption) (*InfoImportGetResponse, error) {
-	req := runtime.Request{Path: "/v2/info/import"}
-	return runtime.Call(ctx, c.opInfoImportGet, &req, new(InfoImportGetResponse), opts)
+	req := wire.Request{Path: "/v2/info/import"}
+	return impl.Call(ctx, c.opInfoImportGet, &req, new(InfoImportGetResponse), opts)
 }
 
 // InfoStoresGetResponse is the answer to InfoStoresGet.
 type InfoStoresGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *InfoStoresGetStoresResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *InfoStoresGetStoresResponse `resgen:"200"` // Ok.
 }
 
 // InfoStoresGet calls GET /v2/info/stores.
@@ -8378,14 +8379,14 @@ type InfoStoresGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresGet(ctx context.Context, opts ...runtime.CallOption) (*InfoStoresGetResponse, error) {
-	req := runtime.Request{Path: "/v2/info/stores"}
-	return runtime.Call(ctx, c.opInfoStoresGet, &req, new(InfoStoresGetResponse), opts)
+	req := wire.Request{Path: "/v2/info/stores"}
+	return impl.Call(ctx, c.opInfoStoresGet, &req, new(InfoStoresGetResponse), opts)
 }
 
 // InfoStoresDetailGetResponse is the answer to InfoStoresDetailGet.
 type InfoStoresDetailGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *InfoStoresDetailGetStoresDetailResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *InfoStoresDetailGetStoresDetailResponse `resgen:"200"` // Ok.
 }
 
 // InfoStoresDetailGet calls GET /v2/info/stores/detail.
@@ -8404,14 +8405,14 @@ type InfoStoresDetailGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoStoresDetailGet(ctx context.Context, opts ...runtime.CallOption) (*InfoStoresDetailGetResponse, error) {
-	req := runtime.Request{Path: "/v2/info/stores/detail"}
-	return runtime.Call(ctx, c.opInfoStoresDetailGet, &req, new(InfoStoresDetailGetResponse), opts)
+	req := wire.Request{Path: "/v2/info/stores/detail"}
+	return impl.Call(ctx, c.opInfoStoresDetailGet, &req, new(InfoStoresDetailGetResponse), opts)
 }
 
 // InfoUsageGetResponse is the answer to InfoUsageGet.
 type InfoUsageGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *InfoUsageGetUsageResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *InfoUsageGetUsageResponse `resgen:"200"` // Ok.
 }
 
 // InfoUsageGet calls GET /v2/info/usage.
@@ -8428,14 +8429,14 @@ type InfoUsageGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) InfoUsageGet(ctx context.Context, opts ...runtime.CallOption) (*InfoUsageGetResponse, error) {
-	req := runtime.Request{Path: "/v2/info/usage"}
-	return runtime.Call(ctx, c.opInfoUsageGet, &req, new(InfoUsageGetResponse), opts)
+	req := wire.Request{Path: "/v2/info/usage"}
+	return impl.Call(ctx, c.opInfoUsageGet, &req, new(InfoUsageGetResponse), opts)
 }
 
 // MetadefsNamespacesGetResponse is the answer to MetadefsNamespacesGet.
 type MetadefsNamespacesGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesListResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesGet calls GET /v2/metadefs/namespaces.
@@ -8473,14 +8474,14 @@ type MetadefsNamespacesGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesGet(ctx context.Context, opts ...runtime.CallOption) (*MetadefsNamespacesGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesGet, &req, new(MetadefsNamespacesGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces"}
+	return impl.Call(ctx, c.opMetadefsNamespacesGet, &req, new(MetadefsNamespacesGetResponse), opts)
 }
 
 // MetadefsNamespacesPostResponse is the answer to MetadefsNamespacesPost.
 type MetadefsNamespacesPostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *MetadefsNamespacesCreateResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *MetadefsNamespacesCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesPost calls POST /v2/metadefs/namespaces.
@@ -8504,14 +8505,14 @@ type MetadefsNamespacesPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsNamespacesPost(ctx context.Context, body *MetadefsNamespacesCreateRequest, opts ...runtime.CallOption) (*MetadefsNamespacesPostResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/namespaces", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesPost, &req, new(MetadefsNamespacesPostResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesPost, &req, new(MetadefsNamespacesPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameGetResponse is the answer to MetadefsNamespacesNamespaceNameGet.
 type MetadefsNamespacesNamespaceNameGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespaceShowResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespaceShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameGet calls GET /v2/metadefs/namespaces/{namespace_name}.
@@ -8540,14 +8541,14 @@ func (c *Client) MetadefsNamespacesNamespaceNameGet(ctx context.Context, namespa
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName)}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameGet, &req, new(MetadefsNamespacesNamespaceNameGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName)}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameGet, &req, new(MetadefsNamespacesNamespaceNameGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePutResponse is the answer to MetadefsNamespacesNamespaceNamePut.
 type MetadefsNamespacesNamespaceNamePutResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespaceUpdateResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespaceUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePut calls PUT /v2/metadefs/namespaces/{namespace_name}.
@@ -8568,14 +8569,14 @@ func (c *Client) MetadefsNamespacesNamespaceNamePut(ctx context.Context, namespa
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name:put", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName), JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePut, &req, new(MetadefsNamespacesNamespaceNamePutResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName), JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNamePut, &req, new(MetadefsNamespacesNamespaceNamePutResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameDeleteResponse is the answer to
 // MetadefsNamespacesNamespaceNameDelete.
 type MetadefsNamespacesNamespaceNameDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameDelete calls DELETE /v2/metadefs/namespaces/{namespace_name}.
@@ -8599,15 +8600,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameDelete(ctx context.Context, name
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName)}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameDelete, &req, new(MetadefsNamespacesNamespaceNameDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName)}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameDelete, &req, new(MetadefsNamespacesNamespaceNameDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsGetResponse is the answer to
 // MetadefsNamespacesNamespaceNameObjectsGet.
 type MetadefsNamespacesNamespaceNameObjectsGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesObjectsListResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesObjectsListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsGet calls GET
@@ -8652,15 +8653,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsGet(ctx context.Context, 
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsGet, &req, new(MetadefsNamespacesNamespaceNameObjectsGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsGet, &req, new(MetadefsNamespacesNamespaceNameObjectsGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsPostResponse is the answer to
 // MetadefsNamespacesNamespaceNameObjectsPost.
 type MetadefsNamespacesNamespaceNameObjectsPostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *MetadefsNamespacesObjectsCreateResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *MetadefsNamespacesObjectsCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsPost calls POST
@@ -8682,14 +8683,14 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsPost(ctx context.Context,
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects:post", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsPost, &req, new(MetadefsNamespacesNamespaceNameObjectsPostResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsPost, &req, new(MetadefsNamespacesNamespaceNameObjectsPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsDeleteResponse is the answer to
 // MetadefsNamespacesNamespaceNameObjectsDelete.
 type MetadefsNamespacesNamespaceNameObjectsDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsDelete calls DELETE
@@ -8703,15 +8704,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsDelete(ctx context.Contex
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse is the answer to
 // MetadefsNamespacesNamespaceNameObjectsObjectNameGet.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesObjectShowResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesObjectShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameGet calls GET
@@ -8738,15 +8739,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameGet(ctx context
 	if objectName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects/object_name:get", Reason: "path parameter \"object_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName)}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName)}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameGet, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse is the answer to
 // MetadefsNamespacesNamespaceNameObjectsObjectNamePut.
 type MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesObjectUpdateResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesObjectUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNamePut calls PUT
@@ -8778,14 +8779,14 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNamePut(ctx context
 	if objectName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects/object_name:put", Reason: "path parameter \"object_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName), JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName), JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNamePut, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNamePutResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse is the answer to
 // MetadefsNamespacesNamespaceNameObjectsObjectNameDelete.
 type MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameObjectsObjectNameDelete calls DELETE
@@ -8813,15 +8814,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameObjectsObjectNameDelete(ctx cont
 	if objectName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/objects/object_name:delete", Reason: "path parameter \"object_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName)}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/objects/" + wire.PathSegment(objectName)}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameObjectsObjectNameDelete, &req, new(MetadefsNamespacesNamespaceNameObjectsObjectNameDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesGetResponse is the answer to
 // MetadefsNamespacesNamespaceNamePropertiesGet.
 type MetadefsNamespacesNamespaceNamePropertiesGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesPropertiesListResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesPropertiesListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesGet calls GET
@@ -8843,15 +8844,15 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesGet(ctx context.Contex
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPostResponse is the answer to
 // MetadefsNamespacesNamespaceNamePropertiesPost.
 type MetadefsNamespacesNamespaceNamePropertiesPostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *MetadefsNamespacesPropertiesCreateResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *MetadefsNamespacesPropertiesCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPost calls POST
@@ -8875,14 +8876,14 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPost(ctx context.Conte
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties:post", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPost, &req, new(MetadefsNamespacesNamespaceNamePropertiesPostResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPost, &req, new(MetadefsNamespacesNamespaceNamePropertiesPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesDeleteResponse is the answer to
 // MetadefsNamespacesNamespaceNamePropertiesDelete.
 type MetadefsNamespacesNamespaceNamePropertiesDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesDelete calls DELETE
@@ -8896,15 +8897,15 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesDelete(ctx context.Con
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse is the answer to
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesPropertyShowResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesPropertyShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet calls GET
@@ -8936,15 +8937,15 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameGet(ctx co
 	if propertyName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties/property_name:get", Reason: "path parameter \"property_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName)}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName)}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameGet, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse is the answer to
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesPropertyUpdateResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesPropertyUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut calls PUT
@@ -8969,14 +8970,14 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNamePut(ctx co
 	if propertyName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties/property_name:put", Reason: "path parameter \"property_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName), JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName), JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNamePut, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNamePutResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse is the answer to
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete.
 type MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete calls DELETE
@@ -9004,15 +9005,15 @@ func (c *Client) MetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete(ctx
 	if propertyName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/properties/property_name:delete", Reason: "path parameter \"property_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName)}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/properties/" + wire.PathSegment(propertyName)}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNamePropertiesPropertyNameDelete, &req, new(MetadefsNamespacesNamespaceNamePropertiesPropertyNameDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesGetResponse is the answer to
 // MetadefsNamespacesNamespaceNameResourceTypesGet.
 type MetadefsNamespacesNamespaceNameResourceTypesGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesResourceTypesShowResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesResourceTypesShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesGet calls GET
@@ -9034,15 +9035,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesGet(ctx context.Con
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/resource_types:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesGet, &req, new(MetadefsNamespacesNamespaceNameResourceTypesGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesGet, &req, new(MetadefsNamespacesNamespaceNameResourceTypesGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesPostResponse is the answer to
 // MetadefsNamespacesNamespaceNameResourceTypesPost.
 type MetadefsNamespacesNamespaceNameResourceTypesPostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *MetadefsNamespacesResourceTypesCreateResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *MetadefsNamespacesResourceTypesCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesPost calls POST
@@ -9065,14 +9066,14 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesPost(ctx context.Co
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/resource_types:post", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesPost, &req, new(MetadefsNamespacesNamespaceNameResourceTypesPostResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesPost, &req, new(MetadefsNamespacesNamespaceNameResourceTypesPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse is the answer to
 // MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete.
 type MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete calls DELETE
@@ -9089,15 +9090,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete(
 	if resourceType == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/resource_types/resource_type:delete", Reason: "path parameter \"resource_type\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types/" + wire.PathSegment(resourceType)}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete, &req, new(MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/resource_types/" + wire.PathSegment(resourceType)}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameResourceTypesResourceTypeDelete, &req, new(MetadefsNamespacesNamespaceNameResourceTypesResourceTypeDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsGetResponse is the answer to
 // MetadefsNamespacesNamespaceNameTagsGet.
 type MetadefsNamespacesNamespaceNameTagsGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesTagsListResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesTagsListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsGet calls GET /v2/metadefs/namespaces/{namespace_name}/tags.
@@ -9125,15 +9126,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsGet(ctx context.Context, nam
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags:get", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsGet, &req, new(MetadefsNamespacesNamespaceNameTagsGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsGet, &req, new(MetadefsNamespacesNamespaceNameTagsGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsPostResponse is the answer to
 // MetadefsNamespacesNamespaceNameTagsPost.
 type MetadefsNamespacesNamespaceNameTagsPostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *MetadefsNamespacesTagsCreateTagsResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *MetadefsNamespacesTagsCreateTagsResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsPost calls POST
@@ -9155,14 +9156,14 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsPost(ctx context.Context, na
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags:post", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsPost, &req, new(MetadefsNamespacesNamespaceNameTagsPostResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsPost, &req, new(MetadefsNamespacesNamespaceNameTagsPostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsDeleteResponse is the answer to
 // MetadefsNamespacesNamespaceNameTagsDelete.
 type MetadefsNamespacesNamespaceNameTagsDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsDelete calls DELETE
@@ -9187,15 +9188,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsDelete(ctx context.Context, 
 	if namespaceName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags:delete", Reason: "path parameter \"namespace_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsDelete, &req, new(MetadefsNamespacesNamespaceNameTagsDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsDelete, &req, new(MetadefsNamespacesNamespaceNameTagsDeleteResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameGetResponse is the answer to
 // MetadefsNamespacesNamespaceNameTagsTagNameGet.
 type MetadefsNamespacesNamespaceNameTagsTagNameGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesTagShowResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesTagShowResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameGet calls GET
@@ -9222,15 +9223,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameGet(ctx context.Conte
 	if tagName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:get", Reason: "path parameter \"tag_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName)}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameGet, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName)}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameGet, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameGetResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePutResponse is the answer to
 // MetadefsNamespacesNamespaceNameTagsTagNamePut.
 type MetadefsNamespacesNamespaceNameTagsTagNamePutResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsNamespacesTagUpdateResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsNamespacesTagUpdateResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePut calls PUT
@@ -9255,15 +9256,15 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePut(ctx context.Conte
 	if tagName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:put", Reason: "path parameter \"tag_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName), JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePutResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName), JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePut, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePutResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePostResponse is the answer to
 // MetadefsNamespacesNamespaceNameTagsTagNamePost.
 type MetadefsNamespacesNamespaceNameTagsTagNamePostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *MetadefsNamespacesTagCreateResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *MetadefsNamespacesTagCreateResponse `resgen:"201"` // Ok.
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNamePost calls POST
@@ -9288,14 +9289,14 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNamePost(ctx context.Cont
 	if tagName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:post", Reason: "path parameter \"tag_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName), JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePostResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName), JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNamePost, &req, new(MetadefsNamespacesNamespaceNameTagsTagNamePostResponse), opts)
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse is the answer to
 // MetadefsNamespacesNamespaceNameTagsTagNameDelete.
 type MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // MetadefsNamespacesNamespaceNameTagsTagNameDelete calls DELETE
@@ -9323,14 +9324,14 @@ func (c *Client) MetadefsNamespacesNamespaceNameTagsTagNameDelete(ctx context.Co
 	if tagName == "" {
 		return nil, &runtime.RequestError{Operation: "metadefs/namespaces/namespace_name/tags/tag_name:delete", Reason: "path parameter \"tag_name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName)}
-	return runtime.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/namespaces/" + wire.PathSegment(namespaceName) + "/tags/" + wire.PathSegment(tagName)}
+	return impl.Call(ctx, c.opMetadefsNamespacesNamespaceNameTagsTagNameDelete, &req, new(MetadefsNamespacesNamespaceNameTagsTagNameDeleteResponse), opts)
 }
 
 // MetadefsResourceTypesGetResponse is the answer to MetadefsResourceTypesGet.
 type MetadefsResourceTypesGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *MetadefsResourceTypesListResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *MetadefsResourceTypesListResponse `resgen:"200"` // Ok.
 }
 
 // MetadefsResourceTypesGet calls GET /v2/metadefs/resource_types.
@@ -9352,14 +9353,14 @@ type MetadefsResourceTypesGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) MetadefsResourceTypesGet(ctx context.Context, opts ...runtime.CallOption) (*MetadefsResourceTypesGetResponse, error) {
-	req := runtime.Request{Path: "/v2/metadefs/resource_types"}
-	return runtime.Call(ctx, c.opMetadefsResourceTypesGet, &req, new(MetadefsResourceTypesGetResponse), opts)
+	req := wire.Request{Path: "/v2/metadefs/resource_types"}
+	return impl.Call(ctx, c.opMetadefsResourceTypesGet, &req, new(MetadefsResourceTypesGetResponse), opts)
 }
 
 // SchemasImageGetResponse is the answer to SchemasImageGet.
 type SchemasImageGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasImageResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasImageResponse `resgen:"200"` // Ok.
 }
 
 // SchemasImageGet calls GET /v2/schemas/image.
@@ -9382,14 +9383,14 @@ type SchemasImageGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImageGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasImageGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/image"}
-	return runtime.Call(ctx, c.opSchemasImageGet, &req, new(SchemasImageGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/image"}
+	return impl.Call(ctx, c.opSchemasImageGet, &req, new(SchemasImageGetResponse), opts)
 }
 
 // SchemasImagesGetResponse is the answer to SchemasImagesGet.
 type SchemasImagesGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasImagesResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasImagesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasImagesGet calls GET /v2/schemas/images.
@@ -9414,14 +9415,14 @@ type SchemasImagesGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasImagesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasImagesGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/images"}
-	return runtime.Call(ctx, c.opSchemasImagesGet, &req, new(SchemasImagesGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/images"}
+	return impl.Call(ctx, c.opSchemasImagesGet, &req, new(SchemasImagesGetResponse), opts)
 }
 
 // SchemasMemberGetResponse is the answer to SchemasMemberGet.
 type SchemasMemberGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMemberResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMemberResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMemberGet calls GET /v2/schemas/member.
@@ -9444,14 +9445,14 @@ type SchemasMemberGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMemberGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMemberGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/member"}
-	return runtime.Call(ctx, c.opSchemasMemberGet, &req, new(SchemasMemberGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/member"}
+	return impl.Call(ctx, c.opSchemasMemberGet, &req, new(SchemasMemberGetResponse), opts)
 }
 
 // SchemasMembersGetResponse is the answer to SchemasMembersGet.
 type SchemasMembersGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMembersResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMembersResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMembersGet calls GET /v2/schemas/members.
@@ -9476,15 +9477,14 @@ type SchemasMembersGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMembersGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMembersGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/members"}
-	return runtime.Call(ctx, c.opSchemasMembersGet, &req, new(SchemasMembersGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/members"}
+	return impl.Call(ctx, c.opSchemasMembersGet, &req, new(SchemasMembersGetResponse), opts)
 }
 
 // SchemasMetadefsNamespaceGetResponse is the answer to SchemasMetadefsNamespaceGet.
 type SchemasMetadefsNamespaceGetResponse struct {
-	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsNamespaceMetadefNamespaceResponse `resgen:"200"`
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMetadefsNamespaceMetadefNamespaceResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsNamespaceGet calls GET /v2/schemas/metadefs/namespace.
@@ -9505,15 +9505,14 @@ type SchemasMetadefsNamespaceGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespaceGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsNamespaceGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/namespace"}
-	return runtime.Call(ctx, c.opSchemasMetadefsNamespaceGet, &req, new(SchemasMetadefsNamespaceGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/namespace"}
+	return impl.Call(ctx, c.opSchemasMetadefsNamespaceGet, &req, new(SchemasMetadefsNamespaceGetResponse), opts)
 }
 
 // SchemasMetadefsNamespacesGetResponse is the answer to SchemasMetadefsNamespacesGet.
 type SchemasMetadefsNamespacesGetResponse struct {
-	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsNamespacesMetadefNamespacesResponse `resgen:"200"`
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMetadefsNamespacesMetadefNamespacesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsNamespacesGet calls GET /v2/schemas/metadefs/namespaces.
@@ -9537,14 +9536,14 @@ type SchemasMetadefsNamespacesGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsNamespacesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsNamespacesGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/namespaces"}
-	return runtime.Call(ctx, c.opSchemasMetadefsNamespacesGet, &req, new(SchemasMetadefsNamespacesGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/namespaces"}
+	return impl.Call(ctx, c.opSchemasMetadefsNamespacesGet, &req, new(SchemasMetadefsNamespacesGetResponse), opts)
 }
 
 // SchemasMetadefsObjectGetResponse is the answer to SchemasMetadefsObjectGet.
 type SchemasMetadefsObjectGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsObjectMetadefObjectResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMetadefsObjectMetadefObjectResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsObjectGet calls GET /v2/schemas/metadefs/object.
@@ -9566,14 +9565,14 @@ type SchemasMetadefsObjectGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsObjectGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/object"}
-	return runtime.Call(ctx, c.opSchemasMetadefsObjectGet, &req, new(SchemasMetadefsObjectGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/object"}
+	return impl.Call(ctx, c.opSchemasMetadefsObjectGet, &req, new(SchemasMetadefsObjectGetResponse), opts)
 }
 
 // SchemasMetadefsObjectsGetResponse is the answer to SchemasMetadefsObjectsGet.
 type SchemasMetadefsObjectsGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsObjectsMetadefObjectsResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMetadefsObjectsMetadefObjectsResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsObjectsGet calls GET /v2/schemas/metadefs/objects.
@@ -9597,15 +9596,14 @@ type SchemasMetadefsObjectsGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsObjectsGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsObjectsGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/objects"}
-	return runtime.Call(ctx, c.opSchemasMetadefsObjectsGet, &req, new(SchemasMetadefsObjectsGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/objects"}
+	return impl.Call(ctx, c.opSchemasMetadefsObjectsGet, &req, new(SchemasMetadefsObjectsGetResponse), opts)
 }
 
 // SchemasMetadefsPropertiesGetResponse is the answer to SchemasMetadefsPropertiesGet.
 type SchemasMetadefsPropertiesGetResponse struct {
-	runtime.Response `resgen:"404"`
-	// Ok.
-	JSON200 *SchemasMetadefsPropertiesMetadefPropertiesResponse `resgen:"200"`
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMetadefsPropertiesMetadefPropertiesResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsPropertiesGet calls GET /v2/schemas/metadefs/properties.
@@ -9627,14 +9625,14 @@ type SchemasMetadefsPropertiesGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertiesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsPropertiesGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/properties"}
-	return runtime.Call(ctx, c.opSchemasMetadefsPropertiesGet, &req, new(SchemasMetadefsPropertiesGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/properties"}
+	return impl.Call(ctx, c.opSchemasMetadefsPropertiesGet, &req, new(SchemasMetadefsPropertiesGetResponse), opts)
 }
 
 // SchemasMetadefsPropertyGetResponse is the answer to SchemasMetadefsPropertyGet.
 type SchemasMetadefsPropertyGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsPropertyMetadefPropertyResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMetadefsPropertyMetadefPropertyResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsPropertyGet calls GET /v2/schemas/metadefs/property.
@@ -9656,13 +9654,13 @@ type SchemasMetadefsPropertyGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsPropertyGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsPropertyGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/property"}
-	return runtime.Call(ctx, c.opSchemasMetadefsPropertyGet, &req, new(SchemasMetadefsPropertyGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/property"}
+	return impl.Call(ctx, c.opSchemasMetadefsPropertyGet, &req, new(SchemasMetadefsPropertyGetResponse), opts)
 }
 
 // SchemasMetadefsResourceTypeGetResponse is the answer to SchemasMetadefsResourceTypeGet.
 type SchemasMetadefsResourceTypeGetResponse struct {
-	runtime.Response `resgen:"404"`
+	wire.Response `resgen:"404"`
 	// Ok.
 	JSON200 *SchemasMetadefsResourceTypeMetadefResourceTypeResponse `resgen:"200"`
 }
@@ -9686,13 +9684,13 @@ type SchemasMetadefsResourceTypeGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypeGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsResourceTypeGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/resource_type"}
-	return runtime.Call(ctx, c.opSchemasMetadefsResourceTypeGet, &req, new(SchemasMetadefsResourceTypeGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/resource_type"}
+	return impl.Call(ctx, c.opSchemasMetadefsResourceTypeGet, &req, new(SchemasMetadefsResourceTypeGetResponse), opts)
 }
 
 // SchemasMetadefsResourceTypesGetResponse is the answer to SchemasMetadefsResourceTypesGet.
 type SchemasMetadefsResourceTypesGetResponse struct {
-	runtime.Response `resgen:"404"`
+	wire.Response `resgen:"404"`
 	// Ok.
 	JSON200 *SchemasMetadefsResourceTypesMetadefResourceTypesResponse `resgen:"200"`
 }
@@ -9719,14 +9717,14 @@ type SchemasMetadefsResourceTypesGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsResourceTypesGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsResourceTypesGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/resource_types"}
-	return runtime.Call(ctx, c.opSchemasMetadefsResourceTypesGet, &req, new(SchemasMetadefsResourceTypesGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/resource_types"}
+	return impl.Call(ctx, c.opSchemasMetadefsResourceTypesGet, &req, new(SchemasMetadefsResourceTypesGetResponse), opts)
 }
 
 // SchemasMetadefsTagGetResponse is the answer to SchemasMetadefsTagGet.
 type SchemasMetadefsTagGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsTagMetadefTagResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMetadefsTagMetadefTagResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsTagGet calls GET /v2/schemas/metadefs/tag.
@@ -9747,14 +9745,14 @@ type SchemasMetadefsTagGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsTagGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/tag"}
-	return runtime.Call(ctx, c.opSchemasMetadefsTagGet, &req, new(SchemasMetadefsTagGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/tag"}
+	return impl.Call(ctx, c.opSchemasMetadefsTagGet, &req, new(SchemasMetadefsTagGetResponse), opts)
 }
 
 // SchemasMetadefsTagsGetResponse is the answer to SchemasMetadefsTagsGet.
 type SchemasMetadefsTagsGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasMetadefsTagsMetadefTagsResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasMetadefsTagsMetadefTagsResponse `resgen:"200"` // Ok.
 }
 
 // SchemasMetadefsTagsGet calls GET /v2/schemas/metadefs/tags.
@@ -9778,14 +9776,14 @@ type SchemasMetadefsTagsGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasMetadefsTagsGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasMetadefsTagsGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/metadefs/tags"}
-	return runtime.Call(ctx, c.opSchemasMetadefsTagsGet, &req, new(SchemasMetadefsTagsGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/metadefs/tags"}
+	return impl.Call(ctx, c.opSchemasMetadefsTagsGet, &req, new(SchemasMetadefsTagsGetResponse), opts)
 }
 
 // SchemasTaskGetResponse is the answer to SchemasTaskGet.
 type SchemasTaskGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasTaskResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasTaskResponse `resgen:"200"` // Ok.
 }
 
 // SchemasTaskGet calls GET /v2/schemas/task.
@@ -9808,14 +9806,14 @@ type SchemasTaskGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTaskGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasTaskGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/task"}
-	return runtime.Call(ctx, c.opSchemasTaskGet, &req, new(SchemasTaskGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/task"}
+	return impl.Call(ctx, c.opSchemasTaskGet, &req, new(SchemasTaskGetResponse), opts)
 }
 
 // SchemasTasksGetResponse is the answer to SchemasTasksGet.
 type SchemasTasksGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *SchemasTasksResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *SchemasTasksResponse `resgen:"200"` // Ok.
 }
 
 // SchemasTasksGet calls GET /v2/schemas/tasks.
@@ -9841,13 +9839,13 @@ type SchemasTasksGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) SchemasTasksGet(ctx context.Context, opts ...runtime.CallOption) (*SchemasTasksGetResponse, error) {
-	req := runtime.Request{Path: "/v2/schemas/tasks"}
-	return runtime.Call(ctx, c.opSchemasTasksGet, &req, new(SchemasTasksGetResponse), opts)
+	req := wire.Request{Path: "/v2/schemas/tasks"}
+	return impl.Call(ctx, c.opSchemasTasksGet, &req, new(SchemasTasksGetResponse), opts)
 }
 
 // StoresStoreIDImageIDDeleteResponse is the answer to StoresStoreIDImageIDDelete.
 type StoresStoreIDImageIDDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // StoresStoreIDImageIDDelete calls DELETE /v2/stores/{store_id}/{image_id}.
@@ -9872,14 +9870,14 @@ func (c *Client) StoresStoreIDImageIDDelete(ctx context.Context, storeID string,
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "stores/store_id/image_id:delete", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/stores/" + wire.PathSegment(storeID) + "/" + wire.PathSegment(imageID)}
-	return runtime.Call(ctx, c.opStoresStoreIDImageIDDelete, &req, new(StoresStoreIDImageIDDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/stores/" + wire.PathSegment(storeID) + "/" + wire.PathSegment(imageID)}
+	return impl.Call(ctx, c.opStoresStoreIDImageIDDelete, &req, new(StoresStoreIDImageIDDeleteResponse), opts)
 }
 
 // TasksGetResponse is the answer to TasksGet.
 type TasksGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *TasksListResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *TasksListResponse `resgen:"200"` // Ok.
 }
 
 // TasksGet calls GET /v2/tasks.
@@ -9897,14 +9895,14 @@ type TasksGetResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksGet(ctx context.Context, opts ...runtime.CallOption) (*TasksGetResponse, error) {
-	req := runtime.Request{Path: "/v2/tasks"}
-	return runtime.Call(ctx, c.opTasksGet, &req, new(TasksGetResponse), opts)
+	req := wire.Request{Path: "/v2/tasks"}
+	return impl.Call(ctx, c.opTasksGet, &req, new(TasksGetResponse), opts)
 }
 
 // TasksPostResponse is the answer to TasksPost.
 type TasksPostResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON201          *TasksCreateResponse `resgen:"201"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON201       *TasksCreateResponse `resgen:"201"` // Ok.
 }
 
 // TasksPost calls POST /v2/tasks.
@@ -9922,14 +9920,14 @@ type TasksPostResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
 func (c *Client) TasksPost(ctx context.Context, body *TasksCreateRequest, opts ...runtime.CallOption) (*TasksPostResponse, error) {
-	req := runtime.Request{Path: "/v2/tasks", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opTasksPost, &req, new(TasksPostResponse), opts)
+	req := wire.Request{Path: "/v2/tasks", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opTasksPost, &req, new(TasksPostResponse), opts)
 }
 
 // TasksTaskIDGetResponse is the answer to TasksTaskIDGet.
 type TasksTaskIDGetResponse struct {
-	runtime.Response `resgen:"404"`
-	JSON200          *TaskGetResponse `resgen:"200"` // Ok.
+	wire.Response `resgen:"404"`
+	JSON200       *TaskGetResponse `resgen:"200"` // Ok.
 }
 
 // TasksTaskIDGet calls GET /v2/tasks/{task_id}.
@@ -9950,13 +9948,13 @@ func (c *Client) TasksTaskIDGet(ctx context.Context, taskID string, opts ...runt
 	if taskID == "" {
 		return nil, &runtime.RequestError{Operation: "tasks/task_id:get", Reason: "path parameter \"task_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/tasks/" + wire.PathSegment(taskID)}
-	return runtime.Call(ctx, c.opTasksTaskIDGet, &req, new(TasksTaskIDGetResponse), opts)
+	req := wire.Request{Path: "/v2/tasks/" + wire.PathSegment(taskID)}
+	return impl.Call(ctx, c.opTasksTaskIDGet, &req, new(TasksTaskIDGetResponse), opts)
 }
 
 // TasksTaskIDDeleteResponse is the answer to TasksTaskIDDelete.
 type TasksTaskIDDeleteResponse struct {
-	runtime.Response `resgen:"204 404"`
+	wire.Response `resgen:"204 404"`
 }
 
 // TasksTaskIDDelete calls DELETE /v2/tasks/{task_id}.
@@ -9969,6 +9967,6 @@ func (c *Client) TasksTaskIDDelete(ctx context.Context, taskID string, opts ...r
 	if taskID == "" {
 		return nil, &runtime.RequestError{Operation: "tasks/task_id:delete", Reason: "path parameter \"task_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/v2/tasks/" + wire.PathSegment(taskID)}
-	return runtime.Call(ctx, c.opTasksTaskIDDelete, &req, new(TasksTaskIDDeleteResponse), opts)
+	req := wire.Request{Path: "/v2/tasks/" + wire.PathSegment(taskID)}
+	return impl.Call(ctx, c.opTasksTaskIDDelete, &req, new(TasksTaskIDDeleteResponse), opts)
 }

@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Filter struct {
 	MinSize *int64  `json:"minSize,omitzero"`
@@ -106,35 +107,35 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opPutBlob runs PutBlob.
-	opPutBlob *runtime.Operation
+	opPutBlob *impl.Operation
 	// opPatchBoth runs PatchBoth.
-	opPatchBoth *runtime.Operation
+	opPatchBoth *impl.Operation
 	// opDownload runs Download.
-	opDownload *runtime.Operation
+	opDownload *impl.Operation
 	// opPostForm runs PostForm.
-	opPostForm *runtime.Operation
+	opPostForm *impl.Operation
 	// opGetItemsItemIDPartsPart runs GetItemsItemIDPartsPart.
-	opGetItemsItemIDPartsPart *runtime.Operation
+	opGetItemsItemIDPartsPart *impl.Operation
 	// opDeleteItemsItemIDPartsPart runs DeleteItemsItemIDPartsPart.
-	opDeleteItemsItemIDPartsPart *runtime.Operation
+	opDeleteItemsItemIDPartsPart *impl.Operation
 	// opPutNote runs PutNote.
-	opPutNote *runtime.Operation
+	opPutNote *impl.Operation
 	// opObjectParams runs ObjectParams.
-	opObjectParams *runtime.Operation
+	opObjectParams *impl.Operation
 	// opPercentNames runs PercentNames.
-	opPercentNames *runtime.Operation
+	opPercentNames *impl.Operation
 	// opGetSearch runs GetSearch.
-	opGetSearch *runtime.Operation
+	opGetSearch *impl.Operation
 	// opPathStyles runs PathStyles.
-	opPathStyles *runtime.Operation
+	opPathStyles *impl.Operation
 	// opUpload runs Upload.
-	opUpload *runtime.Operation
+	opUpload *impl.Operation
 	// opLegacyReport runs LegacyReport.
-	opLegacyReport *runtime.Operation
+	opLegacyReport *impl.Operation
 }
 
 // Option configures a Client.
@@ -211,7 +212,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +222,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -260,55 +261,55 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opPutBlob = e.Operation(runtime.OperationSpec{
+	c.opPutBlob = e.Operation(impl.OperationSpec{
 		Name: "putBlob", Method: "PUT", Path: "/blobs/{name}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPatchBoth = e.Operation(runtime.OperationSpec{
+	c.opPatchBoth = e.Operation(impl.OperationSpec{
 		Name: "patchBoth", Method: "PATCH", Path: "/both",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opDownload = e.Operation(runtime.OperationSpec{
+	c.opDownload = e.Operation(impl.OperationSpec{
 		Name: "download", Method: "GET", Path: "/files/{name}", Accept: "application/octet-stream, application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPostForm = e.Operation(runtime.OperationSpec{
+	c.opPostForm = e.Operation(impl.OperationSpec{
 		Name: "postForm", Method: "POST", Path: "/forms",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetItemsItemIDPartsPart = e.Operation(runtime.OperationSpec{
+	c.opGetItemsItemIDPartsPart = e.Operation(impl.OperationSpec{
 		Name: "GET /items/{item-id}/parts/{part}", Method: "GET", Path: "/items/{item-id}/parts/{part}", Accept: "application/vnd.api+json, application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opDeleteItemsItemIDPartsPart = e.Operation(runtime.OperationSpec{
+	c.opDeleteItemsItemIDPartsPart = e.Operation(impl.OperationSpec{
 		Name: "DELETE /items/{item-id}/parts/{part}", Method: "DELETE", Path: "/items/{item-id}/parts/{part}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPutNote = e.Operation(runtime.OperationSpec{
+	c.opPutNote = e.Operation(impl.OperationSpec{
 		Name: "putNote", Method: "PUT", Path: "/notes", Accept: "text/plain",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opObjectParams = e.Operation(runtime.OperationSpec{
+	c.opObjectParams = e.Operation(impl.OperationSpec{
 		Name: "objectParams", Method: "GET", Path: "/objects", Accept: "text/plain",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPercentNames = e.Operation(runtime.OperationSpec{
+	c.opPercentNames = e.Operation(impl.OperationSpec{
 		Name: "percentNames", Method: "GET", Path: "/percent",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetSearch = e.Operation(runtime.OperationSpec{
+	c.opGetSearch = e.Operation(impl.OperationSpec{
 		Name: "GET /search", Method: "GET", Path: "/search", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPathStyles = e.Operation(runtime.OperationSpec{
+	c.opPathStyles = e.Operation(impl.OperationSpec{
 		Name: "pathStyles", Method: "GET", Path: "/styles{label}{matrix}/{simple}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opUpload = e.Operation(runtime.OperationSpec{
+	c.opUpload = e.Operation(impl.OperationSpec{
 		Name: "upload", Method: "POST", Path: "/uploads",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opLegacyReport = e.Operation(runtime.OperationSpec{
+	c.opLegacyReport = e.Operation(impl.OperationSpec{
 		Name: "legacyReport", Method: "GET", Path: "/v1/legacy.json?format=full",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -364,7 +365,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -374,12 +375,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PutBlobResponse is the answer to PutBlob.
 type PutBlobResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // PutBlob calls PUT /blobs/{name}.
@@ -392,16 +393,16 @@ func (c *Client) PutBlob(ctx context.Context, name string, body []byte, opts ...
 	if name == "" {
 		return nil, &runtime.RequestError{Operation: "putBlob", Reason: "path parameter \"name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/blobs/" + wire.PathSegment(name), ContentType: "application/octet-stream"}
+	req := wire.Request{Path: "/blobs/" + wire.PathSegment(name), ContentType: "application/octet-stream"}
 	if body != nil {
 		req.Body = body
 	}
-	return runtime.Call(ctx, c.opPutBlob, &req, new(PutBlobResponse), opts)
+	return impl.Call(ctx, c.opPutBlob, &req, new(PutBlobResponse), opts)
 }
 
 // PatchBothResponse is the answer to PatchBoth.
 type PatchBothResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PatchBoth calls PATCH /both.
@@ -413,7 +414,7 @@ type PatchBothResponse struct {
 //   - no retry (PATCH without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody, opts ...runtime.CallOption) (*PatchBothResponse, error) {
-	req := runtime.Request{JSON: body, ContentType: "application/merge-patch+json"}
+	req := wire.Request{JSON: body, ContentType: "application/merge-patch+json"}
 	return c.sendPatchBoth(ctx, &req, opts)
 }
 
@@ -421,7 +422,7 @@ func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody, opts ...run
 // attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PatchBothWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PatchBothResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -433,14 +434,14 @@ func (c *Client) PatchBothWithBody(ctx context.Context, contentType string, body
 }
 
 // sendPatchBoth sends PatchBoth and its variants with req's body.
-func (c *Client) sendPatchBoth(ctx context.Context, req *runtime.Request, opts []runtime.CallOption) (*PatchBothResponse, error) {
+func (c *Client) sendPatchBoth(ctx context.Context, req *wire.Request, opts []runtime.CallOption) (*PatchBothResponse, error) {
 	req.Path = "/both"
-	return runtime.Call(ctx, c.opPatchBoth, req, new(PatchBothResponse), opts)
+	return impl.Call(ctx, c.opPatchBoth, req, new(PatchBothResponse), opts)
 }
 
 // DownloadResponse is the answer to Download.
 type DownloadResponse struct {
-	runtime.Response
+	wire.Response
 	// Stream is the unread body (the caller must close it); Body is nil then.
 	Stream  io.ReadCloser            `resgen:"200,stream"`
 	JSON404 *DownloadResponse404Body `resgen:"404"` // none.
@@ -456,13 +457,13 @@ func (c *Client) Download(ctx context.Context, name string, opts ...runtime.Call
 	if name == "" {
 		return nil, &runtime.RequestError{Operation: "download", Reason: "path parameter \"name\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/files/" + wire.PathSegment(name)}
-	return runtime.Call(ctx, c.opDownload, &req, new(DownloadResponse), opts)
+	req := wire.Request{Path: "/files/" + wire.PathSegment(name)}
+	return impl.Call(ctx, c.opDownload, &req, new(DownloadResponse), opts)
 }
 
 // PostFormResponse is the answer to PostForm.
 type PostFormResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostForm calls POST /forms.
@@ -474,7 +475,7 @@ type PostFormResponse struct {
 //   - retry [RetryDefault] (on: idempotent: true).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PostForm(ctx context.Context, body PostFormForm, opts ...runtime.CallOption) (*PostFormResponse, error) {
-	req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}
+	req := wire.Request{ContentType: "application/x-www-form-urlencoded"}
 	{
 		form, err := wire.FormBody(body)
 		if err != nil {
@@ -489,7 +490,7 @@ func (c *Client) PostForm(ctx context.Context, body PostFormForm, opts ...runtim
 // attempt sends it again), as contentType:
 // the same breaker, retries and timeouts.
 func (c *Client) PostFormWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PostFormResponse, error) {
-	req := runtime.Request{ContentType: contentType}
+	req := wire.Request{ContentType: contentType}
 	if body != nil {
 		raw, err := io.ReadAll(body)
 		if err != nil {
@@ -501,17 +502,16 @@ func (c *Client) PostFormWithBody(ctx context.Context, contentType string, body 
 }
 
 // sendPostForm sends PostForm and its variants with req's body.
-func (c *Client) sendPostForm(ctx context.Context, req *runtime.Request, opts []runtime.CallOption) (*PostFormResponse, error) {
+func (c *Client) sendPostForm(ctx context.Context, req *wire.Request, opts []runtime.CallOption) (*PostFormResponse, error) {
 	req.Path = "/forms"
-	return runtime.Call(ctx, c.opPostForm, req, new(PostFormResponse), opts)
+	return impl.Call(ctx, c.opPostForm, req, new(PostFormResponse), opts)
 }
 
 // GetItemsItemIDPartsPartResponse is the answer to GetItemsItemIDPartsPart.
 type GetItemsItemIDPartsPartResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *GetItemsItemIDPartsPartResponse200Body `resgen:"200"` // ok.
-	// client error.
-	JSON4XX *GetItemsItemIDPartsPartResponse4XxBody `resgen:"4XX"`
+	JSON4XX *GetItemsItemIDPartsPartResponse4XxBody `resgen:"4XX"` // client error.
 }
 
 // GetItemsItemIDPartsPart calls GET /items/{item-id}/parts/{part}.
@@ -524,8 +524,8 @@ func (c *Client) GetItemsItemIDPartsPart(ctx context.Context, itemID int64, part
 	if part == "" {
 		return nil, &runtime.RequestError{Operation: "GET /items/{item-id}/parts/{part}", Reason: "path parameter \"part\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + wire.PathSegment(part)}
-	return runtime.Call(ctx, c.opGetItemsItemIDPartsPart, &req, new(GetItemsItemIDPartsPartResponse), opts)
+	req := wire.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + wire.PathSegment(part)}
+	return impl.Call(ctx, c.opGetItemsItemIDPartsPart, &req, new(GetItemsItemIDPartsPartResponse), opts)
 }
 
 // DeleteItemsItemIDPartsPartParams are the query, header and cookie parameters of
@@ -536,7 +536,7 @@ type DeleteItemsItemIDPartsPartParams struct {
 
 // DeleteItemsItemIDPartsPartResponse is the answer to DeleteItemsItemIDPartsPart.
 type DeleteItemsItemIDPartsPartResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // DeleteItemsItemIDPartsPart calls DELETE /items/{item-id}/parts/{part}.
@@ -549,18 +549,18 @@ func (c *Client) DeleteItemsItemIDPartsPart(ctx context.Context, itemID int64, p
 	if part == "" {
 		return nil, &runtime.RequestError{Operation: "DELETE /items/{item-id}/parts/{part}", Reason: "path parameter \"part\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + wire.PathSegment(part)}
+	req := wire.Request{Path: "/items/" + wire.PathSegment(strconv.FormatInt(int64(itemID), 10)) + "/parts/" + wire.PathSegment(part)}
 	if params != nil {
 		if params.Force != nil {
 			req.Query.Add("force", strconv.FormatBool(*params.Force))
 		}
 	}
-	return runtime.Call(ctx, c.opDeleteItemsItemIDPartsPart, &req, new(DeleteItemsItemIDPartsPartResponse), opts)
+	return impl.Call(ctx, c.opDeleteItemsItemIDPartsPart, &req, new(DeleteItemsItemIDPartsPartResponse), opts)
 }
 
 // PutNoteResponse is the answer to PutNote.
 type PutNoteResponse struct {
-	runtime.Response
+	wire.Response
 	Text200 *string `resgen:"200,text"` // ok.
 }
 
@@ -571,11 +571,11 @@ type PutNoteResponse struct {
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutNote(ctx context.Context, body *string, opts ...runtime.CallOption) (*PutNoteResponse, error) {
-	req := runtime.Request{Path: "/notes", ContentType: "text/plain"}
+	req := wire.Request{Path: "/notes", ContentType: "text/plain"}
 	if body != nil {
 		req.Body = []byte(*body)
 	}
-	return runtime.Call(ctx, c.opPutNote, &req, new(PutNoteResponse), opts)
+	return impl.Call(ctx, c.opPutNote, &req, new(PutNoteResponse), opts)
 }
 
 // ObjectParamsParams are the query, header and cookie parameters of ObjectParams (nil leaves one
@@ -591,7 +591,7 @@ type ObjectParamsParams struct {
 
 // ObjectParamsResponse is the answer to ObjectParams.
 type ObjectParamsResponse struct {
-	runtime.Response
+	wire.Response
 	Text200 *string `resgen:"200,text"` // ok.
 }
 
@@ -602,7 +602,7 @@ type ObjectParamsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams, opts ...runtime.CallOption) (*ObjectParamsResponse, error) {
-	req := runtime.Request{Path: "/objects"}
+	req := wire.Request{Path: "/objects"}
 	if params != nil {
 		if params.Filter != nil {
 			if err := req.Query.AddObject("filter", "deepObject", true, params.Filter); err != nil {
@@ -635,7 +635,7 @@ func (c *Client) ObjectParams(ctx context.Context, params *ObjectParamsParams, o
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opObjectParams, &req, new(ObjectParamsResponse), opts)
+	return impl.Call(ctx, c.opObjectParams, &req, new(ObjectParamsResponse), opts)
 }
 
 // PercentNamesParams are the query, header and cookie parameters of PercentNames (nil leaves one
@@ -646,7 +646,7 @@ type PercentNamesParams struct {
 
 // PercentNamesResponse is the answer to PercentNames.
 type PercentNamesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PercentNames calls GET /percent.
@@ -658,9 +658,9 @@ type PercentNamesResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PercentNames(ctx context.Context, params PercentNamesParams, opts ...runtime.CallOption) (*PercentNamesResponse, error) {
-	req := runtime.Request{Path: "/percent"}
+	req := wire.Request{Path: "/percent"}
 	req.Query.Add("rate%d", params.RatePercentD)
-	return runtime.Call(ctx, c.opPercentNames, &req, new(PercentNamesResponse), opts)
+	return impl.Call(ctx, c.opPercentNames, &req, new(PercentNamesResponse), opts)
 }
 
 // GetSearchParams are the query, header and cookie parameters of GetSearch (nil leaves one out).
@@ -680,7 +680,7 @@ type GetSearchParams struct {
 
 // GetSearchResponse is the answer to GetSearch.
 type GetSearchResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 []string `resgen:"200"` // ok.
 }
 
@@ -691,7 +691,7 @@ type GetSearchResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetSearch(ctx context.Context, params GetSearchParams, opts ...runtime.CallOption) (*GetSearchResponse, error) {
-	req := runtime.Request{Path: "/search"}
+	req := wire.Request{Path: "/search"}
 	req.Query.Add("q", params.Q)
 	if params.Page != nil {
 		req.Query.Add("page", strconv.FormatInt(int64(*params.Page), 10))
@@ -723,12 +723,12 @@ func (c *Client) GetSearch(ctx context.Context, params GetSearchParams, opts ...
 	if params.Session != nil {
 		req.AddCookie("session", wire.CookieValue(*params.Session))
 	}
-	return runtime.Call(ctx, c.opGetSearch, &req, new(GetSearchResponse), opts)
+	return impl.Call(ctx, c.opGetSearch, &req, new(GetSearchResponse), opts)
 }
 
 // PathStylesResponse is the answer to PathStyles.
 type PathStylesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PathStyles calls GET /styles{label}{matrix}/{simple}.
@@ -747,14 +747,14 @@ func (c *Client) PathStyles(ctx context.Context, label []string, matrix []int64,
 	if len(simple) == 0 || len(simple) == 1 && simple[0] == "" {
 		return nil, &runtime.RequestError{Operation: "pathStyles", Reason: "path parameter \"simple\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/styles" + wire.PathValue("label", false, "label", label...) + wire.PathValue("matrix", true, "matrix", func() []string {
+	req := wire.Request{Path: "/styles" + wire.PathValue("label", false, "label", label...) + wire.PathValue("matrix", true, "matrix", func() []string {
 		s := make([]string, 0, len(matrix))
 		for _, x := range matrix {
 			s = append(s, strconv.FormatInt(int64(x), 10))
 		}
 		return s
 	}()...) + "/" + wire.PathValue("", false, "simple", simple...)}
-	return runtime.Call(ctx, c.opPathStyles, &req, new(PathStylesResponse), opts)
+	return impl.Call(ctx, c.opPathStyles, &req, new(PathStylesResponse), opts)
 }
 
 // UploadParams are the query, header and cookie parameters of Upload (nil leaves one out).
@@ -765,7 +765,7 @@ type UploadParams struct {
 
 // UploadResponse is the answer to Upload.
 type UploadResponse struct {
-	runtime.Response `resgen:"201"`
+	wire.Response `resgen:"201"`
 }
 
 // Upload calls POST /uploads.
@@ -776,7 +776,7 @@ type UploadResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMultipart, opts ...runtime.CallOption) (*UploadResponse, error) {
-	req := runtime.Request{Path: "/uploads"}
+	req := wire.Request{Path: "/uploads"}
 	{
 		if body.File == nil || body.File.Content == nil {
 			return nil, errors.New("Upload: multipart part \"file\" is required")
@@ -810,7 +810,7 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
+	return impl.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
 }
 
 // LegacyReportParams are the query, header and cookie parameters of LegacyReport (nil leaves one
@@ -821,7 +821,7 @@ type LegacyReportParams struct {
 
 // LegacyReportResponse is the answer to LegacyReport.
 type LegacyReportResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // LegacyReport calls GET /v1/legacy.json?format=full.
@@ -831,11 +831,11 @@ type LegacyReportResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) LegacyReport(ctx context.Context, params *LegacyReportParams, opts ...runtime.CallOption) (*LegacyReportResponse, error) {
-	req := runtime.Request{Path: "/v1/legacy.json?format=full"}
+	req := wire.Request{Path: "/v1/legacy.json?format=full"}
 	if params != nil {
 		if params.Day != nil {
 			req.Query.Add("day", *params.Day)
 		}
 	}
-	return runtime.Call(ctx, c.opLegacyReport, &req, new(LegacyReportResponse), opts)
+	return impl.Call(ctx, c.opLegacyReport, &req, new(LegacyReportResponse), opts)
 }

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Severities []SeveritiesItem
 
@@ -205,17 +206,17 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListCharges runs ListCharges.
-	opListCharges *runtime.Operation
+	opListCharges *impl.Operation
 	// opDeepObjectLists runs DeepObjectLists.
-	opDeepObjectLists *runtime.Operation
+	opDeepObjectLists *impl.Operation
 	// opListIssues runs ListIssues.
-	opListIssues *runtime.Operation
+	opListIssues *impl.Operation
 	// opListSorted runs ListSorted.
-	opListSorted *runtime.Operation
+	opListSorted *impl.Operation
 }
 
 // Option configures a Client.
@@ -292,7 +293,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +303,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -341,19 +342,19 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListCharges = e.Operation(runtime.OperationSpec{
+	c.opListCharges = e.Operation(impl.OperationSpec{
 		Name: "listCharges", Method: "GET", Path: "/charges",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opDeepObjectLists = e.Operation(runtime.OperationSpec{
+	c.opDeepObjectLists = e.Operation(impl.OperationSpec{
 		Name: "deepObjectLists", Method: "GET", Path: "/deep",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opListIssues = e.Operation(runtime.OperationSpec{
+	c.opListIssues = e.Operation(impl.OperationSpec{
 		Name: "listIssues", Method: "GET", Path: "/issues/{severities}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opListSorted = e.Operation(runtime.OperationSpec{
+	c.opListSorted = e.Operation(impl.OperationSpec{
 		Name: "listSorted", Method: "GET", Path: "/sorted",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -409,7 +410,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -419,7 +420,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListChargesParams are the query, header and cookie parameters of ListCharges (nil leaves one
@@ -430,7 +431,7 @@ type ListChargesParams struct {
 
 // ListChargesResponse is the answer to ListCharges.
 type ListChargesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListCharges calls GET /charges.
@@ -440,7 +441,7 @@ type ListChargesResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams, opts ...runtime.CallOption) (*ListChargesResponse, error) {
-	req := runtime.Request{Path: "/charges"}
+	req := wire.Request{Path: "/charges"}
 	if params != nil {
 		if params.Created != nil {
 			if err := req.Query.AddObject("created", "deepObject", true, params.Created); err != nil {
@@ -448,7 +449,7 @@ func (c *Client) ListCharges(ctx context.Context, params *ListChargesParams, opt
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opListCharges, &req, new(ListChargesResponse), opts)
+	return impl.Call(ctx, c.opListCharges, &req, new(ListChargesResponse), opts)
 }
 
 // DeepObjectListsParams are the query, header and cookie parameters of DeepObjectLists (nil leaves
@@ -462,7 +463,7 @@ type DeepObjectListsParams struct {
 
 // DeepObjectListsResponse is the answer to DeepObjectLists.
 type DeepObjectListsResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // DeepObjectLists calls GET /deep.
@@ -472,7 +473,7 @@ type DeepObjectListsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsParams, opts ...runtime.CallOption) (*DeepObjectListsResponse, error) {
-	req := runtime.Request{Path: "/deep"}
+	req := wire.Request{Path: "/deep"}
 	if params != nil {
 		if params.Expand != nil {
 			req.Query.AddList("expand", ",", params.Expand...)
@@ -493,7 +494,7 @@ func (c *Client) DeepObjectLists(ctx context.Context, params *DeepObjectListsPar
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opDeepObjectLists, &req, new(DeepObjectListsResponse), opts)
+	return impl.Call(ctx, c.opDeepObjectLists, &req, new(DeepObjectListsResponse), opts)
 }
 
 // ListIssuesParams are the query, header and cookie parameters of ListIssues (nil leaves one out).
@@ -505,7 +506,7 @@ type ListIssuesParams struct {
 
 // ListIssuesResponse is the answer to ListIssues.
 type ListIssuesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListIssues calls GET /issues/{severities}.
@@ -518,7 +519,7 @@ func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, pa
 	if len(severities) == 0 || len(severities) == 1 && severities[0] == "" {
 		return nil, &runtime.RequestError{Operation: "listIssues", Reason: "path parameter \"severities\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/issues/" + wire.PathValue("", false, "severities", func() []string {
+	req := wire.Request{Path: "/issues/" + wire.PathValue("", false, "severities", func() []string {
 		s := make([]string, 0, len(severities))
 		for _, x := range severities {
 			s = append(s, string(x))
@@ -550,7 +551,7 @@ func (c *Client) ListIssues(ctx context.Context, severities []SeveritiesItem, pa
 			}(), ","))
 		}
 	}
-	return runtime.Call(ctx, c.opListIssues, &req, new(ListIssuesResponse), opts)
+	return impl.Call(ctx, c.opListIssues, &req, new(ListIssuesResponse), opts)
 }
 
 // ListSortedParams are the query, header and cookie parameters of ListSorted (nil leaves one out).
@@ -563,7 +564,7 @@ type ListSortedParams struct {
 
 // ListSortedResponse is the answer to ListSorted.
 type ListSortedResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListSorted calls GET /sorted.
@@ -573,7 +574,7 @@ type ListSortedResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams, opts ...runtime.CallOption) (*ListSortedResponse, error) {
-	req := runtime.Request{Path: "/sorted"}
+	req := wire.Request{Path: "/sorted"}
 	if params != nil {
 		if params.Sort != nil {
 			req.Query.AddList("sort", ",", params.Sort...)
@@ -582,5 +583,5 @@ func (c *Client) ListSorted(ctx context.Context, params *ListSortedParams, opts 
 			req.Query.Add("labels", v)
 		}
 	}
-	return runtime.Call(ctx, c.opListSorted, &req, new(ListSortedResponse), opts)
+	return impl.Call(ctx, c.opListSorted, &req, new(ListSortedResponse), opts)
 }

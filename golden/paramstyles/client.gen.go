@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // AuthorType is any of: User, Bot. The field that is set holds the value.
 type AuthorType struct {
@@ -139,17 +140,17 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opCookieStyles runs CookieStyles.
-	opCookieStyles *runtime.Operation
+	opCookieStyles *impl.Operation
 	// opExplodedCookie runs ExplodedCookie.
-	opExplodedCookie *runtime.Operation
+	opExplodedCookie *impl.Operation
 	// opPathObjects runs PathObjects.
-	opPathObjects *runtime.Operation
+	opPathObjects *impl.Operation
 	// opQueryStyles runs QueryStyles.
-	opQueryStyles *runtime.Operation
+	opQueryStyles *impl.Operation
 }
 
 // Option configures a Client.
@@ -226,7 +227,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +237,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -275,19 +276,19 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opCookieStyles = e.Operation(runtime.OperationSpec{
+	c.opCookieStyles = e.Operation(impl.OperationSpec{
 		Name: "cookieStyles", Method: "GET", Path: "/cookies",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opExplodedCookie = e.Operation(runtime.OperationSpec{
+	c.opExplodedCookie = e.Operation(impl.OperationSpec{
 		Name: "explodedCookie", Method: "GET", Path: "/cookies-exploded",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPathObjects = e.Operation(runtime.OperationSpec{
+	c.opPathObjects = e.Operation(impl.OperationSpec{
 		Name: "pathObjects", Method: "GET", Path: "/objects/{simple}/{label}/{labelx}/{matrix}/{matrixx}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opQueryStyles = e.Operation(runtime.OperationSpec{
+	c.opQueryStyles = e.Operation(impl.OperationSpec{
 		Name: "queryStyles", Method: "GET", Path: "/query",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -343,7 +344,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -353,7 +354,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CookieStylesParams are the query, header and cookie parameters of CookieStyles (nil leaves one
@@ -365,7 +366,7 @@ type CookieStylesParams struct {
 
 // CookieStylesResponse is the answer to CookieStyles.
 type CookieStylesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // CookieStyles calls GET /cookies.
@@ -375,7 +376,7 @@ type CookieStylesResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams, opts ...runtime.CallOption) (*CookieStylesResponse, error) {
-	req := runtime.Request{Path: "/cookies"}
+	req := wire.Request{Path: "/cookies"}
 	if params != nil {
 		if params.List != nil {
 			req.AddCookie("list", wire.CookieList(params.List...))
@@ -388,7 +389,7 @@ func (c *Client) CookieStyles(ctx context.Context, params *CookieStylesParams, o
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opCookieStyles, &req, new(CookieStylesResponse), opts)
+	return impl.Call(ctx, c.opCookieStyles, &req, new(CookieStylesResponse), opts)
 }
 
 // ExplodedCookieParams are the query, header and cookie parameters of ExplodedCookie (nil leaves
@@ -399,7 +400,7 @@ type ExplodedCookieParams struct {
 
 // ExplodedCookieResponse is the answer to ExplodedCookie.
 type ExplodedCookieResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ExplodedCookie calls GET /cookies-exploded.
@@ -409,18 +410,18 @@ type ExplodedCookieResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ExplodedCookie(ctx context.Context, params *ExplodedCookieParams, opts ...runtime.CallOption) (*ExplodedCookieResponse, error) {
-	req := runtime.Request{Path: "/cookies-exploded"}
+	req := wire.Request{Path: "/cookies-exploded"}
 	if params != nil {
 		if params.Exploded != nil {
 			req.AddCookie("exploded", wire.CookieList(params.Exploded...))
 		}
 	}
-	return runtime.Call(ctx, c.opExplodedCookie, &req, new(ExplodedCookieResponse), opts)
+	return impl.Call(ctx, c.opExplodedCookie, &req, new(ExplodedCookieResponse), opts)
 }
 
 // PathObjectsResponse is the answer to PathObjects.
 type PathObjectsResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PathObjects calls GET /objects/{simple}/{label}/{labelx}/{matrix}/{matrixx}.
@@ -465,8 +466,8 @@ func (c *Client) PathObjects(ctx context.Context, simple Color, label Color, lab
 	if wire.EmptyValue(matrixx) {
 		return nil, &runtime.RequestError{Operation: "pathObjects", Reason: "path parameter \"matrixx\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/objects/" + simpleText + "/" + labelText + "/" + labelxText + "/" + matrixText + "/" + matrixxText}
-	return runtime.Call(ctx, c.opPathObjects, &req, new(PathObjectsResponse), opts)
+	req := wire.Request{Path: "/objects/" + simpleText + "/" + labelText + "/" + labelxText + "/" + matrixText + "/" + matrixxText}
+	return impl.Call(ctx, c.opPathObjects, &req, new(PathObjectsResponse), opts)
 }
 
 // QueryStylesParams are the query, header and cookie parameters of QueryStyles (nil leaves one
@@ -486,7 +487,7 @@ type QueryStylesParams struct {
 
 // QueryStylesResponse is the answer to QueryStyles.
 type QueryStylesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // QueryStyles calls GET /query.
@@ -496,7 +497,7 @@ type QueryStylesResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams, opts ...runtime.CallOption) (*QueryStylesResponse, error) {
-	req := runtime.Request{Path: "/query"}
+	req := wire.Request{Path: "/query"}
 	if params != nil {
 		if params.Piped != nil {
 			if err := req.Query.AddObject("piped", "pipeDelimited", false, params.Piped); err != nil {
@@ -539,5 +540,5 @@ func (c *Client) QueryStyles(ctx context.Context, params *QueryStylesParams, opt
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opQueryStyles, &req, new(QueryStylesResponse), opts)
+	return impl.Call(ctx, c.opQueryStyles, &req, new(QueryStylesResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Adoption struct {
 	AdoptedAt *time.Time `json:"adoptedAt,omitzero"`
@@ -50,17 +51,17 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListPets runs ListPets.
-	opListPets *runtime.Operation
+	opListPets *impl.Operation
 	// opCreatePets runs CreatePets.
-	opCreatePets *runtime.Operation
+	opCreatePets *impl.Operation
 	// opShowPetByID runs ShowPetByID.
-	opShowPetByID *runtime.Operation
+	opShowPetByID *impl.Operation
 	// opAdoptPet runs AdoptPet.
-	opAdoptPet *runtime.Operation
+	opAdoptPet *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -140,7 +141,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:       c.callOpts,
 		Fleet:             c.fleet,
 		HTTPClient:        c.hc,
@@ -190,19 +191,19 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListPets = e.Operation(runtime.OperationSpec{
+	c.opListPets = e.Operation(impl.OperationSpec{
 		Name: "listPets", Method: "GET", Path: "/pets", Accept: "application/json",
 		Breaker: breakerPets, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
-	c.opCreatePets = e.Operation(runtime.OperationSpec{
+	c.opCreatePets = e.Operation(impl.OperationSpec{
 		Name: "createPets", Method: "POST", Path: "/pets", Accept: "application/json",
 		Breaker: breakerPets, NotRetrySafe: true, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
-	c.opShowPetByID = e.Operation(runtime.OperationSpec{
+	c.opShowPetByID = e.Operation(impl.OperationSpec{
 		Name: "showPetById", Method: "GET", Path: "/pets/{petId}", Accept: "application/json",
 		Breaker: breakerPets, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
-	c.opAdoptPet = e.Operation(runtime.OperationSpec{
+	c.opAdoptPet = e.Operation(impl.OperationSpec{
 		Name: "adoptPet", Method: "POST", Path: "/pets/{petId}/adoptions", Accept: "application/json",
 		Breaker: breakerPets, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
@@ -257,7 +258,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -267,7 +268,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListPetsParams are the query, header and cookie parameters of ListPets (nil leaves one out).
@@ -278,7 +279,7 @@ type ListPetsParams struct {
 
 // ListPetsResponse is the answer to ListPets.
 type ListPetsResponse struct {
-	runtime.Response
+	wire.Response
 	// A link to the next page of responses.
 	XNext       *string `resgen:"header:x-next"`
 	JSON200     *Pets   `resgen:"200"`     // A paged array of pets.
@@ -294,19 +295,19 @@ type ListPetsResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) ListPets(ctx context.Context, params *ListPetsParams, opts ...runtime.CallOption) (*ListPetsResponse, error) {
-	req := runtime.Request{Path: "/pets"}
+	req := wire.Request{Path: "/pets"}
 	if params != nil {
 		if params.Limit != nil {
 			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
 		}
 	}
-	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
+	return impl.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
 // CreatePetsResponse is the answer to CreatePets.
 type CreatePetsResponse struct {
-	runtime.Response `resgen:"201"`
-	JSONDefault      *Error `resgen:"default"` // unexpected error.
+	wire.Response `resgen:"201"`
+	JSONDefault   *Error `resgen:"default"` // unexpected error.
 }
 
 // CreatePets calls POST /pets.
@@ -320,13 +321,13 @@ type CreatePetsResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 2s per attempt, 10s in all.
 func (c *Client) CreatePets(ctx context.Context, body Pet, opts ...runtime.CallOption) (*CreatePetsResponse, error) {
-	req := runtime.Request{Path: "/pets", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreatePets, &req, new(CreatePetsResponse), opts)
+	req := wire.Request{Path: "/pets", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreatePets, &req, new(CreatePetsResponse), opts)
 }
 
 // ShowPetByIDResponse is the answer to ShowPetByID.
 type ShowPetByIDResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Pet   `resgen:"200"` // Expected response to a valid request.
 	JSON404 *Error `resgen:"404"` // No such pet.
 }
@@ -343,8 +344,8 @@ func (c *Client) ShowPetByID(ctx context.Context, petID string, opts ...runtime.
 	if petID == "" {
 		return nil, &runtime.RequestError{Operation: "showPetById", Reason: "path parameter \"petId\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/pets/" + wire.PathSegment(petID)}
-	return runtime.Call(ctx, c.opShowPetByID, &req, new(ShowPetByIDResponse), opts)
+	req := wire.Request{Path: "/pets/" + wire.PathSegment(petID)}
+	return impl.Call(ctx, c.opShowPetByID, &req, new(ShowPetByIDResponse), opts)
 }
 
 // AdoptPetParams are the query, header and cookie parameters of AdoptPet (nil leaves one out).
@@ -355,7 +356,7 @@ type AdoptPetParams struct {
 
 // AdoptPetResponse is the answer to AdoptPet.
 type AdoptPetResponse struct {
-	runtime.Response
+	wire.Response
 	JSON201 *Adoption `resgen:"201"` // Adopted.
 }
 
@@ -374,12 +375,12 @@ func (c *Client) AdoptPet(ctx context.Context, petID string, params *AdoptPetPar
 	if petID == "" {
 		return nil, &runtime.RequestError{Operation: "adoptPet", Reason: "path parameter \"petId\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/pets/" + wire.PathSegment(petID) + "/adoptions", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/pets/" + wire.PathSegment(petID) + "/adoptions", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opAdoptPet, &req, new(AdoptPetResponse), opts)
+	return impl.Call(ctx, c.opAdoptPet, &req, new(AdoptPetResponse), opts)
 }

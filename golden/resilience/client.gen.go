@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type SearchIdempotentBody struct {
 	Query *string `json:"query,omitzero"`
@@ -35,35 +36,35 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opDefaultsOnly runs DefaultsOnly.
-	opDefaultsOnly *runtime.Operation
+	opDefaultsOnly *impl.Operation
 	// opPutNotIdempotent runs PutNotIdempotent.
-	opPutNotIdempotent *runtime.Operation
+	opPutNotIdempotent *impl.Operation
 	// opPostNotRetried runs PostNotRetried.
-	opPostNotRetried *runtime.Operation
+	opPostNotRetried *impl.Operation
 	// opDeleteNoRetry runs DeleteNoRetry.
-	opDeleteNoRetry *runtime.Operation
+	opDeleteNoRetry *impl.Operation
 	// opPathLevel runs PathLevel.
-	opPathLevel *runtime.Operation
+	opPathLevel *impl.Operation
 	// opPathRetrySkipped runs PathRetrySkipped.
-	opPathRetrySkipped *runtime.Operation
+	opPathRetrySkipped *impl.Operation
 	// opKeyedByPolicy runs KeyedByPolicy.
-	opKeyedByPolicy *runtime.Operation
+	opKeyedByPolicy *impl.Operation
 	// opInlinePolicies runs InlinePolicies.
-	opInlinePolicies *runtime.Operation
+	opInlinePolicies *impl.Operation
 	// opCustomKeyHeader runs CustomKeyHeader.
-	opCustomKeyHeader *runtime.Operation
+	opCustomKeyHeader *impl.Operation
 	// opKeyedByParameter runs KeyedByParameter.
-	opKeyedByParameter *runtime.Operation
+	opKeyedByParameter *impl.Operation
 	// opPerOperationOne runs PerOperationOne.
-	opPerOperationOne *runtime.Operation
+	opPerOperationOne *impl.Operation
 	// opPerOperationTwo runs PerOperationTwo.
-	opPerOperationTwo *runtime.Operation
+	opPerOperationTwo *impl.Operation
 	// opSearchIdempotent runs SearchIdempotent.
-	opSearchIdempotent *runtime.Operation
+	opSearchIdempotent *impl.Operation
 }
 
 // Option configures a Client.
@@ -140,7 +141,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -294,55 +295,55 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   2 * time.Minute,
 	}
 
-	c.opDefaultsOnly = e.Operation(runtime.OperationSpec{
+	c.opDefaultsOnly = e.Operation(impl.OperationSpec{
 		Name: "defaultsOnly", Method: "GET", Path: "/a",
 		Breaker: breakerBase, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPutNotIdempotent = e.Operation(runtime.OperationSpec{
+	c.opPutNotIdempotent = e.Operation(impl.OperationSpec{
 		Name: "putNotIdempotent", Method: "PUT", Path: "/a",
 		Breaker: breakerBase, NotRetrySafe: true, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPostNotRetried = e.Operation(runtime.OperationSpec{
+	c.opPostNotRetried = e.Operation(impl.OperationSpec{
 		Name: "postNotRetried", Method: "POST", Path: "/a",
 		Breaker: breakerBase, NotRetrySafe: true, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opDeleteNoRetry = e.Operation(runtime.OperationSpec{
+	c.opDeleteNoRetry = e.Operation(impl.OperationSpec{
 		Name: "deleteNoRetry", Method: "DELETE", Path: "/a",
 		Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPathLevel = e.Operation(runtime.OperationSpec{
+	c.opPathLevel = e.Operation(impl.OperationSpec{
 		Name: "pathLevel", Method: "GET", Path: "/b",
 		Breaker: breakerStricter, Retry: retryBudgeted, TotalTimeout: 15 * time.Second,
 	})
-	c.opPathRetrySkipped = e.Operation(runtime.OperationSpec{
+	c.opPathRetrySkipped = e.Operation(impl.OperationSpec{
 		Name: "pathRetrySkipped", Method: "POST", Path: "/b",
 		Breaker: breakerStricter, NotRetrySafe: true, TotalTimeout: 15 * time.Second,
 	})
-	c.opKeyedByPolicy = e.Operation(runtime.OperationSpec{
+	c.opKeyedByPolicy = e.Operation(impl.OperationSpec{
 		Name: "keyedByPolicy", Method: "PATCH", Path: "/b",
 		Breaker: breakerStricter, Retry: retryStubborn, TotalTimeout: 15 * time.Second,
 	})
-	c.opInlinePolicies = e.Operation(runtime.OperationSpec{
+	c.opInlinePolicies = e.Operation(impl.OperationSpec{
 		Name: "inlinePolicies", Method: "GET", Path: "/c",
 		Breaker: breakerInlinePolicies, Retry: retryInlinePolicies, Timeout: 3 * time.Second,
 	})
-	c.opCustomKeyHeader = e.Operation(runtime.OperationSpec{
+	c.opCustomKeyHeader = e.Operation(impl.OperationSpec{
 		Name: "customKeyHeader", Method: "PUT", Path: "/c",
 		Breaker: breakerBase, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opKeyedByParameter = e.Operation(runtime.OperationSpec{
+	c.opKeyedByParameter = e.Operation(impl.OperationSpec{
 		Name: "keyedByParameter", Method: "POST", Path: "/c",
 		Breaker: breakerBase, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPerOperationOne = e.Operation(runtime.OperationSpec{
+	c.opPerOperationOne = e.Operation(impl.OperationSpec{
 		Name: "perOperationOne", Method: "GET", Path: "/d/{id}",
 		Breaker: breakerPeropPerOperationOne, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opPerOperationTwo = e.Operation(runtime.OperationSpec{
+	c.opPerOperationTwo = e.Operation(impl.OperationSpec{
 		Name: "perOperationTwo", Method: "HEAD", Path: "/d/{id}",
 		Breaker: breakerPeropPerOperationTwo, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
-	c.opSearchIdempotent = e.Operation(runtime.OperationSpec{
+	c.opSearchIdempotent = e.Operation(impl.OperationSpec{
 		Name: "searchIdempotent", Method: "POST", Path: "/e",
 		Breaker: breakerTimed, Retry: retryStandard, Timeout: 3 * time.Second, TotalTimeout: 15 * time.Second,
 	})
@@ -492,7 +493,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -502,12 +503,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // DefaultsOnlyResponse is the answer to DefaultsOnly.
 type DefaultsOnlyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // DefaultsOnly calls GET /a.
@@ -517,13 +518,13 @@ type DefaultsOnlyResponse struct {
 //   - retry [RetryStandard] (on: GET).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) DefaultsOnly(ctx context.Context, opts ...runtime.CallOption) (*DefaultsOnlyResponse, error) {
-	req := runtime.Request{Path: "/a"}
-	return runtime.Call(ctx, c.opDefaultsOnly, &req, new(DefaultsOnlyResponse), opts)
+	req := wire.Request{Path: "/a"}
+	return impl.Call(ctx, c.opDefaultsOnly, &req, new(DefaultsOnlyResponse), opts)
 }
 
 // PutNotIdempotentResponse is the answer to PutNotIdempotent.
 type PutNotIdempotentResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PutNotIdempotent calls PUT /a.
@@ -533,13 +534,13 @@ type PutNotIdempotentResponse struct {
 //   - no retry (idempotent: false: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PutNotIdempotent(ctx context.Context, opts ...runtime.CallOption) (*PutNotIdempotentResponse, error) {
-	req := runtime.Request{Path: "/a"}
-	return runtime.Call(ctx, c.opPutNotIdempotent, &req, new(PutNotIdempotentResponse), opts)
+	req := wire.Request{Path: "/a"}
+	return impl.Call(ctx, c.opPutNotIdempotent, &req, new(PutNotIdempotentResponse), opts)
 }
 
 // PostNotRetriedResponse is the answer to PostNotRetried.
 type PostNotRetriedResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PostNotRetried calls POST /a.
@@ -549,13 +550,13 @@ type PostNotRetriedResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) PostNotRetried(ctx context.Context, opts ...runtime.CallOption) (*PostNotRetriedResponse, error) {
-	req := runtime.Request{Path: "/a"}
-	return runtime.Call(ctx, c.opPostNotRetried, &req, new(PostNotRetriedResponse), opts)
+	req := wire.Request{Path: "/a"}
+	return impl.Call(ctx, c.opPostNotRetried, &req, new(PostNotRetriedResponse), opts)
 }
 
 // DeleteNoRetryResponse is the answer to DeleteNoRetry.
 type DeleteNoRetryResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // DeleteNoRetry calls DELETE /a.
@@ -565,13 +566,13 @@ type DeleteNoRetryResponse struct {
 //   - no retry (retry: none).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) DeleteNoRetry(ctx context.Context, opts ...runtime.CallOption) (*DeleteNoRetryResponse, error) {
-	req := runtime.Request{Path: "/a"}
-	return runtime.Call(ctx, c.opDeleteNoRetry, &req, new(DeleteNoRetryResponse), opts)
+	req := wire.Request{Path: "/a"}
+	return impl.Call(ctx, c.opDeleteNoRetry, &req, new(DeleteNoRetryResponse), opts)
 }
 
 // PathLevelResponse is the answer to PathLevel.
 type PathLevelResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PathLevel calls GET /b.
@@ -581,13 +582,13 @@ type PathLevelResponse struct {
 //   - retry [RetryBudgeted] (on: GET).
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathLevel(ctx context.Context, opts ...runtime.CallOption) (*PathLevelResponse, error) {
-	req := runtime.Request{Path: "/b"}
-	return runtime.Call(ctx, c.opPathLevel, &req, new(PathLevelResponse), opts)
+	req := wire.Request{Path: "/b"}
+	return impl.Call(ctx, c.opPathLevel, &req, new(PathLevelResponse), opts)
 }
 
 // PathRetrySkippedResponse is the answer to PathRetrySkipped.
 type PathRetrySkippedResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PathRetrySkipped calls POST /b.
@@ -597,8 +598,8 @@ type PathRetrySkippedResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) PathRetrySkipped(ctx context.Context, opts ...runtime.CallOption) (*PathRetrySkippedResponse, error) {
-	req := runtime.Request{Path: "/b"}
-	return runtime.Call(ctx, c.opPathRetrySkipped, &req, new(PathRetrySkippedResponse), opts)
+	req := wire.Request{Path: "/b"}
+	return impl.Call(ctx, c.opPathRetrySkipped, &req, new(PathRetrySkippedResponse), opts)
 }
 
 // KeyedByPolicyParams are the query, header and cookie parameters of KeyedByPolicy (nil leaves one
@@ -611,7 +612,7 @@ type KeyedByPolicyParams struct {
 
 // KeyedByPolicyResponse is the answer to KeyedByPolicy.
 type KeyedByPolicyResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // KeyedByPolicy calls PATCH /b.
@@ -622,19 +623,19 @@ type KeyedByPolicyResponse struct {
 //   - idempotency key: the X-Idempotency-Key header, the same on every attempt.
 //   - timeouts: none per attempt, 15s in all.
 func (c *Client) KeyedByPolicy(ctx context.Context, params *KeyedByPolicyParams, opts ...runtime.CallOption) (*KeyedByPolicyResponse, error) {
-	req := runtime.Request{Path: "/b"}
+	req := wire.Request{Path: "/b"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("X-Idempotency-Key", key)
-	return runtime.Call(ctx, c.opKeyedByPolicy, &req, new(KeyedByPolicyResponse), opts)
+	return impl.Call(ctx, c.opKeyedByPolicy, &req, new(KeyedByPolicyResponse), opts)
 }
 
 // InlinePoliciesResponse is the answer to InlinePolicies.
 type InlinePoliciesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // InlinePolicies calls GET /c.
@@ -644,8 +645,8 @@ type InlinePoliciesResponse struct {
 //   - retry [RetryInlinePolicies] (on: GET).
 //   - timeouts: 3s per attempt, none in all.
 func (c *Client) InlinePolicies(ctx context.Context, opts ...runtime.CallOption) (*InlinePoliciesResponse, error) {
-	req := runtime.Request{Path: "/c"}
-	return runtime.Call(ctx, c.opInlinePolicies, &req, new(InlinePoliciesResponse), opts)
+	req := wire.Request{Path: "/c"}
+	return impl.Call(ctx, c.opInlinePolicies, &req, new(InlinePoliciesResponse), opts)
 }
 
 // CustomKeyHeaderParams are the query, header and cookie parameters of CustomKeyHeader (nil leaves
@@ -658,7 +659,7 @@ type CustomKeyHeaderParams struct {
 
 // CustomKeyHeaderResponse is the answer to CustomKeyHeader.
 type CustomKeyHeaderResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // CustomKeyHeader calls PUT /c.
@@ -669,14 +670,14 @@ type CustomKeyHeaderResponse struct {
 //   - idempotency key: the Request-Id header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) CustomKeyHeader(ctx context.Context, params *CustomKeyHeaderParams, opts ...runtime.CallOption) (*CustomKeyHeaderResponse, error) {
-	req := runtime.Request{Path: "/c"}
+	req := wire.Request{Path: "/c"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Request-Id", key)
-	return runtime.Call(ctx, c.opCustomKeyHeader, &req, new(CustomKeyHeaderResponse), opts)
+	return impl.Call(ctx, c.opCustomKeyHeader, &req, new(CustomKeyHeaderResponse), opts)
 }
 
 // KeyedByParameterParams are the query, header and cookie parameters of KeyedByParameter (nil
@@ -688,7 +689,7 @@ type KeyedByParameterParams struct {
 
 // KeyedByParameterResponse is the answer to KeyedByParameter.
 type KeyedByParameterResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // KeyedByParameter calls POST /c.
@@ -699,19 +700,19 @@ type KeyedByParameterResponse struct {
 //   - idempotency key: the x-idempotency-key header, the same on every attempt.
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) KeyedByParameter(ctx context.Context, params *KeyedByParameterParams, opts ...runtime.CallOption) (*KeyedByParameterResponse, error) {
-	req := runtime.Request{Path: "/c"}
+	req := wire.Request{Path: "/c"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.XIdempotencyKey != nil {
 		key = *params.XIdempotencyKey
 	}
 	req.SetHeader("x-idempotency-key", key)
-	return runtime.Call(ctx, c.opKeyedByParameter, &req, new(KeyedByParameterResponse), opts)
+	return impl.Call(ctx, c.opKeyedByParameter, &req, new(KeyedByParameterResponse), opts)
 }
 
 // PerOperationOneResponse is the answer to PerOperationOne.
 type PerOperationOneResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PerOperationOne calls GET /d/{id}.
@@ -724,13 +725,13 @@ func (c *Client) PerOperationOne(ctx context.Context, id string, opts ...runtime
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "perOperationOne", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/d/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opPerOperationOne, &req, new(PerOperationOneResponse), opts)
+	req := wire.Request{Path: "/d/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opPerOperationOne, &req, new(PerOperationOneResponse), opts)
 }
 
 // PerOperationTwoResponse is the answer to PerOperationTwo.
 type PerOperationTwoResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PerOperationTwo calls HEAD /d/{id}.
@@ -743,13 +744,13 @@ func (c *Client) PerOperationTwo(ctx context.Context, id string, opts ...runtime
 	if id == "" {
 		return nil, &runtime.RequestError{Operation: "perOperationTwo", Reason: "path parameter \"id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/d/" + wire.PathSegment(id)}
-	return runtime.Call(ctx, c.opPerOperationTwo, &req, new(PerOperationTwoResponse), opts)
+	req := wire.Request{Path: "/d/" + wire.PathSegment(id)}
+	return impl.Call(ctx, c.opPerOperationTwo, &req, new(PerOperationTwoResponse), opts)
 }
 
 // SearchIdempotentResponse is the answer to SearchIdempotent.
 type SearchIdempotentResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // SearchIdempotent calls POST /e.
@@ -759,6 +760,6 @@ type SearchIdempotentResponse struct {
 //   - retry [RetryStandard] (on: idempotent: true).
 //   - timeouts: 3s per attempt, 15s in all.
 func (c *Client) SearchIdempotent(ctx context.Context, body *SearchIdempotentBody, opts ...runtime.CallOption) (*SearchIdempotentResponse, error) {
-	req := runtime.Request{Path: "/e", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opSearchIdempotent, &req, new(SearchIdempotentResponse), opts)
+	req := wire.Request{Path: "/e", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opSearchIdempotent, &req, new(SearchIdempotentResponse), opts)
 }

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Client calls the Response headers API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
@@ -30,11 +32,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListItems runs ListItems.
-	opListItems *runtime.Operation
+	opListItems *impl.Operation
 }
 
 // Option configures a Client.
@@ -111,7 +113,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +123,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -160,7 +162,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListItems = e.Operation(runtime.OperationSpec{
+	c.opListItems = e.Operation(impl.OperationSpec{
 		Name: "listItems", Method: "GET", Path: "/items", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -216,7 +218,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -226,12 +228,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListItemsResponse is the answer to ListItems.
 type ListItemsResponse struct {
-	runtime.Response  `resgen:"4XX"`
+	wire.Response     `resgen:"4XX"`
 	XCount            *uint32  `resgen:"header:X-Count"`
 	XFlag             *bool    `resgen:"header:X-Flag"`
 	XIDs              []int64  `resgen:"header:X-Ids"`
@@ -254,6 +256,6 @@ type ListItemsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListItems(ctx context.Context, opts ...runtime.CallOption) (*ListItemsResponse, error) {
-	req := runtime.Request{Path: "/items"}
-	return runtime.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
+	req := wire.Request{Path: "/items"}
+	return impl.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Client calls the Security API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
@@ -32,38 +33,38 @@ type Client struct {
 	overrides   *runtime.Overrides
 	fleet       *runtime.Fleet
 	callOpts    []runtime.CallOption
-	engine      *runtime.Engine
+	engine      *impl.Engine
 	breakers    map[string]*runtime.Breaker
-	credentials []runtime.Credential
+	credentials []wire.Credential
 
 	// opGetBasic runs GetBasic.
-	opGetBasic *runtime.Operation
+	opGetBasic *impl.Operation
 	// opGetBearer runs GetBearer.
-	opGetBearer *runtime.Operation
+	opGetBearer *impl.Operation
 	// opGetBoth runs GetBoth.
-	opGetBoth *runtime.Operation
+	opGetBoth *impl.Operation
 	// opGetCookie runs GetCookie.
-	opGetCookie *runtime.Operation
+	opGetCookie *impl.Operation
 	// opGetDigest runs GetDigest.
-	opGetDigest *runtime.Operation
+	opGetDigest *impl.Operation
 	// opGetEither runs GetEither.
-	opGetEither *runtime.Operation
+	opGetEither *impl.Operation
 	// opGetHeader runs GetHeader.
-	opGetHeader *runtime.Operation
+	opGetHeader *impl.Operation
 	// opGetMtls runs GetMtls.
-	opGetMtls *runtime.Operation
+	opGetMtls *impl.Operation
 	// opGetOAuth runs GetOAuth.
-	opGetOAuth *runtime.Operation
+	opGetOAuth *impl.Operation
 	// opGetOdd runs GetOdd.
-	opGetOdd *runtime.Operation
+	opGetOdd *impl.Operation
 	// opGetOidc runs GetOidc.
-	opGetOidc *runtime.Operation
+	opGetOidc *impl.Operation
 	// opGetOptional runs GetOptional.
-	opGetOptional *runtime.Operation
+	opGetOptional *impl.Operation
 	// opGetPublic runs GetPublic.
-	opGetPublic *runtime.Operation
+	opGetPublic *impl.Operation
 	// opGetQuery runs GetQuery.
-	opGetQuery *runtime.Operation
+	opGetQuery *impl.Operation
 }
 
 // Option configures a Client.
@@ -108,9 +109,9 @@ func WithObserver(o runtime.Observer) Option {
 // the operations that require the security scheme "basic" (http basic).
 func WithBasic(username, password string) Option {
 	return func(c *Client) error {
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme:   "basic",
-			Kind:     runtime.AuthBasic,
+			Kind:     wire.AuthBasic,
 			Username: username,
 			Password: password,
 		})
@@ -129,9 +130,9 @@ func WithBearerAuth(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithBearerAuth: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "bearerAuth",
-			Kind:   runtime.AuthBearer,
+			Kind:   wire.AuthBearer,
 			Token:  src,
 		})
 		return nil
@@ -147,9 +148,9 @@ func WithCookieKey(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithCookieKey: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "cookieKey",
-			Kind:   runtime.AuthCookie,
+			Kind:   wire.AuthCookie,
 			Param:  "session",
 			Token:  src,
 		})
@@ -166,9 +167,9 @@ func WithEvilPanicX(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithEvilPanicX: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "evil\"); panic(\"x",
-			Kind:   runtime.AuthHeader,
+			Kind:   wire.AuthHeader,
 			Param:  "X-Evil",
 			Token:  src,
 		})
@@ -185,9 +186,9 @@ func WithHeaderKey(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithHeaderKey: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "headerKey",
-			Kind:   runtime.AuthHeader,
+			Kind:   wire.AuthHeader,
 			Param:  "X-API-Key",
 			Token:  src,
 		})
@@ -204,9 +205,9 @@ func WithHTTPClient2(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithHTTPClient2: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "httpClient",
-			Kind:   runtime.AuthHeader,
+			Kind:   wire.AuthHeader,
 			Param:  "X-Clash",
 			Token:  src,
 		})
@@ -223,9 +224,9 @@ func WithOauth(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithOauth: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "oauth",
-			Kind:   runtime.AuthBearer,
+			Kind:   wire.AuthBearer,
 			Token:  src,
 		})
 		return nil
@@ -241,9 +242,9 @@ func WithOidc(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithOidc: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "oidc",
-			Kind:   runtime.AuthBearer,
+			Kind:   wire.AuthBearer,
 			Token:  src,
 		})
 		return nil
@@ -259,9 +260,9 @@ func WithQueryKey(src runtime.TokenSource) Option {
 		if src == nil {
 			return errors.New("WithQueryKey: the token source is nil")
 		}
-		c.credentials = append(c.credentials, runtime.Credential{
+		c.credentials = append(c.credentials, wire.Credential{
 			Scheme: "queryKey",
-			Kind:   runtime.AuthQuery,
+			Kind:   wire.AuthQuery,
 			Param:  "api_key",
 			Token:  src,
 		})
@@ -305,7 +306,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +316,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:       c.callOpts,
 		Credentials:       c.credentials,
 		Fleet:             c.fleet,
@@ -356,61 +357,61 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetBasic = e.Operation(runtime.OperationSpec{
+	c.opGetBasic = e.Operation(impl.OperationSpec{
 		Name: "getBasic", Method: "GET", Path: "/basic",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"basic"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"basic"}},
 	})
-	c.opGetBearer = e.Operation(runtime.OperationSpec{
+	c.opGetBearer = e.Operation(impl.OperationSpec{
 		Name: "getBearer", Method: "GET", Path: "/bearer",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"bearerAuth"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"bearerAuth"}},
 	})
-	c.opGetBoth = e.Operation(runtime.OperationSpec{
+	c.opGetBoth = e.Operation(impl.OperationSpec{
 		Name: "getBoth", Method: "GET", Path: "/both",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"headerKey", "queryKey"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"headerKey", "queryKey"}},
 	})
-	c.opGetCookie = e.Operation(runtime.OperationSpec{
+	c.opGetCookie = e.Operation(impl.OperationSpec{
 		Name: "getCookie", Method: "GET", Path: "/cookie",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"cookieKey"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"cookieKey"}},
 	})
-	c.opGetDigest = e.Operation(runtime.OperationSpec{
+	c.opGetDigest = e.Operation(impl.OperationSpec{
 		Name: "getDigest", Method: "GET", Path: "/digest",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"digest"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"digest"}},
 	})
-	c.opGetEither = e.Operation(runtime.OperationSpec{
+	c.opGetEither = e.Operation(impl.OperationSpec{
 		Name: "getEither", Method: "GET", Path: "/either",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"headerKey"}, {"basic"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"headerKey"}, {"basic"}},
 	})
-	c.opGetHeader = e.Operation(runtime.OperationSpec{
+	c.opGetHeader = e.Operation(impl.OperationSpec{
 		Name: "getHeader", Method: "GET", Path: "/header",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"headerKey"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"headerKey"}},
 	})
-	c.opGetMtls = e.Operation(runtime.OperationSpec{
+	c.opGetMtls = e.Operation(impl.OperationSpec{
 		Name: "getMTLS", Method: "GET", Path: "/mtls",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"mtls"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"mtls"}},
 	})
-	c.opGetOAuth = e.Operation(runtime.OperationSpec{
+	c.opGetOAuth = e.Operation(impl.OperationSpec{
 		Name: "getOAuth", Method: "GET", Path: "/oauth",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"oauth"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"oauth"}},
 	})
-	c.opGetOdd = e.Operation(runtime.OperationSpec{
+	c.opGetOdd = e.Operation(impl.OperationSpec{
 		Name: "getOdd", Method: "GET", Path: "/odd",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"httpClient"}, {"evil\"); panic(\"x"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"httpClient"}, {"evil\"); panic(\"x"}},
 	})
-	c.opGetOidc = e.Operation(runtime.OperationSpec{
+	c.opGetOidc = e.Operation(impl.OperationSpec{
 		Name: "getOIDC", Method: "GET", Path: "/oidc",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"oidc"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"oidc"}},
 	})
-	c.opGetOptional = e.Operation(runtime.OperationSpec{
+	c.opGetOptional = e.Operation(impl.OperationSpec{
 		Name: "getOptional", Method: "GET", Path: "/optional",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{}, {"bearerAuth"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{}, {"bearerAuth"}},
 	})
-	c.opGetPublic = e.Operation(runtime.OperationSpec{
+	c.opGetPublic = e.Operation(impl.OperationSpec{
 		Name: "getPublic", Method: "GET", Path: "/public",
 		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opGetQuery = e.Operation(runtime.OperationSpec{
+	c.opGetQuery = e.Operation(impl.OperationSpec{
 		Name: "getQuery", Method: "GET", Path: "/query",
-		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []runtime.SecurityRequirement{{"queryKey"}},
+		Breaker: breakerShared, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 30 * time.Second, Security: []wire.SecurityRequirement{{"queryKey"}},
 	})
 	if err := e.CheckOverrides(); err != nil {
 		return nil, err
@@ -463,7 +464,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -473,12 +474,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetBasicResponse is the answer to GetBasic.
 type GetBasicResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetBasic calls GET /basic.
@@ -488,13 +489,13 @@ type GetBasicResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetBasic(ctx context.Context, opts ...runtime.CallOption) (*GetBasicResponse, error) {
-	req := runtime.Request{Path: "/basic"}
-	return runtime.Call(ctx, c.opGetBasic, &req, new(GetBasicResponse), opts)
+	req := wire.Request{Path: "/basic"}
+	return impl.Call(ctx, c.opGetBasic, &req, new(GetBasicResponse), opts)
 }
 
 // GetBearerResponse is the answer to GetBearer.
 type GetBearerResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetBearer calls GET /bearer.
@@ -504,13 +505,13 @@ type GetBearerResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetBearer(ctx context.Context, opts ...runtime.CallOption) (*GetBearerResponse, error) {
-	req := runtime.Request{Path: "/bearer"}
-	return runtime.Call(ctx, c.opGetBearer, &req, new(GetBearerResponse), opts)
+	req := wire.Request{Path: "/bearer"}
+	return impl.Call(ctx, c.opGetBearer, &req, new(GetBearerResponse), opts)
 }
 
 // GetBothResponse is the answer to GetBoth.
 type GetBothResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetBoth calls GET /both.
@@ -520,8 +521,8 @@ type GetBothResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetBoth(ctx context.Context, opts ...runtime.CallOption) (*GetBothResponse, error) {
-	req := runtime.Request{Path: "/both"}
-	return runtime.Call(ctx, c.opGetBoth, &req, new(GetBothResponse), opts)
+	req := wire.Request{Path: "/both"}
+	return impl.Call(ctx, c.opGetBoth, &req, new(GetBothResponse), opts)
 }
 
 // GetCookieParams are the query, header and cookie parameters of GetCookie (nil leaves one out).
@@ -531,7 +532,7 @@ type GetCookieParams struct {
 
 // GetCookieResponse is the answer to GetCookie.
 type GetCookieResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetCookie calls GET /cookie.
@@ -541,18 +542,18 @@ type GetCookieResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetCookie(ctx context.Context, params *GetCookieParams, opts ...runtime.CallOption) (*GetCookieResponse, error) {
-	req := runtime.Request{Path: "/cookie"}
+	req := wire.Request{Path: "/cookie"}
 	if params != nil {
 		if params.Theme != nil {
 			req.AddCookie("theme", wire.CookieValue(*params.Theme))
 		}
 	}
-	return runtime.Call(ctx, c.opGetCookie, &req, new(GetCookieResponse), opts)
+	return impl.Call(ctx, c.opGetCookie, &req, new(GetCookieResponse), opts)
 }
 
 // GetDigestResponse is the answer to GetDigest.
 type GetDigestResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetDigest calls GET /digest.
@@ -562,13 +563,13 @@ type GetDigestResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetDigest(ctx context.Context, opts ...runtime.CallOption) (*GetDigestResponse, error) {
-	req := runtime.Request{Path: "/digest"}
-	return runtime.Call(ctx, c.opGetDigest, &req, new(GetDigestResponse), opts)
+	req := wire.Request{Path: "/digest"}
+	return impl.Call(ctx, c.opGetDigest, &req, new(GetDigestResponse), opts)
 }
 
 // GetEitherResponse is the answer to GetEither.
 type GetEitherResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetEither calls GET /either.
@@ -578,13 +579,13 @@ type GetEitherResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetEither(ctx context.Context, opts ...runtime.CallOption) (*GetEitherResponse, error) {
-	req := runtime.Request{Path: "/either"}
-	return runtime.Call(ctx, c.opGetEither, &req, new(GetEitherResponse), opts)
+	req := wire.Request{Path: "/either"}
+	return impl.Call(ctx, c.opGetEither, &req, new(GetEitherResponse), opts)
 }
 
 // GetHeaderResponse is the answer to GetHeader.
 type GetHeaderResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetHeader calls GET /header.
@@ -594,13 +595,13 @@ type GetHeaderResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetHeader(ctx context.Context, opts ...runtime.CallOption) (*GetHeaderResponse, error) {
-	req := runtime.Request{Path: "/header"}
-	return runtime.Call(ctx, c.opGetHeader, &req, new(GetHeaderResponse), opts)
+	req := wire.Request{Path: "/header"}
+	return impl.Call(ctx, c.opGetHeader, &req, new(GetHeaderResponse), opts)
 }
 
 // GetMtlsResponse is the answer to GetMtls.
 type GetMtlsResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetMtls calls GET /mtls.
@@ -610,13 +611,13 @@ type GetMtlsResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetMtls(ctx context.Context, opts ...runtime.CallOption) (*GetMtlsResponse, error) {
-	req := runtime.Request{Path: "/mtls"}
-	return runtime.Call(ctx, c.opGetMtls, &req, new(GetMtlsResponse), opts)
+	req := wire.Request{Path: "/mtls"}
+	return impl.Call(ctx, c.opGetMtls, &req, new(GetMtlsResponse), opts)
 }
 
 // GetOAuthResponse is the answer to GetOAuth.
 type GetOAuthResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetOAuth calls GET /oauth.
@@ -626,13 +627,13 @@ type GetOAuthResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOAuth(ctx context.Context, opts ...runtime.CallOption) (*GetOAuthResponse, error) {
-	req := runtime.Request{Path: "/oauth"}
-	return runtime.Call(ctx, c.opGetOAuth, &req, new(GetOAuthResponse), opts)
+	req := wire.Request{Path: "/oauth"}
+	return impl.Call(ctx, c.opGetOAuth, &req, new(GetOAuthResponse), opts)
 }
 
 // GetOddResponse is the answer to GetOdd.
 type GetOddResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetOdd calls GET /odd.
@@ -642,13 +643,13 @@ type GetOddResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOdd(ctx context.Context, opts ...runtime.CallOption) (*GetOddResponse, error) {
-	req := runtime.Request{Path: "/odd"}
-	return runtime.Call(ctx, c.opGetOdd, &req, new(GetOddResponse), opts)
+	req := wire.Request{Path: "/odd"}
+	return impl.Call(ctx, c.opGetOdd, &req, new(GetOddResponse), opts)
 }
 
 // GetOidcResponse is the answer to GetOidc.
 type GetOidcResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetOidc calls GET /oidc.
@@ -658,13 +659,13 @@ type GetOidcResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOidc(ctx context.Context, opts ...runtime.CallOption) (*GetOidcResponse, error) {
-	req := runtime.Request{Path: "/oidc"}
-	return runtime.Call(ctx, c.opGetOidc, &req, new(GetOidcResponse), opts)
+	req := wire.Request{Path: "/oidc"}
+	return impl.Call(ctx, c.opGetOidc, &req, new(GetOidcResponse), opts)
 }
 
 // GetOptionalResponse is the answer to GetOptional.
 type GetOptionalResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetOptional calls GET /optional.
@@ -674,13 +675,13 @@ type GetOptionalResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetOptional(ctx context.Context, opts ...runtime.CallOption) (*GetOptionalResponse, error) {
-	req := runtime.Request{Path: "/optional"}
-	return runtime.Call(ctx, c.opGetOptional, &req, new(GetOptionalResponse), opts)
+	req := wire.Request{Path: "/optional"}
+	return impl.Call(ctx, c.opGetOptional, &req, new(GetOptionalResponse), opts)
 }
 
 // GetPublicResponse is the answer to GetPublic.
 type GetPublicResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetPublic calls GET /public.
@@ -690,8 +691,8 @@ type GetPublicResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetPublic(ctx context.Context, opts ...runtime.CallOption) (*GetPublicResponse, error) {
-	req := runtime.Request{Path: "/public"}
-	return runtime.Call(ctx, c.opGetPublic, &req, new(GetPublicResponse), opts)
+	req := wire.Request{Path: "/public"}
+	return impl.Call(ctx, c.opGetPublic, &req, new(GetPublicResponse), opts)
 }
 
 // GetQueryParams are the query, header and cookie parameters of GetQuery (nil leaves one out).
@@ -701,7 +702,7 @@ type GetQueryParams struct {
 
 // GetQueryResponse is the answer to GetQuery.
 type GetQueryResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // GetQuery calls GET /query.
@@ -711,11 +712,11 @@ type GetQueryResponse struct {
 //   - retry [RetryQuick] (on: GET).
 //   - timeouts: 2s per attempt, 30s in all.
 func (c *Client) GetQuery(ctx context.Context, params *GetQueryParams, opts ...runtime.CallOption) (*GetQueryResponse, error) {
-	req := runtime.Request{Path: "/query"}
+	req := wire.Request{Path: "/query"}
 	if params != nil {
 		if params.Q != nil {
 			req.Query.Add("q", *params.Q)
 		}
 	}
-	return runtime.Call(ctx, c.opGetQuery, &req, new(GetQueryResponse), opts)
+	return impl.Call(ctx, c.opGetQuery, &req, new(GetQueryResponse), opts)
 }

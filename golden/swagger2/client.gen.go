@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type User struct {
 	Email *string `json:"email,omitzero"`
@@ -38,13 +39,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListUsers runs ListUsers.
-	opListUsers *runtime.Operation
+	opListUsers *impl.Operation
 	// opCreateUser runs CreateUser.
-	opCreateUser *runtime.Operation
+	opCreateUser *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -124,7 +125,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -173,11 +174,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListUsers = e.Operation(runtime.OperationSpec{
+	c.opListUsers = e.Operation(impl.OperationSpec{
 		Name: "listUsers", Method: "GET", Path: "/users", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 4 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateUser = e.Operation(runtime.OperationSpec{
+	c.opCreateUser = e.Operation(impl.OperationSpec{
 		Name: "createUser", Method: "POST", Path: "/users", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 4 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -233,7 +234,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -243,7 +244,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListUsersParams are the query, header and cookie parameters of ListUsers (nil leaves one out).
@@ -253,7 +254,7 @@ type ListUsersParams struct {
 
 // ListUsersResponse is the answer to ListUsers.
 type ListUsersResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 []User `resgen:"200"` // ok.
 }
 
@@ -264,13 +265,13 @@ type ListUsersResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 4s per attempt, 30s in all.
 func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams, opts ...runtime.CallOption) (*ListUsersResponse, error) {
-	req := runtime.Request{Path: "/users"}
+	req := wire.Request{Path: "/users"}
 	if params != nil {
 		if params.Active != nil {
 			req.Query.Add("active", strconv.FormatBool(*params.Active))
 		}
 	}
-	return runtime.Call(ctx, c.opListUsers, &req, new(ListUsersResponse), opts)
+	return impl.Call(ctx, c.opListUsers, &req, new(ListUsersResponse), opts)
 }
 
 // CreateUserParams are the query, header and cookie parameters of CreateUser (nil leaves one out).
@@ -281,7 +282,7 @@ type CreateUserParams struct {
 
 // CreateUserResponse is the answer to CreateUser.
 type CreateUserResponse struct {
-	runtime.Response
+	wire.Response
 	JSON201 *User `resgen:"201"` // created.
 }
 
@@ -293,12 +294,12 @@ type CreateUserResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 4s per attempt, 30s in all.
 func (c *Client) CreateUser(ctx context.Context, params *CreateUserParams, body User, opts ...runtime.CallOption) (*CreateUserResponse, error) {
-	req := runtime.Request{Path: "/users", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/users", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opCreateUser, &req, new(CreateUserResponse), opts)
+	return impl.Call(ctx, c.opCreateUser, &req, new(CreateUserResponse), opts)
 }

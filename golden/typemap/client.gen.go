@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Bag struct {
 	Name *string `json:"name,omitzero"`
@@ -211,13 +212,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opEchoRecord runs EchoRecord.
-	opEchoRecord *runtime.Operation
+	opEchoRecord *impl.Operation
 	// opFindRecord runs FindRecord.
-	opFindRecord *runtime.Operation
+	opFindRecord *impl.Operation
 }
 
 // Option configures a Client.
@@ -294,7 +295,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +305,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -343,11 +344,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opEchoRecord = e.Operation(runtime.OperationSpec{
+	c.opEchoRecord = e.Operation(impl.OperationSpec{
 		Name: "echo-record", Method: "POST", Path: "/records", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opFindRecord = e.Operation(runtime.OperationSpec{
+	c.opFindRecord = e.Operation(impl.OperationSpec{
 		Name: "find-record", Method: "GET", Path: "/records/by-external-id", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -403,7 +404,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -413,12 +414,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // EchoRecordResponse is the answer to EchoRecord.
 type EchoRecordResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Record `resgen:"200"` // the record as stored.
 }
 
@@ -429,8 +430,8 @@ type EchoRecordResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) EchoRecord(ctx context.Context, body Record, opts ...runtime.CallOption) (*EchoRecordResponse, error) {
-	req := runtime.Request{Path: "/records", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opEchoRecord, &req, new(EchoRecordResponse), opts)
+	req := wire.Request{Path: "/records", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opEchoRecord, &req, new(EchoRecordResponse), opts)
 }
 
 // FindRecordParams are the query, header and cookie parameters of FindRecord (nil leaves one out).
@@ -440,7 +441,7 @@ type FindRecordParams struct {
 
 // FindRecordResponse is the answer to FindRecord.
 type FindRecordResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Record `resgen:"200"` // the record.
 }
 
@@ -451,7 +452,7 @@ type FindRecordResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) FindRecord(ctx context.Context, params FindRecordParams, opts ...runtime.CallOption) (*FindRecordResponse, error) {
-	req := runtime.Request{Path: "/records/by-external-id"}
+	req := wire.Request{Path: "/records/by-external-id"}
 	req.Query.Add("external_id", params.ExternalID)
-	return runtime.Call(ctx, c.opFindRecord, &req, new(FindRecordResponse), opts)
+	return impl.Call(ctx, c.opFindRecord, &req, new(FindRecordResponse), opts)
 }

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Alias = Base
 
@@ -252,13 +253,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListThings runs ListThings.
-	opListThings *runtime.Operation
+	opListThings *impl.Operation
 	// opType runs Type.
-	opType *runtime.Operation
+	opType *impl.Operation
 }
 
 // Option configures a Client.
@@ -335,7 +336,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +346,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -384,11 +385,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListThings = e.Operation(runtime.OperationSpec{
+	c.opListThings = e.Operation(impl.OperationSpec{
 		Name: "list-things", Method: "GET", Path: "/things", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opType = e.Operation(runtime.OperationSpec{
+	c.opType = e.Operation(impl.OperationSpec{
 		Name: "type", Method: "PUT", Path: "/things/{id}", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -444,7 +445,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -454,12 +455,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListThingsResponse2 is the answer to ListThings.
 type ListThingsResponse2 struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Thing `resgen:"200"` // ok.
 }
 
@@ -470,13 +471,13 @@ type ListThingsResponse2 struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListThings(ctx context.Context, opts ...runtime.CallOption) (*ListThingsResponse2, error) {
-	req := runtime.Request{Path: "/things"}
-	return runtime.Call(ctx, c.opListThings, &req, new(ListThingsResponse2), opts)
+	req := wire.Request{Path: "/things"}
+	return impl.Call(ctx, c.opListThings, &req, new(ListThingsResponse2), opts)
 }
 
 // TypeResponse is the answer to Type.
 type TypeResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *TypeResponse200Body2 `resgen:"200"` // ok.
 }
 
@@ -487,6 +488,6 @@ type TypeResponse struct {
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Type(ctx context.Context, id int64, body Thing, opts ...runtime.CallOption) (*TypeResponse, error) {
-	req := runtime.Request{Path: "/things/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opType, &req, new(TypeResponse), opts)
+	req := wire.Request{Path: "/things/" + wire.PathSegment(strconv.FormatInt(int64(id), 10)), JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opType, &req, new(TypeResponse), opts)
 }

@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // a schema that says nothing of the type.
 type Anything = json.RawMessage
@@ -425,17 +426,17 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListIssues runs ListIssues.
-	opListIssues *runtime.Operation
+	opListIssues *impl.Operation
 	// opMixedUnions runs MixedUnions.
-	opMixedUnions *runtime.Operation
+	opMixedUnions *impl.Operation
 	// opPathStyles runs PathStyles.
-	opPathStyles *runtime.Operation
+	opPathStyles *impl.Operation
 	// opUnsupportedParams runs UnsupportedParams.
-	opUnsupportedParams *runtime.Operation
+	opUnsupportedParams *impl.Operation
 }
 
 // Option configures a Client.
@@ -512,7 +513,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -522,7 +523,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -561,19 +562,19 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListIssues = e.Operation(runtime.OperationSpec{
+	c.opListIssues = e.Operation(impl.OperationSpec{
 		Name: "listIssues", Method: "GET", Path: "/issues/{ref}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opMixedUnions = e.Operation(runtime.OperationSpec{
+	c.opMixedUnions = e.Operation(impl.OperationSpec{
 		Name: "mixedUnions", Method: "GET", Path: "/mixed/{at}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPathStyles = e.Operation(runtime.OperationSpec{
+	c.opPathStyles = e.Operation(impl.OperationSpec{
 		Name: "pathStyles", Method: "GET", Path: "/styles/{lbl}/{mtx}/{lblx}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opUnsupportedParams = e.Operation(runtime.OperationSpec{
+	c.opUnsupportedParams = e.Operation(impl.OperationSpec{
 		Name: "unsupportedParams", Method: "GET", Path: "/unsupported",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -629,7 +630,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -639,7 +640,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListIssuesParams are the query, header and cookie parameters of ListIssues (nil leaves one out).
@@ -656,7 +657,7 @@ type ListIssuesParams struct {
 
 // ListIssuesResponse is the answer to ListIssues.
 type ListIssuesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // ListIssues calls GET /issues/{ref}.
@@ -669,7 +670,7 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 	if ref.ParamText() == "" {
 		return nil, &runtime.RequestError{Operation: "listIssues", Reason: "path parameter \"ref\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/issues/" + wire.PathSegment(ref.ParamText())}
+	req := wire.Request{Path: "/issues/" + wire.PathSegment(ref.ParamText())}
 	if params != nil {
 		for _, v := range params.Project {
 			req.Query.Add("project", v.ParamText())
@@ -722,7 +723,7 @@ func (c *Client) ListIssues(ctx context.Context, ref IntOrString, params *ListIs
 			req.AddCookie("region", wire.CookieValue((*params.Region).ParamText()))
 		}
 	}
-	return runtime.Call(ctx, c.opListIssues, &req, new(ListIssuesResponse), opts)
+	return impl.Call(ctx, c.opListIssues, &req, new(ListIssuesResponse), opts)
 }
 
 // MixedUnionsParams are the query, header and cookie parameters of MixedUnions (nil leaves one
@@ -736,7 +737,7 @@ type MixedUnionsParams struct {
 
 // MixedUnionsResponse is the answer to MixedUnions.
 type MixedUnionsResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // MixedUnions calls GET /mixed/{at}.
@@ -753,7 +754,7 @@ func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUni
 	if wire.EmptyValue(at) {
 		return nil, &runtime.RequestError{Operation: "mixedUnions", Reason: "path parameter \"at\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/mixed/" + atText}
+	req := wire.Request{Path: "/mixed/" + atText}
 	if params != nil {
 		if params.Created != nil {
 			if err := req.Query.AddObject("created", "deepObject", true, params.Created); err != nil {
@@ -778,12 +779,12 @@ func (c *Client) MixedUnions(ctx context.Context, at IDOrRange, params *MixedUni
 			}
 		}
 	}
-	return runtime.Call(ctx, c.opMixedUnions, &req, new(MixedUnionsResponse), opts)
+	return impl.Call(ctx, c.opMixedUnions, &req, new(MixedUnionsResponse), opts)
 }
 
 // PathStylesResponse is the answer to PathStyles.
 type PathStylesResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // PathStyles calls GET /styles/{lbl}/{mtx}/{lblx}.
@@ -802,7 +803,7 @@ func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrS
 	if len(lblx) == 0 || len(lblx) == 1 && lblx[0].ParamText() == "" {
 		return nil, &runtime.RequestError{Operation: "pathStyles", Reason: "path parameter \"lblx\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/styles/" + wire.PathValue("label", false, "lbl", func() []string {
+	req := wire.Request{Path: "/styles/" + wire.PathValue("label", false, "lbl", func() []string {
 		s := make([]string, 0, len(lbl))
 		for _, x := range lbl {
 			s = append(s, x.ParamText())
@@ -821,7 +822,7 @@ func (c *Client) PathStyles(ctx context.Context, lbl []IntOrString, mtx []IntOrS
 		}
 		return s
 	}()...)}
-	return runtime.Call(ctx, c.opPathStyles, &req, new(PathStylesResponse), opts)
+	return impl.Call(ctx, c.opPathStyles, &req, new(PathStylesResponse), opts)
 }
 
 // UnsupportedParamsParams are the query, header and cookie parameters of UnsupportedParams (nil
@@ -842,7 +843,7 @@ type UnsupportedParamsParams struct {
 
 // UnsupportedParamsResponse is the answer to UnsupportedParams.
 type UnsupportedParamsResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // UnsupportedParams calls GET /unsupported.
@@ -852,7 +853,7 @@ type UnsupportedParamsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) UnsupportedParams(ctx context.Context, params *UnsupportedParamsParams, opts ...runtime.CallOption) (*UnsupportedParamsResponse, error) {
-	req := runtime.Request{Path: "/unsupported"}
+	req := wire.Request{Path: "/unsupported"}
 	if params != nil {
 		if params.Target != nil {
 			req.Query.Add("target", *params.Target)
@@ -867,5 +868,5 @@ func (c *Client) UnsupportedParams(ctx context.Context, params *UnsupportedParam
 			req.Query.Add("anything", *params.Anything)
 		}
 	}
-	return runtime.Call(ctx, c.opUnsupportedParams, &req, new(UnsupportedParamsResponse), opts)
+	return impl.Call(ctx, c.opUnsupportedParams, &req, new(UnsupportedParamsResponse), opts)
 }

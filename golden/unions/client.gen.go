@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Address struct {
 	City    *string `json:"city,omitzero"`
@@ -1706,39 +1707,39 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opAddContact runs AddContact.
-	opAddContact *runtime.Operation
+	opAddContact *impl.Operation
 	// opSaveCustomer runs SaveCustomer.
-	opSaveCustomer *runtime.Operation
+	opSaveCustomer *impl.Operation
 	// opStoreDocument runs StoreDocument.
-	opStoreDocument *runtime.Operation
+	opStoreDocument *impl.Operation
 	// opSaveDrawing runs SaveDrawing.
-	opSaveDrawing *runtime.Operation
+	opSaveDrawing *impl.Operation
 	// opEvaluate runs Evaluate.
-	opEvaluate *runtime.Operation
+	opEvaluate *impl.Operation
 	// opListEvents runs ListEvents.
-	opListEvents *runtime.Operation
+	opListEvents *impl.Operation
 	// opPublishEvent runs PublishEvent.
-	opPublishEvent *runtime.Operation
+	opPublishEvent *impl.Operation
 	// opSendNotification runs SendNotification.
-	opSendNotification *runtime.Operation
+	opSendNotification *impl.Operation
 	// opAddPaymentMethod runs AddPaymentMethod.
-	opAddPaymentMethod *runtime.Operation
+	opAddPaymentMethod *impl.Operation
 	// opListPets runs ListPets.
-	opListPets *runtime.Operation
+	opListPets *impl.Operation
 	// opAdoptPet runs AdoptPet.
-	opAdoptPet *runtime.Operation
+	opAdoptPet *impl.Operation
 	// opSearch runs Search.
-	opSearch *runtime.Operation
+	opSearch *impl.Operation
 	// opPutSettings runs PutSettings.
-	opPutSettings *runtime.Operation
+	opPutSettings *impl.Operation
 	// opListShapes runs ListShapes.
-	opListShapes *runtime.Operation
+	opListShapes *impl.Operation
 	// opCreateShape runs CreateShape.
-	opCreateShape *runtime.Operation
+	opCreateShape *impl.Operation
 }
 
 // Option configures a Client.
@@ -1815,7 +1816,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -1825,7 +1826,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -1864,63 +1865,63 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opAddContact = e.Operation(runtime.OperationSpec{
+	c.opAddContact = e.Operation(impl.OperationSpec{
 		Name: "addContact", Method: "POST", Path: "/contacts", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opSaveCustomer = e.Operation(runtime.OperationSpec{
+	c.opSaveCustomer = e.Operation(impl.OperationSpec{
 		Name: "saveCustomer", Method: "POST", Path: "/customers", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opStoreDocument = e.Operation(runtime.OperationSpec{
+	c.opStoreDocument = e.Operation(impl.OperationSpec{
 		Name: "storeDocument", Method: "POST", Path: "/documents", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opSaveDrawing = e.Operation(runtime.OperationSpec{
+	c.opSaveDrawing = e.Operation(impl.OperationSpec{
 		Name: "saveDrawing", Method: "POST", Path: "/drawings", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opEvaluate = e.Operation(runtime.OperationSpec{
+	c.opEvaluate = e.Operation(impl.OperationSpec{
 		Name: "evaluate", Method: "POST", Path: "/evaluate", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opListEvents = e.Operation(runtime.OperationSpec{
+	c.opListEvents = e.Operation(impl.OperationSpec{
 		Name: "listEvents", Method: "GET", Path: "/events", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPublishEvent = e.Operation(runtime.OperationSpec{
+	c.opPublishEvent = e.Operation(impl.OperationSpec{
 		Name: "publishEvent", Method: "POST", Path: "/events", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opSendNotification = e.Operation(runtime.OperationSpec{
+	c.opSendNotification = e.Operation(impl.OperationSpec{
 		Name: "sendNotification", Method: "POST", Path: "/notifications", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opAddPaymentMethod = e.Operation(runtime.OperationSpec{
+	c.opAddPaymentMethod = e.Operation(impl.OperationSpec{
 		Name: "addPaymentMethod", Method: "POST", Path: "/payment-methods", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opListPets = e.Operation(runtime.OperationSpec{
+	c.opListPets = e.Operation(impl.OperationSpec{
 		Name: "listPets", Method: "GET", Path: "/pets", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opAdoptPet = e.Operation(runtime.OperationSpec{
+	c.opAdoptPet = e.Operation(impl.OperationSpec{
 		Name: "adoptPet", Method: "POST", Path: "/pets", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opSearch = e.Operation(runtime.OperationSpec{
+	c.opSearch = e.Operation(impl.OperationSpec{
 		Name: "search", Method: "POST", Path: "/search", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPutSettings = e.Operation(runtime.OperationSpec{
+	c.opPutSettings = e.Operation(impl.OperationSpec{
 		Name: "putSettings", Method: "PUT", Path: "/settings", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opListShapes = e.Operation(runtime.OperationSpec{
+	c.opListShapes = e.Operation(impl.OperationSpec{
 		Name: "listShapes", Method: "GET", Path: "/shapes", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateShape = e.Operation(runtime.OperationSpec{
+	c.opCreateShape = e.Operation(impl.OperationSpec{
 		Name: "createShape", Method: "POST", Path: "/shapes", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -1976,7 +1977,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -1986,12 +1987,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // AddContactResponse is the answer to AddContact.
 type AddContactResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Contact `resgen:"200"` // the contact as stored.
 }
 
@@ -2002,13 +2003,13 @@ type AddContactResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddContact(ctx context.Context, body Contact, opts ...runtime.CallOption) (*AddContactResponse, error) {
-	req := runtime.Request{Path: "/contacts", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opAddContact, &req, new(AddContactResponse), opts)
+	req := wire.Request{Path: "/contacts", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opAddContact, &req, new(AddContactResponse), opts)
 }
 
 // SaveCustomerResponse is the answer to SaveCustomer.
 type SaveCustomerResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Customer `resgen:"200"` // the customer as stored.
 }
 
@@ -2019,13 +2020,13 @@ type SaveCustomerResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveCustomer(ctx context.Context, body Customer, opts ...runtime.CallOption) (*SaveCustomerResponse, error) {
-	req := runtime.Request{Path: "/customers", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opSaveCustomer, &req, new(SaveCustomerResponse), opts)
+	req := wire.Request{Path: "/customers", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opSaveCustomer, &req, new(SaveCustomerResponse), opts)
 }
 
 // StoreDocumentResponse is the answer to StoreDocument.
 type StoreDocumentResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *JSONValue `resgen:"200"` // the document as stored.
 }
 
@@ -2036,13 +2037,13 @@ type StoreDocumentResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) StoreDocument(ctx context.Context, body JSONValue, opts ...runtime.CallOption) (*StoreDocumentResponse, error) {
-	req := runtime.Request{Path: "/documents", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opStoreDocument, &req, new(StoreDocumentResponse), opts)
+	req := wire.Request{Path: "/documents", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opStoreDocument, &req, new(StoreDocumentResponse), opts)
 }
 
 // SaveDrawingResponse is the answer to SaveDrawing.
 type SaveDrawingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Drawing `resgen:"200"` // the drawing as stored.
 }
 
@@ -2053,13 +2054,13 @@ type SaveDrawingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SaveDrawing(ctx context.Context, body Drawing, opts ...runtime.CallOption) (*SaveDrawingResponse, error) {
-	req := runtime.Request{Path: "/drawings", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opSaveDrawing, &req, new(SaveDrawingResponse), opts)
+	req := wire.Request{Path: "/drawings", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opSaveDrawing, &req, new(SaveDrawingResponse), opts)
 }
 
 // EvaluateResponse is the answer to Evaluate.
 type EvaluateResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Expr `resgen:"200"` // the expression, simplified.
 }
 
@@ -2070,13 +2071,13 @@ type EvaluateResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Evaluate(ctx context.Context, body Expr, opts ...runtime.CallOption) (*EvaluateResponse, error) {
-	req := runtime.Request{Path: "/evaluate", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opEvaluate, &req, new(EvaluateResponse), opts)
+	req := wire.Request{Path: "/evaluate", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opEvaluate, &req, new(EvaluateResponse), opts)
 }
 
 // ListEventsResponse is the answer to ListEvents.
 type ListEventsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *EventPage `resgen:"200"` // a page of events.
 }
 
@@ -2087,13 +2088,13 @@ type ListEventsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListEvents(ctx context.Context, opts ...runtime.CallOption) (*ListEventsResponse, error) {
-	req := runtime.Request{Path: "/events"}
-	return runtime.Call(ctx, c.opListEvents, &req, new(ListEventsResponse), opts)
+	req := wire.Request{Path: "/events"}
+	return impl.Call(ctx, c.opListEvents, &req, new(ListEventsResponse), opts)
 }
 
 // PublishEventResponse is the answer to PublishEvent.
 type PublishEventResponse struct {
-	runtime.Response
+	wire.Response
 	JSON202 *Event `resgen:"202"` // the event as queued.
 }
 
@@ -2104,13 +2105,13 @@ type PublishEventResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PublishEvent(ctx context.Context, body Event, opts ...runtime.CallOption) (*PublishEventResponse, error) {
-	req := runtime.Request{Path: "/events", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPublishEvent, &req, new(PublishEventResponse), opts)
+	req := wire.Request{Path: "/events", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPublishEvent, &req, new(PublishEventResponse), opts)
 }
 
 // SendNotificationResponse is the answer to SendNotification.
 type SendNotificationResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Notification `resgen:"200"` // the notification as sent.
 }
 
@@ -2121,13 +2122,13 @@ type SendNotificationResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) SendNotification(ctx context.Context, body Notification, opts ...runtime.CallOption) (*SendNotificationResponse, error) {
-	req := runtime.Request{Path: "/notifications", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opSendNotification, &req, new(SendNotificationResponse), opts)
+	req := wire.Request{Path: "/notifications", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opSendNotification, &req, new(SendNotificationResponse), opts)
 }
 
 // AddPaymentMethodResponse is the answer to AddPaymentMethod.
 type AddPaymentMethodResponse struct {
-	runtime.Response
+	wire.Response
 	JSON201 *PaymentMethod `resgen:"201"` // the payment method as stored.
 }
 
@@ -2138,13 +2139,13 @@ type AddPaymentMethodResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddPaymentMethod(ctx context.Context, body PaymentMethod, opts ...runtime.CallOption) (*AddPaymentMethodResponse, error) {
-	req := runtime.Request{Path: "/payment-methods", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opAddPaymentMethod, &req, new(AddPaymentMethodResponse), opts)
+	req := wire.Request{Path: "/payment-methods", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opAddPaymentMethod, &req, new(AddPaymentMethodResponse), opts)
 }
 
 // ListPetsResponse is the answer to ListPets.
 type ListPetsResponse struct {
-	runtime.Response
+	wire.Response
 	// pets, told apart by the discriminator their base declares.
 	JSON200 []AnyPet `resgen:"200"`
 }
@@ -2156,13 +2157,13 @@ type ListPetsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListPets(ctx context.Context, opts ...runtime.CallOption) (*ListPetsResponse, error) {
-	req := runtime.Request{Path: "/pets"}
-	return runtime.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
+	req := wire.Request{Path: "/pets"}
+	return impl.Call(ctx, c.opListPets, &req, new(ListPetsResponse), opts)
 }
 
 // AdoptPetResponse is the answer to AdoptPet.
 type AdoptPetResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *PetChoice `resgen:"200"` // the pet as adopted.
 }
 
@@ -2173,13 +2174,13 @@ type AdoptPetResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AdoptPet(ctx context.Context, body PetChoice, opts ...runtime.CallOption) (*AdoptPetResponse, error) {
-	req := runtime.Request{Path: "/pets", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opAdoptPet, &req, new(AdoptPetResponse), opts)
+	req := wire.Request{Path: "/pets", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opAdoptPet, &req, new(AdoptPetResponse), opts)
 }
 
 // SearchResponse is the answer to Search.
 type SearchResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *SearchRequest `resgen:"200"` // the query as understood.
 }
 
@@ -2190,13 +2191,13 @@ type SearchResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Search(ctx context.Context, body SearchRequest, opts ...runtime.CallOption) (*SearchResponse, error) {
-	req := runtime.Request{Path: "/search", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
+	req := wire.Request{Path: "/search", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opSearch, &req, new(SearchResponse), opts)
 }
 
 // PutSettingsResponse is the answer to PutSettings.
 type PutSettingsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 map[string]SettingValue `resgen:"200"` // the settings as stored.
 }
 
@@ -2207,13 +2208,13 @@ type PutSettingsResponse struct {
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutSettings(ctx context.Context, body map[string]SettingValue, opts ...runtime.CallOption) (*PutSettingsResponse, error) {
-	req := runtime.Request{Path: "/settings", JSON: body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPutSettings, &req, new(PutSettingsResponse), opts)
+	req := wire.Request{Path: "/settings", JSON: body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPutSettings, &req, new(PutSettingsResponse), opts)
 }
 
 // ListShapesResponse is the answer to ListShapes.
 type ListShapesResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 []Shape `resgen:"200"` // every shape of the canvas.
 }
 
@@ -2224,13 +2225,13 @@ type ListShapesResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) ListShapes(ctx context.Context, opts ...runtime.CallOption) (*ListShapesResponse, error) {
-	req := runtime.Request{Path: "/shapes"}
-	return runtime.Call(ctx, c.opListShapes, &req, new(ListShapesResponse), opts)
+	req := wire.Request{Path: "/shapes"}
+	return impl.Call(ctx, c.opListShapes, &req, new(ListShapesResponse), opts)
 }
 
 // CreateShapeResponse is the answer to CreateShape.
 type CreateShapeResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Shape `resgen:"200"` // the shape as stored.
 }
 
@@ -2241,6 +2242,6 @@ type CreateShapeResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateShape(ctx context.Context, body Shape, opts ...runtime.CallOption) (*CreateShapeResponse, error) {
-	req := runtime.Request{Path: "/shapes", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateShape, &req, new(CreateShapeResponse), opts)
+	req := wire.Request{Path: "/shapes", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateShape, &req, new(CreateShapeResponse), opts)
 }

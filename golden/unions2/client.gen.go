@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type AdminReply struct {
 	AdminID *string         `json:"admin_id,omitzero"`
@@ -742,21 +743,21 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGetAnalytics runs GetAnalytics.
-	opGetAnalytics *runtime.Operation
+	opGetAnalytics *impl.Operation
 	// opEmbed runs Embed.
-	opEmbed *runtime.Operation
+	opEmbed *impl.Operation
 	// opAddKey runs AddKey.
-	opAddKey *runtime.Operation
+	opAddKey *impl.Operation
 	// opReply runs Reply.
-	opReply *runtime.Operation
+	opReply *impl.Operation
 	// opPutSetting runs PutSetting.
-	opPutSetting *runtime.Operation
+	opPutSetting *impl.Operation
 	// opCreateTransfer runs CreateTransfer.
-	opCreateTransfer *runtime.Operation
+	opCreateTransfer *impl.Operation
 }
 
 // Option configures a Client.
@@ -833,7 +834,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -843,7 +844,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -882,27 +883,27 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetAnalytics = e.Operation(runtime.OperationSpec{
+	c.opGetAnalytics = e.Operation(impl.OperationSpec{
 		Name: "getAnalytics", Method: "GET", Path: "/analytics", Accept: "application/json",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opEmbed = e.Operation(runtime.OperationSpec{
+	c.opEmbed = e.Operation(impl.OperationSpec{
 		Name: "embed", Method: "POST", Path: "/embeddings", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opAddKey = e.Operation(runtime.OperationSpec{
+	c.opAddKey = e.Operation(impl.OperationSpec{
 		Name: "addKey", Method: "POST", Path: "/keys", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opReply = e.Operation(runtime.OperationSpec{
+	c.opReply = e.Operation(impl.OperationSpec{
 		Name: "reply", Method: "POST", Path: "/replies", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPutSetting = e.Operation(runtime.OperationSpec{
+	c.opPutSetting = e.Operation(impl.OperationSpec{
 		Name: "putSetting", Method: "POST", Path: "/settings", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateTransfer = e.Operation(runtime.OperationSpec{
+	c.opCreateTransfer = e.Operation(impl.OperationSpec{
 		Name: "createTransfer", Method: "POST", Path: "/transfers", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -958,7 +959,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -968,14 +969,13 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetAnalyticsResponse is the answer to GetAnalytics.
 type GetAnalyticsResponse struct {
-	runtime.Response
-	// rows by asset or by team.
-	JSON200 *GetAnalyticsResponse200Body `resgen:"200"`
+	wire.Response
+	JSON200 *GetAnalyticsResponse200Body `resgen:"200"` // rows by asset or by team.
 }
 
 // GetAnalytics calls GET /analytics.
@@ -985,13 +985,13 @@ type GetAnalyticsResponse struct {
 //   - retry [RetryDefault] (on: GET).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) GetAnalytics(ctx context.Context, opts ...runtime.CallOption) (*GetAnalyticsResponse, error) {
-	req := runtime.Request{Path: "/analytics"}
-	return runtime.Call(ctx, c.opGetAnalytics, &req, new(GetAnalyticsResponse), opts)
+	req := wire.Request{Path: "/analytics"}
+	return impl.Call(ctx, c.opGetAnalytics, &req, new(GetAnalyticsResponse), opts)
 }
 
 // EmbedResponse is the answer to Embed.
 type EmbedResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *EmbeddingInput `resgen:"200"` // the input as read.
 }
 
@@ -1002,13 +1002,13 @@ type EmbedResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Embed(ctx context.Context, body EmbeddingInput, opts ...runtime.CallOption) (*EmbedResponse, error) {
-	req := runtime.Request{Path: "/embeddings", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opEmbed, &req, new(EmbedResponse), opts)
+	req := wire.Request{Path: "/embeddings", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opEmbed, &req, new(EmbedResponse), opts)
 }
 
 // AddKeyResponse is the answer to AddKey.
 type AddKeyResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Key `resgen:"200"` // the key as stored.
 }
 
@@ -1019,13 +1019,13 @@ type AddKeyResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddKey(ctx context.Context, body Key, opts ...runtime.CallOption) (*AddKeyResponse, error) {
-	req := runtime.Request{Path: "/keys", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opAddKey, &req, new(AddKeyResponse), opts)
+	req := wire.Request{Path: "/keys", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opAddKey, &req, new(AddKeyResponse), opts)
 }
 
 // ReplyResponse is the answer to Reply.
 type ReplyResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Reply `resgen:"200"` // the reply as stored.
 }
 
@@ -1036,13 +1036,13 @@ type ReplyResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Reply(ctx context.Context, body Reply, opts ...runtime.CallOption) (*ReplyResponse, error) {
-	req := runtime.Request{Path: "/replies", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opReply, &req, new(ReplyResponse), opts)
+	req := wire.Request{Path: "/replies", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opReply, &req, new(ReplyResponse), opts)
 }
 
 // PutSettingResponse is the answer to PutSetting.
 type PutSettingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Setting `resgen:"200"` // the setting as stored.
 }
 
@@ -1053,13 +1053,13 @@ type PutSettingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) PutSetting(ctx context.Context, body Setting, opts ...runtime.CallOption) (*PutSettingResponse, error) {
-	req := runtime.Request{Path: "/settings", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPutSetting, &req, new(PutSettingResponse), opts)
+	req := wire.Request{Path: "/settings", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPutSetting, &req, new(PutSettingResponse), opts)
 }
 
 // CreateTransferResponse is the answer to CreateTransfer.
 type CreateTransferResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *TransferCreate `resgen:"200"` // the transfer request as stored.
 }
 
@@ -1070,6 +1070,6 @@ type CreateTransferResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateTransfer(ctx context.Context, body TransferCreate, opts ...runtime.CallOption) (*CreateTransferResponse, error) {
-	req := runtime.Request{Path: "/transfers", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateTransfer, &req, new(CreateTransferResponse), opts)
+	req := wire.Request{Path: "/transfers", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateTransfer, &req, new(CreateTransferResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Board struct {
 	Current *NullableShape `json:"current"`
@@ -363,11 +364,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opPutBoard runs PutBoard.
-	opPutBoard *runtime.Operation
+	opPutBoard *impl.Operation
 }
 
 // Option configures a Client.
@@ -444,7 +445,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -454,7 +455,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -481,7 +482,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opPutBoard = e.Operation(runtime.OperationSpec{
+	c.opPutBoard = e.Operation(impl.OperationSpec{
 		Name: "putBoard", Method: "PUT", Path: "/boards/{boardId}", Accept: "application/json, application/problem+json",
 		Breaker: breakerDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -521,7 +522,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -531,12 +532,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // PutBoardResponse is the answer to PutBoard.
 type PutBoardResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200     *Board   `resgen:"200"`     // the board as stored.
 	JSONDefault *Problem `resgen:"default"` // a problem.
 }
@@ -551,6 +552,6 @@ func (c *Client) PutBoard(ctx context.Context, boardID string, body Board, opts 
 	if boardID == "" {
 		return nil, &runtime.RequestError{Operation: "putBoard", Reason: "path parameter \"boardId\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/boards/" + wire.PathSegment(boardID), JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPutBoard, &req, new(PutBoardResponse), opts)
+	req := wire.Request{Path: "/boards/" + wire.PathSegment(boardID), JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPutBoard, &req, new(PutBoardResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 // Account is one of: CardAccount, BankAccount, LegacyAccount. The field that is set holds the
 // value.
@@ -595,19 +596,19 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opAddAccount runs AddAccount.
-	opAddAccount *runtime.Operation
+	opAddAccount *impl.Operation
 	// opRunAction runs RunAction.
-	opRunAction *runtime.Operation
+	opRunAction *impl.Operation
 	// opAddLink runs AddLink.
-	opAddLink *runtime.Operation
+	opAddLink *impl.Operation
 	// opCreatePayment runs CreatePayment.
-	opCreatePayment *runtime.Operation
+	opCreatePayment *impl.Operation
 	// opPing runs Ping.
-	opPing *runtime.Operation
+	opPing *impl.Operation
 }
 
 // Option configures a Client.
@@ -684,7 +685,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -694,7 +695,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -721,23 +722,23 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opAddAccount = e.Operation(runtime.OperationSpec{
+	c.opAddAccount = e.Operation(impl.OperationSpec{
 		Name: "addAccount", Method: "POST", Path: "/accounts", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opRunAction = e.Operation(runtime.OperationSpec{
+	c.opRunAction = e.Operation(impl.OperationSpec{
 		Name: "runAction", Method: "POST", Path: "/actions", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opAddLink = e.Operation(runtime.OperationSpec{
+	c.opAddLink = e.Operation(impl.OperationSpec{
 		Name: "addLink", Method: "POST", Path: "/links", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreatePayment = e.Operation(runtime.OperationSpec{
+	c.opCreatePayment = e.Operation(impl.OperationSpec{
 		Name: "createPayment", Method: "POST", Path: "/payments", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opPing = e.Operation(runtime.OperationSpec{
+	c.opPing = e.Operation(impl.OperationSpec{
 		Name: "ping", Method: "POST", Path: "/pings", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -777,7 +778,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -787,12 +788,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // AddAccountResponse is the answer to AddAccount.
 type AddAccountResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Account `resgen:"200"` // the account as stored.
 }
 
@@ -803,13 +804,13 @@ type AddAccountResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddAccount(ctx context.Context, body Account, opts ...runtime.CallOption) (*AddAccountResponse, error) {
-	req := runtime.Request{Path: "/accounts", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opAddAccount, &req, new(AddAccountResponse), opts)
+	req := wire.Request{Path: "/accounts", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opAddAccount, &req, new(AddAccountResponse), opts)
 }
 
 // RunActionResponse is the answer to RunAction.
 type RunActionResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *NextAction `resgen:"200"` // the next action.
 }
 
@@ -820,13 +821,13 @@ type RunActionResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) RunAction(ctx context.Context, body NextAction, opts ...runtime.CallOption) (*RunActionResponse, error) {
-	req := runtime.Request{Path: "/actions", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opRunAction, &req, new(RunActionResponse), opts)
+	req := wire.Request{Path: "/actions", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opRunAction, &req, new(RunActionResponse), opts)
 }
 
 // AddLinkResponse is the answer to AddLink.
 type AddLinkResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Link `resgen:"200"` // the link as stored.
 }
 
@@ -837,13 +838,13 @@ type AddLinkResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) AddLink(ctx context.Context, body Link, opts ...runtime.CallOption) (*AddLinkResponse, error) {
-	req := runtime.Request{Path: "/links", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opAddLink, &req, new(AddLinkResponse), opts)
+	req := wire.Request{Path: "/links", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opAddLink, &req, new(AddLinkResponse), opts)
 }
 
 // CreatePaymentResponse is the answer to CreatePayment.
 type CreatePaymentResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *PaymentRequest `resgen:"200"` // the payment as created.
 }
 
@@ -854,13 +855,13 @@ type CreatePaymentResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreatePayment(ctx context.Context, body PaymentRequest, opts ...runtime.CallOption) (*CreatePaymentResponse, error) {
-	req := runtime.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
+	req := wire.Request{Path: "/payments", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreatePayment, &req, new(CreatePaymentResponse), opts)
 }
 
 // PingResponse is the answer to Ping.
 type PingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *Ping `resgen:"200"` // the ping as received.
 }
 
@@ -871,6 +872,6 @@ type PingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Ping(ctx context.Context, body Ping, opts ...runtime.CallOption) (*PingResponse, error) {
-	req := runtime.Request{Path: "/pings", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opPing, &req, new(PingResponse), opts)
+	req := wire.Request{Path: "/pings", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opPing, &req, new(PingResponse), opts)
 }

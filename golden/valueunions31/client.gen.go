@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type AwaitAction struct {
 	TimeoutSeconds runtime.Nullable[int64] `json:"timeoutSeconds,omitzero"`
@@ -258,13 +259,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opRunAction runs RunAction.
-	opRunAction *runtime.Operation
+	opRunAction *impl.Operation
 	// opAuthenticate runs Authenticate.
-	opAuthenticate *runtime.Operation
+	opAuthenticate *impl.Operation
 }
 
 // Option configures a Client.
@@ -341,7 +342,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +352,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -378,11 +379,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.breakers[BreakerDefault] = breakerDefault
 
-	c.opRunAction = e.Operation(runtime.OperationSpec{
+	c.opRunAction = e.Operation(impl.OperationSpec{
 		Name: "runAction", Method: "POST", Path: "/actions", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opAuthenticate = e.Operation(runtime.OperationSpec{
+	c.opAuthenticate = e.Operation(impl.OperationSpec{
 		Name: "authenticate", Method: "POST", Path: "/authentications",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -422,7 +423,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -432,12 +433,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // RunActionResponse is the answer to RunAction.
 type RunActionResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *NextAction `resgen:"200"` // the next action.
 }
 
@@ -448,13 +449,13 @@ type RunActionResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) RunAction(ctx context.Context, body NextAction, opts ...runtime.CallOption) (*RunActionResponse, error) {
-	req := runtime.Request{Path: "/actions", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opRunAction, &req, new(RunActionResponse), opts)
+	req := wire.Request{Path: "/actions", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opRunAction, &req, new(RunActionResponse), opts)
 }
 
 // AuthenticateResponse is the answer to Authenticate.
 type AuthenticateResponse struct {
-	runtime.Response `resgen:"204"`
+	wire.Response `resgen:"204"`
 }
 
 // Authenticate calls POST /authentications.
@@ -464,6 +465,6 @@ type AuthenticateResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) Authenticate(ctx context.Context, body AuthenticateBody, opts ...runtime.CallOption) (*AuthenticateResponse, error) {
-	req := runtime.Request{Path: "/authentications", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opAuthenticate, &req, new(AuthenticateResponse), opts)
+	req := wire.Request{Path: "/authentications", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opAuthenticate, &req, new(AuthenticateResponse), opts)
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type EmbeddingRequest struct {
 	Input EmbeddingRequestInput `json:"input"`
@@ -122,17 +123,17 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opCreateEmbedding runs CreateEmbedding.
-	opCreateEmbedding *runtime.Operation
+	opCreateEmbedding *impl.Operation
 	// opUpdateFile runs UpdateFile.
-	opUpdateFile *runtime.Operation
+	opUpdateFile *impl.Operation
 	// opAddSharedLink runs AddSharedLink.
-	opAddSharedLink *runtime.Operation
+	opAddSharedLink *impl.Operation
 	// opCreateGroup runs CreateGroup.
-	opCreateGroup *runtime.Operation
+	opCreateGroup *impl.Operation
 }
 
 // Option configures a Client.
@@ -209,7 +210,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +220,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -258,19 +259,19 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opCreateEmbedding = e.Operation(runtime.OperationSpec{
+	c.opCreateEmbedding = e.Operation(impl.OperationSpec{
 		Name: "createEmbedding", Method: "POST", Path: "/embeddings", Accept: "application/json",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opUpdateFile = e.Operation(runtime.OperationSpec{
+	c.opUpdateFile = e.Operation(impl.OperationSpec{
 		Name: "updateFile", Method: "PUT", Path: "/files/{file_id}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opAddSharedLink = e.Operation(runtime.OperationSpec{
+	c.opAddSharedLink = e.Operation(impl.OperationSpec{
 		Name: "addSharedLink", Method: "PUT", Path: "/files/{file_id}",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
-	c.opCreateGroup = e.Operation(runtime.OperationSpec{
+	c.opCreateGroup = e.Operation(impl.OperationSpec{
 		Name: "createGroup", Method: "POST", Path: "/groups",
 		Breaker: breakerDefault, NotRetrySafe: true, Timeout: 10 * time.Second, TotalTimeout: 30 * time.Second,
 	})
@@ -326,7 +327,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -336,12 +337,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // CreateEmbeddingResponse is the answer to CreateEmbedding.
 type CreateEmbeddingResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200 *EmbeddingRequest `resgen:"200"` // the request as the server read it.
 }
 
@@ -352,13 +353,13 @@ type CreateEmbeddingResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateEmbedding(ctx context.Context, body EmbeddingRequest, opts ...runtime.CallOption) (*CreateEmbeddingResponse, error) {
-	req := runtime.Request{Path: "/embeddings", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateEmbedding, &req, new(CreateEmbeddingResponse), opts)
+	req := wire.Request{Path: "/embeddings", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateEmbedding, &req, new(CreateEmbeddingResponse), opts)
 }
 
 // UpdateFileResponse is the answer to UpdateFile.
 type UpdateFileResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // UpdateFile calls PUT /files/{file_id}.
@@ -371,8 +372,8 @@ func (c *Client) UpdateFile(ctx context.Context, fileID string, opts ...runtime.
 	if fileID == "" {
 		return nil, &runtime.RequestError{Operation: "updateFile", Reason: "path parameter \"file_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID)}
-	return runtime.Call(ctx, c.opUpdateFile, &req, new(UpdateFileResponse), opts)
+	req := wire.Request{Path: "/files/" + wire.PathSegment(fileID)}
+	return impl.Call(ctx, c.opUpdateFile, &req, new(UpdateFileResponse), opts)
 }
 
 // AddSharedLinkParams are the query, header and cookie parameters of AddSharedLink (nil leaves one
@@ -383,7 +384,7 @@ type AddSharedLinkParams struct {
 
 // AddSharedLinkResponse is the answer to AddSharedLink.
 type AddSharedLinkResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // AddSharedLink calls PUT /files/{file_id}.
@@ -398,14 +399,14 @@ func (c *Client) AddSharedLink(ctx context.Context, fileID string, params AddSha
 	if fileID == "" {
 		return nil, &runtime.RequestError{Operation: "addSharedLink", Reason: "path parameter \"file_id\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/files/" + wire.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/files/" + wire.PathSegment(fileID), JSON: &body, ContentType: "application/json"}
 	req.Query.Add("fields", params.Fields)
-	return runtime.Call(ctx, c.opAddSharedLink, &req, new(AddSharedLinkResponse), opts)
+	return impl.Call(ctx, c.opAddSharedLink, &req, new(AddSharedLinkResponse), opts)
 }
 
 // CreateGroupResponse is the answer to CreateGroup.
 type CreateGroupResponse struct {
-	runtime.Response `resgen:"200"`
+	wire.Response `resgen:"200"`
 }
 
 // CreateGroup calls POST /groups.
@@ -415,6 +416,6 @@ type CreateGroupResponse struct {
 //   - no retry (POST without key: off).
 //   - timeouts: 10s per attempt, 30s in all.
 func (c *Client) CreateGroup(ctx context.Context, body Group, opts ...runtime.CallOption) (*CreateGroupResponse, error) {
-	req := runtime.Request{Path: "/groups", JSON: &body, ContentType: "application/json"}
-	return runtime.Call(ctx, c.opCreateGroup, &req, new(CreateGroupResponse), opts)
+	req := wire.Request{Path: "/groups", JSON: &body, ContentType: "application/json"}
+	return impl.Call(ctx, c.opCreateGroup, &req, new(CreateGroupResponse), opts)
 }

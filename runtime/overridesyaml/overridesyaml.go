@@ -17,6 +17,7 @@ import (
 	"fmt"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -41,7 +42,7 @@ func Parse(data []byte) (*runtime.Overrides, error) {
 // Load reads overrides from a YAML file of at most
 // runtime.MaxOverridesBytes; its errors name the file.
 func Load(path string) (*runtime.Overrides, error) {
-	data, err := runtime.ReadOverridesFile(path)
+	data, err := impl.ReadOverridesFile(path)
 	if err != nil {
 		return nil, err
 	}

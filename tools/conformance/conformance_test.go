@@ -94,7 +94,7 @@ func TestHarnessCatchesWireBugs(t *testing.T) {
 		"req.Query.Add(\"note\", *params.Note)\n\t\t}", "req.Query.Add(\"note\", *params.Note)\n\t\t} else {\n\t\t\treq.Query.Add(\"note\", \"\")\n\t\t}",
 		"req.AddHeader(\"X-Mode\", *params.XMode)\n\t\t}", "req.AddHeader(\"X-Mode\", *params.XMode)\n\t\t} else {\n\t\t\treq.AddHeader(\"X-Mode\", \"\")\n\t\t}",
 		// A query parameter the operation does not declare.
-		`req := runtime.Request{Path: "/items"}`, `req := runtime.Request{Path: "/items"}`+"\n\treq.Query.Add(\"debug\", \"1\")",
+		`req := wire.Request{Path: "/items"}`, `req := wire.Request{Path: "/items"}`+"\n\treq.Query.Add(\"debug\", \"1\")",
 		// A path segment not escaped.
 		`"/blobs/" + wire.PathSegment(name)`, `"/blobs/" + name`,
 		// omitzero removed: an unset optional property sent as null.
@@ -109,7 +109,7 @@ func TestHarnessCatchesWireBugs(t *testing.T) {
 		// A form field the body does not declare.
 		`req.Body = []byte(form)`, `req.Body = []byte(form + "&debug=1")`,
 		// An optional body left out, sent as null.
-		`return runtime.Call(ctx, c.opPutItem, &req`, "if body == nil {\n\t\treq.Body = []byte(\"null\")\n\t}\n\treturn runtime.Call(ctx, c.opPutItem, &req",
+		`return impl.Call(ctx, c.opPutItem, &req`, "if body == nil {\n\t\treq.Body = []byte(\"null\")\n\t}\n\treturn impl.Call(ctx, c.opPutItem, &req",
 	)
 	opts.Mutate = func(src []byte) []byte {
 		src = plant(src)
@@ -248,7 +248,7 @@ func TestConformanceCorpus(t *testing.T) {
 // is caught, so each variant method is called and judged on its own.
 func TestHarnessCallsEveryBodyMethod(t *testing.T) {
 	opts := testOptions(t)
-	opts.Mutate = mutation(t, `req := runtime.Request{ContentType: "application/x-www-form-urlencoded"}`, `req := runtime.Request{ContentType: "text/plain"}`)
+	opts.Mutate = mutation(t, `req := wire.Request{ContentType: "application/x-www-form-urlencoded"}`, `req := wire.Request{ContentType: "text/plain"}`)
 	r := Run(t.Context(), filepath.Join(opts.RepoRoot, "testdata", "specs", "bodies.yaml"), opts)
 	var caught []Failure
 	for _, f := range failuresOf(r, "body") {

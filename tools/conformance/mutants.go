@@ -377,12 +377,12 @@ func sentUnset(adders []string, what string) func(f *srcFile) []Site {
 	}
 }
 
-// reqDecls are the `req := runtime.Request{...}` statements of exported
+// reqDecls are the `req := wire.Request{...}` statements of exported
 // Client methods.
 func (f *srcFile) reqDecls(fn func(fd *ast.FuncDecl, s *ast.AssignStmt)) {
 	f.inspect(func(fd *ast.FuncDecl) bool { return isClientMethod(fd) && fd.Name.IsExported() }, func(fd *ast.FuncDecl, _ []ast.Node, n ast.Node) {
 		if s, ok := n.(*ast.AssignStmt); ok && s.Tok == token.DEFINE && len(s.Lhs) == 1 && f.text(s.Lhs[0]) == "req" {
-			if cl, ok := s.Rhs[0].(*ast.CompositeLit); ok && f.text(cl.Type) == "runtime.Request" {
+			if cl, ok := s.Rhs[0].(*ast.CompositeLit); ok && f.text(cl.Type) == "wire.Request" {
 				fn(fd, s)
 			}
 		}
@@ -665,7 +665,7 @@ func (f *srcFile) specLits(typ, key string, fn func(name string, kv *ast.KeyValu
 
 func acceptWrong(f *srcFile) []Site {
 	var out []Site
-	f.specLits("runtime.OperationSpec", "Accept", func(name string, _ *ast.KeyValueExpr, lit *ast.BasicLit, v string) {
+	f.specLits("impl.OperationSpec", "Accept", func(name string, _ *ast.KeyValueExpr, lit *ast.BasicLit, v string) {
 		alt := "application/xml"
 		if strings.Contains(v, "xml") {
 			alt = "application/json"
@@ -679,7 +679,7 @@ func contentTypeWrong(f *srcFile) []Site {
 	var out []Site
 	f.inspect(isClientMethod, func(fd *ast.FuncDecl, _ []ast.Node, n ast.Node) {
 		cl, ok := n.(*ast.CompositeLit)
-		if !ok || cl.Type == nil || f.text(cl.Type) != "runtime.Request" {
+		if !ok || cl.Type == nil || f.text(cl.Type) != "wire.Request" {
 			return
 		}
 		for _, e := range cl.Elts {
@@ -1033,7 +1033,7 @@ func pathParamsSwapped(f *srcFile) []Site {
 		var path ast.Expr
 		switch x := n.(type) {
 		case *ast.CompositeLit:
-			if x.Type == nil || f.text(x.Type) != "runtime.Request" {
+			if x.Type == nil || f.text(x.Type) != "wire.Request" {
 				return
 			}
 			for _, e := range x.Elts {

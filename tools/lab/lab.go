@@ -30,6 +30,7 @@ import (
 	"github.com/resgen/resgen/generator/model"
 	"github.com/resgen/resgen/internal/rawval"
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 )
 
 // Scenarios are the lab's scenario names, in the order help lists them.
@@ -273,7 +274,7 @@ func (c clock) scaled(s Strategy) (*runtime.BreakerPolicy, *runtime.RetryPolicy)
 // Client is one strategy's client of a loopback server: the operation
 // registered as the generated client registers it.
 type Client struct {
-	Op      *runtime.Operation
+	Op      *impl.Operation
 	Breaker *runtime.Breaker // nil: none
 	// URL is where requests go (the server's base URL + the target's path).
 	URL string
@@ -309,11 +310,11 @@ func (c clock) newClient(t *Target, s Strategy, base string, obs runtime.Observe
 	if name == "" {
 		name = "lab"
 	}
-	spec := runtime.OperationSpec{Name: t.OperationID, Method: t.Method, Path: t.Path, Retry: rp,
+	spec := impl.OperationSpec{Name: t.OperationID, Method: t.Method, Path: t.Path, Retry: rp,
 		Timeout: c.d(t.Timeout), TotalTimeout: c.d(t.TotalTimeout), NotRetrySafe: t.NotRetrySafe && rp == nil}
 	cl := &Client{URL: base + t.Path, tr: tr}
 	if !s.Swapped || bp == nil {
-		e := runtime.NewEngine(runtime.Config{HTTPClient: hc, Logger: log, Observer: obs, Fleet: fleet})
+		e := impl.NewEngine(impl.Config{HTTPClient: hc, Logger: log, Observer: obs, Fleet: fleet})
 		if bp != nil {
 			cl.Breaker = e.Breaker(name, *bp)
 			spec.Breaker = cl.Breaker
@@ -321,11 +322,11 @@ func (c clock) newClient(t *Target, s Strategy, base string, obs runtime.Observe
 		cl.Op = e.Operation(spec)
 		return cl
 	}
-	inner := runtime.NewEngine(runtime.Config{HTTPClient: hc, Logger: log, Observer: obs, Fleet: fleet})
+	inner := impl.NewEngine(impl.Config{HTTPClient: hc, Logger: log, Observer: obs, Fleet: fleet})
 	cl.Breaker = inner.Breaker(name, *bp)
 	in := spec
 	in.Retry, in.Breaker, in.TotalTimeout = nil, cl.Breaker, 0
-	outer := runtime.NewEngine(runtime.Config{HTTPClient: attemptDoer{inner.Operation(in)}, Logger: log})
+	outer := impl.NewEngine(impl.Config{HTTPClient: attemptDoer{inner.Operation(in)}, Logger: log})
 	cl.Op = outer.Operation(spec)
 	return cl
 }
@@ -333,7 +334,7 @@ func (c clock) newClient(t *Target, s Strategy, base string, obs runtime.Observe
 // attemptDoer sends each attempt of the swapped order's retry loop
 // through the breaker's single-attempt operation: an answer is returned
 // as the answer, a refusal (or a transport error) as the attempt's error.
-type attemptDoer struct{ op *runtime.Operation }
+type attemptDoer struct{ op *impl.Operation }
 
 func (d attemptDoer) Do(req *http.Request) (*http.Response, error) {
 	resp, _, err := d.op.Do(req.Context(), req)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 )
 
 // runtimeSwapped builds the swapped order as the runtime's own test-only
@@ -20,10 +21,10 @@ import (
 func runtimeSwapped(clk clock, t *Target) mkClient {
 	return func(s Strategy, base string, obs runtime.Observer) *Client {
 		tr := &http.Transport{MaxIdleConnsPerHost: 1000, IdleConnTimeout: time.Minute}
-		e := runtime.NewEngine(runtime.Config{HTTPClient: &http.Client{Transport: tr}, Logger: slog.New(slog.DiscardHandler), Observer: obs})
+		e := impl.NewEngine(impl.Config{HTTPClient: &http.Client{Transport: tr}, Logger: slog.New(slog.DiscardHandler), Observer: obs})
 		bp, rp := clk.scaled(s)
 		b := e.Breaker(t.BreakerName, *bp)
-		op := e.Operation(runtime.OperationSpec{Name: t.OperationID, Method: t.Method, Path: t.Path, Breaker: b, Retry: rp,
+		op := e.Operation(impl.OperationSpec{Name: t.OperationID, Method: t.Method, Path: t.Path, Breaker: b, Retry: rp,
 			Timeout: clk.d(t.Timeout), TotalTimeout: clk.d(t.TotalTimeout)}).RetryOutside()
 		return &Client{Op: op, Breaker: b, URL: base + t.Path, tr: tr}
 	}

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
 	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Balance struct {
 	AccountID string `json:"accountId"`
@@ -52,13 +53,13 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opGetBalance runs GetBalance.
-	opGetBalance *runtime.Operation
+	opGetBalance *impl.Operation
 	// opCreateInvoice runs CreateInvoice.
-	opCreateInvoice *runtime.Operation
+	opCreateInvoice *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -138,7 +139,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -187,11 +188,11 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opGetBalance = e.Operation(runtime.OperationSpec{
+	c.opGetBalance = e.Operation(impl.OperationSpec{
 		Name: "getBalance", Method: "GET", Path: "/accounts/{accountId}/balance", Accept: "application/json",
 		Breaker: breakerBilling, Retry: retryBilling, Timeout: 300 * time.Millisecond, TotalTimeout: time.Second,
 	})
-	c.opCreateInvoice = e.Operation(runtime.OperationSpec{
+	c.opCreateInvoice = e.Operation(impl.OperationSpec{
 		Name: "createInvoice", Method: "POST", Path: "/invoices", Accept: "application/json",
 		Breaker: breakerBilling, Retry: retryBilling, Timeout: time.Second, TotalTimeout: 5 * time.Second,
 	})
@@ -247,7 +248,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -257,12 +258,12 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // GetBalanceResponse is the answer to GetBalance.
 type GetBalanceResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200     *Balance `resgen:"200"`     // The account's balance.
 	JSON404     *Error   `resgen:"404"`     // No such account.
 	JSONDefault *Error   `resgen:"default"` // An error.
@@ -278,8 +279,8 @@ func (c *Client) GetBalance(ctx context.Context, accountID string, opts ...runti
 	if accountID == "" {
 		return nil, &runtime.RequestError{Operation: "getBalance", Reason: "path parameter \"accountId\" is empty: it would send another URL"}
 	}
-	req := runtime.Request{Path: "/accounts/" + wire.PathSegment(accountID) + "/balance"}
-	return runtime.Call(ctx, c.opGetBalance, &req, new(GetBalanceResponse), opts)
+	req := wire.Request{Path: "/accounts/" + wire.PathSegment(accountID) + "/balance"}
+	return impl.Call(ctx, c.opGetBalance, &req, new(GetBalanceResponse), opts)
 }
 
 // CreateInvoiceParams are the query, header and cookie parameters of CreateInvoice (nil leaves one
@@ -291,7 +292,7 @@ type CreateInvoiceParams struct {
 
 // CreateInvoiceResponse is the answer to CreateInvoice.
 type CreateInvoiceResponse struct {
-	runtime.Response
+	wire.Response
 	JSON201     *Invoice `resgen:"201"`     // The invoice made.
 	JSONDefault *Error   `resgen:"default"` // An error.
 }
@@ -304,12 +305,12 @@ type CreateInvoiceResponse struct {
 //   - idempotency key: the Idempotency-Key header, the same on every attempt.
 //   - timeouts: 1s per attempt, 5s in all.
 func (c *Client) CreateInvoice(ctx context.Context, params *CreateInvoiceParams, body NewInvoice, opts ...runtime.CallOption) (*CreateInvoiceResponse, error) {
-	req := runtime.Request{Path: "/invoices", JSON: &body, ContentType: "application/json"}
+	req := wire.Request{Path: "/invoices", JSON: &body, ContentType: "application/json"}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()
 	if params != nil && params.IdempotencyKey != nil {
 		key = *params.IdempotencyKey
 	}
 	req.SetHeader("Idempotency-Key", key)
-	return runtime.Call(ctx, c.opCreateInvoice, &req, new(CreateInvoiceResponse), opts)
+	return impl.Call(ctx, c.opCreateInvoice, &req, new(CreateInvoiceResponse), opts)
 }

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // This file needs a runtime package of the same resgen version.
-const _ = runtime.SupportPackageIsVersion1
+const _ = impl.SupportPackageIsVersion1
 
 type Error struct {
 	Message string `json:"message"`
@@ -41,11 +43,11 @@ type Client struct {
 	overrides *runtime.Overrides
 	fleet     *runtime.Fleet
 	callOpts  []runtime.CallOption
-	engine    *runtime.Engine
+	engine    *impl.Engine
 	breakers  map[string]*runtime.Breaker
 
 	// opListItems runs ListItems.
-	opListItems *runtime.Operation
+	opListItems *impl.Operation
 }
 
 // DefaultServerURL is the spec's first server, its variables set to their defaults.
@@ -125,7 +127,7 @@ func WithCallOptions(opts ...runtime.CallOption) Option {
 // "https://api.example.com/v1". Each method's doc says its call's resilience
 // policy, linking to the constants that describe its breaker and retry policy.
 func NewClient(server string, opts ...Option) (*Client, error) {
-	base, err := runtime.ServerURL(server)
+	base, err := impl.ServerURL(server)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	e := runtime.NewEngine(runtime.Config{
+	e := impl.NewEngine(impl.Config{
 		CallOptions:    c.callOpts,
 		Fleet:          c.fleet,
 		HTTPClient:     c.hc,
@@ -174,7 +176,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		MaxRetryAfter:   30 * time.Second,
 	}
 
-	c.opListItems = e.Operation(runtime.OperationSpec{
+	c.opListItems = e.Operation(impl.OperationSpec{
 		Name: "listItems", Method: "GET", Path: "/items", Accept: "application/json",
 		Breaker: breakerInventory, Retry: retryReads, Timeout: time.Second, TotalTimeout: 5 * time.Second,
 	})
@@ -230,7 +232,7 @@ func (c *Client) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return runtime.DescribeClient(c.engine)
+	return impl.DescribeClient(c.engine)
 }
 
 // GoString is String, for %#v.
@@ -240,7 +242,7 @@ func (c *Client) GoString() string {
 
 // Format prints String for every verb.
 func (c *Client) Format(f fmt.State, v rune) {
-	runtime.FormatRedacted(f, v, c.String())
+	wire.FormatRedacted(f, v, c.String())
 }
 
 // ListItemsParams are the query, header and cookie parameters of ListItems (nil leaves one out).
@@ -250,7 +252,7 @@ type ListItemsParams struct {
 
 // ListItemsResponse is the answer to ListItems.
 type ListItemsResponse struct {
-	runtime.Response
+	wire.Response
 	JSON200     []Item `resgen:"200"`     // The items in stock.
 	JSONDefault *Error `resgen:"default"` // An error.
 }
@@ -262,11 +264,11 @@ type ListItemsResponse struct {
 //   - retry [RetryReads] (on: GET).
 //   - timeouts: 1s per attempt, 5s in all.
 func (c *Client) ListItems(ctx context.Context, params *ListItemsParams, opts ...runtime.CallOption) (*ListItemsResponse, error) {
-	req := runtime.Request{Path: "/items"}
+	req := wire.Request{Path: "/items"}
 	if params != nil {
 		if params.Limit != nil {
 			req.Query.Add("limit", strconv.FormatInt(int64(*params.Limit), 10))
 		}
 	}
-	return runtime.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
+	return impl.Call(ctx, c.opListItems, &req, new(ListItemsResponse), opts)
 }

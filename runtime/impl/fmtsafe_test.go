@@ -1,4 +1,4 @@
-package runtime
+package impl_test
 
 import (
 	"context"
@@ -6,6 +6,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/resgen/resgen/runtime"
+	"github.com/resgen/resgen/runtime/impl"
+	"github.com/resgen/resgen/runtime/wire"
 )
 
 // fmtVerbs are the verbs TestNoVerbPrintsASecret prints each value with.
@@ -28,27 +32,27 @@ func secretsPrinted(v any, secrets ...string) []string {
 	return bad
 }
 
-// TestNoVerbPrintsASecret: every runtime type that
+// TestNoVerbPrintsASecret: every type of the runtime, wire and impl that
 // can hold a credential prints without it through fmt, with every verb,
 // alone, behind a pointer, in a slice and in a struct field.
 func TestNoVerbPrintsASecret(t *testing.T) {
 	const tok, pw, hdr, key = "tok-S3CRET", "pw-S3CRET", "hdr-S3CRET", "key-S3CRET"
-	creds := []Credential{
-		{Scheme: "bearer", Kind: AuthBearer, Token: StaticToken(tok)},
-		{Scheme: "basic", Kind: AuthBasic, Username: "ann", Password: pw},
-		{Scheme: "key", Kind: AuthQuery, Param: "appid", Token: StaticToken(key)},
+	creds := []wire.Credential{
+		{Scheme: "bearer", Kind: wire.AuthBearer, Token: runtime.StaticToken(tok)},
+		{Scheme: "basic", Kind: wire.AuthBasic, Username: "ann", Password: pw},
+		{Scheme: "key", Kind: wire.AuthQuery, Param: "appid", Token: runtime.StaticToken(key)},
 	}
-	opts := []CallOption{WithHeader("Authorization", "Bearer "+hdr), WithMaxAttempts(2), WithAttemptHeader("X-Try")}
-	cfg := Config{
+	opts := []runtime.CallOption{runtime.WithHeader("Authorization", "Bearer "+hdr), runtime.WithMaxAttempts(2), runtime.WithAttemptHeader("X-Try")}
+	cfg := impl.Config{
 		Server:         "http://ann:" + pw + "@h.example/v1?appid=" + key,
 		Credentials:    creds,
 		CallOptions:    opts,
-		RequestEditors: []RequestEditor{func(context.Context, *http.Request) error { return nil }},
+		RequestEditors: []runtime.RequestEditor{func(context.Context, *http.Request) error { return nil }},
 	}
-	e := NewEngine(cfg)
-	rq := Request{Path: "/x", Header: http.Header{"Authorization": {"Bearer " + hdr}}, Body: []byte(key)}
+	e := impl.NewEngine(cfg)
+	rq := wire.Request{Path: "/x", Header: http.Header{"Authorization": {"Bearer " + hdr}}, Body: []byte(key)}
 	rq.Query.Add("api_key", key)
-	values := []any{StaticToken(tok), creds[0], creds[1], creds[2], opts[0], cfg, e, rq}
+	values := []any{runtime.StaticToken(tok), creds[0], creds[1], creds[2], opts[0], cfg, e, rq}
 	for _, v := range values {
 		for _, bad := range secretsPrinted(v, tok, pw, hdr, key) {
 			t.Errorf("a secret printed: %s", bad)
@@ -61,7 +65,7 @@ func TestNoVerbPrintsASecret(t *testing.T) {
 	}{
 		{opts[0], `runtime.WithHeader("Authorization", <redacted>)`},
 		{opts[1], "runtime.WithMaxAttempts(2)"},
-		{e, `runtime.Engine{Server: "http://ann:xxxxx@h.example/v1?appid=REDACTED"}`},
+		{e, `impl.Engine{Server: "http://ann:xxxxx@h.example/v1?appid=REDACTED"}`},
 	} {
 		if got := fmt.Sprintf("%v", c.v); got != c.want {
 			t.Errorf("%%v printed %s, want %s", got, c.want)
