@@ -1269,7 +1269,7 @@ func ` + name + `(data []byte) []byte {
 }
 
 func responseViaFloat(f *srcFile) []Site {
-	fd := f.runtimeFunc("Operation", "decode")
+	fd := f.runtimeFunc("operation", "decode")
 	if fd == nil {
 		return nil
 	}
@@ -1285,11 +1285,11 @@ func responseViaFloat(f *srcFile) []Site {
 		return nil
 	}
 	edits = append(edits, edit{len(f.src), len(f.src), viaFloat(fn)})
-	return []Site{{Func: "Operation.decode", Desc: "JSON answers decoded through float64 (any) before the typed field", edits: edits}}
+	return []Site{{Func: "operation.decode", Desc: "JSON answers decoded through float64 (any) before the typed field", edits: edits}}
 }
 
 func requestViaFloat(f *srcFile) []Site {
-	fd := f.runtimeFunc("Operation", "call")
+	fd := f.runtimeFunc("operation", "call")
 	if fd == nil {
 		return nil
 	}
@@ -1297,7 +1297,7 @@ func requestViaFloat(f *srcFile) []Site {
 	var site []Site
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if s, ok := n.(*ast.AssignStmt); ok && len(s.Rhs) == 1 && f.text(s.Rhs[0]) == "json.Marshal(rq.JSON)" && site == nil {
-			site = []Site{{Func: "Operation.call", Desc: "JSON request bodies encoded through float64 (any)", edits: []edit{
+			site = []Site{{Func: "operation.call", Desc: "JSON request bodies encoded through float64 (any)", edits: []edit{
 				f.insert(s.End(), "\n"+f.text(s.Lhs[0])+" = "+fn+"("+f.text(s.Lhs[0])+")"),
 				{len(f.src), len(f.src), viaFloat(fn)},
 			}}}
