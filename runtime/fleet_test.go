@@ -309,29 +309,6 @@ func TestFleetFallbackAndResume(t *testing.T) {
 	}
 }
 
-// frozenStore passes Syncs to the shared store until frozen; then it
-// answers each breaker's last state again, so its replica can learn of a
-// change only from Watch.
-type frozenStore struct {
-	FleetStore
-	frozen atomic.Bool
-	mu     sync.Mutex
-	last   []FleetState
-}
-
-func (f *frozenStore) Sync(ctx context.Context, reqs []FleetSync) ([]FleetState, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.frozen.Load() && len(f.last) == len(reqs) {
-		return append([]FleetState(nil), f.last...), nil
-	}
-	st, err := f.FleetStore.Sync(ctx, reqs)
-	if err == nil {
-		f.last = append(f.last[:0], st...)
-	}
-	return st, err
-}
-
 // An open state reaches the other replicas through Watch, not at their
 // next Sync: the announcement makes each of them Sync at once (a hint,
 // confirmed by the store), however long their interval. frozen: a

@@ -238,13 +238,6 @@ func (s *site) root() *openapi3.SchemaRef {
 	return nil
 }
 
-// schemas are the schemas that describe the value at the place: every
-// alternative (allOf part, oneOf and anyOf variant) on the way down that
-// has the pointer's keys, none when the pointer leads nowhere.
-func (s *site) schemas() []*openapi3.Schema {
-	return schemasAt(s.root(), s.tokens())
-}
-
 // schemasAt walks toks from ref, through properties, additionalProperties
 // and items, into every alternative of each schema on the way.
 func schemasAt(ref *openapi3.SchemaRef, toks []string) []*openapi3.Schema {
