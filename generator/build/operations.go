@@ -305,7 +305,7 @@ func (b *builder) setParamType(mp *model.Param, p *openapi3.Parameter, hint, ptr
 		return
 	}
 	if s := ref.Value; s != nil && s.Items != nil {
-		if prim := b.scalarTyped(s.Items.Value); prim != nil && len(nonNullTypes(s)) <= 1 {
+		if prim := b.scalarTyped(s.Items.Value); prim != nil && len(load.NonNullTypes(s)) <= 1 {
 			mp.Type = &model.GoType{Kind: model.Slice, Elem: prim}
 			b.checkStyle(mp, p, ptr)
 			return
@@ -886,13 +886,13 @@ func unwrapNull(s *openapi3.Schema) *openapi3.Schema {
 
 // formObject reports whether a form property's schema is an object.
 func formObject(s *openapi3.Schema) bool {
-	return slices.Contains(nonNullTypes(s), "object") || len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil
+	return slices.Contains(load.NonNullTypes(s), "object") || len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil
 }
 
 // formList reports whether a form property's schema is a list, and only
 // a list (type: array, or [array, "null"]).
 func formList(s *openapi3.Schema) bool {
-	t := nonNullTypes(s)
+	t := load.NonNullTypes(s)
 	return len(t) == 1 && t[0] == "array"
 }
 

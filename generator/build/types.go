@@ -13,6 +13,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/resgen/resgen/generator/diag"
+	"github.com/resgen/resgen/generator/load"
 	"github.com/resgen/resgen/generator/model"
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -117,7 +118,7 @@ func (b *builder) declare(name string, s *openapi3.Schema, ptr string) {
 		decl.Fields = b.fields(name, s, props, decl.Extra != nil)
 		return
 	}
-	if vals := enumValues(s); vals != nil {
+	if vals := load.EnumValues(s); vals != nil {
 		if under := b.enumUnder(s); under != nil {
 			decl.Kind = model.Enum
 			decl.Underlying = under
@@ -258,7 +259,7 @@ func (b *builder) manyUnions(s *openapi3.Schema) bool {
 // whatever its oneOf/anyOf; for a union's own properties (ofUnion), a
 // required key they do not declare is its variants' and left out.
 func (b *builder) declaredProps(s *openapi3.Schema, ofUnion bool) ([]prop, bool) {
-	if types := nonNullTypes(s); len(types) > 0 && !slices.Contains(types, "object") {
+	if types := load.NonNullTypes(s); len(types) > 0 && !slices.Contains(types, "object") {
 		// Properties constrain objects only: a string is a string.
 		if len(s.Properties) > 0 {
 			typ := strings.Join(types, " or ")
@@ -434,7 +435,7 @@ func arrayItems(s *openapi3.Schema) *openapi3.SchemaRef {
 	if s == nil || s.Items == nil || s.Items.Value == nil {
 		return nil
 	}
-	if types := nonNullTypes(s); len(types) == 0 && len(s.Properties) == 0 || len(types) == 1 && types[0] == "array" {
+	if types := load.NonNullTypes(s); len(types) == 0 && len(s.Properties) == 0 || len(types) == 1 && types[0] == "array" {
 		return s.Items
 	}
 	return nil
@@ -577,10 +578,10 @@ func (b *builder) typeOf(ref *openapi3.SchemaRef, hint, ptr string, declareInlin
 	if isUnion(s) || allOfUnion(s) != nil {
 		return b.inlineType(s, hint, "Union", ptr, declareInline)
 	}
-	if _, ok := b.objectProps(s); ok || (enumValues(s) != nil && b.enumUnder(s) != nil) {
+	if _, ok := b.objectProps(s); ok || (load.EnumValues(s) != nil && b.enumUnder(s) != nil) {
 		return b.inlineType(s, hint, "Object", ptr, declareInline)
 	}
-	types := nonNullTypes(s)
+	types := load.NonNullTypes(s)
 	if p := b.primitive(s); p != nil {
 		return p
 	}
@@ -674,10 +675,10 @@ func (b *builder) enumUnder(s *openapi3.Schema) *model.GoType {
 // valueTypes is nonNullTypes, or for a schema with no type the one its
 // enum or const values have.
 func valueTypes(s *openapi3.Schema) []string {
-	if types := nonNullTypes(s); len(types) > 0 {
+	if types := load.NonNullTypes(s); len(types) > 0 {
 		return types
 	}
-	if t := valueType(s); t != "" {
+	if t := load.ValueType(s); t != "" {
 		return []string{t}
 	}
 	return nil
@@ -720,7 +721,7 @@ func wrapped(s *openapi3.Schema) *openapi3.SchemaRef {
 // of the type that s declares (`type: integer, allOf: [{minimum: 0}]`):
 // the type is s's.
 func narrowsOnly(s *openapi3.Schema, inner *openapi3.SchemaRef) bool {
-	return len(nonNullTypes(s)) > 0 && inner != nil && inner.Value != nil && jsonKind(inner.Value) == "any"
+	return len(load.NonNullTypes(s)) > 0 && inner != nil && inner.Value != nil && jsonKind(inner.Value) == "any"
 }
 
 // singleVariant returns the only non-null variant of a oneOf/anyOf, which
@@ -902,7 +903,7 @@ func isUnion(s *openapi3.Schema) bool {
 	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 {
 		return singleVariant(s) == nil || len(s.Properties) > 0
 	}
-	return len(nonNullTypes(s)) > 1
+	return len(load.NonNullTypes(s)) > 1
 }
 
 // jsonKind is the JSON kind a schema takes, for telling union variants
@@ -967,7 +968,7 @@ func (b *builder) declareUnion(decl *model.Type, s *openapi3.Schema) {
 	}
 	if len(refs) == 0 {
 		// type: [integer, string, ...]
-		for _, t := range nonNullTypes(s) {
+		for _, t := range load.NonNullTypes(s) {
 			v := *s
 			v.Type = &openapi3.Types{t}
 			v.Enum, v.Const = nil, nil
@@ -1422,7 +1423,7 @@ func allowedValues(s *openapi3.Schema, depth int) []string {
 		return nil
 	}
 	var out []string
-	if vals := enumValues(s); vals != nil {
+	if vals := load.EnumValues(s); vals != nil {
 		for _, v := range vals {
 			text, err := json.Marshal(v)
 			if err != nil {
@@ -1522,7 +1523,7 @@ func variantHints(union string, refs openapi3.SchemaRefs, members []map[string]*
 				suffix = key
 			}
 		default:
-			if vals := enumValues(ref.Value); len(vals) == 1 {
+			if vals := load.EnumValues(ref.Value); len(vals) == 1 {
 				suffix = exportedName(fmt.Sprint(vals[0]), "Empty")
 			}
 		}
