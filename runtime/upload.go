@@ -108,13 +108,13 @@ func newSource(r io.Reader) source {
 
 // upload is the streamed body of one call.
 type upload struct {
-	framing []byte   // a multipart body's; nil for a plain body
-	at      []int    // where each source goes in framing
-	src     []source // in order
-	size    int64    // -1: unknown
-	replay  bool     // every source can be sent again
-	seeks   bool     // a source is a plain seeker: attempts take it in turn
-	sent    bool     // a first attempt's body was made
+	framing []byte                   // a multipart body's; nil for a plain body
+	at      []int                    // where each source goes in framing
+	src     []source                 // in order
+	size    int64                    // -1: unknown
+	replay  bool                     // every source can be sent again
+	seeks   bool                     // a source is a plain seeker: attempts take it in turn
+	sent    bool                     // a first attempt's body was made
 	cur     atomic.Pointer[sentBody] // the body sent last; closed when its attempt ends early
 }
 
