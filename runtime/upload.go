@@ -108,9 +108,8 @@ func newSource(r io.Reader) source {
 
 // upload is the streamed body of one call.
 type upload struct {
-	framing []byte                   // a multipart body's; nil for a plain body
-	at      []int                    // where each source goes in framing
-	src     []source                 // in order
+	mb      *wire.MultipartBody      // the framing and where each source goes; no framing for a plain body
+	src     []source                 // mb's files, in order
 	size    int64                    // -1: unknown
 	replay  bool                     // every source can be sent again
 	seeks   bool                     // a source is a plain seeker: attempts take it in turn
@@ -120,18 +119,15 @@ type upload struct {
 
 // newUpload makes the upload of r.
 func newUpload(r io.Reader) *upload {
-	u := &upload{}
-	if mb, ok := r.(*wire.MultipartBody); ok {
-		u.framing = mb.Framing
-		for _, f := range mb.Files {
-			u.at = append(u.at, f.At)
-			u.src = append(u.src, newSource(f.Content))
-		}
-	} else {
-		u.at = []int{0}
-		u.src = []source{newSource(r)}
+	mb, ok := r.(*wire.MultipartBody)
+	if !ok {
+		mb = &wire.MultipartBody{Files: []wire.FilePart{{Content: r}}}
 	}
-	u.size, u.replay = int64(len(u.framing)), true
+	u := &upload{mb: mb, src: make([]source, len(mb.Files))}
+	for i, f := range mb.Files {
+		u.src[i] = newSource(f.Content)
+	}
+	u.size, u.replay = int64(len(mb.Framing)), true
 	for i := range u.src {
 		s := &u.src[i]
 		if s.size < 0 || u.size < 0 {
@@ -233,15 +229,7 @@ func (b *sentBody) Read(p []byte) (int, error) {
 func (b *sentBody) open() error {
 	u, i := b.u, b.next/2
 	if b.next%2 == 0 {
-		end := len(u.framing)
-		if i < len(u.at) {
-			end = u.at[i]
-		}
-		from := 0
-		if i > 0 {
-			from = u.at[i-1]
-		}
-		b.r = bytes.NewReader(u.framing[from:end])
+		b.r = bytes.NewReader(u.mb.Framing[u.mb.FramingAt(i):u.mb.FramingEnd(i)])
 		return nil
 	}
 	s := &u.src[i]
