@@ -108,13 +108,13 @@ func newSource(r io.Reader) source {
 
 // upload is the streamed body of one call.
 type upload struct {
-	mb      *wire.MultipartBody      // the framing and where each source goes; no framing for a plain body
-	src     []source                 // mb's files, in order
-	size    int64                    // -1: unknown
-	replay  bool                     // every source can be sent again
-	seeks   bool                     // a source is a plain seeker: attempts take it in turn
-	sent    bool                     // a first attempt's body was made
-	cur     atomic.Pointer[sentBody] // the body sent last; closed when its attempt ends early
+	mb     *wire.MultipartBody      // the framing and where each source goes; no framing for a plain body
+	src    []source                 // mb's files, in order
+	size   int64                    // -1: unknown
+	replay bool                     // every source can be sent again
+	seeks  bool                     // a source is a plain seeker: attempts take it in turn
+	sent   bool                     // a first attempt's body was made
+	cur    atomic.Pointer[sentBody] // the body sent last; closed when its attempt ends early
 }
 
 // newUpload makes the upload of r.
