@@ -34,7 +34,10 @@ import (
 // attempt as a request that could not be built: not retried, not counted
 // by the breaker. A multipart body's framing (boundary included) is fixed
 // once per call, so every attempt sends the same bytes; its text and JSON
-// parts are held, its files streamed in turn without a goroutine. The call
+// parts are held, its files streamed in turn. No io.Pipe and no goroutine:
+// the framing is known before the first byte is sent, so an attempt's body
+// is the framing's pieces and the files read in turn (nothing to leak when
+// an attempt fails, and Content-Length is known when every size is). The call
 // closes what an Opener opened; it closes the caller's own reader only
 // when that is a plain reader (not replayable), an io.Closer, and its
 // attempt is cancelled or times out while sending it: net/http waits for
