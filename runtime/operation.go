@@ -196,6 +196,8 @@ type call struct {
 	built   bool
 	header0 http.Header
 	body    []byte
+	up      *upload     // a streamed body (upload.go), instead of body
+	upStop  func() bool // stops closing up's body when the attempt's context ends
 	u       url.URL
 	opts    []CallOption // the call's own options (the client's are in engine)
 	timeout time.Duration
@@ -286,7 +288,11 @@ func (c *call) run() {
 	case c.kind == kCancelled:
 		c.halt(c.cancelled(), "cancelled")
 	case c.kind == kLocal:
-		c.halt(ErrNotRetryable, "request not built")
+		why := "request not built"
+		if _, ok := c.err.(*uploadError); ok {
+			why = "the request body failed while sent"
+		}
+		c.halt(ErrNotRetryable, why)
 	case !recoverable(err):
 		c.notRetried()
 	case c.noRetry:
@@ -340,6 +346,10 @@ func (c *call) plainAttempt() {
 	actx, acancel := c.attemptContext()
 	r, gate, err := c.request(actx)
 	if err != nil {
+		if c.upStop != nil {
+			c.upStop()
+			c.upStop = nil
+		}
 		if acancel != nil {
 			acancel()
 		}
@@ -352,6 +362,10 @@ func (c *call) plainAttempt() {
 	c.attempts++
 	start := e.now()
 	resp, err := e.client.Do(r)
+	if c.upStop != nil {
+		c.upStop()
+		c.upStop = nil
+	}
 	if gate != nil {
 		if n := gate.sent(resp); n > 0 {
 			c.resent(n, int(gate.withdrawn.Load()))
@@ -377,6 +391,13 @@ func (c *call) plainAttempt() {
 		}
 		e.redact.redactError(err)
 		c.kind, c.err = c.classify(err, actx)
+		if c.up != nil && c.kind != kCancelled {
+			// The caller's stream failed, not the server: like a
+			// request that could not be built.
+			if rerr := c.up.readErr(); rerr != nil {
+				c.kind, c.err = kLocal, &uploadError{rerr}
+			}
+		}
 		c.resp, c.status, c.header = nil, 0, nil
 		if acancel != nil {
 			acancel()

@@ -597,19 +597,24 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 		}
 		return one(json.Marshal(vals))
 	case model.BodyMultipart:
-		// []byte the caller encodes, and its Content-Type: the harness
-		// writes the parts, kin-openapi decodes them.
+		// The io.Reader of the body the caller encodes, and its
+		// Content-Type: the harness writes the parts, kin-openapi
+		// decodes them.
 		data, ct, err := multipartOf(v, mt.Encoding)
 		if err != nil {
 			return nil, err
 		}
 		raw, _ := json.Marshal(data)
 		text, _ := json.Marshal(ct)
-		return []planArg{{Kind: "body", Value: raw}, {Kind: "body", Value: text}}, nil
-	default: // bytes
+		return []planArg{{Kind: "reader", Value: raw}, {Kind: "body", Value: text}}, nil
+	default: // bytes: an io.Reader of them
 		raw := bytesOf(v)
 		c.bodyBytes = raw
-		return one(json.Marshal(raw))
+		data, err := json.Marshal(raw)
+		if err != nil {
+			return nil, err
+		}
+		return []planArg{{Kind: "reader", Value: data}}, nil
 	}
 }
 
