@@ -45,7 +45,7 @@ var errPartialEvent = errors.New("the stream ended inside an event")
 type lineReader struct {
 	r      io.Reader
 	buf    []byte
-	start  int  // buf[start:end] is read and not yet returned
+	start  int // buf[start:end] is read and not yet returned
 	end    int
 	skipLF bool // the last line ended in CR: a LF next belongs to it
 	max    int  // the most bytes of buffered event (see used)
