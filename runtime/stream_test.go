@@ -347,6 +347,7 @@ func TestStreamBreakerOutcomes(t *testing.T) {
 	want("broken by the server", 3, 1)
 
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	resp = call(ctx, "stall")
 	var n int
 	var err error
