@@ -47,7 +47,7 @@ func TestIdleTimeoutBetweenEvents(t *testing.T) {
 		}
 	})
 	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x",
-		Timeout: 50 * time.Millisecond, TotalTimeout: 150 * time.Millisecond, IdleTimeout: time.Second})
+		Timeout: 50 * time.Millisecond, TotalTimeout: 150 * time.Millisecond, IdleTimeout: 200 * time.Millisecond})
 	read := func(q string, opts ...CallOption) (int, error) {
 		rq := &wire.Request{Path: "/x"}
 		for kv := range strings.SplitSeq(q, "&") {
@@ -68,7 +68,8 @@ func TestIdleTimeoutBetweenEvents(t *testing.T) {
 		}
 		return n, nil
 	}
-	// 30 events 20ms apart: 600ms, four times the total timeout.
+	// 30 events 20ms apart: 600ms, past the attempt, total and idle
+	// timeouts, each gap a tenth of the idle timeout.
 	if n, err := read("n=30&gap=20ms"); err != nil || n != 30 {
 		t.Errorf("slow steady stream: %d events, %v; want 30 and no error", n, err)
 	}
