@@ -209,6 +209,9 @@ type Resolved struct {
 
 	method string
 	idem   *bool // idempotent: as the policy says, nil when it says nothing
+
+	// Paging is how the operation pages, nil when it does not say.
+	Paging *Pagination
 }
 
 // KeyInts is the range of the random integer the client makes as a key
@@ -250,6 +253,9 @@ func (r *Resolver) instanceList() []*model.BreakerInstance {
 func (r *Resolver) resolveOperation(o load.Operation) Resolved {
 	res := r.operation(inputOf(o))
 	r.checkKey(o, &res)
+	if o.Op != nil {
+		res.Paging = r.pagination(o.Ptr(), o.Op.Extensions[extName], o.Op.Extensions[paginationExt])
+	}
 	return res
 }
 

@@ -108,10 +108,10 @@ func (p *Pages) Offset(offset int64, got, limit int) (next int64, more bool) {
 	return offset + int64(got), got > 0 && (limit <= 0 || got >= limit)
 }
 
-// PageNumber is the number of the next page when the first is start and
-// the last held got items; an empty page ends the iteration.
-func (p *Pages) PageNumber(start int64, got int) (next int64, more bool) {
-	return start + int64(p.n), got > 0
+// PageNumber is the number of the page after page at, which held got
+// items; an empty page ends the iteration.
+func (p *Pages) PageNumber(at int64, got int) (next int64, more bool) {
+	return at + 1, got > 0
 }
 
 func (p *Pages) stopped(reason string) error {
