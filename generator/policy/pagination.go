@@ -169,5 +169,14 @@ func (p *Pagination) String() string {
 	if p.Param != "" {
 		fmt.Fprintf(&b, " into %s", p.Param)
 	}
+	if p.Limit != "" {
+		fmt.Fprintf(&b, ", page size in %s", p.Limit)
+	}
+	if p.Kind == "page" {
+		fmt.Fprintf(&b, ", from %d", p.Start)
+	}
+	if p.Items != "" {
+		fmt.Fprintf(&b, "; items in %s", p.Items)
+	}
 	return b.String()
 }

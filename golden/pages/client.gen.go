@@ -369,7 +369,8 @@ func (r *ListByCursorResponse) nextPage() string {
 }
 
 // ListByCursorPagesOf calls ListByCursor page after page, yielding each page's response: ranging
-// over it makes the calls. It pages by cursor from body /meta/next_cursor into after.
+// over it makes the calls. It pages by cursor from body /meta/next_cursor into after; items in
+// data.
 //
 // Each page is a whole call of ListByCursor (breaker, retries, timeouts). The first error ends the
 // iteration, yielded with the response when there is one; breaking out of the loop fetches no more
@@ -684,7 +685,7 @@ func (r *ListByNextURLResponse) nextPage() string {
 }
 
 // ListByNextURLPagesOf calls ListByNextURL page after page, yielding each page's response: ranging
-// over it makes the calls. It pages by nextURL from body links.next.
+// over it makes the calls. It pages by nextURL from body links.next; items in records.
 //
 // Each page is a whole call of ListByNextURL (breaker, retries, timeouts). The first error ends
 // the iteration, yielded with the response when there is one; breaking out of the loop fetches no
@@ -785,7 +786,7 @@ func (r *ListByOffsetResponse) pageItems() []Widget {
 }
 
 // ListByOffsetPagesOf calls ListByOffset page after page, yielding each page's response: ranging
-// over it makes the calls. It pages by offset into offset.
+// over it makes the calls. It pages by offset into offset, page size in limit; items in results.
 //
 // Each page is a whole call of ListByOffset (breaker, retries, timeouts). The first error ends the
 // iteration, yielded with the response when there is one; breaking out of the loop fetches no more
@@ -886,7 +887,7 @@ func (r *ListByPageResponse) pageItems() []Widget {
 }
 
 // ListByPagePagesOf calls ListByPage page after page, yielding each page's response: ranging over
-// it makes the calls. It pages by page into page.
+// it makes the calls. It pages by page into page, from 1; items in entries.
 //
 // Each page is a whole call of ListByPage (breaker, retries, timeouts). The first error ends the
 // iteration, yielded with the response when there is one; breaking out of the loop fetches no more
@@ -993,7 +994,8 @@ func (r *ListByTokenResponse) nextPage() string {
 }
 
 // ListByTokenPagesOf calls ListByToken page after page, yielding each page's response: ranging
-// over it makes the calls. It pages by token from body nextPageToken into pageToken.
+// over it makes the calls. It pages by token from body nextPageToken into pageToken; items in
+// items.
 //
 // Each page is a whole call of ListByToken (breaker, retries, timeouts). The first error ends the
 // iteration, yielded with the response when there is one; breaking out of the loop fetches no more
