@@ -92,6 +92,7 @@ func Resolve(s *load.Spec) *Result {
 		resolved[i] = r.resolveOperation(o)
 	}
 	r.lintOperations(ops, resolved)
+	r.lintPaging(ops, resolved)
 	res := &Result{ops: make(map[opKey]Resolved, len(ops)), instances: r.instanceList(), diags: r.diags,
 		breakerDefs: r.breakerDefs, retryDefs: r.retryDefs}
 	for i, o := range ops {
