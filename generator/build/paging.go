@@ -36,10 +36,11 @@ func (b *builder) pageErr(ptr, hint, format string, args ...any) {
 
 // opPaging checks p against op and settles its model; nil after an error.
 func (b *builder) opPaging(op *model.Operation, p *policy.Pagination) *model.Paging {
-	if op.Body != nil {
+	if op.Body != nil && (op.Body.Encoding == model.BodyRaw || op.Body.Encoding == model.BodyMultipart) {
+		// Every page sends the body again: a reader is read once.
 		b.diags = append(b.diags, b.s.Diag(diag.Warning, p.Ptr,
-			fmt.Sprintf("unsupported: paging an operation with a request body (%s %s): no %sPages method", op.Method, op.Path, op.Name),
-			"page an operation without a request body"))
+			fmt.Sprintf("unsupported: paging an operation whose request body is a stream (%s %s, %s): no %sPages method", op.Method, op.Path, op.Body.ContentType, op.Name),
+			"page an operation without a request body, or with a JSON or form one"))
 		return nil
 	}
 	pg := &model.Paging{Kind: p.Kind, Words: p.String(), Pos: b.s.Pos(p.Ptr), Start: p.Start}
@@ -61,7 +62,7 @@ func (b *builder) opPaging(op *model.Operation, p *policy.Pagination) *model.Pag
 	if p.Items == "" && p.Ptr != "" {
 		itemsPtr = p.Ptr
 	}
-	steps, leaf, why := b.fieldPath(body.Type, p.Items)
+	steps, leaf, why := b.fieldPath(body.Type, p.Items, "the 2xx body")
 	if why == "" {
 		if t := valueOf(leaf); t.Kind == model.Slice {
 			pg.Items, pg.ItemType = steps, t.Elem
@@ -78,7 +79,7 @@ func (b *builder) opPaging(op *model.Operation, p *policy.Pagination) *model.Pag
 	// Where the next page is named.
 	switch {
 	case p.Next != "":
-		steps, leaf, why := b.fieldPath(body.Type, p.Next)
+		steps, leaf, why := b.fieldPath(body.Type, p.Next, "the 2xx body")
 		if why == "" && !isString(valueOf(leaf)) {
 			why = fmt.Sprintf("next %q is not a string", p.Next)
 		}
@@ -89,6 +90,27 @@ func (b *builder) opPaging(op *model.Operation, p *policy.Pagination) *model.Pag
 		pg.Next = steps
 	case p.NextHeader != "":
 		pg.NextHeader = p.NextHeader
+	case p.NextItem != "" && pg.ItemType != nil:
+		steps, leaf, why := b.fieldPath(pg.ItemType, p.NextItem, "an item")
+		if why == "" && !isString(valueOf(leaf)) {
+			why = fmt.Sprintf("nextItem %q is not a string", p.NextItem)
+		}
+		if why != "" {
+			b.pageErr(p.KeyPtr("nextItem"), "", "pagination of %s %s: %s", op.Method, op.Path, why)
+			ok = false
+		}
+		pg.NextItem = steps
+	}
+	if p.More != "" {
+		steps, leaf, why := b.fieldPath(body.Type, p.More, "the 2xx body")
+		if t := valueOf(leaf); why == "" && !(t.Kind == model.Builtin && t.Name == "bool") {
+			why = fmt.Sprintf("more %q is not a boolean", p.More)
+		}
+		if why != "" {
+			b.pageErr(p.KeyPtr("more"), "", "pagination of %s %s: %s", op.Method, op.Path, why)
+			ok = false
+		}
+		pg.More = steps
 	}
 	// The parameters the next page's position goes into.
 	param := func(key, name, kind string) *model.Param {
@@ -138,9 +160,9 @@ func (b *builder) opPaging(op *model.Operation, p *policy.Pagination) *model.Pag
 }
 
 // fieldPath follows path (a JSON pointer, or a dotted path; "" is the
-// body itself) from a body of type t: the fields' steps and the last
-// one's type, or why it cannot.
-func (b *builder) fieldPath(t *model.GoType, path string) ([]model.Step, *model.GoType, string) {
+// value itself) from a value of type t, root in words ("the 2xx body"):
+// the fields' steps and the last one's type, or why it cannot.
+func (b *builder) fieldPath(t *model.GoType, path, root string) ([]model.Step, *model.GoType, string) {
 	if path == "" {
 		return nil, t, ""
 	}
@@ -159,7 +181,11 @@ func (b *builder) fieldPath(t *model.GoType, path string) ([]model.Step, *model.
 		}
 		decl := b.structOf(t)
 		if decl == nil {
-			return nil, nil, fmt.Sprintf("%q: %s is not an object with properties", path, strings.Join(append([]string{"the body"}, toks[:i]...), "."))
+			what := root
+			if i > 0 {
+				what = fmt.Sprintf("property %q", strings.Join(toks[:i], "."))
+			}
+			return nil, nil, fmt.Sprintf("%q: %s is not an object with properties", path, what)
 		}
 		var f *model.Field
 		var names []string
@@ -174,7 +200,7 @@ func (b *builder) fieldPath(t *model.GoType, path string) ([]model.Step, *model.
 			}
 		}
 		if f == nil {
-			msg := fmt.Sprintf("%q: the 2xx body's schema has no property %q", path, tok)
+			msg := fmt.Sprintf("%q: %s has no property %q", path, root, tok)
 			if s := rawval.Suggest(tok, names); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}

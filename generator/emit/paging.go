@@ -18,7 +18,13 @@ func (e *emitter) emitPaging(f *jen.File, op *model.Operation) {
 	/* func (r *XResponse) pageItems() []Item { ... } */
 	comment(f, []string{"pageItems are the items of one page of " + op.Name + "."})
 	f.Func().Params(jen.Id("r").Add(resp.Clone())).Id("pageItems").Params().Index().Add(typeExpr(pg.ItemType)).
-		BlockFunc(func(g *jen.Group) { fieldValue(g, pg, pg.Items, jen.Nil()) })
+		BlockFunc(func(g *jen.Group) { fieldValue(g, jen.Id("r").Dot(pg.Body), pg.BodyPtr, pg.Items, jen.Nil()) })
+	if pg.More != nil {
+		comment(f, []string{"morePages is false when r says no page follows it."})
+		f.Func().Params(jen.Id("r").Add(resp.Clone())).Id("morePages").Params().Bool().BlockFunc(func(g *jen.Group) {
+			fieldValue(g, jen.Id("r").Dot(pg.Body), pg.BodyPtr, pg.More, jen.True())
+		})
+	}
 	if pg.Kind != "offset" && pg.Kind != "page" {
 		what := pg.Kind
 		if pg.Kind == "nextURL" || pg.Kind == "link" {
@@ -31,8 +37,13 @@ func (e *emitter) emitPaging(f *jen.File, op *model.Operation) {
 				g.Return(jen.Id("r").Dot("Header").Dot("Get").Call(jen.Lit(pg.NextHeader)))
 			case pg.Kind == "link":
 				g.Return(jen.Qual(implPkg, "LinkNext").Call(jen.Id("r").Dot("Header")))
+			case pg.NextItem != nil:
+				/* the last item's field */
+				g.Id("pageList").Op(":=").Id("r").Dot("pageItems").Call()
+				g.If(jen.Len(jen.Id("pageList")).Op("==").Lit(0)).Block(jen.Return(jen.Lit("")))
+				fieldValue(g, jen.Id("pageList").Index(jen.Len(jen.Id("pageList")).Op("-").Lit(1)), pg.ItemType.Kind == model.Pointer, pg.NextItem, jen.Lit(""))
 			default:
-				fieldValue(g, pg, pg.Next, jen.Lit(""))
+				fieldValue(g, jen.Id("r").Dot(pg.Body), pg.BodyPtr, pg.Next, jen.Lit(""))
 			}
 		})
 	}
@@ -46,6 +57,11 @@ func (e *emitter) emitPaging(f *jen.File, op *model.Operation) {
 	if op.ParamsType != "" {
 		args = append(args, jen.Id("params").Add(paramsType(op)))
 		pass = append(pass, jen.Id("params"))
+	}
+	if op.Body != nil {
+		// Sent again with every page (build pages no streamed body).
+		args = append(args, jen.Id("body").Add(typeExpr(bodyParamType(op.Body))))
+		pass = append(pass, jen.Id("body"))
 	}
 	args = append(args, jen.Id("opts").Op("...").Qual(runtimePkg, "CallOption"))
 	pass = append(pass, jen.Id("opts").Op("..."))
@@ -85,10 +101,10 @@ func (e *emitter) emitPaging(f *jen.File, op *model.Operation) {
 // pagesLoop prints the body of a pages iterator: a page's call, yielded,
 // then the next page's position set where the kind says.
 func (e *emitter) pagesLoop(g *jen.Group, op *model.Operation, pg *model.Paging) {
-	/* pages, ctx := impl.StartPages(ctx, "op", opts); defer pages.Stop() */
-	g.List(jen.Id("pages"), jen.Id("ctx")).Op(":=").Qual(implPkg, "StartPages").Call(jen.Id("ctx"), jen.Lit(op.ID), jen.Id("opts"))
+	/* pages, pageCtx := impl.StartPages(ctx, "op", opts); defer pages.Stop() */
+	g.List(jen.Id("pages"), jen.Id("pageCtx")).Op(":=").Qual(implPkg, "StartPages").Call(jen.Id("ctx"), jen.Lit(op.ID), jen.Id("opts"))
 	g.Defer().Id("pages").Dot("Stop").Call()
-	call := []jen.Code{jen.Id("ctx")}
+	call := []jen.Code{jen.Id("pageCtx")}
 	for _, p := range op.PathParams {
 		call = append(call, jen.Id(p.GoName))
 	}
@@ -103,6 +119,9 @@ func (e *emitter) pagesLoop(g *jen.Group, op *model.Operation, pg *model.Paging)
 			call = append(call, jen.Op("&").Id("pp"))
 		}
 	}
+	if op.Body != nil {
+		call = append(call, jen.Id("body"))
+	}
 	call = append(call, jen.Id("pages").Dot("Opts").Call().Op("..."))
 	stop := func(err jen.Code) jen.Code {
 		return jen.Block(jen.Id("yield").Call(jen.Nil(), err), jen.Return())
@@ -115,6 +134,9 @@ func (e *emitter) pagesLoop(g *jen.Group, op *model.Operation, pg *model.Paging)
 			jen.Return(),
 		)
 		g.If(jen.Op("!").Id("yield").Call(jen.Id("resp"), jen.Nil())).Block(jen.Return())
+		if pg.More != nil {
+			g.If(jen.Op("!").Id("resp").Dot("morePages").Call()).Block(jen.Return())
+		}
 		switch pg.Kind {
 		case "cursor", "token":
 			g.Id("pageNext").Op(":=").Id("resp").Dot("nextPage").Call()
@@ -167,14 +189,15 @@ func readParam(g *jen.Group, p *model.Param, dst jen.Code, conv *jen.Statement) 
 }
 
 // fieldValue prints the statements returning the value steps lead to
-// from r's body, absent (nil, "") when a pointer on the way is nil.
-func fieldValue(g *jen.Group, pg *model.Paging, steps []model.Step, absent jen.Code) {
-	expr := jen.Id("r").Dot(pg.Body)
+// from root (a pointer when rootPtr), absent (nil, "") when a pointer on
+// the way is nil.
+func fieldValue(g *jen.Group, root *jen.Statement, rootPtr bool, steps []model.Step, absent jen.Code) {
+	expr := root
 	var nils []jen.Code
-	if pg.BodyPtr && len(steps) > 0 {
+	if rootPtr && len(steps) > 0 {
 		nils = append(nils, expr.Clone().Op("==").Nil())
 	}
-	last := model.Step{Ptr: pg.BodyPtr}
+	last := model.Step{Ptr: rootPtr}
 	for i, s := range steps {
 		expr = expr.Clone().Dot(s.Field)
 		if s.Ptr && i < len(steps)-1 {
@@ -191,11 +214,12 @@ func fieldValue(g *jen.Group, pg *model.Paging, steps []model.Step, absent jen.C
 		nils = append(nils, expr.Clone().Op("==").Nil())
 	}
 	if len(nils) > 0 {
-		g.If(jen.Add(orAll(nils))).Block(jen.Return(absent))
+		g.If(orAll(nils)).Block(jen.Return(absent))
 	}
 	switch {
 	case last.Nullable:
-		g.List(jen.Id("v"), jen.Id("_")).Op(":=").Add(expr).Dot("Get").Call()
+		g.List(jen.Id("v"), jen.Id("pageOK")).Op(":=").Add(expr).Dot("Get").Call()
+		g.If(jen.Op("!").Id("pageOK")).Block(jen.Return(absent))
 		g.Return(jen.Id("v"))
 	case last.Ptr:
 		g.Return(jen.Op("*").Add(expr))

@@ -390,6 +390,12 @@ type Paging struct {
 	// the response header holding it instead.
 	Next       []Step
 	NextHeader string
+	// NextItem are the fields from an item to the string that is the
+	// next cursor: the last item's names the next page.
+	NextItem []Step
+	// More are the fields from the body to the bool that says a next
+	// page exists (false ends the pages; absent says nothing).
+	More []Step
 	// Param is the parameter the next cursor, token, offset or page
 	// number goes into; Limit is offset's page size, nil when none.
 	Param, Limit *Param

@@ -38,7 +38,7 @@ var ClientFields = []string{"server", "hc", "editors", "logger", "observer", "ov
 // parameter's argument takes none of them.
 var MethodLocals = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f", "contentType", "opts",
 	// the iterator methods of a paged operation (Paging)
-	"pages", "yield", "pp", "pageNext", "pageMore", "pageItem", "pageAt", "pageLimit"}
+	"pages", "yield", "pp", "pageNext", "pageMore", "pageItem", "pageAt", "pageLimit", "pageList", "pageOK", "pageCtx", "r"}
 
 // NewClientLocals are the locals of NewClient; the breaker and retry
 // variables (BreakerInstance.Var, RetryPolicy.Var) take none of them.

@@ -22,10 +22,10 @@ var PageKinds = []string{"cursor", "token", "offset", "page", "nextURL", "link"}
 
 // pageKeys are the keys each kind takes besides kind and items.
 var pageKeys = map[string][]string{
-	"cursor":  {"param", "next", "nextHeader"},
-	"token":   {"param", "next", "nextHeader"},
-	"offset":  {"param", "limit"},
-	"page":    {"param", "start"},
+	"cursor":  {"param", "next", "nextHeader", "nextItem", "more"},
+	"token":   {"param", "next", "nextHeader", "more"},
+	"offset":  {"param", "limit", "more"},
+	"page":    {"param", "start", "more"},
 	"nextURL": {"next"},
 	"link":    {},
 }
@@ -43,6 +43,12 @@ type Pagination struct {
 	// (a JSON pointer or a dotted path); NextHeader the response header
 	// holding the cursor or token instead.
 	Next, NextHeader string
+	// NextItem is the field of a page's last item that is the next
+	// cursor (Stripe's starting_after: the last item's id).
+	NextItem string
+	// More is the boolean 2xx body field that says whether a next page
+	// exists (Stripe's has_more): false ends the iteration.
+	More string
 	// Items is the 2xx body field holding the page's items; "" when the
 	// body itself is the list.
 	Items string
@@ -102,7 +108,8 @@ func (r *Resolver) pagination(opPtr string, opExt, pagExt any) *Pagination {
 		r.errorf(p.KeyPtr(key), "", "%s must be a non-empty string, got %s", key, rawval.Show(v))
 		bad = true
 	}
-	for key, dst := range map[string]*string{"param": &p.Param, "limit": &p.Limit, "next": &p.Next, "nextHeader": &p.NextHeader, "items": &p.Items} {
+	for key, dst := range map[string]*string{"param": &p.Param, "limit": &p.Limit, "next": &p.Next, "nextHeader": &p.NextHeader,
+		"nextItem": &p.NextItem, "more": &p.More, "items": &p.Items} {
 		if slices.Contains(known, key) {
 			str(key, dst)
 		}
@@ -124,14 +131,18 @@ func (r *Resolver) pagination(opPtr string, opExt, pagExt any) *Pagination {
 	switch p.Kind {
 	case "cursor", "token":
 		need("param", "the parameter the next "+p.Kind+" goes into")
-		_, hasNext := o.m["next"]
-		_, hasHeader := o.m["nextHeader"]
+		var where []string
+		for _, k := range []string{"next", "nextHeader", "nextItem"} {
+			if _, ok := o.m[k]; ok {
+				where = append(where, k)
+			}
+		}
 		switch {
-		case hasNext && hasHeader:
-			r.errorf(p.KeyPtr("nextHeader"), "keep one of them", "pagination of kind %s takes next or nextHeader, not both", p.Kind)
+		case len(where) > 1:
+			r.errorf(p.KeyPtr(where[1]), "keep one of them", "pagination of kind %s takes one of next, nextHeader and nextItem, not %s", p.Kind, strings.Join(where, " and "))
 			bad = true
-		case !hasNext && !hasHeader:
-			r.errorf(ptr, "add next (a body field) or nextHeader (a response header)", "pagination of kind %s needs where the next %s is: next or nextHeader", p.Kind, p.Kind)
+		case len(where) == 0:
+			r.errorf(ptr, "add next (a body field), nextHeader (a response header) or nextItem (a field of the last item)", "pagination of kind %s needs where the next %s is: next, nextHeader or nextItem", p.Kind, p.Kind)
 			bad = true
 		}
 	case "offset":
@@ -163,6 +174,8 @@ func (p *Pagination) String() string {
 		fmt.Fprintf(&b, " from body %s", p.Next)
 	case p.NextHeader != "":
 		fmt.Fprintf(&b, " from header %s", p.NextHeader)
+	case p.NextItem != "":
+		fmt.Fprintf(&b, " from the last item's %s", p.NextItem)
 	case p.Kind == "link":
 		b.WriteString(` from header Link rel="next"`)
 	}
@@ -177,6 +190,9 @@ func (p *Pagination) String() string {
 	}
 	if p.Items != "" {
 		fmt.Fprintf(&b, "; items in %s", p.Items)
+	}
+	if p.More != "" {
+		fmt.Fprintf(&b, "; more while %s", p.More)
 	}
 	return b.String()
 }

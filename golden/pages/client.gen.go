@@ -378,7 +378,7 @@ func (r *ListByCursorResponse) nextPage() string {
 // their number; a server that names a page twice (a loop) ends it with a *runtime.PageError.
 func (c *Client) ListByCursorPagesOf(ctx context.Context, params *ListByCursorParams, opts ...runtime.CallOption) iter.Seq2[*ListByCursorResponse, error] {
 	return func(yield func(*ListByCursorResponse, error) bool) {
-		pages, ctx := impl.StartPages(ctx, "listByCursor", opts)
+		pages, pageCtx := impl.StartPages(ctx, "listByCursor", opts)
 		defer pages.Stop()
 		var pp ListByCursorParams
 		if params != nil {
@@ -389,7 +389,7 @@ func (c *Client) ListByCursorPagesOf(ctx context.Context, params *ListByCursorPa
 				yield(nil, err)
 				return
 			}
-			resp, err := c.ListByCursor(ctx, &pp, pages.Opts()...)
+			resp, err := c.ListByCursor(pageCtx, &pp, pages.Opts()...)
 			if err != nil {
 				yield(resp, pages.Err(err))
 				return
@@ -483,7 +483,7 @@ func (r *ListByHeaderCursorResponse) nextPage() string {
 // *runtime.PageError.
 func (c *Client) ListByHeaderCursorPagesOf(ctx context.Context, params *ListByHeaderCursorParams, opts ...runtime.CallOption) iter.Seq2[*ListByHeaderCursorResponse, error] {
 	return func(yield func(*ListByHeaderCursorResponse, error) bool) {
-		pages, ctx := impl.StartPages(ctx, "listByHeaderCursor", opts)
+		pages, pageCtx := impl.StartPages(ctx, "listByHeaderCursor", opts)
 		defer pages.Stop()
 		var pp ListByHeaderCursorParams
 		if params != nil {
@@ -494,7 +494,7 @@ func (c *Client) ListByHeaderCursorPagesOf(ctx context.Context, params *ListByHe
 				yield(nil, err)
 				return
 			}
-			resp, err := c.ListByHeaderCursor(ctx, &pp, pages.Opts()...)
+			resp, err := c.ListByHeaderCursor(pageCtx, &pp, pages.Opts()...)
 			if err != nil {
 				yield(resp, pages.Err(err))
 				return
@@ -584,7 +584,7 @@ func (r *ListByLinkResponse) nextPage() string {
 // their number; a server that names a page twice (a loop) ends it with a *runtime.PageError.
 func (c *Client) ListByLinkPagesOf(ctx context.Context, params *ListByLinkParams, opts ...runtime.CallOption) iter.Seq2[*ListByLinkResponse, error] {
 	return func(yield func(*ListByLinkResponse, error) bool) {
-		pages, ctx := impl.StartPages(ctx, "listByLink", opts)
+		pages, pageCtx := impl.StartPages(ctx, "listByLink", opts)
 		defer pages.Stop()
 		var pp ListByLinkParams
 		if params != nil {
@@ -595,7 +595,7 @@ func (c *Client) ListByLinkPagesOf(ctx context.Context, params *ListByLinkParams
 				yield(nil, err)
 				return
 			}
-			resp, err := c.ListByLink(ctx, &pp, pages.Opts()...)
+			resp, err := c.ListByLink(pageCtx, &pp, pages.Opts()...)
 			if err != nil {
 				yield(resp, pages.Err(err))
 				return
@@ -680,7 +680,10 @@ func (r *ListByNextURLResponse) nextPage() string {
 	if r.JSON200 == nil || r.JSON200.Links == nil {
 		return ""
 	}
-	v, _ := r.JSON200.Links.Next.Get()
+	v, pageOK := r.JSON200.Links.Next.Get()
+	if !pageOK {
+		return ""
+	}
 	return v
 }
 
@@ -693,7 +696,7 @@ func (r *ListByNextURLResponse) nextPage() string {
 // their number; a server that names a page twice (a loop) ends it with a *runtime.PageError.
 func (c *Client) ListByNextURLPagesOf(ctx context.Context, shelf string, params *ListByNextURLParams, opts ...runtime.CallOption) iter.Seq2[*ListByNextURLResponse, error] {
 	return func(yield func(*ListByNextURLResponse, error) bool) {
-		pages, ctx := impl.StartPages(ctx, "listByNextURL", opts)
+		pages, pageCtx := impl.StartPages(ctx, "listByNextURL", opts)
 		defer pages.Stop()
 		var pp ListByNextURLParams
 		if params != nil {
@@ -704,7 +707,7 @@ func (c *Client) ListByNextURLPagesOf(ctx context.Context, shelf string, params 
 				yield(nil, err)
 				return
 			}
-			resp, err := c.ListByNextURL(ctx, shelf, &pp, pages.Opts()...)
+			resp, err := c.ListByNextURL(pageCtx, shelf, &pp, pages.Opts()...)
 			if err != nil {
 				yield(resp, pages.Err(err))
 				return
@@ -794,7 +797,7 @@ func (r *ListByOffsetResponse) pageItems() []Widget {
 // their number; a server that names a page twice (a loop) ends it with a *runtime.PageError.
 func (c *Client) ListByOffsetPagesOf(ctx context.Context, params *ListByOffsetParams, opts ...runtime.CallOption) iter.Seq2[*ListByOffsetResponse, error] {
 	return func(yield func(*ListByOffsetResponse, error) bool) {
-		pages, ctx := impl.StartPages(ctx, "listByOffset", opts)
+		pages, pageCtx := impl.StartPages(ctx, "listByOffset", opts)
 		defer pages.Stop()
 		var pp ListByOffsetParams
 		if params != nil {
@@ -805,7 +808,7 @@ func (c *Client) ListByOffsetPagesOf(ctx context.Context, params *ListByOffsetPa
 				yield(nil, err)
 				return
 			}
-			resp, err := c.ListByOffset(ctx, &pp, pages.Opts()...)
+			resp, err := c.ListByOffset(pageCtx, &pp, pages.Opts()...)
 			if err != nil {
 				yield(resp, pages.Err(err))
 				return
@@ -895,7 +898,7 @@ func (r *ListByPageResponse) pageItems() []Widget {
 // their number; a server that names a page twice (a loop) ends it with a *runtime.PageError.
 func (c *Client) ListByPagePagesOf(ctx context.Context, params *ListByPageParams, opts ...runtime.CallOption) iter.Seq2[*ListByPageResponse, error] {
 	return func(yield func(*ListByPageResponse, error) bool) {
-		pages, ctx := impl.StartPages(ctx, "listByPage", opts)
+		pages, pageCtx := impl.StartPages(ctx, "listByPage", opts)
 		defer pages.Stop()
 		var pp ListByPageParams
 		if params != nil {
@@ -906,7 +909,7 @@ func (c *Client) ListByPagePagesOf(ctx context.Context, params *ListByPageParams
 				yield(nil, err)
 				return
 			}
-			resp, err := c.ListByPage(ctx, &pp, pages.Opts()...)
+			resp, err := c.ListByPage(pageCtx, &pp, pages.Opts()...)
 			if err != nil {
 				yield(resp, pages.Err(err))
 				return
@@ -1003,7 +1006,7 @@ func (r *ListByTokenResponse) nextPage() string {
 // their number; a server that names a page twice (a loop) ends it with a *runtime.PageError.
 func (c *Client) ListByTokenPagesOf(ctx context.Context, params *ListByTokenParams, opts ...runtime.CallOption) iter.Seq2[*ListByTokenResponse, error] {
 	return func(yield func(*ListByTokenResponse, error) bool) {
-		pages, ctx := impl.StartPages(ctx, "listByToken", opts)
+		pages, pageCtx := impl.StartPages(ctx, "listByToken", opts)
 		defer pages.Stop()
 		var pp ListByTokenParams
 		if params != nil {
@@ -1014,7 +1017,7 @@ func (c *Client) ListByTokenPagesOf(ctx context.Context, params *ListByTokenPara
 				yield(nil, err)
 				return
 			}
-			resp, err := c.ListByToken(ctx, &pp, pages.Opts()...)
+			resp, err := c.ListByToken(pageCtx, &pp, pages.Opts()...)
 			if err != nil {
 				yield(resp, pages.Err(err))
 				return
