@@ -20,6 +20,11 @@ import (
 // This file needs a runtime package of the same resgen version.
 const _ = impl.SupportPackageIsVersion1
 
+type Card struct {
+	ID string `json:"id"`
+	N  int64  `json:"n"`
+}
+
 type Widget struct {
 	ID   int64   `json:"id"`
 	Name *string `json:"name,omitzero"`
@@ -42,6 +47,21 @@ func (v ListByCursorResponse200Body) MarshalJSON() ([]byte, error) {
 
 type ListByCursorResponse200BodyMeta struct {
 	NextCursor *string `json:"next_cursor,omitzero"`
+}
+
+type ListAfterLastItemResponse200Body struct {
+	Data    []Card `json:"data"`
+	HasMore bool   `json:"has_more"`
+}
+
+// MarshalJSON writes every field.
+// A nil Data is written as []: it is required and not nullable.
+func (v ListAfterLastItemResponse200Body) MarshalJSON() ([]byte, error) {
+	type plain ListAfterLastItemResponse200Body
+	if v.Data == nil {
+		v.Data = []Card{}
+	}
+	return json.Marshal(plain(v))
 }
 
 type ListByNextURLResponse200Body struct {
@@ -88,6 +108,8 @@ type Client struct {
 	opListByCursor *impl.Operation
 	// opListByHeaderCursor runs ListByHeaderCursor.
 	opListByHeaderCursor *impl.Operation
+	// opListAfterLastItem runs ListAfterLastItem.
+	opListAfterLastItem *impl.Operation
 	// opListByLink runs ListByLink.
 	opListByLink *impl.Operation
 	// opListByNextURL runs ListByNextURL.
@@ -232,6 +254,10 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.opListByHeaderCursor = e.Operation(impl.OperationSpec{
 		Name: "listByHeaderCursor", Method: "GET", Path: "/cursor/header", Accept: "application/json",
+		Breaker: breakerPages, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
+	})
+	c.opListAfterLastItem = e.Operation(impl.OperationSpec{
+		Name: "listAfterLastItem", Method: "GET", Path: "/cursor/item", Accept: "application/json",
 		Breaker: breakerPages, Retry: retryQuick, Timeout: 2 * time.Second, TotalTimeout: 10 * time.Second,
 	})
 	c.opListByLink = e.Operation(impl.OperationSpec{
@@ -524,6 +550,128 @@ func (c *Client) ListByHeaderCursorPages(ctx context.Context, params *ListByHead
 		for resp, err := range c.ListByHeaderCursorPagesOf(ctx, params, opts...) {
 			if err != nil {
 				var pageItem Widget
+				yield(pageItem, err)
+				return
+			}
+			for _, pageItem := range resp.pageItems() {
+				if !yield(pageItem, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// ListAfterLastItemParams are the query, header and cookie parameters of ListAfterLastItem (nil
+// leaves one out).
+type ListAfterLastItemParams struct {
+	StartingAfter *string // query parameter "starting_after"
+}
+
+// ListAfterLastItemResponse is the answer to ListAfterLastItem.
+type ListAfterLastItemResponse struct {
+	wire.Response
+	JSON200 *ListAfterLastItemResponse200Body `resgen:"200"` // a page.
+}
+
+// ListAfterLastItem calls GET /cursor/item.
+//
+// The last item's id into a query parameter while has_more, as Stripe's starting_after.
+//
+// Resilience (x-resilience):
+//   - breaker [BreakerPages].
+//   - retry [RetryQuick] (on: GET).
+//   - timeouts: 2s per attempt, 10s in all.
+func (c *Client) ListAfterLastItem(ctx context.Context, params *ListAfterLastItemParams, opts ...runtime.CallOption) (*ListAfterLastItemResponse, error) {
+	req := wire.Request{Path: "/cursor/item"}
+	if params != nil {
+		if params.StartingAfter != nil {
+			req.Query.Add("starting_after", *params.StartingAfter)
+		}
+	}
+	return impl.Call(ctx, c.opListAfterLastItem, &req, new(ListAfterLastItemResponse), opts)
+}
+
+// pageItems are the items of one page of ListAfterLastItem.
+func (r *ListAfterLastItemResponse) pageItems() []Card {
+	if r.JSON200 == nil {
+		return nil
+	}
+	return r.JSON200.Data
+}
+
+// morePages is false when r says no page follows it.
+func (r *ListAfterLastItemResponse) morePages() bool {
+	if r.JSON200 == nil {
+		return true
+	}
+	return r.JSON200.HasMore
+}
+
+// nextPage is the next page's cursor as r names it, "" when none.
+func (r *ListAfterLastItemResponse) nextPage() string {
+	pageList := r.pageItems()
+	if len(pageList) == 0 {
+		return ""
+	}
+	return pageList[len(pageList)-1].ID
+}
+
+// ListAfterLastItemPagesOf calls ListAfterLastItem page after page, yielding each page's response:
+// ranging over it makes the calls. It pages by cursor from the last item's id into starting_after;
+// items in data; more while has_more.
+//
+// Each page is a whole call of ListAfterLastItem (breaker, retries, timeouts). The first error
+// ends the iteration, yielded with the response when there is one; breaking out of the loop
+// fetches no more pages. runtime.WithPagesTotalTimeout bounds all the pages together and
+// runtime.WithMaxPages their number; a server that names a page twice (a loop) ends it with a
+// *runtime.PageError.
+func (c *Client) ListAfterLastItemPagesOf(ctx context.Context, params *ListAfterLastItemParams, opts ...runtime.CallOption) iter.Seq2[*ListAfterLastItemResponse, error] {
+	return func(yield func(*ListAfterLastItemResponse, error) bool) {
+		pages, pageCtx := impl.StartPages(ctx, "listAfterLastItem", opts)
+		defer pages.Stop()
+		var pp ListAfterLastItemParams
+		if params != nil {
+			pp = *params
+		}
+		for {
+			if err := pages.Next(); err != nil {
+				yield(nil, err)
+				return
+			}
+			resp, err := c.ListAfterLastItem(pageCtx, &pp, pages.Opts()...)
+			if err != nil {
+				yield(resp, pages.Err(err))
+				return
+			}
+			if !yield(resp, nil) {
+				return
+			}
+			if !resp.morePages() {
+				return
+			}
+			pageNext := resp.nextPage()
+			pageMore, err := pages.Cursor(pageNext)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !pageMore {
+				return
+			}
+			v := pageNext
+			pp.StartingAfter = &v
+		}
+	}
+}
+
+// ListAfterLastItemPages yields the items of every page of ListAfterLastItem in order, fetched as
+// ListAfterLastItemPagesOf does; the first error ends it, yielded with a zero item.
+func (c *Client) ListAfterLastItemPages(ctx context.Context, params *ListAfterLastItemParams, opts ...runtime.CallOption) iter.Seq2[Card, error] {
+	return func(yield func(Card, error) bool) {
+		for resp, err := range c.ListAfterLastItemPagesOf(ctx, params, opts...) {
+			if err != nil {
+				var pageItem Card
 				yield(pageItem, err)
 				return
 			}

@@ -89,6 +89,27 @@ var kinds = []kind{
 		requests: nPages,
 	},
 	{
+		name: "cursor/item",
+		page: func(r *http.Request) int { return num(r.URL.Query().Get("starting_after"), "card") / perPage },
+		write: func(w http.ResponseWriter, _ string, k int) {
+			var cards []Card
+			for _, w := range pageOf(k) {
+				cards = append(cards, Card{ID: fmt.Sprintf("card%d", w.ID), N: w.ID})
+			}
+			writeJSON(w, map[string]any{"data": cards, "has_more": k < nPages-1})
+		},
+		items: func(c *Client, ctx context.Context, opts ...runtime.CallOption) iter.Seq2[Widget, error] {
+			return func(yield func(Widget, error) bool) {
+				for card, err := range c.ListAfterLastItemPages(ctx, nil, opts...) {
+					if !yield(Widget{ID: card.N}, err) {
+						return
+					}
+				}
+			}
+		},
+		requests: nPages, // has_more is false on the last
+	},
+	{
 		name: "cursor/header",
 		page: func(r *http.Request) int { return num(r.Header.Get("X-Cursor"), "h") },
 		write: func(w http.ResponseWriter, _ string, k int) {
