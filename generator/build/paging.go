@@ -25,7 +25,7 @@ func (b *builder) paging() {
 			continue
 		}
 		if pg := b.opPaging(op, res.Paging); pg != nil {
-			op.Paging = pg
+			op.Paging, op.Policy.Pagination = pg, pg.Words
 		}
 	}
 }

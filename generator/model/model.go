@@ -439,6 +439,9 @@ type OpPolicy struct {
 	// NotRetrySafe: the method is not idempotent and has no key (or is
 	// marked idempotent: false), so no policy or call option retries it.
 	NotRetrySafe bool
+	// Pagination says how the operation pages (Paging.Words), "" when it
+	// does not: resgen diff compares it with the policy.
+	Pagination string
 }
 
 // BreakerInstance is one breaker object of a client.
