@@ -76,41 +76,30 @@ func (b *builder) opPaging(op *model.Operation, p *policy.Pagination) *model.Pag
 		b.pageErr(itemsPtr, "", "pagination of %s %s: %s", op.Method, op.Path, why)
 		ok = false
 	}
+	// field follows a key's path from a value of type from (root in
+	// words) to a value want says it is (kind in words).
+	field := func(key, path string, from *model.GoType, root, kind string, want func(*model.GoType) bool) []model.Step {
+		steps, leaf, why := b.fieldPath(from, path, root)
+		if why == "" && !want(valueOf(leaf)) {
+			why = fmt.Sprintf("%s %q is not %s", key, path, kind)
+		}
+		if why != "" {
+			b.pageErr(p.KeyPtr(key), "", "pagination of %s %s: %s", op.Method, op.Path, why)
+			ok = false
+		}
+		return steps
+	}
 	// Where the next page is named.
 	switch {
 	case p.Next != "":
-		steps, leaf, why := b.fieldPath(body.Type, p.Next, "the 2xx body")
-		if why == "" && !isString(valueOf(leaf)) {
-			why = fmt.Sprintf("next %q is not a string", p.Next)
-		}
-		if why != "" {
-			b.pageErr(p.KeyPtr("next"), "", "pagination of %s %s: %s", op.Method, op.Path, why)
-			ok = false
-		}
-		pg.Next = steps
+		pg.Next = field("next", p.Next, body.Type, "the 2xx body", "a string", isString)
 	case p.NextHeader != "":
 		pg.NextHeader = p.NextHeader
 	case p.NextItem != "" && pg.ItemType != nil:
-		steps, leaf, why := b.fieldPath(pg.ItemType, p.NextItem, "an item")
-		if why == "" && !isString(valueOf(leaf)) {
-			why = fmt.Sprintf("nextItem %q is not a string", p.NextItem)
-		}
-		if why != "" {
-			b.pageErr(p.KeyPtr("nextItem"), "", "pagination of %s %s: %s", op.Method, op.Path, why)
-			ok = false
-		}
-		pg.NextItem = steps
+		pg.NextItem = field("nextItem", p.NextItem, pg.ItemType, "an item", "a string", isString)
 	}
 	if p.More != "" {
-		steps, leaf, why := b.fieldPath(body.Type, p.More, "the 2xx body")
-		if t := valueOf(leaf); why == "" && !(t.Kind == model.Builtin && t.Name == "bool") {
-			why = fmt.Sprintf("more %q is not a boolean", p.More)
-		}
-		if why != "" {
-			b.pageErr(p.KeyPtr("more"), "", "pagination of %s %s: %s", op.Method, op.Path, why)
-			ok = false
-		}
-		pg.More = steps
+		pg.More = field("more", p.More, body.Type, "the 2xx body", "a boolean", func(t *model.GoType) bool { return t.Kind == model.Builtin && t.Name == "bool" })
 	}
 	// The parameters the next page's position goes into.
 	param := func(key, name, kind string) *model.Param {
