@@ -149,17 +149,17 @@ func (e *emitter) pagesLoop(g *jen.Group, op *model.Operation, pg *model.Paging)
 			g.If(jen.Err().Op("!=").Nil()).Add(stop(jen.Err()))
 			g.If(jen.Op("!").Id("pageMore")).Block(jen.Return())
 		case "offset":
-			g.List(jen.Id("pageAt"), jen.Id("pageLimit")).Op(":=").List(jen.Int64().Call(jen.Lit(0)), jen.Lit(0))
-			readParam(g, pg.Param, jen.Id("pageAt"), jen.Int64())
+			readParam(g, pg.Param, "pageAt", jen.Int64(), jen.Int64().Call(jen.Lit(0)))
 			if pg.Limit != nil {
-				readParam(g, pg.Limit, jen.Id("pageLimit"), jen.Int())
+				readParam(g, pg.Limit, "pageLimit", jen.Int(), jen.Lit(0))
+			} else {
+				g.Id("pageLimit").Op(":=").Lit(0) // not known: only an empty page is the last
 			}
 			g.List(jen.Id("pageNext"), jen.Id("pageMore")).Op(":=").Id("pages").Dot("Offset").Call(jen.Id("pageAt"), jen.Len(jen.Id("resp").Dot("pageItems").Call()), jen.Id("pageLimit"))
 			g.If(jen.Op("!").Id("pageMore")).Block(jen.Return())
 			setParam(g, pg.Param, jen.Add(typeExpr(pg.Param.Type)).Call(jen.Id("pageNext")))
 		case "page":
-			g.Id("pageAt").Op(":=").Int64().Call(jen.Lit(pg.Start))
-			readParam(g, pg.Param, jen.Id("pageAt"), jen.Int64())
+			readParam(g, pg.Param, "pageAt", jen.Int64(), jen.Int64().Call(jen.Lit(pg.Start)))
 			g.List(jen.Id("pageNext"), jen.Id("pageMore")).Op(":=").Id("pages").Dot("PageNumber").Call(jen.Id("pageAt"), jen.Len(jen.Id("resp").Dot("pageItems").Call()))
 			g.If(jen.Op("!").Id("pageMore")).Block(jen.Return())
 			setParam(g, pg.Param, jen.Add(typeExpr(pg.Param.Type)).Call(jen.Id("pageNext")))
@@ -178,14 +178,16 @@ func setParam(g *jen.Group, p *model.Param, v jen.Code) {
 	g.Id("pp").Dot(p.GoName).Op("=").Op("&").Id("v")
 }
 
-// readParam prints dst = conv(pp.P) for parameter p, when it is set.
-func readParam(g *jen.Group, p *model.Param, dst jen.Code, conv *jen.Statement) {
+// readParam prints name := conv(pp.P) for parameter p, or zero when it
+// is not set.
+func readParam(g *jen.Group, p *model.Param, name string, conv *jen.Statement, zero jen.Code) {
 	if p.Required {
-		g.Add(dst).Op("=").Add(conv.Clone().Call(jen.Id("pp").Dot(p.GoName)))
+		g.Id(name).Op(":=").Add(conv.Clone().Call(jen.Id("pp").Dot(p.GoName)))
 		return
 	}
+	g.Id(name).Op(":=").Add(zero)
 	g.If(jen.Id("pp").Dot(p.GoName).Op("!=").Nil()).Block(
-		jen.Add(dst).Op("=").Add(conv.Clone().Call(jen.Op("*").Id("pp").Dot(p.GoName))))
+		jen.Id(name).Op("=").Add(conv.Clone().Call(jen.Op("*").Id("pp").Dot(p.GoName))))
 }
 
 // fieldValue prints the statements returning the value steps lead to

@@ -964,10 +964,11 @@ func (c *Client) ListByOffsetPagesOf(ctx context.Context, params *ListByOffsetPa
 			if !yield(resp, nil) {
 				return
 			}
-			pageAt, pageLimit := int64(0), 0
+			pageAt := int64(0)
 			if pp.Offset != nil {
 				pageAt = int64(*pp.Offset)
 			}
+			pageLimit := 0
 			if pp.Limit != nil {
 				pageLimit = int(*pp.Limit)
 			}
