@@ -24,6 +24,9 @@ var userAPI = []string{
 	"WithAttemptHeader", "WithAttemptTimeout", "WithHeader", "WithMaxAttempts",
 	"WithMaxBody", "WithMaxErrorBody", "WithNoRetry", "WithRequestEditor", "WithTotalTimeout",
 	"DefaultMaxErrorBody",
+	// Paging: the options of an iteration over pages (XxxPages) and the
+	// error that ends one before its last page.
+	"WithPagesTotalTimeout", "WithMaxPages", "DefaultMaxPages", "PageError", "PageError.Error",
 
 	// What the client's options take: the HTTP client and request
 	// editors.
