@@ -2,6 +2,7 @@ package generator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -104,4 +105,20 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestPagingOverlayErrorsNameTheOverlay: a paging annotation an overlay
+// adds is checked against the spec, and its mistake is reported at the
+// overlay's file, line and column.
+func TestPagingOverlayErrorsNameTheOverlay(t *testing.T) {
+	t.Chdir("..")
+	_, err := Generate(context.Background(), Config{Spec: "testdata/specs/petstore.yaml", Package: "x", Overlays: []string{"testdata/overlays/pages-mistake.yaml"}})
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("want an input error, got %v", err)
+	}
+	want := `testdata/overlays/pages-mistake.yaml:9:36: error: pagination of GET /pets: no query or header parameter "limt"; did you mean "limit"?`
+	if got := strings.SplitN(ie.Diags[0].String(), "\n", 2)[0]; got != want || len(ie.Diags) != 1 {
+		t.Fatalf("diagnostics %v, want one:\n%s", ie.Diags, want)
+	}
 }

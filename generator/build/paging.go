@@ -64,7 +64,7 @@ func (b *builder) opPaging(op *model.Operation, p *policy.Pagination) *model.Pag
 	}
 	steps, leaf, why := b.fieldPath(body.Type, p.Items, "the 2xx body")
 	if why == "" {
-		if t := valueOf(leaf); t.Kind == model.Slice {
+		if t := b.underlying(leaf); t != nil && t.Kind == model.Slice {
 			pg.Items, pg.ItemType = steps, t.Elem
 		} else if p.Items == "" {
 			why = "the 2xx body is not an array: name the field holding the page's items with items"
@@ -217,6 +217,19 @@ func (b *builder) structOf(t *model.GoType) *model.Type {
 		}
 	}
 	return nil
+}
+
+// underlying is the type a value of t is, through pointers, Nullable
+// and declared types (type Pets []Pet is a slice).
+func (b *builder) underlying(t *model.GoType) *model.GoType {
+	for t = valueOf(t); t != nil && t.Kind == model.Named; {
+		d := b.decl(t.Name)
+		if d == nil || d.Kind != model.Defined || d.Underlying == nil {
+			return t
+		}
+		t = valueOf(d.Underlying)
+	}
+	return t
 }
 
 // valueOf is t without a pointer or a runtime.Nullable around it.

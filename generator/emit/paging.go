@@ -208,7 +208,13 @@ func fieldValue(g *jen.Group, root *jen.Statement, rootPtr bool, steps []model.S
 		last = s
 	}
 	if len(steps) == 0 {
-		// The body is the list: a slice, nil when absent.
+		// The body is the list: a slice, or a pointer to a declared list
+		// type, nil when absent.
+		if rootPtr {
+			g.If(expr.Clone().Op("==").Nil()).Block(jen.Return(absent))
+			g.Return(jen.Op("*").Add(expr))
+			return
+		}
 		g.Return(expr)
 		return
 	}
