@@ -3,7 +3,6 @@ package generator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,18 +36,7 @@ func TestPagingOverlaysOnRealSpecs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir("..")
-	mod := t.TempDir()
-	gosum, err := os.ReadFile("go.sum")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gomod := fmt.Sprintf("module pages.test\n\ngo 1.26\n\nrequire github.com/resgen/resgen v0.0.0\n\nreplace github.com/resgen/resgen => %s\n", root)
-	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(mod, "go.sum"), gosum, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mod := tempModule(t, "pages.test", root)
 	for _, c := range pagedRealSpecs {
 		spec := filepath.Join("..", "shared", "specs", "real", c.spec)
 		if _, err := os.Stat(spec); err != nil {
