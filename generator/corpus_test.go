@@ -92,18 +92,7 @@ func TestCorpus(t *testing.T) {
 		f.Close()
 	}
 
-	mod := t.TempDir()
-	gosum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gomod := fmt.Sprintf("module corpus.test\n\ngo 1.26\n\nrequire github.com/resgen/resgen v0.0.0\n\nreplace github.com/resgen/resgen => %s\n", root)
-	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(mod, "go.sum"), gosum, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mod := tempModule(t, "corpus.test", root)
 
 	type row struct {
 		name       string
@@ -203,6 +192,25 @@ func TestCorpus(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "generated %d/%d, built and vetted %d/%d (go vet of all: %.1fs)\n", gen, len(rows), built, len(rows), vetSecs)
 	t.Log(b.String())
+}
+
+// tempModule makes a Go module named name in a temporary folder that
+// builds against the resgen module at root, and returns the folder.
+func tempModule(t *testing.T, name, root string) string {
+	t.Helper()
+	mod := t.TempDir()
+	gosum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod := fmt.Sprintf("module %s\n\ngo 1.26\n\nrequire github.com/resgen/resgen v0.0.0\n\nreplace github.com/resgen/resgen => %s\n", name, root)
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "go.sum"), gosum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return mod
 }
 
 func firstLine(s string) string {

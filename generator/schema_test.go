@@ -117,6 +117,12 @@ func TestSchemaAgreesWithValidation(t *testing.T) {
 		{"maxRetryAfter over a day", "  retries:\n    r: {maxRetryAfter: 86401s}", "", false},
 		{"timeout over a day", "", "        timeout: 2000000h", false},
 		{"totalTimeout over a day in ms", "", "        totalTimeout: 86400001ms", false},
+		{"pagination in defaults", "  defaults: {pagination: {kind: link}}", "", false},
+		{"pagination unknown kind", "", "        pagination: {kind: links}", false},
+		{"pagination unknown key", "", "        pagination: {kind: link, rel: next}", false},
+		{"pagination cursor without next", "", "        pagination: {kind: cursor, param: after}", false},
+		{"pagination nextURL with param", "", "        pagination: {kind: nextURL, next: next, param: p}", false},
+		{"pagination start not a number", "", "        pagination: {kind: page, param: p, start: one}", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

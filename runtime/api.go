@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"time"
+
 	"github.com/resgen/resgen/runtime/internal/link"
 )
 
@@ -31,3 +33,6 @@ func (api) DecodeRetry(p *RetryPolicy, m map[string]any, own ...string) error {
 func (api) DecodeTimeouts(s *operationSpec, m map[string]any, own ...string) error {
 	return decodeTimeouts(s, m, own...)
 }
+
+func (api) PagesOptions(opts []CallOption) (int, time.Duration) { return pagesOptions(opts) }
+func (api) NextURLOption(next string) CallOption                { return nextURLOption(next) }

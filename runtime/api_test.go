@@ -32,6 +32,10 @@ var userAPI = []string{
 	"StreamError", "StreamError.Error", "StreamError.Unwrap",
 	"EventTooLargeError", "EventTooLargeError.Error", "ErrIdleTimeout",
 
+	// Paging: the options of an iteration over pages (XxxPages) and the
+	// error that ends one before its last page.
+	"WithPagesTotalTimeout", "WithMaxPages", "DefaultMaxPages", "PageError", "PageError.Error",
+
 	// What the client's options take: the HTTP client and request
 	// editors.
 	"Doer", "RequestEditor",

@@ -51,6 +51,9 @@ const (
 	optIdleTimeout
 	optReadTimeouts
 	optMaxEventSize
+	optPagesTotal // pages.go: read by the iteration, not by a call
+	optMaxPages
+	optNextURL
 )
 
 // WithNoRetry makes the call a single attempt; a failure that would have
@@ -360,6 +363,9 @@ func (op *operation) call(ctx context.Context, rq *wire.Request, out wire.Typed,
 	u, err := op.e.target(rq)
 	if err != nil {
 		return errors.New(op.spec.Name + ": " + err.Error())
+	}
+	if u, err = nextTarget(op.spec.Name, u, opts); err != nil {
+		return err // before the breaker: nothing is sent
 	}
 	if op.accept != nil {
 		if rq.Header == nil {

@@ -82,6 +82,10 @@ type builder struct {
 	// stays as Resolve left it.
 	breakers map[*model.BreakerInstance]*model.BreakerInstance
 	retries  map[*model.RetryPolicy]*model.RetryPolicy
+
+	// methods names the client's methods: the operations' (operations.go),
+	// then the paged ones' iterators (paging.go).
+	methods *namer
 }
 
 type schemaWarning struct {
@@ -162,6 +166,7 @@ func Model(s *load.Spec, pol *policy.Result, pkgName, source string) (*model.Fil
 	breakValueCycles(b.file.Types)
 	aliasJSONTypes(b.file.Types)
 	b.decideText()
+	b.paging()
 	for _, kw := range slices.Sorted(maps.Keys(b.ignored)) {
 		n, what := b.ignored[kw], "schemas use"
 		if n == 1 {

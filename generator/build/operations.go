@@ -62,6 +62,7 @@ func (b *builder) operations() {
 		ops = append(ops, opRef{o, pol})
 	}
 	methods := newNamer(model.ClientMethods...)
+	b.methods = methods
 	ids := map[string]string{}
 	fields := newNamer(model.ClientFields...)
 	// Every operation's own name first: a variant method (CreatePetWithForm)

@@ -63,6 +63,7 @@ func render(f *model.File, split string, workers, minUnits int) ([]Output, error
 			e.emitParams(of, op)
 			e.emitResponse(of, op)
 			e.emitOperation(of, op)
+			e.emitPaging(of, op)
 		})
 	}
 	names := make([]string, 0, len(units))
@@ -147,6 +148,7 @@ func newFile(pkg, header string) *jen.File {
 	jf.ImportName("net/url", "url")
 	jf.ImportName("log/slog", "slog")
 	jf.ImportName("encoding/json", "json")
+	jf.ImportName("iter", "iter")
 	return jf
 }
 

@@ -360,6 +360,56 @@ type Operation struct {
 	// requires, any one of which will do (an empty one: no credentials
 	// needed); nil when it requires none.
 	Security [][]string
+	// Paging is how the operation pages, nil when the spec does not say.
+	Paging *Paging
+}
+
+// Paging is how an operation pages (x-resilience pagination), every
+// name and Go access settled: the printer writes two iterator methods and
+// the response type's accessors from it.
+type Paging struct {
+	// Kind is cursor, token, offset, page, nextURL or link.
+	Kind string
+	// Words says it for the doc comment and explain.
+	Words string
+	// Pos is where the annotation is written.
+	Pos Pos
+	// ItemsMethod iterates over the items (ListPetsPages), PagesMethod
+	// over the pages (ListPetsPagesOf).
+	ItemsMethod, PagesMethod string
+	// Body is the response field of the 2xx JSON body (JSON200);
+	// BodyPtr says it is a pointer (nil: no such body).
+	Body    string
+	BodyPtr bool
+	// Items are the fields from the body to its list of items, none when
+	// the body is the list; ItemType is one item's type.
+	Items    []Step
+	ItemType *GoType
+	// Next are the fields from the body to the string holding the next
+	// cursor, token or URL, nil when it is not in the body; NextHeader
+	// the response header holding it instead.
+	Next       []Step
+	NextHeader string
+	// NextItem are the fields from an item to the string that is the
+	// next cursor: the last item's names the next page.
+	NextItem []Step
+	// More are the fields from the body to the bool that says a next
+	// page exists (false ends the pages; absent says nothing).
+	More []Step
+	// Param is the parameter the next cursor, token, offset or page
+	// number goes into; Limit is offset's page size, nil when none.
+	Param, Limit *Param
+	// Start is a page kind's first page number, when the caller sets none.
+	Start int64
+}
+
+// Step is one field on the way from a body to a value: its Go name, and
+// whether it is a pointer (nil: absent) or a runtime.Nullable (only
+// last: unset or null is absent).
+type Step struct {
+	Field    string
+	Ptr      bool
+	Nullable bool
 }
 
 // ParamsByValue reports whether op's methods take their Params struct by
@@ -389,6 +439,9 @@ type OpPolicy struct {
 	// NotRetrySafe: the method is not idempotent and has no key (or is
 	// marked idempotent: false), so no policy or call option retries it.
 	NotRetrySafe bool
+	// Pagination says how the operation pages (Paging.Words), "" when it
+	// does not: resgen diff compares it with the policy.
+	Pagination string
 }
 
 // BreakerInstance is one breaker object of a client.

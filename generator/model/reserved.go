@@ -36,7 +36,9 @@ var ClientFields = []string{"server", "hc", "editors", "logger", "observer", "ov
 // MethodLocals are the names an operation's method uses for itself: its
 // receiver, context and params arguments, and its locals. A path
 // parameter's argument takes none of them.
-var MethodLocals = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f", "contentType", "opts"}
+var MethodLocals = []string{"c", "ctx", "params", "body", "bodyContentType", "req", "resp", "attempts", "err", "u", "q", "raw", "out", "rd", "key", "v", "s", "ct", "mp", "ctype", "form", "keys", "x", "f", "contentType", "opts",
+	// the iterator methods of a paged operation (Paging)
+	"pages", "yield", "pp", "pageNext", "pageMore", "pageItem", "pageAt", "pageLimit", "pageList", "pageOK", "pageCtx", "r"}
 
 // NewClientLocals are the locals of NewClient; the breaker and retry
 // variables (BreakerInstance.Var, RetryPolicy.Var) take none of them.
@@ -44,7 +46,7 @@ var NewClientLocals = []string{"c", "e", "o", "opts", "server", "err", "u", "bas
 
 // ImportNames are the package names the generated file may import; no
 // local or package-level name takes one.
-var ImportNames = []string{"bytes", "context", "errors", "fmt", "http", "io", "json", "slog", "strconv", "strings", "time", "url", "runtime", "multipart", "maps"}
+var ImportNames = []string{"bytes", "context", "errors", "fmt", "http", "io", "json", "slog", "strconv", "strings", "time", "url", "runtime", "multipart", "maps", "iter"}
 
 // ObjectText is the name of the local holding the text of an object path
 // parameter whose argument is arg (Param.TextVar is named from it).

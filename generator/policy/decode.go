@@ -21,6 +21,10 @@ import (
 // operation).
 var opPolicyKeys = []string{"breaker", "retry", "timeout", "totalTimeout", "idempotent", "idempotencyKey"}
 
+// opKeys are the keys of an operation's own x-resilience: a policy's, and
+// pagination (pagination.go).
+var opKeys = append(slices.Clip(opPolicyKeys), "pagination")
+
 func esc(tok string) string { return diag.PointerJoin("", tok)[1:] }
 
 func (r *Resolver) object(ptr string, v any, what string) (rawObj, bool) {

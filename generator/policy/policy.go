@@ -92,6 +92,7 @@ func Resolve(s *load.Spec) *Result {
 		resolved[i] = r.resolveOperation(o)
 	}
 	r.lintOperations(ops, resolved)
+	r.lintPaging(ops, resolved)
 	res := &Result{ops: make(map[opKey]Resolved, len(ops)), instances: r.instanceList(), diags: r.diags,
 		breakerDefs: r.breakerDefs, retryDefs: r.retryDefs}
 	for i, o := range ops {
@@ -209,6 +210,9 @@ type Resolved struct {
 
 	method string
 	idem   *bool // idempotent: as the policy says, nil when it says nothing
+
+	// Paging is how the operation pages, nil when it does not say.
+	Paging *Pagination
 }
 
 // KeyInts is the range of the random integer the client makes as a key
@@ -250,6 +254,9 @@ func (r *Resolver) instanceList() []*model.BreakerInstance {
 func (r *Resolver) resolveOperation(o load.Operation) Resolved {
 	res := r.operation(inputOf(o))
 	r.checkKey(o, &res)
+	if o.Op != nil {
+		res.Paging = r.pagination(o.Ptr(), o.Op.Extensions[extName], o.Op.Extensions[paginationExt])
+	}
 	return res
 }
 

@@ -48,7 +48,11 @@ func (r *Resolver) operation(in opInput) Resolved {
 		}
 		o, ok := r.object(l.ptr+"/"+extName, l.v, "x-resilience")
 		if ok {
-			r.checkKeys(o, opPolicyKeys, "operation policy")
+			keys := opPolicyKeys
+			if l.ptr == in.opPtr {
+				keys = opKeys // an operation's own x-resilience may say how it pages
+			}
+			r.checkKeys(o, keys, "operation policy")
 		}
 		layers = append(layers, o)
 	}

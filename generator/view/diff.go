@@ -170,6 +170,12 @@ var policyFields = func() []policyField {
 		}},
 		policyField{"timeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.Timeout) }},
 		policyField{"totalTimeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.TotalTimeout) }},
+		policyField{"pagination", kindText, func(p *model.OpPolicy) any {
+			if p.Pagination == "" {
+				return nil
+			}
+			return p.Pagination
+		}},
 	)
 }()
 

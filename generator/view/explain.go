@@ -28,6 +28,24 @@ type ExplainOp struct {
 	// Facts the same in words, as the doc comment says them.
 	Policy explainPolicy `json:"policy"`
 	Facts  model.Facts   `json:"text"`
+	// Paging is how the operation pages, nil when it does not.
+	Paging *ExplainPaging `json:"pagination,omitempty"`
+}
+
+// ExplainPaging is an operation's paging (x-resilience pagination): its
+// kind, the iterator methods and, in words, where the next page is.
+type ExplainPaging struct {
+	Kind        string `json:"kind"`
+	Text        string `json:"text"`
+	ItemsMethod string `json:"itemsMethod"`
+	PagesMethod string `json:"pagesMethod"`
+}
+
+func explainPaging(pg *model.Paging) *ExplainPaging {
+	if pg == nil {
+		return nil
+	}
+	return &ExplainPaging{Kind: pg.Kind, Text: pg.Words, ItemsMethod: pg.ItemsMethod, PagesMethod: pg.PagesMethod}
 }
 
 // explainPolicy is an operation's resolved policy in machine form.
@@ -72,7 +90,7 @@ type ExplainWarning struct {
 func Explain(m *model.File, diags diag.Diagnostics, format string) ([]byte, error) {
 	ops := make([]ExplainOp, 0, len(m.Operations))
 	for _, op := range m.Operations {
-		ops = append(ops, ExplainOp{ID: op.ID, GoMethod: op.Name, Method: op.Method, Path: op.Path, Policy: machinePolicy(op.Policy), Facts: model.PolicyFacts(op.Policy)})
+		ops = append(ops, ExplainOp{ID: op.ID, GoMethod: op.Name, Method: op.Method, Path: op.Path, Policy: machinePolicy(op.Policy), Facts: model.PolicyFacts(op.Policy), Paging: explainPaging(op.Paging)})
 	}
 	var buf bytes.Buffer
 	switch format {
@@ -111,8 +129,14 @@ func Explain(m *model.File, diags diag.Diagnostics, format string) ([]byte, erro
 			}
 			warnings = append(warnings, mdWarning{t(pos), t(d.Msg), t(d.Pointer), t(d.Hint)})
 		}
+		var paged []ExplainOp
+		for _, o := range terminalOps(ops) {
+			if o.Paging != nil {
+				paged = append(paged, o)
+			}
+		}
 		if err := templates.T.ExecuteTemplate(&buf, "explain.markdown", map[string]any{
-			"Title": sanitize.Terminal(title), "Ops": terminalOps(ops), "Breakers": breakerFacts(m),
+			"Title": sanitize.Terminal(title), "Ops": terminalOps(ops), "Paging": paged, "Breakers": breakerFacts(m),
 			"Retries": retryFacts(m), "Warnings": warnings,
 		}); err != nil {
 			return nil, err
@@ -160,6 +184,9 @@ func terminalOps(ops []ExplainOp) []ExplainOp {
 		f.Breaker = terminalBreaker(f.Breaker)
 		f.Retry = terminalRetry(f.Retry)
 		out[i] = ExplainOp{ID: t(o.ID), GoMethod: t(o.GoMethod), Method: t(o.Method), Path: t(o.Path), Facts: f}
+		if pg := o.Paging; pg != nil {
+			out[i].Paging = &ExplainPaging{Kind: t(pg.Kind), Text: t(pg.Text), ItemsMethod: t(pg.ItemsMethod), PagesMethod: t(pg.PagesMethod)}
+		}
 	}
 	return out
 }

@@ -102,6 +102,16 @@ func writeTable(buf *bytes.Buffer, ops []ExplainOp, breakers []*model.BreakerFac
 		buf.WriteString("(no operations)\n")
 	}
 
+	var pages [][2]string
+	for _, o := range ops {
+		if pg := o.Paging; pg != nil {
+			pages = append(pages, [2]string{opCell(o.ID, o.GoMethod, tableWidth/2), pg.Text + "; " + pg.ItemsMethod + ", " + pg.PagesMethod})
+		}
+	}
+	if len(pages) > 0 {
+		buf.WriteString("\nPaging:\n")
+		writeList(buf, pages)
+	}
 	if len(breakers) > 0 {
 		buf.WriteString("\nBreakers:\n")
 		items := make([][2]string, len(breakers))
