@@ -170,6 +170,8 @@ var policyFields = func() []policyField {
 		}},
 		policyField{"timeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.Timeout) }},
 		policyField{"totalTimeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.TotalTimeout) }},
+		policyField{"idleTimeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.IdleTimeout) }},
+		policyField{"resume", kindBool, func(p *model.OpPolicy) any { return p.Resume }},
 	)
 }()
 
