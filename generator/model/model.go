@@ -304,7 +304,7 @@ type Response struct {
 	ContentType string
 	// Type is the field's value type; for an event stream, each event's.
 	Type *GoType
-	Doc         []string
+	Doc  []string
 }
 
 // ResponseHeader is a declared response header, a *string field of the
