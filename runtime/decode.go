@@ -21,6 +21,8 @@ import (
 //		JSON200 *Pets    `resgen:"200"`        // JSON; also 4XX, default
 //		Text400 *string  `resgen:"400,text"`
 //		Stream io.ReadCloser `resgen:"200 206,stream"` // handed over unread
+//		Events *runtime.Stream[Tick] `resgen:"200,sse"` // text/event-stream
+//		Lines *runtime.Stream[Row] `resgen:"200,jsonl"`  // JSON lines
 //	}
 //
 // An exact status wins over its class (4XX), a class over default. The
@@ -34,7 +36,12 @@ const (
 	howJSONValue            // slice, map or raw JSON: decoded in place
 	howText                 // *string
 	howStream               // io.ReadCloser, unread
+	howSSE                  // *Stream[T] of text/event-stream, unread
+	howJSONL                // *Stream[T] of JSON lines, unread
 )
+
+// handsOver says the answer's body goes to the caller unread.
+func (h how) handsOver() bool { return h >= howStream }
 
 type decodeCase struct {
 	field int // -1: none
@@ -47,6 +54,9 @@ type plan struct {
 	class   [6]*decodeCase
 	dflt    *decodeCase
 	headers []headerField
+	// handsOver: some answer goes to the caller unread, so the call's
+	// timeouts run on timers that stop at hand-over (handover.go).
+	handsOver bool
 }
 
 type headerField struct {
@@ -131,6 +141,14 @@ func newPlan(t reflect.Type) (*plan, error) {
 			c.field, c.how = -1, howNone
 		case mode == "stream":
 			c.how = howStream
+		case mode == "sse" || mode == "jsonl":
+			if !f.Type.Implements(streamerType) {
+				return nil, errors.New("the " + mode + " field " + f.Name + " of " + st.String() + " is not a *runtime.Stream")
+			}
+			c.how = howSSE
+			if mode == "jsonl" {
+				c.how = howJSONL
+			}
 		case mode == "text":
 			c.how = howText
 		case f.Type.Kind() == reflect.Pointer:
@@ -138,6 +156,7 @@ func newPlan(t reflect.Type) (*plan, error) {
 		default:
 			c.how = howJSONValue
 		}
+		p.handsOver = p.handsOver || c.how.handsOver()
 		for _, s := range strings.Fields(statuses) {
 			if err := add(s, c); err != nil {
 				return nil, err
@@ -175,8 +194,15 @@ func (op *operation) decode(p *plan, c *call, resp *http.Response, out wire.Type
 	}
 	status := resp.StatusCode
 	dc := p.lookup(status)
-	if dc != nil && dc.how == howStream && status < 400 {
-		v.Field(dc.field).Set(reflect.ValueOf(resp.Body))
+	if dc != nil && dc.how.handsOver() && status < 400 {
+		f := v.Field(dc.field)
+		if dc.how == howStream {
+			f.Set(reflect.ValueOf(resp.Body))
+		} else {
+			s := reflect.New(f.Type().Elem())
+			s.Interface().(streamer).attach(newStreamConn(op, c, dc, resp.Body))
+			f.Set(s)
+		}
 		if herr != nil {
 			return &DecodeError{Operation: op.spec.Name, StatusCode: status, Attempts: attempts, Err: herr}
 		}
@@ -184,7 +210,7 @@ func (op *operation) decode(p *plan, c *call, resp *http.Response, out wire.Type
 	}
 	raw := c.raw
 	base.Body = raw
-	if dc == nil || dc.how == howStream {
+	if dc == nil || dc.how.handsOver() {
 		if status >= 400 {
 			// Undeclared: only a bounded part was read.
 			return op.statusError(c.stopErr, base, nil, herr)
