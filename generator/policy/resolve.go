@@ -61,24 +61,18 @@ func (r *Resolver) operation(in opInput) Resolved {
 		}
 		return nil, "", -1
 	}
-	// The runtime reads and checks the timeouts, as it does overrides.
+	// The runtime reads and checks the timeouts and resume, as it does
+	// overrides.
 	ts := impl.OperationSpec{Timeout: defaultTimeout, TotalTimeout: defaultTotalTimeout}
-	for _, k := range []string{"timeout", "totalTimeout", "idleTimeout"} {
+	for _, k := range []string{"timeout", "totalTimeout", "idleTimeout", "resume"} {
 		if v, ptr, _ := pick(k); ptr != "" {
 			r.policyErrors(strings.TrimSuffix(ptr, "/"+k), impl.DecodeTimeouts(&ts, map[string]any{k: v}))
 		}
 	}
 	res := Resolved{keyHeader: r.keyHeader, method: in.method}
 	pol := &res.Policy
-	*pol = model.OpPolicy{Timeout: ts.Timeout, TotalTimeout: ts.TotalTimeout, IdleTimeout: ts.IdleTimeout}
-	resume, resumePtr, resumeLayer := pick("resume")
-	if resumePtr != "" {
-		if b, ok := resume.(bool); ok {
-			pol.Resume = b
-		} else {
-			r.errorf(resumePtr, "", "resume must be true or false, got %s", rawval.Show(resume))
-		}
-	}
+	*pol = model.OpPolicy{Timeout: ts.Timeout, TotalTimeout: ts.TotalTimeout, IdleTimeout: ts.IdleTimeout, Resume: ts.Resume}
+	_, resumePtr, resumeLayer := pick("resume")
 
 	// Idempotency.
 	var idem *bool
