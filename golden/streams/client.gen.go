@@ -292,7 +292,7 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 
 	c.opDownload = e.Operation(impl.OperationSpec{
 		Name: "download", Method: "GET", Path: "/blob", Accept: "application/octet-stream",
-		Breaker: breakerDefault, Retry: retryDefault, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 200 * time.Millisecond, TotalTimeout: 500 * time.Millisecond,
 	})
 	c.opStreamChanges = e.Operation(impl.OperationSpec{
 		Name: "streamChanges", Method: "GET", Path: "/changes", Accept: "text/event-stream",
@@ -408,12 +408,12 @@ type DownloadResponse struct {
 
 // Download calls GET /blob.
 //
-// A large file.
+// A large file, read for longer than its timeouts.
 //
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
-//   - timeouts: 2s per attempt, 5s in all.
+//   - timeouts: 200ms per attempt, 500ms in all.
 func (c *Client) Download(ctx context.Context, opts ...runtime.CallOption) (*DownloadResponse, error) {
 	req := wire.Request{Path: "/blob"}
 	return impl.Call(ctx, c.opDownload, &req, new(DownloadResponse), opts)
