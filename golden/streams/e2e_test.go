@@ -374,3 +374,37 @@ func TestDownloadPastTimeouts(t *testing.T) {
 	}
 	t.Logf("1 GiB in %v, heap peak %.1f MiB", time.Since(start), float64(peak)/(1<<20))
 }
+
+// TestJSONOrEvents: complete declares JSON and server-sent events for its
+// 200; the answer's Content-Type picks the field, so the same method
+// serves a request that asks for a stream and one that does not.
+func TestJSONOrEvents(t *testing.T) {
+	c := client(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(b), `"stream":true`) {
+			ticks(w, 1, 5)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"seq":42}`)
+	})
+	ctx := context.Background()
+	yes, no := true, false
+	streamed, err := c.Complete(ctx, CompleteBody{Stream: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := seqs(streamed.Events()); err != nil || fmt.Sprint(got) != "[1 2 3 4 5]" || streamed.JSON200 != nil {
+		t.Fatalf("streamed: %v, %v (JSON200 %v)", got, err, streamed.JSON200)
+	}
+	whole, err := c.Complete(ctx, CompleteBody{Stream: &no})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.JSON200 == nil || whole.JSON200.Seq != 42 || whole.EventStream != nil {
+		t.Fatalf("JSON answer: %+v", whole)
+	}
+	if got, err := seqs(whole.Events()); err != nil || len(got) != 0 {
+		t.Fatalf("Events of a JSON answer: %v, %v; want none", got, err)
+	}
+}
