@@ -1094,7 +1094,7 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 				// One Events method has one element type: this status is
 				// the caller's to read, as a raw stream.
 				b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin(opPtr, "responses", k, "content", sct),
-					fmt.Sprintf("unsupported: %s streams %s events of another type than its %s answer; Events ranges over the %s stream, this one is the raw Stream", opName, sct, events.Status, events.Status), ""))
+					fmt.Sprintf("unsupported: the %s answer streams %s events of another type than the %s answer; Events ranges over the %s stream, this one is the raw Stream", k, sct, events.Status, events.Status), ""))
 				sr = &model.Response{Status: k, Doc: r.Doc, ContentType: sct, Encoding: model.ResponseStream}
 			}
 			if sct == ct {
