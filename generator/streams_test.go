@@ -1,6 +1,9 @@
 package generator
 
 import (
+	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,5 +98,38 @@ func TestStreamTypes(t *testing.T) {
 				t.Errorf("no Events method in\n%s", res.Source)
 			}
 		})
+	}
+}
+
+// TestRealSpecStreams: OpenAI's streamed operations (JSON or server-sent
+// events, audio or events) get typed streams of their event schemas,
+// beside the field of the other answer.
+func TestRealSpecStreams(t *testing.T) {
+	c := checkedModel(t, Config{Spec: filepath.Join(corpusDir, "openai.yaml")})
+	var got []string
+	for _, op := range c.Model.Operations {
+		if ev := op.Events(); ev != nil {
+			others := 0
+			for _, r := range op.Responses {
+				if r.Status == ev.Status && r != ev {
+					others++
+				}
+			}
+			got = append(got, fmt.Sprintf("%s %s %s+%d", op.ID, ev.Encoding, ev.Type.Name, others))
+		}
+	}
+	want := []string{
+		"createSpeech sse CreateSpeechResponseStreamEvent+1",
+		"createTranscription sse CreateTranscriptionResponseStreamEvent+1",
+		"createChatCompletion sse CreateChatCompletionStreamResponse+1",
+		"createImageEdit sse ImageEditStreamEvent+1",
+		"createImage sse ImageGenStreamEvent+1",
+		"createResponse sse ResponseStreamEvent+1",
+		"beta_createResponse sse BetaResponseStreamEvent+1",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("streamed operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
