@@ -159,6 +159,8 @@ type Client struct {
 	opFollowFeed *impl.Operation
 	// opStreamLog runs StreamLog.
 	opStreamLog *impl.Operation
+	// opStreamNotes runs StreamNotes.
+	opStreamNotes *impl.Operation
 	// opSpeak runs Speak.
 	opSpeak *impl.Operation
 	// opStreamTicks runs StreamTicks.
@@ -327,6 +329,10 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	c.opStreamLog = e.Operation(impl.OperationSpec{
 		Name: "streamLog", Method: "GET", Path: "/log", Accept: "text/event-stream",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
+	})
+	c.opStreamNotes = e.Operation(impl.OperationSpec{
+		Name: "streamNotes", Method: "GET", Path: "/notes", Accept: "text/event-stream",
+		Breaker: breakerDefault, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
 	c.opSpeak = e.Operation(impl.OperationSpec{
 		Name: "speak", Method: "GET", Path: "/speech", Accept: "application/octet-stream, text/event-stream",
@@ -628,6 +634,38 @@ func (r *StreamLogResponse) Events() iter.Seq2[runtime.Event[string], error] {
 func (c *Client) StreamLog(ctx context.Context, opts ...runtime.CallOption) (*StreamLogResponse, error) {
 	req := wire.Request{Path: "/log"}
 	return impl.Call(ctx, c.opStreamLog, &req, new(StreamLogResponse), opts)
+}
+
+// StreamNotesResponse is the answer to StreamNotes.
+type StreamNotesResponse struct {
+	wire.Response
+	// EventStream is the unread server-sent event stream (range over Events, or
+	// close it); Body is nil then.
+	EventStream *runtime.Stream[string] `resgen:"default,sse"` // the notes, or an error.
+}
+
+// Events ranges over the events of EventStream, each decoded as it is read
+// (see runtime.Stream: a broken stream ends with an error, never
+// silently); leaving the loop closes the stream. It yields nothing when
+// the answer has no stream (another declared status).
+func (r *StreamNotesResponse) Events() iter.Seq2[runtime.Event[string], error] {
+	if r == nil || r.EventStream == nil {
+		return func(func(runtime.Event[string], error) bool) {}
+	}
+	return r.EventStream.Events()
+}
+
+// StreamNotes calls GET /notes.
+//
+// Events under default, the only answer declared.
+//
+// Resilience (x-resilience):
+//   - breaker [BreakerDefault].
+//   - no retry (retry: none).
+//   - timeouts: 2s per attempt, 5s in all.
+func (c *Client) StreamNotes(ctx context.Context, opts ...runtime.CallOption) (*StreamNotesResponse, error) {
+	req := wire.Request{Path: "/notes"}
+	return impl.Call(ctx, c.opStreamNotes, &req, new(StreamNotesResponse), opts)
 }
 
 // SpeakParams are the query, header and cookie parameters of Speak (nil leaves one out).
