@@ -1071,7 +1071,7 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream", "Response", "Events", eventStreamField)
 	var out []*model.Response
 	var headers []*model.ResponseHeader
-	var events *model.Response // the first 2xx event stream: the others share its field
+	var events *model.Response // the first event stream: the others share its field
 	seen := map[string]bool{}
 	for _, k := range keys {
 		rr := op.Responses.Value(k)
@@ -1098,10 +1098,14 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 			headers = append(headers, h)
 		}
 		ct, mt := mediaPick(rr.Value.Content)
+		suffix := strings.ToUpper(k) // 200, 2XX
+		if k == "default" {
+			suffix = "Default"
+		}
 		var beside *model.Response
 		if sct, smt, enc := streamPick(rr.Value.Content); smt != nil && streams(k) {
 			sr := &model.Response{Status: k, Doc: r.Doc, ContentType: sct, Encoding: enc, FieldName: eventStreamField}
-			sr.Type = b.eventType(smt, enc, opName+"Response"+strings.ToUpper(k)+"Event")
+			sr.Type = b.eventType(smt, enc, opName+"Response"+suffix+"Event")
 			switch {
 			case events == nil:
 				events = sr
@@ -1121,10 +1125,6 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 				continue
 			}
 			beside = sr
-		}
-		suffix := strings.ToUpper(k) // 200, 2XX
-		if k == "default" {
-			suffix = "Default"
 		}
 		switch enc := encodingOf(ct); {
 		case mt == nil:
