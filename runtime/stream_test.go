@@ -41,6 +41,17 @@ func streamEngine(s *server) *engine {
 	return newEngine(config{HTTPClient: s.Client(), Server: s.URL, Logger: quiet})
 }
 
+// openStream calls op for an SSE stream, closed when the test ends.
+func openStream(t *testing.T, op *operation) *sseResponse {
+	t.Helper()
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Events.Close() })
+	return resp
+}
+
 // breakingSSE serves events 1..total, from the one after Last-Event-ID.
 // Each connection breaks after a random number of events (at most
 // maxRun), in the middle of an event: the handler hijacks the connection
@@ -49,6 +60,7 @@ func streamEngine(s *server) *engine {
 // client must drop. It returns the number of connections made.
 type breakingSSE struct {
 	total, maxRun int
+	restart       bool // ignore Last-Event-ID: start over, each run longer
 	mu            sync.Mutex
 	rnd           *rand.Rand
 	conns         int
@@ -71,6 +83,9 @@ func (b *breakingSSE) serve(_ int64, w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	run := 1 + b.rnd.IntN(b.maxRun)
+	if b.restart {
+		from, run = 1, b.conns*b.maxRun
+	}
 	cut := b.rnd.IntN(3)
 	b.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -100,16 +115,12 @@ func (b *breakingSSE) serve(_ int64, w http.ResponseWriter, r *http.Request) {
 // once, in order; without resume the first break is an error.
 func TestSSEResumeDeliversEveryEventOnce(t *testing.T) {
 	const total = 10000
-	b := &breakingSSE{total: total, maxRun: 1500, rnd: rand.New(rand.NewPCG(1, 2))}
+	b := &breakingSSE{total: total, maxRun: 500, rnd: rand.New(rand.NewPCG(1, 2))}
 	s := newServer(t, b.serve)
 	e := streamEngine(s)
 	op := e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true,
 		Retry: constRetry(3, time.Millisecond), Timeout: time.Second, TotalTimeout: 2 * time.Second})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	next := 1
 	for ev, err := range resp.Events.Events() {
 		if err != nil {
@@ -123,7 +134,7 @@ func TestSSEResumeDeliversEveryEventOnce(t *testing.T) {
 	if next != total+1 {
 		t.Fatalf("the stream ended after %d events; want %d", next-1, total)
 	}
-	if b.conns < 5 {
+	if b.conns < 20 {
 		t.Fatalf("%d connections; the test wants several breaks", b.conns)
 	}
 	if b.ids[0] != "" || b.ids[1] == "" {
@@ -132,14 +143,10 @@ func TestSSEResumeDeliversEveryEventOnce(t *testing.T) {
 	t.Logf("%d events over %d connections", total, b.conns)
 
 	// The same stream without resume: the first break ends it with an error.
-	b = &breakingSSE{total: total, maxRun: 1500, rnd: rand.New(rand.NewPCG(1, 2))}
+	b = &breakingSSE{total: total, maxRun: 500, rnd: rand.New(rand.NewPCG(1, 2))}
 	s = newServer(t, b.serve)
 	op = streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Retry: constRetry(3, time.Millisecond)})
-	resp, err = Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp = openStream(t, op)
 	n := 0
 	var last error
 	for _, err := range resp.Events.Events() {
@@ -163,11 +170,7 @@ func TestSSENoResumeWhenNotRetrySafe(t *testing.T) {
 	b := &breakingSSE{total: 100, maxRun: 10, rnd: rand.New(rand.NewPCG(3, 4))}
 	s := newServer(t, b.serve)
 	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "POST", Path: "/x", Resume: true, NotRetrySafe: true})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	var last error
 	for _, err := range resp.Events.Events() {
 		last = err
@@ -201,10 +204,7 @@ func TestSSETextAndDecodeErrors(t *testing.T) {
 		t.Errorf("text events %q", texts)
 	}
 	op = e.operation(operationSpec{Name: "events2", Method: "GET", Path: "/x"})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := openStream(t, op)
 	var errs, got []string
 	for ev, err := range resp.Events.Events() {
 		if err != nil {
@@ -347,6 +347,7 @@ func TestStreamBreakerOutcomes(t *testing.T) {
 	want("broken by the server", 3, 1)
 
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	resp = call(ctx, "stall")
 	var n int
 	var err error
@@ -392,11 +393,7 @@ func TestResumeStopsAtAnOpenBreaker(t *testing.T) {
 	e := streamEngine(s)
 	b := e.Breaker("b", countBreaker(10, 4, 50))
 	op := e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Breaker: b, Resume: true, Retry: constRetry(3, time.Millisecond)})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	n, err := drain(resp.Events)
 	var coe *CircuitOpenError
 	var se *StreamError
@@ -426,14 +423,32 @@ func TestResumeWithoutProgressIsBounded(t *testing.T) {
 		conn.Close()
 	})
 	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true, Retry: constRetry(3, time.Millisecond)})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	n, err := drain(resp.Events)
 	var se *StreamError
 	if n != 1 || !errors.As(err, &se) || se.Resumes != 3 || s.calls.Load() != 4 {
 		t.Fatalf("%d events, %d calls, %v; want 1 event, 1+3 calls and a StreamError", n, s.calls.Load(), err)
+	}
+}
+
+// A server that ignores Last-Event-ID and starts over from its first
+// event: the resumed stream drops everything up to the last event seen.
+func TestSSEResumeFromAServerThatStartsOver(t *testing.T) {
+	b := &breakingSSE{total: 1000, maxRun: 300, restart: true, rnd: rand.New(rand.NewPCG(5, 6))}
+	s := newServer(t, b.serve)
+	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true})
+	resp := openStream(t, op)
+	next := 1
+	for ev, err := range resp.Events.Events() {
+		if err != nil {
+			t.Fatalf("after event %d: %v", next-1, err)
+		}
+		if ev.Data.N != next {
+			t.Fatalf("got event %d; want %d", ev.Data.N, next)
+		}
+		next++
+	}
+	if next != 1001 || b.conns != 4 {
+		t.Fatalf("%d events over %d connections; want 1000 over 4", next-1, b.conns)
 	}
 }
