@@ -276,7 +276,8 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	op.ResponseType = b.claimAt(b.pkg, name+"Response", "the response type of "+opWords(o), b.at(opPtr))
 	op.Responses, op.Headers = b.responses(o.Op, name, opPtr)
 	op.Accept = accept(op.Responses)
-	if !slices.ContainsFunc(op.Responses, func(r *model.Response) bool { return r.Encoding == model.ResponseStream || r.Encoding.Events() }) {
+	op.Policy.Streamed = slices.ContainsFunc(op.Responses, func(r *model.Response) bool { return r.Encoding == model.ResponseStream || r.Encoding.Events() })
+	if !op.Policy.Streamed {
 		// Every answer is read within its attempt: no read to bound.
 		op.Policy.IdleTimeout = 0
 		if o.pol.IdleAt != "" {
