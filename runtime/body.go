@@ -68,7 +68,7 @@ func (e *bodyError) Unwrap() error { return e.err }
 // read's error, nil when the body came whole or was cut at its cap.
 func (c *call) readAnswer(resp *http.Response) (bool, error) {
 	status := resp.StatusCode
-	dc := c.pl.lookup(status)
+	dc := c.pl.lookup(status).by(resp.Header)
 	var limit int
 	excerpt := false // an undeclared error: its first 64 KiB, for the StatusError
 	switch {

@@ -428,7 +428,7 @@ func (c *streamConn) reconnect(ctx context.Context) (*streamBody, error) {
 		se.URL = op.e.redact.url(&u)
 	}
 	cl.reportEnd(err)
-	if dc := c.pl.lookup(resp.StatusCode); err == nil && dc != nil && dc.how == c.how && resp.StatusCode < 400 {
+	if dc := c.pl.lookup(resp.StatusCode).by(resp.Header); err == nil && dc != nil && dc.how == c.how && resp.StatusCode < 400 {
 		s := reflect.ValueOf(out).Elem().Field(dc.field).Interface().(streamer)
 		return s.conn().cur, nil
 	}

@@ -277,6 +277,25 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	op.ResponseType = b.claimAt(b.pkg, name+"Response", "the response type of "+opWords(o), b.at(opPtr))
 	op.Responses, op.Headers = b.responses(o.Op, name, opPtr)
 	op.Accept = accept(op.Responses)
+	op.Policy.Streamed = slices.ContainsFunc(op.Responses, func(r *model.Response) bool { return r.Encoding == model.ResponseStream || r.Encoding.Events() })
+	if !op.Policy.Streamed {
+		// Every answer is read within its attempt: no read to bound.
+		op.Policy.IdleTimeout = 0
+		if o.pol.IdleAt != "" {
+			b.diags = append(b.diags, b.s.Diag(diag.Warning, o.pol.IdleAt,
+				fmt.Sprintf("idleTimeout on %s, whose answers are all read whole within the attempt: only a streamed answer (events, a download) is read after the headers, so it does nothing here", opWords(o)),
+				"remove idleTimeout; timeout bounds this operation's reads"))
+		}
+	}
+	if ev := op.Events(); ev == nil || ev.Encoding != model.ResponseSSE {
+		// Only server-sent events carry the ids a stream resumes from.
+		op.Policy.Resume = false
+		if o.pol.ResumeAt != "" {
+			b.diags = append(b.diags, b.s.Diag(diag.Warning, o.pol.ResumeAt,
+				fmt.Sprintf("resume: true on %s, which streams no server-sent events (text/event-stream): nothing to resume, the call runs as without it", opWords(o)),
+				"remove resume, or declare the text/event-stream answer"))
+		}
+	}
 	return op
 }
 
@@ -1045,9 +1064,16 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return statusRank(keys[i]) < statusRank(keys[j]) })
-	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream", "Response")
+	// The statuses whose answers may be event streams: the 2xx ones, or
+	// default where the operation declares no 2xx (its success is there).
+	streams := func(k string) bool { return k[0] == '2' }
+	if !slices.ContainsFunc(keys, streams) {
+		streams = func(k string) bool { return k == "default" }
+	}
+	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream", "Response", "Events", eventStreamField)
 	var out []*model.Response
 	var headers []*model.ResponseHeader
+	var events *model.Response // the first event stream: the others share its field
 	seen := map[string]bool{}
 	for _, k := range keys {
 		rr := op.Responses.Value(k)
@@ -1078,6 +1104,30 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		if k == "default" {
 			suffix = "Default"
 		}
+		var beside *model.Response
+		if sct, smt, enc := streamPick(rr.Value.Content); smt != nil && streams(k) {
+			sr := &model.Response{Status: k, Doc: r.Doc, ContentType: sct, Encoding: enc, FieldName: eventStreamField}
+			sr.Type = b.eventType(smt, enc, opName+"Response"+suffix+"Event")
+			switch {
+			case events == nil:
+				events = sr
+			case events.Encoding != sr.Encoding || !sameType(events.Type, sr.Type):
+				// One Events method has one element type: this status is
+				// the caller's to read, as a raw stream.
+				b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin(opPtr, "responses", k, "content", sct),
+					fmt.Sprintf("unsupported: the %s answer streams %s events of another type than the %s answer; Events ranges over the %s stream, this one is the raw Stream", k, sct, events.Status, events.Status), ""))
+				sr = &model.Response{Status: k, Doc: r.Doc, ContentType: sct, Encoding: model.ResponseStream}
+			}
+			// Another type beside the stream (JSON, or audio bytes, when
+			// the request does not ask for a stream): the answer's
+			// Content-Type picks.
+			ct, mt = mediaPick(withoutStreams(rr.Value.Content))
+			if mt == nil {
+				out = append(out, sr)
+				continue
+			}
+			beside = sr
+		}
 		switch enc := encodingOf(ct); {
 		case mt == nil:
 		case enc == model.BodyJSON:
@@ -1093,8 +1143,83 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 			r.ContentType, r.Encoding = ct, model.ResponseStream
 		}
 		out = append(out, r)
+		if beside != nil {
+			out = append(out, beside)
+		}
 	}
 	return out, headers
+}
+
+// eventStreamField is the response field of an operation's typed event
+// stream, which its Events method ranges over.
+const eventStreamField = "EventStream"
+
+// streamPick is the first media type of c (sorted) that is a stream of
+// events resgen decodes, with its encoding; "" and nil when there is none.
+func streamPick(c openapi3.Content) (string, *openapi3.MediaType, model.ResponseEncoding) {
+	for _, ct := range slices.Sorted(maps.Keys(c)) {
+		if enc := streamEncoding(ct); enc != model.ResponseNone {
+			return ct, c[ct], enc
+		}
+	}
+	return "", nil, model.ResponseNone
+}
+
+// streamEncoding is how resgen reads a stream of events of media type ct:
+// text/event-stream as server-sent events, application/jsonl and
+// application/x-ndjson as JSON lines; ResponseNone for any other.
+func streamEncoding(ct string) model.ResponseEncoding {
+	switch strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])) {
+	case "text/event-stream":
+		return model.ResponseSSE
+	case "application/jsonl", "application/x-ndjson":
+		return model.ResponseJSONL
+	}
+	return model.ResponseNone
+}
+
+// withoutStreams is c without its event stream media types.
+func withoutStreams(c openapi3.Content) openapi3.Content {
+	out := openapi3.Content{}
+	for ct, mt := range c {
+		if streamEncoding(ct) == model.ResponseNone {
+			out[ct] = mt
+		}
+	}
+	return out
+}
+
+// eventType is the Go type of each event of a stream of media type mt:
+// OpenAPI 3.2's itemSchema, else its schema, is one event (for SSE, the
+// event's data: an itemSchema of the event object gives its data
+// property, by its contentSchema when it has one). A string, or no
+// schema, is the data's text as sent; oneOf and anyOf are unions.
+func (b *builder) eventType(mt *openapi3.MediaType, enc model.ResponseEncoding, hint string) *model.GoType {
+	ref := mt.Schema
+	if mt.ItemSchema != nil {
+		ref = mt.ItemSchema
+		if s := ref.Value; enc == model.ResponseSSE && s != nil && s.Properties["data"] != nil {
+			ref = s.Properties["data"]
+			if d := ref.Value; d != nil && d.ContentSchema != nil {
+				ref = d.ContentSchema
+			}
+		}
+	}
+	if ref == nil || ref.Value == nil {
+		return builtin("string")
+	}
+	if s := unwrapNull(ref.Value); s.Type != nil && s.Type.Is("string") && len(s.OneOf) == 0 && len(s.AnyOf) == 0 {
+		return builtin("string")
+	}
+	return b.typeOf(ref, hint, "", true)
+}
+
+// sameType reports whether a and b print as the same Go type.
+func sameType(a, b *model.GoType) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Kind == b.Kind && a.Name == b.Name && a.Pkg == b.Pkg && sameType(a.Elem, b.Elem)
 }
 
 // accept is the Accept header of responses: their content types, each

@@ -19,7 +19,7 @@ import (
 
 // opPolicyKeys are the keys of an operation policy (defaults, path item,
 // operation).
-var opPolicyKeys = []string{"breaker", "retry", "timeout", "totalTimeout", "idempotent", "idempotencyKey"}
+var opPolicyKeys = []string{"breaker", "retry", "timeout", "totalTimeout", "idleTimeout", "resume", "idempotent", "idempotencyKey"}
 
 // opKeys are the keys of an operation's own x-resilience: a policy's, and
 // pagination (pagination.go).

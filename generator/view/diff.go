@@ -176,6 +176,19 @@ var policyFields = func() []policyField {
 			}
 			return p.Pagination
 		}},
+		// The stream keys only where set: most operations stream nothing.
+		policyField{"idleTimeout", kindTimeout, func(p *model.OpPolicy) any {
+			if p.IdleTimeout == 0 {
+				return nil
+			}
+			return dur(p.IdleTimeout)
+		}},
+		policyField{"resume", kindBool, func(p *model.OpPolicy) any {
+			if !p.Resume {
+				return nil
+			}
+			return true
+		}},
 	)
 }()
 
@@ -362,6 +375,9 @@ func missingFrom(a, b []string) []string {
 func valueText(kind fieldKind, v any) string {
 	switch x := v.(type) {
 	case nil:
+		if kind == kindBool {
+			return "no" // resume, left out where off
+		}
 		return "none"
 	case setting:
 		return x.words
