@@ -63,8 +63,10 @@ func (s *Stream[T]) conn() *streamConn    { return s.c }
 // Events returns the stream's events in order; it can be ranged over
 // once. An event whose data does not decode comes with a *DecodeError
 // (the range may go on); a broken stream ends with a *StreamError, a
-// clean end of the body ends the range. Leaving the range early closes the
-// stream.
+// clean end of the body ends the range, and so does an SSE event whose data
+// is "[DONE]" when T is not a string: the end marker of OpenAI's streams and
+// of the many APIs that copy them, which no JSON type can decode. Leaving
+// the range early closes the stream.
 func (s *Stream[T]) Events() iter.Seq2[Event[T], error] {
 	return func(yield func(Event[T], error) bool) {
 		c := s.c
@@ -86,6 +88,9 @@ func (s *Stream[T]) Events() iter.Seq2[Event[T], error] {
 			}
 			if err != nil {
 				yield(Event[T]{}, err)
+				return
+			}
+			if !text && c.how == howSSE && string(raw.data) == doneMarker {
 				return
 			}
 			ev := Event[T]{ID: raw.id, Event: raw.event, Retry: raw.retry}
@@ -137,6 +142,9 @@ func (e *StreamError) Error() string {
 
 func (e *StreamError) Unwrap() error { return e.Err }
 
+// doneMarker is the data of the SSE event that ends an OpenAI-style stream.
+const doneMarker = "[DONE]"
+
 // maxResumeWait bounds the server's retry hint without a retry policy's
 // maxRetryAfter.
 const maxResumeWait = 30 * time.Second
@@ -158,6 +166,7 @@ type streamConn struct {
 	// The request, to call again on a resume.
 	header http.Header
 	body   []byte
+	up     *upload // a streamed request body: sent again only when it can be replayed
 	u      url.URL
 	opts   []CallOption
 
@@ -194,7 +203,7 @@ func newStreamConn(op *operation, c *call, dc *decodeCase, body io.ReadCloser) *
 		sb = &streamBody{rc: body, op: op, caller: c.caller}
 	}
 	sc := &streamConn{op: op, ctx: c.caller, how: dc.how, pl: c.pl, status: c.status, attempts: c.attempts, max: max,
-		header: c.header0, body: c.body, u: c.u, opts: c.opts, cur: sb}
+		header: c.header0, body: c.body, up: c.up, u: c.u, opts: c.opts, cur: sb}
 	sc.lr = newLineReader(sb, max)
 	sc.sse.lr = sc.lr
 	return sc
@@ -247,12 +256,16 @@ func (c *streamConn) fail(err error) error {
 }
 
 // resumable says whether the break err may be resumed: resume is on, the
-// operation retry-safe, the stream SSE, the break the server's, and no
+// operation retry-safe, the stream SSE, the request's body (if streamed)
+// replayable, the break the server's, and no
 // event was delivered that an id does not place.
 func (c *streamConn) resumable(err error) bool {
 	spec := &c.op.spec
 	if !spec.Resume || spec.NotRetrySafe || c.how != howSSE || c.ctx.Err() != nil {
 		return false
+	}
+	if c.up != nil && !c.up.replay {
+		return false // the request's body cannot be sent again
 	}
 	var big *EventTooLargeError
 	if errors.As(err, &big) {
@@ -416,7 +429,7 @@ func (c *streamConn) reconnect(ctx context.Context) (*streamBody, error) {
 		h.Set("Last-Event-ID", c.lastID)
 	}
 	var cl call
-	cl.built, cl.header0, cl.body, cl.u, cl.opts, cl.pl = true, h, c.body, c.u, c.opts, c.pl
+	cl.built, cl.header0, cl.body, cl.up, cl.u, cl.opts, cl.pl = true, h, c.body, c.up, c.u, c.opts, c.pl
 	resp, _, err := op.do(ctx, &cl)
 	if err != nil {
 		return nil, err

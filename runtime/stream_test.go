@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -450,5 +451,79 @@ func TestSSEResumeFromAServerThatStartsOver(t *testing.T) {
 	}
 	if next != 1001 || b.conns != 4 {
 		t.Fatalf("%d events over %d connections; want 1000 over 4", next-1, b.conns)
+	}
+}
+
+// A resumed stream sends its streamed request body again only when the
+// body can be replayed: a bytes.Reader body reaches every connection whole;
+// a plain reader's stream ends at its first break, with an error.
+func TestSSEResumeWithAStreamedBody(t *testing.T) {
+	const payload = "query: all the ticks"
+	for _, replayable := range []bool{true, false} {
+		b := &breakingSSE{total: 200, maxRun: 40, rnd: rand.New(rand.NewPCG(5, 6))}
+		var mu sync.Mutex
+		var bodies []string
+		s := newServer(t, func(n int64, w http.ResponseWriter, r *http.Request) {
+			got, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			bodies = append(bodies, string(got))
+			mu.Unlock()
+			b.serve(n, w, r)
+		})
+		op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true,
+			Retry: constRetry(3, time.Millisecond)})
+		var body io.Reader = strings.NewReader(payload)
+		if !replayable {
+			body = struct{ io.Reader }{strings.NewReader(payload)} // hides the Seeker
+		}
+		resp, err := Call(context.Background(), op, &wire.Request{Path: "/x", Upload: body, ContentType: "text/plain"}, new(sseResponse), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := drain(resp.Events)
+		mu.Lock()
+		for i, got := range bodies {
+			if got != payload {
+				t.Errorf("replayable %v: connection %d got body %q; want %q", replayable, i+1, got, payload)
+			}
+		}
+		conns := len(bodies)
+		mu.Unlock()
+		switch {
+		case replayable && (err != nil || n != 200 || conns < 3):
+			t.Errorf("replayable: %d events over %d connections, err %v; want all 200 over several", n, conns, err)
+		case !replayable && (err == nil || conns != 1 || n >= 200):
+			t.Errorf("not replayable: %d events over %d connections, err %v; want a break after the first", n, conns, err)
+		}
+	}
+}
+
+// An SSE event whose data is [DONE] (OpenAI's end marker) ends a typed
+// stream cleanly, unread events after it included; a string stream keeps
+// it as an event, as it is valid text.
+func TestSSEDoneMarkerEndsATypedStream(t *testing.T) {
+	s := newServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"n\":1}\n\ndata: {\"n\":2}\n\ndata: [DONE]\n\ndata: {\"n\":3}\n\n")
+	})
+	e := streamEngine(s)
+	resp := openStream(t, e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x"}))
+	n, err := drain(resp.Events)
+	if n != 2 || err != nil {
+		t.Errorf("typed stream: %d events, err %v; want 2 and a clean end", n, err)
+	}
+	tr, err := Call(context.Background(), e.operation(operationSpec{Name: "text", Method: "GET", Path: "/x"}), &wire.Request{Path: "/x"}, new(textStreamResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for ev, err := range tr.Events.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, ev.Data)
+	}
+	if len(texts) != 4 || texts[2] != "[DONE]" {
+		t.Errorf("text stream: %q; want all 4 events, [DONE] the third", texts)
 	}
 }
