@@ -47,7 +47,7 @@ type streamTick struct {
 // operation, as resgen writes it.
 type streamAnswer struct {
 	wire.Response
-	Events *runtime.Stream[streamTick] `resgen:"200,sse"`
+	EventStream *runtime.Stream[streamTick] `resgen:"200,sse"`
 }
 
 // streamRun is one strategy's figures (scenario time).
@@ -206,11 +206,11 @@ func streamRunOne(ctx context.Context, clk clock, t *Target, resume bool) (strea
 		r.End = err.Error()
 		return r, nil
 	}
-	defer resp.Events.Close()
+	defer resp.EventStream.Close()
 	seen := map[int]int{}
 	last := 0
 	r.End = "complete"
-	for ev, err := range resp.Events.Events() {
+	for ev, err := range resp.EventStream.Events() {
 		if err != nil {
 			if ctx.Err() != nil {
 				return r, ctx.Err()
@@ -230,7 +230,7 @@ func streamRunOne(ctx context.Context, clk clock, t *Target, resume bool) (strea
 		last = max(last, n)
 		r.got = append(r.got, Point{clk.back(time.Since(begin)).Seconds(), float64(r.Delivered)})
 	}
-	resp.Events.Close()
+	resp.EventStream.Close()
 	srv.Close() // the handler is done: its counts are final
 	r.WallS = clk.back(time.Since(begin)).Seconds()
 	r.Sent = len(ss.sent)
