@@ -166,12 +166,6 @@ func (s *streamBody) broken(err error) error {
 	return err
 }
 
-// serverBroke says whether err, from Read, is a break by the server (or
-// an idle timeout), not the caller's doing.
-func (s *streamBody) serverBroke(err error) bool {
-	return err != nil && err != io.EOF && !s.closed.Load() && s.caller.Err() == nil
-}
-
 // Close closes the body and releases the call's contexts; it may be called
 // more than once and concurrently with Read.
 func (s *streamBody) Close() error {
