@@ -83,18 +83,7 @@ func (e *emitter) emitPaging(f *jen.File, op *model.Operation) {
 	})
 	f.Func().Params(jen.Id("c").Op("*").Id(model.ClientType)).Id(pg.ItemsMethod).Params(args...).
 		Qual("iter", "Seq2").Types(typeExpr(pg.ItemType), jen.Error()).BlockFunc(func(g *jen.Group) {
-		g.Return(jen.Func().Params(jen.Id("yield").Func().Params(typeExpr(pg.ItemType), jen.Error()).Bool()).BlockFunc(func(g *jen.Group) {
-			g.For(jen.List(jen.Id("resp"), jen.Err()).Op(":=").Range().Id("c").Dot(pg.PagesMethod).Call(pass...)).BlockFunc(func(g *jen.Group) {
-				g.If(jen.Err().Op("!=").Nil()).Block(
-					jen.Var().Id("pageItem").Add(typeExpr(pg.ItemType)),
-					jen.Id("yield").Call(jen.Id("pageItem"), jen.Err()),
-					jen.Return(),
-				)
-				g.For(jen.List(jen.Id("_"), jen.Id("pageItem")).Op(":=").Range().Id("resp").Dot("pageItems").Call()).Block(
-					jen.If(jen.Op("!").Id("yield").Call(jen.Id("pageItem"), jen.Nil())).Block(jen.Return()),
-				)
-			})
-		}))
+		g.Return(jen.Qual(implPkg, "Items").Call(jen.Id("c").Dot(pg.PagesMethod).Call(pass...), jen.Parens(resp.Clone()).Dot("pageItems")))
 	})
 }
 

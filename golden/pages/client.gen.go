@@ -441,20 +441,7 @@ func (c *Client) ListByCursorPagesOf(ctx context.Context, params *ListByCursorPa
 // ListByCursorPages yields the items of every page of ListByCursor in order, fetched as
 // ListByCursorPagesOf does; the first error ends it, yielded with a zero item.
 func (c *Client) ListByCursorPages(ctx context.Context, params *ListByCursorParams, opts ...runtime.CallOption) iter.Seq2[Widget, error] {
-	return func(yield func(Widget, error) bool) {
-		for resp, err := range c.ListByCursorPagesOf(ctx, params, opts...) {
-			if err != nil {
-				var pageItem Widget
-				yield(pageItem, err)
-				return
-			}
-			for _, pageItem := range resp.pageItems() {
-				if !yield(pageItem, nil) {
-					return
-				}
-			}
-		}
-	}
+	return impl.Items(c.ListByCursorPagesOf(ctx, params, opts...), (*ListByCursorResponse).pageItems)
 }
 
 // ListByHeaderCursorParams are the query, header and cookie parameters of ListByHeaderCursor (nil
@@ -546,20 +533,7 @@ func (c *Client) ListByHeaderCursorPagesOf(ctx context.Context, params *ListByHe
 // ListByHeaderCursorPages yields the items of every page of ListByHeaderCursor in order, fetched
 // as ListByHeaderCursorPagesOf does; the first error ends it, yielded with a zero item.
 func (c *Client) ListByHeaderCursorPages(ctx context.Context, params *ListByHeaderCursorParams, opts ...runtime.CallOption) iter.Seq2[Widget, error] {
-	return func(yield func(Widget, error) bool) {
-		for resp, err := range c.ListByHeaderCursorPagesOf(ctx, params, opts...) {
-			if err != nil {
-				var pageItem Widget
-				yield(pageItem, err)
-				return
-			}
-			for _, pageItem := range resp.pageItems() {
-				if !yield(pageItem, nil) {
-					return
-				}
-			}
-		}
-	}
+	return impl.Items(c.ListByHeaderCursorPagesOf(ctx, params, opts...), (*ListByHeaderCursorResponse).pageItems)
 }
 
 // ListAfterLastItemParams are the query, header and cookie parameters of ListAfterLastItem (nil
@@ -668,20 +642,7 @@ func (c *Client) ListAfterLastItemPagesOf(ctx context.Context, params *ListAfter
 // ListAfterLastItemPages yields the items of every page of ListAfterLastItem in order, fetched as
 // ListAfterLastItemPagesOf does; the first error ends it, yielded with a zero item.
 func (c *Client) ListAfterLastItemPages(ctx context.Context, params *ListAfterLastItemParams, opts ...runtime.CallOption) iter.Seq2[Card, error] {
-	return func(yield func(Card, error) bool) {
-		for resp, err := range c.ListAfterLastItemPagesOf(ctx, params, opts...) {
-			if err != nil {
-				var pageItem Card
-				yield(pageItem, err)
-				return
-			}
-			for _, pageItem := range resp.pageItems() {
-				if !yield(pageItem, nil) {
-					return
-				}
-			}
-		}
-	}
+	return impl.Items(c.ListAfterLastItemPagesOf(ctx, params, opts...), (*ListAfterLastItemResponse).pageItems)
 }
 
 // ListByLinkParams are the query, header and cookie parameters of ListByLink (nil leaves one out).
@@ -766,20 +727,7 @@ func (c *Client) ListByLinkPagesOf(ctx context.Context, params *ListByLinkParams
 // ListByLinkPages yields the items of every page of ListByLink in order, fetched as
 // ListByLinkPagesOf does; the first error ends it, yielded with a zero item.
 func (c *Client) ListByLinkPages(ctx context.Context, params *ListByLinkParams, opts ...runtime.CallOption) iter.Seq2[Widget, error] {
-	return func(yield func(Widget, error) bool) {
-		for resp, err := range c.ListByLinkPagesOf(ctx, params, opts...) {
-			if err != nil {
-				var pageItem Widget
-				yield(pageItem, err)
-				return
-			}
-			for _, pageItem := range resp.pageItems() {
-				if !yield(pageItem, nil) {
-					return
-				}
-			}
-		}
-	}
+	return impl.Items(c.ListByLinkPagesOf(ctx, params, opts...), (*ListByLinkResponse).pageItems)
 }
 
 // ListByNextURLParams are the query, header and cookie parameters of ListByNextURL (nil leaves one
@@ -878,20 +826,7 @@ func (c *Client) ListByNextURLPagesOf(ctx context.Context, shelf string, params 
 // ListByNextURLPages yields the items of every page of ListByNextURL in order, fetched as
 // ListByNextURLPagesOf does; the first error ends it, yielded with a zero item.
 func (c *Client) ListByNextURLPages(ctx context.Context, shelf string, params *ListByNextURLParams, opts ...runtime.CallOption) iter.Seq2[Widget, error] {
-	return func(yield func(Widget, error) bool) {
-		for resp, err := range c.ListByNextURLPagesOf(ctx, shelf, params, opts...) {
-			if err != nil {
-				var pageItem Widget
-				yield(pageItem, err)
-				return
-			}
-			for _, pageItem := range resp.pageItems() {
-				if !yield(pageItem, nil) {
-					return
-				}
-			}
-		}
-	}
+	return impl.Items(c.ListByNextURLPagesOf(ctx, shelf, params, opts...), (*ListByNextURLResponse).pageItems)
 }
 
 // ListByOffsetParams are the query, header and cookie parameters of ListByOffset (nil leaves one
@@ -985,20 +920,7 @@ func (c *Client) ListByOffsetPagesOf(ctx context.Context, params *ListByOffsetPa
 // ListByOffsetPages yields the items of every page of ListByOffset in order, fetched as
 // ListByOffsetPagesOf does; the first error ends it, yielded with a zero item.
 func (c *Client) ListByOffsetPages(ctx context.Context, params *ListByOffsetParams, opts ...runtime.CallOption) iter.Seq2[Widget, error] {
-	return func(yield func(Widget, error) bool) {
-		for resp, err := range c.ListByOffsetPagesOf(ctx, params, opts...) {
-			if err != nil {
-				var pageItem Widget
-				yield(pageItem, err)
-				return
-			}
-			for _, pageItem := range resp.pageItems() {
-				if !yield(pageItem, nil) {
-					return
-				}
-			}
-		}
-	}
+	return impl.Items(c.ListByOffsetPagesOf(ctx, params, opts...), (*ListByOffsetResponse).pageItems)
 }
 
 // ListByPageParams are the query, header and cookie parameters of ListByPage (nil leaves one out).
@@ -1083,20 +1005,7 @@ func (c *Client) ListByPagePagesOf(ctx context.Context, params *ListByPageParams
 // ListByPagePages yields the items of every page of ListByPage in order, fetched as
 // ListByPagePagesOf does; the first error ends it, yielded with a zero item.
 func (c *Client) ListByPagePages(ctx context.Context, params *ListByPageParams, opts ...runtime.CallOption) iter.Seq2[Widget, error] {
-	return func(yield func(Widget, error) bool) {
-		for resp, err := range c.ListByPagePagesOf(ctx, params, opts...) {
-			if err != nil {
-				var pageItem Widget
-				yield(pageItem, err)
-				return
-			}
-			for _, pageItem := range resp.pageItems() {
-				if !yield(pageItem, nil) {
-					return
-				}
-			}
-		}
-	}
+	return impl.Items(c.ListByPagePagesOf(ctx, params, opts...), (*ListByPageResponse).pageItems)
 }
 
 // ListByTokenParams are the query, header and cookie parameters of ListByToken (nil leaves one
@@ -1192,18 +1101,5 @@ func (c *Client) ListByTokenPagesOf(ctx context.Context, params *ListByTokenPara
 // ListByTokenPages yields the items of every page of ListByToken in order, fetched as
 // ListByTokenPagesOf does; the first error ends it, yielded with a zero item.
 func (c *Client) ListByTokenPages(ctx context.Context, params *ListByTokenParams, opts ...runtime.CallOption) iter.Seq2[Widget, error] {
-	return func(yield func(Widget, error) bool) {
-		for resp, err := range c.ListByTokenPagesOf(ctx, params, opts...) {
-			if err != nil {
-				var pageItem Widget
-				yield(pageItem, err)
-				return
-			}
-			for _, pageItem := range resp.pageItems() {
-				if !yield(pageItem, nil) {
-					return
-				}
-			}
-		}
-	}
+	return impl.Items(c.ListByTokenPagesOf(ctx, params, opts...), (*ListByTokenResponse).pageItems)
 }

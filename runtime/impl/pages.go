@@ -3,6 +3,7 @@ package impl
 import (
 	"context"
 	"errors"
+	"iter"
 	"net/http"
 	"strconv"
 	"strings"
@@ -184,4 +185,24 @@ func LinkNext(h http.Header) string {
 		}
 	}
 	return ""
+}
+
+// Items yields the items of every page pages yields, in order, as a
+// generated XxxPages method returns them: items gives a page's items; the
+// first error ends it, yielded with a zero item.
+func Items[R, T any](pages iter.Seq2[R, error], items func(R) []T) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, it := range items(page) {
+				if !yield(it, nil) {
+					return
+				}
+			}
+		}
+	}
 }
