@@ -35,6 +35,11 @@ type call struct {
 	// body is the intended request body (nil: none sent).
 	body      any
 	bodyBytes []byte // for raw byte bodies
+	// upload marks a body the client takes as bytes (a []byte or an
+	// io.Reader) or with file parts: judged byte for byte.
+	upload bool
+	// files are the contents of the file parts by part name, in order.
+	files map[string][][]byte
 	bodySent  bool
 	bodyCT    string
 	// bytesOnly is the media type of a raw body kin-openapi cannot decode
@@ -61,6 +66,12 @@ type call struct {
 	is31      bool
 	field     string
 	fieldText bool // the field is a string holding respBody
+	// download marks a field that is the unread body (an io.ReadCloser):
+	// the driver reads it whole, and its bytes must be respBody's.
+	download bool
+	// events is how a stream of events is framed ("sse", "jsonl"; ""
+	// for no stream).
+	events string
 }
 
 type intendedParam struct {
@@ -383,6 +394,9 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 		c.id = "c" + strconv.Itoa(p.nextID)
 		c.plan.ID = c.id
 		c.plan.Field = c.field
+		if c.download {
+			c.plan.FieldKind = "stream"
+		}
 		for _, h := range op.Headers {
 			if c.plan.Headers == nil {
 				c.plan.Headers = map[string]string{}
@@ -581,7 +595,10 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 		return []planArg{{Kind: "body", Value: raw}}, nil
 	}
 	switch b.Encoding {
-	case model.BodyJSON, model.BodyFormTyped, model.BodyMultipartFields:
+	case model.BodyMultipartFields:
+		// File parts carry opaque bytes, which go to the driver as base64.
+		return one(json.Marshal(withFiles(c, mt, v, seed)))
+	case model.BodyJSON, model.BodyFormTyped:
 		return one(json.Marshal(v))
 	case model.BodyText:
 		s, ok := v.(string)
@@ -606,10 +623,15 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 		raw, _ := json.Marshal(data)
 		text, _ := json.Marshal(ct)
 		return []planArg{{Kind: "body", Value: raw}, {Kind: "body", Value: text}}, nil
-	default: // bytes
+	default: // bytes: a []byte or an io.Reader, which the driver makes
 		raw := bytesOf(v)
-		c.bodyBytes = raw
-		return one(json.Marshal(raw))
+		if opaqueSchema(mt.Schema) {
+			raw = fileBytes(seed)
+			c.body = string(raw)
+		}
+		c.bodyBytes, c.upload = raw, true
+		data, _ := json.Marshal(raw)
+		return []planArg{{Kind: "reader", Value: data}}, nil
 	}
 }
 
@@ -674,7 +696,11 @@ func (p *planner) rawBody(c *call, b *model.Body, content openapi3.Content, seed
 		default:
 			// The bytes must arrive as written; where kin-openapi has
 			// no decoder (XML) the schema goes unjudged: say so.
-			c.bodyBytes = data
+			if opaqueSchema(mt.Schema) && base != "text/plain" {
+				data = fileBytes(seed)
+				c.body = string(data)
+			}
+			c.bodyBytes, c.upload = data, true
 			if bodyDecoder(base) == nil {
 				c.bytesOnly = base
 			}
@@ -956,11 +982,14 @@ type answer struct {
 	// nested is an extra answer for the nested choices (see
 	// nestedChoices).
 	nested bool
+	// download: the field is the unread body (see call.download).
+	download bool
 }
 
 func (a answer) apply(c *call) {
 	c.status, c.respCT, c.respBody, c.respValue, c.field, c.fieldText, c.respHeaders = a.code, a.ct, a.body, a.value, a.field, a.text, a.headers
 	c.respHeaderVals = a.headerVals
+	c.download = a.download
 	c.gaps = append(c.gaps, a.gaps...)
 	c.respStatus = a.status
 }
@@ -971,7 +1000,8 @@ func (a answer) apply(c *call) {
 func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answer {
 	var typed, plain []*model.Response
 	for _, r := range op.Responses {
-		if r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText) {
+		if r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText) || r.Encoding == model.ResponseStream {
+			// A download is judged too: its bytes, read whole.
 			typed = append(typed, r)
 		} else {
 			plain = append(plain, r)
@@ -1044,6 +1074,10 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		if kr != nil {
 			mt = kr.Content.Get(r.ContentType)
 		}
+		if r.Encoding == model.ResponseStream {
+			out = append(out, p.downloadAnswer(r, kr, mt, code, i))
+			continue
+		}
 		variants := 1
 		if mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
 			if alts := unionOf(mt.Schema.Value); len(alts) > 1 {
@@ -1106,7 +1140,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		// A response to HEAD has no body, whatever the spec declares
 		// (net/http drops it): the answer is its status and headers.
 		for i := range out {
-			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text = "", nil, nil, "", false
+			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text, out[i].download = "", nil, nil, "", false, false
 		}
 	}
 	var nested []answer

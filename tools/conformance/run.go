@@ -120,6 +120,10 @@ type Report struct {
 	// NeverCalled are the operations (Go methods) no call reached: each
 	// has synth failures that say why.
 	NeverCalled []string
+	// Downloads, Uploads and Streams are the operations whose bodies go
+	// as bytes or events (a Stream field; a []byte or io.Reader body, or
+	// file parts; an event stream), and how many calls judged them.
+	Downloads, Uploads, Streams Coverage
 	Failures    []Failure
 	Notes       []string
 	// Phases are the durations of generate, oracle, plan, build and calls.
@@ -243,6 +247,7 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		}
 	}
 
+	rep.Downloads, rep.Uploads, rep.Streams = coverageOf(res.Model.Operations, planned)
 	if n := bytesOnlyNote(planned); n != "" {
 		rep.Notes = append(rep.Notes, n)
 	}
@@ -292,7 +297,11 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 	phase("calls")
 	rep.Calls = len(planned)
 	for _, c := range planned {
-		judge(rep, c, srv.verdict(c.id), results[c.id])
+		v := srv.verdict(c.id)
+		judge(rep, c, v, results[c.id])
+		if v.uploadJudged {
+			rep.Uploads.Judged++
+		}
 	}
 	markWarned(rep, res)
 	applyExceptions(rep, opts.Exceptions)
@@ -417,6 +426,10 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	}
 	for _, d := range headerDiffs(c, dr.Headers) {
 		add("header", d)
+	}
+	if c.download {
+		judgeDownload(rep, c, dr, add)
+		return
 	}
 	if c.field == "" || c.respValue == nil {
 		rep.Decoded++

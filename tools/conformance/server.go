@@ -21,6 +21,9 @@ import (
 type verdict struct {
 	seen     bool
 	problems []problem
+	// uploadJudged: the call's bytes or file parts were compared with
+	// the ones it sent (see uploadCompared).
+	uploadJudged bool
 }
 
 // problem is one failed check.
@@ -64,6 +67,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !v.seen {
 		v.seen = true
 		v.problems = probs
+		v.uploadJudged = c.upload && uploadCompared(r, c)
 	}
 	s.mu.Unlock()
 	for k, vals := range c.respHeaders {
