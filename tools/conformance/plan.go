@@ -39,9 +39,9 @@ type call struct {
 	// io.Reader) or with file parts: judged byte for byte.
 	upload bool
 	// files are the contents of the file parts by part name, in order.
-	files map[string][][]byte
-	bodySent  bool
-	bodyCT    string
+	files    map[string][][]byte
+	bodySent bool
+	bodyCT   string
 	// bytesOnly is the media type of a raw body kin-openapi cannot decode
 	// (XML): its bytes and Content-Type are compared, its schema unjudged.
 	bytesOnly string

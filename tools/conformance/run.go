@@ -124,8 +124,8 @@ type Report struct {
 	// as bytes or events (a Stream field; a []byte or io.Reader body, or
 	// file parts; an event stream), and how many calls judged them.
 	Downloads, Uploads, Streams Coverage
-	Failures    []Failure
-	Notes       []string
+	Failures                    []Failure
+	Notes                       []string
 	// Phases are the durations of generate, oracle, plan, build and calls.
 	Phases []Phase
 	// Repaired is true when the oracle loaded resgen's repaired bytes.
