@@ -1576,6 +1576,12 @@ var MutantKinds = []MutantKind{
 		find: responseViaFloat},
 	{Name: "request-via-float64", Class: "lost precision (request encoded through float64)", Runtime: "runtime/call.go", uses: jsonRequestHas(bigInts...),
 		find: requestViaFloat},
+	// Bodies that go as bytes (mutantpieces.go).
+	{Name: "upload-read-twice", Class: "upload body read twice", find: uploadReadTwice},
+	{Name: "download-last-byte-dropped", Class: "download bytes lost", Runtime: "runtime/decode.go", uses: streamsDownloads,
+		find: downloadLastByteDropped},
+	{Name: "file-part-last-byte-dropped", Class: "upload bytes lost (file part)", Runtime: wireParams, uses: callsAny("mp.File", "mp.TypedFile"),
+		find: filePartLastByteDropped},
 }
 
 func cookieFormEscaped(f *srcFile) []Site {

@@ -1,0 +1,71 @@
+package conformance
+
+import (
+	"bytes"
+	"regexp"
+	"testing"
+	"unicode/utf8"
+)
+
+const piecesSpec = "testdata/pieces.yaml"
+
+// TestHarnessJudgesBodiesInPieces: every download, upload and event-stream
+// operation of pieces.yaml is called, and every call of each is judged
+// (its bytes or events compared with what was sent), none skipped.
+func TestHarnessJudgesBodiesInPieces(t *testing.T) {
+	r := Run(t.Context(), piecesSpec, testOptions(t))
+	if r.Failed() || len(r.NeverCalled) > 0 {
+		t.Fatalf("never called %v, failures %+v", r.NeverCalled, r.Failures)
+	}
+	for _, k := range []struct {
+		name string
+		c    Coverage
+		ops  int
+	}{{"downloads", r.Downloads, 3}, {"uploads", r.Uploads, 4}} {
+		t.Logf("%s: %s", k.name, k.c)
+		if k.c.Operations != k.ops || k.c.Called != k.ops {
+			t.Errorf("%s: %d operations, %d called; pieces.yaml has %d", k.name, k.c.Operations, k.c.Called, k.ops)
+		}
+		if k.c.Calls < k.ops || k.c.Judged != k.c.Calls {
+			t.Errorf("%s: %d calls, %d judged: every call must be judged", k.name, k.c.Calls, k.c.Judged)
+		}
+	}
+}
+
+// TestFileBytesAreOpaque: the bytes synthesized for files hold every byte
+// value, invalid UTF-8 and a multipart delimiter, run past 64 KiB, and
+// differ by seed.
+func TestFileBytesAreOpaque(t *testing.T) {
+	a, b := fileBytes(1), fileBytes(2)
+	if len(a) <= 64<<10 || bytes.Equal(a, b) || !bytes.Contains(a, []byte("\r\n--")) || utf8.Valid(a) {
+		t.Fatalf("fileBytes: %d bytes, equal for two seeds: %v", len(a), bytes.Equal(a, b))
+	}
+	for i := range 256 {
+		if a[i] != byte(i) {
+			t.Fatalf("byte %d is %d", i, a[i])
+		}
+	}
+	if d := bytesDiff(a, a[:len(a)-1]); d == "" {
+		t.Fatal("bytesDiff finds no difference in a body missing its last byte")
+	}
+}
+
+// TestMutantsOfBodiesInPieces: a download that loses its last byte, a
+// file part that does, and an io.Reader body read twice are each killed.
+func TestMutantsOfBodiesInPieces(t *testing.T) {
+	rep := RunMutants(t.Context(), []string{piecesSpec}, MutantOptions{
+		Options: testOptions(t), PerSpec: 3, PerKind: 1,
+		Kinds: regexp.MustCompile(`^(upload-read-twice|download-last-byte-dropped|file-part-last-byte-dropped)$`),
+	})
+	var out bytes.Buffer
+	rep.Print(&out, true)
+	t.Log(out.String())
+	if len(rep.Results) != 3 {
+		t.Fatalf("want 3 mutants; got %d", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.Status != "killed" || r.By == "" {
+			t.Errorf("%s: %s (%s); want killed", r.Site.Kind, r.Status, r.By)
+		}
+	}
+}
