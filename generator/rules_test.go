@@ -37,7 +37,7 @@ var ruleValues = []any{
 var (
 	ruleBreakerKeys = []string{"windowType", "windowSize", "windowDuration", "minimumCalls", "failureRateThreshold", "slowCallDuration", "slowCallRateThreshold", "waitInOpen", "halfOpenCalls", "recordOn"}
 	ruleRetryKeys   = []string{"maxAttempts", "backoff", "initialInterval", "multiplier", "maxInterval", "jitter", "retryOn", "retryAfter", "maxRetryAfter", "budget"}
-	ruleTimeoutKeys = []string{"timeout", "totalTimeout"}
+	ruleTimeoutKeys = []string{"timeout", "totalTimeout", "idleTimeout", "resume"}
 )
 
 type ruleCase struct {

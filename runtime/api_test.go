@@ -24,6 +24,13 @@ var userAPI = []string{
 	"WithAttemptHeader", "WithAttemptTimeout", "WithHeader", "WithMaxAttempts",
 	"WithMaxBody", "WithMaxErrorBody", "WithNoRetry", "WithRequestEditor", "WithTotalTimeout",
 	"DefaultMaxErrorBody",
+	"WithIdleTimeout", "WithReadTimeouts", "WithMaxEventSize", "DefaultMaxEventSize",
+
+	// Event streams: the typed stream a generated response holds, its
+	// events, and how it ends.
+	"Stream", "Stream.Events", "Stream.Close", "Event",
+	"StreamError", "StreamError.Error", "StreamError.Unwrap",
+	"EventTooLargeError", "EventTooLargeError.Error", "ErrIdleTimeout",
 
 	// What the client's options take: the HTTP client and request
 	// editors.

@@ -68,13 +68,13 @@ func (e *bodyError) Unwrap() error { return e.err }
 // read's error, nil when the body came whole or was cut at its cap.
 func (c *call) readAnswer(resp *http.Response) (bool, error) {
 	status := resp.StatusCode
-	dc := c.pl.lookup(status)
+	dc := c.pl.lookup(status).by(resp.Header)
 	var limit int
 	excerpt := false // an undeclared error: its first 64 KiB, for the StatusError
 	switch {
-	case dc != nil && dc.how == howStream && status < 400:
+	case dc != nil && dc.how.handsOver() && status < 400:
 		return false, nil
-	case status >= 400 && (dc == nil || dc.how == howStream):
+	case status >= 400 && (dc == nil || dc.how.handsOver()):
 		limit, excerpt = maxErrorBody, true
 	case status >= 400:
 		limit = DefaultMaxErrorBody

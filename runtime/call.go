@@ -48,6 +48,9 @@ const (
 	optAttemptHeader
 	optMaxBody
 	optMaxErrorBody
+	optIdleTimeout
+	optReadTimeouts
+	optMaxEventSize
 )
 
 // WithNoRetry makes the call a single attempt; a failure that would have
@@ -104,6 +107,12 @@ func (c *call) apply(opts []CallOption) {
 			c.maxBody = max(o.n, 0)
 		case optMaxErrorBody:
 			c.maxErr = max(o.n, 0)
+		case optIdleTimeout:
+			c.idle = max(o.d, 0)
+		case optReadTimeouts:
+			c.readTimeouts = true
+		case optMaxEventSize:
+			c.maxEvent = max(o.n, 0)
 		}
 	}
 }

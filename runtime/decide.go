@@ -31,7 +31,11 @@ func (c *call) decide() bool {
 			wait = max(wait, ra)
 		}
 	}
-	if dl, ok := c.ctx.Deadline(); ok && time.Until(dl) < wait {
+	dl, ok := c.ctx.Deadline()
+	if !c.deadline.IsZero() && (!ok || c.deadline.Before(dl)) {
+		dl, ok = c.deadline, true // a total timeout on a timer (handover.go)
+	}
+	if ok && time.Until(dl) < wait {
 		c.halt(ErrDeadline, "a wait of "+wait.String()+" would pass the deadline")
 		return false
 	}

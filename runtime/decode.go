@@ -21,8 +21,14 @@ import (
 //		JSON200 *Pets    `resgen:"200"`        // JSON; also 4XX, default
 //		Text400 *string  `resgen:"400,text"`
 //		Stream io.ReadCloser `resgen:"200 206,stream"` // handed over unread
+//		Events *runtime.Stream[Tick] `resgen:"200,sse"` // text/event-stream
+//		Lines *runtime.Stream[Row] `resgen:"200,jsonl"`  // JSON lines
 //	}
 //
+// A status may have an event stream beside another field (JSON, or a
+// stream when the request asks for one): the answer's Content-Type picks
+// the event stream's field (text/event-stream for sse, application/jsonl
+// or application/x-ndjson for jsonl), any other the other field.
 // An exact status wins over its class (4XX), a class over default. The
 // plan of a type is read once per operation and type.
 
@@ -34,11 +40,38 @@ const (
 	howJSONValue            // slice, map or raw JSON: decoded in place
 	howText                 // *string
 	howStream               // io.ReadCloser, unread
+	howSSE                  // *Stream[T] of text/event-stream, unread
+	howJSONL                // *Stream[T] of JSON lines, unread
 )
+
+// events says the case is a typed event stream.
+func (h how) events() bool { return h == howSSE || h == howJSONL }
+
+// handsOver says the answer's body goes to the caller unread.
+func (h how) handsOver() bool { return h >= howStream }
 
 type decodeCase struct {
 	field int // -1: none
 	how   how
+	// events is the event stream (sse, jsonl) declared for the same
+	// status beside this case: an answer of its content type goes there
+	// (an API that streams when the request asks, else sends JSON).
+	events *decodeCase
+}
+
+// by is the case of an answer with header h: c's events case when the
+// answer's Content-Type is that stream's, else c.
+func (c *decodeCase) by(h http.Header) *decodeCase {
+	if c == nil || c.events == nil {
+		return c
+	}
+	mt, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	if c.events.how == howSSE && mt == "text/event-stream" ||
+		c.events.how == howJSONL && (mt == "application/jsonl" || mt == "application/x-ndjson") {
+		return c.events
+	}
+	return c
 }
 
 type plan struct {
@@ -47,6 +80,9 @@ type plan struct {
 	class   [6]*decodeCase
 	dflt    *decodeCase
 	headers []headerField
+	// handsOver: some answer goes to the caller unread, so the call's
+	// timeouts run on timers that stop at hand-over (handover.go).
+	handsOver bool
 }
 
 type headerField struct {
@@ -84,18 +120,30 @@ func (op *operation) planFor(out wire.Typed) (*plan, error) {
 func newPlan(t reflect.Type) (*plan, error) {
 	st := t.Elem()
 	p := &plan{typ: t, exact: map[int]*decodeCase{}}
+	// join is c where old was: an event stream beside another case of
+	// the same status waits for its content type (decodeCase.by).
+	join := func(old *decodeCase, c decodeCase) *decodeCase {
+		switch {
+		case old != nil && c.how.events() && !old.how.events():
+			old.events = &c
+			return old
+		case old != nil && old.how.events() && !c.how.events():
+			c.events = old
+		}
+		return &c
+	}
 	add := func(key string, c decodeCase) error {
 		switch k := strings.ToUpper(key); {
 		case k == "DEFAULT":
-			p.dflt = &c
+			p.dflt = join(p.dflt, c)
 		case len(k) == 3 && k[1:] == "XX" && k[0] >= '1' && k[0] <= '5':
-			p.class[k[0]-'0'] = &c
+			p.class[k[0]-'0'] = join(p.class[k[0]-'0'], c)
 		default:
 			n, err := strconv.Atoi(k)
 			if err != nil || n < 100 || n > 599 {
 				return errors.New("bad status " + strconv.Quote(key) + " in a resgen tag of " + st.String())
 			}
-			p.exact[n] = &c
+			p.exact[n] = join(p.exact[n], c)
 		}
 		return nil
 	}
@@ -131,6 +179,14 @@ func newPlan(t reflect.Type) (*plan, error) {
 			c.field, c.how = -1, howNone
 		case mode == "stream":
 			c.how = howStream
+		case mode == "sse" || mode == "jsonl":
+			if !f.Type.Implements(streamerType) {
+				return nil, errors.New("the " + mode + " field " + f.Name + " of " + st.String() + " is not a *runtime.Stream")
+			}
+			c.how = howSSE
+			if mode == "jsonl" {
+				c.how = howJSONL
+			}
 		case mode == "text":
 			c.how = howText
 		case f.Type.Kind() == reflect.Pointer:
@@ -138,6 +194,7 @@ func newPlan(t reflect.Type) (*plan, error) {
 		default:
 			c.how = howJSONValue
 		}
+		p.handsOver = p.handsOver || c.how.handsOver()
 		for _, s := range strings.Fields(statuses) {
 			if err := add(s, c); err != nil {
 				return nil, err
@@ -174,9 +231,16 @@ func (op *operation) decode(p *plan, c *call, resp *http.Response, out wire.Type
 		}
 	}
 	status := resp.StatusCode
-	dc := p.lookup(status)
-	if dc != nil && dc.how == howStream && status < 400 {
-		v.Field(dc.field).Set(reflect.ValueOf(resp.Body))
+	dc := p.lookup(status).by(resp.Header)
+	if dc != nil && dc.how.handsOver() && status < 400 {
+		f := v.Field(dc.field)
+		if dc.how == howStream {
+			f.Set(reflect.ValueOf(resp.Body))
+		} else {
+			s := reflect.New(f.Type().Elem())
+			s.Interface().(streamer).attach(newStreamConn(op, c, dc, resp.Body))
+			f.Set(s)
+		}
 		if herr != nil {
 			return &DecodeError{Operation: op.spec.Name, StatusCode: status, Attempts: attempts, Err: herr}
 		}
@@ -184,7 +248,7 @@ func (op *operation) decode(p *plan, c *call, resp *http.Response, out wire.Type
 	}
 	raw := c.raw
 	base.Body = raw
-	if dc == nil || dc.how == howStream {
+	if dc == nil || dc.how.handsOver() {
 		if status >= 400 {
 			// Undeclared: only a bounded part was read.
 			return op.statusError(c.stopErr, base, nil, herr)

@@ -35,7 +35,8 @@ func (t StaticToken) GoString() string { return t.String() }
 // optNames are the options' constructors, for String.
 var optNames = [...]string{optNoRetry: "WithNoRetry", optMaxAttempts: "WithMaxAttempts", optAttemptTimeout: "WithAttemptTimeout",
 	optTotalTimeout: "WithTotalTimeout", optHeader: "WithHeader", optEditor: "WithRequestEditor",
-	optAttemptHeader: "WithAttemptHeader", optMaxBody: "WithMaxBody", optMaxErrorBody: "WithMaxErrorBody"}
+	optAttemptHeader: "WithAttemptHeader", optMaxBody: "WithMaxBody", optMaxErrorBody: "WithMaxErrorBody",
+	optIdleTimeout: "WithIdleTimeout", optReadTimeouts: "WithReadTimeouts", optMaxEventSize: "WithMaxEventSize"}
 
 // String names the option and its setting, never a header's value.
 func (o CallOption) String() string {
@@ -45,9 +46,9 @@ func (o CallOption) String() string {
 	}
 	s := "runtime." + name + "("
 	switch o.kind {
-	case optMaxAttempts, optMaxBody, optMaxErrorBody:
+	case optMaxAttempts, optMaxBody, optMaxErrorBody, optMaxEventSize:
 		s += strconv.Itoa(o.n)
-	case optAttemptTimeout, optTotalTimeout:
+	case optAttemptTimeout, optTotalTimeout, optIdleTimeout:
 		s += o.d.String()
 	case optHeader:
 		s += strconv.Quote(o.name) + ", <redacted>"

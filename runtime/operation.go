@@ -213,6 +213,12 @@ type call struct {
 	read     bool // the answer's body is read and closed
 	maxBody  int  // WithMaxBody
 	maxErr   int  // WithMaxErrorBody
+	// A call whose answer may be handed over unread (c.pl.handsOver)
+	// runs its timeouts on timers it stops at hand-over (handover.go).
+	atimer, ttimer *time.Timer   // the last attempt's, the total timeout's
+	idle           time.Duration // the idle timeout of a handed-over body
+	readTimeouts   bool          // WithReadTimeouts: the timers keep running
+	maxEvent       int           // WithMaxEventSize
 
 	attempts int           // requests sent
 	tries    int           // attempts begun, refused ones included (retry-outside order)
@@ -240,7 +246,7 @@ func (c *call) start(op *operation, ctx context.Context, trial bool) {
 		ctx = e.obs.CallStart(c.startEvent(op, ctx, trial))
 	}
 	c.op, c.caller, c.ctx, c.trial = op, ctx, ctx, trial
-	c.max, c.timeout, c.total = op.maxAttempts, op.spec.Timeout, op.spec.TotalTimeout
+	c.max, c.timeout, c.total, c.idle = op.maxAttempts, op.spec.Timeout, op.spec.TotalTimeout, op.spec.IdleTimeout
 	if len(e.opts) > 0 || len(c.opts) > 0 {
 		c.apply(e.opts)
 		c.apply(c.opts)
@@ -406,6 +412,9 @@ func (c *call) plainAttempt() {
 // microseconds of CallStart and the budget deposit included), later
 // attempts' from their own start.
 func (c *call) attemptContext() (context.Context, context.CancelFunc) {
+	if c.pl != nil && c.pl.handsOver {
+		return c.handoverContext()
+	}
 	t := c.timeout
 	total := !c.deadline.IsZero() && c.cancel == nil // not yet in c.ctx
 	var d time.Time
@@ -521,6 +530,8 @@ func (c *call) classify(err error, actx context.Context) (kind, error) {
 		return kCancelled, err
 	case context.Cause(actx) == ErrAttemptTimeout:
 		return kTimeout, &attemptTimeoutError{d: c.timeout, err: err}
+	case context.Cause(actx) == errTotalTimeout:
+		return kTimeout, &totalTimeoutError{err: err}
 	case actx.Err() != nil, errors.Is(err, context.DeadlineExceeded):
 		return kTimeout, err // the TotalTimeout, or a transport's own timeout
 	}
@@ -596,6 +607,8 @@ func (c *call) finish() (*http.Response, int, error) {
 			if c.cancel != nil {
 				c.cancel()
 			}
+		} else if c.pl != nil {
+			c.resp.Body = c.handOver(c.resp.Body)
 		} else if c.respCancel != nil || c.cancel != nil {
 			// The contexts must outlive the body: cancel them on Close.
 			cb := c.spareBody

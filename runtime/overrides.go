@@ -247,7 +247,7 @@ func (s *overrideState) operation(spec operationSpec) operationSpec {
 		if err := decodeTimeouts(&q, m); err != nil {
 			s.fail(overrideWhat("operations", spec.Name), err)
 		} else {
-			spec.Timeout, spec.TotalTimeout = q.Timeout, q.TotalTimeout
+			spec.Timeout, spec.TotalTimeout, spec.IdleTimeout, spec.Resume = q.Timeout, q.TotalTimeout, q.IdleTimeout, q.Resume
 		}
 	}
 	// No retry policy, no retries: an override only adjusts one.

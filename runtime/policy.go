@@ -182,6 +182,8 @@ type operationSpec = struct {
 	Security              []wire.SecurityRequirement
 	Accept                string
 	NotRetrySafe          bool
+	IdleTimeout           time.Duration
+	Resume                bool
 }
 
 // DefaultBreakerPolicy returns the contract's built-in breaker policy

@@ -36,7 +36,11 @@ type retrier struct {
 // and would cut Retry-After short.
 func (c *call) retryLoop() {
 	r := &retrier{c: *c}
-	if !r.c.deadline.IsZero() {
+	switch {
+	case r.c.deadline.IsZero():
+	case r.c.pl != nil && r.c.pl.handsOver:
+		r.c.ctx, r.c.cancel = r.c.totalContext()
+	default:
 		r.c.ctx, r.c.cancel = context.WithDeadline(r.c.caller, r.c.deadline)
 	}
 	err := retry.Do(r.attempt,

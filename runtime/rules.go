@@ -29,7 +29,7 @@ var (
 	breakerKeys = []string{"windowType", "windowSize", "windowDuration", "minimumCalls", "failureRateThreshold", "slowCallDuration", "slowCallRateThreshold", "waitInOpen", "halfOpenCalls", "recordOn"}
 	retryKeys   = []string{"maxAttempts", "backoff", "initialInterval", "multiplier", "maxInterval", "jitter", "retryOn", "retryAfter", "maxRetryAfter", "budget"}
 	budgetKeys  = []string{"ratio", "minPerSecond"}
-	timeoutKeys = []string{"timeout", "totalTimeout"}
+	timeoutKeys = []string{"timeout", "totalTimeout", "idleTimeout", "resume"}
 )
 
 const (
@@ -143,9 +143,9 @@ func decodeRetry(p *RetryPolicy, m map[string]any, own ...string) error {
 	return d.err()
 }
 
-// decodeTimeouts sets the timeout and totalTimeout keys of an
-// x-resilience operation policy object on s (0 turns one off), as
-// decodeBreaker does; keys named in own are skipped.
+// decodeTimeouts sets the timeout, totalTimeout and idleTimeout keys of
+// an x-resilience operation policy object on s (0 turns one off), and
+// resume, as decodeBreaker does; keys named in own are skipped.
 func decodeTimeouts(s *operationSpec, m map[string]any, own ...string) error {
 	var d decoder
 	for _, k := range d.keys(m, timeoutKeys, own, "operation policy") {
@@ -154,6 +154,14 @@ func decodeTimeouts(s *operationSpec, m map[string]any, own ...string) error {
 			d.duration(k, m[k], &s.Timeout)
 		case "totalTimeout":
 			d.duration(k, m[k], &s.TotalTimeout)
+		case "idleTimeout":
+			d.duration(k, m[k], &s.IdleTimeout)
+		case "resume":
+			if b, ok := m[k].(bool); ok {
+				s.Resume = b
+			} else {
+				d.add(&wire.PolicyError{Key: k, Msg: "resume must be true or false, got " + rawval.Show(m[k])})
+			}
 		}
 	}
 	return d.err()

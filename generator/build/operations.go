@@ -276,6 +276,15 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	op.ResponseType = b.claimAt(b.pkg, name+"Response", "the response type of "+opWords(o), b.at(opPtr))
 	op.Responses, op.Headers = b.responses(o.Op, name, opPtr)
 	op.Accept = accept(op.Responses)
+	if ev := op.Events(); ev == nil || ev.Encoding != model.ResponseSSE {
+		// Only server-sent events carry the ids a stream resumes from.
+		op.Policy.Resume = false
+		if o.pol.ResumeAt != "" {
+			b.diags = append(b.diags, b.s.Diag(diag.Warning, o.pol.ResumeAt,
+				fmt.Sprintf("resume: true on %s, which streams no server-sent events (text/event-stream): nothing to resume, the call runs as without it", opWords(o)),
+				"remove resume, or declare the text/event-stream answer"))
+		}
+	}
 	return op
 }
 
@@ -1044,9 +1053,10 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return statusRank(keys[i]) < statusRank(keys[j]) })
-	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream", "Response")
+	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream", "Response", "Events", eventStreamField)
 	var out []*model.Response
 	var headers []*model.ResponseHeader
+	var events *model.Response // the first 2xx event stream: the others share its field
 	seen := map[string]bool{}
 	for _, k := range keys {
 		rr := op.Responses.Value(k)
@@ -1073,6 +1083,28 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 			headers = append(headers, h)
 		}
 		ct, mt := mediaPick(rr.Value.Content)
+		var beside *model.Response
+		if sct, smt, enc := streamPick(rr.Value.Content); smt != nil && k[0] == '2' {
+			sr := &model.Response{Status: k, Doc: r.Doc, ContentType: sct, Encoding: enc, FieldName: eventStreamField}
+			sr.Type = b.eventType(smt, enc, opName+"Response"+strings.ToUpper(k)+"Event")
+			switch {
+			case events == nil:
+				events = sr
+			case events.Encoding != sr.Encoding || !sameType(events.Type, sr.Type):
+				// One Events method has one element type: this status is
+				// the caller's to read, as a raw stream.
+				b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin(opPtr, "responses", k, "content", sct),
+					fmt.Sprintf("unsupported: %s streams %s events of another type than its %s answer; Events ranges over the %s stream, this one is the raw Stream", opName, sct, events.Status, events.Status), ""))
+				sr = &model.Response{Status: k, Doc: r.Doc, ContentType: sct, Encoding: model.ResponseStream}
+			}
+			if sct == ct {
+				out = append(out, sr)
+				continue
+			}
+			// Another type beside the stream (JSON, when the request does
+			// not ask for a stream): the answer's Content-Type picks.
+			beside = sr
+		}
 		suffix := strings.ToUpper(k) // 200, 2XX
 		if k == "default" {
 			suffix = "Default"
@@ -1092,8 +1124,63 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 			r.ContentType, r.Encoding = ct, model.ResponseStream
 		}
 		out = append(out, r)
+		if beside != nil {
+			out = append(out, beside)
+		}
 	}
 	return out, headers
+}
+
+// eventStreamField is the response field of an operation's typed event
+// stream, which its Events method ranges over.
+const eventStreamField = "EventStream"
+
+// streamPick is the first media type of c (sorted) that is a stream of
+// events resgen decodes: text/event-stream, application/jsonl or
+// application/x-ndjson, with its encoding; "" and nil when there is none.
+func streamPick(c openapi3.Content) (string, *openapi3.MediaType, model.ResponseEncoding) {
+	for _, ct := range slices.Sorted(maps.Keys(c)) {
+		switch strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])) {
+		case "text/event-stream":
+			return ct, c[ct], model.ResponseSSE
+		case "application/jsonl", "application/x-ndjson":
+			return ct, c[ct], model.ResponseJSONL
+		}
+	}
+	return "", nil, model.ResponseNone
+}
+
+// eventType is the Go type of each event of a stream of media type mt:
+// OpenAPI 3.2's itemSchema, else its schema, is one event (for SSE, the
+// event's data: an itemSchema of the event object gives its data
+// property, by its contentSchema when it has one). A string, or no
+// schema, is the data's text as sent; oneOf and anyOf are unions.
+func (b *builder) eventType(mt *openapi3.MediaType, enc model.ResponseEncoding, hint string) *model.GoType {
+	ref := mt.Schema
+	if mt.ItemSchema != nil {
+		ref = mt.ItemSchema
+		if s := ref.Value; enc == model.ResponseSSE && s != nil && s.Properties["data"] != nil {
+			ref = s.Properties["data"]
+			if d := ref.Value; d != nil && d.ContentSchema != nil {
+				ref = d.ContentSchema
+			}
+		}
+	}
+	if ref == nil || ref.Value == nil {
+		return builtin("string")
+	}
+	if s := unwrapNull(ref.Value); s.Type != nil && s.Type.Is("string") && len(s.OneOf) == 0 && len(s.AnyOf) == 0 {
+		return builtin("string")
+	}
+	return b.typeOf(ref, hint, "", true)
+}
+
+// sameType reports whether a and b print as the same Go type.
+func sameType(a, b *model.GoType) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Kind == b.Kind && a.Name == b.Name && a.Pkg == b.Pkg && sameType(a.Elem, b.Elem)
 }
 
 // accept is the Accept header of responses: their content types, each

@@ -181,6 +181,12 @@ func (e *emitter) emitClient(f *jen.File) {
 			if d := op.Policy.TotalTimeout; d != 0 {
 				how = append(how, jen.Id("TotalTimeout").Op(":").Add(durExpr(d)))
 			}
+			if d := op.Policy.IdleTimeout; d != 0 {
+				how = append(how, jen.Id("IdleTimeout").Op(":").Add(durExpr(d)))
+			}
+			if op.Policy.Resume {
+				how = append(how, jen.Id("Resume").Op(":").True())
+			}
 			if len(op.Security) > 0 {
 				how = append(how, jen.Id("Security").Op(":").Add(securityExpr(op.Security)))
 			}

@@ -110,11 +110,13 @@ func bodyParamType(b *model.Body) *model.GoType {
 // tells impl.Call how it decodes.
 func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 	comment(f, []string{op.ResponseType + " is the answer to " + op.Name + "."})
-	var bare, streams []string
+	var bare, streams, evStatuses []string
 	for _, r := range op.Responses {
 		switch {
 		case r.Encoding == model.ResponseStream:
 			streams = append(streams, r.Status)
+		case r.Encoding.Events():
+			evStatuses = append(evStatuses, r.Status)
 		case r.FieldName == "":
 			bare = append(bare, r.Status)
 		}
@@ -128,8 +130,12 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		fields = append(fields, oneLineNote(structField{name: h.FieldName, typ: t, tag: "header:" + h.Name}, h.Doc))
 	}
 	nHeaders := len(fields)
+	var events []structField
+	if ev := op.Events(); ev != nil {
+		events = append(events, structField{name: ev.FieldName, typ: streamOf(ev.Type), tag: strings.Join(evStatuses, " ") + "," + ev.Encoding.String()})
+	}
 	for _, r := range op.Responses {
-		if r.FieldName == "" {
+		if r.FieldName == "" || r.Encoding.Events() {
 			continue
 		}
 		t := r.Type
@@ -150,14 +156,57 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		g.Add(embed)
 		// The embedded field sits in the name column; the Stream field
 		// between the headers and the bodies is aligned with both.
-		room := noteRoom(append(fields, structField{name: "Stream", typ: ioReadCloser, tag: strings.Join(streams, " ") + ",stream"}), len("wire.Response"))
+		all := append(fields, structField{name: "Stream", typ: ioReadCloser, tag: strings.Join(streams, " ") + ",stream"})
+		room := noteRoom(append(all, events...), len("wire.Response"))
 		emitFieldsIn(g, fields[:nHeaders], room)
 		if len(streams) > 0 {
 			comment(g, []string{"Stream is the unread body (the caller must close it); Body is nil then."})
 			g.Id("Stream").Qual("io", "ReadCloser").Tag(map[string]string{"resgen": strings.Join(streams, " ") + ",stream"})
 		}
+		if len(events) > 0 {
+			ev := op.Events()
+			events[0].doc = []string{ev.FieldName + " is the unread " + what(ev) + " stream (range over Events, or", "close it); Body is nil then."}
+			if len(ev.Doc) == 1 {
+				events[0].note = ev.Doc[0]
+			}
+			emitFieldsIn(g, events, room)
+		}
 		emitFieldsIn(g, fields[nHeaders:], room)
 	})
+	if ev := op.Events(); ev != nil {
+		e.emitEvents(f, op, ev)
+	}
+}
+
+// what names the framing of an event stream for doc comments.
+func what(r *model.Response) string {
+	if r.Encoding == model.ResponseSSE {
+		return "server-sent event"
+	}
+	return "JSON lines"
+}
+
+// streamOf is *runtime.Stream[t], the field of an event stream.
+func streamOf(t *model.GoType) *model.GoType {
+	return &model.GoType{Kind: model.Pointer, Elem: &model.GoType{Kind: model.Qual, Pkg: runtimePkg, Name: "Stream", Elem: t}}
+}
+
+// emitEvents prints the Events method of a streamed response: the events
+// of its stream field, none when the answer was a status without one.
+func (e *emitter) emitEvents(f *jen.File, op *model.Operation, ev *model.Response) {
+	event := jen.Qual(runtimePkg, "Event").Types(typeExpr(ev.Type))
+	comment(f, []string{
+		"Events ranges over the events of " + ev.FieldName + ", each decoded as it is read",
+		"(see runtime.Stream: a broken stream ends with an error, never",
+		"silently); leaving the loop closes the stream. It yields nothing when",
+		"the answer has no stream (another declared status).",
+	})
+	f.Func().Params(jen.Id("r").Op("*").Id(op.ResponseType)).Id("Events").Params().Qual("iter", "Seq2").Types(event.Clone(), jen.Error()).Block(
+		jen.If(jen.Id("r").Op("==").Nil().Op("||").Id("r").Dot(ev.FieldName).Op("==").Nil()).Block(
+			jen.Return(jen.Func().Params(jen.Func().Params(event.Clone(), jen.Error()).Bool()).Block()),
+		),
+		jen.Return(jen.Id("r").Dot(ev.FieldName).Dot("Events").Call()),
+	)
 }
 
 // The types of a response's header fields and of its Stream field.

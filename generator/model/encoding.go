@@ -41,11 +41,18 @@ const (
 	ResponseText
 	// ResponseStream: handed to the caller unread.
 	ResponseStream
+	// ResponseSSE: server-sent events (text/event-stream), read as the
+	// caller ranges over them, each event's data decoded into Type.
+	ResponseSSE
+	// ResponseJSONL: JSON values one a line (application/jsonl,
+	// application/x-ndjson), each decoded into Type as it is read.
+	ResponseJSONL
 )
 
-var responseEncodings = [...]string{"", "json", "text", "stream"}
+var responseEncodings = [...]string{"", "json", "text", "stream", "sse", "jsonl"}
 
-// String is the encoding's name: json, text, stream, or "" for none.
+// String is the encoding's name: json, text, stream, sse, jsonl, or ""
+// for none. sse and jsonl are also the runtime's tag modes.
 func (e ResponseEncoding) String() string { return nameOf(responseEncodings[:], e) }
 
 // Style is a parameter's or form property's serialization style, as
@@ -89,3 +96,6 @@ func nameOf[E ~uint8](names []string, v E) string {
 	}
 	return "?"
 }
+
+// Events reports whether e is a typed event stream (sse or jsonl).
+func (e ResponseEncoding) Events() bool { return e == ResponseSSE || e == ResponseJSONL }

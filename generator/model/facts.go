@@ -22,6 +22,10 @@ type Facts struct {
 	IdempotencyHeader string        `json:"idempotencyHeader,omitempty"`
 	Timeout           string        `json:"timeout"`
 	TotalTimeout      string        `json:"totalTimeout"`
+	// IdleTimeout ("" when none) and Resume are said only when set: most
+	// operations stream nothing.
+	IdleTimeout string `json:"idleTimeout,omitempty"`
+	Resume      bool   `json:"resume,omitempty"`
 }
 
 // Setting is one key of a policy with its value in words.
@@ -90,9 +94,25 @@ func settingMembers(ss []Setting) Object {
 	return o
 }
 
+// TimeoutsLine is the timeouts in one cell: "2s / 5s", then ", idle 1s"
+// and ", resume" when set.
+func (f Facts) TimeoutsLine() string {
+	s := f.Timeout + " / " + f.TotalTimeout
+	if f.IdleTimeout != "" {
+		s += ", idle " + f.IdleTimeout
+	}
+	if f.Resume {
+		s += ", resume"
+	}
+	return s
+}
+
 // PolicyFacts puts p in words.
 func PolicyFacts(p *OpPolicy) Facts {
-	f := Facts{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: durOff(p.Timeout), TotalTimeout: durOff(p.TotalTimeout)}
+	f := Facts{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: durOff(p.Timeout), TotalTimeout: durOff(p.TotalTimeout), Resume: p.Resume}
+	if p.IdleTimeout != 0 {
+		f.IdleTimeout = human.Duration(p.IdleTimeout)
+	}
 	if bi := p.Breaker; bi != nil {
 		b := bi.Policy
 		f.Breaker = &BreakerFacts{Instance: bi.Instance, Policy: b.Policy, Scope: b.Scope, Settings: Settings(&b.BreakerPolicy), Const: bi.Const, Operations: bi.Operations}

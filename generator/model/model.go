@@ -297,12 +297,14 @@ type Response struct {
 	// response has no body resgen decodes.
 	FieldName string
 	// Encoding is how the body is read: JSON into FieldName, text (a
-	// string) in FieldName, a stream handed to the caller unread, or not
-	// at all.
+	// string) in FieldName, a stream handed to the caller unread, a typed
+	// event stream in FieldName (a *runtime.Stream of Type, shared by
+	// every status that streams), or not at all.
 	Encoding    ResponseEncoding
 	ContentType string
-	Type        *GoType
-	Doc         []string
+	// Type is the field's value type; for an event stream, each event's.
+	Type *GoType
+	Doc  []string
 }
 
 // ResponseHeader is a declared response header, a *string field of the
@@ -362,6 +364,19 @@ type Operation struct {
 	Security [][]string
 }
 
+// Events is op's first typed event stream response, whose field the
+// response type's Events method ranges over; nil when op streams none.
+// Every other status that streams shares its field (the builder made
+// them alike, or left them raw streams).
+func (op *Operation) Events() *Response {
+	for _, r := range op.Responses {
+		if r.Encoding.Events() {
+			return r
+		}
+	}
+	return nil
+}
+
 // ParamsByValue reports whether op's methods take their Params struct by
 // value: it holds a required parameter, so a call without one does not
 // compile (a pointer would let nil through, to fail at run time). A
@@ -384,6 +399,11 @@ type OpPolicy struct {
 	RetryWhy     string
 	Timeout      time.Duration
 	TotalTimeout time.Duration
+	// IdleTimeout bounds the wait for each read of a streamed body once
+	// its headers came (0: none); Resume reconnects a broken event stream
+	// with Last-Event-ID.
+	IdleTimeout time.Duration
+	Resume      bool
 	// IdempotencyHeader is the header carrying the key, "" when not keyed.
 	IdempotencyHeader string
 	// NotRetrySafe: the method is not idempotent and has no key (or is

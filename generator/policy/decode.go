@@ -19,7 +19,7 @@ import (
 
 // opPolicyKeys are the keys of an operation policy (defaults, path item,
 // operation).
-var opPolicyKeys = []string{"breaker", "retry", "timeout", "totalTimeout", "idempotent", "idempotencyKey"}
+var opPolicyKeys = []string{"breaker", "retry", "timeout", "totalTimeout", "idleTimeout", "resume", "idempotent", "idempotencyKey"}
 
 func esc(tok string) string { return diag.PointerJoin("", tok)[1:] }
 

@@ -197,6 +197,10 @@ type Resolved struct {
 	// policy wants one (Policy.IdempotencyHeader), needs a parameter of
 	// its own.
 	KeyParam *openapi3.Parameter
+	// ResumeAt is where the operation itself sets resume: true, "" when
+	// it does not: the builder warns there when the operation streams
+	// no events.
+	ResumeAt string
 
 	// keyHeader is the header the key travels in when the operation has
 	// one: the nearest layer's idempotencyKey when it names a header, else

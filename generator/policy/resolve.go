@@ -61,16 +61,18 @@ func (r *Resolver) operation(in opInput) Resolved {
 		}
 		return nil, "", -1
 	}
-	// The runtime reads and checks the timeouts, as it does overrides.
+	// The runtime reads and checks the timeouts and resume, as it does
+	// overrides.
 	ts := impl.OperationSpec{Timeout: defaultTimeout, TotalTimeout: defaultTotalTimeout}
-	for _, k := range []string{"timeout", "totalTimeout"} {
+	for _, k := range []string{"timeout", "totalTimeout", "idleTimeout", "resume"} {
 		if v, ptr, _ := pick(k); ptr != "" {
 			r.policyErrors(strings.TrimSuffix(ptr, "/"+k), impl.DecodeTimeouts(&ts, map[string]any{k: v}))
 		}
 	}
 	res := Resolved{keyHeader: r.keyHeader, method: in.method}
 	pol := &res.Policy
-	*pol = model.OpPolicy{Timeout: ts.Timeout, TotalTimeout: ts.TotalTimeout}
+	*pol = model.OpPolicy{Timeout: ts.Timeout, TotalTimeout: ts.TotalTimeout, IdleTimeout: ts.IdleTimeout, Resume: ts.Resume}
+	_, resumePtr, resumeLayer := pick("resume")
 
 	// Idempotency.
 	var idem *bool
@@ -139,6 +141,21 @@ func (r *Resolver) operation(in opInput) Resolved {
 		why = in.method + " without key: off"
 	}
 	pol.NotRetrySafe = !safe
+	if pol.Resume && !safe {
+		// Resuming sends the request again: as retry, an error where the
+		// operation asks for it, skipped where a default does.
+		if resumeLayer == len(layers)-1 {
+			reason := "a " + in.method + " without an idempotency key"
+			if idem != nil && !*idem {
+				reason = "it is marked idempotent: false"
+			}
+			r.errorf(resumePtr, strings.Replace(retryFixHints, "remove retry", "remove resume", 1), "resume on %s %s, which is not retry-safe: %s; resuming sends the request again", in.method, in.path, reason)
+		}
+		pol.Resume = false
+	}
+	if pol.Resume && resumeLayer == len(layers)-1 {
+		res.ResumeAt = resumePtr
+	}
 	if safe && keyHeader != "" && !safeMethods[in.method] {
 		why = keyHeader + " header"
 	}

@@ -170,6 +170,19 @@ var policyFields = func() []policyField {
 		}},
 		policyField{"timeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.Timeout) }},
 		policyField{"totalTimeout", kindTimeout, func(p *model.OpPolicy) any { return dur(p.TotalTimeout) }},
+		// The stream keys only where set: most operations stream nothing.
+		policyField{"idleTimeout", kindTimeout, func(p *model.OpPolicy) any {
+			if p.IdleTimeout == 0 {
+				return nil
+			}
+			return dur(p.IdleTimeout)
+		}},
+		policyField{"resume", kindBool, func(p *model.OpPolicy) any {
+			if !p.Resume {
+				return nil
+			}
+			return true
+		}},
 	)
 }()
 

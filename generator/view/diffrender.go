@@ -343,5 +343,12 @@ func policyWords(st diffStyle, p *model.OpPolicy) []string {
 	if p.Retry != nil {
 		retry = "retry on (" + st.q(p.RetryWhy) + "): " + retryWords(st, p.Retry)
 	}
-	return []string{breaker, retry, "timeout " + valueText(kindTimeout, dur(p.Timeout)) + ", totalTimeout " + valueText(kindTimeout, dur(p.TotalTimeout))}
+	timeouts := "timeout " + valueText(kindTimeout, dur(p.Timeout)) + ", totalTimeout " + valueText(kindTimeout, dur(p.TotalTimeout))
+	if p.IdleTimeout != 0 {
+		timeouts += ", idleTimeout " + valueText(kindTimeout, dur(p.IdleTimeout))
+	}
+	if p.Resume {
+		timeouts += ", resume"
+	}
+	return []string{breaker, retry, timeouts}
 }

@@ -41,10 +41,16 @@ type explainPolicy struct {
 	IdempotencyHeader string `json:"idempotencyKeyHeader,omitempty"`
 	Timeout           string `json:"timeout"`
 	TotalTimeout      string `json:"totalTimeout"`
+	// IdleTimeout and Resume are written only when set.
+	IdleTimeout string `json:"idleTimeout,omitempty"`
+	Resume      bool   `json:"resume,omitempty"`
 }
 
 func machinePolicy(p *model.OpPolicy) explainPolicy {
-	out := explainPolicy{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: human.Duration(p.Timeout), TotalTimeout: human.Duration(p.TotalTimeout)}
+	out := explainPolicy{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: human.Duration(p.Timeout), TotalTimeout: human.Duration(p.TotalTimeout), Resume: p.Resume}
+	if p.IdleTimeout != 0 {
+		out.IdleTimeout = human.Duration(p.IdleTimeout)
+	}
 	if bi := p.Breaker; bi != nil {
 		b := bi.Policy
 		out.Breaker = append(model.Object{{Key: "instance", Value: bi.Instance}, {Key: "policy", Value: b.Policy}, {Key: "scope", Value: b.Scope}}, model.PolicyJSON(&b.BreakerPolicy)...)
@@ -156,7 +162,7 @@ func terminalOps(ops []ExplainOp) []ExplainOp {
 	t := sanitize.Terminal
 	for i, o := range ops {
 		f := o.Facts
-		f.RetryWhy, f.IdempotencyHeader, f.Timeout, f.TotalTimeout = t(f.RetryWhy), t(f.IdempotencyHeader), t(f.Timeout), t(f.TotalTimeout)
+		f.RetryWhy, f.IdempotencyHeader, f.Timeout, f.TotalTimeout, f.IdleTimeout = t(f.RetryWhy), t(f.IdempotencyHeader), t(f.Timeout), t(f.TotalTimeout), t(f.IdleTimeout)
 		f.Breaker = terminalBreaker(f.Breaker)
 		f.Retry = terminalRetry(f.Retry)
 		out[i] = ExplainOp{ID: t(o.ID), GoMethod: t(o.GoMethod), Method: t(o.Method), Path: t(o.Path), Facts: f}

@@ -66,7 +66,7 @@ func writeTable(buf *bytes.Buffer, ops []ExplainOp, breakers []*model.BreakerFac
 			c[colRetry], c[colAttempts] = r.Policy, strconv.Itoa(r.MaxAttempts)
 		}
 		rows[i].why = strings.TrimSuffix(o.Facts.RetryWhy, ": off")
-		c[colTimeouts] = o.Facts.Timeout + " / " + o.Facts.TotalTimeout
+		c[colTimeouts] = o.Facts.TimeoutsLine()
 	}
 	bkeys, rkeys := fitRows(rows)
 

@@ -108,6 +108,15 @@ type OperationSpec = struct {
 	// failures stop with runtime.ErrNotRetrySafe, and no option retries
 	// it.
 	NotRetrySafe bool
+	// IdleTimeout bounds the wait for each read of a body handed over to
+	// the caller (a download or an event stream) once its headers came;
+	// 0 = none. runtime.WithIdleTimeout overrides it for one call.
+	IdleTimeout time.Duration
+	// Resume lets an event stream (text/event-stream) broken by the server
+	// reconnect with Last-Event-ID through the breaker and retry, so the
+	// caller sees one unbroken sequence; only when the operation is
+	// retry-safe (NotRetrySafe false).
+	Resume bool
 }
 
 // rt is the runtime's implementation, registered by its init, which ran
@@ -266,8 +275,9 @@ func DecodeRetry(p *runtime.RetryPolicy, m map[string]any, own ...string) error 
 	return rt.DecodeRetry(p, m, own...)
 }
 
-// DecodeTimeouts sets the timeout and totalTimeout keys of an x-resilience
-// operation policy object on s (0 turns one off), as DecodeBreaker does.
+// DecodeTimeouts sets the timeout, totalTimeout and idleTimeout keys of an
+// x-resilience operation policy object on s (0 turns one off), and resume
+// (true or false), as DecodeBreaker does.
 func DecodeTimeouts(s *OperationSpec, m map[string]any, own ...string) error {
 	return rt.DecodeTimeouts(s, m, own...)
 }

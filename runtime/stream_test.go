@@ -1,0 +1,278 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/resgen/resgen/runtime/wire"
+)
+
+type tick struct {
+	N   int    `json:"n"`
+	Pad string `json:"pad"`
+}
+
+type sseResponse struct {
+	wire.Response
+	Events *Stream[tick] `resgen:"200,sse"`
+	JSON   *tick         `resgen:"default"`
+}
+
+type textStreamResponse struct {
+	wire.Response
+	Events *Stream[string] `resgen:"200,sse"`
+}
+
+type jsonlResponse struct {
+	wire.Response
+	Lines *Stream[tick] `resgen:"200,jsonl"`
+}
+
+// streamEngine is an engine whose server is s.
+func streamEngine(s *server) *engine {
+	return newEngine(config{HTTPClient: s.Client(), Server: s.URL, Logger: quiet})
+}
+
+// breakingSSE serves events 1..total, from the one after Last-Event-ID.
+// Each connection breaks after a random number of events (at most
+// maxRun), in the middle of an event: the handler hijacks the connection
+// and closes it, so the client reads a chunked body cut short. On a
+// resume it sometimes sends the last event or a few more again, which the
+// client must drop. It returns the number of connections made.
+type breakingSSE struct {
+	total, maxRun int
+	mu            sync.Mutex
+	rnd           *rand.Rand
+	conns         int
+	ids           []string // Last-Event-ID of each connection
+}
+
+func (b *breakingSSE) serve(_ int64, w http.ResponseWriter, r *http.Request) {
+	b.mu.Lock()
+	b.conns++
+	b.ids = append(b.ids, r.Header.Get("Last-Event-ID"))
+	from := 1
+	if id := r.Header.Get("Last-Event-ID"); id != "" {
+		n, _ := strconv.Atoi(id)
+		from = n + 1
+		switch b.rnd.IntN(3) {
+		case 1:
+			from = n // the last one again
+		case 2:
+			from = max(1, n-b.rnd.IntN(5)) // a few again
+		}
+	}
+	run := 1 + b.rnd.IntN(b.maxRun)
+	cut := b.rnd.IntN(3)
+	b.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, ": hello\nretry: 1\n\n")
+	for n := from; n <= b.total; n++ {
+		if n-from == run {
+			// Break mid-event: part of it written, then the connection closed.
+			partial := []string{"id: " + strconv.Itoa(n) + "\n", "id: " + strconv.Itoa(n) + "\ndata: {\"n\":", "id: " + strconv.Itoa(n) + "\ndata: {\"n\":1}\n"}[cut]
+			io.WriteString(w, partial)
+			w.(http.Flusher).Flush()
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		fmt.Fprintf(w, "id: %d\nevent: tick\ndata: {\"n\":%d,\n", n, n)
+		fmt.Fprintf(w, "data: \"pad\":\"%s\"}\n\n", "xyz")
+		if n%50 == 0 {
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+// TestSSEResumeDeliversEveryEventOnce: a stream of 10,000 events broken
+// at random points mid-event, with resume on, yields every event exactly
+// once, in order; without resume the first break is an error.
+func TestSSEResumeDeliversEveryEventOnce(t *testing.T) {
+	const total = 10000
+	b := &breakingSSE{total: total, maxRun: 1500, rnd: rand.New(rand.NewPCG(1, 2))}
+	s := newServer(t, b.serve)
+	e := streamEngine(s)
+	op := e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true,
+		Retry: constRetry(3, time.Millisecond), Timeout: time.Second, TotalTimeout: 2 * time.Second})
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Events.Close()
+	next := 1
+	for ev, err := range resp.Events.Events() {
+		if err != nil {
+			t.Fatalf("after event %d: %v", next-1, err)
+		}
+		if ev.Data.N != next || ev.ID != strconv.Itoa(next) || ev.Event != "tick" || ev.Data.Pad != "xyz" {
+			t.Fatalf("got event %+v; want number %d", ev, next)
+		}
+		next++
+	}
+	if next != total+1 {
+		t.Fatalf("the stream ended after %d events; want %d", next-1, total)
+	}
+	if b.conns < 5 {
+		t.Fatalf("%d connections; the test wants several breaks", b.conns)
+	}
+	if b.ids[0] != "" || b.ids[1] == "" {
+		t.Errorf("Last-Event-ID of the first two connections: %q; want none, then the last id", b.ids[:2])
+	}
+	t.Logf("%d events over %d connections", total, b.conns)
+
+	// The same stream without resume: the first break ends it with an error.
+	b = &breakingSSE{total: total, maxRun: 1500, rnd: rand.New(rand.NewPCG(1, 2))}
+	s = newServer(t, b.serve)
+	op = streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Retry: constRetry(3, time.Millisecond)})
+	resp, err = Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Events.Close()
+	n := 0
+	var last error
+	for _, err := range resp.Events.Events() {
+		if err != nil {
+			last = err
+			break
+		}
+		n++
+	}
+	var se *StreamError
+	if !errors.As(last, &se) || !errors.Is(last, io.ErrUnexpectedEOF) && !errors.Is(last, errPartialEvent) || se.Events != n || n >= total {
+		t.Fatalf("after %d events: %v; want a StreamError for an unexpected end", n, last)
+	}
+	if b.conns != 1 {
+		t.Errorf("%d connections without resume; want 1", b.conns)
+	}
+}
+
+// A not retry-safe operation never resumes, even with Resume set.
+func TestSSENoResumeWhenNotRetrySafe(t *testing.T) {
+	b := &breakingSSE{total: 100, maxRun: 10, rnd: rand.New(rand.NewPCG(3, 4))}
+	s := newServer(t, b.serve)
+	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "POST", Path: "/x", Resume: true, NotRetrySafe: true})
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Events.Close()
+	var last error
+	for _, err := range resp.Events.Events() {
+		last = err
+	}
+	if last == nil || b.conns != 1 {
+		t.Fatalf("%d connections, last error %v; want 1 and a break", b.conns, last)
+	}
+}
+
+// A string stream yields the raw data text; an event that does not
+// decode comes with a DecodeError and the range goes on.
+func TestSSETextAndDecodeErrors(t *testing.T) {
+	s := newServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: not json\n\ndata: {\"n\":2}\n\n")
+	})
+	e := streamEngine(s)
+	op := e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x"})
+	tr, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(textStreamResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for ev, err := range tr.Events.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, ev.Data)
+	}
+	if len(texts) != 2 || texts[0] != "not json" {
+		t.Errorf("text events %q", texts)
+	}
+	op = e.operation(operationSpec{Name: "events2", Method: "GET", Path: "/x"})
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs, got []string
+	for ev, err := range resp.Events.Events() {
+		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("%v; want a DecodeError", err)
+			}
+			errs = append(errs, err.Error())
+			continue
+		}
+		got = append(got, strconv.Itoa(ev.Data.N))
+	}
+	if len(errs) != 1 || len(got) != 1 || got[0] != "2" {
+		t.Errorf("errors %q, events %q; want one of each", errs, got)
+	}
+	for _, err := range resp.Events.Events() {
+		if err == nil {
+			t.Error("a second range yielded an event")
+		}
+	}
+}
+
+// TestJSONLinesStream: a JSON-lines stream yields each value; a body cut
+// short is an error, not a silent end.
+func TestJSONLinesStream(t *testing.T) {
+	s := newServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/jsonl")
+		for n := 1; n <= 1000; n++ {
+			fmt.Fprintf(w, "{\"n\":%d}\n", n)
+			if n%100 == 0 {
+				io.WriteString(w, "\n")
+			}
+		}
+		if r.URL.Query().Get("cut") != "" {
+			io.WriteString(w, `{"n":`)
+			w.(http.Flusher).Flush()
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		}
+	})
+	op := streamEngine(s).operation(operationSpec{Name: "lines", Method: "GET", Path: "/x"})
+	for _, cut := range []bool{false, true} {
+		rq := &wire.Request{Path: "/x"}
+		if cut {
+			rq.Query.Add("cut", "1")
+		}
+		resp, err := Call(context.Background(), op, rq, new(jsonlResponse), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := 1
+		var last error
+		for ev, err := range resp.Lines.Events() {
+			if err != nil {
+				last = err
+				break
+			}
+			if ev.Data.N != next || ev.ID != "" {
+				t.Fatalf("got %+v; want n %d", ev, next)
+			}
+			next++
+		}
+		resp.Lines.Close()
+		if next != 1001 {
+			t.Errorf("cut %v: %d lines; want 1000", cut, next-1)
+		}
+		if cut != (last != nil) {
+			t.Errorf("cut %v: ended with %v", cut, last)
+		}
+	}
+}
