@@ -44,7 +44,7 @@ var userAPI = []string{
 	"HeaderError", "HeaderError.Error",
 	"RequestError", "RequestError.Error",
 	"StatusError", "StatusError.Error", "StatusError.Unwrap",
-	"ErrAttemptTimeout", "ErrAttemptsExhausted", "ErrBudgetSpent", "ErrCircuitOpen",
+	"ErrAttemptTimeout", "ErrAttemptsExhausted", "ErrBodyNotReplayable", "ErrBudgetSpent", "ErrCircuitOpen",
 	"ErrDeadline", "ErrEmptyBody", "ErrHalfOpenTrial", "ErrNotResent", "ErrNotRetrySafe",
 	"ErrNotRetryable", "ErrResent", "ErrRetryAfterTooLong", "ErrRetryDisabled", "ErrRetryOff",
 
@@ -91,7 +91,7 @@ var userAPI = []string{
 	// free-form objects.
 	"Nullable", "Null", "Value", "Nullable.Get", "Nullable.IsNull", "Nullable.IsSet",
 	"Nullable.IsZero", "Nullable.MarshalJSON", "Nullable.UnmarshalJSON",
-	"File", "FreeForm", "FreeForm.UnmarshalJSON",
+	"File", "Opener", "FreeForm", "FreeForm.UnmarshalJSON",
 
 	// URLs as the runtime shows them in errors, logs and events.
 	"RedactURL",

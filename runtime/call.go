@@ -183,7 +183,22 @@ func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
 		h, own = make(http.Header, 2), true
 	}
 	tmp := http.Request{Method: op.spec.Method, URL: &a.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: a.url.Host}
-	if body := c.body; body != nil {
+	if u := c.up; u != nil {
+		body, err := u.body()
+		if err != nil {
+			return nil, nil, err
+		}
+		if u.size == 0 {
+			tmp.Body, tmp.GetBody = http.NoBody, noBody0
+		} else {
+			// GetBody only for a body that can be replayed: net/http
+			// cannot send the others again either (resend.go).
+			tmp.Body, tmp.ContentLength = body, u.size
+			if u.replay {
+				tmp.GetBody = u.body
+			}
+		}
+	} else if body := c.body; body != nil {
 		if len(body) == 0 {
 			tmp.Body, tmp.GetBody = http.NoBody, noBody0
 		} else {
@@ -357,7 +372,7 @@ func (op *operation) call(ctx context.Context, rq *wire.Request, out wire.Typed,
 			putFirst(&rq.Header, "Accept", op.spec.Accept)
 		}
 	}
-	if rq.Body != nil && rq.ContentType != "" {
+	if (rq.Body != nil || rq.Upload != nil) && rq.ContentType != "" {
 		putFirst(&rq.Header, "Content-Type", rq.ContentType)
 	}
 	if err := checkHeader(op.spec.Name, rq.Header); err != nil {
@@ -365,6 +380,9 @@ func (op *operation) call(ctx context.Context, rq *wire.Request, out wire.Typed,
 	}
 	var c call
 	c.built, c.header0, c.body, c.u, c.opts, c.pl = true, rq.Header, rq.Body, u, opts, pl
+	if rq.Upload != nil {
+		c.up = newUpload(rq.Upload)
+	}
 	resp, _, err := op.do(ctx, &c)
 	if err != nil {
 		return err

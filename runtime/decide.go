@@ -16,8 +16,8 @@ func (c *call) decide() bool {
 		c.halt(ErrAttemptsExhausted, "retries exhausted")
 		return false
 	}
-	if c.req != nil && !noBody(c.req) && c.req.GetBody == nil {
-		c.halt(ErrNotRetryable, "request body cannot be re-sent")
+	if c.req != nil && !noBody(c.req) && c.req.GetBody == nil || c.up != nil && !c.up.replay {
+		c.halt(ErrBodyNotReplayable, "the request body cannot be replayed")
 		return false
 	}
 	wait := backoff(p, c.attempts, c.prevWait)

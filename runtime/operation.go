@@ -196,6 +196,7 @@ type call struct {
 	built   bool
 	header0 http.Header
 	body    []byte
+	up      *upload // a streamed body (upload.go), instead of body
 	u       url.URL
 	opts    []CallOption // the call's own options (the client's are in engine)
 	timeout time.Duration
@@ -292,7 +293,11 @@ func (c *call) run() {
 	case c.kind == kCancelled:
 		c.halt(c.cancelled(), "cancelled")
 	case c.kind == kLocal:
-		c.halt(ErrNotRetryable, "request not built")
+		why := "request not built"
+		if _, ok := c.err.(*uploadError); ok {
+			why = "the request body failed while sent"
+		}
+		c.halt(ErrNotRetryable, why)
 	case !recoverable(err):
 		c.notRetried()
 	case c.noRetry:
@@ -383,6 +388,13 @@ func (c *call) plainAttempt() {
 		}
 		e.redact.redactError(err)
 		c.kind, c.err = c.classify(err, actx)
+		if c.up != nil && c.kind != kCancelled {
+			// The caller's stream failed, not the server: like a
+			// request that could not be built.
+			if rerr := c.up.cur.readErr(); rerr != nil {
+				c.kind, c.err = kLocal, &uploadError{rerr}
+			}
+		}
 		c.resp, c.status, c.header = nil, 0, nil
 		if acancel != nil {
 			acancel()

@@ -34,6 +34,8 @@ type killer struct {
 	prime atomic.Int64
 	mu    sync.Mutex
 	seen  []*http.Request
+	// bodies are the bodies of the requests it read once armed.
+	bodies [][]byte
 }
 
 type connSeq struct{}
@@ -41,12 +43,13 @@ type connSeq struct{}
 func newKiller(t *testing.T) *killer {
 	k := &killer{}
 	k.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		body, _ := io.ReadAll(r.Body)
 		n := r.Context().Value(connSeq{}).(*atomic.Int64).Add(1)
 		if k.armed.Load() {
 			k.sends.Add(1)
 			k.mu.Lock()
 			k.seen = append(k.seen, r)
+			k.bodies = append(k.bodies, body)
 			k.mu.Unlock()
 			if n > 1 {
 				conn, _, err := w.(http.Hijacker).Hijack()

@@ -818,7 +818,7 @@ func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName 
 			}
 			b.unionBody(body, "multipart", mt.Schema.Value, ptrOf(ct, "schema"))
 		}
-		body.Type = builtin("[]byte")
+		body.Type = ioReader
 	case model.BodyJSON:
 		body.Type = b.typeOf(mt.Schema, opName+"Body", "", true)
 	case model.BodyForm:
@@ -838,7 +838,7 @@ func (b *builder) body(ct string, mt *openapi3.MediaType, required bool, opName 
 	case model.BodyText:
 		body.Type = builtin("string")
 	default:
-		body.Type = builtin("[]byte")
+		body.Type = ioReader // streamed (runtime's upload.go)
 	}
 	return body
 }

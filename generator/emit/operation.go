@@ -239,7 +239,10 @@ func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 		doc = append(append(doc, ""), op.Doc...)
 	}
 	if op.Body != nil && op.Body.Encoding == model.BodyRaw {
-		doc = append(doc, "", "The spec takes any "+op.Body.ContentType+" body: contentType names the one sent, and body is", "read whole (every attempt sends it again).")
+		doc = append(doc, "", "The spec takes any "+op.Body.ContentType+" body: contentType names the one sent.")
+	}
+	if up := uploadDoc(op, op.Body); up != nil {
+		doc = append(append(doc, ""), up...)
 	}
 	if len(op.Variants) > 0 {
 		var names []string
@@ -261,9 +264,12 @@ func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 	for _, v := range op.Variants {
 		what := "a " + v.Body.ContentType + " body"
 		if v.Body.Encoding == model.BodyRaw {
-			what = "the body the caller encodes, read whole (every attempt sends it again), as contentType"
+			what = "the body the caller encodes, as contentType"
 		}
 		doc := []string{v.Name + " is " + op.Name + " (" + op.Method + " " + op.Path + ") with " + what + ":", "the same breaker, retries and timeouts."}
+		if up := uploadDoc(op, v.Body); up != nil {
+			doc = append(append(doc, ""), up...)
+		}
 		if op.Deprecated {
 			doc = append(doc, "", "Deprecated: the spec marks this operation as deprecated.")
 		}
@@ -273,6 +279,28 @@ func (e *emitter) emitOperation(f *jen.File, op *model.Operation) {
 	if op.SendMethod != "" {
 		e.emitSend(f, op)
 	}
+}
+
+// uploadDoc says, for a method whose body (or a file part of it) is
+// streamed, when a retry can send it again (runtime's upload.go); nil for
+// a body held whole.
+func uploadDoc(op *model.Operation, b *model.Body) []string {
+	what := "The body is"
+	switch {
+	case b == nil:
+		return nil
+	case b.Encoding == model.BodyRaw, b.Encoding == model.BodyBytes, b.Encoding == model.BodyMultipart:
+	case b.Encoding == model.BodyMultipartFields && slices.ContainsFunc(b.Parts, func(p *model.Part) bool {
+		return p.Kind == model.PartFile || p.Kind == model.PartFiles
+	}):
+		what = "Each file's Content is"
+	default:
+		return nil
+	}
+	if op.Policy != nil && op.Policy.NotRetrySafe {
+		return []string{what + " streamed, never held whole; the operation is not retry-safe: one attempt."}
+	}
+	return []string{what + " streamed, never held whole. A retry sends it again only when it can be replayed: a *bytes.Reader, *strings.Reader, *bytes.Buffer, io.ReadSeeker (from where it stands at the call) or runtime.Opener. Any other reader makes the call one attempt: a failure that would be retried stops with runtime.ErrBodyNotReplayable."}
 }
 
 // emitMethod prints one method of op that sends body.
@@ -692,12 +720,10 @@ func (e *emitter) encodeBody(g *jen.Group, op *model.Operation, b *model.Body) {
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode form body: %w", jen.Err()))),
 			set(jen.Index().Byte().Call(jen.Id("form"))),
 		)
-	case model.BodyRaw:
-		enc = []jen.Code{
-			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Qual("io", "ReadAll").Call(jen.Id("body")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "read request body: %w", jen.Err()))),
-			set(jen.Id("raw")),
-		}
+	case model.BodyRaw, model.BodyBytes, model.BodyMultipart:
+		// Streamed by each attempt (runtime's upload.go).
+		enc = []jen.Code{jen.Id("req").Dot("Upload").Op("=").Id("body")}
+		cond = jen.Id("body").Op("!=").Nil()
 	case model.BodyText:
 		v := jen.Id("body")
 		if !b.Required {
@@ -831,9 +857,9 @@ func (e *emitter) multipartBody(op *model.Operation, b *model.Body) []jen.Code {
 		}
 	}
 	return append(out,
-		jen.List(jen.Id("raw"), jen.Id("ctype"), jen.Err()).Op(":=").Id("mp").Dot("Finish").Call(),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(op, "encode multipart body: %w", jen.Err()))),
-		jen.List(jen.Id("req").Dot("Body"), jen.Id("req").Dot("ContentType")).Op("=").List(jen.Id("raw"), jen.Id("ctype")),
+		jen.If(jen.Err().Op(":=").Id("mp").Dot("Finish").Call(jen.Op("&").Id("req")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), errf(op, "encode multipart body: %w", jen.Err())),
+		),
 	)
 }
 

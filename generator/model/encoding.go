@@ -10,16 +10,17 @@ const (
 	BodyForm
 	// BodyFormTyped: a struct, written as form fields by its JSON form.
 	BodyFormTyped
-	// BodyMultipart: multipart bytes the caller encodes, with their
-	// Content-Type (boundary included).
+	// BodyMultipart: a multipart io.Reader the caller encodes, with its
+	// Content-Type (boundary included), streamed.
 	BodyMultipart
 	// BodyMultipartFields: a struct, a part per field (Body.Parts).
 	BodyMultipartFields
 	// BodyText: a string.
 	BodyText
-	// BodyBytes: []byte as it is.
+	// BodyBytes: an io.Reader, streamed as it is.
 	BodyBytes
-	// BodyRaw: the caller's io.Reader with the caller's content type.
+	// BodyRaw: the caller's io.Reader with the caller's content type,
+	// streamed.
 	BodyRaw
 )
 

@@ -83,7 +83,7 @@ func (t *GoType) Nilable() bool {
 	case Slice, Map, Pointer:
 		return true
 	case Qual:
-		return t.Pkg == "encoding/json" && t.Name == "RawMessage"
+		return t.Pkg == "encoding/json" && t.Name == "RawMessage" || t.Pkg == "io" && t.Name == "Reader"
 	case Builtin:
 		return t.Name == "any" || t.Name == "[]byte"
 	}

@@ -389,8 +389,12 @@ type PutAvatarResponse struct {
 
 // PutAvatar calls PUT /avatars.
 //
-// The spec takes any image/* body: contentType names the one sent, and body is
-// read whole (every attempt sends it again).
+// The spec takes any image/* body: contentType names the one sent.
+//
+// The body is streamed, never held whole. A retry sends it again only when it can be replayed: a
+// *bytes.Reader, *strings.Reader, *bytes.Buffer, io.ReadSeeker (from where it stands at the call)
+// or runtime.Opener. Any other reader makes the call one attempt: a failure that would be retried
+// stops with runtime.ErrBodyNotReplayable.
 //
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
@@ -399,11 +403,7 @@ type PutAvatarResponse struct {
 func (c *Client) PutAvatar(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PutAvatarResponse, error) {
 	req := wire.Request{Path: "/avatars", ContentType: contentType}
 	if body != nil {
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			return nil, fmt.Errorf("PutAvatar: read request body: %w", err)
-		}
-		req.Body = raw
+		req.Upload = body
 	}
 	return impl.Call(ctx, c.opPutAvatar, &req, new(PutAvatarResponse), opts)
 }
@@ -456,17 +456,14 @@ func (c *Client) PostLoose(ctx context.Context, body PostLooseForm, opts ...runt
 	return c.sendPostLoose(ctx, &req, opts)
 }
 
-// PostLooseWithBody is PostLoose (POST /loose) with the body the caller encodes, read whole (every
-// attempt sends it again), as contentType:
+// PostLooseWithBody is PostLoose (POST /loose) with the body the caller encodes, as contentType:
 // the same breaker, retries and timeouts.
+//
+// The body is streamed, never held whole; the operation is not retry-safe: one attempt.
 func (c *Client) PostLooseWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PostLooseResponse, error) {
 	req := wire.Request{ContentType: contentType}
 	if body != nil {
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			return nil, fmt.Errorf("PostLoose: read request body: %w", err)
-		}
-		req.Body = raw
+		req.Upload = body
 	}
 	return c.sendPostLoose(ctx, &req, opts)
 }
@@ -532,10 +529,15 @@ func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body Ne
 
 // CreatePetWithBytes is CreatePet (POST /pets) with a application/octet-stream body:
 // the same breaker, retries and timeouts.
-func (c *Client) CreatePetWithBytes(ctx context.Context, params *CreatePetParams, body []byte, opts ...runtime.CallOption) (*CreatePetResponse, error) {
+//
+// The body is streamed, never held whole. A retry sends it again only when it can be replayed: a
+// *bytes.Reader, *strings.Reader, *bytes.Buffer, io.ReadSeeker (from where it stands at the call)
+// or runtime.Opener. Any other reader makes the call one attempt: a failure that would be retried
+// stops with runtime.ErrBodyNotReplayable.
+func (c *Client) CreatePetWithBytes(ctx context.Context, params *CreatePetParams, body io.Reader, opts ...runtime.CallOption) (*CreatePetResponse, error) {
 	req := wire.Request{ContentType: "application/octet-stream"}
 	if body != nil {
-		req.Body = body
+		req.Upload = body
 	}
 	return c.sendCreatePet(ctx, params, &req, opts)
 }
@@ -564,11 +566,9 @@ func (c *Client) CreatePetWithMultipart(ctx context.Context, params *CreatePetPa
 		if body.Tag != nil {
 			mp.Field("tag", *body.Tag)
 		}
-		raw, ctype, err := mp.Finish()
-		if err != nil {
+		if err := mp.Finish(&req); err != nil {
 			return nil, fmt.Errorf("CreatePet: encode multipart body: %w", err)
 		}
-		req.Body, req.ContentType = raw, ctype
 	}
 	return c.sendCreatePet(ctx, params, &req, opts)
 }
@@ -581,17 +581,17 @@ func (c *Client) CreatePetWithText(ctx context.Context, params *CreatePetParams,
 	return c.sendCreatePet(ctx, params, &req, opts)
 }
 
-// CreatePetWithBody is CreatePet (POST /pets) with the body the caller encodes, read whole (every
-// attempt sends it again), as contentType:
+// CreatePetWithBody is CreatePet (POST /pets) with the body the caller encodes, as contentType:
 // the same breaker, retries and timeouts.
+//
+// The body is streamed, never held whole. A retry sends it again only when it can be replayed: a
+// *bytes.Reader, *strings.Reader, *bytes.Buffer, io.ReadSeeker (from where it stands at the call)
+// or runtime.Opener. Any other reader makes the call one attempt: a failure that would be retried
+// stops with runtime.ErrBodyNotReplayable.
 func (c *Client) CreatePetWithBody(ctx context.Context, params *CreatePetParams, contentType string, body io.Reader, opts ...runtime.CallOption) (*CreatePetResponse, error) {
 	req := wire.Request{ContentType: contentType}
 	if body != nil {
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			return nil, fmt.Errorf("CreatePet: read request body: %w", err)
-		}
-		req.Body = raw
+		req.Upload = body
 	}
 	return c.sendCreatePet(ctx, params, &req, opts)
 }
@@ -656,17 +656,15 @@ func (c *Client) PatchPetWithMergePatchJSON(ctx context.Context, id string, body
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
 
-// PatchPetWithBody is PatchPet (PATCH /pets/{id}) with the body the caller encodes, read whole
-// (every attempt sends it again), as contentType:
+// PatchPetWithBody is PatchPet (PATCH /pets/{id}) with the body the caller encodes, as
+// contentType:
 // the same breaker, retries and timeouts.
+//
+// The body is streamed, never held whole; the operation is not retry-safe: one attempt.
 func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType string, body io.Reader, opts ...runtime.CallOption) (*PatchPetResponse, error) {
 	req := wire.Request{ContentType: contentType}
 	if body != nil {
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			return nil, fmt.Errorf("PatchPet: read request body: %w", err)
-		}
-		req.Body = raw
+		req.Upload = body
 	}
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
@@ -703,26 +701,22 @@ func (c *Client) PostReport(ctx context.Context, body PostReportMultipart, opts 
 		if body.Note != nil {
 			mp.Field("note", *body.Note)
 		}
-		raw, ctype, err := mp.Finish()
-		if err != nil {
+		if err := mp.Finish(&req); err != nil {
 			return nil, fmt.Errorf("PostReport: encode multipart body: %w", err)
 		}
-		req.Body, req.ContentType = raw, ctype
 	}
 	return c.sendPostReport(ctx, &req, opts)
 }
 
-// PostReportWithBody is PostReport (POST /reports) with the body the caller encodes, read whole
-// (every attempt sends it again), as contentType:
+// PostReportWithBody is PostReport (POST /reports) with the body the caller encodes, as
+// contentType:
 // the same breaker, retries and timeouts.
+//
+// The body is streamed, never held whole; the operation is not retry-safe: one attempt.
 func (c *Client) PostReportWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PostReportResponse, error) {
 	req := wire.Request{ContentType: contentType}
 	if body != nil {
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			return nil, fmt.Errorf("PostReport: read request body: %w", err)
-		}
-		req.Body = raw
+		req.Upload = body
 	}
 	return c.sendPostReport(ctx, &req, opts)
 }
@@ -739,6 +733,8 @@ type UploadResponse struct {
 }
 
 // Upload calls POST /uploads.
+//
+// Each file's Content is streamed, never held whole; the operation is not retry-safe: one attempt.
 //
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
@@ -772,11 +768,9 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runti
 			mp.File("thumbs", x)
 		}
 		mp.Field("title", body.Title)
-		raw, ctype, err := mp.Finish()
-		if err != nil {
+		if err := mp.Finish(&req); err != nil {
 			return nil, fmt.Errorf("Upload: encode multipart body: %w", err)
 		}
-		req.Body, req.ContentType = raw, ctype
 	}
 	return impl.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
 }

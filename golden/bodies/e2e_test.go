@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -236,7 +237,7 @@ func TestEveryContentType(t *testing.T) {
 				t.Errorf("text body %q", r.Body)
 			}
 		}},
-		{"CreatePetWithBytes", func() (*CreatePetResponse, error) { return c.CreatePetWithBytes(ctx, nil, []byte{0, 1, 2, 0xff}) }, "application/octet-stream", func(t *testing.T, r received) {
+		{"CreatePetWithBytes", func() (*CreatePetResponse, error) { return c.CreatePetWithBytes(ctx, nil, bytes.NewReader([]byte{0, 1, 2, 0xff})) }, "application/octet-stream", func(t *testing.T, r received) {
 			if !bytes.Equal(r.Body, []byte{0, 1, 2, 0xff}) {
 				t.Errorf("bytes body %x", r.Body)
 			}
@@ -275,14 +276,15 @@ func TestEveryContentType(t *testing.T) {
 	}
 }
 
-// The raw escape hatch reads the caller's reader once, so a retried call
-// (createPet is idempotent) sends the same body again.
+// The raw escape hatch streams the caller's reader: a retried call
+// (createPet is idempotent) sends a replayable one (a *strings.Reader)
+// again, byte for byte, and any other reader once.
 func TestWithBodyResentOnRetry(t *testing.T) {
 	s := newServer(t)
 	s.status = []int{http.StatusServiceUnavailable}
 	c, _ := newClient(t, s)
 	xml := "<NewPet><name>Rex</name></NewPet>"
-	resp, err := c.CreatePetWithBody(context.Background(), nil, "application/xml", io.NopCloser(strings.NewReader(xml)))
+	resp, err := c.CreatePetWithBody(context.Background(), nil, "application/xml", strings.NewReader(xml))
 	if err != nil || resp.Attempts != 2 {
 		t.Fatalf("%+v %v, want a success on attempt 2", resp, err)
 	}
@@ -294,6 +296,12 @@ func TestWithBodyResentOnRetry(t *testing.T) {
 		if string(r.Body) != xml || r.ContentType != "application/xml" {
 			t.Errorf("attempt %d sent %q as %q", i+1, r.Body, r.ContentType)
 		}
+	}
+
+	s.status = []int{http.StatusServiceUnavailable}
+	resp, err = c.CreatePetWithBody(context.Background(), nil, "application/xml", io.NopCloser(strings.NewReader(xml)))
+	if !errors.Is(err, runtime.ErrBodyNotReplayable) || resp == nil || resp.Attempts != 1 || len(s.requests()) != 3 {
+		t.Fatalf("%+v %v after %d sends; want one more send and a 503 stopped by ErrBodyNotReplayable", resp, err, len(s.requests()))
 	}
 }
 

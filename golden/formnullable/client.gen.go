@@ -250,17 +250,15 @@ func (c *Client) CreateOrder(ctx context.Context, body CreateOrderForm, opts ...
 	return c.sendCreateOrder(ctx, &req, opts)
 }
 
-// CreateOrderWithBody is CreateOrder (POST /orders) with the body the caller encodes, read whole
-// (every attempt sends it again), as contentType:
+// CreateOrderWithBody is CreateOrder (POST /orders) with the body the caller encodes, as
+// contentType:
 // the same breaker, retries and timeouts.
+//
+// The body is streamed, never held whole; the operation is not retry-safe: one attempt.
 func (c *Client) CreateOrderWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*CreateOrderResponse, error) {
 	req := wire.Request{ContentType: contentType}
 	if body != nil {
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			return nil, fmt.Errorf("CreateOrder: read request body: %w", err)
-		}
-		req.Body = raw
+		req.Upload = body
 	}
 	return c.sendCreateOrder(ctx, &req, opts)
 }

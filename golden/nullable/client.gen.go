@@ -265,17 +265,15 @@ func (c *Client) PatchPetWithForm(ctx context.Context, id string, body PetForm, 
 	return c.sendPatchPet(ctx, id, &req, opts)
 }
 
-// PatchPetWithBody is PatchPet (PATCH /pets/{id}) with the body the caller encodes, read whole
-// (every attempt sends it again), as contentType:
+// PatchPetWithBody is PatchPet (PATCH /pets/{id}) with the body the caller encodes, as
+// contentType:
 // the same breaker, retries and timeouts.
+//
+// The body is streamed, never held whole; the operation is not retry-safe: one attempt.
 func (c *Client) PatchPetWithBody(ctx context.Context, id string, contentType string, body io.Reader, opts ...runtime.CallOption) (*PatchPetResponse, error) {
 	req := wire.Request{ContentType: contentType}
 	if body != nil {
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			return nil, fmt.Errorf("PatchPet: read request body: %w", err)
-		}
-		req.Body = raw
+		req.Upload = body
 	}
 	return c.sendPatchPet(ctx, id, &req, opts)
 }

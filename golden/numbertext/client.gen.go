@@ -385,11 +385,9 @@ func (c *Client) Upload(ctx context.Context, body UploadMultipart, opts ...runti
 		for _, x := range body.Steps {
 			mp.Field("steps", strconv.FormatFloat(x, 'f', -1, 64))
 		}
-		raw, ctype, err := mp.Finish()
-		if err != nil {
+		if err := mp.Finish(&req); err != nil {
 			return nil, fmt.Errorf("Upload: encode multipart body: %w", err)
 		}
-		req.Body, req.ContentType = raw, ctype
 	}
 	return impl.Call(ctx, c.opUpload, &req, new(UploadResponse), opts)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"strconv"
@@ -764,17 +765,22 @@ type UploadImageResponse struct {
 
 // UploadImage calls PUT /image/v2/images/{image_id}/file.
 //
+// The body is streamed, never held whole. A retry sends it again only when it can be replayed: a
+// *bytes.Reader, *strings.Reader, *bytes.Buffer, io.ReadSeeker (from where it stands at the call)
+// or runtime.Opener. Any other reader makes the call one attempt: a failure that would be retried
+// stops with runtime.ErrBodyNotReplayable.
+//
 // Resilience (x-resilience):
 //   - breaker [BreakerGlanceUploadImage], for this operation alone.
 //   - retry [RetryGet3] (on: PUT).
 //   - timeouts: none per attempt, 10m in all.
-func (c *Client) UploadImage(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*UploadImageResponse, error) {
+func (c *Client) UploadImage(ctx context.Context, imageID string, body io.Reader, opts ...runtime.CallOption) (*UploadImageResponse, error) {
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "uploadImage", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
 	req := wire.Request{Path: "/image/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
-		req.Body = body
+		req.Upload = body
 	}
 	return impl.Call(ctx, c.opUploadImage, &req, new(UploadImageResponse), opts)
 }

@@ -326,7 +326,7 @@ func TestNovaOpensAndOnlyComputeFailsFast(t *testing.T) {
 	if resp, err := c.ListImages(ctx, nil); err != nil || resp.StatusCode != 200 {
 		t.Errorf("glance listImages: %v %v", resp, err)
 	}
-	if resp, err := c.UploadImage(ctx, "i1", []byte("img")); err != nil || resp.StatusCode != 204 {
+	if resp, err := c.UploadImage(ctx, "i1", strings.NewReader("img")); err != nil || resp.StatusCode != 204 {
 		t.Errorf("glance uploadImage: %v %v", resp, err)
 	}
 	if s.hits("keystone") != 1 || s.hits("cinder") != 1 || s.hits("glance") != 2 || s.hits("nova") != 20 {
@@ -438,7 +438,7 @@ func TestGlanceHasOneBreakerPerOperation(t *testing.T) {
 
 	// uploadImage has its own glance breaker, untouched.
 	s.script("glance", 0)
-	resp, err := c.UploadImage(ctx, "i1", []byte{1, 2, 3})
+	resp, err := c.UploadImage(ctx, "i1", strings.NewReader("\x01\x02\x03"))
 	if err != nil || resp.StatusCode != 204 {
 		t.Fatalf("uploadImage: %v %v; its breaker is not listImages'", resp, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"strconv"
@@ -7679,17 +7680,19 @@ type ImagesImageIDPatchResponse struct {
 //
 // Error response codes: 400, 401, 403, 404, 409, 413, 415.
 //
+// The body is streamed, never held whole; the operation is not retry-safe: one attempt.
+//
 // Resilience (x-resilience):
 //   - breaker [BreakerGlance].
 //   - no retry (PATCH without key: off).
 //   - timeouts: 5s per attempt, 30s in all.
-func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body []byte, opts ...runtime.CallOption) (*ImagesImageIDPatchResponse, error) {
+func (c *Client) ImagesImageIDPatch(ctx context.Context, imageID string, body io.Reader, opts ...runtime.CallOption) (*ImagesImageIDPatchResponse, error) {
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id:patch", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
 	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID), ContentType: "application/openstack-images-v2.1-json-patch"}
 	if body != nil {
-		req.Body = body
+		req.Upload = body
 	}
 	return impl.Call(ctx, c.opImagesImageIDPatch, &req, new(ImagesImageIDPatchResponse), opts)
 }
@@ -7916,17 +7919,22 @@ type ImagesImageIDFilePutResponse struct {
 //
 // Error response codes: 400, 401, 403, 404, 409, 410, 413, 415, 503.
 //
+// The body is streamed, never held whole. A retry sends it again only when it can be replayed: a
+// *bytes.Reader, *strings.Reader, *bytes.Buffer, io.ReadSeeker (from where it stands at the call)
+// or runtime.Opener. Any other reader makes the call one attempt: a failure that would be retried
+// stops with runtime.ErrBodyNotReplayable.
+//
 // Resilience (x-resilience):
 //   - breaker [BreakerUploads].
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: none per attempt, 15m in all.
-func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body []byte, opts ...runtime.CallOption) (*ImagesImageIDFilePutResponse, error) {
+func (c *Client) ImagesImageIDFilePut(ctx context.Context, imageID string, params *ImagesImageIDFilePutParams, body io.Reader, opts ...runtime.CallOption) (*ImagesImageIDFilePutResponse, error) {
 	if imageID == "" {
 		return nil, &runtime.RequestError{Operation: "images/image_id/file:put", Reason: "path parameter \"image_id\" is empty: it would send another URL"}
 	}
 	req := wire.Request{Path: "/v2/images/" + wire.PathSegment(imageID) + "/file", ContentType: "application/octet-stream"}
 	if body != nil {
-		req.Body = body
+		req.Upload = body
 	}
 	if params != nil {
 		if params.ContentType != nil {

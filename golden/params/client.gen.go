@@ -385,17 +385,22 @@ type PutBlobResponse struct {
 
 // PutBlob calls PUT /blobs/{name}.
 //
+// The body is streamed, never held whole. A retry sends it again only when it can be replayed: a
+// *bytes.Reader, *strings.Reader, *bytes.Buffer, io.ReadSeeker (from where it stands at the call)
+// or runtime.Opener. Any other reader makes the call one attempt: a failure that would be retried
+// stops with runtime.ErrBodyNotReplayable.
+//
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: PUT).
 //   - timeouts: 10s per attempt, 30s in all.
-func (c *Client) PutBlob(ctx context.Context, name string, body []byte, opts ...runtime.CallOption) (*PutBlobResponse, error) {
+func (c *Client) PutBlob(ctx context.Context, name string, body io.Reader, opts ...runtime.CallOption) (*PutBlobResponse, error) {
 	if name == "" {
 		return nil, &runtime.RequestError{Operation: "putBlob", Reason: "path parameter \"name\" is empty: it would send another URL"}
 	}
 	req := wire.Request{Path: "/blobs/" + wire.PathSegment(name), ContentType: "application/octet-stream"}
 	if body != nil {
-		req.Body = body
+		req.Upload = body
 	}
 	return impl.Call(ctx, c.opPutBlob, &req, new(PutBlobResponse), opts)
 }
@@ -418,17 +423,14 @@ func (c *Client) PatchBoth(ctx context.Context, body *PatchBothBody, opts ...run
 	return c.sendPatchBoth(ctx, &req, opts)
 }
 
-// PatchBothWithBody is PatchBoth (PATCH /both) with the body the caller encodes, read whole (every
-// attempt sends it again), as contentType:
+// PatchBothWithBody is PatchBoth (PATCH /both) with the body the caller encodes, as contentType:
 // the same breaker, retries and timeouts.
+//
+// The body is streamed, never held whole; the operation is not retry-safe: one attempt.
 func (c *Client) PatchBothWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PatchBothResponse, error) {
 	req := wire.Request{ContentType: contentType}
 	if body != nil {
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			return nil, fmt.Errorf("PatchBoth: read request body: %w", err)
-		}
-		req.Body = raw
+		req.Upload = body
 	}
 	return c.sendPatchBoth(ctx, &req, opts)
 }
@@ -486,17 +488,17 @@ func (c *Client) PostForm(ctx context.Context, body PostFormForm, opts ...runtim
 	return c.sendPostForm(ctx, &req, opts)
 }
 
-// PostFormWithBody is PostForm (POST /forms) with the body the caller encodes, read whole (every
-// attempt sends it again), as contentType:
+// PostFormWithBody is PostForm (POST /forms) with the body the caller encodes, as contentType:
 // the same breaker, retries and timeouts.
+//
+// The body is streamed, never held whole. A retry sends it again only when it can be replayed: a
+// *bytes.Reader, *strings.Reader, *bytes.Buffer, io.ReadSeeker (from where it stands at the call)
+// or runtime.Opener. Any other reader makes the call one attempt: a failure that would be retried
+// stops with runtime.ErrBodyNotReplayable.
 func (c *Client) PostFormWithBody(ctx context.Context, contentType string, body io.Reader, opts ...runtime.CallOption) (*PostFormResponse, error) {
 	req := wire.Request{ContentType: contentType}
 	if body != nil {
-		raw, err := io.ReadAll(body)
-		if err != nil {
-			return nil, fmt.Errorf("PostForm: read request body: %w", err)
-		}
-		req.Body = raw
+		req.Upload = body
 	}
 	return c.sendPostForm(ctx, &req, opts)
 }
@@ -770,6 +772,11 @@ type UploadResponse struct {
 
 // Upload calls POST /uploads.
 //
+// Each file's Content is streamed, never held whole. A retry sends it again only when it can be
+// replayed: a *bytes.Reader, *strings.Reader, *bytes.Buffer, io.ReadSeeker (from where it stands
+// at the call) or runtime.Opener. Any other reader makes the call one attempt: a failure that
+// would be retried stops with runtime.ErrBodyNotReplayable.
+//
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: Idempotency-Key header).
@@ -798,11 +805,9 @@ func (c *Client) Upload(ctx context.Context, params *UploadParams, body UploadMu
 		if body.Title != nil {
 			mp.Field("title", *body.Title)
 		}
-		raw, ctype, err := mp.Finish()
-		if err != nil {
+		if err := mp.Finish(&req); err != nil {
 			return nil, fmt.Errorf("Upload: encode multipart body: %w", err)
 		}
-		req.Body, req.ContentType = raw, ctype
 	}
 	// One key per call: every attempt sends the same one.
 	key := wire.NewIdempotencyKey()

@@ -462,7 +462,7 @@ func TestOctetStreamBodyIsSentByteForByteOnEveryAttempt(t *testing.T) {
 	s := newServer(t, script(500, 201))
 	c := newClient(t, s)
 	blob := []byte{0, 1, 2, 0xfe, 0xff, '\n', '\r', 0}
-	resp, err := c.PutBlob(t.Context(), "dir/file name.bin", blob)
+	resp, err := c.PutBlob(t.Context(), "dir/file name.bin", bytes.NewReader(blob))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,10 +21,19 @@ type Request struct {
 	Header http.Header
 	// Body is sent whole by every attempt; nil is no body.
 	Body []byte
+	// Upload, when not nil, is the body instead of Body: streamed by each
+	// attempt, never held whole. A retry (or net/http's own resend)
+	// sends it again only when it can be replayed: a *bytes.Reader,
+	// *strings.Reader or other io.ReadSeeker (from its position at the
+	// call's start), a *bytes.Buffer (its bytes at the call's start), an
+	// *Opener, or a *MultipartBody whose files all can; any other
+	// reader makes one attempt (see package runtime's upload.go).
+	Upload io.Reader
 	// JSON, when not nil (nor a nil pointer, slice or map), is encoded
 	// into Body (encoding/json) by the call.
 	JSON any
-	// ContentType is Body's Content-Type, sent when Body is not nil.
+	// ContentType is the Content-Type of Body or Upload, sent when one
+	// is set.
 	ContentType string
 }
 

@@ -410,17 +410,21 @@ type File struct {
 	Name string
 	// ContentType defaults to application/octet-stream.
 	ContentType string
-	// Content is read once, when the request is built; the body is then
-	// re-sent whole on each attempt.
+	// Content is streamed by the call, never held whole. The body is
+	// sent again by a retry only when every file's Content can be
+	// replayed (see package runtime's upload rules): a *bytes.Reader, a
+	// *strings.Reader, an io.ReadSeeker, or runtime.Opener's reader.
 	Content io.Reader
 }
 
-// Multipart builds a multipart/form-data body in memory, so that every
-// attempt of a call can send it again.
+// Multipart builds a multipart/form-data body: its text and JSON parts
+// (small) are written at once, each file part's Content is only noted and
+// read while the body is sent.
 type Multipart struct {
-	buf bytes.Buffer
-	w   *multipart.Writer
-	err error
+	buf   bytes.Buffer
+	w     *multipart.Writer
+	files []FilePart
+	err   error
 }
 
 // NewMultipart starts a multipart body.
@@ -474,23 +478,31 @@ func (m *Multipart) TypedFile(name, contentType string, f *File) {
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="`+escapeQuotes(name)+`"; filename="`+escapeQuotes(f.Name)+`"`)
 	h.Set("Content-Type", ct)
-	pw, err := m.w.CreatePart(h)
-	if err == nil {
-		_, err = io.Copy(pw, f.Content)
+	if _, err := m.w.CreatePart(h); err != nil {
+		m.err = err
+		return
 	}
-	m.err = err
+	// The part's header is written; its content goes here when sent.
+	m.files = append(m.files, FilePart{At: m.buf.Len(), Content: f.Content})
 }
 
-// Finish closes the body and returns it with its Content-Type (which
-// carries the boundary).
-func (m *Multipart) Finish() ([]byte, string, error) {
+// Finish closes the body and puts it in rq with its Content-Type (which
+// carries the boundary): in Body when it has no file part, else in Upload
+// as a *MultipartBody, streamed by each attempt.
+func (m *Multipart) Finish(rq *Request) error {
 	if m.err != nil {
-		return nil, "", m.err
+		return m.err
 	}
 	if err := m.w.Close(); err != nil {
-		return nil, "", err
+		return err
 	}
-	return m.buf.Bytes(), m.w.FormDataContentType(), nil
+	rq.ContentType = m.w.FormDataContentType()
+	if len(m.files) == 0 {
+		rq.Body = m.buf.Bytes()
+		return nil
+	}
+	rq.Upload = &MultipartBody{Framing: m.buf.Bytes(), Files: m.files}
+	return nil
 }
 
 func escapeQuotes(s string) string {

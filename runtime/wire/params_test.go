@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"mime"
 	"mime/multipart"
 	"strconv"
@@ -42,12 +41,12 @@ func TestMultipartTypedFile(t *testing.T) {
 	m.TypedFile("b", "image/png", &File{Name: "b.jpg", ContentType: "image/jpeg", Content: strings.NewReader("B")})
 	m.File("c", &File{Name: "c", Content: strings.NewReader("C")})
 	m.TypedFile("d", "image/png", nil)
-	body, ct, err := m.Finish()
-	if err != nil {
+	var rq Request
+	if err := m.Finish(&rq); err != nil {
 		t.Fatal(err)
 	}
-	_, params, _ := mime.ParseMediaType(ct)
-	r := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	_, params, _ := mime.ParseMediaType(rq.ContentType)
+	r := multipart.NewReader(rq.Upload, params["boundary"])
 	var got []string
 	for {
 		p, err := r.NextPart()

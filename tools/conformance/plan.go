@@ -614,15 +614,16 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 		}
 		return one(json.Marshal(vals))
 	case model.BodyMultipart:
-		// []byte the caller encodes, and its Content-Type: the harness
-		// writes the parts, kin-openapi decodes them.
+		// The io.Reader of the body the caller encodes, and its
+		// Content-Type: the harness writes the parts, kin-openapi
+		// decodes them.
 		data, ct, err := multipartOf(v, mt.Encoding)
 		if err != nil {
 			return nil, err
 		}
 		raw, _ := json.Marshal(data)
 		text, _ := json.Marshal(ct)
-		return []planArg{{Kind: "body", Value: raw}, {Kind: "body", Value: text}}, nil
+		return []planArg{{Kind: "reader", Value: raw}, {Kind: "body", Value: text}}, nil
 	default: // bytes: a []byte or an io.Reader, which the driver makes
 		raw := bytesOf(v)
 		if opaqueSchema(mt.Schema) {
