@@ -49,6 +49,8 @@ type driverResult struct {
 	FieldNil bool `json:"fieldNil,omitempty"`
 	// Bytes are what a stream field held, read whole (base64 in JSON).
 	Bytes []byte `json:"bytes,omitempty"`
+	// Events are the events the response's Events method yielded.
+	Events []gotEvent `json:"events,omitempty"`
 	// Coerced lists arguments whose Go type could not hold the schema's
 	// value; the driver passed the value's text instead.
 	Coerced []string `json:"coerced,omitempty"`
@@ -108,12 +110,49 @@ type result struct {
 	Field    json.RawMessage ` + "`json:\"field,omitempty\"`" + `
 	FieldNil bool            ` + "`json:\"fieldNil,omitempty\"`" + `
 	Bytes    []byte          ` + "`json:\"bytes,omitempty\"`" + `
+	Events   []event         ` + "`json:\"events,omitempty\"`" + `
 	Coerced  []string        ` + "`json:\"coerced,omitempty\"`" + `
 	Headers  map[string]json.RawMessage ` + "`json:\"headers,omitempty\"`" + `
 	Unknowns []string        ` + "`json:\"unknowns,omitempty\"`" + `
 }
 
+type event struct {
+	Data  json.RawMessage ` + "`json:\"data\"`" + `
+	ID    string          ` + "`json:\"id,omitempty\"`" + `
+	Event string          ` + "`json:\"event,omitempty\"`" + `
+	Retry int64           ` + "`json:\"retry,omitempty\"`" + `
+}
+
 var rawType = reflect.TypeOf(json.RawMessage(nil))
+
+// events ranges over a response's Events method as a caller does and
+// records each event (its Data re-encoded as JSON); an error ends it.
+func events(resp reflect.Value, res *result) {
+	m := resp.MethodByName("Events")
+	if !m.IsValid() {
+		res.Err = "harness: the response has no Events method"
+		return
+	}
+	seq := m.Call(nil)[0]
+	yield := reflect.MakeFunc(seq.Type().In(0), func(args []reflect.Value) []reflect.Value {
+		if e, _ := args[1].Interface().(error); e != nil {
+			res.Err = "Events: " + e.Error()
+			return []reflect.Value{reflect.ValueOf(false)}
+		}
+		ev := args[0]
+		data := ev.FieldByName("Data")
+		unknowns(data, fmt.Sprintf("event %d", len(res.Events)+1), 0, &res.Unknowns)
+		b, err := json.Marshal(data.Interface())
+		if err != nil {
+			res.Err = fmt.Sprintf("re-encode event %d: %v", len(res.Events)+1, err)
+			return []reflect.Value{reflect.ValueOf(false)}
+		}
+		retry, _ := ev.FieldByName("Retry").Interface().(time.Duration)
+		res.Events = append(res.Events, event{Data: b, ID: ev.FieldByName("ID").String(), Event: ev.FieldByName("Event").String(), Retry: int64(retry / time.Millisecond)})
+		return []reflect.Value{reflect.ValueOf(true)}
+	})
+	seq.Call([]reflect.Value{yield})
+}
 
 var bytesType = reflect.TypeOf([]byte(nil))
 
@@ -415,6 +454,10 @@ func call(server string, pc planCall) (res result) {
 		}
 		if (f.Kind() == reflect.Pointer || f.Kind() == reflect.Slice || f.Kind() == reflect.Map || f.Kind() == reflect.Interface) && f.IsNil() {
 			res.FieldNil = true
+			return
+		}
+		if pc.FieldKind == "events" {
+			events(out[0], &res)
 			return
 		}
 		if pc.FieldKind == "stream" {

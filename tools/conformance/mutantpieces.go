@@ -57,7 +57,7 @@ func downloadLastByteDropped(f *srcFile) []Site {
 }
 
 // filePartLastByteDropped: a multipart file part loses its content's last
-// byte.
+// byte (where TypedFile copies or notes f.Content).
 func filePartLastByteDropped(f *srcFile) []Site {
 	fd := f.runtimeFunc("Multipart", "TypedFile")
 	if fd == nil {
@@ -65,12 +65,22 @@ func filePartLastByteDropped(f *srcFile) []Site {
 	}
 	var site []Site
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		if !ok || site != nil || f.text(c.Fun) != "io.Copy" || len(c.Args) != 2 || !strings.HasSuffix(f.text(c.Args[1]), ".Content") {
+		var content ast.Expr
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			if f.text(x.Fun) == "io.Copy" && len(x.Args) == 2 {
+				content = x.Args[1]
+			}
+		case *ast.KeyValueExpr:
+			if f.text(x.Key) == "Content" {
+				content = x.Value
+			}
+		}
+		if content == nil || site != nil || !strings.HasSuffix(f.text(content), ".Content") {
 			return site == nil
 		}
 		site = []Site{{Func: "Multipart.TypedFile", Desc: "file parts lose their content's last byte", edits: []edit{
-			f.replace(c.Args[1], "mutantDropLast("+f.text(c.Args[1])+")"),
+			f.replace(content, "mutantDropLast("+f.text(content)+")"),
 			{len(f.src), len(f.src), dropLast},
 		}}}
 		return false
@@ -79,31 +89,37 @@ func filePartLastByteDropped(f *srcFile) []Site {
 }
 
 // uploadReadTwice: a Client method reads the caller's io.Reader body once
-// before the read that sends it (to size or check it), so the body sent
-// is what is left: nothing, from a reader that cannot rewind.
+// before the statement that sends it (to size or check it), so the body
+// sent is what is left: nothing, from a reader that cannot rewind.
 func uploadReadTwice(f *srcFile) []Site {
 	var out []Site
-	f.inspect(isClientMethod, func(fd *ast.FuncDecl, stack []ast.Node, n ast.Node) {
-		c, ok := n.(*ast.CallExpr)
-		if !ok || f.text(c.Fun) != "io.ReadAll" || len(c.Args) != 1 || !readerParam(f, fd, f.text(c.Args[0])) || len(stack) == 0 {
-			return
+	for _, d := range f.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || !isClientMethod(fd) {
+			continue
 		}
-		// The statement that holds the read: the extra read goes before it.
-		var stmt ast.Node
-		for i := len(stack) - 1; i >= 0 && stmt == nil; i-- {
-			if s, ok := stack[i].(ast.Stmt); ok {
-				if _, block := s.(*ast.BlockStmt); !block {
-					stmt = s
-				}
+		var site *Site
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			as, ok := n.(*ast.AssignStmt)
+			if !ok || site != nil || len(as.Rhs) != 1 {
+				return site == nil
 			}
+			// req.Upload = body, or raw, err := io.ReadAll(body).
+			arg := f.text(as.Rhs[0])
+			if c, ok := as.Rhs[0].(*ast.CallExpr); ok && f.text(c.Fun) == "io.ReadAll" && len(c.Args) == 1 {
+				arg = f.text(c.Args[0])
+			}
+			if readerParam(f, fd, arg) {
+				site = &Site{Func: funcName(fd), Desc: "the io.Reader body read once before it is sent", edits: []edit{
+					f.insert(as.Pos(), "_, _ = io.ReadAll("+arg+")\n\t"),
+				}}
+			}
+			return site == nil
+		})
+		if site != nil {
+			out = append(out, *site)
 		}
-		if stmt == nil {
-			return
-		}
-		out = append(out, Site{Func: funcName(fd), Desc: "the io.Reader body read once before it is sent", edits: []edit{
-			f.insert(stmt.Pos(), "_, _ = io.ReadAll("+f.text(c.Args[0])+")\n\t"),
-		}})
-	})
+	}
 	return out
 }
 
@@ -122,3 +138,69 @@ func readerParam(f *srcFile, fd *ast.FuncDecl, name string) bool {
 // streamsDownloads reports whether a generated client has a download (a
 // Stream field) for the runtime mutants of downloads to change.
 func streamsDownloads(f *srcFile) bool { return bytes.Contains(f.src, []byte(`,stream"`)) }
+
+// sseIDDropped: SSE id fields are read but not given to the caller.
+func sseIDDropped(f *srcFile) []Site {
+	fd := f.runtimeFunc("sseParser", "next")
+	if fd == nil {
+		return nil
+	}
+	var site []Site
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || site != nil || len(as.Lhs) == 0 || len(as.Rhs) != len(as.Lhs) || f.text(as.Lhs[0]) != "ev.id" {
+			return site == nil
+		}
+		site = []Site{{Func: "sseParser.next", Desc: "SSE id fields dropped", edits: []edit{f.replace(as.Rhs[0], `""`)}}}
+		return false
+	})
+	return site
+}
+
+// sseDataLinesJoined: the data lines of one SSE event joined with a space
+// instead of a line feed.
+func sseDataLinesJoined(f *srcFile) []Site {
+	fd := f.runtimeFunc("sseParser", "next")
+	if fd == nil {
+		return nil
+	}
+	var site []Site
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		cc, ok := n.(*ast.CaseClause)
+		if !ok || site != nil || len(cc.List) != 1 || f.text(cc.List[0]) != `"data"` {
+			return site == nil
+		}
+		ast.Inspect(cc, func(m ast.Node) bool {
+			if lit, ok := m.(*ast.BasicLit); ok && lit.Value == `'\n'` && site == nil {
+				site = []Site{{Func: "sseParser.next", Desc: "SSE data lines joined with a space", edits: []edit{f.replace(lit, `' '`)}}}
+			}
+			return site == nil
+		})
+		return false
+	})
+	return site
+}
+
+// jsonlLastLineDropped: a JSON-lines body's last line is lost when it
+// lacks its line end.
+func jsonlLastLineDropped(f *srcFile) []Site {
+	fd := f.runtimeFunc("", "nextLine")
+	if fd == nil {
+		return nil
+	}
+	var site []Site
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		is, ok := n.(*ast.IfStmt)
+		if !ok || site != nil || f.text(is.Cond) != "err == io.EOF" || len(is.Body.List) != 1 {
+			return site == nil
+		}
+		site = []Site{{Func: "nextLine", Desc: "a last JSON line without its line end dropped", edits: []edit{f.replace(is.Body.List[0], "return nil, io.EOF")}}}
+		return false
+	})
+	return site
+}
+
+// streamsEvents reports whether a generated client reads event streams.
+func streamsEvents(f *srcFile) bool {
+	return bytes.Contains(f.src, []byte(`,sse"`)) || bytes.Contains(f.src, []byte(`,jsonl"`))
+}

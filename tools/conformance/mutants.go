@@ -1582,6 +1582,9 @@ var MutantKinds = []MutantKind{
 		find: downloadLastByteDropped},
 	{Name: "file-part-last-byte-dropped", Class: "upload bytes lost (file part)", Runtime: wireParams, uses: callsAny("mp.File", "mp.TypedFile"),
 		find: filePartLastByteDropped},
+	{Name: "sse-id-dropped", Class: "event fields lost", Runtime: "runtime/sse.go", uses: streamsEvents, find: sseIDDropped},
+	{Name: "sse-data-lines-joined", Class: "event data altered", Runtime: "runtime/sse.go", uses: streamsEvents, find: sseDataLinesJoined},
+	{Name: "jsonl-last-line-dropped", Class: "events lost", Runtime: "runtime/sse.go", uses: streamsEvents, find: jsonlLastLineDropped},
 }
 
 func cookieFormEscaped(f *srcFile) []Site {

@@ -16,7 +16,7 @@ import (
 
 // mutantGoldens are the golden clients the site finders are tested on.
 var mutantGoldens = []string{"params", "paramstyles", "paramshapes", "bodies", "types", "petstore", "security",
-	"unions2", "valueunions", "openstack-console"}
+	"unions2", "valueunions", "openstack-console", "streams"}
 
 // mutantChanges says what each kind's first site must change: the count
 // of the text grows in the mutated source ("-text": shrinks). A kind not
@@ -56,6 +56,9 @@ var mutantChanges = map[string]string{
 	"upload-read-twice":           "_, _ = io.ReadAll(",
 	"download-last-byte-dropped":  "mutantDropLastRC(resp.Body)",
 	"file-part-last-byte-dropped": "mutantDropLast(f.Content)",
+	"sse-id-dropped":              `ev.id, ev.hasID = "", true`,
+	"sse-data-lines-joined":       `value...), ' ')`,
+	"jsonl-last-line-dropped":     "return nil, io.EOF",
 }
 
 func checkChange(t *testing.T, kind string, orig, mutated []byte) {

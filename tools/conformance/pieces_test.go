@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -21,7 +22,7 @@ func TestHarnessJudgesBodiesInPieces(t *testing.T) {
 		name string
 		c    Coverage
 		ops  int
-	}{{"downloads", r.Downloads, 3}, {"uploads", r.Uploads, 4}} {
+	}{{"downloads", r.Downloads, 3}, {"uploads", r.Uploads, 4}, {"streams", r.Streams, 4}} {
 		t.Logf("%s: %s", k.name, k.c)
 		if k.c.Operations != k.ops || k.c.Called != k.ops {
 			t.Errorf("%s: %d operations, %d called; pieces.yaml has %d", k.name, k.c.Operations, k.c.Called, k.ops)
@@ -51,21 +52,29 @@ func TestFileBytesAreOpaque(t *testing.T) {
 }
 
 // TestMutantsOfBodiesInPieces: a download that loses its last byte, a
-// file part that does, and an io.Reader body read twice are each killed.
+// file part that does, an io.Reader body read twice, SSE ids dropped, SSE
+// data lines joined wrongly, a last JSON line lost and an event decoded
+// into the wrong union variant are each killed.
 func TestMutantsOfBodiesInPieces(t *testing.T) {
+	kinds := []string{"upload-read-twice", "download-last-byte-dropped", "file-part-last-byte-dropped",
+		"sse-id-dropped", "sse-data-lines-joined", "jsonl-last-line-dropped", "union-wrong-variant"}
 	rep := RunMutants(t.Context(), []string{piecesSpec}, MutantOptions{
-		Options: testOptions(t), PerSpec: 3, PerKind: 1,
-		Kinds: regexp.MustCompile(`^(upload-read-twice|download-last-byte-dropped|file-part-last-byte-dropped)$`),
+		Options: testOptions(t), PerSpec: len(kinds), PerKind: 1,
+		Kinds: regexp.MustCompile(`^(` + strings.Join(kinds, "|") + `)$`),
 	})
 	var out bytes.Buffer
 	rep.Print(&out, true)
 	t.Log(out.String())
-	if len(rep.Results) != 3 {
-		t.Fatalf("want 3 mutants; got %d", len(rep.Results))
-	}
+	got := map[string]bool{}
 	for _, r := range rep.Results {
+		got[r.Site.Kind] = true
 		if r.Status != "killed" || r.By == "" {
 			t.Errorf("%s: %s (%s); want killed", r.Site.Kind, r.Status, r.By)
+		}
+	}
+	for _, k := range kinds {
+		if !got[k] {
+			t.Errorf("%s: no mutant planted in %s", k, piecesSpec)
 		}
 	}
 }

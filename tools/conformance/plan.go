@@ -394,8 +394,11 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 		c.id = "c" + strconv.Itoa(p.nextID)
 		c.plan.ID = c.id
 		c.plan.Field = c.field
-		if c.download {
+		switch {
+		case c.download:
 			c.plan.FieldKind = "stream"
+		case c.events != "":
+			c.plan.FieldKind = "events"
 		}
 		for _, h := range op.Headers {
 			if c.plan.Headers == nil {
@@ -985,12 +988,14 @@ type answer struct {
 	nested bool
 	// download: the field is the unread body (see call.download).
 	download bool
+	// events: the field is a stream of events (see call.events).
+	events string
 }
 
 func (a answer) apply(c *call) {
 	c.status, c.respCT, c.respBody, c.respValue, c.field, c.fieldText, c.respHeaders = a.code, a.ct, a.body, a.value, a.field, a.text, a.headers
 	c.respHeaderVals = a.headerVals
-	c.download = a.download
+	c.download, c.events = a.download, a.events
 	c.gaps = append(c.gaps, a.gaps...)
 	c.respStatus = a.status
 }
@@ -1001,7 +1006,7 @@ func (a answer) apply(c *call) {
 func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answer {
 	var typed, plain []*model.Response
 	for _, r := range op.Responses {
-		if r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText) || r.Encoding == model.ResponseStream {
+		if r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText || r.Encoding.Events()) || r.Encoding == model.ResponseStream {
 			// A download is judged too: its bytes, read whole.
 			typed = append(typed, r)
 		} else {
@@ -1079,6 +1084,10 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 			out = append(out, p.downloadAnswer(r, kr, mt, code, i))
 			continue
 		}
+		if r.Encoding.Events() {
+			out = append(out, p.eventsAnswer(r, kr, mt, code, i))
+			continue
+		}
 		variants := 1
 		if mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
 			if alts := unionOf(mt.Schema.Value); len(alts) > 1 {
@@ -1141,7 +1150,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		// A response to HEAD has no body, whatever the spec declares
 		// (net/http drops it): the answer is its status and headers.
 		for i := range out {
-			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text, out[i].download = "", nil, nil, "", false, false
+			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text, out[i].download, out[i].events = "", nil, nil, "", false, false, ""
 		}
 	}
 	var nested []answer

@@ -431,6 +431,10 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 		judgeDownload(rep, c, dr, add)
 		return
 	}
+	if c.events != "" {
+		judgeEvents(rep, c, dr, add, addAt)
+		return
+	}
 	if c.field == "" || c.respValue == nil {
 		rep.Decoded++
 		return
