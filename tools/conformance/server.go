@@ -77,7 +77,19 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", c.respCT)
 	}
 	w.WriteHeader(c.status)
-	w.Write(c.respBody)
+	if !c.download && c.events == "" {
+		w.Write(c.respBody)
+		return
+	}
+	// A download or a stream comes in pieces, as over a network: flushed
+	// chunks that cut lines and events, so the client must join them.
+	rc := http.NewResponseController(w)
+	for b := c.respBody; len(b) > 0; {
+		n := min(len(b), 997)
+		w.Write(b[:n])
+		rc.Flush()
+		b = b[n:]
+	}
 }
 
 func (s *server) verdict(id string) *verdict {
