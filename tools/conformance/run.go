@@ -14,6 +14,12 @@
 // cookie or form field, no body when the call left an optional one out),
 // and an Accept that lists the responses' media types; the driver prints
 // the typed response header fields, each compared with its own header.
+// Bodies that go as bytes or events are judged too, never skipped: a
+// download's Stream is read whole and compared byte for byte with opaque
+// bytes sent in chunks, a []byte or io.Reader body and each file part
+// must arrive as the read-once reader held it (bytes.go), and an event
+// stream's events, read through Events, must carry the data, id, event
+// and retry sent (events.go).
 // What cannot be synthesized is a failure (kind synth), never a skip. A
 // schema the harness proves no value meets (allOf parts with no common
 // value, oneOf variants no value tells apart) is such a failure at its
