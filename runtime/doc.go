@@ -65,6 +65,14 @@
 //     So no retry, a half-open trial and the last attempt are sent once. A
 //     keyed request of another method is never resent by net/http. How,
 //     and what it costs, is in resend.go.
+//   - A body handed to the caller unread (a download's io.ReadCloser, a
+//     Stream of events) is bounded by the attempt and total timeouts only
+//     up to its response headers; then by the caller's context and the
+//     idle timeout (WithIdleTimeout; WithReadTimeouts keeps the old
+//     behaviour). A server that breaks it later makes it an error, never
+//     a silent end, and one more failed call on the breaker; an SSE
+//     stream of an operation with resume reconnects with Last-Event-ID
+//     instead (see Stream and docs/streams.md).
 //   - Errors, log lines and events never show a password of the URL or a
 //     credential query parameter (RedactURL). A StatusError holds at most
 //     the first 64 KiB of a body the spec does not declare.

@@ -276,3 +276,164 @@ func TestJSONLinesStream(t *testing.T) {
 		}
 	}
 }
+
+// oneEventThenBreak serves one event, then breaks the connection
+// mid-event; with ?clean it ends the body after the event instead.
+func oneEventThenBreak(_ int64, w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	io.WriteString(w, "retry: 1\nid: 1\ndata: {\"n\":1}\n\n")
+	if r.URL.Query().Get("clean") != "" {
+		return
+	}
+	if r.URL.Query().Get("stall") != "" {
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		return
+	}
+	io.WriteString(w, "data: {")
+	w.(http.Flusher).Flush()
+	conn, _, _ := w.(http.Hijacker).Hijack()
+	conn.Close()
+}
+
+// drain ranges over a stream to its end and returns its events and last error.
+func drain(s *Stream[tick]) (int, error) {
+	n := 0
+	for _, err := range s.Events() {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// TestStreamBreakerOutcomes: getting a stream is one call on the breaker;
+// a stream the server breaks later is one more failed call; a clean end
+// and the caller's cancellation add nothing.
+func TestStreamBreakerOutcomes(t *testing.T) {
+	s := newServer(t, oneEventThenBreak)
+	e := streamEngine(s)
+	b := e.Breaker("b", countBreaker(100, 100, 50))
+	op := e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Breaker: b})
+	call := func(ctx context.Context, q string) *sseResponse {
+		rq := &wire.Request{Path: "/x"}
+		if q != "" {
+			rq.Query.Add(q, "1")
+		}
+		resp, err := Call(ctx, op, rq, new(sseResponse), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	want := func(what string, calls, failed int) {
+		t.Helper()
+		if m := b.Metrics(); m.Calls != calls || m.Failed != failed {
+			t.Errorf("%s: %d calls, %d failed; want %d and %d", what, m.Calls, m.Failed, calls, failed)
+		}
+	}
+	resp := call(context.Background(), "clean")
+	want("stream got", 1, 0)
+	if n, err := drain(resp.Events); n != 1 || err != nil {
+		t.Errorf("clean end: %d, %v", n, err)
+	}
+	want("clean end", 1, 0)
+
+	resp = call(context.Background(), "")
+	if n, err := drain(resp.Events); n != 1 || err == nil {
+		t.Errorf("break: %d, %v; want 1 event and an error", n, err)
+	}
+	want("broken by the server", 3, 1)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	resp = call(ctx, "stall")
+	var n int
+	var err error
+	for _, err = range resp.Events.Events() {
+		if err != nil {
+			break
+		}
+		n++
+		cancel()
+	}
+	if n != 1 || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %d, %v; want 1 event and context.Canceled", n, err)
+	}
+	want("cancelled by the caller", 4, 1)
+
+	// Close while Events waits ends the range quietly and counts nothing.
+	resp = call(context.Background(), "stall")
+	done := make(chan error)
+	go func() {
+		_, err := drain(resp.Events)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	resp.Events.Close()
+	if err := <-done; err != nil {
+		t.Errorf("closed while reading: %v; want a quiet end", err)
+	}
+	resp.Events.Close()
+	want("closed by the caller", 5, 1)
+}
+
+// TestResumeStopsAtAnOpenBreaker: a resume goes through the breaker: the
+// breaks open it, and the stream ends with its CircuitOpenError.
+func TestResumeStopsAtAnOpenBreaker(t *testing.T) {
+	s := newServer(t, func(n int64, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "retry: 1\nid: %d\ndata: {\"n\":%d}\n\n", n, n)
+		io.WriteString(w, "data: {")
+		w.(http.Flusher).Flush()
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close()
+	})
+	e := streamEngine(s)
+	b := e.Breaker("b", countBreaker(10, 4, 50))
+	op := e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Breaker: b, Resume: true, Retry: constRetry(3, time.Millisecond)})
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Events.Close()
+	n, err := drain(resp.Events)
+	var coe *CircuitOpenError
+	var se *StreamError
+	if !errors.As(err, &coe) || !errors.As(err, &se) || se.Events != n || se.Resumes != n {
+		t.Fatalf("after %d events: %v; want a StreamError holding a CircuitOpenError", n, err)
+	}
+	// Calls 1 and 2 succeeded, each broke: 50% of 4 opens it.
+	if n != 2 || s.calls.Load() != 2 {
+		t.Errorf("%d events from %d calls; want 2 and 2", n, s.calls.Load())
+	}
+}
+
+// TestResumeWithoutProgressIsBounded: a server that breaks every stream
+// before its first new event is resumed maxAttempts times, then the
+// stream ends with the break.
+func TestResumeWithoutProgressIsBounded(t *testing.T) {
+	s := newServer(t, func(n int64, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if n == 1 {
+			io.WriteString(w, "id: 1\ndata: {\"n\":1}\n\n")
+		} else {
+			io.WriteString(w, "retry: 1\nid: 1\ndata: {\"n\":1}\n\n") // only the last one again
+		}
+		io.WriteString(w, "data: {")
+		w.(http.Flusher).Flush()
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close()
+	})
+	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true, Retry: constRetry(3, time.Millisecond)})
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Events.Close()
+	n, err := drain(resp.Events)
+	var se *StreamError
+	if n != 1 || !errors.As(err, &se) || se.Resumes != 3 || s.calls.Load() != 4 {
+		t.Fatalf("%d events, %d calls, %v; want 1 event, 1+3 calls and a StreamError", n, s.calls.Load(), err)
+	}
+}

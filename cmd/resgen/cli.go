@@ -44,7 +44,8 @@ Usage:
                                                        operation's policy (exit 4: changed)
   resgen lab SCENARIO -spec FILE -op OPERATION_ID [-compare] [-speed N] [-o DIR]
                                                        run an operation's policy against a
-                                                       storm, order, slow or outage server
+                                                       storm, order, slow, outage or stream
+                                                       server
   resgen version                                       print the version
   resgen help                                          print this help
 

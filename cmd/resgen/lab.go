@@ -54,6 +54,9 @@ Scenarios:
   outage  healthy, down for -down, healthy again: time to open, calls wasted,
           time to recover; -replicas N runs N clients with local breakers
           against the same N sharing one breaker (a fleet, in memory)
+  stream  an event stream broken mid-way three times and resumed with
+          Last-Event-ID (events delivered, none duplicated, none lost);
+          -compare adds the same stream without resume
 
 -compare runs the scenario's alternative strategies side by side; a strategy
 that retries is refused on an operation that is not retry-safe. With -o the

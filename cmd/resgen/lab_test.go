@@ -87,10 +87,10 @@ func TestLabBadInput(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"no scenario", []string{"lab"}, "resgen lab: missing SCENARIO: one of storm, order, slow, outage (resgen lab -h says what each does)\n"},
-		{"no scenario, flags only", with(), "resgen lab: missing SCENARIO: one of storm, order, slow, outage"},
+		{"no scenario", []string{"lab"}, "resgen lab: missing SCENARIO: one of storm, order, slow, outage, stream (resgen lab -h says what each does)\n"},
+		{"no scenario, flags only", with(), "resgen lab: missing SCENARIO: one of storm, order, slow, outage, stream"},
 		{"misspelt scenario", with("storrm"), "resgen lab: unknown scenario \"storrm\" (did you mean \"storm\"?)\n"},
-		{"unknown scenario", with("quake"), "resgen lab: unknown scenario \"quake\": one of storm, order, slow, outage\n"},
+		{"unknown scenario", with("quake"), "resgen lab: unknown scenario \"quake\": one of storm, order, slow, outage, stream\n"},
 		{"misspelt scenario after the flags", append(with(), "outge"), "resgen lab: unknown scenario \"outge\" (did you mean \"outage\"?)\n"},
 		{"two scenarios", append(with("storm"), "order"), "resgen lab: unexpected argument \"order\" after the scenario \"storm\"\n"},
 		{"no -spec", []string{"lab", "storm", "-op", "listItems"}, "resgen lab: missing -spec\n"},
@@ -164,6 +164,7 @@ func TestLabOptions(t *testing.T) {
 		{[]string{"outage", "-spec", labSpec, "-op", "getStatus", "-down", "10m", "-speed", "2.5"}, "outage", "getStatus", lab.Options{Speed: 2.5, Down: 10 * time.Minute}},
 		{[]string{"order", "-spec", labSpec, "-op", "sustainedFailure", "-speed", "1000"}, "order", "sustainedFailure", lab.Options{Speed: 1000}},
 		{[]string{"slow", "-op", "slowReport", "-spec", labSpec, "-compare"}, "slow", "slowReport", lab.Options{Speed: 1, Compare: true}},
+		{[]string{"stream", "-op", "listItems", "-spec", labSpec, "-compare", "-speed", "10"}, "stream", "listItems", lab.Options{Speed: 10, Compare: true}},
 		// -replicas runs the fleet in memory (Fleet is compared apart: a func).
 		{[]string{"outage", "-spec", labSpec, "-op", "getStatus", "-replicas", "10", "-compare"}, "outage", "getStatus",
 			lab.Options{Speed: 1, Compare: true, Replicas: 10, FleetAbout: "the runtime's memory store"}},

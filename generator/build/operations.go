@@ -1094,15 +1094,17 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 				// One Events method has one element type: this status is
 				// the caller's to read, as a raw stream.
 				b.diags = append(b.diags, b.s.Diag(diag.Warning, diag.PointerJoin(opPtr, "responses", k, "content", sct),
-					fmt.Sprintf("unsupported: %s streams %s events of another type than its %s answer; Events ranges over the %s stream, this one is the raw Stream", opName, sct, events.Status, events.Status), ""))
+					fmt.Sprintf("unsupported: the %s answer streams %s events of another type than the %s answer; Events ranges over the %s stream, this one is the raw Stream", k, sct, events.Status, events.Status), ""))
 				sr = &model.Response{Status: k, Doc: r.Doc, ContentType: sct, Encoding: model.ResponseStream}
 			}
-			if sct == ct {
+			// Another type beside the stream (JSON, or audio bytes, when
+			// the request does not ask for a stream): the answer's
+			// Content-Type picks.
+			ct, mt = mediaPick(withoutStreams(rr.Value.Content))
+			if mt == nil {
 				out = append(out, sr)
 				continue
 			}
-			// Another type beside the stream (JSON, when the request does
-			// not ask for a stream): the answer's Content-Type picks.
 			beside = sr
 		}
 		suffix := strings.ToUpper(k) // 200, 2XX
@@ -1136,18 +1138,38 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 const eventStreamField = "EventStream"
 
 // streamPick is the first media type of c (sorted) that is a stream of
-// events resgen decodes: text/event-stream, application/jsonl or
-// application/x-ndjson, with its encoding; "" and nil when there is none.
+// events resgen decodes, with its encoding; "" and nil when there is none.
 func streamPick(c openapi3.Content) (string, *openapi3.MediaType, model.ResponseEncoding) {
 	for _, ct := range slices.Sorted(maps.Keys(c)) {
-		switch strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])) {
-		case "text/event-stream":
-			return ct, c[ct], model.ResponseSSE
-		case "application/jsonl", "application/x-ndjson":
-			return ct, c[ct], model.ResponseJSONL
+		if enc := streamEncoding(ct); enc != model.ResponseNone {
+			return ct, c[ct], enc
 		}
 	}
 	return "", nil, model.ResponseNone
+}
+
+// streamEncoding is how resgen reads a stream of events of media type ct:
+// text/event-stream as server-sent events, application/jsonl and
+// application/x-ndjson as JSON lines; ResponseNone for any other.
+func streamEncoding(ct string) model.ResponseEncoding {
+	switch strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])) {
+	case "text/event-stream":
+		return model.ResponseSSE
+	case "application/jsonl", "application/x-ndjson":
+		return model.ResponseJSONL
+	}
+	return model.ResponseNone
+}
+
+// withoutStreams is c without its event stream media types.
+func withoutStreams(c openapi3.Content) openapi3.Content {
+	out := openapi3.Content{}
+	for ct, mt := range c {
+		if streamEncoding(ct) == model.ResponseNone {
+			out[ct] = mt
+		}
+	}
+	return out
 }
 
 // eventType is the Go type of each event of a stream of media type mt:

@@ -165,7 +165,7 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 		}
 		if len(events) > 0 {
 			ev := op.Events()
-			events[0].doc = []string{ev.FieldName + " is the unread " + what(ev) + " stream (range over Events, or", "close it); Body is nil then."}
+			events[0].doc = []string{ev.FieldName + " is the unread " + framingWords(ev) + " stream (range over Events, or", "close it); Body is nil then."}
 			if len(ev.Doc) == 1 {
 				events[0].note = ev.Doc[0]
 			}
@@ -178,8 +178,8 @@ func (e *emitter) emitResponse(f *jen.File, op *model.Operation) {
 	}
 }
 
-// what names the framing of an event stream for doc comments.
-func what(r *model.Response) string {
+// framingWords names the framing of an event stream for doc comments.
+func framingWords(r *model.Response) string {
 	if r.Encoding == model.ResponseSSE {
 		return "server-sent event"
 	}

@@ -369,6 +369,9 @@ func missingFrom(a, b []string) []string {
 func valueText(kind fieldKind, v any) string {
 	switch x := v.(type) {
 	case nil:
+		if kind == kindBool {
+			return "no" // resume, left out where off
+		}
 		return "none"
 	case setting:
 		return x.words

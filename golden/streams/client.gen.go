@@ -119,6 +119,14 @@ type CompleteBody struct {
 	Stream *bool `json:"stream,omitzero"`
 }
 
+type SpeakFormat string
+
+// Values of SpeakFormat the spec lists. A server may send others; they decode too.
+const (
+	SpeakFormatAudio SpeakFormat = "audio"
+	SpeakFormatSse   SpeakFormat = "sse"
+)
+
 // Client calls the Streams API. Every method runs behind its operation's circuit
 // breaker, with its retries inside the breaker: the breaker sees one outcome
 // per call, and an open breaker fails a call before any attempt is made.
@@ -151,6 +159,8 @@ type Client struct {
 	opFollowFeed *impl.Operation
 	// opStreamLog runs StreamLog.
 	opStreamLog *impl.Operation
+	// opSpeak runs Speak.
+	opSpeak *impl.Operation
 	// opStreamTicks runs StreamTicks.
 	opStreamTicks *impl.Operation
 }
@@ -316,6 +326,10 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 	})
 	c.opStreamLog = e.Operation(impl.OperationSpec{
 		Name: "streamLog", Method: "GET", Path: "/log", Accept: "text/event-stream",
+		Breaker: breakerDefault, Retry: retryDefault, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
+	})
+	c.opSpeak = e.Operation(impl.OperationSpec{
+		Name: "speak", Method: "GET", Path: "/speech", Accept: "application/octet-stream, text/event-stream",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
 	c.opStreamTicks = e.Operation(impl.OperationSpec{
@@ -614,6 +628,50 @@ func (r *StreamLogResponse) Events() iter.Seq2[runtime.Event[string], error] {
 func (c *Client) StreamLog(ctx context.Context, opts ...runtime.CallOption) (*StreamLogResponse, error) {
 	req := wire.Request{Path: "/log"}
 	return impl.Call(ctx, c.opStreamLog, &req, new(StreamLogResponse), opts)
+}
+
+// SpeakParams are the query, header and cookie parameters of Speak (nil leaves one out).
+type SpeakParams struct {
+	Format *SpeakFormat // query parameter "format"
+}
+
+// SpeakResponse is the answer to Speak.
+type SpeakResponse struct {
+	wire.Response
+	// Stream is the unread body (the caller must close it); Body is nil then.
+	Stream io.ReadCloser `resgen:"200,stream"`
+	// EventStream is the unread server-sent event stream (range over Events, or
+	// close it); Body is nil then.
+	EventStream *runtime.Stream[string] `resgen:"200,sse"` // the audio.
+}
+
+// Events ranges over the events of EventStream, each decoded as it is read
+// (see runtime.Stream: a broken stream ends with an error, never
+// silently); leaving the loop closes the stream. It yields nothing when
+// the answer has no stream (another declared status).
+func (r *SpeakResponse) Events() iter.Seq2[runtime.Event[string], error] {
+	if r == nil || r.EventStream == nil {
+		return func(func(runtime.Event[string], error) bool) {}
+	}
+	return r.EventStream.Events()
+}
+
+// Speak calls GET /speech.
+//
+// Audio bytes, or events of it when asked.
+//
+// Resilience (x-resilience):
+//   - breaker [BreakerDefault].
+//   - retry [RetryDefault] (on: GET).
+//   - timeouts: 2s per attempt, 5s in all.
+func (c *Client) Speak(ctx context.Context, params *SpeakParams, opts ...runtime.CallOption) (*SpeakResponse, error) {
+	req := wire.Request{Path: "/speech"}
+	if params != nil {
+		if params.Format != nil {
+			req.Query.Add("format", string(*params.Format))
+		}
+	}
+	return impl.Call(ctx, c.opSpeak, &req, new(SpeakResponse), opts)
 }
 
 // StreamTicksParams are the query, header and cookie parameters of StreamTicks (nil leaves one

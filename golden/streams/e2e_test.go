@@ -408,3 +408,41 @@ func TestJSONOrEvents(t *testing.T) {
 		t.Fatalf("Events of a JSON answer: %v, %v; want none", got, err)
 	}
 }
+
+// TestBytesOrEvents: speak declares bytes and server-sent events for its
+// 200; the answer's Content-Type picks Stream or EventStream.
+func TestBytesOrEvents(t *testing.T) {
+	c := client(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("format") == "sse" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: chunk one\n\ndata: chunk two\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		io.WriteString(w, "RIFF....")
+	})
+	ctx := context.Background()
+	sse, audio := SpeakFormatSse, SpeakFormatAudio
+	events, err := c.Speak(ctx, &SpeakParams{Format: &sse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for ev, err := range events.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev.Data)
+	}
+	if fmt.Sprint(got) != "[chunk one chunk two]" || events.Stream != nil {
+		t.Fatalf("events %q (Stream %v)", got, events.Stream)
+	}
+	bytes, err := c.Speak(ctx, &SpeakParams{Format: &audio})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bytes.Stream.Close()
+	if b, err := io.ReadAll(bytes.Stream); err != nil || string(b) != "RIFF...." || bytes.EventStream != nil {
+		t.Fatalf("bytes %q, %v", b, err)
+	}
+}

@@ -2,7 +2,7 @@
 // the real runtime (its breaker, retry loop, budget and Retry-After
 // handling), against in-process loopback servers that model the field's
 // published experiments: a retry storm, the order of breaker and retry,
-// slow calls, an outage. It is `resgen lab`.
+// slow calls, an outage, an event stream broken mid-way. It is `resgen lab`.
 //
 // Every scenario is a function of a Target (the operation and its
 // resolved policies) and Options, giving a Report: tables, plots and
@@ -34,7 +34,7 @@ import (
 )
 
 // Scenarios are the lab's scenario names, in the order help lists them.
-var Scenarios = []string{"storm", "order", "slow", "outage"}
+var Scenarios = []string{"storm", "order", "slow", "outage", "stream"}
 
 // Options are a lab run's settings (the CLI's flags).
 type Options struct {
@@ -374,6 +374,8 @@ func Run(ctx context.Context, scenario string, t *Target, o Options) (*Report, e
 		run = slow
 	case "outage":
 		run = outage
+	case "stream":
+		run = stream
 	default:
 		return nil, fmt.Errorf("unknown scenario %q%s", scenario, suggestScenario(scenario))
 	}
