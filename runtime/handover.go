@@ -182,9 +182,7 @@ func (s *streamBody) Close() error {
 			s.a() // unblocks a Read in progress
 		}
 		err = s.rc.Close()
-		if s.timer != nil {
-			s.timer.Stop()
-		}
+		// The idle timer is Read's alone: stopped when each Read returns.
 		if s.b != nil {
 			s.b()
 		}

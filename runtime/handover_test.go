@@ -47,7 +47,7 @@ func TestIdleTimeoutBetweenEvents(t *testing.T) {
 		}
 	})
 	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x",
-		Timeout: 50 * time.Millisecond, TotalTimeout: 150 * time.Millisecond, IdleTimeout: time.Second})
+		Timeout: 50 * time.Millisecond, TotalTimeout: 150 * time.Millisecond, IdleTimeout: 200 * time.Millisecond})
 	read := func(q string, opts ...CallOption) (int, error) {
 		rq := &wire.Request{Path: "/x"}
 		for kv := range strings.SplitSeq(q, "&") {
@@ -68,7 +68,8 @@ func TestIdleTimeoutBetweenEvents(t *testing.T) {
 		}
 		return n, nil
 	}
-	// 30 events 20ms apart: 600ms, four times the total timeout.
+	// 30 events 20ms apart: 600ms, past the attempt, total and idle
+	// timeouts, each gap a tenth of the idle timeout.
 	if n, err := read("n=30&gap=20ms"); err != nil || n != 30 {
 		t.Errorf("slow steady stream: %d events, %v; want 30 and no error", n, err)
 	}
@@ -173,5 +174,51 @@ func TestAttemptTimeoutStillBoundsTheHeaders(t *testing.T) {
 	_, err = Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("slow headers under a total timeout: %v; want a deadline error", err)
+	}
+}
+
+// TestDownloadIdleTimeout: a download whose server stops sending fails
+// its read with ErrIdleTimeout, and counts one failure on the breaker.
+func TestDownloadIdleTimeout(t *testing.T) {
+	s := newServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
+		w.Write(zeros[:1000])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	e := streamEngine(s)
+	b := e.Breaker("b", countBreaker(100, 100, 50))
+	op := e.operation(operationSpec{Name: "download", Method: "GET", Path: "/x", Breaker: b, IdleTimeout: 50 * time.Millisecond})
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(downloadResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if n != 1000 || !errors.Is(err, ErrIdleTimeout) {
+		t.Fatalf("read %d bytes, %v; want 1000 then ErrIdleTimeout", n, err)
+	}
+	if m := b.Metrics(); m.Calls != 2 || m.Failed != 1 {
+		t.Errorf("breaker: %d calls, %d failed; want 2 and 1", m.Calls, m.Failed)
+	}
+}
+
+// TestResumeEndsAt204: a server that answers a reconnection 204 No
+// Content ends the stream cleanly, as the SSE spec says.
+func TestResumeEndsAt204(t *testing.T) {
+	s := newServer(t, func(n int64, w http.ResponseWriter, r *http.Request) {
+		if n > 1 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		oneEventThenBreak(n, w, r)
+	})
+	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true})
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Events.Close()
+	if n, err := drain(resp.Events); n != 1 || err != nil || s.calls.Load() != 2 {
+		t.Fatalf("%d events, %d calls, %v; want 1, 2 and a clean end", n, s.calls.Load(), err)
 	}
 }

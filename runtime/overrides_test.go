@@ -24,7 +24,7 @@ func TestOverridesChangeOnlyTheKeysGiven(t *testing.T) {
 	o := mustOverrides(t, `{
 		"breakers": {"b": {"windowType": "time", "windowDuration": "30s", "recordOn": [503]}},
 		"retries": {"r": {"maxAttempts": 2, "jitter": "none", "budget": {"ratio": 0.5}}},
-		"operations": {"one": {"timeout": 0}, "post": {"totalTimeout": "1s"}}
+		"operations": {"one": {"timeout": 0, "idleTimeout": "5s", "resume": true}, "post": {"totalTimeout": "1s"}}
 	}`)
 	e := newEngine(config{Overrides: o})
 	bp := DefaultBreakerPolicy()
@@ -64,6 +64,9 @@ func TestOverridesChangeOnlyTheKeysGiven(t *testing.T) {
 	if one.spec.Timeout != 0 || one.spec.TotalTimeout != time.Minute || two.spec.Timeout != time.Second {
 		t.Fatalf("timeouts: one %v/%v, two %v", one.spec.Timeout, one.spec.TotalTimeout, two.spec.Timeout)
 	}
+	if one.spec.IdleTimeout != 5*time.Second || !one.spec.Resume || two.spec.Resume || post.spec.IdleTimeout != 0 {
+		t.Fatalf("stream keys: one %v/%v, two resume %v, post idle %v", one.spec.IdleTimeout, one.spec.Resume, two.spec.Resume, post.spec.IdleTimeout)
+	}
 	if post.spec.Retry != nil || post.spec.TotalTimeout != time.Second {
 		t.Fatalf("post: retry %v, totalTimeout %v; an override never adds retries", post.spec.Retry, post.spec.TotalTimeout)
 	}
@@ -81,6 +84,8 @@ func TestOverridesRefuseWhatTheyCannotDo(t *testing.T) {
 		{`{"retries": {"r": {"extends": "x"}}}`, `overrides: retry policy "r": unknown key "extends" in retry policy`},
 		{`{"breakers": {"b": {"scope": "operation"}}}`, `unknown key "scope" in breaker policy`},
 		{`{"retries": {"r": {"budget": {"rate": 1}}}}`, `overrides: retry policy "r": unknown key "rate" in budget; did you mean "ratio"?`},
+		{`{"operations": {"op": {"resume": "yes"}}}`, `resume must be true or false, got "yes"`},
+		{`{"operations": {"op": {"idleTimeout": "5"}}}`, `idleTimeout`},
 		{`{"breakers": {"b": {"windowDuration": "2h", "windowType": "time"}}}`, `windowDuration must be at most 1h, got 2h (fix: a time window holds one bucket per second: use at most 1h)`},
 	} {
 		if _, err := ParseOverrides([]byte(tc.doc)); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"iter"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -343,9 +344,14 @@ func (c *streamConn) resume(cause error) error {
 		}
 	}
 	c.resumes++
+	if e := c.op.e; e.log.Enabled(ctx, slog.LevelDebug) {
+		e.log.LogAttrs(ctx, slog.LevelDebug, "resuming stream "+c.op.spec.Name,
+			slog.String("op", c.op.spec.Name), slog.String("last_event_id", c.lastID),
+			slog.Int("events", c.events), slog.String("reason", cause.Error()))
+	}
 	sb, err := c.reconnect(ctx)
 	if err != nil {
-		if c.isClosed() {
+		if err == io.EOF || c.isClosed() {
 			return io.EOF
 		}
 		return c.fail(err)
@@ -396,7 +402,8 @@ func (c *streamConn) resumeContext() (context.Context, bool) {
 }
 
 // reconnect calls the operation again, as Call does, with Last-Event-ID,
-// and returns the new stream's body.
+// and returns the new stream's body; io.EOF when the server answers 204
+// No Content, which the SSE spec makes its way to say the stream is over.
 func (c *streamConn) reconnect(ctx context.Context) (*streamBody, error) {
 	op := c.op
 	h := c.header.Clone()
@@ -424,6 +431,9 @@ func (c *streamConn) reconnect(ctx context.Context) (*streamBody, error) {
 		return s.conn().cur, nil
 	}
 	resp.Body.Close()
+	if err == nil && resp.StatusCode == http.StatusNoContent {
+		return nil, io.EOF
+	}
 	if err == nil {
 		err = errors.New("the resumed call answered " + strconv.Itoa(resp.StatusCode) + ", not a stream")
 	}

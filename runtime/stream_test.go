@@ -49,6 +49,7 @@ func streamEngine(s *server) *engine {
 // client must drop. It returns the number of connections made.
 type breakingSSE struct {
 	total, maxRun int
+	restart       bool // ignore Last-Event-ID: start over, each run longer
 	mu            sync.Mutex
 	rnd           *rand.Rand
 	conns         int
@@ -71,6 +72,9 @@ func (b *breakingSSE) serve(_ int64, w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	run := 1 + b.rnd.IntN(b.maxRun)
+	if b.restart {
+		from, run = 1, b.conns*b.maxRun
+	}
 	cut := b.rnd.IntN(3)
 	b.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -100,7 +104,7 @@ func (b *breakingSSE) serve(_ int64, w http.ResponseWriter, r *http.Request) {
 // once, in order; without resume the first break is an error.
 func TestSSEResumeDeliversEveryEventOnce(t *testing.T) {
 	const total = 10000
-	b := &breakingSSE{total: total, maxRun: 1500, rnd: rand.New(rand.NewPCG(1, 2))}
+	b := &breakingSSE{total: total, maxRun: 500, rnd: rand.New(rand.NewPCG(1, 2))}
 	s := newServer(t, b.serve)
 	e := streamEngine(s)
 	op := e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true,
@@ -123,7 +127,7 @@ func TestSSEResumeDeliversEveryEventOnce(t *testing.T) {
 	if next != total+1 {
 		t.Fatalf("the stream ended after %d events; want %d", next-1, total)
 	}
-	if b.conns < 5 {
+	if b.conns < 20 {
 		t.Fatalf("%d connections; the test wants several breaks", b.conns)
 	}
 	if b.ids[0] != "" || b.ids[1] == "" {
@@ -347,6 +351,7 @@ func TestStreamBreakerOutcomes(t *testing.T) {
 	want("broken by the server", 3, 1)
 
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	resp = call(ctx, "stall")
 	var n int
 	var err error
@@ -435,5 +440,31 @@ func TestResumeWithoutProgressIsBounded(t *testing.T) {
 	var se *StreamError
 	if n != 1 || !errors.As(err, &se) || se.Resumes != 3 || s.calls.Load() != 4 {
 		t.Fatalf("%d events, %d calls, %v; want 1 event, 1+3 calls and a StreamError", n, s.calls.Load(), err)
+	}
+}
+
+// A server that ignores Last-Event-ID and starts over from its first
+// event: the resumed stream drops everything up to the last event seen.
+func TestSSEResumeFromAServerThatStartsOver(t *testing.T) {
+	b := &breakingSSE{total: 1000, maxRun: 300, restart: true, rnd: rand.New(rand.NewPCG(5, 6))}
+	s := newServer(t, b.serve)
+	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true})
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Events.Close()
+	next := 1
+	for ev, err := range resp.Events.Events() {
+		if err != nil {
+			t.Fatalf("after event %d: %v", next-1, err)
+		}
+		if ev.Data.N != next {
+			t.Fatalf("got event %d; want %d", ev.Data.N, next)
+		}
+		next++
+	}
+	if next != 1001 || b.conns != 4 {
+		t.Fatalf("%d events over %d connections; want 1000 over 4", next-1, b.conns)
 	}
 }
