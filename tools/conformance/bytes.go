@@ -44,7 +44,7 @@ func opaqueSchema(ref *openapi3.SchemaRef) bool {
 		return true
 	}
 	s := ref.Value
-	if s.Format == "binary" && (s.Type == nil || s.Type.Is("string")) {
+	if (s.Format == "binary" || s.ContentEncoding == "binary") && (s.Type == nil || s.Type.Is("string")) {
 		return true
 	}
 	return s.Type == nil && s.Format == "" && len(s.Properties) == 0 && len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) == 0 &&

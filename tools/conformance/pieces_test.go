@@ -11,24 +11,30 @@ import (
 const piecesSpec = "testdata/pieces.yaml"
 
 // TestHarnessJudgesBodiesInPieces: every download, upload and event-stream
-// operation of pieces.yaml is called, and every call of each is judged
-// (its bytes or events compared with what was sent), none skipped.
+// operation of pieces.yaml (and of pieces31.yaml, whose files are 3.1's
+// contentEncoding) is called, and every call of each is judged (its bytes
+// or events compared with what was sent), none skipped.
 func TestHarnessJudgesBodiesInPieces(t *testing.T) {
-	r := Run(t.Context(), piecesSpec, testOptions(t))
-	if r.Failed() || len(r.NeverCalled) > 0 {
-		t.Fatalf("never called %v, failures %+v", r.NeverCalled, r.Failures)
-	}
-	for _, k := range []struct {
-		name string
-		c    Coverage
-		ops  int
-	}{{"downloads", r.Downloads, 3}, {"uploads", r.Uploads, 4}, {"streams", r.Streams, 5}} {
-		t.Logf("%s: %s", k.name, k.c)
-		if k.c.Operations != k.ops || k.c.Called != k.ops {
-			t.Errorf("%s: %d operations, %d called; pieces.yaml has %d", k.name, k.c.Operations, k.c.Called, k.ops)
+	for _, spec := range []struct {
+		path                        string
+		downloads, uploads, streams int
+	}{{piecesSpec, 3, 4, 5}, {"testdata/pieces31.yaml", 0, 2, 0}} {
+		r := Run(t.Context(), spec.path, testOptions(t))
+		if r.Failed() || len(r.NeverCalled) > 0 {
+			t.Fatalf("%s: never called %v, failures %+v", spec.path, r.NeverCalled, r.Failures)
 		}
-		if k.c.Calls < k.ops || k.c.Judged != k.c.Calls {
-			t.Errorf("%s: %d calls, %d judged: every call must be judged", k.name, k.c.Calls, k.c.Judged)
+		for _, k := range []struct {
+			name string
+			c    Coverage
+			ops  int
+		}{{"downloads", r.Downloads, spec.downloads}, {"uploads", r.Uploads, spec.uploads}, {"streams", r.Streams, spec.streams}} {
+			t.Logf("%s: %s: %s", spec.path, k.name, k.c)
+			if k.c.Operations != k.ops || k.c.Called != k.ops {
+				t.Errorf("%s: %s: %d operations, %d called; the spec has %d", spec.path, k.name, k.c.Operations, k.c.Called, k.ops)
+			}
+			if k.c.Calls < k.ops || k.c.Judged != k.c.Calls {
+				t.Errorf("%s: %s: %d calls, %d judged: every call must be judged", spec.path, k.name, k.c.Calls, k.c.Judged)
+			}
 		}
 	}
 }

@@ -116,8 +116,9 @@ func propertySchema(ref *openapi3.SchemaRef, name string, depth int) *openapi3.S
 	return nil
 }
 
-// binarySchema reports whether s is a file: format binary, or a list of
-// such.
+// binarySchema reports whether s is a file, as resgen's generator reads
+// it (a *runtime.File part): format binary, or OpenAPI 3.1's
+// contentEncoding binary or contentMediaType; or a list of such.
 func binarySchema(s *openapi3.Schema) bool {
 	if s == nil {
 		return false
@@ -125,7 +126,7 @@ func binarySchema(s *openapi3.Schema) bool {
 	if s.Type != nil && s.Type.Is("array") && s.Items != nil {
 		return binarySchema(s.Items.Value)
 	}
-	return s.Format == "binary"
+	return s.Format == "binary" || s.ContentEncoding == "binary" || s.ContentMediaType != ""
 }
 
 // nestedFieldTexts holds the numbers and booleans a form writes below its
