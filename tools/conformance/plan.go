@@ -1004,14 +1004,35 @@ func (a answer) apply(c *call) {
 // lowest 2xx, a JSON body preferred); then the other declared statuses
 // with typed fields, and the variants of a union response.
 func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answer {
-	var typed, plain []*model.Response
+	// pieces are the downloads and event streams, judged too: the main
+	// answer when it is of their status, else answers of their own after
+	// the others (which keep their order and seeds).
+	var typed, plain, pieces []*model.Response
+	head := strings.EqualFold(op.Method, "head")
 	for _, r := range op.Responses {
-		if r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText || r.Encoding.Events()) || r.Encoding == model.ResponseStream {
-			// A download is judged too: its bytes, read whole.
+		switch {
+		case r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText):
 			typed = append(typed, r)
-		} else {
+		case r.Encoding == model.ResponseStream || r.Encoding.Events():
+			if !head && r.Status[0] == '2' {
+				pieces = append(pieces, r)
+			}
+			plain = append(plain, r)
+		default:
 			plain = append(plain, r)
 		}
+	}
+	piece := func(r *model.Response, seed int) answer {
+		kr := kinResponse(kinOp, r.Status)
+		var mt *openapi3.MediaType
+		if kr != nil {
+			mt = kr.Content.Get(r.ContentType)
+		}
+		code := statusCode(r.Status, op.Responses)
+		if r.Encoding == model.ResponseStream {
+			return p.downloadAnswer(r, kr, mt, code, seed)
+		}
+		return p.eventsAnswer(r, kr, mt, code, seed)
 	}
 	rank := func(s string) int {
 		s = strings.ToUpper(s) // "4xx" is "4XX"
@@ -1036,7 +1057,11 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 	// No typed 2xx: the main answer is the lowest declared 2xx (or 200),
 	// empty; with no 2xx declared at all (a redirect only, and a
 	// default) the typed answers below are the calls' answers.
-	if code, status, ok := untypedMain(typed, plain, kinOp, rank); ok {
+	if code, status, ok := untypedMain(typed, plain, kinOp, rank); ok && slices.ContainsFunc(pieces, func(r *model.Response) bool { return r.Status == status }) {
+		i := slices.IndexFunc(pieces, func(r *model.Response) bool { return r.Status == status })
+		out = append(out, piece(pieces[i], 0))
+		pieces = slices.Delete(pieces, i, i+1)
+	} else if ok {
 		a := answer{what: "untyped " + strconv.Itoa(code), status: status, code: code}
 		// A declared body the client does not decode still has to be a
 		// valid one.
@@ -1079,14 +1104,6 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		var mt *openapi3.MediaType
 		if kr != nil {
 			mt = kr.Content.Get(r.ContentType)
-		}
-		if r.Encoding == model.ResponseStream {
-			out = append(out, p.downloadAnswer(r, kr, mt, code, i))
-			continue
-		}
-		if r.Encoding.Events() {
-			out = append(out, p.eventsAnswer(r, kr, mt, code, i))
-			continue
 		}
 		variants := 1
 		if mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
@@ -1170,7 +1187,11 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		}
 		out = out[:8]
 	}
-	return append(out, nested[:min(len(nested), maxChoiceCalls)]...)
+	out = append(out, nested[:min(len(nested), maxChoiceCalls)]...)
+	for i, r := range pieces {
+		out = append(out, piece(r, len(typed)+i))
+	}
+	return out
 }
 
 // untypedMain is the status of an operation's main answer when no typed
