@@ -620,7 +620,7 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 		// The io.Reader of the body the caller encodes, and its
 		// Content-Type: the harness writes the parts, kin-openapi
 		// decodes them.
-		data, ct, err := multipartOf(v, mt.Encoding)
+		data, ct, err := multipartOf(v, mt.Encoding, mt.Schema)
 		if err != nil {
 			return nil, err
 		}
@@ -757,7 +757,7 @@ func encodeAs(ct string, v any, mt *openapi3.MediaType) (data []byte, header str
 		}
 		return []byte(url.Values(vals).Encode()), ct, nil
 	case base == "multipart/form-data":
-		return multipartOf(v, mt.Encoding)
+		return multipartOf(v, mt.Encoding, mt.Schema)
 	case base == "application/xml" || base == "text/xml" || strings.HasSuffix(base, "+xml"):
 		name := "root"
 		if schema != nil && schema.Value != nil && schema.Value.XML != nil && schema.Value.XML.Name != "" {
@@ -890,8 +890,9 @@ func formValues(v any, encs map[string]*openapi3.Encoding, schema *openapi3.Sche
 }
 
 // multipartOf writes an object as multipart/form-data parts: scalars as
-// text, lists as repeated parts, objects as JSON.
-func multipartOf(v any, encs map[string]*openapi3.Encoding) ([]byte, string, error) {
+// text, lists as repeated parts, objects as JSON, files (of schema's file
+// properties) as file parts named as the driver names a runtime.File.
+func multipartOf(v any, encs map[string]*openapi3.Encoding, schema *openapi3.SchemaRef) ([]byte, string, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, "", fmt.Errorf("a multipart body that is not an object")
@@ -909,8 +910,16 @@ func multipartOf(v any, encs map[string]*openapi3.Encoding) ([]byte, string, err
 			ct = strings.TrimSpace(e.ContentType)
 		}
 		_, obj := x.(map[string]any)
-		if !obj && ct == "" {
+		file := binarySchema(propertySchema(schema, k, 0))
+		if !obj && ct == "" && !file {
 			return w.WriteField(k, scalarText(x))
+		}
+		disposition := fmt.Sprintf(`form-data; name=%q`, k)
+		if file {
+			disposition += fmt.Sprintf(`; filename=%q`, uploadName)
+			if ct == "" {
+				ct = "application/octet-stream"
+			}
 		}
 		var data []byte
 		switch base := mediaBase(ct); {
@@ -926,7 +935,7 @@ func multipartOf(v any, encs map[string]*openapi3.Encoding) ([]byte, string, err
 			data = bytesOf(x)
 		}
 		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q`, k))
+		h.Set("Content-Disposition", disposition)
 		h.Set("Content-Type", ct)
 		pw, err := w.CreatePart(h)
 		if err != nil {
