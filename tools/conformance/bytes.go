@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -62,7 +63,14 @@ func (p *planner) downloadAnswer(r *model.Response, kr *openapi3.Response, mt *o
 	if mt == nil || opaqueSchema(mt.Schema) {
 		a.body = fileBytes(seed)
 		a.value = a.body
-		return a
+		dec := bodyDecoder(mediaBase(concreteType(r.ContentType)))
+		if mt == nil || dec == nil {
+			return a
+		}
+		if _, err := dec(bytes.NewReader(a.body), http.Header{"Content-Type": {r.ContentType}}, mt.Schema, func(string) *openapi3.Encoding { return nil }); err == nil {
+			return a
+		}
+		// A type kin-openapi reads (text/csv) takes bytes of its kind.
 	}
 	// A typed document: an instance written as the media type says, one
 	// that kin-openapi (which judges the answer) reads back where it can
@@ -125,22 +133,27 @@ func judgeDownload(rep *Report, c *call, dr driverResult, add func(kind, detail 
 	rep.RoundTripped++
 }
 
-// withFiles puts opaque bytes in each file property (format binary, or a
-// list of such) of a multipart body's value v: the intended body holds
-// them as strings (what kin-openapi decodes a file part to), c.files as
-// bytes (what checkFileParts compares), and the value the driver gets as
-// {"base64": ...} (JSON text cannot carry invalid UTF-8).
-func withFiles(c *call, mt *openapi3.MediaType, v any, seed int) any {
+// withFiles puts opaque bytes in each file part (a *runtime.File field of
+// b, or a list of them) of a multipart body's value v: the intended body
+// holds them as strings (what kin-openapi decodes a file part to), c.files
+// as bytes (what checkFileParts compares), and the value the driver gets
+// as {"base64": ...} (JSON text cannot carry invalid UTF-8).
+func withFiles(c *call, b *model.Body, v any, seed int) any {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return v
+	}
+	files := map[string]bool{}
+	for _, p := range b.Parts {
+		if p.Field != nil && (p.Kind == model.PartFile || p.Kind == model.PartFiles) {
+			files[cmp.Or(p.Field.WireName, p.Field.JSONName)] = true
+		}
 	}
 	keys := slices.Sorted(maps.Keys(m))
 	plan := make(map[string]any, len(m))
 	for i, k := range keys {
 		plan[k] = m[k]
-		ps := propertySchema(mt.Schema, k, 0)
-		if !binarySchema(ps) {
+		if !files[k] {
 			continue
 		}
 		file := func(j int) ([]byte, any) {

@@ -600,7 +600,7 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 	switch b.Encoding {
 	case model.BodyMultipartFields:
 		// File parts carry opaque bytes, which go to the driver as base64.
-		return one(json.Marshal(withFiles(c, mt, v, seed)))
+		return one(json.Marshal(withFiles(c, b, v, seed)))
 	case model.BodyJSON, model.BodyFormTyped:
 		return one(json.Marshal(v))
 	case model.BodyText:
