@@ -188,6 +188,7 @@ func (c *call) build(ctx context.Context) (*http.Request, *resendGate, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		c.upStop = context.AfterFunc(ctx, u.stop)
 		if u.size == 0 {
 			tmp.Body, tmp.GetBody = http.NoBody, noBody0
 		} else {

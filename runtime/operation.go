@@ -196,7 +196,8 @@ type call struct {
 	built   bool
 	header0 http.Header
 	body    []byte
-	up      *upload // a streamed body (upload.go), instead of body
+	up      *upload     // a streamed body (upload.go), instead of body
+	upStop  func() bool // stops closing up's body when the attempt's context ends
 	u       url.URL
 	opts    []CallOption // the call's own options (the client's are in engine)
 	timeout time.Duration
@@ -351,6 +352,10 @@ func (c *call) plainAttempt() {
 	actx, acancel := c.attemptContext()
 	r, gate, err := c.request(actx)
 	if err != nil {
+		if c.upStop != nil {
+			c.upStop()
+			c.upStop = nil
+		}
 		if acancel != nil {
 			acancel()
 		}
@@ -363,6 +368,10 @@ func (c *call) plainAttempt() {
 	c.attempts++
 	start := e.now()
 	resp, err := e.client.Do(r)
+	if c.upStop != nil {
+		c.upStop()
+		c.upStop = nil
+	}
 	if gate != nil {
 		if n := gate.sent(resp); n > 0 {
 			c.resent(n, int(gate.withdrawn.Load()))
@@ -391,7 +400,7 @@ func (c *call) plainAttempt() {
 		if c.up != nil && c.kind != kCancelled {
 			// The caller's stream failed, not the server: like a
 			// request that could not be built.
-			if rerr := c.up.cur.readErr(); rerr != nil {
+			if rerr := c.up.readErr(); rerr != nil {
 				c.kind, c.err = kLocal, &uploadError{rerr}
 			}
 		}

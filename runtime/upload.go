@@ -34,8 +34,15 @@ import (
 // attempt as a request that could not be built: not retried, not counted
 // by the breaker. A multipart body's framing (boundary included) is fixed
 // once per call, so every attempt sends the same bytes; its text and JSON
-// parts are held, its files streamed in turn without a goroutine. The call
-// never closes the caller's own reader (an Opener's it opened, it does).
+// parts are held, its files streamed in turn. No io.Pipe and no goroutine:
+// the framing is known before the first byte is sent, so an attempt's body
+// is the framing's pieces and the files read in turn (nothing to leak when
+// an attempt fails, and Content-Length is known when every size is). The call
+// closes what an Opener opened; it closes the caller's own reader only
+// when that is a plain reader (not replayable), an io.Closer, and its
+// attempt is cancelled or times out while sending it: net/http waits for
+// a body's Read to return before the attempt ends, and closing is what
+// ends a Read that blocks (a pipe's).
 
 // ErrBodyNotReplayable is the Stop of a call whose failure would have been
 // retried but whose request body is a stream it cannot send again (see
@@ -104,30 +111,26 @@ func newSource(r io.Reader) source {
 
 // upload is the streamed body of one call.
 type upload struct {
-	framing []byte   // a multipart body's; nil for a plain body
-	at      []int    // where each source goes in framing
-	src     []source // in order
-	size    int64    // -1: unknown
-	replay  bool     // every source can be sent again
-	seeks   bool     // a source is a plain seeker: attempts take it in turn
-	sent    bool     // a first attempt's body was made
-	cur     *sentBody
+	mb     *wire.MultipartBody      // the framing and where each source goes; no framing for a plain body
+	src    []source                 // mb's files, in order
+	size   int64                    // -1: unknown
+	replay bool                     // every source can be sent again
+	seeks  bool                     // a source is a plain seeker: attempts take it in turn
+	sent   bool                     // a first attempt's body was made
+	cur    atomic.Pointer[sentBody] // the body sent last; closed when its attempt ends early
 }
 
 // newUpload makes the upload of r.
 func newUpload(r io.Reader) *upload {
-	u := &upload{}
-	if mb, ok := r.(*wire.MultipartBody); ok {
-		u.framing = mb.Framing
-		for _, f := range mb.Files {
-			u.at = append(u.at, f.At)
-			u.src = append(u.src, newSource(f.Content))
-		}
-	} else {
-		u.at = []int{0}
-		u.src = []source{newSource(r)}
+	mb, ok := r.(*wire.MultipartBody)
+	if !ok {
+		mb = &wire.MultipartBody{Files: []wire.FilePart{{Content: r}}}
 	}
-	u.size, u.replay = int64(len(u.framing)), true
+	u := &upload{mb: mb, src: make([]source, len(mb.Files))}
+	for i, f := range mb.Files {
+		u.src[i] = newSource(f.Content)
+	}
+	u.size, u.replay = int64(len(mb.Framing)), true
 	for i := range u.src {
 		s := &u.src[i]
 		if s.size < 0 || u.size < 0 {
@@ -149,12 +152,32 @@ func (u *upload) body() (io.ReadCloser, error) {
 		return nil, ErrBodyNotReplayable
 	}
 	u.sent = true
-	if u.seeks && u.cur != nil {
-		u.cur.take()
+	if prev := u.cur.Load(); u.seeks && prev != nil {
+		prev.take()
 	}
 	b := &sentBody{u: u}
-	u.cur = b
+	u.cur.Store(b)
 	return b, nil
+}
+
+// stop ends the body sent last: its attempt's context ended. net/http
+// waits for its writer to stop reading the body before it returns, so a
+// stream that blocks must be closed to end its Read: one an Opener
+// opened, or the caller's plain reader when it is an io.Closer (a pipe);
+// a reader that is neither holds the attempt until it returns.
+func (u *upload) stop() {
+	if b := u.cur.Load(); b != nil {
+		b.abort()
+	}
+}
+
+// readErr is the error the caller's stream gave while the last body was
+// sent, nil if none.
+func (u *upload) readErr() error {
+	if b := u.cur.Load(); b != nil {
+		return b.readErr()
+	}
+	return nil
 }
 
 // sentBody is one attempt's body: the framing and the sources in turn,
@@ -164,7 +187,9 @@ type sentBody struct {
 	mu   sync.Mutex // held by Read; take waits for it
 	next int        // the next piece: framing before source i (2i), source i (2i+1)
 	r    io.Reader
-	c    io.Closer // the open piece's, when it has one
+	cmu  sync.Mutex // guards c and own, which Close and abort close even during a Read
+	c    io.Closer  // the open piece's, when it has one (an Opener's)
+	own  io.Closer  // the open piece's when it is a caller's plain reader that is a Closer
 	dead atomic.Bool
 	err  atomic.Pointer[error] // the first read error of a caller's stream
 }
@@ -207,15 +232,7 @@ func (b *sentBody) Read(p []byte) (int, error) {
 func (b *sentBody) open() error {
 	u, i := b.u, b.next/2
 	if b.next%2 == 0 {
-		end := len(u.framing)
-		if i < len(u.at) {
-			end = u.at[i]
-		}
-		from := 0
-		if i > 0 {
-			from = u.at[i-1]
-		}
-		b.r = bytes.NewReader(u.framing[from:end])
+		b.r = bytes.NewReader(u.mb.Framing[u.mb.FramingAt(i):u.mb.FramingEnd(i)])
 		return nil
 	}
 	s := &u.src[i]
@@ -234,14 +251,24 @@ func (b *sentBody) open() error {
 		if err != nil {
 			return err
 		}
+		b.cmu.Lock()
 		b.r, b.c = rc, rc
+		b.cmu.Unlock()
+		if b.dead.Load() { // closed meanwhile
+			b.closePiece()
+		}
 	default:
 		b.r = s.r
+		if c, ok := s.r.(io.Closer); ok {
+			b.cmu.Lock()
+			b.own = c
+			b.cmu.Unlock()
+		}
 	}
 	return nil
 }
 
-// unlock ends a Read, closing the open piece when Close came meanwhile.
+// unlock ends a Read, dropping the open piece when Close came meanwhile.
 func (b *sentBody) unlock() {
 	if b.dead.Load() {
 		b.closePiece()
@@ -249,16 +276,45 @@ func (b *sentBody) unlock() {
 	b.mu.Unlock()
 }
 
+// closePiece drops the open piece (Read holds mu), closing it if it
+// was opened.
 func (b *sentBody) closePiece() {
-	if b.c != nil {
-		b.c.Close()
-	}
-	b.r, b.c = nil, nil
+	b.closeOpened()
+	b.r = nil
 }
 
-// fail keeps the first error of the caller's stream.
+// closeOpened closes what an Opener opened, if anything; it may run
+// during a Read, which it then ends (a stream blocked in Read).
+func (b *sentBody) closeOpened() {
+	b.cmu.Lock()
+	c := b.c
+	b.c, b.own = nil, nil
+	b.cmu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}
+
+// abort ends the body of an attempt whose context ended: Close, and the
+// caller's plain reader, when it is an io.Closer, closed to end a Read
+// that blocks (it is never sent again).
+func (b *sentBody) abort() {
+	b.dead.Store(true)
+	b.cmu.Lock()
+	own := b.own
+	b.own = nil
+	b.cmu.Unlock()
+	if own != nil {
+		own.Close()
+	}
+	b.closeOpened()
+}
+
+// fail keeps the first error of the caller's stream, unless the body
+// was closed first: then the error is the close's (an opened stream
+// closed during its Read), not the stream's.
 func (b *sentBody) fail(err error) {
-	if err != errBodyTaken {
+	if err != errBodyTaken && !b.dead.Load() {
 		b.err.CompareAndSwap(nil, &err)
 	}
 }
@@ -271,22 +327,21 @@ func (b *sentBody) readErr() error {
 	return nil
 }
 
-// Close ends the body. A Read in progress (a stream that blocks) closes
-// its open piece when it returns: Close never waits for it.
+// Close ends the body: it closes what an Opener opened, and never waits
+// for a Read in progress (a caller's stream that blocks).
 func (b *sentBody) Close() error {
 	b.dead.Store(true)
-	if b.mu.TryLock() {
-		b.closePiece()
-		b.mu.Unlock()
-	}
+	b.closeOpened()
 	return nil
 }
 
-// take ends the body for a later attempt, after any Read in progress.
+// take ends the body for a later attempt that reads the same seeker: it
+// closes the body, then waits for any Read in progress (a seeker's does
+// not block; an opened stream's ends when closed).
 func (b *sentBody) take() {
-	b.dead.Store(true)
+	b.Close()
 	b.mu.Lock()
-	b.closePiece()
+	b.r = nil
 	b.mu.Unlock()
 }
 

@@ -304,8 +304,9 @@ func TestUploadNetHTTPResend(t *testing.T) {
 	}
 }
 
-// TestUploadCancelledMidBody: a call cancelled while its body is being
-// sent returns, leaving no goroutine behind (TestMain checks).
+// TestUploadCancelledMidBody: a call cancelled while its body, a pipe,
+// blocks in Read returns (the pipe is closed to end the Read that
+// net/http waits for), leaving no goroutine behind (TestMain checks).
 func TestUploadCancelledMidBody(t *testing.T) {
 	s := newSink(t)
 	op := uploadOp(s)
@@ -320,5 +321,45 @@ func TestUploadCancelledMidBody(t *testing.T) {
 	pw.Close()
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v; want context.Canceled", err)
+	}
+}
+
+// TestUploadBlockedStreamRetried: an attempt whose opened stream blocks
+// runs out of its timeout; the stream is closed (which ends the blocked
+// Read), the seeker sharing the body is taken back, and the retry sends
+// the whole body, with the timeout neither miscounted as the caller's
+// read error nor leaving a goroutine behind.
+func TestUploadBlockedStreamRetried(t *testing.T) {
+	s := newSink(t)
+	e := newEngine(config{HTTPClient: s.Client(), Logger: quiet, Server: s.URL})
+	op := e.operation(operationSpec{Name: "put", Method: "PUT", Path: "/x", Retry: constRetry(3, time.Millisecond), Timeout: 50 * time.Millisecond})
+	var mu sync.Mutex
+	opens := 0
+	stream := Opener(func() (io.ReadCloser, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if opens++; opens == 1 {
+			pr, pw := io.Pipe()
+			go pw.Write([]byte("par")) // then blocks until the reader is closed
+			return pr, nil
+		}
+		return io.NopCloser(strings.NewReader("stream")), nil
+	})
+	m := wire.NewMultipart()
+	m.File("a", &wire.File{Name: "a", Content: onlySeeker{strings.NewReader("seeker")}})
+	m.File("b", &wire.File{Name: "b", Content: stream})
+	var rq wire.Request
+	if err := m.Finish(&rq); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := Call(context.Background(), op, &rq, new(uploadResponse), nil)
+	if err != nil || resp.Attempts != 2 {
+		t.Fatalf("err %v; want success on attempt 2", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := string(s.bodies[len(s.bodies)-1])
+	if !strings.Contains(last, "\r\n\r\nseeker\r\n") || !strings.Contains(last, "\r\n\r\nstream\r\n") {
+		t.Fatalf("the retry sent %q", last)
 	}
 }

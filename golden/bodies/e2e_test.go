@@ -237,7 +237,9 @@ func TestEveryContentType(t *testing.T) {
 				t.Errorf("text body %q", r.Body)
 			}
 		}},
-		{"CreatePetWithBytes", func() (*CreatePetResponse, error) { return c.CreatePetWithBytes(ctx, nil, bytes.NewReader([]byte{0, 1, 2, 0xff})) }, "application/octet-stream", func(t *testing.T, r received) {
+		{"CreatePetWithBytes", func() (*CreatePetResponse, error) {
+			return c.CreatePetWithBytes(ctx, nil, bytes.NewReader([]byte{0, 1, 2, 0xff}))
+		}, "application/octet-stream", func(t *testing.T, r received) {
 			if !bytes.Equal(r.Body, []byte{0, 1, 2, 0xff}) {
 				t.Errorf("bytes body %x", r.Body)
 			}
