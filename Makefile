@@ -147,7 +147,7 @@ FUZZTIME ?= 30s
 FUZZFLAGS ?=
 FUZZ_TARGETS = generator:FuzzGenerate generator:FuzzGenerateSchema generator/policy:FuzzResilience \
 	generator/build:FuzzGoName generator/jsonpath:FuzzOverlayPath generator/load:FuzzApplyOverlay \
-	runtime:FuzzParseRetryAfter runtime:FuzzFleetAnswers
+	runtime:FuzzParseRetryAfter runtime:FuzzFleetAnswers runtime:FuzzSSE
 .PHONY: fuzz
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

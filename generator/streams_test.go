@@ -40,6 +40,8 @@ func TestStreamDiagnostics(t *testing.T) {
 			`spec.yaml:7:22: warning: resume: true on operation "s", which streams no server-sent events (text/event-stream): nothing to resume, the call runs as without it`},
 		{"resume on JSON lines", "{resume: true}", "        \"200\":\n          description: d\n          content:\n            application/jsonl:\n              schema: {type: object}\n",
 			`spec.yaml:7:22: warning: resume: true on operation "s", which streams no server-sent events (text/event-stream): nothing to resume, the call runs as without it`},
+		{"idleTimeout without a streamed answer", "{idleTimeout: 1s}", "        \"200\": {description: ok}\n",
+			`spec.yaml:7:22: warning: idleTimeout on operation "s", whose answers are all read whole within the attempt: only a streamed answer (events, a download) is read after the headers, so it does nothing here`},
 		{"two statuses, two event types", "", sse("200", "{type: object, properties: {a: {type: string}}}") + sse("206", "{type: string}"),
 			`spec.yaml:16:13: warning: unsupported: the 206 answer streams text/event-stream events of another type than the 200 answer; Events ranges over the 200 stream, this one is the raw Stream`},
 	}
@@ -79,6 +81,8 @@ func TestStreamTypes(t *testing.T) {
 			[]string{"EventStream *runtime.Stream[SResponse200Event] `resgen:\"200,sse\"`", "N *int64 `json:\"n,omitzero\"`"}},
 		{"3.2 itemSchema of SSE text data", "3.2.0", media("text/event-stream", "              itemSchema:\n                type: object\n                properties: {data: {type: string}}\n"),
 			[]string{"EventStream *runtime.Stream[string] `resgen:\"200,sse\"`"}},
+		{"default, no 2xx", "3.0.3", "        default:\n          description: d\n          content:\n            text/event-stream:\n              schema: {type: string}\n",
+			[]string{"EventStream *runtime.Stream[string] `resgen:\"default,sse\"`"}},
 		{"two statuses, one stream", "3.0.3", media("text/event-stream", "              schema: {type: string}\n") + "        \"206\":\n          description: d\n          content:\n            text/event-stream:\n              schema: {type: string}\n",
 			[]string{"EventStream *runtime.Stream[string] `resgen:\"200 206,sse\"`"}},
 	}

@@ -213,11 +213,7 @@ func TestResumeEndsAt204(t *testing.T) {
 		oneEventThenBreak(n, w, r)
 	})
 	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	if n, err := drain(resp.Events); n != 1 || err != nil || s.calls.Load() != 2 {
 		t.Fatalf("%d events, %d calls, %v; want 1, 2 and a clean end", n, s.calls.Load(), err)
 	}

@@ -55,7 +55,7 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: r, buf: make([]byte, 4096), max: max}
+	return &lineReader{r: r, buf: make([]byte, min(4096, max+8)), max: max}
 }
 
 // line returns the next line without its end, valid until the next call.

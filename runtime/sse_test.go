@@ -114,3 +114,23 @@ func TestJSONLines(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSSE: any body parses without a panic, to the same events whether it
+// comes whole or a byte at a time, and no event is over the cap.
+func FuzzSSE(f *testing.F) {
+	for _, s := range []string{"data: a\n\n", "\xEF\xBB\xBFid: 1\r\ndata\r\r", ": c\nretry: 10\nevent: e\ndata: x\ndata: y\n\n", "data: cut"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		evs, err := sseEvents(t, body, 64)
+		var big *EventTooLargeError
+		if err != io.EOF && err != errPartialEvent && !errors.As(err, &big) {
+			t.Fatalf("%q: ended with %v", body, err)
+		}
+		for _, ev := range evs {
+			if len(ev.data) > 64 {
+				t.Fatalf("%q: an event of %d bytes over the cap of 64", body, len(ev.data))
+			}
+		}
+	})
+}

@@ -93,7 +93,7 @@ func (s *Stream[T]) Events() iter.Seq2[Event[T], error] {
 			if text {
 				*any(&ev.Data).(*string) = string(raw.data)
 			} else if err := json.Unmarshal(raw.data, &ev.Data); err != nil {
-				derr = &DecodeError{Operation: c.op.spec.Name, StatusCode: c.status, Attempts: 1, Err: err}
+				derr = &DecodeError{Operation: c.op.spec.Name, StatusCode: c.status, Attempts: c.attempts, Err: err}
 			}
 			if !yield(ev, derr) {
 				return
@@ -152,7 +152,9 @@ type streamConn struct {
 	how    how
 	pl     *plan
 	status int
-	max    int
+	// attempts is the call's that got the stream (its DecodeErrors say it).
+	attempts int
+	max      int
 	// The request, to call again on a resume.
 	header http.Header
 	body   []byte
@@ -191,7 +193,7 @@ func newStreamConn(op *operation, c *call, dc *decodeCase, body io.ReadCloser) *
 	if !ok {
 		sb = &streamBody{rc: body, op: op, caller: c.caller}
 	}
-	sc := &streamConn{op: op, ctx: c.caller, how: dc.how, pl: c.pl, status: c.status, max: max,
+	sc := &streamConn{op: op, ctx: c.caller, how: dc.how, pl: c.pl, status: c.status, attempts: c.attempts, max: max,
 		header: c.header0, body: c.body, u: c.u, opts: c.opts, cur: sb}
 	sc.lr = newLineReader(sb, max)
 	sc.sse.lr = sc.lr

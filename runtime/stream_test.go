@@ -41,6 +41,17 @@ func streamEngine(s *server) *engine {
 	return newEngine(config{HTTPClient: s.Client(), Server: s.URL, Logger: quiet})
 }
 
+// openStream calls op for an SSE stream, closed when the test ends.
+func openStream(t *testing.T, op *operation) *sseResponse {
+	t.Helper()
+	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Events.Close() })
+	return resp
+}
+
 // breakingSSE serves events 1..total, from the one after Last-Event-ID.
 // Each connection breaks after a random number of events (at most
 // maxRun), in the middle of an event: the handler hijacks the connection
@@ -109,11 +120,7 @@ func TestSSEResumeDeliversEveryEventOnce(t *testing.T) {
 	e := streamEngine(s)
 	op := e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true,
 		Retry: constRetry(3, time.Millisecond), Timeout: time.Second, TotalTimeout: 2 * time.Second})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	next := 1
 	for ev, err := range resp.Events.Events() {
 		if err != nil {
@@ -136,14 +143,10 @@ func TestSSEResumeDeliversEveryEventOnce(t *testing.T) {
 	t.Logf("%d events over %d connections", total, b.conns)
 
 	// The same stream without resume: the first break ends it with an error.
-	b = &breakingSSE{total: total, maxRun: 1500, rnd: rand.New(rand.NewPCG(1, 2))}
+	b = &breakingSSE{total: total, maxRun: 500, rnd: rand.New(rand.NewPCG(1, 2))}
 	s = newServer(t, b.serve)
 	op = streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Retry: constRetry(3, time.Millisecond)})
-	resp, err = Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp = openStream(t, op)
 	n := 0
 	var last error
 	for _, err := range resp.Events.Events() {
@@ -167,11 +170,7 @@ func TestSSENoResumeWhenNotRetrySafe(t *testing.T) {
 	b := &breakingSSE{total: 100, maxRun: 10, rnd: rand.New(rand.NewPCG(3, 4))}
 	s := newServer(t, b.serve)
 	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "POST", Path: "/x", Resume: true, NotRetrySafe: true})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	var last error
 	for _, err := range resp.Events.Events() {
 		last = err
@@ -205,10 +204,7 @@ func TestSSETextAndDecodeErrors(t *testing.T) {
 		t.Errorf("text events %q", texts)
 	}
 	op = e.operation(operationSpec{Name: "events2", Method: "GET", Path: "/x"})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := openStream(t, op)
 	var errs, got []string
 	for ev, err := range resp.Events.Events() {
 		if err != nil {
@@ -397,11 +393,7 @@ func TestResumeStopsAtAnOpenBreaker(t *testing.T) {
 	e := streamEngine(s)
 	b := e.Breaker("b", countBreaker(10, 4, 50))
 	op := e.operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Breaker: b, Resume: true, Retry: constRetry(3, time.Millisecond)})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	n, err := drain(resp.Events)
 	var coe *CircuitOpenError
 	var se *StreamError
@@ -431,11 +423,7 @@ func TestResumeWithoutProgressIsBounded(t *testing.T) {
 		conn.Close()
 	})
 	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true, Retry: constRetry(3, time.Millisecond)})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	n, err := drain(resp.Events)
 	var se *StreamError
 	if n != 1 || !errors.As(err, &se) || se.Resumes != 3 || s.calls.Load() != 4 {
@@ -449,11 +437,7 @@ func TestSSEResumeFromAServerThatStartsOver(t *testing.T) {
 	b := &breakingSSE{total: 1000, maxRun: 300, restart: true, rnd: rand.New(rand.NewPCG(5, 6))}
 	s := newServer(t, b.serve)
 	op := streamEngine(s).operation(operationSpec{Name: "events", Method: "GET", Path: "/x", Resume: true})
-	resp, err := Call(context.Background(), op, &wire.Request{Path: "/x"}, new(sseResponse), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Events.Close()
+	resp := openStream(t, op)
 	next := 1
 	for ev, err := range resp.Events.Events() {
 		if err != nil {

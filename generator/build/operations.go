@@ -276,6 +276,16 @@ func (b *builder) operation(o opRef, name, field string, methods *namer) *model.
 	op.ResponseType = b.claimAt(b.pkg, name+"Response", "the response type of "+opWords(o), b.at(opPtr))
 	op.Responses, op.Headers = b.responses(o.Op, name, opPtr)
 	op.Accept = accept(op.Responses)
+	op.Policy.Streamed = slices.ContainsFunc(op.Responses, func(r *model.Response) bool { return r.Encoding == model.ResponseStream || r.Encoding.Events() })
+	if !op.Policy.Streamed {
+		// Every answer is read within its attempt: no read to bound.
+		op.Policy.IdleTimeout = 0
+		if o.pol.IdleAt != "" {
+			b.diags = append(b.diags, b.s.Diag(diag.Warning, o.pol.IdleAt,
+				fmt.Sprintf("idleTimeout on %s, whose answers are all read whole within the attempt: only a streamed answer (events, a download) is read after the headers, so it does nothing here", opWords(o)),
+				"remove idleTimeout; timeout bounds this operation's reads"))
+		}
+	}
 	if ev := op.Events(); ev == nil || ev.Encoding != model.ResponseSSE {
 		// Only server-sent events carry the ids a stream resumes from.
 		op.Policy.Resume = false
@@ -1053,10 +1063,16 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return statusRank(keys[i]) < statusRank(keys[j]) })
+	// The statuses whose answers may be event streams: the 2xx ones, or
+	// default where the operation declares no 2xx (its success is there).
+	streams := func(k string) bool { return k[0] == '2' }
+	if !slices.ContainsFunc(keys, streams) {
+		streams = func(k string) bool { return k == "default" }
+	}
 	fields := newNamer("StatusCode", "Header", "Body", "Attempts", "Stream", "Response", "Events", eventStreamField)
 	var out []*model.Response
 	var headers []*model.ResponseHeader
-	var events *model.Response // the first 2xx event stream: the others share its field
+	var events *model.Response // the first event stream: the others share its field
 	seen := map[string]bool{}
 	for _, k := range keys {
 		rr := op.Responses.Value(k)
@@ -1083,10 +1099,14 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 			headers = append(headers, h)
 		}
 		ct, mt := mediaPick(rr.Value.Content)
+		suffix := strings.ToUpper(k) // 200, 2XX
+		if k == "default" {
+			suffix = "Default"
+		}
 		var beside *model.Response
-		if sct, smt, enc := streamPick(rr.Value.Content); smt != nil && k[0] == '2' {
+		if sct, smt, enc := streamPick(rr.Value.Content); smt != nil && streams(k) {
 			sr := &model.Response{Status: k, Doc: r.Doc, ContentType: sct, Encoding: enc, FieldName: eventStreamField}
-			sr.Type = b.eventType(smt, enc, opName+"Response"+strings.ToUpper(k)+"Event")
+			sr.Type = b.eventType(smt, enc, opName+"Response"+suffix+"Event")
 			switch {
 			case events == nil:
 				events = sr
@@ -1106,10 +1126,6 @@ func (b *builder) responses(op *openapi3.Operation, opName, opPtr string) ([]*mo
 				continue
 			}
 			beside = sr
-		}
-		suffix := strings.ToUpper(k) // 200, 2XX
-		if k == "default" {
-			suffix = "Default"
 		}
 		switch enc := encodingOf(ct); {
 		case mt == nil:

@@ -26,6 +26,8 @@ type Facts struct {
 	// operations stream nothing.
 	IdleTimeout string `json:"idleTimeout,omitempty"`
 	Resume      bool   `json:"resume,omitempty"`
+	// Streamed: the timeouts end at the headers of a streamed answer.
+	Streamed bool `json:"streamed,omitempty"`
 }
 
 // Setting is one key of a policy with its value in words.
@@ -109,7 +111,7 @@ func (f Facts) TimeoutsLine() string {
 
 // PolicyFacts puts p in words.
 func PolicyFacts(p *OpPolicy) Facts {
-	f := Facts{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: durOff(p.Timeout), TotalTimeout: durOff(p.TotalTimeout), Resume: p.Resume}
+	f := Facts{RetryWhy: p.RetryWhy, IdempotencyHeader: p.IdempotencyHeader, Timeout: durOff(p.Timeout), TotalTimeout: durOff(p.TotalTimeout), Resume: p.Resume, Streamed: p.Streamed}
 	if p.IdleTimeout != 0 {
 		f.IdleTimeout = human.Duration(p.IdleTimeout)
 	}

@@ -404,6 +404,9 @@ type OpPolicy struct {
 	// with Last-Event-ID.
 	IdleTimeout time.Duration
 	Resume      bool
+	// Streamed: an answer is handed over unread (a download, an event
+	// stream), so the timeouts end at its headers; set by the builder.
+	Streamed bool
 	// IdempotencyHeader is the header carrying the key, "" when not keyed.
 	IdempotencyHeader string
 	// NotRetrySafe: the method is not idempotent and has no key (or is

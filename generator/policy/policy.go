@@ -201,6 +201,9 @@ type Resolved struct {
 	// it does not: the builder warns there when the operation streams
 	// no events.
 	ResumeAt string
+	// IdleAt is where the operation itself sets an idleTimeout, "" when
+	// it does not: the builder warns there when no answer is handed over.
+	IdleAt string
 
 	// keyHeader is the header the key travels in when the operation has
 	// one: the nearest layer's idempotencyKey when it names a header, else

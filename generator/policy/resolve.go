@@ -73,6 +73,9 @@ func (r *Resolver) operation(in opInput) Resolved {
 	pol := &res.Policy
 	*pol = model.OpPolicy{Timeout: ts.Timeout, TotalTimeout: ts.TotalTimeout, IdleTimeout: ts.IdleTimeout, Resume: ts.Resume}
 	_, resumePtr, resumeLayer := pick("resume")
+	if _, ptr, layer := pick("idleTimeout"); layer == len(layers)-1 && ts.IdleTimeout != 0 {
+		res.IdleAt = ptr
+	}
 
 	// Idempotency.
 	var idem *bool

@@ -454,7 +454,7 @@ type DownloadResponse struct {
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
-//   - timeouts: 10s per attempt, 30s in all.
+//   - timeouts: 10s per attempt, 30s in all, until a streamed answer's headers.
 func (c *Client) Download(ctx context.Context, name string, opts ...runtime.CallOption) (*DownloadResponse, error) {
 	if name == "" {
 		return nil, &runtime.RequestError{Operation: "download", Reason: "path parameter \"name\" is empty: it would send another URL"}

@@ -159,6 +159,8 @@ type Client struct {
 	opFollowFeed *impl.Operation
 	// opStreamLog runs StreamLog.
 	opStreamLog *impl.Operation
+	// opStreamNotes runs StreamNotes.
+	opStreamNotes *impl.Operation
 	// opSpeak runs Speak.
 	opSpeak *impl.Operation
 	// opStreamTicks runs StreamTicks.
@@ -328,6 +330,10 @@ func NewClient(server string, opts ...Option) (*Client, error) {
 		Name: "streamLog", Method: "GET", Path: "/log", Accept: "text/event-stream",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
 	})
+	c.opStreamNotes = e.Operation(impl.OperationSpec{
+		Name: "streamNotes", Method: "GET", Path: "/notes", Accept: "text/event-stream",
+		Breaker: breakerDefault, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
+	})
 	c.opSpeak = e.Operation(impl.OperationSpec{
 		Name: "speak", Method: "GET", Path: "/speech", Accept: "application/octet-stream, text/event-stream",
 		Breaker: breakerDefault, Retry: retryDefault, Timeout: 2 * time.Second, TotalTimeout: 5 * time.Second,
@@ -427,7 +433,7 @@ type DownloadResponse struct {
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
-//   - timeouts: 200ms per attempt, 500ms in all.
+//   - timeouts: 200ms per attempt, 500ms in all, until a streamed answer's headers.
 func (c *Client) Download(ctx context.Context, opts ...runtime.CallOption) (*DownloadResponse, error) {
 	req := wire.Request{Path: "/blob"}
 	return impl.Call(ctx, c.opDownload, &req, new(DownloadResponse), opts)
@@ -460,7 +466,7 @@ func (r *StreamChangesResponse) Events() iter.Seq2[runtime.Event[StreamChangesRe
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
-//   - timeouts: 2s per attempt, 5s in all.
+//   - timeouts: 2s per attempt, 5s in all, until a streamed answer's headers.
 func (c *Client) StreamChanges(ctx context.Context, opts ...runtime.CallOption) (*StreamChangesResponse, error) {
 	req := wire.Request{Path: "/changes"}
 	return impl.Call(ctx, c.opStreamChanges, &req, new(StreamChangesResponse), opts)
@@ -493,7 +499,7 @@ func (r *CompleteResponse) Events() iter.Seq2[runtime.Event[Tick], error] {
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - no retry (POST without key: off).
-//   - timeouts: 2s per attempt, 5s in all.
+//   - timeouts: 2s per attempt, 5s in all, until a streamed answer's headers.
 func (c *Client) Complete(ctx context.Context, body CompleteBody, opts ...runtime.CallOption) (*CompleteResponse, error) {
 	req := wire.Request{Path: "/completions", JSON: &body, ContentType: "application/json"}
 	return impl.Call(ctx, c.opComplete, &req, new(CompleteResponse), opts)
@@ -525,7 +531,7 @@ func (r *ExportRecordsResponse) Events() iter.Seq2[runtime.Event[Tick], error] {
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
-//   - timeouts: 2s per attempt, 5s in all.
+//   - timeouts: 2s per attempt, 5s in all, until a streamed answer's headers.
 //   - idle timeout: 1s between reads of a streamed answer, once its headers came.
 func (c *Client) ExportRecords(ctx context.Context, opts ...runtime.CallOption) (*ExportRecordsResponse, error) {
 	req := wire.Request{Path: "/export"}
@@ -558,7 +564,7 @@ func (r *ExportNdjsonResponse) Events() iter.Seq2[runtime.Event[Tick], error] {
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
-//   - timeouts: 2s per attempt, 5s in all.
+//   - timeouts: 2s per attempt, 5s in all, until a streamed answer's headers.
 func (c *Client) ExportNdjson(ctx context.Context, opts ...runtime.CallOption) (*ExportNdjsonResponse, error) {
 	req := wire.Request{Path: "/export.ndjson"}
 	return impl.Call(ctx, c.opExportNdjson, &req, new(ExportNdjsonResponse), opts)
@@ -590,7 +596,7 @@ func (r *FollowFeedResponse) Events() iter.Seq2[runtime.Event[Tick], error] {
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryFollowFeed] (on: GET).
-//   - timeouts: 2s per attempt, 5s in all.
+//   - timeouts: 2s per attempt, 5s in all, until a streamed answer's headers.
 //   - idle timeout: 500ms between reads of a streamed answer, once its headers came.
 //   - resume: a broken event stream reconnects with Last-Event-ID, through the breaker and retry.
 func (c *Client) FollowFeed(ctx context.Context, opts ...runtime.CallOption) (*FollowFeedResponse, error) {
@@ -624,10 +630,42 @@ func (r *StreamLogResponse) Events() iter.Seq2[runtime.Event[string], error] {
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
-//   - timeouts: 2s per attempt, 5s in all.
+//   - timeouts: 2s per attempt, 5s in all, until a streamed answer's headers.
 func (c *Client) StreamLog(ctx context.Context, opts ...runtime.CallOption) (*StreamLogResponse, error) {
 	req := wire.Request{Path: "/log"}
 	return impl.Call(ctx, c.opStreamLog, &req, new(StreamLogResponse), opts)
+}
+
+// StreamNotesResponse is the answer to StreamNotes.
+type StreamNotesResponse struct {
+	wire.Response
+	// EventStream is the unread server-sent event stream (range over Events, or
+	// close it); Body is nil then.
+	EventStream *runtime.Stream[string] `resgen:"default,sse"` // the notes, or an error.
+}
+
+// Events ranges over the events of EventStream, each decoded as it is read
+// (see runtime.Stream: a broken stream ends with an error, never
+// silently); leaving the loop closes the stream. It yields nothing when
+// the answer has no stream (another declared status).
+func (r *StreamNotesResponse) Events() iter.Seq2[runtime.Event[string], error] {
+	if r == nil || r.EventStream == nil {
+		return func(func(runtime.Event[string], error) bool) {}
+	}
+	return r.EventStream.Events()
+}
+
+// StreamNotes calls GET /notes.
+//
+// Events under default, the only answer declared.
+//
+// Resilience (x-resilience):
+//   - breaker [BreakerDefault].
+//   - no retry (retry: none).
+//   - timeouts: 2s per attempt, 5s in all, until a streamed answer's headers.
+func (c *Client) StreamNotes(ctx context.Context, opts ...runtime.CallOption) (*StreamNotesResponse, error) {
+	req := wire.Request{Path: "/notes"}
+	return impl.Call(ctx, c.opStreamNotes, &req, new(StreamNotesResponse), opts)
 }
 
 // SpeakParams are the query, header and cookie parameters of Speak (nil leaves one out).
@@ -663,7 +701,7 @@ func (r *SpeakResponse) Events() iter.Seq2[runtime.Event[string], error] {
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
-//   - timeouts: 2s per attempt, 5s in all.
+//   - timeouts: 2s per attempt, 5s in all, until a streamed answer's headers.
 func (c *Client) Speak(ctx context.Context, params *SpeakParams, opts ...runtime.CallOption) (*SpeakResponse, error) {
 	req := wire.Request{Path: "/speech"}
 	if params != nil {
@@ -706,7 +744,7 @@ func (r *StreamTicksResponse) Events() iter.Seq2[runtime.Event[Tick], error] {
 // Resilience (x-resilience):
 //   - breaker [BreakerDefault].
 //   - retry [RetryDefault] (on: GET).
-//   - timeouts: 2s per attempt, 5s in all.
+//   - timeouts: 2s per attempt, 5s in all, until a streamed answer's headers.
 func (c *Client) StreamTicks(ctx context.Context, params *StreamTicksParams, opts ...runtime.CallOption) (*StreamTicksResponse, error) {
 	req := wire.Request{Path: "/ticks"}
 	if params != nil {

@@ -446,3 +446,36 @@ func TestBytesOrEvents(t *testing.T) {
 		t.Fatalf("bytes %q, %v", b, err)
 	}
 }
+
+// TestDefaultStream: streamNotes declares its stream under default only:
+// a 200 is the stream, a 503 the call's *runtime.StatusError.
+func TestDefaultStream(t *testing.T) {
+	c := client(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("fail") != "" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: a\n\ndata: b\n\n")
+	})
+	ctx := context.Background()
+	resp, err := c.StreamNotes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for ev, err := range resp.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev.Data)
+	}
+	if fmt.Sprint(got) != "[a b]" {
+		t.Fatalf("events %q", got)
+	}
+	_, err = c.StreamNotes(ctx, query("fail=1"))
+	var se *runtime.StatusError
+	if !errors.As(err, &se) || se.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a 503: %v; want its *runtime.StatusError", err)
+	}
+}
