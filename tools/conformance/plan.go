@@ -1023,7 +1023,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		case r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText):
 			typed = append(typed, r)
 		case r.Encoding == model.ResponseStream || r.Encoding.Events():
-			if !head && r.Status[0] == '2' {
+			if !head && (r.Status[0] == '2' || strings.EqualFold(r.Status, "default")) {
 				pieces = append(pieces, r)
 			}
 			plain = append(plain, r)
@@ -1066,8 +1066,16 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 	// No typed 2xx: the main answer is the lowest declared 2xx (or 200),
 	// empty; with no 2xx declared at all (a redirect only, and a
 	// default) the typed answers below are the calls' answers.
-	if code, status, ok := untypedMain(typed, plain, kinOp, rank); ok && slices.ContainsFunc(pieces, func(r *model.Response) bool { return r.Status == status }) {
-		i := slices.IndexFunc(pieces, func(r *model.Response) bool { return r.Status == status })
+	code, status, ok := untypedMain(typed, plain, kinOp, rank)
+	// The piece of the main answer's status, else one whose range or
+	// default covers it.
+	i := slices.IndexFunc(pieces, func(r *model.Response) bool { return r.Status == status })
+	if i < 0 && code >= 200 && code < 300 {
+		i = slices.IndexFunc(pieces, func(r *model.Response) bool {
+			return strings.EqualFold(r.Status, "default") || strings.EqualFold(r.Status, "2XX")
+		})
+	}
+	if ok && i >= 0 {
 		out = append(out, piece(pieces[i], 0))
 		pieces = slices.Delete(pieces, i, i+1)
 	} else if ok {
