@@ -21,6 +21,9 @@ type planCall struct {
 	Args   []planArg `json:"args"`
 	// Field is the response struct's typed field to print ("" for none).
 	Field string `json:"field,omitempty"`
+	// FieldKind is how the driver reads Field: "" re-encodes it as JSON,
+	// "stream" reads the io.ReadCloser whole and prints its bytes.
+	FieldKind string `json:"fieldKind,omitempty"`
 	// Headers are the response struct's header fields to print: Go field
 	// name -> the header it is declared for.
 	Headers map[string]string `json:"headers,omitempty"`
@@ -44,6 +47,10 @@ type driverResult struct {
 	Field  rawJSON `json:"field,omitempty"`
 	// FieldNil is true when the typed field stayed nil.
 	FieldNil bool `json:"fieldNil,omitempty"`
+	// Bytes are what a stream field held, read whole (base64 in JSON).
+	Bytes []byte `json:"bytes,omitempty"`
+	// Events are the events the response's Events method yielded.
+	Events []gotEvent `json:"events,omitempty"`
 	// Coerced lists arguments whose Go type could not hold the schema's
 	// value; the driver passed the value's text instead.
 	Coerced []string `json:"coerced,omitempty"`
@@ -92,6 +99,7 @@ type planCall struct {
 	Method string    ` + "`json:\"method\"`" + `
 	Args   []planArg ` + "`json:\"args\"`" + `
 	Field  string    ` + "`json:\"field\"`" + `
+	FieldKind string ` + "`json:\"fieldKind\"`" + `
 	Headers map[string]string ` + "`json:\"headers\"`" + `
 }
 
@@ -101,12 +109,59 @@ type result struct {
 	Status   int             ` + "`json:\"status\"`" + `
 	Field    json.RawMessage ` + "`json:\"field,omitempty\"`" + `
 	FieldNil bool            ` + "`json:\"fieldNil,omitempty\"`" + `
+	Bytes    []byte          ` + "`json:\"bytes,omitempty\"`" + `
+	Events   []event         ` + "`json:\"events,omitempty\"`" + `
 	Coerced  []string        ` + "`json:\"coerced,omitempty\"`" + `
 	Headers  map[string]json.RawMessage ` + "`json:\"headers,omitempty\"`" + `
 	Unknowns []string        ` + "`json:\"unknowns,omitempty\"`" + `
 }
 
+type event struct {
+	Data  json.RawMessage ` + "`json:\"data\"`" + `
+	ID    string          ` + "`json:\"id,omitempty\"`" + `
+	Event string          ` + "`json:\"event,omitempty\"`" + `
+	Retry int64           ` + "`json:\"retry,omitempty\"`" + `
+}
+
 var rawType = reflect.TypeOf(json.RawMessage(nil))
+
+// events ranges over a response's Events method as a caller does and
+// records each event (its Data re-encoded as JSON); an error ends it.
+func events(resp reflect.Value, res *result) {
+	m := resp.MethodByName("Events")
+	if !m.IsValid() {
+		res.Err = "harness: the response has no Events method"
+		return
+	}
+	seq := m.Call(nil)[0]
+	yield := reflect.MakeFunc(seq.Type().In(0), func(args []reflect.Value) []reflect.Value {
+		if e, _ := args[1].Interface().(error); e != nil {
+			res.Err = "Events: " + e.Error()
+			return []reflect.Value{reflect.ValueOf(false)}
+		}
+		ev := args[0]
+		data := ev.FieldByName("Data")
+		unknowns(data, fmt.Sprintf("event %d", len(res.Events)+1), 0, &res.Unknowns)
+		b, err := json.Marshal(data.Interface())
+		if err != nil {
+			res.Err = fmt.Sprintf("re-encode event %d: %v", len(res.Events)+1, err)
+			return []reflect.Value{reflect.ValueOf(false)}
+		}
+		retry, _ := ev.FieldByName("Retry").Interface().(time.Duration)
+		res.Events = append(res.Events, event{Data: b, ID: ev.FieldByName("ID").String(), Event: ev.FieldByName("Event").String(), Retry: int64(retry / time.Millisecond)})
+		return []reflect.Value{reflect.ValueOf(true)}
+	})
+	seq.Call([]reflect.Value{yield})
+}
+
+var bytesType = reflect.TypeOf([]byte(nil))
+
+// oneShot is a body a caller hands over as a plain io.Reader (no Seek, no
+// WriteTo, no Len): its bytes can be read once, as from a pipe, and a
+// client that reads it twice sends nothing the second time.
+type oneShot struct{ r io.Reader }
+
+func (o *oneShot) Read(p []byte) (int, error) { return o.r.Read(p) }
 
 // unknowns adds the path of each union in v that holds its value in
 // Unknown (a generated union's field for what no variant matched).
@@ -223,11 +278,18 @@ func fill(v reflect.Value, raw json.RawMessage) error {
 		return nil
 	}
 	if v.Type() == fileType {
-		var content string
-		if err := json.Unmarshal(raw, &content); err != nil {
+		// Its content: text, or opaque bytes as {"base64": ...}.
+		var content []byte
+		var text string
+		var b64 struct{ Base64 []byte }
+		if err := json.Unmarshal(raw, &text); err == nil {
+			content = []byte(text)
+		} else if err := json.Unmarshal(raw, &b64); err == nil {
+			content = b64.Base64
+		} else {
 			return err
 		}
-		v.Set(reflect.ValueOf(runtime.File{Name: "upload.bin", Content: strings.NewReader(content)}))
+		v.Set(reflect.ValueOf(runtime.File{Name: "upload.bin", Content: &oneShot{r: bytes.NewReader(content)}}))
 		return nil
 	}
 	var fields map[string]json.RawMessage
@@ -316,13 +378,23 @@ func call(server string, pc planCall) (res result) {
 				v = p.Elem()
 			}
 		case "reader":
-			// A raw body: the JSON is its bytes (base64).
+			// A body of bytes: the JSON is its bytes (base64), passed as
+			// the []byte or the io.Reader the method takes; a reader is
+			// read once, as a caller's pipe or file can be.
 			var data []byte
 			if err := json.Unmarshal(a.Value, &data); err != nil {
 				res.Err = fmt.Sprintf("harness: argument %d (reader): %v", i+1, err)
 				return
 			}
-			v.Set(reflect.ValueOf(bytes.NewReader(data)))
+			switch r := reflect.ValueOf(&oneShot{r: bytes.NewReader(data)}); {
+			case t == bytesType:
+				v.Set(reflect.ValueOf(data))
+			case r.Type().AssignableTo(t):
+				v.Set(r)
+			default:
+				res.Err = fmt.Sprintf("harness: argument %d (reader) is a %s", i+1, t)
+				return
+			}
 		default:
 			if len(a.Value) > 0 {
 				if err := fill(v, a.Value); err != nil {
@@ -382,6 +454,27 @@ func call(server string, pc planCall) (res result) {
 		}
 		if (f.Kind() == reflect.Pointer || f.Kind() == reflect.Slice || f.Kind() == reflect.Map || f.Kind() == reflect.Interface) && f.IsNil() {
 			res.FieldNil = true
+			return
+		}
+		if pc.FieldKind == "events" {
+			events(out[0], &res)
+			return
+		}
+		if pc.FieldKind == "stream" {
+			// A download: every byte, read as a caller would, then closed.
+			rc, ok := f.Interface().(io.ReadCloser)
+			if !ok {
+				res.Err = "harness: response field " + pc.Field + " is no io.ReadCloser"
+				return
+			}
+			data, err := io.ReadAll(rc)
+			if cerr := rc.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				res.Err = "read " + pc.Field + ": " + err.Error()
+			}
+			res.Bytes = data
 			return
 		}
 		unknowns(f, "response "+pc.Field, 0, &res.Unknowns)

@@ -297,7 +297,8 @@ func runProof(t *testing.T, pr proof) (*call, []Failure) {
 	if pr.body != nil {
 		c.body, c.bodySent, c.bodyCT = pr.body, true, pr.ct
 		if pr.ct == multipartCT {
-			data, ct, err := multipartOf(pr.body, c.kinOp.RequestBody.Value.Content.Get(pr.ct).Encoding)
+			mt := c.kinOp.RequestBody.Value.Content.Get(pr.ct)
+			data, ct, err := multipartOf(pr.body, mt.Encoding, mt.Schema)
 			if err != nil {
 				t.Fatal(err)
 			}

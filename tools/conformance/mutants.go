@@ -1576,6 +1576,15 @@ var MutantKinds = []MutantKind{
 		find: responseViaFloat},
 	{Name: "request-via-float64", Class: "lost precision (request encoded through float64)", Runtime: "runtime/call.go", uses: jsonRequestHas(bigInts...),
 		find: requestViaFloat},
+	// Bodies that go as bytes (mutantpieces.go).
+	{Name: "upload-read-twice", Class: "upload body read twice", find: uploadReadTwice},
+	{Name: "download-last-byte-dropped", Class: "download bytes lost", Runtime: "runtime/decode.go", uses: streamsDownloads,
+		find: downloadLastByteDropped},
+	{Name: "file-part-last-byte-dropped", Class: "upload bytes lost (file part)", Runtime: wireParams, uses: callsAny("mp.File", "mp.TypedFile"),
+		find: filePartLastByteDropped},
+	{Name: "sse-id-dropped", Class: "event fields lost", Runtime: "runtime/sse.go", uses: streamsEvents, find: sseIDDropped},
+	{Name: "sse-data-lines-joined", Class: "event data altered", Runtime: "runtime/sse.go", uses: streamsEvents, find: sseDataLinesJoined},
+	{Name: "jsonl-last-line-dropped", Class: "events lost", Runtime: "runtime/sse.go", uses: streamsEvents, find: jsonlLastLineDropped},
 }
 
 func cookieFormEscaped(f *srcFile) []Site {

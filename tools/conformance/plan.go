@@ -35,8 +35,13 @@ type call struct {
 	// body is the intended request body (nil: none sent).
 	body      any
 	bodyBytes []byte // for raw byte bodies
-	bodySent  bool
-	bodyCT    string
+	// upload marks a body the client takes as bytes (a []byte or an
+	// io.Reader) or with file parts: judged byte for byte.
+	upload bool
+	// files are the contents of the file parts by part name, in order.
+	files    map[string][][]byte
+	bodySent bool
+	bodyCT   string
 	// bytesOnly is the media type of a raw body kin-openapi cannot decode
 	// (XML): its bytes and Content-Type are compared, its schema unjudged.
 	bytesOnly string
@@ -61,6 +66,12 @@ type call struct {
 	is31      bool
 	field     string
 	fieldText bool // the field is a string holding respBody
+	// download marks a field that is the unread body (an io.ReadCloser):
+	// the driver reads it whole, and its bytes must be respBody's.
+	download bool
+	// events is how a stream of events is framed ("sse", "jsonl"; ""
+	// for no stream).
+	events string
 }
 
 type intendedParam struct {
@@ -383,6 +394,12 @@ func (p *planner) plan(op *model.Operation) ([]*call, []skipped) {
 		c.id = "c" + strconv.Itoa(p.nextID)
 		c.plan.ID = c.id
 		c.plan.Field = c.field
+		switch {
+		case c.download:
+			c.plan.FieldKind = "stream"
+		case c.events != "":
+			c.plan.FieldKind = "events"
+		}
 		for _, h := range op.Headers {
 			if c.plan.Headers == nil {
 				c.plan.Headers = map[string]string{}
@@ -581,7 +598,10 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 		return []planArg{{Kind: "body", Value: raw}}, nil
 	}
 	switch b.Encoding {
-	case model.BodyJSON, model.BodyFormTyped, model.BodyMultipartFields:
+	case model.BodyMultipartFields:
+		// File parts carry opaque bytes, which go to the driver as base64.
+		return one(json.Marshal(withFiles(c, b, v, seed)))
+	case model.BodyJSON, model.BodyFormTyped:
 		return one(json.Marshal(v))
 	case model.BodyText:
 		s, ok := v.(string)
@@ -600,20 +620,21 @@ func (p *planner) body(c *call, b *model.Body, seed, variant int, minimal bool) 
 		// The io.Reader of the body the caller encodes, and its
 		// Content-Type: the harness writes the parts, kin-openapi
 		// decodes them.
-		data, ct, err := multipartOf(v, mt.Encoding)
+		data, ct, err := multipartOf(v, mt.Encoding, mt.Schema)
 		if err != nil {
 			return nil, err
 		}
 		raw, _ := json.Marshal(data)
 		text, _ := json.Marshal(ct)
 		return []planArg{{Kind: "reader", Value: raw}, {Kind: "body", Value: text}}, nil
-	default: // bytes: an io.Reader of them
+	default: // bytes: a []byte or an io.Reader, which the driver makes
 		raw := bytesOf(v)
-		c.bodyBytes = raw
-		data, err := json.Marshal(raw)
-		if err != nil {
-			return nil, err
+		if opaqueSchema(mt.Schema) {
+			raw = fileBytes(seed)
+			c.body = string(raw)
 		}
+		c.bodyBytes, c.upload = raw, true
+		data, _ := json.Marshal(raw)
 		return []planArg{{Kind: "reader", Value: data}}, nil
 	}
 }
@@ -679,7 +700,11 @@ func (p *planner) rawBody(c *call, b *model.Body, content openapi3.Content, seed
 		default:
 			// The bytes must arrive as written; where kin-openapi has
 			// no decoder (XML) the schema goes unjudged: say so.
-			c.bodyBytes = data
+			if opaqueSchema(mt.Schema) && base != "text/plain" {
+				data = fileBytes(seed)
+				c.body = string(data)
+			}
+			c.bodyBytes, c.upload = data, true
 			if bodyDecoder(base) == nil {
 				c.bytesOnly = base
 			}
@@ -732,7 +757,7 @@ func encodeAs(ct string, v any, mt *openapi3.MediaType) (data []byte, header str
 		}
 		return []byte(url.Values(vals).Encode()), ct, nil
 	case base == "multipart/form-data":
-		return multipartOf(v, mt.Encoding)
+		return multipartOf(v, mt.Encoding, mt.Schema)
 	case base == "application/xml" || base == "text/xml" || strings.HasSuffix(base, "+xml"):
 		name := "root"
 		if schema != nil && schema.Value != nil && schema.Value.XML != nil && schema.Value.XML.Name != "" {
@@ -865,8 +890,9 @@ func formValues(v any, encs map[string]*openapi3.Encoding, schema *openapi3.Sche
 }
 
 // multipartOf writes an object as multipart/form-data parts: scalars as
-// text, lists as repeated parts, objects as JSON.
-func multipartOf(v any, encs map[string]*openapi3.Encoding) ([]byte, string, error) {
+// text, lists as repeated parts, objects as JSON, files (of schema's file
+// properties) as file parts named as the driver names a runtime.File.
+func multipartOf(v any, encs map[string]*openapi3.Encoding, schema *openapi3.SchemaRef) ([]byte, string, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, "", fmt.Errorf("a multipart body that is not an object")
@@ -884,8 +910,16 @@ func multipartOf(v any, encs map[string]*openapi3.Encoding) ([]byte, string, err
 			ct = strings.TrimSpace(e.ContentType)
 		}
 		_, obj := x.(map[string]any)
-		if !obj && ct == "" {
+		file := binarySchema(propertySchema(schema, k, 0))
+		if !obj && ct == "" && !file {
 			return w.WriteField(k, scalarText(x))
+		}
+		disposition := fmt.Sprintf(`form-data; name=%q`, k)
+		if file {
+			disposition += fmt.Sprintf(`; filename=%q`, uploadName)
+			if ct == "" {
+				ct = "application/octet-stream"
+			}
 		}
 		var data []byte
 		switch base := mediaBase(ct); {
@@ -901,7 +935,7 @@ func multipartOf(v any, encs map[string]*openapi3.Encoding) ([]byte, string, err
 			data = bytesOf(x)
 		}
 		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q`, k))
+		h.Set("Content-Disposition", disposition)
 		h.Set("Content-Type", ct)
 		pw, err := w.CreatePart(h)
 		if err != nil {
@@ -961,11 +995,16 @@ type answer struct {
 	// nested is an extra answer for the nested choices (see
 	// nestedChoices).
 	nested bool
+	// download: the field is the unread body (see call.download).
+	download bool
+	// events: the field is a stream of events (see call.events).
+	events string
 }
 
 func (a answer) apply(c *call) {
 	c.status, c.respCT, c.respBody, c.respValue, c.field, c.fieldText, c.respHeaders = a.code, a.ct, a.body, a.value, a.field, a.text, a.headers
 	c.respHeaderVals = a.headerVals
+	c.download, c.events = a.download, a.events
 	c.gaps = append(c.gaps, a.gaps...)
 	c.respStatus = a.status
 }
@@ -974,13 +1013,35 @@ func (a answer) apply(c *call) {
 // lowest 2xx, a JSON body preferred); then the other declared statuses
 // with typed fields, and the variants of a union response.
 func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answer {
-	var typed, plain []*model.Response
+	// pieces are the downloads and event streams, judged too: the main
+	// answer when it is of their status, else answers of their own after
+	// the others (which keep their order and seeds).
+	var typed, plain, pieces []*model.Response
+	head := strings.EqualFold(op.Method, "head")
 	for _, r := range op.Responses {
-		if r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText) {
+		switch {
+		case r.FieldName != "" && (r.Encoding == model.ResponseJSON || r.Encoding == model.ResponseText):
 			typed = append(typed, r)
-		} else {
+		case r.Encoding == model.ResponseStream || r.Encoding.Events():
+			if !head && (r.Status[0] == '2' || strings.EqualFold(r.Status, "default")) {
+				pieces = append(pieces, r)
+			}
+			plain = append(plain, r)
+		default:
 			plain = append(plain, r)
 		}
+	}
+	piece := func(r *model.Response, seed int) answer {
+		kr := kinResponse(kinOp, r.Status)
+		var mt *openapi3.MediaType
+		if kr != nil {
+			mt = kr.Content.Get(r.ContentType)
+		}
+		code := statusCode(r.Status, op.Responses)
+		if r.Encoding == model.ResponseStream {
+			return p.downloadAnswer(r, kr, mt, code, seed)
+		}
+		return p.eventsAnswer(r, kr, mt, code, seed)
 	}
 	rank := func(s string) int {
 		s = strings.ToUpper(s) // "4xx" is "4XX"
@@ -1005,7 +1066,19 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 	// No typed 2xx: the main answer is the lowest declared 2xx (or 200),
 	// empty; with no 2xx declared at all (a redirect only, and a
 	// default) the typed answers below are the calls' answers.
-	if code, status, ok := untypedMain(typed, plain, kinOp, rank); ok {
+	code, status, ok := untypedMain(typed, plain, kinOp, rank)
+	// The piece of the main answer's status, else one whose range or
+	// default covers it.
+	i := slices.IndexFunc(pieces, func(r *model.Response) bool { return r.Status == status })
+	if i < 0 && code >= 200 && code < 300 {
+		i = slices.IndexFunc(pieces, func(r *model.Response) bool {
+			return strings.EqualFold(r.Status, "default") || strings.EqualFold(r.Status, "2XX")
+		})
+	}
+	if ok && i >= 0 {
+		out = append(out, piece(pieces[i], 0))
+		pieces = slices.Delete(pieces, i, i+1)
+	} else if ok {
 		a := answer{what: "untyped " + strconv.Itoa(code), status: status, code: code}
 		// A declared body the client does not decode still has to be a
 		// valid one.
@@ -1111,7 +1184,7 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		// A response to HEAD has no body, whatever the spec declares
 		// (net/http drops it): the answer is its status and headers.
 		for i := range out {
-			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text = "", nil, nil, "", false
+			out[i].ct, out[i].body, out[i].value, out[i].field, out[i].text, out[i].download, out[i].events = "", nil, nil, "", false, false, ""
 		}
 	}
 	var nested []answer
@@ -1131,7 +1204,11 @@ func (p *planner) answers(op *model.Operation, kinOp *openapi3.Operation) []answ
 		}
 		out = out[:8]
 	}
-	return append(out, nested[:min(len(nested), maxChoiceCalls)]...)
+	out = append(out, nested[:min(len(nested), maxChoiceCalls)]...)
+	for i, r := range pieces {
+		out = append(out, piece(r, len(typed)+i))
+	}
+	return out
 }
 
 // untypedMain is the status of an operation's main answer when no typed

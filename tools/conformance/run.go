@@ -14,6 +14,12 @@
 // cookie or form field, no body when the call left an optional one out),
 // and an Accept that lists the responses' media types; the driver prints
 // the typed response header fields, each compared with its own header.
+// Bodies that go as bytes or events are judged too, never skipped: a
+// download's Stream is read whole and compared byte for byte with opaque
+// bytes sent in chunks, a []byte or io.Reader body and each file part
+// must arrive as the read-once reader held it (bytes.go), and an event
+// stream's events, read through Events, must carry the data, id, event
+// and retry sent (events.go).
 // What cannot be synthesized is a failure (kind synth), never a skip. A
 // schema the harness proves no value meets (allOf parts with no common
 // value, oneOf variants no value tells apart) is such a failure at its
@@ -120,8 +126,12 @@ type Report struct {
 	// NeverCalled are the operations (Go methods) no call reached: each
 	// has synth failures that say why.
 	NeverCalled []string
-	Failures    []Failure
-	Notes       []string
+	// Downloads, Uploads and Streams are the operations whose bodies go
+	// as bytes or events (a Stream field; a []byte or io.Reader body, or
+	// file parts; an event stream), and how many calls judged them.
+	Downloads, Uploads, Streams Coverage
+	Failures                    []Failure
+	Notes                       []string
 	// Phases are the durations of generate, oracle, plan, build and calls.
 	Phases []Phase
 	// Repaired is true when the oracle loaded resgen's repaired bytes.
@@ -243,6 +253,7 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 		}
 	}
 
+	rep.Downloads, rep.Uploads, rep.Streams = coverageOf(res.Model.Operations, planned)
 	if n := bytesOnlyNote(planned); n != "" {
 		rep.Notes = append(rep.Notes, n)
 	}
@@ -292,7 +303,11 @@ func Run(ctx context.Context, spec string, opts Options) *Report {
 	phase("calls")
 	rep.Calls = len(planned)
 	for _, c := range planned {
-		judge(rep, c, srv.verdict(c.id), results[c.id])
+		v := srv.verdict(c.id)
+		judge(rep, c, v, results[c.id])
+		if v.uploadJudged {
+			rep.Uploads.Judged++
+		}
 	}
 	markWarned(rep, res)
 	applyExceptions(rep, opts.Exceptions)
@@ -417,6 +432,14 @@ func judge(rep *Report, c *call, v *verdict, dr driverResult) {
 	}
 	for _, d := range headerDiffs(c, dr.Headers) {
 		add("header", d)
+	}
+	if c.download {
+		judgeDownload(rep, c, dr, add)
+		return
+	}
+	if c.events != "" {
+		judgeEvents(rep, c, dr, add, addAt)
+		return
 	}
 	if c.field == "" || c.respValue == nil {
 		rep.Decoded++

@@ -21,6 +21,9 @@ import (
 type verdict struct {
 	seen     bool
 	problems []problem
+	// uploadJudged: the call's bytes or file parts were compared with
+	// the ones it sent (see uploadCompared).
+	uploadJudged bool
 }
 
 // problem is one failed check.
@@ -64,6 +67,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !v.seen {
 		v.seen = true
 		v.problems = probs
+		v.uploadJudged = c.upload && uploadCompared(r, c)
 	}
 	s.mu.Unlock()
 	for k, vals := range c.respHeaders {
@@ -73,7 +77,19 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", c.respCT)
 	}
 	w.WriteHeader(c.status)
-	w.Write(c.respBody)
+	if !c.download && c.events == "" {
+		w.Write(c.respBody)
+		return
+	}
+	// A download or a stream comes in pieces, as over a network: flushed
+	// chunks that cut lines and events, so the client must join them.
+	rc := http.NewResponseController(w)
+	for b := c.respBody; len(b) > 0; {
+		n := min(len(b), 997)
+		w.Write(b[:n])
+		rc.Flush()
+		b = b[n:]
+	}
 }
 
 func (s *server) verdict(id string) *verdict {

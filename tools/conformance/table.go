@@ -38,6 +38,18 @@ func PrintTable(w io.Writer, reports []*Report, verbose bool) {
 		if r.Warned > 0 {
 			fmt.Fprintf(w, "%s: note: %d failures are what resgen's own unsupported: warnings say (excepted, listed with -v)\n", filepath.Base(r.Spec), r.Warned)
 		}
+		var kinds []string
+		for _, k := range []struct {
+			name string
+			c    Coverage
+		}{{"downloads", r.Downloads}, {"uploads", r.Uploads}, {"streams", r.Streams}} {
+			if k.c.Operations+k.c.Calls > 0 {
+				kinds = append(kinds, k.name+" "+k.c.String())
+			}
+		}
+		if len(kinds) > 0 {
+			fmt.Fprintf(w, "%s: note: bodies judged byte for byte (event by event): %s\n", filepath.Base(r.Spec), strings.Join(kinds, "; "))
+		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(w, "%s: note: %s\n", filepath.Base(r.Spec), n)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -39,6 +40,7 @@ func checkFileParts(r *http.Request, body []byte, c *call) []problem {
 		return nil // checkBody reports it
 	}
 	var probs []problem
+	seen := map[string]int{} // file parts read, by name
 	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
 	for {
 		part, err := mr.NextPart()
@@ -53,6 +55,15 @@ func checkFileParts(r *http.Request, body []byte, c *call) []problem {
 		if !binarySchema(ps) {
 			continue
 		}
+		// The caller's bytes, each exactly (kin-openapi reads no part of
+		// a type it has no decoder for).
+		if want := c.files[name]; seen[name] < len(want) {
+			got, err := io.ReadAll(part)
+			if d := bytesDiff(want[seen[name]], got); err != nil || d != "" {
+				probs = append(probs, problem{kind: "body", detail: fmt.Sprintf("file part %q (%d of %d): %s%v", name, seen[name]+1, len(want), d, errText(err))})
+			}
+		}
+		seen[name]++
 		if fn := part.FileName(); fn != uploadName {
 			probs = append(probs, problem{kind: "body", detail: fmt.Sprintf("file part %q: filename %q; the caller's file is named %q (Content-Disposition %q)", name, fn, uploadName, part.Header.Get("Content-Disposition"))})
 		}
@@ -71,7 +82,19 @@ func checkFileParts(r *http.Request, body []byte, c *call) []problem {
 			probs = append(probs, problem{kind: "body", detail: fmt.Sprintf("file part %q: Content-Type %q; the spec's encoding makes it %s", name, part.Header.Get("Content-Type"), strings.Join(want, " or "))})
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(c.files)) {
+		if n := len(c.files[name]); seen[name] != n {
+			probs = append(probs, problem{kind: "body", detail: fmt.Sprintf("file part %q: %d sent; the call's body has %d", name, seen[name], n)})
+		}
+	}
 	return probs
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return " (reading it: " + err.Error() + ")"
 }
 
 // propertySchema is the schema of an object schema's property name (its
@@ -93,8 +116,9 @@ func propertySchema(ref *openapi3.SchemaRef, name string, depth int) *openapi3.S
 	return nil
 }
 
-// binarySchema reports whether s is a file: format binary, or a list of
-// such.
+// binarySchema reports whether s is a file, as resgen's generator reads
+// it (a *runtime.File part): format binary, or OpenAPI 3.1's
+// contentEncoding binary or contentMediaType; or a list of such.
 func binarySchema(s *openapi3.Schema) bool {
 	if s == nil {
 		return false
@@ -102,7 +126,7 @@ func binarySchema(s *openapi3.Schema) bool {
 	if s.Type != nil && s.Type.Is("array") && s.Items != nil {
 		return binarySchema(s.Items.Value)
 	}
-	return s.Format == "binary"
+	return s.Format == "binary" || s.ContentEncoding == "binary" || s.ContentMediaType != ""
 }
 
 // nestedFieldTexts holds the numbers and booleans a form writes below its
