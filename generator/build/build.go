@@ -167,6 +167,7 @@ func Model(s *load.Spec, pol *policy.Result, pkgName, source string) (*model.Fil
 	aliasJSONTypes(b.file.Types)
 	b.decideText()
 	b.paging()
+	b.warnGoTypeExtensions()
 	for _, kw := range slices.Sorted(maps.Keys(b.ignored)) {
 		n, what := b.ignored[kw], "schemas use"
 		if n == 1 {
