@@ -364,8 +364,10 @@ func (op *operation) call(ctx context.Context, rq *wire.Request, out wire.Typed,
 	if err != nil {
 		return errors.New(op.spec.Name + ": " + err.Error())
 	}
-	if u, err = nextTarget(op.spec.Name, u, opts); err != nil {
-		return err // before the breaker: nothing is sent
+	if len(opts) > 0 { // only a page iteration's call has a next URL
+		if u, err = nextTarget(op.spec.Name, u, opts); err != nil {
+			return err // before the breaker: nothing is sent
+		}
 	}
 	if op.accept != nil {
 		if rq.Header == nil {
